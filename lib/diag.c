@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+#include "diag.h"
+
+int diag_add(struct diag_list *l, enum diag_severity sev, const char *path, unsigned line,
+             const char *fmt, ...) {
+        va_list ap;
+        char *msg = NULL, *p = NULL;
+        int r;
+
+        if (!l)
+                return 0;
+        if (l->n == l->cap) {
+                size_t cap = l->cap ? l->cap * 2 : 8;
+                struct diag *v = reallocarray(l->v, cap, sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                l->v = v;
+                l->cap = cap;
+        }
+        va_start(ap, fmt);
+        r = vasprintf(&msg, fmt, ap);
+        va_end(ap);
+        if (r < 0)
+                return -ENOMEM;
+        if (path && !(p = strdup(path))) {
+                free(msg);
+                return -ENOMEM;
+        }
+        l->v[l->n++] = (struct diag){ .severity = sev, .path = p, .line = line, .message = msg };
+        return 0;
+}
+
+size_t diag_count(const struct diag_list *l, enum diag_severity sev) {
+        size_t c = 0;
+        for (size_t i = 0; l && i < l->n; i++)
+                if (l->v[i].severity == sev)
+                        c++;
+        return c;
+}
+
+void diag_list_clear(struct diag_list *l) {
+        for (size_t i = 0; i < l->n; i++) {
+                free(l->v[i].path);
+                free(l->v[i].message);
+        }
+        free(l->v);
+        *l = (struct diag_list){};
+}
+
+const char *diag_severity_name(enum diag_severity sev) {
+        switch (sev) {
+        case DIAG_ERROR:
+                return "error";
+        case DIAG_WARNING:
+                return "warning";
+        default:
+                return "info";
+        }
+}

@@ -1,0 +1,2 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"

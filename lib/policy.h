@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/*
+ * /etc/security/rdmalimit.conf (libconfig): load, validate, evaluate for a user.
+ * Library code: no printing; findings go to a diag_list with file:line.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "diag.h"
+#include "hw.h"
+
+#define POLICY_MAX_BYTES (1024 * 1024)   /* larger policy files are refused */
+
+enum policy_value_kind {
+        PV_NONE,       /* not given */
+        PV_SIZE,       /* bytes, or SIZE_INFINITY for "unlimited" */
+        PV_AUTO,
+};
+
+struct policy_value {
+        enum policy_value_kind kind;
+        uint64_t bytes;
+};
+
+struct policy_rule {
+        char *user;            /* exactly one of user and group is set */
+        char *group;
+        struct policy_value memlock;   /* soft; PV_SIZE or PV_AUTO */
+        struct policy_value hard;      /* PV_NONE: same as soft */
+        struct policy_value minimum;   /* PV_NONE or PV_SIZE */
+        struct policy_value maximum;   /* PV_NONE or PV_SIZE */
+        unsigned line;         /* line of the rule in the file */
+};
+
+struct policy_hardware {
+        uint64_t rdma_port, xsk_queue, xsk_copy_queue, base;
+        double ram_share;      /* (0, 1] */
+        struct policy_value fallback;  /* PV_NONE: `auto` without hardware leaves limits alone */
+};
+
+struct policy {
+        char *path;
+        int version;
+        bool lower;
+        struct policy_hardware hw;
+        size_t n_rules;
+        struct policy_rule *rules;
+};
+
+/*
+ * Parse a policy from a descriptor the caller opened (and checked, see fsutil).  Every
+ * problem is added to diags as "path:line"; returns -EINVAL when there was any error (then
+ * *ret is untouched), -ENOMEM, -EFBIG over POLICY_MAX_BYTES, or 0.
+ */
+int policy_load_fd(int fd, const char *path, struct policy **ret, struct diag_list *diags);
+/* Parse from memory (tests, fuzzing). */
+int policy_load_string(const char *text, size_t len, const char *path, struct policy **ret,
+                       struct diag_list *diags);
+void policy_free(struct policy *p);
+
+/* Does any rule matching this user need the hardware probe (an `auto` value)? */
+bool policy_needs_hw(const struct policy *p, const char *user, const char *const *groups,
+                     size_t n_groups);
+
+/* The `auto` arithmetic, kept so callers can show it. */
+struct policy_auto {
+        bool hardware_found;   /* any active RDMA port or XDP RX queue */
+        bool xdp_unknown;      /* the netdev family is missing: XDP not counted */
+        unsigned active_ports, zc_queues, copy_queues;
+        uint64_t sum;          /* base + ... before clamping, saturating */
+        uint64_t ram_cap;      /* ram_share x MemTotal, 0 if unknown */
+        uint64_t mr_cap;       /* smallest max_mr_size, 0 if none */
+        uint64_t value;        /* the result; 0 means "leave untouched" (no hardware, no fallback) */
+        bool used_fallback;
+};
+
+struct policy_decision {
+        bool matched;          /* false: no rule matched, leave limits alone */
+        bool untouched;        /* matched, but `auto` found nothing and there is no fallback */
+        const struct policy_rule *rule;
+        uint64_t soft, hard;   /* bytes; SIZE_INFINITY for unlimited; hard >= soft */
+        bool lower;            /* policy allows lowering existing limits */
+        bool used_auto;
+        struct policy_auto auto_info;
+};
+
+/*
+ * Evaluate: a user rule beats group rules; among matching group rules the largest soft
+ * value wins.  groups: the names of the user's groups (primary included).  hw may be NULL
+ * only when policy_needs_hw() is false.  Never yields 0.
+ */
+int policy_evaluate(const struct policy *p, const char *user, const char *const *groups,
+                    size_t n_groups, const struct hw_summary *hw, struct policy_decision *ret);
+
+/* Compute `auto` for the given hardware (exposed for `probe`). */
+void policy_compute_auto(const struct policy_hardware *h, const struct hw_summary *hw,
+                         struct policy_auto *ret);

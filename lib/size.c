@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "macro.h"
+#include "size.h"
+
+static const struct {
+        const char *name;
+        unsigned shift;
+} units[] = {
+        { "B", 0 },    { "K", 10 },   { "KiB", 10 }, { "M", 20 }, { "MiB", 20 },
+        { "G", 30 },   { "GiB", 30 }, { "T", 40 },   { "TiB", 40 },
+};
+
+/* Digits only; -EINVAL without any digit, -ERANGE on overflow.  *ret_end after the digits. */
+static int parse_digits(const char *s, uint64_t *ret, const char **ret_end) {
+        uint64_t v = 0;
+        const char *p = s;
+
+        if (!isdigit((unsigned char)*p))
+                return -EINVAL;
+        for (; isdigit((unsigned char)*p); p++) {
+                unsigned d = (unsigned)(*p - '0');
+                if (v > (UINT64_MAX - d) / 10)
+                        return -ERANGE;
+                v = v * 10 + d;
+        }
+        *ret = v;
+        *ret_end = p;
+        return 0;
+}
+
+int parse_u64(const char *s, uint64_t *ret) {
+        const char *end;
+        uint64_t v;
+        int r;
+
+        if (!s)
+                return -EINVAL;
+        r = parse_digits(s, &v, &end);
+        if (r < 0)
+                return r;
+        if (*end)
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int parse_u32(const char *s, uint32_t *ret) {
+        uint64_t v;
+        int r = parse_u64(s, &v);
+        if (r < 0)
+                return r;
+        if (v > UINT32_MAX)
+                return -ERANGE;
+        *ret = (uint32_t)v;
+        return 0;
+}
+
+int parse_uint(const char *s, unsigned *ret) {
+        uint64_t v;
+        int r = parse_u64(s, &v);
+        if (r < 0)
+                return r;
+        if (v > UINT_MAX)
+                return -ERANGE;
+        *ret = (unsigned)v;
+        return 0;
+}
+
+int parse_share(const char *s, double *ret) {
+        const char *end;
+        uint64_t ip = 0, frac = 0, scale = 1;
+        int r;
+
+        if (!s)
+                return -EINVAL;
+        r = parse_digits(s, &ip, &end);
+        if (r < 0)
+                return r;
+        if (*end == '.') {
+                const char *f = end + 1;
+                if (!isdigit((unsigned char)*f))
+                        return -EINVAL;
+                for (; isdigit((unsigned char)*f); f++) {
+                        if (scale >= 1000000000ULL)
+                                return -EINVAL; /* more precision than makes sense */
+                        frac = frac * 10 + (uint64_t)(*f - '0');
+                        scale *= 10;
+                }
+                end = f;
+        }
+        if (*end)
+                return -EINVAL;
+        double v = (double)ip + (double)frac / (double)scale;
+        if (v > 1.0)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
+int size_parse(const char *s, uint64_t *ret) {
+        const char *end;
+        uint64_t v;
+        int r;
+
+        if (!s || !*s)
+                return -EINVAL;
+        if (streq(s, "unlimited") || streq(s, "infinity")) {
+                *ret = SIZE_INFINITY;
+                return 0;
+        }
+        r = parse_digits(s, &v, &end);
+        if (r < 0)
+                return r;
+        if (!*end) {
+                if (v == 0) {
+                        *ret = 0;
+                        return 0;
+                }
+                return -EDOM;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(units); i++) {
+                if (strcasecmp(end, units[i].name) != 0)
+                        continue;
+                unsigned sh = units[i].shift;
+                if (sh && v > (UINT64_MAX >> sh))
+                        return -ERANGE;
+                v <<= sh;
+                if (v == SIZE_INFINITY)
+                        return -ERANGE;
+                *ret = v;
+                return 0;
+        }
+        return -EINVAL;
+}
+
+const char *size_hint(int error) {
+        switch (error) {
+        case -EDOM:
+                return "a size needs a unit: limits.conf counts memlock in KiB, prlimit and "
+                       "/proc/PID/limits in bytes; write e.g. 1048576K or 1G";
+        case -ERANGE:
+                return "the size is too large (use \"unlimited\" for no limit)";
+        default:
+                return "expected a number with a unit B, K, M, G, T (KiB, MiB, GiB, TiB), "
+                       "or \"unlimited\"";
+        }
+}
+
+static unsigned exact_shift(uint64_t bytes) {
+        unsigned sh = 0;
+        if (bytes == 0)
+                return 0;
+        while (sh < 40 && (bytes & ((UINT64_C(1) << (sh + 10)) - 1)) == 0)
+                sh += 10;
+        return sh;
+}
+
+char *size_format(uint64_t bytes, char buf[static SIZE_FMT_MAX]) {
+        static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+        if (bytes == SIZE_INFINITY) {
+                snprintf(buf, SIZE_FMT_MAX, "unlimited");
+                return buf;
+        }
+        unsigned sh = exact_shift(bytes);
+        snprintf(buf, SIZE_FMT_MAX, "%llu %s", (unsigned long long)(bytes >> sh), names[sh / 10]);
+        return buf;
+}
+
+char *size_format_arg(uint64_t bytes, char buf[static SIZE_FMT_MAX]) {
+        static const char *const names[] = { "B", "K", "M", "G", "T" };
+        if (bytes == SIZE_INFINITY) {
+                snprintf(buf, SIZE_FMT_MAX, "unlimited");
+                return buf;
+        }
+        if (bytes == 0) {
+                snprintf(buf, SIZE_FMT_MAX, "0");
+                return buf;
+        }
+        unsigned sh = exact_shift(bytes);
+        snprintf(buf, SIZE_FMT_MAX, "%llu%s", (unsigned long long)(bytes >> sh), names[sh / 10]);
+        return buf;
+}
+
+/* Shared body of the C library emulations. */
+static unsigned long long c_strtou_max(const char *s, const char **ret_end, bool *ret_erange,
+                                       unsigned long long max, bool *ret_neg) {
+        const char *p = s;
+        unsigned long long v = 0;
+        bool neg = false, over = false, any = false;
+
+        while (isspace((unsigned char)*p))
+                p++;
+        if (*p == '+' || *p == '-') {
+                neg = *p == '-';
+                p++;
+        }
+        for (; isdigit((unsigned char)*p); p++) {
+                unsigned d = (unsigned)(*p - '0');
+                any = true;
+                if (over)
+                        continue;
+                if (v > (max - d) / 10) {
+                        over = true;
+                        v = max;
+                } else
+                        v = v * 10 + d;
+        }
+        if (ret_end)
+                *ret_end = any ? p : s;
+        if (ret_erange)
+                *ret_erange = over;
+        if (ret_neg)
+                *ret_neg = neg;
+        if (!any)
+                return 0;
+        return v;
+}
+
+unsigned long long c_strtoull(const char *s, const char **ret_end, bool *ret_erange) {
+        bool neg, over;
+        unsigned long long v = c_strtou_max(s, ret_end, &over, ULLONG_MAX, &neg);
+        if (ret_erange)
+                *ret_erange = over;
+        if (over)
+                return ULLONG_MAX;
+        return neg ? -v : v;
+}
+
+unsigned long c_strtoul(const char *s, const char **ret_end, bool *ret_erange) {
+        bool neg, over;
+        unsigned long v = (unsigned long)c_strtou_max(s, ret_end, &over, ULONG_MAX, &neg);
+        if (ret_erange)
+                *ret_erange = over;
+        if (over)
+                return ULONG_MAX;
+        return neg ? -v : v;
+}
+
+long c_strtol(const char *s, const char **ret_end, bool *ret_erange) {
+        bool neg, over;
+        /* magnitude limit: LONG_MAX, or LONG_MAX + 1 for a negative number */
+        unsigned long long v = c_strtou_max(s, ret_end, &over, (unsigned long long)LONG_MAX + 1, &neg);
+        if (!neg && v > (unsigned long long)LONG_MAX) {
+                over = true;
+                v = LONG_MAX;
+        }
+        if (ret_erange)
+                *ret_erange = over;
+        if (over)
+                return neg ? LONG_MIN : LONG_MAX;
+        if (neg)
+                return v == (unsigned long long)LONG_MAX + 1 ? LONG_MIN : -(long)v;
+        return (long)v;
+}
