@@ -1,14 +1,563 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
+#include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+
+#ifdef HAVE_LINUX_NETDEV_H
+#include <linux/netdev.h>
+#else
+/* include/uapi/linux/netdev.h (Linux 6.3+), for older kernel headers */
+#define NETDEV_FAMILY_NAME "netdev"
+#define NETDEV_FAMILY_VERSION 1
+enum {
+        NETDEV_A_DEV_IFINDEX = 1,
+        NETDEV_A_DEV_PAD,
+        NETDEV_A_DEV_XDP_FEATURES,
+};
+enum {
+        NETDEV_CMD_DEV_GET = 1,
+};
+#endif
 
 #include "hw.h"
+#include "macro.h"
+#include "size.h"
 
-/* hw_probe() is not implemented yet. */
+static void hw_summary_freep(struct hw_summary **s) {
+        hw_summary_free(*s);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * RDMA: libibverbs, loaded only here.  The exported symbols are versioned; IBVERBS_1.1 is
+ * the default version of every function used below (IBVERBS_1.0 holds the old ABI).
+ */
+#define LIBIBVERBS_SONAME "libibverbs.so.1"
+#define IBVERBS_VERSION "IBVERBS_1.1"
+
+struct ibv_fns {
+        struct ibv_device **(*get_device_list)(int *num_devices);
+        void (*free_device_list)(struct ibv_device **list);
+        const char *(*get_device_name)(struct ibv_device *device);
+        struct ibv_context *(*open_device)(struct ibv_device *device);
+        int (*close_device)(struct ibv_context *context);
+        int (*query_device)(struct ibv_context *context, struct ibv_device_attr *attr);
+        /* The exported function behind the ibv_query_port() inline of verbs.h: it fills a
+         * whole struct ibv_port_attr, which the caller zeroes first. */
+        int (*query_port)(struct ibv_context *context, uint8_t port_num,
+                          struct _compat_ibv_port_attr *attr);
+};
+
+static void dlclosep(void **h) {
+        if (*h)
+                dlclose(*h);
+}
+
+#define RESOLVE(h, fns, field, name)                                                \
+        do {                                                                        \
+                void *_p = dlvsym((h), (name), IBVERBS_VERSION);                    \
+                if (!_p)                                                            \
+                        return -ELIBBAD;                                            \
+                (fns)->field = (__typeof__((fns)->field))_p;                        \
+        } while (0)
+
+static int ibv_resolve(void *h, struct ibv_fns *f) {
+        RESOLVE(h, f, get_device_list, "ibv_get_device_list");
+        RESOLVE(h, f, free_device_list, "ibv_free_device_list");
+        RESOLVE(h, f, get_device_name, "ibv_get_device_name");
+        RESOLVE(h, f, open_device, "ibv_open_device");
+        RESOLVE(h, f, close_device, "ibv_close_device");
+        RESOLVE(h, f, query_device, "ibv_query_device");
+        RESOLVE(h, f, query_port, "ibv_query_port");
+        return 0;
+}
+
+/* Verbs return a positive errno (older providers: -1 and errno). */
+static int verbs_error(int r) {
+        if (r > 0)
+                return -r;
+        return negative_errno();
+}
+
+/* Fills d from an opened device.  Returns -ENOMEM only; query failures go to d. */
+static int rdma_query(const struct ibv_fns *f, struct ibv_context *ctx, struct hw_rdma_dev *d) {
+        struct ibv_device_attr attr;
+        int r;
+
+        memset(&attr, 0, sizeof(attr));
+        errno = 0;
+        r = f->query_device(ctx, &attr);
+        if (r != 0) {
+                d->query_error = verbs_error(r);
+                return 0;
+        }
+        d->max_mr_size = attr.max_mr_size;
+        d->max_mr = attr.max_mr;
+        if (attr.phys_port_cnt == 0)
+                return 0;
+
+        d->ports = calloc(attr.phys_port_cnt, sizeof(*d->ports));
+        if (!d->ports)
+                return -ENOMEM;
+        d->n_ports = attr.phys_port_cnt;
+
+        for (unsigned p = 1; p <= attr.phys_port_cnt; p++) {
+                struct hw_port *port = &d->ports[p - 1];
+                struct ibv_port_attr pa;
+
+                memset(&pa, 0, sizeof(pa));
+                port->num = p;
+                errno = 0;
+                r = f->query_port(ctx, (uint8_t)p, (struct _compat_ibv_port_attr *)&pa);
+                if (r != 0) {
+                        port->query_error = verbs_error(r);
+                        continue;
+                }
+                port->state = pa.state;
+                port->link_layer = pa.link_layer;
+        }
+        return 0;
+}
+
+static int rdma_fill(const struct ibv_fns *f, struct ibv_device **list, int n,
+                     struct hw_summary *s) {
+        if (n <= 0)
+                return 0;
+        s->rdma = calloc((size_t)n, sizeof(*s->rdma));
+        if (!s->rdma)
+                return -ENOMEM;
+        s->n_rdma = (size_t)n;
+
+        for (int i = 0; i < n; i++) {
+                struct hw_rdma_dev *d = &s->rdma[i];
+                struct ibv_context *ctx;
+                const char *name;
+                int r;
+
+                name = f->get_device_name(list[i]);
+                snprintf(d->name, sizeof(d->name), "%s", name ? name : "");
+                d->node_type = list[i]->node_type;
+
+                errno = 0;
+                ctx = f->open_device(list[i]);
+                if (!ctx) {
+                        d->query_error = negative_errno();
+                        continue;
+                }
+                r = rdma_query(f, ctx, d);
+                f->close_device(ctx);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Returns -ENOMEM only; everything else is recorded in s->rdma_status. */
+static int probe_rdma(struct hw_summary *s) {
+        _cleanup_(dlclosep) void *h = NULL;
+        struct ibv_device **list;
+        struct ibv_fns f;
+        int n = 0, r;
+
+        h = dlopen(LIBIBVERBS_SONAME, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+                s->rdma_status = -ENOENT;
+                return 0;
+        }
+        r = ibv_resolve(h, &f);
+        if (r < 0) {
+                s->rdma_status = r;
+                return 0;
+        }
+
+        errno = 0;
+        list = f.get_device_list(&n);
+        if (!list) {
+                /* ENOSYS: no RDMA support in the kernel; libibverbs sets errno. */
+                s->rdma_status = errno > 0 ? -errno : -ENODEV;
+                return 0;
+        }
+        r = rdma_fill(&f, list, n, s);
+        f.free_device_list(list);
+        if (r < 0)
+                return r;
+        s->rdma_status = 0;
+        return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * AF_XDP: the netdev generic netlink family, RX queues from sysfs.
+ */
+static void mnl_socket_closep(struct mnl_socket **nl) {
+        if (*nl)
+                mnl_socket_close(*nl);
+}
+
+/* Send one request and run cb over the replies until DONE, an ACK or an error.
+ * libmnl checks the sequence number and the port id of every reply. */
+static int nl_transact(struct mnl_socket *nl, const struct nlmsghdr *req, mnl_cb_t cb, void *data) {
+        size_t bufsz = (size_t)MNL_SOCKET_BUFFER_SIZE;
+        _cleanup_free_ char *buf = NULL;
+        unsigned portid = mnl_socket_get_portid(nl);
+
+        buf = malloc(bufsz);
+        if (!buf)
+                return -ENOMEM;
+        if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
+                return negative_errno();
+
+        for (;;) {
+                ssize_t len;
+                int r;
+
+                len = mnl_socket_recvfrom(nl, buf, bufsz);
+                if (len < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (len == 0)
+                        return -EPROTO;
+                errno = 0;
+                r = mnl_cb_run(buf, (size_t)len, req->nlmsg_seq, portid, cb, data);
+                if (r < 0)
+                        return negative_errno();
+                if (r == MNL_CB_STOP)
+                        return 0;
+        }
+}
+
+static struct nlmsghdr *genl_request(char *buf, uint16_t type, uint16_t flags, uint32_t seq,
+                                     uint8_t cmd, uint8_t version) {
+        struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+        struct genlmsghdr *genl;
+
+        nlh->nlmsg_type = type;
+        nlh->nlmsg_flags = flags;
+        nlh->nlmsg_seq = seq;
+        genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+        genl->cmd = cmd;
+        genl->version = version;
+        return nlh;
+}
+
+static int family_attr_cb(const struct nlattr *attr, void *data) {
+        const struct nlattr **tb = data;
+        int type = mnl_attr_get_type(attr);
+
+        if (type == CTRL_ATTR_FAMILY_ID) {
+                if (mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
+                        return MNL_CB_ERROR;
+                tb[type] = attr;
+        }
+        return MNL_CB_OK;
+}
+
+static int family_cb(const struct nlmsghdr *nlh, void *data) {
+        const struct nlattr *tb[CTRL_ATTR_MAX + 1] = {};
+        uint16_t *id = data;
+
+        if (nlh->nlmsg_type != GENL_ID_CTRL)
+                return MNL_CB_OK;
+        if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb, tb) < 0)
+                return MNL_CB_ERROR;
+        if (tb[CTRL_ATTR_FAMILY_ID])
+                *id = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+        return MNL_CB_OK;
+}
+
+/* -ENOENT when the kernel has no such family. */
+static int genl_family_id(struct mnl_socket *nl, const char *name, uint32_t seq, uint16_t *ret) {
+        char buf[MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct genlmsghdr)) + 64] = {};
+        struct nlmsghdr *nlh;
+        uint16_t id = 0;
+        int r;
+
+        nlh = genl_request(buf, GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, seq,
+                           CTRL_CMD_GETFAMILY, 1);
+        if (!mnl_attr_put_strz_check(nlh, sizeof(buf), CTRL_ATTR_FAMILY_NAME, name))
+                return -EINVAL;
+        r = nl_transact(nl, nlh, family_cb, &id);
+        if (r < 0)
+                return r;
+        if (id == 0)
+                return -EPROTO;
+        *ret = id;
+        return 0;
+}
+
+struct xdp_dump {
+        uint16_t family;
+        struct hw_xdp_if *ifs;
+        size_t n, allocated;
+};
+
+static int dev_attr_cb(const struct nlattr *attr, void *data) {
+        const struct nlattr **tb = data;
+        int type = mnl_attr_get_type(attr);
+
+        switch (type) {
+        case NETDEV_A_DEV_IFINDEX:
+                if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+                        return MNL_CB_ERROR;
+                break;
+        case NETDEV_A_DEV_XDP_FEATURES:
+                if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+                        return MNL_CB_ERROR;
+                break;
+        default:
+                return MNL_CB_OK; /* newer attributes */
+        }
+        tb[type] = attr;
+        return MNL_CB_OK;
+}
+
+static int dev_cb(const struct nlmsghdr *nlh, void *data) {
+        const struct nlattr *tb[NETDEV_A_DEV_XDP_FEATURES + 1] = {};
+        struct xdp_dump *d = data;
+        struct hw_xdp_if *x;
+        uint64_t features;
+
+        if (nlh->nlmsg_type != d->family)
+                return MNL_CB_OK;
+        if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), dev_attr_cb, tb) < 0)
+                return MNL_CB_ERROR;
+        if (!tb[NETDEV_A_DEV_IFINDEX] || !tb[NETDEV_A_DEV_XDP_FEATURES])
+                return MNL_CB_OK;
+        features = mnl_attr_get_u64(tb[NETDEV_A_DEV_XDP_FEATURES]);
+        if (features == 0)
+                return MNL_CB_OK;
+
+        if (d->n == d->allocated) {
+                size_t na = d->allocated ? d->allocated * 2 : 8;
+                struct hw_xdp_if *p = reallocarray(d->ifs, na, sizeof(*p));
+                if (!p) {
+                        errno = ENOMEM;
+                        return MNL_CB_ERROR;
+                }
+                d->ifs = p;
+                d->allocated = na;
+        }
+        x = &d->ifs[d->n++];
+        memset(x, 0, sizeof(*x));
+        x->ifindex = mnl_attr_get_u32(tb[NETDEV_A_DEV_IFINDEX]);
+        x->xdp_features = features;
+        x->zero_copy = features & HW_XDP_XSK_ZEROCOPY;
+        return MNL_CB_OK;
+}
+
+static int read_small_file(const char *path, char *buf, size_t size) {
+        _cleanup_close_ int fd = -1;
+        ssize_t n;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        n = read(fd, buf, size - 1);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = 0;
+        buf[strcspn(buf, "\n")] = 0;
+        return 0;
+}
+
+/* Number of /sys/class/net/NAME/queues/rx-* entries.  0 when sysfs does not show this
+ * interface (a sysfs mounted for another network namespace shows other devices). */
+static unsigned count_rx_queues(const char *name, unsigned ifindex) {
+        char path[128], buf[32];
+        unsigned idx, n = 0;
+        struct dirent *de;
+        DIR *dir;
+        int fd;
+
+        snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", name);
+        if (read_small_file(path, buf, sizeof(buf)) < 0 || parse_uint(buf, &idx) < 0 ||
+            idx != ifindex)
+                return 0;
+
+        snprintf(path, sizeof(path), "/sys/class/net/%s/queues", name);
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0)
+                return 0;
+        dir = fdopendir(fd);
+        if (!dir) {
+                close(fd);
+                return 0;
+        }
+        while ((de = readdir(dir)))
+                if (strncmp(de->d_name, "rx-", 3) == 0)
+                        n++;
+        closedir(dir);
+        return n;
+}
+
+/* Returns -ENOMEM only; everything else is recorded in s->xdp_status. */
+static int probe_xdp(struct hw_summary *s) {
+        _cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
+        _cleanup_free_ struct hw_xdp_if *ifs = NULL;
+        uint32_t seq = (uint32_t)time(NULL);
+        uint16_t family;
+        size_t n = 0;
+        int r;
+
+        nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
+        if (!nl) {
+                s->xdp_status = negative_errno();
+                return 0;
+        }
+        if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+                s->xdp_status = negative_errno();
+                return 0;
+        }
+
+        r = genl_family_id(nl, NETDEV_FAMILY_NAME, seq, &family);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                /* No netdev family (Linux < 6.3): "unknown", not "none". */
+                s->xdp_status = r == -ENOENT ? -EOPNOTSUPP : r;
+                return 0;
+        }
+
+        /* A dump interrupted by a concurrent change (NLM_F_DUMP_INTR: EINTR) is retried. */
+        for (unsigned attempt = 0;; attempt++) {
+                char buf[MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct genlmsghdr))] = {};
+                struct xdp_dump d = { .family = family };
+                struct nlmsghdr *nlh;
+
+                nlh = genl_request(buf, family, NLM_F_REQUEST | NLM_F_DUMP, ++seq,
+                                   NETDEV_CMD_DEV_GET, NETDEV_FAMILY_VERSION);
+                r = nl_transact(nl, nlh, dev_cb, &d);
+                if (r == -EINTR && attempt < 3) {
+                        free(d.ifs);
+                        /* the rest of the interrupted dump may still be queued */
+                        mnl_socket_closep(&nl);
+                        nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
+                        if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+                                s->xdp_status = negative_errno();
+                                return 0;
+                        }
+                        continue;
+                }
+                ifs = d.ifs;
+                n = d.n;
+                break;
+        }
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                s->xdp_status = r;
+                return 0;
+        }
+
+        /* Names and queues; an interface that vanished meanwhile is dropped. */
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+                struct hw_xdp_if x = ifs[i];
+
+                if (!if_indextoname(x.ifindex, x.name))
+                        continue;
+                x.rx_queues = count_rx_queues(x.name, x.ifindex);
+                ifs[k++] = x;
+        }
+
+        s->xdp = k > 0 ? TAKE_PTR(ifs) : NULL;
+        s->n_xdp = k;
+        s->xdp_status = 0;
+        return 0;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * RAM
+ */
+static int probe_mem(uint64_t *ret) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t size = 0;
+
+        f = fopen("/proc/meminfo", "re");
+        if (!f)
+                return negative_errno();
+
+        while (getline(&line, &size, f) > 0) {
+                char digits[24];
+                const char *p;
+                uint64_t kib;
+                size_t len;
+
+                if (strncmp(line, "MemTotal:", 9) != 0)
+                        continue;
+                p = line + 9;
+                p += strspn(p, " \t");
+                len = strspn(p, "0123456789");
+                if (len == 0 || len >= sizeof(digits))
+                        return -EBADMSG;
+                memcpy(digits, p, len);
+                digits[len] = 0;
+                if (parse_u64(digits, &kib) < 0)
+                        return -EBADMSG;
+                p += len;
+                p += strspn(p, " \t");
+                if (strncmp(p, "kB", 2) != 0 || (p[2] != '\n' && p[2] != 0))
+                        return -EBADMSG;
+                if (kib > UINT64_MAX / 1024)
+                        return -ERANGE;
+                *ret = kib * 1024;
+                return 0;
+        }
+        if (ferror(f))
+                return -EIO;
+        return -EBADMSG;
+}
+
 int hw_probe(unsigned what, struct hw_summary **ret) {
-        return -ENOSYS;
+        _cleanup_(hw_summary_freep) struct hw_summary *s = NULL;
+        int r;
+
+        if (!ret || (what & ~(unsigned)HW_ALL))
+                return -EINVAL;
+
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        s->rdma_status = s->xdp_status = s->mem_status = -ENODATA;
+
+        if (what & HW_RDMA) {
+                r = probe_rdma(s);
+                if (r < 0)
+                        return r;
+        }
+        if (what & HW_XDP) {
+                r = probe_xdp(s);
+                if (r < 0)
+                        return r;
+        }
+        if (what & HW_MEM) {
+                uint64_t total;
+
+                r = probe_mem(&total);
+                if (r == -ENOMEM)
+                        return r;
+                s->mem_status = r;
+                if (r == 0)
+                        s->mem_total = total;
+        }
+
+        *ret = TAKE_PTR(s);
+        return 0;
 }
 
 void hw_summary_free(struct hw_summary *s) {

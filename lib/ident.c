@@ -1,2 +1,537 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ident.h"
+#include "macro.h"
+#include "size.h"
+#include "strmap.h"
+
+/* Marks "looked up, does not exist" in the caches. */
+static char absent_marker;
+#define ABSENT ((void *)&absent_marker)
+
+struct ident {
+        char *root;
+        bool files_loaded;
+        struct strmap users;            /* name -> struct id_user * | ABSENT */
+        struct strmap groups;           /* name -> struct id_group * | ABSENT */
+        struct strmap gids;             /* "gid" -> struct id_group * | ABSENT */
+        /* root mode: every group of ROOT/etc/group, in file order */
+        struct id_group **all_groups;
+        size_t n_all_groups;
+        struct id_user **all_users;
+        size_t n_all_users;
+};
+
+static void user_free(void *p) {
+        struct id_user *u = p;
+        if (!u || p == ABSENT)
+                return;
+        free(u->name);
+        free(u->gids);
+        free(u);
+}
+
+void ident_strv_free(char **v) {
+        if (!v)
+                return;
+        for (char **p = v; *p; p++)
+                free(*p);
+        free(v);
+}
+
+static void group_free(void *p) {
+        struct id_group *g = p;
+        if (!g || p == ABSENT)
+                return;
+        free(g->name);
+        ident_strv_free(g->members);
+        free(g);
+}
+
+int ident_new(const char *root, struct ident **ret) {
+        struct ident *id = calloc(1, sizeof(*id));
+        if (!id)
+                return -ENOMEM;
+        if (root && !(id->root = strdup(root))) {
+                free(id);
+                return -ENOMEM;
+        }
+        *ret = id;
+        return 0;
+}
+
+void ident_free(struct ident *id) {
+        if (!id)
+                return;
+        /* In root mode the maps point into the all_* arrays, which own the entries. */
+        if (id->root) {
+                strmap_clear(&id->users, NULL);
+                strmap_clear(&id->groups, NULL);
+                strmap_clear(&id->gids, NULL);
+                for (size_t i = 0; i < id->n_all_users; i++)
+                        user_free(id->all_users[i]);
+                for (size_t i = 0; i < id->n_all_groups; i++)
+                        group_free(id->all_groups[i]);
+        } else {
+                strmap_clear(&id->users, user_free);
+                strmap_clear(&id->groups, group_free);
+                strmap_clear(&id->gids, NULL); /* values shared with groups */
+        }
+        free(id->all_users);
+        free(id->all_groups);
+        free(id->root);
+        free(id);
+}
+
+bool ident_uses_nss(const struct ident *id) {
+        return !id->root;
+}
+
+/* ---- root-file backend ---- */
+
+/* Split s at ':' into at most n fields in place; returns the number of fields. */
+static size_t split_colon(char *s, char **f, size_t n) {
+        size_t i = 0;
+        f[i++] = s;
+        for (char *p = s; *p && i < n; p++)
+                if (*p == ':') {
+                        *p = '\0';
+                        f[i++] = p + 1;
+                }
+        return i;
+}
+
+static int split_members(const char *s, char ***ret) {
+        size_t n = 1;
+        for (const char *p = s; *p; p++)
+                if (*p == ',')
+                        n++;
+        char **v = calloc(n + 1, sizeof(char *));
+        if (!v)
+                return -ENOMEM;
+        size_t k = 0;
+        const char *start = s;
+        for (const char *p = s;; p++) {
+                if (*p == ',' || *p == '\0') {
+                        if (p > start) {
+                                v[k] = strndup(start, (size_t)(p - start));
+                                if (!v[k]) {
+                                        ident_strv_free(v);
+                                        return -ENOMEM;
+                                }
+                                k++;
+                        }
+                        if (!*p)
+                                break;
+                        start = p + 1;
+                }
+        }
+        *ret = v;
+        return 0;
+}
+
+static int push(void ***arr, size_t *n, void *item) {
+        void **v = reallocarray(*arr, *n + 1, sizeof(void *));
+        if (!v)
+                return -ENOMEM;
+        v[(*n)++] = item;
+        *arr = v;
+        return 0;
+}
+
+static int open_root_file(const struct ident *id, const char *rel, FILE **ret) {
+        _cleanup_free_ char *path = NULL;
+        if (asprintf(&path, "%s/%s", id->root, rel) < 0)
+                return -ENOMEM;
+        FILE *f = fopen(path, "re");
+        if (!f)
+                return errno == ENOENT ? 0 : negative_errno();
+        *ret = f;
+        return 0;
+}
+
+static int load_files(struct ident *id) {
+        _cleanup_fclose_ FILE *pf = NULL, *gf = NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t sz = 0;
+        int r;
+
+        if (id->files_loaded)
+                return 0;
+        r = open_root_file(id, "etc/passwd", &pf);
+        if (r < 0)
+                return r;
+        r = open_root_file(id, "etc/group", &gf);
+        if (r < 0)
+                return r;
+
+        while (pf && getline(&line, &sz, pf) > 0) {
+                char *f[7];
+                line[strcspn(line, "\n")] = '\0';
+                if (!*line || *line == '#' || *line == '+' || *line == '-')
+                        continue;
+                if (split_colon(line, f, 7) < 4)
+                        continue;
+                uint32_t uid, gid;
+                if (parse_u32(f[2], &uid) < 0 || parse_u32(f[3], &gid) < 0)
+                        continue;
+                if (strmap_get(&id->users, f[0]))
+                        continue; /* the first entry wins, as with files NSS */
+                struct id_user *u = calloc(1, sizeof(*u));
+                if (!u || !(u->name = strdup(f[0]))) {
+                        free(u);
+                        return -ENOMEM;
+                }
+                u->uid = uid;
+                u->gid = gid;
+                if (push((void ***)&id->all_users, &id->n_all_users, u) < 0) {
+                        user_free(u);
+                        return -ENOMEM;
+                }
+                if (strmap_put(&id->users, u->name, u) < 0)
+                        return -ENOMEM;
+        }
+        while (gf && getline(&line, &sz, gf) > 0) {
+                char *f[4];
+                line[strcspn(line, "\n")] = '\0';
+                if (!*line || *line == '#' || *line == '+' || *line == '-')
+                        continue;
+                if (split_colon(line, f, 4) < 3)
+                        continue;
+                uint32_t gid;
+                if (parse_u32(f[2], &gid) < 0)
+                        continue;
+                struct id_group *g = calloc(1, sizeof(*g));
+                if (!g || !(g->name = strdup(f[0]))) {
+                        free(g);
+                        return -ENOMEM;
+                }
+                g->gid = gid;
+                if (split_members(f[3] ? f[3] : "", &g->members) < 0 ||
+                    push((void ***)&id->all_groups, &id->n_all_groups, g) < 0) {
+                        group_free(g);
+                        return -ENOMEM;
+                }
+                if (!strmap_get(&id->groups, g->name) && strmap_put(&id->groups, g->name, g) < 0)
+                        return -ENOMEM;
+                char key[16];
+                snprintf(key, sizeof key, "%u", (unsigned)gid);
+                if (!strmap_get(&id->gids, key) && strmap_put(&id->gids, key, g) < 0)
+                        return -ENOMEM;
+        }
+        id->files_loaded = true;
+        return 0;
+}
+
+/* ---- NSS backend ---- */
+
+static size_t nss_bufsize(int which) {
+        long s = sysconf(which);
+        return s > 0 ? (size_t)s : 16384;
+}
+
+static int nss_user(const char *name, struct id_user **ret) {
+        struct passwd pw, *res = NULL;
+        size_t bs = nss_bufsize(_SC_GETPW_R_SIZE_MAX);
+        for (;;) {
+                _cleanup_free_ char *buf = malloc(bs);
+                if (!buf)
+                        return -ENOMEM;
+                int r = getpwnam_r(name, &pw, buf, bs, &res);
+                if (r == ERANGE && bs < (1u << 20)) {
+                        bs *= 2;
+                        continue;
+                }
+                if (r != 0)
+                        return -r;
+                if (!res)
+                        return -ENOENT;
+                struct id_user *u = calloc(1, sizeof(*u));
+                if (!u || !(u->name = strdup(pw.pw_name))) {
+                        free(u);
+                        return -ENOMEM;
+                }
+                u->uid = pw.pw_uid;
+                u->gid = pw.pw_gid;
+                *ret = u;
+                return 0;
+        }
+}
+
+static int group_copy(const struct group *gr, struct id_group **ret) {
+        struct id_group *g = calloc(1, sizeof(*g));
+        size_t n = 0;
+        if (!g || !(g->name = strdup(gr->gr_name)))
+                goto oom;
+        g->gid = gr->gr_gid;
+        while (gr->gr_mem && gr->gr_mem[n])
+                n++;
+        g->members = calloc(n + 1, sizeof(char *));
+        if (!g->members)
+                goto oom;
+        for (size_t i = 0; i < n; i++)
+                if (!(g->members[i] = strdup(gr->gr_mem[i])))
+                        goto oom;
+        *ret = g;
+        return 0;
+oom:
+        group_free(g);
+        return -ENOMEM;
+}
+
+static int nss_group(const char *name, gid_t gid, struct id_group **ret) {
+        struct group gr, *res = NULL;
+        size_t bs = nss_bufsize(_SC_GETGR_R_SIZE_MAX);
+        for (;;) {
+                _cleanup_free_ char *buf = malloc(bs);
+                if (!buf)
+                        return -ENOMEM;
+                int r = name ? getgrnam_r(name, &gr, buf, bs, &res) : getgrgid_r(gid, &gr, buf, bs, &res);
+                if (r == ERANGE && bs < (1u << 24)) {
+                        bs *= 2;
+                        continue;
+                }
+                if (r != 0)
+                        return -r;
+                if (!res)
+                        return -ENOENT;
+                return group_copy(&gr, ret);
+        }
+}
+
+/* ---- public ---- */
+
+int ident_user(struct ident *id, const char *name, const struct id_user **ret) {
+        void *v = strmap_get(&id->users, name);
+        int r;
+
+        if (id->root) {
+                r = load_files(id);
+                if (r < 0)
+                        return r;
+                v = strmap_get(&id->users, name);
+                if (!v)
+                        return -ENOENT;
+                *ret = v;
+                return 0;
+        }
+        if (v == ABSENT)
+                return -ENOENT;
+        if (!v) {
+                struct id_user *u = NULL;
+                r = nss_user(name, &u);
+                if (r == -ENOENT)
+                        return strmap_put(&id->users, name, ABSENT) < 0 ? -ENOMEM : -ENOENT;
+                if (r < 0)
+                        return r;
+                if (strmap_put(&id->users, name, u) < 0) {
+                        user_free(u);
+                        return -ENOMEM;
+                }
+                v = u;
+        }
+        *ret = v;
+        return 0;
+}
+
+static int cache_group(struct ident *id, const char *key, struct strmap *map, struct id_group *g) {
+        if (strmap_put(map, key, g ? (void *)g : ABSENT) < 0) {
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+int ident_group(struct ident *id, const char *name, const struct id_group **ret) {
+        void *v;
+        int r;
+
+        if (id->root) {
+                r = load_files(id);
+                if (r < 0)
+                        return r;
+                v = strmap_get(&id->groups, name);
+                if (!v)
+                        return -ENOENT;
+                *ret = v;
+                return 0;
+        }
+        v = strmap_get(&id->groups, name);
+        if (v == ABSENT)
+                return -ENOENT;
+        if (!v) {
+                struct id_group *g = NULL;
+                r = nss_group(name, 0, &g);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+                if (cache_group(id, name, &id->groups, g) < 0) {
+                        group_free(g);
+                        return -ENOMEM;
+                }
+                if (!g)
+                        return -ENOENT;
+                v = g;
+        }
+        *ret = v;
+        return 0;
+}
+
+int ident_group_by_gid(struct ident *id, gid_t gid, const struct id_group **ret) {
+        char key[16];
+        void *v;
+        int r;
+
+        snprintf(key, sizeof key, "%u", (unsigned)gid);
+        if (id->root) {
+                r = load_files(id);
+                if (r < 0)
+                        return r;
+                v = strmap_get(&id->gids, key);
+                if (!v)
+                        return -ENOENT;
+                *ret = v;
+                return 0;
+        }
+        v = strmap_get(&id->gids, key);
+        if (v == ABSENT)
+                return -ENOENT;
+        if (!v) {
+                struct id_group *g = NULL;
+                r = nss_group(NULL, gid, &g);
+                if (r < 0 && r != -ENOENT)
+                        return r;
+                if (!g)
+                        return strmap_put(&id->gids, key, ABSENT) < 0 ? -ENOMEM : -ENOENT;
+                /* The gid map does not own its values: keep the group owned by the name map
+                 * unless that name is already cached. */
+                void *by_name = strmap_get(&id->groups, g->name);
+                if (by_name && by_name != ABSENT) {
+                        group_free(g);
+                        g = by_name;
+                } else if (strmap_put(&id->groups, g->name, g) < 0) {
+                        group_free(g);
+                        return -ENOMEM;
+                }
+                if (strmap_put(&id->gids, key, g) < 0)
+                        return -ENOMEM;
+                v = g;
+        }
+        *ret = v;
+        return 0;
+}
+
+static bool strv_contains(char **v, const char *s) {
+        for (; v && *v; v++)
+                if (streq(*v, s))
+                        return true;
+        return false;
+}
+
+int ident_user_gids(struct ident *id, const struct id_user *cu, const gid_t **ret, size_t *ret_n) {
+        struct id_user *u = (struct id_user *)cu; /* the cache is ours to fill */
+
+        if (!u->gids) {
+                gid_t *v = NULL;
+                size_t n = 0;
+                if (id->root) {
+                        v = malloc(sizeof(gid_t) * (id->n_all_groups + 1));
+                        if (!v)
+                                return -ENOMEM;
+                        v[n++] = u->gid;
+                        for (size_t i = 0; i < id->n_all_groups; i++) {
+                                const struct id_group *g = id->all_groups[i];
+                                bool dup = false;
+                                if (!strv_contains(g->members, u->name))
+                                        continue;
+                                for (size_t k = 0; k < n; k++)
+                                        if (v[k] == g->gid)
+                                                dup = true;
+                                if (!dup)
+                                        v[n++] = g->gid;
+                        }
+                } else {
+                        int ng = 64;
+                        for (;;) {
+                                gid_t *nv = reallocarray(v, (size_t)ng, sizeof(gid_t));
+                                int want = ng;
+                                if (!nv) {
+                                        free(v);
+                                        return -ENOMEM;
+                                }
+                                v = nv;
+                                if (getgrouplist(u->name, u->gid, v, &ng) >= 0)
+                                        break;
+                                if (ng <= want)
+                                        ng = want * 2;
+                                if (ng > 65536) {
+                                        free(v);
+                                        return -E2BIG;
+                                }
+                        }
+                        n = (size_t)ng;
+                }
+                u->gids = v;
+                u->n_gids = n;
+        }
+        *ret = u->gids;
+        *ret_n = u->n_gids;
+        return 0;
+}
+
+bool ident_user_in_group(struct ident *id, const struct id_user *u, const struct id_group *g) {
+        const gid_t *gids;
+        size_t n;
+
+        if (!u || !g)
+                return false;
+        if (u->gid == g->gid)
+                return true;
+        if (strv_contains(g->members, u->name))
+                return true;
+        if (ident_user_gids(id, u, &gids, &n) < 0)
+                return false;
+        for (size_t i = 0; i < n; i++)
+                if (gids[i] == g->gid)
+                        return true;
+        return false;
+}
+
+int ident_user_group_names(struct ident *id, const struct id_user *u, char ***ret, size_t *ret_n) {
+        const gid_t *gids;
+        size_t n, k = 0;
+        int r = ident_user_gids(id, u, &gids, &n);
+        if (r < 0)
+                return r;
+        char **v = calloc(n + 1, sizeof(char *));
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < n; i++) {
+                const struct id_group *g;
+                r = ident_group_by_gid(id, gids[i], &g);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0) {
+                        ident_strv_free(v);
+                        return r;
+                }
+                if (strv_contains(v, g->name))
+                        continue;
+                if (!(v[k++] = strdup(g->name))) {
+                        ident_strv_free(v);
+                        return -ENOMEM;
+                }
+        }
+        *ret = v;
+        *ret_n = k;
+        return 0;
+}

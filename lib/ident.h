@@ -1,2 +1,53 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
+/*
+ * Users and groups.  Without a root directory through NSS (getpwnam_r, getgrnam_r,
+ * getgrgid_r, getgrouplist), so LDAP/SSSD users and groups count; with a root directory
+ * from ROOT/etc/passwd and ROOT/etc/group.  Every answer is cached for the life of the
+ * context, so a limits tree with thousands of @group lines costs one look-up per group.
+ * A context is not shared between threads; there is no global state.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct id_user {
+        char *name;
+        uid_t uid;
+        gid_t gid;
+        gid_t *gids;            /* getgrouplist(name, gid): NULL until computed */
+        size_t n_gids;
+};
+
+struct id_group {
+        char *name;
+        gid_t gid;
+        char **members;         /* NULL-terminated gr_mem */
+};
+
+struct ident;
+
+/* root: NULL for NSS, else a directory holding etc/passwd and etc/group. */
+int ident_new(const char *root, struct ident **ret);
+void ident_free(struct ident *id);
+bool ident_uses_nss(const struct ident *id);
+
+/* -ENOENT when unknown; other negative errno on NSS failure.  The result lives as long as
+ * the context. */
+int ident_user(struct ident *id, const char *name, const struct id_user **ret);
+int ident_group(struct ident *id, const char *name, const struct id_group **ret);
+int ident_group_by_gid(struct ident *id, gid_t gid, const struct id_group **ret);
+
+/* The user's group list as getgrouplist(3) gives it (primary gid first). */
+int ident_user_gids(struct ident *id, const struct id_user *u, const gid_t **ret, size_t *ret_n);
+
+/*
+ * Membership as pam_modutil_user_in_group_*() decides it: primary gid equal, or the user
+ * listed in gr_mem, or the gid in getgrouplist().  A NULL group is never a member.
+ */
+bool ident_user_in_group(struct ident *id, const struct id_user *u, const struct id_group *g);
+
+/* Names of the user's groups (getgrouplist then getgrgid), gids without a name skipped.
+ * *ret is a NULL-terminated array the caller frees with ident_strv_free(). */
+int ident_user_group_names(struct ident *id, const struct id_user *u, char ***ret, size_t *ret_n);
+void ident_strv_free(char **v);

@@ -1,2 +1,857 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * /etc/security/rdmalimit.conf: load with libconfig, validate, evaluate for a user.
+ *
+ * Loading never stops at the first problem: every finding goes to the caller's diag_list as
+ * path:line, and the file is refused (-EINVAL) when any of them is an error.  Before libconfig
+ * sees the text, a small scanner that knows libconfig's strings and comments refuses NUL
+ * bytes, @include directives (the policy is trusted only after the caller checked the owner
+ * and mode of this one file) and nesting deeper than POLICY_MAX_DEPTH.
+ */
 #include "config.h"
+
+#include <errno.h>
+#include <libconfig.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "hw.h"
+#include "macro.h"
+#include "policy.h"
+#include "size.h"
+
+/* A policy needs two levels (rules = ( { ... } )); a little slack keeps the messages for a
+ * misplaced group ("unknown key") coming from the validator rather than from the scanner. */
+#define POLICY_MAX_DEPTH 4u
+
+/* Defaults of the hardware group (FACTS.md, "Sizing numbers"). */
+#define DEFAULT_RDMA_PORT (UINT64_C(1) << 30)       /* 1G per active RDMA port */
+#define DEFAULT_XSK_QUEUE (UINT64_C(16) << 20)      /* 4096 frames x 4 KiB per zero-copy queue */
+#define DEFAULT_XSK_COPY_QUEUE UINT64_C(0)
+#define DEFAULT_BASE (UINT64_C(64) << 20)
+#define DEFAULT_RAM_SHARE 0.5
+
+/* Longest user string quoted in a message. */
+#define QUOTE_MAX 64
+
+struct loader {
+        const char *path;
+        struct diag_list *diags;
+        unsigned errors;
+        int oom;                /* -ENOMEM once a finding could not be stored */
+};
+
+_printf_(4, 5) static void finding(struct loader *l, enum diag_severity sev, unsigned line,
+                                   const char *fmt, ...) {
+        _cleanup_free_ char *msg = NULL;
+        va_list ap;
+        int r;
+
+        if (sev == DIAG_ERROR)
+                l->errors++;
+        if (!l->diags)
+                return;
+        va_start(ap, fmt);
+        r = vasprintf(&msg, fmt, ap);
+        va_end(ap);
+        if (r < 0) {
+                msg = NULL;
+                l->oom = -ENOMEM;
+                return;
+        }
+        if (diag_add(l->diags, sev, l->path, line, "%s", msg) < 0)
+                l->oom = -ENOMEM;
+}
+
+#define error_at(l, line, ...) finding((l), DIAG_ERROR, (line), __VA_ARGS__)
+#define warning_at(l, line, ...) finding((l), DIAG_WARNING, (line), __VA_ARGS__)
+
+/* A value from the file, shortened and with control characters replaced, for messages. */
+static const char *quote(const char *s, char buf[static QUOTE_MAX + 4]) {
+        size_t i;
+
+        for (i = 0; s[i] && i < QUOTE_MAX; i++) {
+                unsigned char c = (unsigned char)s[i];
+                buf[i] = (c < ' ' || c == 0x7f) ? '?' : (char)c;
+        }
+        if (s[i]) {
+                memcpy(buf + i, "...", 3);
+                i += 3;
+        }
+        buf[i] = '\0';
+        return buf;
+}
+
+static const char *type_name(int type) {
+        switch (type) {
+        case CONFIG_TYPE_GROUP:
+                return "a group { }";
+        case CONFIG_TYPE_INT:
+        case CONFIG_TYPE_INT64:
+                return "an integer";
+        case CONFIG_TYPE_FLOAT:
+                return "a float";
+        case CONFIG_TYPE_STRING:
+                return "a string";
+        case CONFIG_TYPE_BOOL:
+                return "a boolean";
+        case CONFIG_TYPE_ARRAY:
+                return "an array [ ]";
+        case CONFIG_TYPE_LIST:
+                return "a list ( )";
+        default:
+                return "a value of unknown type";
+        }
+}
+
+static unsigned line_of(const config_setting_t *s) {
+        return config_setting_source_line(s);
+}
+
+/*
+ * The scanner in front of libconfig.  It follows libconfig 1.5's lexer: "strings" with
+ * backslash escapes, # and // line comments, C block comments, and @include only at the
+ * start of a line after blanks.  buf is modified: NUL bytes and @include lines become blanks
+ * so that the parse can go on and report the rest.  Returns -EINVAL when the nesting is too
+ * deep (nothing is parsed then), else 0.
+ */
+static int prescan(struct loader *l, char *buf, size_t len) {
+        enum { NORMAL, STRING, STRING_ESCAPE, LINE_COMMENT, BLOCK_COMMENT } st = NORMAL;
+        unsigned line = 1, depth = 0;
+        bool line_start = true, nul_seen = false;
+
+        for (size_t i = 0; i < len; i++) {
+                char c = buf[i];
+                char next = i + 1 < len ? buf[i + 1] : '\0';
+
+                if (c == '\0') {
+                        if (!nul_seen)
+                                error_at(l, line, "the file contains a NUL byte: not a text file");
+                        nul_seen = true;
+                        buf[i] = c = ' ';
+                }
+                if (c == '\n') {
+                        line++;
+                        line_start = true;
+                        if (st == LINE_COMMENT)
+                                st = NORMAL;
+                        else if (st == STRING_ESCAPE)
+                                st = STRING;
+                        continue;
+                }
+                switch (st) {
+                case STRING_ESCAPE:
+                        st = STRING;
+                        break;
+                case STRING:
+                        if (c == '\\')
+                                st = STRING_ESCAPE;
+                        else if (c == '"')
+                                st = NORMAL;
+                        break;
+                case LINE_COMMENT:
+                        break;
+                case BLOCK_COMMENT:
+                        if (c == '*' && next == '/') {
+                                st = NORMAL;
+                                i++;
+                        }
+                        break;
+                case NORMAL:
+                        if (c == '@' && line_start && len - i >= 8 &&
+                            memcmp(buf + i, "@include", 8) == 0) {
+                                error_at(l, line, "@include is not supported: the policy is one "
+                                         "file, trusted after its owner and mode are checked");
+                                while (i + 1 < len && buf[i + 1] != '\n')
+                                        buf[i++] = ' ';
+                                buf[i] = ' ';
+                                break;
+                        }
+                        if (c == '#' || (c == '/' && next == '/'))
+                                st = LINE_COMMENT;
+                        else if (c == '/' && next == '*') {
+                                st = BLOCK_COMMENT;
+                                i++;
+                        } else if (c == '"')
+                                st = STRING;
+                        else if (c == '(' || c == '[' || c == '{') {
+                                if (++depth > POLICY_MAX_DEPTH) {
+                                        error_at(l, line, "nested deeper than %u levels: a policy "
+                                                 "needs two (rules = ( { ... } ))",
+                                                 POLICY_MAX_DEPTH);
+                                        return -EINVAL;
+                                }
+                        } else if (c == ')' || c == ']' || c == '}') {
+                                if (depth > 0)
+                                        depth--;
+                        }
+                        break;
+                }
+                if (c != ' ' && c != '\t')
+                        line_start = false;
+        }
+        return 0;
+}
+
+enum {
+        V_AUTO = 1 << 0,        /* "auto" is accepted */
+        V_ZERO = 1 << 1,        /* "0" is accepted */
+};
+
+/* A size string; false (with an error recorded) when it is not acceptable. */
+static bool load_value(struct loader *l, const config_setting_t *s, const char *what,
+                       unsigned flags, struct policy_value *ret) {
+        char q[QUOTE_MAX + 4];
+        unsigned line = line_of(s);
+        const char *v;
+        uint64_t bytes;
+        int r;
+
+        if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+                error_at(l, line, "%s must be a string such as \"1G\"%s, not %s", what,
+                         (flags & V_AUTO) ? ", \"unlimited\" or \"auto\"" : " or \"unlimited\"",
+                         type_name(config_setting_type(s)));
+                return false;
+        }
+        v = config_setting_get_string(s);
+        if ((flags & V_AUTO) && streq(v, "auto")) {
+                *ret = (struct policy_value){ .kind = PV_AUTO };
+                return true;
+        }
+        r = size_parse(v, &bytes);
+        if (r < 0) {
+                if (r == -EINVAL && (flags & V_AUTO))
+                        error_at(l, line, "%s = \"%s\": expected a size with a unit (B, K, M, G, "
+                                 "T), \"unlimited\" or \"auto\"", what, quote(v, q));
+                else
+                        error_at(l, line, "%s = \"%s\": %s", what, quote(v, q), size_hint(r));
+                return false;
+        }
+        if (bytes == 0 && !(flags & V_ZERO)) {
+                error_at(l, line, "%s must not be 0: a memlock limit of 0 makes every RDMA "
+                         "memory registration fail", what);
+                return false;
+        }
+        *ret = (struct policy_value){ .kind = PV_SIZE, .bytes = bytes };
+        return true;
+}
+
+static bool valid_name(const char *s) {
+        if (!*s)
+                return false;
+        for (; *s; s++)
+                if ((unsigned char)*s <= ' ' || *s == 0x7f || *s == ':' || *s == ',')
+                        return false;
+        return true;
+}
+
+/* user = "..." or group = "..."; -ENOMEM or 0 (an invalid name is recorded as an error). */
+static int load_name(struct loader *l, const config_setting_t *s, const char *what, char **ret) {
+        char q[QUOTE_MAX + 4];
+        const char *v;
+
+        if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+                error_at(l, line_of(s), "%s must be a string (a %s name), not %s", what, what,
+                         type_name(config_setting_type(s)));
+                return 0;
+        }
+        v = config_setting_get_string(s);
+        if (streq(what, "group") && v[0] == '@') {
+                error_at(l, line_of(s), "group = \"%s\": write the group name without the '@' "
+                         "of limits.conf", quote(v, q));
+                return 0;
+        }
+        if (!valid_name(v)) {
+                error_at(l, line_of(s), "%s = \"%s\": not a valid %s name", what, quote(v, q), what);
+                return 0;
+        }
+        *ret = strdup(v);
+        return *ret ? 0 : -ENOMEM;
+}
+
+static void load_hardware(struct loader *l, const config_setting_t *g, struct policy_hardware *h) {
+        if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+                error_at(l, line_of(g), "hardware must be a group { ... }, not %s",
+                         type_name(config_setting_type(g)));
+                return;
+        }
+        for (int i = 0; i < config_setting_length(g); i++) {
+                const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+                const char *name = config_setting_name(s);
+                struct policy_value v;
+
+                if (streq(name, "rdma_port") || streq(name, "xsk_queue") ||
+                    streq(name, "xsk_copy_queue") || streq(name, "base")) {
+                        if (!load_value(l, s, name, V_ZERO, &v))
+                                continue;
+                        if (streq(name, "rdma_port"))
+                                h->rdma_port = v.bytes;
+                        else if (streq(name, "xsk_queue"))
+                                h->xsk_queue = v.bytes;
+                        else if (streq(name, "xsk_copy_queue"))
+                                h->xsk_copy_queue = v.bytes;
+                        else
+                                h->base = v.bytes;
+                } else if (streq(name, "fallback")) {
+                        if (load_value(l, s, name, 0, &v))
+                                h->fallback = v;
+                } else if (streq(name, "ram_share")) {
+                        double d;
+
+                        switch (config_setting_type(s)) {
+                        case CONFIG_TYPE_FLOAT:
+                                d = config_setting_get_float(s);
+                                break;
+                        case CONFIG_TYPE_INT:
+                                d = config_setting_get_int(s);
+                                break;
+                        case CONFIG_TYPE_INT64:
+                                d = (double)config_setting_get_int64(s);
+                                break;
+                        default:
+                                error_at(l, line_of(s), "ram_share must be a number such as 0.5, "
+                                         "not %s", type_name(config_setting_type(s)));
+                                continue;
+                        }
+                        if (!(d > 0.0 && d <= 1.0)) {
+                                error_at(l, line_of(s), "ram_share = %g: must be above 0 and at "
+                                         "most 1 (a share of MemTotal)", d);
+                                continue;
+                        }
+                        h->ram_share = d;
+                } else
+                        error_at(l, line_of(s), "unknown key \"%.*s\" in hardware (known: "
+                                 "rdma_port, xsk_queue, xsk_copy_queue, base, ram_share, "
+                                 "fallback)", QUOTE_MAX, name);
+        }
+}
+
+static int load_rule(struct loader *l, const config_setting_t *g, unsigned index,
+                     struct policy_rule *rule) {
+        unsigned memlock_line = 0, hard_line = 0, minimum_line = 0;
+        bool has_user = false, has_group = false, has_memlock = false;
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        int r;
+
+        rule->line = line_of(g);
+        if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+                error_at(l, rule->line, "rule %u must be a group { user|group = ...; memlock = "
+                         "...; }, not %s", index + 1, type_name(config_setting_type(g)));
+                return 0;
+        }
+        for (int i = 0; i < config_setting_length(g); i++) {
+                const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+                const char *name = config_setting_name(s);
+
+                if (streq(name, "user")) {
+                        has_user = true;
+                        r = load_name(l, s, "user", &rule->user);
+                        if (r < 0)
+                                return r;
+                } else if (streq(name, "group")) {
+                        has_group = true;
+                        r = load_name(l, s, "group", &rule->group);
+                        if (r < 0)
+                                return r;
+                } else if (streq(name, "memlock")) {
+                        has_memlock = true;
+                        memlock_line = line_of(s);
+                        (void)load_value(l, s, name, V_AUTO, &rule->memlock);
+                } else if (streq(name, "hard")) {
+                        hard_line = line_of(s);
+                        (void)load_value(l, s, name, V_AUTO, &rule->hard);
+                } else if (streq(name, "minimum")) {
+                        minimum_line = line_of(s);
+                        (void)load_value(l, s, name, V_ZERO, &rule->minimum);
+                } else if (streq(name, "maximum")) {
+                        (void)load_value(l, s, name, 0, &rule->maximum);
+                } else
+                        error_at(l, line_of(s), "unknown key \"%.*s\" in rule (known: user, "
+                                 "group, memlock, hard, minimum, maximum)", QUOTE_MAX, name);
+        }
+
+        if (!has_user && !has_group)
+                error_at(l, rule->line, "the rule names neither a user nor a group");
+        else if (has_user && has_group)
+                error_at(l, rule->line, "the rule names both a user and a group: write one rule "
+                         "for each");
+        if (!has_memlock)
+                error_at(l, rule->line, "the rule has no memlock (a size, \"unlimited\" or "
+                         "\"auto\")");
+
+        if (rule->memlock.kind == PV_SIZE && rule->hard.kind == PV_SIZE &&
+            rule->hard.bytes < rule->memlock.bytes)
+                error_at(l, hard_line, "hard %s is below memlock %s: the hard limit caps the "
+                         "soft one", size_format_arg(rule->hard.bytes, a),
+                         size_format_arg(rule->memlock.bytes, b));
+        if (rule->minimum.kind == PV_SIZE && rule->maximum.kind == PV_SIZE &&
+            rule->minimum.bytes > rule->maximum.bytes)
+                error_at(l, minimum_line, "minimum %s is above maximum %s",
+                         size_format_arg(rule->minimum.bytes, a),
+                         size_format_arg(rule->maximum.bytes, b));
+        else if (rule->memlock.kind == PV_SIZE) {
+                /* The bounds exist for `auto`; a fixed value outside them contradicts itself. */
+                if (rule->minimum.kind == PV_SIZE && rule->memlock.bytes < rule->minimum.bytes)
+                        error_at(l, memlock_line, "memlock %s is below minimum %s",
+                                 size_format_arg(rule->memlock.bytes, a),
+                                 size_format_arg(rule->minimum.bytes, b));
+                if (rule->maximum.kind == PV_SIZE && rule->memlock.bytes > rule->maximum.bytes)
+                        error_at(l, memlock_line, "memlock %s is above maximum %s",
+                                 size_format_arg(rule->memlock.bytes, a),
+                                 size_format_arg(rule->maximum.bytes, b));
+        }
+        return 0;
+}
+
+static int rule_cmp(const void *x, const void *y) {
+        const struct policy_rule *a = *(const struct policy_rule *const *)x;
+        const struct policy_rule *b = *(const struct policy_rule *const *)y;
+        int r;
+
+        if (!!a->user != !!b->user)
+                return a->user ? -1 : 1;
+        r = strcmp(a->user ?: a->group, b->user ?: b->group);
+        if (r != 0)
+                return r;
+        return a->line < b->line ? -1 : a->line > b->line;
+}
+
+/* Two rules for the same user or group: warnings (sorted, so a big file stays cheap). */
+static int check_duplicates(struct loader *l, const struct policy *p) {
+        _cleanup_free_ const struct policy_rule **v = NULL;
+        size_t n = 0;
+        char q[QUOTE_MAX + 4];
+
+        if (p->n_rules < 2)
+                return 0;
+        v = calloc(p->n_rules, sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_rules; i++)
+                if (!!p->rules[i].user != !!p->rules[i].group)
+                        v[n++] = &p->rules[i];
+        qsort(v, n, sizeof(*v), rule_cmp);
+        for (size_t i = 1; i < n; i++) {
+                const struct policy_rule *first = v[i - 1], *dup = v[i];
+
+                if (!!first->user != !!dup->user ||
+                    !streq(first->user ?: first->group, dup->user ?: dup->group))
+                        continue;
+                if (dup->user)
+                        warning_at(l, dup->line, "another rule for user \"%s\" is at line %u "
+                                   "and wins, ignoring this one", quote(dup->user, q), first->line);
+                else
+                        warning_at(l, dup->line, "another rule for group \"%s\" is at line %u; "
+                                   "the larger value of the two applies", quote(dup->group, q),
+                                   first->line);
+        }
+        return 0;
+}
+
+static int load_rules(struct loader *l, const config_setting_t *list, struct policy *p) {
+        int n, r;
+
+        if (config_setting_type(list) != CONFIG_TYPE_LIST) {
+                error_at(l, line_of(list), "rules must be a list ( { ... }, { ... } ), not %s",
+                         type_name(config_setting_type(list)));
+                return 0;
+        }
+        n = config_setting_length(list);
+        if (n <= 0)
+                return 0;
+        p->rules = calloc((size_t)n, sizeof(*p->rules));
+        if (!p->rules)
+                return -ENOMEM;
+        for (int i = 0; i < n; i++) {
+                r = load_rule(l, config_setting_get_elem(list, (unsigned)i), (unsigned)i,
+                              &p->rules[p->n_rules++]);
+                if (r < 0)
+                        return r;
+        }
+        return check_duplicates(l, p);
+}
+
+static void policy_freep(struct policy **p) {
+        policy_free(*p);
+}
+
+static void config_destroyp(config_t *c) {
+        config_destroy(c);
+}
+
+/* buf: len bytes followed by a NUL; modified by the scanner. */
+static int load_buffer(char *buf, size_t len, const char *path, struct policy **ret,
+                       struct diag_list *diags) {
+        _cleanup_(policy_freep) struct policy *p = NULL;
+        _cleanup_(config_destroyp) config_t cfg;
+        struct loader l = { .path = path, .diags = diags };
+        const config_setting_t *root;
+        bool has_version = false, has_rules = false;
+        int r;
+
+        config_init(&cfg);
+        r = prescan(&l, buf, len);
+        if (l.oom)
+                return l.oom;
+        if (r < 0)
+                return r;
+
+        if (config_read_string(&cfg, buf) != CONFIG_TRUE) {
+                const char *text = config_error_text(&cfg);
+                unsigned line = config_error_line(&cfg) > 0 ? (unsigned)config_error_line(&cfg) : 0;
+
+                if (text && streq(text, "duplicate setting name"))
+                        error_at(&l, line, "duplicate key: a key may appear once in a group");
+                else
+                        error_at(&l, line, "parse error: %s", text ?: "syntax error");
+                return l.oom ?: -EINVAL;
+        }
+
+        p = calloc(1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        if (path && !(p->path = strdup(path)))
+                return -ENOMEM;
+        p->hw = (struct policy_hardware){
+                .rdma_port = DEFAULT_RDMA_PORT,
+                .xsk_queue = DEFAULT_XSK_QUEUE,
+                .xsk_copy_queue = DEFAULT_XSK_COPY_QUEUE,
+                .base = DEFAULT_BASE,
+                .ram_share = DEFAULT_RAM_SHARE,
+                .fallback = { .kind = PV_NONE },
+        };
+
+        root = config_root_setting(&cfg);
+        for (int i = 0; i < config_setting_length(root); i++) {
+                const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
+                const char *name = config_setting_name(s);
+
+                if (streq(name, "version")) {
+                        long long v;
+
+                        has_version = true;
+                        if (config_setting_type(s) == CONFIG_TYPE_INT)
+                                v = config_setting_get_int(s);
+                        else if (config_setting_type(s) == CONFIG_TYPE_INT64)
+                                v = config_setting_get_int64(s);
+                        else {
+                                error_at(&l, line_of(s), "version must be an integer, not %s",
+                                         type_name(config_setting_type(s)));
+                                continue;
+                        }
+                        if (v != 1) {
+                                error_at(&l, line_of(s), "version %lld is not supported: this "
+                                         "build reads version 1", v);
+                                continue;
+                        }
+                        p->version = 1;
+                } else if (streq(name, "lower")) {
+                        if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
+                                error_at(&l, line_of(s), "lower must be true or false, not %s",
+                                         type_name(config_setting_type(s)));
+                                continue;
+                        }
+                        p->lower = config_setting_get_bool(s);
+                } else if (streq(name, "hardware")) {
+                        load_hardware(&l, s, &p->hw);
+                } else if (streq(name, "rules")) {
+                        has_rules = true;
+                        r = load_rules(&l, s, p);
+                        if (r < 0)
+                                return r;
+                } else
+                        error_at(&l, line_of(s), "unknown key \"%.*s\" (known: version, lower, "
+                                 "hardware, rules)", QUOTE_MAX, name);
+        }
+        if (!has_version)
+                error_at(&l, 0, "version = 1; is missing");
+        if (!has_rules)
+                warning_at(&l, 0, "no rules: the policy matches nobody");
+
+        if (l.oom)
+                return l.oom;
+        if (l.errors > 0)
+                return -EINVAL;
+        *ret = TAKE_PTR(p);
+        return 0;
+}
+
+int policy_load_string(const char *text, size_t len, const char *path, struct policy **ret,
+                       struct diag_list *diags) {
+        _cleanup_free_ char *buf = NULL;
+
+        if ((!text && len > 0) || !ret)
+                return -EINVAL;
+        if (len > POLICY_MAX_BYTES)
+                return -EFBIG;
+        buf = malloc(len + 1);
+        if (!buf)
+                return -ENOMEM;
+        if (len > 0)
+                memcpy(buf, text, len);
+        buf[len] = '\0';
+        return load_buffer(buf, len, path, ret, diags);
+}
+
+int policy_load_fd(int fd, const char *path, struct policy **ret, struct diag_list *diags) {
+        _cleanup_free_ char *buf = NULL;
+        size_t len = 0, cap = 0;
+        struct stat st;
+
+        if (fd < 0 || !ret)
+                return -EINVAL;
+        if (fstat(fd, &st) < 0)
+                return negative_errno();
+        if (S_ISDIR(st.st_mode))
+                return -EISDIR;
+        if (S_ISREG(st.st_mode) && st.st_size > POLICY_MAX_BYTES)
+                return -EFBIG;
+
+        /* Whatever the descriptor is (a FIFO, /dev/zero), read at most one byte more than
+         * allowed, so an endless source is refused instead of filling memory. */
+        for (;;) {
+                ssize_t k;
+
+                if (len == cap) {
+                        size_t ncap;
+                        char *n;
+
+                        if (cap > POLICY_MAX_BYTES)
+                                break;
+                        ncap = cap ? cap * 2 : 16384;
+                        if (ncap > (size_t)POLICY_MAX_BYTES + 1)
+                                ncap = (size_t)POLICY_MAX_BYTES + 1;
+                        n = realloc(buf, ncap + 1);
+                        if (!n)
+                                return -ENOMEM;
+                        buf = n;
+                        cap = ncap;
+                }
+                k = read(fd, buf + len, cap - len);
+                if (k < 0) {
+                        if (errno == EINTR)
+                                continue;
+                        return negative_errno();
+                }
+                if (k == 0)
+                        break;
+                len += (size_t)k;
+        }
+        if (len > POLICY_MAX_BYTES)
+                return -EFBIG;
+        if (!buf) {
+                buf = malloc(1);
+                if (!buf)
+                        return -ENOMEM;
+        }
+        buf[len] = '\0';
+        return load_buffer(buf, len, path, ret, diags);
+}
+
+void policy_free(struct policy *p) {
+        if (!p)
+                return;
+        for (size_t i = 0; i < p->n_rules; i++) {
+                free(p->rules[i].user);
+                free(p->rules[i].group);
+        }
+        free(p->rules);
+        free(p->path);
+        free(p);
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Evaluation */
+
+static uint64_t sat_add(uint64_t a, uint64_t b) {
+        uint64_t r;
+        return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b) {
+        uint64_t r;
+        return __builtin_mul_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
+static uint64_t min_nonzero(uint64_t v, uint64_t cap) {
+        return cap != 0 && cap < v ? cap : v;
+}
+
+static uint64_t ram_cap(double share, uint64_t mem_total) {
+        double v;
+
+        if (mem_total == 0 || !(share > 0.0))
+                return 0;
+        if (share >= 1.0)
+                return mem_total;
+        v = (double)mem_total * share;
+        if (v >= (double)mem_total)     /* rounding near 2^64 */
+                return mem_total;
+        return (uint64_t)v;
+}
+
+void policy_compute_auto(const struct policy_hardware *h, const struct hw_summary *hw,
+                         struct policy_auto *ret) {
+        struct policy_auto a = {};
+
+        if (hw) {
+                a.xdp_unknown = hw->xdp_status == -EOPNOTSUPP;
+                a.active_ports = hw_active_ports(hw);
+                if (!a.xdp_unknown) {
+                        a.zc_queues = hw_zc_queues(hw);
+                        a.copy_queues = hw_copy_queues(hw);
+                }
+                if (hw->mem_status == 0)
+                        a.ram_cap = ram_cap(h->ram_share, hw->mem_total);
+                a.mr_cap = hw_min_max_mr_size(hw);
+        }
+        a.hardware_found = a.active_ports > 0 || a.zc_queues > 0 || a.copy_queues > 0;
+
+        a.sum = h->base;
+        a.sum = sat_add(a.sum, sat_mul(h->rdma_port, a.active_ports));
+        a.sum = sat_add(a.sum, sat_mul(h->xsk_queue, a.zc_queues));
+        a.sum = sat_add(a.sum, sat_mul(h->xsk_copy_queue, a.copy_queues));
+
+        if (a.hardware_found)
+                a.value = min_nonzero(min_nonzero(a.sum, a.ram_cap), a.mr_cap);
+        else if (h->fallback.kind == PV_SIZE && h->fallback.bytes > 0) {
+                a.value = min_nonzero(h->fallback.bytes, a.ram_cap);
+                a.used_fallback = true;
+        } else
+                a.value = 0;    /* leave the limits alone */
+
+        /* Never hand out less than the kernel's historic default: an `auto` that computes to
+         * 0 (all per-unit sizes 0, a tiny RAM share) would break every MR registration. */
+        if ((a.hardware_found || a.used_fallback) && a.value < POLICY_MIN_BYTES)
+                a.value = POLICY_MIN_BYTES;
+        *ret = a;
+}
+
+static bool in_groups(const char *group, const char *const *groups, size_t n_groups) {
+        for (size_t i = 0; i < n_groups; i++)
+                if (groups[i] && streq(groups[i], group))
+                        return true;
+        return false;
+}
+
+static bool rule_needs_hw(const struct policy_rule *r) {
+        return r->memlock.kind == PV_AUTO || r->hard.kind == PV_AUTO;
+}
+
+static const struct policy_rule *user_rule(const struct policy *p, const char *user) {
+        for (size_t i = 0; i < p->n_rules; i++)
+                if (p->rules[i].user && streq(p->rules[i].user, user))
+                        return &p->rules[i];
+        return NULL;
+}
+
+bool policy_needs_hw(const struct policy *p, const char *user, const char *const *groups,
+                     size_t n_groups) {
+        const struct policy_rule *u;
+
+        if (!p || !user)
+                return false;
+        /* Only the rules that can decide: a user rule hides every group rule. */
+        u = user_rule(p, user);
+        if (u)
+                return rule_needs_hw(u);
+        for (size_t i = 0; i < p->n_rules; i++)
+                if (p->rules[i].group && in_groups(p->rules[i].group, groups, n_groups) &&
+                    rule_needs_hw(&p->rules[i]))
+                        return true;
+        return false;
+}
+
+static uint64_t clamp_bounds(const struct policy_rule *r, uint64_t v) {
+        if (r->minimum.kind == PV_SIZE && v < r->minimum.bytes)
+                v = r->minimum.bytes;
+        if (r->maximum.kind == PV_SIZE && v > r->maximum.bytes)
+                v = r->maximum.bytes;
+        return v;
+}
+
+static void evaluate_rule(const struct policy *p, const struct policy_rule *r,
+                          const struct hw_summary *hw, struct policy_decision *d) {
+        struct policy_auto a = {};
+
+        *d = (struct policy_decision){ .matched = true, .rule = r, .lower = p->lower };
+        if (rule_needs_hw(r)) {
+                policy_compute_auto(&p->hw, hw, &a);
+                d->used_auto = true;
+                d->auto_info = a;
+        }
+
+        /* soft: a fixed size lies within [minimum, maximum] (checked at load); `auto` is
+         * clamped into it. */
+        if (r->memlock.kind == PV_AUTO) {
+                if (a.value == 0) {
+                        d->untouched = true;
+                        return;
+                }
+                d->soft = clamp_bounds(r, a.value);
+        } else
+                d->soft = clamp_bounds(r, r->memlock.bytes);
+
+        /* hard: default the soft value; a fixed hard as written; `auto` like the soft one
+         * (and the soft value when `auto` found nothing). */
+        switch (r->hard.kind) {
+        case PV_SIZE:
+                d->hard = r->hard.bytes;
+                break;
+        case PV_AUTO:
+                d->hard = a.value ? clamp_bounds(r, a.value) : d->soft;
+                break;
+        default:
+                d->hard = d->soft;
+                break;
+        }
+
+        /* Never 0, whatever a hand-built policy says. */
+        if (d->soft == 0)
+                d->soft = POLICY_MIN_BYTES;
+        if (d->hard < d->soft)
+                d->hard = d->soft;
+}
+
+int policy_evaluate(const struct policy *p, const char *user, const char *const *groups,
+                    size_t n_groups, const struct hw_summary *hw, struct policy_decision *ret) {
+        struct policy_decision best = {}, cur;
+        const struct policy_rule *u;
+
+        if (!p || !user || !ret || (n_groups > 0 && !groups))
+                return -EINVAL;
+        if (!hw && policy_needs_hw(p, user, groups, n_groups))
+                return -EINVAL;
+
+        u = user_rule(p, user);
+        if (u) {
+                evaluate_rule(p, u, hw, &best);
+                *ret = best;
+                return 0;
+        }
+
+        /* The largest soft value among the matching group rules; a rule that leaves the
+         * limits untouched loses to any value; on a tie the first rule in the file wins. */
+        for (size_t i = 0; i < p->n_rules; i++) {
+                const struct policy_rule *r = &p->rules[i];
+
+                if (!r->group || !in_groups(r->group, groups, n_groups))
+                        continue;
+                evaluate_rule(p, r, hw, &cur);
+                if (!best.matched ||
+                    (best.untouched && !cur.untouched) ||
+                    (!best.untouched && !cur.untouched && cur.soft > best.soft))
+                        best = cur;
+        }
+        if (!best.matched)
+                best.lower = p->lower;
+        *ret = best;
+        return 0;
+}

@@ -13,6 +13,10 @@
 #include "hw.h"
 
 #define POLICY_MAX_BYTES (1024 * 1024)   /* larger policy files are refused */
+/* The smallest value `auto` (or its fallback) hands out: the kernel's historic default
+ * RLIMIT_MEMLOCK.  A memlock of 0 breaks every RDMA memory registration, so the policy never
+ * yields 0. */
+#define POLICY_MIN_BYTES (UINT64_C(64) * 1024)
 
 enum policy_value_kind {
         PV_NONE,       /* not given */

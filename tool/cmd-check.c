@@ -1,1 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "ident.h"
+#include "policy.h"
+#include "tool.h"
+
+/* Load and validate the policy file; findings into d. */
+int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret);
+
+int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret) {
+        _cleanup_free_ char *path = ctx_path(c, c->policy_path);
+        _cleanup_close_ int fd = -1;
+        struct policy *p = NULL;
+        int r;
+
+        if (!path)
+                return -ENOMEM;
+        r = fs_open_config(AT_FDCWD, path, true, true, &fd, NULL);
+        if (r < 0) {
+                diag_add(d, DIAG_ERROR, path, 0, "%s: pam_rdmalimit refuses it",
+                         r == -ELOOP ? "is a symbolic link" : fs_strerror(r));
+                return r;
+        }
+        r = policy_load_fd(fd, path, &p, d);
+        if (r < 0) {
+                if (r == -EFBIG)
+                        diag_add(d, DIAG_ERROR, path, 0, "larger than %u bytes: refused", POLICY_MAX_BYTES);
+                return r;
+        }
+        if (ret)
+                *ret = p;
+        else
+                policy_free(p);
+        return 0;
+}
+
+int cmd_check(struct ctx *c) {
+        struct diag_list d = {};
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        int r;
+
+        if (ctx_ident(c, &id) < 0)
+                return EXIT_FINDINGS;
+        if (c->argc == 0) {
+                if (ctx_load_tree(c, &t) < 0) {
+                        ident_free(id);
+                        return EXIT_FINDINGS;
+                }
+                r = lc_check(t, id, &d);
+                lc_tree_free(t);
+        } else {
+                r = 0;
+                for (int i = 0; i < c->argc && r >= 0; i++) {
+                        /* a file given by name is checked alone, as with pam_limits conf= */
+                        r = lc_tree_load(NULL, c->flavour, c->argv[i], &t);
+                        if (r >= 0) {
+                                if (t->n_files && t->files[0].open_error == -ENOENT)
+                                        diag_add(&d, DIAG_ERROR, c->argv[i], 0, "does not exist");
+                                else
+                                        r = lc_check(t, id, &d);
+                                lc_tree_free(t);
+                        }
+                }
+        }
+        if (r >= 0 && c->policy)
+                (void)check_policy_file(c, &d, NULL);
+        ident_free(id);
+        if (r < 0) {
+                log_error("check failed: %s", strerror(-r));
+                diag_list_clear(&d);
+                return EXIT_FINDINGS;
+        }
+        size_t errors = diag_count(&d, DIAG_ERROR), warnings = diag_count(&d, DIAG_WARNING);
+        if (c->json) {
+                struct json j;
+                json_init(&j, stdout);
+                json_obj_begin(&j);
+                json_key(&j, "errors");
+                json_u64(&j, errors);
+                json_key(&j, "warnings");
+                json_u64(&j, warnings);
+                json_key(&j, "findings");
+                diag_json(&j, &d);
+                json_obj_end(&j);
+                json_finish(&j);
+        } else {
+                diag_print(&d, stdout, c->quiet);
+                if (!c->quiet)
+                        printf("%zu error%s, %zu warning%s\n", errors, errors == 1 ? "" : "s", warnings,
+                               warnings == 1 ? "" : "s");
+        }
+        diag_list_clear(&d);
+        return errors ? EXIT_FINDINGS : EXIT_OK;
+}

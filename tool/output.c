@@ -1,1 +1,296 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+static bool quiet_mode;
+
+void log_set_quiet(bool quiet) {
+        quiet_mode = quiet;
+}
+
+static void vlog(const char *level, const char *fmt, va_list ap) {
+        fputs("rdmalimits: ", stderr);
+        if (level)
+                fputs(level, stderr);
+        vfprintf(stderr, fmt, ap);
+        fputc('\n', stderr);
+}
+
+void log_error(const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vlog(NULL, fmt, ap);
+        va_end(ap);
+}
+
+void log_warning(const char *fmt, ...) {
+        va_list ap;
+        if (quiet_mode)
+                return;
+        va_start(ap, fmt);
+        vlog("warning: ", fmt, ap);
+        va_end(ap);
+}
+
+void log_info(const char *fmt, ...) {
+        va_list ap;
+        if (quiet_mode)
+                return;
+        va_start(ap, fmt);
+        vlog(NULL, fmt, ap);
+        va_end(ap);
+}
+
+void json_init(struct json *j, FILE *f) {
+        *j = (struct json){ .f = f };
+        j->first[0] = true;
+}
+
+static void sep(struct json *j) {
+        if (j->after_key) {
+                j->after_key = false;
+                return;
+        }
+        if (!j->first[j->depth])
+                fputs(", ", j->f);
+        j->first[j->depth] = false;
+}
+
+static void push(struct json *j, char c) {
+        sep(j);
+        fputc(c, j->f);
+        if (j->depth < 31)
+                j->depth++;
+        j->first[j->depth] = true;
+}
+
+void json_obj_begin(struct json *j) {
+        push(j, '{');
+}
+void json_arr_begin(struct json *j) {
+        push(j, '[');
+}
+void json_obj_end(struct json *j) {
+        j->depth--;
+        fputc('}', j->f);
+}
+void json_arr_end(struct json *j) {
+        j->depth--;
+        fputc(']', j->f);
+}
+
+static void put_string(FILE *f, const char *s) {
+        fputc('"', f);
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+                switch (*p) {
+                case '"':
+                        fputs("\\\"", f);
+                        break;
+                case '\\':
+                        fputs("\\\\", f);
+                        break;
+                case '\n':
+                        fputs("\\n", f);
+                        break;
+                case '\t':
+                        fputs("\\t", f);
+                        break;
+                case '\r':
+                        fputs("\\r", f);
+                        break;
+                default:
+                        if (*p < 0x20 || *p == 0x7f)
+                                fprintf(f, "\\u%04x", *p);
+                        else
+                                fputc(*p, f);
+                }
+        }
+        fputc('"', f);
+}
+
+void json_key(struct json *j, const char *key) {
+        sep(j);
+        put_string(j->f, key);
+        fputs(": ", j->f);
+        j->after_key = true;
+}
+
+void json_str(struct json *j, const char *s) {
+        sep(j);
+        if (s)
+                put_string(j->f, s);
+        else
+                fputs("null", j->f);
+}
+
+void json_u64(struct json *j, uint64_t v) {
+        sep(j);
+        fprintf(j->f, "%" PRIu64, v);
+}
+
+void json_i64(struct json *j, int64_t v) {
+        sep(j);
+        fprintf(j->f, "%" PRId64, v);
+}
+
+void json_double(struct json *j, double v) {
+        sep(j);
+        fprintf(j->f, "%.17g", v);
+}
+
+void json_bool(struct json *j, bool v) {
+        sep(j);
+        fputs(v ? "true" : "false", j->f);
+}
+
+void json_null(struct json *j) {
+        sep(j);
+        fputs("null", j->f);
+}
+
+void json_limit(struct json *j, uint64_t v) {
+        if (v == UINT64_MAX)
+                json_str(j, "unlimited");
+        else
+                json_u64(j, v);
+}
+
+void json_finish(struct json *j) {
+        fputc('\n', j->f);
+}
+
+void diag_print(const struct diag_list *l, FILE *f, bool errors_only) {
+        for (size_t i = 0; i < l->n; i++) {
+                const struct diag *d = &l->v[i];
+                if (errors_only && d->severity != DIAG_ERROR)
+                        continue;
+                if (d->path && d->line)
+                        fprintf(f, "%s:%u: ", d->path, d->line);
+                else if (d->path)
+                        fprintf(f, "%s: ", d->path);
+                fprintf(f, "%s: %s\n", diag_severity_name(d->severity), d->message);
+        }
+}
+
+void diag_json(struct json *j, const struct diag_list *l) {
+        json_arr_begin(j);
+        for (size_t i = 0; i < l->n; i++) {
+                const struct diag *d = &l->v[i];
+                json_obj_begin(j);
+                json_key(j, "severity");
+                json_str(j, diag_severity_name(d->severity));
+                json_key(j, "file");
+                json_str(j, d->path);
+                json_key(j, "line");
+                if (d->line)
+                        json_u64(j, d->line);
+                else
+                        json_null(j);
+                json_key(j, "message");
+                json_str(j, d->message);
+                json_obj_end(j);
+        }
+        json_arr_end(j);
+}
+
+/* ---- unified diff (LCS over lines; files here are small) ---- */
+
+struct lines {
+        char **v;
+        size_t n;
+        char *buf;
+};
+
+static int split_lines(const char *s, struct lines *ret) {
+        struct lines l = {};
+        l.buf = strdup(s ? s : "");
+        if (!l.buf)
+                return -ENOMEM;
+        size_t cap = 0;
+        for (char *p = l.buf; *p;) {
+                char *nl = strchr(p, '\n');
+                if (l.n == cap) {
+                        cap = cap ? cap * 2 : 16;
+                        char **v = reallocarray(l.v, cap, sizeof(char *));
+                        if (!v) {
+                                free(l.v);
+                                free(l.buf);
+                                return -ENOMEM;
+                        }
+                        l.v = v;
+                }
+                l.v[l.n++] = p;
+                if (!nl)
+                        break;
+                *nl = '\0';
+                p = nl + 1;
+        }
+        *ret = l;
+        return 0;
+}
+
+char *unified_diff_string(const char *an, const char *a, const char *bn, const char *b) {
+        struct lines la, lb;
+        char *out = NULL;
+        size_t size = 0;
+        FILE *f;
+
+        if (split_lines(a, &la) < 0)
+                return NULL;
+        if (split_lines(b, &lb) < 0) {
+                free(la.v);
+                free(la.buf);
+                return NULL;
+        }
+        size_t n = la.n, m = lb.n;
+        unsigned *t = calloc((n + 1) * (m + 1), sizeof(unsigned));
+        f = open_memstream(&out, &size);
+        if (!t || !f)
+                goto done;
+#define T(i, k) t[(i) * (m + 1) + (k)]
+        for (size_t i = n; i-- > 0;)
+                for (size_t k = m; k-- > 0;)
+                        T(i, k) = streq(la.v[i], lb.v[k]) ? T(i + 1, k + 1) + 1
+                                  : (T(i + 1, k) > T(i, k + 1) ? T(i + 1, k) : T(i, k + 1));
+        if (T(0, 0) == n && n == m)
+                goto done;
+        fprintf(f, "--- %s\n+++ %s\n@@ -%zu,%zu +%zu,%zu @@\n", an, bn, n ? (size_t)1 : 0, n, m ? (size_t)1 : 0, m);
+        for (size_t i = 0, k = 0; i < n || k < m;) {
+                if (i < n && k < m && streq(la.v[i], lb.v[k])) {
+                        fprintf(f, " %s\n", la.v[i]);
+                        i++, k++;
+                } else if (k < m && (i == n || T(i, k + 1) >= T(i + 1, k))) {
+                        fprintf(f, "+%s\n", lb.v[k++]);
+                } else {
+                        fprintf(f, "-%s\n", la.v[i++]);
+                }
+        }
+#undef T
+done:
+        if (f)
+                fclose(f);
+        free(t);
+        free(la.v);
+        free(la.buf);
+        free(lb.v);
+        free(lb.buf);
+        if (out && !*out) {
+                free(out);
+                out = strdup("");
+        }
+        return out;
+}
+
+bool print_unified_diff(FILE *f, const char *an, const char *a, const char *bn, const char *b) {
+        _cleanup_free_ char *s = unified_diff_string(an, a, bn, b);
+        if (!s || !*s)
+                return false;
+        fputs(s, f);
+        return true;
+}

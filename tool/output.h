@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "diag.h"
+#include "macro.h"
+
+/* Messages to stderr, prefixed with the program name. */
+void log_error(const char *fmt, ...) _printf_(1, 2);
+void log_warning(const char *fmt, ...) _printf_(1, 2);
+void log_info(const char *fmt, ...) _printf_(1, 2);
+void log_set_quiet(bool quiet);
+
+/* A small streaming JSON writer. */
+struct json {
+        FILE *f;
+        int depth;
+        bool first[32];
+        bool after_key;
+};
+void json_init(struct json *j, FILE *f);
+void json_obj_begin(struct json *j);
+void json_obj_end(struct json *j);
+void json_arr_begin(struct json *j);
+void json_arr_end(struct json *j);
+void json_key(struct json *j, const char *key);
+void json_str(struct json *j, const char *s);   /* NULL -> null */
+void json_u64(struct json *j, uint64_t v);
+void json_i64(struct json *j, int64_t v);
+void json_double(struct json *j, double v);
+void json_bool(struct json *j, bool v);
+void json_null(struct json *j);
+/* bytes as an integer, "unlimited" for UINT64_MAX */
+void json_limit(struct json *j, uint64_t v);
+void json_finish(struct json *j);  /* newline */
+
+/* Print findings as "path:line: severity: message" (stderr) or into JSON. */
+void diag_print(const struct diag_list *l, FILE *f, bool errors_only);
+void diag_json(struct json *j, const struct diag_list *l);
+
+/* Unified diff of two texts ("--- a", "+++ b"), written to f.  Returns whether they differ. */
+bool print_unified_diff(FILE *f, const char *a_name, const char *a, const char *b_name, const char *b);
+/* The same into a malloc()ed string. */
+char *unified_diff_string(const char *a_name, const char *a, const char *b_name, const char *b);

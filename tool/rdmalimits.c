@@ -1,2 +1,352 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rdmalimits: get locked-memory limits right for RDMA and AF_XDP users.
+ */
 #include "config.h"
-int main(void) { return 0; }
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dropin.h"
+#include "fsutil.h"
+#include "ident.h"
+#include "size.h"
+#include "tool.h"
+
+#define POLICY_PATH SYSCONFDIR "/security/rdmalimit.conf"
+
+static const struct command commands[] = {
+        { "apply", cmd_apply, OPT_SOFT | OPT_HARD | OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE, 1, 2,
+          "DOMAIN [SIZE]", "give DOMAIN (user, @group, *, id range) memlock SIZE in a limits.d drop-in" },
+        { "remove", cmd_remove, OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE, 1, 1, "DOMAIN",
+          "take DOMAIN's entries out of the drop-in" },
+        { "list", cmd_list, 0, 0, 0, "", "the memlock entries of every file, in the order pam_limits reads them" },
+        { "check", cmd_check, OPT_POLICY | OPT_CONF, 0, -1, "[FILE...]",
+          "validate limits.conf, limits.d and (with --policy) rdmalimit.conf" },
+        { "explain", cmd_explain, OPT_CONF | OPT_PROC1, 1, 1, "USER",
+          "the memlock a session of USER gets, and the file:line behind each value" },
+        { "probe", cmd_probe, OPT_CONF | OPT_SAVE, 0, 0, "",
+          "RDMA devices, AF_XDP interfaces, RAM, and the auto value of the policy" },
+};
+
+static void usage(FILE *out) {
+        fprintf(out, "Usage:\n rdmalimits [options] <command> [arguments]\n\n"
+                     "Get locked-memory (memlock) limits right for RDMA and AF_XDP users.\n\nCommands:\n");
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                fprintf(out, " %-8s %-14s %s\n", commands[i].name, commands[i].args, commands[i].help);
+        fputs("\nOptions:\n"
+              "     --root DIR        operate on DIR/etc instead of /etc (users from DIR/etc/passwd)\n"
+              "     --json            machine-readable output\n"
+              " -q, --quiet           only errors\n"
+              "     --flavour NAME    pam_limits to model: debian or upstream (default: this system's)\n"
+              "     --soft SIZE       apply: the soft limit\n"
+              "     --hard SIZE       apply: the hard limit\n"
+              "     --file NAME       apply/remove: the drop-in in limits.d (default " DROPIN_DEFAULT_NAME ")\n"
+              "     --check           apply/remove: change nothing; exit 3 when something would change\n"
+              "     --diff            apply/remove: show the change as a unified diff\n"
+              "     --force           apply/remove: take over a drop-in without the rdmalimits marker\n"
+              "     --policy          check: validate the policy file too\n"
+              "     --conf FILE       the policy file (default " POLICY_PATH ")\n"
+              " -h, --help            display this help\n"
+              " -V, --version         display version\n\n"
+              "Sizes take a unit: K, M, G, T (KiB, MiB, GiB, TiB), or \"unlimited\".\n"
+              "Exit status: 0 success, 1 failure or findings, 2 usage error, 3 apply --check: would change.\n\n"
+              "For more details see rdmalimits(8).\n",
+              out);
+}
+
+const char *policy_default_path(void) {
+        return POLICY_PATH;
+}
+
+const char *ctx_root(const struct ctx *c) {
+        return c->root ? c->root : "/";
+}
+
+char *ctx_path(const struct ctx *c, const char *abs) {
+        return fs_root_path(c->root, abs);
+}
+
+int ctx_load_tree(const struct ctx *c, struct lc_tree **ret) {
+        int r = lc_tree_load(c->root, c->flavour, NULL, ret);
+        if (r < 0)
+                log_error("cannot read the limits configuration: %s", strerror(-r));
+        return r;
+}
+
+int ctx_ident(const struct ctx *c, struct ident **ret) {
+        int r = ident_new(c->root, ret);
+        if (r < 0)
+                log_error("out of memory");
+        return r;
+}
+
+int ctx_parse_size(const char *what, const char *arg, uint64_t *ret) {
+        int r = size_parse(arg, ret);
+        if (r < 0) {
+                log_error("%s '%s': %s", what, arg, size_hint(r));
+                return -EINVAL;
+        }
+        return 0;
+}
+
+static int close_stdout(void) {
+        if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+                if (errno == EPIPE)
+                        return 0;
+                fprintf(stderr, "rdmalimits: write error: %s\n", strerror(errno));
+                return -EIO;
+        }
+        return 0;
+}
+
+enum {
+        ARG_ROOT = 0x100,
+        ARG_JSON,
+        ARG_FLAVOUR,
+        ARG_SOFT,
+        ARG_HARD,
+        ARG_FILE,
+        ARG_CHECK,
+        ARG_DIFF,
+        ARG_FORCE,
+        ARG_POLICY,
+        ARG_CONF,
+        ARG_SERVICE,
+        ARG_SSH,
+        ARG_PID,
+        ARG_UNIT,
+        ARG_SAVE,
+        ARG_RELOAD,
+        ARG_PROC1,
+};
+
+static const struct option longopts[] = {
+        { "root", required_argument, NULL, ARG_ROOT },
+        { "json", no_argument, NULL, ARG_JSON },
+        { "quiet", no_argument, NULL, 'q' },
+        { "flavour", required_argument, NULL, ARG_FLAVOUR },
+        { "flavor", required_argument, NULL, ARG_FLAVOUR },
+        { "soft", required_argument, NULL, ARG_SOFT },
+        { "hard", required_argument, NULL, ARG_HARD },
+        { "file", required_argument, NULL, ARG_FILE },
+        { "check", no_argument, NULL, ARG_CHECK },
+        { "diff", no_argument, NULL, ARG_DIFF },
+        { "force", no_argument, NULL, ARG_FORCE },
+        { "policy", no_argument, NULL, ARG_POLICY },
+        { "conf", required_argument, NULL, ARG_CONF },
+        { "service", required_argument, NULL, ARG_SERVICE },
+        { "ssh", required_argument, NULL, ARG_SSH },
+        { "pid", required_argument, NULL, ARG_PID },
+        { "unit", required_argument, NULL, ARG_UNIT },
+        { "save", no_argument, NULL, ARG_SAVE },
+        { "reload", no_argument, NULL, ARG_RELOAD },
+        { "proc1-limits", required_argument, NULL, ARG_PROC1 },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        {}
+};
+
+static const char *option_name(unsigned bit) {
+        static const struct {
+                unsigned bit;
+                const char *name;
+        } names[] = {
+                { OPT_SOFT, "--soft" },       { OPT_HARD, "--hard" },    { OPT_FILE, "--file" },
+                { OPT_CHECK, "--check" },     { OPT_DIFF, "--diff" },    { OPT_FORCE, "--force" },
+                { OPT_POLICY, "--policy" },   { OPT_CONF, "--conf" },    { OPT_SERVICE, "--service" },
+                { OPT_SSH, "--ssh" },         { OPT_PID, "--pid" },      { OPT_UNIT, "--unit" },
+                { OPT_SAVE, "--save" },       { OPT_RELOAD, "--reload" }, { OPT_PROC1, "--proc1-limits" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (names[i].bit == bit)
+                        return names[i].name;
+        return "?";
+}
+
+static int run(int argc, char **argv) {
+        struct ctx c = {};
+        const struct command *cmd = NULL;
+        char **pos;
+        int npos = 0, opt;
+        bool flavour_set = false;
+
+        pos = calloc((size_t)argc + 1, sizeof(char *));
+        if (!pos) {
+                log_error("out of memory");
+                return EXIT_FINDINGS;
+        }
+        opterr = 0;
+        /* options may stand anywhere; "--" ends them (the rest goes to the command) */
+        while ((opt = getopt_long(argc, argv, "-qhV", longopts, NULL)) != -1) {
+                switch (opt) {
+                case 1:
+                        pos[npos++] = optarg;
+                        break;
+                case ARG_ROOT:
+                        c.root = optarg;
+                        c.given |= OPT_ROOT;
+                        break;
+                case ARG_JSON:
+                        c.json = true;
+                        break;
+                case 'q':
+                        c.quiet = true;
+                        break;
+                case ARG_FLAVOUR:
+                        if (lc_flavour_from_string(optarg, &c.flavour) < 0) {
+                                log_error("--flavour '%s': expected debian or upstream", optarg);
+                                goto usage_error;
+                        }
+                        flavour_set = true;
+                        break;
+                case ARG_SOFT:
+                        c.soft = optarg;
+                        c.given |= OPT_SOFT;
+                        break;
+                case ARG_HARD:
+                        c.hard = optarg;
+                        c.given |= OPT_HARD;
+                        break;
+                case ARG_FILE:
+                        c.file = optarg;
+                        c.given |= OPT_FILE;
+                        break;
+                case ARG_CHECK:
+                        c.check = true;
+                        c.given |= OPT_CHECK;
+                        break;
+                case ARG_DIFF:
+                        c.diff = true;
+                        c.given |= OPT_DIFF;
+                        break;
+                case ARG_FORCE:
+                        c.force = true;
+                        c.given |= OPT_FORCE;
+                        break;
+                case ARG_POLICY:
+                        c.policy = true;
+                        c.given |= OPT_POLICY;
+                        break;
+                case ARG_CONF:
+                        c.policy_path = optarg;
+                        c.given |= OPT_CONF;
+                        break;
+                case ARG_SERVICE:
+                        c.service = optarg;
+                        c.given |= OPT_SERVICE;
+                        break;
+                case ARG_SSH:
+                        c.ssh = optarg;
+                        c.given |= OPT_SSH;
+                        break;
+                case ARG_PID:
+                        c.pid = optarg;
+                        c.given |= OPT_PID;
+                        break;
+                case ARG_UNIT:
+                        c.unit = optarg;
+                        c.given |= OPT_UNIT;
+                        break;
+                case ARG_SAVE:
+                        c.save = true;
+                        c.given |= OPT_SAVE;
+                        break;
+                case ARG_RELOAD:
+                        c.reload = true;
+                        c.given |= OPT_RELOAD;
+                        break;
+                case ARG_PROC1:
+                        c.proc1 = optarg;
+                        c.given |= OPT_PROC1;
+                        break;
+                case 'h':
+                        usage(stdout);
+                        free(pos);
+                        return EXIT_OK;
+                case 'V':
+                        printf("rdmalimits %s\n", VERSION);
+                        free(pos);
+                        return EXIT_OK;
+                case ':':
+                        log_error("option '%s' requires an argument", argv[optind - 1]);
+                        goto usage_error;
+                default:
+                        if (optopt)
+                                log_error("invalid option -- '%c'", optopt);
+                        else
+                                log_error("unrecognized option '%s'", argv[optind - 1]);
+                        goto usage_error;
+                }
+        }
+        /* getopt_long with "-" stops at "--": the rest are extra arguments */
+        c.extra_argc = argc - optind;
+        c.extra_argv = argv + optind;
+
+        if (npos == 0) {
+                log_error("no command given");
+                goto usage_error;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+                if (streq(pos[0], commands[i].name))
+                        cmd = &commands[i];
+        if (!cmd) {
+                log_error("unknown command '%s'", pos[0]);
+                goto usage_error;
+        }
+        unsigned stray = c.given & ~(cmd->options | OPT_GLOBAL);
+        if (stray) {
+                for (unsigned bit = 1; bit; bit <<= 1)
+                        if (stray & bit) {
+                                log_error("%s: option %s does not apply", cmd->name, option_name(bit));
+                                break;
+                        }
+                goto usage_error;
+        }
+        c.argc = npos - 1;
+        c.argv = pos + 1;
+        if (c.argc < cmd->min_args || (cmd->max_args >= 0 && c.argc > cmd->max_args)) {
+                log_error("%s: expected %s%s", cmd->name, cmd->args, c.argc < cmd->min_args ? "" : " (too many arguments)");
+                goto usage_error;
+        }
+        if (c.extra_argc > 0 && !(cmd->options & OPT_SSH)) {
+                log_error("%s: unexpected arguments after '--'", cmd->name);
+                goto usage_error;
+        }
+        if (c.root) {
+                if (!*c.root) {
+                        log_error("--root: empty directory name");
+                        goto usage_error;
+                }
+                if (access(c.root, F_OK) < 0) {
+                        log_error("--root %s: %s", c.root, strerror(errno));
+                        free(pos);
+                        return EXIT_FINDINGS;
+                }
+        }
+        if (!flavour_set)
+                c.flavour = lc_flavour_default(c.root);
+        if (!c.policy_path)
+                c.policy_path = POLICY_PATH;
+        log_set_quiet(c.quiet);
+
+        int r = cmd->run(&c);
+        free(pos);
+        return r;
+
+usage_error:
+        fputs("Try 'rdmalimits --help' for more information.\n", stderr);
+        free(pos);
+        return EXIT_USAGE;
+}
+
+int main(int argc, char **argv) {
+        int r = run(argc, argv);
+        if (close_stdout() < 0 && r == EXIT_OK)
+                r = EXIT_FINDINGS;
+        return r;
+}

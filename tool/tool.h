@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "limitsconf.h"
+#include "output.h"
+
+/* exit codes (only main() returns them) */
+#define EXIT_OK 0
+#define EXIT_FINDINGS 1
+#define EXIT_USAGE 2
+#define EXIT_WOULD_CHANGE 3
+
+/* options, one table for every command; each command says which it takes */
+enum {
+        OPT_ROOT = 1u << 0,
+        OPT_JSON = 1u << 1,
+        OPT_QUIET = 1u << 2,
+        OPT_FLAVOUR = 1u << 3,
+        OPT_SOFT = 1u << 4,
+        OPT_HARD = 1u << 5,
+        OPT_FILE = 1u << 6,
+        OPT_CHECK = 1u << 7,
+        OPT_DIFF = 1u << 8,
+        OPT_FORCE = 1u << 9,
+        OPT_POLICY = 1u << 10,
+        OPT_CONF = 1u << 11,
+        OPT_SERVICE = 1u << 12,
+        OPT_SSH = 1u << 13,
+        OPT_PID = 1u << 14,
+        OPT_UNIT = 1u << 15,
+        OPT_SAVE = 1u << 16,
+        OPT_RELOAD = 1u << 17,
+        OPT_PROC1 = 1u << 18,
+};
+#define OPT_GLOBAL (OPT_ROOT | OPT_JSON | OPT_QUIET | OPT_FLAVOUR)
+
+struct ctx {
+        unsigned given;          /* OPT_* seen */
+        const char *root;        /* NULL: / */
+        bool json, quiet;
+        enum lc_flavour flavour;
+        const char *soft, *hard, *file;
+        bool check, diff, force, policy, save, reload;
+        const char *policy_path; /* --conf: the policy file (default /etc/security/rdmalimit.conf) */
+        const char *service, *ssh, *unit, *proc1;
+        const char *pid;
+        int argc;                /* positional arguments after the command word */
+        char **argv;
+        int extra_argc;          /* arguments after "--" */
+        char **extra_argv;
+};
+
+struct command {
+        const char *name;
+        int (*run)(struct ctx *c);
+        unsigned options;        /* OPT_* beyond the global ones */
+        int min_args, max_args;
+        const char *args;        /* for usage */
+        const char *help;
+};
+
+int cmd_apply(struct ctx *c);
+int cmd_remove(struct ctx *c);
+int cmd_list(struct ctx *c);
+int cmd_check(struct ctx *c);
+int cmd_explain(struct ctx *c);
+int cmd_probe(struct ctx *c);
+
+/* shared helpers (rdmalimits.c) */
+const char *ctx_root(const struct ctx *c);   /* "/" when none */
+char *ctx_path(const struct ctx *c, const char *abs);
+int ctx_load_tree(const struct ctx *c, struct lc_tree **ret);
+int ctx_ident(const struct ctx *c, struct ident **ret);
+/* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
+int ctx_parse_size(const char *what, const char *arg, uint64_t *ret);
+const char *policy_default_path(void);

@@ -1,0 +1,161 @@
+#!/bin/bash
+# AF_XDP part of hw_probe() (netdev generic netlink + sysfs queues) in a private network
+# namespace with veth pairs.  Root only; nothing is created outside the namespace, which is
+# deleted on exit.
+#
+# veth xdp-features (drivers/net/veth.c veth_set_xdp_features(), since Linux 6.3, commit
+# fccca038f300 -- as old as the netdev family): a veth reports BASIC|REDIRECT|RX_SG only
+# while its peer has no more TX queues than it has RX queues, else 0.  So the pair
+# `va numrxqueues 8 numtxqueues 8 ... vb numrxqueues 3 numtxqueues 3` shows only va; the
+# expectations below are derived from the queue counts sysfs shows, not hard-coded.
+set -u
+
+. "$(dirname "$0")/tap.sh"
+
+if [ "$(id -u)" != 0 ]; then
+	if [ "${CI:-}" = true ]; then
+		echo "1..1"
+		echo "not ok 1 - root-only test cannot run as non-root under CI"
+		exit 1
+	fi
+	echo "1..0 # SKIP not root"
+	exit 0
+fi
+
+ns=rdmalimit-hw-$$-$RANDOM
+tmp=$(mktemp -d)
+cleanup() {
+	ip netns del "$ns" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+in_ns() { ip netns exec "$ns" "$@"; }
+# queues IF rx|tx: the number of queues sysfs shows (inside the namespace)
+queues() { in_ns sh -c "ls -d /sys/class/net/$1/queues/$2-* 2>/dev/null | wc -l"; }
+
+# name rx tx peer-name peer-rx peer-tx
+pairs=(
+	"va 8 3 vb 3 3"   # both ends XDP-capable: 8 + 3 copy-mode RX queues
+	"vc 8 8 vd 3 3"   # vd: its peer has 8 TX queues > its 3 RX queues -> no XDP features
+)
+
+plan 12
+
+if ! ip netns add "$ns" 2>"$tmp/err"; then
+	echo "Bail out! cannot create a network namespace: $(cat "$tmp/err")"
+	exit 1
+fi
+setup_ok=true
+for p in "${pairs[@]}"; do
+	read -r a arx atx b brx btx <<<"$p"
+	in_ns ip link add "$a" numrxqueues "$arx" numtxqueues "$atx" type veth \
+		peer name "$b" numrxqueues "$brx" numtxqueues "$btx" 2>>"$tmp/err" || setup_ok=false
+done
+if $setup_ok; then
+	ok "veth pairs created in namespace $ns"
+else
+	not_ok "veth pairs created in namespace $ns" "$(cat "$tmp/err")"
+fi
+
+# 2: sysfs shows the queue counts given to ip
+mismatch=
+declare -A rxq txq peer
+for p in "${pairs[@]}"; do
+	read -r a arx atx b brx btx <<<"$p"
+	rxq[$a]=$(queues "$a" rx) txq[$a]=$(queues "$a" tx) peer[$a]=$b
+	rxq[$b]=$(queues "$b" rx) txq[$b]=$(queues "$b" tx) peer[$b]=$a
+	[ "${rxq[$a]}/${txq[$a]}" = "$arx/$atx" ] || mismatch+=" $a=${rxq[$a]}/${txq[$a]}"
+	[ "${rxq[$b]}/${txq[$b]}" = "$brx/$btx" ] || mismatch+=" $b=${rxq[$b]}/${txq[$b]}"
+done
+if [ -z "$mismatch" ]; then
+	ok "sysfs RX/TX queue counts are the ones given to ip"
+else
+	not_ok "sysfs RX/TX queue counts are the ones given to ip" "got:$mismatch"
+fi
+
+in_ns "$HW_DUMP" xdp >"$tmp/out" 2>"$tmp/err"
+rc=$?
+status=$(value xdp_status "$tmp/out")
+if [ "$rc" -eq 0 ] && [ "$status" = 0 ]; then
+	ok "hw-dump xdp in the namespace: xdp_status=0"
+elif [ "$status" = -EOPNOTSUPP ]; then
+	# a kernel without the netdev family (< 6.3): the probe says "unknown"
+	ok "hw-dump xdp: no netdev family, xdp_status=-EOPNOTSUPP"
+	for i in $(seq 4 12); do skip "netdev family checks" "kernel has no netdev family"; done
+	finish
+else
+	not_ok "hw-dump xdp in the namespace: xdp_status=0" "rc=$rc" "$(cat "$tmp/out" "$tmp/err")"
+fi
+sed 's/^/# /' "$tmp/out"
+
+# 4: lo has no XDP features, it must not be listed
+if grep -qE '^xdp [0-9]+ lo ' "$tmp/out"; then
+	not_ok "lo is not listed" "$(grep -E '^xdp [0-9]+ lo ' "$tmp/out")"
+else
+	ok "lo is not listed"
+fi
+
+# 5-8: each veth end, listed exactly when the kernel rule says so, with sysfs's numbers
+expect_copy=0
+features_seen=
+for p in "${pairs[@]}"; do
+	read -r a _ _ b _ _ <<<"$p"
+	for i in "$a" "$b"; do
+		line=$(grep -E "^xdp [0-9]+ $i " "$tmp/out")
+		ifindex=$(in_ns cat "/sys/class/net/$i/ifindex")
+		if [ "${txq[${peer[$i]}]}" -le "${rxq[$i]}" ]; then
+			expect_copy=$((expect_copy + rxq[$i]))
+			re="^xdp $ifindex $i features=0x([0-9a-f]+) zc=0 rxq=${rxq[$i]}\$"
+			if [[ $line =~ $re ]]; then
+				f=$((16#${BASH_REMATCH[1]}))
+				features_seen+=" 0x${BASH_REMATCH[1]}"
+				# BASIC 1 | REDIRECT 2 set, XSK_ZEROCOPY 8 clear
+				if [ $((f & 3)) -eq 3 ] && [ $((f & 8)) -eq 0 ]; then
+					ok "$i listed: ifindex $ifindex, rxq ${rxq[$i]}, copy mode (features 0x${BASH_REMATCH[1]})"
+				else
+					not_ok "$i listed with BASIC|REDIRECT and without XSK_ZEROCOPY" "$line"
+				fi
+			else
+				not_ok "$i listed: ifindex $ifindex, rxq ${rxq[$i]}, zc=0" "got: '${line}'"
+			fi
+		else
+			if [ -z "$line" ]; then
+				ok "$i not listed (peer has ${txq[${peer[$i]}]} TX queues > its ${rxq[$i]} RX queues)"
+			else
+				not_ok "$i not listed (peer TX queues > own RX queues)" "got: $line"
+			fi
+		fi
+	done
+done
+
+# 9-10: the counts of the auto formula
+check "copy_queues=$expect_copy" [ "$(value copy_queues "$tmp/out")" = "$expect_copy" ]
+check "zc_queues=0 (veth has no zero-copy)" [ "$(value zc_queues "$tmp/out")" = 0 ]
+
+# 11: only listed interfaces are counted: xdp_interfaces agrees with the lines
+n_lines=$(grep -cE '^xdp [0-9]+ ' "$tmp/out")
+check "xdp_interfaces=$n_lines, the veth ends report the same features:$features_seen" \
+	[ "$(value xdp_interfaces "$tmp/out")" = "$n_lines" -a \
+	"$(echo "$features_seen" | tr ' ' '\n' | sed '/^$/d' | sort -u | wc -l)" -le 1 ]
+
+# 12: the host's own interfaces: every listed one agrees with the host's sysfs
+"$HW_DUMP" xdp >"$tmp/host" 2>&1
+bad=
+while read -r _ ifindex name features zc rxq; do
+	f=$((${features#features=}))
+	want_zc=$(((f >> 3) & 1))
+	want_rxq=$(ls -d /sys/class/net/"$name"/queues/rx-* 2>/dev/null | wc -l)
+	[ "$(cat /sys/class/net/"$name"/ifindex 2>/dev/null)" = "$ifindex" ] || bad+=" $name:ifindex"
+	[ "$zc" = "zc=$want_zc" ] || bad+=" $name:$zc"
+	[ "$rxq" = "rxq=$want_rxq" ] || bad+=" $name:$rxq/$want_rxq"
+done < <(grep -E '^xdp [0-9]+ ' "$tmp/host")
+if [ "$(value xdp_status "$tmp/host")" = 0 ] && [ -z "$bad" ]; then
+	ok "host namespace: $(grep -cE '^xdp [0-9]+ ' "$tmp/host") interface(s) agree with sysfs"
+	grep -E '^xdp [0-9]+ ' "$tmp/host" | sed 's/^/# host: /'
+else
+	not_ok "host namespace: listed interfaces agree with sysfs" "mismatch:$bad" "$(cat "$tmp/host")"
+fi
+
+finish

@@ -1,0 +1,1060 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* lib/policy: loading, every error class with its line, evaluation, bounded input. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "diag.h"
+#include "hw.h"
+#include "macro.h"
+#include "policy.h"
+#include "size.h"
+
+#define KiB (UINT64_C(1) << 10)
+#define MiB (UINT64_C(1) << 20)
+#define GiB (UINT64_C(1) << 30)
+#define TiB (UINT64_C(1) << 40)
+
+#define PATH "test.conf"
+/* A marker: an output parameter must keep it after a failure. */
+#define MARKER ((struct policy *)(uintptr_t)0x5ca1ab1e)
+
+struct expect {
+        unsigned line;
+        const char *substr;     /* part of the message */
+};
+
+static void dump_diags(const struct diag_list *d) {
+        for (size_t i = 0; i < d->n; i++)
+                print_message("# %s:%u: %s: %s\n", d->v[i].path ? d->v[i].path : "-",
+                              d->v[i].line, diag_severity_name(d->v[i].severity),
+                              d->v[i].message);
+}
+
+/* Load text and compare the errors, in order, with e[0..n). */
+static void check_errors(const char *text, int expected_r, const struct expect *e, size_t n) {
+        struct diag_list d = {};
+        struct policy *p = MARKER;
+        size_t k = 0;
+        int r;
+
+        r = policy_load_string(text, strlen(text), PATH, &p, &d);
+        if (r != expected_r || diag_count(&d, DIAG_ERROR) != n)
+                dump_diags(&d);
+        assert_int_equal(r, expected_r);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), n);
+        for (size_t i = 0; i < d.n; i++) {
+                if (d.v[i].severity != DIAG_ERROR)
+                        continue;
+                assert_non_null(d.v[i].path);
+                assert_string_equal(d.v[i].path, PATH);
+                if (d.v[i].line != e[k].line || !strstr(d.v[i].message, e[k].substr)) {
+                        dump_diags(&d);
+                        print_message("# expected line %u \"%s\"\n", e[k].line, e[k].substr);
+                }
+                assert_int_equal(d.v[i].line, e[k].line);
+                assert_non_null(strstr(d.v[i].message, e[k].substr));
+                k++;
+        }
+        if (expected_r < 0)
+                assert_ptr_equal(p, MARKER);
+        else
+                policy_free(p);
+        diag_list_clear(&d);
+}
+
+#define CHECK_ERRORS(text, ...)                                                         \
+        do {                                                                            \
+                static const struct expect _e[] = { __VA_ARGS__ };                      \
+                check_errors((text), -EINVAL, _e, ELEMENTSOF(_e));                       \
+        } while (0)
+
+static struct policy *load_ok(const char *text) {
+        struct diag_list d = {};
+        struct policy *p = NULL;
+        int r;
+
+        r = policy_load_string(text, strlen(text), PATH, &p, &d);
+        if (r != 0 || diag_count(&d, DIAG_ERROR) != 0)
+                dump_diags(&d);
+        assert_int_equal(r, 0);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 0);
+        assert_non_null(p);
+        diag_list_clear(&d);
+        return p;
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Good files */
+
+static void test_good_full(void **state) {
+        struct policy *p = load_ok(
+                "version = 1;\n"                                                  /* 1 */
+                "lower = true;\n"                                                 /* 2 */
+                "hardware = {\n"                                                  /* 3 */
+                "  rdma_port = \"2G\";\n"                                         /* 4 */
+                "  xsk_queue = \"8MiB\";\n"                                       /* 5 */
+                "  xsk_copy_queue = \"0\";\n"                                     /* 6 */
+                "  base = \"32M\";\n"                                             /* 7 */
+                "  ram_share = 0.25;\n"                                           /* 8 */
+                "  fallback = \"8M\";\n"                                          /* 9 */
+                "};\n"                                                            /* 10 */
+                "rules = (\n"                                                     /* 11 */
+                "  { group = \"rdma_users\"; memlock = \"auto\"; },\n"            /* 12 */
+                "  { group = \"spdk\";       memlock = \"auto\"; minimum = \"1G\"; },\n" /* 13 */
+                "  {\n"                                                           /* 14 */
+                "    user  = \"alice\";\n"                                        /* 15 */
+                "    memlock = \"4G\"; hard = \"8G\"; maximum = \"16G\";\n"       /* 16 */
+                "  },\n"                                                          /* 17 */
+                "  { user = \"bob\"; memlock = \"unlimited\"; hard = \"auto\"; }\n" /* 18 */
+                ");\n");
+
+        assert_string_equal(p->path, PATH);
+        assert_int_equal(p->version, 1);
+        assert_true(p->lower);
+        assert_int_equal(p->hw.rdma_port, 2 * GiB);
+        assert_int_equal(p->hw.xsk_queue, 8 * MiB);
+        assert_int_equal(p->hw.xsk_copy_queue, 0);
+        assert_int_equal(p->hw.base, 32 * MiB);
+        assert_true(p->hw.ram_share == 0.25);
+        assert_int_equal(p->hw.fallback.kind, PV_SIZE);
+        assert_int_equal(p->hw.fallback.bytes, 8 * MiB);
+
+        assert_int_equal(p->n_rules, 4);
+        assert_string_equal(p->rules[0].group, "rdma_users");
+        assert_null(p->rules[0].user);
+        assert_int_equal(p->rules[0].memlock.kind, PV_AUTO);
+        assert_int_equal(p->rules[0].hard.kind, PV_NONE);
+        assert_int_equal(p->rules[0].line, 12);
+
+        assert_string_equal(p->rules[1].group, "spdk");
+        assert_int_equal(p->rules[1].minimum.kind, PV_SIZE);
+        assert_int_equal(p->rules[1].minimum.bytes, GiB);
+        assert_int_equal(p->rules[1].maximum.kind, PV_NONE);
+        assert_int_equal(p->rules[1].line, 13);
+
+        assert_string_equal(p->rules[2].user, "alice");
+        assert_null(p->rules[2].group);
+        assert_int_equal(p->rules[2].memlock.kind, PV_SIZE);
+        assert_int_equal(p->rules[2].memlock.bytes, 4 * GiB);
+        assert_int_equal(p->rules[2].hard.bytes, 8 * GiB);
+        assert_int_equal(p->rules[2].maximum.bytes, 16 * GiB);
+        assert_int_equal(p->rules[2].line, 14);
+
+        assert_int_equal(p->rules[3].memlock.kind, PV_SIZE);
+        assert_int_equal(p->rules[3].memlock.bytes, SIZE_INFINITY);
+        assert_int_equal(p->rules[3].hard.kind, PV_AUTO);
+        policy_free(p);
+}
+
+static void test_good_defaults(void **state) {
+        struct policy *p = load_ok("version = 1;\nrules = ();\n");
+
+        assert_false(p->lower);
+        assert_int_equal(p->hw.rdma_port, GiB);
+        assert_int_equal(p->hw.xsk_queue, 16 * MiB);
+        assert_int_equal(p->hw.xsk_copy_queue, 0);
+        assert_int_equal(p->hw.base, 64 * MiB);
+        assert_true(p->hw.ram_share == 0.5);
+        assert_int_equal(p->hw.fallback.kind, PV_NONE);
+        assert_int_equal(p->n_rules, 0);
+        policy_free(p);
+
+        /* comments of every kind, an int ram_share of 1, version as a 64-bit integer */
+        p = load_ok("// c++\n/* block\n ( ( ( ( ( */ version = 1L; # hash\n"
+                    "hardware = { ram_share = 1; base = \"0\"; };\nrules = ();\n");
+        assert_true(p->hw.ram_share == 1.0);
+        assert_int_equal(p->hw.base, 0);
+        policy_free(p);
+}
+
+static void test_no_rules_warns(void **state) {
+        struct diag_list d = {};
+        struct policy *p = NULL;
+
+        assert_int_equal(policy_load_string("version = 1;\n", 13, PATH, &p, &d), 0);
+        assert_non_null(p);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 0);
+        assert_int_equal(diag_count(&d, DIAG_WARNING), 1);
+        assert_non_null(strstr(d.v[0].message, "no rules"));
+        policy_free(p);
+        diag_list_clear(&d);
+
+        /* the empty file: version is missing */
+        p = MARKER;
+        assert_int_equal(policy_load_string("", 0, PATH, &p, &d), -EINVAL);
+        assert_ptr_equal(p, MARKER);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 1);
+        diag_list_clear(&d);
+
+        /* a NULL diag list is fine */
+        p = MARKER;
+        assert_int_equal(policy_load_string("version = 2;", 12, NULL, &p, NULL), -EINVAL);
+        assert_ptr_equal(p, MARKER);
+}
+
+static void test_duplicate_rules_warn(void **state) {
+        struct diag_list d = {};
+        struct policy *p = NULL;
+        const char *text =
+                "version = 1;\n"
+                "rules = (\n"
+                "  { user = \"alice\"; memlock = \"1G\"; },\n"      /* 3 */
+                "  { group = \"alice\"; memlock = \"1G\"; },\n"     /* 4: not the same */
+                "  { group = \"g\"; memlock = \"1G\"; },\n"         /* 5 */
+                "  { user = \"alice\"; memlock = \"2G\"; },\n"      /* 6 */
+                "  { group = \"g\"; memlock = \"2G\"; }\n"          /* 7 */
+                ");\n";
+
+        assert_int_equal(policy_load_string(text, strlen(text), PATH, &p, &d), 0);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 0);
+        assert_int_equal(diag_count(&d, DIAG_WARNING), 2);
+        /* sorted by kind: users first */
+        assert_int_equal(d.v[0].line, 6);
+        assert_non_null(strstr(d.v[0].message, "line 3"));
+        assert_int_equal(d.v[1].line, 7);
+        assert_non_null(strstr(d.v[1].message, "line 5"));
+        policy_free(p);
+        diag_list_clear(&d);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Errors, each with its line */
+
+static void test_err_version(void **state) {
+        CHECK_ERRORS("rules = ();\n", { 0, "version = 1; is missing" });
+        CHECK_ERRORS("rules = ();\nversion = 2;\n", { 2, "version 2 is not supported" });
+        CHECK_ERRORS("\nversion = \"1\";\n", { 2, "version must be an integer, not a string" });
+        CHECK_ERRORS("version = 1.0;\n", { 1, "not a float" });
+}
+
+static void test_err_top(void **state) {
+        CHECK_ERRORS("version = 1;\nlower = 1;\nrules = ();\n",
+                     { 2, "lower must be true or false, not an integer" });
+        CHECK_ERRORS("version = 1;\nrules = ();\n\nlimit = \"1G\";\n",
+                     { 4, "unknown key \"limit\"" });
+        CHECK_ERRORS("version = 1;\nhardware = ( );\nrules = ();\n",
+                     { 2, "hardware must be a group" });
+        CHECK_ERRORS("version = 1;\nrules = { a = 1; };\n", { 2, "rules must be a list" });
+        CHECK_ERRORS("version = 1;\nrules = ( 5,\n \"x\" );\n",
+                     { 2, "rule 1 must be a group" }, { 3, "rule 2 must be a group" });
+}
+
+static void test_err_hardware(void **state) {
+        CHECK_ERRORS("version = 1;\n"
+                     "hardware = {\n"
+                     "  rdma_port = 5;\n"                  /* 3: type */
+                     "  xsk_queue = \"1048576\";\n"        /* 4: bare number */
+                     "  xsk_copy_queue = \"-1M\";\n"       /* 5: sign */
+                     "  base = \"64 M\";\n"                /* 6: junk */
+                     "  ram_share = \"0.5\";\n"            /* 7: type */
+                     "  fallback = \"0\";\n"               /* 8: zero */
+                     "  ports = \"1G\";\n"                 /* 9: unknown */
+                     "};\n"
+                     "rules = ();\n",
+                     { 3, "rdma_port must be a string such as \"1G\" or \"unlimited\", not an integer" },
+                     { 4, "needs a unit" },
+                     { 5, "xsk_copy_queue = \"-1M\"" },
+                     { 6, "base = \"64 M\"" },
+                     { 7, "ram_share must be a number such as 0.5, not a string" },
+                     { 8, "fallback must not be 0" },
+                     { 9, "unknown key \"ports\" in hardware" });
+
+        CHECK_ERRORS("version = 1;\nhardware = { ram_share = 0.0; };\nrules = ();\n",
+                     { 2, "ram_share = 0: must be above 0" });
+        CHECK_ERRORS("version = 1;\nhardware = {\nram_share = 1.5; };\nrules = ();\n",
+                     { 3, "ram_share = 1.5" });
+        CHECK_ERRORS("version = 1;\nhardware = { ram_share = -0.5; };\nrules = ();\n",
+                     { 2, "ram_share = -0.5" });
+        CHECK_ERRORS("version = 1;\nhardware = { ram_share = 1e999; };\nrules = ();\n",
+                     { 2, "ram_share = inf" });
+        CHECK_ERRORS("version = 1;\nhardware = { fallback = \"auto\"; };\nrules = ();\n",
+                     { 2, "fallback = \"auto\"" });
+        CHECK_ERRORS("version = 1;\nhardware = { base = \"99999999T\"; };\nrules = ();\n",
+                     { 2, "too large" });
+        /* a group inside hardware is just an unknown key: nothing below it is read */
+        CHECK_ERRORS("version = 1;\nhardware = {\n  x = { rdma_port = 5; };\n};\nrules = ();\n",
+                     { 3, "unknown key \"x\" in hardware" });
+}
+
+static void test_err_rules(void **state) {
+        CHECK_ERRORS("version = 1;\n"
+                     "rules = (\n"
+                     "  { memlock = \"1G\"; },\n"                                  /* 3 */
+                     "  { user = \"a\"; group = \"b\"; memlock = \"1G\"; },\n"     /* 4 */
+                     "  { user = \"a\"; },\n"                                      /* 5 */
+                     "  { user = \"a\";\n"                                         /* 6 */
+                     "    memlock = 5; },\n"                                       /* 7 */
+                     "  { group = \"g\"; memlock = \"0\"; },\n"                    /* 8 */
+                     "  { group = \"g\"; memlock = \"64\"; },\n"                   /* 9 */
+                     "  { group = \"g\"; memlock = \"lots\"; },\n"                 /* 10 */
+                     "  { group = \"g\"; memlock = \"4G\";\n"                      /* 11 */
+                     "    hard = \"2G\"; },\n"                                     /* 12 */
+                     "  { group = \"g\"; memlock = \"auto\";\n"                    /* 13 */
+                     "    minimum = \"2G\"; maximum = \"1G\"; },\n"                /* 14 */
+                     "  { group = \"g\"; memlock = \"512M\"; minimum = \"1G\"; },\n" /* 15 */
+                     "  { group = \"g\"; memlock = \"auto\"; soft = \"1G\"; },\n"  /* 16 */
+                     "  { group = \"g\"; memlock = \"auto\"; x = { y = 1; }; },\n" /* 17 */
+                     "  { group = \"@rdma\"; memlock = \"1G\"; },\n"               /* 18 */
+                     "  { user = \"\"; memlock = \"1G\"; },\n"                     /* 19 */
+                     "  { user = 7; memlock = \"1G\"; },\n"                        /* 20 */
+                     "  { group = \"g\"; memlock = \"auto\"; hard = \"0\"; },\n"   /* 21 */
+                     "  { group = \"g\"; memlock = \"auto\"; maximum = \"0\"; },\n" /* 22 */
+                     "  { group = \"g\"; memlock = \"unlimited\"; hard = \"1T\"; },\n" /* 23 */
+                     "  { group = \"g\"; memlock = \"8G\"; maximum = \"4G\"; }\n"  /* 24 */
+                     ");\n",
+                     { 3, "neither a user nor a group" },
+                     { 4, "both a user and a group" },
+                     { 5, "no memlock" },
+                     { 7, "memlock must be a string such as \"1G\", \"unlimited\" or \"auto\", not an integer" },
+                     { 8, "memlock must not be 0: a memlock limit of 0 makes every RDMA memory registration fail" },
+                     { 9, "a size needs a unit" },
+                     { 10, "memlock = \"lots\": expected a size with a unit" },
+                     { 12, "hard 2G is below memlock 4G" },
+                     { 14, "minimum 2G is above maximum 1G" },
+                     { 15, "memlock 512M is below minimum 1G" },
+                     { 16, "unknown key \"soft\" in rule" },
+                     { 17, "unknown key \"x\" in rule" },
+                     { 18, "without the '@'" },
+                     { 19, "not a valid user name" },
+                     { 20, "user must be a string" },
+                     { 21, "hard must not be 0" },
+                     { 22, "maximum must not be 0" },
+                     { 23, "hard 1T is below memlock unlimited" },
+                     { 24, "memlock 8G is above maximum 4G" });
+}
+
+static void test_err_parse(void **state) {
+        /* libconfig stops at a syntax error: one finding, its line */
+        CHECK_ERRORS("version = 1;\nrules = (\n  { user = \"a\"; memlock = ; }\n);\n",
+                     { 3, "parse error: syntax error" });
+        /* a duplicate key is libconfig's parse error */
+        CHECK_ERRORS("version = 1;\nhardware = {\n base = \"1M\";\n\n base = \"2M\";\n};\n",
+                     { 5, "duplicate key" });
+        CHECK_ERRORS("version = 1;\nversion = 1;\n", { 2, "duplicate key" });
+        /* a trailing comma in a list */
+        CHECK_ERRORS("version = 1;\nrules = (\n { user = \"a\"; memlock = \"1G\"; },\n);\n",
+                     { 4, "syntax error" });
+}
+
+static void test_err_include(void **state) {
+        /* refused, blanked, and the rest is still checked; not inside strings or comments */
+        CHECK_ERRORS("version = 1;\n"
+                     "  @include \"/etc/passwd\"\n"                 /* 2 */
+                     "# @include \"x\"\n"
+                     "/*\n@include \"y\"\n*/\n"
+                     "rules = ( { user = \"a\"; memlock = \"0\"; } );\n",    /* 7 */
+                     { 2, "@include is not supported" },
+                     { 7, "memlock must not be 0" });
+}
+
+static void test_err_nul(void **state) {
+        static const char text[] = "version = 1;\nrules = ();\n\0\n";
+        struct diag_list d = {};
+        struct policy *p = MARKER;
+
+        assert_int_equal(policy_load_string(text, sizeof(text) - 1, PATH, &p, &d), -EINVAL);
+        assert_ptr_equal(p, MARKER);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 1);
+        assert_int_equal(d.v[0].line, 3);
+        assert_non_null(strstr(d.v[0].message, "NUL byte"));
+        diag_list_clear(&d);
+}
+
+static void test_err_depth(void **state) {
+        /* nesting inside strings and comments does not count */
+        struct policy *p = load_ok("version = 1;\n# ((((((((\n"
+                                   "rules = ( { user = \"(((((((\"; memlock = \"1G\"; } );\n");
+        policy_free(p);
+
+        CHECK_ERRORS("version = 1;\nrules = ( { a = { b = ( c = { d = 1; } ) }; } );\n",
+                     { 2, "nested deeper than 4 levels" });
+
+        /* a deep file is refused by the scanner, not by libconfig's parser stack */
+        size_t n = 200000;
+        _cleanup_free_ char *deep = malloc(2 * n + 16);
+        assert_non_null(deep);
+        memcpy(deep, "a = ", 4);
+        memset(deep + 4, '(', n);
+        memset(deep + 4 + n, ')', n);
+        memcpy(deep + 4 + 2 * n, ";\n", 3);
+        check_errors(deep, -EINVAL, (const struct expect[]){ { 1, "nested deeper" } }, 1);
+}
+
+static void test_err_many_lines(void **state) {
+        /* error lines are right far into a big file */
+        size_t n = 70000, len = 0;
+        _cleanup_free_ char *text = malloc(n * 2 + 64);
+
+        assert_non_null(text);
+        len += (size_t)sprintf(text, "version = 1;\n");
+        for (size_t i = 0; i < n; i++)
+                text[len++] = '\n';
+        len += (size_t)sprintf(text + len, "rules = 5;\n");
+        check_errors(text, -EINVAL, (const struct expect[]){ { 70002, "rules must be a list" } }, 1);
+}
+
+static void test_too_big_string(void **state) {
+        struct policy *p = MARKER;
+        _cleanup_free_ char *text = calloc(1, POLICY_MAX_BYTES + 1);
+
+        assert_non_null(text);
+        memset(text, ' ', POLICY_MAX_BYTES + 1);
+        assert_int_equal(policy_load_string(text, POLICY_MAX_BYTES + 1, PATH, &p, NULL), -EFBIG);
+        assert_ptr_equal(p, MARKER);
+
+        /* exactly the limit is read (and then refused for its content) */
+        memcpy(text, "version = 1; rules = ();", 24);
+        assert_int_equal(policy_load_string(text, POLICY_MAX_BYTES, PATH, &p, NULL), 0);
+        assert_ptr_not_equal(p, MARKER);
+        policy_free(p);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* policy_load_fd: FIFO, /dev/zero, oversized files */
+
+/* A child writes len bytes of text (repeating it) into the FIFO in small pieces. */
+static pid_t fifo_writer(const char *fifo, const char *text, size_t len) {
+        pid_t pid = fork();
+
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                size_t tl = strlen(text), done = 0;
+                int fd;
+
+                signal(SIGPIPE, SIG_DFL);
+                fd = open(fifo, O_WRONLY | O_CLOEXEC);
+                if (fd < 0)
+                        _exit(1);
+                while (done < len) {
+                        size_t off = done % tl, k = tl - off;
+                        if (k > 7)
+                                k = 7;     /* short writes make short reads */
+                        if (k > len - done)
+                                k = len - done;
+                        ssize_t w = write(fd, text + off, k);
+                        if (w < 0)
+                                _exit(2);
+                        done += (size_t)w;
+                }
+                _exit(0);
+        }
+        return pid;
+}
+
+static char *make_tmpdir(void) {
+        const char *t = getenv("TMPDIR");
+        char *dir = NULL;
+
+        assert_true(asprintf(&dir, "%s/test-policy.XXXXXX", t && *t ? t : "/tmp") > 0);
+        assert_non_null(mkdtemp(dir));
+        return dir;
+}
+
+static void test_fd_fifo(void **state) {
+        static const char text[] = "version = 1;\nrules = ( { user = \"a\"; memlock = \"1G\"; } );\n";
+        _cleanup_free_ char *dir = make_tmpdir(), *fifo = NULL;
+        struct diag_list d = {};
+        struct policy *p = NULL;
+        int fd, status;
+        pid_t pid;
+
+        assert_true(asprintf(&fifo, "%s/fifo", dir) > 0);
+        assert_int_equal(mkfifo(fifo, 0600), 0);
+
+        pid = fifo_writer(fifo, text, strlen(text));
+        fd = open(fifo, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(policy_load_fd(fd, fifo, &p, &d), 0);
+        assert_int_equal(d.n, 0);
+        assert_int_equal(p->n_rules, 1);
+        assert_int_equal(p->rules[0].memlock.bytes, GiB);
+        policy_free(p);
+        close(fd);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
+        /* an endless writer: refused after POLICY_MAX_BYTES + 1 bytes, without waiting */
+        p = MARKER;
+        pid = fifo_writer(fifo, "# comment line\n", 4 * (size_t)POLICY_MAX_BYTES);
+        fd = open(fifo, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(policy_load_fd(fd, fifo, &p, &d), -EFBIG);
+        assert_ptr_equal(p, MARKER);
+        close(fd);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) == 2));
+
+        assert_int_equal(unlink(fifo), 0);
+        assert_int_equal(rmdir(dir), 0);
+        diag_list_clear(&d);
+}
+
+static void test_fd_dev_zero(void **state) {
+        struct policy *p = MARKER;
+        int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+
+        if (fd < 0)
+                skip();
+        assert_int_equal(policy_load_fd(fd, "/dev/zero", &p, NULL), -EFBIG);
+        assert_ptr_equal(p, MARKER);
+        close(fd);
+}
+
+static void test_fd_files(void **state) {
+        _cleanup_free_ char *dir = make_tmpdir(), *file = NULL;
+        struct policy *p = MARKER;
+        int fd;
+
+        /* a sparse regular file over the limit is refused from fstat() alone */
+        assert_true(asprintf(&file, "%s/big.conf", dir) > 0);
+        fd = open(file, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        assert_true(fd >= 0);
+        assert_int_equal(ftruncate(fd, (off_t)POLICY_MAX_BYTES + 1), 0);
+        assert_int_equal(policy_load_fd(fd, file, &p, NULL), -EFBIG);
+        assert_ptr_equal(p, MARKER);
+
+        /* a good one, read from the start */
+        assert_int_equal(ftruncate(fd, 0), 0);
+        assert_int_equal(pwrite(fd, "version = 1;\nrules = ();\n", 25, 0), 25);
+        assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+        assert_int_equal(policy_load_fd(fd, file, &p, NULL), 0);
+        assert_ptr_not_equal(p, MARKER);
+        policy_free(p);
+        close(fd);
+
+        /* an empty file: no version */
+        p = MARKER;
+        assert_int_equal(truncate(file, 0), 0);
+        fd = open(file, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(policy_load_fd(fd, file, &p, NULL), -EINVAL);
+        assert_ptr_equal(p, MARKER);
+        close(fd);
+
+        /* a directory, a bad descriptor */
+        fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(policy_load_fd(fd, dir, &p, NULL), -EISDIR);
+        close(fd);
+        assert_int_equal(policy_load_fd(-1, "x", &p, NULL), -EINVAL);
+        assert_ptr_equal(p, MARKER);
+
+        assert_int_equal(unlink(file), 0);
+        assert_int_equal(rmdir(dir), 0);
+}
+
+static void test_shipped_conf(void **state) {
+        const char *top = getenv("top_srcdir");
+        _cleanup_free_ char *path = NULL;
+        struct diag_list d = {};
+        struct policy *p = NULL;
+        int fd;
+
+        if (!top || !*top) {
+                print_message("# top_srcdir is not set\n");
+                skip();
+        }
+        assert_true(asprintf(&path, "%s/conf/rdmalimit.conf", top) > 0);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(policy_load_fd(fd, path, &p, &d), 0);
+        close(fd);
+        dump_diags(&d);
+        assert_int_equal(d.n, 0);
+
+        /* the documented defaults, one active rule */
+        assert_false(p->lower);
+        assert_int_equal(p->hw.rdma_port, GiB);
+        assert_int_equal(p->hw.xsk_queue, 16 * MiB);
+        assert_int_equal(p->hw.xsk_copy_queue, 0);
+        assert_int_equal(p->hw.base, 64 * MiB);
+        assert_true(p->hw.ram_share == 0.5);
+        assert_int_equal(p->hw.fallback.kind, PV_NONE);
+        assert_int_equal(p->n_rules, 1);
+        assert_string_equal(p->rules[0].group, "rdma_users");
+        assert_int_equal(p->rules[0].memlock.kind, PV_AUTO);
+        policy_free(p);
+        diag_list_clear(&d);
+}
+
+/* ---------------------------------------------------------------------------------------- */
+/* Evaluation */
+
+/* A hand-built hardware summary. */
+struct fake_hw {
+        struct hw_port ports[4];
+        struct hw_rdma_dev dev[2];
+        struct hw_xdp_if xdp[2];
+        struct hw_summary s;
+};
+
+static void fake_hw_init(struct fake_hw *f) {
+        memset(f, 0, sizeof(*f));
+        f->s.rdma_status = -ENODEV;
+        f->s.xdp_status = 0;
+        f->s.mem_status = 0;
+        f->s.mem_total = 64 * GiB;
+}
+
+/* One RDMA device with `active` ACTIVE ports and `down` DOWN ports. */
+static void fake_hw_rdma(struct fake_hw *f, unsigned active, unsigned down, uint64_t max_mr) {
+        size_t n = 0;
+
+        for (unsigned i = 0; i < active; i++, n++)
+                f->ports[n] = (struct hw_port){ .num = (unsigned)n + 1, .state = 4, .link_layer = 1 };
+        for (unsigned i = 0; i < down; i++, n++)
+                f->ports[n] = (struct hw_port){ .num = (unsigned)n + 1, .state = 1, .link_layer = 1 };
+        f->dev[0] = (struct hw_rdma_dev){ .name = "mlx5_0", .max_mr_size = max_mr,
+                                          .n_ports = n, .ports = f->ports };
+        f->s.rdma_status = 0;
+        f->s.n_rdma = 1;
+        f->s.rdma = f->dev;
+}
+
+static void fake_hw_xdp(struct fake_hw *f, unsigned zc_queues, unsigned copy_queues) {
+        size_t n = 0;
+
+        if (zc_queues)
+                f->xdp[n++] = (struct hw_xdp_if){ .ifindex = 2, .name = "eth0",
+                        .xdp_features = 0x2b, .zero_copy = true, .rx_queues = zc_queues };
+        if (copy_queues)
+                f->xdp[n++] = (struct hw_xdp_if){ .ifindex = 3, .name = "va",
+                        .xdp_features = 0x23, .zero_copy = false, .rx_queues = copy_queues };
+        f->s.n_xdp = n;
+        f->s.xdp = f->xdp;
+}
+
+static const char *const no_groups[] = { NULL };
+
+static void evaluate(const struct policy *p, const char *user, const char *const *groups,
+                     size_t n, const struct hw_summary *hw, struct policy_decision *d) {
+        assert_int_equal(policy_evaluate(p, user, n ? groups : no_groups, n, hw, d), 0);
+        if (d->matched && !d->untouched) {
+                assert_true(d->soft != 0);
+                assert_true(d->hard >= d->soft);
+        }
+}
+
+static void test_eval_precedence(void **state) {
+        struct policy *p = load_ok(
+                "version = 1;\n"
+                "rules = (\n"
+                "  { group = \"small\"; memlock = \"1G\"; },\n"          /* 3 */
+                "  { group = \"big\"; memlock = \"2G\"; },\n"            /* 4 */
+                "  { group = \"big2\"; memlock = \"2G\"; hard = \"4G\"; },\n" /* 5 */
+                "  { user = \"alice\"; memlock = \"512M\"; },\n"         /* 6 */
+                "  { group = \"users\"; memlock = \"unlimited\"; },\n"   /* 7 */
+                "  { user = \"alice\"; memlock = \"8G\"; }\n"            /* 8: shadowed */
+                ");\n");
+        const char *const g_all[] = { "small", "big", "big2" };
+        const char *const g_rev[] = { "big2", "big", "small" };
+        const char *const g_users[] = { "small", "users" };
+        struct policy_decision d;
+
+        /* a user rule beats every group rule, even a larger one; the first user rule wins */
+        evaluate(p, "alice", g_users, 2, NULL, &d);
+        assert_true(d.matched);
+        assert_false(d.untouched);
+        assert_int_equal(d.rule->line, 6);
+        assert_int_equal(d.soft, 512 * MiB);
+        assert_int_equal(d.hard, 512 * MiB);
+        assert_false(d.used_auto);
+
+        /* the largest group value wins; a tie goes to the first rule in the file */
+        evaluate(p, "bob", g_all, 3, NULL, &d);
+        assert_int_equal(d.rule->line, 4);
+        assert_int_equal(d.soft, 2 * GiB);
+        assert_int_equal(d.hard, 2 * GiB);
+        evaluate(p, "bob", g_rev, 3, NULL, &d);
+        assert_int_equal(d.rule->line, 4);
+
+        evaluate(p, "bob", g_users, 2, NULL, &d);
+        assert_int_equal(d.rule->line, 7);
+        assert_int_equal(d.soft, SIZE_INFINITY);
+        assert_int_equal(d.hard, SIZE_INFINITY);
+
+        /* no match */
+        evaluate(p, "carol", (const char *const[]){ "other" }, 1, NULL, &d);
+        assert_false(d.matched);
+        assert_null(d.rule);
+        evaluate(p, "carol", NULL, 0, NULL, &d);
+        assert_false(d.matched);
+        assert_false(d.lower);
+
+        /* bad arguments */
+        assert_int_equal(policy_evaluate(p, NULL, NULL, 0, NULL, &d), -EINVAL);
+        assert_int_equal(policy_evaluate(p, "x", NULL, 1, NULL, &d), -EINVAL);
+        policy_free(p);
+}
+
+static void test_eval_lower(void **state) {
+        struct policy *p = load_ok("version = 1;\nlower = true;\n"
+                                   "rules = ( { user = \"a\"; memlock = \"1G\"; } );\n");
+        struct policy_decision d;
+
+        evaluate(p, "a", NULL, 0, NULL, &d);
+        assert_true(d.matched);
+        assert_true(d.lower);
+        evaluate(p, "b", NULL, 0, NULL, &d);
+        assert_false(d.matched);
+        assert_true(d.lower);
+        policy_free(p);
+}
+
+static void test_eval_auto_arithmetic(void **state) {
+        struct policy *p = load_ok(
+                "version = 1;\n"
+                "hardware = { rdma_port = \"1G\"; xsk_queue = \"16M\"; xsk_copy_queue = \"1M\";\n"
+                "             base = \"64M\"; ram_share = 0.5; };\n"
+                "rules = ( { group = \"rdma_users\"; memlock = \"auto\"; } );\n");
+        const char *const g[] = { "rdma_users" };
+        struct policy_decision d;
+        struct fake_hw f;
+
+        fake_hw_init(&f);
+        fake_hw_rdma(&f, 2, 1, 0);
+        fake_hw_xdp(&f, 4, 3);
+        assert_true(policy_needs_hw(p, "u", g, 1));
+        evaluate(p, "u", g, 1, &f.s, &d);
+        assert_true(d.matched);
+        assert_false(d.untouched);
+        assert_true(d.used_auto);
+        assert_true(d.auto_info.hardware_found);
+        assert_false(d.auto_info.xdp_unknown);
+        assert_false(d.auto_info.used_fallback);
+        assert_int_equal(d.auto_info.active_ports, 2);
+        assert_int_equal(d.auto_info.zc_queues, 4);
+        assert_int_equal(d.auto_info.copy_queues, 3);
+        assert_int_equal(d.auto_info.sum, 64 * MiB + 2 * GiB + 4 * 16 * MiB + 3 * MiB);
+        assert_int_equal(d.auto_info.ram_cap, 32 * GiB);
+        assert_int_equal(d.auto_info.mr_cap, 0);
+        assert_int_equal(d.auto_info.value, d.auto_info.sum);
+        assert_int_equal(d.soft, d.auto_info.sum);
+        assert_int_equal(d.hard, d.soft);
+
+        /* the RAM share caps it */
+        f.s.mem_total = 2 * GiB;
+        evaluate(p, "u", g, 1, &f.s, &d);
+        assert_int_equal(d.auto_info.ram_cap, GiB);
+        assert_int_equal(d.soft, GiB);
+
+        /* MemTotal unknown: no RAM cap */
+        f.s.mem_status = -ENOENT;
+        evaluate(p, "u", g, 1, &f.s, &d);
+        assert_int_equal(d.auto_info.ram_cap, 0);
+        assert_int_equal(d.soft, d.auto_info.sum);
+        f.s.mem_status = 0;
+        f.s.mem_total = 64 * GiB;
+
+        /* the smallest max_mr_size of a device with an active port caps it */
+        fake_hw_rdma(&f, 1, 0, 256 * MiB);
+        evaluate(p, "u", g, 1, &f.s, &d);
+        assert_int_equal(d.auto_info.mr_cap, 256 * MiB);
+        assert_int_equal(d.soft, 256 * MiB);
+
+        /* ... but not that of a device without an active port */
+        fake_hw_rdma(&f, 0, 2, 256 * MiB);
+        evaluate(p, "u", g, 1, &f.s, &d);
+        assert_int_equal(d.auto_info.active_ports, 0);
+        assert_int_equal(d.auto_info.mr_cap, 0);
+        assert_int_equal(d.soft, 64 * MiB + 4 * 16 * MiB + 3 * MiB);
+
+        /* policy_compute_auto() gives the same */
+        struct policy_auto a;
+        policy_compute_auto(&p->hw, &f.s, &a);
+        assert_int_equal(a.value, d.soft);
+        policy_free(p);
+}
+
+static void test_eval_auto_saturates(void **state) {
+        struct policy *p = load_ok(
+                "version = 1;\n"
+                "hardware = { rdma_port = \"unlimited\"; xsk_queue = \"16T\"; };\n"
+                "rules = ( { user = \"u\"; memlock = \"auto\"; } );\n");
+        struct policy_decision d;
+        struct fake_hw f;
+
+        /* 16T x 4G queues overflows: the sum saturates at unlimited, the RAM cap applies */
+        fake_hw_init(&f);
+        fake_hw_xdp(&f, UINT_MAX, 0);
+        evaluate(p, "u", NULL, 0, &f.s, &d);
+        assert_int_equal(d.auto_info.sum, SIZE_INFINITY);
+        assert_int_equal(d.soft, 32 * GiB);
+
+        /* unlimited per port, no RAM known: unlimited */
+        fake_hw_init(&f);
+        fake_hw_rdma(&f, 3, 0, 0);
+        f.s.mem_status = -ENODATA;
+        evaluate(p, "u", NULL, 0, &f.s, &d);
+        assert_int_equal(d.auto_info.sum, SIZE_INFINITY);
+        assert_int_equal(d.soft, SIZE_INFINITY);
+        assert_int_equal(d.hard, SIZE_INFINITY);
+
+        /* ram_share 1 of an enormous MemTotal does not overflow */
+        p->hw.ram_share = 1.0;
+        f.s.mem_status = 0;
+        f.s.mem_total = UINT64_MAX - 1;
+        evaluate(p, "u", NULL, 0, &f.s, &d);
+        assert_int_equal(d.soft, UINT64_MAX - 1);
+        p->hw.ram_share = 0.9999999;
+        evaluate(p, "u", NULL, 0, &f.s, &d);
+        assert_true(d.soft <= UINT64_MAX - 1);
+        assert_true(d.soft > (UINT64_MAX / 10) * 9);
+        policy_free(p);
+}
+
+static void test_eval_fallback_untouched(void **state) {
+        struct policy *with = load_ok(
+                "version = 1;\nhardware = { fallback = \"8M\"; };\n"
+                "rules = ( { user = \"u\"; memlock = \"auto\"; } );\n");
+        struct policy *without = load_ok(
+                "version = 1;\nrules = ( { user = \"u\"; memlock = \"auto\"; } );\n");
+        struct policy_decision d;
+        struct fake_hw f;
+
+        /* no active port (a DOWN one does not count), no XDP RX queue */
+        fake_hw_init(&f);
+        fake_hw_rdma(&f, 0, 2, 0);
+        evaluate(with, "u", NULL, 0, &f.s, &d);
+        assert_true(d.matched);
+        assert_false(d.untouched);
+        assert_false(d.auto_info.hardware_found);
+        assert_true(d.auto_info.used_fallback);
+        assert_int_equal(d.soft, 8 * MiB);
+        assert_int_equal(d.hard, 8 * MiB);
+
+        /* the fallback respects the RAM share too */
+        f.s.mem_total = 8 * MiB;
+        evaluate(with, "u", NULL, 0, &f.s, &d);
+        assert_int_equal(d.soft, 4 * MiB);
+        f.s.mem_total = 64 * GiB;
+
+        evaluate(without, "u", NULL, 0, &f.s, &d);
+        assert_true(d.matched);
+        assert_true(d.untouched);
+        assert_false(d.auto_info.hardware_found);
+        assert_false(d.auto_info.used_fallback);
+        assert_int_equal(d.auto_info.value, 0);
+
+        /* an XDP interface without RX queues counts nothing */
+        fake_hw_xdp(&f, 0, 0);
+        f.xdp[0] = (struct hw_xdp_if){ .ifindex = 2, .xdp_features = 0x2b, .zero_copy = true };
+        f.s.n_xdp = 1;
+        evaluate(without, "u", NULL, 0, &f.s, &d);
+        assert_true(d.untouched);
+        policy_free(with);
+        policy_free(without);
+}
+
+static void test_eval_xdp_unknown(void **state) {
+        struct policy *p = load_ok(
+                "version = 1;\nrules = ( { user = \"u\"; memlock = \"auto\"; } );\n");
+        struct policy_decision d;
+        struct fake_hw f;
+
+        /* the netdev family is missing: XDP is not counted, RDMA is */
+        fake_hw_init(&f);
+        fake_hw_rdma(&f, 1, 0, 0);
+        fake_hw_xdp(&f, 8, 8);
+        f.s.xdp_status = -EOPNOTSUPP;
+        evaluate(p, "u", NULL, 0, &f.s, &d);
+        assert_true(d.auto_info.xdp_unknown);
+        assert_int_equal(d.auto_info.zc_queues, 0);
+        assert_int_equal(d.auto_info.copy_queues, 0);
+        assert_int_equal(d.soft, 64 * MiB + GiB);
+
+        /* and without RDMA, nothing was found */
+        fake_hw_init(&f);
+        fake_hw_xdp(&f, 8, 0);
+        f.s.xdp_status = -EOPNOTSUPP;
+        evaluate(p, "u", NULL, 0, &f.s, &d);
+        assert_true(d.auto_info.xdp_unknown);
+        assert_false(d.auto_info.hardware_found);
+        assert_true(d.untouched);
+        policy_free(p);
+}
+
+static void test_eval_bounds(void **state) {
+        struct policy *p = load_ok(
+                "version = 1;\n"
+                "rules = (\n"
+                "  { user = \"min\"; memlock = \"auto\"; minimum = \"1G\"; },\n"
+                "  { user = \"max\"; memlock = \"auto\"; maximum = \"128M\"; },\n"
+                "  { user = \"hard\"; memlock = \"auto\"; hard = \"unlimited\"; maximum = \"128M\"; },\n"
+                "  { user = \"hauto\"; memlock = \"1M\"; hard = \"auto\"; maximum = \"2G\"; },\n"
+                "  { user = \"hlow\"; memlock = \"auto\"; hard = \"1M\"; }\n"
+                ");\n");
+        struct policy_decision d;
+        struct fake_hw f;
+
+        fake_hw_init(&f);
+        fake_hw_xdp(&f, 2, 0);          /* auto = 64M + 2 x 16M = 96M */
+        evaluate(p, "min", NULL, 0, &f.s, &d);
+        assert_int_equal(d.auto_info.value, 96 * MiB);
+        assert_int_equal(d.soft, GiB);
+        assert_int_equal(d.hard, GiB);
+
+        fake_hw_xdp(&f, 8, 0);          /* auto = 192M */
+        evaluate(p, "max", NULL, 0, &f.s, &d);
+        assert_int_equal(d.soft, 128 * MiB);
+        assert_int_equal(d.hard, 128 * MiB);
+
+        /* the bounds are for `auto`: a fixed hard stays as written */
+        evaluate(p, "hard", NULL, 0, &f.s, &d);
+        assert_int_equal(d.soft, 128 * MiB);
+        assert_int_equal(d.hard, SIZE_INFINITY);
+
+        /* hard = auto with a fixed soft */
+        assert_true(policy_needs_hw(p, "hauto", NULL, 0));
+        evaluate(p, "hauto", NULL, 0, &f.s, &d);
+        assert_true(d.used_auto);
+        assert_int_equal(d.soft, MiB);
+        assert_int_equal(d.hard, 192 * MiB);
+        fake_hw_xdp(&f, 0, 0);          /* nothing found: hard = soft */
+        evaluate(p, "hauto", NULL, 0, &f.s, &d);
+        assert_false(d.untouched);
+        assert_int_equal(d.soft, MiB);
+        assert_int_equal(d.hard, MiB);
+
+        /* a hard below the evaluated soft is raised to it */
+        fake_hw_xdp(&f, 1, 0);
+        evaluate(p, "hlow", NULL, 0, &f.s, &d);
+        assert_int_equal(d.soft, 80 * MiB);
+        assert_int_equal(d.hard, 80 * MiB);
+        policy_free(p);
+}
+
+static void test_eval_never_zero(void **state) {
+        struct policy *p = load_ok(
+                "version = 1;\n"
+                "hardware = { rdma_port = \"0\"; xsk_queue = \"0\"; base = \"0\"; };\n"
+                "rules = ( { user = \"u\"; memlock = \"auto\"; } );\n");
+        struct policy_decision d;
+        struct fake_hw f;
+
+        /* hardware found, but every size is 0 */
+        fake_hw_init(&f);
+        fake_hw_rdma(&f, 2, 0, 0);
+        evaluate(p, "u", NULL, 0, &f.s, &d);
+        assert_int_equal(d.auto_info.sum, 0);
+        assert_int_equal(d.soft, POLICY_MIN_BYTES);
+        assert_int_equal(d.hard, POLICY_MIN_BYTES);
+
+        /* a tiny RAM share: not below the floor either */
+        p->hw.base = GiB;
+        f.s.mem_total = 64 * KiB;
+        evaluate(p, "u", NULL, 0, &f.s, &d);
+        assert_int_equal(d.auto_info.ram_cap, 32 * KiB);
+        assert_int_equal(d.soft, 64 * KiB);
+
+        /* a hand-built rule of 0 is not handed out either */
+        p->rules[0].memlock = (struct policy_value){ .kind = PV_SIZE, .bytes = 0 };
+        evaluate(p, "u", NULL, 0, NULL, &d);
+        assert_int_equal(d.soft, POLICY_MIN_BYTES);
+        policy_free(p);
+}
+
+static void test_eval_groups_auto(void **state) {
+        struct policy *p = load_ok(
+                "version = 1;\n"
+                "rules = (\n"
+                "  { group = \"a\"; memlock = \"auto\"; },\n"            /* 3 */
+                "  { group = \"b\"; memlock = \"32M\"; },\n"             /* 4 */
+                "  { group = \"c\"; memlock = \"auto\"; minimum = \"1G\"; },\n" /* 5 */
+                "  { user = \"fixed\"; memlock = \"1G\"; }\n"            /* 6 */
+                ");\n");
+        const char *const ab[] = { "a", "b" }, *const abc[] = { "a", "b", "c" };
+        const char *const a_only[] = { "a" };
+        struct policy_decision d;
+        struct fake_hw f;
+
+        fake_hw_init(&f);
+
+        /* needs_hw: only the rules that can decide */
+        assert_true(policy_needs_hw(p, "x", ab, 2));
+        assert_false(policy_needs_hw(p, "x", (const char *const[]){ "b" }, 1));
+        assert_false(policy_needs_hw(p, "fixed", abc, 3));
+        assert_false(policy_needs_hw(p, "x", NULL, 0));
+
+        /* hw may be NULL only when it is not needed */
+        assert_int_equal(policy_evaluate(p, "x", ab, 2, NULL, &d), -EINVAL);
+        evaluate(p, "fixed", abc, 3, NULL, &d);
+        assert_int_equal(d.soft, GiB);
+
+        /* no hardware: `auto` leaves the limits alone, so a fixed value wins */
+        evaluate(p, "x", ab, 2, &f.s, &d);
+        assert_int_equal(d.rule->line, 4);
+        assert_false(d.untouched);
+        assert_int_equal(d.soft, 32 * MiB);
+
+        /* only untouched rules match */
+        evaluate(p, "x", a_only, 1, &f.s, &d);
+        assert_true(d.matched);
+        assert_true(d.untouched);
+        assert_int_equal(d.rule->line, 3);
+
+        /* with hardware, the larger value wins: 64M + 1G */
+        fake_hw_rdma(&f, 1, 0, 0);
+        evaluate(p, "x", ab, 2, &f.s, &d);
+        assert_int_equal(d.rule->line, 3);
+        assert_int_equal(d.soft, 64 * MiB + GiB);
+        /* ... and the minimum of c is 1G, below a's value: a (first) keeps it */
+        evaluate(p, "x", abc, 3, &f.s, &d);
+        assert_int_equal(d.rule->line, 3);
+        /* with a smaller port size, c's minimum makes it larger */
+        p->hw.rdma_port = MiB;
+        evaluate(p, "x", abc, 3, &f.s, &d);
+        assert_int_equal(d.rule->line, 5);
+        assert_int_equal(d.soft, GiB);
+        policy_free(p);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_good_full),
+                cmocka_unit_test(test_good_defaults),
+                cmocka_unit_test(test_no_rules_warns),
+                cmocka_unit_test(test_duplicate_rules_warn),
+                cmocka_unit_test(test_err_version),
+                cmocka_unit_test(test_err_top),
+                cmocka_unit_test(test_err_hardware),
+                cmocka_unit_test(test_err_rules),
+                cmocka_unit_test(test_err_parse),
+                cmocka_unit_test(test_err_include),
+                cmocka_unit_test(test_err_nul),
+                cmocka_unit_test(test_err_depth),
+                cmocka_unit_test(test_err_many_lines),
+                cmocka_unit_test(test_too_big_string),
+                cmocka_unit_test(test_fd_fifo),
+                cmocka_unit_test(test_fd_dev_zero),
+                cmocka_unit_test(test_fd_files),
+                cmocka_unit_test(test_shipped_conf),
+                cmocka_unit_test(test_eval_precedence),
+                cmocka_unit_test(test_eval_lower),
+                cmocka_unit_test(test_eval_auto_arithmetic),
+                cmocka_unit_test(test_eval_auto_saturates),
+                cmocka_unit_test(test_eval_fallback_untouched),
+                cmocka_unit_test(test_eval_xdp_unknown),
+                cmocka_unit_test(test_eval_bounds),
+                cmocka_unit_test(test_eval_never_zero),
+                cmocka_unit_test(test_eval_groups_auto),
+        };
+
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
