@@ -1,0 +1,398 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The pam_limits model: grammar, ranks, quirks, baseline, check findings. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ident.h"
+#include "limitsconf.h"
+
+#define KiB UINT64_C(1024)
+#define INF UINT64_MAX
+
+static char root[] = "/tmp/test-limits-XXXXXX";
+
+static void write_file(const char *rel, const char *text) {
+        char p[512];
+        snprintf(p, sizeof p, "%s/%s", root, rel);
+        FILE *f = fopen(p, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+static int setup(void **state) {
+        char p[512];
+        if (!mkdtemp(root))
+                return -1;
+        snprintf(p, sizeof p, "%s/etc", root);
+        mkdir(p, 0755);
+        snprintf(p, sizeof p, "%s/proc", root);
+        mkdir(p, 0755);
+        snprintf(p, sizeof p, "%s/proc/1", root);
+        mkdir(p, 0755);
+        write_file("etc/passwd", "root:x:0:0::/root:/bin/sh\n"
+                                 "alice:x:1001:1001::/home/alice:/bin/sh\n"
+                                 "bob:x:1002:2000::/home/bob:/bin/sh\n"
+                                 "carol:x:1003:1003::/home/carol:/bin/sh\n");
+        write_file("etc/group", "root:x:0:\nalice:x:1001:\ncarol:x:1003:\n"
+                                "rdma:x:2000:alice\nspdk:x:2001:carol,alice\nempty:x:2002:\n");
+        write_file("proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
+                                    "Max locked memory         131072               6291456              bytes     \n");
+        return 0;
+}
+
+static int teardown(void **state) {
+        char cmd[600];
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+struct outcome {
+        enum lc_result_kind kind;
+        uint64_t soft, hard;
+        bool soft_known, hard_known;
+        unsigned soft_line, hard_line; /* 0: baseline */
+        bool clamped;
+};
+
+static struct outcome resolve(const char *text, enum lc_flavour fl, const char *user) {
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        struct lc_baseline b;
+        struct lc_result r = {};
+        struct outcome o = {};
+        char p[512];
+
+        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), fl, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        snprintf(p, sizeof p, "%s/proc/1/limits", root);
+        assert_int_equal(lc_baseline_load(t, p, &b), 0);
+        assert_int_equal(lc_resolve(t, id, user, &b, &r), 0);
+        o.kind = r.kind;
+        o.soft = r.soft.value;
+        o.hard = r.hard.value;
+        o.soft_known = r.soft.known;
+        o.hard_known = r.hard.known;
+        o.soft_line = r.soft.src ? r.soft.src->lineno : 0;
+        o.hard_line = r.hard.src ? r.hard.src->lineno : 0;
+        o.clamped = r.soft_clamped;
+        lc_result_clear(&r);
+        lc_tree_free(t);
+        ident_free(id);
+        return o;
+}
+
+#define D LC_FLAVOUR_DEBIAN
+#define U LC_FLAVOUR_UPSTREAM
+
+static void test_baseline(void **state) {
+        struct outcome o = resolve("# nothing\n", D, "alice");
+        assert_int_equal(o.kind, LC_RES_LIMITS);
+        assert_true(o.soft == 131072 && o.hard == 6291456);
+        assert_int_equal(o.soft_line, 0);
+        /* upstream: the service's own limits */
+        o = resolve("# nothing\n", U, "alice");
+        assert_false(o.soft_known);
+        assert_false(o.hard_known);
+        /* a missing /proc/1/limits: pam_limits' own default, max(page size, 64 KiB) */
+        struct lc_tree *t;
+        struct lc_baseline b;
+        assert_int_equal(lc_tree_load_text("x", "", 0, D, &t), 0);
+        assert_int_equal(lc_baseline_load(t, "/nonexistent/limits", &b), 0);
+        assert_true(b.known);
+        assert_int_equal(b.rank, LC_RANK_DEFAULT);
+        assert_true(b.soft == (sysconf(_SC_PAGESIZE) > 65536 ? (uint64_t)sysconf(_SC_PAGESIZE) : 65536));
+        lc_tree_free(t);
+}
+
+static void test_values(void **state) {
+        struct outcome o;
+        o = resolve("alice soft memlock 1024\n", D, "alice");
+        assert_true(o.soft == 1024 * KiB);
+        assert_int_equal(o.soft_line, 1);
+        assert_true(o.hard == 6291456);
+        o = resolve("alice - memlock 64M\n", D, "alice");   /* no units: 64 KiB */
+        assert_true(o.soft == 64 * KiB && o.hard == 64 * KiB);
+        o = resolve("alice - memlock 1024abc\n", D, "alice");
+        assert_true(o.soft == 1024 * KiB);
+        o = resolve("alice - memlock -2\n", D, "alice");     /* wraps, saturates */
+        assert_true(o.soft == INF);
+        o = resolve("alice - memlock UNLIMITED\n", D, "alice");
+        assert_true(o.soft == INF);
+        o = resolve("alice - memlock -\n", D, "alice");
+        assert_true(o.soft == INF);
+        o = resolve("alice - memlock -1\n", D, "alice");
+        assert_true(o.soft == INF);
+        o = resolve("alice - memlock infinity\n", D, "alice");
+        assert_true(o.soft == INF);
+        o = resolve("alice - memlock 99999999999999999999999\n", D, "alice");
+        assert_true(o.soft == INF);
+        o = resolve("alice - memlock 18014398509481984\n", D, "alice"); /* >= INF/1024 */
+        assert_true(o.soft == INF);
+        o = resolve("alice - memlock 0\n", D, "alice");
+        assert_true(o.soft == 0 && o.soft_line == 1);
+        o = resolve("alice - memlock abc\n", D, "alice"); /* skipped */
+        assert_int_equal(o.soft_line, 0);
+        o = resolve("alice - memlock 0x10\n", D, "alice"); /* read as 0 */
+        assert_true(o.soft == 0 && o.soft_line == 1);
+}
+
+static void test_case_and_syntax(void **state) {
+        struct outcome o;
+        o = resolve("alice SOFT MEMLOCK 2048\n", D, "alice");
+        assert_true(o.soft == 2048 * KiB);
+        o = resolve("Alice soft memlock 2048\n", D, "alice"); /* the domain is case-sensitive */
+        assert_int_equal(o.soft_line, 0);
+        o = resolve("  \talice\tsoft\tmemlock\t2048 # a comment\n", D, "alice");
+        assert_true(o.soft == 2048 * KiB);
+        o = resolve("alice soft memlock#2048\n", D, "alice"); /* 3 fields: invalid */
+        assert_int_equal(o.soft_line, 0);
+        o = resolve("alice soft memlock 2048 extra words\n", D, "alice"); /* Debian: ignored */
+        assert_true(o.soft == 2048 * KiB);
+        o = resolve("alice soft memlock 2048 extra\n", U, "alice"); /* upstream: value "2048 extra" */
+        assert_true(o.soft == 2048 * KiB);
+        o = resolve("alice soft memlock unlimited extra\n", D, "alice");
+        assert_true(o.soft == INF);
+        o = resolve("alice soft memlock unlimited extra\n", U, "alice"); /* not a number upstream */
+        assert_false(o.soft_known);
+        o = resolve("alice bogus memlock 2048\n", D, "alice");
+        assert_int_equal(o.soft_line, 0);
+        o = resolve("alice soft memlocks 2048\n", D, "alice");
+        assert_int_equal(o.soft_line, 0);
+        /* no final newline is fine */
+        o = resolve("alice soft memlock 4096", D, "alice");
+        assert_true(o.soft == 4096 * KiB);
+        /* \r is whitespace for sscanf, part of the value for upstream (and ignored by strtoull) */
+        o = resolve("alice soft memlock 4096\r\n", D, "alice");
+        assert_true(o.soft == 4096 * KiB);
+        o = resolve("alice soft memlock 4096\r\n", U, "alice");
+        assert_true(o.soft == 4096 * KiB);
+}
+
+static void test_ranks(void **state) {
+        struct outcome o;
+        /* a user line beats a group line, whatever the order */
+        o = resolve("alice - memlock 100\n@rdma - memlock 200\n", D, "alice");
+        assert_true(o.soft == 100 * KiB && o.soft_line == 1);
+        /* equal ranks: the last wins */
+        o = resolve("@rdma - memlock 200\n@spdk - memlock 300\n", D, "alice");
+        assert_true(o.soft == 300 * KiB && o.soft_line == 2);
+        /* group beats default */
+        o = resolve("@rdma - memlock 200\n* - memlock 300\n", D, "alice");
+        assert_true(o.soft == 200 * KiB);
+        /* bob is in rdma by his primary gid */
+        o = resolve("@rdma - memlock 200\n", D, "bob");
+        assert_true(o.soft == 200 * KiB);
+        /* carol is not in rdma */
+        o = resolve("@rdma - memlock 200\n* soft memlock 50\n", D, "carol");
+        assert_true(o.soft == 50 * KiB && o.hard == 6291456);
+        /* @:gid */
+        o = resolve("@:2001 - memlock 222\n", D, "carol");
+        assert_true(o.soft == 222 * KiB);
+        /* @min:max compares the primary gid only: alice's primary is 1001 */
+        o = resolve("@2000:2001 - memlock 333\n", D, "alice");
+        assert_int_equal(o.soft_line, 0);
+        o = resolve("@2000: - memlock 333\n", D, "bob");
+        assert_true(o.soft == 333 * KiB);
+        /* uid ranges are USER rank */
+        o = resolve("@rdma - memlock 200\n1000:1001 - memlock 444\n", D, "alice");
+        assert_true(o.soft == 444 * KiB);
+        o = resolve(":1002 - memlock 555\n", D, "bob");
+        assert_true(o.soft == 555 * KiB);
+        o = resolve("1003: - memlock 556\n", D, "bob");
+        assert_int_equal(o.soft_line, 0);
+        /* % domains never count for memlock */
+        o = resolve("% - memlock 100\n%rdma - memlock 100\n", D, "alice");
+        assert_int_equal(o.soft_line, 0);
+        /* an invalid range is skipped */
+        o = resolve("@a:b - memlock 100\n1:2:3 - memlock 100\n", D, "alice");
+        assert_int_equal(o.soft_line, 0);
+}
+
+static void test_quirks(void **state) {
+        struct outcome o;
+        /* '-' after a stronger soft-only line: the hard half is not considered either */
+        o = resolve("alice soft memlock 100\n@rdma - memlock 200\n", D, "alice");
+        assert_true(o.soft == 100 * KiB);
+        assert_true(o.hard == 6291456);
+        assert_int_equal(o.hard_line, 0);
+        /* but a stronger hard-only line does not stop the soft half */
+        o = resolve("alice hard memlock 100\n@rdma - memlock 50\n", D, "alice");
+        assert_true(o.soft == 50 * KiB && o.hard == 100 * KiB);
+        /* soft above hard: clamped when applied */
+        o = resolve("alice soft memlock 400\nalice hard memlock 300\n", D, "alice");
+        assert_true(o.clamped);
+        /* a 2-field '-' line stops everything, including what was parsed */
+        o = resolve("alice - memlock 100\n@rdma -\nalice - memlock 300\n", D, "alice");
+        assert_int_equal(o.kind, LC_RES_NO_LIMITS);
+        /* not for '*' */
+        o = resolve("* -\nalice - memlock 300\n", D, "alice");
+        assert_int_equal(o.kind, LC_RES_LIMITS);
+        /* only when it matches */
+        o = resolve("@rdma -\n", D, "carol");
+        assert_int_equal(o.kind, LC_RES_LIMITS);
+        /* a 2-field line must start its type with '-' */
+        o = resolve("alice soft\n", D, "alice");
+        assert_int_equal(o.kind, LC_RES_LIMITS);
+}
+
+static void test_root_debian(void **state) {
+        struct outcome o;
+        o = resolve("* - memlock 100\n@root - memlock 200\n", D, "root");
+        assert_int_equal(o.soft_line, 0);
+        o = resolve("* - memlock 100\n", U, "root");
+        assert_true(o.soft == 100 * KiB);
+        o = resolve("root - memlock 300\n", D, "root");
+        assert_true(o.soft == 300 * KiB);
+        /* for root on Debian, @:0 falls through to the uid-range branch */
+        o = resolve("@:0 - memlock 400\n", D, "root");
+        assert_true(o.soft == 400 * KiB);
+        o = resolve("0: - memlock 500\n", D, "root");
+        assert_true(o.soft == 500 * KiB);
+}
+
+static void test_long_lines(void **state) {
+        /* Debian reads a line in pieces of 1023 bytes: the second piece is a line of its own */
+        char text[4096];
+        size_t n = 0;
+        n += (size_t)snprintf(text + n, sizeof text - n, "#");
+        memset(text + n, 'x', 1022 - 1);
+        n += 1021;
+        n += (size_t)snprintf(text + n, sizeof text - n, " alice - memlock 777\n");
+        struct outcome o = resolve(text, D, "alice");
+        assert_true(o.soft == 777 * KiB);
+        o = resolve(text, U, "alice");
+        assert_false(o.soft_known); /* the whole line is a comment upstream */
+}
+
+static void test_tree_files(void **state) {
+        char p[600];
+        struct lc_tree *t;
+        snprintf(p, sizeof p, "%s/etc/security", root);
+        mkdir(p, 0755);
+        snprintf(p, sizeof p, "%s/etc/security/limits.d", root);
+        mkdir(p, 0755);
+        write_file("etc/security/limits.conf", "* soft memlock 1\n");
+        write_file("etc/security/limits.d/b.conf", "* soft memlock 3\n");
+        write_file("etc/security/limits.d/a.conf", "* soft memlock 2\n");
+        write_file("etc/security/limits.d/B.conf", "* soft memlock 4\n");
+        write_file("etc/security/limits.d/.hidden.conf", "* soft memlock 5\n");
+        write_file("etc/security/limits.d/c.conf.bak", "* soft memlock 6\n");
+        assert_int_equal(lc_tree_load(root, D, NULL, &t), 0);
+        assert_int_equal(t->n_files, 4);
+        assert_string_equal(t->files[0].display, "etc/security/limits.conf");
+        assert_string_equal(t->files[1].display, "etc/security/limits.d/B.conf"); /* byte order */
+        assert_string_equal(t->files[2].display, "etc/security/limits.d/a.conf");
+        assert_string_equal(t->files[3].display, "etc/security/limits.d/b.conf");
+        assert_int_equal(t->n_skipped, 2);
+        lc_tree_free(t);
+        /* conf= reads that file only */
+        assert_int_equal(lc_tree_load(root, D, "/etc/security/limits.d/a.conf", &t), 0);
+        assert_int_equal(t->n_files, 1);
+        lc_tree_free(t);
+        /* a missing limits.conf fails every session on Debian 1.5.2, not upstream */
+        snprintf(p, sizeof p, "%s/etc/security/limits.conf", root);
+        unlink(p);
+        struct ident *id;
+        struct lc_baseline b;
+        struct lc_result r;
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(lc_tree_load(root, D, NULL, &t), 0);
+        assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
+        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(r.kind, LC_RES_SERVICE_ERR);
+        lc_result_clear(&r);
+        lc_tree_free(t);
+        assert_int_equal(lc_tree_load(root, U, NULL, &t), 0);
+        assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
+        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(r.kind, LC_RES_LIMITS);
+        assert_true(r.soft.value == 3 * KiB);
+        lc_result_clear(&r);
+        lc_tree_free(t);
+        /* an unknown user: pam_limits fails the session */
+        assert_int_equal(lc_tree_load(root, U, NULL, &t), 0);
+        assert_int_equal(lc_resolve(t, id, "nobody-here", &b, &r), 0);
+        assert_int_equal(r.kind, LC_RES_USER_UNKNOWN);
+        lc_result_clear(&r);
+        lc_tree_free(t);
+        ident_free(id);
+}
+
+static bool has_finding(const struct diag_list *d, enum diag_severity sev, unsigned line, const char *needle) {
+        for (size_t i = 0; i < d->n; i++)
+                if (d->v[i].severity == sev && d->v[i].line == line && strstr(d->v[i].message, needle))
+                        return true;
+        return false;
+}
+
+static void test_check(void **state) {
+        const char *text = "alice soft memlock 64M\n"            /* 1 misread with units */
+                           "alice hard memlock 1024abc\n"        /* 2 misread */
+                           "bob soft memlok 100\n"               /* 3 unknown item */
+                           "bob maybe memlock 100\n"             /* 4 unknown type */
+                           "bob soft memlock lots\n"             /* 5 not a number */
+                           "% - memlock 100\n"                   /* 6 % ignored */
+                           "carol soft memlock 8000\n"           /* 7 soft above hard */
+                           "carol hard memlock 4000\n"           /* 8 */
+                           "@rdma - memlock 100\n"               /* 9 overridden by 10 */
+                           "@rdma - memlock 200\n"               /* 10 */
+                           "* -\n"                               /* 11 no effect */
+                           "@a:b soft memlock 1\n"               /* 12 invalid range */
+                           "justone\n"                           /* 13 invalid */
+                           "dave soft memlock 0\n"               /* 14 memlock 0 */
+                           "erin soft memlock 8"                 /* 15 small, no final newline */;
+        struct lc_tree *t;
+        struct ident *id;
+        struct diag_list d = {};
+        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), D, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(lc_check(t, id, &d), 0);
+        assert_true(has_finding(&d, DIAG_ERROR, 1, "read as 64 KiB"));
+        assert_true(has_finding(&d, DIAG_ERROR, 2, "read as 1024"));
+        assert_true(has_finding(&d, DIAG_ERROR, 3, "unknown item"));
+        assert_true(has_finding(&d, DIAG_ERROR, 4, "unknown type"));
+        assert_true(has_finding(&d, DIAG_ERROR, 5, "not a number"));
+        assert_true(has_finding(&d, DIAG_WARNING, 6, "maxlogins"));
+        assert_true(has_finding(&d, DIAG_ERROR, 7, "above its hard"));
+        assert_true(has_finding(&d, DIAG_WARNING, 9, "never takes effect"));
+        assert_false(has_finding(&d, DIAG_WARNING, 10, "never takes effect"));
+        assert_true(has_finding(&d, DIAG_WARNING, 11, "no effect"));
+        assert_true(has_finding(&d, DIAG_ERROR, 12, "invalid uid/gid range"));
+        assert_true(has_finding(&d, DIAG_ERROR, 13, "invalid line"));
+        assert_true(has_finding(&d, DIAG_WARNING, 14, "EPERM"));
+        assert_true(has_finding(&d, DIAG_WARNING, 15, "KiB"));
+        assert_true(has_finding(&d, DIAG_WARNING, 15, "no newline"));
+        diag_list_clear(&d);
+        lc_tree_free(t);
+        /* a uid range covering everyone shadows weaker ranks */
+        text = "@rdma - memlock 100\n0: - memlock 200\n";
+        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), D, &t), 0);
+        assert_int_equal(lc_check(t, id, &d), 0);
+        assert_true(has_finding(&d, DIAG_WARNING, 1, "never takes effect"));
+        diag_list_clear(&d);
+        lc_tree_free(t);
+        ident_free(id);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_baseline),   cmocka_unit_test(test_values),
+                cmocka_unit_test(test_case_and_syntax), cmocka_unit_test(test_ranks),
+                cmocka_unit_test(test_quirks),     cmocka_unit_test(test_root_debian),
+                cmocka_unit_test(test_long_lines), cmocka_unit_test(test_tree_files),
+                cmocka_unit_test(test_check),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

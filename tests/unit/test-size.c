@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "size.h"
+
+#define MARKER UINT64_C(0xdeadbeef)
+
+static void expect_size(const char *s, int r, uint64_t v) {
+        uint64_t got = MARKER;
+        assert_int_equal(size_parse(s, &got), r);
+        if (r == 0)
+                assert_true(got == v);
+        else
+                assert_true(got == MARKER); /* untouched on failure */
+}
+
+static void test_size_units(void **state) {
+        expect_size("1G", 0, UINT64_C(1) << 30);
+        expect_size("1g", 0, UINT64_C(1) << 30);
+        expect_size("1GiB", 0, UINT64_C(1) << 30);
+        expect_size("64K", 0, 65536);
+        expect_size("64KiB", 0, 65536);
+        expect_size("8M", 0, 8388608);
+        expect_size("2T", 0, UINT64_C(2) << 40);
+        expect_size("4096B", 0, 4096);
+        expect_size("unlimited", 0, SIZE_INFINITY);
+        expect_size("infinity", 0, SIZE_INFINITY);
+        expect_size("0", 0, 0);
+        expect_size("0K", 0, 0);
+}
+
+static void test_size_refused(void **state) {
+        expect_size("", -EINVAL, 0);
+        expect_size("-1", -EINVAL, 0);
+        expect_size("+1G", -EINVAL, 0);
+        expect_size("1Q", -EINVAL, 0);
+        expect_size("1 G", -EINVAL, 0);
+        expect_size(" 1G", -EINVAL, 0);
+        expect_size("1G ", -EINVAL, 0);
+        expect_size("0x10", -EINVAL, 0);
+        expect_size("1.5G", -EINVAL, 0);
+        expect_size("G", -EINVAL, 0);
+        expect_size("1KB", -EINVAL, 0);
+        expect_size("trout", -EINVAL, 0);
+        expect_size("Unlimited", -EINVAL, 0);
+        /* a bare number: the unit hint */
+        expect_size("1048576", -EDOM, 0);
+        expect_size("64", -EDOM, 0);
+        assert_non_null(strstr(size_hint(-EDOM), "KiB"));
+}
+
+static void test_size_limits(void **state) {
+        /* the largest value with a unit, and one past it */
+        expect_size("16777215T", 0, UINT64_C(16777215) << 40);
+        expect_size("16777216T", -ERANGE, 0);
+        expect_size("18446744073709551614B", 0, UINT64_MAX - 1);
+        expect_size("18446744073709551615B", -ERANGE, 0); /* == RLIM_INFINITY: say unlimited */
+        expect_size("18446744073709551616B", -ERANGE, 0);
+        expect_size("99999999999999999999999G", -ERANGE, 0);
+        expect_size("17179869183G", 0, UINT64_C(17179869183) << 30);
+        expect_size("17179869184G", -ERANGE, 0);
+}
+
+static void test_parse_u64(void **state) {
+        uint64_t v = MARKER;
+        uint32_t w = 7;
+        assert_int_equal(parse_u64("0", &v), 0);
+        assert_true(v == 0);
+        assert_int_equal(parse_u64("18446744073709551615", &v), 0);
+        assert_true(v == UINT64_MAX);
+        v = MARKER;
+        assert_int_equal(parse_u64("18446744073709551616", &v), -ERANGE);
+        assert_int_equal(parse_u64("-1", &v), -EINVAL);
+        assert_int_equal(parse_u64("", &v), -EINVAL);
+        assert_int_equal(parse_u64("10abc", &v), -EINVAL);
+        assert_int_equal(parse_u64(" 1", &v), -EINVAL);
+        assert_int_equal(parse_u64("+1", &v), -EINVAL);
+        assert_true(v == MARKER);
+        assert_int_equal(parse_u32("4294967295", &w), 0);
+        assert_true(w == UINT32_MAX);
+        assert_int_equal(parse_u32("4294967296", &w), -ERANGE);
+        unsigned u;
+        assert_int_equal(parse_uint("2147483647", &u), 0);
+        assert_int_equal(parse_uint("trout", &u), -EINVAL);
+}
+
+static void test_parse_share(void **state) {
+        double d = 0;
+        assert_int_equal(parse_share("0.5", &d), 0);
+        assert_true(d == 0.5);
+        assert_int_equal(parse_share("1", &d), 0);
+        assert_true(d == 1.0);
+        assert_int_equal(parse_share("1.5", &d), -ERANGE);
+        assert_int_equal(parse_share(".5", &d), -EINVAL);
+        assert_int_equal(parse_share("0.", &d), -EINVAL);
+        assert_int_equal(parse_share("-0.5", &d), -EINVAL);
+}
+
+static void test_format(void **state) {
+        char b[SIZE_FMT_MAX];
+        assert_string_equal(size_format(UINT64_C(1) << 30, b), "1 GiB");
+        assert_string_equal(size_format(65536, b), "64 KiB");
+        assert_string_equal(size_format(4097, b), "4097 B");
+        assert_string_equal(size_format(0, b), "0 B");
+        assert_string_equal(size_format(UINT64_C(1536) << 20, b), "1536 MiB");
+        assert_string_equal(size_format(SIZE_INFINITY, b), "unlimited");
+        assert_string_equal(size_format_arg(UINT64_C(1) << 30, b), "1G");
+        assert_string_equal(size_format_arg(4097, b), "4097B");
+        assert_string_equal(size_format_arg(0, b), "0");
+        /* round trip */
+        uint64_t vals[] = { 1024, 4096, 65536, UINT64_C(3) << 30, UINT64_C(5) << 40, 12345, SIZE_INFINITY };
+        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++) {
+                uint64_t back;
+                assert_int_equal(size_parse(size_format_arg(vals[i], b), &back), 0);
+                assert_true(back == vals[i]);
+        }
+}
+
+/* The C library emulation must agree with the C library. */
+static void test_c_strto(void **state) {
+        const char *cases[] = { "0", "1024", "-1", "-2", "+5", "  42", "\t7x", "1024abc", "64M", "abc", "",
+                                "-", "+", "18446744073709551615", "18446744073709551616",
+                                "99999999999999999999999", "-18446744073709551615", "-18446744073709551616",
+                                "0x10", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
+                                "-9223372036854775809", "\v\f\r 12" };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                const char *s = cases[i], *end;
+                char *lend;
+                bool erange;
+
+                errno = 0;
+                unsigned long long a = strtoull(s, &lend, 10);
+                int e = errno;
+                unsigned long long b = c_strtoull(s, &end, &erange);
+                assert_true(a == b);
+                assert_ptr_equal(lend, end);
+                assert_int_equal(e == ERANGE, erange);
+
+                errno = 0;
+                unsigned long ua = strtoul(s, &lend, 10);
+                e = errno;
+                unsigned long ub = c_strtoul(s, &end, &erange);
+                assert_true(ua == ub);
+                assert_ptr_equal(lend, end);
+                assert_int_equal(e == ERANGE, erange);
+
+                errno = 0;
+                long la = strtol(s, &lend, 10);
+                e = errno;
+                long lb = c_strtol(s, &end, &erange);
+                assert_true(la == lb);
+                assert_ptr_equal(lend, end);
+                assert_int_equal(e == ERANGE, erange);
+        }
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_size_units),  cmocka_unit_test(test_size_refused),
+                cmocka_unit_test(test_size_limits), cmocka_unit_test(test_parse_u64),
+                cmocka_unit_test(test_parse_share), cmocka_unit_test(test_format),
+                cmocka_unit_test(test_c_strto),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
