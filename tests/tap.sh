@@ -1,0 +1,48 @@
+# TAP helpers for the shell tests.  Source it; call plan N (or no_plan), then ok/fail.
+# Root-only tests call require_root: they skip as a normal user, and fail under CI=true.
+set -u
+_tap_n=0
+_tap_failed=0
+_tap_planned=
+
+plan() { echo "1..$1"; _tap_planned=$1; }
+no_plan() { _tap_planned=late; }
+ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
+fail() { _tap_n=$((_tap_n + 1)); _tap_failed=$((_tap_failed + 1)); echo "not ok $_tap_n - $*"; }
+skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $*"; }
+diag() { printf '# %s\n' "$@"; }
+# check DESCRIPTION COMMAND...: ok when the command succeeds
+check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+done_testing() {
+	[ "$_tap_planned" = late ] && echo "1..$_tap_n"
+	[ "$_tap_failed" -eq 0 ]
+	exit $?
+}
+
+require_root() {
+	if [ "$(id -u)" != 0 ]; then
+		if [ "${CI:-}" = true ]; then
+			echo "1..1"
+			echo "not ok 1 - $1: root-only test cannot run as $(id -un) under CI"
+			exit 1
+		fi
+		echo "1..0 # SKIP $1: needs root"
+		exit 0
+	fi
+}
+
+# Compare a file with expected text on stdin; show a diff on mismatch.
+same() {
+	local desc=$1 got=$2 exp
+	exp=$(cat)
+	if [ "$exp" = "$(cat "$got")" ]; then
+		ok "$desc"
+	else
+		fail "$desc"
+		diff -u <(printf '%s\n' "$exp") "$got" | sed 's/^/# /'
+	fi
+}
+
+: "${top_builddir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_srcdir:=$top_builddir}"
+: "${RDMALIMITS:=$top_builddir/rdmalimits}"

@@ -1,0 +1,251 @@
+#!/bin/bash
+# rdmalimits against throwaway root trees: apply/remove/list/check/explain, refusals.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+no_plan
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+R=$T/root
+rl() { "$RDMALIMITS" --root "$R" --flavour debian "$@"; }
+
+mkroot() {
+	rm -rf "$R"
+	mkdir -p "$R/etc/security/limits.d" "$R/proc/1"
+	cat > "$R/etc/passwd" <<'P'
+root:x:0:0:root:/root:/bin/sh
+alice:x:1001:1001::/home/alice:/bin/sh
+bob:x:1002:1002::/home/bob:/bin/sh
+carol:x:1003:2000::/home/carol:/bin/sh
+P
+	cat > "$R/etc/group" <<'G'
+root:x:0:
+alice:x:1001:
+bob:x:1002:
+rdma_users:x:2000:alice
+G
+	cat > "$R/etc/security/limits.conf" <<'L'
+# /etc/security/limits.conf
+*               soft    memlock         8192
+*               hard    memlock         8192
+L
+	printf 'Limit                     Soft Limit           Hard Limit           Units     \nMax locked memory         65536                8388608              bytes     \n' > "$R/proc/1/limits"
+}
+tree_sum() { (cd "$R" && find . -printf '%p %m %s %i\n' | sort && find . -type f -exec cat {} + | md5sum); }
+
+# --- apply: create, idempotent, same inode
+mkroot
+D=$R/etc/security/limits.d/90-rdmalimits.conf
+rl apply @rdma_users 1G > "$T/out" 2>&1
+check "apply exits 0" test $? -eq 0
+same "apply writes the drop-in" "$D" <<'E'
+# rdmalimits: managed file; change it with 'rdmalimits apply' and 'rdmalimits remove'.
+# Memlock limits for RDMA and AF_XDP users, in KiB as pam_limits reads them.
+@rdma_users	soft	memlock	1048576
+@rdma_users	hard	memlock	1048576
+E
+check "drop-in mode 0644" test "$(stat -c %a "$D")" = 644
+ino=$(stat -c %i "$D")
+rl apply @rdma_users 1G > "$T/out" 2>&1
+check "second apply exits 0" test $? -eq 0
+check "second apply keeps the inode" test "$(stat -c %i "$D")" = "$ino"
+check "second apply says unchanged" grep -q "unchanged" "$T/out"
+rl --json apply @rdma_users 1G > "$T/out"
+same "apply --json unchanged" "$T/out" <<E
+{"changed": false, "file": "$D", "diff": ""}
+E
+check "no temporary files left" test "$(ls -A "$R/etc/security/limits.d" | wc -l)" = 1
+
+# --- --check and --diff
+before=$(tree_sum)
+rl apply alice 2G --check > "$T/out" 2>&1
+check "apply --check exits 3 when it would change" test $? -eq 3
+check "apply --check changes nothing" test "$(tree_sum)" = "$before"
+rl apply @rdma_users 1G --check > /dev/null 2>&1
+check "apply --check exits 0 when nothing would change" test $? -eq 0
+rl apply alice 2G --soft 1G --diff > "$T/out" 2>/dev/null
+same "apply --diff shows the change" "$T/out" <<E
+--- $D
++++ $D
+@@ -1,4 +1,6 @@
+ # rdmalimits: managed file; change it with 'rdmalimits apply' and 'rdmalimits remove'.
+ # Memlock limits for RDMA and AF_XDP users, in KiB as pam_limits reads them.
+ @rdma_users	soft	memlock	1048576
+ @rdma_users	hard	memlock	1048576
++alice	soft	memlock	1048576
++alice	hard	memlock	2097152
+$D: updated
+E
+rl apply alice unlimited > /dev/null 2>&1
+check "apply unlimited" grep -q "^alice	hard	memlock	unlimited$" "$D"
+
+# --- explain
+rl explain --json alice > "$T/out"
+same "explain --json: the user's own entries beat the group's" "$T/out" <<'E'
+{"user": "alice", "uid": 1001, "flavour": "debian", "session": "limits", "memlock": {"soft": "unlimited", "hard": "unlimited", "soft_source": "etc/security/limits.d/90-rdmalimits.conf:5", "hard_source": "etc/security/limits.d/90-rdmalimits.conf:6"}, "overridden": [{"source": "etc/security/limits.conf:2", "slot": "soft", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:5 (the stronger USER rank)"}, {"source": "etc/security/limits.conf:3", "slot": "hard", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:6 (the stronger USER rank)"}, {"source": "etc/security/limits.d/90-rdmalimits.conf:3", "slot": "soft", "rank": "GROUP", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:5 (the stronger USER rank)"}, {"source": "etc/security/limits.d/90-rdmalimits.conf:4", "slot": "hard", "rank": "GROUP", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:6 (the stronger USER rank)"}]}
+E
+rl explain --json carol > "$T/out"
+same "explain --json: a member by primary gid gets the group's entry" "$T/out" <<'E'
+{"user": "carol", "uid": 1003, "flavour": "debian", "session": "limits", "memlock": {"soft": 1073741824, "hard": 1073741824, "soft_source": "etc/security/limits.d/90-rdmalimits.conf:3", "hard_source": "etc/security/limits.d/90-rdmalimits.conf:4"}, "overridden": [{"source": "etc/security/limits.conf:2", "slot": "soft", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:3 (the stronger GROUP rank)"}, {"source": "etc/security/limits.conf:3", "slot": "hard", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:4 (the stronger GROUP rank)"}]}
+E
+rl explain --json root > "$T/out"
+same "explain --json: root on Debian starts from /proc/1/limits and ignores '*'" "$T/out" <<'E'
+{"user": "root", "uid": 0, "flavour": "debian", "session": "limits", "memlock": {"soft": 65536, "hard": 8388608, "soft_source": "/proc/1/limits", "hard_source": "/proc/1/limits"}, "overridden": []}
+E
+"$RDMALIMITS" --root "$R" --flavour upstream explain --json root > "$T/out"
+same "explain --json: upstream applies '*' to root" "$T/out" <<'E'
+{"user": "root", "uid": 0, "flavour": "upstream", "session": "limits", "memlock": {"soft": 8388608, "hard": 8388608, "soft_source": "etc/security/limits.conf:2", "hard_source": "etc/security/limits.conf:3"}, "overridden": []}
+E
+printf 'bob -\n' > "$R/etc/security/limits.d/50-bob.conf"
+rl explain --json bob > "$T/out"
+same "explain --json: a no-limits line leaves memlock to the service" "$T/out" <<'E'
+{"user": "bob", "uid": 1002, "flavour": "debian", "session": "no-limits", "memlock": {"soft": null, "hard": null, "soft_source": "inherited", "hard_source": "inherited"}, "stop": "etc/security/limits.d/50-bob.conf:1", "overridden": []}
+E
+rm "$R/etc/security/limits.d/50-bob.conf"
+rl explain nosuchuser > "$T/out" 2>&1
+check "explain of an unknown user fails" test $? -eq 1
+check "explain of an unknown user says so" grep -q "does not exist" "$T/out"
+
+# --- list
+rl list > "$T/out"
+same "list shows every memlock entry in read order" "$T/out" <<'E'
+# memlock entries in the order pam_limits (debian) reads them
+etc/security/limits.conf:2                       *                soft  8192         8 MiB
+etc/security/limits.conf:3                       *                hard  8192         8 MiB
+etc/security/limits.d/90-rdmalimits.conf:3       @rdma_users      soft  1048576      1 GiB
+etc/security/limits.d/90-rdmalimits.conf:4       @rdma_users      hard  1048576      1 GiB
+etc/security/limits.d/90-rdmalimits.conf:5       alice            soft  unlimited    unlimited
+etc/security/limits.d/90-rdmalimits.conf:6       alice            hard  unlimited    unlimited
+E
+
+# --- remove
+rl remove alice > "$T/out" 2>&1
+check "remove exits 0" test $? -eq 0
+check "remove drops the domain's lines" test "$(grep -c alice "$D")" = 0
+check "remove keeps other domains" test "$(grep -c rdma_users "$D")" = 2
+rl remove alice > "$T/out" 2>&1
+check "remove again is a no-op" grep -q unchanged "$T/out"
+rl remove @rdma_users --check > /dev/null 2>&1
+check "remove --check exits 3" test $? -eq 3
+check "remove --check leaves the file" test -f "$D"
+rl remove @rdma_users > /dev/null 2>&1
+check "removing the last domain removes the file" test ! -e "$D"
+
+# --- check
+mkroot
+cat > "$R/etc/security/limits.d/20-site.conf" <<'L'
+@rdma_users soft memlock 64M
+@rdma_users hard memlock 1024abc
+alice soft memlock 2048
+alice hard memlock 1024
+%rdma_users - memlock 1000
+L
+printf '* soft memlock 1' > "$R/etc/security/limits.d/30-nonl.conf"
+printf '* soft memlock 1\n' > "$R/etc/security/limits.d/memlock.cfg"
+printf '* soft memlock 1\n' > "$R/etc/security/limits.d/.hidden.conf"
+rl check > "$T/out"
+check "check exits 1 on errors" test $? -eq 1
+same "check reports file:line findings" "$T/out" <<'E'
+etc/security/limits.d/20-site.conf:1: error: '64m' is read as 64 KiB: pam_limits has no units, memlock counts in KiB (write e.g. 1048576 for 1 GiB)
+etc/security/limits.d/20-site.conf:2: error: '1024abc' is read as 1024: pam_limits ignores what follows the digits
+etc/security/limits.d/20-site.conf:5: warning: pam_limits ignores '%' domains for every item but maxlogins
+etc/security/limits.d/30-nonl.conf:1: warning: no newline at the end of the file: text appended later is glued to this line
+etc/security/limits.d/30-nonl.conf:1: warning: memlock 1 is 1 KiB: limits.conf counts memlock in KiB
+etc/security/limits.d/.hidden.conf: warning: ignored: a dotfile; pam_limits reads only names matching *.conf that do not start with a dot
+etc/security/limits.d/memlock.cfg: warning: ignored: the name does not end in .conf; pam_limits reads only limits.d/*.conf
+etc/security/limits.d/20-site.conf:3: error: soft memlock 2 MiB for 'alice' is above its hard memlock 1 MiB (etc/security/limits.d/20-site.conf:4): the session gets the hard value as soft
+etc/security/limits.conf:2: warning: never takes effect: overridden by etc/security/limits.d/30-nonl.conf:1 ('*', DEFAULT rank)
+3 errors, 6 warnings
+E
+chmod 664 "$R/etc/security/limits.d/20-site.conf"
+rl check > "$T/out"
+check "check flags a group-writable file" grep -q "20-site.conf: error: is writable by its group (mode 0664)" "$T/out"
+mkroot
+rl check > "$T/out"
+check "check of a clean tree exits 0" test $? -eq 0
+rl check --json > "$T/out"
+same "check --json" "$T/out" <<'E'
+{"errors": 0, "warnings": 0, "findings": []}
+E
+
+# --- refusals: message, non-zero exit, tree unchanged
+mkroot
+rl apply @rdma_users 1G > /dev/null 2>&1
+before=$(tree_sum)
+refuse() { # refuse DESCRIPTION EXPECTED-EXIT MESSAGE-PATTERN ARGS...
+	local d=$1 want=$2 pat=$3; shift 3
+	"$RDMALIMITS" "$@" > "$T/out" 2>&1
+	local rc=$?
+	if [ $rc -eq "$want" ] && grep -q -e "$pat" "$T/out" && [ "$(tree_sum)" = "$before" ]; then
+		ok "refuses $d"
+	else
+		fail "refuses $d (exit $rc)"
+		sed 's/^/# /' "$T/out"
+	fi
+}
+long=$(printf 'a%.0s' $(seq 5000))
+refuse "a domain with a space" 2 "whitespace" --root "$R" apply "al ice" 1G
+refuse "a domain with a tab" 2 "whitespace" --root "$R" apply "$(printf 'al\tice')" 1G
+refuse "a domain with #" 2 "comment" --root "$R" apply "a#b" 1G
+refuse "a domain with a control character" 2 "control" --root "$R" apply "$(printf 'a\001b')" 1G
+refuse "a domain with /" 2 "'/'" --root "$R" apply "a/b" 1G
+refuse "a 5000-character domain" 2 "longer than" --root "$R" apply "$long" 1G
+refuse "a % domain" 2 "maxlogins" --root "$R" apply "%rdma_users" 1G
+refuse "an empty domain" 2 "empty" --root "$R" apply "" 1G
+refuse "a reversed range" 2 "minimum is above" --root "$R" apply "@2000:1000" 1G
+refuse "a size without unit" 2 "KiB" --root "$R" apply alice 1048576
+refuse "a size with junk" 2 "size '1Gx'" --root "$R" apply alice 1Gx
+refuse "a negative size" 2 "soft '-1G'" --root "$R" apply alice --soft -1G
+refuse "an overflowing size" 2 "too large" --root "$R" apply alice 99999999999999999999G
+refuse "a fraction" 2 "size '1.5G'" --root "$R" apply alice 1.5G
+refuse "a size of 0" 2 "fail" --root "$R" apply alice 0
+refuse "bytes that are not whole KiB" 2 "whole KiB" --root "$R" apply alice 1000B
+refuse "soft above hard" 2 "above the hard" --root "$R" apply alice --soft 2G --hard 1G
+refuse "soft above the existing hard" 2 "above its hard" --root "$R" apply @rdma_users --soft 2G
+refuse "a file name with a path" 2 "without '/'" --root "$R" apply alice 1G --file ../x.conf
+refuse "a dotfile name" 2 "dot" --root "$R" apply alice 1G --file .x.conf
+refuse "a name not ending in .conf" 2 ".conf" --root "$R" apply alice 1G --file x.cfg
+refuse "an unknown command" 2 "unknown command" --root "$R" frobnicate
+refuse "an unknown option" 2 "unrecognized option" --root "$R" apply alice 1G --bogus
+refuse "an option of another command" 2 "does not apply" --root "$R" list --soft 1G
+refuse "a missing argument" 2 "expected" --root "$R" apply
+refuse "too many arguments" 2 "too many" --root "$R" apply alice 1G 2G
+refuse "a missing --root directory" 1 "No such file" --root "$T/nonexistent" list
+refuse "an empty --root" 2 "empty" --root "" list
+refuse "no command" 2 "no command" --root "$R"
+refuse "a bad --flavour" 2 "debian or upstream" --root "$R" --flavour suse list
+# hostile drop-ins
+D=$R/etc/security/limits.d/90-rdmalimits.conf
+printf '* soft memlock 1\n' > "$T/target"
+ln -s "$T/target" "$R/etc/security/limits.d/91-link.conf"
+before=$(tree_sum)
+refuse "a symlinked drop-in" 1 "symbolic link" --root "$R" apply alice 1G --file 91-link.conf
+check "the symlink target is untouched" test "$(cat "$T/target")" = "* soft memlock 1"
+printf '# written by hand\nbob soft memlock 1024\n' > "$R/etc/security/limits.d/92-hand.conf"
+before=$(tree_sum)
+refuse "a drop-in without the marker" 1 "not written by rdmalimits" --root "$R" apply alice 1G --file 92-hand.conf
+"$RDMALIMITS" --root "$R" apply alice 1G --file 92-hand.conf --force > /dev/null 2>&1
+check "--force takes over a memlock-only drop-in" grep -q "^bob	soft	memlock	1024$" "$R/etc/security/limits.d/92-hand.conf"
+printf '# hand\nbob soft nofile 1024\n' > "$R/etc/security/limits.d/93-hand.conf"
+before=$(tree_sum)
+refuse "--force over lines rdmalimits does not write" 1 "does not write" --root "$R" apply alice 1G --file 93-hand.conf --force
+mkdir "$R/etc/security/limits.d/94-dir.conf"
+before=$(tree_sum)
+refuse "a directory in place of the drop-in" 1 "not a regular file" --root "$R" apply alice 1G --file 94-dir.conf
+
+# --- warnings at apply
+mkroot
+printf 'alice hard memlock 4096\n' > "$R/etc/security/limits.d/95-late.conf"
+rl apply @rdma_users 1G > "$T/out" 2>&1
+check "apply warns about a stronger entry for a member" grep -q "95-late.conf:1 (alice hard memlock) may override the new hard entry" "$T/out"
+rl apply @nosuchgroup 1G > "$T/out" 2>&1
+check "apply warns about a group that does not exist" grep -q "group 'nosuchgroup' does not exist" "$T/out"
+rl apply ghost 1G > "$T/out" 2>&1
+check "apply warns about a user that does not exist" grep -q "user 'ghost' does not exist" "$T/out"
+
+# --- --help and --version
+"$RDMALIMITS" --help > "$T/out"
+check "--help exits 0 and names every command" grep -q "explain" "$T/out"
+"$RDMALIMITS" --version > "$T/out"
+check "--version" grep -q "^rdmalimits [0-9]" "$T/out"
+
+done_testing
