@@ -6,7 +6,9 @@
 
 : "${top_builddir:=$PWD}"
 : "${top_srcdir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+# shellcheck disable=SC2034 # used by the tests sourcing this
 HW_DUMP=$top_builddir/tests/hw/hw-dump
+# shellcheck disable=SC2034
 FAKE_IBVERBS_DIR=$top_builddir/tests/fake-ibverbs/lib
 
 tap_n=0

@@ -10,6 +10,7 @@
 # expectations below are derived from the queue counts sysfs shows, not hard-coded.
 set -u
 
+# shellcheck source=tap.sh
 . "$(dirname "$0")/tap.sh"
 
 if [ "$(id -u)" != 0 ]; then
@@ -24,6 +25,7 @@ fi
 
 ns=rdmalimit-hw-$$-$RANDOM
 tmp=$(mktemp -d)
+# shellcheck disable=SC2317 # called from the trap
 cleanup() {
 	ip netns del "$ns" 2>/dev/null
 	rm -rf "$tmp"

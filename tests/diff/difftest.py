@@ -1,0 +1,348 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""Driver of the differential test; runs INSIDE the namespaces that test-pam-limits-diff.sh
+sets up (PID 1 is a shell that waits for us, /etc/passwd, /etc/group and /etc/security are
+bind mounts of ROOT/etc/...).
+
+For each tree it rewrites ROOT/etc in place, then for each user:
+  - runs pam-session (the real pam_limits.so) in a child that starts with memlock limits
+    distinct from PID 1's,
+  - runs `rdmalimits explain USER --json` through NSS and /etc, and for a subset also with
+    --root ROOT,
+  - predicts what the child must end with: pam_limits calls setrlimit(min(S,H), H); without
+    CAP_SYS_RESOURCE that fails with EPERM when H is above the child's hard limit, and
+    Debian's pam_limits then silently keeps the old limit,
+  - compares.
+Prints TAP lines numbered from --tap-start; disagreements are printed as diagnostics and the
+trees saved under --failures.
+
+  difftest.py --count-facts      how many TAP lines --facts prints
+"""
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen  # noqa: E402
+
+ML = resource.RLIMIT_MEMLOCK
+INF = resource.RLIM_INFINITY
+KiB = 1024
+MiB = 1024 * 1024
+SERVICE = "rdmalimits-diff"
+
+
+def fmt(v):
+    return "unlimited" if v == INF else str(v)
+
+
+def fmt_pair(p):
+    return "%s:%s" % (fmt(p[0]), fmt(p[1]))
+
+
+def parse_lim(s):
+    return INF if s == "unlimited" else int(s)
+
+
+def has_cap_sys_resource():
+    with open("/proc/self/status") as f:
+        for ln in f:
+            if ln.startswith("CapEff:"):
+                return bool(int(ln.split()[1], 16) & (1 << 24))
+    return False
+
+
+class Env:
+    def __init__(self, a):
+        self.a = a
+        self.root = a.root
+        self.pam_dir = os.path.join(a.work, "pam.d")
+        os.makedirs(self.pam_dir, exist_ok=True)
+        with open(os.path.join(self.pam_dir, SERVICE), "w") as f:
+            f.write("# the only module: the real pam_limits\nsession required pam_limits.so\n")
+        self.can_raise = has_cap_sys_resource()
+        self.hmax = resource.getrlimit(ML)[1]   # what we started with: the most a child gets
+        self.top = min(self.hmax, 8 * MiB) if self.hmax != INF else 8 * MiB
+        self.compared = 0
+        self.failures = []
+
+    def check_mounts(self):
+        """The bind mounts must be in place: never write to or read the host's files."""
+        for rel in ("etc/passwd", "etc/group", "etc/security"):
+            a = os.stat("/" + rel)
+            b = os.stat(os.path.join(self.root, rel))
+            if (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino):
+                raise SystemExit("difftest: /%s is not the bind mount of %s/%s" % (rel, self.root, rel))
+        if os.getpid() == 1 or not os.path.exists("/proc/1/limits"):
+            raise SystemExit("difftest: not inside the expected PID namespace")
+
+    # -- the real module -----------------------------------------------------------------
+    def pam(self, user, start):
+        def pre():
+            resource.setrlimit(ML, start)
+        p = subprocess.run([self.a.pam_session, SERVICE, user, self.pam_dir], preexec_fn=pre,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
+        words = dict(w.split("=", 1) for w in p.stdout.split() if "=" in w)
+        if p.returncode != 0 or not {"rc", "soft", "hard"} <= words.keys():
+            raise RuntimeError("pam-session %s failed (%d): %s%s" % (user, p.returncode, p.stdout, p.stderr))
+        return words["rc"], (parse_lim(words["soft"]), parse_lim(words["hard"]))
+
+    # -- the prediction --------------------------------------------------------------------
+    def explain(self, user, extra):
+        cmd = [self.a.rdmalimits] + extra + ["explain", user, "--json"]
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           timeout=30)
+        j = None
+        if p.stdout.strip():
+            try:
+                j = json.loads(p.stdout)
+            except ValueError:
+                j = None
+        return cmd, p.returncode, j, p.stderr.strip()
+
+    def expect(self, ex, start):
+        """(session, pair or None, text) expected from an explain result."""
+        cmd, rc, j, err = ex
+        if j is None:
+            if rc != 0 and "does not exist" in err:
+                return "fails", None, "fails (unknown user)"
+            return "error", None, "explain failed (exit %d): %s" % (rc, err[:300])
+        sess = j.get("session")
+        if sess == "fails":
+            return "fails", None, "fails"
+        if sess == "no-limits":
+            return "no-limits", start, "no-limits -> unchanged %s" % fmt_pair(start)
+        if sess != "limits":
+            return "error", None, "unknown session %r" % sess
+        m = j["memlock"]
+        s = start[0] if m["soft"] is None else parse_lim(m["soft"])
+        h = start[1] if m["hard"] is None else parse_lim(m["hard"])
+        want = (min(s, h), h)
+        if h <= start[1] or self.can_raise:
+            return "limits", want, "limits %s" % fmt_pair(want)
+        return "limits", start, "limits %s refused (EPERM, hard above %s) -> unchanged %s" % (
+            fmt_pair(want), fmt(start[1]), fmt_pair(start))
+
+    def agree(self, exp, rc, got):
+        sess, pair, _ = exp
+        if sess == "error":
+            return False
+        if sess == "fails":
+            return rc != "PAM_SUCCESS"
+        return rc == "PAM_SUCCESS" and got == pair
+
+    # -- one user of one tree -------------------------------------------------------------
+    def compare(self, label, tree, user, start, pid1, with_root, root_proc1):
+        rc, got = self.pam(user, start)
+        runs = [self.explain(user, [])]
+        if with_root:
+            extra = ["--root", self.root]
+            if root_proc1 == "arg":
+                extra += ["--proc1-limits", "/proc/1/limits"]
+            runs.append(self.explain(user, extra))
+        bad = []
+        for ex in runs:
+            exp = self.expect(ex, start)
+            self.compared += 1
+            if not self.agree(exp, rc, got):
+                bad.append((ex, exp))
+        if bad:
+            self.report(label, tree, user, start, pid1, rc, got, bad)
+        return not bad
+
+    def report(self, label, tree, user, start, pid1, rc, got, bad):
+        n = len(self.failures) + 1
+        self.failures.append(label)
+        d = os.path.join(self.a.failures, "%s-%s" % (label.replace("/", "-"), user))
+        saved = ""
+        try:
+            os.makedirs(self.a.failures, exist_ok=True)
+            if os.path.exists(d):
+                shutil.rmtree(d)
+            shutil.copytree(self.root, d, symlinks=True)
+            with open(os.path.join(d, "REPORT"), "w") as f:
+                f.write("tree %s, user %s\nPID 1 memlock %s, session child starts at %s\n"
+                        "pam_limits: rc=%s memlock=%s\n" % (label, user, fmt_pair(pid1),
+                                                            fmt_pair(start), rc, fmt_pair(got)))
+                for ex, exp in bad:
+                    f.write("\n$ %s\nexpected: %s\n%s\n" % (" ".join(ex[0]), exp[2],
+                                                          json.dumps(ex[2], indent=1) if ex[2] else ex[3]))
+                f.write("\n" + tree.describe() + "\n")
+            saved = d
+        except OSError as e:
+            saved = "(could not save: %s)" % e
+        if n > self.a.max_reports:
+            return
+        print("# DISAGREEMENT %d: tree %s, user %s, PID 1 memlock %s, child starts %s" % (
+            n, label, user, fmt_pair(pid1), fmt_pair(start)))
+        print("#   pam_limits.so: rc=%s memlock %s" % (rc, fmt_pair(got)))
+        for ex, exp in bad:
+            mode = "--root" if "--root" in ex[0] else "NSS"
+            print("#   explain (%s) expects: %s" % (mode, exp[2]))
+        print("#   saved: %s" % saved)
+        if n == self.a.max_reports:
+            print("#   (further disagreements only saved under %s)" % self.a.failures)
+
+
+# ---- random trees ------------------------------------------------------------------------
+
+def child_starts(e, pid1, rng):
+    """Memlock limits a session child starts with: distinct from PID 1's, hard <= ours."""
+    hards = sorted({min(e.top, h) for h in (64 * KiB, 128 * KiB, 1 * MiB, 2 * MiB, 4 * MiB,
+                                             6 * MiB, 8 * MiB)} | {e.top})
+    while True:
+        h = rng.choice(hards + [e.top] * 3)
+        s = rng.choice([x for x in (0, 64 * KiB, 128 * KiB, 1 * MiB, h) if x <= h])
+        if (s, h) != pid1:
+            return (s, h)
+
+
+def run_batch(e, a):
+    # PID 1's memlock for this batch: only lowering is possible, so the shell gives us a
+    # fresh PID 1 per batch.
+    top = e.top
+    plans = [(128 * KiB, min(6 * MiB, top)), (32 * KiB, top), (top, top), (64 * KiB, 64 * KiB),
+             (0, 2 * MiB), (1 * MiB, 4 * MiB)]
+    pid1 = plans[a.batch % len(plans)]
+    pid1 = (min(pid1[0], pid1[1]), pid1[1])
+    resource.prlimit(1, ML, pid1)
+    got1 = resource.prlimit(1, ML)
+    if tuple(got1) != pid1:
+        raise SystemExit("difftest: could not set PID 1's memlock to %s" % fmt_pair(pid1))
+    users = bad = 0
+    for i in range(a.first, a.last):
+        rng = random.Random(gen.tree_seed(a.seed, i))
+        tree = gen.make_tree(rng)
+        tree.write(e.root)
+        crng = random.Random(gen.tree_seed(a.seed, i) + "/child")
+        with_root = i % 3 == 0
+        root_proc1 = crng.choice(["file", "none", "arg"])
+        p = os.path.join(e.root, "proc/1/limits")
+        if os.path.exists(p):
+            os.unlink(p)
+        if with_root and root_proc1 == "file":
+            os.makedirs(os.path.dirname(p), exist_ok=True)
+            shutil.copyfile("/proc/1/limits", p)
+        for user in tree.test_users:
+            start = child_starts(e, pid1, crng)
+            users += 1
+            if not e.compare("%s/%d" % (a.seed, i), tree, user, start, pid1, with_root, root_proc1):
+                bad += 1
+    desc = "batch %d: trees %d..%d, %d sessions, %d explain runs compared (PID 1 memlock %s)" % (
+        a.batch, a.first, a.last - 1, users, e.compared, fmt_pair(pid1))
+    if bad:
+        print("not ok %d - %s: %d disagreements" % (a.tap_start, desc, bad))
+    else:
+        print("ok %d - %s" % (a.tap_start, desc))
+    print("# counts: trees=%d sessions=%d explain=%d disagreements=%d" % (
+        a.last - a.first, users, e.compared, bad))
+    return 1 if bad else 0
+
+
+# ---- known facts, checked against fixed expectations and against explain --------------------
+
+PASSWD = [("root", 0, 0), ("alice", 1001, 1001), ("bob", 1002, 100)]
+GROUPS = [("root", 0, []), ("users", 100, []), ("alice", 1001, []), ("rdma", 2000, ["alice", "root"])]
+
+
+def fact_tree(conf, dropins=()):
+    t = gen.Tree()
+    t.users = list(PASSWD)
+    t.groups = list(GROUPS)
+    t.conf = conf.encode() if conf is not None else None
+    t.dropins = [(n, "file", d.encode()) for n, d in dropins]
+    return t
+
+
+def facts(top):
+    """(description, tree, user, PID 1 memlock, child start, expected rc, expected memlock)"""
+    p1 = (128 * KiB, min(6 * MiB, top))
+    child = (64 * KiB, top)
+    return [
+        ("Debian baseline: an empty limits.conf gives PID 1's memlock",
+         fact_tree(""), "bob", p1, child, "PAM_SUCCESS", p1),
+        ("root ignores '*' and '@group' lines (keeps PID 1's memlock)",
+         fact_tree("*\t-\tmemlock\t1024\n@rdma - memlock 2048\n@root hard memlock 4096\n"),
+         "root", p1, child, "PAM_SUCCESS", p1),
+        ("... while alice (in @rdma) gets the @rdma line over '*'",
+         fact_tree("*\t-\tmemlock\t1024\n@rdma - memlock 2048\n@root hard memlock 4096\n"),
+         "alice", p1, child, "PAM_SUCCESS", (2 * MiB, 2 * MiB)),
+        ("root gets a line naming root and a uid range",
+         fact_tree("root soft memlock 256\n0:0 hard memlock 512\n* - memlock 1\n"),
+         "root", p1, child, "PAM_SUCCESS", (256 * KiB, 512 * KiB)),
+        ("'-' quirk: soft refused by a stronger rank, so the hard half is not set either",
+         fact_tree("alice soft memlock 512\n@rdma - memlock 2048\n"),
+         "alice", p1, child, "PAM_SUCCESS", (512 * KiB, p1[1])),
+        ("2-field '@group -' stops pam_limits: nothing applied, not even PID 1's baseline",
+         fact_tree("alice - memlock 1024\n@rdma -\n", [("a.conf", "alice - memlock 2048\n")]),
+         "alice", p1, child, "PAM_SUCCESS", child),
+        ("'64M' is read as 64 KiB",
+         fact_tree("alice - memlock 64M\n"), "alice", p1, child, "PAM_SUCCESS", (64 * KiB, 64 * KiB)),
+        ("a hard limit above the session's hard limit is silently not applied (EPERM)",
+         fact_tree("bob - memlock 4096\n"), "bob", p1, (64 * KiB, 2 * MiB), "PAM_SUCCESS", (64 * KiB, 2 * MiB)),
+        ("a missing limits.conf fails the session (1.5.2: PAM_SERVICE_ERR)",
+         fact_tree(None), "bob", p1, child, "PAM_SERVICE_ERR", None),
+    ]
+
+
+def run_facts(e, a):
+    failed = 0
+    n = a.tap_start
+    for desc, tree, user, p1, start, want_rc, want in facts(e.top):
+        resource.prlimit(1, ML, p1)
+        tree.write(e.root)
+        p = os.path.join(e.root, "proc/1/limits")
+        if os.path.exists(p):
+            os.unlink(p)
+        rc, got = e.pam(user, start)
+        ok = rc == want_rc and (want is None or got == want)
+        why = []
+        if not ok:
+            why.append("pam_limits.so: rc=%s memlock %s; the test expected rc=%s memlock %s" % (
+                rc, fmt_pair(got), want_rc, fmt_pair(want) if want else "any"))
+        # and rdmalimits must predict it
+        before = len(e.failures)
+        e.compare("fact%d" % (n - a.tap_start + 1), tree, user, start, p1, True, "arg")
+        if len(e.failures) != before:
+            why.append("rdmalimits explain disagrees with pam_limits.so (see above)")
+        print("%s %d - %s [%s, rc=%s memlock %s]" % ("ok" if not why else "not ok", n, desc, user,
+                                                     rc, fmt_pair(got)))
+        for w in why:
+            print("# " + w)
+        failed += bool(why)
+        n += 1
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count-facts", action="store_true")
+    ap.add_argument("--facts", action="store_true")
+    ap.add_argument("--root")
+    ap.add_argument("--work")
+    ap.add_argument("--pam-session")
+    ap.add_argument("--rdmalimits")
+    ap.add_argument("--failures")
+    ap.add_argument("--seed", default="1")
+    ap.add_argument("--batch", type=int, default=0)
+    ap.add_argument("--first", type=int, default=0)
+    ap.add_argument("--last", type=int, default=0)
+    ap.add_argument("--tap-start", type=int, default=1)
+    ap.add_argument("--max-reports", type=int, default=20)
+    a = ap.parse_args()
+    if a.count_facts:
+        print(len(facts(8 * MiB)))
+        return 0
+    e = Env(a)
+    e.check_mounts()
+    return run_facts(e, a) if a.facts else run_batch(e, a)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
