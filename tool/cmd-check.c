@@ -11,9 +11,6 @@
 #include "policy.h"
 #include "tool.h"
 
-/* Load and validate the policy file; findings into d. */
-int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret);
-
 int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret) {
         _cleanup_free_ char *path = ctx_path(c, c->policy_path);
         _cleanup_close_ int fd = -1;
@@ -22,10 +19,13 @@ int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **
 
         if (!path)
                 return -ENOMEM;
-        r = fs_open_config(AT_FDCWD, path, true, true, &fd, NULL);
+        r = fs_open_config(AT_FDCWD, path, true, false, &fd, NULL);
+        if (r == -ENOENT) {
+                diag_add(d, DIAG_INFO, path, 0, "does not exist: pam_rdmalimit leaves memlock unchanged");
+                return r;
+        }
         if (r < 0) {
-                diag_add(d, DIAG_ERROR, path, 0, "%s: pam_rdmalimit refuses it",
-                         r == -ELOOP ? "is a symbolic link" : fs_strerror(r));
+                diag_add(d, DIAG_ERROR, path, 0, "%s: pam_rdmalimit refuses it", fs_strerror(r));
                 return r;
         }
         r = policy_load_fd(fd, path, &p, d);

@@ -4,7 +4,10 @@
 #include <errno.h>
 #include <string.h>
 
+#include "hw.h"
 #include "ident.h"
+#include "pamstack.h"
+#include "policy.h"
 #include "size.h"
 #include "tool.h"
 
@@ -46,6 +49,178 @@ static const char *outcome_text(const struct lc_tree *t, const struct lc_event *
         return "?";
 }
 
+/* What pam_rdmalimit would do for this user, on top of pam_limits' result. */
+struct module_view {
+        bool have_policy;       /* a usable policy exists */
+        bool matched;           /* a rule gives a value */
+        struct policy *p;
+        struct policy_decision dec;
+        enum { ORDER_AFTER, ORDER_BEFORE, ORDER_NO_MODULE, ORDER_UNKNOWN } order;
+        char service[64];
+        bool final_known;
+        uint64_t soft, hard;    /* the session's memlock with both modules */
+};
+
+static void module_view(const struct ctx *c, struct ident *id, const struct id_user *u, const struct lc_result *res,
+                        struct module_view *m) {
+        struct diag_list d = {};
+        struct hw_summary *hw = NULL;
+        char **groups = NULL;
+        size_t ng = 0;
+        struct pam_stack st = {};
+
+        *m = (struct module_view){ .order = ORDER_UNKNOWN };
+        snprintf(m->service, sizeof m->service, "%s", c->service ? c->service : "sshd");
+        if (check_policy_file(c, &d, &m->p) < 0)
+                goto out;
+        m->have_policy = true;
+        if (ident_user_group_names(id, u, &groups, &ng) < 0)
+                goto out;
+        if (policy_needs_hw(m->p, u->name, (const char *const *)groups, ng) && hw_probe(HW_ALL, &hw) < 0)
+                goto out;
+        if (policy_evaluate(m->p, u->name, (const char *const *)groups, ng, hw, &m->dec) < 0)
+                goto out;
+        m->matched = m->dec.matched && !m->dec.untouched;
+        if (pam_stack_load(c->root, m->service, &st) == 0 && !st.error) {
+                long lim = pam_stack_find(&st, "pam_limits"), mod = pam_stack_find(&st, "pam_rdmalimit");
+                m->order = mod < 0 ? ORDER_NO_MODULE : (lim >= 0 && lim > mod) ? ORDER_BEFORE : ORDER_AFTER;
+        }
+        if (!m->matched)
+                goto out;
+        bool pl_known = res->kind == LC_RES_LIMITS && res->soft.known && res->hard.known;
+        uint64_t s0 = pl_known ? (res->soft_clamped ? res->hard.value : res->soft.value) : 0;
+        uint64_t h0 = pl_known ? res->hard.value : 0;
+        if (m->order == ORDER_BEFORE || m->order == ORDER_NO_MODULE) {
+                /* pam_limits has the last word, or the module does not run */
+                m->final_known = pl_known;
+                m->soft = s0;
+                m->hard = h0;
+        } else if (m->dec.lower || pl_known) {
+                /* the module runs after pam_limits and raises what it left */
+                m->final_known = true;
+                m->soft = m->dec.lower ? m->dec.soft : (m->dec.soft > s0 ? m->dec.soft : s0);
+                m->hard = m->dec.lower ? m->dec.hard : (m->dec.hard > h0 ? m->dec.hard : h0);
+                if (m->soft > m->hard)
+                        m->soft = m->hard;
+        }
+out:
+        pam_stack_clear(&st);
+        ident_strv_free(groups);
+        hw_summary_free(hw);
+        diag_list_clear(&d);
+}
+
+static const char *order_text(const struct module_view *m) {
+        switch (m->order) {
+        case ORDER_AFTER:
+                return "after-pam_limits";
+        case ORDER_BEFORE:
+                return "before-pam_limits";
+        case ORDER_NO_MODULE:
+                return "not-in-stack";
+        default:
+                return "unknown";
+        }
+}
+
+static void auto_json(struct json *j, const struct policy_auto *a) {
+        json_obj_begin(j);
+        json_key(j, "active_ports");
+        json_u64(j, a->active_ports);
+        json_key(j, "zc_queues");
+        json_u64(j, a->zc_queues);
+        json_key(j, "copy_queues");
+        json_u64(j, a->copy_queues);
+        json_key(j, "xdp_unknown");
+        json_bool(j, a->xdp_unknown);
+        json_key(j, "sum");
+        json_limit(j, a->sum);
+        json_key(j, "ram_cap");
+        json_limit(j, a->ram_cap);
+        json_key(j, "mr_cap");
+        json_limit(j, a->mr_cap);
+        json_key(j, "used_fallback");
+        json_bool(j, a->used_fallback);
+        json_key(j, "value");
+        json_limit(j, a->value);
+        json_obj_end(j);
+}
+
+static void module_json(struct json *j, const struct module_view *m) {
+        const struct policy_rule *r = m->dec.rule;
+        char rule[300];
+
+        snprintf(rule, sizeof rule, "%s %s", r->user ? "user" : "group", r->user ? r->user : r->group);
+        json_key(j, "policy");
+        json_obj_begin(j);
+        json_key(j, "file");
+        json_str(j, m->p->path);
+        json_key(j, "rule");
+        json_str(j, rule);
+        json_key(j, "line");
+        json_u64(j, r->line);
+        json_key(j, "soft");
+        json_limit(j, m->dec.soft);
+        json_key(j, "hard");
+        json_limit(j, m->dec.hard);
+        json_key(j, "lower");
+        json_bool(j, m->dec.lower);
+        json_key(j, "auto");
+        if (m->dec.used_auto)
+                auto_json(j, &m->dec.auto_info);
+        else
+                json_null(j);
+        json_key(j, "service");
+        json_str(j, m->service);
+        json_key(j, "order");
+        json_str(j, order_text(m));
+        json_key(j, "session");
+        json_obj_begin(j);
+        json_key(j, "soft");
+        if (m->final_known)
+                json_limit(j, m->soft);
+        else
+                json_null(j);
+        json_key(j, "hard");
+        if (m->final_known)
+                json_limit(j, m->hard);
+        else
+                json_null(j);
+        json_obj_end(j);
+        json_obj_end(j);
+}
+
+static void module_text(const struct module_view *m) {
+        const struct policy_rule *r = m->dec.rule;
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+
+        printf("\npam_rdmalimit: %s:%u (%s %s) asks memlock soft %s, hard %s%s\n", m->p->path, r->line,
+               r->user ? "user" : "group", r->user ? r->user : r->group, size_format(m->dec.soft, a),
+               size_format(m->dec.hard, b), m->dec.lower ? " (may lower)" : "");
+        if (m->dec.used_auto)
+                print_auto_text(m->p, &m->dec.auto_info, "  ");
+        switch (m->order) {
+        case ORDER_AFTER:
+                printf("  In the %s session stack pam_rdmalimit runs after pam_limits: it wins where it asks more",
+                       m->service);
+                if (m->final_known)
+                        printf(";\n  the session gets soft %s, hard %s.\n", size_format(m->soft, a), size_format(m->hard, b));
+                else
+                        printf(".\n");
+                break;
+        case ORDER_BEFORE:
+                printf("  In the %s session stack pam_rdmalimit runs BEFORE pam_limits, which then sets its own\n"
+                       "  values: pam_limits wins. Move pam_rdmalimit after pam_limits.\n", m->service);
+                break;
+        case ORDER_NO_MODULE:
+                printf("  pam_rdmalimit is not in the %s session stack: this policy does not apply there.\n", m->service);
+                break;
+        default:
+                printf("  The %s PAM stack could not be read (use --service NAME).\n", m->service);
+                break;
+        }
+}
+
 static void print_value(const char *label, const struct lc_slot *s, uint64_t shown, const char *src) {
         char buf[SIZE_FMT_MAX];
         if (!s->known) {
@@ -68,6 +243,7 @@ int cmd_explain(struct ctx *c) {
         struct lc_result res = {};
         const struct id_user *u = NULL;
         char ssrc[4096], hsrc[4096], where[4096], why[4096];
+        struct module_view mv = {};
         int ret = EXIT_FINDINGS, r;
 
         if (ctx_ident(c, &id) < 0 || ctx_load_tree(c, &t) < 0)
@@ -85,6 +261,8 @@ int cmd_explain(struct ctx *c) {
                 goto out;
         }
         (void)ident_user(id, user, &u);
+        if (u)
+                module_view(c, id, u, &res, &mv);
 
         bool known = res.kind == LC_RES_LIMITS;
         uint64_t soft = res.soft.value, hard = res.hard.value;
@@ -153,6 +331,8 @@ int cmd_explain(struct ctx *c) {
                         json_obj_end(&j);
                 }
                 json_arr_end(&j);
+                if (mv.matched)
+                        module_json(&j, &mv);
                 json_obj_end(&j);
                 json_finish(&j);
                 ret = EXIT_OK;
@@ -199,6 +379,13 @@ int cmd_explain(struct ctx *c) {
                        e->slot == LC_SOFT ? "soft" : e->slot == LC_HARD ? "hard" : "soft+hard",
                        outcome_text(t, e, &res, why, sizeof why));
         }
+        if (mv.matched)
+                module_text(&mv);
+        else if (mv.have_policy && mv.dec.untouched)
+                printf("\npam_rdmalimit: the matching rule's auto value found no RDMA/AF_XDP hardware and the policy\n"
+                       "has no fallback: memlock is left as pam_limits sets it.\n");
+        else if (mv.have_policy)
+                printf("\npam_rdmalimit: no rule of %s matches %s: memlock is left as pam_limits sets it.\n", mv.p->path, user);
         if (res.root_user_debian)
                 printf("\nNote: on Debian, pam_limits applies no '*', '@group' or '%%' line to root; only lines\n"
                        "naming root or a uid range count.\n");
@@ -208,6 +395,7 @@ int cmd_explain(struct ctx *c) {
                        "when setrlimit fails (see 'rdmalimits doctor').\n");
         ret = EXIT_OK;
 out:
+        policy_free(mv.p);
         lc_result_clear(&res);
         lc_tree_free(t);
         ident_free(id);

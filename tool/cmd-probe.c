@@ -1,9 +1,251 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 
+#include <errno.h>
+#include <string.h>
+
+#include "hw.h"
+#include "policy.h"
+#include "size.h"
 #include "tool.h"
 
+static const char *rdma_status_word(int st) {
+        switch (st) {
+        case 0:
+                return "ok";
+        case -ENOENT:
+                return "not-installed";
+        case -ENOSYS:
+        case -ENODEV:
+                return "none";
+        default:
+                return "error";
+        }
+}
+
+static void features_text(uint64_t f, char *buf, size_t size) {
+        static const char *const names[] = { "basic", "redirect", "ndo-xmit", "xsk-zerocopy", "hw-offload",
+                                             "rx-sg", "ndo-xmit-sg" };
+        size_t n = 0;
+        buf[0] = '\0';
+        for (unsigned i = 0; i < ELEMENTSOF(names); i++)
+                if (f & (UINT64_C(1) << i))
+                        n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s", n ? "," : "", names[i]);
+}
+
+static void print_auto_json(struct json *j, const struct policy *p, const struct policy_auto *a) {
+        json_obj_begin(j);
+        json_key(j, "policy");
+        json_str(j, p->path);
+        json_key(j, "value");
+        if (a->value)
+                json_limit(j, a->value);
+        else
+                json_null(j);
+        json_key(j, "hardware_found");
+        json_bool(j, a->hardware_found);
+        json_key(j, "active_ports");
+        json_u64(j, a->active_ports);
+        json_key(j, "zc_queues");
+        json_u64(j, a->zc_queues);
+        json_key(j, "copy_queues");
+        json_u64(j, a->copy_queues);
+        json_key(j, "xdp_unknown");
+        json_bool(j, a->xdp_unknown);
+        json_key(j, "sum");
+        json_limit(j, a->sum);
+        json_key(j, "ram_cap");
+        json_limit(j, a->ram_cap);
+        json_key(j, "mr_cap");
+        json_limit(j, a->mr_cap);
+        json_key(j, "used_fallback");
+        json_bool(j, a->used_fallback);
+        json_obj_end(j);
+}
+
+/* "base 64 MiB + 1 GiB x 1 active RDMA port + ... = X" */
+void print_auto_text(const struct policy *p, const struct policy_auto *a, const char *indent) {
+        char b[5][SIZE_FMT_MAX];
+        const struct policy_hardware *h = &p->hw;
+        if (a->used_fallback) {
+                printf("%sno RDMA port or XDP queue found: fallback %s\n", indent, size_format(a->value, b[0]));
+                return;
+        }
+        if (!a->hardware_found) {
+                printf("%sno RDMA port or XDP queue found and no fallback: auto leaves memlock unchanged\n", indent);
+                return;
+        }
+        printf("%sbase %s + %s x %u active RDMA port%s + %s x %u zero-copy XDP queue%s + %s x %u copy-mode XDP queue%s = %s\n",
+               indent, size_format(h->base, b[0]), size_format(h->rdma_port, b[1]), a->active_ports,
+               a->active_ports == 1 ? "" : "s", size_format(h->xsk_queue, b[2]), a->zc_queues, a->zc_queues == 1 ? "" : "s",
+               size_format(h->xsk_copy_queue, b[3]), a->copy_queues, a->copy_queues == 1 ? "" : "s",
+               size_format(a->sum, b[4]));
+        if (a->ram_cap)
+                printf("%scapped at ram_share %g x MemTotal = %s\n", indent, h->ram_share, size_format(a->ram_cap, b[0]));
+        if (a->mr_cap)
+                printf("%scapped at the smallest max_mr_size %s\n", indent, size_format(a->mr_cap, b[0]));
+        if (a->xdp_unknown)
+                printf("%sAF_XDP not counted: this kernel has no netdev netlink family\n", indent);
+        printf("%sauto = %s\n", indent, size_format(a->value, b[0]));
+}
+
 int cmd_probe(struct ctx *c) {
-        log_error("probe: the hardware probe is not available in this build yet");
-        return EXIT_FINDINGS;
+        struct hw_summary *hw = NULL;
+        struct policy *p = NULL;
+        struct diag_list d = {};
+        struct policy_auto a = {};
+        char buf[SIZE_FMT_MAX], feat[128];
+        int r;
+
+        r = hw_probe(HW_ALL, &hw);
+        if (r < 0) {
+                log_error("hardware probe failed: %s", strerror(-r));
+                return EXIT_FINDINGS;
+        }
+        bool have_policy = check_policy_file(c, &d, &p) >= 0;
+        if (have_policy)
+                policy_compute_auto(&p->hw, hw, &a);
+
+        if (c->json) {
+                struct json j;
+                json_init(&j, stdout);
+                json_obj_begin(&j);
+                json_key(&j, "rdma");
+                json_obj_begin(&j);
+                json_key(&j, "status");
+                json_str(&j, rdma_status_word(hw->rdma_status));
+                if (hw->rdma_status < 0) {
+                        json_key(&j, "error");
+                        json_str(&j, strerror(-hw->rdma_status));
+                }
+                json_key(&j, "devices");
+                json_arr_begin(&j);
+                for (size_t i = 0; i < hw->n_rdma; i++) {
+                        const struct hw_rdma_dev *dv = &hw->rdma[i];
+                        json_obj_begin(&j);
+                        json_key(&j, "name");
+                        json_str(&j, dv->name);
+                        json_key(&j, "node_type");
+                        json_str(&j, hw_node_type_name(dv->node_type));
+                        json_key(&j, "max_mr_size");
+                        json_u64(&j, dv->max_mr_size);
+                        json_key(&j, "max_mr");
+                        json_i64(&j, dv->max_mr);
+                        if (dv->query_error) {
+                                json_key(&j, "error");
+                                json_str(&j, strerror(-dv->query_error));
+                        }
+                        json_key(&j, "ports");
+                        json_arr_begin(&j);
+                        for (size_t k = 0; k < dv->n_ports; k++) {
+                                json_obj_begin(&j);
+                                json_key(&j, "port");
+                                json_u64(&j, dv->ports[k].num);
+                                json_key(&j, "state");
+                                json_str(&j, hw_port_state_name(dv->ports[k].state));
+                                json_key(&j, "link_layer");
+                                json_str(&j, hw_link_layer_name(dv->ports[k].link_layer));
+                                if (dv->ports[k].query_error) {
+                                        json_key(&j, "error");
+                                        json_str(&j, strerror(-dv->ports[k].query_error));
+                                }
+                                json_obj_end(&j);
+                        }
+                        json_arr_end(&j);
+                        json_obj_end(&j);
+                }
+                json_arr_end(&j);
+                json_obj_end(&j);
+                json_key(&j, "xdp");
+                json_obj_begin(&j);
+                json_key(&j, "status");
+                json_str(&j, hw->xdp_status == 0 ? "ok" : hw->xdp_status == -EOPNOTSUPP ? "unknown" : "error");
+                json_key(&j, "interfaces");
+                json_arr_begin(&j);
+                for (size_t i = 0; i < hw->n_xdp; i++) {
+                        const struct hw_xdp_if *x = &hw->xdp[i];
+                        json_obj_begin(&j);
+                        json_key(&j, "ifindex");
+                        json_u64(&j, x->ifindex);
+                        json_key(&j, "name");
+                        json_str(&j, x->name);
+                        json_key(&j, "xdp_features");
+                        json_u64(&j, x->xdp_features);
+                        json_key(&j, "zero_copy");
+                        json_bool(&j, x->zero_copy);
+                        json_key(&j, "rx_queues");
+                        json_u64(&j, x->rx_queues);
+                        json_obj_end(&j);
+                }
+                json_arr_end(&j);
+                json_obj_end(&j);
+                json_key(&j, "mem_total");
+                if (hw->mem_status == 0)
+                        json_u64(&j, hw->mem_total);
+                else
+                        json_null(&j);
+                json_key(&j, "auto");
+                if (have_policy)
+                        print_auto_json(&j, p, &a);
+                else
+                        json_null(&j);
+                json_key(&j, "policy_findings");
+                diag_json(&j, &d);
+                json_obj_end(&j);
+                json_finish(&j);
+        } else {
+                printf("RDMA devices (libibverbs):\n");
+                if (hw->rdma_status == -ENOENT)
+                        printf("  libibverbs is not installed: no RDMA support in user space\n");
+                else if (hw->rdma_status < 0)
+                        printf("  none (%s)\n", strerror(-hw->rdma_status));
+                else if (hw->n_rdma == 0)
+                        printf("  none\n");
+                for (size_t i = 0; i < hw->n_rdma; i++) {
+                        const struct hw_rdma_dev *dv = &hw->rdma[i];
+                        if (dv->query_error)
+                                printf("  %-12s %s, cannot query: %s\n", dv->name, hw_node_type_name(dv->node_type),
+                                       strerror(-dv->query_error));
+                        else
+                                printf("  %-12s %s, max_mr_size %s, max_mr %d\n", dv->name, hw_node_type_name(dv->node_type),
+                                       size_format(dv->max_mr_size, buf), dv->max_mr);
+                        for (size_t k = 0; k < dv->n_ports; k++) {
+                                const struct hw_port *pt = &dv->ports[k];
+                                if (pt->query_error)
+                                        printf("    port %u: cannot query: %s\n", pt->num, strerror(-pt->query_error));
+                                else
+                                        printf("    port %u: %s, %s\n", pt->num, hw_port_state_name(pt->state),
+                                               hw_link_layer_name(pt->link_layer));
+                        }
+                }
+                printf("AF_XDP interfaces (netdev netlink family):\n");
+                if (hw->xdp_status == -EOPNOTSUPP)
+                        printf("  unknown: this kernel has no netdev family (Linux < 6.3)\n");
+                else if (hw->xdp_status < 0)
+                        printf("  unknown (%s)\n", strerror(-hw->xdp_status));
+                else if (hw->n_xdp == 0)
+                        printf("  none\n");
+                for (size_t i = 0; i < hw->n_xdp; i++) {
+                        const struct hw_xdp_if *x = &hw->xdp[i];
+                        features_text(x->xdp_features, feat, sizeof feat);
+                        printf("  %-3u %-12s %s, %u RX queue%s, features 0x%llx (%s)\n", x->ifindex, x->name,
+                               x->zero_copy ? "zero-copy" : "copy mode", x->rx_queues, x->rx_queues == 1 ? "" : "s",
+                               (unsigned long long)x->xdp_features, feat);
+                }
+                if (hw->mem_status == 0)
+                        printf("RAM: MemTotal %s\n", size_format(hw->mem_total, buf));
+                else
+                        printf("RAM: unknown (%s)\n", strerror(-hw->mem_status));
+                if (have_policy) {
+                        printf("auto per %s:\n", p->path);
+                        print_auto_text(p, &a, "  ");
+                } else {
+                        printf("auto: the policy cannot be used:\n");
+                        diag_print(&d, stdout, false);
+                }
+        }
+        diag_list_clear(&d);
+        policy_free(p);
+        hw_summary_free(hw);
+        return EXIT_OK;
 }

@@ -27,9 +27,9 @@ static const struct command commands[] = {
         { "list", cmd_list, 0, 0, 0, "", "the memlock entries of every file, in the order pam_limits reads them" },
         { "check", cmd_check, OPT_POLICY | OPT_CONF, 0, -1, "[FILE...]",
           "validate limits.conf, limits.d and (with --policy) rdmalimit.conf" },
-        { "explain", cmd_explain, OPT_CONF | OPT_PROC1, 1, 1, "USER",
+        { "explain", cmd_explain, OPT_CONF | OPT_PROC1 | OPT_SERVICE, 1, 1, "USER",
           "the memlock a session of USER gets, and the file:line behind each value" },
-        { "probe", cmd_probe, OPT_CONF | OPT_SAVE, 0, 0, "",
+        { "probe", cmd_probe, OPT_CONF, 0, 0, "",
           "RDMA devices, AF_XDP interfaces, RAM, and the auto value of the policy" },
 };
 
@@ -51,6 +51,8 @@ static void usage(FILE *out) {
               "     --force           apply/remove: take over a drop-in without the rdmalimits marker\n"
               "     --policy          check: validate the policy file too\n"
               "     --conf FILE       the policy file (default " POLICY_PATH ")\n"
+              "     --service NAME    explain: the PAM service whose stack decides the order (default sshd)\n"
+              "     --proc1-limits F  explain: read the Debian baseline from F instead of /proc/1/limits\n"
               " -h, --help            display this help\n"
               " -V, --version         display version\n\n"
               "Sizes take a unit: K, M, G, T (KiB, MiB, GiB, TiB), or \"unlimited\".\n"

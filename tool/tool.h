@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "limitsconf.h"
+#include "policy.h"
 #include "output.h"
 
 /* exit codes (only main() returns them) */
@@ -77,3 +78,8 @@ int ctx_ident(const struct ctx *c, struct ident **ret);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret);
 const char *policy_default_path(void);
+
+struct policy;
+/* Open (root-owned, not group/world-writable) and load the policy; findings into d. */
+int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret);
+void print_auto_text(const struct policy *p, const struct policy_auto *a, const char *indent);

@@ -1,0 +1,157 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fsutil.h"
+#include "macro.h"
+#include "pamstack.h"
+
+#define MAX_DEPTH 8
+
+static int push(struct pam_stack *s, const char *file, unsigned line, bool dash, const char *control,
+                const char *module, const char *args, unsigned depth) {
+        struct pam_entry *v = reallocarray(s->v, s->n + 1, sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        s->v = v;
+        struct pam_entry *e = &s->v[s->n];
+        *e = (struct pam_entry){ .line = line, .dash = dash, .depth = depth };
+        const char *base = strrchr(module, '/');
+        base = base ? base + 1 : module;
+        size_t bl = strlen(base);
+        if (bl > 3 && streq(base + bl - 3, ".so"))
+                bl -= 3;
+        e->file = strdup(file);
+        e->control = strdup(control);
+        e->module = strdup(module);
+        e->name = strndup(base, bl);
+        e->args = strdup(args);
+        if (!e->file || !e->control || !e->module || !e->name || !e->args) {
+                free(e->file);
+                free(e->control);
+                free(e->module);
+                free(e->name);
+                free(e->args);
+                return -ENOMEM;
+        }
+        s->n++;
+        return 0;
+}
+
+static char *next_word(char **p) {
+        char *s = *p, *w;
+        while (*s == ' ' || *s == '\t')
+                s++;
+        if (!*s)
+                return NULL;
+        w = s;
+        if (*s == '[') {
+                /* a bracketed control: up to the matching ']' */
+                while (*s && *s != ']')
+                        s++;
+                if (*s)
+                        s++;
+        } else
+                while (*s && *s != ' ' && *s != '\t')
+                        s++;
+        if (*s)
+                *s++ = '\0';
+        *p = s;
+        return w;
+}
+
+static int load_file(const char *root, const char *name, struct pam_stack *s, unsigned depth) {
+        _cleanup_free_ char *rel = NULL, *path = NULL, *line = NULL;
+        _cleanup_fclose_ FILE *f = NULL;
+        size_t n = 0;
+        unsigned lineno = 0;
+        int r;
+
+        if (depth > MAX_DEPTH || strchr(name, '/'))
+                return 0;
+        if (asprintf(&rel, "/etc/pam.d/%s", name) < 0)
+                return -ENOMEM;
+        path = fs_root_path(root, rel);
+        if (!path)
+                return -ENOMEM;
+        f = fopen(path, "re");
+        if (!f)
+                return depth == 0 ? negative_errno() : 0;
+        const char *display = root ? rel + 1 : rel;
+        while (getline(&line, &n, f) > 0) {
+                char *p = line, *c;
+                lineno++;
+                if ((c = strchr(p, '#')))
+                        *c = '\0';
+                p[strcspn(p, "\r\n")] = '\0';
+                /* line continuations are rare in pam.d; treated as separate lines */
+                char *w1 = next_word(&p);
+                if (!w1)
+                        continue;
+                if (streq(w1, "@include")) {
+                        char *inc = next_word(&p);
+                        if (inc && (r = load_file(root, inc, s, depth + 1)) < 0)
+                                return r;
+                        continue;
+                }
+                bool dash = w1[0] == '-';
+                if (strcasecmp(w1 + dash, "session") != 0)
+                        continue;
+                char *control = next_word(&p), *module = next_word(&p);
+                if (!control || !module)
+                        continue;
+                while (*p == ' ' || *p == '\t')
+                        p++;
+                if (streq(control, "include") || streq(control, "substack")) {
+                        if ((r = load_file(root, module, s, depth + 1)) < 0)
+                                return r;
+                        continue;
+                }
+                r = push(s, display, lineno, dash, control, module, p, depth);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int pam_stack_load(const char *root, const char *service, struct pam_stack *ret) {
+        struct pam_stack s = {};
+        int r;
+
+        s.service = strdup(service);
+        if (!s.service)
+                return -ENOMEM;
+        r = load_file(root, service, &s, 0);
+        if (r == -ENOMEM) {
+                pam_stack_clear(&s);
+                return r;
+        }
+        s.error = r < 0 ? r : 0;
+        *ret = s;
+        return 0;
+}
+
+void pam_stack_clear(struct pam_stack *s) {
+        for (size_t i = 0; i < s->n; i++) {
+                free(s->v[i].file);
+                free(s->v[i].control);
+                free(s->v[i].module);
+                free(s->v[i].name);
+                free(s->v[i].args);
+        }
+        free(s->v);
+        free(s->service);
+        *s = (struct pam_stack){};
+}
+
+long pam_stack_find(const struct pam_stack *s, const char *name) {
+        for (size_t i = 0; i < s->n; i++)
+                if (streq(s->v[i].name, name))
+                        return (long)i;
+        return -1;
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/* The session phase of a PAM service's stack, includes followed (/etc/pam.d). */
+#include <stdbool.h>
+#include <stddef.h>
+
+struct pam_entry {
+        char *file;          /* display path of the file the line is in */
+        unsigned line;
+        bool dash;           /* "-session": a missing module is ignored */
+        char *control;       /* "required", "optional", "[success=1 default=ignore]", ... */
+        char *module;        /* as written: "pam_limits.so" or an absolute path */
+        char *name;          /* basename without ".so": "pam_limits" */
+        char *args;          /* the rest of the line, may be "" */
+        unsigned depth;      /* include/substack depth (0: the service file) */
+};
+
+struct pam_stack {
+        char *service;
+        int error;           /* negative errno when the service file cannot be read */
+        struct pam_entry *v;
+        size_t n;
+};
+
+/* Read ROOT/etc/pam.d/SERVICE (root NULL: /) and what it includes. */
+int pam_stack_load(const char *root, const char *service, struct pam_stack *ret);
+void pam_stack_clear(struct pam_stack *s);
+/* Index of the first entry whose module name is `name` ("pam_limits"), or -1. */
+long pam_stack_find(const struct pam_stack *s, const char *name);
