@@ -198,6 +198,94 @@ static int probe_rdma(struct hw_summary *s) {
         return 0;
 }
 
+struct ibv_mr_fns {
+        struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
+        int (*dealloc_pd)(struct ibv_pd *pd);
+        struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access);
+        int (*dereg_mr)(struct ibv_mr *mr);
+};
+
+static int ibv_resolve_mr(void *h, struct ibv_mr_fns *f) {
+        RESOLVE(h, f, alloc_pd, "ibv_alloc_pd");
+        RESOLVE(h, f, dealloc_pd, "ibv_dealloc_pd");
+        RESOLVE(h, f, reg_mr, "ibv_reg_mr");
+        RESOLVE(h, f, dereg_mr, "ibv_dereg_mr");
+        return 0;
+}
+
+int hw_rdma_reg_mr_test(void *buf, size_t len, int *ret_status, struct hw_mr_result **ret, size_t *ret_n) {
+        _cleanup_(dlclosep) void *h = NULL;
+        struct ibv_device **list;
+        struct ibv_fns f;
+        struct ibv_mr_fns m;
+        struct hw_mr_result *res;
+        int n = 0, r;
+
+        *ret = NULL;
+        *ret_n = 0;
+        h = dlopen(LIBIBVERBS_SONAME, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+                *ret_status = -ENOENT;
+                return 0;
+        }
+        r = ibv_resolve(h, &f);
+        if (r >= 0)
+                r = ibv_resolve_mr(h, &m);
+        if (r < 0) {
+                *ret_status = r;
+                return 0;
+        }
+        errno = 0;
+        list = f.get_device_list(&n);
+        if (!list) {
+                *ret_status = errno > 0 ? -errno : -ENODEV;
+                return 0;
+        }
+        *ret_status = 0;
+        res = calloc(n > 0 ? (size_t)n : 1, sizeof(*res));
+        if (!res) {
+                f.free_device_list(list);
+                return -ENOMEM;
+        }
+        for (int i = 0; i < n; i++) {
+                struct hw_mr_result *x = &res[i];
+                const char *name = f.get_device_name(list[i]);
+                struct ibv_context *ctx;
+                struct ibv_pd *pd;
+                struct ibv_mr *mr;
+
+                snprintf(x->name, sizeof x->name, "%s", name ? name : "");
+                errno = 0;
+                ctx = f.open_device(list[i]);
+                if (!ctx) {
+                        x->error = negative_errno();
+                        x->step = "open";
+                        continue;
+                }
+                errno = 0;
+                pd = m.alloc_pd(ctx);
+                if (!pd) {
+                        x->error = negative_errno();
+                        x->step = "alloc_pd";
+                        f.close_device(ctx);
+                        continue;
+                }
+                errno = 0;
+                mr = m.reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
+                if (!mr) {
+                        x->error = negative_errno();
+                        x->step = "reg_mr";
+                } else
+                        m.dereg_mr(mr);
+                m.dealloc_pd(pd);
+                f.close_device(ctx);
+        }
+        f.free_device_list(list);
+        *ret = res;
+        *ret_n = (size_t)n;
+        return 0;
+}
+
 /* ---------------------------------------------------------------------------------------
  * AF_XDP: the netdev generic netlink family, RX queues from sysfs.
  */

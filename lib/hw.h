@@ -83,3 +83,17 @@ uint64_t hw_min_max_mr_size(const struct hw_summary *s);
 const char *hw_port_state_name(int state);
 const char *hw_link_layer_name(int ll);
 const char *hw_node_type_name(int nt);
+
+/* One RDMA device's answer to "register SIZE bytes" (rdmalimits pin-test). */
+struct hw_mr_result {
+        char name[64];
+        int error;             /* 0: registered (and released); else negative errno */
+        const char *step;      /* "open", "alloc_pd", "reg_mr" where it failed */
+};
+
+/*
+ * Register buf/len as a memory region on every RDMA device (ibv_reg_mr with
+ * IBV_ACCESS_LOCAL_WRITE), then release it.  *ret_status as hw_summary.rdma_status.
+ * *ret is a malloc()ed array of *ret_n results.
+ */
+int hw_rdma_reg_mr_test(void *buf, size_t len, int *ret_status, struct hw_mr_result **ret, size_t *ret_n);

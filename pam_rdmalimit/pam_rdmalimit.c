@@ -25,6 +25,7 @@
 #include "ident.h"
 #include "macro.h"
 #include "policy.h"
+#include "rlimit.h"
 #include "size.h"
 
 #define PUBLIC __attribute__((visibility("default")))
@@ -131,42 +132,35 @@ static void describe_auto(const struct policy_decision *dec, char *buf, size_t s
 }
 
 /*
- * Set memlock towards (soft, hard).  Never lowers unless lower.  On EPERM (raising the hard
- * limit needs CAP_SYS_RESOURCE) the closest value is set: hard kept, soft up to it.
- * *ret_got receives what the process has afterwards.  Returns 0, or -EPERM when the target
- * could not be reached (after setting the closest value), or another negative errno.
+ * Set memlock towards the target: never lower unless lower.  When raising the hard limit is
+ * not allowed (EPERM: no CAP_SYS_RESOURCE) the closest value is set (lib/rlimit.c, the same
+ * rules `rdmalimits explain` and `verify` predict with).  Returns 0, -EPERM after setting the
+ * closest value, or another negative errno.
  */
-static int apply_memlock(uint64_t soft, uint64_t hard, bool lower, struct rlimit *ret_before, struct rlimit *ret_got,
+static int apply_memlock(struct rl_pair target, bool lower, struct rl_pair *ret_before, struct rl_pair *ret_got,
                          int *ret_errno) {
-        struct rlimit cur, want;
+        struct rl_pair cur, want;
+        int r;
 
         *ret_errno = 0;
-        if (getrlimit(RLIMIT_MEMLOCK, &cur) < 0)
-                return negative_errno();
-        *ret_before = cur;
-        want.rlim_max = lower ? hard : (hard > cur.rlim_max ? hard : cur.rlim_max);
-        want.rlim_cur = lower ? soft : (soft > cur.rlim_cur ? soft : cur.rlim_cur);
-        if (want.rlim_cur > want.rlim_max)
-                want.rlim_cur = want.rlim_max;
-        if (want.rlim_cur == cur.rlim_cur && want.rlim_max == cur.rlim_max) {
-                *ret_got = cur;
+        r = rl_get_memlock(&cur);
+        if (r < 0)
+                return r;
+        *ret_before = *ret_got = cur;
+        want = rl_module_want(cur, target, lower);
+        if (want.soft == cur.soft && want.hard == cur.hard)
                 return 0;
-        }
-        if (setrlimit(RLIMIT_MEMLOCK, &want) == 0) {
+        if (setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){ .rlim_cur = want.soft, .rlim_max = want.hard }) == 0) {
                 *ret_got = want;
                 return 0;
         }
         *ret_errno = errno;
         if (errno != EPERM)
                 return negative_errno();
-        /* the closest value allowed: the hard limit stays, soft goes as far as it may */
-        struct rlimit near = { .rlim_max = cur.rlim_max };
-        near.rlim_cur = want.rlim_cur < cur.rlim_max ? want.rlim_cur : cur.rlim_max;
-        if (!lower && near.rlim_cur < cur.rlim_cur)
-                near.rlim_cur = cur.rlim_cur;
-        if ((near.rlim_cur != cur.rlim_cur || near.rlim_max != cur.rlim_max) && setrlimit(RLIMIT_MEMLOCK, &near) < 0)
-                near = cur;
-        *ret_got = near;
+        struct rl_pair near = rl_module_closest(cur, want, lower);
+        if ((near.soft != cur.soft || near.hard != cur.hard) &&
+            setrlimit(RLIMIT_MEMLOCK, &(struct rlimit){ .rlim_cur = near.soft, .rlim_max = near.hard }) == 0)
+                *ret_got = near;
         return -EPERM;
 }
 
@@ -231,13 +225,13 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
                 goto out;
         }
 
-        struct rlimit before = {}, got = {};
+        struct rl_pair before = {}, got = {};
         int err;
-        r = apply_memlock(dec.soft, dec.hard, dec.lower, &before, &got, &err);
+        r = apply_memlock((struct rl_pair){ dec.soft, dec.hard }, dec.lower, &before, &got, &err);
         fmt_limit(dec.soft, s1);
         fmt_limit(dec.hard, s2);
-        fmt_limit(got.rlim_cur, s3);
-        fmt_limit(got.rlim_max, s4);
+        fmt_limit(got.soft, s3);
+        fmt_limit(got.hard, s4);
         if (r == -EPERM) {
                 const char *service = NULL;
                 (void)pam_get_item(pamh, PAM_SERVICE, (const void **)&service);
@@ -261,7 +255,7 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
                 pam_syslog(pamh, LOG_ERR, "user=%s %s: setrlimit(RLIMIT_MEMLOCK) failed: %s", user, rule, strerror(-r));
                 goto out;
         }
-        bool same = before.rlim_cur == got.rlim_cur && before.rlim_max == got.rlim_max;
+        bool same = before.soft == got.soft && before.hard == got.hard;
         pam_syslog(pamh, LOG_INFO, "user=%s %s: memlock soft=%s hard=%s%s (%s)", user, rule, s3, s4,
                    same ? " (already so)" : "", why);
         *ret_out = same ? OUT_ALREADY : OUT_APPLIED;

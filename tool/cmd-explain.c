@@ -8,6 +8,7 @@
 #include "ident.h"
 #include "pamstack.h"
 #include "policy.h"
+#include "rlimit.h"
 #include "size.h"
 #include "tool.h"
 
@@ -235,34 +236,98 @@ static void print_value(const char *label, const struct lc_slot *s, uint64_t sho
         printf("  %-5s %-28s from %s\n", label, val, src);
 }
 
-int cmd_explain(struct ctx *c) {
-        const char *user = c->argv[0];
-        struct lc_tree *t = NULL;
-        struct ident *id = NULL;
+struct explain_state {
+        struct lc_tree *t;
+        struct ident *id;
         struct lc_baseline base;
-        struct lc_result res = {};
-        const struct id_user *u = NULL;
-        char ssrc[4096], hsrc[4096], where[4096], why[4096];
-        struct module_view mv = {};
-        int ret = EXIT_FINDINGS, r;
+        struct lc_result res;
+        const struct id_user *u;
+        struct module_view mv;
+};
 
-        if (ctx_ident(c, &id) < 0 || ctx_load_tree(c, &t) < 0)
-                goto out;
-        r = lc_baseline_load(t, c->proc1, &base);
+static void explain_state_clear(struct explain_state *s) {
+        policy_free(s->mv.p);
+        lc_result_clear(&s->res);
+        lc_tree_free(s->t);
+        ident_free(s->id);
+        *s = (struct explain_state){};
+}
+
+/* Resolve pam_limits and pam_rdmalimit for a user.  Returns 0, or an exit code (logged). */
+static int explain_load(const struct ctx *c, const char *user, struct explain_state *s) {
+        int r;
+
+        *s = (struct explain_state){};
+        if (ctx_ident(c, &s->id) < 0 || ctx_load_tree(c, &s->t) < 0)
+                return EXIT_FINDINGS;
+        r = lc_baseline_load(s->t, c->proc1, &s->base);
         if (r >= 0)
-                r = lc_resolve(t, id, user, &base, &res);
+                r = lc_resolve(s->t, s->id, user, &s->base, &s->res);
         if (r < 0) {
                 log_error("cannot resolve the limits of '%s': %s", user, strerror(-r));
-                goto out;
+                return EXIT_FINDINGS;
         }
-        if (res.kind == LC_RES_USER_UNKNOWN) {
+        if (s->res.kind == LC_RES_USER_UNKNOWN) {
                 log_error("user '%s' does not exist%s (pam_limits would fail the session)", user,
                           c->root ? " in the root's etc/passwd" : "");
-                goto out;
+                return EXIT_FINDINGS;
         }
-        (void)ident_user(id, user, &u);
-        if (u)
-                module_view(c, id, u, &res, &mv);
+        if (ident_user(s->id, user, &s->u) < 0)
+                return EXIT_FINDINGS;
+        module_view(c, s->id, s->u, &s->res, &s->mv);
+        return 0;
+}
+
+int predict_session(const struct ctx *c, const char *user, struct prediction *ret) {
+        struct explain_state s;
+        struct prediction p = {};
+        int r = explain_load(c, user, &s);
+        if (r) {
+                explain_state_clear(&s);
+                return r;
+        }
+        p.kind = s.res.kind;
+        p.pl_sets = s.res.kind == LC_RES_LIMITS && s.res.soft.known && s.res.hard.known;
+        if (p.pl_sets)
+                p.pl = (struct rl_pair){ s.res.soft.value, s.res.hard.value };
+        p.mod_sets = s.mv.matched && s.mv.order != ORDER_NO_MODULE;
+        p.mod_before = s.mv.order == ORDER_BEFORE;
+        if (p.mod_sets)
+                p.mod = (struct rl_pair){ s.mv.dec.soft, s.mv.dec.hard };
+        p.mod_lower = s.mv.dec.lower;
+        if (s.mv.matched) {
+                p.nominal_known = s.mv.final_known;
+                p.nominal = (struct rl_pair){ s.mv.soft, s.mv.hard };
+        } else if (p.pl_sets) {
+                p.nominal_known = true;
+                p.nominal = p.pl;
+                if (p.nominal.soft > p.nominal.hard)
+                        p.nominal.soft = p.nominal.hard;
+        }
+        if (s.res.soft.src)
+                lc_line_where(s.t, s.res.soft.src, p.pl_source, sizeof p.pl_source);
+        else
+                snprintf(p.pl_source, sizeof p.pl_source, "%s", s.base.source);
+        explain_state_clear(&s);
+        *ret = p;
+        return 0;
+}
+
+int cmd_explain(struct ctx *c) {
+        const char *user = c->argv[0];
+        struct explain_state s;
+        char ssrc[4096], hsrc[4096], where[4096], why[4096];
+        int ret = EXIT_FINDINGS;
+
+        ret = explain_load(c, user, &s);
+        if (ret)
+                goto out;
+        ret = EXIT_FINDINGS;
+        struct lc_tree *t = s.t;
+        struct lc_result res = s.res;
+        struct lc_baseline base = s.base;
+        const struct id_user *u = s.u;
+        struct module_view mv = s.mv;
 
         bool known = res.kind == LC_RES_LIMITS;
         uint64_t soft = res.soft.value, hard = res.hard.value;
@@ -395,9 +460,6 @@ int cmd_explain(struct ctx *c) {
                        "when setrlimit fails (see 'rdmalimits doctor').\n");
         ret = EXIT_OK;
 out:
-        policy_free(mv.p);
-        lc_result_clear(&res);
-        lc_tree_free(t);
-        ident_free(id);
+        explain_state_clear(&s);
         return ret;
 }

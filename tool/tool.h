@@ -69,6 +69,8 @@ int cmd_list(struct ctx *c);
 int cmd_check(struct ctx *c);
 int cmd_explain(struct ctx *c);
 int cmd_probe(struct ctx *c);
+int cmd_pintest(struct ctx *c);
+int cmd_verify(struct ctx *c);
 
 /* shared helpers (rdmalimits.c) */
 const char *ctx_root(const struct ctx *c);   /* "/" when none */
@@ -78,6 +80,23 @@ int ctx_ident(const struct ctx *c, struct ident **ret);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret);
 const char *policy_default_path(void);
+
+#include "rlimit.h"
+
+/* explain's model of a session of USER, for verify. */
+struct prediction {
+        int kind;                 /* enum lc_result_kind */
+        bool pl_sets;             /* pam_limits sets memlock to pl (soft before the clamp) */
+        struct rl_pair pl;
+        char pl_source[512];
+        bool mod_sets;            /* pam_rdmalimit in the stack with a matching rule */
+        bool mod_before;          /* ... but before pam_limits */
+        struct rl_pair mod;
+        bool mod_lower;
+        bool nominal_known;       /* what explain says the session gets */
+        struct rl_pair nominal;
+};
+int predict_session(const struct ctx *c, const char *user, struct prediction *ret);
 
 struct policy;
 /* Open (root-owned, not group/world-writable) and load the policy; findings into d. */

@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pin-test: really pin SIZE bytes the ways RDMA and AF_XDP applications do. */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/capability.h>
+#include <linux/if_xdp.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "hw.h"
+#include "rlimit.h"
+#include "size.h"
+#include "tool.h"
+
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
+
+enum pin_result { PIN_OK, PIN_FAILED, PIN_SKIPPED };
+
+struct pin {
+        const char *mechanism;   /* "mlock", "af_xdp_umem", "ibv_reg_mr" */
+        char device[64];
+        enum pin_result result;
+        int error;               /* positive errno */
+        char why[256];
+};
+
+static const char *errno_name(int e) {
+        switch (e) {
+        case 0:
+                return NULL;
+        case ENOBUFS:
+                return "ENOBUFS";
+        case ENOMEM:
+                return "ENOMEM";
+        case EPERM:
+                return "EPERM";
+        case EACCES:
+                return "EACCES";
+        case EAFNOSUPPORT:
+                return "EAFNOSUPPORT";
+        case EINVAL:
+                return "EINVAL";
+        case ENOSYS:
+                return "ENOSYS";
+        case EFAULT:
+                return "EFAULT";
+        default:
+                return "EOTHER";
+        }
+}
+
+static void pin_mlock(void *buf, size_t len, struct rl_pair lim, struct pin *p) {
+        char a[SIZE_FMT_MAX];
+        p->mechanism = "mlock";
+        if (mlock(buf, len) == 0) {
+                munlock(buf, len);
+                p->result = PIN_OK;
+                return;
+        }
+        p->result = PIN_FAILED;
+        p->error = errno;
+        if (errno == ENOMEM || errno == EAGAIN)
+                snprintf(p->why, sizeof p->why, "over RLIMIT_MEMLOCK (soft %s): raise memlock", size_format(lim.soft, a));
+        else if (errno == EPERM)
+                snprintf(p->why, sizeof p->why, "RLIMIT_MEMLOCK is 0 and the process lacks CAP_IPC_LOCK");
+        else
+                snprintf(p->why, sizeof p->why, "%s", strerror(errno));
+}
+
+static void pin_umem(void *buf, size_t len, struct rl_pair lim, struct pin *p) {
+        char a[SIZE_FMT_MAX];
+        _cleanup_close_ int fd = -1;
+        struct xdp_umem_reg reg = {
+                .addr = (uintptr_t)buf,
+                .len = len,
+                .chunk_size = 4096,
+                .headroom = 0,
+        };
+
+        p->mechanism = "af_xdp_umem";
+        fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+        if (fd < 0) {
+                p->error = errno;
+                p->result = PIN_SKIPPED;
+                if (errno == EPERM || errno == EACCES)
+                        snprintf(p->why, sizeof p->why, "socket(AF_XDP) needs CAP_NET_RAW");
+                else if (errno == EAFNOSUPPORT)
+                        snprintf(p->why, sizeof p->why, "this kernel has no AF_XDP");
+                else
+                        snprintf(p->why, sizeof p->why, "socket(AF_XDP): %s", strerror(errno));
+                return;
+        }
+        if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg) == 0) {
+                p->result = PIN_OK;
+                return;
+        }
+        p->result = PIN_FAILED;
+        p->error = errno;
+        if (errno == ENOBUFS)
+                snprintf(p->why, sizeof p->why,
+                         "over RLIMIT_MEMLOCK (soft %s, charged to all of this user's locked memory): raise memlock",
+                         size_format(lim.soft, a));
+        else if (errno == ENOMEM)
+                snprintf(p->why, sizeof p->why, "the kernel could not pin the pages");
+        else
+                snprintf(p->why, sizeof p->why, "XDP_UMEM_REG: %s", strerror(errno));
+}
+
+static int pin_verbs(void *buf, size_t len, struct rl_pair lim, struct pin **v, size_t *n) {
+        struct hw_mr_result *res = NULL;
+        size_t nres = 0;
+        int status, r;
+        char a[SIZE_FMT_MAX];
+
+        r = hw_rdma_reg_mr_test(buf, len, &status, &res, &nres);
+        if (r < 0)
+                return r;
+        if (status < 0 || nres == 0) {
+                struct pin *p = &(*v)[(*n)++];
+                p->mechanism = "ibv_reg_mr";
+                p->result = PIN_SKIPPED;
+                p->error = status < 0 ? -status : 0;
+                snprintf(p->why, sizeof p->why, "%s",
+                         status == -ENOENT ? "libibverbs is not installed"
+                         : status < 0      ? "no RDMA device (libibverbs found none)"
+                                           : "no RDMA device");
+        }
+        for (size_t i = 0; i < nres; i++) {
+                struct pin *p = &(*v)[(*n)++];
+                p->mechanism = "ibv_reg_mr";
+                snprintf(p->device, sizeof p->device, "%s", res[i].name);
+                if (!res[i].error) {
+                        p->result = PIN_OK;
+                        continue;
+                }
+                p->result = PIN_FAILED;
+                p->error = -res[i].error;
+                if (p->error == ENOMEM && streq(res[i].step, "reg_mr"))
+                        snprintf(p->why, sizeof p->why, "over RLIMIT_MEMLOCK (soft %s) or out of memory: raise memlock",
+                                 size_format(lim.soft, a));
+                else if (p->error == EPERM && streq(res[i].step, "reg_mr"))
+                        snprintf(p->why, sizeof p->why, "RLIMIT_MEMLOCK is 0 and the process lacks CAP_IPC_LOCK");
+                else
+                        snprintf(p->why, sizeof p->why, "%s: %s", res[i].step, strerror(p->error));
+        }
+        free(res);
+        return 0;
+}
+
+static const char *result_word(enum pin_result r) {
+        return r == PIN_OK ? "ok" : r == PIN_FAILED ? "failed" : "skipped";
+}
+
+int cmd_pintest(struct ctx *c) {
+        uint64_t size;
+        struct rl_pair lim;
+        struct pin pins[2 + 64] = {};
+        size_t n = 0;
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        void *buf;
+
+        if (ctx_parse_size("size", c->argv[0], &size) < 0)
+                return EXIT_USAGE;
+        if (size == 0 || size == SIZE_INFINITY || size > (UINT64_C(1) << 46)) {
+                log_error("size '%s': give a size between 1 byte and 64 TiB", c->argv[0]);
+                return EXIT_USAGE;
+        }
+        size_t len = (size + 4095) & ~(size_t)4095; /* whole pages and UMEM chunks */
+        if (rl_get_memlock(&lim) < 0) {
+                log_error("getrlimit: %s", strerror(errno));
+                return EXIT_FINDINGS;
+        }
+        buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (buf == MAP_FAILED) {
+                log_error("cannot map %s: %s", size_format(len, a), strerror(errno));
+                return EXIT_FINDINGS;
+        }
+        pin_mlock(buf, len, lim, &pins[n++]);
+        pin_umem(buf, len, lim, &pins[n++]);
+        struct pin *pv = pins;
+        if (pin_verbs(buf, len, lim, &pv, &n) < 0) {
+                munmap(buf, len);
+                log_error("out of memory");
+                return EXIT_FINDINGS;
+        }
+        munmap(buf, len);
+
+        bool failed = false;
+        for (size_t i = 0; i < n; i++)
+                failed |= pins[i].result == PIN_FAILED;
+        bool capipc = rl_have_cap(CAP_IPC_LOCK);
+        if (c->json) {
+                struct json j;
+                json_init(&j, stdout);
+                json_obj_begin(&j);
+                json_key(&j, "size");
+                json_u64(&j, len);
+                json_key(&j, "memlock");
+                json_obj_begin(&j);
+                json_key(&j, "soft");
+                json_limit(&j, lim.soft);
+                json_key(&j, "hard");
+                json_limit(&j, lim.hard);
+                json_obj_end(&j);
+                json_key(&j, "cap_ipc_lock");
+                json_bool(&j, capipc);
+                json_key(&j, "mechanisms");
+                json_arr_begin(&j);
+                for (size_t i = 0; i < n; i++) {
+                        json_obj_begin(&j);
+                        json_key(&j, "name");
+                        json_str(&j, pins[i].mechanism);
+                        if (pins[i].device[0]) {
+                                json_key(&j, "device");
+                                json_str(&j, pins[i].device);
+                        }
+                        json_key(&j, "result");
+                        json_str(&j, result_word(pins[i].result));
+                        json_key(&j, "errno");
+                        json_str(&j, errno_name(pins[i].error));
+                        json_key(&j, "message");
+                        json_str(&j, pins[i].result == PIN_OK ? "" : pins[i].why);
+                        json_obj_end(&j);
+                }
+                json_arr_end(&j);
+                json_obj_end(&j);
+                json_finish(&j);
+        } else {
+                printf("Pinning %s with memlock soft %s, hard %s%s:\n", size_format(len, a), size_format(lim.soft, b),
+                       size_format(lim.hard, (char[SIZE_FMT_MAX]){}),
+                       capipc ? " (CAP_IPC_LOCK: the kernel does not enforce the limit)" : "");
+                for (size_t i = 0; i < n; i++) {
+                        const struct pin *p = &pins[i];
+                        char label[96];
+                        snprintf(label, sizeof label, "%s%s%s", p->mechanism, p->device[0] ? " " : "", p->device);
+                        if (p->result == PIN_OK)
+                                printf("  %-24s ok\n", label);
+                        else
+                                printf("  %-24s %s%s%s%s: %s\n", label, result_word(p->result), p->error ? " (" : "",
+                                       p->error ? errno_name(p->error) : "", p->error ? ")" : "", p->why);
+                }
+                if (failed)
+                        printf("Fix: give this user more memlock (rdmalimits apply USER SIZE, or a pam_rdmalimit rule),\n"
+                               "then log in again: limits are set when a session opens.\n");
+        }
+        return failed ? EXIT_FINDINGS : EXIT_OK;
+}
