@@ -31,6 +31,8 @@ static const struct command commands[] = {
           "the memlock a session of USER gets, and the file:line behind each value" },
         { "verify", cmd_verify, OPT_SERVICE | OPT_SSH | OPT_CONF, 1, 1, "USER",
           "open a real session for USER (PAM, or --ssh DEST) and compare with explain" },
+        { "doctor", cmd_doctor, OPT_PID | OPT_UNIT | OPT_CONF | OPT_SERVICE, 0, 0, "",
+          "diagnose the whole chain: PAM stacks, sshd, systemd, containers, running processes" },
         { "pin-test", cmd_pintest, 0, 1, 1, "SIZE",
           "as the calling user, really pin SIZE (mlock, AF_XDP UMEM, ibv_reg_mr) and say what failed" },
         { "probe", cmd_probe, OPT_CONF, 0, 0, "",
@@ -56,6 +58,8 @@ static void usage(FILE *out) {
               "     --policy          check: validate the policy file too\n"
               "     --conf FILE       the policy file (default " POLICY_PATH ")\n"
               "     --service NAME    explain: the PAM service whose stack decides the order (default sshd)\n"
+              "     --pid PID         doctor: also examine this running process\n"
+              "     --unit UNIT       doctor: also examine this systemd unit\n"
               "     --ssh DEST        verify: log in with ssh to DEST (options for ssh after --)\n"
               "     --proc1-limits F  explain: read the Debian baseline from F instead of /proc/1/limits\n"
               " -h, --help            display this help\n"
