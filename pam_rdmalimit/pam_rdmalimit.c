@@ -22,6 +22,7 @@
 
 #include "fsutil.h"
 #include "hw.h"
+#include "hwcache.h"
 #include "ident.h"
 #include "macro.h"
 #include "policy.h"
@@ -33,14 +34,17 @@
 
 struct args {
         const char *conf;
+        const char *cache;
         bool debug, strict, quiet;
 };
 
 static void parse_args(pam_handle_t *pamh, int argc, const char **argv, struct args *a) {
-        *a = (struct args){ .conf = DEFAULT_CONF };
+        *a = (struct args){ .conf = DEFAULT_CONF, .cache = HW_CACHE_PATH };
         for (int i = 0; i < argc; i++) {
                 if (strncmp(argv[i], "conf=", 5) == 0 && argv[i][5])
                         a->conf = argv[i] + 5;
+                else if (strncmp(argv[i], "cache=", 6) == 0)
+                        a->cache = argv[i][6] ? argv[i] + 6 : NULL; /* "cache=": always probe live */
                 else if (streq(argv[i], "debug"))
                         a->debug = true;
                 else if (streq(argv[i], "strict"))
@@ -193,16 +197,17 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
                 goto out;
         }
         if (policy_needs_hw(p, user, (const char *const *)groups, n_groups)) {
-                r = hw_probe(HW_ALL, &hw);
+                bool cached = false;
+                r = hw_probe_cached(a->cache, &hw, &cached);
                 if (r < 0) {
                         pam_syslog(pamh, LOG_ERR, "hardware probe failed: %s", strerror(-r));
                         goto out;
                 }
                 if (a->debug)
                         pam_syslog(pamh, LOG_DEBUG,
-                                   "hardware: rdma status %d, %zu device(s); xdp status %d, %zu interface(s); "
-                                   "MemTotal %llu", hw->rdma_status, hw->n_rdma, hw->xdp_status, hw->n_xdp,
-                                   (unsigned long long)hw->mem_total);
+                                   "hardware (%s): rdma status %d, %zu device(s); xdp status %d, %zu interface(s); "
+                                   "MemTotal %llu", cached ? "from the cache" : "probed", hw->rdma_status, hw->n_rdma,
+                                   hw->xdp_status, hw->n_xdp, (unsigned long long)hw->mem_total);
         }
         r = policy_evaluate(p, user, (const char *const *)groups, n_groups, hw, &dec);
         if (r < 0) {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hw.h"
+#include "hwcache.h"
 #include "policy.h"
 #include "size.h"
 #include "tool.h"
@@ -101,6 +102,17 @@ int cmd_probe(struct ctx *c) {
         if (r < 0) {
                 log_error("hardware probe failed: %s", strerror(-r));
                 return EXIT_FINDINGS;
+        }
+        if (c->save) {
+                const char *path = c->cache ? c->cache : HW_CACHE_PATH;
+                r = hw_cache_save(hw, path);
+                if (r < 0) {
+                        log_error("cannot write the hardware cache %s: %s", path, strerror(-r));
+                        hw_summary_free(hw);
+                        return EXIT_FINDINGS;
+                }
+                if (!c->json)
+                        log_info("saved the hardware summary to %s (valid until reboot or a device change)", path);
         }
         bool have_policy = check_policy_file(c, &d, &p) >= 0;
         if (have_policy)

@@ -13,6 +13,7 @@
 
 #include "dropin.h"
 #include "fsutil.h"
+#include "hwcache.h"
 #include "ident.h"
 #include "size.h"
 #include "tool.h"
@@ -35,7 +36,7 @@ static const struct command commands[] = {
           "diagnose the whole chain: PAM stacks, sshd, systemd, containers, running processes" },
         { "pin-test", cmd_pintest, 0, 1, 1, "SIZE",
           "as the calling user, really pin SIZE (mlock, AF_XDP UMEM, ibv_reg_mr) and say what failed" },
-        { "probe", cmd_probe, OPT_CONF, 0, 0, "",
+        { "probe", cmd_probe, OPT_CONF | OPT_SAVE | OPT_CACHE, 0, 0, "",
           "RDMA devices, AF_XDP interfaces, RAM, and the auto value of the policy" },
 };
 
@@ -61,6 +62,8 @@ static void usage(FILE *out) {
               "     --pid PID         doctor: also examine this running process\n"
               "     --unit UNIT       doctor: also examine this systemd unit\n"
               "     --ssh DEST        verify: log in with ssh to DEST (options for ssh after --)\n"
+              "     --save            probe: write the hardware cache pam_rdmalimit reads at login\n"
+              "     --cache FILE      probe: the cache file (default " HW_CACHE_PATH ")\n"
               "     --proc1-limits F  explain: read the Debian baseline from F instead of /proc/1/limits\n"
               " -h, --help            display this help\n"
               " -V, --version         display version\n\n"
@@ -134,6 +137,7 @@ enum {
         ARG_SAVE,
         ARG_RELOAD,
         ARG_PROC1,
+        ARG_CACHE,
 };
 
 static const struct option longopts[] = {
@@ -157,6 +161,7 @@ static const struct option longopts[] = {
         { "save", no_argument, NULL, ARG_SAVE },
         { "reload", no_argument, NULL, ARG_RELOAD },
         { "proc1-limits", required_argument, NULL, ARG_PROC1 },
+        { "cache", required_argument, NULL, ARG_CACHE },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         {}
@@ -172,6 +177,7 @@ static const char *option_name(unsigned bit) {
                 { OPT_POLICY, "--policy" },   { OPT_CONF, "--conf" },    { OPT_SERVICE, "--service" },
                 { OPT_SSH, "--ssh" },         { OPT_PID, "--pid" },      { OPT_UNIT, "--unit" },
                 { OPT_SAVE, "--save" },       { OPT_RELOAD, "--reload" }, { OPT_PROC1, "--proc1-limits" },
+                { OPT_CACHE, "--cache" },
         };
         for (size_t i = 0; i < ELEMENTSOF(names); i++)
                 if (names[i].bit == bit)
@@ -270,6 +276,10 @@ static int run(int argc, char **argv) {
                 case ARG_RELOAD:
                         c.reload = true;
                         c.given |= OPT_RELOAD;
+                        break;
+                case ARG_CACHE:
+                        c.cache = optarg;
+                        c.given |= OPT_CACHE;
                         break;
                 case ARG_PROC1:
                         c.proc1 = optarg;

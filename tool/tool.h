@@ -35,6 +35,7 @@ enum {
         OPT_SAVE = 1u << 16,
         OPT_RELOAD = 1u << 17,
         OPT_PROC1 = 1u << 18,
+        OPT_CACHE = 1u << 19,
 };
 #define OPT_GLOBAL (OPT_ROOT | OPT_JSON | OPT_QUIET | OPT_FLAVOUR)
 
@@ -47,6 +48,7 @@ struct ctx {
         bool check, diff, force, policy, save, reload;
         const char *policy_path; /* --conf: the policy file (default /etc/security/rdmalimit.conf) */
         const char *service, *ssh, *unit, *proc1;
+        const char *cache;       /* --cache: the hardware cache file */
         const char *pid;
         int argc;                /* positional arguments after the command word */
         char **argv;

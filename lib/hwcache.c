@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "hwcache.h"
+#include "macro.h"
+#include "size.h"
+
+#define MAGIC "# rdmalimit hardware cache v1"
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sorted names of a directory's entries (no dotfiles); NULL-terminated. */
+static int list_dir(const char *path, char ***ret, size_t *ret_n) {
+        DIR *d = opendir(path);
+        char **v = NULL;
+        size_t n = 0;
+
+        if (!d) {
+                *ret = NULL;
+                *ret_n = 0;
+                return errno == ENOENT ? 0 : negative_errno();
+        }
+        for (struct dirent *de; (de = readdir(d));) {
+                if (de->d_name[0] == '.')
+                        continue;
+                char **nv = reallocarray(v, n + 2, sizeof(char *));
+                if (!nv || !(nv[n] = strdup(de->d_name))) {
+                        free(nv ? nv : v);
+                        closedir(d);
+                        return -ENOMEM;
+                }
+                v = nv;
+                v[++n] = NULL;
+        }
+        closedir(d);
+        if (v)
+                qsort(v, n, sizeof(char *), cmp_str);
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static void strv_free(char **v) {
+        for (char **p = v; p && *p; p++)
+                free(*p);
+        free(v);
+}
+
+static int read_line_file(const char *path, char *buf, size_t size) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        ssize_t n = read(fd, buf, size - 1);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = '\0';
+        buf[strcspn(buf, "\n")] = '\0';
+        return 0;
+}
+
+int hw_fingerprint(char **ret) {
+        char *out = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&out, &size);
+        char **v = NULL, buf[128];
+        size_t n;
+        int r;
+
+        if (!f)
+                return -ENOMEM;
+        r = read_line_file("/proc/sys/kernel/random/boot_id", buf, sizeof buf);
+        fprintf(f, "boot=%s;rdma=", r < 0 ? "?" : buf);
+        r = list_dir("/sys/class/infiniband", &v, &n);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                fprintf(f, "%s,", v[i]);
+        strv_free(v);
+        v = NULL;
+        fputs(";net=", f);
+        if (r >= 0)
+                r = list_dir("/sys/class/net", &v, &n);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                char p[512], idx[32];
+                char **q = NULL;
+                size_t nq = 0, rx = 0;
+                snprintf(p, sizeof p, "/sys/class/net/%s/ifindex", v[i]);
+                if (read_line_file(p, idx, sizeof idx) < 0)
+                        snprintf(idx, sizeof idx, "?");
+                snprintf(p, sizeof p, "/sys/class/net/%s/queues", v[i]);
+                if (list_dir(p, &q, &nq) == 0)
+                        for (size_t k = 0; k < nq; k++)
+                                rx += strncmp(q[k], "rx-", 3) == 0;
+                strv_free(q);
+                fprintf(f, "%s:%s:%zu,", v[i], idx, rx);
+        }
+        strv_free(v);
+        if (fclose(f) != 0 || r < 0) {
+                free(out);
+                return r < 0 ? r : -ENOMEM;
+        }
+        *ret = out;
+        return 0;
+}
+
+int hw_cache_save(const struct hw_summary *s, const char *path) {
+        _cleanup_free_ char *fp = NULL, *text = NULL, *dir = NULL;
+        _cleanup_close_ int dfd = -1;
+        size_t size = 0;
+        FILE *f;
+        int r;
+
+        r = hw_fingerprint(&fp);
+        if (r < 0)
+                return r;
+        f = open_memstream(&text, &size);
+        if (!f)
+                return -ENOMEM;
+        fprintf(f, "%s\nfingerprint %s\nrdma_status %d\n", MAGIC, fp, s->rdma_status);
+        for (size_t i = 0; i < s->n_rdma; i++) {
+                const struct hw_rdma_dev *d = &s->rdma[i];
+                fprintf(f, "rdma %s %d %llu %d %d %zu\n", d->name[0] ? d->name : "-", d->node_type,
+                        (unsigned long long)d->max_mr_size, d->max_mr, -d->query_error, d->n_ports);
+                for (size_t k = 0; k < d->n_ports; k++)
+                        fprintf(f, "port %u %d %d %d\n", d->ports[k].num, d->ports[k].state, d->ports[k].link_layer,
+                                -d->ports[k].query_error);
+        }
+        fprintf(f, "xdp_status %d\n", s->xdp_status);
+        for (size_t i = 0; i < s->n_xdp; i++)
+                fprintf(f, "xdp %u %s %llu %u\n", s->xdp[i].ifindex, s->xdp[i].name,
+                        (unsigned long long)s->xdp[i].xdp_features, s->xdp[i].rx_queues);
+        fprintf(f, "mem %d %llu\nend\n", s->mem_status, (unsigned long long)s->mem_total);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        dir = strdup(path);
+        if (!dir)
+                return -ENOMEM;
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+                return -EINVAL;
+        *slash = '\0';
+        if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+                return negative_errno();
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0)
+                return negative_errno();
+        return fs_write_atomic(dfd, slash + 1, text, strlen(text), 0600);
+}
+
+/* Split a line into at most n words in place. */
+static size_t words(char *s, char **w, size_t n) {
+        size_t k = 0;
+        for (char *save = NULL, *t = strtok_r(s, " ", &save); t && k < n; t = strtok_r(NULL, " ", &save))
+                w[k++] = t;
+        return k;
+}
+
+static int int_of(const char *s, int *ret) {
+        bool neg = s[0] == '-';
+        uint32_t v;
+        int r = parse_u32(s + neg, &v);
+        if (r < 0 || v > 0x7fffffff)
+                return -EBADMSG;
+        *ret = neg ? -(int)v : (int)v;
+        return 0;
+}
+
+static int parse_cache(char *text, const char *fp, struct hw_summary *s) {
+        char *line, *save = NULL;
+        struct hw_rdma_dev *dev = NULL;
+        size_t port_cap = 0;
+        bool ended = false;
+
+        line = strtok_r(text, "\n", &save);
+        if (!line || !streq(line, MAGIC))
+                return -EBADMSG;
+        line = strtok_r(NULL, "\n", &save);
+        if (!line || strncmp(line, "fingerprint ", 12) != 0)
+                return -EBADMSG;
+        if (!streq(line + 12, fp))
+                return -ESTALE;
+        while ((line = strtok_r(NULL, "\n", &save))) {
+                char *w[8];
+                size_t n = words(line, w, 8);
+                uint64_t u;
+                int a, b, c;
+                if (n == 2 && streq(w[0], "rdma_status")) {
+                        if (int_of(w[1], &s->rdma_status) < 0)
+                                return -EBADMSG;
+                } else if (n == 7 && streq(w[0], "rdma")) {
+                        struct hw_rdma_dev *v = reallocarray(s->rdma, s->n_rdma + 1, sizeof(*v));
+                        if (!v)
+                                return -ENOMEM;
+                        s->rdma = v;
+                        dev = &s->rdma[s->n_rdma++];
+                        *dev = (struct hw_rdma_dev){};
+                        snprintf(dev->name, sizeof dev->name, "%s", streq(w[1], "-") ? "" : w[1]);
+                        if (int_of(w[2], &dev->node_type) < 0 || parse_u64(w[3], &dev->max_mr_size) < 0 ||
+                            int_of(w[4], &dev->max_mr) < 0 || int_of(w[5], &a) < 0 || parse_u64(w[6], &u) < 0 || u > 255)
+                                return -EBADMSG;
+                        dev->query_error = -a;
+                        port_cap = u;
+                        if (u) {
+                                dev->ports = calloc(u, sizeof(*dev->ports));
+                                if (!dev->ports)
+                                        return -ENOMEM;
+                        }
+                } else if (n == 5 && streq(w[0], "port")) {
+                        if (!dev || !dev->ports || dev->n_ports >= port_cap || int_of(w[1], &a) < 0 || a <= 0)
+                                return -EBADMSG;
+                        /* ports are written in order; n_ports counts those read */
+                        struct hw_port *p = &dev->ports[dev->n_ports];
+                        int e;
+                        if (int_of(w[2], &b) < 0 || int_of(w[3], &c) < 0 || int_of(w[4], &e) < 0)
+                                return -EBADMSG;
+                        p->num = (unsigned)a;
+                        p->state = b;
+                        p->link_layer = c;
+                        p->query_error = -e;
+                        dev->n_ports++;
+                } else if (n == 2 && streq(w[0], "xdp_status")) {
+                        if (int_of(w[1], &s->xdp_status) < 0)
+                                return -EBADMSG;
+                } else if (n == 5 && streq(w[0], "xdp")) {
+                        struct hw_xdp_if *v = reallocarray(s->xdp, s->n_xdp + 1, sizeof(*v));
+                        if (!v)
+                                return -ENOMEM;
+                        s->xdp = v;
+                        struct hw_xdp_if *x = &s->xdp[s->n_xdp++];
+                        *x = (struct hw_xdp_if){};
+                        uint32_t idx, rxq;
+                        if (parse_u32(w[1], &idx) < 0 || strlen(w[2]) >= sizeof x->name ||
+                            parse_u64(w[3], &x->xdp_features) < 0 || parse_u32(w[4], &rxq) < 0)
+                                return -EBADMSG;
+                        x->ifindex = idx;
+                        snprintf(x->name, sizeof x->name, "%s", w[2]);
+                        x->zero_copy = x->xdp_features & HW_XDP_XSK_ZEROCOPY;
+                        x->rx_queues = rxq;
+                } else if (n == 3 && streq(w[0], "mem")) {
+                        if (int_of(w[1], &s->mem_status) < 0 || parse_u64(w[2], &s->mem_total) < 0)
+                                return -EBADMSG;
+                } else if (n == 1 && streq(w[0], "end")) {
+                        ended = true;
+                        break;
+                } else
+                        return -EBADMSG;
+        }
+        return ended ? 0 : -EBADMSG;
+}
+
+int hw_cache_load(const char *path, struct hw_summary **ret) {
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *text = NULL, *fp = NULL;
+        struct hw_summary *s;
+        int r;
+
+        r = fs_open_config(AT_FDCWD, path, true, true, &fd, NULL);
+        if (r < 0)
+                return r;
+        r = fs_read_all(fd, HW_CACHE_MAX, &text, NULL);
+        if (r < 0)
+                return r;
+        r = hw_fingerprint(&fp);
+        if (r < 0)
+                return r;
+        s = calloc(1, sizeof(*s));
+        if (!s)
+                return -ENOMEM;
+        r = parse_cache(text, fp, s);
+        if (r < 0) {
+                hw_summary_free(s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
+int hw_probe_cached(const char *path, struct hw_summary **ret, bool *ret_cached) {
+        int r = path ? hw_cache_load(path, ret) : -ENOENT;
+        if (r >= 0) {
+                *ret_cached = true;
+                return 0;
+        }
+        if (r == -ENOMEM)
+                return r;
+        *ret_cached = false;
+        return hw_probe(HW_ALL, ret);
+}
