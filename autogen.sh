@@ -2,4 +2,4 @@
 # Regenerate the build system: ./autogen.sh && ./configure && make
 set -e
 cd "$(dirname "$0")"
-autoreconf --force --install --warnings=all
+autoreconf --install --warnings=all

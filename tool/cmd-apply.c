@@ -292,6 +292,12 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
 }
 
 int cmd_apply(struct ctx *c) {
+        if (c->unit)
+                return cmd_unit(c, false);
+        if (c->argc < 1) {
+                log_error("apply: expected DOMAIN [SIZE] (or --unit UNIT SIZE)");
+                return EXIT_USAGE;
+        }
         const char *domain = c->argv[0], *why;
         uint64_t size = 0, soft = 0, hard = 0;
         bool has_soft = false, has_hard = false;
@@ -371,6 +377,12 @@ int cmd_apply(struct ctx *c) {
 }
 
 int cmd_remove(struct ctx *c) {
+        if (c->unit)
+                return cmd_unit(c, true);
+        if (c->argc != 1) {
+                log_error("remove: expected DOMAIN (or --unit UNIT)");
+                return EXIT_USAGE;
+        }
         const char *domain = c->argv[0], *why;
         struct edit e;
         int r;

@@ -265,10 +265,10 @@ char *unified_diff_string(const char *an, const char *a, const char *bn, const c
                 if (i < n && k < m && streq(la.v[i], lb.v[k])) {
                         fprintf(f, " %s\n", la.v[i]);
                         i++, k++;
-                } else if (k < m && (i == n || T(i, k + 1) >= T(i + 1, k))) {
-                        fprintf(f, "+%s\n", lb.v[k++]);
-                } else {
+                } else if (i < n && (k == m || T(i + 1, k) >= T(i, k + 1))) {
                         fprintf(f, "-%s\n", la.v[i++]);
+                } else {
+                        fprintf(f, "+%s\n", lb.v[k++]);
                 }
         }
 #undef T

@@ -21,9 +21,9 @@
 #define POLICY_PATH SYSCONFDIR "/security/rdmalimit.conf"
 
 static const struct command commands[] = {
-        { "apply", cmd_apply, OPT_SOFT | OPT_HARD | OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE, 1, 2,
+        { "apply", cmd_apply, OPT_SOFT | OPT_HARD | OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE | OPT_UNIT | OPT_RELOAD, 0, 2,
           "DOMAIN [SIZE]", "give DOMAIN (user, @group, *, id range) memlock SIZE in a limits.d drop-in" },
-        { "remove", cmd_remove, OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE, 1, 1, "DOMAIN",
+        { "remove", cmd_remove, OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE | OPT_UNIT | OPT_RELOAD, 0, 1, "DOMAIN",
           "take DOMAIN's entries out of the drop-in" },
         { "list", cmd_list, 0, 0, 0, "", "the memlock entries of every file, in the order pam_limits reads them" },
         { "check", cmd_check, OPT_POLICY | OPT_CONF, 0, -1, "[FILE...]",
@@ -53,6 +53,8 @@ static void usage(FILE *out) {
               "     --soft SIZE       apply: the soft limit\n"
               "     --hard SIZE       apply: the hard limit\n"
               "     --file NAME       apply/remove: the drop-in in limits.d (default " DROPIN_DEFAULT_NAME ")\n"
+              "     --unit UNIT       apply/remove: LimitMEMLOCK= in a systemd drop-in for UNIT instead\n"
+              "     --reload          apply/remove --unit: run systemctl daemon-reload afterwards\n"
               "     --check           apply/remove: change nothing; exit 3 when something would change\n"
               "     --diff            apply/remove: show the change as a unified diff\n"
               "     --force           apply/remove: take over a drop-in without the rdmalimits marker\n"

@@ -74,6 +74,7 @@ int cmd_probe(struct ctx *c);
 int cmd_pintest(struct ctx *c);
 int cmd_verify(struct ctx *c);
 int cmd_doctor(struct ctx *c);
+int cmd_unit(struct ctx *c, bool removing);
 
 /* shared helpers (rdmalimits.c) */
 const char *ctx_root(const struct ctx *c);   /* "/" when none */

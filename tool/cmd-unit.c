@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* apply --unit / remove --unit: LimitMEMLOCK= in a systemd drop-in rdmalimits owns. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "dropin.h"
+#include "fsutil.h"
+#include "size.h"
+#include "tool.h"
+
+#define UNIT_MARKER "# rdmalimits: managed file; change it with 'rdmalimits apply --unit' and 'rdmalimits remove --unit'."
+#define UNIT_DIR "/etc/systemd/system"
+
+/* A unit name systemd accepts, of a type that has LimitMEMLOCK=; ".service" is added when
+ * there is no suffix.  *ret is malloc()ed. */
+static int unit_name(const char *arg, char **ret, const char **why) {
+        static const char *const types[] = { ".service", ".socket", ".mount", ".swap" };
+        size_t len = strlen(arg);
+        bool typed = false;
+
+        if (!len || len > 200) {
+                *why = "a unit name of 1 to 200 characters";
+                return -EINVAL;
+        }
+        for (const char *p = arg; *p; p++)
+                if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+                      strchr(":_.\\@-", *p))) {
+                        *why = "unit names use letters, digits and \":_.\\@-\"";
+                        return -EINVAL;
+                }
+        if (arg[0] == '.' || arg[0] == '-') {
+                *why = "a unit name does not start with '.' or '-'";
+                return -EINVAL;
+        }
+        for (size_t i = 0; i < ELEMENTSOF(types); i++) {
+                size_t tl = strlen(types[i]);
+                if (len > tl && streq(arg + len - tl, types[i]))
+                        typed = true;
+        }
+        if (!typed && strchr(arg, '.')) {
+                *why = "LimitMEMLOCK= applies to .service, .socket, .mount and .swap units";
+                return -EINVAL;
+        }
+        if (asprintf(ret, "%s%s", arg, typed ? "" : ".service") < 0)
+                return -ENOMEM;
+        return 0;
+}
+
+static void limit_text(uint64_t v, char buf[static SIZE_FMT_MAX]) {
+        if (v == SIZE_INFINITY)
+                snprintf(buf, SIZE_FMT_MAX, "infinity");
+        else
+                size_format_arg(v, buf);
+}
+
+static int daemon_reload(void) {
+        pid_t pid = fork();
+        if (pid < 0)
+                return negative_errno();
+        if (pid == 0) {
+                execlp("systemctl", "systemctl", "daemon-reload", (char *)NULL);
+                _exit(127);
+        }
+        int st;
+        while (waitpid(pid, &st, 0) < 0)
+                if (errno != EINTR)
+                        return negative_errno();
+        return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
+}
+
+int cmd_unit(struct ctx *c, bool removing) {
+        _cleanup_free_ char *unit = NULL, *sysdir = NULL, *dir = NULL, *display = NULL, *old = NULL, *text = NULL;
+        _cleanup_free_ char *diff = NULL;
+        _cleanup_close_ int dfd = -1, fd = -1;
+        const char *why = "invalid", *name = DROPIN_DEFAULT_NAME;
+        uint64_t soft = 0, hard = 0;
+        size_t old_len = 0;
+        bool exists = false;
+        int r;
+
+        if (unit_name(c->unit, &unit, &why) < 0) {
+                log_error("--unit '%s': %s", c->unit, why);
+                return EXIT_USAGE;
+        }
+        if (c->file) {
+                log_error("--file does not apply with --unit (the drop-in is %s)", DROPIN_DEFAULT_NAME);
+                return EXIT_USAGE;
+        }
+        if (!removing) {
+                /* apply --unit UNIT SIZE: the positional argument is the size */
+                if (c->argc != 1 && !(c->argc == 0 && (c->soft || c->hard))) {
+                        log_error("apply --unit UNIT takes one SIZE (or --soft/--hard), no domain");
+                        return EXIT_USAGE;
+                }
+                bool has_s = false, has_h = false;
+                if (c->argc == 1) {
+                        if (ctx_parse_size("size", c->argv[0], &soft) < 0)
+                                return EXIT_USAGE;
+                        hard = soft;
+                        has_s = has_h = true;
+                }
+                if (c->soft && ctx_parse_size("--soft", c->soft, &soft) == 0)
+                        has_s = true;
+                else if (c->soft)
+                        return EXIT_USAGE;
+                if (c->hard && ctx_parse_size("--hard", c->hard, &hard) == 0)
+                        has_h = true;
+                else if (c->hard)
+                        return EXIT_USAGE;
+                if (!has_s || !has_h) {
+                        log_error("LimitMEMLOCK= sets both limits: give SIZE, or --soft and --hard");
+                        return EXIT_USAGE;
+                }
+                if (soft == 0 || hard == 0) {
+                        log_error("memlock 0 makes every RDMA memory registration fail");
+                        return EXIT_USAGE;
+                }
+                if (soft > hard) {
+                        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+                        log_error("the soft limit %s is above the hard limit %s", size_format(soft, a), size_format(hard, b));
+                        return EXIT_USAGE;
+                }
+        } else if (c->argc != 0) {
+                log_error("remove --unit UNIT takes no other argument");
+                return EXIT_USAGE;
+        }
+
+        sysdir = ctx_path(c, UNIT_DIR);
+        if (!sysdir || asprintf(&dir, "%s/%s.d", sysdir, unit) < 0 || asprintf(&display, "%s/%s", dir, name) < 0) {
+                log_error("out of memory");
+                return EXIT_FINDINGS;
+        }
+        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (dfd < 0 && errno == ENOENT && !removing && !c->check) {
+                struct stat st;
+                if (stat(sysdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+                        log_error("%s does not exist: is this a systemd system?", sysdir);
+                        return EXIT_FINDINGS;
+                }
+                if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+                        log_error("%s: %s", dir, strerror(errno));
+                        return EXIT_FINDINGS;
+                }
+                dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        }
+        if (dfd >= 0) {
+                r = fs_lock_dir(dfd);
+                if (r < 0) {
+                        log_error("%s: cannot lock: %s", dir, strerror(-r));
+                        return EXIT_FINDINGS;
+                }
+                fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+                if (fd < 0 && errno == ELOOP) {
+                        log_error("%s is a symbolic link; refusing to write through it", display);
+                        return EXIT_FINDINGS;
+                }
+                if (fd < 0 && errno != ENOENT) {
+                        log_error("%s: %s", display, strerror(errno));
+                        return EXIT_FINDINGS;
+                }
+        } else if (errno != ENOENT) {
+                log_error("%s: %s", dir, strerror(errno));
+                return EXIT_FINDINGS;
+        }
+        if (fd >= 0) {
+                struct stat st;
+                if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                        log_error("%s is not a regular file; refusing to replace it", display);
+                        return EXIT_FINDINGS;
+                }
+                r = fs_read_all(fd, 65536, &old, &old_len);
+                if (r < 0) {
+                        log_error("%s: %s", display, fs_strerror(r));
+                        return EXIT_FINDINGS;
+                }
+                size_t ml = strlen(UNIT_MARKER);
+                if (!(old_len >= ml && memcmp(old, UNIT_MARKER, ml) == 0) && !c->force) {
+                        log_error("%s was not written by rdmalimits (no marker line); refusing to change it "
+                                  "(--force takes it over)", display);
+                        return EXIT_FINDINGS;
+                }
+                exists = true;
+        }
+        if (!old && !(old = strdup(""))) {
+                log_error("out of memory");
+                return EXIT_FINDINGS;
+        }
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        if (!removing) {
+                limit_text(soft, a);
+                limit_text(hard, b);
+                if (asprintf(&text, "%s\n[Service]\nLimitMEMLOCK=%s%s%s\n", UNIT_MARKER, a, soft == hard ? "" : ":",
+                             soft == hard ? "" : b) < 0) {
+                        log_error("out of memory");
+                        return EXIT_FINDINGS;
+                }
+        } else if (!(text = strdup(""))) {
+                log_error("out of memory");
+                return EXIT_FINDINGS;
+        }
+        bool changed = removing ? exists : !(exists && streq(old, text));
+        if (changed && (c->diff || c->json))
+                diff = unified_diff_string(exists ? display : "/dev/null", old, removing ? "/dev/null" : display, text);
+        if (c->diff && diff && !c->json)
+                fputs(diff, stdout);
+        if (changed && !c->check) {
+                r = removing ? fs_unlink_sync(dfd, name) : fs_write_atomic(dfd, name, text, strlen(text), 0644);
+                if (r < 0) {
+                        log_error("%s: cannot write: %s; the file is unchanged", display, strerror(-r));
+                        return EXIT_FINDINGS;
+                }
+                if (removing)
+                        (void)unlinkat(AT_FDCWD, dir, AT_REMOVEDIR); /* only if empty */
+        }
+        bool reloaded = false;
+        if (changed && !c->check && c->reload) {
+                if (c->root)
+                        log_warning("--reload ignored with --root");
+                else if (access("/run/systemd/system", F_OK) < 0)
+                        log_warning("systemd is not running here: nothing to reload");
+                else if ((r = daemon_reload()) < 0)
+                        log_warning("systemctl daemon-reload failed");
+                else
+                        reloaded = true;
+        }
+        if (c->json) {
+                struct json j;
+                json_init(&j, stdout);
+                json_obj_begin(&j);
+                json_key(&j, "changed");
+                json_bool(&j, changed);
+                json_key(&j, "file");
+                json_str(&j, display);
+                json_key(&j, "diff");
+                json_str(&j, diff ? diff : "");
+                json_key(&j, "unit");
+                json_str(&j, unit);
+                json_key(&j, "reloaded");
+                json_bool(&j, reloaded);
+                json_obj_end(&j);
+                json_finish(&j);
+        } else if (!c->quiet) {
+                if (!changed)
+                        printf("%s: unchanged\n", display);
+                else if (c->check)
+                        printf("%s: would be %s\n", display, removing ? "removed" : exists ? "changed" : "created");
+                else {
+                        printf("%s: %s\n", display, removing ? "removed" : exists ? "updated" : "created");
+                        if (!reloaded)
+                                printf("Now run: systemctl daemon-reload && systemctl restart %s\n", unit);
+                        else
+                                printf("systemd reloaded; restart the unit for it to take effect: systemctl restart %s\n", unit);
+                }
+        }
+        return c->check && changed ? EXIT_WOULD_CHANGE : EXIT_OK;
+}
