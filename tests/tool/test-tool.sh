@@ -242,6 +242,34 @@ check "apply warns about a group that does not exist" grep -q "group 'nosuchgrou
 rl apply ghost 1G > "$T/out" 2>&1
 check "apply warns about a user that does not exist" grep -q "user 'ghost' does not exist" "$T/out"
 
+# --- apply --unit / remove --unit
+mkroot
+mkdir -p "$R/etc/systemd/system"
+U=$R/etc/systemd/system/slurmd.service.d/90-rdmalimits.conf
+rl apply --unit slurmd 1G > "$T/out" 2>&1
+check "apply --unit exits 0" test $? -eq 0
+same "apply --unit writes LimitMEMLOCK" "$U" <<'E'
+# rdmalimits: managed file; change it with 'rdmalimits apply --unit' and 'rdmalimits remove --unit'.
+[Service]
+LimitMEMLOCK=1G
+E
+check "apply --unit tells how to reload" grep -q "systemctl daemon-reload && systemctl restart slurmd.service" "$T/out"
+ino=$(stat -c %i "$U")
+rl apply --unit slurmd.service 1G > "$T/out" 2>&1
+check "apply --unit is idempotent" test "$(stat -c %i "$U")" = "$ino"
+rl apply --unit slurmd --soft 1G --hard unlimited --check > /dev/null 2>&1
+check "apply --unit --check exits 3" test $? -eq 3
+rl apply --unit slurmd --soft 1G --hard unlimited > /dev/null 2>&1
+check "apply --unit soft:hard" grep -qx "LimitMEMLOCK=1G:infinity" "$U"
+printf '[Service]\nLimitMEMLOCK=64M\n' > "$R/etc/systemd/system/slurmd.service.d/91-hand.conf"
+before=$(tree_sum)
+refuse "a unit name with /" 2 "unit names" --root "$R" apply --unit a/b 1G
+refuse "a unit type without LimitMEMLOCK" 2 "applies to" --root "$R" apply --unit foo.timer 1G
+refuse "a domain with --unit" 2 "no domain" --root "$R" apply @g --unit x 1G
+rl remove --unit slurmd > /dev/null 2>&1
+check "remove --unit removes the drop-in" test ! -e "$U"
+check "remove --unit keeps other drop-ins" test -e "$R/etc/systemd/system/slurmd.service.d/91-hand.conf"
+
 # --- --help and --version
 "$RDMALIMITS" --help > "$T/out"
 check "--help exits 0 and names every command" grep -q "explain" "$T/out"
