@@ -223,9 +223,18 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
         }
         describe_rule(p, &dec, rule, sizeof rule);
         describe_auto(&dec, why, sizeof why);
+        if (dec.used_auto && hw) {
+                size_t bad = 0;
+                for (size_t i = 0; i < hw->n_rdma; i++)
+                        bad += hw->rdma[i].query_error != 0;
+                if (bad) {
+                        size_t l = strlen(why);
+                        snprintf(why + l, sizeof why - l, "; %zu RDMA device%s could not be queried", bad, bad == 1 ? "" : "s");
+                }
+        }
         if (dec.untouched) {
                 pam_syslog(pamh, LOG_INFO, "user=%s %s: auto found no RDMA/AF_XDP hardware and the policy has no "
-                           "fallback: memlock left unchanged", user, rule);
+                           "fallback: memlock left unchanged (%s)", user, rule, why);
                 *ret_out = OUT_UNTOUCHED;
                 goto out;
         }
@@ -240,17 +249,24 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
         if (r == -EPERM) {
                 const char *service = NULL;
                 (void)pam_get_item(pamh, PAM_SERVICE, (const void **)&service);
+                char fix[SIZE_FMT_MAX];
+                if (dec.hard == UINT64_MAX)
+                        snprintf(fix, sizeof fix, "infinity");
+                else
+                        size_format_arg(dec.hard, fix);
                 pam_syslog(pamh, LOG_WARNING,
                            "user=%s %s: wanted memlock soft=%s hard=%s, set soft=%s hard=%s: setrlimit: %s: "
                            "the service (%s, pid %d) cannot raise its hard memlock limit above %s "
                            "(it lacks CAP_SYS_RESOURCE); fix: give the service LimitMEMLOCK=%s "
                            "(systemctl edit <its unit>), or run it with a higher hard limit",
-                           user, rule, s1, s2, s3, s4, strerror(err), service ? service : "?", (int)getpid(), s4,
-                           dec.hard == UINT64_MAX ? "infinity" : size_format_arg(dec.hard, s1));
+                           user, rule, s1, s2, s3, s4, strerror(err), service ? service : "?", (int)getpid(), s4, fix);
                 if (!a->quiet) {
-                        fmt_limit(dec.soft, s1);
-                        pam_info(pamh, "memlock is %s, not %s: %s cannot raise its hard limit (see rdmalimits doctor)",
-                                 s3, s1, service ? service : "this service");
+                        if (got.soft < dec.soft)
+                                pam_info(pamh, "memlock is %s, not %s: %s cannot raise its hard limit (see rdmalimits doctor)",
+                                         s3, s1, service ? service : "this service");
+                        else
+                                pam_info(pamh, "the memlock hard limit is %s, not %s: %s cannot raise its hard limit "
+                                         "(see rdmalimits doctor)", s4, s2, service ? service : "this service");
                 }
                 *ret_out = OUT_PARTIAL;
                 r = 0;
