@@ -1,5 +1,6 @@
 #!/bin/bash
-# The demo: rdmalimits on a throwaway root tree (nothing on this host changes).
+# The demo: rdmalimits on a throwaway root tree, then pam_rdmalimit in real ssh logins in a
+# sandbox of private namespaces (nothing on this host changes).
 # Usage: contrib/demo.sh BUILD_DIR
 set -uo pipefail
 B=${1:?build dir}
@@ -55,6 +56,4 @@ step "refused input leaves the tree unchanged"
 RLR apply @rdma_users 1048576
 RLR apply 'bad domain' 1G
 
-if [ -x "$B/contrib/demo-sandbox.sh" ]; then
-	"$B/contrib/demo-sandbox.sh" "$B"
-fi
+"$(dirname "$0")/demo-sandbox.sh" "$B"
