@@ -1,9 +1,168 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * rdmalimits doctor [--pid PID] [--unit UNIT]: the checks live in lib/doctor; this file loads
+ * the inputs (limits tree, users, policy) and prints the report.
+ *
+ * Text: findings grouped by path of entry ("ssh login", ..., "configuration files"), each
+ * line prefixed OK / INFO / WARN / FAIL, its fix on the next line, a one-line summary last.
+ * A file location follows the message in parentheses; an object ("sshd (pid 123)", a unit)
+ * leads the line as its subject.
+ * --quiet prints only the FAIL lines.
+ *
+ * JSON: {"findings": [{"severity", "where", "message", "fix", "group", "ok"}], "errors": N,
+ * "warnings": N}.  Checks that passed ARE included, as severity "info" with "ok": true (every
+ * other finding has "ok": false), so a consumer sees what was verified, not only what failed;
+ * "where" and "fix" are null when there is none.
+ *
+ * Exit status: 1 when there is any error, else 0.
+ */
 #include "config.h"
 
+#include <errno.h>
+#include <string.h>
+
+#include "doctor.h"
+#include "ident.h"
+#include "policy.h"
+#include "size.h"
 #include "tool.h"
 
+#ifndef SECUREDIR
+#define SECUREDIR "/lib/security"
+#endif
+
+static const char *prefix(enum doctor_level l) {
+        switch (l) {
+        case DOCTOR_OK:
+                return "OK";
+        case DOCTOR_INFO:
+                return "INFO";
+        case DOCTOR_WARNING:
+                return "WARN";
+        case DOCTOR_ERROR:
+                return "FAIL";
+        }
+        return "?";
+}
+
+static void print_text(const struct doctor_report *rep, bool quiet) {
+        bool first = true;
+        for (int g = 0; g < _DOCTOR_GROUP_MAX; g++) {
+                bool header = false;
+                for (size_t i = 0; i < rep->n; i++) {
+                        const struct doctor_finding *f = &rep->v[i];
+                        if ((int)f->group != g || (quiet && f->level != DOCTOR_ERROR))
+                                continue;
+                        if (!header) {
+                                printf("%s%s\n", first ? "" : "\n", doctor_group_name(f->group));
+                                header = true;
+                                first = false;
+                        }
+                        /* a file location follows the message in parentheses; an object
+                         * ("sshd (pid 123)", a unit name) leads the line as its subject */
+                        if (f->where && !strchr(f->where, '/'))
+                                printf("  %-4s %s: %s\n", prefix(f->level), f->where, f->message);
+                        else if (f->where)
+                                printf("  %-4s %s (%s)\n", prefix(f->level), f->message, f->where);
+                        else
+                                printf("  %-4s %s\n", prefix(f->level), f->message);
+                        if (f->fix)
+                                printf("       fix: %s\n", f->fix);
+                }
+        }
+        if (quiet)
+                return;
+        size_t e = doctor_count(rep, DOCTOR_ERROR), w = doctor_count(rep, DOCTOR_WARNING);
+        printf("\n%s: %zu error%s, %zu warning%s, %zu info, %zu ok\n", e ? "FAIL" : w ? "WARN" : "OK", e,
+               e == 1 ? "" : "s", w, w == 1 ? "" : "s", doctor_count(rep, DOCTOR_INFO), doctor_count(rep, DOCTOR_OK));
+}
+
+static void print_json(const struct doctor_report *rep) {
+        struct json j;
+        json_init(&j, stdout);
+        json_obj_begin(&j);
+        json_key(&j, "findings");
+        json_arr_begin(&j);
+        for (size_t i = 0; i < rep->n; i++) {
+                const struct doctor_finding *f = &rep->v[i];
+                json_obj_begin(&j);
+                json_key(&j, "severity");
+                json_str(&j, f->level == DOCTOR_OK ? "info" : doctor_level_name(f->level));
+                json_key(&j, "where");
+                json_str(&j, f->where);
+                json_key(&j, "message");
+                json_str(&j, f->message);
+                json_key(&j, "fix");
+                json_str(&j, f->fix);
+                json_key(&j, "group");
+                json_str(&j, doctor_group_name(f->group));
+                json_key(&j, "ok");
+                json_bool(&j, f->level == DOCTOR_OK);
+                json_obj_end(&j);
+        }
+        json_arr_end(&j);
+        json_key(&j, "errors");
+        json_u64(&j, doctor_count(rep, DOCTOR_ERROR));
+        json_key(&j, "warnings");
+        json_u64(&j, doctor_count(rep, DOCTOR_WARNING));
+        json_obj_end(&j);
+        json_finish(&j);
+}
+
 int cmd_doctor(struct ctx *c) {
-        log_error("doctor: not built yet");
-        return EXIT_FINDINGS;
+        struct doctor_report rep = {};
+        struct diag_list pd = {};
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        struct policy *p = NULL;
+        _cleanup_free_ char *policy_path = NULL;
+        uint32_t pid = 0;
+        int r, ret = EXIT_FINDINGS;
+
+        if (c->pid && (parse_u32(c->pid, &pid) < 0 || pid == 0 || pid > INT32_MAX)) {
+                log_error("--pid '%s': expected a process id", c->pid);
+                return EXIT_USAGE;
+        }
+        if (ctx_ident(c, &id) < 0 || ctx_load_tree(c, &t) < 0)
+                goto out;
+        policy_path = ctx_path(c, c->policy_path);
+        if (!policy_path) {
+                log_error("out of memory");
+                goto out;
+        }
+        r = check_policy_file(c, &pd, &p);
+        if (r == -ENOMEM) {
+                log_error("out of memory");
+                goto out;
+        }
+        struct doctor_input in = {
+                .root = c->root,
+                .tree = t,
+                .id = id,
+                .policy = r == 0 ? p : NULL,
+                .policy_exists = r != -ENOENT,
+                .policy_path = policy_path,
+                .policy_diags = &pd,
+                .securedir = SECUREDIR,
+                .service = c->service,
+                .unit = c->unit,
+                .pid = (pid_t)pid,
+        };
+        r = doctor_run(&in, &rep);
+        if (r < 0) {
+                log_error("doctor: %s", strerror(-r));
+                goto out;
+        }
+        if (c->json)
+                print_json(&rep);
+        else
+                print_text(&rep, c->quiet);
+        ret = doctor_count(&rep, DOCTOR_ERROR) ? EXIT_FINDINGS : EXIT_OK;
+out:
+        doctor_report_clear(&rep);
+        diag_list_clear(&pd);
+        policy_free(p);
+        lc_tree_free(t);
+        ident_free(id);
+        return ret;
 }

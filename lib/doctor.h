@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/*
+ * `rdmalimits doctor`: the checks along the chain from the configuration to a running
+ * process (PAM stacks, sshd_config, systemd, containers, the login services' own limits, a
+ * process).  Library code: nothing is printed; every result is a finding with a severity,
+ * where it was found (file:line or an object such as "sshd (pid 123)"), a message and a fix.
+ * Checks that pass are recorded too (DOCTOR_OK), so a healthy system reads as healthy.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "diag.h"
+#include "ident.h"
+#include "limitsconf.h"
+#include "macro.h"
+#include "policy.h"
+
+/* The path of entry a finding belongs to; reports are grouped in this order. */
+enum doctor_group {
+        DOCTOR_SSH,          /* "ssh login" */
+        DOCTOR_CONSOLE,      /* "console login" */
+        DOCTOR_SU,           /* "su/sudo" */
+        DOCTOR_CRON,         /* "cron" */
+        DOCTOR_SYSTEMD,      /* "systemd services" */
+        DOCTOR_CONTAINERS,   /* "containers" */
+        DOCTOR_PROCESSES,    /* "processes" */
+        DOCTOR_CONFIG,       /* "configuration files" */
+        _DOCTOR_GROUP_MAX,
+};
+
+enum doctor_level {
+        DOCTOR_OK,           /* a check that passed */
+        DOCTOR_INFO,
+        DOCTOR_WARNING,
+        DOCTOR_ERROR,
+};
+
+struct doctor_finding {
+        enum doctor_group group;
+        enum doctor_level level;
+        char *where;         /* "etc/pam.d/sshd:21", "sshd (pid 123)"; may be NULL */
+        char *message;
+        char *fix;           /* a command or an edit; NULL when there is nothing to do */
+};
+
+struct doctor_report {
+        struct doctor_finding *v;
+        size_t n, cap;
+};
+
+/* Returns 0 or -ENOMEM.  where and fix may be NULL. */
+int doctor_add(struct doctor_report *rep, enum doctor_group group, enum doctor_level level, const char *where,
+               const char *fix, const char *fmt, ...) _printf_(6, 7);
+/* Add `check` findings (path:line) as doctor findings of a group. */
+int doctor_add_diags(struct doctor_report *rep, enum doctor_group group, const struct diag_list *d);
+size_t doctor_count(const struct doctor_report *rep, enum doctor_level level);
+void doctor_report_clear(struct doctor_report *rep);
+const char *doctor_group_name(enum doctor_group g);     /* "ssh login", ... */
+const char *doctor_level_name(enum doctor_level l);     /* "ok", "info", "warning", "error" */
+
+struct doctor_input {
+        const char *root;                /* NULL: the running system; then /proc is examined too */
+        const struct lc_tree *tree;      /* limits.conf + limits.d as pam_limits reads them */
+        struct ident *id;                /* users and groups (of root when given) */
+        const struct policy *policy;     /* NULL: no usable policy */
+        bool policy_exists;              /* the policy file exists (even if it is invalid) */
+        const char *policy_path;         /* the policy file as opened (root prefix included) */
+        const struct diag_list *policy_diags; /* what loading the policy found, or NULL */
+        const char *securedir;           /* where this build installs pam_rdmalimit.so */
+        const char *service;             /* one more PAM service to examine (reported with the
+                                          * console logins), or NULL */
+        const char *unit;                /* examine this systemd unit, or NULL */
+        pid_t pid;                       /* examine this process, or 0 */
+};
+
+/* Run every check.  Returns 0, or -ENOMEM (the report then holds what was found so far). */
+int doctor_run(const struct doctor_input *in, struct doctor_report *rep);
+
+/*
+ * systemd's resource-limit sizes (LimitMEMLOCK=, DefaultLimitMEMLOCK=): "infinity", a
+ * number of bytes, or a number with one of the suffixes B K M G T P E (powers of 1024).
+ * -EINVAL or -ERANGE on error; *ret untouched then.
+ */
+int doctor_parse_systemd_size(const char *s, uint64_t *ret);
+/* "VALUE" (soft and hard) or "SOFT:HARD"; refuses soft above hard (-EINVAL). */
+int doctor_parse_systemd_limit(const char *s, uint64_t *ret_soft, uint64_t *ret_hard);
+
+/*
+ * The memlock entry of "default-ulimits" in a docker daemon.json text: a targeted scan, not
+ * a JSON parser.  Returns 1 with soft/hard in bytes (-1 is unlimited), 0 when there is no
+ * such entry, -EINVAL when the entry is there but its values cannot be read.
+ */
+int doctor_docker_memlock(const char *json, uint64_t *ret_soft, uint64_t *ret_hard);

@@ -1,0 +1,449 @@
+#!/bin/bash
+# rdmalimits doctor against throwaway root trees: every check, passing and failing; --pid
+# on a live process of this test; a smoke run on the real system.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+no_plan
+
+T=$(mktemp -d)
+SLEEPER=
+cleanup() {
+	[ -n "$SLEEPER" ] && kill "$SLEEPER" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+R=$T/root
+OUT=$T/out
+doc() { "$RDMALIMITS" --root "$R" --flavour debian doctor "$@"; }
+# run doctor, keep stdout in $OUT (root prefix stripped), the exit status in $rc
+run() {
+	doc "$@" > "$OUT.raw" 2> "$T/err"
+	rc=$?
+	sed "s|$R/||g" "$OUT.raw" > "$OUT"
+}
+has() { grep -qF -- "$1" "$OUT"; }
+hasnt() { ! grep -qF -- "$1" "$OUT"; }
+# check that a line with all the given words exists
+line() {
+	local l
+	l=$(cat "$OUT")
+	for w in "$@"; do l=$(grep -F -- "$w" <<< "$l"); done
+	[ -n "$l" ]
+}
+show() { sed 's/^/#   /' "$OUT"; }
+is_root() { [ "$(id -u)" = 0 ]; }
+# As another user the tree's files are not root's, which check (and doctor) report as
+# errors: then only the failing exit status can be asserted.
+rc_is() {
+	if [ "$1" = 0 ] && ! is_root; then
+		skip "$2: the tree is not owned by root"
+	else
+		check "$2" test "$rc" -eq "$1"
+	fi
+}
+
+ME=$(id -un)
+MYUID=$(id -u)
+
+# A healthy tree: pam_limits then pam_rdmalimit in the common session files, sshd with
+# UsePAM yes, systemd defaults above the configured memlock, module files where libpam looks.
+mkroot() {
+	rm -rf "$R"
+	mkdir -p "$R/etc/security/limits.d" "$R/etc/pam.d" "$R/etc/ssh/sshd_config.d" \
+		"$R/etc/systemd/system" "$R/lib/x86_64-linux-gnu/security" "$R/proc/1"
+	cat > "$R/etc/passwd" <<P
+root:x:0:0:root:/root:/bin/sh
+alice:x:1001:1001::/home/alice:/bin/sh
+svc:x:1100:1100::/srv:/usr/sbin/nologin
+P
+	[ "$MYUID" != 0 ] && echo "$ME:x:$MYUID:$MYUID::/:/bin/sh" >> "$R/etc/passwd"
+	cat > "$R/etc/group" <<'G'
+root:x:0:
+alice:x:1001:
+svc:x:1100:
+rdma_users:x:2000:alice
+G
+	cat > "$R/etc/security/limits.conf" <<'L'
+# /etc/security/limits.conf
+*               soft    memlock         8192
+*               hard    memlock         8192
+L
+	cat > "$R/etc/security/limits.d/90-rdmalimits.conf" <<'L'
+@rdma_users	soft	memlock	1048576
+@rdma_users	hard	memlock	1048576
+L
+	printf 'Limit                     Soft Limit           Hard Limit           Units     \nMax locked memory         8388608              8388608              bytes     \n' > "$R/proc/1/limits"
+	for m in pam_permit pam_unix pam_deny pam_limits pam_rdmalimit; do
+		: > "$R/lib/x86_64-linux-gnu/security/$m.so"
+	done
+	for f in common-session common-session-noninteractive; do
+		cat > "$R/etc/pam.d/$f" <<'S'
+session	[default=1]			pam_permit.so
+session	requisite			pam_deny.so
+session	required			pam_permit.so
+session	required	pam_unix.so
+session	required	pam_limits.so
+session	optional	pam_rdmalimit.so
+S
+	done
+	printf '@include common-auth\nsession required pam_loginuid.so\n@include common-session\n' > "$R/etc/pam.d/sshd"
+	printf '@include common-session\n' > "$R/etc/pam.d/login"
+	printf 'session required pam_env.so\nsession include common-session\n' > "$R/etc/pam.d/su"
+	printf '@include common-session-noninteractive\n' > "$R/etc/pam.d/cron"
+	printf 'session substack common-session-noninteractive\n' > "$R/etc/pam.d/systemd-user"
+	printf 'Include /etc/ssh/sshd_config.d/*.conf\nPort 22\nUsePAM yes\n' > "$R/etc/ssh/sshd_config"
+	printf '[Manager]\nDefaultLimitMEMLOCK=infinity\n' > "$R/etc/systemd/system.conf"
+}
+
+# --- a healthy tree: every check passes, exit 0
+mkroot
+run
+rc_is 0 "healthy: exit 0"
+# as another user, drop what the ownership findings change
+if ! is_root; then
+	sed -i '/^configuration files$/q' "$OUT"
+	printf '  INFO the largest memlock configured: soft 1 GiB (etc/security/limits.d/90-rdmalimits.conf:1); hard 1 GiB (etc/security/limits.d/90-rdmalimits.conf:2)\n  OK   limits.conf and limits.d: no problems (2 files read) (etc/security/limits.conf)\n  INFO policy: does not exist: pam_rdmalimit leaves memlock unchanged (etc/security/rdmalimit.conf)\n\nOK: 0 errors, 0 warnings, 2 info, 14 ok\n' >> "$OUT"
+fi
+same "healthy: the report" "$OUT" <<'E'
+ssh login
+  OK   sshd: pam_limits runs in the session stack as 'required' (etc/pam.d/common-session:5)
+  OK   sshd: pam_rdmalimit runs after pam_limits as 'optional' (etc/pam.d/common-session:6)
+  OK   sshd: UsePAM yes (etc/ssh/sshd_config:3)
+
+console login
+  OK   login: pam_limits runs in the session stack as 'required' (etc/pam.d/common-session:5)
+  OK   login: pam_rdmalimit runs after pam_limits as 'optional' (etc/pam.d/common-session:6)
+
+su/sudo
+  OK   su: pam_limits runs in the session stack as 'required' (etc/pam.d/common-session:5)
+  OK   su: pam_rdmalimit runs after pam_limits as 'optional' (etc/pam.d/common-session:6)
+
+cron
+  OK   cron: pam_limits runs in the session stack as 'required' (etc/pam.d/common-session-noninteractive:5)
+  OK   cron: pam_rdmalimit runs after pam_limits as 'optional' (etc/pam.d/common-session-noninteractive:6)
+
+systemd services
+  OK   systemd-user: pam_limits runs in the session stack as 'required' (etc/pam.d/common-session-noninteractive:5)
+  OK   systemd-user: pam_rdmalimit runs after pam_limits as 'optional' (etc/pam.d/common-session-noninteractive:6)
+  OK   services without LimitMEMLOCK= get memlock unlimited (DefaultLimitMEMLOCK=infinity) (etc/systemd/system.conf:2)
+
+containers
+  OK   not inside a container (no .dockerenv, run/.containerenv or run/systemd/container)
+
+configuration files
+  INFO the largest memlock configured: soft 1 GiB (etc/security/limits.d/90-rdmalimits.conf:1); hard 1 GiB (etc/security/limits.d/90-rdmalimits.conf:2)
+  OK   limits.conf and limits.d: no problems (2 files read) (etc/security/limits.conf)
+  INFO policy: does not exist: pam_rdmalimit leaves memlock unchanged (etc/security/rdmalimit.conf)
+
+OK: 0 errors, 0 warnings, 2 info, 14 ok
+E
+check "healthy: nothing on stderr" test ! -s "$T/err"
+sed "s/^/# stderr: /" "$T/err"
+
+run --json
+rc_is 0 "--json: exit 0"
+if command -v python3 > /dev/null; then
+	check "--json: valid, with severity/where/message/fix on every finding" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["findings"]
+assert f and all(set(x) >= {"severity", "where", "message", "fix", "ok"} for x in f)
+assert all(x["severity"] in ("error", "warning", "info") for x in f)
+assert all(x["severity"] == "info" for x in f if x["ok"])
+assert d["warnings"] == 0
+' "$OUT"
+else
+	skip "--json: no python3 to parse it"
+fi
+check "--json: OKs carry ok true" grep -qF '"message": "sshd: UsePAM yes", "fix": null, "group": "ssh login", "ok": true' "$OUT"
+
+run --quiet
+if is_root; then
+	check "--quiet on a healthy tree prints nothing" test ! -s "$OUT"
+else
+	check "--quiet prints only FAIL lines" test -z "$(grep -v '^configuration files$\|^  FAIL\|^       fix:' "$OUT")"
+fi
+
+# --- a PAM stack without pam_limits (nor pam_rdmalimit)
+mkroot
+sed -i '/pam_limits\|pam_rdmalimit/d' "$R/etc/pam.d/common-session-noninteractive"
+run
+rc_is 1 "no pam_limits: exit 1"
+check "no pam_limits: cron FAIL" line "FAIL cron: neither pam_limits nor pam_rdmalimit is in the session stack" "(etc/pam.d/cron)"
+check "no pam_limits: systemd-user FAIL" line "FAIL systemd-user: neither pam_limits"
+check "no pam_limits: the fix names the file" has "fix: add 'session required pam_limits.so' to etc/pam.d/cron"
+check "no pam_limits: sshd still OK" line "OK   sshd: pam_limits runs"
+
+# --service: one more stack, with the console logins
+mkroot
+printf 'session required pam_unix.so\n' > "$R/etc/pam.d/gdm-password"
+run --service gdm-password
+check "--service: its stack is checked" line "FAIL gdm-password: neither pam_limits nor pam_rdmalimit" "(etc/pam.d/gdm-password)"
+run --service nosuch
+check "--service: a missing service is an error" line "FAIL nosuch: no such PAM service (etc/pam.d/nosuch)"
+run --service sshd
+check "--service of a service checked anyway: once" test "$(grep -c 'sshd: pam_limits runs' "$OUT")" = 1
+
+# pam_rdmalimit alone: limits.conf does not apply there
+mkroot
+sed -i '/pam_limits/d' "$R/etc/pam.d/common-session-noninteractive"
+run
+check "pam_rdmalimit without pam_limits: WARN" line "WARN cron: pam_limits is not in the session stack"
+
+# --- pam_rdmalimit before pam_limits
+mkroot
+printf 'session required pam_unix.so\nsession optional pam_rdmalimit.so\nsession required pam_limits.so\n' > "$R/etc/pam.d/common-session"
+run
+rc_is 1 "module before pam_limits: exit 1"
+check "module before pam_limits: FAIL with both lines" line "FAIL sshd: pam_rdmalimit runs before pam_limits (etc/pam.d/common-session:3)" "(etc/pam.d/common-session:2)"
+check "module before pam_limits: fix" has "fix: move the pam_rdmalimit line (etc/pam.d/common-session:2) after pam_limits (etc/pam.d/common-session:3)"
+
+# --- a [success=2 default=ignore] jump over pam_limits
+mkroot
+cat > "$R/etc/pam.d/common-session" <<'S'
+session	[success=2 default=ignore]	pam_unix.so
+session	optional	pam_permit.so
+session	required	pam_limits.so
+session	optional	pam_rdmalimit.so
+S
+run
+rc_is 1 "jump over pam_limits: exit 1"
+check "jump over pam_limits: FAIL at the jumping line" line "FAIL sshd: '[success=2 default=ignore] pam_unix.so' jumps over pam_limits (etc/pam.d/common-session:3) when it succeeds" "(etc/pam.d/common-session:1)"
+check "jump over pam_limits: pam_rdmalimit (line 4) is not jumped over" hasnt "jumps over pam_rdmalimit"
+check "jump over pam_limits: no OK for pam_limits" hasnt "OK   sshd: pam_limits runs"
+# the Debian pattern [default=1] pam_permit + requisite pam_deny jumps over pam_deny only
+mkroot
+run
+check "[default=1] over pam_deny alone: no jump finding" hasnt "jumps over"
+# a condition module: a warning, not an error
+mkroot
+sed -i '1i session [success=5 default=ignore] pam_succeed_if.so user ingroup nolimits' "$R/etc/pam.d/common-session-noninteractive"
+run
+check "pam_succeed_if jump: WARN" line "WARN cron: '[success=5 default=ignore] pam_succeed_if.so' jumps over pam_limits" "only sessions failing its condition"
+rc_is 0 "pam_succeed_if jump: exit 0"
+# sufficient ends the stack
+mkroot
+sed -i '1i session sufficient pam_unix.so' "$R/etc/pam.d/common-session"
+run
+check "sufficient before pam_limits: FAIL" line "FAIL sshd: 'sufficient pam_unix.so' ends the session stack when it succeeds, before pam_limits"
+
+# --- -session with a missing module file
+mkroot
+sed -i 's/^session	optional	pam_rdmalimit.so/-session	optional	pam_rdmalimit.so/' "$R/etc/pam.d/common-session"
+run
+check "-session, module present: OK" line "OK   sshd: pam_rdmalimit runs after pam_limits"
+rm "$R/lib/x86_64-linux-gnu/security/pam_rdmalimit.so"
+run
+rc_is 1 "-session, module missing: exit 1"
+check "-session, module missing: FAIL" line "FAIL sshd: '-session optional pam_rdmalimit.so': the module file is missing, and the '-' makes PAM skip it" "(etc/pam.d/common-session:6)"
+check "-session, module missing: fix" has "fix: install pam_rdmalimit.so into /lib/x86_64-linux-gnu/security"
+check "missing module, no dash (cron's file): FAIL" line "FAIL cron: the module file pam_rdmalimit.so is missing"
+# installed, but not where libpam loads bare names from
+mkdir -p "$R/usr/lib/aarch64-linux-gnu/security"
+: > "$R/usr/lib/aarch64-linux-gnu/security/pam_rdmalimit.so"
+run
+check "module in another directory: FAIL" line "FAIL sshd: pam_rdmalimit.so is installed as /usr/lib/aarch64-linux-gnu/security/pam_rdmalimit.so, but libpam loads bare module names from /lib/x86_64-linux-gnu/security only"
+# a full path works
+sed -i 's|pam_rdmalimit.so|/usr/lib/aarch64-linux-gnu/security/pam_rdmalimit.so|' "$R/etc/pam.d/common-session"
+run
+check "module by full path: OK" line "OK   sshd: pam_rdmalimit runs after pam_limits"
+
+# --- UsePAM no in a sshd_config.d file: first value wins over the main file's yes
+mkroot
+printf '# site settings\nUsePAM no\n' > "$R/etc/ssh/sshd_config.d/10-nopam.conf"
+printf 'UsePAM yes\n' > "$R/etc/ssh/sshd_config.d/20-pam.conf"
+run
+rc_is 1 "UsePAM no: exit 1"
+check "UsePAM no: FAIL at the drop-in line" line "FAIL sshd: UsePAM no: sshd opens no PAM session" "(etc/ssh/sshd_config.d/10-nopam.conf:2)"
+check "UsePAM no: the later yes is reported as ignored" line "INFO sshd: this 'UsePAM yes' is ignored: the first value (etc/ssh/sshd_config.d/10-nopam.conf:2) wins" "(etc/ssh/sshd_config.d/20-pam.conf:1)"
+check "UsePAM no: fix" has "fix: set 'UsePAM yes' at etc/ssh/sshd_config.d/10-nopam.conf:2"
+# "UsePAM=no", case-insensitive keyword, relative Include
+mkroot
+printf 'Include sshd_config.d/*.conf\nUsePAM yes\n' > "$R/etc/ssh/sshd_config"
+printf 'usepam=no\n' > "$R/etc/ssh/sshd_config.d/x.conf"
+run
+check "usepam=no via a relative Include: FAIL" line "FAIL sshd: UsePAM no" "(etc/ssh/sshd_config.d/x.conf:1)"
+# a file not matching the Include pattern is not read
+mkroot
+printf 'UsePAM no\n' > "$R/etc/ssh/sshd_config.d/x.conf.disabled"
+run
+check "a file outside the Include pattern is not read" line "OK   sshd: UsePAM yes (etc/ssh/sshd_config:3)"
+# not set at all: OpenSSH's default is no
+mkroot
+printf 'Port 22\n' > "$R/etc/ssh/sshd_config"
+run
+check "UsePAM unset: FAIL" line "FAIL sshd: UsePAM is not set: OpenSSH's built-in default is no"
+
+# --- DefaultLimitMEMLOCK: a system.conf.d drop-in overrides system.conf (last wins)
+mkroot
+mkdir -p "$R/etc/systemd/system.conf.d" "$R/usr/lib/systemd/system.conf.d"
+printf '[Manager]\nDefaultLimitMEMLOCK=16M\n' > "$R/usr/lib/systemd/system.conf.d/40-vendor.conf"
+printf '[Manager]\nDefaultLimitMEMLOCK=64M\n' > "$R/etc/systemd/system.conf.d/50-memlock.conf"
+run
+check "DefaultLimitMEMLOCK drop-in: the effective value and where" line "WARN services without LimitMEMLOCK= get memlock 64 MiB (DefaultLimitMEMLOCK=64M, the last of several assignments), below the soft 1 GiB" "(etc/systemd/system.conf.d/50-memlock.conf:2)"
+check "DefaultLimitMEMLOCK drop-in: overridden ones named" line "INFO DefaultLimitMEMLOCK=16M here is overridden by etc/systemd/system.conf.d/50-memlock.conf:2" "(usr/lib/systemd/system.conf.d/40-vendor.conf:2)"
+check "DefaultLimitMEMLOCK: never read limits.conf" has "systemd services never read limits.conf"
+rc_is 0 "DefaultLimitMEMLOCK below target: exit 0 (a warning)"
+printf '[Manager]\nDefaultLimitMEMLOCK=2G:infinity\n' > "$R/etc/systemd/system.conf.d/60-more.conf"
+run
+check "DefaultLimitMEMLOCK SOFT:HARD" line "OK   services without LimitMEMLOCK= get memlock soft 2 GiB, hard unlimited"
+printf '[Manager]\nDefaultLimitMEMLOCK=lots\n' > "$R/etc/systemd/system.conf.d/70-bad.conf"
+run
+check "DefaultLimitMEMLOCK unparsable: FAIL" line "FAIL DefaultLimitMEMLOCK=lots cannot be parsed" "(etc/systemd/system.conf.d/70-bad.conf:2)"
+# not set anywhere
+mkroot
+printf '[Manager]\n#DefaultLimitMEMLOCK=\n' > "$R/etc/systemd/system.conf"
+run
+check "DefaultLimitMEMLOCK unset: systemd's 8 MiB, below target" line "WARN DefaultLimitMEMLOCK is not set: services without LimitMEMLOCK= get systemd's default of 8 MiB, below the soft 1 GiB"
+# user.conf
+printf '[Manager]\nDefaultLimitMEMLOCK=1G\n' > "$R/etc/systemd/user.conf"
+run
+check "user.conf DefaultLimitMEMLOCK reported" line "INFO user services (systemd --user) without LimitMEMLOCK= get memlock 1 GiB" "(etc/systemd/user.conf:2)"
+
+# --- --unit: LimitMEMLOCK=64M with User=svc, whose limits entry gives 1 GiB
+mkroot
+printf 'svc\t-\tmemlock\t1048576\n' > "$R/etc/security/limits.d/50-svc.conf"
+mkdir -p "$R/usr/lib/systemd/system"
+printf '[Unit]\nDescription=RDMA app\n\n[Service]\nUser=svc\nLimitMEMLOCK=64M\nExecStart=/usr/bin/app\n' > "$R/usr/lib/systemd/system/app.service"
+run --unit app
+rc_is 1 "unit below target: exit 1"
+check "unit: effective value and where" line "INFO app.service: memlock 64 MiB (LimitMEMLOCK=64M; usr/lib/systemd/system/app.service and 0 drop-ins read) (usr/lib/systemd/system/app.service:6)"
+check "unit below target: FAIL" line "FAIL app.service: runs as svc with memlock soft 64 MiB, below the soft 1 GiB (etc/security/limits.d/50-svc.conf:1)"
+check "unit below target: fix" has "fix: systemctl edit app.service -> [Service] LimitMEMLOCK=1G, then systemctl restart app.service"
+# a drop-in overrides it to infinity (later wins; /etc hides the same name in /usr/lib)
+mkdir -p "$R/etc/systemd/system/app.service.d" "$R/usr/lib/systemd/system/app.service.d"
+printf '[Service]\nLimitMEMLOCK=infinity\n' > "$R/etc/systemd/system/app.service.d/90-memlock.conf"
+printf '[Service]\nLimitMEMLOCK=32M\n' > "$R/usr/lib/systemd/system/app.service.d/90-memlock.conf"
+printf '[Service]\nLimitMEMLOCK=128M\n' > "$R/usr/lib/systemd/system/app.service.d/10-vendor.conf"
+run --unit app.service
+rc_is 0 "drop-in to infinity: exit 0"
+check "drop-in to infinity: effective" line "INFO app.service: memlock unlimited (LimitMEMLOCK=infinity; usr/lib/systemd/system/app.service and 2 drop-ins read) (etc/systemd/system/app.service.d/90-memlock.conf:2)"
+check "drop-in to infinity: the overridden value named" line "INFO app.service: LimitMEMLOCK=128M here is overridden by etc/systemd/system/app.service.d/90-memlock.conf:2" "(usr/lib/systemd/system/app.service.d/10-vendor.conf:2)"
+check "drop-in to infinity: OK" line "OK   app.service: runs as svc with memlock unlimited, as much as the configuration gives svc"
+check "drop-in hidden by /etc's of the same name is not read" hasnt "32M"
+# no LimitMEMLOCK: DefaultLimitMEMLOCK applies
+rm -r "$R/etc/systemd/system/app.service.d" "$R/usr/lib/systemd/system/app.service.d"
+sed -i '/LimitMEMLOCK/d' "$R/usr/lib/systemd/system/app.service"
+printf '[Manager]\nDefaultLimitMEMLOCK=256M\n' > "$R/etc/systemd/system.conf"
+run --unit app
+check "unit without LimitMEMLOCK: DefaultLimitMEMLOCK" line "INFO app.service: memlock 256 MiB (no LimitMEMLOCK=: DefaultLimitMEMLOCK of etc/systemd/system.conf:2"
+check "unit without LimitMEMLOCK: FAIL below target" line "FAIL app.service: runs as svc with memlock soft 256 MiB"
+# an instance falls back to its template; root and unknown units
+printf '[Service]\nExecStart=/bin/true\n' > "$R/usr/lib/systemd/system/worker@.service"
+run --unit worker@1.service
+check "template unit, runs as root" line "INFO worker@1.service: runs as root" "(usr/lib/systemd/system/worker@.service)"
+run --unit nosuch
+check "unknown unit: FAIL" line "FAIL nosuch.service: no unit file"
+rc_is 1 "unknown unit: exit 1"
+printf '[Service]\nUser=ghost\nLimitMEMLOCK=64M\n' > "$R/etc/systemd/system/ghost.service"
+run --unit ghost
+check "unit with an unknown user: WARN" line "WARN ghost.service: User=ghost does not exist in etc/passwd"
+
+# --- the policy (the file must be root's: root only)
+if is_root; then
+	mkroot
+	printf 'version = 1;\nrules = (\n  { user = "svc"; memlock = "2G"; }\n);\n' > "$R/etc/security/rdmalimit.conf"
+	chmod 644 "$R/etc/security/rdmalimit.conf"
+	printf '[Service]\nUser=svc\nLimitMEMLOCK=64M\n' > "$R/etc/systemd/system/app.service"
+	run --unit app
+	check "policy: valid" line "OK   policy: valid, 1 rule (etc/security/rdmalimit.conf)"
+	check "policy target above the unit's: FAIL" line "FAIL app.service: runs as svc with memlock soft 64 MiB, below the soft 2 GiB (etc/security/rdmalimit.conf:3, user svc)"
+	check "policy target: the largest configured" line "INFO the largest memlock configured: soft 2 GiB (etc/security/rdmalimit.conf:3, user svc)"
+	# a policy, but pam_rdmalimit in no stack
+	sed -i '/pam_rdmalimit/d' "$R/etc/pam.d/common-session" "$R/etc/pam.d/common-session-noninteractive"
+	run
+	check "policy without the module: FAIL" line "FAIL a policy exists, but pam_rdmalimit is in no PAM session stack" "(etc/security/rdmalimit.conf)"
+	check "policy without the module: per service INFO" line "INFO sshd: pam_rdmalimit is not in the session stack: the policy does not apply"
+	rc_is 1 "policy without the module: exit 1"
+	# a broken policy
+	mkroot
+	printf 'version = 1;\nrules = ( { user = "svc"; memlock = "2"; } );\n' > "$R/etc/security/rdmalimit.conf"
+	run
+	check "policy errors are findings" line "FAIL policy:" "(etc/security/rdmalimit.conf:2)"
+else
+	skip "policy checks: the policy file must be owned by root"
+fi
+
+# --- docker daemon.json default-ulimits
+mkroot
+mkdir -p "$R/etc/docker"
+run
+check "docker dir without daemon.json: INFO" line "INFO docker: no daemon.json"
+cat > "$R/etc/docker/daemon.json" <<'J'
+{
+  "log-opts": { "memlock": {"Hard": 1} },
+  "default-ulimits": {
+    "nofile": { "Name": "nofile", "Hard": 64000, "Soft": 64000 },
+    "memlock": { "Name": "memlock", "Hard": 67108864, "Soft": 67108864 }
+  }
+}
+J
+run
+check "docker memlock below target: WARN" line "WARN docker: containers start with memlock 64 MiB (default-ulimits), below the soft 1 GiB" "(etc/docker/daemon.json)"
+check "docker: fix" has "docker run --ulimit memlock=-1:-1"
+sed -i 's/"Hard": 67108864, "Soft": 67108864/"soft": -1, "hard": -1/' "$R/etc/docker/daemon.json"
+run
+check "docker memlock unlimited: OK" line "OK   docker: containers start with memlock unlimited (default-ulimits)"
+printf '{"log-opts": {"memlock": {"Hard": 1}}, "default-ulimits": {"nofile": {"Name": "nofile", "Hard": 1, "Soft": 1}}}\n' > "$R/etc/docker/daemon.json"
+run
+check "docker without a memlock ulimit (memlock elsewhere ignored): INFO" line "INFO docker: no default-ulimits memlock"
+printf '{"default-ulimits": {"memlock": {"Name": "memlock", "Hard": "lots", "Soft": 1}}}\n' > "$R/etc/docker/daemon.json"
+run
+check "docker unreadable memlock: WARN" line "WARN docker: the default-ulimits memlock entry cannot be read"
+# a container marker in the tree
+mkroot
+: > "$R/.dockerenv"
+run
+check "container marker: INFO" line "INFO .dockerenv: inside a container"
+
+# --- a limits tree with errors
+mkroot
+printf 'alice\thard\tmemlock\t64M\n@rdma_users soft memlock\n' > "$R/etc/security/limits.d/95-bad.conf"
+printf '@rdma_users - memlock 1048576\n' > "$R/etc/security/limits.d/99-late"
+run
+rc_is 1 "limits errors: exit 1"
+check "limits errors: misread value" line "FAIL" "(etc/security/limits.d/95-bad.conf:1)"
+check "limits errors: a file pam_limits never reads" line "WARN" "(etc/security/limits.d/99-late)"
+check "limits errors: no OK line for limits" hasnt "OK   limits.conf and limits.d"
+
+# --- --pid: a live process started before a configuration change
+mkroot
+if is_root; then U=root; else U=$ME; fi
+printf '%s\t-\tmemlock\tunlimited\n' "$U" > "$R/etc/security/limits.d/10-me.conf"
+sleep 300 &
+SLEEPER=$!
+sleep 2.2
+touch "$R/etc/security/limits.conf"
+run --pid "$SLEEPER"
+check "--pid: the process, its user, VmLck and VmPin" line "INFO sleep (pid $SLEEPER): user $U (uid $MYUID): memlock" "locked 0 B (VmLck), pinned 0 B (VmPin)"
+check "--pid: started before the change" line "WARN sleep (pid $SLEEPER): started" "before etc/security/limits.conf changed" "restart it"
+if [ "$(ulimit -l)" != unlimited ]; then
+	check "--pid: below the configured limit" line "WARN sleep (pid $SLEEPER): memlock soft" "is below the soft unlimited (etc/security/limits.d/10-me.conf:1) that the configuration gives $U"
+else
+	skip "--pid below the configured limit: this shell's memlock is unlimited"
+fi
+rc_is 0 "--pid: warnings only, exit 0"
+# unchanged since it started; no entry names the user
+mkroot
+: > "$R/etc/security/limits.conf"
+touch -d '-1 hour' "$R/etc/security/limits.conf" "$R/etc/security/limits.d/90-rdmalimits.conf" "$R/etc/security/limits.d"
+run --pid "$SLEEPER"
+check "--pid: no restart warning when nothing changed since" hasnt "started"
+check "--pid: no entry for the user: nothing to compare" line "INFO sleep (pid $SLEEPER): no limits entry or policy rule gives $U a memlock"
+kill "$SLEEPER" 2>/dev/null
+wait "$SLEEPER" 2>/dev/null
+run --pid "$SLEEPER"
+check "--pid of a gone process: FAIL" line "FAIL pid $SLEEPER: no such process"
+SLEEPER=
+doc --pid nope > /dev/null 2>&1
+check "--pid garbage: usage error" test $? -eq 2
+
+# --- the running system: it runs, reads /proc, and ends with the summary line
+"$RDMALIMITS" doctor > "$OUT" 2> "$T/err"
+rc=$?
+check "live: exit 0 or 1" test "$rc" -le 1
+check "live: summary line" grep -qE '^(OK|WARN|FAIL): [0-9]+ errors?, [0-9]+ warnings?, [0-9]+ info, [0-9]+ ok$' "$OUT"
+check "live: capability bounding set examined" grep -q "CapBnd" "$OUT"
+check "live: nothing on stderr" test ! -s "$T/err"
+show
+
+done_testing
