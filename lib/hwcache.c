@@ -83,8 +83,23 @@ int hw_fingerprint(char **ret) {
         r = read_line_file("/proc/sys/kernel/random/boot_id", buf, sizeof buf);
         fprintf(f, "boot=%s;rdma=", r < 0 ? "?" : buf);
         r = list_dir("/sys/class/infiniband", &v, &n);
-        for (size_t i = 0; r >= 0 && i < n; i++)
-                fprintf(f, "%s,", v[i]);
+        for (size_t i = 0; r >= 0 && i < n; i++) {
+                /* the device and the state of each port ("4: ACTIVE") */
+                char p[512], st[64];
+                char **ports = NULL;
+                size_t np = 0;
+                fprintf(f, "%s", v[i]);
+                snprintf(p, sizeof p, "/sys/class/infiniband/%s/ports", v[i]);
+                if (list_dir(p, &ports, &np) == 0)
+                        for (size_t k = 0; k < np; k++) {
+                                snprintf(p, sizeof p, "/sys/class/infiniband/%s/ports/%s/state", v[i], ports[k]);
+                                if (read_line_file(p, st, sizeof st) < 0)
+                                        snprintf(st, sizeof st, "?");
+                                fprintf(f, ":%s=%c", ports[k], st[0]);
+                        }
+                strv_free(ports);
+                fputc(',', f);
+        }
         strv_free(v);
         v = NULL;
         fputs(";net=", f);

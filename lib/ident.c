@@ -86,7 +86,7 @@ void ident_free(struct ident *id) {
         } else {
                 strmap_clear(&id->users, user_free);
                 strmap_clear(&id->groups, group_free);
-                strmap_clear(&id->gids, NULL); /* values shared with groups */
+                strmap_clear(&id->gids, group_free);
         }
         free(id->all_users);
         free(id->all_groups);
@@ -412,18 +412,12 @@ int ident_group_by_gid(struct ident *id, gid_t gid, const struct id_group **ret)
                         return r;
                 if (!g)
                         return strmap_put(&id->gids, key, ABSENT) < 0 ? -ENOMEM : -ENOENT;
-                /* The gid map does not own its values: keep the group owned by the name map
-                 * unless that name is already cached. */
-                void *by_name = strmap_get(&id->groups, g->name);
-                if (by_name && by_name != ABSENT) {
-                        group_free(g);
-                        g = by_name;
-                } else if (strmap_put(&id->groups, g->name, g) < 0) {
+                /* getgrgid() and getgrnam() may name different groups (duplicate names or
+                 * gids): each map owns what its own look-up returned */
+                if (strmap_put(&id->gids, key, g) < 0) {
                         group_free(g);
                         return -ENOMEM;
                 }
-                if (strmap_put(&id->gids, key, g) < 0)
-                        return -ENOMEM;
                 v = g;
         }
         *ret = v;

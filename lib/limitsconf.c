@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,8 +179,16 @@ static void analyse_values(struct lc_line *l, enum lc_flavour fl) {
         case LC_ITEM_PRIORITY:
         case LC_ITEM_LOGIN: {
                 const char *v = l->value, *end;
+                if (l->item_kind == LC_ITEM_LOGIN &&
+                    (streq(v, "-1") || streq(v, "-") || streq(v, "unlimited") || streq(v, "infinity"))) {
+                        l->value_ok = true;
+                        l->ivalue = -1;
+                        break;
+                }
                 long x = c_strtol(v, &end, NULL);
-                l->value_ok = !(x == 0 && end == v);
+                x = x < INT_MAX ? x : INT_MAX;
+                l->ivalue = x > INT_MIN ? (int)x : INT_MIN;
+                l->value_ok = !(l->ivalue == 0 && end == v);
                 l->value_misread = l->value_ok && *end != '\0';
                 break;
         }
@@ -841,6 +850,8 @@ int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
                 return r;
 
         res.root_user_debian = is_root_debian(t, u);
+        res.login_limit = -2;
+        int login_rank = LC_RANK_NONE;
         res.soft = (struct lc_slot){ .known = base->known, .value = base->soft, .rank = base->rank };
         res.hard = (struct lc_slot){ .known = base->known, .value = base->hard, .rank = base->rank };
 
@@ -860,6 +871,16 @@ int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
                                         res.kind = LC_RES_NO_LIMITS;
                                         res.stop = l;
                                         goto done;
+                                }
+                                continue;
+                        }
+                        if (l->nfields == 4 && l->item_kind == LC_ITEM_LOGIN && l->value_ok) {
+                                /* maxlogins: any type, % domains count, equal rank overwrites */
+                                int lr = lc_line_match(t, id, u, l);
+                                if (lr >= 0 && lr <= login_rank) {
+                                        login_rank = lr;
+                                        res.login_limit = l->ivalue;
+                                        res.login_line = l;
                                 }
                                 continue;
                         }
@@ -903,7 +924,10 @@ int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
                 }
         }
         res.kind = LC_RES_LIMITS;
-        /* setup_limits(): a soft value above the hard value is set to the hard value */
+        /* setup_limits(): a login limit of 0 refuses the session (not for uid 0) */
+        if (res.login_limit == 0 && u->uid != 0)
+                res.kind = LC_RES_LOGINS_DENIED;
+        /* a soft value above the hard value is set to the hard value */
         if (res.soft.known && res.hard.known && res.soft.value > res.hard.value) {
                 res.soft_clamped = true;
         }

@@ -78,6 +78,7 @@ struct lc_line {
         bool value_infinity;
         uint64_t value_raw;  /* as strtoull() gives it */
         uint64_t bytes;      /* memlock: value in bytes (x1024, saturating) */
+        int ivalue;          /* maxlogins, maxsyslogins, priority, nice: strtol() clamped to int */
 };
 
 struct lc_file {
@@ -174,6 +175,7 @@ enum lc_result_kind {
         LC_RES_NO_LIMITS,     /* a matching 2-field '-' line: memlock left to the service */
         LC_RES_SERVICE_ERR,   /* a file could not be read: pam_limits fails the session */
         LC_RES_USER_UNKNOWN,  /* pam_limits fails the session: no such user */
+        LC_RES_LOGINS_DENIED, /* maxlogins/maxsyslogins 0: pam_limits refuses every session */
 };
 
 struct lc_result {
@@ -185,6 +187,8 @@ struct lc_result {
         bool soft_clamped;            /* soft was above hard and is set to hard */
         struct lc_event *events;
         size_t n_events;
+        int login_limit;              /* maxlogins/maxsyslogins in force (-2: none) */
+        const struct lc_line *login_line;
 };
 
 int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,

@@ -16,9 +16,7 @@ static const char *slot_source(const struct lc_tree *t, const struct lc_slot *s,
                                char *buf, size_t size) {
         if (s->src)
                 return lc_line_where(t, s->src, buf, size);
-        if (!s->known)
-                return "inherited";
-        snprintf(buf, size, "%s", b->source);
+        snprintf(buf, size, "%s", s->known ? b->source : "inherited");
         return buf;
 }
 
@@ -72,7 +70,24 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
 
         *m = (struct module_view){ .order = ORDER_UNKNOWN };
         snprintf(m->service, sizeof m->service, "%s", c->service ? c->service : "sshd");
-        if (check_policy_file(c, &d, &m->p) < 0)
+        long mod = -1;
+        if (pam_stack_load(c->root, m->service, &st) == 0 && !st.error) {
+                long lim = pam_stack_find(&st, "pam_limits");
+                mod = pam_stack_find(&st, "pam_rdmalimit");
+                m->order = mod < 0 ? ORDER_NO_MODULE : (lim >= 0 && lim > mod) ? ORDER_BEFORE : ORDER_AFTER;
+        }
+        /* the policy the module in that stack reads: its conf= argument, unless --conf is given */
+        struct ctx cc = *c;
+        _cleanup_free_ char *conf_arg = NULL;
+        if (mod >= 0 && !(c->given & OPT_CONF)) {
+                const char *a = strstr(st.v[mod].args, "conf=");
+                if (a && (a == st.v[mod].args || a[-1] == ' ' || a[-1] == '\t')) {
+                        conf_arg = strndup(a + 5, strcspn(a + 5, " \t"));
+                        if (conf_arg && *conf_arg)
+                                cc.policy_path = conf_arg;
+                }
+        }
+        if (check_policy_file(&cc, &d, &m->p) < 0)
                 goto out;
         m->have_policy = true;
         if (ident_user_group_names(id, u, &groups, &ng) < 0)
@@ -82,10 +97,6 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
         if (policy_evaluate(m->p, u->name, (const char *const *)groups, ng, hw, &m->dec) < 0)
                 goto out;
         m->matched = m->dec.matched && !m->dec.untouched;
-        if (pam_stack_load(c->root, m->service, &st) == 0 && !st.error) {
-                long lim = pam_stack_find(&st, "pam_limits"), mod = pam_stack_find(&st, "pam_rdmalimit");
-                m->order = mod < 0 ? ORDER_NO_MODULE : (lim >= 0 && lim > mod) ? ORDER_BEFORE : ORDER_AFTER;
-        }
         if (!m->matched)
                 goto out;
         bool pl_known = res->kind == LC_RES_LIMITS && res->soft.known && res->hard.known;
@@ -373,6 +384,10 @@ int cmd_explain(struct ctx *c) {
                         json_key(&j, "stop");
                         json_str(&j, lc_line_where(t, res.stop, where, sizeof where));
                 }
+                if (res.kind == LC_RES_LOGINS_DENIED) {
+                        json_key(&j, "denied_by");
+                        json_str(&j, lc_line_where(t, res.login_line, where, sizeof where));
+                }
                 if (res.bad_file) {
                         json_key(&j, "unreadable");
                         json_str(&j, res.bad_file->display);
@@ -416,13 +431,18 @@ int cmd_explain(struct ctx *c) {
                 printf("\n%s cannot be read (%s): pam_limits fails every session (PAM_SERVICE_ERR).\n",
                        res.bad_file->display, strerror(-res.bad_file->open_error));
                 break;
+        case LC_RES_LOGINS_DENIED:
+                printf("\n%s (%s %s 0) allows %s no login at all: pam_limits refuses the session.\n",
+                       lc_line_where(t, res.login_line, where, sizeof where), res.login_line->domain,
+                       res.login_line->item, user);
+                break;
         default:
                 printf("\nmemlock of a session of %s:\n", user);
                 print_value("soft", &res.soft, soft, ssrc);
                 print_value("hard", &res.hard, hard, hsrc);
                 if (res.soft_clamped) {
                         char a[SIZE_FMT_MAX];
-                        printf("  (the soft entry says %s, above the hard limit: pam_limits lowers it to the hard value)\n",
+                        printf("  (the soft value %s is above the hard limit: pam_limits lowers it to the hard value)\n",
                                size_format(res.soft.value, a));
                 }
                 if (res.soft.known && !res.hard.known)

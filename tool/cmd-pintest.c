@@ -24,6 +24,8 @@
 
 enum pin_result { PIN_OK, PIN_FAILED, PIN_SKIPPED };
 
+#define PIN_MAX_DEVICES 64
+
 struct pin {
         const char *mechanism;   /* "mlock", "af_xdp_umem", "ibv_reg_mr" */
         char device[64];
@@ -133,6 +135,8 @@ static int pin_verbs(void *buf, size_t len, struct rl_pair lim, struct pin **v, 
                          : status < 0      ? "no RDMA device (libibverbs found none)"
                                            : "no RDMA device");
         }
+        if (nres > PIN_MAX_DEVICES)
+                nres = PIN_MAX_DEVICES; /* the report has room for this many */
         for (size_t i = 0; i < nres; i++) {
                 struct pin *p = &(*v)[(*n)++];
                 p->mechanism = "ibv_reg_mr";
@@ -162,7 +166,7 @@ static const char *result_word(enum pin_result r) {
 int cmd_pintest(struct ctx *c) {
         uint64_t size;
         struct rl_pair lim;
-        struct pin pins[2 + 64] = {};
+        struct pin pins[2 + PIN_MAX_DEVICES] = {};
         size_t n = 0;
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
         void *buf;

@@ -195,7 +195,12 @@ int cmd_unit(struct ctx *c, bool removing) {
         if (!removing) {
                 limit_text(soft, a);
                 limit_text(hard, b);
-                if (asprintf(&text, "%s\n[Service]\nLimitMEMLOCK=%s%s%s\n", UNIT_MARKER, a, soft == hard ? "" : ":",
+                /* the section of the unit's type: [Service], [Socket], [Mount], [Swap] */
+                const char *dot = strrchr(unit, '.');
+                char section[16];
+                snprintf(section, sizeof section, "%s", dot + 1);
+                section[0] = (char)(section[0] - 'a' + 'A');
+                if (asprintf(&text, "%s\n[%s]\nLimitMEMLOCK=%s%s%s\n", UNIT_MARKER, section, a, soft == hard ? "" : ":",
                              soft == hard ? "" : b) < 0) {
                         log_error("out of memory");
                         return EXIT_FINDINGS;
