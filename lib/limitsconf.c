@@ -877,6 +877,9 @@ int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
                         if (l->nfields == 4 && l->item_kind == LC_ITEM_LOGIN && l->value_ok) {
                                 /* maxlogins: any type, % domains count, equal rank overwrites */
                                 int lr = lc_line_match(t, id, u, l);
+                                /* % domains count for maxlogins only, not maxsyslogins */
+                                if ((lr == LC_RANK_ALL || lr == LC_RANK_ALLGROUP) && !streq(l->item, "maxlogins"))
+                                        continue;
                                 if (lr >= 0 && lr <= login_rank) {
                                         login_rank = lr;
                                         res.login_limit = l->ivalue;

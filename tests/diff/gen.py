@@ -134,6 +134,9 @@ def make_identities(rng, t):
         t.users.append((name, uid, gid))
     if rng.random() < 0.05:                # another uid 0 account
         t.users.append(("toor", 0, rng.choice([0] + [g[1] for g in groups])))
+    if rng.random() < 0.04:                # a name twice: getpwnam() finds the first
+        n, uid, gid = rng.choice(t.users[1:])
+        t.users.append((n, rng.choice(IDS + [0]), rng.choice([g[1] for g in groups])))
     everyone = [u[0] for u in t.users]
     for g in groups:
         k = rng.choice([0, 0, 1, 1, 2, 3])
@@ -149,7 +152,7 @@ def make_identities(rng, t):
     rng.shuffle(groups)
     t.groups.append(("root", 0, ["root"] if rng.random() < 0.2 else []))
     t.groups.extend((n, gid, m) for n, gid, m in groups)
-    t.test_users = [u[0] for u in t.users]
+    t.test_users = list(dict.fromkeys(u[0] for u in t.users))
     if rng.random() < 0.05:
         t.test_users.append(GHOST)
 
@@ -205,6 +208,7 @@ def domain(rng, t):
         (1, lambda r: "%:" + str(some_id(r, t))),
         (1, lambda r: "%%%d:%d" % rng2(r)),
         (1, lambda r: str(some_id(r, t))),          # a bare number: no range, no user
+        (1, lambda r: r.choice(users) + "#" + r.choice(["x", " - memlock 1"])),
         (5, lambda r: r.choice([":", "@:", "%:", "x:5", "5:x", "1:2:3", "@a:b", "@1000:x",
                                 "99999999999999999999:", "4294967296:", "-1:", "+1000:",
                                 ":-1", "@", "@@" + groups[0], "*:", "**", ":1000x",
@@ -219,8 +223,9 @@ ITEMS = [(92, "memlock"), (4, "MEMLOCK"), (2, "Memlock"), (1, "memlocks"), (1, "
 
 OTHER_ITEMS = [("core", ["0", "unlimited", "1024"]), ("nofile", ["1024", "4096"]),
                ("cpu", ["unlimited", "600"]), ("locks", ["unlimited", "100"]),
-               ("msgqueue", ["819200"]), ("nonewprivs", ["0"]), ("priority", ["0"]),
-               ("maxlogins", ["10", "100"])]
+               ("msgqueue", ["819200"]), ("nonewprivs", ["0", "1"]), ("priority", ["0"]),
+               ("maxlogins", ["10", "100", "0", "-1", "junk", "0abc", "unlimited", "-5", "00"]),
+               ("maxsyslogins", ["0", "1000", "-", "x"])]
 
 ROUND_KIB = ["0", "1", "4", "63", "64", "65", "128", "512", "1024", "2048", "4095", "4096",
              "6144", "8191", "8192"]

@@ -9,11 +9,15 @@
  *
  * where soft and hard are this process's RLIMIT_MEMLOCK in bytes right after
  * pam_open_session returned: what the real modules of the stack (pam_limits.so) did to it.
+ * With PAM_SESSION_MEMLOCK=SOFT:HARD (bytes or "unlimited") in the environment it first
+ * sets its own RLIMIT_MEMLOCK to that: the limits of the service that opens the session.
  * Exit status: 0 when the line was printed (whatever rc is), 2 on a usage error, 1 when
  * the PAM handle could not even be set up.
  */
 #include "config.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +61,39 @@ static const char *rc_name(int rc, char *buf, size_t size) {
         return buf;
 }
 
+/* "unlimited" or a decimal number, nothing else */
+static int parse_rlim(const char *s, const char *end, rlim_t *ret) {
+        unsigned long long v = 0;
+        if ((size_t)(end - s) == strlen("unlimited") && strncmp(s, "unlimited", (size_t)(end - s)) == 0) {
+                *ret = RLIM_INFINITY;
+                return 0;
+        }
+        if (s == end)
+                return -1;
+        for (const char *p = s; p < end; p++) {
+                if (*p < '0' || *p > '9' || v > (ULLONG_MAX - 9) / 10)
+                        return -1;
+                v = v * 10 + (unsigned long long)(*p - '0');
+        }
+        *ret = (rlim_t)v;
+        return 0;
+}
+
+static int set_start_limits(const char *spec) {
+        const char *colon = strchr(spec, ':');
+        struct rlimit rl;
+        if (!colon || parse_rlim(spec, colon, &rl.rlim_cur) < 0 ||
+            parse_rlim(colon + 1, colon + 1 + strlen(colon + 1), &rl.rlim_max) < 0) {
+                fprintf(stderr, "pam-session: bad PAM_SESSION_MEMLOCK '%s'\n", spec);
+                return -1;
+        }
+        if (setrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
+                fprintf(stderr, "pam-session: setrlimit(RLIMIT_MEMLOCK, %s): %s\n", spec, strerror(errno));
+                return -1;
+        }
+        return 0;
+}
+
 static const char *rlim_text(rlim_t v, char *buf, size_t size) {
         if (v == RLIM_INFINITY)
                 return "unlimited";
@@ -75,6 +112,9 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "usage: %s SERVICE USER CONFDIR\n", argv[0]);
                 return 2;
         }
+        const char *start = getenv("PAM_SESSION_MEMLOCK");
+        if (start && set_start_limits(start) < 0)
+                return 1;
         rc = pam_start_confdir(argv[1], argv[2], &c, argv[3], &h);
         if (rc != PAM_SUCCESS) {
                 fprintf(stderr, "pam-session: pam_start_confdir: %s\n", rc_name(rc, b1, sizeof b1));
