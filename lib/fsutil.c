@@ -32,6 +32,8 @@ const char *fs_strerror(int error) {
                 return "not a regular file";
         case -EFBIG:
                 return "file too large";
+        case FS_ERR_DIRSYNC:
+                return "the directory could not be synced to disk";
         default:
                 return strerror(-error);
         }
@@ -151,7 +153,7 @@ int fs_write_atomic(int dirfd, const char *name, const void *data, size_t len, m
                 goto fail;
         }
         if (fsync(dirfd) < 0)
-                return negative_errno(); /* renamed already: report, nothing to undo */
+                return FS_ERR_DIRSYNC; /* renamed already: report, nothing to undo */
         return 0;
 fail:
         (void)unlinkat(dirfd, tmp, 0);
@@ -162,7 +164,7 @@ int fs_unlink_sync(int dirfd, const char *name) {
         if (unlinkat(dirfd, name, 0) < 0)
                 return negative_errno();
         if (fsync(dirfd) < 0)
-                return negative_errno();
+                return FS_ERR_DIRSYNC;
         return 0;
 }
 

@@ -31,8 +31,10 @@ int fs_read_all(int fd, size_t max, char **ret, size_t *ret_len);
 /*
  * Replace dirfd/name atomically with data: a temporary ".name.XXXXXX" in the same
  * directory (O_EXCL, O_NOFOLLOW), write, fchmod(mode), fsync, renameat, fsync(dirfd).  On
- * failure the old file is untouched and the temporary is removed.
+ * failure before the rename the old file is untouched and the temporary is removed;
+ * FS_ERR_DIRSYNC means the file was replaced but the directory could not be synced.
  */
+#define FS_ERR_DIRSYNC (-EUCLEAN)
 int fs_write_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode);
 
 /* Remove dirfd/name and fsync the directory. */

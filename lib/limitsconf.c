@@ -419,6 +419,11 @@ static int read_file(struct builder *b, const char *path, const char *display) {
                         f->is_dir = true;
                         return 0;
                 }
+                if (!S_ISREG(f->st.st_mode)) {
+                        /* a FIFO or a device: pam_limits would block on it or read garbage */
+                        f->open_error = FS_ERR_NOTREG;
+                        return 0;
+                }
         }
         r = fs_read_all(fd, LC_MAX_FILE, &buf, &len);
         if (r == -ENOMEM)
@@ -502,7 +507,8 @@ static int read_dir(struct builder *b) {
                 n++;
         }
         /* glob sorts in the C locale: byte order of the names */
-        qsort(names, n, sizeof(char *), cmp_str);
+        if (n > 1)
+                qsort(names, n, sizeof(char *), cmp_str);
         for (size_t i = 0; i < n; i++) {
                 _cleanup_free_ char *rel = NULL, *path = NULL, *disp = NULL;
                 if (asprintf(&rel, "%s/%s", LC_LIMITS_DIR, names[i]) < 0) {
@@ -1014,6 +1020,10 @@ static int check_file_meta(const struct lc_tree *t, size_t fi, struct diag_list 
                         return diag_add(d, DIAG_ERROR, f->display, 0,
                                         "does not exist: pam_limits 1.5.2 fails every session that uses it "
                                         "(PAM_SERVICE_ERR); create it, even empty");
+                if (f->open_error == FS_ERR_NOTREG)
+                        return diag_add(d, DIAG_ERROR, f->display, 0,
+                                        "is not a regular file (a FIFO or a device): pam_limits blocks on it or "
+                                        "reads garbage at every login; remove it");
                 return diag_add(d, DIAG_ERROR, f->display, 0, "cannot be read (%s): pam_limits fails the session",
                                 fs_strerror(f->open_error));
         }

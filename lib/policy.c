@@ -803,7 +803,10 @@ static void evaluate_rule(const struct policy *p, const struct policy_rule *r,
          * (and the soft value when `auto` found nothing). */
         switch (r->hard.kind) {
         case PV_SIZE:
+                /* an explicit hard limit is a ceiling: it also caps what `auto` gives */
                 d->hard = r->hard.bytes;
+                if (d->soft > d->hard && d->hard)
+                        d->soft = d->hard;
                 break;
         case PV_AUTO:
                 d->hard = a.value ? clamp_bounds(r, a.value) : d->soft;

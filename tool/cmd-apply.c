@@ -57,7 +57,7 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         if (e->dirfd < 0 && errno == ENOENT && create_dir) {
                 _cleanup_free_ char *sec = ctx_path(c, "/etc/security");
                 struct stat sst;
-                if (sec && stat(sec, &sst) == 0 && S_ISDIR(sst.st_mode) && mkdir(e->dir, 0755) == 0)
+                if (sec && stat(sec, &sst) == 0 && S_ISDIR(sst.st_mode) && (mkdir(e->dir, 0755) == 0 || errno == EEXIST))
                         e->dirfd = open(e->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
                 else
                         errno = ENOENT;
@@ -89,6 +89,12 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
                 return EXIT_FINDINGS;
         }
         e->exists = true;
+        r = fs_check_trusted(&st);
+        if (r < 0 && !c->force) {
+                log_error("%s is %s: someone else may have changed it; refusing to take its lines over "
+                          "(fix its owner and mode, or --force)", e->display, fs_strerror(r));
+                return EXIT_FINDINGS;
+        }
         r = fs_read_all(fd, 1024 * 1024, &e->old, &e->old_len);
         if (r < 0) {
                 log_error("%s: %s", e->display, fs_strerror(r));
@@ -254,6 +260,11 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
         if (changed && !c->check) {
                 r = delete_file ? fs_unlink_sync(e->dirfd, e->name)
                                 : fs_write_atomic(e->dirfd, e->name, text, strlen(text), 0644);
+                if (r == FS_ERR_DIRSYNC) {
+                        log_error("%s: %s, but syncing its directory to disk failed (%s): check the disk",
+                                  e->display, delete_file ? "removed" : "written", strerror(EIO));
+                        return EXIT_FINDINGS;
+                }
                 if (r < 0) {
                         log_error("%s: cannot write: %s; the file is unchanged", e->display, strerror(-r));
                         return EXIT_FINDINGS;

@@ -56,6 +56,7 @@ struct module_view {
         struct policy_decision dec;
         enum { ORDER_AFTER, ORDER_BEFORE, ORDER_NO_MODULE, ORDER_UNKNOWN } order;
         char service[64];
+        char refused[512];      /* the policy exists but the module would refuse it: why */
         bool final_known;
         uint64_t soft, hard;    /* the session's memlock with both modules */
 };
@@ -67,6 +68,7 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
         char **groups = NULL;
         size_t ng = 0;
         struct pam_stack st = {};
+        int r;
 
         *m = (struct module_view){ .order = ORDER_UNKNOWN };
         snprintf(m->service, sizeof m->service, "%s", c->service ? c->service : "sshd");
@@ -87,8 +89,19 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
                                 cc.policy_path = conf_arg;
                 }
         }
-        if (check_policy_file(&cc, &d, &m->p) < 0)
+        r = check_policy_file(&cc, &d, &m->p);
+        if (r < 0) {
+                if (r != -ENOENT) {
+                        size_t n = 0;
+                        for (size_t i = 0; i < d.n && n + 2 < sizeof m->refused; i++)
+                                n += (size_t)snprintf(m->refused + n, sizeof m->refused - n, "%s%s%s%s",
+                                                      n ? "; " : "", d.v[i].path ? d.v[i].path : "",
+                                                      d.v[i].path ? ": " : "", d.v[i].message);
+                        if (!n)
+                                snprintf(m->refused, sizeof m->refused, "%s", strerror(-r));
+                }
                 goto out;
+        }
         m->have_policy = true;
         if (ident_user_group_names(id, u, &groups, &ng) < 0)
                 goto out;
@@ -459,12 +472,17 @@ int cmd_explain(struct ctx *c) {
                         printf("\nOther entries that match %s:\n", user);
                         header = true;
                 }
+                char d[512], ty[128], v[512];
                 printf("  %s  %s %s memlock %s [%s, %s]: %s\n", lc_line_where(t, e->line, where, sizeof where),
-                       e->line->domain, e->line->type, e->line->value, lc_rank_name(e->rank),
+                       printable(e->line->domain, d, sizeof d), printable(e->line->type, ty, sizeof ty),
+                       printable(e->line->value, v, sizeof v), lc_rank_name(e->rank),
                        e->slot == LC_SOFT ? "soft" : e->slot == LC_HARD ? "hard" : "soft+hard",
                        outcome_text(t, e, &res, why, sizeof why));
         }
-        if (mv.matched)
+        if (mv.refused[0])
+                printf("\npam_rdmalimit refuses the policy (%s): the module leaves memlock unchanged.\n",
+                       mv.refused);
+        else if (mv.matched)
                 module_text(&mv);
         else if (mv.have_policy && mv.dec.untouched)
                 printf("\npam_rdmalimit: the matching rule's auto value found no RDMA/AF_XDP hardware and the policy\n"

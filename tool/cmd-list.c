@@ -58,11 +58,15 @@ int cmd_list(struct ctx *c) {
                                 }
                                 json_obj_end(&j);
                         } else if (stop) {
-                                printf("%-48s %-16s %-5s (no limits: stops pam_limits for matching users)\n", where,
-                                       l->domain, l->type);
+                                char d[512], ty[128];
+                                printf("%-48s %-16s %-5s (no limits: stops pam_limits for matching users)\n",
+                                       printable(where, (char[4096]){}, 4096), printable(l->domain, d, sizeof d),
+                                       printable(l->type, ty, sizeof ty));
                         } else {
-                                char buf[SIZE_FMT_MAX];
-                                printf("%-48s %-16s %-5s %-12s %s%s\n", where, l->domain, l->type, l->value,
+                                char buf[SIZE_FMT_MAX], d[512], ty[128], v[512];
+                                printf("%-48s %-16s %-5s %-12s %s%s\n", printable(where, (char[4096]){}, 4096),
+                                       printable(l->domain, d, sizeof d), printable(l->type, ty, sizeof ty),
+                                       printable(l->value, v, sizeof v),
                                        l->value_ok ? size_format(l->bytes, buf) : "(invalid: skipped)",
                                        l->value_misread ? " (misread)" : "");
                         }

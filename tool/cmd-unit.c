@@ -216,6 +216,11 @@ int cmd_unit(struct ctx *c, bool removing) {
                 fputs(diff, stdout);
         if (changed && !c->check) {
                 r = removing ? fs_unlink_sync(dfd, name) : fs_write_atomic(dfd, name, text, strlen(text), 0644);
+                if (r == FS_ERR_DIRSYNC) {
+                        log_error("%s: %s, but syncing its directory to disk failed (%s): check the disk",
+                                  display, removing ? "removed" : "written", strerror(EIO));
+                        return EXIT_FINDINGS;
+                }
                 if (r < 0) {
                         log_error("%s: cannot write: %s; the file is unchanged", display, strerror(-r));
                         return EXIT_FINDINGS;

@@ -10,15 +10,45 @@
 
 static bool quiet_mode;
 
+const char *printable(const char *s, char *buf, size_t size) {
+        size_t n = 0;
+        if (!s)
+                s = "(null)";
+        for (const unsigned char *p = (const unsigned char *)s; *p && n + 5 < size; p++) {
+                if (*p < 0x20 || *p == 0x7f)
+                        n += (size_t)snprintf(buf + n, size - n, "\\x%02x", *p);
+                else
+                        buf[n++] = (char)*p;
+        }
+        buf[n < size ? n : size - 1] = '\0';
+        return buf;
+}
+
+/* fputs with control characters escaped */
+static void fputs_safe(const char *s, FILE *f) {
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+                if (*p < 0x20 || *p == 0x7f)
+                        fprintf(f, "\\x%02x", *p);
+                else
+                        fputc(*p, f);
+        }
+}
+
 void log_set_quiet(bool quiet) {
         quiet_mode = quiet;
 }
 
+static void fputs_safe(const char *s, FILE *f);
+
 static void vlog(const char *level, const char *fmt, va_list ap) {
+        char *msg = NULL;
         fputs("rdmalimits: ", stderr);
         if (level)
                 fputs(level, stderr);
-        vfprintf(stderr, fmt, ap);
+        if (vasprintf(&msg, fmt, ap) >= 0) {
+                fputs_safe(msg, stderr); /* what users typed is echoed without control characters */
+                free(msg);
+        }
         fputc('\n', stderr);
 }
 
@@ -170,11 +200,15 @@ void diag_print(const struct diag_list *l, FILE *f, bool errors_only) {
                 const struct diag *d = &l->v[i];
                 if (errors_only && d->severity != DIAG_ERROR)
                         continue;
-                if (d->path && d->line)
-                        fprintf(f, "%s:%u: ", d->path, d->line);
-                else if (d->path)
-                        fprintf(f, "%s: ", d->path);
-                fprintf(f, "%s: %s\n", diag_severity_name(d->severity), d->message);
+                if (d->path) {
+                        fputs_safe(d->path, f);
+                        if (d->line)
+                                fprintf(f, ":%u", d->line);
+                        fputs(": ", f);
+                }
+                fprintf(f, "%s: ", diag_severity_name(d->severity));
+                fputs_safe(d->message, f);
+                fputc('\n', f);
         }
 }
 

@@ -7,6 +7,9 @@
 #include "diag.h"
 #include "macro.h"
 
+/* s with control characters and DEL as \xNN, cut to fit buf (for echoing input back). */
+const char *printable(const char *s, char *buf, size_t size);
+
 /* Messages to stderr, prefixed with the program name. */
 void log_error(const char *fmt, ...) _printf_(1, 2);
 void log_warning(const char *fmt, ...) _printf_(1, 2);

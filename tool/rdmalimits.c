@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "dropin.h"
@@ -192,6 +193,7 @@ static int run(int argc, char **argv) {
         const struct command *cmd = NULL;
         char **pos;
         int npos = 0, opt;
+        char buf[256];
         bool flavour_set = false;
 
         pos = calloc((size_t)argc + 1, sizeof(char *));
@@ -201,7 +203,7 @@ static int run(int argc, char **argv) {
         }
         opterr = 0;
         /* options may stand anywhere; "--" ends them (the rest goes to the command) */
-        while ((opt = getopt_long(argc, argv, "-qhV", longopts, NULL)) != -1) {
+        while ((opt = getopt_long(argc, argv, "-:qhV", longopts, NULL)) != -1) {
                 switch (opt) {
                 case 1:
                         pos[npos++] = optarg;
@@ -296,13 +298,15 @@ static int run(int argc, char **argv) {
                         free(pos);
                         return EXIT_OK;
                 case ':':
-                        log_error("option '%s' requires an argument", argv[optind - 1]);
+                        log_error("option '%s' requires an argument", printable(argv[optind - 1], buf, sizeof buf));
                         goto usage_error;
                 default:
-                        if (optopt)
+                        if (optopt >= 0x100)
+                                log_error("option '%s' does not take an argument", printable(argv[optind - 1], buf, sizeof buf));
+                        else if (optopt > 0x20 && optopt < 0x7f)
                                 log_error("invalid option -- '%c'", optopt);
                         else
-                                log_error("unrecognized option '%s'", argv[optind - 1]);
+                                log_error("unrecognized option '%s'", printable(argv[optind - 1], buf, sizeof buf));
                         goto usage_error;
                 }
         }
@@ -318,7 +322,7 @@ static int run(int argc, char **argv) {
                 if (streq(pos[0], commands[i].name))
                         cmd = &commands[i];
         if (!cmd) {
-                log_error("unknown command '%s'", pos[0]);
+                log_error("unknown command '%s'", printable(pos[0], buf, sizeof buf));
                 goto usage_error;
         }
         unsigned stray = c.given & ~(cmd->options | OPT_GLOBAL);
@@ -345,8 +349,10 @@ static int run(int argc, char **argv) {
                         log_error("--root: empty directory name");
                         goto usage_error;
                 }
-                if (access(c.root, F_OK) < 0) {
-                        log_error("--root %s: %s", c.root, strerror(errno));
+                struct stat st;
+                const char *err = stat(c.root, &st) < 0 ? strerror(errno) : !S_ISDIR(st.st_mode) ? strerror(ENOTDIR) : NULL;
+                if (err) {
+                        log_error("--root %s: %s", c.root, err);
                         free(pos);
                         return EXIT_FINDINGS;
                 }

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * fault.so: an LD_PRELOAD shim that makes the Nth call of one file-system function fail.
+ *
+ *   FAULT_CALL   write | fsync | rename (= renameat) | open (= openat) | fchmod | flock |
+ *                unlinkat | close | read | mkdir
+ *   FAULT_NTH    which matching call fails, 1-based (default 1); "N+" fails it and every
+ *                later matching call
+ *   FAULT_ERRNO  EIO, ENOSPC, EACCES, EPERM, EROFS, EDQUOT, ENOLCK, EINTR, EAGAIN, EBADF or a
+ *                number (default EIO)
+ *   FAULT_PATH   optional fnmatch(3) pattern on the base name of the file concerned: the path
+ *                argument (for rename: either name), or for calls on a descriptor the file it
+ *                refers to (/proc/self/fd/N); only calls on matching files are counted
+ *   FAULT_LOG    optional file: one line is appended for every injected fault, so a test can
+ *                tell that the fault really happened
+ *   FAULT_MODE   "before" (default): the call fails without being made; "after": the call is
+ *                made, then reported as failed (e.g. mkdir that lost a race: the directory
+ *                exists, errno EEXIST); a descriptor opened that way is closed again
+ *
+ * Only direct calls from the program are seen (stdio's internal writes are not).  A failed
+ * close() closes the descriptor anyway, as Linux does.  Without FAULT_CALL the shim only
+ * passes calls through.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+
+static unsigned long counter;
+
+static const struct {
+        const char *name;
+        int value;
+} errnos[] = {
+        { "EIO", EIO },       { "ENOSPC", ENOSPC }, { "EACCES", EACCES }, { "EPERM", EPERM },
+        { "EROFS", EROFS },   { "EDQUOT", EDQUOT }, { "ENOLCK", ENOLCK }, { "EINTR", EINTR },
+        { "EAGAIN", EAGAIN }, { "EBADF", EBADF },   { "EEXIST", EEXIST }, { "ENOENT", ENOENT },
+};
+
+static int fault_errno(void) {
+        const char *e = getenv("FAULT_ERRNO");
+
+        if (!e || !*e)
+                return EIO;
+        for (size_t i = 0; i < sizeof errnos / sizeof errnos[0]; i++)
+                if (strcmp(e, errnos[i].name) == 0)
+                        return errnos[i].value;
+        int v = atoi(e);
+        return v > 0 ? v : EIO;
+}
+
+static bool call_selected(const char *call) {
+        const char *c = getenv("FAULT_CALL");
+
+        if (!c)
+                return false;
+        if (strcmp(c, "openat") == 0)
+                c = "open";
+        else if (strcmp(c, "renameat") == 0)
+                c = "rename";
+        return strcmp(c, call) == 0;
+}
+
+static bool path_matches(const char *path) {
+        const char *pat = getenv("FAULT_PATH");
+        const char *base;
+
+        if (!pat || !*pat)
+                return true;
+        if (!path)
+                return false;
+        base = strrchr(path, '/');
+        base = base && base[1] ? base + 1 : path;
+        return fnmatch(pat, base, 0) == 0;
+}
+
+static bool fd_matches(int fd) {
+        char link[64], target[4096];
+        ssize_t n;
+
+        if (!getenv("FAULT_PATH") || !*getenv("FAULT_PATH"))
+                return true;
+        snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+        n = readlink(link, target, sizeof target - 1);
+        if (n < 0)
+                return false;
+        target[n] = '\0';
+        return path_matches(target);
+}
+
+/* Count this call; the errno to fail it with, or 0. */
+static int should_fail(const char *call, const char *what) {
+        const char *nth = getenv("FAULT_NTH"), *log = getenv("FAULT_LOG");
+        unsigned long want = 1;
+        bool from = false;
+        char *end;
+
+        if (nth && *nth) {
+                want = strtoul(nth, &end, 10);
+                from = *end == '+';
+        }
+        counter++;
+        if (!(counter == want || (from && counter > want)))
+                return 0;
+        int e = fault_errno();
+        if (log && *log) {
+                int saved = errno;
+                FILE *f = fopen(log, "ae");
+                if (f) {
+                        fprintf(f, "fault: %s #%lu (%s): %s\n", call, counter, what ? what : "", strerror(e));
+                        fclose(f);
+                }
+                errno = saved;
+        }
+        return e;
+}
+
+static bool after_mode(void) {
+        const char *m = getenv("FAULT_MODE");
+        return m && strcmp(m, "after") == 0;
+}
+
+/* The call's fault: 0 for none.  In "before" mode a faulted call is not made. */
+#define FAULT(cond, call, what) ((cond) ? should_fail((call), (what)) : 0)
+/* ret: the real call's result when made; close_fd: an opened descriptor to release */
+#define FINISH(e, made, ret, close_fd)                                    \
+        do {                                                              \
+                if (e) {                                                  \
+                        if ((made) && (close_fd) && (ret) >= 0)           \
+                                real_close_fd((int)(ret));                \
+                        errno = (e);                                      \
+                        return -1;                                        \
+                }                                                         \
+                return (ret);                                             \
+        } while (0)
+
+#define REAL(ret, name, ...)                                              \
+        static ret (*real_##name)(__VA_ARGS__);                           \
+        if (!real_##name)                                                 \
+                real_##name = (ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name);
+
+static void real_close_fd(int fd);
+
+static int open_fault(const char *path) {
+        return FAULT(call_selected("open") && path_matches(path), "open", path);
+}
+
+EXPORT int open(const char *path, int flags, ...) {
+        mode_t mode = 0;
+        if (flags & (O_CREAT | O_TMPFILE)) {
+                va_list ap;
+                va_start(ap, flags);
+                mode = va_arg(ap, mode_t);
+                va_end(ap);
+        }
+        REAL(int, open, const char *, int, ...);
+        int e = open_fault(path);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        int fd = real_open(path, flags, mode);
+        FINISH(e, true, fd, true);
+}
+
+EXPORT int open64(const char *path, int flags, ...) {
+        mode_t mode = 0;
+        if (flags & (O_CREAT | O_TMPFILE)) {
+                va_list ap;
+                va_start(ap, flags);
+                mode = va_arg(ap, mode_t);
+                va_end(ap);
+        }
+        REAL(int, open64, const char *, int, ...);
+        int e = open_fault(path);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        int fd = real_open64(path, flags, mode);
+        FINISH(e, true, fd, true);
+}
+
+EXPORT int openat(int dirfd, const char *path, int flags, ...) {
+        mode_t mode = 0;
+        if (flags & (O_CREAT | O_TMPFILE)) {
+                va_list ap;
+                va_start(ap, flags);
+                mode = va_arg(ap, mode_t);
+                va_end(ap);
+        }
+        REAL(int, openat, int, const char *, int, ...);
+        int e = open_fault(path);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        int fd = real_openat(dirfd, path, flags, mode);
+        FINISH(e, true, fd, true);
+}
+
+EXPORT int openat64(int dirfd, const char *path, int flags, ...) {
+        mode_t mode = 0;
+        if (flags & (O_CREAT | O_TMPFILE)) {
+                va_list ap;
+                va_start(ap, flags);
+                mode = va_arg(ap, mode_t);
+                va_end(ap);
+        }
+        REAL(int, openat64, int, const char *, int, ...);
+        int e = open_fault(path);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        int fd = real_openat64(dirfd, path, flags, mode);
+        FINISH(e, true, fd, true);
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t len) {
+        REAL(ssize_t, write, int, const void *, size_t);
+        int e = FAULT(call_selected("write") && fd_matches(fd), "write", NULL);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        ssize_t ret = real_write(fd, buf, len);
+        FINISH(e, true, ret, false);
+}
+
+EXPORT ssize_t read(int fd, void *buf, size_t len) {
+        REAL(ssize_t, read, int, void *, size_t);
+        int e = FAULT(call_selected("read") && fd_matches(fd), "read", NULL);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        ssize_t ret = real_read(fd, buf, len);
+        FINISH(e, true, ret, false);
+}
+
+EXPORT int fsync(int fd) {
+        REAL(int, fsync, int);
+        int e = FAULT(call_selected("fsync") && fd_matches(fd), "fsync", NULL);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        int ret = real_fsync(fd);
+        FINISH(e, true, ret, false);
+}
+
+EXPORT int fchmod(int fd, mode_t mode) {
+        REAL(int, fchmod, int, mode_t);
+        int e = FAULT(call_selected("fchmod") && fd_matches(fd), "fchmod", NULL);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        int ret = real_fchmod(fd, mode);
+        FINISH(e, true, ret, false);
+}
+
+EXPORT int flock(int fd, int op) {
+        REAL(int, flock, int, int);
+        int e = FAULT(call_selected("flock") && fd_matches(fd), "flock", NULL);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        int ret = real_flock(fd, op);
+        FINISH(e, true, ret, false);
+}
+
+static void real_close_fd(int fd) {
+        REAL(int, close, int);
+        int saved = errno;
+        real_close(fd);
+        errno = saved;
+}
+
+/* Linux releases the descriptor even when close() fails: so does the shim, in both modes. */
+EXPORT int close(int fd) {
+        REAL(int, close, int);
+        int e = FAULT(call_selected("close") && fd_matches(fd), "close", NULL);
+        int ret = real_close(fd);
+        FINISH(e, true, ret, false);
+}
+
+EXPORT int rename(const char *from, const char *to) {
+        REAL(int, rename, const char *, const char *);
+        int e = FAULT(call_selected("rename") && (path_matches(from) || path_matches(to)), "rename", to);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        int ret = real_rename(from, to);
+        FINISH(e, true, ret, false);
+}
+
+EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to) {
+        REAL(int, renameat, int, const char *, int, const char *);
+        int e = FAULT(call_selected("rename") && (path_matches(from) || path_matches(to)), "rename", to);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        int ret = real_renameat(fromfd, from, tofd, to);
+        FINISH(e, true, ret, false);
+}
+
+EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags) {
+        REAL(int, renameat2, int, const char *, int, const char *, unsigned);
+        int e = FAULT(call_selected("rename") && (path_matches(from) || path_matches(to)), "rename", to);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        int ret = real_renameat2(fromfd, from, tofd, to, flags);
+        FINISH(e, true, ret, false);
+}
+
+EXPORT int unlinkat(int dirfd, const char *path, int flags) {
+        REAL(int, unlinkat, int, const char *, int);
+        int e = FAULT(call_selected("unlinkat") && path_matches(path), "unlinkat", path);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        int ret = real_unlinkat(dirfd, path, flags);
+        FINISH(e, true, ret, false);
+}
+
+EXPORT int mkdir(const char *path, mode_t mode) {
+        REAL(int, mkdir, const char *, mode_t);
+        int e = FAULT(call_selected("mkdir") && path_matches(path), "mkdir", path);
+        if (e && !after_mode()) {
+                errno = e;
+                return -1;
+        }
+        int ret = real_mkdir(path, mode);
+        FINISH(e, true, ret, false);
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libFuzzer target: the drop-in round trip (lib/dropin.c against lib/limitsconf.c).
+ * Arbitrary text goes to dropin_parse().  When it parses: dropin_render() gives a file with
+ * the marker, which parses again to the same entries and renders to the same text; and
+ * pam_limits (lc_tree_load_text, both flavours) reads from the rendered file exactly those
+ * entries: domain, type and bytes, nothing misread.  Then dropin_set()/dropin_remove() on
+ * the parsed entries keep the rendered file valid.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "dropin.h"
+#include "limitsconf.h"
+
+#define CHECK(cond)                                                                        \
+        do {                                                                               \
+                if (!(cond)) {                                                             \
+                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+                        abort();                                                           \
+                }                                                                          \
+        } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static bool same_entries(const struct dropin *a, const struct dropin *b) {
+        if (a->n != b->n)
+                return false;
+        for (size_t i = 0; i < a->n; i++)
+                if (strcmp(a->v[i].domain, b->v[i].domain) != 0 || a->v[i].type != b->v[i].type ||
+                    a->v[i].bytes != b->v[i].bytes)
+                        return false;
+        return true;
+}
+
+/* pam_limits must read back exactly the entries, in order, in both flavours */
+static void check_read_back(const struct dropin *d, const char *text) {
+        for (int fl = LC_FLAVOUR_DEBIAN; fl <= LC_FLAVOUR_UPSTREAM; fl++) {
+                struct lc_tree *t = NULL;
+                int r = lc_tree_load_text("90-rdmalimits.conf", text, strlen(text), (enum lc_flavour)fl, &t);
+                if (r == -ENOMEM)
+                        return;
+                CHECK(r == 0);
+                CHECK(!t->files[0].has_long_lines && !t->files[0].no_final_newline);
+                CHECK(t->n_lines == d->n);
+                for (size_t i = 0; i < t->n_lines; i++) {
+                        const struct lc_line *l = &t->lines[i];
+                        CHECK(l->nfields == 4 && !l->extra_words);
+                        CHECK(strcmp(l->domain, d->v[i].domain) == 0);
+                        CHECK(l->type_mask == d->v[i].type);
+                        CHECK(l->item_kind == LC_ITEM_MEMLOCK);
+                        CHECK(l->value_ok && !l->value_misread);
+                        CHECK(l->bytes == d->v[i].bytes);
+                        CHECK(l->range != LC_RANGE_ERR);
+                        CHECK(l->lineno == i + 3); /* after the two header lines */
+                }
+                lc_tree_free(t);
+        }
+}
+
+static void round_trip(const struct dropin *d) {
+        struct diag_list diags = {};
+        struct dropin again = {};
+        char *text, *text2;
+        int r;
+
+        text = dropin_render(d);
+        if (!text)
+                return;
+        CHECK(dropin_has_marker(text, strlen(text)));
+        r = dropin_parse(text, strlen(text), "rendered", &again, &diags);
+        if (r == -ENOMEM) {
+                free(text);
+                return;
+        }
+        CHECK(r == 0);
+        CHECK(diags.n == 0);
+        CHECK(same_entries(d, &again));
+        text2 = dropin_render(&again);
+        if (text2) {
+                CHECK(strcmp(text, text2) == 0);
+                free(text2);
+        }
+        check_read_back(d, text);
+        dropin_clear(&again);
+        diag_list_clear(&diags);
+        free(text);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        struct diag_list diags = {};
+        struct dropin d = { .v = (void *)1, .n = 12345 }; /* must stay untouched on error */
+        int r;
+
+        if (size > 64 * 1024)
+                return 0;
+        (void)dropin_has_marker((const char *)data, size);
+        r = dropin_parse((const char *)data, size, "fuzz.conf", &d, &diags);
+        if (r < 0) {
+                CHECK(r == -EBADMSG || r == -ENOMEM);
+                CHECK(d.v == (void *)1 && d.n == 12345);
+                if (r == -EBADMSG)
+                        CHECK(diag_count(&diags, DIAG_ERROR) > 0);
+                diag_list_clear(&diags);
+                return 0;
+        }
+        CHECK(diag_count(&diags, DIAG_ERROR) == 0);
+        diag_list_clear(&diags);
+        for (size_t i = 0; i < d.n; i++) {
+                const char *why = NULL;
+                CHECK(dropin_check_domain(d.v[i].domain, &why) == 0);
+                CHECK(dropin_check_bytes(d.v[i].bytes, &why) == 0);
+                CHECK(d.v[i].type == LC_SOFT || d.v[i].type == LC_HARD);
+                CHECK(dropin_has_domain(&d, d.v[i].domain));
+        }
+        round_trip(&d);
+
+        /* edits keep the file valid: what apply and remove do */
+        if (d.n > 0) {
+                char *dom = strdup(d.v[0].domain);
+                if (dom) {
+                        size_t before = d.n;
+                        if (dropin_set(&d, dom, LC_HARD, UINT64_C(1) << 30) == 0 &&
+                            dropin_set(&d, dom, LC_SOFT, UINT64_C(1) << 20) == 0) {
+                                CHECK(d.n >= before);
+                                round_trip(&d);
+                        }
+                        size_t n = d.n;
+                        size_t removed = dropin_remove(&d, dom);
+                        CHECK(removed >= 2 && d.n == n - removed);
+                        CHECK(!dropin_has_domain(&d, dom));
+                        round_trip(&d);
+                        free(dom);
+                }
+        }
+        if (dropin_set(&d, "@fuzz_new", LC_SOFT, UINT64_MAX) == 0)
+                round_trip(&d);
+        dropin_clear(&d);
+        return 0;
+}

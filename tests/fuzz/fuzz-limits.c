@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libFuzzer target: the limits.conf reader (lib/limitsconf.c).
+ * The input is one limits file.  It is read in both flavours (Debian 1.5.2 and upstream),
+ * checked with lc_check(), and resolved for a few users of a small root tree created at
+ * start-up (etc/passwd, etc/group), with lc_line_match()/lc_line_overrides() on the lines.
+ * Invariants: line numbers inside the file, Debian pieces at most 1023 bytes, resolved
+ * sources are lines of the tree, the soft value is never reported above a known hard
+ * value without soft_clamped.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "ident.h"
+#include "limitsconf.h"
+
+#define CHECK(cond)                                                                        \
+        do {                                                                               \
+                if (!(cond)) {                                                             \
+                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+                        abort();                                                           \
+                }                                                                          \
+        } while (0)
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char root[] = "/tmp/fuzz-limits-root.XXXXXX";
+static struct ident *id;
+
+static void write_file(const char *rel, const char *text) {
+        char path[256];
+        FILE *f;
+
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        f = fopen(path, "we");
+        if (!f || fputs(text, f) < 0 || fclose(f) != 0) {
+                perror(path);
+                abort();
+        }
+}
+
+static void cleanup(void) {
+        char path[256];
+
+        ident_free(id);
+        snprintf(path, sizeof path, "%s/etc/passwd", root);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/etc/group", root);
+        unlink(path);
+        snprintf(path, sizeof path, "%s/etc", root);
+        rmdir(path);
+        rmdir(root);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+        char path[256];
+
+        if (!mkdtemp(root)) {
+                perror("mkdtemp");
+                abort();
+        }
+        snprintf(path, sizeof path, "%s/etc", root);
+        if (mkdir(path, 0755) < 0) {
+                perror(path);
+                abort();
+        }
+        write_file("etc/passwd",
+                   "root:x:0:0:root:/root:/bin/sh\n"
+                   "alice:x:1001:1001::/home/alice:/bin/sh\n"
+                   "bob:x:1002:1002::/home/bob:/bin/sh\n"
+                   "carol:x:1003:2000::/home/carol:/bin/sh\n"
+                   "svc$:x:70000:70000::/:/bin/false\n");
+        write_file("etc/group",
+                   "root:x:0:\n"
+                   "alice:x:1001:\n"
+                   "bob:x:1002:\n"
+                   "rdma_users:x:2000:alice\n"
+                   "spdk:x:2001:alice,bob\n");
+        /* one context for the whole run, as the tool keeps one: it caches every answer */
+        if (ident_new(root, &id) < 0)
+                abort();
+        atexit(cleanup);
+        return 0;
+}
+
+static const char *const users[] = { "root", "alice", "bob", "carol", "svc$", "nosuchuser" };
+
+static void exercise(const uint8_t *data, size_t size, enum lc_flavour fl) {
+        struct lc_tree *t = NULL;
+        struct diag_list diags = {};
+        char where[4096];
+        int r;
+
+        r = lc_tree_load_text("etc/security/limits.d/fuzz.conf", (const char *)data, size, fl, &t);
+        if (r == -ENOMEM)
+                return;
+        CHECK(r == 0 && t);
+        CHECK(t->n_files == 1);
+        const struct lc_file *f = &t->files[0];
+        CHECK(f->first == 0 && f->n == t->n_lines);
+        for (size_t i = 0; i < t->n_lines; i++) {
+                const struct lc_line *l = &t->lines[i];
+                CHECK(l->file == 0);
+                CHECK(l->lineno >= 1 && l->lineno <= f->n_physical);
+                CHECK(i == 0 || l->lineno >= t->lines[i - 1].lineno);
+                CHECK(l->text && l->domain && l->type && l->item && l->value);
+                CHECK(l->nfields >= 1 && l->nfields <= 4);
+                if (fl == LC_FLAVOUR_DEBIAN)
+                        CHECK(strlen(l->text) < LC_LINE_LENGTH);
+                CHECK(!strchr(l->text, '#') && !strchr(l->text, '\n'));
+                if (l->item_kind == LC_ITEM_MEMLOCK && l->value_ok && !l->value_infinity &&
+                    l->value_raw < UINT64_MAX / 1024)
+                        CHECK(l->bytes == l->value_raw * 1024);
+                if (l->range == LC_RANGE_MM || l->range == LC_RANGE_ONE)
+                        (void)l->rmax;
+                lc_line_where(t, l, where, sizeof where);
+                (void)lc_line_rank(l);
+        }
+
+        r = lc_check(t, id, &diags);
+        CHECK(r == 0 || r == -ENOMEM);
+        for (size_t i = 0; i < diags.n; i++)
+                CHECK(diags.v[i].message);
+        diag_list_clear(&diags);
+
+        struct lc_baseline base = { .known = true, .soft = 64 * 1024, .hard = 8 * 1024 * 1024,
+                                    .rank = LC_RANK_KERNEL };
+        snprintf(base.source, sizeof base.source, "/proc/1/limits");
+        struct lc_baseline inherited = { .known = false, .rank = LC_RANK_NONE };
+        snprintf(inherited.source, sizeof inherited.source, "inherited");
+
+        for (size_t u = 0; u < sizeof users / sizeof users[0]; u++) {
+                struct lc_result res;
+                r = lc_resolve(t, id, users[u], u % 2 ? &base : &inherited, &res);
+                if (r == -ENOMEM)
+                        continue;
+                CHECK(r == 0);
+                if (res.kind == LC_RES_LIMITS) {
+                        if (res.soft.src)
+                                CHECK(res.soft.src >= t->lines && res.soft.src < t->lines + t->n_lines);
+                        if (res.hard.src)
+                                CHECK(res.hard.src >= t->lines && res.hard.src < t->lines + t->n_lines);
+                        if (res.soft.known && res.hard.known && res.soft.value > res.hard.value)
+                                CHECK(res.soft_clamped);
+                } else if (res.kind == LC_RES_NO_LIMITS)
+                        CHECK(res.stop >= t->lines && res.stop < t->lines + t->n_lines);
+                /* other kinds (unknown user, unreadable file, logins denied, ...) are outcomes
+                 * of their own: nothing more to check on them */
+                for (size_t e = 0; e < res.n_events; e++) {
+                        CHECK(res.events[e].line >= t->lines && res.events[e].line < t->lines + t->n_lines);
+                        if (res.events[e].held)
+                                CHECK(res.events[e].held >= t->lines && res.events[e].held < t->lines + t->n_lines);
+                }
+
+                const struct id_user *iu;
+                if (ident_user(id, users[u], &iu) == 0)
+                        for (size_t i = 0; i < t->n_lines && i < 64; i++)
+                                (void)lc_line_match(t, id, iu, &t->lines[i]);
+                lc_result_clear(&res);
+        }
+        /* pairs of lines, bounded */
+        for (size_t i = 0; i < t->n_lines && i < 16; i++)
+                for (size_t k = 0; k < t->n_lines && k < 16; k++)
+                        (void)lc_line_overrides(t, id, &t->lines[i], &t->lines[k]);
+        lc_tree_free(t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+        if (size > 256 * 1024)
+                return 0;
+        exercise(data, size, LC_FLAVOUR_DEBIAN);
+        exercise(data, size, LC_FLAVOUR_UPSTREAM);
+        return 0;
+}
