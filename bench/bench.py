@@ -1,0 +1,453 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: LGPL-2.1-or-later
+"""bench.py: the body of bench/run.sh.  Runs as root inside a private mount namespace that
+run.sh created (unshare --mount --propagation private): it bind-mounts generated files over
+/etc/passwd, /etc/group and /etc/security there, which the host never sees.
+
+Measures, in one run and interleaved (A, B, C, A, B, C, ...):
+  1. session-open cost of PAM stacks (pam_permit, pam_limits, pam_rdmalimit static / auto
+     with a hardware cache / auto probing live), many sessions per process and one session
+     per process; ratios (module - permit) / (pam_limits - permit);
+  2. rdmalimits check / explain over generated trees of 5k, 10k, 100k lines against one
+     pam_limits session over the same tree;
+  3. VmRSS and descriptors of one process after 100 and 10,000 sessions.
+Asserts nothing about time; exits non-zero only when a measurement could not be taken.
+"""
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("--build", required=True)
+ap.add_argument("--srcdir", required=True)
+ap.add_argument("--driver", required=True)
+ap.add_argument("--work", required=True)
+ap.add_argument("--out", required=True)
+ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "3")))
+ap.add_argument("--sessions", type=int, default=int(os.environ.get("BENCH_SESSIONS", "2000")))
+ap.add_argument("--spawns", type=int, default=int(os.environ.get("BENCH_SPAWNS", "25")))
+ap.add_argument("--spawn-rounds", type=int, default=int(os.environ.get("BENCH_SPAWN_ROUNDS", "8")))
+ap.add_argument("--mem-sessions", type=int, default=int(os.environ.get("BENCH_MEM_SESSIONS", "10000")))
+ap.add_argument("--trees", default=os.environ.get("BENCH_TREES", "5000,10000,100000"))
+ap.add_argument("--tree-rounds", default=os.environ.get("BENCH_TREE_ROUNDS", "5,3,2"))
+ap.add_argument("--mem-variants", default=os.environ.get("BENCH_MEM_VARIANTS", "static,auto-cache,auto-live"))
+ap.add_argument("--callgrind", type=int, default=int(os.environ.get("BENCH_CALLGRIND", "1")))
+ap.add_argument("--tool-runs", type=int, default=int(os.environ.get("BENCH_TOOL_RUNS", "5")))
+ap.add_argument("--pam-limits-timeout", type=float,
+                default=float(os.environ.get("BENCH_PAM_LIMITS_TIMEOUT", "120")))
+A = ap.parse_args()
+JSON_OUT = (A.out[:-4] if A.out.endswith(".txt") else A.out) + ".json"
+
+DRIVER = A.driver
+RDMALIMITS = os.path.join(A.build, "rdmalimits")
+MODULE = os.path.join(A.build, "pam_rdmalimit", ".libs", "pam_rdmalimit.so")
+USER = "benchuser"
+MEMLOCK_KIB = 4096                      # every value here stays at or under 8 MiB
+MiB = 1024 * 1024
+
+log_lines = []
+
+
+def say(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def out(line=""):
+    print(line, flush=True)
+    log_lines.append(line)
+
+
+def kv(line):
+    return dict(w.split("=", 1) for w in line.split() if "=" in w)
+
+
+def run(cmd, timeout=None, ok=(0,)):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    if p.returncode not in ok:
+        raise RuntimeError("%s: exit %d\n%s%s" % (" ".join(cmd), p.returncode, p.stdout, p.stderr))
+    return p.stdout
+
+
+def mount_etc(root):
+    """Bind root/etc/{passwd,group,security} over /etc (this namespace only)."""
+    for f in ("passwd", "group", "security"):
+        subprocess.run(["umount", "/etc/" + f], stderr=subprocess.DEVNULL)
+    for f in ("passwd", "group", "security"):
+        run(["mount", "--bind", os.path.join(root, "etc", f), "/etc/" + f])
+
+
+def stats(v):
+    v = sorted(v)
+    q = statistics.quantiles(v, n=4) if len(v) >= 2 else [v[0]] * 3
+    return {"median": statistics.median(v), "min": v[0], "max": v[-1], "q1": q[0], "q3": q[2], "n": len(v)}
+
+
+def us(ns):
+    return ns / 1000.0
+
+
+# ---------------------------------------------------------------------------------------------
+# Part 1 setup: one user in a few groups, Debian's limits.conf + an @group drop-in, policies
+def setup_part1():
+    root = os.path.join(A.work, "p1")
+    sec = os.path.join(root, "etc", "security")
+    os.makedirs(os.path.join(sec, "limits.d"))
+    pamd = os.path.join(root, "pam.d")
+    os.makedirs(pamd)
+    with open("/etc/passwd") as f:
+        passwd = f.read()
+    with open("/etc/group") as f:
+        group = f.read()
+    passwd += "%s:x:4242:4242:bench user:/nonexistent:/usr/sbin/nologin\n" % USER
+    group += "%s:x:4242:\n" % USER
+    group += "benchgrp:x:4243:%s\n" % USER
+    for i in range(8):
+        group += "bench%d:x:%d:%s\n" % (i, 4250 + i, USER if i % 2 == 0 else "nobody")
+    for name, text in (("passwd", passwd), ("group", group)):
+        with open(os.path.join(root, "etc", name), "w") as f:
+            f.write(text)
+    # Debian's default limits.conf (the host's copy, which is only read)
+    shutil.copyfile("/etc/security/limits.conf", os.path.join(sec, "limits.conf"))
+    with open(os.path.join(sec, "limits.d", "50-rdma.conf"), "w") as f:
+        f.write("# RDMA users may lock %d KiB\n@benchgrp - memlock %d\n" % (MEMLOCK_KIB, MEMLOCK_KIB))
+    with open(os.path.join(sec, "rdmalimit-static.conf"), "w") as f:
+        f.write('version = 1;\nrules = (\n  { group = "benchgrp"; memlock = "4M"; }\n);\n')
+    # auto stays at or under 8 MiB: 2M base + 2M per zero-copy queue (+1M per RDMA port), capped
+    with open(os.path.join(sec, "rdmalimit-auto.conf"), "w") as f:
+        f.write('version = 1;\nhardware = {\n  rdma_port = "1M";\n  xsk_queue = "2M";\n'
+                '  xsk_copy_queue = "0";\n  base = "2M";\n  fallback = "4M";\n};\n'
+                'rules = (\n  { group = "benchgrp"; memlock = "auto"; maximum = "8M"; }\n);\n')
+    for p in ("rdmalimit-static.conf", "rdmalimit-auto.conf"):
+        os.chmod(os.path.join(sec, p), 0o644)
+    stacks = {
+        "permit": "session required pam_permit.so\n",
+        "limits": "session required pam_limits.so\n",
+        "static": "session required %s conf=/etc/security/rdmalimit-static.conf cache=\n" % MODULE,
+        "auto-cache": "session required %s conf=/etc/security/rdmalimit-auto.conf "
+                      "cache=/etc/security/hw.cache\n" % MODULE,
+        "auto-live": "session required %s conf=/etc/security/rdmalimit-auto.conf cache=\n" % MODULE,
+    }
+    for name, text in stacks.items():
+        with open(os.path.join(pamd, "bench-" + name), "w") as f:
+            f.write(text)
+    return root, pamd, list(stacks)
+
+
+DESCR = {
+    "permit": "pam_permit.so (baseline)",
+    "limits": "pam_limits.so (limits.conf + @group drop-in)",
+    "static": "pam_rdmalimit static rule 4M",
+    "auto-cache": "pam_rdmalimit auto, hardware cache",
+    "auto-live": "pam_rdmalimit auto, live probe (cache=)",
+}
+
+
+def session(pamd, variant, n, report=None):
+    cmd = [DRIVER, "session"]
+    if report:
+        cmd += ["--report", report]
+    cmd += [pamd, "bench-" + variant, USER, str(n)]
+    lines = run(cmd).splitlines()
+    return kv(lines[-1]), [kv(l) for l in lines[:-1]]
+
+
+def part1(results):
+    root, pamd, variants = setup_part1()
+    mount_etc(root)
+    run([RDMALIMITS, "probe", "--save", "--cache", "/etc/security/hw.cache"])
+    probe = run([RDMALIMITS, "probe", "--json"], ok=(0, 1))
+    results["probe"] = json.loads(probe) if probe.strip().startswith("{") else probe
+
+    # what each stack does (first session of a 2-session run): proves the modules worked
+    effect = {}
+    for v in variants:
+        s, _ = session(pamd, v, 2)
+        effect[v] = {"rc": s["rc"], "soft": s["soft"], "hard": s["hard"]}
+    results["effect"] = effect
+    bad = [v for v in variants if v != "permit" and not (effect[v]["rc"] == "PAM_SUCCESS"
+                                                        and effect[v]["soft"] == str(MEMLOCK_KIB * 1024))]
+    if bad:
+        say("warning: these stacks did not set memlock %d KiB: %s" % (MEMLOCK_KIB, ", ".join(bad)))
+    # the cache is really used: a stale or refused cache would silently probe live
+    if shutil.which("strace"):
+        loads = {}
+        for v in ("auto-cache", "auto-live"):
+            p = subprocess.run(["strace", "-f", "-e", "trace=openat", "-o", "/dev/stderr", DRIVER, "session", pamd,
+                                "bench-" + v, USER, "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            loads[v] = {"libibverbs": "libibverbs.so" in p.stderr, "hw.cache": "/etc/security/hw.cache" in p.stderr}
+        results["probe_check"] = loads
+        if loads["auto-cache"]["libibverbs"] or not loads["auto-cache"]["hw.cache"]:
+            say("warning: the auto-cache stack did not use the cache: %s" % loads["auto-cache"])
+
+    # shape A: many sessions in one process
+    say("part 1a: %d rounds x %d variants x %d sessions in one process" % (A.rounds, len(variants), A.sessions))
+    many = {v: [] for v in variants}
+    for r in range(A.rounds):
+        for v in variants:
+            s, _ = session(pamd, v, A.sessions)
+            many[v].append(int(s["ns_per_session"]))
+    # shape B: one session per process (the driver spawned with N=1)
+    say("part 1b: %d rounds x %d variants x %d spawns" % (A.spawn_rounds, len(variants), A.spawns))
+    spawn = {v: [] for v in variants}
+    spawn_all = {v: [] for v in variants}
+    for r in range(A.spawn_rounds):
+        cmd = [DRIVER, "spawn", "--raw", str(A.spawns)]
+        for v in variants:
+            cmd += [DRIVER, "session", pamd, "bench-" + v, USER, "1", "--"]
+        lines = run(cmd[:-1]).splitlines()
+        summary = [kv(l) for l in lines if " runs=" in l]
+        raw = [kv(l) for l in lines if " ns=" in l]
+        for v, sm, rw in zip(variants, summary, raw):
+            spawn[v].append(int(sm["ns_median"]))
+            spawn_all[v] += [int(x) for x in rw["ns"].split(",")]
+    results["sessions"] = {"many": {"rounds": A.rounds, "sessions_per_process": A.sessions, "ns": many},
+                           "spawn": {"rounds": A.spawn_rounds, "spawns_per_round": A.spawns,
+                                     "statistic": "median spawn of a round", "ns": spawn,
+                                     "all_spawns_ns": spawn_all}}
+
+    # part 1c: instructions (callgrind): deterministic, blind to syscalls and page-table work
+    if A.callgrind and shutil.which("valgrind"):
+        say("part 1c: callgrind, %d variants x 2 runs" % len(variants))
+        ir = {}
+        for v in variants:
+            ir[v] = {}
+            for n in (1, 21):
+                f = os.path.join(A.work, "cg-%s-%d.out" % (v, n))
+                p = subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + f, DRIVER, "session",
+                                    pamd, "bench-" + v, USER, str(n)], stdout=subprocess.DEVNULL,
+                                   stderr=subprocess.PIPE, text=True)
+                tot = [l for l in p.stderr.splitlines() if "Collected :" in l]
+                if p.returncode != 0 or not tot:
+                    raise RuntimeError("callgrind of %s failed:\n%s" % (v, p.stderr[-2000:]))
+                ir[v][n] = int(tot[-1].split(":")[-1])
+        results["instructions"] = {v: {"process_1_session": ir[v][1],
+                                       "per_session": (ir[v][21] - ir[v][1]) // 20} for v in variants}
+
+    # part 3: memory and descriptors
+    mem_variants = [v for v in A.mem_variants.split(",") if v]
+    say("part 3: %d sessions in one process, %s" % (A.mem_sessions, ", ".join(mem_variants)))
+    mem = {}
+    for v in mem_variants:
+        s, rep = session(pamd, v, A.mem_sessions, "100,%d" % A.mem_sessions)
+        at = {int(x["after"]): x for x in rep}
+        lo, hi = at[100], at[A.mem_sessions]
+        mem[v] = {"rss_kb_100": int(lo["rss_kb"]), "rss_kb_end": int(hi["rss_kb"]),
+                  "fds_100": int(lo["fds"]), "fds_end": int(hi["fds"]),
+                  "rss_growth_kb": int(hi["rss_kb"]) - int(lo["rss_kb"]),
+                  "fd_growth": int(hi["fds"]) - int(lo["fds"]), "sessions": A.mem_sessions,
+                  "ns_per_session": int(s["ns_per_session"])}
+    results["memory"] = mem
+    return variants
+
+
+def ratios(ns, variants):
+    """per round: (v - permit) / (limits - permit); plus the net medians."""
+    r = {}
+    rounds = len(ns["permit"])
+    for v in variants:
+        net = [ns[v][i] - ns["permit"][i] for i in range(rounds)]
+        entry = {"net_ns": stats(net), "abs_ns": stats(ns[v])}
+        if v not in ("permit", "limits"):
+            per = [(ns[v][i] - ns["permit"][i]) / (ns["limits"][i] - ns["permit"][i]) for i in range(rounds)]
+            entry["ratio"] = stats(per)
+        r[v] = entry
+    for v in variants:
+        if "ratio" in r[v]:
+            r[v]["ratio_of_median_nets"] = r[v]["net_ns"]["median"] / r["limits"]["net_ns"]["median"]
+    return r
+
+
+# ---------------------------------------------------------------------------------------------
+# Part 2: check / explain against one pam_limits session over the same generated tree
+def part2(results):
+    sizes = [int(x) for x in A.trees.split(",") if x]
+    rounds = [int(x) for x in A.tree_rounds.split(",")]
+    pamd = os.path.join(A.work, "p2-pam.d")
+    os.makedirs(pamd, exist_ok=True)
+    with open(os.path.join(pamd, "bench-limits"), "w") as f:
+        f.write("session required pam_limits.so\n")
+    trees = {}
+    for k, size in enumerate(sizes):
+        nr = rounds[min(k, len(rounds) - 1)]
+        root = os.path.join(A.work, "tree-%d" % size)
+        info = kv(run(["/usr/bin/python3", os.path.join(A.srcdir, "bench", "gen-tree.py"), root, str(size)]))
+        mount_etc(root)
+        say("part 2: tree of %s lines, %d rounds" % (info["lines"], nr))
+        t = {"lines": int(info["lines"]), "files": int(info["files"]), "rounds": nr,
+             "check_ns": [], "explain_ns": [], "pam_limits_ns": [], "pam_limits_finished": True}
+        for r in range(nr):
+            # check exits 1 on these trees (they have findings); explain exits 0
+            lines = run([DRIVER, "spawn", "--ok", "0,1", str(A.tool_runs), RDMALIMITS, "--root", root, "check",
+                         "--", RDMALIMITS, "--root", root, "explain", "u0000"]).splitlines()
+            t["check_ns"].append(int(kv(lines[0])["ns_median"]))
+            t["explain_ns"].append(int(kv(lines[1])["ns_median"]))
+            if not t["pam_limits_finished"]:
+                continue
+            try:
+                started = time.monotonic()
+                s = kv(run([DRIVER, "session", pamd, "bench-limits", "u0000", "1"],
+                           timeout=A.pam_limits_timeout).splitlines()[-1])
+                t["pam_limits_ns"].append(int(s["ns_per_session"]))
+                t["pam_limits_effect"] = {"rc": s["rc"], "soft": s["soft"], "hard": s["hard"]}
+            except subprocess.TimeoutExpired:
+                t["pam_limits_finished"] = False
+                t["pam_limits_timeout_s"] = A.pam_limits_timeout
+                say("  pam_limits did not finish in %.0f s" % (time.monotonic() - started))
+        trees[size] = t
+    results["trees"] = trees
+    return sizes
+
+
+# ---------------------------------------------------------------------------------------------
+def fmt_us(x):
+    return "%.1f" % us(x) if abs(us(x)) < 1000 else "%.0f" % us(x)
+
+
+def fmt_time(ns):
+    if ns >= 1e9:
+        return "%.2f s" % (ns / 1e9)
+    if ns >= 1e6:
+        return "%.1f ms" % (ns / 1e6)
+    return "%.1f us" % (ns / 1e3)
+
+
+def report(results, variants, sizes):
+    out("pam_rdmalimit benchmark  %s  (%s, %d CPUs)" % (time.strftime("%Y-%m-%d %H:%M:%S"),
+                                                        os.uname().release, os.cpu_count()))
+    out("")
+    out("1. Session-open cost per session (pam_start_confdir+open+close+pam_end), net of pam_permit")
+    out("   ratio = (stack - permit) / (pam_limits - permit) per round: median [min..max] over rounds; "
+        "then net median / pam_limits' net median; target <= 1.0")
+    eff = results["effect"]
+    for shape, title in (("many", "%d sessions in one process, %d rounds" % (A.sessions, A.rounds)),
+                         ("spawn", "one session per process: %d spawns per stack and round, alternating stacks (median), %d rounds"
+                          % (A.spawns, A.spawn_rounds))):
+        ns = results["sessions"][shape]["ns"]
+        rr = ratios(ns, variants)
+        results["sessions"][shape]["summary"] = rr
+        out("")
+        out("   %s" % title)
+        out("   %-44s %10s %10s %-18s %s" % ("stack", "abs us", "net us", "net IQR us",
+                                         "ratio [min..max]  of median nets"))
+        for v in variants:
+            e = rr[v]
+            ratio = ("%.2f [%.2f..%.2f]  %.2f" % (e["ratio"]["median"], e["ratio"]["min"], e["ratio"]["max"],
+                                                  e["ratio_of_median_nets"]) if "ratio" in e else "-")
+            iqr = "-" if v == "permit" else "%s..%s" % (fmt_us(e["net_ns"]["q1"]), fmt_us(e["net_ns"]["q3"]))
+            out("   %-44s %10s %10s %-18s %s" % (DESCR[v], fmt_us(e["abs_ns"]["median"]),
+                                                 "-" if v == "permit" else fmt_us(e["net_ns"]["median"]), iqr, ratio))
+        if shape == "spawn":
+            pooled = {v: statistics.median(results["sessions"]["spawn"]["all_spawns_ns"][v]) for v in variants}
+            den = pooled["limits"] - pooled["permit"]
+            pr = {v: (pooled[v] - pooled["permit"]) / den for v in variants if v not in ("permit", "limits")}
+            results["sessions"]["spawn"]["pooled_median_ns"] = pooled
+            results["sessions"]["spawn"]["pooled_ratio"] = pr
+            out("   pooled over all %d spawns per stack: median us %s; ratio %s" % (
+                A.spawns * A.spawn_rounds, ", ".join("%s %s" % (v, fmt_us(pooled[v])) for v in variants),
+                ", ".join("%s %.2f" % (v, pr[v]) for v in pr)))
+    if "instructions" in results:
+        ins = results["instructions"]
+        out("")
+        out("   instructions (callgrind; deterministic, but blind to syscall, page-fault and TLB cost)")
+        out("   %-44s %12s %12s %8s %14s %12s %8s" % ("stack", "per session", "net", "ratio", "process N=1",
+                                                     "net", "ratio"))
+        for v in variants:
+            a, b = ins[v]["per_session"], ins[v]["process_1_session"]
+            na, nb = a - ins["permit"]["per_session"], b - ins["permit"]["process_1_session"]
+            la = ins["limits"]["per_session"] - ins["permit"]["per_session"]
+            lb = ins["limits"]["process_1_session"] - ins["permit"]["process_1_session"]
+            ra = "-" if v in ("permit", "limits") else "%.2f" % (na / la)
+            rb = "-" if v in ("permit", "limits") else "%.2f" % (nb / lb)
+            ins[v]["ratio_per_session"] = None if ra == "-" else na / la
+            ins[v]["ratio_process"] = None if rb == "-" else nb / lb
+            out("   %-44s %12d %12s %8s %14d %12s %8s" % (DESCR[v], a, "-" if v == "permit" else na, ra, b,
+                                                        "-" if v == "permit" else nb, rb))
+    if "probe_check" in results:
+        pc = results["probe_check"]
+        out("")
+        out("   hardware cache used: auto-cache read hw.cache=%s, loaded libibverbs=%s; auto-live loaded "
+            "libibverbs=%s" % (pc["auto-cache"]["hw.cache"], pc["auto-cache"]["libibverbs"],
+                               pc["auto-live"]["libibverbs"]))
+    out("")
+    out("   memlock after the session (soft/hard bytes): " + ", ".join(
+        "%s %s/%s" % (v, eff[v]["soft"], eff[v]["hard"]) for v in variants))
+
+    out("")
+    out("2. rdmalimits over generated trees vs ONE pam_limits session over the same tree; target <= 0.1 at 5k")
+    out("   (rdmalimits: wall time of the process, median of %d runs per round; pam_limits: in-process "
+        "session time; median [min..max] over rounds)" % A.tool_runs)
+    out("   %-7s %-6s %-28s %-28s %-28s %-8s %-8s" % ("lines", "rounds", "check", "explain u0000",
+                                                      "pam_limits session", "chk/pam", "expl/pam"))
+    trees = results["trees"]
+    for size in sizes:
+        t = trees[size]
+        c, e = stats(t["check_ns"]), stats(t["explain_ns"])
+        t["check"], t["explain"] = c, e
+        if t["pam_limits_ns"]:
+            p = stats(t["pam_limits_ns"])
+            t["pam_limits"] = p
+            ptxt = fmt_time(p["median"]) + ("" if p["n"] < 2 else " [%s..%s]" % (fmt_time(p["min"]),
+                                                                                  fmt_time(p["max"])))
+            rc, re_ = c["median"] / p["median"], e["median"] / p["median"]
+            t["ratio_check"], t["ratio_explain"] = rc, re_
+            rtxt = ("%.4f" % rc, "%.4f" % re_)
+            if not t["pam_limits_finished"]:
+                ptxt += " (later run did not finish)"
+        else:
+            ptxt = "did not finish (>%.0f s)" % A.pam_limits_timeout
+            t["ratio_check"] = t["ratio_explain"] = None
+            rtxt = ("< %.4f" % (c["median"] / (A.pam_limits_timeout * 1e9)),
+                    "< %.4f" % (e["median"] / (A.pam_limits_timeout * 1e9)))
+        out("   %-7d %-6d %-28s %-28s %-28s %-8s %-8s" % (
+            t["lines"], t["rounds"], "%s [%s..%s]" % (fmt_time(c["median"]), fmt_time(c["min"]), fmt_time(c["max"])),
+            "%s [%s..%s]" % (fmt_time(e["median"]), fmt_time(e["min"]), fmt_time(e["max"])), ptxt, rtxt[0], rtxt[1]))
+    growth = {}
+    for a, b in zip(sizes, sizes[1:]):
+        ta, tb = trees[a], trees[b]
+        g = {"lines_ratio": tb["lines"] / ta["lines"],
+             "check": tb["check"]["median"] / ta["check"]["median"],
+             "explain": tb["explain"]["median"] / ta["explain"]["median"]}
+        if ta.get("pam_limits") and tb.get("pam_limits"):
+            g["pam_limits"] = tb["pam_limits"]["median"] / ta["pam_limits"]["median"]
+        growth["%d/%d" % (b, a)] = g
+        out("   growth %dk/%dk (lines x%.1f): check x%.2f, explain x%.2f%s" % (
+            b // 1000, a // 1000, g["lines_ratio"], g["check"], g["explain"],
+            ", pam_limits x%.2f" % g["pam_limits"] if "pam_limits" in g else ""))
+    results["tree_growth"] = growth
+
+    out("")
+    out("3. One process, VmRSS and open descriptors after 100 and after %d sessions "
+        "(limits: growth < 512 KiB, 0 fds)" % A.mem_sessions)
+    out("   %-44s %11s %11s %9s %8s %8s %8s" % ("stack", "rss@100", "rss@end", "growth", "fds@100", "fds@end",
+                                                 "verdict"))
+    for v in results["memory"]:
+        m = results["memory"][v]
+        okay = m["rss_growth_kb"] < 512 and m["fd_growth"] == 0
+        m["within_limits"] = okay
+        out("   %-44s %7d KiB %7d KiB %5d KiB %8d %8d %8s" % (DESCR[v], m["rss_kb_100"], m["rss_kb_end"],
+                                                            m["rss_growth_kb"], m["fds_100"], m["fds_end"],
+                                                            "ok" if okay else "OVER"))
+
+
+def main():
+    results = {"host": {"kernel": os.uname().release, "cpus": os.cpu_count()}}
+    t0 = time.monotonic()
+    variants = part1(results)
+    sizes = part2(results)
+    results["elapsed_s"] = time.monotonic() - t0
+    report(results, variants, sizes)
+    out("")
+    out("elapsed %.0f s; raw numbers in %s" % (results["elapsed_s"], JSON_OUT))
+    with open(A.out, "w") as f:
+        f.write("\n".join(log_lines) + "\n")
+    with open(JSON_OUT, "w") as f:
+        json.dump(results, f, indent=1, sort_keys=True, default=str)
+        f.write("\n")
+
+
+main()
