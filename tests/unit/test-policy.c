@@ -934,11 +934,12 @@ static void test_eval_bounds(void **state) {
         assert_int_equal(d.soft, MiB);
         assert_int_equal(d.hard, MiB);
 
-        /* a hard below the evaluated soft is raised to it */
+        /* an explicit hard is a ceiling: it caps what auto gives */
         fake_hw_xdp(&f, 1, 0);
         evaluate(p, "hlow", NULL, 0, &f.s, &d);
-        assert_int_equal(d.soft, 80 * MiB);
-        assert_int_equal(d.hard, 80 * MiB);
+        assert_int_equal(d.auto_info.value, 80 * MiB);
+        assert_int_equal(d.soft, MiB);
+        assert_int_equal(d.hard, MiB);
         policy_free(p);
 }
 
