@@ -82,7 +82,7 @@ enum lc_flavour lc_flavour_default(const char *root) {
 
 /* ---- line analysis ---- */
 
-/* parse_uid_range() of pam_limits: strtoul() into a 32-bit uid_t. */
+/* parse_uid_range() of pam_limits: an unsigned long conversion stored in a 32-bit uid_t. */
 static enum lc_range parse_range(const char *domain, uint32_t *rmin, uint32_t *rmax) {
         const char *range = domain, *pmax, *end;
         enum lc_range rv = LC_RANGE_MM;
@@ -201,7 +201,7 @@ static void analyse_values(struct lc_line *l, enum lc_flavour fl) {
         }
 }
 
-/* Debian 1.5.2: sscanf(line, "%s%s%s%s", ...).  Splits in place. */
+/* Debian 1.5.2: four whitespace-separated "%s" words, as its scanf call reads them.  Splits in place. */
 static void split_sscanf(struct lc_line *l) {
         char *f[4] = {};
         char *p = l->text;

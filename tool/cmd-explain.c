@@ -148,29 +148,6 @@ static const char *order_text(const struct module_view *m) {
         }
 }
 
-static void auto_json(struct json *j, const struct policy_auto *a) {
-        json_obj_begin(j);
-        json_key(j, "active_ports");
-        json_u64(j, a->active_ports);
-        json_key(j, "zc_queues");
-        json_u64(j, a->zc_queues);
-        json_key(j, "copy_queues");
-        json_u64(j, a->copy_queues);
-        json_key(j, "xdp_unknown");
-        json_bool(j, a->xdp_unknown);
-        json_key(j, "sum");
-        json_limit(j, a->sum);
-        json_key(j, "ram_cap");
-        json_limit(j, a->ram_cap);
-        json_key(j, "mr_cap");
-        json_limit(j, a->mr_cap);
-        json_key(j, "used_fallback");
-        json_bool(j, a->used_fallback);
-        json_key(j, "value");
-        json_limit(j, a->value);
-        json_obj_end(j);
-}
-
 static void module_json(struct json *j, const struct module_view *m) {
         const struct policy_rule *r = m->dec.rule;
         char rule[300];
@@ -192,7 +169,7 @@ static void module_json(struct json *j, const struct module_view *m) {
         json_bool(j, m->dec.lower);
         json_key(j, "auto");
         if (m->dec.used_auto)
-                auto_json(j, &m->dec.auto_info);
+                print_auto_json(j, m->p, &m->dec.auto_info);
         else
                 json_null(j);
         json_key(j, "service");

@@ -34,7 +34,7 @@ static void features_text(uint64_t f, char *buf, size_t size) {
                         n += (size_t)snprintf(buf + n, n < size ? size - n : 0, "%s%s", n ? "," : "", names[i]);
 }
 
-static void print_auto_json(struct json *j, const struct policy *p, const struct policy_auto *a) {
+void print_auto_json(struct json *j, const struct policy *p, const struct policy_auto *a) {
         json_obj_begin(j);
         json_key(j, "policy");
         json_str(j, p->path);

@@ -106,3 +106,4 @@ struct policy;
 /* Open (root-owned, not group/world-writable) and load the policy; findings into d. */
 int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret);
 void print_auto_text(const struct policy *p, const struct policy_auto *a, const char *indent);
+void print_auto_json(struct json *j, const struct policy *p, const struct policy_auto *a);

@@ -62,7 +62,6 @@ if ! sandbox_inside; then
 		exit 99
 	fi
 	before=$(host_state)
-	start=$SECONDS
 	sandbox_new_dir # here: the command substitution below is a subshell
 	# TAP lines go to stdout (fd 4 here); the inner part's counters come back on fd 3
 	exec 4>&1
@@ -75,7 +74,6 @@ if ! sandbox_inside; then
 		fail "the sandboxed part ran to the end (status $rc)"
 	fi
 	[ "$rc" = 0 ] || diag "the sandboxed part exited with status $rc"
-	diag "sandbox run took $((SECONDS - start)) s"
 
 	after=$(host_state)
 	if [ "$before" = "$after" ]; then

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Run every fuzz target over its seed corpus (tests/fuzz/corpus/TARGET: real files and the
-# crashes found so far, kept as regression cases), and for FUZZ_SECONDS each when that is
+# crashes found so far, kept as regression cases), and for FUZZ_TIME each when that is
 # set.  Skips when clang or its fuzzer runtime is missing, except under CI=true.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 no_plan
@@ -49,16 +49,16 @@ for t in $targets; do
 	fi
 done
 
-if [ -n "${FUZZ_SECONDS:-}" ]; then
+if [ -n "${FUZZ_TIME:-}" ]; then
 	for t in $targets; do
 		mkdir -p "$out/work/$t" "$out/artifacts/$t"
-		"$out/fuzz-$t" -max_total_time="$FUZZ_SECONDS" -max_len=8192 \
+		"$out/fuzz-$t" -max_total_time="$FUZZ_TIME" -max_len=8192 \
 			-artifact_prefix="$out/artifacts/$t/" "$out/work/$t" "$here/corpus/$t" > "$out/fuzz-$t.log" 2>&1
 		rc=$?
 		if [ $rc -eq 0 ]; then
-			ok "fuzz-$t for ${FUZZ_SECONDS}s: $(grep -m1 '^Done' "$out/fuzz-$t.log")"
+			ok "fuzz-$t for ${FUZZ_TIME}s: $(grep -m1 '^Done' "$out/fuzz-$t.log")"
 		else
-			fail "fuzz-$t for ${FUZZ_SECONDS}s (exit $rc): artifacts in $out/artifacts/$t"
+			fail "fuzz-$t for ${FUZZ_TIME}s (exit $rc): artifacts in $out/artifacts/$t"
 			grep -E 'ERROR|SUMMARY|check failed|runtime error' "$out/fuzz-$t.log" | head -n 8 | sed 's/^/# /'
 		fi
 	done
