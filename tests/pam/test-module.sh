@@ -189,6 +189,7 @@ line_of() { grep -n -m1 -E "$2" "$1" | cut -d: -f1; }
 session() {
 	local user=$1 conf=$2
 	shift 2
+	last_user=$user last_conf=$conf last_scenario=${SCENARIO:-none} last_start=${START_AT:-$START}
 	printf 'session [success=ok ignore=ignore default=die] %s conf=%s%s\nsession required pam_permit.so\n' \
 		"$PAM_MODULE" "$conf" "${*:+ $*}" >"$tmp/pam.d/$SERVICE"
 	# shellcheck disable=SC2086 # RUN and PAMRUN_ARGS are word lists
@@ -215,7 +216,7 @@ show() {
 
 # expect DESC RC SOFT HARD: the session's rc and limits (and pam-run ran cleanly)
 expect() {
-	local got want
+	local got want pred
 	got="rc=$(rc) soft=$(soft) hard=$(hard) exit=$run_rc"
 	want="rc=$2 soft=$3 hard=$4 exit=0"
 	if [ "$got" = "$want" ]; then
@@ -224,6 +225,19 @@ expect() {
 		fail "$1"
 		diag "want: $want" "got:  $got"
 		show
+	fi
+	# explain predicts what the module did (one session from START, with the same NSS,
+	# hardware and policy)
+	if [ "$(rc)" = PAM_SUCCESS ] && [ -z "${PAMRUN_ARGS:-}" ] && getent passwd "$last_user" >/dev/null; then
+		pred=$(env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SCENARIO="$last_scenario" \
+			"$RDMALIMITS" explain "$last_user" --json --conf "$last_conf" 2>/dev/null |
+			python3 "$top_srcdir/tests/pam/explain-model.py" "$last_start")
+		if [ "$pred" = "$(soft) $(hard)" ]; then
+			ok "... explain predicts it ($pred)"
+		else
+			fail "... explain predicts it"
+			diag "explain: ${pred:-nothing}" "session: $(soft) $(hard)"
+		fi
 	fi
 }
 
