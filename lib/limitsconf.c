@@ -1130,8 +1130,29 @@ struct last_seen {
         const struct lc_line *soft, *hard;
 };
 
-static int check_shadowed(const struct lc_tree *t, struct diag_list *d) {
-        struct strmap last = {};
+/* The last effective line per domain and slot, in one pass. */
+static int last_seen_map(const struct lc_tree *t, struct strmap *last) {
+        for (size_t i = 0; i < t->n_lines; i++) {
+                const struct lc_line *l = &t->lines[i];
+                if (!effective(l))
+                        continue;
+                struct last_seen *s = strmap_get(last, l->domain);
+                if (!s) {
+                        s = calloc(1, sizeof(*s));
+                        if (!s || strmap_put(last, l->domain, s) < 0) {
+                                free(s);
+                                return -ENOMEM;
+                        }
+                }
+                if (l->type_mask & LC_SOFT)
+                        s->soft = l;
+                if (l->type_mask & LC_HARD)
+                        s->hard = l;
+        }
+        return 0;
+}
+
+static int check_shadowed(const struct lc_tree *t, const struct strmap *last, struct diag_list *d) {
         const struct lc_line *every_user_soft = NULL, *every_user_hard = NULL;
         const struct lc_line *every_group_soft = NULL, *every_group_hard = NULL;
         char where[4096];
@@ -1141,19 +1162,6 @@ static int check_shadowed(const struct lc_tree *t, struct diag_list *d) {
                 const struct lc_line *l = &t->lines[i];
                 if (!effective(l))
                         continue;
-                struct last_seen *s = strmap_get(&last, l->domain);
-                if (!s) {
-                        s = calloc(1, sizeof(*s));
-                        if (!s || strmap_put(&last, l->domain, s) < 0) {
-                                free(s);
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                }
-                if (l->type_mask & LC_SOFT)
-                        s->soft = l;
-                if (l->type_mask & LC_HARD)
-                        s->hard = l;
                 if (matches_everyone(l)) {
                         bool user = lc_line_rank(l) == LC_RANK_USER;
                         if (l->type_mask & LC_SOFT)
@@ -1166,7 +1174,7 @@ static int check_shadowed(const struct lc_tree *t, struct diag_list *d) {
                 const struct lc_line *l = &t->lines[i];
                 if (!effective(l))
                         continue;
-                const struct last_seen *s = strmap_get(&last, l->domain);
+                const struct last_seen *s = strmap_get(last, l->domain);
                 enum lc_rank rank = lc_line_rank(l);
                 const struct lc_line *by[2] = {};
                 for (int k = 0; k < 2; k++) {
@@ -1191,37 +1199,16 @@ static int check_shadowed(const struct lc_tree *t, struct diag_list *d) {
                              "never takes effect: overridden by %s ('%s', %s rank)", W(t, o), o->domain,
                              lc_rank_name(lc_line_rank(o)));
         }
-out:
-        strmap_clear(&last, free);
         return r;
 }
 
-static int check_soft_above_hard(const struct lc_tree *t, struct diag_list *d) {
-        struct strmap last = {};
+static int check_soft_above_hard(const struct lc_tree *t, const struct strmap *last, struct diag_list *d) {
         char where[4096];
         int r = 0;
 
-        for (size_t i = 0; i < t->n_lines; i++) {
-                const struct lc_line *l = &t->lines[i];
-                if (!effective(l))
-                        continue;
-                struct last_seen *s = strmap_get(&last, l->domain);
-                if (!s) {
-                        s = calloc(1, sizeof(*s));
-                        if (!s || strmap_put(&last, l->domain, s) < 0) {
-                                free(s);
-                                strmap_clear(&last, free);
-                                return -ENOMEM;
-                        }
-                }
-                if (l->type_mask & LC_SOFT)
-                        s->soft = l;
-                if (l->type_mask & LC_HARD)
-                        s->hard = l;
-        }
-        for (size_t i = 0; i < last.cap && r >= 0; i++) {
-                const struct last_seen *s = last.v[i].value;
-                if (!last.v[i].key || !s->soft || !s->hard || s->soft->bytes <= s->hard->bytes)
+        for (size_t i = 0; i < last->cap && r >= 0; i++) {
+                const struct last_seen *s = last->v[i].value;
+                if (!last->v[i].key || !s->soft || !s->hard || s->soft->bytes <= s->hard->bytes)
                         continue;
                 char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
                 r = diag_add(d, DIAG_ERROR, t->files[s->soft->file].display, s->soft->lineno,
@@ -1229,7 +1216,6 @@ static int check_soft_above_hard(const struct lc_tree *t, struct diag_list *d) {
                              "the hard value as soft", size_format(s->soft->bytes, a), s->soft->domain,
                              size_format(s->hard->bytes, b), W(t, s->hard));
         }
-        strmap_clear(&last, free);
         return r;
 }
 
@@ -1262,10 +1248,14 @@ int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *d) {
                                              (unsigned)(st.st_mode & 07777));
                 }
         }
+        struct strmap last = {};
         if (r >= 0)
-                r = check_soft_above_hard(t, d);
+                r = last_seen_map(t, &last);
         if (r >= 0)
-                r = check_shadowed(t, d);
+                r = check_soft_above_hard(t, &last, d);
+        if (r >= 0)
+                r = check_shadowed(t, &last, d);
+        strmap_clear(&last, free);
         (void)id;
         return r;
 }
