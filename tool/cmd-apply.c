@@ -270,23 +270,9 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                         return EXIT_FINDINGS;
                 }
         }
-        if (c->json) {
-                struct json j;
-                json_init(&j, stdout);
-                json_obj_begin(&j);
-                json_key(&j, "changed");
-                json_bool(&j, changed);
-                json_key(&j, "file");
-                json_str(&j, e->display);
-                json_key(&j, "diff");
-                json_str(&j, diff ? diff : "");
-                if (c->check) {
-                        json_key(&j, "check");
-                        json_bool(&j, true);
-                }
-                json_obj_end(&j);
-                json_finish(&j);
-        } else if (!c->quiet) {
+        if (c->json)
+                print_change_json(c, changed, e->display, diff, NULL, false);
+        else if (!c->quiet) {
                 if (!changed)
                         printf("%s: unchanged, %s\n", e->display,
                                removing ? "no entries for that domain" : "it already says that");
@@ -408,19 +394,9 @@ int cmd_remove(struct ctx *c) {
                 return r;
         }
         if (!e.exists) {
-                if (c->json) {
-                        struct json j;
-                        json_init(&j, stdout);
-                        json_obj_begin(&j);
-                        json_key(&j, "changed");
-                        json_bool(&j, false);
-                        json_key(&j, "file");
-                        json_str(&j, e.display);
-                        json_key(&j, "diff");
-                        json_str(&j, "");
-                        json_obj_end(&j);
-                        json_finish(&j);
-                } else if (!c->quiet)
+                if (c->json)
+                        print_change_json(c, false, e.display, "", NULL, false);
+                else if (!c->quiet)
                         printf("%s: does not exist, nothing to remove\n", e.display);
                 edit_done(&e);
                 return EXIT_OK;

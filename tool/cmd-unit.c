@@ -239,23 +239,9 @@ int cmd_unit(struct ctx *c, bool removing) {
                 else
                         reloaded = true;
         }
-        if (c->json) {
-                struct json j;
-                json_init(&j, stdout);
-                json_obj_begin(&j);
-                json_key(&j, "changed");
-                json_bool(&j, changed);
-                json_key(&j, "file");
-                json_str(&j, display);
-                json_key(&j, "diff");
-                json_str(&j, diff ? diff : "");
-                json_key(&j, "unit");
-                json_str(&j, unit);
-                json_key(&j, "reloaded");
-                json_bool(&j, reloaded);
-                json_obj_end(&j);
-                json_finish(&j);
-        } else if (!c->quiet) {
+        if (c->json)
+                print_change_json(c, changed, display, diff, unit, reloaded);
+        else if (!c->quiet) {
                 if (!changed)
                         printf("%s: unchanged\n", display);
                 else if (c->check)

@@ -80,6 +80,31 @@ const char *policy_default_path(void) {
         return POLICY_PATH;
 }
 
+void print_change_json(const struct ctx *c, bool changed, const char *file, const char *diff, const char *unit,
+                       bool reloaded) {
+        struct json j;
+        json_init(&j, stdout);
+        json_obj_begin(&j);
+        json_key(&j, "changed");
+        json_bool(&j, changed);
+        json_key(&j, "file");
+        json_str(&j, file);
+        json_key(&j, "diff");
+        json_str(&j, diff ? diff : "");
+        if (unit) {
+                json_key(&j, "unit");
+                json_str(&j, unit);
+                json_key(&j, "reloaded");
+                json_bool(&j, reloaded);
+        }
+        if (c->check) {
+                json_key(&j, "check");
+                json_bool(&j, true);
+        }
+        json_obj_end(&j);
+        json_finish(&j);
+}
+
 const char *ctx_root(const struct ctx *c) {
         return c->root ? c->root : "/";
 }

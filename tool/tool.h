@@ -84,6 +84,9 @@ int ctx_ident(const struct ctx *c, struct ident **ret);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret);
 const char *policy_default_path(void);
+/* apply/remove --json: {"changed", "file", "diff"[, "unit", "reloaded"][, "check"]} */
+void print_change_json(const struct ctx *c, bool changed, const char *file, const char *diff, const char *unit,
+                       bool reloaded);
 
 #include "rlimit.h"
 
