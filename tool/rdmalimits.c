@@ -384,8 +384,9 @@ static int run(int argc, char **argv) {
         }
         if (!flavour_set)
                 c.flavour = lc_flavour_default(c.root);
+        /* --root DIR works on DIR/etc, whatever sysconfdir this build was configured with */
         if (!c.policy_path)
-                c.policy_path = POLICY_PATH;
+                c.policy_path = c.root ? "/etc/security/rdmalimit.conf" : POLICY_PATH;
         log_set_quiet(c.quiet);
 
         int r = cmd->run(&c);
