@@ -1,7 +1,7 @@
 #!/bin/bash
-# Build the fuzz targets and run each for SECONDS (libFuzzer -max_total_time).
+# Build the fuzz targets and run each for DURATION seconds (libFuzzer -max_total_time).
 #
-#   tests/fuzz/run.sh SECONDS [TARGET...]
+#   tests/fuzz/run.sh DURATION [TARGET...]
 #
 # Environment: FUZZ_OUT (build and work directory, default $TMPDIR/rdmalimit-fuzz),
 # CONFIG_H (a configured build's config.h, optional), FUZZ_ARGS (more libFuzzer options,
@@ -10,7 +10,7 @@
 # tests/fuzz/corpus/TARGET/.  Exit status: 0 no crash, 1 a target crashed, 77 no clang/libFuzzer.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-secs=${1:?usage: run.sh SECONDS [TARGET...]}
+secs=${1:?usage: run.sh DURATION [TARGET...]}
 shift
 targets=${*:-size limits policy dropin}
 out=${FUZZ_OUT:-${TMPDIR:-/tmp}/rdmalimit-fuzz}
