@@ -156,57 +156,10 @@ const char *doctor_level_name(enum doctor_level l) {
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* numbers: digits are cut out and handed to parse_u64 (size.h is the one parser) */
-
-static size_t digit_run(const char *s) {
-        size_t n = 0;
-        while (s[n] >= '0' && s[n] <= '9')
-                n++;
-        return n;
-}
-
-static int parse_digits_n(const char *s, size_t n, uint64_t *ret) {
-        char buf[32];
-        if (n == 0 || n >= sizeof buf)
-                return n == 0 ? -EINVAL : -ERANGE;
-        memcpy(buf, s, n);
-        buf[n] = '\0';
-        return parse_u64(buf, ret);
-}
+/* numbers: lib/size.h is the one parser */
 
 int doctor_parse_systemd_size(const char *s, uint64_t *ret) {
-        static const struct {
-                const char *suffix;
-                unsigned shift;
-        } units[] = { { "", 0 },   { "B", 0 },   { "K", 10 },  { "M", 20 },
-                      { "G", 30 }, { "T", 40 }, { "P", 50 }, { "E", 60 } };
-        uint64_t v;
-        size_t n;
-        int r;
-
-        if (!s)
-                return -EINVAL;
-        if (streq(s, "infinity")) {
-                *ret = SIZE_INFINITY;
-                return 0;
-        }
-        n = digit_run(s);
-        r = parse_digits_n(s, n, &v);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < ELEMENTSOF(units); i++) {
-                if (!streq(s + n, units[i].suffix))
-                        continue;
-                unsigned sh = units[i].shift;
-                if (sh && v > (UINT64_MAX >> sh))
-                        return -ERANGE;
-                v <<= sh;
-                if (v == SIZE_INFINITY)
-                        return -ERANGE;
-                *ret = v;
-                return 0;
-        }
-        return -EINVAL;
+        return size_parse_systemd(s, ret);
 }
 
 int doctor_parse_systemd_limit(const char *s, uint64_t *ret_soft, uint64_t *ret_hard) {
@@ -313,10 +266,15 @@ static int json_limit_number(const char *p, uint64_t *ret) {
                 }
                 return -EINVAL;
         }
-        size_t n = digit_run(p);
-        if (n == 0 || p[n] == '.' || p[n] == 'e' || p[n] == 'E')
+        const char *end;
+        uint64_t v;
+        int r = parse_u64_prefix(p, &v, &end);
+        if (r < 0)
+                return r;
+        if (*end == '.' || *end == 'e' || *end == 'E')
                 return -EINVAL;
-        return parse_digits_n(p, n, ret);
+        *ret = v;
+        return 0;
 }
 
 int doctor_docker_memlock(const char *json, uint64_t *ret_soft, uint64_t *ret_hard) {
@@ -1613,7 +1571,7 @@ static int proc_number(const char *text, const char *key, uint64_t *ret) {
         const char *v = proc_field(text, key, &n);
         if (!v)
                 return -ENOENT;
-        return parse_digits_n(v, digit_run(v), ret);
+        return parse_u64_prefix(v, ret, NULL);
 }
 
 /* "Max locked memory  SOFT  HARD  bytes" of a limits file. */
@@ -1631,10 +1589,8 @@ static int proc_memlock(const char *text, uint64_t *ret_soft, uint64_t *ret_hard
                         p += 9;
                         continue;
                 }
-                size_t n = digit_run(p);
-                if (parse_digits_n(p, n, &v[i]) < 0)
+                if (parse_u64_prefix(p, &v[i], &p) < 0)
                         return -EINVAL;
-                p += n;
         }
         *ret_soft = v[0];
         *ret_hard = v[1];
@@ -1974,13 +1930,13 @@ static int proc_start(pid_t pid, time_t *ret) {
         }
         while (*p == ' ')
                 p++;
-        if ((r = parse_digits_n(p, digit_run(p), &ticks)) < 0)
+        if ((r = parse_u64_prefix(p, &ticks, NULL)) < 0)
                 return r;
         const char *b = strstr(sys, "\nbtime ");
         if (!b)
                 return -EINVAL;
         b += 7;
-        if ((r = parse_digits_n(b, digit_run(b), &btime)) < 0)
+        if ((r = parse_u64_prefix(b, &btime, NULL)) < 0)
                 return r;
         *ret = (time_t)(btime + ticks / (uint64_t)hz);
         return 0;

@@ -37,6 +37,33 @@ static int parse_digits(const char *s, uint64_t *ret, const char **ret_end) {
         return 0;
 }
 
+int parse_u64_prefix(const char *s, uint64_t *ret, const char **ret_end) {
+        const char *end;
+        uint64_t v;
+        int r;
+
+        if (!s)
+                return -EINVAL;
+        r = parse_digits(s, &v, &end);
+        if (r < 0)
+                return r;
+        *ret = v;
+        if (ret_end)
+                *ret_end = end;
+        return 0;
+}
+
+/* v << shift, refusing overflow and the value that means "unlimited" */
+static int scale(uint64_t v, unsigned shift, uint64_t *ret) {
+        if (shift && v > (UINT64_MAX >> shift))
+                return -ERANGE;
+        v <<= shift;
+        if (v == SIZE_INFINITY)
+                return -ERANGE;
+        *ret = v;
+        return 0;
+}
+
 int parse_u64(const char *s, uint64_t *ret) {
         const char *end;
         uint64_t v;
@@ -127,18 +154,34 @@ int size_parse(const char *s, uint64_t *ret) {
                 }
                 return -EDOM;
         }
-        for (size_t i = 0; i < ELEMENTSOF(units); i++) {
-                if (strcasecmp(end, units[i].name) != 0)
-                        continue;
-                unsigned sh = units[i].shift;
-                if (sh && v > (UINT64_MAX >> sh))
-                        return -ERANGE;
-                v <<= sh;
-                if (v == SIZE_INFINITY)
-                        return -ERANGE;
-                *ret = v;
+        for (size_t i = 0; i < ELEMENTSOF(units); i++)
+                if (strcasecmp(end, units[i].name) == 0)
+                        return scale(v, units[i].shift, ret);
+        return -EINVAL;
+}
+
+int size_parse_systemd(const char *s, uint64_t *ret) {
+        static const struct {
+                const char *suffix;
+                unsigned shift;
+        } sd_units[] = { { "", 0 },   { "B", 0 },   { "K", 10 },  { "M", 20 },
+                         { "G", 30 }, { "T", 40 }, { "P", 50 }, { "E", 60 } };
+        const char *end;
+        uint64_t v;
+        int r;
+
+        if (!s)
+                return -EINVAL;
+        if (streq(s, "infinity")) {
+                *ret = SIZE_INFINITY;
                 return 0;
         }
+        r = parse_digits(s, &v, &end);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < ELEMENTSOF(sd_units); i++)
+                if (streq(end, sd_units[i].suffix))
+                        return scale(v, sd_units[i].shift, ret);
         return -EINVAL;
 }
 

@@ -30,6 +30,16 @@ int size_parse(const char *s, uint64_t *ret);
 /* A one-line explanation for a size_parse() error, e.g. the KiB hint for -EDOM. */
 const char *size_hint(int error);
 
+/*
+ * A systemd limit size (LimitMEMLOCK=, DefaultLimitMEMLOCK=): bytes, or a number with an
+ * exact-case suffix B K M G T P E (powers of 1024), or "infinity".  Errors as size_parse().
+ */
+int size_parse_systemd(const char *s, uint64_t *ret);
+
+/* The decimal digits at the start of s (at least one; -EINVAL without, -ERANGE on
+ * overflow); *ret_end, when not NULL, points after them.  For fields inside a text. */
+int parse_u64_prefix(const char *s, uint64_t *ret, const char **ret_end);
+
 /* Strict decimal integers: digits only, no sign, no junk, no overflow. */
 int parse_u64(const char *s, uint64_t *ret);
 int parse_u32(const char *s, uint32_t *ret);
