@@ -312,116 +312,69 @@ static int nss_group(const char *name, gid_t gid, struct id_group **ret) {
 
 /* ---- public ---- */
 
-int ident_user(struct ident *id, const char *name, const struct id_user **ret) {
-        void *v = strmap_get(&id->users, name);
+/*
+ * The one look-up path: in root mode the maps were filled from the files; with NSS a miss is
+ * asked once and the answer, or its absence, is cached.  Each map owns what it cached.
+ */
+static int lookup(struct ident *id, struct strmap *map, const char *key, int (*fetch)(const void *arg, void **ret),
+                  const void *arg, void (*free_value)(void *), void **ret) {
+        void *v;
         int r;
 
         if (id->root) {
                 r = load_files(id);
                 if (r < 0)
                         return r;
-                v = strmap_get(&id->users, name);
+                v = strmap_get(map, key);
                 if (!v)
                         return -ENOENT;
                 *ret = v;
                 return 0;
         }
+        v = strmap_get(map, key);
         if (v == ABSENT)
                 return -ENOENT;
         if (!v) {
-                struct id_user *u = NULL;
-                r = nss_user(name, &u);
+                r = fetch(arg, &v);
                 if (r == -ENOENT)
-                        return strmap_put(&id->users, name, ABSENT) < 0 ? -ENOMEM : -ENOENT;
+                        return strmap_put(map, key, ABSENT) < 0 ? -ENOMEM : -ENOENT;
                 if (r < 0)
                         return r;
-                if (strmap_put(&id->users, name, u) < 0) {
-                        user_free(u);
+                if (strmap_put(map, key, v) < 0) {
+                        free_value(v);
                         return -ENOMEM;
                 }
-                v = u;
         }
         *ret = v;
         return 0;
 }
 
-static int cache_group(struct ident *id, const char *key, struct strmap *map, struct id_group *g) {
-        if (strmap_put(map, key, g ? (void *)g : ABSENT) < 0) {
-                return -ENOMEM;
-        }
-        return 0;
+static int fetch_user(const void *name, void **ret) {
+        return nss_user(name, (struct id_user **)ret);
+}
+
+static int fetch_group(const void *name, void **ret) {
+        return nss_group(name, 0, (struct id_group **)ret);
+}
+
+static int fetch_gid(const void *gid, void **ret) {
+        return nss_group(NULL, *(const gid_t *)gid, (struct id_group **)ret);
+}
+
+int ident_user(struct ident *id, const char *name, const struct id_user **ret) {
+        return lookup(id, &id->users, name, fetch_user, name, user_free, (void **)ret);
 }
 
 int ident_group(struct ident *id, const char *name, const struct id_group **ret) {
-        void *v;
-        int r;
-
-        if (id->root) {
-                r = load_files(id);
-                if (r < 0)
-                        return r;
-                v = strmap_get(&id->groups, name);
-                if (!v)
-                        return -ENOENT;
-                *ret = v;
-                return 0;
-        }
-        v = strmap_get(&id->groups, name);
-        if (v == ABSENT)
-                return -ENOENT;
-        if (!v) {
-                struct id_group *g = NULL;
-                r = nss_group(name, 0, &g);
-                if (r < 0 && r != -ENOENT)
-                        return r;
-                if (cache_group(id, name, &id->groups, g) < 0) {
-                        group_free(g);
-                        return -ENOMEM;
-                }
-                if (!g)
-                        return -ENOENT;
-                v = g;
-        }
-        *ret = v;
-        return 0;
+        return lookup(id, &id->groups, name, fetch_group, name, group_free, (void **)ret);
 }
 
+/* getgrgid() and getgrnam() may name different groups (duplicate names or gids): the two
+ * caches are kept apart. */
 int ident_group_by_gid(struct ident *id, gid_t gid, const struct id_group **ret) {
         char key[16];
-        void *v;
-        int r;
-
         snprintf(key, sizeof key, "%u", (unsigned)gid);
-        if (id->root) {
-                r = load_files(id);
-                if (r < 0)
-                        return r;
-                v = strmap_get(&id->gids, key);
-                if (!v)
-                        return -ENOENT;
-                *ret = v;
-                return 0;
-        }
-        v = strmap_get(&id->gids, key);
-        if (v == ABSENT)
-                return -ENOENT;
-        if (!v) {
-                struct id_group *g = NULL;
-                r = nss_group(NULL, gid, &g);
-                if (r < 0 && r != -ENOENT)
-                        return r;
-                if (!g)
-                        return strmap_put(&id->gids, key, ABSENT) < 0 ? -ENOMEM : -ENOENT;
-                /* getgrgid() and getgrnam() may name different groups (duplicate names or
-                 * gids): each map owns what its own look-up returned */
-                if (strmap_put(&id->gids, key, g) < 0) {
-                        group_free(g);
-                        return -ENOMEM;
-                }
-                v = g;
-        }
-        *ret = v;
-        return 0;
+        return lookup(id, &id->gids, key, fetch_gid, &gid, group_free, (void **)ret);
 }
 
 static bool strv_contains(char **v, const char *s) {
