@@ -752,6 +752,15 @@ static const struct policy_rule *user_rule(const struct policy *p, const char *u
         return NULL;
 }
 
+bool policy_needs_groups(const struct policy *p, const char *user) {
+        if (!p || !user || user_rule(p, user))
+                return false;
+        for (size_t i = 0; i < p->n_rules; i++)
+                if (p->rules[i].group)
+                        return true;
+        return false;
+}
+
 bool policy_needs_hw(const struct policy *p, const char *user, const char *const *groups,
                      size_t n_groups) {
         const struct policy_rule *u;

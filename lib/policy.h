@@ -65,6 +65,10 @@ int policy_load_string(const char *text, size_t len, const char *path, struct po
                        struct diag_list *diags);
 void policy_free(struct policy *p);
 
+/* Can a group rule decide for this user?  False when a user rule names the user or there is
+ * no group rule: then the user's groups need not be looked up (a login saves NSS calls). */
+bool policy_needs_groups(const struct policy *p, const char *user);
+
 /* Does any rule matching this user need the hardware probe (an `auto` value)? */
 bool policy_needs_hw(const struct policy *p, const char *user, const char *const *groups,
                      size_t n_groups);
