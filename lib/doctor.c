@@ -636,7 +636,7 @@ static int user_target(struct doc *d, const char *user, struct target *ret) {
                 char **groups = NULL;
                 size_t ng = 0;
                 struct policy_decision dec;
-                r = ident_user_group_names(d->in->id, u, &groups, &ng);
+                r = policy_user_groups(d->in->policy, d->in->id, u, &groups, &ng);
                 if (r == -ENOMEM)
                         return r;
                 if (r >= 0 && policy_decide(d, user, (const char *const *)groups, ng, &dec)) {

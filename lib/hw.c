@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,30 +289,104 @@ int hw_rdma_reg_mr_test(void *buf, size_t len, int *ret_status, struct hw_mr_res
 
 /* ---------------------------------------------------------------------------------------
  * AF_XDP: the netdev generic netlink family, RX queues from sysfs.
+ *
+ * libmnl is loaded here, with dlopen(), only when a live probe runs: a login that reads the
+ * hardware cache, or needs no "auto" at all, maps one library less (on the machines we
+ * measure, each library a login maps costs about as much as pam_limits' whole session).  The
+ * table is filled per probe and passed down, so nothing global changes.
  */
-static void mnl_socket_closep(struct mnl_socket **nl) {
-        if (*nl)
-                mnl_socket_close(*nl);
+#define LIBMNL_SONAME "libmnl.so.0"
+
+struct mnl_fns {
+        struct mnl_socket *(*socket_open2)(int bus, int flags);
+        int (*socket_bind)(struct mnl_socket *nl, unsigned int groups, pid_t pid);
+        int (*socket_close)(struct mnl_socket *nl);
+        unsigned int (*socket_get_portid)(const struct mnl_socket *nl);
+        ssize_t (*socket_sendto)(const struct mnl_socket *nl, const void *req, size_t siz);
+        ssize_t (*socket_recvfrom)(const struct mnl_socket *nl, void *buf, size_t siz);
+        int (*cb_run)(const void *buf, size_t numbytes, unsigned int seq, unsigned int portid,
+                      mnl_cb_t cb_data, void *data);
+        struct nlmsghdr *(*nlmsg_put_header)(void *buf);
+        void *(*nlmsg_put_extra_header)(struct nlmsghdr *nlh, size_t size);
+        uint16_t (*attr_get_type)(const struct nlattr *attr);
+        int (*attr_validate)(const struct nlattr *attr, enum mnl_attr_data_type type);
+        int (*attr_parse)(const struct nlmsghdr *nlh, unsigned int offset, mnl_attr_cb_t cb, void *data);
+        uint16_t (*attr_get_u16)(const struct nlattr *attr);
+        uint32_t (*attr_get_u32)(const struct nlattr *attr);
+        uint64_t (*attr_get_u64)(const struct nlattr *attr);
+        bool (*attr_put_strz_check)(struct nlmsghdr *nlh, size_t buflen, uint16_t type, const char *data);
+};
+
+#define MNL_RESOLVE(h, fns, field, version)                                          \
+        do {                                                                        \
+                void *_p = dlvsym((h), "mnl_" #field, (version));                   \
+                if (!_p)                                                            \
+                        return -ELIBBAD;                                            \
+                (fns)->field = (__typeof__((fns)->field))_p;                        \
+        } while (0)
+
+static int mnl_resolve(void *h, struct mnl_fns *f) {
+        MNL_RESOLVE(h, f, socket_open2, "LIBMNL_1.2");
+        MNL_RESOLVE(h, f, socket_bind, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, socket_close, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, socket_get_portid, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, socket_sendto, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, socket_recvfrom, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, cb_run, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, nlmsg_put_header, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, nlmsg_put_extra_header, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, attr_get_type, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, attr_validate, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, attr_parse, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, attr_get_u16, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, attr_get_u32, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, attr_get_u64, "LIBMNL_1.0");
+        MNL_RESOLVE(h, f, attr_put_strz_check, "LIBMNL_1.0");
+        return 0;
+}
+
+/* An open generic netlink socket and the functions to use it. */
+struct genl {
+        const struct mnl_fns *f;
+        struct mnl_socket *nl;
+};
+
+static void genl_close(struct genl *g) {
+        if (g->nl)
+                g->f->socket_close(g->nl);
+        g->nl = NULL;
+}
+
+static int genl_open(struct genl *g) {
+        g->nl = g->f->socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
+        if (!g->nl)
+                return negative_errno();
+        if (g->f->socket_bind(g->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+                int r = negative_errno();
+                genl_close(g);
+                return r;
+        }
+        return 0;
 }
 
 /* Send one request and run cb over the replies until DONE, an ACK or an error.
  * libmnl checks the sequence number and the port id of every reply. */
-static int nl_transact(struct mnl_socket *nl, const struct nlmsghdr *req, mnl_cb_t cb, void *data) {
+static int nl_transact(const struct genl *g, const struct nlmsghdr *req, mnl_cb_t cb, void *data) {
         size_t bufsz = (size_t)MNL_SOCKET_BUFFER_SIZE;
         _cleanup_free_ char *buf = NULL;
-        unsigned portid = mnl_socket_get_portid(nl);
+        unsigned portid = g->f->socket_get_portid(g->nl);
 
         buf = malloc(bufsz);
         if (!buf)
                 return -ENOMEM;
-        if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
+        if (g->f->socket_sendto(g->nl, req, req->nlmsg_len) < 0)
                 return negative_errno();
 
         for (;;) {
                 ssize_t len;
                 int r;
 
-                len = mnl_socket_recvfrom(nl, buf, bufsz);
+                len = g->f->socket_recvfrom(g->nl, buf, bufsz);
                 if (len < 0) {
                         if (errno == EINTR)
                                 continue;
@@ -320,7 +395,7 @@ static int nl_transact(struct mnl_socket *nl, const struct nlmsghdr *req, mnl_cb
                 if (len == 0)
                         return -EPROTO;
                 errno = 0;
-                r = mnl_cb_run(buf, (size_t)len, req->nlmsg_seq, portid, cb, data);
+                r = g->f->cb_run(buf, (size_t)len, req->nlmsg_seq, portid, cb, data);
                 if (r < 0)
                         return negative_errno();
                 if (r == MNL_CB_STOP)
@@ -328,104 +403,118 @@ static int nl_transact(struct mnl_socket *nl, const struct nlmsghdr *req, mnl_cb
         }
 }
 
-static struct nlmsghdr *genl_request(char *buf, uint16_t type, uint16_t flags, uint32_t seq,
+static struct nlmsghdr *genl_request(const struct mnl_fns *f, char *buf, uint16_t type, uint16_t flags, uint32_t seq,
                                      uint8_t cmd, uint8_t version) {
-        struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+        struct nlmsghdr *nlh = f->nlmsg_put_header(buf);
         struct genlmsghdr *genl;
 
         nlh->nlmsg_type = type;
         nlh->nlmsg_flags = flags;
         nlh->nlmsg_seq = seq;
-        genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+        genl = f->nlmsg_put_extra_header(nlh, sizeof(*genl));
         genl->cmd = cmd;
         genl->version = version;
         return nlh;
 }
 
+/* The attributes of one message, indexed by type, for the parse callbacks. */
+struct attrs {
+        const struct mnl_fns *f;
+        const struct nlattr **tb;
+};
+
 static int family_attr_cb(const struct nlattr *attr, void *data) {
-        const struct nlattr **tb = data;
-        int type = mnl_attr_get_type(attr);
+        const struct attrs *a = data;
+        int type = a->f->attr_get_type(attr);
 
         if (type == CTRL_ATTR_FAMILY_ID) {
-                if (mnl_attr_validate(attr, MNL_TYPE_U16) < 0)
+                if (a->f->attr_validate(attr, MNL_TYPE_U16) < 0)
                         return MNL_CB_ERROR;
-                tb[type] = attr;
+                a->tb[type] = attr;
         }
         return MNL_CB_OK;
 }
 
+struct family_reply {
+        const struct mnl_fns *f;
+        uint16_t id;
+};
+
 static int family_cb(const struct nlmsghdr *nlh, void *data) {
         const struct nlattr *tb[CTRL_ATTR_MAX + 1] = {};
-        uint16_t *id = data;
+        struct family_reply *fr = data;
+        struct attrs a = { fr->f, tb };
 
         if (nlh->nlmsg_type != GENL_ID_CTRL)
                 return MNL_CB_OK;
-        if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb, tb) < 0)
+        if (fr->f->attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb, &a) < 0)
                 return MNL_CB_ERROR;
         if (tb[CTRL_ATTR_FAMILY_ID])
-                *id = mnl_attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+                fr->id = fr->f->attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
         return MNL_CB_OK;
 }
 
 /* -ENOENT when the kernel has no such family. */
-static int genl_family_id(struct mnl_socket *nl, const char *name, uint32_t seq, uint16_t *ret) {
+static int genl_family_id(const struct genl *g, const char *name, uint32_t seq, uint16_t *ret) {
         char buf[MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct genlmsghdr)) + 64] = {};
+        struct family_reply fr = { .f = g->f };
         struct nlmsghdr *nlh;
-        uint16_t id = 0;
         int r;
 
-        nlh = genl_request(buf, GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, seq,
+        nlh = genl_request(g->f, buf, GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, seq,
                            CTRL_CMD_GETFAMILY, 1);
-        if (!mnl_attr_put_strz_check(nlh, sizeof(buf), CTRL_ATTR_FAMILY_NAME, name))
+        if (!g->f->attr_put_strz_check(nlh, sizeof(buf), CTRL_ATTR_FAMILY_NAME, name))
                 return -EINVAL;
-        r = nl_transact(nl, nlh, family_cb, &id);
+        r = nl_transact(g, nlh, family_cb, &fr);
         if (r < 0)
                 return r;
-        if (id == 0)
+        if (fr.id == 0)
                 return -EPROTO;
-        *ret = id;
+        *ret = fr.id;
         return 0;
 }
 
 struct xdp_dump {
+        const struct mnl_fns *f;
         uint16_t family;
         struct hw_xdp_if *ifs;
         size_t n, allocated;
 };
 
 static int dev_attr_cb(const struct nlattr *attr, void *data) {
-        const struct nlattr **tb = data;
-        int type = mnl_attr_get_type(attr);
+        const struct attrs *a = data;
+        int type = a->f->attr_get_type(attr);
 
         switch (type) {
         case NETDEV_A_DEV_IFINDEX:
-                if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
+                if (a->f->attr_validate(attr, MNL_TYPE_U32) < 0)
                         return MNL_CB_ERROR;
                 break;
         case NETDEV_A_DEV_XDP_FEATURES:
-                if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+                if (a->f->attr_validate(attr, MNL_TYPE_U64) < 0)
                         return MNL_CB_ERROR;
                 break;
         default:
                 return MNL_CB_OK; /* newer attributes */
         }
-        tb[type] = attr;
+        a->tb[type] = attr;
         return MNL_CB_OK;
 }
 
 static int dev_cb(const struct nlmsghdr *nlh, void *data) {
         const struct nlattr *tb[NETDEV_A_DEV_XDP_FEATURES + 1] = {};
         struct xdp_dump *d = data;
+        struct attrs a = { d->f, tb };
         struct hw_xdp_if *x;
         uint64_t features;
 
         if (nlh->nlmsg_type != d->family)
                 return MNL_CB_OK;
-        if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), dev_attr_cb, tb) < 0)
+        if (d->f->attr_parse(nlh, sizeof(struct genlmsghdr), dev_attr_cb, &a) < 0)
                 return MNL_CB_ERROR;
         if (!tb[NETDEV_A_DEV_IFINDEX] || !tb[NETDEV_A_DEV_XDP_FEATURES])
                 return MNL_CB_OK;
-        features = mnl_attr_get_u64(tb[NETDEV_A_DEV_XDP_FEATURES]);
+        features = d->f->attr_get_u64(tb[NETDEV_A_DEV_XDP_FEATURES]);
         if (features == 0)
                 return MNL_CB_OK;
 
@@ -441,7 +530,7 @@ static int dev_cb(const struct nlmsghdr *nlh, void *data) {
         }
         x = &d->ifs[d->n++];
         memset(x, 0, sizeof(*x));
-        x->ifindex = mnl_attr_get_u32(tb[NETDEV_A_DEV_IFINDEX]);
+        x->ifindex = d->f->attr_get_u32(tb[NETDEV_A_DEV_IFINDEX]);
         x->xdp_features = features;
         x->zero_copy = features & HW_XDP_XSK_ZEROCOPY;
         return MNL_CB_OK;
@@ -462,9 +551,7 @@ static int read_small_file(const char *path, char *buf, size_t size) {
         return 0;
 }
 
-/* Number of /sys/class/net/NAME/queues/rx-* entries.  0 when sysfs does not show this
- * interface (a sysfs mounted for another network namespace shows other devices). */
-static unsigned count_rx_queues(const char *name, unsigned ifindex) {
+unsigned hw_count_rx_queues(const char *name, unsigned ifindex) {
         char path[128], buf[32];
         unsigned idx, n = 0;
         struct dirent *de;
@@ -493,25 +580,21 @@ static unsigned count_rx_queues(const char *name, unsigned ifindex) {
 }
 
 /* Returns -ENOMEM only; everything else is recorded in s->xdp_status. */
-static int probe_xdp(struct hw_summary *s) {
-        _cleanup_(mnl_socket_closep) struct mnl_socket *nl = NULL;
+static int probe_xdp_with(const struct mnl_fns *f, struct hw_summary *s) {
+        _cleanup_(genl_close) struct genl g = { .f = f };
         _cleanup_free_ struct hw_xdp_if *ifs = NULL;
         uint32_t seq = (uint32_t)time(NULL);
         uint16_t family;
         size_t n = 0;
         int r;
 
-        nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
-        if (!nl) {
-                s->xdp_status = negative_errno();
-                return 0;
-        }
-        if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-                s->xdp_status = negative_errno();
+        r = genl_open(&g);
+        if (r < 0) {
+                s->xdp_status = r;
                 return 0;
         }
 
-        r = genl_family_id(nl, NETDEV_FAMILY_NAME, seq, &family);
+        r = genl_family_id(&g, NETDEV_FAMILY_NAME, seq, &family);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -523,19 +606,19 @@ static int probe_xdp(struct hw_summary *s) {
         /* A dump interrupted by a concurrent change (NLM_F_DUMP_INTR: EINTR) is retried. */
         for (unsigned attempt = 0;; attempt++) {
                 char buf[MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct genlmsghdr))] = {};
-                struct xdp_dump d = { .family = family };
+                struct xdp_dump d = { .f = f, .family = family };
                 struct nlmsghdr *nlh;
 
-                nlh = genl_request(buf, family, NLM_F_REQUEST | NLM_F_DUMP, ++seq,
+                nlh = genl_request(f, buf, family, NLM_F_REQUEST | NLM_F_DUMP, ++seq,
                                    NETDEV_CMD_DEV_GET, NETDEV_FAMILY_VERSION);
-                r = nl_transact(nl, nlh, dev_cb, &d);
+                r = nl_transact(&g, nlh, dev_cb, &d);
                 if (r == -EINTR && attempt < 3) {
                         free(d.ifs);
                         /* the rest of the interrupted dump may still be queued */
-                        mnl_socket_closep(&nl);
-                        nl = mnl_socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
-                        if (!nl || mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-                                s->xdp_status = negative_errno();
+                        genl_close(&g);
+                        r = genl_open(&g);
+                        if (r < 0) {
+                                s->xdp_status = r;
                                 return 0;
                         }
                         continue;
@@ -558,7 +641,7 @@ static int probe_xdp(struct hw_summary *s) {
 
                 if (!if_indextoname(x.ifindex, x.name))
                         continue;
-                x.rx_queues = count_rx_queues(x.name, x.ifindex);
+                x.rx_queues = hw_count_rx_queues(x.name, x.ifindex);
                 ifs[k++] = x;
         }
 
@@ -566,6 +649,25 @@ static int probe_xdp(struct hw_summary *s) {
         s->n_xdp = k;
         s->xdp_status = 0;
         return 0;
+}
+
+/* libmnl missing or unusable: the AF_XDP part is unknown, with the reason. */
+static int probe_xdp(struct hw_summary *s) {
+        _cleanup_(dlclosep) void *h = NULL;
+        struct mnl_fns f;
+        int r;
+
+        h = dlopen(LIBMNL_SONAME, RTLD_NOW | RTLD_LOCAL);
+        if (!h) {
+                s->xdp_status = -ELIBACC;
+                return 0;
+        }
+        r = mnl_resolve(h, &f);
+        if (r < 0) {
+                s->xdp_status = r;
+                return 0;
+        }
+        return probe_xdp_with(&f, s);
 }
 
 /* ---------------------------------------------------------------------------------------

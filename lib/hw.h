@@ -73,6 +73,10 @@ struct hw_summary {
 int hw_probe(unsigned what, struct hw_summary **ret);
 void hw_summary_free(struct hw_summary *s);
 
+/* Number of /sys/class/net/NAME/queues/rx-* entries; 0 when sysfs shows no interface NAME
+ * with this ifindex (a sysfs mounted for another network namespace shows other devices). */
+unsigned hw_count_rx_queues(const char *name, unsigned ifindex);
+
 /* Counts used by the policy's `auto` formula. */
 unsigned hw_active_ports(const struct hw_summary *s);
 unsigned hw_zc_queues(const struct hw_summary *s);    /* RX queues of zero-copy interfaces */

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -15,41 +16,105 @@
 #include "macro.h"
 #include "size.h"
 
-#define MAGIC "# rdmalimit hardware cache v1"
+#define MAGIC "# rdmalimit hardware cache v2"
 
 static int cmp_str(const void *a, const void *b) {
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted names of a directory's entries (no dotfiles); NULL-terminated. */
-static int list_dir(const char *path, char ***ret, size_t *ret_n) {
-        DIR *d = opendir(path);
-        char **v = NULL;
-        size_t n = 0;
+/* Calls fn for each entry of a directory but "." and "..": one open, getdents64 and close,
+ * which is all a login can afford per directory.  -ENOENT when the directory is missing. */
+static int for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data), void *data) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        char buf[8192] __attribute__((aligned(8)));
 
-        if (!d) {
-                *ret = NULL;
-                *ret_n = 0;
-                return errno == ENOENT ? 0 : negative_errno();
-        }
-        for (struct dirent *de; (de = readdir(d));) {
-                if (de->d_name[0] == '.')
-                        continue;
-                char **nv = reallocarray(v, n + 2, sizeof(char *));
-                if (!nv || !(nv[n] = strdup(de->d_name))) {
-                        free(nv ? nv : v);
-                        closedir(d);
-                        return -ENOMEM;
+        if (fd < 0)
+                return negative_errno();
+        for (;;) {
+                ssize_t n = getdents64(fd, buf, sizeof buf);
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        return 0;
+                for (ssize_t off = 0; off < n;) {
+                        const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+                        off += de->d_reclen;
+                        if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                                continue;
+                        int r = fn(de->d_name, de->d_ino, data);
+                        if (r < 0)
+                                return r;
                 }
-                v = nv;
-                v[++n] = NULL;
         }
-        closedir(d);
-        if (v)
-                qsort(v, n, sizeof(char *), cmp_str);
-        *ret = v;
-        *ret_n = n;
+}
+
+struct names {
+        bool with_ino;
+        char **v;
+        size_t n;
+};
+
+static int add_name(const char *name, ino_t ino, void *data) {
+        struct names *l = data;
+        char **nv;
+
+        if (name[0] == '.')
+                return 0;
+        nv = reallocarray(l->v, l->n + 2, sizeof(char *));
+        if (!nv)
+                return -ENOMEM;
+        l->v = nv;
+        if (l->with_ino ? asprintf(&l->v[l->n], "%s@%llu", name, (unsigned long long)ino) < 0
+                        : !(l->v[l->n] = strdup(name))) {
+                l->v[l->n] = NULL;
+                return -ENOMEM;
+        }
+        l->v[++l->n] = NULL;
         return 0;
+}
+
+/*
+ * Sorted entries of a directory (no dotfiles), NULL-terminated; a missing directory is an
+ * empty list.  With with_ino each entry is "name@inode": sysfs gives every device node a new
+ * inode number (kernfs node id), so a device removed and created again under the same name,
+ * or a new device with the old name, reads differently although the names are the same.
+ */
+static int list_dir(const char *path, bool with_ino, char ***ret, size_t *ret_n) {
+        struct names l = { .with_ino = with_ino };
+        int r = for_each_entry(path, add_name, &l);
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (r < 0) {
+                for (size_t k = 0; k < l.n; k++)
+                        free(l.v[k]);
+                free(l.v);
+                return r == -ENOENT ? 0 : r;
+        }
+        if (l.v)
+                qsort(l.v, l.n, sizeof(char *), cmp_str);
+        *ret = l.v;
+        *ret_n = l.n;
+        return 0;
+}
+
+static int count_rx(const char *name, ino_t ino, void *data) {
+        *(unsigned *)data += strncmp(name, "rx-", 3) == 0;
+        return 0;
+}
+
+/* Does the interface still have the RX queues the summary counted?  The fingerprint already
+ * proved it is the same sysfs node, so its queues are counted directly; an interface that
+ * sysfs did not show at probe time (0 queues: another network namespace's sysfs) is checked
+ * the way the probe counted it. */
+static bool same_rx_queues(const struct hw_xdp_if *x) {
+        char path[128];
+        unsigned n = 0;
+
+        if (x->rx_queues == 0)
+                return hw_count_rx_queues(x->name, x->ifindex) == 0;
+        snprintf(path, sizeof path, "/sys/class/net/%s/queues", x->name);
+        return for_each_entry(path, count_rx, &n) >= 0 && n == x->rx_queues;
 }
 
 static void strv_free(char **v) {
@@ -70,6 +135,12 @@ static int read_line_file(const char *path, char *buf, size_t size) {
         return 0;
 }
 
+/*
+ * What a login can read cheaply (a few sysfs look-ups, no per-interface reads): the boot,
+ * each RDMA device with the state of each port, each network interface by name and sysfs
+ * node.  The RX queue counts of the interfaces the summary counts are checked apart, in
+ * hw_cache_load(), only for those interfaces.
+ */
 int hw_fingerprint(char **ret) {
         char *out = NULL;
         size_t size = 0;
@@ -82,15 +153,16 @@ int hw_fingerprint(char **ret) {
                 return -ENOMEM;
         r = read_line_file("/proc/sys/kernel/random/boot_id", buf, sizeof buf);
         fprintf(f, "boot=%s;rdma=", r < 0 ? "?" : buf);
-        r = list_dir("/sys/class/infiniband", &v, &n);
+        r = list_dir("/sys/class/infiniband", true, &v, &n);
         for (size_t i = 0; r >= 0 && i < n; i++) {
-                /* the device and the state of each port ("4: ACTIVE") */
+                /* the device's node and the state of each port ("4: ACTIVE") */
                 char p[512], st[64];
                 char **ports = NULL;
                 size_t np = 0;
                 fprintf(f, "%s", v[i]);
+                *strrchr(v[i], '@') = '\0';
                 snprintf(p, sizeof p, "/sys/class/infiniband/%s/ports", v[i]);
-                if (list_dir(p, &ports, &np) == 0)
+                if (list_dir(p, false, &ports, &np) == 0)
                         for (size_t k = 0; k < np; k++) {
                                 snprintf(p, sizeof p, "/sys/class/infiniband/%s/ports/%s/state", v[i], ports[k]);
                                 if (read_line_file(p, st, sizeof st) < 0)
@@ -104,21 +176,9 @@ int hw_fingerprint(char **ret) {
         v = NULL;
         fputs(";net=", f);
         if (r >= 0)
-                r = list_dir("/sys/class/net", &v, &n);
-        for (size_t i = 0; r >= 0 && i < n; i++) {
-                char p[512], idx[32];
-                char **q = NULL;
-                size_t nq = 0, rx = 0;
-                snprintf(p, sizeof p, "/sys/class/net/%s/ifindex", v[i]);
-                if (read_line_file(p, idx, sizeof idx) < 0)
-                        snprintf(idx, sizeof idx, "?");
-                snprintf(p, sizeof p, "/sys/class/net/%s/queues", v[i]);
-                if (list_dir(p, &q, &nq) == 0)
-                        for (size_t k = 0; k < nq; k++)
-                                rx += strncmp(q[k], "rx-", 3) == 0;
-                strv_free(q);
-                fprintf(f, "%s:%s:%zu,", v[i], idx, rx);
-        }
+                r = list_dir("/sys/class/net", true, &v, &n);
+        for (size_t i = 0; r >= 0 && i < n; i++)
+                fprintf(f, "%s,", v[i]);
         strv_free(v);
         if (fclose(f) != 0 || r < 0) {
                 free(out);
@@ -254,7 +314,8 @@ static int parse_cache(char *text, const char *fp, struct hw_summary *s) {
                         struct hw_xdp_if *x = &s->xdp[s->n_xdp++];
                         *x = (struct hw_xdp_if){};
                         uint32_t idx, rxq;
-                        if (parse_u32(w[1], &idx) < 0 || strlen(w[2]) >= sizeof x->name ||
+                        if (parse_u32(w[1], &idx) < 0 || strlen(w[2]) >= sizeof x->name || strchr(w[2], '/') ||
+                            streq(w[2], ".") || streq(w[2], "..") ||
                             parse_u64(w[3], &x->xdp_features) < 0 || parse_u32(w[4], &rxq) < 0)
                                 return -EBADMSG;
                         x->ifindex = idx;
@@ -292,6 +353,10 @@ int hw_cache_load(const char *path, struct hw_summary **ret) {
         if (!s)
                 return -ENOMEM;
         r = parse_cache(text, fp, s);
+        /* the interfaces the summary counts still have the RX queues it counted */
+        for (size_t i = 0; r >= 0 && i < s->n_xdp; i++)
+                if (!same_rx_queues(&s->xdp[i]))
+                        r = -ESTALE;
         if (r < 0) {
                 hw_summary_free(s);
                 return r;

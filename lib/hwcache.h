@@ -11,7 +11,9 @@
 #define HW_CACHE_PATH "/run/rdmalimit/hw.cache"
 #define HW_CACHE_MAX (256 * 1024)
 
-/* The current fingerprint: boot id, RDMA device names, interfaces with ifindex and RX queues. */
+/* The current fingerprint: boot id, RDMA devices (sysfs node) with their port states, network
+ * interfaces (name and sysfs node).  The RX queue counts of the interfaces a summary counts
+ * are checked by hw_cache_load(). */
 int hw_fingerprint(char **ret);
 
 /* Write s with the current fingerprint, atomically, mode 0600, creating the directory. */

@@ -435,50 +435,24 @@ int ident_user_gids(struct ident *id, const struct id_user *cu, const gid_t **re
         return 0;
 }
 
-bool ident_user_in_group(struct ident *id, const struct id_user *u, const struct id_group *g) {
+int ident_user_member(struct ident *id, const struct id_user *u, const struct id_group *g) {
         const gid_t *gids;
         size_t n;
+        int r;
 
         if (!u || !g)
-                return false;
-        if (u->gid == g->gid)
-                return true;
-        if (strv_contains(g->members, u->name))
-                return true;
-        if (ident_user_gids(id, u, &gids, &n) < 0)
-                return false;
-        for (size_t i = 0; i < n; i++)
-                if (gids[i] == g->gid)
-                        return true;
-        return false;
-}
-
-int ident_user_group_names(struct ident *id, const struct id_user *u, char ***ret, size_t *ret_n) {
-        const gid_t *gids;
-        size_t n, k = 0;
-        int r = ident_user_gids(id, u, &gids, &n);
+                return 0;
+        if (u->gid == g->gid || strv_contains(g->members, u->name))
+                return 1;
+        r = ident_user_gids(id, u, &gids, &n);
         if (r < 0)
                 return r;
-        char **v = calloc(n + 1, sizeof(char *));
-        if (!v)
-                return -ENOMEM;
-        for (size_t i = 0; i < n; i++) {
-                const struct id_group *g;
-                r = ident_group_by_gid(id, gids[i], &g);
-                if (r == -ENOENT)
-                        continue;
-                if (r < 0) {
-                        ident_strv_free(v);
-                        return r;
-                }
-                if (strv_contains(v, g->name))
-                        continue;
-                if (!(v[k++] = strdup(g->name))) {
-                        ident_strv_free(v);
-                        return -ENOMEM;
-                }
-        }
-        *ret = v;
-        *ret_n = k;
+        for (size_t i = 0; i < n; i++)
+                if (gids[i] == g->gid)
+                        return 1;
         return 0;
+}
+
+bool ident_user_in_group(struct ident *id, const struct id_user *u, const struct id_group *g) {
+        return ident_user_member(id, u, g) > 0;
 }

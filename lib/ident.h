@@ -46,8 +46,7 @@ int ident_user_gids(struct ident *id, const struct id_user *u, const gid_t **ret
  * listed in gr_mem, or the gid in getgrouplist().  A NULL group is never a member.
  */
 bool ident_user_in_group(struct ident *id, const struct id_user *u, const struct id_group *g);
+/* The same, with getgrouplist's failure reported: 1 member, 0 not, negative errno. */
+int ident_user_member(struct ident *id, const struct id_user *u, const struct id_group *g);
 
-/* Names of the user's groups (getgrouplist then getgrgid), gids without a name skipped.
- * *ret is a NULL-terminated array the caller frees with ident_strv_free(). */
-int ident_user_group_names(struct ident *id, const struct id_user *u, char ***ret, size_t *ret_n);
 void ident_strv_free(char **v);

@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "fsutil.h"
 #include "hw.h"
+#include "ident.h"
 #include "macro.h"
 #include "policy.h"
 #include "size.h"
@@ -602,56 +604,17 @@ int policy_load_string(const char *text, size_t len, const char *path, struct po
 
 int policy_load_fd(int fd, const char *path, struct policy **ret, struct diag_list *diags) {
         _cleanup_free_ char *buf = NULL;
-        size_t len = 0, cap = 0;
-        struct stat st;
+        size_t len = 0;
+        int r;
 
         if (fd < 0 || !ret)
                 return -EINVAL;
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (S_ISDIR(st.st_mode))
-                return -EISDIR;
-        if (S_ISREG(st.st_mode) && st.st_size > POLICY_MAX_BYTES)
-                return -EFBIG;
-
-        /* Whatever the descriptor is (a FIFO, /dev/zero), read at most one byte more than
-         * allowed, so an endless source is refused instead of filling memory. */
-        for (;;) {
-                ssize_t k;
-
-                if (len == cap) {
-                        size_t ncap;
-                        char *n;
-
-                        if (cap > POLICY_MAX_BYTES)
-                                break;
-                        ncap = cap ? cap * 2 : 16384;
-                        if (ncap > (size_t)POLICY_MAX_BYTES + 1)
-                                ncap = (size_t)POLICY_MAX_BYTES + 1;
-                        n = realloc(buf, ncap + 1);
-                        if (!n)
-                                return -ENOMEM;
-                        buf = n;
-                        cap = ncap;
-                }
-                k = read(fd, buf + len, cap - len);
-                if (k < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (k == 0)
-                        break;
-                len += (size_t)k;
-        }
-        if (len > POLICY_MAX_BYTES)
-                return -EFBIG;
-        if (!buf) {
-                buf = malloc(1);
-                if (!buf)
-                        return -ENOMEM;
-        }
-        buf[len] = '\0';
+        /* Whatever the descriptor is (a FIFO, /dev/zero), at most one byte more than allowed
+         * is read, so an endless source is refused instead of filling memory; a directory
+         * fails with -EISDIR. */
+        r = fs_read_all(fd, POLICY_MAX_BYTES, &buf, &len);
+        if (r < 0)
+                return r;
         return load_buffer(buf, len, path, ret, diags);
 }
 
@@ -759,6 +722,44 @@ bool policy_needs_groups(const struct policy *p, const char *user) {
                 if (p->rules[i].group)
                         return true;
         return false;
+}
+
+int policy_user_groups(const struct policy *p, struct ident *id, const struct id_user *u, char ***ret,
+                       size_t *ret_n) {
+        char **v;
+        size_t n = 0;
+
+        *ret = NULL;
+        *ret_n = 0;
+        if (!policy_needs_groups(p, u->name))
+                return 0;
+        v = calloc(p->n_rules + 1, sizeof(char *));
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < p->n_rules; i++) {
+                const char *name = p->rules[i].group;
+                const struct id_group *g;
+                int r;
+
+                if (!name || in_groups(name, (const char *const *)v, n))
+                        continue;
+                r = ident_group(id, name, &g);
+                if (r == -ENOENT)
+                        continue;       /* a rule for a group that does not exist never matches */
+                if (r >= 0)
+                        r = ident_user_member(id, u, g);
+                if (r == 0)
+                        continue;
+                if (r > 0 && !(v[n++] = strdup(name)))
+                        r = -ENOMEM;
+                if (r < 0) {
+                        ident_strv_free(v);
+                        return r;
+                }
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
 }
 
 bool policy_needs_hw(const struct policy *p, const char *user, const char *const *groups,

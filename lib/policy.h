@@ -69,6 +69,18 @@ void policy_free(struct policy *p);
  * no group rule: then the user's groups need not be looked up (a login saves NSS calls). */
 bool policy_needs_groups(const struct policy *p, const char *user);
 
+/*
+ * The names of the policy's group rules the user is a member of, as pam_limits decides an
+ * @group line (ident_user_in_group: primary gid, gr_mem, then getgrouplist): one getgrnam per
+ * group rule, and getgrouplist only when neither of the first two says yes.  Nothing is looked
+ * up when policy_needs_groups() is false.  *ret is NULL-terminated (ident_strv_free()), NULL
+ * with *ret_n 0 when nothing was looked up.  Negative errno on an NSS failure.
+ */
+struct ident;
+struct id_user;
+int policy_user_groups(const struct policy *p, struct ident *id, const struct id_user *u, char ***ret,
+                       size_t *ret_n);
+
 /* Does any rule matching this user need the hardware probe (an `auto` value)? */
 bool policy_needs_hw(const struct policy *p, const char *user, const char *const *groups,
                      size_t n_groups);

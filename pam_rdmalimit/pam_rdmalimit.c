@@ -191,12 +191,10 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
                            r == -ENOENT ? "no such user" : strerror(-r));
                 goto out;
         }
-        if (policy_needs_groups(p, user)) {
-                r = ident_user_group_names(id, u, &groups, &n_groups);
-                if (r < 0) {
-                        pam_syslog(pamh, LOG_ERR, "cannot look up the groups of %s: %s", user, strerror(-r));
-                        goto out;
-                }
+        r = policy_user_groups(p, id, u, &groups, &n_groups);
+        if (r < 0) {
+                pam_syslog(pamh, LOG_ERR, "cannot look up the groups of %s: %s", user, strerror(-r));
+                goto out;
         }
         if (policy_needs_hw(p, user, (const char *const *)groups, n_groups)) {
                 bool cached = false;

@@ -103,7 +103,7 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
                 goto out;
         }
         m->have_policy = true;
-        if (ident_user_group_names(id, u, &groups, &ng) < 0)
+        if (policy_user_groups(m->p, id, u, &groups, &ng) < 0)
                 goto out;
         if (policy_needs_hw(m->p, u->name, (const char *const *)groups, ng) && hw_probe(HW_ALL, &hw) < 0)
                 goto out;

@@ -50,8 +50,10 @@ static struct hw_summary *sample(void) {
         s->xdp_status = 0;
         s->n_xdp = 1;
         s->xdp = calloc(1, sizeof(*s->xdp));
-        s->xdp[0] = (struct hw_xdp_if){ .ifindex = 4, .xdp_features = 0x2b, .zero_copy = true, .rx_queues = 8 };
-        snprintf(s->xdp[0].name, sizeof s->xdp[0].name, "eth0");
+        /* an interface that exists (the cache checks the RX queues of those it counts) */
+        s->xdp[0] = (struct hw_xdp_if){ .ifindex = 1, .xdp_features = 0x2b, .zero_copy = true,
+                                        .rx_queues = hw_count_rx_queues("lo", 1) };
+        snprintf(s->xdp[0].name, sizeof s->xdp[0].name, "lo");
         s->mem_status = 0;
         s->mem_total = UINT64_C(25275953152);
         return s;
@@ -79,13 +81,17 @@ static void test_roundtrip(void **state) {
         assert_int_equal(b->rdma[0].ports[1].query_error, -EIO);
         assert_int_equal(b->rdma[1].query_error, -EIO);
         assert_int_equal(b->n_xdp, 1);
-        assert_string_equal(b->xdp[0].name, "eth0");
+        assert_string_equal(b->xdp[0].name, "lo");
         assert_true(b->xdp[0].zero_copy);
-        assert_int_equal(b->xdp[0].rx_queues, 8);
+        assert_int_equal(b->xdp[0].rx_queues, s->xdp[0].rx_queues);
         assert_true(b->mem_total == s->mem_total);
         assert_int_equal(hw_active_ports(b), hw_active_ports(s));
-        assert_int_equal(hw_zc_queues(b), 8);
+        assert_int_equal(hw_zc_queues(b), s->xdp[0].rx_queues);
         hw_summary_free(b);
+        /* saved with another RX queue count than sysfs shows now: stale */
+        s->xdp[0].rx_queues++;
+        assert_int_equal(hw_cache_save(s, path), 0);
+        assert_int_equal(hw_cache_load(path, &b), -ESTALE);
         hw_summary_free(s);
 }
 
@@ -102,23 +108,23 @@ static void test_stale_and_bad(void **state) {
         bool cached = true;
         if (geteuid() != 0)
                 skip();
-        write_text("# rdmalimit hardware cache v1\nfingerprint boot=other;rdma=;net=\nend\n", 0600);
+        write_text("# rdmalimit hardware cache v2\nfingerprint boot=other;rdma=;net=\nend\n", 0600);
         assert_int_equal(hw_cache_load(path, &b), -ESTALE);
         write_text("garbage\n", 0600);
         assert_int_equal(hw_cache_load(path, &b), -EBADMSG);
         char *fp = NULL;
         assert_int_equal(hw_fingerprint(&fp), 0);
         char text[4096];
-        snprintf(text, sizeof text, "# rdmalimit hardware cache v1\nfingerprint %s\nport 1 4 1 0\nend\n", fp);
+        snprintf(text, sizeof text, "# rdmalimit hardware cache v2\nfingerprint %s\nport 1 4 1 0\nend\n", fp);
         write_text(text, 0600);
         assert_int_equal(hw_cache_load(path, &b), -EBADMSG); /* a port without a device */
-        snprintf(text, sizeof text, "# rdmalimit hardware cache v1\nfingerprint %s\nrdma x 1 1 1 0 1\nport 1 4 1 0\nport 2 4 1 0\nend\n", fp);
+        snprintf(text, sizeof text, "# rdmalimit hardware cache v2\nfingerprint %s\nrdma x 1 1 1 0 1\nport 1 4 1 0\nport 2 4 1 0\nend\n", fp);
         write_text(text, 0600);
         assert_int_equal(hw_cache_load(path, &b), -EBADMSG); /* more ports than declared */
-        snprintf(text, sizeof text, "# rdmalimit hardware cache v1\nfingerprint %s\nrdma_status 0\n", fp);
+        snprintf(text, sizeof text, "# rdmalimit hardware cache v2\nfingerprint %s\nrdma_status 0\n", fp);
         write_text(text, 0600);
         assert_int_equal(hw_cache_load(path, &b), -EBADMSG); /* truncated */
-        snprintf(text, sizeof text, "# rdmalimit hardware cache v1\nfingerprint %s\nrdma_status 0\nxdp_status 0\nmem 0 1\nend\n", fp);
+        snprintf(text, sizeof text, "# rdmalimit hardware cache v2\nfingerprint %s\nrdma_status 0\nxdp_status 0\nmem 0 1\nend\n", fp);
         write_text(text, 0666);
         assert_int_equal(hw_cache_load(path, &b), FS_ERR_MODE);
         /* hw_probe_cached falls back to a live probe */
@@ -130,6 +136,33 @@ static void test_stale_and_bad(void **state) {
         assert_true(cached);
         assert_true(b->mem_total == 1);
         hw_summary_free(b);
+
+        /* the interfaces a summary counts are checked for their RX queues: lo has one */
+        unsigned lo_rx = hw_count_rx_queues("lo", 1);
+        if (lo_rx > 0) {
+                snprintf(text, sizeof text, "# rdmalimit hardware cache v2\nfingerprint %s\nrdma_status 0\nxdp_status 0\n"
+                         "xdp 1 lo 1 %u\nmem 0 1\nend\n", fp, lo_rx);
+                write_text(text, 0600);
+                assert_int_equal(hw_cache_load(path, &b), 0);
+                assert_int_equal(b->n_xdp, 1);
+                hw_summary_free(b);
+                snprintf(text, sizeof text, "# rdmalimit hardware cache v2\nfingerprint %s\nrdma_status 0\nxdp_status 0\n"
+                         "xdp 1 lo 1 %u\nmem 0 1\nend\n", fp, lo_rx + 1);
+                write_text(text, 0600);
+                assert_int_equal(hw_cache_load(path, &b), -ESTALE);
+        }
+        /* an interface name that is a path, and a cache of the previous format */
+        snprintf(text, sizeof text, "# rdmalimit hardware cache v2\nfingerprint %s\nrdma_status 0\nxdp_status 0\n"
+                 "xdp 1 ../x 1 1\nmem 0 1\nend\n", fp);
+        write_text(text, 0600);
+        assert_int_equal(hw_cache_load(path, &b), -EBADMSG);
+        snprintf(text, sizeof text, "# rdmalimit hardware cache v1\nfingerprint %s\nrdma_status 0\nxdp_status 0\n"
+                 "mem 0 1\nend\n", fp);
+        write_text(text, 0600);
+        assert_int_equal(hw_cache_load(path, &b), -EBADMSG);
+        /* interfaces are named with their sysfs node: lo@INODE */
+        assert_non_null(strstr(fp, ";net="));
+        assert_non_null(strstr(fp, "lo@"));
         free(fp);
 }
 
