@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "hw.h"
+#include "hwcache.h"
 #include "ident.h"
 #include "pamstack.h"
 #include "policy.h"
@@ -59,6 +61,8 @@ struct module_view {
         char refused[512];      /* the policy exists but the module would refuse it: why */
         bool final_known;
         uint64_t soft, hard;    /* the session's memlock with both modules */
+        bool hw_cached;         /* the hardware came from the cache, as the module would read it */
+        char hw_cache[256];     /* that cache file */
 };
 
 static void module_view(const struct ctx *c, struct ident *id, const struct id_user *u, const struct lc_result *res,
@@ -89,6 +93,24 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
                                 cc.policy_path = conf_arg;
                 }
         }
+        /* the hardware the module sees: the cache it reads (--cache, else its cache= argument,
+         * "" for none, else the default), when valid, else a live probe */
+        _cleanup_free_ char *cache_arg = NULL, *cache_rooted = NULL;
+        const char *cache = HW_CACHE_PATH;
+        if (c->given & OPT_CACHE)
+                cache = c->cache;
+        else if (mod >= 0) {
+                const char *a = strstr(st.v[mod].args, "cache=");
+                if (a && (a == st.v[mod].args || a[-1] == ' ' || a[-1] == '\t')) {
+                        cache_arg = strndup(a + 6, strcspn(a + 6, " \t"));
+                        if (cache_arg)
+                                cache = cache_arg;
+                }
+        }
+        if (cache && !*cache)
+                cache = NULL;
+        if (cache && c->root && !(c->given & OPT_CACHE) && (cache_rooted = fs_root_path(c->root, cache)))
+                cache = cache_rooted;
         r = check_policy_file(&cc, &d, &m->p);
         if (r < 0) {
                 if (r != -ENOENT) {
@@ -105,8 +127,12 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
         m->have_policy = true;
         if (policy_user_groups(m->p, id, u, &groups, &ng) < 0)
                 goto out;
-        if (policy_needs_hw(m->p, u->name, (const char *const *)groups, ng) && hw_probe(HW_ALL, &hw) < 0)
-                goto out;
+        if (policy_needs_hw(m->p, u->name, (const char *const *)groups, ng)) {
+                if (hw_probe_cached(cache, &hw, &m->hw_cached) < 0)
+                        goto out;
+                if (m->hw_cached)
+                        snprintf(m->hw_cache, sizeof m->hw_cache, "%s", cache);
+        }
         if (policy_evaluate(m->p, u->name, (const char *const *)groups, ng, hw, &m->dec) < 0)
                 goto out;
         m->matched = m->dec.matched && !m->dec.untouched;
@@ -172,6 +198,11 @@ static void module_json(struct json *j, const struct module_view *m) {
                 print_auto_json(j, m->p, &m->dec.auto_info);
         else
                 json_null(j);
+        json_key(j, "hardware_cache");
+        if (m->dec.used_auto && m->hw_cached)
+                json_str(j, m->hw_cache);
+        else
+                json_null(j);
         json_key(j, "service");
         json_str(j, m->service);
         json_key(j, "order");
@@ -199,8 +230,11 @@ static void module_text(const struct module_view *m) {
         printf("\npam_rdmalimit: %s:%u (%s %s) asks memlock soft %s, hard %s%s\n", m->p->path, r->line,
                r->user ? "user" : "group", r->user ? r->user : r->group, size_format(m->dec.soft, a),
                size_format(m->dec.hard, b), m->dec.lower ? " (may lower)" : "");
-        if (m->dec.used_auto)
+        if (m->dec.used_auto) {
                 print_auto_text(m->p, &m->dec.auto_info, "  ");
+                if (m->hw_cached)
+                        printf("  (hardware from the cache %s, as the module reads it)\n", m->hw_cache);
+        }
         switch (m->order) {
         case ORDER_AFTER:
                 printf("  In the %s session stack pam_rdmalimit runs after pam_limits: it wins where it asks more",

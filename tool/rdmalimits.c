@@ -29,7 +29,7 @@ static const struct command commands[] = {
         { "list", cmd_list, 0, 0, 0, "", "the memlock entries of every file, in the order pam_limits reads them" },
         { "check", cmd_check, OPT_POLICY | OPT_CONF, 0, -1, "[FILE...]",
           "validate limits.conf, limits.d and (with --policy) rdmalimit.conf" },
-        { "explain", cmd_explain, OPT_CONF | OPT_PROC1 | OPT_SERVICE, 1, 1, "USER",
+        { "explain", cmd_explain, OPT_CONF | OPT_PROC1 | OPT_SERVICE | OPT_CACHE, 1, 1, "USER",
           "the memlock a session of USER gets, and the file:line behind each value" },
         { "verify", cmd_verify, OPT_SERVICE | OPT_SSH | OPT_CONF, 1, 1, "USER",
           "open a real session for USER (PAM, or --ssh DEST) and compare with explain" },
@@ -66,7 +66,8 @@ static void usage(FILE *out) {
               "     --unit UNIT       doctor: also examine this systemd unit\n"
               "     --ssh DEST        verify: log in with ssh to DEST (options for ssh after --)\n"
               "     --save            probe: write the hardware cache pam_rdmalimit reads at login\n"
-              "     --cache FILE      probe: the cache file (default " HW_CACHE_PATH ")\n"
+              "     --cache FILE      probe: the cache file to write; explain: the cache the module\n"
+              "                       reads (default: its cache= argument, else " HW_CACHE_PATH ")\n"
               "     --proc1-limits F  explain: read the Debian baseline from F instead of /proc/1/limits\n"
               " -h, --help            display this help\n"
               " -V, --version         display version\n\n"

@@ -190,6 +190,11 @@ session() {
 	local user=$1 conf=$2
 	shift 2
 	last_user=$user last_conf=$conf last_scenario=${SCENARIO:-none} last_start=${START_AT:-$START}
+	last_cache=()
+	local arg
+	for arg in "$@"; do
+		case $arg in cache=*) last_cache=(--cache "${arg#cache=}") ;; esac
+	done
 	printf 'session [success=ok ignore=ignore default=die] %s conf=%s%s\nsession required pam_permit.so\n' \
 		"$PAM_MODULE" "$conf" "${*:+ $*}" >"$tmp/pam.d/$SERVICE"
 	# shellcheck disable=SC2086 # RUN and PAMRUN_ARGS are word lists
@@ -230,7 +235,7 @@ expect() {
 	# hardware and policy)
 	if [ "$(rc)" = PAM_SUCCESS ] && [ -z "${PAMRUN_ARGS:-}" ] && getent passwd "$last_user" >/dev/null; then
 		pred=$(env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SCENARIO="$last_scenario" \
-			"$RDMALIMITS" explain "$last_user" --json --conf "$last_conf" 2>/dev/null |
+			"$RDMALIMITS" explain "$last_user" --json --conf "$last_conf" "${last_cache[@]}" 2>/dev/null |
 			python3 "$top_srcdir/tests/pam/explain-model.py" "$last_start")
 		if [ "$pred" = "$(soft) $(hard)" ]; then
 			ok "... explain predicts it ($pred)"
@@ -538,6 +543,89 @@ else
 		read -r a _ <<<"$p"
 		ip link del "$a" 2>/dev/null
 	done
+fi
+
+# =============================================================================================
+# The hardware cache (`rdmalimits probe --save`): a login reads it instead of probing, and
+# never loads libibverbs then; a new interface, an interface created again under the same
+# name or a different RX queue count makes it stale, and the module probes live.  The cache
+# is written while the fake libibverbs shows one active port (SCENARIO=one) and the sessions
+# run with SCENARIO=none, so a session that probed live finds no RDMA port: the value tells
+# which one it used.
+hwc=$tmp/hw.cache
+hwc_logged() { logs debug | grep -o 'hardware ([^)]*)' | sed 's/^hardware (//; s/)$//'; }
+if ip link add ca numrxqueues 2 numtxqueues 1 type veth peer name cb numrxqueues 2 numtxqueues 1 2>"$tmp/ip.err"; then
+	ip link set ca up && ip link set cb up
+	"$HW_DUMP" xdp >"$tmp/hw" 2>&1
+	if grep -qx 'xdp_status=-EOPNOTSUPP' "$tmp/hw"; then
+		skip "hardware cache: the kernel has no netdev family"
+	else
+		cq=$(awk '$1 == "xdp" { sub("rxq=", "", $6); n += $6 } END { print n + 0 }' "$tmp/hw")
+		diag "hardware cache: XDP RX queues seen by the probe: $cq"
+		env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SCENARIO=one "$RDMALIMITS" probe --save --cache "$hwc" \
+			>"$tmp/probe.out" 2>&1
+		expect_true "probe --save writes the cache (root, 0600)" \
+			test "$(stat -c '%u %a' "$hwc" 2>/dev/null)" = "0 600"
+		with_port=$((3 * M + cq * 256 * K)) without=$((1 * M + cq * 256 * K))
+		rm -f "$tmp/marker"
+		FAKE_IBVERBS_MARKER=$tmp/marker session ann "$xdp" cache="$hwc" debug
+		expect "a valid cache: its RDMA port and $cq XDP queues, $with_port" PAM_SUCCESS "$with_port" "$HARD"
+		expect_true "... read from the cache (debug log)" test "$(hwc_logged)" = "from the cache"
+		expect_true "... libibverbs not loaded" test ! -e "$tmp/marker"
+
+		# another interface: stale
+		ip link add ce numrxqueues 1 numtxqueues 1 type veth peer name cf numrxqueues 1 numtxqueues 1
+		"$HW_DUMP" xdp >"$tmp/hw" 2>&1
+		cq2=$(awk '$1 == "xdp" { sub("rxq=", "", $6); n += $6 } END { print n + 0 }' "$tmp/hw")
+		FAKE_IBVERBS_MARKER=$tmp/marker session ann "$xdp" cache="$hwc" debug
+		expect "a new interface: stale, probed live ($cq2 XDP queues, no RDMA port)" PAM_SUCCESS \
+			$((1 * M + cq2 * 256 * K)) "$HARD"
+		expect_true "... probed (debug log)" test "$(hwc_logged)" = "probed"
+		expect_true "... libibverbs loaded by the live probe" test -e "$tmp/marker"
+
+		# saved again, then the same names created again: stale
+		env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SCENARIO=one "$RDMALIMITS" probe --save --cache "$hwc" \
+			>"$tmp/probe.out" 2>&1
+		session ann "$xdp" cache="$hwc" debug
+		expect "saved again: the cache is used" PAM_SUCCESS $((3 * M + cq2 * 256 * K)) "$HARD"
+		ip link del ce
+		ip link add ce numrxqueues 1 numtxqueues 1 type veth peer name cf numrxqueues 1 numtxqueues 1
+		session ann "$xdp" cache="$hwc" debug
+		expect "an interface deleted and created again with the same name: stale" PAM_SUCCESS \
+			$((1 * M + cq2 * 256 * K)) "$HARD"
+		expect_true "... probed (debug log)" test "$(hwc_logged)" = "probed"
+
+		# an RX queue count that is not the one sysfs shows (edited into the cache): stale
+		env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SCENARIO=one "$RDMALIMITS" probe --save --cache "$hwc" \
+			>"$tmp/probe.out" 2>&1
+		sed -i 's/^\(xdp [0-9]* ca [0-9]*\) \([0-9]*\)$/\1 9/' "$hwc"
+		expect_true "... (the cache names ca with 9 RX queues)" grep -q '^xdp [0-9]* ca [0-9]* 9$' "$hwc"
+		session ann "$xdp" cache="$hwc" debug
+		expect "a cached RX queue count that differs from sysfs: stale" PAM_SUCCESS \
+			$((1 * M + cq2 * 256 * K)) "$HARD"
+
+		# a cache others may write is refused
+		env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SCENARIO=one "$RDMALIMITS" probe --save --cache "$hwc" \
+			>"$tmp/probe.out" 2>&1
+		chmod 0666 "$hwc"
+		session ann "$xdp" cache="$hwc" debug
+		expect "a world-writable cache is not used" PAM_SUCCESS $((1 * M + cq2 * 256 * K)) "$HARD"
+		chmod 0600 "$hwc"
+
+		# the default place, /run/rdmalimit/hw.cache (this test's private /run), and cache=
+		env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SCENARIO=one "$RDMALIMITS" probe --save \
+			>"$tmp/probe.out" 2>&1
+		session ann "$xdp" debug
+		expect "without cache=: /run/rdmalimit/hw.cache is read" PAM_SUCCESS $((3 * M + cq2 * 256 * K)) "$HARD"
+		session ann "$xdp" cache= debug
+		expect "cache= (empty): always probed live" PAM_SUCCESS $((1 * M + cq2 * 256 * K)) "$HARD"
+		rm -rf /run/rdmalimit
+	fi
+	ip link del ca 2>/dev/null
+	ip link del ce 2>/dev/null
+else
+	fail "hardware cache: veth pair created"
+	sed 's/^/# /' "$tmp/ip.err"
 fi
 
 # =============================================================================================
