@@ -37,6 +37,7 @@ ap.add_argument("--trees", default=os.environ.get("BENCH_TREES", "5000,10000,100
 ap.add_argument("--tree-rounds", default=os.environ.get("BENCH_TREE_ROUNDS", "5,3,2"))
 ap.add_argument("--mem-variants", default=os.environ.get("BENCH_MEM_VARIANTS", "static,auto-cache,auto-live"))
 ap.add_argument("--callgrind", type=int, default=int(os.environ.get("BENCH_CALLGRIND", "1")))
+ap.add_argument("--dlopen-runs", type=int, default=int(os.environ.get("BENCH_DLOPEN_RUNS", "60")))
 ap.add_argument("--tool-runs", type=int, default=int(os.environ.get("BENCH_TOOL_RUNS", "5")))
 ap.add_argument("--pam-limits-timeout", type=float,
                 default=float(os.environ.get("BENCH_PAM_LIMITS_TIMEOUT", "120")))
@@ -210,6 +211,23 @@ def part1(results):
                                      "statistic": "median spawn of a round", "ns": spawn,
                                      "all_spawns_ns": spawn_all}}
 
+    # part 1d: what loading each library costs a fresh process (dlopen RTLD_NOW, as libpam
+    # loads a module): explains the one-session-per-process figures
+    say("part 1d: %d fresh processes dlopen pam_limits.so, libconfig.so.9, pam_rdmalimit.so" % A.dlopen_runs)
+    libs = [("pam_permit.so (warm-up)", "pam_permit.so"), ("pam_limits.so", "pam_limits.so"),
+            ("libconfig.so.9", "libconfig.so.9"), ("pam_rdmalimit.so (libconfig loaded)", MODULE)]
+    secdir = next((d for d in ("/lib/x86_64-linux-gnu/security", "/usr/lib/x86_64-linux-gnu/security",
+                               "/usr/lib64/security", "/lib/security", "/usr/lib/security")
+                   if os.path.exists(os.path.join(d, "pam_limits.so"))), "/lib/security")
+    paths = [os.path.join(secdir, p) if p.startswith("pam_") else p for _, p in libs]
+    loads = {name: [] for name, _ in libs}
+    for _ in range(A.dlopen_runs):
+        for line in run([DRIVER, "dlopen"] + paths).splitlines():
+            d = kv(line)
+            name = libs[paths.index(d["lib"])][0]
+            loads[name].append(int(d["ns"]))
+    results["library_loads"] = {name: stats(v) for name, v in loads.items()}
+
     # part 1c: instructions (callgrind): deterministic, blind to syscalls and page-table work
     if A.callgrind and shutil.which("valgrind"):
         say("part 1c: callgrind, %d variants x 2 runs" % len(variants))
@@ -367,6 +385,11 @@ def report(results, variants, sizes):
             ins[v]["ratio_process"] = None if rb == "-" else nb / lb
             out("   %-44s %12d %12s %8s %14d %12s %8s" % (DESCR[v], a, "-" if v == "permit" else na, ra, b,
                                                         "-" if v == "permit" else nb, rb))
+    if "library_loads" in results:
+        ll = results["library_loads"]
+        out("")
+        out("   loading a library in a fresh process (dlopen RTLD_NOW, median of %d processes): %s" % (
+            A.dlopen_runs, "; ".join("%s %s us" % (k, fmt_us(v["median"])) for k, v in ll.items())))
     if "probe_check" in results:
         pc = results["probe_check"]
         out("")

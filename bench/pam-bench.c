@@ -24,10 +24,17 @@
  *       died by a signal.  --raw first prints every run's time, in run order:
  *         cmd=I ns=T,T,...
  *
+ *   pam-bench dlopen LIB...
+ *       dlopen(RTLD_NOW | RTLD_LOCAL)s each LIB in turn in this process, as libpam loads a
+ *       module, and prints one line per LIB:  lib=PATH ns=T
+ *       (the first one pays the dynamic linker's first-dlopen costs: pass a warm-up first).
+ *       Run it in fresh processes: a library already loaded costs nothing.
+ *
  * Exit status: 0 when every session or run went as the first one did, 1 otherwise, 2 on a
  * usage error.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
@@ -379,12 +386,29 @@ static int cmd_spawn(int argc, char **argv) {
         return failures ? 1 : 0;
 }
 
+static int cmd_dlopen(int argc, char **argv) {
+        if (argc < 2)
+                die("usage: pam-bench dlopen LIB...");
+        for (int i = 1; i < argc; i++) {
+                uint64_t t0 = now_ns();
+                void *h = dlopen(argv[i], RTLD_NOW | RTLD_LOCAL);
+                uint64_t t = now_ns() - t0;
+                if (!h)
+                        die("dlopen %s: %s", argv[i], dlerror());
+                printf("lib=%s ns=%llu\n", argv[i], (unsigned long long)t);
+        }
+        return 0;
+}
+
 int main(int argc, char **argv) {
         if (argc >= 2 && strcmp(argv[1], "session") == 0)
                 return cmd_session(argc - 1, argv + 1);
         if (argc >= 2 && strcmp(argv[1], "spawn") == 0)
                 return cmd_spawn(argc - 1, argv + 1);
+        if (argc >= 2 && strcmp(argv[1], "dlopen") == 0)
+                return cmd_dlopen(argc - 1, argv + 1);
         fprintf(stderr, "usage: pam-bench session [--memlock SOFT:HARD] [--report N,...] CONFDIR SERVICE USER N\n"
-                        "       pam-bench spawn [--ok CODE,...] [--raw] K CMD [ARG...] [-- CMD [ARG...]]...\n");
+                        "       pam-bench spawn [--ok CODE,...] [--raw] K CMD [ARG...] [-- CMD [ARG...]]...\n"
+                        "       pam-bench dlopen LIB...\n");
         return 2;
 }

@@ -789,6 +789,20 @@ else
 	fail "dlopen(RTLD_NOW) of the module"
 	diag "$out"
 fi
+# what every login maps: the module, libpam and libc and libconfig; libibverbs and libmnl are
+# dlopen()ed by a live probe only
+if command -v readelf >/dev/null; then
+	needed=$(readelf -d "$PAM_MODULE" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -vE '^(libasan|libubsan)' |
+		sort | tr '\n' ' ')
+	if [ "$needed" = "libc.so.6 libconfig.so.9 libpam.so.0 " ]; then
+		ok "the module needs only libc, libconfig and libpam (no libmnl, no libibverbs)"
+	else
+		fail "the module needs only libc, libconfig and libpam (no libmnl, no libibverbs)"
+		diag "NEEDED: $needed"
+	fi
+else
+	skip "NEEDED entries of the module: no readelf"
+fi
 if command -v nm >/dev/null; then
 	syms=$(nm -D --defined-only "$PAM_MODULE" | awk '$2 != "A" { print $3 }' | sort | tr '\n' ' ')
 	if [ "$syms" = "pam_sm_close_session pam_sm_open_session " ]; then
