@@ -67,22 +67,23 @@ static void dlclosep(void **h) {
                 dlclose(*h);
 }
 
-#define RESOLVE(h, fns, field, name)                                                \
+/* fns->field = the symbol name of version in h, or return -ELIBBAD (libibverbs, libmnl) */
+#define RESOLVE(h, fns, field, name, version)                                       \
         do {                                                                        \
-                void *_p = dlvsym((h), (name), IBVERBS_VERSION);                    \
+                void *_p = dlvsym((h), (name), (version));                          \
                 if (!_p)                                                            \
                         return -ELIBBAD;                                            \
                 (fns)->field = (__typeof__((fns)->field))_p;                        \
         } while (0)
 
 static int ibv_resolve(void *h, struct ibv_fns *f) {
-        RESOLVE(h, f, get_device_list, "ibv_get_device_list");
-        RESOLVE(h, f, free_device_list, "ibv_free_device_list");
-        RESOLVE(h, f, get_device_name, "ibv_get_device_name");
-        RESOLVE(h, f, open_device, "ibv_open_device");
-        RESOLVE(h, f, close_device, "ibv_close_device");
-        RESOLVE(h, f, query_device, "ibv_query_device");
-        RESOLVE(h, f, query_port, "ibv_query_port");
+        RESOLVE(h, f, get_device_list, "ibv_get_device_list", IBVERBS_VERSION);
+        RESOLVE(h, f, free_device_list, "ibv_free_device_list", IBVERBS_VERSION);
+        RESOLVE(h, f, get_device_name, "ibv_get_device_name", IBVERBS_VERSION);
+        RESOLVE(h, f, open_device, "ibv_open_device", IBVERBS_VERSION);
+        RESOLVE(h, f, close_device, "ibv_close_device", IBVERBS_VERSION);
+        RESOLVE(h, f, query_device, "ibv_query_device", IBVERBS_VERSION);
+        RESOLVE(h, f, query_port, "ibv_query_port", IBVERBS_VERSION);
         return 0;
 }
 
@@ -207,10 +208,10 @@ struct ibv_mr_fns {
 };
 
 static int ibv_resolve_mr(void *h, struct ibv_mr_fns *f) {
-        RESOLVE(h, f, alloc_pd, "ibv_alloc_pd");
-        RESOLVE(h, f, dealloc_pd, "ibv_dealloc_pd");
-        RESOLVE(h, f, reg_mr, "ibv_reg_mr");
-        RESOLVE(h, f, dereg_mr, "ibv_dereg_mr");
+        RESOLVE(h, f, alloc_pd, "ibv_alloc_pd", IBVERBS_VERSION);
+        RESOLVE(h, f, dealloc_pd, "ibv_dealloc_pd", IBVERBS_VERSION);
+        RESOLVE(h, f, reg_mr, "ibv_reg_mr", IBVERBS_VERSION);
+        RESOLVE(h, f, dereg_mr, "ibv_dereg_mr", IBVERBS_VERSION);
         return 0;
 }
 
@@ -317,31 +318,23 @@ struct mnl_fns {
         bool (*attr_put_strz_check)(struct nlmsghdr *nlh, size_t buflen, uint16_t type, const char *data);
 };
 
-#define MNL_RESOLVE(h, fns, field, version)                                          \
-        do {                                                                        \
-                void *_p = dlvsym((h), "mnl_" #field, (version));                   \
-                if (!_p)                                                            \
-                        return -ELIBBAD;                                            \
-                (fns)->field = (__typeof__((fns)->field))_p;                        \
-        } while (0)
-
 static int mnl_resolve(void *h, struct mnl_fns *f) {
-        MNL_RESOLVE(h, f, socket_open2, "LIBMNL_1.2");
-        MNL_RESOLVE(h, f, socket_bind, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, socket_close, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, socket_get_portid, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, socket_sendto, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, socket_recvfrom, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, cb_run, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, nlmsg_put_header, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, nlmsg_put_extra_header, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, attr_get_type, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, attr_validate, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, attr_parse, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, attr_get_u16, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, attr_get_u32, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, attr_get_u64, "LIBMNL_1.0");
-        MNL_RESOLVE(h, f, attr_put_strz_check, "LIBMNL_1.0");
+        RESOLVE(h, f, socket_open2, "mnl_socket_open2", "LIBMNL_1.2");
+        RESOLVE(h, f, socket_bind, "mnl_socket_bind", "LIBMNL_1.0");
+        RESOLVE(h, f, socket_close, "mnl_socket_close", "LIBMNL_1.0");
+        RESOLVE(h, f, socket_get_portid, "mnl_socket_get_portid", "LIBMNL_1.0");
+        RESOLVE(h, f, socket_sendto, "mnl_socket_sendto", "LIBMNL_1.0");
+        RESOLVE(h, f, socket_recvfrom, "mnl_socket_recvfrom", "LIBMNL_1.0");
+        RESOLVE(h, f, cb_run, "mnl_cb_run", "LIBMNL_1.0");
+        RESOLVE(h, f, nlmsg_put_header, "mnl_nlmsg_put_header", "LIBMNL_1.0");
+        RESOLVE(h, f, nlmsg_put_extra_header, "mnl_nlmsg_put_extra_header", "LIBMNL_1.0");
+        RESOLVE(h, f, attr_get_type, "mnl_attr_get_type", "LIBMNL_1.0");
+        RESOLVE(h, f, attr_validate, "mnl_attr_validate", "LIBMNL_1.0");
+        RESOLVE(h, f, attr_parse, "mnl_attr_parse", "LIBMNL_1.0");
+        RESOLVE(h, f, attr_get_u16, "mnl_attr_get_u16", "LIBMNL_1.0");
+        RESOLVE(h, f, attr_get_u32, "mnl_attr_get_u32", "LIBMNL_1.0");
+        RESOLVE(h, f, attr_get_u64, "mnl_attr_get_u64", "LIBMNL_1.0");
+        RESOLVE(h, f, attr_put_strz_check, "mnl_attr_put_strz_check", "LIBMNL_1.0");
         return 0;
 }
 
