@@ -206,7 +206,22 @@ def part1(results):
         for v, sm, rw in zip(variants, summary, raw):
             spawn[v].append(int(sm["ns_median"]))
             spawn_all[v] += [int(x) for x in rw["ns"].split(",")]
-    results["sessions"] = {"many": {"rounds": A.rounds, "sessions_per_process": A.sessions, "ns": many},
+    # the same fresh processes timed inside: pam_start .. pam_end of their one session, without
+    # exec and exit (what the module's own work and loading cost, apart from process teardown)
+    say("part 1b': %d rounds x %d variants x %d fresh processes, timed inside" % (A.spawn_rounds, len(variants),
+                                                                               A.spawns))
+    inside = {v: [] for v in variants}
+    for r in range(A.spawn_rounds):
+        per = {v: [] for v in variants}
+        for _ in range(A.spawns):
+            for v in variants:
+                s, _ = session(pamd, v, 1)
+                per[v].append(int(s["ns_per_session"]))
+        for v in variants:
+            inside[v].append(statistics.median(per[v]))
+    results["sessions"] = {"inside": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns,
+                                      "statistic": "median in-process session time of a round", "ns": inside},
+                           "many": {"rounds": A.rounds, "sessions_per_process": A.sessions, "ns": many},
                            "spawn": {"rounds": A.spawn_rounds, "spawns_per_round": A.spawns,
                                      "statistic": "median spawn of a round", "ns": spawn,
                                      "all_spawns_ns": spawn_all}}
@@ -343,6 +358,8 @@ def report(results, variants, sizes):
         "then net median / pam_limits' net median; target <= 1.0")
     eff = results["effect"]
     for shape, title in (("many", "%d sessions in one process, %d rounds" % (A.sessions, A.rounds)),
+                         ("inside", "one session per process, timed inside the process (pam_start..pam_end, no exec/exit): "
+                          "%d processes per stack and round (median), %d rounds" % (A.spawns, A.spawn_rounds)),
                          ("spawn", "one session per process: %d spawns per stack and round, alternating stacks (median), %d rounds"
                           % (A.spawns, A.spawn_rounds))):
         ns = results["sessions"][shape]["ns"]
