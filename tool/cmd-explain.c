@@ -65,6 +65,15 @@ struct module_view {
         char hw_cache[256];     /* that cache file */
 };
 
+/* The value of a module argument KEY= ("conf=", "cache=") in a stack line's arguments, or NULL. */
+static char *module_arg(const char *args, const char *key) {
+        const char *a = strstr(args, key);
+        size_t k = strlen(key);
+        if (!a || (a != args && a[-1] != ' ' && a[-1] != '\t'))
+                return NULL;
+        return strndup(a + k, strcspn(a + k, " \t"));
+}
+
 static void module_view(const struct ctx *c, struct ident *id, const struct id_user *u, const struct lc_result *res,
                         struct module_view *m) {
         struct diag_list d = {};
@@ -86,12 +95,9 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
         struct ctx cc = *c;
         _cleanup_free_ char *conf_arg = NULL;
         if (mod >= 0 && !(c->given & OPT_CONF)) {
-                const char *a = strstr(st.v[mod].args, "conf=");
-                if (a && (a == st.v[mod].args || a[-1] == ' ' || a[-1] == '\t')) {
-                        conf_arg = strndup(a + 5, strcspn(a + 5, " \t"));
-                        if (conf_arg && *conf_arg)
-                                cc.policy_path = conf_arg;
-                }
+                conf_arg = module_arg(st.v[mod].args, "conf=");
+                if (conf_arg && *conf_arg)
+                        cc.policy_path = conf_arg;
         }
         /* the hardware the module sees: the cache it reads (--cache, else its cache= argument,
          * "" for none, else the default), when valid, else a live probe */
@@ -100,12 +106,9 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
         if (c->given & OPT_CACHE)
                 cache = c->cache;
         else if (mod >= 0) {
-                const char *a = strstr(st.v[mod].args, "cache=");
-                if (a && (a == st.v[mod].args || a[-1] == ' ' || a[-1] == '\t')) {
-                        cache_arg = strndup(a + 6, strcspn(a + 6, " \t"));
-                        if (cache_arg)
-                                cache = cache_arg;
-                }
+                cache_arg = module_arg(st.v[mod].args, "cache=");
+                if (cache_arg)
+                        cache = cache_arg;
         }
         if (cache && !*cache)
                 cache = NULL;
