@@ -14,9 +14,12 @@
 #include "fsutil.h"
 #include "hwcache.h"
 #include "macro.h"
+#include "policy.h"
 #include "size.h"
 
-#define MAGIC "# rdmalimit hardware cache v2"
+#define MAGIC "# rdmalimit cache v3"
+/* The policy section holds the build that compiled it: another build may compile differently. */
+#define BUILD "rdmalimit " PACKAGE_VERSION
 
 static int cmp_str(const void *a, const void *b) {
         return strcmp(*(char *const *)a, *(char *const *)b);
@@ -188,20 +191,14 @@ int hw_fingerprint(char **ret) {
         return 0;
 }
 
-int hw_cache_save(const struct hw_summary *s, const char *path) {
-        _cleanup_free_ char *fp = NULL, *text = NULL, *dir = NULL;
-        _cleanup_close_ int dfd = -1;
-        size_t size = 0;
-        FILE *f;
-        int r;
+/* The hardware section: the fingerprint, then the summary. */
+static int write_hardware(FILE *f, const struct hw_summary *s) {
+        _cleanup_free_ char *fp = NULL;
+        int r = hw_fingerprint(&fp);
 
-        r = hw_fingerprint(&fp);
         if (r < 0)
                 return r;
-        f = open_memstream(&text, &size);
-        if (!f)
-                return -ENOMEM;
-        fprintf(f, "%s\nfingerprint %s\nrdma_status %d\n", MAGIC, fp, s->rdma_status);
+        fprintf(f, "fingerprint %s\nrdma_status %d\n", fp, s->rdma_status);
         for (size_t i = 0; i < s->n_rdma; i++) {
                 const struct hw_rdma_dev *d = &s->rdma[i];
                 fprintf(f, "rdma %s %d %llu %d %d %zu\n", d->name[0] ? d->name : "-", d->node_type,
@@ -215,8 +212,68 @@ int hw_cache_save(const struct hw_summary *s, const char *path) {
                 fprintf(f, "xdp %u %s %llu %u\n", s->xdp[i].ifindex, s->xdp[i].name,
                         (unsigned long long)s->xdp[i].xdp_features, s->xdp[i].rx_queues);
         fprintf(f, "mem %d %llu\nend\n", s->mem_status, (unsigned long long)s->mem_total);
+        return 0;
+}
+
+/* The policy section: the build, the policy's path and bytes, then its compiled form. */
+static int write_policy(FILE *f, const struct hw_cache_policy *src) {
+        if (!src->path || !*src->path || (!src->text && src->len) || !src->policy)
+                return -EINVAL;
+        fprintf(f, "build %s\nsource %zu %zu\n", BUILD, strlen(src->path), src->len);
+        fputs(src->path, f);
+        if (src->len)
+                fwrite(src->text, 1, src->len, f);
+        fputc('\n', f);
+        return policy_compiled_write(f, src->policy, src->diags);
+}
+
+/* "section NAME LENGTH\n" and the section written by fn. */
+static int write_section(FILE *out, const char *name, int (*fn)(FILE *, const void *), const void *data) {
+        _cleanup_free_ char *text = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&text, &size);
+        int r;
+
+        if (!f)
+                return -ENOMEM;
+        r = fn(f, data);
         if (fclose(f) != 0)
                 return -ENOMEM;
+        if (r < 0)
+                return r;
+        fprintf(out, "section %s %zu\n", name, size);
+        fwrite(text, 1, size, out);
+        return 0;
+}
+
+static int write_hardware_v(FILE *f, const void *s) {
+        return write_hardware(f, s);
+}
+
+static int write_policy_v(FILE *f, const void *src) {
+        return write_policy(f, src);
+}
+
+int hw_cache_save(const struct hw_summary *s, const struct hw_cache_policy *policy, const char *path) {
+        _cleanup_free_ char *text = NULL, *dir = NULL;
+        _cleanup_close_ int dfd = -1;
+        size_t size = 0;
+        FILE *f;
+        int r;
+
+        f = open_memstream(&text, &size);
+        if (!f)
+                return -ENOMEM;
+        fprintf(f, "%s\n", MAGIC);
+        r = write_section(f, "hardware", write_hardware_v, s);
+        if (r >= 0 && policy)
+                r = write_section(f, "policy", write_policy_v, policy);
+        if (fclose(f) != 0)
+                return -ENOMEM;
+        if (r < 0)
+                return r;
+        if (size > HW_CACHE_MAX)
+                return -EFBIG;
         dir = strdup(path);
         if (!dir)
                 return -ENOMEM;
@@ -229,7 +286,7 @@ int hw_cache_save(const struct hw_summary *s, const char *path) {
         dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (dfd < 0)
                 return negative_errno();
-        return fs_write_atomic(dfd, slash + 1, text, strlen(text), 0600);
+        return fs_write_atomic(dfd, slash + 1, text, size, 0600);
 }
 
 /* Split a line into at most n words in place. */
@@ -257,9 +314,6 @@ static int parse_cache(char *text, const char *fp, struct hw_summary *s) {
         bool ended = false;
 
         line = strtok_r(text, "\n", &save);
-        if (!line || !streq(line, MAGIC))
-                return -EBADMSG;
-        line = strtok_r(NULL, "\n", &save);
         if (!line || strncmp(line, "fingerprint ", 12) != 0)
                 return -EBADMSG;
         if (!streq(line + 12, fp))
@@ -334,18 +388,96 @@ static int parse_cache(char *text, const char *fp, struct hw_summary *s) {
         return ended ? 0 : -EBADMSG;
 }
 
-int hw_cache_load(const char *path, struct hw_summary **ret) {
+struct hw_cache {
+        char *text;
+        const char *hw, *policy;        /* the sections, in text; policy may be NULL */
+        size_t hw_len, policy_len;
+};
+
+void hw_cache_free(struct hw_cache *c) {
+        if (!c)
+                return;
+        free(c->text);
+        free(c);
+}
+
+/* "section NAME LENGTH\n" at *pos, and the LENGTH bytes after it. */
+static int next_section(const char *text, size_t len, size_t *pos, const char **ret_name, size_t *ret_name_len,
+                        const char **ret_body, size_t *ret_body_len) {
+        const char *p = text + *pos, *end = text + len, *nl = memchr(p, '\n', (size_t)(end - p));
+        char head[64], *sp;
+        uint64_t n;
+
+        if (!nl || strncmp(p, "section ", 8) != 0 || (size_t)(nl - p) >= sizeof head)
+                return -EBADMSG;
+        memcpy(head, p + 8, (size_t)(nl - p) - 8);
+        head[nl - p - 8] = '\0';
+        sp = strrchr(head, ' ');
+        if (!sp || sp == head || parse_u64(sp + 1, &n) < 0 || n > (uint64_t)(end - nl - 1))
+                return -EBADMSG;
+        *ret_name = p + 8;
+        *ret_name_len = (size_t)(sp - head);
+        *ret_body = nl + 1;
+        *ret_body_len = n;
+        *pos = (size_t)(nl + 1 - text) + n;
+        return 0;
+}
+
+int hw_cache_read(const char *path, struct hw_cache **ret) {
         _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *text = NULL, *fp = NULL;
-        struct hw_summary *s;
+        struct hw_cache *c;
+        size_t len = 0, pos;
         int r;
 
         r = fs_open_config(AT_FDCWD, path, true, true, &fd, NULL);
         if (r < 0)
                 return r;
-        r = fs_read_all(fd, HW_CACHE_MAX, &text, NULL);
-        if (r < 0)
+        c = calloc(1, sizeof(*c));
+        if (!c)
+                return -ENOMEM;
+        r = fs_read_all(fd, HW_CACHE_MAX, &c->text, &len);
+        if (r < 0) {
+                hw_cache_free(c);
                 return r;
+        }
+        pos = strlen(MAGIC) + 1;
+        if (len < pos || memcmp(c->text, MAGIC "\n", pos) != 0)
+                r = -EBADMSG;
+        while (r >= 0 && pos < len) {
+                const char *name, *body;
+                size_t name_len, body_len;
+                r = next_section(c->text, len, &pos, &name, &name_len, &body, &body_len);
+                if (r < 0)
+                        break;
+                if (name_len == 8 && memcmp(name, "hardware", 8) == 0 && !c->hw) {
+                        c->hw = body;
+                        c->hw_len = body_len;
+                } else if (name_len == 6 && memcmp(name, "policy", 6) == 0 && !c->policy) {
+                        c->policy = body;
+                        c->policy_len = body_len;
+                } else
+                        r = -EBADMSG;
+        }
+        if (r >= 0 && !c->hw)
+                r = -EBADMSG;
+        if (r < 0) {
+                hw_cache_free(c);
+                return r;
+        }
+        *ret = c;
+        return 0;
+}
+
+int hw_cache_hardware(const struct hw_cache *c, struct hw_summary **ret) {
+        _cleanup_free_ char *text = NULL, *fp = NULL;
+        struct hw_summary *s;
+        int r;
+
+        text = strndup(c->hw, c->hw_len);
+        if (!text)
+                return -ENOMEM;
+        if (strlen(text) != c->hw_len)
+                return -EBADMSG;
         r = hw_fingerprint(&fp);
         if (r < 0)
                 return r;
@@ -363,6 +495,58 @@ int hw_cache_load(const char *path, struct hw_summary **ret) {
         }
         *ret = s;
         return 0;
+}
+
+int hw_cache_policy(const struct hw_cache *c, const char *path, const char *text, size_t len, struct policy **ret,
+                    struct diag_list *diags) {
+        const char *p, *end, *nl;
+        char head[96];
+        uint64_t path_len, text_len;
+        int n = 0;
+
+        if (!c->policy)
+                return -ENOENT;
+        p = c->policy;
+        end = c->policy + c->policy_len;
+        /* build rdmalimit VERSION */
+        nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl)
+                return -EBADMSG;
+        if ((size_t)(nl - p) != strlen("build " BUILD) || memcmp(p, "build " BUILD, (size_t)(nl - p)) != 0)
+                return -ESTALE;
+        p = nl + 1;
+        /* source PATH_LENGTH TEXT_LENGTH, then the path and the text and a newline */
+        nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl || (size_t)(nl - p) >= sizeof head)
+                return -EBADMSG;
+        memcpy(head, p, (size_t)(nl - p));
+        head[nl - p] = '\0';
+        {
+                char a[32], b[32];
+                if (sscanf(head, "source %31s %31s%n", a, b, &n) != 2 || head[n] || parse_u64(a, &path_len) < 0 ||
+                    parse_u64(b, &text_len) < 0)
+                        return -EBADMSG;
+        }
+        p = nl + 1;
+        if (path_len > (uint64_t)(end - p) || text_len > (uint64_t)(end - p) - path_len ||
+            path_len + text_len + 1 > (uint64_t)(end - p) || p[path_len + text_len] != '\n')
+                return -EBADMSG;
+        if (path_len != strlen(path) || memcmp(p, path, path_len) != 0 || text_len != len ||
+            (len && memcmp(p + path_len, text, len) != 0))
+                return -ESTALE;
+        p += path_len + text_len + 1;
+        return policy_compiled_read(p, (size_t)(end - p), path, ret, diags);
+}
+
+int hw_cache_load(const char *path, struct hw_summary **ret) {
+        struct hw_cache *c = NULL;
+        int r = hw_cache_read(path, &c);
+
+        if (r < 0)
+                return r;
+        r = hw_cache_hardware(c, ret);
+        hw_cache_free(c);
+        return r;
 }
 
 int hw_probe_cached(const char *path, struct hw_summary **ret, bool *ret_cached) {

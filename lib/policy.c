@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <libconfig.h>
 #include <stdarg.h>
@@ -43,7 +44,24 @@
 /* Longest user string quoted in a message. */
 #define QUOTE_MAX 64
 
+/* The libconfig functions the loader calls.  libconfig is opened when a policy is parsed,
+ * not when pam_rdmalimit.so is loaded: a login that finds the policy compiled in the cache
+ * (hwcache.h) never maps it. */
+struct cfg_fns {
+        __typeof__(config_init) *init;
+        __typeof__(config_destroy) *destroy;
+        __typeof__(config_read_string) *read_string;
+        __typeof__(config_setting_get_int) *get_int;
+        __typeof__(config_setting_get_int64) *get_int64;
+        __typeof__(config_setting_get_float) *get_float;
+        __typeof__(config_setting_get_bool) *get_bool;
+        __typeof__(config_setting_get_string) *get_string;
+        __typeof__(config_setting_length) *length;
+        __typeof__(config_setting_get_elem) *get_elem;
+};
+
 struct loader {
+        const struct cfg_fns *cf;
         const char *path;
         struct diag_list *diags;
         unsigned errors;
@@ -222,7 +240,7 @@ static bool load_value(struct loader *l, const config_setting_t *s, const char *
                          type_name(config_setting_type(s)));
                 return false;
         }
-        v = config_setting_get_string(s);
+        v = l->cf->get_string(s);
         if ((flags & V_AUTO) && streq(v, "auto")) {
                 *ret = (struct policy_value){ .kind = PV_AUTO };
                 return true;
@@ -245,7 +263,7 @@ static bool load_value(struct loader *l, const config_setting_t *s, const char *
         return true;
 }
 
-static bool valid_name(const char *s) {
+bool policy_valid_name(const char *s) {
         if (!*s)
                 return false;
         for (; *s; s++)
@@ -264,13 +282,13 @@ static int load_name(struct loader *l, const config_setting_t *s, const char *wh
                          type_name(config_setting_type(s)));
                 return 0;
         }
-        v = config_setting_get_string(s);
+        v = l->cf->get_string(s);
         if (streq(what, "group") && v[0] == '@') {
                 error_at(l, line_of(s), "group = \"%s\": write the group name without the '@' "
                          "of limits.conf", quote(v, q));
                 return 0;
         }
-        if (!valid_name(v)) {
+        if (!policy_valid_name(v)) {
                 error_at(l, line_of(s), "%s = \"%s\": not a valid %s name", what, quote(v, q), what);
                 return 0;
         }
@@ -284,8 +302,8 @@ static void load_hardware(struct loader *l, const config_setting_t *g, struct po
                          type_name(config_setting_type(g)));
                 return;
         }
-        for (int i = 0; i < config_setting_length(g); i++) {
-                const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        for (int i = 0; i < l->cf->length(g); i++) {
+                const config_setting_t *s = l->cf->get_elem(g, (unsigned)i);
                 const char *name = config_setting_name(s);
                 struct policy_value v;
 
@@ -309,13 +327,13 @@ static void load_hardware(struct loader *l, const config_setting_t *g, struct po
 
                         switch (config_setting_type(s)) {
                         case CONFIG_TYPE_FLOAT:
-                                d = config_setting_get_float(s);
+                                d = l->cf->get_float(s);
                                 break;
                         case CONFIG_TYPE_INT:
-                                d = config_setting_get_int(s);
+                                d = l->cf->get_int(s);
                                 break;
                         case CONFIG_TYPE_INT64:
-                                d = (double)config_setting_get_int64(s);
+                                d = (double)l->cf->get_int64(s);
                                 break;
                         default:
                                 error_at(l, line_of(s), "ram_share must be a number such as 0.5, "
@@ -348,8 +366,8 @@ static int load_rule(struct loader *l, const config_setting_t *g, unsigned index
                          "...; }, not %s", index + 1, type_name(config_setting_type(g)));
                 return 0;
         }
-        for (int i = 0; i < config_setting_length(g); i++) {
-                const config_setting_t *s = config_setting_get_elem(g, (unsigned)i);
+        for (int i = 0; i < l->cf->length(g); i++) {
+                const config_setting_t *s = l->cf->get_elem(g, (unsigned)i);
                 const char *name = config_setting_name(s);
 
                 if (streq(name, "user")) {
@@ -465,14 +483,14 @@ static int load_rules(struct loader *l, const config_setting_t *list, struct pol
                          type_name(config_setting_type(list)));
                 return 0;
         }
-        n = config_setting_length(list);
+        n = l->cf->length(list);
         if (n <= 0)
                 return 0;
         p->rules = calloc((size_t)n, sizeof(*p->rules));
         if (!p->rules)
                 return -ENOMEM;
         for (int i = 0; i < n; i++) {
-                r = load_rule(l, config_setting_get_elem(list, (unsigned)i), (unsigned)i,
+                r = load_rule(l, l->cf->get_elem(list, (unsigned)i), (unsigned)i,
                               &p->rules[p->n_rules++]);
                 if (r < 0)
                         return r;
@@ -484,30 +502,74 @@ static void policy_freep(struct policy **p) {
         policy_free(*p);
 }
 
-static void config_destroyp(config_t *c) {
-        config_destroy(c);
+/* libconfig, opened for one parse */
+struct cfg {
+        void *h;
+        struct cfg_fns f;
+        config_t c;
+        bool inited;
+};
+
+static void cfg_done(struct cfg *x) {
+        if (x->inited)
+                x->f.destroy(&x->c);
+        if (x->h)
+                dlclose(x->h);
+}
+
+#define RESOLVE(x, field, name)                                                     \
+        do {                                                                        \
+                void *_p = dlsym((x)->h, (name));                                   \
+                if (!_p)                                                            \
+                        return -ELIBBAD;                                            \
+                (x)->f.field = (__typeof__((x)->f.field))_p;                        \
+        } while (0)
+
+static int cfg_open(struct cfg *x) {
+        x->h = dlopen(LIBCONFIG_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        if (!x->h)
+                return -ELIBACC;
+        RESOLVE(x, init, "config_init");
+        RESOLVE(x, destroy, "config_destroy");
+        RESOLVE(x, read_string, "config_read_string");
+        RESOLVE(x, get_int, "config_setting_get_int");
+        RESOLVE(x, get_int64, "config_setting_get_int64");
+        RESOLVE(x, get_float, "config_setting_get_float");
+        RESOLVE(x, get_bool, "config_setting_get_bool");
+        RESOLVE(x, get_string, "config_setting_get_string");
+        RESOLVE(x, length, "config_setting_length");
+        RESOLVE(x, get_elem, "config_setting_get_elem");
+        x->f.init(&x->c);
+        x->inited = true;
+        return 0;
 }
 
 /* buf: len bytes followed by a NUL; modified by the scanner. */
 static int load_buffer(char *buf, size_t len, const char *path, struct policy **ret,
                        struct diag_list *diags) {
         _cleanup_(policy_freep) struct policy *p = NULL;
-        _cleanup_(config_destroyp) config_t cfg;
-        struct loader l = { .path = path, .diags = diags };
+        _cleanup_(cfg_done) struct cfg cfg = {};
+        struct loader l = { .cf = &cfg.f, .path = path, .diags = diags };
         const config_setting_t *root;
         bool has_version = false, has_rules = false;
         int r;
 
-        config_init(&cfg);
         r = prescan(&l, buf, len);
         if (l.oom)
                 return l.oom;
         if (r < 0)
                 return r;
+        r = cfg_open(&cfg);
+        if (r < 0) {
+                const char *e = r == -ELIBACC ? dlerror() : NULL;
+                error_at(&l, 0, "cannot load %s: %s", LIBCONFIG_SONAME,
+                         e ?: "it lacks the functions this build calls");
+                return l.oom ?: r;
+        }
 
-        if (config_read_string(&cfg, buf) != CONFIG_TRUE) {
-                const char *text = config_error_text(&cfg);
-                unsigned line = config_error_line(&cfg) > 0 ? (unsigned)config_error_line(&cfg) : 0;
+        if (cfg.f.read_string(&cfg.c, buf) != CONFIG_TRUE) {
+                const char *text = config_error_text(&cfg.c);
+                unsigned line = config_error_line(&cfg.c) > 0 ? (unsigned)config_error_line(&cfg.c) : 0;
 
                 if (text && streq(text, "duplicate setting name"))
                         error_at(&l, line, "duplicate key: a key may appear once in a group");
@@ -530,9 +592,9 @@ static int load_buffer(char *buf, size_t len, const char *path, struct policy **
                 .fallback = { .kind = PV_NONE },
         };
 
-        root = config_root_setting(&cfg);
-        for (int i = 0; i < config_setting_length(root); i++) {
-                const config_setting_t *s = config_setting_get_elem(root, (unsigned)i);
+        root = config_root_setting(&cfg.c);
+        for (int i = 0; i < l.cf->length(root); i++) {
+                const config_setting_t *s = l.cf->get_elem(root, (unsigned)i);
                 const char *name = config_setting_name(s);
 
                 if (streq(name, "version")) {
@@ -540,9 +602,9 @@ static int load_buffer(char *buf, size_t len, const char *path, struct policy **
 
                         has_version = true;
                         if (config_setting_type(s) == CONFIG_TYPE_INT)
-                                v = config_setting_get_int(s);
+                                v = l.cf->get_int(s);
                         else if (config_setting_type(s) == CONFIG_TYPE_INT64)
-                                v = config_setting_get_int64(s);
+                                v = l.cf->get_int64(s);
                         else {
                                 error_at(&l, line_of(s), "version must be an integer, not %s",
                                          type_name(config_setting_type(s)));
@@ -560,7 +622,7 @@ static int load_buffer(char *buf, size_t len, const char *path, struct policy **
                                          type_name(config_setting_type(s)));
                                 continue;
                         }
-                        p->lower = config_setting_get_bool(s);
+                        p->lower = l.cf->get_bool(s);
                 } else if (streq(name, "hardware")) {
                         load_hardware(&l, s, &p->hw);
                 } else if (streq(name, "rules")) {

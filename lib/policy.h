@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "diag.h"
@@ -64,6 +65,19 @@ int policy_load_fd(int fd, const char *path, struct policy **ret, struct diag_li
 int policy_load_string(const char *text, size_t len, const char *path, struct policy **ret,
                        struct diag_list *diags);
 void policy_free(struct policy *p);
+
+/* A user or group name the policy accepts (no blanks, control characters, ':' or ','). */
+bool policy_valid_name(const char *s);
+
+/*
+ * The compiled form of a loaded policy and the findings its load reported (lib/policysnap.c),
+ * for the cache: policy_compiled_read() gives back the policy and adds the findings to diags
+ * with path, as the load did, without libconfig.  -EBADMSG for anything the writer does not
+ * write or the loader could not have built; -ENOMEM.
+ */
+int policy_compiled_write(FILE *f, const struct policy *p, const struct diag_list *d);
+int policy_compiled_read(const char *text, size_t len, const char *path, struct policy **ret,
+                         struct diag_list *diags);
 
 /* Can a group rule decide for this user?  False when a user rule names the user or there is
  * no group rule: then the user's groups need not be looked up (a login saves NSS calls). */

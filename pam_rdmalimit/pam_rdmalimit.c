@@ -80,11 +80,20 @@ static void log_policy_diags(pam_handle_t *pamh, const struct diag_list *d) {
         }
 }
 
-static int load_policy(pam_handle_t *pamh, const struct args *a, struct policy **ret) {
+/*
+ * The policy: compiled in the cache when the cache holds exactly these bytes (no libconfig
+ * in this login), else parsed.  The policy file is opened and checked (owner, mode) either
+ * way, and its findings are logged either way.  *ret_cached tells which.
+ */
+static int load_policy(pam_handle_t *pamh, const struct args *a, const struct hw_cache *cache, struct policy **ret,
+                       bool *ret_cached) {
         _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *text = NULL;
         struct diag_list d = {};
+        size_t len = 0;
         int r;
 
+        *ret_cached = false;
         r = fs_open_config(AT_FDCWD, a->conf, true, false, &fd, NULL);
         if (r < 0) {
                 if (r == -ENOENT)
@@ -94,7 +103,26 @@ static int load_policy(pam_handle_t *pamh, const struct args *a, struct policy *
                                    fs_strerror(r));
                 return r;
         }
-        r = policy_load_fd(fd, a->conf, ret, &d);
+        /* at most one byte more than allowed is read: an endless source is refused */
+        r = fs_read_all(fd, POLICY_MAX_BYTES, &text, &len);
+        if (r >= 0 && cache) {
+                r = hw_cache_policy(cache, a->conf, text, len, ret, &d);
+                if (r >= 0)
+                        *ret_cached = true;
+                else if (r == -ENOMEM)
+                        return r;
+                else {
+                        if (a->debug || r == -EBADMSG)
+                                pam_syslog(pamh, r == -EBADMSG ? LOG_WARNING : LOG_DEBUG,
+                                           "%s: the policy in the cache %s: parsing the policy", a->cache,
+                                           r == -ENOENT ? "is absent" : r == -ESTALE ? "is of other bytes or another build" :
+                                           "is malformed");
+                        diag_list_clear(&d);
+                        r = 0;
+                }
+        }
+        if (r >= 0 && !*ret_cached)
+                r = policy_load_string(text, len, a->conf, ret, &d);
         log_policy_diags(pamh, &d);
         diag_list_clear(&d);
         if (r < 0) {
@@ -107,6 +135,16 @@ static int load_policy(pam_handle_t *pamh, const struct args *a, struct policy *
                         pam_syslog(pamh, LOG_ERR, "%s: invalid policy: memlock left unchanged", a->conf);
         }
         return r;
+}
+
+/* The hardware: from the cache when its hardware section is valid, else probed live. */
+static int load_hardware(const struct hw_cache *cache, struct hw_summary **ret, bool *ret_cached) {
+        int r = cache ? hw_cache_hardware(cache, ret) : -ENOENT;
+
+        *ret_cached = r >= 0;
+        if (r >= 0 || r == -ENOMEM)
+                return r;
+        return hw_probe(HW_ALL, ret);
 }
 
 /* "rule group rdma_users (file:12)" */
@@ -169,6 +207,7 @@ static int apply_memlock(struct rl_pair target, bool lower, struct rl_pair *ret_
 }
 
 static int session_open(pam_handle_t *pamh, const struct args *a, const char *user, enum outcome *ret_out) {
+        struct hw_cache *cache = NULL;
         struct policy *p = NULL;
         struct ident *id = NULL;
         struct hw_summary *hw = NULL;
@@ -179,9 +218,26 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
         char rule[512], why[512], s1[SIZE_FMT_MAX], s2[SIZE_FMT_MAX], s3[SIZE_FMT_MAX], s4[SIZE_FMT_MAX];
         int r;
 
-        r = load_policy(pamh, a, &p);
+        bool policy_cached;
+
+        /* one read of the cache serves the policy and the hardware */
+        if (a->cache) {
+                r = hw_cache_read(a->cache, &cache);
+                if (r == -ENOMEM)
+                        goto out;
+                if (r < 0 && r != -ENOENT)
+                        pam_syslog(pamh, LOG_WARNING, "%s: %s: not using the cache", a->cache,
+                                   r == -EBADMSG ? "not a cache this build writes (run rdmalimits probe --save)" :
+                                   fs_strerror(r));
+                else if (r < 0 && a->debug)
+                        pam_syslog(pamh, LOG_DEBUG, "%s does not exist: parsing the policy, probing the hardware",
+                                   a->cache);
+        }
+        r = load_policy(pamh, a, cache, &p, &policy_cached);
         if (r < 0)
                 goto out;
+        if (a->debug)
+                pam_syslog(pamh, LOG_DEBUG, "policy %s: %s", a->conf, policy_cached ? "compiled, from the cache" : "parsed");
         r = ident_new(NULL, &id);
         if (r < 0)
                 goto out;
@@ -198,7 +254,7 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
         }
         if (policy_needs_hw(p, user, (const char *const *)groups, n_groups)) {
                 bool cached = false;
-                r = hw_probe_cached(a->cache, &hw, &cached);
+                r = load_hardware(cache, &hw, &cached);
                 if (r < 0) {
                         pam_syslog(pamh, LOG_ERR, "hardware probe failed: %s", strerror(-r));
                         goto out;
@@ -285,6 +341,7 @@ out:
         hw_summary_free(hw);
         ident_free(id);
         policy_free(p);
+        hw_cache_free(cache);
         return r;
 }
 

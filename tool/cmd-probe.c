@@ -2,8 +2,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "hw.h"
 #include "hwcache.h"
 #include "policy.h"
@@ -90,6 +92,51 @@ void print_auto_text(const struct policy *p, const struct policy_auto *a, const 
         printf("%sauto = %s\n", indent, size_format(a->value, b[0]));
 }
 
+/*
+ * Save the hardware summary and, when the policy loads without errors, the policy compiled
+ * with the bytes it was compiled from, under the path the module is given (its conf=
+ * argument: --conf, else the default).  A policy with errors is not compiled: a login parses
+ * it and refuses it, with its messages.
+ */
+static int save_cache(const struct ctx *c, const struct hw_summary *hw, const char *cache) {
+        _cleanup_free_ char *path = ctx_path(c, c->policy_path), *text = NULL;
+        _cleanup_close_ int fd = -1;
+        struct hw_cache_policy src = { .path = c->policy_path };
+        struct diag_list d = {};
+        struct policy *p = NULL;
+        size_t len = 0;
+        int r;
+
+        if (!path)
+                return -ENOMEM;
+        r = fs_open_config(AT_FDCWD, path, true, false, &fd, NULL);
+        if (r >= 0)
+                r = fs_read_all(fd, POLICY_MAX_BYTES, &text, &len);
+        if (r >= 0)
+                r = policy_load_string(text, len, path, &p, &d);
+        if (r == -ENOMEM) {
+                diag_list_clear(&d);
+                return r;
+        }
+        if (r >= 0) {
+                src.text = text;
+                src.len = len;
+                src.policy = p;
+                src.diags = &d;
+        } else if (r != -ENOENT && !c->json)
+                log_warning("%s: %s: the cache holds the hardware only (logins parse the policy)", path,
+                            r == -EINVAL ? "the policy has errors (rdmalimits check --policy)" :
+                            r == -EFBIG ? "too large" : fs_strerror(r));
+        r = hw_cache_save(hw, src.policy ? &src : NULL, cache);
+        if (r >= 0 && !c->json)
+                log_info("saved the hardware summary%s%s to %s (valid until reboot or a device change%s)",
+                         src.policy ? " and the compiled policy " : "", src.policy ? c->policy_path : "", cache,
+                         src.policy ? "; the policy until it changes" : "");
+        policy_free(p);
+        diag_list_clear(&d);
+        return r;
+}
+
 int cmd_probe(struct ctx *c) {
         struct hw_summary *hw = NULL;
         struct policy *p = NULL;
@@ -105,14 +152,12 @@ int cmd_probe(struct ctx *c) {
         }
         if (c->save) {
                 const char *path = c->cache ? c->cache : HW_CACHE_PATH;
-                r = hw_cache_save(hw, path);
+                r = save_cache(c, hw, path);
                 if (r < 0) {
-                        log_error("cannot write the hardware cache %s: %s", path, strerror(-r));
+                        log_error("cannot write the cache %s: %s", path, strerror(-r));
                         hw_summary_free(hw);
                         return EXIT_FINDINGS;
                 }
-                if (!c->json)
-                        log_info("saved the hardware summary to %s (valid until reboot or a device change)", path);
         }
         bool have_policy = check_policy_file(c, &d, &p) >= 0;
         if (have_policy)

@@ -16,7 +16,7 @@ config_h=${2:-}
 CC=${CC:-clang}
 SAN=${FUZZ_SANITIZERS:-address,undefined}
 TARGETS="size limits policy dropin"
-LIBSRC="diag size strmap fsutil ident limitsconf dropin policy hw"
+LIBSRC="diag size strmap fsutil ident limitsconf dropin policy policysnap hw"
 
 mkdir -p "$out/include" "$out/obj"
 out=$(cd "$out" && pwd)
@@ -43,6 +43,9 @@ else
 		echo '#define _GNU_SOURCE 1'
 		echo '#define PACKAGE_VERSION "fuzz"'
 		echo '#define VERSION "fuzz"'
+		soname=$(readelf -d "$(pkg-config --variable=libdir libconfig 2>/dev/null)/libconfig.so" 2>/dev/null |
+			sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+		echo "#define LIBCONFIG_SONAME \"${soname:-libconfig.so.9}\""
 		[ -e /usr/include/linux/netdev.h ] && echo '#define HAVE_LINUX_NETDEV_H 1'
 		[ -e /usr/include/linux/if_xdp.h ] && echo '#define HAVE_LINUX_IF_XDP_H 1'
 		true
