@@ -112,11 +112,9 @@ static int load_policy(pam_handle_t *pamh, const struct args *a, const struct hw
                 else if (r == -ENOMEM)
                         return r;
                 else {
-                        if (a->debug || r == -EBADMSG)
-                                pam_syslog(pamh, r == -EBADMSG ? LOG_WARNING : LOG_DEBUG,
-                                           "%s: the policy in the cache %s: parsing the policy", a->cache,
-                                           r == -ENOENT ? "is absent" : r == -ESTALE ? "is of other bytes or another build" :
-                                           "is malformed");
+                        if (r == -EBADMSG)
+                                pam_syslog(pamh, LOG_WARNING, "%s: the compiled policy is malformed: parsing %s",
+                                           a->cache, a->conf);
                         diag_list_clear(&d);
                         r = 0;
                 }
@@ -221,23 +219,27 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
         bool policy_cached;
 
         /* one read of the cache serves the policy and the hardware */
+        int cache_r = -ENOENT;
         if (a->cache) {
-                r = hw_cache_read(a->cache, &cache);
+                cache_r = r = hw_cache_read(a->cache, &cache);
                 if (r == -ENOMEM)
                         goto out;
                 if (r < 0 && r != -ENOENT)
                         pam_syslog(pamh, LOG_WARNING, "%s: %s: not using the cache", a->cache,
                                    r == -EBADMSG ? "not a cache this build writes (run rdmalimits probe --save)" :
                                    fs_strerror(r));
-                else if (r < 0 && a->debug)
-                        pam_syslog(pamh, LOG_DEBUG, "%s does not exist: parsing the policy, probing the hardware",
-                                   a->cache);
         }
         r = load_policy(pamh, a, cache, &p, &policy_cached);
         if (r < 0)
                 goto out;
-        if (a->debug)
-                pam_syslog(pamh, LOG_DEBUG, "policy %s: %s", a->conf, policy_cached ? "compiled, from the cache" : "parsed");
+        if (a->debug) {
+                if (policy_cached)
+                        pam_syslog(pamh, LOG_DEBUG, "policy %s: compiled, from the cache %s", a->conf, a->cache);
+                else
+                        pam_syslog(pamh, LOG_DEBUG, "policy %s: parsed (%s)", a->conf,
+                                   !a->cache ? "no cache: cache=" : cache_r == -ENOENT ? "no cache file" :
+                                   cache_r < 0 ? "cache refused" : "the cache holds no policy or another one");
+        }
         r = ident_new(NULL, &id);
         if (r < 0)
                 goto out;
