@@ -35,7 +35,7 @@ ap.add_argument("--spawn-rounds", type=int, default=int(os.environ.get("BENCH_SP
 ap.add_argument("--mem-sessions", type=int, default=int(os.environ.get("BENCH_MEM_SESSIONS", "10000")))
 ap.add_argument("--trees", default=os.environ.get("BENCH_TREES", "5000,10000,100000"))
 ap.add_argument("--tree-rounds", default=os.environ.get("BENCH_TREE_ROUNDS", "5,3,2"))
-ap.add_argument("--mem-variants", default=os.environ.get("BENCH_MEM_VARIANTS", "static,auto-cache,auto-live"))
+ap.add_argument("--mem-variants", default=os.environ.get("BENCH_MEM_VARIANTS", "static,static-parse,auto-cache,auto-live"))
 ap.add_argument("--callgrind", type=int, default=int(os.environ.get("BENCH_CALLGRIND", "1")))
 ap.add_argument("--dlopen-runs", type=int, default=int(os.environ.get("BENCH_DLOPEN_RUNS", "60")))
 ap.add_argument("--tool-runs", type=int, default=int(os.environ.get("BENCH_TOOL_RUNS", "5")))
@@ -128,7 +128,9 @@ def setup_part1():
     stacks = {
         "permit": "session required pam_permit.so\n",
         "limits": "session required pam_limits.so\n",
-        "static": "session required %s conf=/etc/security/rdmalimit-static.conf cache=\n" % MODULE,
+        "static": "session required %s conf=/etc/security/rdmalimit-static.conf "
+                  "cache=/etc/security/static.cache\n" % MODULE,
+        "static-parse": "session required %s conf=/etc/security/rdmalimit-static.conf cache=\n" % MODULE,
         "auto-cache": "session required %s conf=/etc/security/rdmalimit-auto.conf "
                       "cache=/etc/security/hw.cache\n" % MODULE,
         "auto-live": "session required %s conf=/etc/security/rdmalimit-auto.conf cache=\n" % MODULE,
@@ -142,7 +144,8 @@ def setup_part1():
 DESCR = {
     "permit": "pam_permit.so (baseline)",
     "limits": "pam_limits.so (limits.conf + @group drop-in)",
-    "static": "pam_rdmalimit static rule 4M",
+    "static": "pam_rdmalimit static rule 4M, cache",
+    "static-parse": "pam_rdmalimit static rule 4M, parsed (cache=)",
     "auto-cache": "pam_rdmalimit auto, hardware cache",
     "auto-live": "pam_rdmalimit auto, live probe (cache=)",
 }
@@ -160,7 +163,12 @@ def session(pamd, variant, n, report=None):
 def part1(results):
     root, pamd, variants = setup_part1()
     mount_etc(root)
-    run([RDMALIMITS, "probe", "--save", "--cache", "/etc/security/hw.cache"])
+    # the caches a site gets from `rdmalimits probe --save` (contrib/systemd runs it at boot and
+    # when the policy changes): the hardware and the compiled policy of each stack
+    run([RDMALIMITS, "probe", "--save", "--conf", "/etc/security/rdmalimit-auto.conf",
+         "--cache", "/etc/security/hw.cache"])
+    run([RDMALIMITS, "probe", "--save", "--conf", "/etc/security/rdmalimit-static.conf",
+         "--cache", "/etc/security/static.cache"])
     probe = run([RDMALIMITS, "probe", "--json"], ok=(0, 1))
     results["probe"] = json.loads(probe) if probe.strip().startswith("{") else probe
 
@@ -177,13 +185,15 @@ def part1(results):
     # the cache is really used: a stale or refused cache would silently probe live
     if shutil.which("strace"):
         loads = {}
-        for v in ("auto-cache", "auto-live"):
+        for v in ("static", "static-parse", "auto-cache", "auto-live"):
             p = subprocess.run(["strace", "-f", "-e", "trace=openat", "-o", "/dev/stderr", DRIVER, "session", pamd,
                                 "bench-" + v, USER, "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-            loads[v] = {"libibverbs": "libibverbs.so" in p.stderr, "hw.cache": "/etc/security/hw.cache" in p.stderr}
+            loads[v] = {"libibverbs": "libibverbs.so" in p.stderr, "libconfig": "libconfig.so" in p.stderr,
+                        "cache": any(c in p.stderr for c in ('/etc/security/hw.cache"', '/etc/security/static.cache"'))}
         results["probe_check"] = loads
-        if loads["auto-cache"]["libibverbs"] or not loads["auto-cache"]["hw.cache"]:
-            say("warning: the auto-cache stack did not use the cache: %s" % loads["auto-cache"])
+        for v in ("static", "auto-cache"):
+            if loads[v]["libibverbs"] or loads[v]["libconfig"] or not loads[v]["cache"]:
+                say("warning: the %s stack did not use its cache: %s" % (v, loads[v]))
 
     # shape A: many sessions in one process
     say("part 1a: %d rounds x %d variants x %d sessions in one process" % (A.rounds, len(variants), A.sessions))
@@ -230,7 +240,7 @@ def part1(results):
     # loads a module): explains the one-session-per-process figures
     say("part 1d: %d fresh processes dlopen pam_limits.so, libconfig.so.9, pam_rdmalimit.so" % A.dlopen_runs)
     libs = [("pam_permit.so (warm-up)", "pam_permit.so"), ("pam_limits.so", "pam_limits.so"),
-            ("libconfig.so.9", "libconfig.so.9"), ("pam_rdmalimit.so (libconfig loaded)", MODULE)]
+            ("libconfig.so.9", "libconfig.so.9"), ("pam_rdmalimit.so", MODULE)]
     secdir = next((d for d in ("/lib/x86_64-linux-gnu/security", "/usr/lib/x86_64-linux-gnu/security",
                                "/usr/lib64/security", "/lib/security", "/usr/lib/security")
                    if os.path.exists(os.path.join(d, "pam_limits.so"))), "/lib/security")
@@ -410,9 +420,10 @@ def report(results, variants, sizes):
     if "probe_check" in results:
         pc = results["probe_check"]
         out("")
-        out("   hardware cache used: auto-cache read hw.cache=%s, loaded libibverbs=%s; auto-live loaded "
-            "libibverbs=%s" % (pc["auto-cache"]["hw.cache"], pc["auto-cache"]["libibverbs"],
-                               pc["auto-live"]["libibverbs"]))
+        out("   libraries a session loaded (strace): " + "; ".join(
+            "%s: cache %s, libconfig %s, libibverbs %s" % (v, "read" if pc[v]["cache"] else "-",
+                                                          "loaded" if pc[v]["libconfig"] else "no",
+                                                          "loaded" if pc[v]["libibverbs"] else "no") for v in pc))
     out("")
     out("   memlock after the session (soft/hard bytes): " + ", ".join(
         "%s %s/%s" % (v, eff[v]["soft"], eff[v]["hard"]) for v in variants))
