@@ -65,6 +65,14 @@ int hw_cache_hardware(const struct hw_cache *c, struct hw_summary **ret);
 int hw_cache_policy(const struct hw_cache *c, const char *path, const char *text, size_t len, struct policy **ret,
                     struct diag_list *diags);
 
+/*
+ * What a login with conf=policy_name does with the cache cache_file, policy_file being where
+ * that policy is read here (under --root): 0 takes the compiled policy, -ENOENT no cache file,
+ * -ENODATA a cache without a policy, -ESTALE compiled from other bytes, another path or
+ * another build, -EBADMSG malformed, or an error opening either file.
+ */
+int hw_cache_policy_state(const char *cache_file, const char *policy_file, const char *policy_name);
+
 /* hw_cache_read() and hw_cache_hardware(). */
 int hw_cache_load(const char *path, struct hw_summary **ret);
 

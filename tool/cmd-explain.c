@@ -63,7 +63,46 @@ struct module_view {
         uint64_t soft, hard;    /* the session's memlock with both modules */
         bool hw_cached;         /* the hardware came from the cache, as the module would read it */
         char hw_cache[256];     /* that cache file */
+        char cache[256];        /* the cache the module reads, "" for none (cache=) */
+        int policy_cache;       /* hw_cache_policy_state() of that cache for the policy */
 };
+
+/* What the module does with the policy and its cache, in a word (JSON) and in a phrase. */
+static const char *policy_cache_word(const struct module_view *m) {
+        switch (m->policy_cache) {
+        case 0:
+                return "compiled";
+        case -ENOENT:
+                return "no-cache";
+        case -ENODATA:
+                return "not-compiled";
+        case -ESTALE:
+                return "stale";
+        case -EBADMSG:
+                return "malformed";
+        default:
+                return "refused";
+        }
+}
+
+static const char *policy_cache_text(const struct module_view *m) {
+        switch (m->policy_cache) {
+        case 0:
+                return "the policy compiled in the cache: no libconfig in a login";
+        case -ENOENT:
+                return "no cache file: each login parses the policy (run rdmalimits probe --save)";
+        case -ENODATA:
+                return "the cache holds no compiled policy: each login parses it (rdmalimits probe --save --conf FILE)";
+        case -ESTALE:
+                return "the cache was compiled from other bytes or another policy file: each login parses it "
+                       "(run rdmalimits probe --save)";
+        case -EBADMSG:
+                return "the cache is malformed or of an earlier format: each login parses the policy "
+                       "(run rdmalimits probe --save)";
+        default:
+                return "the cache is refused (owner or mode): each login parses the policy";
+        }
+}
 
 /* The value of a module argument KEY= ("conf=", "cache=") in a stack line's arguments, or NULL. */
 static char *module_arg(const char *args, const char *key) {
@@ -115,6 +154,11 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
         if (cache && c->root && !(c->given & OPT_CACHE) && (cache_rooted = fs_root_path(c->root, cache)))
                 cache = cache_rooted;
         r = check_policy_file(&cc, &d, &m->p);
+        if (r >= 0 && cache) {
+                _cleanup_free_ char *real = ctx_path(&cc, cc.policy_path);
+                snprintf(m->cache, sizeof m->cache, "%s", cache);
+                m->policy_cache = real ? hw_cache_policy_state(cache, real, cc.policy_path) : -ENOMEM;
+        }
         if (r < 0) {
                 if (r != -ENOENT) {
                         size_t n = 0;
@@ -206,6 +250,16 @@ static void module_json(struct json *j, const struct module_view *m) {
                 json_str(j, m->hw_cache);
         else
                 json_null(j);
+        json_key(j, "policy_cache");
+        if (m->cache[0]) {
+                json_obj_begin(j);
+                json_key(j, "path");
+                json_str(j, m->cache);
+                json_key(j, "state");
+                json_str(j, policy_cache_word(m));
+                json_obj_end(j);
+        } else
+                json_null(j);
         json_key(j, "service");
         json_str(j, m->service);
         json_key(j, "order");
@@ -238,6 +292,8 @@ static void module_text(const struct module_view *m) {
                 if (m->hw_cached)
                         printf("  (hardware from the cache %s, as the module reads it)\n", m->hw_cache);
         }
+        if (m->cache[0])
+                printf("  (%s: %s)\n", m->cache, policy_cache_text(m));
         switch (m->order) {
         case ORDER_AFTER:
                 printf("  In the %s session stack pam_rdmalimit runs after pam_limits: it wins where it asks more",

@@ -652,6 +652,12 @@ expect "the compiled policy: ann gets 3 MiB" PAM_SUCCESS $((3 * M)) "$HARD"
 expect_log "... taken from the cache (debug log)" "policy $pcw: compiled, from the cache $pc" debug
 expect_true "... libconfig not loaded in that login" eval '! loaded_libconfig'
 expect_log "... its warning logged as a parse logs it" "$pcw:4: another rule for group \"rdma_users\"" warning
+# explain FILE: what explain says the module does with the policy FILE and the cache
+pc_state() {
+	"$RDMALIMITS" explain ann --json --conf "$1" --cache "$pc" 2>/dev/null |
+		python3 -c 'import json, sys; print(((json.load(sys.stdin).get("policy") or {}).get("policy_cache") or {}).get("state"))'
+}
+expect_true "... explain says so (policy_cache compiled)" test "$(pc_state "$pcw")" = compiled
 RUN="env LD_DEBUG=files" session ann "$pcw" cache= debug
 expect "the same policy parsed (cache=): the same 3 MiB" PAM_SUCCESS $((3 * M)) "$HARD"
 expect_log "... parsed (debug log)" "policy $pcw: parsed (no cache: cache=)" debug
@@ -664,6 +670,7 @@ RUN="env LD_DEBUG=files" session ann "$pcw" cache="$pc" debug
 expect "edited after probe --save (one byte): parsed, 4 MiB" PAM_SUCCESS $((4 * M)) "$HARD"
 expect_log "... parsed (debug log)" "policy $pcw: parsed (the cache holds no policy or another one)" debug
 expect_true "... libconfig loaded" loaded_libconfig
+expect_true "... explain says so (policy_cache stale)" test "$(pc_state "$pcw")" = stale
 
 # the same bytes under another path: parsed (the cache is for the path the module is given)
 pcopy=$(policy cached-copy <"$pcw")
@@ -678,6 +685,7 @@ expect_true "... (the cache's rule now reads 'grouq')" grep -q '^rule [0-9]* gro
 session ann "$pcw" cache="$pc" debug
 expect "a malformed compiled policy: parsed" PAM_SUCCESS $((4 * M)) "$HARD"
 expect_log "... and logged" "$pc: the compiled policy is malformed: parsing $pcw" warning
+expect_true "... explain says so (policy_cache malformed)" test "$(pc_state "$pcw")" = malformed
 
 # a cache of an earlier format: logged, not used
 printf '# rdmalimit hardware cache v2\nfingerprint boot=x;rdma=;net=\nend\n' >"$pc"
@@ -692,6 +700,7 @@ colour = \"red\";")
 "$RDMALIMITS" probe --save --conf "$pbad" --cache "$pc" >"$tmp/probe.out" 2>&1
 expect_true "probe --save: a policy with errors is not compiled" eval "! grep -q '^section policy ' '$pc'"
 expect_true "... and says so" grep -qF "the policy has errors (rdmalimits check --policy): the cache holds the hardware only" "$tmp/probe.out"
+expect_true "... explain: the cache holds no compiled policy" test "$(pc_state "$pcw")" = not-compiled
 session ann "$pbad" cache="$pc"
 expect "... the login refuses it: limits untouched" PAM_SUCCESS "$S64K" "$HARD"
 expect_log "... with its error" "$pbad:6: unknown key \"colour\"" err
