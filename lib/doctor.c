@@ -33,6 +33,7 @@
 
 #include "doctor.h"
 #include "fsutil.h"
+#include "hwcache.h"
 #include "hw.h"
 #include "pamstack.h"
 #include "size.h"
@@ -2065,6 +2066,36 @@ static int check_config(struct doc *d) {
         if (d->in->policy)
                 ADD(d, DOCTOR_CONFIG, DOCTOR_OK, disp_rooted(d, d->in->policy->path), NULL,
                     "policy: valid, %zu rule%s", d->in->policy->n_rules, d->in->policy->n_rules == 1 ? "" : "s");
+        if (d->in->policy && d->module_in_any_stack) {
+                /* the cache a login reads by default: the compiled policy spares it libconfig */
+                const char *name = disp_rooted(d, d->in->policy_path);
+                _cleanup_free_ char *abs_name = NULL, *cache = NULL;
+                if (d->in->root && name && name[0] != '/' && asprintf(&abs_name, "/%s", name) < 0)
+                        abs_name = NULL;
+                cache = d->in->root ? fs_root_path(d->in->root, HW_CACHE_PATH) : strdup(HW_CACHE_PATH);
+                if (!cache || (d->in->root && !abs_name))
+                        return -ENOMEM;
+                r = hw_cache_policy_state(cache, d->in->policy_path, abs_name ? abs_name : name);
+                const char *where = disp(d, HW_CACHE_PATH), *save = "rdmalimits probe --save";
+                if (r == 0)
+                        ADD(d, DOCTOR_CONFIG, DOCTOR_OK, where, NULL,
+                            "the policy is compiled in the cache: a login does not load libconfig");
+                else if (r == -ENOENT)
+                        ADD(d, DOCTOR_CONFIG, DOCTOR_INFO, where, save,
+                            "no cache: each login parses the policy (and probes the hardware for an auto rule)");
+                else if (r == -ENODATA || r == -ESTALE)
+                        ADD(d, DOCTOR_CONFIG, DOCTOR_WARNING, where, save,
+                            "the cache holds %s: each login parses the policy",
+                            r == -ENODATA ? "no compiled policy" : "a policy compiled from other bytes or another build");
+                else if (r == -EBADMSG)
+                        ADD(d, DOCTOR_CONFIG, DOCTOR_WARNING, where, save,
+                            "the cache is malformed or of an earlier format: logins do not use it");
+                else if (r == -ENOMEM)
+                        return r;
+                else
+                        ADD(d, DOCTOR_CONFIG, DOCTOR_WARNING, where, save, "the cache is refused: %s: logins do not use it",
+                            fs_strerror(r));
+        }
         if (d->in->policy_exists && !d->module_in_any_stack && d->stacks_seen) {
                 snprintf(fix, sizeof fix, "add 'session optional pam_rdmalimit.so' after pam_limits in %s",
                          disp(d, "/etc/pam.d/common-session"));

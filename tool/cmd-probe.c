@@ -151,7 +151,13 @@ int cmd_probe(struct ctx *c) {
                 return EXIT_FINDINGS;
         }
         if (c->save) {
-                const char *path = c->cache ? c->cache : HW_CACHE_PATH;
+                /* the default place is under --root, as the module there would read it */
+                _cleanup_free_ char *rooted = c->cache ? NULL : ctx_path(c, HW_CACHE_PATH);
+                const char *path = c->cache ? c->cache : rooted;
+                if (!path) {
+                        hw_summary_free(hw);
+                        return EXIT_FINDINGS;
+                }
                 r = save_cache(c, hw, path);
                 if (r < 0) {
                         log_error("cannot write the cache %s: %s", path, strerror(-r));
