@@ -98,6 +98,8 @@ check "pam_rdmalimit.8 names the packaged module path" \
 	sh -c "zcat '$X/usr/share/man/man8/pam_rdmalimit.8.gz' | grep -q '/lib/$MA/security/pam_rdmalimit'"
 check "libpam-rdmalimit depends on libpam-runtime (pam-auth-update)" \
 	sh -c "dpkg-deb -f '$LIB' Depends | grep -q libpam-runtime"
+check "libpam-rdmalimit depends on libconfig9 (dlopen()ed when a policy is parsed)" \
+	sh -c "dpkg-deb -f '$LIB' Depends | grep -q libconfig9"
 check "libibverbs1 is only suggested (dlopen()ed when needed)" \
 	sh -c "dpkg-deb -f '$LIB' Suggests | grep -q libibverbs1 && ! dpkg-deb -f '$LIB' Depends | grep -q libibverbs"
 
@@ -107,6 +109,14 @@ check "man page rdmalimits.8" test -s "$X/usr/share/man/man8/rdmalimits.8.gz"
 check "bash completion" cmp -s "$X/usr/share/bash-completion/completions/rdmalimits" \
 	"$top_srcdir/contrib/bash-completion/rdmalimits"
 check "no conffiles in rdmalimits" test ! -s "$T/ctl-tool/conffiles"
+check "systemd units rdmalimit-cache.service and .path" \
+	test -s "$X/lib/systemd/system/rdmalimit-cache.service" -a -s "$X/lib/systemd/system/rdmalimit-cache.path"
+check "the service runs the packaged tool" \
+	grep -qx 'ExecStart=/usr/sbin/rdmalimits probe --save' "$X/lib/systemd/system/rdmalimit-cache.service"
+check "the units are enabled on installation (dh_installsystemd)" \
+	grep -q 'deb-systemd-helper.*rdmalimit-cache' "$T/ctl-tool/postinst"
+check "rdmalimits depends on libconfig9 (dlopen()ed, not a NEEDED entry)" \
+	sh -c "dpkg-deb -f '$TOOL' Depends | grep -q libconfig9"
 ver=$(dpkg-deb -f "$TOOL" Version)
 got=$("$X/usr/sbin/rdmalimits" --version 2>&1)
 check "packaged tool runs, version $ver matches configure's ($got)" test "$got" = "rdmalimits ${ver%-*}"
