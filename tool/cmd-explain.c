@@ -67,41 +67,29 @@ struct module_view {
         int policy_cache;       /* hw_cache_policy_state() of that cache for the policy */
 };
 
-/* What the module does with the policy and its cache, in a word (JSON) and in a phrase. */
-static const char *policy_cache_word(const struct module_view *m) {
-        switch (m->policy_cache) {
-        case 0:
-                return "compiled";
-        case -ENOENT:
-                return "no-cache";
-        case -ENODATA:
-                return "not-compiled";
-        case -ESTALE:
-                return "stale";
-        case -EBADMSG:
-                return "malformed";
-        default:
-                return "refused";
-        }
-}
+/* What the module does with the policy and its cache (hw_cache_policy_state()), in a word
+ * (JSON) and in a phrase; the last entry stands for any other error. */
+static const struct {
+        int state;
+        const char *word, *text;
+} policy_cache_states[] = {
+        { 0, "compiled", "the policy compiled in the cache: no libconfig in a login" },
+        { -ENOENT, "no-cache", "no cache file: each login parses the policy (run rdmalimits probe --save)" },
+        { -ENODATA, "not-compiled",
+          "the cache holds no compiled policy: each login parses it (rdmalimits probe --save --conf FILE)" },
+        { -ESTALE, "stale", "the cache was compiled from other bytes or another policy file: each login parses it "
+                            "(run rdmalimits probe --save)" },
+        { -EBADMSG, "malformed", "the cache is malformed or of an earlier format: each login parses the policy "
+                                 "(run rdmalimits probe --save)" },
+        { 1, "refused", "the cache is refused (owner or mode): each login parses the policy" },
+};
 
-static const char *policy_cache_text(const struct module_view *m) {
-        switch (m->policy_cache) {
-        case 0:
-                return "the policy compiled in the cache: no libconfig in a login";
-        case -ENOENT:
-                return "no cache file: each login parses the policy (run rdmalimits probe --save)";
-        case -ENODATA:
-                return "the cache holds no compiled policy: each login parses it (rdmalimits probe --save --conf FILE)";
-        case -ESTALE:
-                return "the cache was compiled from other bytes or another policy file: each login parses it "
-                       "(run rdmalimits probe --save)";
-        case -EBADMSG:
-                return "the cache is malformed or of an earlier format: each login parses the policy "
-                       "(run rdmalimits probe --save)";
-        default:
-                return "the cache is refused (owner or mode): each login parses the policy";
-        }
+static size_t policy_cache_index(const struct module_view *m) {
+        size_t i;
+        for (i = 0; i + 1 < ELEMENTSOF(policy_cache_states); i++)
+                if (policy_cache_states[i].state == m->policy_cache)
+                        break;
+        return i;
 }
 
 /* The value of a module argument KEY= ("conf=", "cache=") in a stack line's arguments, or NULL. */
@@ -256,7 +244,7 @@ static void module_json(struct json *j, const struct module_view *m) {
                 json_key(j, "path");
                 json_str(j, m->cache);
                 json_key(j, "state");
-                json_str(j, policy_cache_word(m));
+                json_str(j, policy_cache_states[policy_cache_index(m)].word);
                 json_obj_end(j);
         } else
                 json_null(j);
@@ -293,7 +281,7 @@ static void module_text(const struct module_view *m) {
                         printf("  (hardware from the cache %s, as the module reads it)\n", m->hw_cache);
         }
         if (m->cache[0])
-                printf("  (%s: %s)\n", m->cache, policy_cache_text(m));
+                printf("  (%s: %s)\n", m->cache, policy_cache_states[policy_cache_index(m)].text);
         switch (m->order) {
         case ORDER_AFTER:
                 printf("  In the %s session stack pam_rdmalimit runs after pam_limits: it wins where it asks more",
