@@ -11,12 +11,14 @@
  *   end
  *
  * Sizes are decimal bytes (18446744073709551615 is unlimited), "auto", or "-" when not given;
- * RAM_SHARE is a C99 hexadecimal float, which reads back exactly.  The reader accepts only
+ * RAM_SHARE is the bit pattern of the double, in decimal: it reads back exactly, whatever the
+ * locale of the program the module runs in.  The reader accepts only
  * what the loader could have built: a value of the wrong kind for its field, a bad name, a
  * missing or repeated line is -EBADMSG, and the caller parses the policy itself.
  */
 #include "config.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,9 +54,13 @@ int policy_compiled_write(FILE *f, const struct policy *p, const struct diag_lis
         for (size_t i = 0; d && i < d->n; i++)
                 if (strchr(d->v[i].message, '\n'))
                         return -EINVAL;
-        fprintf(f, "version %d\nlower %d\nhardware %llu %llu %llu %llu %a", p->version, p->lower ? 1 : 0,
+        uint64_t share;
+        static_assert(sizeof share == sizeof p->hw.ram_share, "a double is 64 bits");
+        memcpy(&share, &p->hw.ram_share, sizeof share);
+        fprintf(f, "version %d\nlower %d\nhardware %llu %llu %llu %llu %llu", p->version, p->lower ? 1 : 0,
                 (unsigned long long)p->hw.rdma_port, (unsigned long long)p->hw.xsk_queue,
-                (unsigned long long)p->hw.xsk_copy_queue, (unsigned long long)p->hw.base, p->hw.ram_share);
+                (unsigned long long)p->hw.xsk_copy_queue, (unsigned long long)p->hw.base,
+                (unsigned long long)share);
         put_value(f, &p->hw.fallback);
         fputc('\n', f);
         for (size_t i = 0; i < p->n_rules; i++) {
@@ -213,12 +219,13 @@ int policy_compiled_read(const char *text, size_t len, const char *path, struct 
                         p->lower = w[1][0] == '1';
                         have_lower = true;
                 } else if (n == 7 && streq(w[0], "hardware") && !have_hw) {
-                        char *end;
+                        uint64_t share;
                         if (parse_u64(w[1], &p->hw.rdma_port) < 0 || parse_u64(w[2], &p->hw.xsk_queue) < 0 ||
-                            parse_u64(w[3], &p->hw.xsk_copy_queue) < 0 || parse_u64(w[4], &p->hw.base) < 0)
+                            parse_u64(w[3], &p->hw.xsk_copy_queue) < 0 || parse_u64(w[4], &p->hw.base) < 0 ||
+                            parse_u64(w[5], &share) < 0)
                                 goto fail;
-                        p->hw.ram_share = strtod(w[5], &end);
-                        if (*end || !(p->hw.ram_share > 0.0 && p->hw.ram_share <= 1.0))
+                        memcpy(&p->hw.ram_share, &share, sizeof share);
+                        if (!(p->hw.ram_share > 0.0 && p->hw.ram_share <= 1.0))   /* NaN too */
                                 goto fail;
                         if (get_value(w[6], K_NONE | K_SIZE, &p->hw.fallback) < 0)
                                 goto fail;

@@ -223,7 +223,7 @@ static void test_policy(void **state) {
         assert_true(q->lower);
         assert_true(q->hw.rdma_port == p->hw.rdma_port && q->hw.xsk_queue == p->hw.xsk_queue &&
                     q->hw.xsk_copy_queue == p->hw.xsk_copy_queue && q->hw.base == p->hw.base);
-        assert_true(q->hw.ram_share == p->hw.ram_share);  /* exactly: written as a hex float */
+        assert_true(q->hw.ram_share == p->hw.ram_share);  /* exactly: written as its bits */
         assert_same_value(&q->hw.fallback, &p->hw.fallback);
         assert_int_equal(q->n_rules, p->n_rules);
         for (size_t i = 0; i < p->n_rules; i++) {
@@ -280,20 +280,20 @@ static void test_policy(void **state) {
                 const char *build, *compiled;
                 int want;
         } cases[] = {
-                { "rdmalimit 0.0.0-other", "version 1\nlower 0\nhardware 1 1 0 1 0x1p-1 -\nend\n", -ESTALE },
-                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 0x1p-1 -\nend\n", 0 },
-                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 0x1p-1 -\n", -EBADMSG },             /* no end */
-                { NULL, "version 2\nlower 0\nhardware 1 1 0 1 0x1p-1 -\nend\n", -EBADMSG },
-                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 0x1p+1 -\nend\n", -EBADMSG },       /* ram_share 2 */
-                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 0x1p-1 -\nrule 3 group a:b 1 - - -\nend\n", -EBADMSG },
-                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 0x1p-1 -\nrule 3 group g 0 - - -\nend\n", -EBADMSG },
-                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 0x1p-1 -\nrule 3 group g 8 4 - -\nend\n", -EBADMSG }, /* hard < soft */
-                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 0x1p-1 -\nrule 3 group g auto - 9 8\nend\n", -EBADMSG }, /* min > max */
-                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 0x1p-1 -\nrule 3 group g auto - - auto\nend\n", -EBADMSG },
-                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 0x1p-1 -\ndiag error 1 x\nend\n", -EBADMSG },
-                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 0x1p-1 -\nend\nrule 3 group g 1 - - -\n", -EBADMSG },
-                { NULL, "version 1\nversion 1\nlower 0\nhardware 1 1 0 1 0x1p-1 -\nend\n", -EBADMSG },
-                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 0x1p-1 -\nrule 3 group g 1 - - - x\nend\n", -EBADMSG },
+                { "rdmalimit 0.0.0-other", "version 1\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\nend\n", -ESTALE },
+                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\nend\n", 0 },
+                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\n", -EBADMSG },             /* no end */
+                { NULL, "version 2\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\nend\n", -EBADMSG },
+                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 4611686018427387904 -\nend\n", -EBADMSG },       /* ram_share 2 */
+                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\nrule 3 group a:b 1 - - -\nend\n", -EBADMSG },
+                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\nrule 3 group g 0 - - -\nend\n", -EBADMSG },
+                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\nrule 3 group g 8 4 - -\nend\n", -EBADMSG }, /* hard < soft */
+                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\nrule 3 group g auto - 9 8\nend\n", -EBADMSG }, /* min > max */
+                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\nrule 3 group g auto - - auto\nend\n", -EBADMSG },
+                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\ndiag error 1 x\nend\n", -EBADMSG },
+                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\nend\nrule 3 group g 1 - - -\n", -EBADMSG },
+                { NULL, "version 1\nversion 1\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\nend\n", -EBADMSG },
+                { NULL, "version 1\nlower 0\nhardware 1 1 0 1 4602678819172646912 -\nrule 3 group g 1 - - - x\nend\n", -EBADMSG },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 snprintf(pol, sizeof pol, "build %s\nsource %zu %zu\n%s%s\n%s",
