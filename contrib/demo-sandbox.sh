@@ -25,7 +25,7 @@ fi
 RL=$B/rdmalimits
 sandbox_start
 export PATH=$SANDBOX_BIN:$PATH
-sandbox_pam_module "$B/pam_rdmalimit/.libs/pam_rdmalimit.so" conf=/etc/security/rdmalimit.conf cache=
+sandbox_pam_module "$B/pam_rdmalimit/.libs/pam_rdmalimit.so" conf=/etc/security/rdmalimit.conf
 sandbox_user alice rdma_users >/dev/null
 sandbox_user carol xdp_users >/dev/null
 sandbox_user dave hpc >/dev/null
@@ -43,7 +43,8 @@ so no login here can get more than $((hard / 1024)) KiB (real sites raise sshd's
 Users: alice (rdma_users), carol (xdp_users), dave (hpc), bob (none).
 T
 
-step "probe: what hardware this host has (here: the sandbox's veth pair)"
+step "probe --save: what hardware this host has (here: the sandbox's veth pair), saved with the
+   compiled policy to /run/rdmalimit/hw.cache, so that logins neither probe nor parse"
 sandbox_policy <<'P'
 version = 1;
 hardware = {
@@ -58,7 +59,7 @@ rules = (
   { group = "hpc";       memlock = "16M"; }
 );
 P
-show "$RL" probe
+show "$RL" probe --save
 show cat /etc/security/rdmalimit.conf
 
 size=$((hard / 1024 / 1024 - 2))M
