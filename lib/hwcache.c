@@ -502,7 +502,6 @@ int hw_cache_policy(const struct hw_cache *c, const char *path, const char *text
         const char *p, *end, *nl;
         char head[96];
         uint64_t path_len, text_len;
-        int n = 0;
 
         if (!c->policy)
                 return -ENOENT;
@@ -522,9 +521,11 @@ int hw_cache_policy(const struct hw_cache *c, const char *path, const char *text
         memcpy(head, p, (size_t)(nl - p));
         head[nl - p] = '\0';
         {
-                char a[32], b[32];
-                if (sscanf(head, "source %31s %31s%n", a, b, &n) != 2 || head[n] || parse_u64(a, &path_len) < 0 ||
-                    parse_u64(b, &text_len) < 0)
+                char *sp = strncmp(head, "source ", 7) == 0 ? strchr(head + 7, ' ') : NULL;
+                if (!sp)
+                        return -EBADMSG;
+                *sp = '\0';
+                if (parse_u64(head + 7, &path_len) < 0 || parse_u64(sp + 1, &text_len) < 0)
                         return -EBADMSG;
         }
         p = nl + 1;

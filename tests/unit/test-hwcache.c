@@ -312,6 +312,20 @@ static void test_policy(void **state) {
                 hw_cache_free(c);
                 c = NULL;
         }
+        /* a source line that is not "source NUMBER NUMBER" */
+        static const char *const sources[] = { "source 28", "source 28 x", "source -1 2", "sourc 28 2", "source 28  2" };
+        for (size_t i = 0; i < ELEMENTSOF(sources); i++) {
+                snprintf(pol, sizeof pol, "build rdmalimit " PACKAGE_VERSION "\n%s\n%s%s\nend\n", sources[i], conf, policy_text);
+                snprintf(text, sizeof text, "# rdmalimit cache v3\nsection hardware %zu\n%ssection policy %zu\n%s",
+                         strlen(hw), hw, strlen(pol), pol);
+                write_text(text, 0600);
+                assert_int_equal(hw_cache_read(path, &c), 0);
+                int r = hw_cache_policy(c, conf, policy_text, len, &q, &d2);
+                if (r != -EBADMSG)
+                        fail_msg("source line '%s': %d, want -EBADMSG", sources[i], r);
+                hw_cache_free(c);
+                c = NULL;
+        }
 out:
         hw_cache_free(c);
         policy_free(p);
