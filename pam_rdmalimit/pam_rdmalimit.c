@@ -214,16 +214,16 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
         const struct id_user *u;
         struct policy_decision dec = {};
         char rule[512], why[512], s1[SIZE_FMT_MAX], s2[SIZE_FMT_MAX], s3[SIZE_FMT_MAX], s4[SIZE_FMT_MAX];
-        int r;
-
         bool policy_cached;
+        int r, cache_r = -ENOENT;
 
         /* one read of the cache serves the policy and the hardware */
-        int cache_r = -ENOENT;
         if (a->cache) {
                 cache_r = r = hw_cache_read(a->cache, &cache);
-                if (r == -ENOMEM)
+                if (r == -ENOMEM) {
+                        pam_syslog(pamh, LOG_ERR, "%s: cannot read the cache: %s", a->cache, strerror(-r));
                         goto out;
+                }
                 if (r < 0 && r != -ENOENT)
                         pam_syslog(pamh, LOG_WARNING, "%s: %s: not using the cache", a->cache,
                                    r == -EBADMSG ? "not a cache this build writes (run rdmalimits probe --save)" :

@@ -36,7 +36,8 @@ else
 	skip "systemd-analyze is missing"
 fi
 
-# what the service does, with the built tool, in a private /run and /etc/security
+# what the service does, with the built tool, in a private /run and /etc/security (the
+# configured sysconfdir's: under make distcheck, a directory of the build tree)
 mkdir -p "$T/sec"
 printf 'version = 1;\nrules = ( { group = "rdma_users"; memlock = "4M"; } );\n' > "$T/sec/rdmalimit.conf"
 chown 0:0 "$T/sec/rdmalimit.conf"
@@ -44,6 +45,7 @@ chmod 0644 "$T/sec/rdmalimit.conf"
 unshare --mount --propagation private bash -c '
 	set -e
 	mount -t tmpfs tmpfs /run
+	mkdir -p '"$(dirname "$policy")"'
 	mount --bind "$1" '"$(dirname "$policy")"'
 	'"$B/rdmalimits ${exec_start#* }"' > "$2/out" 2>&1
 	cp /run/rdmalimit/hw.cache "$2/cache"
