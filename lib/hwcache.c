@@ -574,14 +574,22 @@ int hw_cache_policy_state(const char *cache_file, const char *policy_file, const
         return r;
 }
 
+int hw_cache_or_probe(const struct hw_cache *c, struct hw_summary **ret, bool *ret_cached) {
+        int r = c ? hw_cache_hardware(c, ret) : -ENOENT;
+
+        *ret_cached = r >= 0;
+        if (r >= 0 || r == -ENOMEM)
+                return r;
+        return hw_probe(HW_ALL, ret);
+}
+
 int hw_probe_cached(const char *path, struct hw_summary **ret, bool *ret_cached) {
-        int r = path ? hw_cache_load(path, ret) : -ENOENT;
-        if (r >= 0) {
-                *ret_cached = true;
-                return 0;
-        }
+        struct hw_cache *c = NULL;
+        int r = path ? hw_cache_read(path, &c) : -ENOENT;
+
         if (r == -ENOMEM)
                 return r;
-        *ret_cached = false;
-        return hw_probe(HW_ALL, ret);
+        r = hw_cache_or_probe(c, ret, ret_cached);
+        hw_cache_free(c);
+        return r;
 }

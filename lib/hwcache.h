@@ -76,5 +76,9 @@ int hw_cache_policy_state(const char *cache_file, const char *policy_file, const
 /* hw_cache_read() and hw_cache_hardware(). */
 int hw_cache_load(const char *path, struct hw_summary **ret);
 
-/* Cached summary if valid, else a live probe.  *ret_cached tells which. */
+/* The summary of a cache already read (c may be NULL) if valid, else a live probe.
+ * *ret_cached tells which. */
+int hw_cache_or_probe(const struct hw_cache *c, struct hw_summary **ret, bool *ret_cached);
+
+/* The same for the cache file path (NULL: none). */
 int hw_probe_cached(const char *path, struct hw_summary **ret, bool *ret_cached);

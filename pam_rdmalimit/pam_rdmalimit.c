@@ -135,16 +135,6 @@ static int load_policy(pam_handle_t *pamh, const struct args *a, const struct hw
         return r;
 }
 
-/* The hardware: from the cache when its hardware section is valid, else probed live. */
-static int load_hardware(const struct hw_cache *cache, struct hw_summary **ret, bool *ret_cached) {
-        int r = cache ? hw_cache_hardware(cache, ret) : -ENOENT;
-
-        *ret_cached = r >= 0;
-        if (r >= 0 || r == -ENOMEM)
-                return r;
-        return hw_probe(HW_ALL, ret);
-}
-
 /* "rule group rdma_users (file:12)" */
 static void describe_rule(const struct policy *p, const struct policy_decision *dec, char *buf, size_t size) {
         if (!dec->rule) {
@@ -256,7 +246,7 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
         }
         if (policy_needs_hw(p, user, (const char *const *)groups, n_groups)) {
                 bool cached = false;
-                r = load_hardware(cache, &hw, &cached);
+                r = hw_cache_or_probe(cache, &hw, &cached);
                 if (r < 0) {
                         pam_syslog(pamh, LOG_ERR, "hardware probe failed: %s", strerror(-r));
                         goto out;
