@@ -2068,14 +2068,10 @@ static int check_config(struct doc *d) {
                     "policy: valid, %zu rule%s", d->in->policy->n_rules, d->in->policy->n_rules == 1 ? "" : "s");
         if (d->in->policy && d->module_in_any_stack) {
                 /* the cache a login reads by default: the compiled policy spares it libconfig */
-                const char *name = disp_rooted(d, d->in->policy_path);
-                _cleanup_free_ char *abs_name = NULL, *cache = NULL;
-                if (d->in->root && name && name[0] != '/' && asprintf(&abs_name, "/%s", name) < 0)
-                        abs_name = NULL;
-                cache = d->in->root ? fs_root_path(d->in->root, HW_CACHE_PATH) : strdup(HW_CACHE_PATH);
-                if (!cache || (d->in->root && !abs_name))
+                _cleanup_free_ char *cache = fs_root_path(d->in->root, HW_CACHE_PATH);
+                if (!cache)
                         return -ENOMEM;
-                r = hw_cache_policy_state(cache, d->in->policy_path, abs_name ? abs_name : name);
+                r = hw_cache_policy_state(cache, d->in->policy_name, d->in->policy_text, d->in->policy_len);
                 const char *where = disp(d, HW_CACHE_PATH), *save = "rdmalimits probe --save";
                 if (r == 0)
                         ADD(d, DOCTOR_CONFIG, DOCTOR_OK, where, NULL,

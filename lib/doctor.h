@@ -68,6 +68,9 @@ struct doctor_input {
         const struct policy *policy;     /* NULL: no usable policy */
         bool policy_exists;              /* the policy file exists (even if it is invalid) */
         const char *policy_path;         /* the policy file as opened (root prefix included) */
+        const char *policy_name;         /* the same as the module names it (its conf=) */
+        const char *policy_text;         /* the bytes the policy was loaded from (with policy) */
+        size_t policy_len;
         const struct diag_list *policy_diags; /* what loading the policy found, or NULL */
         const char *securedir;           /* where this build installs pam_rdmalimit.so */
         const char *service;             /* one more PAM service to examine (reported with the

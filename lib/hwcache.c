@@ -550,25 +550,17 @@ int hw_cache_load(const char *path, struct hw_summary **ret) {
         return r;
 }
 
-int hw_cache_policy_state(const char *cache_file, const char *policy_file, const char *policy_name) {
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *text = NULL;
+int hw_cache_policy_state(const char *cache_file, const char *policy_name, const char *text, size_t len) {
         struct hw_cache *c = NULL;
         struct policy *p = NULL;
-        size_t len = 0;
         int r;
 
         r = hw_cache_read(cache_file, &c);
         if (r < 0)
                 return r;
-        r = fs_open_config(AT_FDCWD, policy_file, true, false, &fd, NULL);
-        if (r >= 0)
-                r = fs_read_all(fd, POLICY_MAX_BYTES, &text, &len);
-        if (r >= 0) {
-                r = hw_cache_policy(c, policy_name, text, len, &p, NULL);
-                if (r == -ENOENT)
-                        r = -ENODATA;
-        }
+        r = hw_cache_policy(c, policy_name, text, len, &p, NULL);
+        if (r == -ENOENT)
+                r = -ENODATA;
         policy_free(p);
         hw_cache_free(c);
         return r;

@@ -66,12 +66,12 @@ int hw_cache_policy(const struct hw_cache *c, const char *path, const char *text
                     struct diag_list *diags);
 
 /*
- * What a login with conf=policy_name does with the cache cache_file, policy_file being where
- * that policy is read here (under --root): 0 takes the compiled policy, -ENOENT no cache file,
- * -ENODATA a cache without a policy, -ESTALE compiled from other bytes, another path or
- * another build, -EBADMSG malformed, or an error opening either file.
+ * What a login with conf=policy_name, whose policy file holds text[len], does with the cache
+ * cache_file: 0 takes the compiled policy, -ENOENT no cache file, -ENODATA a cache without a
+ * policy, -ESTALE compiled from other bytes, another path or another build, -EBADMSG
+ * malformed, or an error opening the cache.
  */
-int hw_cache_policy_state(const char *cache_file, const char *policy_file, const char *policy_name);
+int hw_cache_policy_state(const char *cache_file, const char *policy_name, const char *text, size_t len);
 
 /* hw_cache_read() and hw_cache_hardware(). */
 int hw_cache_load(const char *path, struct hw_summary **ret);

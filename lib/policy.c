@@ -664,20 +664,13 @@ int policy_load_string(const char *text, size_t len, const char *path, struct po
         return load_buffer(buf, len, path, ret, diags);
 }
 
-int policy_load_fd(int fd, const char *path, struct policy **ret, struct diag_list *diags) {
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
-        int r;
-
-        if (fd < 0 || !ret)
+int policy_read_fd(int fd, char **ret, size_t *ret_len) {
+        if (fd < 0 || !ret || !ret_len)
                 return -EINVAL;
         /* Whatever the descriptor is (a FIFO, /dev/zero), at most one byte more than allowed
          * is read, so an endless source is refused instead of filling memory; a directory
          * fails with -EISDIR. */
-        r = fs_read_all(fd, POLICY_MAX_BYTES, &buf, &len);
-        if (r < 0)
-                return r;
-        return load_buffer(buf, len, path, ret, diags);
+        return fs_read_all(fd, POLICY_MAX_BYTES, ret, ret_len);
 }
 
 void policy_free(struct policy *p) {

@@ -56,12 +56,15 @@ struct policy {
 };
 
 /*
- * Parse a policy from a descriptor the caller opened (and checked, see fsutil).  Every
- * problem is added to diags as "path:line"; returns -EINVAL when there was any error (then
- * *ret is untouched), -ENOMEM, -EFBIG over POLICY_MAX_BYTES, or 0.
+ * Read the bytes of a policy from a descriptor the caller opened (and checked, see fsutil):
+ * -EFBIG over POLICY_MAX_BYTES (whatever the descriptor is), -EISDIR, or a read error.
  */
-int policy_load_fd(int fd, const char *path, struct policy **ret, struct diag_list *diags);
-/* Parse from memory (tests, fuzzing). */
+int policy_read_fd(int fd, char **ret, size_t *ret_len);
+/*
+ * Parse a policy from its bytes (text is not modified).  Every problem is added to diags as
+ * "path:line"; returns -EINVAL when there was any error (then *ret is untouched), -ENOMEM,
+ * -EFBIG over POLICY_MAX_BYTES, or 0.
+ */
 int policy_load_string(const char *text, size_t len, const char *path, struct policy **ret,
                        struct diag_list *diags);
 void policy_free(struct policy *p);

@@ -103,8 +103,7 @@ static int load_policy(pam_handle_t *pamh, const struct args *a, const struct hw
                                    fs_strerror(r));
                 return r;
         }
-        /* at most one byte more than allowed is read: an endless source is refused */
-        r = fs_read_all(fd, POLICY_MAX_BYTES, &text, &len);
+        r = policy_read_fd(fd, &text, &len);
         if (r >= 0 && cache) {
                 r = hw_cache_policy(cache, a->conf, text, len, ret, &d);
                 if (r >= 0)

@@ -11,10 +11,11 @@
 #include "policy.h"
 #include "tool.h"
 
-int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret) {
-        _cleanup_free_ char *path = ctx_path(c, c->policy_path);
+int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret, char **ret_text, size_t *ret_len) {
+        _cleanup_free_ char *path = ctx_path(c, c->policy_path), *text = NULL;
         _cleanup_close_ int fd = -1;
         struct policy *p = NULL;
+        size_t len = 0;
         int r;
 
         if (!path)
@@ -28,7 +29,9 @@ int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **
                 diag_add(d, DIAG_ERROR, path, 0, "%s: pam_rdmalimit refuses it", fs_strerror(r));
                 return r;
         }
-        r = policy_load_fd(fd, path, &p, d);
+        r = policy_read_fd(fd, &text, &len);
+        if (r >= 0)
+                r = policy_load_string(text, len, path, &p, d);
         if (r < 0) {
                 if (r == -EFBIG)
                         diag_add(d, DIAG_ERROR, path, 0, "larger than %u bytes: refused", POLICY_MAX_BYTES);
@@ -38,6 +41,10 @@ int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **
                 *ret = p;
         else
                 policy_free(p);
+        if (ret_text) {
+                *ret_text = TAKE_PTR(text);
+                *ret_len = len;
+        }
         return 0;
 }
 
@@ -71,7 +78,7 @@ int cmd_check(struct ctx *c) {
                 }
         }
         if (r >= 0 && c->policy)
-                (void)check_policy_file(c, &d, NULL);
+                (void)check_policy_file(c, &d, NULL, NULL, NULL);
         ident_free(id);
         if (r < 0) {
                 log_error("check failed: %s", strerror(-r));

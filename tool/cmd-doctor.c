@@ -115,7 +115,8 @@ int cmd_doctor(struct ctx *c) {
         struct lc_tree *t = NULL;
         struct ident *id = NULL;
         struct policy *p = NULL;
-        _cleanup_free_ char *policy_path = NULL;
+        _cleanup_free_ char *policy_path = NULL, *policy_text = NULL;
+        size_t policy_len = 0;
         uint32_t pid = 0;
         int r, ret = EXIT_FINDINGS;
 
@@ -130,7 +131,7 @@ int cmd_doctor(struct ctx *c) {
                 log_error("out of memory");
                 goto out;
         }
-        r = check_policy_file(c, &pd, &p);
+        r = check_policy_file(c, &pd, &p, &policy_text, &policy_len);
         if (r == -ENOMEM) {
                 log_error("out of memory");
                 goto out;
@@ -142,6 +143,9 @@ int cmd_doctor(struct ctx *c) {
                 .policy = r == 0 ? p : NULL,
                 .policy_exists = r != -ENOENT,
                 .policy_path = policy_path,
+                .policy_name = c->policy_path,
+                .policy_text = policy_text,
+                .policy_len = policy_len,
                 .policy_diags = &pd,
                 .securedir = SECUREDIR,
                 .service = c->service,

@@ -141,11 +141,12 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
                 cache = NULL;
         if (cache && c->root && !(c->given & OPT_CACHE) && (cache_rooted = fs_root_path(c->root, cache)))
                 cache = cache_rooted;
-        r = check_policy_file(&cc, &d, &m->p);
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        r = check_policy_file(&cc, &d, &m->p, &text, &len);
         if (r >= 0 && cache) {
-                _cleanup_free_ char *real = ctx_path(&cc, cc.policy_path);
                 snprintf(m->cache, sizeof m->cache, "%s", cache);
-                m->policy_cache = real ? hw_cache_policy_state(cache, real, cc.policy_path) : -ENOMEM;
+                m->policy_cache = hw_cache_policy_state(cache, cc.policy_path, text, len);
         }
         if (r < 0) {
                 if (r != -ENOENT) {

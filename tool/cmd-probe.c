@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <string.h>
 
 #include "fsutil.h"
@@ -98,42 +97,25 @@ void print_auto_text(const struct policy *p, const struct policy_auto *a, const 
  * argument: --conf, else the default).  A policy with errors is not compiled: a login parses
  * it and refuses it, with its messages.
  */
-static int save_cache(const struct ctx *c, const struct hw_summary *hw, const char *cache) {
-        _cleanup_free_ char *path = ctx_path(c, c->policy_path), *text = NULL;
-        _cleanup_close_ int fd = -1;
-        struct hw_cache_policy src = { .path = c->policy_path };
-        struct diag_list d = {};
-        struct policy *p = NULL;
-        size_t len = 0;
+static int save_cache(const struct ctx *c, const struct hw_summary *hw, const char *cache, int policy_r,
+                      const struct policy *p, const char *text, size_t len, const struct diag_list *d) {
+        struct hw_cache_policy src = { .path = c->policy_path, .text = text, .len = len, .policy = p, .diags = d };
         int r;
 
-        if (!path)
-                return -ENOMEM;
-        r = fs_open_config(AT_FDCWD, path, true, false, &fd, NULL);
-        if (r >= 0)
-                r = fs_read_all(fd, POLICY_MAX_BYTES, &text, &len);
-        if (r >= 0)
-                r = policy_load_string(text, len, path, &p, &d);
-        if (r == -ENOMEM) {
-                diag_list_clear(&d);
-                return r;
+        if (policy_r == -ENOMEM)
+                return policy_r;
+        if (policy_r < 0 && policy_r != -ENOENT && !c->json) {
+                _cleanup_free_ char *path = ctx_path(c, c->policy_path);
+                log_warning("%s: %s: the cache holds the hardware only (logins parse the policy)",
+                            path ? path : c->policy_path,
+                            policy_r == -EINVAL ? "the policy has errors (rdmalimits check --policy)" :
+                            policy_r == -EFBIG ? "too large" : fs_strerror(policy_r));
         }
-        if (r >= 0) {
-                src.text = text;
-                src.len = len;
-                src.policy = p;
-                src.diags = &d;
-        } else if (r != -ENOENT && !c->json)
-                log_warning("%s: %s: the cache holds the hardware only (logins parse the policy)", path,
-                            r == -EINVAL ? "the policy has errors (rdmalimits check --policy)" :
-                            r == -EFBIG ? "too large" : fs_strerror(r));
-        r = hw_cache_save(hw, src.policy ? &src : NULL, cache);
+        r = hw_cache_save(hw, policy_r >= 0 ? &src : NULL, cache);
         if (r >= 0 && !c->json)
                 log_info("saved the hardware summary%s%s to %s (valid until reboot or a device change%s)",
-                         src.policy ? " and the compiled policy " : "", src.policy ? c->policy_path : "", cache,
-                         src.policy ? "; the policy until it changes" : "");
-        policy_free(p);
-        diag_list_clear(&d);
+                         policy_r >= 0 ? " and the compiled policy " : "", policy_r >= 0 ? c->policy_path : "", cache,
+                         policy_r >= 0 ? "; the policy until it changes" : "");
         return r;
 }
 
@@ -150,22 +132,30 @@ int cmd_probe(struct ctx *c) {
                 log_error("hardware probe failed: %s", strerror(-r));
                 return EXIT_FINDINGS;
         }
+        /* the policy is read once: for the cache and for its auto value below */
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        int policy_r = check_policy_file(c, &d, &p, &text, &len);
+        bool have_policy = policy_r >= 0;
         if (c->save) {
                 /* the default place is under --root, as the module there would read it */
                 _cleanup_free_ char *rooted = c->cache ? NULL : ctx_path(c, HW_CACHE_PATH);
                 const char *path = c->cache ? c->cache : rooted;
                 if (!path) {
                         hw_summary_free(hw);
+                        policy_free(p);
+                        diag_list_clear(&d);
                         return EXIT_FINDINGS;
                 }
-                r = save_cache(c, hw, path);
+                r = save_cache(c, hw, path, policy_r, p, text, len, &d);
                 if (r < 0) {
                         log_error("cannot write the cache %s: %s", path, strerror(-r));
                         hw_summary_free(hw);
+                        policy_free(p);
+                        diag_list_clear(&d);
                         return EXIT_FINDINGS;
                 }
         }
-        bool have_policy = check_policy_file(c, &d, &p) >= 0;
         if (have_policy)
                 policy_compute_auto(&p->hw, hw, &a);
 

@@ -106,7 +106,8 @@ struct prediction {
 int predict_session(const struct ctx *c, const char *user, struct prediction *ret);
 
 struct policy;
-/* Open (root-owned, not group/world-writable) and load the policy; findings into d. */
-int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret);
+/* Open (root-owned, not group/world-writable), read and load the policy; findings into d.
+ * ret_text (may be NULL) gets the bytes it was loaded from, ret_len their length. */
+int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret, char **ret_text, size_t *ret_len);
 void print_auto_text(const struct policy *p, const struct policy_auto *a, const char *indent);
 void print_auto_json(struct json *j, const struct policy *p, const struct policy_auto *a);

@@ -426,7 +426,18 @@ static void test_too_big_string(void **state) {
 }
 
 /* ---------------------------------------------------------------------------------------- */
-/* policy_load_fd: FIFO, /dev/zero, oversized files */
+/* policy_read_fd + policy_load_string, as the module and the tool read a policy file: FIFO,
+ * /dev/zero, oversized files */
+static int policy_load_fd(int fd, const char *path, struct policy **ret, struct diag_list *diags) {
+        char *text = NULL;
+        size_t len = 0;
+        int r = policy_read_fd(fd, &text, &len);
+
+        if (r >= 0)
+                r = policy_load_string(text, len, path, ret, diags);
+        free(text);
+        return r;
+}
 
 /* A child writes len bytes of text (repeating it) into the FIFO in small pieces. */
 static pid_t fifo_writer(const char *fifo, const char *text, size_t len) {
