@@ -192,7 +192,8 @@ int hw_fingerprint(char **ret) {
 }
 
 /* The hardware section: the fingerprint, then the summary. */
-static int write_hardware(FILE *f, const struct hw_summary *s) {
+static int write_hardware(FILE *f, const void *data) {
+        const struct hw_summary *s = data;
         _cleanup_free_ char *fp = NULL;
         int r = hw_fingerprint(&fp);
 
@@ -216,7 +217,9 @@ static int write_hardware(FILE *f, const struct hw_summary *s) {
 }
 
 /* The policy section: the build, the policy's path and bytes, then its compiled form. */
-static int write_policy(FILE *f, const struct hw_cache_policy *src) {
+static int write_policy(FILE *f, const void *data) {
+        const struct hw_cache_policy *src = data;
+
         if (!src->path || !*src->path || (!src->text && src->len) || !src->policy)
                 return -EINVAL;
         fprintf(f, "build %s\nsource %zu %zu\n", BUILD, strlen(src->path), src->len);
@@ -246,14 +249,6 @@ static int write_section(FILE *out, const char *name, int (*fn)(FILE *, const vo
         return 0;
 }
 
-static int write_hardware_v(FILE *f, const void *s) {
-        return write_hardware(f, s);
-}
-
-static int write_policy_v(FILE *f, const void *src) {
-        return write_policy(f, src);
-}
-
 int hw_cache_save(const struct hw_summary *s, const struct hw_cache_policy *policy, const char *path) {
         _cleanup_free_ char *text = NULL, *dir = NULL;
         _cleanup_close_ int dfd = -1;
@@ -265,9 +260,9 @@ int hw_cache_save(const struct hw_summary *s, const struct hw_cache_policy *poli
         if (!f)
                 return -ENOMEM;
         fprintf(f, "%s\n", MAGIC);
-        r = write_section(f, "hardware", write_hardware_v, s);
+        r = write_section(f, "hardware", write_hardware, s);
         if (r >= 0 && policy)
-                r = write_section(f, "policy", write_policy_v, policy);
+                r = write_section(f, "policy", write_policy, policy);
         if (fclose(f) != 0)
                 return -ENOMEM;
         if (r < 0)
@@ -537,17 +532,6 @@ int hw_cache_policy(const struct hw_cache *c, const char *path, const char *text
                 return -ESTALE;
         p += path_len + text_len + 1;
         return policy_compiled_read(p, (size_t)(end - p), path, ret, diags);
-}
-
-int hw_cache_load(const char *path, struct hw_summary **ret) {
-        struct hw_cache *c = NULL;
-        int r = hw_cache_read(path, &c);
-
-        if (r < 0)
-                return r;
-        r = hw_cache_hardware(c, ret);
-        hw_cache_free(c);
-        return r;
 }
 
 int hw_cache_policy_state(const char *cache_file, const char *policy_name, const char *text, size_t len) {

@@ -73,9 +73,6 @@ int hw_cache_policy(const struct hw_cache *c, const char *path, const char *text
  */
 int hw_cache_policy_state(const char *cache_file, const char *policy_name, const char *text, size_t len);
 
-/* hw_cache_read() and hw_cache_hardware(). */
-int hw_cache_load(const char *path, struct hw_summary **ret);
-
 /* The summary of a cache already read (c may be NULL) if valid, else a live probe.
  * *ret_cached tells which. */
 int hw_cache_or_probe(const struct hw_cache *c, struct hw_summary **ret, bool *ret_cached);

@@ -33,6 +33,18 @@ static int teardown(void **state) {
         return system(cmd) == 0 ? 0 : -1;
 }
 
+/* hw_cache_read() and hw_cache_hardware(), as a login reads the hardware */
+static int hw_cache_load(const char *file, struct hw_summary **ret) {
+        struct hw_cache *c = NULL;
+        int r = hw_cache_read(file, &c);
+
+        if (r < 0)
+                return r;
+        r = hw_cache_hardware(c, ret);
+        hw_cache_free(c);
+        return r;
+}
+
 static struct hw_summary *sample(void) {
         struct hw_summary *s = calloc(1, sizeof(*s));
         s->rdma_status = 0;
