@@ -142,7 +142,7 @@ static int read_line_file(const char *path, char *buf, size_t size) {
  * What a login can read cheaply (a few sysfs look-ups, no per-interface reads): the boot,
  * each RDMA device with the state of each port, each network interface by name and sysfs
  * node.  The RX queue counts of the interfaces the summary counts are checked apart, in
- * hw_cache_load(), only for those interfaces.
+ * hw_cache_hardware(), only for those interfaces.
  */
 int hw_fingerprint(char **ret) {
         char *out = NULL;
