@@ -68,13 +68,7 @@ static void dlclosep(void **h) {
 }
 
 /* fns->field = the symbol name of version in h, or return -ELIBBAD (libibverbs, libmnl) */
-#define RESOLVE(h, fns, field, name, version)                                       \
-        do {                                                                        \
-                void *_p = dlvsym((h), (name), (version));                          \
-                if (!_p)                                                            \
-                        return -ELIBBAD;                                            \
-                (fns)->field = (__typeof__((fns)->field))_p;                        \
-        } while (0)
+#define RESOLVE(h, fns, field, name, version) DL_ASSIGN((fns)->field, dlvsym((h), (name), (version)))
 
 static int ibv_resolve(void *h, struct ibv_fns *f) {
         RESOLVE(h, f, get_device_list, "ibv_get_device_list", IBVERBS_VERSION);

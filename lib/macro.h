@@ -41,3 +41,13 @@ static inline int negative_errno(void) {
 }
 
 #define streq(a, b) (strcmp((a), (b)) == 0)
+
+/* dst = the symbol p (a dlsym() or dlvsym() result), or return -ELIBBAD: the library loaded
+ * lacks a function this build calls (libibverbs, libmnl, libconfig, opened with dlopen()). */
+#define DL_ASSIGN(dst, p)                                                           \
+        do {                                                                        \
+                void *_p = (p);                                                     \
+                if (!_p)                                                            \
+                        return -ELIBBAD;                                            \
+                (dst) = (__typeof__(dst))_p;                                        \
+        } while (0)

@@ -517,13 +517,8 @@ static void cfg_done(struct cfg *x) {
                 dlclose(x->h);
 }
 
-#define RESOLVE(x, field, name)                                                     \
-        do {                                                                        \
-                void *_p = dlsym((x)->h, (name));                                   \
-                if (!_p)                                                            \
-                        return -ELIBBAD;                                            \
-                (x)->f.field = (__typeof__((x)->f.field))_p;                        \
-        } while (0)
+/* libconfig's symbols carry no version */
+#define RESOLVE(x, field, name) DL_ASSIGN((x)->f.field, dlsym((x)->h, (name)))
 
 static int cfg_open(struct cfg *x) {
         x->h = dlopen(LIBCONFIG_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
