@@ -105,18 +105,14 @@ static int load_policy(pam_handle_t *pamh, const struct args *a, const struct hw
         }
         r = policy_read_fd(fd, &text, &len);
         if (r >= 0 && cache) {
+                /* an absent, stale or malformed compiled policy adds nothing to d: parse then */
                 r = hw_cache_policy(cache, a->conf, text, len, ret, &d);
-                if (r >= 0)
-                        *ret_cached = true;
-                else if (r == -ENOMEM)
-                        return r;
-                else {
-                        if (r == -EBADMSG)
-                                pam_syslog(pamh, LOG_WARNING, "%s: the compiled policy is malformed: parsing %s",
-                                           a->cache, a->conf);
-                        diag_list_clear(&d);
+                *ret_cached = r >= 0;
+                if (r == -EBADMSG)
+                        pam_syslog(pamh, LOG_WARNING, "%s: the compiled policy is malformed: parsing %s", a->cache,
+                                   a->conf);
+                if (r != -ENOMEM)
                         r = 0;
-                }
         }
         if (r >= 0 && !*ret_cached)
                 r = policy_load_string(text, len, a->conf, ret, &d);
