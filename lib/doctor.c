@@ -2069,9 +2069,13 @@ static int check_config(struct doc *d) {
         if (d->in->policy && d->module_in_any_stack) {
                 /* the cache a login reads by default: the compiled policy spares it libconfig */
                 _cleanup_free_ char *cache = fs_root_path(d->in->root, HW_CACHE_PATH);
+                struct hw_cache *hc = NULL;
                 if (!cache)
                         return -ENOMEM;
-                r = hw_cache_policy_state(cache, d->in->policy_name, d->in->policy_text, d->in->policy_len);
+                r = hw_cache_read(cache, &hc);
+                if (r >= 0)
+                        r = hw_cache_policy_state(hc, d->in->policy_name, d->in->policy_text, d->in->policy_len);
+                hw_cache_free(hc);
                 const char *where = disp(d, HW_CACHE_PATH), *save = "rdmalimits probe --save";
                 if (r == 0)
                         ADD(d, DOCTOR_CONFIG, DOCTOR_OK, where, NULL,

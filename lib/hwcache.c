@@ -534,20 +534,12 @@ int hw_cache_policy(const struct hw_cache *c, const char *path, const char *text
         return policy_compiled_read(p, (size_t)(end - p), path, ret, diags);
 }
 
-int hw_cache_policy_state(const char *cache_file, const char *policy_name, const char *text, size_t len) {
-        struct hw_cache *c = NULL;
+int hw_cache_policy_state(const struct hw_cache *c, const char *policy_name, const char *text, size_t len) {
         struct policy *p = NULL;
-        int r;
+        int r = hw_cache_policy(c, policy_name, text, len, &p, NULL);
 
-        r = hw_cache_read(cache_file, &c);
-        if (r < 0)
-                return r;
-        r = hw_cache_policy(c, policy_name, text, len, &p, NULL);
-        if (r == -ENOENT)
-                r = -ENODATA;
         policy_free(p);
-        hw_cache_free(c);
-        return r;
+        return r == -ENOENT ? -ENODATA : r;
 }
 
 int hw_cache_or_probe(const struct hw_cache *c, struct hw_summary **ret, bool *ret_cached) {
@@ -557,15 +549,4 @@ int hw_cache_or_probe(const struct hw_cache *c, struct hw_summary **ret, bool *r
         if (r >= 0 || r == -ENOMEM)
                 return r;
         return hw_probe(HW_ALL, ret);
-}
-
-int hw_probe_cached(const char *path, struct hw_summary **ret, bool *ret_cached) {
-        struct hw_cache *c = NULL;
-        int r = path ? hw_cache_read(path, &c) : -ENOENT;
-
-        if (r == -ENOMEM)
-                return r;
-        r = hw_cache_or_probe(c, ret, ret_cached);
-        hw_cache_free(c);
-        return r;
 }

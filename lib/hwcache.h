@@ -67,15 +67,12 @@ int hw_cache_policy(const struct hw_cache *c, const char *path, const char *text
 
 /*
  * What a login with conf=policy_name, whose policy file holds text[len], does with the cache
- * cache_file: 0 takes the compiled policy, -ENOENT no cache file, -ENODATA a cache without a
- * policy, -ESTALE compiled from other bytes, another path or another build, -EBADMSG
- * malformed, or an error opening the cache.
+ * c (hw_cache_read() errors are the caller's): 0 takes the compiled policy, -ENODATA a cache
+ * without a policy, -ESTALE compiled from other bytes, another path or another build,
+ * -EBADMSG malformed, -ENOMEM.
  */
-int hw_cache_policy_state(const char *cache_file, const char *policy_name, const char *text, size_t len);
+int hw_cache_policy_state(const struct hw_cache *c, const char *policy_name, const char *text, size_t len);
 
 /* The summary of a cache already read (c may be NULL) if valid, else a live probe.
  * *ret_cached tells which. */
 int hw_cache_or_probe(const struct hw_cache *c, struct hw_summary **ret, bool *ret_cached);
-
-/* The same for the cache file path (NULL: none). */
-int hw_probe_cached(const char *path, struct hw_summary **ret, bool *ret_cached);

@@ -108,6 +108,7 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
         char **groups = NULL;
         size_t ng = 0;
         struct pam_stack st = {};
+        struct hw_cache *hc = NULL;
         int r;
 
         *m = (struct module_view){ .order = ORDER_UNKNOWN };
@@ -141,12 +142,14 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
                 cache = NULL;
         if (cache && c->root && !(c->given & OPT_CACHE) && (cache_rooted = fs_root_path(c->root, cache)))
                 cache = cache_rooted;
+        /* the cache is read once, for the policy and the hardware, as the module reads it */
+        int cache_r = cache ? hw_cache_read(cache, &hc) : -ENOENT;
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         r = check_policy_file(&cc, &d, &m->p, &text, &len);
         if (r >= 0 && cache) {
                 snprintf(m->cache, sizeof m->cache, "%s", cache);
-                m->policy_cache = hw_cache_policy_state(cache, cc.policy_path, text, len);
+                m->policy_cache = cache_r < 0 ? cache_r : hw_cache_policy_state(hc, cc.policy_path, text, len);
         }
         if (r < 0) {
                 if (r != -ENOENT) {
@@ -164,7 +167,7 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
         if (policy_user_groups(m->p, id, u, &groups, &ng) < 0)
                 goto out;
         if (policy_needs_hw(m->p, u->name, (const char *const *)groups, ng)) {
-                if (hw_probe_cached(cache, &hw, &m->hw_cached) < 0)
+                if (cache_r == -ENOMEM || hw_cache_or_probe(hc, &hw, &m->hw_cached) < 0)
                         goto out;
                 if (m->hw_cached)
                         snprintf(m->hw_cache, sizeof m->hw_cache, "%s", cache);
@@ -194,6 +197,7 @@ out:
         pam_stack_clear(&st);
         ident_strv_free(groups);
         hw_summary_free(hw);
+        hw_cache_free(hc);
         diag_list_clear(&d);
 }
 

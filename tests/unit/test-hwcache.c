@@ -45,6 +45,18 @@ static int hw_cache_load(const char *file, struct hw_summary **ret) {
         return r;
 }
 
+/* The cache file's hardware if valid, else a live probe, as a login does */
+static int hw_probe_cached(const char *file, struct hw_summary **ret, bool *ret_cached) {
+        struct hw_cache *c = NULL;
+        int r = hw_cache_read(file, &c);
+
+        if (r == -ENOMEM)
+                return r;
+        r = hw_cache_or_probe(c, ret, ret_cached);
+        hw_cache_free(c);
+        return r;
+}
+
 static struct hw_summary *sample(void) {
         struct hw_summary *s = calloc(1, sizeof(*s));
         s->rdma_status = 0;
