@@ -292,24 +292,24 @@ int hw_rdma_reg_mr_test(void *buf, size_t len, int *ret_status, struct hw_mr_res
  */
 #define LIBMNL_SONAME "libmnl.so.0"
 
+/* The libmnl functions the probe calls, typed by libmnl's own declarations. */
 struct mnl_fns {
-        struct mnl_socket *(*socket_open2)(int bus, int flags);
-        int (*socket_bind)(struct mnl_socket *nl, unsigned int groups, pid_t pid);
-        int (*socket_close)(struct mnl_socket *nl);
-        unsigned int (*socket_get_portid)(const struct mnl_socket *nl);
-        ssize_t (*socket_sendto)(const struct mnl_socket *nl, const void *req, size_t siz);
-        ssize_t (*socket_recvfrom)(const struct mnl_socket *nl, void *buf, size_t siz);
-        int (*cb_run)(const void *buf, size_t numbytes, unsigned int seq, unsigned int portid,
-                      mnl_cb_t cb_data, void *data);
-        struct nlmsghdr *(*nlmsg_put_header)(void *buf);
-        void *(*nlmsg_put_extra_header)(struct nlmsghdr *nlh, size_t size);
-        uint16_t (*attr_get_type)(const struct nlattr *attr);
-        int (*attr_validate)(const struct nlattr *attr, enum mnl_attr_data_type type);
-        int (*attr_parse)(const struct nlmsghdr *nlh, unsigned int offset, mnl_attr_cb_t cb, void *data);
-        uint16_t (*attr_get_u16)(const struct nlattr *attr);
-        uint32_t (*attr_get_u32)(const struct nlattr *attr);
-        uint64_t (*attr_get_u64)(const struct nlattr *attr);
-        bool (*attr_put_strz_check)(struct nlmsghdr *nlh, size_t buflen, uint16_t type, const char *data);
+        __typeof__(mnl_socket_open2) *socket_open2;
+        __typeof__(mnl_socket_bind) *socket_bind;
+        __typeof__(mnl_socket_close) *socket_close;
+        __typeof__(mnl_socket_get_portid) *socket_get_portid;
+        __typeof__(mnl_socket_sendto) *socket_sendto;
+        __typeof__(mnl_socket_recvfrom) *socket_recvfrom;
+        __typeof__(mnl_cb_run) *cb_run;
+        __typeof__(mnl_nlmsg_put_header) *nlmsg_put_header;
+        __typeof__(mnl_nlmsg_put_extra_header) *nlmsg_put_extra_header;
+        __typeof__(mnl_attr_get_type) *attr_get_type;
+        __typeof__(mnl_attr_validate) *attr_validate;
+        __typeof__(mnl_attr_parse) *attr_parse;
+        __typeof__(mnl_attr_get_u16) *attr_get_u16;
+        __typeof__(mnl_attr_get_u32) *attr_get_u32;
+        __typeof__(mnl_attr_get_u64) *attr_get_u64;
+        __typeof__(mnl_attr_put_strz_check) *attr_put_strz_check;
 };
 
 static int mnl_resolve(void *h, struct mnl_fns *f) {
