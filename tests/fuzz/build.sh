@@ -68,7 +68,7 @@ stale() {
 	[ -e "$obj" ] || return 0
 	[ "$src" -nt "$obj" ] && return 0
 	[ "$out/include/config.h" -nt "$obj" ] && return 0
-	for h in "$srcdir"/lib/*.h; do
+	for h in "$srcdir"/lib/*.h "$here"/*.h; do
 		[ "$h" -nt "$obj" ] && return 0
 	done
 	return 1

@@ -18,17 +18,8 @@
 
 #include "diag.h"
 #include "dropin.h"
+#include "fuzz.h"
 #include "limitsconf.h"
-
-#define CHECK(cond)                                                                        \
-        do {                                                                               \
-                if (!(cond)) {                                                             \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-                        abort();                                                           \
-                }                                                                          \
-        } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static bool same_entries(const struct dropin *a, const struct dropin *b) {
         if (a->n != b->n)

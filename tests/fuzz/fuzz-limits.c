@@ -20,19 +20,11 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "fuzz.h"
 #include "ident.h"
 #include "limitsconf.h"
 
-#define CHECK(cond)                                                                        \
-        do {                                                                               \
-                if (!(cond)) {                                                             \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-                        abort();                                                           \
-                }                                                                          \
-        } while (0)
-
 int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char root[] = "/tmp/fuzz-limits-root.XXXXXX";
 static struct ident *id;

@@ -18,19 +18,10 @@
 #include <string.h>
 
 #include "diag.h"
+#include "fuzz.h"
 #include "hw.h"
 #include "policy.h"
 #include "size.h"
-
-#define CHECK(cond)                                                                        \
-        do {                                                                               \
-                if (!(cond)) {                                                             \
-                        fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-                        abort();                                                           \
-                }                                                                          \
-        } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* 2 RDMA devices (3 ports, 2 active), 2 XDP interfaces (8 zero-copy, 4 copy queues), 16 GiB */
 static struct hw_port ports0[] = { { .num = 1, .state = 4, .link_layer = 2 },
