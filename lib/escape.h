@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/*
+ * Escaping of bytes that come from users (PAM_USER, /proc/PID/comm, names from NSS, file
+ * contents) before they reach a log line or a terminal: every byte below 0x20, 0x7f, every
+ * byte of 0x80 and above, and the backslash itself become \xHH (\\ for the backslash), so a
+ * newline, an escape sequence or a byte that is not ASCII can neither start a forged log line
+ * nor move an admin's cursor.  Printable ASCII is kept as it is.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Bytes that str_escape() writes for s, without the terminating NUL. */
+size_t str_escaped_len(const char *s);
+
+/* s escaped into buf[size], NUL-terminated; a result that does not fit is cut at an escape
+ * boundary and ends in "..." (size >= 4).  Returns buf. */
+const char *str_escape(const char *s, char *buf, size_t size);
+
+/* s escaped, malloc()ed; NULL on -ENOMEM. */
+char *str_escape_dup(const char *s);
+
+/* true when str_escape() would change nothing */
+bool str_is_plain(const char *s);
+
+/* For a fixed-size log field: a name of up to 64 bytes, escaped, fits. */
+#define ESCAPE_NAME_MAX (64 * 4 + 4)
