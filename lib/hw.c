@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <fnmatch.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -10,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <infiniband/verbs.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -42,244 +43,176 @@ static void hw_summary_freep(struct hw_summary **s) {
         hw_summary_free(*s);
 }
 
-/* ---------------------------------------------------------------------------------------
- * RDMA: libibverbs, loaded only here.  The exported symbols are versioned; IBVERBS_1.1 is
- * the default version of every function used below (IBVERBS_1.0 holds the old ABI).
- */
-#define LIBIBVERBS_SONAME "libibverbs.so.1"
-#define IBVERBS_VERSION "IBVERBS_1.1"
-
-struct ibv_fns {
-        struct ibv_device **(*get_device_list)(int *num_devices);
-        void (*free_device_list)(struct ibv_device **list);
-        const char *(*get_device_name)(struct ibv_device *device);
-        struct ibv_context *(*open_device)(struct ibv_device *device);
-        int (*close_device)(struct ibv_context *context);
-        int (*query_device)(struct ibv_context *context, struct ibv_device_attr *attr);
-        /* The exported function behind the ibv_query_port() inline of verbs.h: it fills a
-         * whole struct ibv_port_attr, which the caller zeroes first. */
-        int (*query_port)(struct ibv_context *context, uint8_t port_num,
-                          struct _compat_ibv_port_attr *attr);
-};
-
 static void dlclosep(void **h) {
         if (*h)
                 dlclose(*h);
 }
 
-/* fns->field = the symbol name of version in h, or return -ELIBBAD (libibverbs, libmnl) */
+/* fns->field = the symbol name of version in h, or return -ELIBBAD */
 #define RESOLVE(h, fns, field, name, version) DL_ASSIGN((fns)->field, dlvsym((h), (name), (version)))
 
-static int ibv_resolve(void *h, struct ibv_fns *f) {
-        RESOLVE(h, f, get_device_list, "ibv_get_device_list", IBVERBS_VERSION);
-        RESOLVE(h, f, free_device_list, "ibv_free_device_list", IBVERBS_VERSION);
-        RESOLVE(h, f, get_device_name, "ibv_get_device_name", IBVERBS_VERSION);
-        RESOLVE(h, f, open_device, "ibv_open_device", IBVERBS_VERSION);
-        RESOLVE(h, f, close_device, "ibv_close_device", IBVERBS_VERSION);
-        RESOLVE(h, f, query_device, "ibv_query_device", IBVERBS_VERSION);
-        RESOLVE(h, f, query_port, "ibv_query_port", IBVERBS_VERSION);
+static int read_small_file(const char *path, char *buf, size_t size) {
+        _cleanup_close_ int fd = -1;
+        ssize_t n;
+
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+        if (fd < 0)
+                return negative_errno();
+        n = read(fd, buf, size - 1);
+        if (n < 0)
+                return negative_errno();
+        buf[n] = 0;
+        buf[strcspn(buf, "\n")] = 0;
         return 0;
 }
 
-/* Verbs return a positive errno (older providers: -1 and errno). */
-static int verbs_error(int r) {
-        if (r > 0)
-                return -r;
-        return negative_errno();
-}
+/* "4: ACTIVE", "1: CA": the number before the colon */
+static int read_sysfs_enum(const char *path, int *ret) {
+        char buf[64], *colon;
+        unsigned v;
+        int r = read_small_file(path, buf, sizeof buf);
 
-/* Fills d from an opened device.  Returns -ENOMEM only; query failures go to d. */
-static int rdma_query(const struct ibv_fns *f, struct ibv_context *ctx, struct hw_rdma_dev *d) {
-        struct ibv_device_attr attr;
-        int r;
-
-        memset(&attr, 0, sizeof(attr));
-        errno = 0;
-        r = f->query_device(ctx, &attr);
-        if (r != 0) {
-                d->query_error = verbs_error(r);
-                return 0;
-        }
-        d->max_mr_size = attr.max_mr_size;
-        d->max_mr = attr.max_mr;
-        if (attr.phys_port_cnt == 0)
-                return 0;
-
-        d->ports = calloc(attr.phys_port_cnt, sizeof(*d->ports));
-        if (!d->ports)
-                return -ENOMEM;
-        d->n_ports = attr.phys_port_cnt;
-
-        for (unsigned p = 1; p <= attr.phys_port_cnt; p++) {
-                struct hw_port *port = &d->ports[p - 1];
-                struct ibv_port_attr pa;
-
-                memset(&pa, 0, sizeof(pa));
-                port->num = p;
-                errno = 0;
-                r = f->query_port(ctx, (uint8_t)p, (struct _compat_ibv_port_attr *)&pa);
-                if (r != 0) {
-                        port->query_error = verbs_error(r);
-                        continue;
-                }
-                port->state = pa.state;
-                port->link_layer = pa.link_layer;
-        }
+        if (r < 0)
+                return r;
+        colon = strchr(buf, ':');
+        if (colon)
+                *colon = '\0';
+        if (parse_uint(buf, &v) < 0 || v > 255)
+                return -EBADMSG;
+        *ret = (int)v;
         return 0;
 }
 
-static int rdma_fill(const struct ibv_fns *f, struct ibv_device **list, int n,
-                     struct hw_summary *s) {
-        if (n <= 0)
+/* ---------------------------------------------------------------------------------------
+ * RDMA: /sys/class/infiniband/DEV/{node_type, ports/N/state, ports/N/link_layer}.  This is
+ * all `auto` needs and all a login reads; the ibverbs attributes come from lib/hw-verbs.c.
+ */
+#define SYS_INFINIBAND "/sys/class/infiniband"
+
+static int cmp_uint(const void *a, const void *b) {
+        unsigned x = ((const struct hw_port *)a)->num, y = ((const struct hw_port *)b)->num;
+        return x < y ? -1 : x > y;
+}
+
+static int cmp_dev(const void *a, const void *b) {
+        return strcmp(((const struct hw_rdma_dev *)a)->name, ((const struct hw_rdma_dev *)b)->name);
+}
+
+static int rdma_ports(struct hw_rdma_dev *d, size_t *total) {
+        char path[160];
+        DIR *dir;
+        struct dirent *de;
+        int fd;
+
+        snprintf(path, sizeof path, SYS_INFINIBAND "/%s/ports", d->name);
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+                d->query_error = negative_errno();
                 return 0;
-        s->rdma = calloc((size_t)n, sizeof(*s->rdma));
-        if (!s->rdma)
-                return -ENOMEM;
-        s->n_rdma = (size_t)n;
-
-        for (int i = 0; i < n; i++) {
-                struct hw_rdma_dev *d = &s->rdma[i];
-                struct ibv_context *ctx;
-                const char *name;
-                int r;
-
-                name = f->get_device_name(list[i]);
-                snprintf(d->name, sizeof(d->name), "%s", name ? name : "");
-                d->node_type = list[i]->node_type;
-
-                errno = 0;
-                ctx = f->open_device(list[i]);
-                if (!ctx) {
-                        d->query_error = negative_errno();
-                        continue;
-                }
-                r = rdma_query(f, ctx, d);
-                f->close_device(ctx);
-                if (r < 0)
-                        return r;
         }
+        dir = fdopendir(fd);
+        if (!dir) {
+                close(fd);
+                return -ENOMEM;
+        }
+        while ((de = readdir(dir))) {
+                unsigned num;
+                if (de->d_name[0] == '.' || parse_uint(de->d_name, &num) < 0 || num == 0 || num > HW_MAX_PORTS)
+                        continue;
+                if (d->n_ports >= HW_MAX_PORTS || *total >= HW_MAX_PORTS_TOTAL)
+                        break;
+                struct hw_port *v = reallocarray(d->ports, d->n_ports + 1, sizeof(*v));
+                if (!v) {
+                        closedir(dir);
+                        return -ENOMEM;
+                }
+                d->ports = v;
+                struct hw_port *p = &d->ports[d->n_ports++];
+                (*total)++;
+                *p = (struct hw_port){ .num = num };
+                snprintf(path, sizeof path, SYS_INFINIBAND "/%s/ports/%u/state", d->name, num);
+                p->query_error = read_sysfs_enum(path, &p->state);
+                char ll[32];
+                snprintf(path, sizeof path, SYS_INFINIBAND "/%s/ports/%u/link_layer", d->name, num);
+                if (read_small_file(path, ll, sizeof ll) == 0)
+                        p->link_layer = streq(ll, "InfiniBand") ? 1 : streq(ll, "Ethernet") ? 2 : 0;
+        }
+        closedir(dir);
+        if (d->n_ports > 1)
+                qsort(d->ports, d->n_ports, sizeof(*d->ports), cmp_uint);
         return 0;
 }
 
 /* Returns -ENOMEM only; everything else is recorded in s->rdma_status. */
 static int probe_rdma(struct hw_summary *s) {
-        _cleanup_(dlclosep) void *h = NULL;
-        struct ibv_device **list;
-        struct ibv_fns f;
-        int n = 0, r;
+        size_t total_ports = 0;
+        struct dirent *de;
+        DIR *dir;
+        int fd, r = 0;
 
-        h = dlopen(LIBIBVERBS_SONAME, RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-                s->rdma_status = -ENOENT;
+        fd = open(SYS_INFINIBAND, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (fd < 0) {
+                /* no RDMA device, or no RDMA support in the kernel: nothing to count */
+                s->rdma_status = errno == ENOENT ? 0 : negative_errno();
                 return 0;
         }
-        r = ibv_resolve(h, &f);
-        if (r < 0) {
-                s->rdma_status = r;
-                return 0;
+        dir = fdopendir(fd);
+        if (!dir) {
+                close(fd);
+                return -ENOMEM;
         }
-
-        errno = 0;
-        list = f.get_device_list(&n);
-        if (!list) {
-                /* ENOSYS: no RDMA support in the kernel; libibverbs sets errno. */
-                s->rdma_status = errno > 0 ? -errno : -ENODEV;
-                return 0;
+        while (r >= 0 && (de = readdir(dir))) {
+                if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(s->rdma[0].name))
+                        continue;
+                if (s->n_rdma >= HW_MAX_RDMA_DEVICES)
+                        break;
+                struct hw_rdma_dev *v = reallocarray(s->rdma, s->n_rdma + 1, sizeof(*v));
+                if (!v) {
+                        r = -ENOMEM;
+                        break;
+                }
+                s->rdma = v;
+                struct hw_rdma_dev *d = &s->rdma[s->n_rdma++];
+                *d = (struct hw_rdma_dev){ .verbs_error = -ENODATA };
+                snprintf(d->name, sizeof d->name, "%s", de->d_name);
+                char path[160];
+                snprintf(path, sizeof path, SYS_INFINIBAND "/%s/node_type", d->name);
+                d->query_error = read_sysfs_enum(path, &d->node_type);
+                r = rdma_ports(d, &total_ports);
         }
-        r = rdma_fill(&f, list, n, s);
-        f.free_device_list(list);
+        closedir(dir);
         if (r < 0)
                 return r;
+        if (s->n_rdma > 1)
+                qsort(s->rdma, s->n_rdma, sizeof(*s->rdma), cmp_dev);
         s->rdma_status = 0;
         return 0;
 }
 
-struct ibv_mr_fns {
-        struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
-        int (*dealloc_pd)(struct ibv_pd *pd);
-        struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length, int access);
-        int (*dereg_mr)(struct ibv_mr *mr);
-};
+/* ---------------------------------------------------------------------------------------
+ * Which interfaces count.
+ */
+bool hw_if_physical(const char *name) {
+        char path[IF_NAMESIZE + 32];
+        struct stat st;
 
-static int ibv_resolve_mr(void *h, struct ibv_mr_fns *f) {
-        RESOLVE(h, f, alloc_pd, "ibv_alloc_pd", IBVERBS_VERSION);
-        RESOLVE(h, f, dealloc_pd, "ibv_dealloc_pd", IBVERBS_VERSION);
-        RESOLVE(h, f, reg_mr, "ibv_reg_mr", IBVERBS_VERSION);
-        RESOLVE(h, f, dereg_mr, "ibv_dereg_mr", IBVERBS_VERSION);
-        return 0;
+        if (!*name || strchr(name, '/') || streq(name, ".") || streq(name, ".."))
+                return false;
+        snprintf(path, sizeof path, "/sys/class/net/%s/device", name);
+        return fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-int hw_rdma_reg_mr_test(void *buf, size_t len, int *ret_status, struct hw_mr_result **ret, size_t *ret_n) {
-        _cleanup_(dlclosep) void *h = NULL;
-        struct ibv_device **list;
-        struct ibv_fns f;
-        struct ibv_mr_fns m;
-        struct hw_mr_result *res;
-        int n = 0, r;
+static bool matches_any(char *const *patterns, const char *name) {
+        for (char *const *p = patterns; p && *p; p++)
+                if (fnmatch(*p, name, 0) == 0)
+                        return true;
+        return false;
+}
 
-        *ret = NULL;
-        *ret_n = 0;
-        h = dlopen(LIBIBVERBS_SONAME, RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-                *ret_status = -ENOENT;
-                return 0;
-        }
-        r = ibv_resolve(h, &f);
-        if (r >= 0)
-                r = ibv_resolve_mr(h, &m);
-        if (r < 0) {
-                *ret_status = r;
-                return 0;
-        }
-        errno = 0;
-        list = f.get_device_list(&n);
-        if (!list) {
-                *ret_status = errno > 0 ? -errno : -ENODEV;
-                return 0;
-        }
-        *ret_status = 0;
-        res = calloc(n > 0 ? (size_t)n : 1, sizeof(*res));
-        if (!res) {
-                f.free_device_list(list);
-                return -ENOMEM;
-        }
-        for (int i = 0; i < n; i++) {
-                struct hw_mr_result *x = &res[i];
-                const char *name = f.get_device_name(list[i]);
-                struct ibv_context *ctx;
-                struct ibv_pd *pd;
-                struct ibv_mr *mr;
-
-                snprintf(x->name, sizeof x->name, "%s", name ? name : "");
-                errno = 0;
-                ctx = f.open_device(list[i]);
-                if (!ctx) {
-                        x->error = negative_errno();
-                        x->step = "open";
-                        continue;
-                }
-                errno = 0;
-                pd = m.alloc_pd(ctx);
-                if (!pd) {
-                        x->error = negative_errno();
-                        x->step = "alloc_pd";
-                        f.close_device(ctx);
-                        continue;
-                }
-                errno = 0;
-                mr = m.reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE);
-                if (!mr) {
-                        x->error = negative_errno();
-                        x->step = "reg_mr";
-                } else
-                        m.dereg_mr(mr);
-                m.dealloc_pd(pd);
-                f.close_device(ctx);
-        }
-        f.free_device_list(list);
-        *ret = res;
-        *ret_n = (size_t)n;
-        return 0;
+bool hw_netsel_counts(const struct hw_netsel *sel, const char *name, bool physical) {
+        if (sel && matches_any(sel->exclude, name))
+                return false;
+        return physical || (sel && matches_any(sel->include, name));
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -523,21 +456,6 @@ static int dev_cb(const struct nlmsghdr *nlh, void *data) {
         return MNL_CB_OK;
 }
 
-static int read_small_file(const char *path, char *buf, size_t size) {
-        _cleanup_close_ int fd = -1;
-        ssize_t n;
-
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        n = read(fd, buf, size - 1);
-        if (n < 0)
-                return negative_errno();
-        buf[n] = 0;
-        buf[strcspn(buf, "\n")] = 0;
-        return 0;
-}
-
 unsigned hw_count_rx_queues(const char *name, unsigned ifindex) {
         char path[128], buf[32];
         unsigned idx, n = 0;
@@ -567,7 +485,7 @@ unsigned hw_count_rx_queues(const char *name, unsigned ifindex) {
 }
 
 /* Returns -ENOMEM only; everything else is recorded in s->xdp_status. */
-static int probe_xdp_with(const struct mnl_fns *f, struct hw_summary *s) {
+static int probe_xdp_with(const struct mnl_fns *f, const struct hw_netsel *sel, struct hw_summary *s) {
         _cleanup_(genl_close) struct genl g = { .f = f };
         _cleanup_free_ struct hw_xdp_if *ifs = NULL;
         uint32_t seq = (uint32_t)time(NULL);
@@ -621,14 +539,23 @@ static int probe_xdp_with(const struct mnl_fns *f, struct hw_summary *s) {
                 return 0;
         }
 
-        /* Names and queues; an interface that vanished meanwhile is dropped. */
-        size_t k = 0;
+        /* Names, queues and whether `auto` counts them; an interface that vanished meanwhile
+         * is dropped.  Counted interfaces are always kept (up to HW_MAX_INTERFACES), others
+         * (shown by `probe`) while there is room. */
+        size_t k = 0, n_counted = 0;
         for (size_t i = 0; i < n; i++) {
                 struct hw_xdp_if x = ifs[i];
 
                 if (!if_indextoname(x.ifindex, x.name))
                         continue;
+                x.physical = hw_if_physical(x.name);
+                x.counted = hw_netsel_counts(sel, x.name, x.physical);
+                if (x.counted ? n_counted >= HW_MAX_INTERFACES : k >= HW_MAX_INTERFACES)
+                        continue;
+                if (!x.counted && k + 1 >= HW_MAX_INTERFACES && n_counted < k)
+                        continue;
                 x.rx_queues = hw_count_rx_queues(x.name, x.ifindex);
+                n_counted += x.counted;
                 ifs[k++] = x;
         }
 
@@ -639,7 +566,7 @@ static int probe_xdp_with(const struct mnl_fns *f, struct hw_summary *s) {
 }
 
 /* libmnl missing or unusable: the AF_XDP part is unknown, with the reason. */
-static int probe_xdp(struct hw_summary *s) {
+static int probe_xdp(const struct hw_netsel *sel, struct hw_summary *s) {
         _cleanup_(dlclosep) void *h = NULL;
         struct mnl_fns f;
         int r;
@@ -654,7 +581,7 @@ static int probe_xdp(struct hw_summary *s) {
                 s->xdp_status = r;
                 return 0;
         }
-        return probe_xdp_with(&f, s);
+        return probe_xdp_with(&f, sel, s);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -700,7 +627,7 @@ static int probe_mem(uint64_t *ret) {
         return -EBADMSG;
 }
 
-int hw_probe(unsigned what, struct hw_summary **ret) {
+int hw_probe(unsigned what, const struct hw_netsel *sel, struct hw_summary **ret) {
         _cleanup_(hw_summary_freep) struct hw_summary *s = NULL;
         int r;
 
@@ -710,7 +637,7 @@ int hw_probe(unsigned what, struct hw_summary **ret) {
         s = calloc(1, sizeof(*s));
         if (!s)
                 return -ENOMEM;
-        s->rdma_status = s->xdp_status = s->mem_status = -ENODATA;
+        s->rdma_status = s->verbs_status = s->xdp_status = s->mem_status = -ENODATA;
 
         if (what & HW_RDMA) {
                 r = probe_rdma(s);
@@ -718,7 +645,7 @@ int hw_probe(unsigned what, struct hw_summary **ret) {
                         return r;
         }
         if (what & HW_XDP) {
-                r = probe_xdp(s);
+                r = probe_xdp(sel, s);
                 if (r < 0)
                         return r;
         }
@@ -747,52 +674,60 @@ void hw_summary_free(struct hw_summary *s) {
         free(s);
 }
 
+static bool dev_active(const struct hw_rdma_dev *d) {
+        for (size_t p = 0; p < d->n_ports; p++)
+                if (d->ports[p].query_error == 0 && d->ports[p].state == HW_PORT_ACTIVE)
+                        return true;
+        return false;
+}
+
 unsigned hw_active_ports(const struct hw_summary *s) {
         unsigned n = 0;
         if (!s || s->rdma_status < 0)
                 return 0;
         for (size_t i = 0; i < s->n_rdma; i++)
                 for (size_t p = 0; p < s->rdma[i].n_ports; p++)
-                        if (s->rdma[i].ports[p].query_error == 0 && s->rdma[i].ports[p].state == 4)
+                        if (s->rdma[i].ports[p].query_error == 0 && s->rdma[i].ports[p].state == HW_PORT_ACTIVE)
                                 n++;
         return n;
 }
 
-unsigned hw_zc_queues(const struct hw_summary *s) {
+static unsigned counted_queues(const struct hw_summary *s, bool zero_copy) {
         unsigned n = 0;
         if (!s || s->xdp_status < 0)
                 return 0;
         for (size_t i = 0; i < s->n_xdp; i++)
-                if (s->xdp[i].zero_copy)
+                if (s->xdp[i].counted && s->xdp[i].xdp_features && s->xdp[i].zero_copy == zero_copy)
                         n += s->xdp[i].rx_queues;
         return n;
+}
+
+unsigned hw_zc_queues(const struct hw_summary *s) {
+        return counted_queues(s, true);
 }
 
 unsigned hw_copy_queues(const struct hw_summary *s) {
-        unsigned n = 0;
-        if (!s || s->xdp_status < 0)
-                return 0;
-        for (size_t i = 0; i < s->n_xdp; i++)
-                if (!s->xdp[i].zero_copy && s->xdp[i].xdp_features)
-                        n += s->xdp[i].rx_queues;
-        return n;
+        return counted_queues(s, false);
 }
 
-uint64_t hw_min_max_mr_size(const struct hw_summary *s) {
+uint64_t hw_min_max_mr_size(const struct hw_summary *s, bool *ret_unknown) {
+        bool unknown = false;
         uint64_t m = 0;
-        if (!s || s->rdma_status < 0)
-                return 0;
-        for (size_t i = 0; i < s->n_rdma; i++) {
-                const struct hw_rdma_dev *d = &s->rdma[i];
-                bool active = false;
-                if (d->query_error || d->max_mr_size == 0)
-                        continue;
-                for (size_t p = 0; p < d->n_ports; p++)
-                        if (d->ports[p].query_error == 0 && d->ports[p].state == 4)
-                                active = true;
-                if (active && (m == 0 || d->max_mr_size < m))
-                        m = d->max_mr_size;
-        }
+
+        if (s && s->rdma_status >= 0)
+                for (size_t i = 0; i < s->n_rdma; i++) {
+                        const struct hw_rdma_dev *d = &s->rdma[i];
+                        if (!dev_active(d))
+                                continue;
+                        if (d->verbs_error || d->max_mr_size == 0) {
+                                unknown = true;
+                                continue;
+                        }
+                        if (m == 0 || d->max_mr_size < m)
+                                m = d->max_mr_size;
+                }
+        if (ret_unknown)
+                *ret_unknown = unknown;
         return m;
 }
 

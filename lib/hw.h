@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 /*
- * Hardware summary: RDMA devices (libibverbs, dlopen()ed only when asked for), AF_XDP
- * capable interfaces (netdev generic netlink family via libmnl, RX queues from sysfs) and
- * physical RAM.  Library code: no printing, negative errno, thread-safe, O_CLOEXEC.
+ * Hardware summary: RDMA devices and ports (sysfs), AF_XDP capable interfaces (netdev generic
+ * netlink family via libmnl, RX queues and the physical-device link from sysfs) and physical
+ * RAM.  Library code: no printing, negative errno, thread-safe, O_CLOEXEC.
+ *
+ * hw_probe() reads only the kernel: sysfs, /proc/meminfo and netlink through libmnl (which
+ * reads no environment).  It is what a login may run.  The ibverbs device attributes
+ * (max_mr_size, max_mr) need libibverbs and its providers, which read the environment and
+ * open files as the caller: hw_probe_verbs() in lib/hw-verbs.c adds them, for the tool only
+ * (`rdmalimits probe --save` writes them to the cache the module reads).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -26,19 +32,29 @@ enum hw_what {
         HW_ALL = HW_RDMA | HW_XDP | HW_MEM,
 };
 
+/* Bounds on what a summary holds (the cache reader refuses more). */
+#define HW_MAX_RDMA_DEVICES 256
+#define HW_MAX_PORTS 255              /* per device: a switch has at most 255 */
+#define HW_MAX_PORTS_TOTAL 1024
+#define HW_MAX_INTERFACES 1024
+
+#define HW_PORT_ACTIVE 4              /* enum ibv_port_state, sysfs "4: ACTIVE" */
+
 struct hw_port {
         unsigned num;      /* 1-based port number */
-        int state;         /* enum ibv_port_state: 4 = ACTIVE */
+        int state;         /* sysfs ports/N/state: 4 = ACTIVE (enum ibv_port_state) */
         int link_layer;    /* 0 unspecified, 1 InfiniBand, 2 Ethernet */
-        int query_error;   /* 0, or negative errno of ibv_query_port */
+        int query_error;   /* 0, or negative errno reading the port's state */
 };
 
 struct hw_rdma_dev {
         char name[64];
-        int node_type;         /* enum ibv_node_type */
-        uint64_t max_mr_size;  /* 0 when the device could not be queried */
+        int node_type;         /* sysfs node_type: enum ibv_node_type */
+        int query_error;       /* 0, or negative errno reading the device's sysfs node */
+        /* ibverbs attributes (hw_probe_verbs(), the tool only): known when verbs_error is 0 */
+        int verbs_error;       /* -ENODATA: not queried */
+        uint64_t max_mr_size;
         int max_mr;
-        int query_error;       /* 0, or negative errno of open/query_device */
         size_t n_ports;
         struct hw_port *ports;
 };
@@ -48,13 +64,32 @@ struct hw_xdp_if {
         char name[IF_NAMESIZE];
         uint64_t xdp_features;
         bool zero_copy;        /* xdp_features & HW_XDP_XSK_ZEROCOPY */
+        bool physical;         /* sysfs shows a `device` link (never veth, bridge, tun, dummy) */
+        bool counted;          /* physical or included, and not excluded (hw_netsel) */
         unsigned rx_queues;
 };
 
+/*
+ * Which network interfaces `auto` counts: physical ones (a `device` link in sysfs), plus
+ * those matching an include pattern, less those matching an exclude pattern (fnmatch(3) on
+ * the name).  Containers' veths come and go; counting them would change a user's limit and
+ * stale the cache each time.
+ */
+struct hw_netsel {
+        char **include;        /* NULL-terminated, or NULL */
+        char **exclude;
+};
+bool hw_netsel_counts(const struct hw_netsel *sel, const char *name, bool physical);
+/* /sys/class/net/NAME/device exists (not following it) */
+bool hw_if_physical(const char *name);
+
 struct hw_summary {
-        /* 0: probed; -ENOENT: libibverbs not installed; -ENOSYS/-ENODEV: no RDMA support or
-         * no device; other negative errno: failure.  Not probed: -ENODATA. */
+        /* 0: sysfs read (n_rdma 0 when there is no /sys/class/infiniband: no RDMA device or
+         * no RDMA support in the kernel); other negative errno: failure.  Not probed: -ENODATA. */
         int rdma_status;
+        /* hw_probe_verbs(): 0 queried; -ENOENT libibverbs not installed; other negative
+         * errno: failure.  Not queried (always so in a login): -ENODATA. */
+        int verbs_status;
         size_t n_rdma;
         struct hw_rdma_dev *rdma;
 
@@ -68,21 +103,27 @@ struct hw_summary {
         uint64_t mem_total;    /* bytes, from /proc/meminfo MemTotal */
 };
 
-/* Probe what `what` asks for.  Partial failures are recorded in the *_status fields; the
- * return value is negative only for -ENOMEM or bad arguments.  *ret set only on success. */
-int hw_probe(unsigned what, struct hw_summary **ret);
+/* Probe what `what` asks for, from the kernel only (no libibverbs); sel may be NULL (physical
+ * interfaces only).  Partial failures are recorded in the *_status fields; the return value
+ * is negative only for -ENOMEM or bad arguments.  *ret set only on success. */
+int hw_probe(unsigned what, const struct hw_netsel *sel, struct hw_summary **ret);
 void hw_summary_free(struct hw_summary *s);
+
+/* Add the ibverbs attributes of the devices sysfs showed (lib/hw-verbs.c: loads libibverbs,
+ * never in a login).  Records the outcome in s->verbs_status; -ENOMEM only. */
+int hw_probe_verbs(struct hw_summary *s);
 
 /* Number of /sys/class/net/NAME/queues/rx-* entries; 0 when sysfs shows no interface NAME
  * with this ifindex (a sysfs mounted for another network namespace shows other devices). */
 unsigned hw_count_rx_queues(const char *name, unsigned ifindex);
 
-/* Counts used by the policy's `auto` formula. */
+/* Counts used by the policy's `auto` formula (counted interfaces only). */
 unsigned hw_active_ports(const struct hw_summary *s);
 unsigned hw_zc_queues(const struct hw_summary *s);    /* RX queues of zero-copy interfaces */
-unsigned hw_copy_queues(const struct hw_summary *s);  /* RX queues of other XDP interfaces */
-/* Smallest max_mr_size over devices with an active port that could be queried; 0 if none. */
-uint64_t hw_min_max_mr_size(const struct hw_summary *s);
+unsigned hw_copy_queues(const struct hw_summary *s);  /* RX queues of other counted interfaces */
+/* Smallest max_mr_size over devices with an active port whose attributes are known; 0 if
+ * none.  *ret_unknown (may be NULL): a device with an active port has no known attributes. */
+uint64_t hw_min_max_mr_size(const struct hw_summary *s, bool *ret_unknown);
 
 const char *hw_port_state_name(int state);
 const char *hw_link_layer_name(int ll);
@@ -97,7 +138,8 @@ struct hw_mr_result {
 
 /*
  * Register buf/len as a memory region on every RDMA device (ibv_reg_mr with
- * IBV_ACCESS_LOCAL_WRITE), then release it.  *ret_status as hw_summary.rdma_status.
+ * IBV_ACCESS_LOCAL_WRITE), then release it (lib/hw-verbs.c, the tool only).  *ret_status as
+ * hw_summary.verbs_status, or -ENODEV/-ENOSYS when libibverbs lists no device.
  * *ret is a malloc()ed array of *ret_n results.
  */
 int hw_rdma_reg_mr_test(void *buf, size_t len, int *ret_status, struct hw_mr_result **ret, size_t *ret_n);

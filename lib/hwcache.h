@@ -1,78 +1,71 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 /*
- * The cache in /run, written by `rdmalimits probe --save` and read by pam_rdmalimit so that a
- * login neither loads libibverbs nor asks netlink (the hardware section) nor loads libconfig
- * (the policy section: the policy compiled, with the bytes it was compiled from).
+ * The hardware cache in /run, written by `rdmalimits probe --save` (as root, by systemd with a
+ * clean environment: the only place the ibverbs attributes are queried) and read by
+ * pam_rdmalimit, so that a login asks neither netlink nor anything else for what the cache
+ * holds, and learns the devices' max_mr_size, which sysfs does not show.
  *
- * The hardware section is valid for one boot and one set of RDMA devices (with their port
- * states), network interfaces and the RX queue counts of the interfaces it counts; the policy
- * section for exactly the policy bytes and path it records, compiled by this build.  Anything
- * else makes a section stale and the caller probes or parses itself.
+ * It holds the hardware summary only, valid for one boot, one set of RDMA devices (sysfs node
+ * and port states), one interface selection (the policy's include/exclude patterns) and the
+ * interfaces that selection counts (name and sysfs node), and the RX queue counts of the
+ * counted interfaces.  Interfaces the selection does not count (containers' veths) are not
+ * part of it: they come and go without making it stale.
  *
- *   # rdmalimit cache v3
- *   section hardware LENGTH
- *   fingerprint ... / rdma_status / rdma / port / xdp_status / xdp / mem / end
- *   section policy LENGTH
- *   build rdmalimit VERSION
- *   source PATH_LENGTH TEXT_LENGTH
- *   PATH TEXT
- *   version / lower / hardware / rule / diag / end      (lib/policysnap.c)
+ *   # rdmalimit hardware cache v4
+ *   fingerprint boot=...;sel=...;rdma=...;net=...
+ *   rdma_status N
+ *   verbs_status N
+ *   rdma NAME NODE_TYPE QUERY_ERROR VERBS_ERROR MAX_MR_SIZE MAX_MR        (then its ports)
+ *   port NUM STATE LINK_LAYER ERROR
+ *   xdp_status N
+ *   xdp IFINDEX NAME FEATURES RX_QUEUES PHYSICAL                          (counted ones only)
+ *   mem STATUS BYTES
+ *   end
+ *
+ * The reader bounds every count (HW_MAX_* of hw.h) and the size (HW_CACHE_MAX): a larger or
+ * longer file is refused (-E2BIG, -EFBIG) before it costs memory.
  */
-#include "diag.h"
 #include "hw.h"
 
-struct policy;
-
 #define HW_CACHE_PATH "/run/rdmalimit/hw.cache"
-#define HW_CACHE_MAX (4 * 1024 * 1024)
+#define HW_CACHE_MAX (1024 * 1024)
 
-/* The current fingerprint: boot id, RDMA devices (sysfs node) with their port states, network
- * interfaces (name and sysfs node).  The RX queue counts of the interfaces a summary counts
- * are checked by hw_cache_hardware(). */
-int hw_fingerprint(char **ret);
+/* The current fingerprint for this interface selection (sel may be NULL: physical only). */
+int hw_fingerprint(const struct hw_netsel *sel, char **ret);
 
-/* A policy to compile into the cache: the path the module is given (conf=), the bytes the
- * policy was loaded from, the loaded policy and the findings of its load. */
-struct hw_cache_policy {
-        const char *path;
-        const char *text;
-        size_t len;
-        const struct policy *policy;
-        const struct diag_list *diags;
-};
+/* The cache's text for s, with the current fingerprint for sel. */
+int hw_cache_format(const struct hw_summary *s, const struct hw_netsel *sel, char **ret, size_t *ret_len);
 
-/* Write s with the current fingerprint, and the policy when not NULL, atomically, mode 0600,
- * creating the directory.  -EFBIG over HW_CACHE_MAX. */
-int hw_cache_save(const struct hw_summary *s, const struct hw_cache_policy *policy, const char *path);
+/* Write it atomically, mode 0600, as dirfd/name (the caller opened the directory; see
+ * hw_cache_save() for a path).  -EFBIG over HW_CACHE_MAX, -E2BIG over a count the reader
+ * refuses. */
+int hw_cache_save_at(const struct hw_summary *s, const struct hw_netsel *sel, int dirfd, const char *name);
+/* The same for a path, creating its last directory (mode 0755) when missing; a directory
+ * that is a symlink is refused (-ELOOP). */
+int hw_cache_save(const struct hw_summary *s, const struct hw_netsel *sel, const char *path);
 
 /*
- * Read a cache into memory: it must be a root-owned regular file not writable by others.
- * -ENOENT when absent, -EBADMSG when it is not a well-formed v3 cache, or an
- * fs_open_config() error.  The sections are checked when asked for.
+ * Parse a cache's text (no file system access, for tests and fuzzing): *ret the summary,
+ * *ret_fingerprint the fingerprint it was written with.  -EBADMSG when it is not a v4 cache
+ * this build writes, -E2BIG when a count is over its bound, -EFBIG over HW_CACHE_MAX, -ENOMEM.
  */
-struct hw_cache;
-int hw_cache_read(const char *path, struct hw_cache **ret);
-void hw_cache_free(struct hw_cache *c);
-
-/* The hardware summary: -ESTALE when the fingerprint or an RX queue count differs,
- * -EBADMSG when malformed. */
-int hw_cache_hardware(const struct hw_cache *c, struct hw_summary **ret);
-
-/* The policy compiled from exactly text[len] at path, with the findings of its load added to
- * diags: -ENOENT when the cache holds no policy, -ESTALE when it holds another path, other
- * bytes or another build's, -EBADMSG when malformed. */
-int hw_cache_policy(const struct hw_cache *c, const char *path, const char *text, size_t len, struct policy **ret,
-                    struct diag_list *diags);
+int hw_cache_parse(const char *text, size_t len, struct hw_summary **ret, char **ret_fingerprint);
 
 /*
- * What a login with conf=policy_name, whose policy file holds text[len], does with the cache
- * c (hw_cache_read() errors are the caller's): 0 takes the compiled policy, -ENODATA a cache
- * without a policy, -ESTALE compiled from other bytes, another path or another build,
- * -EBADMSG malformed, -ENOMEM.
+ * Read the cache at path (a root-owned regular file, not writable by group or others, not a
+ * symlink), parse it and check it against the current fingerprint for sel and the RX queue
+ * counts of the interfaces it counts: -ESTALE when they differ.  Other errors as
+ * hw_cache_parse() and fs_open_config().
  */
-int hw_cache_policy_state(const struct hw_cache *c, const char *policy_name, const char *text, size_t len);
+int hw_cache_load(const char *path, const struct hw_netsel *sel, struct hw_summary **ret);
 
-/* The summary of a cache already read (c may be NULL) if valid, else a live probe.
- * *ret_cached tells which. */
-int hw_cache_or_probe(const struct hw_cache *c, struct hw_summary **ret, bool *ret_cached);
+/*
+ * The cache's summary if it is valid, else a live probe from the kernel (hw_probe(): sysfs,
+ * netlink; no ibverbs attributes).  path NULL: probe.  *ret_cache_error: 0 when the cache
+ * was used, else why not (-ENOENT: none; see hw_cache_load()).  -ENOMEM only.
+ */
+int hw_cache_or_probe(const char *path, const struct hw_netsel *sel, struct hw_summary **ret, int *ret_cache_error);
+
+/* What a cache error means, in a few words, for a log line or a report. */
+const char *hw_cache_strerror(int error);

@@ -37,12 +37,20 @@
 /* Defaults of the hardware group (FACTS.md, "Sizing numbers"). */
 #define DEFAULT_RDMA_PORT (UINT64_C(1) << 30)       /* 1G per active RDMA port */
 #define DEFAULT_XSK_QUEUE (UINT64_C(16) << 20)      /* 4096 frames x 4 KiB per zero-copy queue */
-#define DEFAULT_XSK_COPY_QUEUE UINT64_C(0)
+/* a copy-mode UMEM is charged exactly like a zero-copy one (FACTS.md, kernel accounting) */
+#define DEFAULT_XSK_COPY_QUEUE DEFAULT_XSK_QUEUE
 #define DEFAULT_BASE (UINT64_C(64) << 20)
 #define DEFAULT_RAM_SHARE 0.5
 
 /* Longest user string quoted in a message. */
 #define QUOTE_MAX 64
+
+static void strv_free_p(char ***v) {
+        for (char **p = *v; p && *p; p++)
+                free(*p);
+        free(*v);
+        *v = NULL;
+}
 
 /* The libconfig functions the loader calls.  libconfig is opened when a policy is parsed,
  * not when pam_rdmalimit.so is loaded: a login that finds the policy compiled in the cache
@@ -296,11 +304,61 @@ static int load_name(struct loader *l, const config_setting_t *s, const char *wh
         return *ret ? 0 : -ENOMEM;
 }
 
-static void load_hardware(struct loader *l, const config_setting_t *g, struct policy_hardware *h) {
+/* An interface name pattern (fnmatch): what an interface name may hold, plus * ? [ ] ! - */
+static bool valid_pattern(const char *s) {
+        if (!*s || strlen(s) >= 64)
+                return false;
+        for (; *s; s++)
+                if ((unsigned char)*s <= ' ' || (unsigned char)*s >= 0x7f || *s == '/' || *s == ',' || *s == ':')
+                        return false;
+        return true;
+}
+
+/* include = [ "ens*", ... ]; -ENOMEM or 0 (bad entries are recorded as errors) */
+static int load_patterns(struct loader *l, const config_setting_t *s, const char *what, char ***ret) {
+        char q[QUOTE_MAX + 4];
+        int type = config_setting_type(s), n;
+
+        if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST) {
+                error_at(l, line_of(s), "%s must be a list of interface name patterns such as [ \"ens*\" ], not %s",
+                         what, type_name(type));
+                return 0;
+        }
+        n = l->cf->length(s);
+        if (n > 64) {
+                error_at(l, line_of(s), "%s: %d patterns, at most 64", what, n);
+                return 0;
+        }
+        strv_free_p(ret);
+        char **v = calloc((size_t)n + 1, sizeof(char *));
+        if (!v)
+                return -ENOMEM;
+        *ret = v;
+        for (int i = 0, k = 0; i < n; i++) {
+                const config_setting_t *e = l->cf->get_elem(s, (unsigned)i);
+                const char *pat;
+                if (config_setting_type(e) != CONFIG_TYPE_STRING) {
+                        error_at(l, line_of(e), "%s: each pattern is a string such as \"ens*\", not %s", what,
+                                 type_name(config_setting_type(e)));
+                        continue;
+                }
+                pat = l->cf->get_string(e);
+                if (!valid_pattern(pat)) {
+                        error_at(l, line_of(e), "%s = \"%s\": not an interface name pattern (1 to 63 printable "
+                                 "characters, no blank, '/', ',' or ':')", what, quote(pat, q));
+                        continue;
+                }
+                if (!(v[k++] = strdup(pat)))
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+static int load_hardware(struct loader *l, const config_setting_t *g, struct policy_hardware *h) {
         if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
                 error_at(l, line_of(g), "hardware must be a group { ... }, not %s",
                          type_name(config_setting_type(g)));
-                return;
+                return 0;
         }
         for (int i = 0; i < l->cf->length(g); i++) {
                 const config_setting_t *s = l->cf->get_elem(g, (unsigned)i);
@@ -346,11 +404,16 @@ static void load_hardware(struct loader *l, const config_setting_t *g, struct po
                                 continue;
                         }
                         h->ram_share = d;
+                } else if (streq(name, "include") || streq(name, "exclude")) {
+                        int r = load_patterns(l, s, name, streq(name, "include") ? &h->sel.include : &h->sel.exclude);
+                        if (r < 0)
+                                return r;
                 } else
                         error_at(l, line_of(s), "unknown key \"%.*s\" in hardware (known: "
                                  "rdma_port, xsk_queue, xsk_copy_queue, base, ram_share, "
-                                 "fallback)", QUOTE_MAX, name);
+                                 "fallback, include, exclude)", QUOTE_MAX, name);
         }
+        return 0;
 }
 
 static int load_rule(struct loader *l, const config_setting_t *g, unsigned index,
@@ -619,7 +682,9 @@ static int load_buffer(char *buf, size_t len, const char *path, struct policy **
                         }
                         p->lower = l.cf->get_bool(s);
                 } else if (streq(name, "hardware")) {
-                        load_hardware(&l, s, &p->hw);
+                        r = load_hardware(&l, s, &p->hw);
+                        if (r < 0)
+                                return r;
                 } else if (streq(name, "rules")) {
                         has_rules = true;
                         r = load_rules(&l, s, p);
@@ -671,6 +736,8 @@ int policy_read_fd(int fd, char **ret, size_t *ret_len) {
 void policy_free(struct policy *p) {
         if (!p)
                 return;
+        strv_free_p(&p->hw.sel.include);
+        strv_free_p(&p->hw.sel.exclude);
         for (size_t i = 0; i < p->n_rules; i++) {
                 free(p->rules[i].user);
                 free(p->rules[i].group);
@@ -723,7 +790,7 @@ void policy_compute_auto(const struct policy_hardware *h, const struct hw_summar
                 }
                 if (hw->mem_status == 0)
                         a.ram_cap = ram_cap(h->ram_share, hw->mem_total);
-                a.mr_cap = hw_min_max_mr_size(hw);
+                a.mr_cap = hw_min_max_mr_size(hw, &a.mr_unknown);
         }
         a.hardware_found = a.active_ports > 0 || a.zc_queues > 0 || a.copy_queues > 0;
 

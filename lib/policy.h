@@ -7,7 +7,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <sys/types.h>
 
 #include "diag.h"
@@ -44,6 +43,7 @@ struct policy_hardware {
         uint64_t rdma_port, xsk_queue, xsk_copy_queue, base;
         double ram_share;      /* (0, 1] */
         struct policy_value fallback;  /* PV_NONE: `auto` without hardware leaves limits alone */
+        struct hw_netsel sel;  /* include/exclude interface patterns */
 };
 
 struct policy {
@@ -71,16 +71,6 @@ void policy_free(struct policy *p);
 
 /* A user or group name the policy accepts (no blanks, control characters, ':' or ','). */
 bool policy_valid_name(const char *s);
-
-/*
- * The compiled form of a loaded policy and the findings its load reported (lib/policysnap.c),
- * for the cache: policy_compiled_read() gives back the policy and adds the findings to diags
- * with path, as the load did, without libconfig.  -EBADMSG for anything the writer does not
- * write or the loader could not have built; -ENOMEM.
- */
-int policy_compiled_write(FILE *f, const struct policy *p, const struct diag_list *d);
-int policy_compiled_read(const char *text, size_t len, const char *path, struct policy **ret,
-                         struct diag_list *diags);
 
 /* Can a group rule decide for this user?  False when a user rule names the user or there is
  * no group rule: then the user's groups need not be looked up (a login saves NSS calls). */
@@ -110,6 +100,8 @@ struct policy_auto {
         uint64_t sum;          /* base + ... before clamping, saturating */
         uint64_t ram_cap;      /* ram_share x MemTotal, 0 if unknown */
         uint64_t mr_cap;       /* smallest max_mr_size, 0 if none */
+        bool mr_unknown;       /* an active device's max_mr_size is not known (no ibverbs
+                                * attributes: a login without a valid cache) */
         uint64_t value;        /* the result; 0 means "leave untouched" (no hardware, no fallback) */
         bool used_fallback;
 };

@@ -5,6 +5,13 @@
  *
  * Thin glue: arguments -> library -> setrlimit -> pam_syslog.  Errors inside are negative
  * errno; PAM codes appear only in pam_sm_open_session().  No mutable static state.
+ *
+ * Trust (pam_rdmalimit(8), THREAT MODEL): this runs as root inside su, sudo, sshd and login,
+ * where the environment is the caller's.  It reads no environment variable, loads no library
+ * that does (never libibverbs or an RDMA provider: ports come from sysfs, the ibverbs
+ * attributes from the cache `rdmalimits probe --save` writes), opens only root-owned files it
+ * checks (the policy, the cache) and the kernel's (sysfs, /proc, netlink), and escapes every
+ * byte of user data (the login name, names from NSS) before it reaches the log or the user.
  */
 #include "config.h"
 
@@ -20,6 +27,7 @@
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
 
+#include "escape.h"
 #include "fsutil.h"
 #include "hw.h"
 #include "hwcache.h"
@@ -51,8 +59,10 @@ static void parse_args(pam_handle_t *pamh, int argc, const char **argv, struct a
                         a->strict = true;
                 else if (streq(argv[i], "quiet"))
                         a->quiet = true;
-                else
-                        pam_syslog(pamh, LOG_ERR, "unknown option: %s, ignoring", argv[i]);
+                else {
+                        char e[ESCAPE_NAME_MAX];
+                        pam_syslog(pamh, LOG_ERR, "unknown option: %s, ignoring", str_escape(argv[i], e, sizeof e));
+                }
         }
 }
 
@@ -64,6 +74,10 @@ enum outcome {
         OUT_ALREADY,        /* the limits already satisfy the policy */
         OUT_PARTIAL,        /* the target could not be reached: closest value set */
 };
+
+static void hw_summary_freep(struct hw_summary **s) {
+        hw_summary_free(*s);
+}
 
 static void fmt_limit(uint64_t v, char buf[static SIZE_FMT_MAX]) {
         size_format(v, buf);
@@ -80,20 +94,14 @@ static void log_policy_diags(pam_handle_t *pamh, const struct diag_list *d) {
         }
 }
 
-/*
- * The policy: compiled in the cache when the cache holds exactly these bytes (no libconfig
- * in this login), else parsed.  The policy file is opened and checked (owner, mode) either
- * way, and its findings are logged either way.  *ret_cached tells which.
- */
-static int load_policy(pam_handle_t *pamh, const struct args *a, const struct hw_cache *cache, struct policy **ret,
-                       bool *ret_cached) {
+/* The policy, opened and checked (owner, mode), read and parsed; its findings are logged. */
+static int load_policy(pam_handle_t *pamh, const struct args *a, struct policy **ret) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *text = NULL;
         struct diag_list d = {};
         size_t len = 0;
         int r;
 
-        *ret_cached = false;
         r = fs_open_config(AT_FDCWD, a->conf, true, false, &fd, NULL);
         if (r < 0) {
                 if (r == -ENOENT)
@@ -104,17 +112,7 @@ static int load_policy(pam_handle_t *pamh, const struct args *a, const struct hw
                 return r;
         }
         r = policy_read_fd(fd, &text, &len);
-        if (r >= 0 && cache) {
-                /* an absent, stale or malformed compiled policy adds nothing to d: parse then */
-                r = hw_cache_policy(cache, a->conf, text, len, ret, &d);
-                *ret_cached = r >= 0;
-                if (r == -EBADMSG)
-                        pam_syslog(pamh, LOG_WARNING, "%s: the compiled policy is malformed: parsing %s", a->cache,
-                                   a->conf);
-                if (r != -ENOMEM)
-                        r = 0;
-        }
-        if (r >= 0 && !*ret_cached)
+        if (r >= 0)
                 r = policy_load_string(text, len, a->conf, ret, &d);
         log_policy_diags(pamh, &d);
         diag_list_clear(&d);
@@ -130,14 +128,39 @@ static int load_policy(pam_handle_t *pamh, const struct args *a, const struct hw
         return r;
 }
 
+/* The hardware: the cache when valid, else sysfs and netlink (no ibverbs attributes). */
+static int load_hardware(pam_handle_t *pamh, const struct args *a, const struct policy *p, struct hw_summary **ret) {
+        int cache_r, r;
+
+        r = hw_cache_or_probe(a->cache, &p->hw.sel, ret, &cache_r);
+        if (r < 0) {
+                pam_syslog(pamh, LOG_ERR, "hardware probe failed: %s", strerror(-r));
+                return r;
+        }
+        /* a missing or stale cache is routine (the probe covers it); a refused one is not */
+        if (a->cache && cache_r < 0 && cache_r != -ENOENT && cache_r != -ESTALE)
+                pam_syslog(pamh, LOG_WARNING, "%s: %s: not using the cache (run rdmalimits probe --save)", a->cache,
+                           hw_cache_strerror(cache_r));
+        if (a->debug)
+                pam_syslog(pamh, LOG_DEBUG,
+                           "hardware (%s%s%s): %zu RDMA device(s), %u active port(s); xdp status %d, %zu interface(s); "
+                           "MemTotal %llu", cache_r == 0 ? "from the cache" : "probed: cache ",
+                           cache_r == 0 ? "" : !a->cache ? "disabled (cache=)" : hw_cache_strerror(cache_r),
+                           cache_r == 0 ? "" : "", (*ret)->n_rdma, hw_active_ports(*ret), (*ret)->xdp_status,
+                           (*ret)->n_xdp, (unsigned long long)(*ret)->mem_total);
+        return 0;
+}
+
 /* "rule group rdma_users (file:12)" */
 static void describe_rule(const struct policy *p, const struct policy_decision *dec, char *buf, size_t size) {
         if (!dec->rule) {
                 snprintf(buf, size, "no rule");
                 return;
         }
-        snprintf(buf, size, "rule %s %s (%s:%u)", dec->rule->user ? "user" : "group",
-                 dec->rule->user ? dec->rule->user : dec->rule->group, p->path ? p->path : "?", dec->rule->line);
+        char name[ESCAPE_NAME_MAX];
+        str_escape(dec->rule->user ? dec->rule->user : dec->rule->group, name, sizeof name);
+        snprintf(buf, size, "rule %s %s (%s:%u)", dec->rule->user ? "user" : "group", name, p->path ? p->path : "?",
+                 dec->rule->line);
 }
 
 static void describe_auto(const struct policy_decision *dec, char *buf, size_t size) {
@@ -151,9 +174,10 @@ static void describe_auto(const struct policy_decision *dec, char *buf, size_t s
                 snprintf(buf, size, "auto: no RDMA/AF_XDP hardware found, fallback %s", size_format(x->value, s));
                 return;
         }
-        snprintf(buf, size, "auto: %u active RDMA port%s, %u zero-copy and %u copy-mode XDP RX queue%s%s",
+        snprintf(buf, size, "auto: %u active RDMA port%s, %u zero-copy and %u copy-mode XDP RX queue%s%s%s",
                  x->active_ports, x->active_ports == 1 ? "" : "s", x->zc_queues, x->copy_queues,
-                 x->copy_queues == 1 ? "" : "s", x->xdp_unknown ? " (AF_XDP unknown: kernel without netdev family)" : "");
+                 x->copy_queues == 1 ? "" : "s", x->xdp_unknown ? " (AF_XDP unknown: kernel without netdev family)" : "",
+                 x->mr_unknown ? "; the max_mr_size cap is unknown (no valid cache: rdmalimits probe --save)" : "");
 }
 
 /*
@@ -189,80 +213,93 @@ static int apply_memlock(struct rl_pair target, bool lower, struct rl_pair *ret_
         return -EPERM;
 }
 
-static int session_open(pam_handle_t *pamh, const struct args *a, const char *user, enum outcome *ret_out) {
-        struct hw_cache *cache = NULL;
-        struct policy *p = NULL;
-        struct ident *id = NULL;
-        struct hw_summary *hw = NULL;
+/* Set the decided limits and log the one line of the session. */
+static int apply_decision(pam_handle_t *pamh, const struct args *a, const char *user, const char *rule,
+                          const char *why, const struct policy_decision *dec, enum outcome *ret_out) {
+        char s1[SIZE_FMT_MAX], s2[SIZE_FMT_MAX], s3[SIZE_FMT_MAX], s4[SIZE_FMT_MAX];
+        struct rl_pair before = {}, got = {};
+        int err, r;
+
+        r = apply_memlock((struct rl_pair){ dec->soft, dec->hard }, dec->lower, &before, &got, &err);
+        fmt_limit(dec->soft, s1);
+        fmt_limit(dec->hard, s2);
+        fmt_limit(got.soft, s3);
+        fmt_limit(got.hard, s4);
+        if (r == -EPERM) {
+                const char *service = NULL;
+                char fix[SIZE_FMT_MAX], esvc[ESCAPE_NAME_MAX];
+                (void)pam_get_item(pamh, PAM_SERVICE, (const void **)&service);
+                str_escape(service ? service : "?", esvc, sizeof esvc);
+                if (dec->hard == UINT64_MAX)
+                        snprintf(fix, sizeof fix, "infinity");
+                else
+                        size_format_arg(dec->hard, fix);
+                pam_syslog(pamh, LOG_WARNING,
+                           "user=%s %s: wanted memlock soft=%s hard=%s, set soft=%s hard=%s: setrlimit: %s: "
+                           "the service (%s, pid %d) cannot raise its hard memlock limit above %s "
+                           "(it lacks CAP_SYS_RESOURCE); fix: give the service LimitMEMLOCK=%s "
+                           "(rdmalimits apply --unit <its unit>), or run it with a higher hard limit",
+                           user, rule, s1, s2, s3, s4, strerror(err), esvc, (int)getpid(), s4, fix);
+                if (!a->quiet) {
+                        if (got.soft < dec->soft)
+                                pam_info(pamh, "memlock is %s, not %s: %s cannot raise its hard limit (see rdmalimits doctor)",
+                                         s3, s1, service ? esvc : "this service");
+                        else
+                                pam_info(pamh, "the memlock hard limit is %s, not %s: %s cannot raise its hard limit "
+                                         "(see rdmalimits doctor)", s4, s2, service ? esvc : "this service");
+                }
+                *ret_out = OUT_PARTIAL;
+                return 0;
+        }
+        if (r < 0) {
+                pam_syslog(pamh, LOG_ERR, "user=%s %s: setrlimit(RLIMIT_MEMLOCK) failed: %s", user, rule, strerror(-r));
+                return r;
+        }
+        bool same = before.soft == got.soft && before.hard == got.hard;
+        pam_syslog(pamh, LOG_INFO, "user=%s %s: memlock soft=%s hard=%s%s (%s)", user, rule, s3, s4,
+                   same ? " (already so)" : "", why);
+        *ret_out = same ? OUT_ALREADY : OUT_APPLIED;
+        return 0;
+}
+
+/*
+ * name: the canonical pw_name NSS returned for PAM_USER (a case-insensitive name service
+ * answers "BOB" with bob: rules are matched, as pam_limits matches, by pw_name); ename: it
+ * escaped, for the log.
+ */
+static int decide(pam_handle_t *pamh, const struct args *a, const struct policy *p, struct ident *id,
+                  const struct id_user *u, const char *ename, enum outcome *ret_out) {
+        _cleanup_(hw_summary_freep) struct hw_summary *hw = NULL;
+        struct policy_decision dec = {};
+        char rule[512], why[512];
         char **groups = NULL;
         size_t n_groups = 0;
-        const struct id_user *u;
-        struct policy_decision dec = {};
-        char rule[512], why[512], s1[SIZE_FMT_MAX], s2[SIZE_FMT_MAX], s3[SIZE_FMT_MAX], s4[SIZE_FMT_MAX];
-        bool policy_cached;
-        int r, cache_r = -ENOENT;
+        int r;
 
-        /* one read of the cache serves the policy and the hardware */
-        if (a->cache) {
-                cache_r = r = hw_cache_read(a->cache, &cache);
-                if (r == -ENOMEM) {
-                        pam_syslog(pamh, LOG_ERR, "%s: cannot read the cache: %s", a->cache, strerror(-r));
-                        goto out;
-                }
-                if (r < 0 && r != -ENOENT)
-                        pam_syslog(pamh, LOG_WARNING, "%s: %s: not using the cache", a->cache,
-                                   r == -EBADMSG ? "not a cache this build writes (run rdmalimits probe --save)" :
-                                   fs_strerror(r));
-        }
-        r = load_policy(pamh, a, cache, &p, &policy_cached);
-        if (r < 0)
-                goto out;
-        if (a->debug) {
-                if (policy_cached)
-                        pam_syslog(pamh, LOG_DEBUG, "policy %s: compiled, from the cache %s", a->conf, a->cache);
-                else
-                        pam_syslog(pamh, LOG_DEBUG, "policy %s: parsed (%s)", a->conf,
-                                   !a->cache ? "no cache: cache=" : cache_r == -ENOENT ? "no cache file" :
-                                   cache_r < 0 ? "cache refused" : "the cache holds no policy or another one");
-        }
-        r = ident_new(NULL, &id);
-        if (r < 0)
-                goto out;
-        r = ident_user(id, user, &u);
-        if (r < 0) {
-                pam_syslog(pamh, LOG_ERR, "cannot look up user %s: %s", user,
-                           r == -ENOENT ? "no such user" : strerror(-r));
-                goto out;
-        }
         r = policy_user_groups(p, id, u, &groups, &n_groups);
         if (r < 0) {
-                pam_syslog(pamh, LOG_ERR, "cannot look up the groups of %s: %s", user, strerror(-r));
-                goto out;
+                pam_syslog(pamh, LOG_ERR, "cannot look up the groups of %s: %s", ename, strerror(-r));
+                return r;
         }
-        if (policy_needs_hw(p, user, (const char *const *)groups, n_groups)) {
-                bool cached = false;
-                r = hw_cache_or_probe(cache, &hw, &cached);
+        if (policy_needs_hw(p, u->name, (const char *const *)groups, n_groups)) {
+                r = load_hardware(pamh, a, p, &hw);     /* it logs its failure */
                 if (r < 0) {
-                        pam_syslog(pamh, LOG_ERR, "hardware probe failed: %s", strerror(-r));
-                        goto out;
+                        ident_strv_free(groups);
+                        return r;
                 }
-                if (a->debug)
-                        pam_syslog(pamh, LOG_DEBUG,
-                                   "hardware (%s): rdma status %d, %zu device(s); xdp status %d, %zu interface(s); "
-                                   "MemTotal %llu", cached ? "from the cache" : "probed", hw->rdma_status, hw->n_rdma,
-                                   hw->xdp_status, hw->n_xdp, (unsigned long long)hw->mem_total);
         }
-        r = policy_evaluate(p, user, (const char *const *)groups, n_groups, hw, &dec);
+        r = policy_evaluate(p, u->name, (const char *const *)groups, n_groups, hw, &dec);
+        ident_strv_free(groups);
         if (r < 0) {
-                pam_syslog(pamh, LOG_ERR, "cannot evaluate the policy for %s: %s", user, strerror(-r));
-                goto out;
+                pam_syslog(pamh, LOG_ERR, "cannot evaluate the policy for %s: %s", ename, strerror(-r));
+                return r;
         }
         if (!dec.matched) {
                 if (a->debug)
-                        pam_syslog(pamh, LOG_DEBUG, "user=%s: no rule of %s matches, memlock left unchanged", user,
+                        pam_syslog(pamh, LOG_DEBUG, "user=%s: no rule of %s matches, memlock left unchanged", ename,
                                    a->conf);
                 *ret_out = OUT_NO_RULE;
-                goto out;
+                return 0;
         }
         describe_rule(p, &dec, rule, sizeof rule);
         describe_auto(&dec, why, sizeof why);
@@ -272,63 +309,42 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
                         bad += hw->rdma[i].query_error != 0;
                 if (bad) {
                         size_t l = strlen(why);
-                        snprintf(why + l, sizeof why - l, "; %zu RDMA device%s could not be queried", bad, bad == 1 ? "" : "s");
+                        snprintf(why + l, sizeof why - l, "; %zu RDMA device%s could not be read in sysfs", bad,
+                                 bad == 1 ? "" : "s");
                 }
         }
         if (dec.untouched) {
                 pam_syslog(pamh, LOG_INFO, "user=%s %s: auto found no RDMA/AF_XDP hardware and the policy has no "
-                           "fallback: memlock left unchanged (%s)", user, rule, why);
+                           "fallback: memlock left unchanged (%s)", ename, rule, why);
                 *ret_out = OUT_UNTOUCHED;
-                goto out;
+                return 0;
         }
+        return apply_decision(pamh, a, ename, rule, why, &dec, ret_out);
+}
 
-        struct rl_pair before = {}, got = {};
-        int err;
-        r = apply_memlock((struct rl_pair){ dec.soft, dec.hard }, dec.lower, &before, &got, &err);
-        fmt_limit(dec.soft, s1);
-        fmt_limit(dec.hard, s2);
-        fmt_limit(got.soft, s3);
-        fmt_limit(got.hard, s4);
-        if (r == -EPERM) {
-                const char *service = NULL;
-                (void)pam_get_item(pamh, PAM_SERVICE, (const void **)&service);
-                char fix[SIZE_FMT_MAX];
-                if (dec.hard == UINT64_MAX)
-                        snprintf(fix, sizeof fix, "infinity");
-                else
-                        size_format_arg(dec.hard, fix);
-                pam_syslog(pamh, LOG_WARNING,
-                           "user=%s %s: wanted memlock soft=%s hard=%s, set soft=%s hard=%s: setrlimit: %s: "
-                           "the service (%s, pid %d) cannot raise its hard memlock limit above %s "
-                           "(it lacks CAP_SYS_RESOURCE); fix: give the service LimitMEMLOCK=%s "
-                           "(systemctl edit <its unit>), or run it with a higher hard limit",
-                           user, rule, s1, s2, s3, s4, strerror(err), service ? service : "?", (int)getpid(), s4, fix);
-                if (!a->quiet) {
-                        if (got.soft < dec.soft)
-                                pam_info(pamh, "memlock is %s, not %s: %s cannot raise its hard limit (see rdmalimits doctor)",
-                                         s3, s1, service ? service : "this service");
-                        else
-                                pam_info(pamh, "the memlock hard limit is %s, not %s: %s cannot raise its hard limit "
-                                         "(see rdmalimits doctor)", s4, s2, service ? service : "this service");
-                }
-                *ret_out = OUT_PARTIAL;
-                r = 0;
-                goto out;
+static int session_open(pam_handle_t *pamh, const struct args *a, const char *user, enum outcome *ret_out) {
+        char ename[ESCAPE_NAME_MAX];
+        struct policy *p = NULL;
+        struct ident *id = NULL;
+        const struct id_user *u;
+        int r;
+
+        r = load_policy(pamh, a, &p);
+        if (r < 0)
+                return r;
+        r = ident_new(NULL, &id);
+        if (r >= 0) {
+                r = ident_user(id, user, &u);
+                if (r < 0)
+                        pam_syslog(pamh, LOG_ERR, "cannot look up user %s: %s", str_escape(user, ename, sizeof ename),
+                                   r == -ENOENT ? "no such user" : strerror(-r));
         }
-        if (r < 0) {
-                pam_syslog(pamh, LOG_ERR, "user=%s %s: setrlimit(RLIMIT_MEMLOCK) failed: %s", user, rule, strerror(-r));
-                goto out;
+        if (r >= 0) {
+                str_escape(u->name, ename, sizeof ename);
+                r = decide(pamh, a, p, id, u, ename, ret_out);
         }
-        bool same = before.soft == got.soft && before.hard == got.hard;
-        pam_syslog(pamh, LOG_INFO, "user=%s %s: memlock soft=%s hard=%s%s (%s)", user, rule, s3, s4,
-                   same ? " (already so)" : "", why);
-        *ret_out = same ? OUT_ALREADY : OUT_APPLIED;
-out:
-        ident_strv_free(groups);
-        hw_summary_free(hw);
         ident_free(id);
         policy_free(p);
-        hw_cache_free(cache);
         return r;
 }
 

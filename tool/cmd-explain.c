@@ -64,32 +64,26 @@ struct module_view {
         bool hw_cached;         /* the hardware came from the cache, as the module would read it */
         char hw_cache[256];     /* that cache file */
         char cache[256];        /* the cache the module reads, "" for none (cache=) */
-        int policy_cache;       /* hw_cache_policy_state() of that cache for the policy */
+        int cache_r;            /* hw_cache_load() of that cache: 0 used */
 };
 
-/* What the module does with the policy and its cache (hw_cache_policy_state()), in a word
- * (JSON) and in a phrase; the last entry stands for any other error. */
-static const struct {
-        int state;
-        const char *word, *text;
-} policy_cache_states[] = {
-        { 0, "compiled", "the policy compiled in the cache: no libconfig in a login" },
-        { -ENOENT, "no-cache", "no cache file: each login parses the policy (run rdmalimits probe --save)" },
-        { -ENODATA, "not-compiled",
-          "the cache holds no compiled policy: each login parses it (rdmalimits probe --save --conf FILE)" },
-        { -ESTALE, "stale", "the cache was compiled from other bytes or another policy file: each login parses it "
-                            "(run rdmalimits probe --save)" },
-        { -EBADMSG, "malformed", "the cache is malformed or of an earlier format: each login parses the policy "
-                                 "(run rdmalimits probe --save)" },
-        { 1, "refused", "the cache is refused (owner or mode): each login parses the policy" },
-};
-
-static size_t policy_cache_index(const struct module_view *m) {
-        size_t i;
-        for (i = 0; i + 1 < ELEMENTSOF(policy_cache_states); i++)
-                if (policy_cache_states[i].state == m->policy_cache)
-                        break;
-        return i;
+/* The state of the hardware cache for a login, in a word (JSON). */
+static const char *cache_word(int r) {
+        switch (r) {
+        case 0:
+                return "used";
+        case -ENOENT:
+                return "no-cache";
+        case -ESTALE:
+                return "stale";
+        case -EBADMSG:
+                return "malformed";
+        case -E2BIG:
+        case -EFBIG:
+                return "too-large";
+        default:
+                return "refused";
+        }
 }
 
 /* The value of a module argument KEY= ("conf=", "cache=") in a stack line's arguments, or NULL. */
@@ -108,7 +102,6 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
         char **groups = NULL;
         size_t ng = 0;
         struct pam_stack st = {};
-        struct hw_cache *hc = NULL;
         int r;
 
         *m = (struct module_view){ .order = ORDER_UNKNOWN };
@@ -142,15 +135,11 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
                 cache = NULL;
         if (cache && c->root && !(c->given & OPT_CACHE) && (cache_rooted = fs_root_path(c->root, cache)))
                 cache = cache_rooted;
-        /* the cache is read once, for the policy and the hardware, as the module reads it */
-        int cache_r = cache ? hw_cache_read(cache, &hc) : -ENOENT;
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         r = check_policy_file(&cc, &d, &m->p, &text, &len);
-        if (r >= 0 && cache) {
+        if (cache)
                 snprintf(m->cache, sizeof m->cache, "%s", cache);
-                m->policy_cache = cache_r < 0 ? cache_r : hw_cache_policy_state(hc, cc.policy_path, text, len);
-        }
         if (r < 0) {
                 if (r != -ENOENT) {
                         size_t n = 0;
@@ -167,8 +156,9 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
         if (policy_user_groups(m->p, id, u, &groups, &ng) < 0)
                 goto out;
         if (policy_needs_hw(m->p, u->name, (const char *const *)groups, ng)) {
-                if (cache_r == -ENOMEM || hw_cache_or_probe(hc, &hw, &m->hw_cached) < 0)
+                if (hw_cache_or_probe(cache, &m->p->hw.sel, &hw, &m->cache_r) < 0)
                         goto out;
+                m->hw_cached = m->cache_r == 0;
                 if (m->hw_cached)
                         snprintf(m->hw_cache, sizeof m->hw_cache, "%s", cache);
         }
@@ -197,7 +187,6 @@ out:
         pam_stack_clear(&st);
         ident_strv_free(groups);
         hw_summary_free(hw);
-        hw_cache_free(hc);
         diag_list_clear(&d);
 }
 
@@ -243,13 +232,13 @@ static void module_json(struct json *j, const struct module_view *m) {
                 json_str(j, m->hw_cache);
         else
                 json_null(j);
-        json_key(j, "policy_cache");
-        if (m->cache[0]) {
+        json_key(j, "cache");
+        if (m->cache[0] && m->dec.used_auto) {
                 json_obj_begin(j);
                 json_key(j, "path");
                 json_str(j, m->cache);
                 json_key(j, "state");
-                json_str(j, policy_cache_states[policy_cache_index(m)].word);
+                json_str(j, cache_word(m->cache_r));
                 json_obj_end(j);
         } else
                 json_null(j);
@@ -284,9 +273,12 @@ static void module_text(const struct module_view *m) {
                 print_auto_text(m->p, &m->dec.auto_info, "  ");
                 if (m->hw_cached)
                         printf("  (hardware from the cache %s, as the module reads it)\n", m->hw_cache);
+                else if (m->cache[0])
+                        printf("  (hardware probed from sysfs and netlink, as the module does: the cache %s: %s)\n",
+                               m->cache, hw_cache_strerror(m->cache_r));
+                else
+                        printf("  (hardware probed from sysfs and netlink, as the module does with cache=)\n");
         }
-        if (m->cache[0])
-                printf("  (%s: %s)\n", m->cache, policy_cache_states[policy_cache_index(m)].text);
         switch (m->order) {
         case ORDER_AFTER:
                 printf("  In the %s session stack pam_rdmalimit runs after pam_limits: it wins where it asks more",

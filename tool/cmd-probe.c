@@ -11,7 +11,14 @@
 #include "size.h"
 #include "tool.h"
 
-static const char *rdma_status_word(int st) {
+/* "ok" with devices, "none" without (no device, or no RDMA support in the kernel), "error" */
+static const char *rdma_status_word(const struct hw_summary *hw) {
+        if (hw->rdma_status < 0)
+                return "error";
+        return hw->n_rdma ? "ok" : "none";
+}
+
+static const char *verbs_status_word(int st) {
         switch (st) {
         case 0:
                 return "ok";
@@ -19,7 +26,9 @@ static const char *rdma_status_word(int st) {
                 return "not-installed";
         case -ENOSYS:
         case -ENODEV:
-                return "none";
+                return "no-device";
+        case -ENODATA:
+                return "not-queried";
         default:
                 return "error";
         }
@@ -60,6 +69,8 @@ void print_auto_json(struct json *j, const struct policy *p, const struct policy
         json_limit(j, a->ram_cap);
         json_key(j, "mr_cap");
         json_limit(j, a->mr_cap);
+        json_key(j, "mr_cap_unknown");
+        json_bool(j, a->mr_unknown);
         json_key(j, "used_fallback");
         json_bool(j, a->used_fallback);
         json_obj_end(j);
@@ -86,36 +97,211 @@ void print_auto_text(const struct policy *p, const struct policy_auto *a, const 
                 printf("%scapped at ram_share %g x MemTotal = %s\n", indent, h->ram_share, size_format(a->ram_cap, b[0]));
         if (a->mr_cap)
                 printf("%scapped at the smallest max_mr_size %s\n", indent, size_format(a->mr_cap, b[0]));
+        if (a->mr_unknown)
+                printf("%sthe max_mr_size of an active RDMA device is unknown: not capped by it\n", indent);
         if (a->xdp_unknown)
                 printf("%sAF_XDP not counted: this kernel has no netdev netlink family\n", indent);
         printf("%sauto = %s\n", indent, size_format(a->value, b[0]));
 }
 
-/*
- * Save the hardware summary and, when the policy loads without errors, the policy compiled
- * with the bytes it was compiled from, under the path the module is given (its conf=
- * argument: --conf, else the default).  A policy with errors is not compiled: a login parses
- * it and refuses it, with its messages.
- */
-static int save_cache(const struct ctx *c, const struct hw_summary *hw, const char *cache, int policy_r,
-                      const struct policy *p, const char *text, size_t len, const struct diag_list *d) {
-        struct hw_cache_policy src = { .path = c->policy_path, .text = text, .len = len, .policy = p, .diags = d };
+static void print_rdma_json(struct json *j, const struct hw_summary *hw) {
+        json_obj_begin(j);
+        json_key(j, "status");
+        json_str(j, rdma_status_word(hw));
+        if (hw->rdma_status < 0) {
+                json_key(j, "error");
+                json_str(j, strerror(-hw->rdma_status));
+        }
+        json_key(j, "verbs");
+        json_str(j, verbs_status_word(hw->verbs_status));
+        json_key(j, "devices");
+        json_arr_begin(j);
+        for (size_t i = 0; i < hw->n_rdma; i++) {
+                const struct hw_rdma_dev *dv = &hw->rdma[i];
+                json_obj_begin(j);
+                json_key(j, "name");
+                json_str(j, dv->name);
+                json_key(j, "node_type");
+                json_str(j, hw_node_type_name(dv->node_type));
+                json_key(j, "max_mr_size");
+                if (dv->verbs_error == 0)
+                        json_u64(j, dv->max_mr_size);
+                else
+                        json_null(j);
+                json_key(j, "max_mr");
+                if (dv->verbs_error == 0)
+                        json_i64(j, dv->max_mr);
+                else
+                        json_null(j);
+                if (dv->query_error || (dv->verbs_error && dv->verbs_error != -ENODATA)) {
+                        json_key(j, "error");
+                        json_str(j, strerror(-(dv->query_error ? dv->query_error : dv->verbs_error)));
+                }
+                json_key(j, "ports");
+                json_arr_begin(j);
+                for (size_t k = 0; k < dv->n_ports; k++) {
+                        json_obj_begin(j);
+                        json_key(j, "port");
+                        json_u64(j, dv->ports[k].num);
+                        json_key(j, "state");
+                        json_str(j, hw_port_state_name(dv->ports[k].state));
+                        json_key(j, "link_layer");
+                        json_str(j, hw_link_layer_name(dv->ports[k].link_layer));
+                        if (dv->ports[k].query_error) {
+                                json_key(j, "error");
+                                json_str(j, strerror(-dv->ports[k].query_error));
+                        }
+                        json_obj_end(j);
+                }
+                json_arr_end(j);
+                json_obj_end(j);
+        }
+        json_arr_end(j);
+        json_obj_end(j);
+}
+
+static void print_xdp_json(struct json *j, const struct hw_summary *hw) {
+        json_obj_begin(j);
+        json_key(j, "status");
+        json_str(j, hw->xdp_status == 0 ? "ok" : hw->xdp_status == -EOPNOTSUPP ? "unknown" : "error");
+        json_key(j, "interfaces");
+        json_arr_begin(j);
+        for (size_t i = 0; i < hw->n_xdp; i++) {
+                const struct hw_xdp_if *x = &hw->xdp[i];
+                json_obj_begin(j);
+                json_key(j, "ifindex");
+                json_u64(j, x->ifindex);
+                json_key(j, "name");
+                json_str(j, x->name);
+                json_key(j, "xdp_features");
+                json_u64(j, x->xdp_features);
+                json_key(j, "zero_copy");
+                json_bool(j, x->zero_copy);
+                json_key(j, "physical");
+                json_bool(j, x->physical);
+                json_key(j, "counted");
+                json_bool(j, x->counted);
+                json_key(j, "rx_queues");
+                json_u64(j, x->rx_queues);
+                json_obj_end(j);
+        }
+        json_arr_end(j);
+        json_obj_end(j);
+}
+
+static void print_probe_json(const struct hw_summary *hw, const struct policy *p, const struct policy_auto *a,
+                             const struct diag_list *d) {
+        struct json j;
+
+        json_init(&j, stdout);
+        json_obj_begin(&j);
+        json_key(&j, "rdma");
+        print_rdma_json(&j, hw);
+        json_key(&j, "xdp");
+        print_xdp_json(&j, hw);
+        json_key(&j, "mem_total");
+        if (hw->mem_status == 0)
+                json_u64(&j, hw->mem_total);
+        else
+                json_null(&j);
+        json_key(&j, "auto");
+        if (p)
+                print_auto_json(&j, p, a);
+        else
+                json_null(&j);
+        json_key(&j, "policy_findings");
+        diag_json(&j, d);
+        json_obj_end(&j);
+        json_finish(&j);
+}
+
+static void print_rdma_text(const struct hw_summary *hw) {
+        char buf[SIZE_FMT_MAX];
+
+        printf("RDMA devices (sysfs; attributes from libibverbs):\n");
+        if (hw->rdma_status < 0)
+                printf("  unknown: cannot read /sys/class/infiniband: %s\n", strerror(-hw->rdma_status));
+        else if (hw->n_rdma == 0)
+                printf("  no RDMA device\n");
+        for (size_t i = 0; i < hw->n_rdma; i++) {
+                const struct hw_rdma_dev *dv = &hw->rdma[i];
+                if (dv->query_error)
+                        printf("  %-12s cannot read its sysfs node: %s\n", dv->name, strerror(-dv->query_error));
+                else if (dv->verbs_error)
+                        printf("  %-12s %s, max_mr_size unknown (%s)\n", dv->name, hw_node_type_name(dv->node_type),
+                               dv->verbs_error == -ENODATA ? (hw->verbs_status == -ENOENT ? "libibverbs is not installed"
+                                                              : hw->verbs_status < 0 ? strerror(-hw->verbs_status)
+                                                              : "libibverbs does not list it")
+                                                           : strerror(-dv->verbs_error));
+                else
+                        printf("  %-12s %s, max_mr_size %s, max_mr %d\n", dv->name, hw_node_type_name(dv->node_type),
+                               size_format(dv->max_mr_size, buf), dv->max_mr);
+                for (size_t k = 0; k < dv->n_ports; k++) {
+                        const struct hw_port *pt = &dv->ports[k];
+                        if (pt->query_error)
+                                printf("    port %u: cannot read its state: %s\n", pt->num, strerror(-pt->query_error));
+                        else
+                                printf("    port %u: %s, %s\n", pt->num, hw_port_state_name(pt->state),
+                                       hw_link_layer_name(pt->link_layer));
+                }
+        }
+}
+
+static void print_xdp_text(const struct hw_summary *hw) {
+        char feat[128];
+
+        printf("AF_XDP interfaces (netdev netlink family):\n");
+        if (hw->xdp_status == -EOPNOTSUPP)
+                printf("  unknown: this kernel has no netdev family (Linux < 6.3)\n");
+        else if (hw->xdp_status < 0)
+                printf("  unknown (%s)\n", strerror(-hw->xdp_status));
+        else if (hw->n_xdp == 0)
+                printf("  none\n");
+        for (size_t i = 0; i < hw->n_xdp; i++) {
+                const struct hw_xdp_if *x = &hw->xdp[i];
+                features_text(x->xdp_features, feat, sizeof feat);
+                printf("  %-3u %-12s %s, %u RX queue%s, features 0x%llx (%s)%s\n", x->ifindex, x->name,
+                       x->zero_copy ? "zero-copy" : "copy mode", x->rx_queues, x->rx_queues == 1 ? "" : "s",
+                       (unsigned long long)x->xdp_features, feat,
+                       x->counted ? (x->physical ? "" : ", counted (included)")
+                                  : (x->physical ? ", not counted (excluded)" : ", not counted (virtual)"));
+        }
+}
+
+static void print_probe_text(const struct hw_summary *hw, const struct policy *p, const struct policy_auto *a,
+                             const struct diag_list *d) {
+        char buf[SIZE_FMT_MAX];
+
+        print_rdma_text(hw);
+        print_xdp_text(hw);
+        if (hw->mem_status == 0)
+                printf("RAM: MemTotal %s\n", size_format(hw->mem_total, buf));
+        else
+                printf("RAM: unknown (%s)\n", strerror(-hw->mem_status));
+        if (p) {
+                printf("auto per %s:\n", p->path);
+                print_auto_text(p, a, "  ");
+        } else {
+                printf("auto: the policy cannot be used:\n");
+                diag_print(d, stdout, false);
+        }
+}
+
+/* The cache the module reads: the hardware summary, for the policy's interface selection. */
+static int save_cache(const struct ctx *c, const struct hw_summary *hw, const struct policy *p) {
+        _cleanup_free_ char *rooted = c->cache ? NULL : ctx_path(c, HW_CACHE_PATH);
+        const char *path = c->cache ? c->cache : rooted;
         int r;
 
-        if (policy_r == -ENOMEM)
-                return policy_r;
-        if (policy_r < 0 && policy_r != -ENOENT && !c->json) {
-                _cleanup_free_ char *path = ctx_path(c, c->policy_path);
-                log_warning("%s: %s: the cache holds the hardware only (logins parse the policy)",
-                            path ? path : c->policy_path,
-                            policy_r == -EINVAL ? "the policy has errors (rdmalimits check --policy)" :
-                            policy_r == -EFBIG ? "too large" : fs_strerror(policy_r));
-        }
-        r = hw_cache_save(hw, policy_r >= 0 ? &src : NULL, cache);
-        if (r >= 0 && !c->json)
-                log_info("saved the hardware summary%s%s to %s (valid until reboot or a device change%s)",
-                         policy_r >= 0 ? " and the compiled policy " : "", policy_r >= 0 ? c->policy_path : "", cache,
-                         policy_r >= 0 ? "; the policy until it changes" : "");
+        if (!path)
+                return -ENOMEM;
+        r = hw_cache_save(hw, p ? &p->hw.sel : NULL, path);
+        if (r < 0)
+                log_error("cannot write the cache %s: %s", path,
+                          r == -E2BIG ? "more devices, ports or interfaces than a cache holds" : strerror(-r));
+        else if (!c->json)
+                log_info("saved the hardware summary to %s (valid until reboot, a device or port change, or a "
+                         "change of the policy's include/exclude)", path);
         return r;
 }
 
@@ -124,181 +310,32 @@ int cmd_probe(struct ctx *c) {
         struct policy *p = NULL;
         struct diag_list d = {};
         struct policy_auto a = {};
-        char buf[SIZE_FMT_MAX], feat[128];
-        int r;
-
-        r = hw_probe(HW_ALL, &hw);
-        if (r < 0) {
-                log_error("hardware probe failed: %s", strerror(-r));
-                return EXIT_FINDINGS;
-        }
-        /* the policy is read once: for the cache and for its auto value below */
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
-        int policy_r = check_policy_file(c, &d, &p, &text, &len);
-        bool have_policy = policy_r >= 0;
-        if (c->save) {
-                /* the default place is under --root, as the module there would read it */
-                _cleanup_free_ char *rooted = c->cache ? NULL : ctx_path(c, HW_CACHE_PATH);
-                const char *path = c->cache ? c->cache : rooted;
-                if (!path) {
-                        hw_summary_free(hw);
-                        policy_free(p);
-                        diag_list_clear(&d);
-                        return EXIT_FINDINGS;
-                }
-                r = save_cache(c, hw, path, policy_r, p, text, len, &d);
-                if (r < 0) {
-                        log_error("cannot write the cache %s: %s", path, strerror(-r));
-                        hw_summary_free(hw);
-                        policy_free(p);
-                        diag_list_clear(&d);
-                        return EXIT_FINDINGS;
-                }
-        }
-        if (have_policy)
-                policy_compute_auto(&p->hw, hw, &a);
+        int r;
 
-        if (c->json) {
-                struct json j;
-                json_init(&j, stdout);
-                json_obj_begin(&j);
-                json_key(&j, "rdma");
-                json_obj_begin(&j);
-                json_key(&j, "status");
-                json_str(&j, rdma_status_word(hw->rdma_status));
-                if (hw->rdma_status < 0) {
-                        json_key(&j, "error");
-                        json_str(&j, strerror(-hw->rdma_status));
-                }
-                json_key(&j, "devices");
-                json_arr_begin(&j);
-                for (size_t i = 0; i < hw->n_rdma; i++) {
-                        const struct hw_rdma_dev *dv = &hw->rdma[i];
-                        json_obj_begin(&j);
-                        json_key(&j, "name");
-                        json_str(&j, dv->name);
-                        json_key(&j, "node_type");
-                        json_str(&j, hw_node_type_name(dv->node_type));
-                        json_key(&j, "max_mr_size");
-                        json_u64(&j, dv->max_mr_size);
-                        json_key(&j, "max_mr");
-                        json_i64(&j, dv->max_mr);
-                        if (dv->query_error) {
-                                json_key(&j, "error");
-                                json_str(&j, strerror(-dv->query_error));
-                        }
-                        json_key(&j, "ports");
-                        json_arr_begin(&j);
-                        for (size_t k = 0; k < dv->n_ports; k++) {
-                                json_obj_begin(&j);
-                                json_key(&j, "port");
-                                json_u64(&j, dv->ports[k].num);
-                                json_key(&j, "state");
-                                json_str(&j, hw_port_state_name(dv->ports[k].state));
-                                json_key(&j, "link_layer");
-                                json_str(&j, hw_link_layer_name(dv->ports[k].link_layer));
-                                if (dv->ports[k].query_error) {
-                                        json_key(&j, "error");
-                                        json_str(&j, strerror(-dv->ports[k].query_error));
-                                }
-                                json_obj_end(&j);
-                        }
-                        json_arr_end(&j);
-                        json_obj_end(&j);
-                }
-                json_arr_end(&j);
-                json_obj_end(&j);
-                json_key(&j, "xdp");
-                json_obj_begin(&j);
-                json_key(&j, "status");
-                json_str(&j, hw->xdp_status == 0 ? "ok" : hw->xdp_status == -EOPNOTSUPP ? "unknown" : "error");
-                json_key(&j, "interfaces");
-                json_arr_begin(&j);
-                for (size_t i = 0; i < hw->n_xdp; i++) {
-                        const struct hw_xdp_if *x = &hw->xdp[i];
-                        json_obj_begin(&j);
-                        json_key(&j, "ifindex");
-                        json_u64(&j, x->ifindex);
-                        json_key(&j, "name");
-                        json_str(&j, x->name);
-                        json_key(&j, "xdp_features");
-                        json_u64(&j, x->xdp_features);
-                        json_key(&j, "zero_copy");
-                        json_bool(&j, x->zero_copy);
-                        json_key(&j, "rx_queues");
-                        json_u64(&j, x->rx_queues);
-                        json_obj_end(&j);
-                }
-                json_arr_end(&j);
-                json_obj_end(&j);
-                json_key(&j, "mem_total");
-                if (hw->mem_status == 0)
-                        json_u64(&j, hw->mem_total);
-                else
-                        json_null(&j);
-                json_key(&j, "auto");
-                if (have_policy)
-                        print_auto_json(&j, p, &a);
-                else
-                        json_null(&j);
-                json_key(&j, "policy_findings");
-                diag_json(&j, &d);
-                json_obj_end(&j);
-                json_finish(&j);
-        } else {
-                printf("RDMA devices (libibverbs):\n");
-                if (hw->rdma_status == -ENOENT)
-                        printf("  libibverbs is not installed: no RDMA support in user space\n");
-                else if (hw->rdma_status < 0)
-                        printf("  none (%s)\n", strerror(-hw->rdma_status));
-                else if (hw->n_rdma == 0)
-                        printf("  none\n");
-                for (size_t i = 0; i < hw->n_rdma; i++) {
-                        const struct hw_rdma_dev *dv = &hw->rdma[i];
-                        if (dv->query_error)
-                                printf("  %-12s %s, cannot query: %s\n", dv->name, hw_node_type_name(dv->node_type),
-                                       strerror(-dv->query_error));
-                        else
-                                printf("  %-12s %s, max_mr_size %s, max_mr %d\n", dv->name, hw_node_type_name(dv->node_type),
-                                       size_format(dv->max_mr_size, buf), dv->max_mr);
-                        for (size_t k = 0; k < dv->n_ports; k++) {
-                                const struct hw_port *pt = &dv->ports[k];
-                                if (pt->query_error)
-                                        printf("    port %u: cannot query: %s\n", pt->num, strerror(-pt->query_error));
-                                else
-                                        printf("    port %u: %s, %s\n", pt->num, hw_port_state_name(pt->state),
-                                               hw_link_layer_name(pt->link_layer));
-                        }
-                }
-                printf("AF_XDP interfaces (netdev netlink family):\n");
-                if (hw->xdp_status == -EOPNOTSUPP)
-                        printf("  unknown: this kernel has no netdev family (Linux < 6.3)\n");
-                else if (hw->xdp_status < 0)
-                        printf("  unknown (%s)\n", strerror(-hw->xdp_status));
-                else if (hw->n_xdp == 0)
-                        printf("  none\n");
-                for (size_t i = 0; i < hw->n_xdp; i++) {
-                        const struct hw_xdp_if *x = &hw->xdp[i];
-                        features_text(x->xdp_features, feat, sizeof feat);
-                        printf("  %-3u %-12s %s, %u RX queue%s, features 0x%llx (%s)\n", x->ifindex, x->name,
-                               x->zero_copy ? "zero-copy" : "copy mode", x->rx_queues, x->rx_queues == 1 ? "" : "s",
-                               (unsigned long long)x->xdp_features, feat);
-                }
-                if (hw->mem_status == 0)
-                        printf("RAM: MemTotal %s\n", size_format(hw->mem_total, buf));
-                else
-                        printf("RAM: unknown (%s)\n", strerror(-hw->mem_status));
-                if (have_policy) {
-                        printf("auto per %s:\n", p->path);
-                        print_auto_text(p, &a, "  ");
-                } else {
-                        printf("auto: the policy cannot be used:\n");
-                        diag_print(&d, stdout, false);
-                }
+        /* the policy first: its include/exclude decide which interfaces count */
+        r = check_policy_file(c, &d, &p, &text, &len);
+        if (r == -ENOMEM) {
+                diag_list_clear(&d);
+                return EXIT_FINDINGS;
         }
+        r = hw_probe(HW_ALL, p ? &p->hw.sel : NULL, &hw);
+        if (r >= 0)
+                r = hw_probe_verbs(hw);
+        if (r >= 0 && c->save)
+                r = save_cache(c, hw, p);
+        if (r >= 0) {
+                if (p)
+                        policy_compute_auto(&p->hw, hw, &a);
+                if (c->json)
+                        print_probe_json(hw, p, &a, &d);
+                else
+                        print_probe_text(hw, p, &a, &d);
+        } else if (!c->save)
+                log_error("hardware probe failed: %s", strerror(-r));
         diag_list_clear(&d);
         policy_free(p);
         hw_summary_free(hw);
-        return EXIT_OK;
+        return r < 0 ? EXIT_FINDINGS : EXIT_OK;
 }

@@ -15,8 +15,8 @@ out=${1:?usage: build.sh OUTDIR [CONFIG_H]}
 config_h=${2:-}
 CC=${CC:-clang}
 SAN=${FUZZ_SANITIZERS:-address,undefined}
-TARGETS="size limits policy dropin"
-LIBSRC="diag size strmap fsutil ident limitsconf dropin policy policysnap hw"
+TARGETS="size limits policy dropin cache"
+LIBSRC="diag size escape strmap fsutil ident limitsconf dropin policy hw hwcache"
 
 mkdir -p "$out/include" "$out/obj"
 out=$(cd "$out" && pwd)

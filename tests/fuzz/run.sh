@@ -12,7 +12,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 secs=${1:?usage: run.sh DURATION [TARGET...]}
 shift
-targets=${*:-size limits policy dropin}
+targets=${*:-size limits policy dropin cache}
 out=${FUZZ_OUT:-${TMPDIR:-/tmp}/rdmalimit-fuzz}
 
 "$here/build.sh" "$out" ${CONFIG_H:+"$CONFIG_H"} || exit $?

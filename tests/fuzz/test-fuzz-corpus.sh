@@ -7,7 +7,7 @@ no_plan
 
 here=$top_srcdir/tests/fuzz
 out=$top_builddir/tests/fuzz/out
-targets="size limits policy dropin"
+targets="size limits policy dropin cache"
 config_h=
 [ -f "$top_builddir/config.h" ] && config_h=$top_builddir/config.h
 

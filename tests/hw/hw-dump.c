@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * hw-dump [--repeat N] [rdma|xdp|mem|all]...
+ * hw-dump [--repeat N] [--include PATTERN]... [--exclude PATTERN]... [rdma|xdp|mem|verbs|all]...
  *
- * Prints what hw_probe() found, one fact a line, for the hw tests to grep:
+ * Prints what hw_probe() found (and hw_probe_verbs() with `verbs`), one fact a line, for the
+ * hw tests to grep:
  *   rdma_status=0 | rdma_status=-ENOSYS ...   (negative errno by name)
  *   rdma_devices=N
  *   rdma NAME node=CA max_mr_size=BYTES max_mr=N ports=N error=0
@@ -10,6 +11,8 @@
  *   xdp_status=0 | xdp_status=-EOPNOTSUPP ...
  *   xdp_interfaces=N
  *   xdp IFINDEX NAME features=0xHEX zc=0|1 rxq=N
+ *   xdp_sel NAME physical=0|1 counted=0|1
+ *   verbs_status=0 | verbs_status=-ENODATA ...
  *   mem_status=0
  *   mem_total=BYTES
  *   active_ports=N zc_queues=N copy_queues=N min_max_mr_size=BYTES   (one per line)
@@ -70,6 +73,9 @@ static void dump(const struct hw_summary *s) {
                 printf("xdp %u %s features=0x%" PRIx64 " zc=%d rxq=%u\n", x->ifindex, x->name,
                        x->xdp_features, x->zero_copy ? 1 : 0, x->rx_queues);
         }
+        for (size_t i = 0; i < s->n_xdp; i++)
+                printf("xdp_sel %s physical=%d counted=%d\n", s->xdp[i].name, s->xdp[i].physical, s->xdp[i].counted);
+        printf("verbs_status=%s\n", err_name(s->verbs_status, b));
 
         printf("mem_status=%s\n", err_name(s->mem_status, b));
         printf("mem_total=%" PRIu64 "\n", s->mem_total);
@@ -77,12 +83,19 @@ static void dump(const struct hw_summary *s) {
         printf("active_ports=%u\n", hw_active_ports(s));
         printf("zc_queues=%u\n", hw_zc_queues(s));
         printf("copy_queues=%u\n", hw_copy_queues(s));
-        printf("min_max_mr_size=%" PRIu64 "\n", hw_min_max_mr_size(s));
+        bool unknown;
+        uint64_t mr = hw_min_max_mr_size(s, &unknown);
+        printf("min_max_mr_size=%" PRIu64 "\n", mr);
+        printf("max_mr_size_unknown=%d\n", unknown);
 }
 
 int main(int argc, char *argv[]) {
         unsigned what = 0, repeat = 1;
         struct hw_summary *s = NULL;
+        char *inc[17] = {}, *exc[17] = {};
+        size_t n_inc = 0, n_exc = 0;
+        struct hw_netsel sel = { inc, exc };
+        bool verbs = false;
         int r;
 
         for (int i = 1; i < argc; i++) {
@@ -91,7 +104,13 @@ int main(int argc, char *argv[]) {
                                 fprintf(stderr, "hw-dump: bad --repeat '%s'\n", argv[i]);
                                 return 2;
                         }
-                } else if (streq(argv[i], "rdma"))
+                } else if (streq(argv[i], "--include") && i + 1 < argc && n_inc < 16)
+                        inc[n_inc++] = argv[++i];
+                else if (streq(argv[i], "--exclude") && i + 1 < argc && n_exc < 16)
+                        exc[n_exc++] = argv[++i];
+                else if (streq(argv[i], "verbs"))
+                        verbs = true;
+                else if (streq(argv[i], "rdma"))
                         what |= HW_RDMA;
                 else if (streq(argv[i], "xdp"))
                         what |= HW_XDP;
@@ -100,7 +119,8 @@ int main(int argc, char *argv[]) {
                 else if (streq(argv[i], "all"))
                         what |= HW_ALL;
                 else {
-                        fprintf(stderr, "usage: hw-dump [--repeat N] [rdma|xdp|mem|all]...\n");
+                        fprintf(stderr, "usage: hw-dump [--repeat N] [--include P]... [--exclude P]... "
+                                "[rdma|xdp|mem|verbs|all]...\n");
                         return 2;
                 }
         }
@@ -110,7 +130,9 @@ int main(int argc, char *argv[]) {
         for (unsigned i = 0; i < repeat; i++) {
                 hw_summary_free(s);
                 s = NULL;
-                r = hw_probe(what, &s);
+                r = hw_probe(what, &sel, &s);
+                if (r >= 0 && verbs)
+                        r = hw_probe_verbs(s);
                 if (r < 0) {
                         fprintf(stderr, "hw-dump: hw_probe: %s\n", strerror(-r));
                         return 1;

@@ -43,7 +43,7 @@ pairs=(
 	"vc 8 8 vd 3 3"   # vd: its peer has 8 TX queues > its 3 RX queues -> no XDP features
 )
 
-plan 12
+plan 15
 
 if ! ip netns add "$ns" 2>"$tmp/err"; then
 	echo "Bail out! cannot create a network namespace: $(cat "$tmp/err")"
@@ -77,7 +77,8 @@ else
 	not_ok "sysfs RX/TX queue counts are the ones given to ip" "got:$mismatch"
 fi
 
-in_ns "$HW_DUMP" xdp >"$tmp/out" 2>"$tmp/err"
+# veths are virtual: counted only when the selection includes them (v* here)
+in_ns "$HW_DUMP" --include 'v*' xdp >"$tmp/out" 2>"$tmp/err"
 rc=$?
 status=$(value xdp_status "$tmp/out")
 if [ "$rc" -eq 0 ] && [ "$status" = 0 ]; then
@@ -142,7 +143,17 @@ check "xdp_interfaces=$n_lines, the veth ends report the same features:$features
 	[ "$(value xdp_interfaces "$tmp/out")" = "$n_lines" -a \
 	"$(echo "$features_seen" | tr ' ' '\n' | sed '/^$/d' | sort -u | wc -l)" -le 1 ]
 
-# 12: the host's own interfaces: every listed one agrees with the host's sysfs
+# 12-14: without an include pattern no veth counts, and an exclude pattern wins over include
+in_ns "$HW_DUMP" xdp >"$tmp/plain" 2>&1
+check "virtual interfaces are not counted: copy_queues=0 without include" \
+	[ "$(value copy_queues "$tmp/plain")" = 0 -a "$(value zc_queues "$tmp/plain")" = 0 ]
+check "each veth is listed as physical=0 counted=0" \
+	[ "$(grep -c '^xdp_sel v. physical=0 counted=0$' "$tmp/plain")" = "$n_lines" ]
+in_ns "$HW_DUMP" --include 'v*' --exclude 'va' xdp >"$tmp/excl" 2>&1
+check "exclude wins over include: va not counted, the others are" \
+	[ "$(value copy_queues "$tmp/excl")" = "$((expect_copy - rxq[va]))" ]
+
+# 15: the host's own interfaces: every listed one agrees with the host's sysfs
 "$HW_DUMP" xdp >"$tmp/host" 2>&1
 bad=
 while read -r _ ifindex name features zc rxq; do
@@ -152,6 +163,10 @@ while read -r _ ifindex name features zc rxq; do
 	[ "$(cat /sys/class/net/"$name"/ifindex 2>/dev/null)" = "$ifindex" ] || bad+=" $name:ifindex"
 	[ "$zc" = "zc=$want_zc" ] || bad+=" $name:$zc"
 	[ "$rxq" = "rxq=$want_rxq" ] || bad+=" $name:$rxq/$want_rxq"
+	# physical exactly when sysfs has a device link
+	want_phys=0
+	[ -e /sys/class/net/"$name"/device ] && want_phys=1
+	grep -qx "xdp_sel $name physical=$want_phys counted=$want_phys" "$tmp/host" || bad+=" $name:physical"
 done < <(grep -E '^xdp [0-9]+ ' "$tmp/host")
 if [ "$(value xdp_status "$tmp/host")" = 0 ] && [ -z "$bad" ]; then
 	ok "host namespace: $(grep -cE '^xdp [0-9]+ ' "$tmp/host") interface(s) agree with sysfs"
