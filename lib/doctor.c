@@ -379,16 +379,16 @@ static int read_text(const char *path, char **ret, struct stat *ret_st) {
 
 /* Read ROOT/abs. */
 static int read_rooted(const struct doc *d, const char *abs, char **ret) {
-        _cleanup_free_ char *p = fs_root_path(d->in->root, abs);
-        if (!p)
-                return -ENOMEM;
-        return read_text(p, ret, NULL);
+        _cleanup_close_ int fd = -1;
+        int r = fs_open_config_in_root(d->in->root, abs, false, false, &fd, NULL);
+        if (r < 0)
+                return r;
+        return fs_read_all(fd, TEXT_MAX, ret, NULL);
 }
 
 static bool exists_rooted(const struct doc *d, const char *abs, bool want_dir) {
-        _cleanup_free_ char *p = fs_root_path(d->in->root, abs);
         struct stat st;
-        if (!p || stat(p, &st) < 0)
+        if (fs_stat_in_root(d->in->root, abs, false, &st) < 0)
                 return false;
         return want_dir ? S_ISDIR(st.st_mode) : !S_ISDIR(st.st_mode);
 }
@@ -460,16 +460,12 @@ static int cmp_str(const void *a, const void *b) {
 
 /* Names in ROOT/absdir matching the fnmatch pattern (no dotfiles), sorted in byte order. */
 static int list_dir(const struct doc *d, const char *absdir, const char *pattern, struct strv *ret) {
-        _cleanup_free_ char *p = fs_root_path(d->in->root, absdir);
-        DIR *dir;
+        DIR *dir = NULL;
         struct dirent *de;
-        int r = 0;
+        int r = fs_opendir_in_root(d->in->root, absdir, &dir);
 
-        if (!p)
-                return -ENOMEM;
-        dir = opendir(p);
-        if (!dir)
-                return 0;
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
         while ((de = readdir(dir))) {
                 if (de->d_name[0] == '.' || fnmatch(pattern, de->d_name, FNM_PERIOD) != 0)
                         continue;
@@ -1372,12 +1368,9 @@ static const char *const unit_dirs[] = { "/etc/systemd/system", "/run/systemd/sy
 
 /* Is ROOT/abs a link to /dev/null (a masked unit)? */
 static bool masked(const struct doc *d, const char *abs) {
-        _cleanup_free_ char *p = fs_root_path(d->in->root, abs);
         char buf[64];
-        ssize_t n;
-        if (!p || (n = readlink(p, buf, sizeof buf - 1)) < 0)
+        if (fs_readlink_in_root(d->in->root, abs, buf, sizeof buf) < 0)
                 return false;
-        buf[n] = '\0';
         return streq(buf, "/dev/null");
 }
 
@@ -1895,8 +1888,7 @@ static void newest_config(const struct doc *d, struct timespec *ret, char *what,
         for (size_t i = 0; t && i < t->n_files; i++)
                 if (t->files[i].stat_ok)
                         CONSIDER(t->files[i].st.st_mtim, t->files[i].display);
-        _cleanup_free_ char *dir = fs_root_path(d->in->root, LC_LIMITS_DIR);
-        if (dir && stat(dir, &st) == 0)
+        if (fs_stat_in_root(d->in->root, LC_LIMITS_DIR, false, &st) == 0)
                 CONSIDER(st.st_mtim, disp(d, LC_LIMITS_DIR));
         if (d->in->policy_path && stat(d->in->policy_path, &st) == 0)
                 CONSIDER(st.st_mtim, disp_rooted(d, d->in->policy_path));

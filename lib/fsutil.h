@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 /* Files the project trusts or writes: checks on the opened descriptor, bounded reads,
- * atomic replacement in the same directory, a directory lock. */
+ * atomic replacement in the same directory, a lock file, paths resolved inside a root. */
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -11,6 +13,7 @@
 #define FS_ERR_OWNER   (-EPERM)     /* not owned by root */
 #define FS_ERR_MODE    (-EACCES)    /* group- or world-writable */
 #define FS_ERR_NOTREG  (-EBADFD)    /* not a regular file (FIFO, device, socket) */
+#define FS_ERR_LOCKMODE (-ENOTUNIQ) /* a lock file others may open (mode beyond 0600) */
 
 /* Owned by root and not writable by group or others? */
 int fs_check_trusted(const struct stat *st);
@@ -40,8 +43,69 @@ int fs_write_atomic(int dirfd, const char *name, const void *data, size_t len, m
 /* Remove dirfd/name and fsync the directory. */
 int fs_unlink_sync(int dirfd, const char *name);
 
-/* Take an exclusive flock(2) on an open directory (blocks until free). */
-int fs_lock_dir(int dirfd);
+/*
+ * Locks of the directories rdmalimits edits live apart from them, in a directory only the
+ * tool's user can write (FS_LOCK_DIR for root): a lock on the edited directory itself, or
+ * on a file anyone can open, anyone can hold forever; and a lock file in a --root tree would
+ * change the tree.  fs_lock_dir_open() opens (and makes, 0700, its parent 0755 when missing)
+ * that directory, refused unless it is a directory owned by the effective uid that group
+ * and others cannot write (FS_ERR_OWNER, FS_ERR_MODE, -ELOOP, -ENOTDIR).
+ * fs_lock_name() names the lock of the directory dirfd is open on, by device and inode.
+ */
+#define FS_LOCK_DIR "/run/rdmalimit/locks"
+#define FS_LOCK_NAME_MAX 64
+int fs_lock_dir_open(const char *path, int *ret_fd);
+int fs_lock_name(int dirfd, char buf[static FS_LOCK_NAME_MAX]);
+/*
+ * Take an exclusive lock on lockdirfd/name, a lock file created 0600 when missing, opened
+ * with O_NOFOLLOW, and refused unless it is a regular file owned by the effective uid that
+ * nobody else may open (FS_ERR_NOTREG, FS_ERR_OWNER, FS_ERR_LOCKMODE).  flock(LOCK_EX|
+ * LOCK_NB) is tried every FS_LOCK_POLL_MS for up to timeout_ms (0: once); then -ETIMEDOUT
+ * and, when ret_holder is not NULL, *ret_holder is the pid /proc/locks names as holding it
+ * (0 when unknown).  The lock lasts as long as the descriptor in *ret_fd.
+ */
+#define FS_LOCK_POLL_MS 50u
+int fs_lock_file(int lockdirfd, const char *name, unsigned timeout_ms, int *ret_fd, pid_t *ret_holder);
 
-/* Join a root prefix ("" or NULL for none) and an absolute path. */
+/* Join a root prefix ("" or NULL for none) and an absolute path: for messages only, never
+ * to open a file under a root (use the fs_*_in_root() functions). */
 char *fs_root_path(const char *root, const char *path);
+
+/*
+ * Paths inside a root (--root DIR).  root NULL, "" or "/" means none: path is opened as
+ * open(2) would, following symbolic links as before.  Under a root, path (absolute or not)
+ * is resolved as if root were "/": openat2(2) with RESOLVE_IN_ROOT|RESOLVE_NO_MAGICLINKS,
+ * so an absolute symbolic link or ".." in the tree stays in the tree; where the kernel has
+ * no openat2 (ENOSYS, or EPERM from a seccomp filter), fs_openat_in_root_walk(), which
+ * refuses every symbolic link on the way instead (-ELOOP).  O_CLOEXEC is always added.
+ */
+bool fs_root_is_set(const char *root);
+int fs_openat_in_root(int rootfd, const char *path, int flags, mode_t mode, int *ret_fd);
+/* The fallback: one component at a time with O_PATH|O_NOFOLLOW, "." skipped, ".." never
+ * above rootfd; a symbolic link as any component, the last one included, is -ELOOP (with
+ * O_PATH|O_NOFOLLOW in flags the last one is opened as the link itself). */
+int fs_openat_in_root_walk(int rootfd, const char *path, int flags, mode_t mode, int *ret_fd);
+int fs_open_in_root(const char *root, const char *path, int flags, mode_t mode, int *ret_fd);
+
+/*
+ * A directory inside the root, O_RDONLY|O_DIRECTORY (for fs_write_atomic(), fs_lock_file(),
+ * openat()).  FS_DIR_CREATE: when it is missing, mkdir it (0755) in its parent, which must
+ * exist (-ENOENT); under a root, a symbolic link there whose target is not in the tree is
+ * -ELOOP.  FS_DIR_NOFOLLOW: a symbolic link as the last component is refused, with or
+ * without a root.
+ */
+#define FS_DIR_CREATE   (1u << 0)
+#define FS_DIR_NOFOLLOW (1u << 1)
+int fs_open_dir_in_root(const char *root, const char *path, unsigned flags, int *ret_fd);
+
+/* fs_open_config() of a path inside the root. */
+int fs_open_config_in_root(const char *root, const char *path, bool trusted, bool nofollow, int *ret_fd,
+                           struct stat *ret_st);
+/* stat(2) (lstat(2) with nofollow) of a path inside the root. */
+int fs_stat_in_root(const char *root, const char *path, bool nofollow, struct stat *ret);
+/* opendir(3) and fopen(path, "re") of a path inside the root. */
+int fs_opendir_in_root(const char *root, const char *path, DIR **ret);
+int fs_fopen_in_root(const char *root, const char *path, FILE **ret);
+/* readlink(2) of a path inside the root, NUL-terminated in buf (cut to size - 1);
+ * -EINVAL when it is not a symbolic link. */
+ssize_t fs_readlink_in_root(const char *root, const char *path, char *buf, size_t size);

@@ -54,18 +54,14 @@ int lc_flavour_from_string(const char *s, enum lc_flavour *ret) {
 
 /* Debian family: /etc/debian_version, or ID/ID_LIKE of os-release naming debian. */
 static int flavour_of(const char *root) {
-        _cleanup_free_ char *dv = fs_root_path(root, "/etc/debian_version");
-        _cleanup_free_ char *osr = fs_root_path(root, "/etc/os-release");
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
+        struct stat st;
         size_t n = 0;
 
-        if (!dv || !osr)
-                return -ENOMEM;
-        if (access(dv, F_OK) == 0)
+        if (fs_stat_in_root(root, "/etc/debian_version", false, &st) == 0)
                 return LC_FLAVOUR_DEBIAN;
-        f = fopen(osr, "re");
-        if (!f)
+        if (fs_fopen_in_root(root, "/etc/os-release", &f) < 0)
                 return -ENOENT;
         while (getline(&line, &n, f) > 0)
                 if ((strncmp(line, "ID=", 3) == 0 || strncmp(line, "ID_LIKE=", 8) == 0) && strstr(line, "debian"))
@@ -395,7 +391,9 @@ static int add_file(struct builder *b, const char *path, const char *display, un
         return 0;
 }
 
-static int read_file(struct builder *b, const char *path, const char *display) {
+/* Read rel (inside the tree's root): path is what the tree records for it, display what it
+ * prints. */
+static int read_file(struct builder *b, const char *rel, const char *path, const char *display) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *buf = NULL;
         size_t len = 0;
@@ -407,9 +405,9 @@ static int read_file(struct builder *b, const char *path, const char *display) {
                 return r;
         struct lc_file *f = &b->t->files[idx];
         f->first = b->t->n_lines;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0) {
-                f->open_error = negative_errno();
+        r = fs_open_in_root(b->t->root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd);
+        if (r < 0) {
+                f->open_error = r;
                 return 0;
         }
         if (fstat(fd, &f->st) == 0) {
@@ -470,24 +468,22 @@ static char *display_path(const struct lc_tree *t, const char *abs) {
 
 static int read_dir(struct builder *b) {
         struct lc_tree *t = b->t;
-        _cleanup_free_ char *dirpath = fs_root_path(t->root, LC_LIMITS_DIR);
         char **names = NULL;
         size_t n = 0, cap = 0;
-        DIR *d;
+        DIR *d = NULL;
         int r = 0;
 
-        if (!dirpath)
-                return -ENOMEM;
         t->dir_display = display_path(t, LC_LIMITS_DIR);
         if (!t->dir_display)
                 return -ENOMEM;
-        d = opendir(dirpath);
-        if (!d) {
+        r = fs_opendir_in_root(t->root, LC_LIMITS_DIR, &d);
+        if (r < 0) {
                 /* glob(GLOB_ERR): a missing directory matches nothing, an unreadable one
                  * aborts the glob; either way no file of it is read */
-                t->dir_error = errno == ENOENT ? 0 : negative_errno();
-                return 0;
+                t->dir_error = r == -ENOENT ? 0 : r;
+                return r == -ENOMEM ? r : 0;
         }
+        r = 0;
         for (struct dirent *de; (de = readdir(d));) {
                 if (streq(de->d_name, ".") || streq(de->d_name, ".."))
                         continue;
@@ -526,7 +522,7 @@ static int read_dir(struct builder *b) {
                 else if (!ends_with(names[i], ".conf"))
                         r = add_skipped(b, disp, "the name does not end in .conf; pam_limits reads only limits.d/*.conf");
                 else
-                        r = read_file(b, path, disp);
+                        r = read_file(b, rel, path, disp);
                 if (r < 0)
                         goto out;
         }
@@ -568,7 +564,7 @@ int lc_tree_load(const char *root, enum lc_flavour flavour, const char *conf_fil
                 lc_tree_free(b.t);
                 return -ENOMEM;
         }
-        r = read_file(&b, path, disp);
+        r = read_file(&b, conf_file ? conf_file : LC_LIMITS_CONF, path, disp);
         if (r >= 0 && !conf_file)
                 r = read_dir(&b);
         if (r < 0) {
@@ -627,7 +623,7 @@ const char *lc_line_where(const struct lc_tree *t, const struct lc_line *l, char
 /* ---- baseline ---- */
 
 int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct lc_baseline *ret) {
-        _cleanup_free_ char *rooted = NULL, *buf = NULL;
+        _cleanup_free_ char *buf = NULL;
         _cleanup_close_ int fd = -1;
         const char *path = proc1_limits;
         struct lc_baseline b = {};
@@ -644,15 +640,12 @@ int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct l
         }
         if (!path) {
                 path = LC_PROC1_LIMITS;
-                if (t->root) {
-                        rooted = fs_root_path(t->root, LC_PROC1_LIMITS);
-                        if (!rooted)
-                                return -ENOMEM;
-                        if (access(rooted, R_OK) == 0)
-                                path = rooted;
-                }
+                /* a tree may carry its own (a test's, an image's): read inside it */
+                if (t->root)
+                        (void)fs_open_in_root(t->root, LC_PROC1_LIMITS, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd);
         }
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0)
+                fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd >= 0 && (r = fs_read_all(fd, 65536, &buf, NULL)) == 0) {
                 for (char *line = buf, *next; line && *line; line = next) {
                         next = strchr(line, '\n');
@@ -1234,9 +1227,8 @@ int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *d) {
                 r = diag_add(d, DIAG_ERROR, t->dir_display, 0,
                              "cannot be read (%s): pam_limits reads none of its files", fs_strerror(t->dir_error));
         if (r >= 0 && !t->conf_override && t->dir_display) {
-                _cleanup_free_ char *dp = fs_root_path(t->root, LC_LIMITS_DIR);
                 struct stat st;
-                if (dp && stat(dp, &st) == 0 && S_ISDIR(st.st_mode)) {
+                if (fs_stat_in_root(t->root, LC_LIMITS_DIR, false, &st) == 0 && S_ISDIR(st.st_mode)) {
                         if (st.st_uid != 0)
                                 r = diag_add(d, DIAG_ERROR, t->dir_display, 0,
                                              "is owned by uid %u, not root: its owner can add limits files",

@@ -66,7 +66,7 @@ static char *next_word(char **p) {
 }
 
 static int load_file(const char *root, const char *name, struct pam_stack *s, unsigned depth) {
-        _cleanup_free_ char *rel = NULL, *path = NULL, *line = NULL;
+        _cleanup_free_ char *rel = NULL, *line = NULL;
         _cleanup_fclose_ FILE *f = NULL;
         size_t n = 0;
         unsigned lineno = 0;
@@ -76,12 +76,9 @@ static int load_file(const char *root, const char *name, struct pam_stack *s, un
                 return 0;
         if (asprintf(&rel, "/etc/pam.d/%s", name) < 0)
                 return -ENOMEM;
-        path = fs_root_path(root, rel);
-        if (!path)
-                return -ENOMEM;
-        f = fopen(path, "re");
-        if (!f)
-                return depth == 0 ? negative_errno() : 0;
+        r = fs_fopen_in_root(root, rel, &f);
+        if (r < 0)
+                return depth == 0 || r == -ENOMEM ? r : 0;
         const char *display = root ? rel + 1 : rel;
         while (getline(&line, &n, f) > 0) {
                 char *p = line, *c;

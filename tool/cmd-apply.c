@@ -19,6 +19,7 @@ struct edit {
         char *dir;               /* limits.d path under the root */
         char *display;           /* file path for messages */
         int dirfd;
+        int lockfd;              /* held until edit_done() */
         bool exists;
         char *old;               /* current content ("" when new) */
         size_t old_len;
@@ -32,6 +33,8 @@ static void edit_done(struct edit *e) {
         dropin_clear(&e->d);
         if (e->dirfd >= 0)
                 close(e->dirfd);
+        if (e->lockfd >= 0)
+                close(e->lockfd);
 }
 
 /* Open limits.d, lock it, read and parse the drop-in.  Returns 0 or EXIT_* > 0. */
@@ -42,7 +45,7 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         struct stat st;
         int r;
 
-        *e = (struct edit){ .dirfd = -1 };
+        *e = (struct edit){ .dirfd = -1, .lockfd = -1 };
         e->name = c->file ? c->file : DROPIN_DEFAULT_NAME;
         if (dropin_check_name(e->name, &why) < 0) {
                 log_error("--file '%s': %s", e->name, why);
@@ -53,24 +56,21 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
                 log_error("out of memory");
                 return EXIT_FINDINGS;
         }
-        e->dirfd = open(e->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (e->dirfd < 0 && errno == ENOENT && create_dir) {
-                _cleanup_free_ char *sec = ctx_path(c, "/etc/security");
-                struct stat sst;
-                if (sec && stat(sec, &sst) == 0 && S_ISDIR(sst.st_mode) && (mkdir(e->dir, 0755) == 0 || errno == EEXIST))
-                        e->dirfd = open(e->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                else
-                        errno = ENOENT;
-        }
-        if (e->dirfd < 0) {
-                log_error("%s: %s", e->dir, strerror(errno));
+        /* under --root, resolved inside the tree: a link in it never leads to the host's files */
+        r = fs_open_dir_in_root(c->root, LC_LIMITS_DIR, create_dir ? FS_DIR_CREATE : 0, &e->dirfd);
+        if (r == -ELOOP && fs_root_is_set(c->root)) {
+                log_error("%s: is or passes through a symbolic link that does not resolve inside %s; "
+                          "refusing to follow it out of the tree", e->dir, c->root);
                 return EXIT_FINDINGS;
         }
-        r = fs_lock_dir(e->dirfd);
         if (r < 0) {
-                log_error("%s: cannot lock: %s", e->dir, strerror(-r));
+                log_error("%s: %s", e->dir, strerror(-r));
                 return EXIT_FINDINGS;
         }
+        /* --check reads only: renames are atomic, and it leaves no lock file behind */
+        r = c->check ? 0 : ctx_lock(c, e->dirfd, e->dir, &e->lockfd);
+        if (r)
+                return r;
         fd = openat(e->dirfd, e->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0) {
                 if (errno == ENOENT) {

@@ -76,8 +76,8 @@ static int daemon_reload(void) {
 
 int cmd_unit(struct ctx *c, bool removing) {
         _cleanup_free_ char *unit = NULL, *sysdir = NULL, *dir = NULL, *display = NULL, *old = NULL, *text = NULL;
-        _cleanup_free_ char *diff = NULL;
-        _cleanup_close_ int dfd = -1, fd = -1;
+        _cleanup_free_ char *diff = NULL, *dname = NULL;
+        _cleanup_close_ int sfd = -1, lockfd = -1, dfd = -1, fd = -1;
         const char *why = "invalid", *name = DROPIN_DEFAULT_NAME;
         uint64_t soft = 0, hard = 0;
         size_t old_len = 0;
@@ -132,29 +132,48 @@ int cmd_unit(struct ctx *c, bool removing) {
         }
 
         sysdir = ctx_path(c, UNIT_DIR);
-        if (!sysdir || asprintf(&dir, "%s/%s.d", sysdir, unit) < 0 || asprintf(&display, "%s/%s", dir, name) < 0) {
+        if (!sysdir || asprintf(&dname, "%s.d", unit) < 0 || asprintf(&dir, "%s/%s", sysdir, dname) < 0 ||
+            asprintf(&display, "%s/%s", dir, name) < 0) {
                 log_error("out of memory");
                 return EXIT_FINDINGS;
         }
-        dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-        if (dfd < 0 && errno == ENOENT && !removing && !c->check) {
-                struct stat st;
-                if (stat(sysdir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+        /* the unit directory inside --root (a link in the tree never leads to the host), locked
+         * there (its dotfiles are no units), then UNIT.d in it, never through a link */
+        r = fs_open_dir_in_root(c->root, UNIT_DIR, 0, &sfd);
+        if (r < 0 && (r != -ENOENT || (!removing && !c->check))) {
+                if (r == -ENOENT || r == -ENOTDIR)
                         log_error("%s does not exist: is this a systemd system?", sysdir);
-                        return EXIT_FINDINGS;
-                }
-                if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+                else if (r == -ELOOP && fs_root_is_set(c->root))
+                        log_error("%s: is or passes through a symbolic link that does not resolve inside %s; "
+                                  "refusing to follow it out of the tree", sysdir, c->root);
+                else
+                        log_error("%s: %s", sysdir, strerror(-r));
+                return EXIT_FINDINGS;
+        }
+        if (sfd >= 0 && !c->check) {
+                r = ctx_lock(c, sfd, sysdir, &lockfd);
+                if (r)
+                        return r;
+        }
+        errno = ENOENT;
+        if (sfd >= 0)
+                dfd = openat(sfd, dname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (dfd < 0 && errno == ENOENT && sfd >= 0 && !removing && !c->check) {
+                if (mkdirat(sfd, dname, 0755) < 0 && errno != EEXIST) {
                         log_error("%s: %s", dir, strerror(errno));
                         return EXIT_FINDINGS;
                 }
-                dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+                dfd = openat(sfd, dname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         }
-        if (dfd >= 0) {
-                r = fs_lock_dir(dfd);
-                if (r < 0) {
-                        log_error("%s: cannot lock: %s", dir, strerror(-r));
+        if (dfd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+                struct stat st;
+                if (fstatat(sfd, dname, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+                        log_error("%s is a symbolic link; refusing to write through it", dir);
                         return EXIT_FINDINGS;
                 }
+                errno = ENOTDIR;
+        }
+        if (dfd >= 0) {
                 fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
                 if (fd < 0 && errno == ELOOP) {
                         log_error("%s is a symbolic link; refusing to write through it", display);
@@ -226,7 +245,7 @@ int cmd_unit(struct ctx *c, bool removing) {
                         return EXIT_FINDINGS;
                 }
                 if (removing)
-                        (void)unlinkat(AT_FDCWD, dir, AT_REMOVEDIR); /* only if empty */
+                        (void)unlinkat(sfd, dname, AT_REMOVEDIR); /* only if empty */
         }
         bool reloaded = false;
         if (changed && !c->check && c->reload) {

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "dropin.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "hwcache.h"
 #include "ident.h"
@@ -126,6 +128,88 @@ int ctx_ident(const struct ctx *c, struct ident **ret) {
         if (r < 0)
                 log_error("out of memory");
         return r;
+}
+
+/* The pid's comm, escaped (a user names his own processes), or "?" when it is gone. */
+static void holder_comm(pid_t pid, char *buf, size_t size) {
+        char path[64];
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *comm = NULL;
+
+        snprintf(buf, size, "?");
+        snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0 || fs_read_all(fd, 256, &comm, NULL) < 0)
+                return;
+        comm[strcspn(comm, "\n")] = '\0';
+        str_escape(comm, buf, size);
+}
+
+/* Where the locks are: FS_LOCK_DIR for root; a user editing his own --root tree has his
+ * runtime directory, else a directory of his in /tmp. */
+static char *lock_dir(void) {
+        char *s = NULL;
+        if (geteuid() == 0)
+                return strdup(FS_LOCK_DIR);
+        const char *xdg = getenv("XDG_RUNTIME_DIR");
+        int r = xdg && xdg[0] == '/' ? asprintf(&s, "%s/rdmalimits-locks", xdg)
+                                     : asprintf(&s, "/tmp/rdmalimits-locks-%u", (unsigned)geteuid());
+        return r < 0 ? NULL : s;
+}
+
+int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_fd) {
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_close_ int ldfd = -1;
+        unsigned secs = CTX_LOCK_TIMEOUT_DEFAULT;
+        const char *env = getenv("RDMALIMITS_LOCK_TIMEOUT");
+        char name[FS_LOCK_NAME_MAX];
+        pid_t holder = 0;
+        int r;
+
+        (void)c;
+        if (env && *env && parse_uint(env, &secs) < 0) {
+                log_error("RDMALIMITS_LOCK_TIMEOUT='%s': expected a whole number of seconds", env);
+                return EXIT_USAGE;
+        }
+        if (secs > 86400)
+                secs = 86400;
+        if (!(dir = lock_dir())) {
+                log_error("out of memory");
+                return EXIT_FINDINGS;
+        }
+        r = fs_lock_dir_open(dir, &ldfd);
+        if (r < 0) {
+                log_error("%s: cannot use it for the lock of %s: %s; nothing written", dir, dir_display,
+                          r == -ELOOP ? "a symbolic link" : fs_strerror(r));
+                return EXIT_FINDINGS;
+        }
+        r = fs_lock_name(dirfd, name);
+        if (r >= 0)
+                r = fs_lock_file(ldfd, name, secs * 1000u, ret_fd, &holder);
+        if (r == -ETIMEDOUT) {
+                char comm[ESCAPE_NAME_MAX];
+                if (holder > 0) {
+                        holder_comm(holder, comm, sizeof comm);
+                        log_error("%s/%s (the lock of %s): still held after %u s by pid %d (%s); "
+                                  "another rdmalimits apply or remove? Nothing written",
+                                  dir, name, dir_display, secs, (int)holder, comm);
+                } else
+                        log_error("%s/%s (the lock of %s): still held after %u s (holder not found in /proc/locks); "
+                                  "nothing written", dir, name, dir_display, secs);
+                return EXIT_FINDINGS;
+        }
+        if (r == FS_ERR_OWNER || r == FS_ERR_LOCKMODE || r == FS_ERR_NOTREG || r == -ELOOP) {
+                log_error("%s/%s (the lock of %s): refused: %s (a lock file is a regular file of %s, mode 0600); "
+                          "remove it; nothing written", dir, name, dir_display,
+                          r == -ELOOP ? "a symbolic link" : fs_strerror(r), geteuid() == 0 ? "root" : "yours");
+                return EXIT_FINDINGS;
+        }
+        if (r < 0) {
+                log_error("%s/%s (the lock of %s): cannot lock: %s; nothing written", dir, name, dir_display,
+                          fs_strerror(r));
+                return EXIT_FINDINGS;
+        }
+        return 0;
 }
 
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret) {

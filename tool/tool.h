@@ -81,6 +81,12 @@ const char *ctx_root(const struct ctx *c);   /* "/" when none */
 char *ctx_path(const struct ctx *c, const char *abs);
 int ctx_load_tree(const struct ctx *c, struct lc_tree **ret);
 int ctx_ident(const struct ctx *c, struct ident **ret);
+/* Lock the directory dirfd (dir_display: as messages name it) against other apply/remove
+ * runs: its lock file in FS_LOCK_DIR (see fs_lock_dir_open()), waited for up to
+ * RDMALIMITS_LOCK_TIMEOUT seconds (default CTX_LOCK_TIMEOUT_DEFAULT); on failure prints
+ * why, naming the lock file and its holder.  0 or an exit code. */
+#define CTX_LOCK_TIMEOUT_DEFAULT 10u
+int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_fd);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret);
 const char *policy_default_path(void);

@@ -1,0 +1,220 @@
+#!/bin/bash
+# rdmalimits apply/remove against users and trees that try to misuse it: a lock held by
+# another user or forever, and --root trees whose symbolic links point into the host.
+# Every "host" path here is a directory under /tmp made for the test, never the real /etc.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+require_root "apply locks, setpriv as nobody"
+no_plan
+
+T=$(mktemp -d)
+HOLDERS=()
+cleanup() {
+	for p in "${HOLDERS[@]}"; do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup EXIT
+R=$T/root
+H=$T/host          # stands for the host's own directories
+D=$R/etc/security/limits.d
+F=$D/90-rdmalimits.conf
+rl() { timeout 20 "$RDMALIMITS" --root "$R" --flavour debian "$@"; }
+
+mkroot() {
+	rm -rf "$R" "$H"
+	mkdir -p "$D" "$R/etc/systemd/system" "$R/proc/1" "$H"
+	chmod 755 "$T"
+	printf 'root:x:0:0:root:/root:/bin/sh\nalice:x:1001:2000::/home/alice:/bin/sh\n' > "$R/etc/passwd"
+	printf 'root:x:0:\nrdma_users:x:2000:alice\n' > "$R/etc/group"
+	printf '*\tsoft\tmemlock\t8192\n*\thard\tmemlock\t8192\n' > "$R/etc/security/limits.conf"
+	printf 'Limit                     Soft Limit           Hard Limit           Units     \nMax locked memory         65536                8388608              bytes     \n' > "$R/proc/1/limits"
+}
+# the lock file apply takes for a directory (see fs_lock_name)
+lockfile() { printf '/run/rdmalimit/locks/%x-%x.lock' $(stat -c '%d %i' "$1"); }
+host_empty() { [ -z "$(ls -A "$H")" ]; }
+
+# --- a lock on limits.d itself, held by an unprivileged user, does not block apply
+mkroot
+chmod 755 "$R" "$R/etc" "$R/etc/security" "$D"
+setpriv --reuid=nobody --regid=nogroup --clear-groups flock -x "$D" sleep 60 &
+HOLDERS+=($!)
+sleep 0.3
+start=$SECONDS
+rl apply @rdma_users 1G > "$T/out" 2>&1
+rc=$?
+check "flock on limits.d as nobody: apply is not blocked (exit $rc)" test "$rc" -eq 0
+check "flock on limits.d as nobody: apply wrote the drop-in" grep -q "^@rdma_users	hard	memlock	1048576" "$F"
+check "flock on limits.d as nobody: apply did not wait" test $((SECONDS - start)) -lt 5
+check "the lock file is root's, mode 0600" test "$(stat -c '%U %a' "$(lockfile "$D")")" = "root 600"
+check "nobody cannot open the lock file" bash -c "! setpriv --reuid=nobody --regid=nogroup --clear-groups cat '$(lockfile "$D")' 2>/dev/null"
+check "no lock file inside the tree" test "$(ls -A "$D")" = "90-rdmalimits.conf"
+
+# --- the real lock held by root: apply and remove time out, name the holder, write nothing
+L=$(lockfile "$D")
+cp "$F" "$T/before"
+flock -x "$L" sleep 60 &
+holder=$!
+HOLDERS+=($holder)
+sleep 0.3
+start=$SECONDS
+RDMALIMITS_LOCK_TIMEOUT=1 rl apply @rdma_users 2G > "$T/out" 2>&1
+rc=$?
+diag "apply says: $(cat "$T/out")"
+check "lock held: apply fails (exit $rc)" test "$rc" -eq 1
+check "lock held: apply gave up after the timeout" test $((SECONDS - start)) -lt 6
+check "lock held: the message names the lock file" grep -qF "$L" "$T/out"
+# flock(1) runs "sleep" in a child that inherits the lock: either pid holds it
+pids=$(pgrep -P "$holder" | tr '\n' ' ')
+if grep -qE "by pid ($holder|${pids// /|}X) \((flock|sleep)\)" "$T/out"; then ok "lock held: the message names the holder's pid and comm"; else fail "lock held: the message names the holder's pid and comm"; fi
+check "lock held: the drop-in is unchanged" cmp -s "$F" "$T/before"
+check "lock held: no temporary file" test "$(ls -A "$D")" = "90-rdmalimits.conf"
+RDMALIMITS_LOCK_TIMEOUT=0 rl remove @rdma_users > "$T/out" 2>&1
+check "lock held: remove fails at once and writes nothing" test $? -eq 1 -a -f "$F"
+RDMALIMITS_LOCK_TIMEOUT=1x rl apply @rdma_users 2G > "$T/out" 2>&1
+check "a bad RDMALIMITS_LOCK_TIMEOUT is a usage error" test $? -eq 2
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+rl apply @rdma_users 2G > "$T/out" 2>&1
+check "lock released: apply goes on" grep -q "1048576\|2097152" "$F"
+
+# --- the holder's comm is escaped
+flock -x "$L" bash -c $'exec -a "evil\e[31m" sleep 60' &
+holder=$!
+HOLDERS+=($holder)
+sleep 0.3
+printf 'x\ty\e[31m' > /proc/$holder/comm 2>/dev/null
+RDMALIMITS_LOCK_TIMEOUT=0 rl apply @rdma_users 3G > "$T/out" 2>&1
+check "lock held: no raw escape byte reaches the terminal" test -z "$(grep -P '[\x00-\x08\x0b-\x1f\x7f]' "$T/out")"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+
+# --- a lock file that is not the tool's own is refused
+mkroot
+L=$(lockfile "$D")
+rm -f "$L"
+ln -s "$H/target" "$L"
+rl apply @rdma_users 1G > "$T/out" 2>&1
+check "a symbolic link as lock file: apply fails" test $? -eq 1
+check "a symbolic link as lock file: nothing written, nothing created at its target" test ! -e "$F" -a ! -e "$H/target"
+rm -f "$L"
+install -m 0644 /dev/null "$L"
+rl apply @rdma_users 1G > "$T/out" 2>&1
+check "a lock file others may open: refused" test $? -eq 1 -a ! -e "$F"
+rm -f "$L"
+
+# --- --check leaves no lock file behind
+mkroot
+L=$(lockfile "$D")
+rm -f "$L"
+rl apply @rdma_users 1G --check > /dev/null 2>&1
+check "apply --check takes no lock (creates no file)" test ! -e "$L"
+
+# --- --root: limits.d is an absolute link to a directory of the host
+for cmd in "apply @rdma_users 1G" "apply --file 50-x.conf @rdma_users 1G" "remove @rdma_users"; do
+	mkroot
+	printf '%s\n' "# rdmalimits: managed file; change it with 'rdmalimits apply' and 'rdmalimits remove'." \
+		'@rdma_users	soft	memlock	1024' '@rdma_users	hard	memlock	1024' > "$H/90-rdmalimits.conf"
+	cp "$H/90-rdmalimits.conf" "$T/hostcopy"
+	rm -rf "$D"
+	ln -s "$H" "$D"
+	# shellcheck disable=SC2086
+	rl $cmd > "$T/out" 2>&1
+	rc=$?
+	diag "$cmd says: $(cat "$T/out")"
+	check "limits.d -> host dir: '$cmd' fails (exit $rc)" test "$rc" -eq 1
+	check "limits.d -> host dir: '$cmd' leaves the host dir as it was" \
+		test "$(ls -A "$H")" = "90-rdmalimits.conf" -a "$(cat "$H/90-rdmalimits.conf")" = "$(cat "$T/hostcopy")"
+done
+# a link inside the tree that resolves inside it is followed there
+mkroot
+mkdir -p "$R/srv/limits"
+rm -rf "$D"
+ln -s /srv/limits "$D"
+mkdir -p "$H/srv/limits"
+rl apply @rdma_users 1G > "$T/out" 2>&1
+rc=$?
+if [ "$rc" -eq 0 ]; then
+	check "limits.d -> /srv/limits (in the tree): written inside the tree" test -f "$R/srv/limits/90-rdmalimits.conf"
+else
+	ok "limits.d -> /srv/limits (in the tree): refused (no openat2 here) # exit $rc"
+fi
+check "limits.d -> /srv/limits (in the tree): nothing in the host's /srv" test ! -e /srv/limits/90-rdmalimits.conf
+# a relative link that climbs out with ..
+mkroot
+rm -rf "$D"
+ln -s "../../../../../../../../../../../../$H" "$D"
+rl apply @rdma_users 1G > "$T/out" 2>&1
+check "limits.d -> ../../..host: nothing written in the host dir" host_empty
+# etc/security itself a link to the host
+mkroot
+mkdir -p "$H/security/limits.d"
+rm -rf "$R/etc/security"
+ln -s "$H/security" "$R/etc/security"
+rl apply @rdma_users 1G > "$T/out" 2>&1
+check "etc/security -> host: apply fails" test $? -eq 1
+check "etc/security -> host: nothing written in the host dir" test -z "$(ls -A "$H/security/limits.d")"
+
+# --- --root: the systemd unit directory is a link to the host
+mkroot
+mkdir -p "$H/system"
+rm -rf "$R/etc/systemd/system"
+ln -s "$H/system" "$R/etc/systemd/system"
+rl apply --unit foo 1G > "$T/out" 2>&1
+rc=$?
+diag "apply --unit says: $(cat "$T/out")"
+check "etc/systemd/system -> host: apply --unit fails (exit $rc)" test "$rc" -eq 1
+check "etc/systemd/system -> host: nothing written in the host dir" test -z "$(ls -A "$H/system")"
+mkroot
+mkdir -p "$H/sd/system/foo.service.d"
+printf '# rdmalimits: managed file; change it with %s.\n[Service]\nLimitMEMLOCK=1M\n' \
+	"'rdmalimits apply --unit' and 'rdmalimits remove --unit'" > "$H/sd/system/foo.service.d/90-rdmalimits.conf"
+rm -rf "$R/etc/systemd"
+ln -s "$H/sd" "$R/etc/systemd"
+rl remove --unit foo > "$T/out" 2>&1
+check "etc/systemd -> host: remove --unit leaves the host's drop-in" test -f "$H/sd/system/foo.service.d/90-rdmalimits.conf"
+rl apply --unit foo 2G > "$T/out" 2>&1
+check "etc/systemd -> host: apply --unit leaves the host's drop-in as it was" grep -q "LimitMEMLOCK=1M" "$H/sd/system/foo.service.d/90-rdmalimits.conf"
+mkroot
+mkdir -p "$H/unitd"
+ln -s "$H/unitd" "$R/etc/systemd/system/foo.service.d"
+rl apply --unit foo 1G > "$T/out" 2>&1
+check "foo.service.d -> host: apply --unit fails and writes nothing there" test $? -eq 1 -a -z "$(ls -A "$H/unitd")"
+
+# --- --root: reading never leaves the tree
+mkroot
+printf '@rdma_users\tsoft\tmemlock\t7777777\n@rdma_users\thard\tmemlock\t7777777\n' > "$H/limits.conf"
+printf '@rdma_users\tsoft\tmemlock\t6666666\n@rdma_users\thard\tmemlock\t6666666\n' > "$H/host.conf"
+rm "$R/etc/security/limits.conf"
+ln -s "$H/limits.conf" "$R/etc/security/limits.conf"
+ln -s "$H/host.conf" "$D/50-host.conf"
+for cmd in list check "explain alice" "--json explain alice"; do
+	# shellcheck disable=SC2086
+	rl $cmd > "$T/out" 2>&1
+	check "absolute links to host files: '$cmd' reads none of them" \
+		test -z "$(grep -E '7777777|6666666|7596|6510' "$T/out")"
+	check "absolute links to host files: '$cmd' ran (exit $?)" test -s "$T/out"
+done
+rl explain alice > "$T/out" 2>&1
+check "explain alice: the link resolves inside the tree (missing there) or is refused" \
+	grep -q "etc/security/limits.conf cannot be read (\(No such file or directory\|Too many levels of symbolic links\))" "$T/out"
+# a pam.d stack linked to a host file
+mkdir -p "$R/etc/pam.d"
+printf 'session required pam_hostonly_marker.so\n' > "$H/sshd"
+ln -s "$H/sshd" "$R/etc/pam.d/sshd"
+rl explain alice > "$T/out" 2>&1
+check "etc/pam.d/sshd -> host file: explain does not read it" test -z "$(grep hostonly_marker "$T/out")"
+rl --json doctor > "$T/out" 2>&1
+check "etc/pam.d/sshd -> host file: doctor does not read it" test -z "$(grep hostonly_marker "$T/out")"
+# a tree link that resolves inside the tree is read there
+mkroot
+mkdir -p "$R/srv"
+printf '@rdma_users\tsoft\tmemlock\t5555555\n@rdma_users\thard\tmemlock\t5555555\n' > "$R/srv/in-tree.conf"
+ln -s /srv/in-tree.conf "$D/60-in.conf"
+rl list > "$T/out" 2>&1
+if grep -q 5555555 "$T/out"; then
+	ok "limits.d/60-in.conf -> /srv/in-tree.conf: read inside the tree"
+else
+	ok "limits.d/60-in.conf -> /srv/in-tree.conf: not read (no openat2 here: links refused)"
+fi
+
+done_testing
