@@ -159,6 +159,59 @@ static int pin_verbs(void *buf, size_t len, struct rl_pair lim, struct pin **v, 
         return 0;
 }
 
+/* MemAvailable of /proc/meminfo in bytes. */
+static int mem_available(uint64_t *ret) {
+        _cleanup_fclose_ FILE *f = fopen("/proc/meminfo", "re");
+        _cleanup_free_ char *line = NULL;
+        size_t n = 0;
+
+        if (!f)
+                return -errno;
+        while (getline(&line, &n, f) > 0) {
+                const char *p = line + strlen("MemAvailable:");
+                uint64_t kib;
+                if (strncmp(line, "MemAvailable:", strlen("MemAvailable:")) != 0)
+                        continue;
+                p += strspn(p, " \t");
+                if (parse_u64_prefix(p, &kib, &p) < 0 || strncmp(p, " kB", 3) != 0)
+                        return -EBADMSG;
+                if (kib > UINT64_MAX / 1024)
+                        return -ERANGE;
+                *ret = kib * 1024;
+                return 0;
+        }
+        return ferror(f) ? -EIO : -ENOENT;
+}
+
+/*
+ * With CAP_IPC_LOCK (root) the kernel enforces no memlock limit, and with a soft limit at
+ * least the size nothing stops the pin either: refuse more than half of the available
+ * memory then, so a test cannot push the host into the OOM killer.  Returns 0 when the pin
+ * may go ahead, -E2BIG when it is refused (the message is printed here).
+ */
+static int pin_guard(const struct ctx *c, size_t len, struct rl_pair lim, bool capipc) {
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], s[SIZE_FMT_MAX];
+        uint64_t avail = 0;
+        int r;
+
+        if (c->force || (!capipc && lim.soft < len))
+                return 0;
+        r = mem_available(&avail);
+        if (r < 0) {
+                log_error("cannot read MemAvailable from /proc/meminfo (%s): %s, unlimited by memlock%s, could "
+                          "exhaust memory; give --force to pin it anyway",
+                          strerror(-r), size_format(len, s), capipc ? " (CAP_IPC_LOCK)" : "");
+                return -E2BIG;
+        }
+        if (len <= avail / 2)
+                return 0;
+        log_error("refusing to pin %s: more than half of the available memory (MemAvailable %s, half %s), and "
+                  "%s; pinning it could push the host into the OOM killer. Give --force to pin it anyway",
+                  size_format(len, s), size_format(avail, a), size_format(avail / 2, b),
+                  capipc ? "with CAP_IPC_LOCK no memlock limit applies" : "the memlock limit allows it");
+        return -E2BIG;
+}
+
 static const char *result_word(enum pin_result r) {
         return r == PIN_OK ? "ok" : r == PIN_FAILED ? "failed" : "skipped";
 }
@@ -182,6 +235,9 @@ int cmd_pintest(struct ctx *c) {
                 log_error("getrlimit: %s", strerror(errno));
                 return EXIT_FINDINGS;
         }
+        bool capipc = rl_have_cap(CAP_IPC_LOCK);
+        if (pin_guard(c, len, lim, capipc) < 0)
+                return EXIT_FINDINGS;
         buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (buf == MAP_FAILED) {
                 log_error("cannot map %s: %s", size_format(len, a), strerror(errno));
@@ -200,7 +256,6 @@ int cmd_pintest(struct ctx *c) {
         bool failed = false;
         for (size_t i = 0; i < n; i++)
                 failed |= pins[i].result == PIN_FAILED;
-        bool capipc = rl_have_cap(CAP_IPC_LOCK);
         if (c->json) {
                 struct json j;
                 json_init(&j, stdout);

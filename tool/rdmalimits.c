@@ -37,7 +37,7 @@ static const struct command commands[] = {
           "open a real session for USER (PAM, or --ssh DEST) and compare with explain" },
         { "doctor", cmd_doctor, OPT_PID | OPT_UNIT | OPT_CONF | OPT_SERVICE, 0, 0, "",
           "diagnose the whole chain: PAM stacks, sshd, systemd, containers, running processes" },
-        { "pin-test", cmd_pintest, 0, 1, 1, "SIZE",
+        { "pin-test", cmd_pintest, OPT_FORCE, 1, 1, "SIZE",
           "as the calling user, really pin SIZE (mlock, AF_XDP UMEM, ibv_reg_mr) and say what failed" },
         { "probe", cmd_probe, OPT_CONF | OPT_SAVE | OPT_CACHE, 0, 0, "",
           "RDMA devices, AF_XDP interfaces, RAM, and the auto value of the policy" },
@@ -60,7 +60,8 @@ static void usage(FILE *out) {
               "     --reload          apply/remove --unit: run systemctl daemon-reload afterwards\n"
               "     --check           apply/remove: change nothing; exit 3 when something would change\n"
               "     --diff            apply/remove: show the change as a unified diff\n"
-              "     --force           apply/remove: take over a drop-in without the rdmalimits marker\n"
+              "     --force           apply/remove: take over a drop-in without the rdmalimits marker;\n"
+              "                       pin-test: pin more than half of MemAvailable when no limit applies\n"
               "     --policy          check: validate the policy file too\n"
               "     --conf FILE       the policy file (default " POLICY_PATH ")\n"
               "     --service NAME    explain: the PAM service whose stack decides the order (default sshd)\n"
