@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "doctor.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "hwcache.h"
 #include "hw.h"
@@ -49,6 +50,20 @@
 
 /* ------------------------------------------------------------------------------------ */
 /* the report */
+
+/* *s escaped in place (str_escape) when it holds anything but plain ASCII: a finding is built
+ * from process names, user names, unit names and file contents, and every finding reaches a
+ * terminal or JSON.  Returns 0 or -ENOMEM. */
+static int escape_in_place(char **s) {
+        if (!*s || str_is_plain(*s))
+                return 0;
+        char *e = str_escape_dup(*s);
+        if (!e)
+                return -ENOMEM;
+        free(*s);
+        *s = e;
+        return 0;
+}
 
 int doctor_add(struct doctor_report *rep, enum doctor_group group, enum doctor_level level, const char *where,
                const char *fix, const char *fmt, ...) {
@@ -72,6 +87,8 @@ int doctor_add(struct doctor_report *rep, enum doctor_group group, enum doctor_l
                 return -ENOMEM;
         }
         if ((where && !(w = strdup(where))) || (fix && !(f = strdup(fix))))
+                return -ENOMEM;
+        if (escape_in_place(&msg) < 0 || escape_in_place(&w) < 0 || escape_in_place(&f) < 0)
                 return -ENOMEM;
         rep->v[rep->n++] = (struct doctor_finding){
                 .group = group,
@@ -375,6 +392,14 @@ static int read_text(const char *path, char **ret, struct stat *ret_st) {
         if (r < 0)
                 return r;
         return fs_read_all(fd, TEXT_MAX, ret, NULL);
+}
+
+/* A /proc/PID/comm as read: the kernel ends it with one newline; any byte before that one,
+ * a newline included, is the process's own name and is kept (to be escaped, not cut). */
+static void comm_trim(char *comm) {
+        size_t n = strlen(comm);
+        if (n > 0 && comm[n - 1] == '\n')
+                comm[n - 1] = '\0';
 }
 
 /* Read ROOT/abs. */
@@ -1287,7 +1312,7 @@ static int check_systemd_defaults(struct doc *d) {
         if (!d->in->root) {
                 _cleanup_free_ char *comm = NULL;
                 if (read_text("/proc/1/comm", &comm, NULL) >= 0) {
-                        comm[strcspn(comm, "\n")] = '\0';
+                        comm_trim(comm);
                         if (!streq(comm, "systemd"))
                                 ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, "/proc/1/comm", NULL,
                                     "PID 1 is %s, not systemd: system.conf and units take effect only where "
@@ -1750,14 +1775,151 @@ static int check_container(struct doc *d) {
 /* ------------------------------------------------------------------------------------ */
 /* the login services' own limits (running system only) */
 
+/*
+ * A daemon is recognised by who runs it and what it runs, never by its name alone: any user
+ * can call a process "sshd" (prctl PR_SET_NAME, exec -a, /proc/self/comm).  The process must
+ * be owned by root (real uid 0), its /proc/PID/exe must be one of the daemon's executables
+ * (" (deleted)" after an upgrade is accepted), and where systemd manages this PID namespace
+ * (/run/systemd/system exists and PID 1 is systemd), its cgroup must be one of the daemon's
+ * units.  Without systemd (containers, PID namespaces such as the test sandbox) the owner and
+ * the executable decide.
+ */
+#define DAEMON_EXE_MAX 3
+#define DAEMON_UNITS_MAX 5
 static const struct {
         const char *comm;
         enum doctor_group group;
-        const char *unit;
+        const char *unit;                              /* the unit the fix names */
+        const char *exe[DAEMON_EXE_MAX];               /* NULL-terminated */
+        const char *units[DAEMON_UNITS_MAX];           /* fnmatch() patterns, NULL-terminated */
 } services[] = {
-        { "sshd", DOCTOR_SSH, "ssh.service" },
-        { "cron", DOCTOR_CRON, "cron.service" },
+        { "sshd", DOCTOR_SSH, "ssh.service", { "/usr/sbin/sshd", "/sbin/sshd" },
+          { "ssh.service", "sshd.service", "ssh@*.service", "sshd@*.service" } },
+        { "cron", DOCTOR_CRON, "cron.service", { "/usr/sbin/cron", "/sbin/cron" }, { "cron.service", "crond.service" } },
 };
+
+/* The target of /proc/PID/exe, without the " (deleted)" the kernel appends once the file was
+ * replaced (an upgrade while the daemon runs).  -errno when it cannot be read (a kernel thread,
+ * a zombie, another user's process without privileges), -ENAMETOOLONG when cut. */
+static int proc_exe(pid_t pid, char *buf, size_t size) {
+        static const char deleted[] = " (deleted)";
+        char path[64];
+        ssize_t n;
+
+        snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+        n = readlink(path, buf, size - 1);
+        if (n < 0)
+                return -errno;
+        if ((size_t)n >= size - 1)
+                return -ENAMETOOLONG;
+        buf[n] = '\0';
+        if ((size_t)n > strlen(deleted) && streq(buf + n - strlen(deleted), deleted))
+                buf[n - strlen(deleted)] = '\0';
+        return 0;
+}
+
+/* The systemd unit of a /proc/PID/cgroup text: the first component of the systemd hierarchy's
+ * path ("0::" on cgroup v2, "name=systemd" on v1) that is not a slice, copied to buf; only
+ * under system.slice (user.slice holds units that users create themselves).  -ENOENT when
+ * there is none. */
+static int cgroup_unit(const char *text, char *buf, size_t size) {
+        const char *path = NULL;
+        size_t plen = 0;
+
+        for (const char *line = text; line && *line;) {
+                size_t len = strcspn(line, "\n");
+                const char *c1 = memchr(line, ':', len), *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
+                if (c2 && ((c1 == line + 1 && line[0] == '0' && c2 == c1 + 1) ||
+                           ((size_t)(c2 - c1 - 1) == strlen("name=systemd") && strncmp(c1 + 1, "name=systemd", 12) == 0))) {
+                        path = c2 + 1;
+                        plen = len - (size_t)(path - line);
+                        if (line[0] == '0')
+                                break;   /* v2 wins over v1 */
+                }
+                line = line[len] ? line + len + 1 : NULL;
+        }
+        if (!path)
+                return -ENOENT;
+        bool system = false;
+        for (size_t i = 0; i < plen;) {
+                while (i < plen && path[i] == '/')
+                        i++;
+                size_t n = 0;
+                while (i + n < plen && path[i + n] != '/')
+                        n++;
+                if (n == 0)
+                        break;
+                bool slice = n > 6 && strncmp(path + i + n - 6, ".slice", 6) == 0;
+                if (!slice) {
+                        if (!system || n >= size)
+                                return -ENOENT;
+                        memcpy(buf, path + i, n);
+                        buf[n] = '\0';
+                        return 0;
+                }
+                if (n == strlen("system.slice") && strncmp(path + i, "system.slice", n) == 0)
+                        system = true;
+                i += n;
+        }
+        return -ENOENT;
+}
+
+/* Is systemd the init of the PID namespace doctor sees (sd_booted(), and PID 1 is systemd)? */
+static bool systemd_manages(void) {
+        _cleanup_free_ char *comm = NULL;
+        struct stat st;
+        if (stat("/run/systemd/system", &st) < 0 || !S_ISDIR(st.st_mode) || read_proc(1, "comm", &comm) < 0)
+                return false;
+        comm_trim(comm);
+        return streq(comm, "systemd");
+}
+
+/*
+ * Is pid (named services[si].comm) that daemon?  1 yes; 0 no, with the reason in why; or
+ * -ENOMEM.  status is its /proc/PID/status; exe receives its executable (or "").
+ */
+static int daemon_identify(size_t si, pid_t pid, const char *status, bool systemd, char *exe, size_t exe_size,
+                           char *why, size_t why_size) {
+        _cleanup_free_ char *cgroup = NULL;
+        char unit[256];
+        uint64_t uid;
+        bool known = false;
+        int r;
+
+        exe[0] = '\0';
+        if (proc_number(status, "Uid", &uid) < 0) {
+                snprintf(why, why_size, "its owner cannot be read");
+                return 0;
+        }
+        if (uid != 0) {
+                snprintf(why, why_size, "it runs as uid %llu, not root", (unsigned long long)uid);
+                return 0;
+        }
+        if ((r = proc_exe(pid, exe, exe_size)) < 0) {
+                snprintf(why, why_size, "its executable cannot be read (%s)", strerror(-r));
+                return 0;
+        }
+        for (size_t i = 0; i < DAEMON_EXE_MAX && services[si].exe[i] && !known; i++)
+                known = streq(exe, services[si].exe[i]);
+        if (!known) {
+                snprintf(why, why_size, "its executable is %s, not %s", exe, services[si].exe[0]);
+                return 0;
+        }
+        if (!systemd)
+                return 1;
+        if ((r = read_proc(pid, "cgroup", &cgroup)) == -ENOMEM)
+                return r;
+        if (r < 0 || cgroup_unit(cgroup, unit, sizeof unit) < 0) {
+                snprintf(why, why_size, "it belongs to no system service (%s)", r < 0 ? "its cgroup cannot be read"
+                                                                                       : "see its /proc/PID/cgroup");
+                return 0;
+        }
+        for (size_t i = 0; i < DAEMON_UNITS_MAX && services[si].units[i]; i++)
+                if (fnmatch(services[si].units[i], unit, 0) == 0)
+                        return 1;
+        snprintf(why, why_size, "it runs in %s, not %s", unit, services[si].unit);
+        return 0;
+}
 
 static int check_service_process(struct doc *d, size_t si, pid_t pid) {
         _cleanup_free_ char *limits = NULL, *status = NULL;
@@ -1792,35 +1954,52 @@ static int check_service_process(struct doc *d, size_t si, pid_t pid) {
         return 0;
 }
 
+/* Is ppid the same daemon as its child (a per-connection process's parent, not the listener's)? */
+static bool same_daemon(pid_t ppid, const char *exe) {
+        _cleanup_free_ char *status = NULL;
+        char pexe[PATH_MAX];
+        uint64_t uid;
+        return ppid > 0 && read_proc(ppid, "status", &status) >= 0 && proc_number(status, "Uid", &uid) >= 0 &&
+               uid == 0 && proc_exe(ppid, pexe, sizeof pexe) >= 0 && streq(pexe, exe);
+}
+
 static int check_services(struct doc *d) {
         DIR *dir;
         struct dirent *de;
         bool found[ELEMENTSOF(services)] = {};
+        bool systemd = systemd_manages();
         int r = 0;
 
         dir = opendir("/proc");
         if (!dir)
                 return 0;
         while ((de = readdir(dir)) && r >= 0) {
-                _cleanup_free_ char *comm = NULL, *status = NULL, *pcomm = NULL;
+                _cleanup_free_ char *comm = NULL, *status = NULL;
+                char exe[PATH_MAX], why[PATH_MAX + 128], where[64];
                 uint32_t pid;
                 uint64_t ppid;
                 if (parse_u32(de->d_name, &pid) < 0 || pid == 0)
                         continue;
                 if (read_proc((pid_t)pid, "comm", &comm) < 0)
                         continue;
-                comm[strcspn(comm, "\n")] = '\0';
+                comm_trim(comm);
                 for (size_t i = 0; i < ELEMENTSOF(services); i++) {
                         if (!streq(comm, services[i].comm))
                                 continue;
-                        /* the listener only: its parent is not the same daemon */
-                        if (read_proc((pid_t)pid, "status", &status) < 0 || proc_number(status, "PPid", &ppid) < 0)
+                        if (read_proc((pid_t)pid, "status", &status) < 0)
                                 break;
-                        if (ppid > 0 && read_proc((pid_t)ppid, "comm", &pcomm) >= 0) {
-                                pcomm[strcspn(pcomm, "\n")] = '\0';
-                                if (streq(pcomm, comm))
-                                        break;
+                        r = daemon_identify(i, (pid_t)pid, status, systemd, exe, sizeof exe, why, sizeof why);
+                        if (r < 0)
+                                break;
+                        if (r == 0) {
+                                snprintf(where, sizeof where, "pid %u", pid);
+                                r = doctor_add(d->rep, services[i].group, DOCTOR_INFO, where, NULL,
+                                               "a process named %s is not the daemon (%s): ignored", comm, why);
+                                break;
                         }
+                        /* the listener only: its parent is not the same daemon */
+                        if (proc_number(status, "PPid", &ppid) < 0 || same_daemon((pid_t)ppid, exe))
+                                break;
                         found[i] = true;
                         r = check_service_process(d, i, (pid_t)pid);
                         break;
@@ -1948,7 +2127,7 @@ static int check_pid(struct doc *d) {
                 ADD(d, DOCTOR_PROCESSES, DOCTOR_ERROR, where, NULL, "no such process");
                 return 0;
         }
-        comm[strcspn(comm, "\n")] = '\0';
+        comm_trim(comm);
         snprintf(where, sizeof where, "%s (pid %d)", comm, (int)pid);
         if ((r = read_proc(pid, "limits", &limits)) < 0 || (r = read_proc(pid, "status", &status)) < 0 ||
             proc_memlock(limits, &soft, &hard) < 0 || proc_number(status, "Uid", &uid) < 0) {

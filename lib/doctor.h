@@ -6,6 +6,10 @@
  * process).  Library code: nothing is printed; every result is a finding with a severity,
  * where it was found (file:line or an object such as "sshd (pid 123)"), a message and a fix.
  * Checks that pass are recorded too (DOCTOR_OK), so a healthy system reads as healthy.
+ * doctor_add() escapes every finding's where, message and fix (escape.h: control bytes,
+ * DEL, bytes >= 0x80 and the backslash as \xHH or \\), so the process names, user names,
+ * unit names and file contents they carry reach no terminal or JSON raw: callers pass the
+ * raw bytes and never escape themselves.
  */
 #include <stdbool.h>
 #include <stddef.h>
