@@ -575,7 +575,7 @@ static void target_raise(struct target *t, bool soft, uint64_t v, const char *wh
 static const struct hw_summary *need_hw(struct doc *d) {
         if (!d->hw_probed) {
                 d->hw_probed = true;
-                if (hw_probe(HW_ALL, &d->hw) < 0)
+                if (hw_probe(HW_ALL, d->in->policy ? &d->in->policy->hw.sel : NULL, &d->hw) < 0)
                         d->hw = NULL;
         }
         return d->hw;
@@ -2238,34 +2238,21 @@ static int check_config(struct doc *d) {
                 ADD(d, DOCTOR_CONFIG, DOCTOR_OK, disp_rooted(d, d->in->policy->path), NULL,
                     "policy: valid, %zu rule%s", d->in->policy->n_rules, d->in->policy->n_rules == 1 ? "" : "s");
         if (d->in->policy && d->module_in_any_stack) {
-                /* the cache a login reads by default: the compiled policy spares it libconfig */
-                _cleanup_free_ char *cache = fs_root_path(d->in->root, HW_CACHE_PATH);
-                struct hw_cache *hc = NULL;
-                if (!cache)
-                        return -ENOMEM;
-                r = hw_cache_read(cache, &hc);
-                if (r >= 0)
-                        r = hw_cache_policy_state(hc, d->in->policy_name, d->in->policy_text, d->in->policy_len);
-                hw_cache_free(hc);
+                /* the hardware cache a login reads by default: the devices' max_mr_size is known
+                 * only there (a login never loads libibverbs) */
+                struct hw_summary *hc = NULL;
+                r = hw_cache_load_in_root(d->in->root, HW_CACHE_PATH, &d->in->policy->hw.sel, &hc);
+                hw_summary_free(hc);
                 const char *where = disp(d, HW_CACHE_PATH), *save = "rdmalimits probe --save";
                 if (r == 0)
                         ADD(d, DOCTOR_CONFIG, DOCTOR_OK, where, NULL,
-                            "the policy is compiled in the cache: a login does not load libconfig");
-                else if (r == -ENOENT)
-                        ADD(d, DOCTOR_CONFIG, DOCTOR_INFO, where, save,
-                            "no cache: each login parses the policy (and probes the hardware for an auto rule)");
-                else if (r == -ENODATA || r == -ESTALE)
-                        ADD(d, DOCTOR_CONFIG, DOCTOR_WARNING, where, save,
-                            "the cache holds %s: each login parses the policy",
-                            r == -ENODATA ? "no compiled policy" : "a policy compiled from other bytes or another build");
-                else if (r == -EBADMSG)
-                        ADD(d, DOCTOR_CONFIG, DOCTOR_WARNING, where, save,
-                            "the cache is malformed or of an earlier format: logins do not use it");
+                            "the hardware cache is current: logins read it (with the devices' max_mr_size)");
                 else if (r == -ENOMEM)
                         return r;
                 else
-                        ADD(d, DOCTOR_CONFIG, DOCTOR_WARNING, where, save, "the cache is refused: %s: logins do not use it",
-                            fs_strerror(r));
+                        ADD(d, DOCTOR_CONFIG, r == -ENOENT ? DOCTOR_INFO : DOCTOR_WARNING, where, save,
+                            "hardware cache: %s: logins with an auto rule probe sysfs and netlink themselves and "
+                            "do not know the devices' max_mr_size", hw_cache_strerror(r));
         }
         if (d->in->policy_exists && !d->module_in_any_stack && d->stacks_seen) {
                 snprintf(fix, sizeof fix, "add 'session optional pam_rdmalimit.so' after pam_limits in %s",

@@ -444,16 +444,12 @@ int hw_cache_parse(const char *text, size_t len, struct hw_summary **ret, char *
         return 0;
 }
 
-int hw_cache_load(const char *path, const struct hw_netsel *sel, struct hw_summary **ret) {
+static int load_fd(int fd, const struct hw_netsel *sel, struct hw_summary **ret) {
         _cleanup_free_ char *text = NULL, *fp = NULL, *now = NULL;
-        _cleanup_close_ int fd = -1;
         struct hw_summary *s = NULL;
         size_t len = 0;
         int r;
 
-        r = fs_open_config(AT_FDCWD, path, true, true, &fd, NULL);
-        if (r < 0)
-                return r;
         r = fs_read_all(fd, HW_CACHE_MAX, &text, &len);
         if (r < 0)
                 return r;
@@ -475,8 +471,27 @@ int hw_cache_load(const char *path, const struct hw_netsel *sel, struct hw_summa
         return 0;
 }
 
+int hw_cache_load(const char *path, const struct hw_netsel *sel, struct hw_summary **ret) {
+        _cleanup_close_ int fd = -1;
+        int r = fs_open_config(AT_FDCWD, path, true, true, &fd, NULL);
+
+        return r < 0 ? r : load_fd(fd, sel, ret);
+}
+
+int hw_cache_load_in_root(const char *root, const char *path, const struct hw_netsel *sel, struct hw_summary **ret) {
+        _cleanup_close_ int fd = -1;
+        int r = fs_open_config_in_root(root, path, true, true, &fd, NULL);
+
+        return r < 0 ? r : load_fd(fd, sel, ret);
+}
+
 int hw_cache_or_probe(const char *path, const struct hw_netsel *sel, struct hw_summary **ret, int *ret_cache_error) {
-        int r = path ? hw_cache_load(path, sel, ret) : -ENOENT;
+        return hw_cache_in_root_or_probe(NULL, path, sel, ret, ret_cache_error);
+}
+
+int hw_cache_in_root_or_probe(const char *root, const char *path, const struct hw_netsel *sel, struct hw_summary **ret,
+                              int *ret_cache_error) {
+        int r = !path ? -ENOENT : root ? hw_cache_load_in_root(root, path, sel, ret) : hw_cache_load(path, sel, ret);
 
         *ret_cache_error = r > 0 ? 0 : r;
         if (r >= 0 || r == -ENOMEM)

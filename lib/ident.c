@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "ident.h"
 #include "macro.h"
 #include "size.h"
@@ -150,15 +151,10 @@ static int push(void ***arr, size_t *n, void *item) {
         return 0;
 }
 
+/* ROOT/rel, resolved inside the root (a symlink in the tree never reaches the host's files) */
 static int open_root_file(const struct ident *id, const char *rel, FILE **ret) {
-        _cleanup_free_ char *path = NULL;
-        if (asprintf(&path, "%s/%s", id->root, rel) < 0)
-                return -ENOMEM;
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return errno == ENOENT ? 0 : negative_errno();
-        *ret = f;
-        return 0;
+        int r = fs_fopen_in_root(id->root, rel, ret);
+        return r == -ENOENT ? 0 : r;
 }
 
 static int load_files(struct ident *id) {
@@ -169,10 +165,10 @@ static int load_files(struct ident *id) {
 
         if (id->files_loaded)
                 return 0;
-        r = open_root_file(id, "etc/passwd", &pf);
+        r = open_root_file(id, "/etc/passwd", &pf);
         if (r < 0)
                 return r;
-        r = open_root_file(id, "etc/group", &gf);
+        r = open_root_file(id, "/etc/group", &gf);
         if (r < 0)
                 return r;
 

@@ -143,11 +143,10 @@ static int load_hardware(pam_handle_t *pamh, const struct args *a, const struct 
                            hw_cache_strerror(cache_r));
         if (a->debug)
                 pam_syslog(pamh, LOG_DEBUG,
-                           "hardware (%s%s%s): %zu RDMA device(s), %u active port(s); xdp status %d, %zu interface(s); "
-                           "MemTotal %llu", cache_r == 0 ? "from the cache" : "probed: cache ",
-                           cache_r == 0 ? "" : !a->cache ? "disabled (cache=)" : hw_cache_strerror(cache_r),
-                           cache_r == 0 ? "" : "", (*ret)->n_rdma, hw_active_ports(*ret), (*ret)->xdp_status,
-                           (*ret)->n_xdp, (unsigned long long)(*ret)->mem_total);
+                           "hardware (%s): %zu RDMA device(s), %u active port(s); xdp status %d, %zu interface(s); "
+                           "MemTotal %llu; cache: %s", cache_r == 0 ? "from the cache" : "probed", (*ret)->n_rdma,
+                           hw_active_ports(*ret), (*ret)->xdp_status, (*ret)->n_xdp,
+                           (unsigned long long)(*ret)->mem_total, !a->cache ? "none (cache=)" : hw_cache_strerror(cache_r));
         return 0;
 }
 

@@ -20,7 +20,8 @@ int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **
 
         if (!path)
                 return -ENOMEM;
-        r = fs_open_config(AT_FDCWD, path, true, false, &fd, NULL);
+        /* under --root the path resolves inside the tree */
+        r = fs_open_config_in_root(c->root, c->policy_path, true, false, &fd, NULL);
         if (r == -ENOENT) {
                 diag_add(d, DIAG_INFO, path, 0, "does not exist: pam_rdmalimit leaves memlock unchanged");
                 return r;

@@ -133,13 +133,15 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
         }
         if (cache && !*cache)
                 cache = NULL;
-        if (cache && c->root && !(c->given & OPT_CACHE) && (cache_rooted = fs_root_path(c->root, cache)))
-                cache = cache_rooted;
+        /* the tree's cache under --root (resolved inside it), unless --cache names one */
+        const char *cache_root = c->root && !(c->given & OPT_CACHE) ? c->root : NULL;
+        if (cache && cache_root)
+                cache_rooted = fs_root_path(c->root, cache);    /* for display; NULL: the path as given */
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         r = check_policy_file(&cc, &d, &m->p, &text, &len);
         if (cache)
-                snprintf(m->cache, sizeof m->cache, "%s", cache);
+                snprintf(m->cache, sizeof m->cache, "%s", cache_rooted ? cache_rooted : cache);
         if (r < 0) {
                 if (r != -ENOENT) {
                         size_t n = 0;
@@ -156,11 +158,11 @@ static void module_view(const struct ctx *c, struct ident *id, const struct id_u
         if (policy_user_groups(m->p, id, u, &groups, &ng) < 0)
                 goto out;
         if (policy_needs_hw(m->p, u->name, (const char *const *)groups, ng)) {
-                if (hw_cache_or_probe(cache, &m->p->hw.sel, &hw, &m->cache_r) < 0)
+                if (hw_cache_in_root_or_probe(cache_root, cache, &m->p->hw.sel, &hw, &m->cache_r) < 0)
                         goto out;
                 m->hw_cached = m->cache_r == 0;
                 if (m->hw_cached)
-                        snprintf(m->hw_cache, sizeof m->hw_cache, "%s", cache);
+                        snprintf(m->hw_cache, sizeof m->hw_cache, "%s", cache_rooted ? cache_rooted : cache);
         }
         if (policy_evaluate(m->p, u->name, (const char *const *)groups, ng, hw, &m->dec) < 0)
                 goto out;

@@ -287,15 +287,23 @@ static void print_probe_text(const struct hw_summary *hw, const struct policy *p
         }
 }
 
-/* The cache the module reads: the hardware summary, for the policy's interface selection. */
+/* The cache the module reads: the hardware summary, for the policy's interface selection.
+ * The default place under --root is the tree's, resolved inside the tree. */
 static int save_cache(const struct ctx *c, const struct hw_summary *hw, const struct policy *p) {
         _cleanup_free_ char *rooted = c->cache ? NULL : ctx_path(c, HW_CACHE_PATH);
         const char *path = c->cache ? c->cache : rooted;
+        const struct hw_netsel *sel = p ? &p->hw.sel : NULL;
         int r;
 
         if (!path)
                 return -ENOMEM;
-        r = hw_cache_save(hw, p ? &p->hw.sel : NULL, path);
+        if (!c->cache && fs_root_is_set(c->root)) {
+                _cleanup_close_ int dfd = -1;
+                r = fs_open_dir_in_root(c->root, HW_CACHE_DIR, FS_DIR_CREATE, &dfd);
+                if (r >= 0)
+                        r = hw_cache_save_at(hw, sel, dfd, HW_CACHE_NAME);
+        } else
+                r = hw_cache_save(hw, sel, path);
         if (r < 0)
                 log_error("cannot write the cache %s: %s", path,
                           r == -E2BIG ? "more devices, ports or interfaces than a cache holds" : strerror(-r));

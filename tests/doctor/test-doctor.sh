@@ -348,20 +348,24 @@ if is_root; then
 	check "policy: valid" line "OK   policy: valid, 1 rule (etc/security/rdmalimit.conf)"
 	check "policy target above the unit's: FAIL" line "FAIL app.service: runs as svc with memlock soft 64 MiB, below the soft 2 GiB (etc/security/rdmalimit.conf:3, user svc)"
 	check "policy target: the largest configured" line "INFO the largest memlock configured: soft 2 GiB (etc/security/rdmalimit.conf:3, user svc)"
-	# the cache a login reads: absent, then written with the compiled policy, then stale
-	check "no cache: INFO" line "INFO no cache: each login parses the policy" "(run/rdmalimit/hw.cache)"
+	# the hardware cache a login reads: absent, written, stale, refused
+	check "no cache: INFO" line "INFO hardware cache: no cache: logins with an auto rule probe sysfs and netlink themselves" "(run/rdmalimit/hw.cache)"
 	check "... fix: probe --save" has "fix: rdmalimits probe --save"
 	mkdir -p "$R/run"
 	"$RDMALIMITS" --root "$R" probe --save > "$T/probe" 2>&1
 	check "probe --save under --root writes the tree's cache" test -f "$R/run/rdmalimit/hw.cache"
 	run --unit app
-	check "the policy compiled in the cache: OK" line "OK   the policy is compiled in the cache: a login does not load libconfig (run/rdmalimit/hw.cache)"
+	check "a current cache: OK" line "OK   the hardware cache is current: logins read it (with the devices' max_mr_size) (run/rdmalimit/hw.cache)"
 	printf '# a comment\n' >> "$R/etc/security/rdmalimit.conf"
 	run --unit app
-	check "the policy edited after probe --save: WARN" line "WARN the cache holds a policy compiled from other bytes or another build" "(run/rdmalimit/hw.cache)"
+	check "a policy edit that keeps the interface selection: still current" line "OK   the hardware cache is current"
+	printf 'hardware = { include = [ "veth*" ]; };\n' >> "$R/etc/security/rdmalimit.conf"
+	run --unit app
+	check "another interface selection: WARN stale" line "WARN hardware cache: stale" "(run/rdmalimit/hw.cache)"
+	"$RDMALIMITS" --root "$R" probe --save > "$T/probe" 2>&1
 	chmod 0666 "$R/run/rdmalimit/hw.cache"
 	run --unit app
-	check "a cache others may write: WARN" line "WARN the cache is refused:" "(run/rdmalimit/hw.cache)"
+	check "a cache others may write: WARN" line "WARN hardware cache: writable by group or others" "(run/rdmalimit/hw.cache)"
 	# a policy, but pam_rdmalimit in no stack
 	sed -i '/pam_rdmalimit/d' "$R/etc/pam.d/common-session" "$R/etc/pam.d/common-session-noninteractive"
 	run

@@ -51,7 +51,8 @@ if [ "${RDMALIMIT_PAM_TEST_INNER:-}" != 1 ]; then
 		echo "1..0 # SKIP unshare --mount --net is not permitted here"
 		exit 0
 	fi
-	export RDMALIMIT_PAM_TEST_INNER=1 PAM_MODULE top_srcdir top_builddir
+	FAKESYS_HOST_MNTNS=$(readlink /proc/self/ns/mnt)
+	export RDMALIMIT_PAM_TEST_INNER=1 PAM_MODULE top_srcdir top_builddir FAKESYS_HOST_MNTNS
 	if command -v capsh >/dev/null; then
 		# capsh -- ARGS runs /bin/bash ARGS with cap_sys_resource out of the bounding set
 		exec unshare --mount --net capsh --drop=cap_sys_resource -- "$0"
@@ -143,6 +144,10 @@ done
 
 # The namespace's own sysfs: /sys/class/net then shows its interfaces.
 mount -t sysfs rdmalimit-sysfs /sys || bail "cannot mount sysfs in the network namespace"
+# RDMA devices are made in this namespace's sysfs (tests/lib/fakesys.sh): the module counts
+# ports from sysfs and never loads libibverbs
+# shellcheck source=../lib/fakesys.sh
+. "$top_srcdir/tests/lib/fakesys.sh"
 
 # The hard limit, and CAP_SYS_RESOURCE (bit 24 of CapEff).
 hard_kib=$(ulimit -H -l)
@@ -182,10 +187,26 @@ policy() {
 # line_of FILE REGEX: the line number of the first line matching
 line_of() { grep -n -m1 -E "$2" "$1" | cut -d: -f1; }
 
+# rdma_scenario NAME: the RDMA devices sysfs shows (and the fake libibverbs lists, for the
+# tool), by name: none and empty (no device), one (mlx5_0: port 1 ACTIVE, port 2 DOWN), two
+# (and mlx5_1 with an ACTIVE Ethernet port), queryfail (mlx5_0 without readable ports)
+rdma_scenario_now=
+rdma_scenario() {
+	[ "$1" = "$rdma_scenario_now" ] && return 0
+	case $1 in
+	none | empty) fakesys_rdma ;;
+	one) fakesys_rdma mlx5_0:4/IB,1/IB ;;
+	two) fakesys_rdma mlx5_0:4/IB,1/IB mlx5_1:4/Eth ;;
+	queryfail) fakesys_rdma mlx5_0: ;;
+	*) bail "unknown RDMA scenario $1" ;;
+	esac || bail "fakesys_rdma $1 failed"
+	rdma_scenario_now=$1
+}
+
 # session USER CONF [MODULE ARGS...]: one PAM session of USER with the module reading CONF.
-# Environment: SCENARIO (fake libibverbs, default none), START (SOFT:HARD), RUN (a wrapper
-# command, e.g. valgrind), PAMRUN_ARGS.  Output in $tmp/out, stderr in $tmp/err, exit status
-# of pam-run in $run_rc.
+# Environment: SCENARIO (RDMA devices in sysfs, and the fake libibverbs the tool may load;
+# default none), START (SOFT:HARD), RUN (a wrapper command, e.g. valgrind), PAMRUN_ARGS.
+# Output in $tmp/out, stderr in $tmp/err, exit status of pam-run in $run_rc.
 session() {
 	local user=$1 conf=$2
 	shift 2
@@ -195,6 +216,7 @@ session() {
 	for arg in "$@"; do
 		case $arg in cache=*) last_cache=(--cache "${arg#cache=}") ;; esac
 	done
+	rdma_scenario "${SCENARIO:-none}"
 	printf 'session [success=ok ignore=ignore default=die] %s conf=%s%s\nsession required pam_permit.so\n' \
 		"$PAM_MODULE" "$conf" "${*:+ $*}" >"$tmp/pam.d/$SERVICE"
 	# shellcheck disable=SC2086 # RUN and PAMRUN_ARGS are word lists
@@ -375,7 +397,8 @@ session ann "$base" debug
 expect_true "debug, static rule: still exactly one info line" [ "$(count "$(logs info)")" = 1 ]
 
 # =============================================================================================
-# auto through the fake libibverbs, dlopen()ed by the module itself
+# auto with RDMA ports from sysfs; the fake libibverbs is on LD_LIBRARY_PATH and must never be
+# loaded by the module
 auto=$(policy auto <<'EOF'
 version = 1;
 hardware = { base = "1M"; rdma_port = "2M"; xsk_queue = "0"; xsk_copy_queue = "0"; };
@@ -404,8 +427,9 @@ expect_log "... logged as the fallback" "auto: no RDMA/AF_XDP hardware found, fa
 rm -f "$tmp/marker"
 FAKE_IBVERBS_MARKER=$tmp/marker SCENARIO=one session ann "$auto"
 expect "auto, one active port: base 1M + 2M = 3 MiB" PAM_SUCCESS $((3 * M)) "$HARD"
-expect_log "... with the counts in the log" "(auto: 1 active RDMA port, 0 zero-copy and 0 copy-mode XDP RX queues)" info
-check "... the module dlopen()ed the fake libibverbs" grep -qx loaded "$tmp/marker"
+expect_log "... with the counts in the log" "(auto: 1 active RDMA port, 0 zero-copy and 0 copy-mode XDP RX queues;" info
+expect_log "... and that max_mr_size is unknown without a cache" "the max_mr_size cap is unknown (no valid cache" info
+check "... the module did not load libibverbs (ports from sysfs)" [ ! -e "$tmp/marker" ]
 rm -f "$tmp/marker"
 FAKE_IBVERBS_MARKER=$tmp/marker SCENARIO=one session carl "$base"
 expect "a static rule with the fake library around" PAM_SUCCESS $((6 * M)) "$HARD"
@@ -418,16 +442,16 @@ SCENARIO=two session carl "$auto"
 expect "auto (5M) vs a 1M group rule: the larger wins" PAM_SUCCESS $((5 * M)) "$HARD"
 
 SCENARIO=queryfail session ann "$auto"
-expect "auto, a device whose query fails: contributes no port, untouched" PAM_SUCCESS "$S64K" "$HARD"
+expect "auto, a device whose ports cannot be read: contributes no port, untouched" PAM_SUCCESS "$S64K" "$HARD"
 expect_true "... and what the module did is logged (one info line)" [ "$(count "$(logs info)")" = 1 ]
 SCENARIO=queryfail session ann "$fallback"
-expect "auto, query failure with fallback 3M: 3 MiB" PAM_SUCCESS $((3 * M)) "$HARD"
+expect "auto, unreadable ports with fallback 3M: 3 MiB" PAM_SUCCESS $((3 * M)) "$HARD"
 SCENARIO=queryfail session ann "$auto" debug
-expect_log "debug: the hardware found is logged" "rdma status 0, 1 device(s)" debug
+expect_log "debug: the hardware found is logged" "1 RDMA device(s), 0 active port(s)" debug
 
 SCENARIO=two session ann "$auto" debug
 expect "auto with debug: same result" PAM_SUCCESS $((5 * M)) "$HARD"
-expect_log "debug: the probe's summary is logged at debug level" "rdma status 0, 2 device(s)" debug
+expect_log "debug: the probe's summary is logged at debug level" "2 RDMA device(s), 2 active port(s)" debug
 SCENARIO=two session ann "$auto"
 expect_true "without debug: no debug lines" [ -z "$(logs debug)" ]
 
@@ -475,8 +499,16 @@ done
 # =============================================================================================
 # auto with AF_XDP: veth pairs in this network namespace.  veth has XDP features (copy mode)
 # only while its peer has no more TX queues than it has RX queues
-# (drivers/net/veth.c veth_set_xdp_features); expectations come from sysfs.
+# (drivers/net/veth.c veth_set_xdp_features); expectations come from sysfs.  veths are
+# virtual: they count only because the policy includes them (v*, c*); $xdp_phys counts
+# physical interfaces only.
 xdp=$(policy xdp <<'EOF'
+version = 1;
+hardware = { base = "1M"; rdma_port = "2M"; xsk_queue = "0"; xsk_copy_queue = "256K"; include = [ "v*", "c*" ]; };
+rules = ( { group = "rdma_users"; memlock = "auto"; } );
+EOF
+)
+xdp_phys=$(policy xdp-phys <<'EOF'
 version = 1;
 hardware = { base = "1M"; rdma_port = "2M"; xsk_queue = "0"; xsk_copy_queue = "256K"; };
 rules = ( { group = "rdma_users"; memlock = "auto"; } );
@@ -513,7 +545,7 @@ else
 	diag "XDP-capable by the veth rule: $xdp_ifs($copyq RX queues)"
 	# what the probe sees must be the same interfaces
 	if [ -x "$HW_DUMP" ]; then
-		"$HW_DUMP" xdp >"$tmp/hw" 2>&1
+		"$HW_DUMP" --include 'v*' xdp >"$tmp/hw" 2>&1
 		if grep -qx 'xdp_status=-EOPNOTSUPP' "$tmp/hw"; then
 			skip "AF_XDP auto: the kernel has no netdev family"
 			copyq=
@@ -538,6 +570,19 @@ else
 		want=$((3 * M + copyq * 256 * K))
 		SCENARIO=one session ann "$xdp"
 		expect "AF_XDP + one RDMA port: 1M + 2M + $copyq x 256K = $want" PAM_SUCCESS "$want" "$HARD"
+		SCENARIO=none session ann "$xdp_phys"
+		expect "the same veths without an include pattern: virtual, not counted, untouched" \
+			PAM_SUCCESS "$S64K" "$HARD"
+		# one veth end made to look physical (a sysfs device link): counted without include
+		if fakesys_physical va; then
+			want=$((1 * M + $(q va rx) * 256 * K))
+			SCENARIO=none session ann "$xdp_phys"
+			expect "a physical interface counts without include: 1M + $(q va rx) x 256K" PAM_SUCCESS "$want" "$HARD"
+			fakesys_reset
+			rdma_scenario_now=
+		else
+			fail "fakesys_physical va"
+		fi
 	fi
 	for p in "${pairs[@]}"; do
 		read -r a _ <<<"$p"
@@ -546,80 +591,111 @@ else
 fi
 
 # =============================================================================================
-# The hardware cache (`rdmalimits probe --save`): a login reads it instead of probing, and
-# never loads libibverbs then; a new interface, an interface created again under the same
-# name or a different RX queue count makes it stale, and the module probes live.  The cache
-# is written while the fake libibverbs shows one active port (SCENARIO=one) and the sessions
-# run with SCENARIO=none, so a session that probed live finds no RDMA port: the value tells
-# which one it used.
+# The hardware cache (`rdmalimits probe --save`): a login reads it instead of probing, and it
+# holds what a login cannot learn itself: the devices' max_mr_size (from libibverbs, which
+# only the tool loads).  The cache is written with the fake libibverbs listing mlx5_0 with a
+# max_mr_size of 2 MiB, so a login that used the cache is capped at 2 MiB and one that probed
+# live (sysfs and netlink: the ports, not the size) is not: the value tells which one it
+# used.  A new or re-created counted interface, or another RX queue count, makes it stale; an
+# interface the policy does not count (a container's veth) does not.
 hwc=$tmp/hw.cache
 hwc_logged() { logs debug | grep -o 'hardware ([^)]*)' | sed 's/^hardware (//; s/)$//'; }
+save_cache() {
+	env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SPEC="mlx5_0:CA:2097152:16:ACTIVE/IB,DOWN/IB" \
+		"$RDMALIMITS" probe --save --conf "$xdp" "$@" >"$tmp/probe.out" 2>&1
+}
+rdma_scenario one
 if ip link add ca numrxqueues 2 numtxqueues 1 type veth peer name cb numrxqueues 2 numtxqueues 1 2>"$tmp/ip.err"; then
 	ip link set ca up && ip link set cb up
-	"$HW_DUMP" xdp >"$tmp/hw" 2>&1
+	"$HW_DUMP" --include 'v*' --include 'c*' xdp >"$tmp/hw" 2>&1
 	if grep -qx 'xdp_status=-EOPNOTSUPP' "$tmp/hw"; then
 		skip "hardware cache: the kernel has no netdev family"
 	else
 		cq=$(awk '$1 == "xdp" { sub("rxq=", "", $6); n += $6 } END { print n + 0 }' "$tmp/hw")
 		diag "hardware cache: XDP RX queues seen by the probe: $cq"
-		env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SCENARIO=one "$RDMALIMITS" probe --save --cache "$hwc" \
-			>"$tmp/probe.out" 2>&1
+		save_cache --cache "$hwc"
 		expect_true "probe --save writes the cache (root, 0600)" \
 			test "$(stat -c '%u %a' "$hwc" 2>/dev/null)" = "0 600"
-		with_port=$((3 * M + cq * 256 * K)) without=$((1 * M + cq * 256 * K))
+		expect_true "... with mlx5_0's max_mr_size from libibverbs" grep -q '^rdma mlx5_0 1 0 0 2097152 16$' "$hwc"
+		live=$((3 * M + cq * 256 * K))
 		rm -f "$tmp/marker"
-		FAKE_IBVERBS_MARKER=$tmp/marker session ann "$xdp" cache="$hwc" debug
-		expect "a valid cache: its RDMA port and $cq XDP queues, $with_port" PAM_SUCCESS "$with_port" "$HARD"
+		SCENARIO=one FAKE_IBVERBS_MARKER=$tmp/marker session ann "$xdp" cache="$hwc" debug
+		expect "a valid cache: auto capped at its max_mr_size, 2 MiB" PAM_SUCCESS $((2 * M)) "$HARD"
 		expect_true "... read from the cache (debug log)" test "$(hwc_logged)" = "from the cache"
 		expect_true "... libibverbs not loaded" test ! -e "$tmp/marker"
 
-		# another interface: stale
+		# an interface the policy does not count: the cache stays valid
+		ip link add xa numrxqueues 4 numtxqueues 1 type veth peer name xb numrxqueues 4 numtxqueues 1
+		SCENARIO=one session ann "$xdp" cache="$hwc" debug
+		expect "an uncounted interface (xa) comes: the cache is still used" PAM_SUCCESS $((2 * M)) "$HARD"
+		ip link del xa
+		SCENARIO=one session ann "$xdp" cache="$hwc" debug
+		expect_true "... and goes: still used" test "$(hwc_logged)" = "from the cache"
+
+		# a counted interface comes: stale, probed live, and still no libibverbs
 		ip link add ce numrxqueues 1 numtxqueues 1 type veth peer name cf numrxqueues 1 numtxqueues 1
-		"$HW_DUMP" xdp >"$tmp/hw" 2>&1
+		"$HW_DUMP" --include 'v*' --include 'c*' xdp >"$tmp/hw" 2>&1
 		cq2=$(awk '$1 == "xdp" { sub("rxq=", "", $6); n += $6 } END { print n + 0 }' "$tmp/hw")
-		FAKE_IBVERBS_MARKER=$tmp/marker session ann "$xdp" cache="$hwc" debug
-		expect "a new interface: stale, probed live ($cq2 XDP queues, no RDMA port)" PAM_SUCCESS \
-			$((1 * M + cq2 * 256 * K)) "$HARD"
+		live2=$((3 * M + cq2 * 256 * K))
+		SCENARIO=one FAKE_IBVERBS_MARKER=$tmp/marker session ann "$xdp" cache="$hwc" debug
+		expect "a new counted interface: stale, probed live ($cq2 XDP queues, max_mr_size unknown)" PAM_SUCCESS \
+			"$live2" "$HARD"
 		expect_true "... probed (debug log)" test "$(hwc_logged)" = "probed"
-		expect_true "... libibverbs loaded by the live probe" test -e "$tmp/marker"
+		expect_log "... the cache called stale" "cache: stale" debug
+		expect_true "... libibverbs not loaded by the live probe" test ! -e "$tmp/marker"
 
 		# saved again, then the same names created again: stale
-		env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SCENARIO=one "$RDMALIMITS" probe --save --cache "$hwc" \
-			>"$tmp/probe.out" 2>&1
-		session ann "$xdp" cache="$hwc" debug
-		expect "saved again: the cache is used" PAM_SUCCESS $((3 * M + cq2 * 256 * K)) "$HARD"
+		save_cache --cache "$hwc"
+		SCENARIO=one session ann "$xdp" cache="$hwc" debug
+		expect "saved again: the cache is used" PAM_SUCCESS $((2 * M)) "$HARD"
 		ip link del ce
 		ip link add ce numrxqueues 1 numtxqueues 1 type veth peer name cf numrxqueues 1 numtxqueues 1
-		session ann "$xdp" cache="$hwc" debug
-		expect "an interface deleted and created again with the same name: stale" PAM_SUCCESS \
-			$((1 * M + cq2 * 256 * K)) "$HARD"
+		SCENARIO=one session ann "$xdp" cache="$hwc" debug
+		expect "an interface deleted and created again with the same name: stale" PAM_SUCCESS "$live2" "$HARD"
 		expect_true "... probed (debug log)" test "$(hwc_logged)" = "probed"
 
-		# an RX queue count that is not the one sysfs shows (edited into the cache): stale
-		env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SCENARIO=one "$RDMALIMITS" probe --save --cache "$hwc" \
-			>"$tmp/probe.out" 2>&1
-		sed -i 's/^\(xdp [0-9]* ca [0-9]*\) \([0-9]*\)$/\1 9/' "$hwc"
-		expect_true "... (the cache names ca with 9 RX queues)" grep -q '^xdp [0-9]* ca [0-9]* 9$' "$hwc"
-		session ann "$xdp" cache="$hwc" debug
-		expect "a cached RX queue count that differs from sysfs: stale" PAM_SUCCESS \
-			$((1 * M + cq2 * 256 * K)) "$HARD"
+		# a port state change: stale
+		save_cache --cache "$hwc"
+		SCENARIO=two session ann "$xdp" cache="$hwc" debug
+		expect "another RDMA port set: stale, probed live" PAM_SUCCESS $((live2 + 2 * M)) "$HARD"
 
-		# a cache others may write is refused
-		env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SCENARIO=one "$RDMALIMITS" probe --save --cache "$hwc" \
-			>"$tmp/probe.out" 2>&1
+		# an RX queue count that is not the one sysfs shows (edited into the cache): stale
+		rdma_scenario one
+		save_cache --cache "$hwc"
+		sed -i 's/^\(xdp [0-9]* ca [0-9]*\) [0-9]* \([01]\)$/\1 9 \2/' "$hwc"
+		expect_true "... (the cache names ca with 9 RX queues)" grep -q '^xdp [0-9]* ca [0-9]* 9 0$' "$hwc"
+		SCENARIO=one session ann "$xdp" cache="$hwc" debug
+		expect "a cached RX queue count that differs from sysfs: stale" PAM_SUCCESS "$live2" "$HARD"
+
+		# another interface selection than the one the cache was written for: stale
+		save_cache --cache "$hwc" --conf "$xdp_phys"
+		SCENARIO=one session ann "$xdp" cache="$hwc" debug
+		expect "a cache written for another include/exclude: stale" PAM_SUCCESS "$live2" "$HARD"
+
+		# a cache others may write is refused, and that is logged
+		save_cache --cache "$hwc"
 		chmod 0666 "$hwc"
-		session ann "$xdp" cache="$hwc" debug
-		expect "a world-writable cache is not used" PAM_SUCCESS $((1 * M + cq2 * 256 * K)) "$HARD"
+		SCENARIO=one session ann "$xdp" cache="$hwc" debug
+		expect "a world-writable cache is not used" PAM_SUCCESS "$live2" "$HARD"
+		expect_log "... and logged" "$hwc: writable by group or others: not using the cache" warning
 		chmod 0600 "$hwc"
 
 		# the default place, /run/rdmalimit/hw.cache (this test's private /run), and cache=
-		env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SCENARIO=one "$RDMALIMITS" probe --save \
-			>"$tmp/probe.out" 2>&1
-		session ann "$xdp" debug
-		expect "without cache=: /run/rdmalimit/hw.cache is read" PAM_SUCCESS $((3 * M + cq2 * 256 * K)) "$HARD"
-		session ann "$xdp" cache= debug
-		expect "cache= (empty): always probed live" PAM_SUCCESS $((1 * M + cq2 * 256 * K)) "$HARD"
+		save_cache
+		SCENARIO=one session ann "$xdp" debug
+		expect "without cache=: /run/rdmalimit/hw.cache is read" PAM_SUCCESS $((2 * M)) "$HARD"
+		SCENARIO=one session ann "$xdp" cache= debug
+		expect "cache= (empty): always probed live" PAM_SUCCESS "$live2" "$HARD"
+		expect_log "... logged as no cache" "cache: none (cache=)" debug
 		rm -rf /run/rdmalimit
+
+		# a cache of an earlier format: logged, not used
+		printf '# rdmalimit cache v3\nsection hardware 20\nfingerprint x\nend\n' >"$hwc"
+		chmod 0600 "$hwc"
+		SCENARIO=one session ann "$xdp" cache="$hwc"
+		expect "a cache of an earlier format: probed live" PAM_SUCCESS "$live2" "$HARD"
+		expect_log "... and logged" "$hwc: not a cache this build writes: not using the cache" warning
+		rm -f "$hwc"
 	fi
 	ip link del ca 2>/dev/null
 	ip link del ce 2>/dev/null
@@ -627,84 +703,6 @@ else
 	fail "hardware cache: veth pair created"
 	sed 's/^/# /' "$tmp/ip.err"
 fi
-
-# =============================================================================================
-# The compiled policy in the cache (`rdmalimits probe --save --conf FILE`): a login whose
-# policy file holds exactly the bytes the cache was compiled from, under the same path, takes
-# the compiled policy with its warnings and never loads libconfig (LD_DEBUG=files shows every
-# library the process loads); other bytes, another path, a malformed section: parsed, as
-# without a cache.  A policy with errors is not compiled.
-pc=$tmp/policy.cache
-pcw=$(policy cached <<'EOF'
-version = 1;
-rules = (
-  { group = "rdma_users"; memlock = "3M"; },
-  { group = "rdma_users"; memlock = "2M"; }
-);
-EOF
-)
-loaded_libconfig() { grep -q 'file=libconfig\.so' "$tmp/err"; }
-"$RDMALIMITS" probe --save --conf "$pcw" --cache "$pc" >"$tmp/probe.out" 2>&1
-expect_true "probe --save --conf compiles the policy into the cache" grep -q '^section policy ' "$pc"
-expect_true "... and says so" grep -qF "and the compiled policy $pcw" "$tmp/probe.out"
-RUN="env LD_DEBUG=files" session ann "$pcw" cache="$pc" debug
-expect "the compiled policy: ann gets 3 MiB" PAM_SUCCESS $((3 * M)) "$HARD"
-expect_log "... taken from the cache (debug log)" "policy $pcw: compiled, from the cache $pc" debug
-expect_true "... libconfig not loaded in that login" eval '! loaded_libconfig'
-expect_log "... its warning logged as a parse logs it" "$pcw:4: another rule for group \"rdma_users\"" warning
-# explain FILE: what explain says the module does with the policy FILE and the cache
-pc_state() {
-	"$RDMALIMITS" explain ann --json --conf "$1" --cache "$pc" 2>/dev/null |
-		python3 -c 'import json, sys; print(((json.load(sys.stdin).get("policy") or {}).get("policy_cache") or {}).get("state"))'
-}
-expect_true "... explain says so (policy_cache compiled)" test "$(pc_state "$pcw")" = compiled
-RUN="env LD_DEBUG=files" session ann "$pcw" cache= debug
-expect "the same policy parsed (cache=): the same 3 MiB" PAM_SUCCESS $((3 * M)) "$HARD"
-expect_log "... parsed (debug log)" "policy $pcw: parsed (no cache: cache=)" debug
-expect_true "... libconfig loaded" loaded_libconfig
-expect_log "... the same warning" "$pcw:4: another rule for group \"rdma_users\"" warning
-
-# edited after probe --save (one byte, the size unchanged): the bytes differ, so it is parsed
-sed -i 's/"3M"/"4M"/' "$pcw"
-RUN="env LD_DEBUG=files" session ann "$pcw" cache="$pc" debug
-expect "edited after probe --save (one byte): parsed, 4 MiB" PAM_SUCCESS $((4 * M)) "$HARD"
-expect_log "... parsed (debug log)" "policy $pcw: parsed (the cache holds no policy or another one)" debug
-expect_true "... libconfig loaded" loaded_libconfig
-expect_true "... explain says so (policy_cache stale)" test "$(pc_state "$pcw")" = stale
-
-# the same bytes under another path: parsed (the cache is for the path the module is given)
-pcopy=$(policy cached-copy <"$pcw")
-"$RDMALIMITS" probe --save --conf "$pcw" --cache "$pc" >"$tmp/probe.out" 2>&1
-session ann "$pcopy" cache="$pc" debug
-expect "the same bytes under another path: parsed" PAM_SUCCESS $((4 * M)) "$HARD"
-expect_log "... parsed (debug log)" "policy $pcopy: parsed (the cache holds no policy or another one)" debug
-
-# a compiled section edited into nonsense (same length): logged, parsed
-sed -i 's/^\(rule [0-9]* \)group /\1grouq /' "$pc"
-expect_true "... (the cache's rule now reads 'grouq')" grep -q '^rule [0-9]* grouq ' "$pc"
-session ann "$pcw" cache="$pc" debug
-expect "a malformed compiled policy: parsed" PAM_SUCCESS $((4 * M)) "$HARD"
-expect_log "... and logged" "$pc: the compiled policy is malformed: parsing $pcw" warning
-expect_true "... explain says so (policy_cache malformed)" test "$(pc_state "$pcw")" = malformed
-
-# a cache of an earlier format: logged, not used
-printf '# rdmalimit hardware cache v2\nfingerprint boot=x;rdma=;net=\nend\n' >"$pc"
-chmod 0600 "$pc"
-session ann "$pcw" cache="$pc"
-expect "a cache of an earlier format: parsed" PAM_SUCCESS $((4 * M)) "$HARD"
-expect_log "... and logged" "$pc: not a cache this build writes (run rdmalimits probe --save): not using the cache" warning
-
-# a policy with errors is not compiled: the login refuses it as it always did
-pbad=$(policy cached-bad <<<"$(cat "$pcw")
-colour = \"red\";")
-"$RDMALIMITS" probe --save --conf "$pbad" --cache "$pc" >"$tmp/probe.out" 2>&1
-expect_true "probe --save: a policy with errors is not compiled" eval "! grep -q '^section policy ' '$pc'"
-expect_true "... and says so" grep -qF "the policy has errors (rdmalimits check --policy): the cache holds the hardware only" "$tmp/probe.out"
-expect_true "... explain: the cache holds no compiled policy" test "$(pc_state "$pcw")" = not-compiled
-session ann "$pbad" cache="$pc"
-expect "... the login refuses it: limits untouched" PAM_SUCCESS "$S64K" "$HARD"
-expect_log "... with its error" "$pbad:6: unknown key \"colour\"" err
-rm -f "$pc"
 
 # =============================================================================================
 # EPERM: the policy asks for more than the hard limit, which cannot be raised
@@ -867,8 +865,8 @@ else
 	fail "dlopen(RTLD_NOW) of the module"
 	diag "$out"
 fi
-# what every login maps: the module, libpam and libc and libconfig; libibverbs and libmnl are
-# dlopen()ed by a live probe only
+# what every login maps: the module, libpam and libc; libconfig is dlopen()ed to parse the
+# policy, libmnl by a live probe; libibverbs never
 if command -v readelf >/dev/null; then
 	needed=$(readelf -d "$PAM_MODULE" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -vE '^(libasan|libubsan)' |
 		sort | tr '\n' ' ')
@@ -881,7 +879,17 @@ if command -v readelf >/dev/null; then
 else
 	skip "NEEDED entries of the module: no readelf"
 fi
+# the login path cannot load libibverbs (the module does not even name it) and reads no
+# environment variable (it imports no getenv)
+if grep -qa 'libibverbs' "$PAM_MODULE"; then
+	fail "the module does not name libibverbs"
+	diag "$(grep -ao 'libibverbs[^ ]*' "$PAM_MODULE" | sort -u)"
+else
+	ok "the module does not name libibverbs: no code path loads it"
+fi
 if command -v nm >/dev/null; then
+	envsyms=$(nm -D --undefined-only "$PAM_MODULE" | awk '{ print $2 }' | grep -E '^(secure_)?getenv|^environ|^clearenv' || true)
+	check "the module imports no getenv, secure_getenv or environ" [ -z "$envsyms" ]
 	syms=$(nm -D --defined-only "$PAM_MODULE" | awk '$2 != "A" { print $3 }' | sort | tr '\n' ' ')
 	if [ "$syms" = "pam_sm_close_session pam_sm_open_session " ]; then
 		ok "exports only pam_sm_open_session and pam_sm_close_session"
@@ -916,9 +924,9 @@ repeat() {
 		show
 	fi
 }
-SCENARIO=two repeat "auto with the fake libibverbs and debug" 2000 ann "$auto" debug
+SCENARIO=two repeat "auto with RDMA ports from sysfs and debug" 2000 ann "$auto" debug
 expect "... every session got 5 MiB" PAM_SUCCESS $((5 * M)) "$HARD"
-expect_true "... and logged (3 lines a session)" grep -qx 'log_count=6000' "$tmp/out"
+expect_true "... and logged (2 lines a session: the hardware, the decision)" grep -qx 'log_count=4000' "$tmp/out"
 repeat "refused policy (error path)" 300 ann "$(policy unknown-key-r <<<"$good
 colour = \"red\";")"
 
@@ -945,8 +953,8 @@ else
 		SCENARIO=none
 	}
 	vg_session "static group rule" none ann "$base"
-	vg_session "auto with the fake libibverbs (two ports), debug" two ann "$auto" debug
-	vg_session "auto, device query failure, fallback" queryfail ann "$fallback"
+	vg_session "auto with two RDMA ports in sysfs, debug" two ann "$auto" debug
+	vg_session "auto, unreadable ports, fallback" queryfail ann "$fallback"
 	vg_session "refused policy (syntax error), strict" none ann "$tmp/policy/syntax.conf" strict
 	vg_session "EPERM path" none ann "$big"
 fi

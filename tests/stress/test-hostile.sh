@@ -171,10 +171,12 @@ hostile "check does not block on limits.conf being a FIFO" '*' "." -- check
 hostile "explain does not block on limits.conf being a FIFO" '*' "alice" -- explain alice
 rm "$S/limits.conf"
 mv "$T/limits.conf" "$S/limits.conf"
+# under --root an absolute link resolves inside the tree: the tree's own /dev/zero
+mknod "$R/dev/zero" c 1 5
 ln -s /dev/zero "$D/51-zero.conf"
 hostile "check reads a limits.d symlink to /dev/zero in bounded time and reports it" 1 "51-zero.conf.*(too large|cannot be read|not a regular file)" -- check
 hostile "explain with a limits.d symlink to /dev/zero: bounded, says why" '*' "51-zero.conf" -- explain alice
-rm "$D/51-zero.conf"
+rm "$D/51-zero.conf" "$R/dev/zero"
 truncate -s 100M "$D/52-sparse.conf"
 hostile "check of a 100 MiB limits.d file: bounded, reported" 1 "52-sparse.conf" -- check
 hostile "list of a 100 MiB limits.d file: bounded" '*' "52-sparse.conf" -- list
@@ -218,9 +220,11 @@ mkroot
 chmod 0664 "$S/rdmalimit.conf"
 policy_cases "a group-writable policy" "writable by group or others"
 mkroot
-mv "$S/rdmalimit.conf" "$T/policy"
-chown 1000 "$T/policy"
-ln -s "$T/policy" "$S/rdmalimit.conf"
+# an absolute link, resolved inside the tree (a link out of the tree is not followed:
+# tests/security/test-tool-safety.sh)
+mv "$S/rdmalimit.conf" "$R/policy"
+chown 1000 "$R/policy"
+ln -s /policy "$S/rdmalimit.conf"
 policy_cases "a policy symlinked to a file not owned by root" "not owned by root"
 mkroot
 rm "$S/rdmalimit.conf"
@@ -232,7 +236,7 @@ mkdir "$S/rdmalimit.conf"
 hostile "check --policy reports a policy that is a directory" 1 "rdmalimit.conf.*(directory|regular)" -- check --policy
 
 mkroot
-ln -s /dev/zero "$R/dev/zero"
+mknod "$R/dev/zero" c 1 5
 hostile "check --policy --conf /dev/zero refuses it" 1 "dev/zero.*not a regular file" -- check --policy --conf /dev/zero
 hostile "probe --conf /dev/zero refuses it" 0 "dev/zero.*not a regular file" -- probe --conf /dev/zero
 hostile "explain --conf /dev/zero does not hang" 0 "alice" -- explain alice --conf /dev/zero

@@ -162,16 +162,38 @@ static void test_good_full(void **state) {
         policy_free(p);
 }
 
+static void test_good_patterns(void **state) {
+        struct policy *p = load_ok("version = 1;\nhardware = { include = [ \"veth*\", \"br-[0-9]\" ]; "
+                                   "exclude = ( \"eno3\" ); };\nrules = ();\n");
+
+        assert_non_null(p->hw.sel.include);
+        assert_string_equal(p->hw.sel.include[0], "veth*");
+        assert_string_equal(p->hw.sel.include[1], "br-[0-9]");
+        assert_null(p->hw.sel.include[2]);
+        assert_string_equal(p->hw.sel.exclude[0], "eno3");
+        assert_null(p->hw.sel.exclude[1]);
+        assert_true(hw_netsel_counts(&p->hw.sel, "veth12", false));
+        assert_true(hw_netsel_counts(&p->hw.sel, "br-3", false));
+        assert_false(hw_netsel_counts(&p->hw.sel, "br-x", false));
+        assert_false(hw_netsel_counts(&p->hw.sel, "eno3", true));
+        assert_true(hw_netsel_counts(&p->hw.sel, "eno1", true));
+        assert_false(hw_netsel_counts(&p->hw.sel, "docker0", false));
+        policy_free(p);
+}
+
 static void test_good_defaults(void **state) {
         struct policy *p = load_ok("version = 1;\nrules = ();\n");
 
         assert_false(p->lower);
         assert_int_equal(p->hw.rdma_port, GiB);
         assert_int_equal(p->hw.xsk_queue, 16 * MiB);
-        assert_int_equal(p->hw.xsk_copy_queue, 0);
+        /* a copy-mode UMEM is charged like a zero-copy one */
+        assert_int_equal(p->hw.xsk_copy_queue, 16 * MiB);
         assert_int_equal(p->hw.base, 64 * MiB);
         assert_true(p->hw.ram_share == 0.5);
         assert_int_equal(p->hw.fallback.kind, PV_NONE);
+        assert_null(p->hw.sel.include);
+        assert_null(p->hw.sel.exclude);
         assert_int_equal(p->n_rules, 0);
         policy_free(p);
 
@@ -287,6 +309,14 @@ static void test_err_hardware(void **state) {
                      { 2, "fallback = \"auto\"" });
         CHECK_ERRORS("version = 1;\nhardware = { base = \"99999999T\"; };\nrules = ();\n",
                      { 2, "too large" });
+        /* interface patterns: a list of strings that could be interface names */
+        CHECK_ERRORS("version = 1;\nhardware = {\n include = \"eth*\";\n exclude = [ 1 ];\n};\nrules = ();\n",
+                     { 3, "include must be a list of interface name patterns" },
+                     { 4, "exclude: each pattern is a string" });
+        CHECK_ERRORS("version = 1;\nhardware = { include = [ \"a b\", \"x/y\", \"\", \"ok*\" ]; };\nrules = ();\n",
+                     { 2, "include = \"a b\": not an interface name pattern" },
+                     { 2, "include = \"x/y\": not an interface name pattern" },
+                     { 2, "include = \"\": not an interface name pattern" });
         /* a group inside hardware is just an unknown key: nothing below it is read */
         CHECK_ERRORS("version = 1;\nhardware = {\n  x = { rdma_port = 5; };\n};\nrules = ();\n",
                      { 3, "unknown key \"x\" in hardware" });
@@ -595,7 +625,7 @@ static void test_shipped_conf(void **state) {
         assert_false(p->lower);
         assert_int_equal(p->hw.rdma_port, GiB);
         assert_int_equal(p->hw.xsk_queue, 16 * MiB);
-        assert_int_equal(p->hw.xsk_copy_queue, 0);
+        assert_int_equal(p->hw.xsk_copy_queue, 16 * MiB);
         assert_int_equal(p->hw.base, 64 * MiB);
         assert_true(p->hw.ram_share == 0.5);
         assert_int_equal(p->hw.fallback.kind, PV_NONE);
@@ -634,7 +664,7 @@ static void fake_hw_rdma(struct fake_hw *f, unsigned active, unsigned down, uint
         for (unsigned i = 0; i < down; i++, n++)
                 f->ports[n] = (struct hw_port){ .num = (unsigned)n + 1, .state = 1, .link_layer = 1 };
         f->dev[0] = (struct hw_rdma_dev){ .name = "mlx5_0", .max_mr_size = max_mr,
-                                          .n_ports = n, .ports = f->ports };
+                                          .verbs_error = max_mr ? 0 : -ENODATA, .n_ports = n, .ports = f->ports };
         f->s.rdma_status = 0;
         f->s.n_rdma = 1;
         f->s.rdma = f->dev;
@@ -645,10 +675,11 @@ static void fake_hw_xdp(struct fake_hw *f, unsigned zc_queues, unsigned copy_que
 
         if (zc_queues)
                 f->xdp[n++] = (struct hw_xdp_if){ .ifindex = 2, .name = "eth0",
-                        .xdp_features = 0x2b, .zero_copy = true, .rx_queues = zc_queues };
+                        .xdp_features = 0x2b, .zero_copy = true, .physical = true, .counted = true,
+                        .rx_queues = zc_queues };
         if (copy_queues)
                 f->xdp[n++] = (struct hw_xdp_if){ .ifindex = 3, .name = "va",
-                        .xdp_features = 0x23, .zero_copy = false, .rx_queues = copy_queues };
+                        .xdp_features = 0x23, .zero_copy = false, .counted = true, .rx_queues = copy_queues };
         f->s.n_xdp = n;
         f->s.xdp = f->xdp;
 }
@@ -867,7 +898,7 @@ static void test_eval_fallback_untouched(void **state) {
 
         /* an XDP interface without RX queues counts nothing */
         fake_hw_xdp(&f, 0, 0);
-        f.xdp[0] = (struct hw_xdp_if){ .ifindex = 2, .xdp_features = 0x2b, .zero_copy = true };
+        f.xdp[0] = (struct hw_xdp_if){ .ifindex = 2, .xdp_features = 0x2b, .zero_copy = true, .counted = true };
         f.s.n_xdp = 1;
         evaluate(without, "u", NULL, 0, &f.s, &d);
         assert_true(d.untouched);
@@ -1043,6 +1074,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_good_full),
                 cmocka_unit_test(test_good_defaults),
+                cmocka_unit_test(test_good_patterns),
                 cmocka_unit_test(test_no_rules_warns),
                 cmocka_unit_test(test_duplicate_rules_warn),
                 cmocka_unit_test(test_err_version),
