@@ -181,7 +181,7 @@ static void describe_auto(const struct policy_decision *dec, char *buf, size_t s
 
 /*
  * Set memlock towards the target: never lower unless lower.  When raising the hard limit is
- * not allowed (EPERM: no CAP_SYS_RESOURCE) the closest value is set (lib/rlimit.c, the same
+ * not allowed (EPERM: no CAP_SYS_RESOURCE) the closest value is set (lib/login/rlimit.c, the same
  * rules `rdmalimits explain` and `verify` predict with).  Returns 0, -EPERM after setting the
  * closest value, or another negative errno.
  */

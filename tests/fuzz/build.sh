@@ -16,7 +16,8 @@ config_h=${2:-}
 CC=${CC:-clang}
 SAN=${FUZZ_SANITIZERS:-address,undefined}
 TARGETS="size limits policy dropin cache"
-LIBSRC="diag size escape strmap fsutil ident limitsconf dropin policy hw hwcache"
+LIBSRC="base/diag base/size base/escape base/strmap base/fsutil login/ident login/policy login/hw login/hwcache
+	model/limitsconf model/dropin"
 
 mkdir -p "$out/include" "$out/obj"
 out=$(cd "$out" && pwd)
@@ -60,7 +61,7 @@ fi
 pkg_cflags=$(pkg-config --cflags libconfig libmnl 2> /dev/null || true)
 pkg_libs=$(pkg-config --libs libconfig libmnl 2> /dev/null || echo "-lconfig -lmnl")
 CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all -Wall -Wno-unused-parameter
-	-I$out/include -iquote $srcdir/lib $pkg_cflags ${FUZZ_CFLAGS:-}"
+	-I$out/include -iquote $srcdir/lib/base -iquote $srcdir/lib/login -iquote $srcdir/lib/model $pkg_cflags ${FUZZ_CFLAGS:-}"
 
 # newer SRC than OBJ, or any lib header, or config.h?
 stale() {
@@ -68,7 +69,7 @@ stale() {
 	[ -e "$obj" ] || return 0
 	[ "$src" -nt "$obj" ] && return 0
 	[ "$out/include/config.h" -nt "$obj" ] && return 0
-	for h in "$srcdir"/lib/*.h "$here"/*.h; do
+	for h in "$srcdir"/lib/*/*.h "$here"/*.h; do
 		[ "$h" -nt "$obj" ] && return 0
 	done
 	return 1
@@ -83,8 +84,9 @@ compile() { # compile SRC OBJ SANITIZE
 
 objs=
 for s in $LIBSRC; do
-	compile "$srcdir/lib/$s.c" "$out/obj/lib-$s.o" "fuzzer-no-link,$SAN"
-	objs="$objs $out/obj/lib-$s.o"
+	o=$out/obj/lib-${s//\//-}.o
+	compile "$srcdir/lib/$s.c" "$o" "fuzzer-no-link,$SAN"
+	objs="$objs $o"
 done
 for t in $TARGETS; do
 	compile "$here/fuzz-$t.c" "$out/obj/fuzz-$t.o" "fuzzer-no-link,$SAN"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target: the hardware cache reader (lib/hwcache.c hw_cache_parse(), what a login
+ * libFuzzer target: the hardware cache reader (lib/login/hwcache.c hw_cache_parse(), what a login
  * parses).  Whatever the input, the reader answers 0 or one of its documented errors; what it
  * accepts stays within the bounds of hw.h (so a hostile cache costs a login little memory),
  * holds only names that are no paths, and reads back the same after being written again.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target: the drop-in round trip (lib/dropin.c against lib/limitsconf.c).
+ * libFuzzer target: the drop-in round trip (lib/model/dropin.c against lib/model/limitsconf.c).
  * Arbitrary text goes to dropin_parse().  When it parses: dropin_render() gives a file with
  * the marker, which parses again to the same entries and renders to the same text; and
  * pam_limits (lc_tree_load_text, both flavours) reads from the rendered file exactly those

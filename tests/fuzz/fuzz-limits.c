@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target: the limits.conf reader (lib/limitsconf.c).
+ * libFuzzer target: the limits.conf reader (lib/model/limitsconf.c).
  * The input is one limits file.  It is read in both flavours (Debian 1.5.2 and upstream),
  * checked with lc_check(), and resolved for a few users of a small root tree created at
  * start-up (etc/passwd, etc/group), with lc_line_match()/lc_line_overrides() on the lines.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target: lib/size.c.
+ * libFuzzer target: lib/base/size.c.
  *  - c_strtoull()/c_strtoul()/c_strtol() against the C library's strtoull()/strtoul()/strtol()
  *    in base 10 (value, end pointer, ERANGE): they model how pam_limits reads its files;
  *  - size_parse(): strict (no sign, no blank, no junk), and size_format_arg() of the result

@@ -478,7 +478,7 @@ expect "a user rule whose auto finds nothing: untouched (group rules do not appl
 	PAM_SUCCESS "$S64K" "$HARD"
 expect_log "... logged with the user rule" "user=dave rule user dave" info
 
-# ram_share: MemTotal from /proc/meminfo now; the double arithmetic of lib/policy.c (a share
+# ram_share: MemTotal from /proc/meminfo now; the double arithmetic of lib/login/policy.c (a share
 # of MemTotal, truncated), never below the 64 KiB floor (POLICY_MIN_BYTES)
 mem_total=$(($(sed -n 's/^MemTotal:\s*\([0-9]*\) kB$/\1/p' /proc/meminfo) * K))
 for share in 0.00001 0.0000000001; do
