@@ -17,7 +17,7 @@ CC=${CC:-clang}
 SAN=${FUZZ_SANITIZERS:-address,undefined}
 TARGETS="size limits policy dropin cache"
 LIBSRC="base/diag base/size base/escape base/strmap base/fsutil login/ident login/policy login/hw login/hwcache
-	model/limitsconf model/dropin"
+	model/limits-read model/limits-resolve model/limits-check model/dropin"
 
 mkdir -p "$out/include" "$out/obj"
 out=$(cd "$out" && pwd)

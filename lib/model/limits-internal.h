@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/* What the three parts of the pam_limits model (limits-read.c, limits-resolve.c,
+ * limits-check.c) share and the rest of the project does not use. */
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "limitsconf.h"
+
+/* Does file i of the tree, which could not be opened, make pam_limits fail the session? */
+bool lc_file_fails_session(const struct lc_tree *t, size_t i);
+/* Does `l` match every user (uid range 0:, @0:, or the ranges that cover all ids)? */
+bool lc_line_matches_everyone(const struct lc_line *l);
+/* Is `l` a memlock line pam_limits applies (a 4-field line with a valid type, value and
+ * domain, not a % domain)? */
+bool lc_line_counts(const struct lc_line *l);
