@@ -228,6 +228,14 @@ void diag_json(struct json *j, const struct diag_list *l) {
                         json_null(j);
                 json_key(j, "message");
                 json_str(j, d->message);
+                if (d->id) {
+                        json_key(j, "id");
+                        json_str(j, d->id);
+                }
+                if (d->fix) {
+                        json_key(j, "fix");
+                        json_str(j, d->fix);
+                }
                 json_obj_end(j);
         }
         json_arr_end(j);

@@ -6,10 +6,9 @@
 
 #include "diag.h"
 
-int diag_add(struct diag_list *l, enum diag_severity sev, const char *path, unsigned line,
-             const char *fmt, ...) {
-        va_list ap;
-        char *msg = NULL, *p = NULL;
+static int diag_addv(struct diag_list *l, enum diag_severity sev, const char *id, const char *path, unsigned line,
+                     const char *fix, const char *fmt, va_list ap) {
+        char *msg = NULL, *p = NULL, *fx = NULL;
         int r;
 
         if (!l)
@@ -22,17 +21,33 @@ int diag_add(struct diag_list *l, enum diag_severity sev, const char *path, unsi
                 l->v = v;
                 l->cap = cap;
         }
-        va_start(ap, fmt);
         r = vasprintf(&msg, fmt, ap);
-        va_end(ap);
         if (r < 0)
                 return -ENOMEM;
-        if (path && !(p = strdup(path))) {
+        if ((path && !(p = strdup(path))) || (fix && !(fx = strdup(fix)))) {
                 free(msg);
+                free(p);
                 return -ENOMEM;
         }
-        l->v[l->n++] = (struct diag){ .severity = sev, .path = p, .line = line, .message = msg };
+        l->v[l->n++] = (struct diag){ .severity = sev, .path = p, .line = line, .message = msg, .id = id, .fix = fx };
         return 0;
+}
+
+int diag_add(struct diag_list *l, enum diag_severity sev, const char *path, unsigned line, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = diag_addv(l, sev, NULL, path, line, NULL, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int diag_addf(struct diag_list *l, enum diag_severity sev, const char *id, const char *path, unsigned line,
+              const char *fix, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = diag_addv(l, sev, id, path, line, fix, fmt, ap);
+        va_end(ap);
+        return r;
 }
 
 size_t diag_count(const struct diag_list *l, enum diag_severity sev) {
@@ -47,6 +62,7 @@ void diag_list_clear(struct diag_list *l) {
         for (size_t i = 0; i < l->n; i++) {
                 free(l->v[i].path);
                 free(l->v[i].message);
+                free(l->v[i].fix);
         }
         free(l->v);
         *l = (struct diag_list){};

@@ -15,6 +15,8 @@ struct diag {
         char *path;     /* may be NULL */
         unsigned line;  /* 0: no line */
         char *message;
+        const char *id; /* a stable name of the finding ("shadowed-entry"), a literal; may be NULL */
+        char *fix;      /* what to do about it; may be NULL */
 };
 
 struct diag_list {
@@ -25,6 +27,9 @@ struct diag_list {
 /* Returns 0 or -ENOMEM. A NULL list is accepted and ignored. */
 int diag_add(struct diag_list *l, enum diag_severity sev, const char *path, unsigned line,
              const char *fmt, ...) _printf_(5, 6);
+/* The same with a stable id (a string literal) and a fix (copied; NULL for none). */
+int diag_addf(struct diag_list *l, enum diag_severity sev, const char *id, const char *path, unsigned line,
+              const char *fix, const char *fmt, ...) _printf_(7, 8);
 size_t diag_count(const struct diag_list *l, enum diag_severity sev);
 void diag_list_clear(struct diag_list *l);
 const char *diag_severity_name(enum diag_severity sev);
