@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,4 +315,87 @@ enum lc_override lc_line_overrides(const struct lc_tree *t, struct ident *id, co
         }
         /* otherwise the overlap depends on who is in which group or range */
         return LC_OVR_SOME;
+}
+
+/* ---- the session outcome ---- */
+
+_printf_(2, 3) static void set_cause(struct lc_session *s, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        (void)vsnprintf(s->cause, sizeof s->cause, fmt, ap);
+        va_end(ap);
+}
+
+static void session_where(const struct lc_tree *t, const struct lc_line *l, char *buf, size_t size) {
+        if (l)
+                lc_line_where(t, l, buf, size);
+        else
+                snprintf(buf, size, "the starting value");
+}
+
+int lc_session_outcome(const struct lc_tree *t, const struct lc_result *r, const struct lc_service *svc,
+                       struct lc_session *ret) {
+        struct lc_session s = {};
+        char where[4096];
+
+        if (!t || !r || !svc || !ret)
+                return -EINVAL;
+        const bool have = svc->rl[RLIMIT_MEMLOCK].known;
+        const uint64_t ssoft = svc->rl[RLIMIT_MEMLOCK].soft, shard = svc->rl[RLIMIT_MEMLOCK].hard;
+
+        s.memlock_known = have;
+        s.memlock_soft = ssoft;
+        s.memlock_hard = shard;
+        switch (r->kind) {
+        case LC_RES_USER_UNKNOWN:
+                s.kind = LC_SESSION_FAILS;
+                set_cause(&s, "no such user: pam_limits returns PAM_USER_UNKNOWN");
+                break;
+        case LC_RES_SERVICE_ERR:
+                s.kind = LC_SESSION_FAILS;
+                set_cause(&s, "%s cannot be read (%s): PAM_SERVICE_ERR", r->bad_file->display,
+                         strerror(-r->bad_file->open_error));
+                break;
+        case LC_RES_LOGINS_DENIED:
+                s.kind = LC_SESSION_REFUSED;
+                set_cause(&s, "%s: %s %s 0: no login allowed (PAM_PERM_DENIED)",
+                         lc_line_where(t, r->login_line, where, sizeof where), r->login_line->domain,
+                         r->login_line->item);
+                break;
+        case LC_RES_NO_LIMITS:
+                s.kind = LC_SESSION_NO_LIMITS;
+                break;
+        case LC_RES_LIMITS: {
+                s.kind = LC_SESSION_LIMITS;
+                s.requested_soft_known = r->soft.known;
+                s.requested_soft = r->soft.value;
+                s.requested_hard_known = r->hard.known;
+                s.requested_hard = r->hard.value;
+                if (!r->soft.known && !r->hard.known)
+                        break;  /* nothing set: the service's values stay */
+                bool sk = r->soft.known || have, hk = r->hard.known || have;
+                uint64_t soft = r->soft.known ? r->soft.value : ssoft;
+                uint64_t hard = r->hard.known ? r->hard.value : shard;
+                if (sk && hk && soft > hard)
+                        soft = hard;
+                /* raising the hard limit needs CAP_SYS_RESOURCE */
+                if (hk && have && hard > shard && !svc->cap_sys_resource) {
+                        if (t->flavour != LC_FLAVOUR_DEBIAN) {
+                                s.kind = LC_SESSION_REFUSED;
+                                session_where(t, r->hard.src, where, sizeof where);
+                                set_cause(&s,
+                                         "%s: the hard memlock is above the service's own hard limit and the "
+                                         "service lacks CAP_SYS_RESOURCE: setrlimit fails (PAM_PERM_DENIED)",
+                                         where);
+                        }
+                        break;  /* Debian: the old value stays, silently */
+                }
+                s.memlock_known = sk && hk;
+                s.memlock_soft = soft;
+                s.memlock_hard = hard;
+                break;
+        }
+        }
+        *ret = s;
+        return 0;
 }

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -213,3 +214,36 @@ enum lc_rank lc_line_rank(const struct lc_line *l);
 
 /* All findings of `check` for the tree. */
 int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *diags);
+
+/* ---- the session outcome ---- */
+
+/* The process that opens the session: pam_limits' setrlimit() calls run in it. */
+struct lc_service {
+        bool known;                 /* false: the values are assumptions */
+        char source[128];           /* "sshd (pid 123)", "assumed: ..." */
+        bool cap_sys_resource;
+        struct { bool known; uint64_t soft, hard; } rl[RLIM_NLIMITS];  /* its own limits */
+        uint64_t nr_open;           /* fs.nr_open, 0 unknown */
+};
+
+enum lc_session_kind {
+        LC_SESSION_LIMITS,          /* pam_limits succeeds and sets the limits */
+        LC_SESSION_NO_LIMITS,       /* a matching 2-field '-' line: nothing set */
+        LC_SESSION_FAILS,           /* pam_limits returns an error (PAM_SERVICE_ERR, PAM_USER_UNKNOWN, ...) */
+        LC_SESSION_REFUSED,         /* PAM_PERM_DENIED: a setrlimit failed (upstream), or maxlogins */
+};
+
+struct lc_session {
+        enum lc_session_kind kind;
+        char cause[256];            /* why it fails or is refused, naming the file:line */
+        bool memlock_known;         /* false: memlock left to the service and unknown */
+        uint64_t memlock_soft, memlock_hard;   /* what the session ends with: after the soft>hard
+                                                  clamp, a soft-only entry above the inherited hard,
+                                                  a hard-only entry below the inherited soft, and a
+                                                  setrlimit that fails silently (Debian) */
+        uint64_t requested_soft, requested_hard; bool requested_soft_known, requested_hard_known;
+};
+
+/* How a session that `r` describes ends when `svc` opens it.  0, or -EINVAL. */
+int lc_session_outcome(const struct lc_tree *t, const struct lc_result *r, const struct lc_service *svc,
+                       struct lc_session *ret);
