@@ -4,9 +4,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -183,16 +183,142 @@ static void json_pair(struct json *j, const char *key, bool known, struct rl_pai
 
 #define MAX_REASONS 6
 
-int cmd_verify(struct ctx *c) {
-        const char *user = c->argv[0];
-        const char *service = c->service ? c->service : "sshd";
-        struct prediction pr;
-        struct session_result sr = {};
-        struct rl_pair start;
+struct verdict {
+        bool ok;                  /* the session opened */
+        bool predicted_known;
+        struct rl_pair predicted;
+        bool predicted_open;      /* the model says the session opens */
+        bool agree;
         char reasons[MAX_REASONS][1024];
-        int nreasons = 0, r;
-        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], x[SIZE_FMT_MAX], y[SIZE_FMT_MAX];
+        int n;
+};
 
+_printf_(2, 3) static void reason(struct verdict *v, const char *fmt, ...) {
+        va_list ap;
+        if (v->n >= MAX_REASONS)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(v->reasons[v->n++], sizeof v->reasons[0], fmt, ap);
+        va_end(ap);
+}
+
+/* Compare the real session with the model, and say why they may differ. */
+static void judge(const struct ctx *c, const struct tool_session *s, const struct session_result *sr,
+                  struct verdict *v) {
+        const struct session_model *m = &s->m;
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], x[SIZE_FMT_MAX];
+
+        v->ok = sr->pam_rc == PAM_SUCCESS;
+        v->predicted_open = m->kind == LC_SESSION_LIMITS || m->kind == LC_SESSION_NO_LIMITS;
+        v->predicted_known = m->final_known && v->predicted_open;
+        v->predicted = m->final;
+        v->agree = v->ok ? v->predicted_known && sr->got.soft == m->final.soft && sr->got.hard == m->final.hard
+                         : !v->predicted_open;
+        if (!v->ok)
+                reason(v, "the session did not open: %s%s%s", sr->pam_error, v->predicted_open ? "" : "; the model says: ",
+                       v->predicted_open ? "" : m->cause);
+        else if (!v->predicted_open)
+                reason(v, "the model says the session fails (%s), but it opened", m->cause);
+        if (v->ok && !v->predicted_known)
+                reason(v, "the model cannot predict a value: the service's own memlock is unknown (%s)", s->svc.source);
+        if (m->pl.requested_hard_known && m->pl.memlock_known && m->pl.requested_hard > m->pl.memlock_hard)
+                reason(v, "pam_limits asks hard %s but %s cannot raise its hard limit above %s without "
+                       "CAP_SYS_RESOURCE: this pam_limits silently keeps the old limit",
+                       size_format(m->pl.requested_hard, a), s->svc.source, size_format(m->pl.memlock_hard, b));
+        if (m->module_eperm)
+                reason(v, "pam_rdmalimit asks hard %s but the hard limit cannot rise above %s without CAP_SYS_RESOURCE: "
+                       "it set the closest value; give the service LimitMEMLOCK=%s (rdmalimits apply --unit)",
+                       size_format(m->dec.hard, a), size_format(m->final.hard, b),
+                       m->dec.hard == UINT64_MAX ? "infinity" : size_format_arg(m->dec.hard, x));
+        if (m->order == SESSION_LIMITS_LAST && m->module_matched)
+                reason(v, "in the %s stack pam_limits runs after pam_rdmalimit and sets its own values "
+                       "(rdmalimits enable --service %s)", s->service, s->service);
+        if (c->ssh && v->ok && !v->agree)
+                reason(v, "the ssh server's own limits decide what it can set: see 'rdmalimits doctor' on that host "
+                       "(sshd's hard limit, CAP_SYS_RESOURCE, UsePAM)");
+        if (v->ok && v->predicted_known && !v->agree && !c->ssh)
+                reason(v, "the session got soft %s, hard %s: another module of the %s stack (or the service) changes "
+                       "memlock", size_format(sr->got.soft, a), size_format(sr->got.hard, b), s->service);
+}
+
+static void verify_json(const struct ctx *c, const char *user, const struct tool_session *s,
+                        const struct session_result *sr, const struct verdict *v) {
+        const char *service = s->service;
+        struct json j;
+
+        json_init(&j, stdout);
+        json_obj_begin(&j);
+        json_key(&j, "user");
+        json_str(&j, user);
+        json_key(&j, "method");
+        json_str(&j, c->ssh ? "ssh" : "pam");
+        json_key(&j, c->ssh ? "destination" : "service");
+        json_str(&j, c->ssh ? c->ssh : service);
+        json_pair(&j, "predicted", v->predicted_known, v->predicted);
+        json_key(&j, "predicted_session");
+        json_str(&j, v->predicted_open ? "opens" : "fails");
+        json_key(&j, "service_process");
+        json_str(&j, s->svc.source);
+        json_key(&j, "assumed");
+        json_bool(&j, !s->svc.known);
+        if (!c->ssh) {
+                json_pair(&j, "start", s->m.start_known,
+                          (struct rl_pair){ s->m.start.soft, s->m.start.hard });
+                json_key(&j, "cap_sys_resource");
+                json_bool(&j, s->svc.cap_sys_resource);
+                json_pair(&j, "expected", v->predicted_known, v->predicted);
+        }
+        json_pair(&j, "got", v->ok, sr->got);
+        json_key(&j, "session_opened");
+        json_bool(&j, v->ok);
+        json_key(&j, "agree");
+        json_bool(&j, v->agree);
+        json_key(&j, "reasons");
+        json_arr_begin(&j);
+        for (int i = 0; i < v->n; i++)
+                json_str(&j, v->reasons[i]);
+        json_arr_end(&j);
+        json_key(&j, "messages");
+        json_str(&j, sr->messages);
+        json_obj_end(&j);
+        json_finish(&j);
+}
+
+static void verify_text(const struct ctx *c, const struct tool_session *s, struct session_result *sr,
+                        const struct verdict *v) {
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+
+        if (v->predicted_known)
+                printf("explain predicts:  soft %-12s hard %s\n", size_format(v->predicted.soft, a),
+                       size_format(v->predicted.hard, b));
+        else if (!v->predicted_open)
+                printf("explain predicts:  the session fails (%s)\n", s->m.cause);
+        else
+                printf("explain predicts:  the service's own limits (unknown)\n");
+        if (!c->ssh && s->m.start_known)
+                printf("service process:   soft %-12s hard %s%s\n", size_format(s->m.start.soft, a),
+                       size_format(s->m.start.hard, b),
+                       s->svc.cap_sys_resource ? " (with CAP_SYS_RESOURCE)" : ", without CAP_SYS_RESOURCE");
+        else
+                printf("service process:   %s\n", s->svc.source);
+        if (v->ok)
+                printf("%s got: soft %-12s hard %s\n", c->ssh ? "ssh login   " : "PAM session ", size_format(sr->got.soft, a),
+                       size_format(sr->got.hard, b));
+        /* only what concerns memlock: login banners are not the point here */
+        for (char *line = sr->messages, *next; line && *line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                if (strstr(line, "memlock"))
+                        printf("the user was told: %s\n", line);
+        }
+        for (int i = 0; i < v->n; i++)
+                printf("- %s\n", v->reasons[i]);
+        printf("%s\n", v->agree ? "OK: the session gets what explain predicts"
+                                : "MISMATCH: the session does not get what explain predicts");
+}
+
+static int verify_args(const struct ctx *c, const char *user) {
         if (c->root) {
                 log_error("verify opens a real session on this system; --root does not apply");
                 return EXIT_USAGE;
@@ -209,117 +335,36 @@ int cmd_verify(struct ctx *c) {
                 log_error("--service '%s': a PAM service name from /etc/pam.d", c->service);
                 return EXIT_USAGE;
         }
-        r = predict_session(c, user, &pr);
+        return 0;
+}
+
+int cmd_verify(struct ctx *c) {
+        const char *user = c->argv[0];
+        struct session_result sr = {};
+        struct tool_session s;
+        struct verdict v = {};
+        int r;
+
+        r = verify_args(c, user);
         if (r)
                 return r;
-        bool cap = rl_have_cap(CAP_SYS_RESOURCE);
-        if (rl_get_memlock(&start) < 0) {
-                log_error("getrlimit: %s", strerror(errno));
-                return EXIT_FINDINGS;
+        /* a PAM session is opened by this process: the model starts from its limits */
+        r = tool_session_load(c, user, c->ssh ? 0 : getpid(), &s);
+        if (r) {
+                tool_session_clear(&s);
+                return r;
         }
-        r = c->ssh ? ssh_session(c, &sr) : pam_session(service, user, &sr);
+        r = c->ssh ? ssh_session(c, &sr) : pam_session(s.service, user, &sr);
         if (r < 0) {
                 log_error("cannot open a session: %s", strerror(-r));
+                tool_session_clear(&s);
                 return EXIT_FINDINGS;
         }
-
-        /* the full model: what this process's limits allow (a local session only) */
-        bool expect_known = !c->ssh;
-        struct rl_pair expect = start;
-        bool eperm_pl = false, eperm_mod = false;
-        if (expect_known) {
-                if (pr.mod_sets && pr.mod_before)
-                        expect = rl_after_module(expect, pr.mod, pr.mod_lower, cap, &eperm_mod);
-                if (pr.pl_sets)
-                        expect = rl_after_pam_limits(expect, pr.pl, cap, &eperm_pl);
-                if (pr.mod_sets && !pr.mod_before)
-                        expect = rl_after_module(expect, pr.mod, pr.mod_lower, cap, &eperm_mod);
-        }
-        bool ok = sr.pam_rc == PAM_SUCCESS;
-        bool agree = ok && pr.nominal_known && sr.got.soft == pr.nominal.soft && sr.got.hard == pr.nominal.hard;
-
-        if (!ok)
-                snprintf(reasons[nreasons++], sizeof reasons[0], "the session did not open: %s", sr.pam_error);
-        if (ok && !pr.nominal_known)
-                snprintf(reasons[nreasons++], sizeof reasons[0],
-                         "explain cannot predict a value: pam_limits leaves memlock to the service");
-        if (!c->ssh && eperm_pl && pr.pl_sets)
-                snprintf(reasons[nreasons++], sizeof reasons[0],
-                         "pam_limits asks hard %s (%s) but this process's hard limit is %s and it lacks "
-                         "CAP_SYS_RESOURCE: setrlimit fails with EPERM and Debian's pam_limits silently keeps the old limit",
-                         size_format(pr.pl.hard, a), pr.pl_source, size_format(start.hard, b));
-        if (!c->ssh && eperm_mod)
-                snprintf(reasons[nreasons++], sizeof reasons[0],
-                         "pam_rdmalimit asks hard %s but the hard limit cannot rise above %s without CAP_SYS_RESOURCE: "
-                         "it set the closest value; give the service LimitMEMLOCK=%s",
-                         size_format(pr.mod.hard, a), size_format(start.hard, b),
-                         pr.mod.hard == UINT64_MAX ? "infinity" : size_format_arg(pr.mod.hard, x));
-        if (c->ssh && ok && !agree)
-                snprintf(reasons[nreasons++], sizeof reasons[0],
-                         "the ssh server's own limits decide what it can set: see 'rdmalimits doctor' on that host "
-                         "(sshd's hard limit, CAP_SYS_RESOURCE, UsePAM)");
-        bool model_ok = !expect_known || !ok || (sr.got.soft == expect.soft && sr.got.hard == expect.hard);
-        if (!model_ok)
-                snprintf(reasons[nreasons++], sizeof reasons[0],
-                         "the session got soft %s, hard %s where the model expects soft %s, hard %s: another module of "
-                         "the %s stack (or the service) changes memlock",
-                         size_format(sr.got.soft, a), size_format(sr.got.hard, b), size_format(expect.soft, x),
-                         size_format(expect.hard, y), service);
-
-        if (c->json) {
-                struct json j;
-                json_init(&j, stdout);
-                json_obj_begin(&j);
-                json_key(&j, "user");
-                json_str(&j, user);
-                json_key(&j, "method");
-                json_str(&j, c->ssh ? "ssh" : "pam");
-                json_key(&j, c->ssh ? "destination" : "service");
-                json_str(&j, c->ssh ? c->ssh : service);
-                json_pair(&j, "predicted", pr.nominal_known, pr.nominal);
-                if (!c->ssh) {
-                        json_pair(&j, "start", true, start);
-                        json_key(&j, "cap_sys_resource");
-                        json_bool(&j, cap);
-                        json_pair(&j, "expected", true, expect);
-                }
-                json_pair(&j, "got", ok, sr.got);
-                json_key(&j, "session_opened");
-                json_bool(&j, ok);
-                json_key(&j, "agree");
-                json_bool(&j, agree);
-                json_key(&j, "reasons");
-                json_arr_begin(&j);
-                for (int i = 0; i < nreasons; i++)
-                        json_str(&j, reasons[i]);
-                json_arr_end(&j);
-                json_key(&j, "messages");
-                json_str(&j, sr.messages);
-                json_obj_end(&j);
-                json_finish(&j);
-        } else {
-                if (pr.nominal_known)
-                        printf("explain predicts:  soft %-12s hard %s\n", size_format(pr.nominal.soft, a),
-                               size_format(pr.nominal.hard, b));
-                else
-                        printf("explain predicts:  the service's own limits (no value)\n");
-                if (!c->ssh)
-                        printf("service process:   soft %-12s hard %s%s\n", size_format(start.soft, a),
-                               size_format(start.hard, b), cap ? " (with CAP_SYS_RESOURCE)" : ", without CAP_SYS_RESOURCE");
-                if (ok)
-                        printf("%s got: soft %-12s hard %s\n", c->ssh ? "ssh login   " : "PAM session ", size_format(sr.got.soft, a),
-                               size_format(sr.got.hard, b));
-                /* only what concerns memlock: login banners are not the point here */
-                for (char *line = sr.messages, *next; line && *line; line = next) {
-                        next = strchr(line, '\n');
-                        if (next)
-                                *next++ = '\0';
-                        if (strstr(line, "memlock"))
-                                printf("the user was told: %s\n", line);
-                }
-                for (int i = 0; i < nreasons; i++)
-                        printf("- %s\n", reasons[i]);
-                printf("%s\n", agree ? "OK: the session gets what explain predicts" : "MISMATCH: the session does not get what explain predicts");
-        }
-        return agree ? EXIT_OK : EXIT_FINDINGS;
+        judge(c, &s, &sr, &v);
+        if (c->json)
+                verify_json(c, user, &s, &sr, &v);
+        else
+                verify_text(c, &s, &sr, &v);
+        tool_session_clear(&s);
+        return v.agree ? EXIT_OK : EXIT_FINDINGS;
 }

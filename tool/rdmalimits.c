@@ -31,7 +31,7 @@ static const struct command commands[] = {
         { "list", cmd_list, 0, 0, 0, "", "the memlock entries of every file, in the order pam_limits reads them" },
         { "check", cmd_check, OPT_POLICY | OPT_CONF, 0, -1, "[FILE...]",
           "validate limits.conf, limits.d and (with --policy) rdmalimit.conf" },
-        { "explain", cmd_explain, OPT_CONF | OPT_PROC1 | OPT_SERVICE | OPT_CACHE, 1, 1, "USER",
+        { "explain", cmd_explain, OPT_CONF | OPT_PROC1 | OPT_SERVICE | OPT_CACHE | OPT_PID, 1, 1, "USER",
           "the memlock a session of USER gets, and the file:line behind each value" },
         { "verify", cmd_verify, OPT_SERVICE | OPT_SSH | OPT_CONF, 1, 1, "USER",
           "open a real session for USER (PAM, or --ssh DEST) and compare with explain" },

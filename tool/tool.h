@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "limitsconf.h"
 #include "policy.h"
@@ -96,20 +97,29 @@ void print_change_json(const struct ctx *c, bool changed, const char *file, cons
 
 #include "rlimit.h"
 
-/* explain's model of a session of USER, for verify. */
-struct prediction {
-        int kind;                 /* enum lc_result_kind */
-        bool pl_sets;             /* pam_limits sets memlock to pl (soft before the clamp) */
-        struct rl_pair pl;
-        char pl_source[512];
-        bool mod_sets;            /* pam_rdmalimit in the stack with a matching rule */
-        bool mod_before;          /* ... but before pam_limits */
-        struct rl_pair mod;
-        bool mod_lower;
-        bool nominal_known;       /* what explain says the session gets */
-        struct rl_pair nominal;
+#include "session.h"
+
+/* A session of a user as the tool models it (tool/model.c): what explain prints and verify
+ * compares with a real session. */
+struct tool_session {
+        const char *service;
+        struct lc_tree *t;
+        struct ident *id;
+        struct lc_baseline base;
+        const struct id_user *u;
+        struct lc_service svc;           /* the process that opens the session (or assumptions) */
+        struct policy *p;                /* the policy the module reads, NULL: none usable */
+        bool have_policy;
+        char refused[512];               /* the policy exists but the module refuses it: why */
+        struct hw_summary *hw;           /* for auto rules */
+        char cache[256];                 /* the hardware cache the module reads, "" for none */
+        int cache_r;                     /* hw_cache_load() of it: 0 used */
+        bool hw_cached;
+        struct session_model m;
 };
-int predict_session(const struct ctx *c, const char *user, struct prediction *ret);
+/* pid > 0: the session is opened by that process (explain --pid, verify). 0 or an exit code. */
+int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *ret);
+void tool_session_clear(struct tool_session *s);
 
 struct policy;
 /* Open (root-owned, not group/world-writable), read and load the policy; findings into d.

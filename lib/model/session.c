@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "ident.h"
+#include "macro.h"
+#include "session.h"
+#include "size.h"
+
+/* ---- PAM controls (Linux-PAM libpam/pam_handlers.c: _pam_parse_control) ---- */
+
+static int parse_action(const char *s, size_t len, enum pam_action *ret, unsigned *ret_jump) {
+        static const struct {
+                const char *name;
+                enum pam_action a;
+        } names[] = {
+                { "ignore", PAM_ACT_IGNORE }, { "ok", PAM_ACT_OK },   { "done", PAM_ACT_DONE },
+                { "bad", PAM_ACT_BAD },       { "die", PAM_ACT_DIE }, { "reset", PAM_ACT_RESET },
+        };
+        char buf[16];
+        unsigned n;
+
+        if (len == 0 || len >= sizeof buf)
+                return -EINVAL;
+        memcpy(buf, s, len);
+        buf[len] = '\0';
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (streq(buf, names[i].name)) {
+                        *ret = names[i].a;
+                        return 0;
+                }
+        if (parse_uint(buf, &n) < 0 || n == 0)
+                return -EINVAL;
+        *ret = PAM_ACT_JUMP;
+        *ret_jump = n;
+        return 0;
+}
+
+/* The value names a return value matches in a [value=action ...] control, best first. */
+static const char *const *value_names(enum pam_ret ret) {
+        static const char *const success[] = { "success", NULL };
+        static const char *const ignore[] = { "ignore", NULL };
+        static const char *const fail[] = { "perm_denied", "session_err", "service_err", "system_err", NULL };
+        return ret == PAM_RET_SUCCESS ? success : ret == PAM_RET_IGNORE ? ignore : fail;
+}
+
+static int bracket_action(const char *control, enum pam_ret ret, enum pam_action *ret_action, unsigned *ret_jump) {
+        const char *p = control + 1, *end = strrchr(control, ']');
+        bool found = false, found_default = false;
+        enum pam_action def = PAM_ACT_BAD;
+        unsigned def_jump = 0;
+
+        if (!end)
+                return -EINVAL;
+        while (p < end) {
+                p += strspn(p, " \t");
+                if (p >= end)
+                        break;
+                size_t len = strcspn(p, " \t]");
+                const char *eq = memchr(p, '=', len);
+                if (!eq)
+                        return -EINVAL;
+                enum pam_action a;
+                unsigned jump = 0;
+                if (parse_action(eq + 1, len - (size_t)(eq + 1 - p), &a, &jump) < 0)
+                        return -EINVAL;
+                size_t klen = (size_t)(eq - p);
+                if (klen == 7 && memcmp(p, "default", 7) == 0) {
+                        def = a;
+                        def_jump = jump;
+                        found_default = true;
+                } else if (!found)
+                        for (const char *const *v = value_names(ret); *v; v++)
+                                if (strlen(*v) == klen && memcmp(p, *v, klen) == 0) {
+                                        *ret_action = a;
+                                        *ret_jump = jump;
+                                        found = true;
+                                        break;
+                                }
+                p += len;
+        }
+        if (!found) {
+                /* without default=, an unnamed value is "bad" (Linux-PAM's default) */
+                *ret_action = found_default ? def : PAM_ACT_BAD;
+                *ret_jump = def_jump;
+        }
+        return 0;
+}
+
+int pam_control_action(const char *control, enum pam_ret ret, enum pam_action *ret_action, unsigned *ret_jump) {
+        *ret_jump = 0;
+        if (control[0] == '[')
+                return bracket_action(control, ret, ret_action, ret_jump);
+        if (ret == PAM_RET_IGNORE) {
+                *ret_action = PAM_ACT_IGNORE;
+                return streq(control, "required") || streq(control, "requisite") || streq(control, "sufficient") ||
+                                       streq(control, "optional")
+                               ? 0
+                               : -EINVAL;
+        }
+        bool ok = ret == PAM_RET_SUCCESS;
+        if (streq(control, "required"))
+                *ret_action = ok ? PAM_ACT_OK : PAM_ACT_BAD;
+        else if (streq(control, "requisite"))
+                *ret_action = ok ? PAM_ACT_OK : PAM_ACT_DIE;
+        else if (streq(control, "sufficient"))
+                *ret_action = ok ? PAM_ACT_DONE : PAM_ACT_IGNORE;
+        else if (streq(control, "optional"))
+                *ret_action = ok ? PAM_ACT_OK : PAM_ACT_IGNORE;
+        else
+                return -EINVAL;
+        return 0;
+}
+
+/* ---- walking a stack ---- */
+
+static bool known_result(const char *name) {
+        return streq(name, "pam_permit") || streq(name, "pam_deny") || streq(name, "pam_limits") ||
+               streq(name, "pam_rdmalimit");
+}
+
+static enum pam_ret assumed_ret(const char *name, enum pam_ret limits_ret, enum pam_ret module_ret) {
+        if (streq(name, "pam_deny"))
+                return PAM_RET_FAIL;
+        if (streq(name, "pam_limits"))
+                return limits_ret;
+        if (streq(name, "pam_rdmalimit"))
+                return module_ret;
+        return PAM_RET_SUCCESS;
+}
+
+int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam_ret module_ret,
+                   struct stack_run *ret) {
+        struct stack_run r = { .last_limits = -1, .last_module = -1, .ended_at = -1 };
+
+        r.run = calloc(st->n ? st->n : 1, sizeof(*r.run));
+        if (!r.run)
+                return -ENOMEM;
+        for (size_t i = 0; i < st->n;) {
+                const struct pam_entry *e = &st->v[i];
+                enum pam_ret rv = assumed_ret(e->name, limits_ret, module_ret);
+                enum pam_action a;
+                unsigned jump = 0;
+
+                r.run[r.n_run++] = i;
+                if (streq(e->name, "pam_limits")) {
+                        r.last_limits = (long)i;
+                        r.n_limits++;
+                } else if (streq(e->name, "pam_rdmalimit")) {
+                        r.last_module = (long)i;
+                        r.n_module++;
+                }
+                if (pam_control_action(e->control, rv, &a, &jump) < 0)
+                        a = PAM_ACT_BAD;   /* libpam treats an unreadable control as a failure */
+                bool decides = a == PAM_ACT_JUMP || a == PAM_ACT_DONE || a == PAM_ACT_DIE;
+                if (decides && !known_result(e->name))
+                        r.assumed = true;
+                if (a == PAM_ACT_BAD || a == PAM_ACT_DIE)
+                        r.failed = true;
+                if (a == PAM_ACT_DIE || (a == PAM_ACT_DONE && !r.failed)) {
+                        r.ended_at = (long)i;
+                        break;
+                }
+                i += a == PAM_ACT_JUMP ? (size_t)jump + 1 : 1;
+        }
+        *ret = r;
+        return 0;
+}
+
+void stack_run_clear(struct stack_run *r) {
+        free(r->run);
+        *r = (struct stack_run){ .last_limits = -1, .last_module = -1, .ended_at = -1 };
+}
+
+const char *session_order_name(enum session_order o) {
+        switch (o) {
+        case SESSION_MODULE_LAST:
+                return "after-pam_limits";
+        case SESSION_LIMITS_LAST:
+                return "before-pam_limits";
+        case SESSION_NO_MODULE:
+                return "not-in-stack";
+        default:
+                return "unknown";
+        }
+}
+
+/* ---- the service ---- */
+
+static int read_proc(pid_t pid, const char *what, char **ret) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -1;
+
+        if (asprintf(&path, "/proc/%d/%s", (int)pid, what) < 0)
+                return -ENOMEM;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        return fs_read_all(fd, 64 * 1024, ret, NULL);
+}
+
+/* /proc/PID/limits: "Max locked memory  65536  8388608  bytes" and the other rows */
+static void parse_limits(const char *text, struct lc_service *s) {
+        static const struct {
+                const char *row;
+                int res;
+        } rows[] = {
+                { "Max cpu time", RLIMIT_CPU },           { "Max file size", RLIMIT_FSIZE },
+                { "Max data size", RLIMIT_DATA },         { "Max stack size", RLIMIT_STACK },
+                { "Max core file size", RLIMIT_CORE },    { "Max resident set", RLIMIT_RSS },
+                { "Max processes", RLIMIT_NPROC },        { "Max open files", RLIMIT_NOFILE },
+                { "Max locked memory", RLIMIT_MEMLOCK },  { "Max address space", RLIMIT_AS },
+                { "Max file locks", RLIMIT_LOCKS },       { "Max pending signals", RLIMIT_SIGPENDING },
+                { "Max msgqueue size", RLIMIT_MSGQUEUE }, { "Max nice priority", RLIMIT_NICE },
+                { "Max realtime priority", RLIMIT_RTPRIO }, { "Max realtime timeout", RLIMIT_RTTIME },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                const char *p = strstr(text, rows[i].row);
+                uint64_t v[2];
+                if (!p)
+                        continue;
+                p += strlen(rows[i].row);
+                bool ok = true;
+                for (int k = 0; k < 2 && ok; k++) {
+                        p += strspn(p, " \t");
+                        if (strncmp(p, "unlimited", 9) == 0) {
+                                v[k] = UINT64_MAX;
+                                p += 9;
+                        } else
+                                ok = parse_u64_prefix(p, &v[k], &p) >= 0;
+                }
+                if (ok)
+                        s->rl[rows[i].res] = (__typeof__(s->rl[0])){ .known = true, .soft = v[0], .hard = v[1] };
+        }
+}
+
+static bool has_cap_sys_resource(const char *status) {
+        const char *p = strstr(status, "\nCapEff:");
+        uint64_t caps = 0;
+        if (!p)
+                return false;
+        p += 8;
+        p += strspn(p, " \t");
+        for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+                caps = caps << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+        return (caps >> CAP_SYS_RESOURCE) & 1;
+}
+
+static uint64_t read_nr_open(void) {
+        _cleanup_free_ char *text = NULL;
+        _cleanup_close_ int fd = open("/proc/sys/fs/nr_open", O_RDONLY | O_CLOEXEC);
+        uint64_t v = 0;
+
+        if (fd >= 0 && fs_read_all(fd, 64, &text, NULL) >= 0) {
+                text[strcspn(text, "\n")] = '\0';
+                if (parse_u64(text, &v) < 0)
+                        v = 0;
+        }
+        return v;
+}
+
+int session_service_from_pid(pid_t pid, struct lc_service *ret) {
+        _cleanup_free_ char *limits = NULL, *status = NULL, *comm = NULL;
+        struct lc_service s = { .known = true };
+        int r;
+
+        if ((r = read_proc(pid, "limits", &limits)) < 0 || (r = read_proc(pid, "status", &status)) < 0)
+                return r;
+        if (read_proc(pid, "comm", &comm) >= 0)
+                comm[strcspn(comm, "\n")] = '\0';
+        parse_limits(limits, &s);
+        if (!s.rl[RLIMIT_MEMLOCK].known)
+                return -EBADMSG;
+        s.cap_sys_resource = has_cap_sys_resource(status);
+        s.nr_open = read_nr_open();
+        snprintf(s.source, sizeof s.source, "%s (pid %d)", comm ? comm : "?", (int)pid);
+        *ret = s;
+        return 0;
+}
+
+/* The executables of the daemons whose sessions matter, by PAM service. */
+static const char *daemon_exe(const char *service) {
+        if (streq(service, "sshd"))
+                return "/usr/sbin/sshd";
+        if (streq(service, "cron"))
+                return "/usr/sbin/cron";
+        return NULL;
+}
+
+/* A number field of /proc/PID/status ("Uid:\t0\t0..." gives the first) */
+static int status_field(const char *status, const char *name, uint64_t *ret) {
+        const char *p = strstr(status, name);
+        if (!p || (p != status && p[-1] != '\n'))
+                return -ENOENT;
+        p += strlen(name);
+        p += strspn(p, " \t");
+        return parse_u64_prefix(p, ret, NULL);
+}
+
+/* A root process running exe whose parent does not run it too (the listener, not a
+ * connection's child). */
+static bool is_daemon(pid_t pid, const char *exe) {
+        _cleanup_free_ char *status = NULL, *path = NULL;
+        char target[PATH_MAX];
+        ssize_t n;
+
+        if (asprintf(&path, "/proc/%d/exe", (int)pid) < 0)
+                return false;
+        n = readlink(path, target, sizeof target - 1);
+        if (n <= 0)
+                return false;
+        target[n] = '\0';
+        if (strncmp(target, exe, strlen(exe)) != 0 || (target[strlen(exe)] && strcmp(target + strlen(exe), " (deleted)")))
+                return false;
+        if (read_proc(pid, "status", &status) < 0)
+                return false;
+        uint64_t uid, ppid;
+        if (status_field(status, "Uid:", &uid) < 0 || uid != 0 || status_field(status, "PPid:", &ppid) < 0)
+                return false;
+        if (ppid <= 1)
+                return true;
+        free(path);
+        path = NULL;
+        if (asprintf(&path, "/proc/%d/exe", (int)ppid) < 0)
+                return false;
+        n = readlink(path, target, sizeof target - 1);
+        return n <= 0 || (target[n] = '\0', strncmp(target, exe, strlen(exe)) != 0);
+}
+
+int session_service_find(const char *service, pid_t *ret_pid) {
+        const char *exe = daemon_exe(service);
+        struct dirent *de;
+        DIR *d;
+        int r = -ESRCH;
+
+        if (!exe)
+                return -ESRCH;
+        d = opendir("/proc");
+        if (!d)
+                return negative_errno();
+        while ((de = readdir(d))) {
+                unsigned pid;
+                if (parse_uint(de->d_name, &pid) < 0 || pid == 0)
+                        continue;
+                if (is_daemon((pid_t)pid, exe)) {
+                        *ret_pid = (pid_t)pid;
+                        r = 0;
+                        break;
+                }
+        }
+        closedir(d);
+        return r;
+}
+
+void session_service_assume(const char *root, struct lc_service *ret) {
+        _cleanup_free_ char *limits = NULL, *status = NULL;
+        struct lc_service s = {};
+        bool from_tree = false;
+        int fd = -1;
+
+        /* PID 1's limits: what init gives a service without LimitMEMLOCK=; under --root the
+         * tree's proc/1/limits when it has one, else the host's (and said so) */
+        if (fs_root_is_set(root) && fs_open_in_root(root, "/proc/1/limits", O_RDONLY, 0, &fd) >= 0)
+                from_tree = true;
+        else
+                fd = open("/proc/1/limits", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+                if (fs_read_all(fd, 64 * 1024, &limits, NULL) >= 0)
+                        parse_limits(limits, &s);
+                close(fd);
+        }
+        /* a daemon of the running system has this process's capabilities at most; one of a
+         * tree is taken to have CAP_SYS_RESOURCE, as root daemons do on a normal host */
+        if (fs_root_is_set(root))
+                s.cap_sys_resource = true;
+        else if (read_proc(getpid(), "status", &status) >= 0)
+                s.cap_sys_resource = has_cap_sys_resource(status);
+        s.nr_open = read_nr_open();
+        snprintf(s.source, sizeof s.source, "assumed: the limits of PID 1 (%s) and %s CAP_SYS_RESOURCE (%s)",
+                 from_tree ? "the tree's proc/1/limits" : fs_root_is_set(root) ? "the host's" : "init's defaults",
+                 s.cap_sys_resource ? "with" : "without",
+                 fs_root_is_set(root) ? "as a root daemon has" : "as this process");
+        *ret = s;
+}
+
+/* ---- the model ---- */
+
+static enum pam_ret limits_ret_of(const struct lc_session *pl) {
+        return pl->kind == LC_SESSION_REFUSED || pl->kind == LC_SESSION_FAILS ? PAM_RET_FAIL : PAM_RET_SUCCESS;
+}
+
+static int decide_module(const struct session_input *in, struct session_model *m) {
+        const struct id_user *u;
+        char **groups = NULL;
+        size_t n = 0;
+        int r;
+
+        if (!in->policy)
+                return 0;
+        r = ident_user(in->id, in->user, &u);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        r = policy_user_groups(in->policy, in->id, u, &groups, &n);
+        if (r >= 0)
+                r = policy_evaluate(in->policy, u->name, (const char *const *)groups, n, in->hw, &m->dec);
+        ident_strv_free(groups);
+        if (r < 0)
+                return r;
+        m->module_matched = m->dec.matched && !m->dec.untouched;
+        return 0;
+}
+
+/* One pam_limits run from cur: its outcome, and cur afterwards. */
+static int run_limits(const struct session_input *in, struct session_model *m, struct rl_pair *cur, bool *known) {
+        struct lc_service s = *in->svc;
+        int r;
+
+        s.rl[RLIMIT_MEMLOCK] = (__typeof__(s.rl[0])){ .known = *known, .soft = cur->soft, .hard = cur->hard };
+        r = lc_session_outcome(in->tree, &m->limits, &s, &m->pl);
+        if (r < 0)
+                return r;
+        if (m->pl.kind == LC_SESSION_LIMITS && m->pl.memlock_known) {
+                *cur = (struct rl_pair){ m->pl.memlock_soft, m->pl.memlock_hard };
+                *known = true;
+        }
+        return 0;
+}
+
+static void run_module(const struct session_input *in, struct session_model *m, struct rl_pair *cur, bool known) {
+        bool eperm = false;
+
+        if (!m->module_matched || !known)
+                return;
+        *cur = rl_after_module(*cur, (struct rl_pair){ m->dec.soft, m->dec.hard }, m->dec.lower,
+                               in->svc->cap_sys_resource, &eperm);
+        m->module_eperm = m->module_eperm || eperm;
+}
+
+static void set_kind(const struct session_input *in, struct session_model *m, bool limits_ran) {
+        if (limits_ran && (m->pl.kind == LC_SESSION_REFUSED || m->pl.kind == LC_SESSION_FAILS) && m->run.failed) {
+                m->kind = m->pl.kind;
+                snprintf(m->cause, sizeof m->cause, "%s", m->pl.cause);
+        } else if (m->run.failed) {
+                m->kind = LC_SESSION_FAILS;
+                snprintf(m->cause, sizeof m->cause, "the %s session stack fails (a module's result)", in->service);
+        } else
+                m->kind = limits_ran ? m->pl.kind == LC_SESSION_NO_LIMITS ? LC_SESSION_NO_LIMITS : LC_SESSION_LIMITS
+                                     : LC_SESSION_LIMITS;
+}
+
+int session_model_build(const struct session_input *in, struct session_model *ret) {
+        struct session_model m = { .run = { .last_limits = -1, .last_module = -1, .ended_at = -1 } };
+        struct rl_pair cur;
+        bool known, limits_ran = false;
+        int r;
+
+        r = lc_resolve(in->tree, in->id, in->user, in->base, &m.limits);
+        if (r >= 0)
+                r = decide_module(in, &m);
+        if (r >= 0)
+                r = pam_stack_load(in->root, in->service, &m.stack);
+        if (r < 0)
+                goto fail;
+        known = m.start_known = in->svc->rl[RLIMIT_MEMLOCK].known;
+        cur = m.start = (struct rl_pair){ in->svc->rl[RLIMIT_MEMLOCK].soft, in->svc->rl[RLIMIT_MEMLOCK].hard };
+        /* pam_limits' result from the service's limits decides the path through the stack */
+        r = lc_session_outcome(in->tree, &m.limits, in->svc, &m.pl);
+        if (r >= 0)
+                r = stack_run_walk(&m.stack, limits_ret_of(&m.pl),
+                                   m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, &m.run);
+        if (r < 0)
+                goto fail;
+        if (m.stack.error) {
+                m.order = SESSION_NO_STACK;
+                /* no stack to follow: pam_limits, then the module, as the documented order */
+                limits_ran = true;
+                if ((r = run_limits(in, &m, &cur, &known)) < 0)
+                        goto fail;
+                run_module(in, &m, &cur, known);
+        } else {
+                m.order = m.run.last_module < 0 ? SESSION_NO_MODULE :
+                          m.run.last_limits > m.run.last_module ? SESSION_LIMITS_LAST : SESSION_MODULE_LAST;
+                for (size_t i = 0; i < m.run.n_run; i++) {
+                        const char *name = m.stack.v[m.run.run[i]].name;
+                        if (streq(name, "pam_limits")) {
+                                limits_ran = true;
+                                if ((r = run_limits(in, &m, &cur, &known)) < 0)
+                                        goto fail;
+                        } else if (streq(name, "pam_rdmalimit"))
+                                run_module(in, &m, &cur, known);
+                }
+        }
+        m.final_known = known;
+        m.final = cur;
+        set_kind(in, &m, limits_ran);
+        *ret = m;
+        return 0;
+fail:
+        session_model_clear(&m);
+        return r;
+}
+
+void session_model_clear(struct session_model *m) {
+        pam_stack_clear(&m->stack);
+        stack_run_clear(&m->run);
+        lc_result_clear(&m->limits);
+        *m = (struct session_model){};
+}

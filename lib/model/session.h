@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/*
+ * The session model: what a PAM session of a user opened by a service ends with, the one
+ * computation behind `explain`, `verify`, `doctor` and `apply`'s effectiveness check.
+ *
+ *   - the service's session stack as PAM runs it (includes and substacks followed, jumps
+ *     taken, a `requisite` failure or a `sufficient` success ending it), and in it every
+ *     pam_limits and pam_rdmalimit line that runs, in order;
+ *   - each pam_limits run: what the limits model says it does (lc_session_outcome(): the
+ *     release's rules, the clamps, a refused or failing session) from the limits the process
+ *     has at that point;
+ *   - each pam_rdmalimit run: the policy's decision and what setrlimit allows (lib/login/
+ *     rlimit.h, the rules the module itself applies);
+ *   - the service's own limits and capabilities where the session starts (a running process,
+ *     or stated assumptions).
+ * The last module that runs and sets memlock decides it.  Library code: nothing printed.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "limitsconf.h"
+#include "pamstack.h"
+#include "policy.h"
+#include "rlimit.h"
+
+/* How a PAM control (required, [success=1 default=ignore], ...) acts on a return value. */
+enum pam_action {
+        PAM_ACT_IGNORE,
+        PAM_ACT_OK,
+        PAM_ACT_DONE,        /* ok, and the stack ends */
+        PAM_ACT_BAD,
+        PAM_ACT_DIE,         /* bad, and the stack ends */
+        PAM_ACT_RESET,
+        PAM_ACT_JUMP,        /* skip `jump` modules */
+};
+
+/* A module's return value, the part of it a control can distinguish. */
+enum pam_ret {
+        PAM_RET_SUCCESS,
+        PAM_RET_IGNORE,
+        PAM_RET_FAIL,        /* a failure (PAM_PERM_DENIED, PAM_SERVICE_ERR, PAM_SESSION_ERR) */
+};
+
+/* The action of `control` for a return value; *ret_jump for PAM_ACT_JUMP.  -EINVAL when the
+ * control cannot be read. */
+int pam_control_action(const char *control, enum pam_ret ret, enum pam_action *ret_action, unsigned *ret_jump);
+
+/* Which entries of a session stack run. */
+struct stack_run {
+        size_t *run;         /* indices into the stack, in the order they run */
+        size_t n_run;
+        long last_limits;    /* index of the last pam_limits that runs, -1: none */
+        long last_module;    /* the same for pam_rdmalimit */
+        size_t n_limits, n_module;
+        long ended_at;       /* the entry that ended the stack early (requisite, sufficient, done/die), -1 */
+        bool assumed;        /* the path depends on a module whose result is assumed (success) */
+        bool failed;         /* the stack's result is a failure: the session is not opened */
+};
+
+/*
+ * Walk the stack: every module is assumed to succeed but pam_deny (fails), pam_limits
+ * (limits_ret) and pam_rdmalimit (module_ret).  A missing "-session" module is skipped.
+ */
+int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam_ret module_ret,
+                   struct stack_run *ret);
+void stack_run_clear(struct stack_run *r);
+
+/* The order that decides memlock. */
+enum session_order {
+        SESSION_MODULE_LAST,    /* pam_rdmalimit runs after the last pam_limits (or there is none) */
+        SESSION_LIMITS_LAST,    /* the last pam_limits runs after pam_rdmalimit: pam_limits decides */
+        SESSION_NO_MODULE,      /* pam_rdmalimit does not run */
+        SESSION_NO_STACK,       /* the stack could not be read */
+};
+const char *session_order_name(enum session_order o);   /* "after-pam_limits", ... */
+
+/* The service's own limits and capabilities where a session starts. */
+int session_service_from_pid(pid_t pid, struct lc_service *ret);
+/* The running daemon of a PAM service (sshd: /usr/sbin/sshd, root-owned, the listener),
+ * -ESRCH when none runs. */
+int session_service_find(const char *service, pid_t *ret_pid);
+/* Stated assumptions when no process can be asked: PID 1's memlock limits (what a service
+ * started by init has by default) and this process's CAP_SYS_RESOURCE. */
+void session_service_assume(const char *root, struct lc_service *ret);
+
+struct session_input {
+        const char *root;                /* NULL: / */
+        const char *service;             /* PAM service, e.g. "sshd" */
+        const struct lc_tree *tree;
+        struct ident *id;
+        const char *user;
+        const struct lc_baseline *base;
+        const struct lc_service *svc;
+        const struct policy *policy;     /* NULL: the module leaves memlock alone */
+        const struct hw_summary *hw;     /* for auto rules; may be NULL when not needed */
+};
+
+struct session_model {
+        struct pam_stack stack;
+        struct stack_run run;
+        enum session_order order;
+        struct lc_result limits;         /* pam_limits' resolution for the user */
+        struct lc_session pl;            /* the last pam_limits run */
+        bool module_matched;             /* the policy has a rule for the user that sets a value */
+        struct policy_decision dec;
+        bool module_eperm;               /* the module could not reach its target */
+        bool start_known;
+        struct rl_pair start;            /* the service's memlock */
+        bool final_known;
+        struct rl_pair final;            /* what the session ends with */
+        enum lc_session_kind kind;       /* the session as a whole */
+        char cause[512];
+};
+
+/* Build the model.  -ENOMEM and lc_resolve() errors only; everything else is in *ret. */
+int session_model_build(const struct session_input *in, struct session_model *ret);
+void session_model_clear(struct session_model *m);

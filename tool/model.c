@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The inputs of the session model (lib/model/session.h) as the tool gathers them from its
+ * options: the limits tree, the users, the PID 1 baseline, the service process (--pid, the
+ * running daemon of --service, or stated assumptions), the policy the module in that stack
+ * reads (its conf=), and the hardware it would see (its cache=).  explain and verify both
+ * start here, so they compute one session the same way.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "hwcache.h"
+#include "ident.h"
+#include "pamstack.h"
+#include "size.h"
+#include "tool.h"
+
+/* The value of a module argument KEY= ("conf=", "cache=") in a stack line's arguments, or NULL. */
+static char *module_arg(const char *args, const char *key) {
+        const char *a = strstr(args, key);
+        size_t k = strlen(key);
+        if (!a || (a != args && a[-1] != ' ' && a[-1] != '\t'))
+                return NULL;
+        return strndup(a + k, strcspn(a + k, " \t"));
+}
+
+/* The service process: --pid, else the running daemon of the service, else assumptions. */
+static int load_service(const struct ctx *c, const char *service, pid_t want, struct tool_session *s) {
+        pid_t pid = want;
+        int r;
+
+        if (pid <= 0 && !c->root && session_service_find(service, &pid) < 0)
+                pid = 0;
+        if (pid > 0) {
+                r = session_service_from_pid(pid, &s->svc);
+                if (r < 0 && want > 0) {
+                        log_error("--pid %d: cannot read its limits: %s", (int)want, strerror(-r));
+                        return EXIT_FINDINGS;
+                }
+                if (r >= 0)
+                        return 0;
+        }
+        session_service_assume(c->root, &s->svc);
+        return 0;
+}
+
+/* The policy pam_rdmalimit in the service's stack reads (its conf=, unless --conf), and the
+ * cache (--cache, else its cache=, "" for none, else the default). */
+static void module_paths(const struct ctx *c, const struct pam_stack *st, struct ctx *cc, char **ret_conf,
+                         char **ret_cache_arg) {
+        long mod = st->error ? -1 : pam_stack_find(st, "pam_rdmalimit");
+
+        *ret_conf = *ret_cache_arg = NULL;
+        if (mod < 0)
+                return;
+        if (!(c->given & OPT_CONF)) {
+                *ret_conf = module_arg(st->v[mod].args, "conf=");
+                if (*ret_conf && **ret_conf)
+                        cc->policy_path = *ret_conf;
+        }
+        *ret_cache_arg = module_arg(st->v[mod].args, "cache=");
+}
+
+static void load_policy(const struct ctx *cc, struct tool_session *s) {
+        struct diag_list d = {};
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0, n = 0;
+        int r = check_policy_file(cc, &d, &s->p, &text, &len);
+
+        s->have_policy = r >= 0;
+        for (size_t i = 0; r < 0 && r != -ENOENT && i < d.n && n + 2 < sizeof s->refused; i++)
+                n += (size_t)snprintf(s->refused + n, sizeof s->refused - n, "%s%s%s%s", n ? "; " : "",
+                                      d.v[i].path ? d.v[i].path : "", d.v[i].path ? ": " : "", d.v[i].message);
+        if (r < 0 && r != -ENOENT && !n)
+                snprintf(s->refused, sizeof s->refused, "%s", strerror(-r));
+        diag_list_clear(&d);
+}
+
+/* The hardware the module sees: the cache it reads when valid, else a live probe. */
+static int load_hardware(const struct ctx *c, const char *cache_arg, struct tool_session *s) {
+        const char *cache = (c->given & OPT_CACHE) ? c->cache : cache_arg ? cache_arg : HW_CACHE_PATH;
+        const char *root = c->root && !(c->given & OPT_CACHE) ? c->root : NULL;
+        _cleanup_free_ char *shown = NULL;
+
+        if (cache && !*cache)
+                cache = NULL;
+        if (cache && root)
+                shown = fs_root_path(c->root, cache);
+        if (cache)
+                snprintf(s->cache, sizeof s->cache, "%s", shown ? shown : cache);
+        if (hw_cache_in_root_or_probe(root, cache, &s->p->hw.sel, &s->hw, &s->cache_r) < 0)
+                return -ENOMEM;
+        s->hw_cached = s->cache_r == 0;
+        return 0;
+}
+
+static bool needs_hardware(struct tool_session *s, const char *user) {
+        const struct id_user *u;
+        char **groups = NULL;
+        size_t n = 0;
+        bool needs;
+
+        if (!s->p || ident_user(s->id, user, &u) < 0 || policy_user_groups(s->p, s->id, u, &groups, &n) < 0)
+                return false;
+        needs = policy_needs_hw(s->p, u->name, (const char *const *)groups, n);
+        ident_strv_free(groups);
+        return needs;
+}
+
+static int load_tree(const struct ctx *c, const char *user, struct tool_session *s) {
+        int r;
+
+        if (ctx_ident(c, &s->id) < 0 || ctx_load_tree(c, &s->t) < 0)
+                return EXIT_FINDINGS;
+        r = lc_baseline_load(s->t, c->proc1, &s->base);
+        if (r < 0) {
+                log_error("cannot read the PID 1 limits: %s", strerror(-r));
+                return EXIT_FINDINGS;
+        }
+        r = ident_user(s->id, user, &s->u);
+        if (r == -ENOENT) {
+                log_error("user '%s' does not exist%s (pam_limits would fail the session)", user,
+                          c->root ? " in the root's etc/passwd" : "");
+                return EXIT_FINDINGS;
+        }
+        if (r < 0) {
+                log_error("cannot look up user '%s': %s", user, strerror(-r));
+                return EXIT_FINDINGS;
+        }
+        return 0;
+}
+
+int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *s) {
+        _cleanup_free_ char *conf_arg = NULL, *cache_arg = NULL;
+        struct pam_stack st = {};
+        struct ctx cc = *c;
+        int r;
+
+        *s = (struct tool_session){ .service = c->service ? c->service : "sshd" };
+        r = load_tree(c, user, s);
+        if (r)
+                return r;
+        if ((r = load_service(c, s->service, pid, s)))
+                return r;
+        if (pam_stack_load(c->root, s->service, &st) < 0)
+                return EXIT_FINDINGS;
+        module_paths(c, &st, &cc, &conf_arg, &cache_arg);
+        pam_stack_clear(&st);
+        load_policy(&cc, s);
+        if (s->p && needs_hardware(s, user) && load_hardware(c, cache_arg, s) < 0)
+                return EXIT_FINDINGS;
+        struct session_input in = {
+                .root = c->root, .service = s->service, .tree = s->t, .id = s->id, .user = user,
+                .base = &s->base, .svc = &s->svc, .policy = s->p, .hw = s->hw,
+        };
+        r = session_model_build(&in, &s->m);
+        if (r < 0) {
+                log_error("cannot model a session of '%s': %s", user, strerror(-r));
+                return EXIT_FINDINGS;
+        }
+        return 0;
+}
+
+void tool_session_clear(struct tool_session *s) {
+        session_model_clear(&s->m);
+        hw_summary_free(s->hw);
+        policy_free(s->p);
+        lc_tree_free(s->t);
+        ident_free(s->id);
+        *s = (struct tool_session){};
+}
