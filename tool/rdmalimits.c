@@ -41,6 +41,10 @@ static const struct command commands[] = {
           "as the calling user, really pin SIZE (mlock, AF_XDP UMEM, ibv_reg_mr) and say what failed" },
         { "probe", cmd_probe, OPT_CONF | OPT_SAVE | OPT_CACHE, 0, 0, "",
           "RDMA devices, AF_XDP interfaces, RAM, and the auto value of the policy" },
+        { "enable", cmd_enable, OPT_SERVICE | OPT_CHECK | OPT_DIFF, 0, -1, "[SERVICE...]",
+          "put pam_rdmalimit after the last pam_limits of the PAM stacks that need it" },
+        { "disable", cmd_disable, OPT_SERVICE | OPT_CHECK | OPT_DIFF, 0, -1, "[SERVICE...]",
+          "take out the lines rdmalimits enable added" },
 };
 
 static void usage(FILE *out) {
@@ -58,13 +62,14 @@ static void usage(FILE *out) {
               "     --file NAME       apply/remove: the drop-in in limits.d (default " DROPIN_DEFAULT_NAME ")\n"
               "     --unit UNIT       apply/remove: LimitMEMLOCK= in a systemd drop-in for UNIT instead\n"
               "     --reload          apply/remove --unit: run systemctl daemon-reload afterwards\n"
-              "     --check           apply/remove: change nothing; exit 3 when something would change\n"
-              "     --diff            apply/remove: show the change as a unified diff\n"
+              "     --check           apply/remove/enable/disable: change nothing; exit 3 when something would change\n"
+              "     --diff            apply/remove/enable/disable: show the change as a unified diff\n"
               "     --force           apply/remove: take over a drop-in without the rdmalimits marker;\n"
               "                       pin-test: pin more than half of MemAvailable when no limit applies\n"
               "     --policy          check: validate the policy file too\n"
               "     --conf FILE       the policy file (default " POLICY_PATH ")\n"
-              "     --service NAME    explain: the PAM service whose stack decides the order (default sshd)\n"
+              "     --service NAME    explain: the PAM service whose stack decides the order (default sshd);\n"
+              "                       enable/disable: a service to edit (repeatable; default: those that need it)\n"
               "     --pid PID         doctor: also examine this running process\n"
               "     --unit UNIT       doctor: also examine this systemd unit\n"
               "     --ssh DEST        verify: log in with ssh to DEST (options for ssh after --)\n"
@@ -306,6 +311,7 @@ static int run(int argc, char **argv) {
         int npos = 0, opt;
         char buf[256];
         bool flavour_set = false;
+        _cleanup_free_ const char **services = NULL;
 
         pos = calloc((size_t)argc + 1, sizeof(char *));
         if (!pos) {
@@ -371,6 +377,12 @@ static int run(int argc, char **argv) {
                 case ARG_SERVICE:
                         c.service = optarg;
                         c.given |= OPT_SERVICE;
+                        if (!services && !(services = calloc((size_t)argc, sizeof(*services)))) {
+                                log_error("out of memory");
+                                free(pos);
+                                return EXIT_FINDINGS;
+                        }
+                        services[c.n_services++] = optarg;
                         break;
                 case ARG_SSH:
                         c.ssh = optarg;
@@ -475,6 +487,7 @@ static int run(int argc, char **argv) {
                 c.policy_path = c.root ? "/etc/security/rdmalimit.conf" : POLICY_PATH;
         log_set_quiet(c.quiet);
 
+        c.services = services;
         int r = cmd->run(&c);
         free(pos);
         return r;

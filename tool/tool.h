@@ -49,6 +49,8 @@ struct ctx {
         bool check, diff, force, policy, save, reload;
         const char *policy_path; /* --conf: the policy file (default /etc/security/rdmalimit.conf) */
         const char *service, *ssh, *unit, *proc1;
+        const char **services;   /* every --service, in order (enable, disable) */
+        size_t n_services;
         const char *cache;       /* --cache: the hardware cache file */
         const char *pid;
         int argc;                /* positional arguments after the command word */
@@ -75,6 +77,8 @@ int cmd_probe(struct ctx *c);
 int cmd_pintest(struct ctx *c);
 int cmd_verify(struct ctx *c);
 int cmd_doctor(struct ctx *c);
+int cmd_enable(struct ctx *c);
+int cmd_disable(struct ctx *c);
 int cmd_unit(struct ctx *c, bool removing);
 
 /* shared helpers (rdmalimits.c) */

@@ -152,3 +152,19 @@ long pam_stack_find(const struct pam_stack *s, const char *name) {
                         return (long)i;
         return -1;
 }
+
+unsigned pam_line_split(char *line, char *words[static 3], char **ret_rest) {
+        char *p = line, *c;
+        unsigned n = 0;
+
+        if ((c = strchr(p, '#')))
+                *c = '\0';
+        p[strcspn(p, "\r\n")] = '\0';
+        words[0] = words[1] = words[2] = NULL;
+        while (n < 3 && (words[n] = next_word(&p)))
+                n++;
+        while (*p == ' ' || *p == '\t')
+                p++;
+        *ret_rest = p;
+        return n;
+}

@@ -27,3 +27,8 @@ int pam_stack_load(const char *root, const char *service, struct pam_stack *ret)
 void pam_stack_clear(struct pam_stack *s);
 /* Index of the first entry whose module name is `name` ("pam_limits"), or -1. */
 long pam_stack_find(const struct pam_stack *s, const char *name);
+/* Split one line of a stack file, in place, as pam_stack_load() reads it: the comment ('#' to
+ * the end) and the newline cut, then up to three words (a bracketed control, "[a=b c=d]", is one
+ * word; words[] NULL past the last), *ret_rest the rest ("" when none).  Returns how many
+ * words it found.  A bracket that is not closed stays in words[1] as read, without ']'. */
+unsigned pam_line_split(char *line, char *words[static 3], char **ret_rest);

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "fsutil.h"
+#include "macro.h"
+#include "pamedit.h"
+#include "pamstack.h"
+
+static void line_clear(struct pam_line *l) {
+        free(l->text);
+        free(l->type);
+        free(l->control);
+        free(l->module);
+        free(l->name);
+        free(l->include);
+        *l = (struct pam_line){};
+}
+
+void pam_file_clear(struct pam_file *f) {
+        for (size_t i = 0; i < f->n; i++)
+                line_clear(&f->v[i]);
+        free(f->v);
+        free(f->display);
+        *f = (struct pam_file){};
+}
+
+static bool is_type(const char *s) {
+        return strcasecmp(s, "auth") == 0 || strcasecmp(s, "account") == 0 || strcasecmp(s, "password") == 0 ||
+               strcasecmp(s, "session") == 0;
+}
+
+static bool is_control_word(const char *s) {
+        static const char *const words[] = { "required", "requisite", "sufficient", "optional", "include", "substack" };
+        for (size_t i = 0; i < ELEMENTSOF(words); i++)
+                if (strcasecmp(s, words[i]) == 0)
+                        return true;
+        return false;
+}
+
+/* The comment of a line (after its first '#'), without surrounding blanks, is the mark? */
+static bool has_mark(const char *text) {
+        const char *c = strchr(text, '#');
+        if (!c)
+                return false;
+        c++;
+        c += strspn(c, " \t");
+        size_t n = strcspn(c, "\r\n");
+        while (n > 0 && (c[n - 1] == ' ' || c[n - 1] == '\t'))
+                n--;
+        return n == strlen(PAMEDIT_MARK) && strncmp(c, PAMEDIT_MARK, n) == 0;
+}
+
+/* Parse one line (text: its bytes, no newline) into l.  0, -ENOMEM, or -EBADMSG with *why. */
+static int line_parse(const char *text, unsigned lineno, struct pam_line *ret, const char **why) {
+        _cleanup_free_ char *buf = NULL;
+        struct pam_line l = { .lineno = lineno };
+        char *w[3], *rest;
+        unsigned n;
+        size_t tl = strlen(text);
+
+        *why = NULL;
+        /* a continued line: pam_stack_load() reads it as two, libpam as one */
+        size_t e = tl;
+        while (e > 0 && (text[e - 1] == '\r' || text[e - 1] == ' ' || text[e - 1] == '\t'))
+                e--;
+        const char *hash = strchr(text, '#');
+        if (e > 0 && text[e - 1] == '\\' && (!hash || hash > text + e - 1)) {
+                *why = "a continued line (ending in '\\') is not understood";
+                return -EBADMSG;
+        }
+        buf = strdup(text);
+        l.text = strdup(text);
+        if (!buf || !l.text) {
+                free(l.text);
+                return -ENOMEM;
+        }
+        n = pam_line_split(buf, w, &rest);
+        l.marked = has_mark(text);
+        if (n == 0) {
+                l.kind = PAM_LINE_BLANK;
+                *ret = l;
+                return 0;
+        }
+        if (streq(w[0], "@include")) {
+                if (n < 2)
+                        *why = "@include without a file name";
+                else if (n > 2 || *rest)
+                        *why = "@include takes one file name";
+                else if (strchr(w[1], '/'))
+                        *why = "an included file given by path is not understood (only names in pam.d)";
+                if (*why) {
+                        line_clear(&l);
+                        return -EBADMSG;
+                }
+                l.kind = PAM_LINE_INCLUDE;
+                if (!(l.include = strdup(w[1]))) {
+                        line_clear(&l);
+                        return -ENOMEM;
+                }
+                *ret = l;
+                return 0;
+        }
+        l.dash = w[0][0] == '-';
+        if (!is_type(w[0] + l.dash))
+                *why = "unknown module type (expected auth, account, password or session)";
+        else if (n < 3)
+                *why = n < 2 ? "no control and no module" : "no module";
+        else if (w[1][0] == '[' && w[1][strlen(w[1]) - 1] != ']')
+                *why = "the bracketed control is not closed with ']'";
+        else if (w[1][0] != '[' && !is_control_word(w[1]))
+                *why = "unknown control (expected required, requisite, sufficient, optional, include, substack or [...])";
+        else if ((strcasecmp(w[1], "include") == 0 || strcasecmp(w[1], "substack") == 0) && strchr(w[2], '/'))
+                *why = "an included file given by path is not understood (only names in pam.d)";
+        if (*why) {
+                line_clear(&l);
+                return -EBADMSG;
+        }
+        l.kind = PAM_LINE_RULE;
+        const char *base = strrchr(w[2], '/');
+        base = base ? base + 1 : w[2];
+        size_t bl = strlen(base);
+        if (bl > 3 && streq(base + bl - 3, ".so"))
+                bl -= 3;
+        l.type = strdup(w[0] + l.dash);
+        l.control = strdup(w[1]);
+        l.module = strdup(w[2]);
+        l.name = strndup(base, bl);
+        if (!l.type || !l.control || !l.module || !l.name) {
+                line_clear(&l);
+                return -ENOMEM;
+        }
+        if (strcasecmp(w[1], "include") == 0 || strcasecmp(w[1], "substack") == 0) {
+                if (!(l.include = strdup(w[2]))) {
+                        line_clear(&l);
+                        return -ENOMEM;
+                }
+        }
+        *ret = l;
+        return 0;
+}
+
+static int push_line(struct pam_file *f, size_t at, struct pam_line *l) {
+        struct pam_line *v = reallocarray(f->v, f->n + 1, sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        f->v = v;
+        memmove(&f->v[at + 1], &f->v[at], (f->n - at) * sizeof(*v));
+        f->v[at] = *l;
+        f->n++;
+        *l = (struct pam_line){};
+        return 0;
+}
+
+int pam_file_parse(const char *display, const char *text, size_t len, struct pam_file *ret, struct diag_list *d) {
+        struct pam_file f = {};
+        unsigned lineno = 0;
+        bool bad = false;
+        int r;
+
+        f.display = strdup(display);
+        if (!f.display)
+                return -ENOMEM;
+        f.final_newline = len == 0 || text[len - 1] == '\n';
+        for (size_t pos = 0; pos < len;) {
+                const char *s = text + pos;
+                const char *nl = memchr(s, '\n', len - pos);
+                size_t ll = nl ? (size_t)(nl - s) : len - pos;
+                lineno++;
+                pos += ll + (nl ? 1 : 0);
+                if (memchr(s, '\0', ll)) {
+                        bad = true;
+                        if (diag_add(d, DIAG_ERROR, display, lineno, "a NUL byte: not a text file") < 0)
+                                goto oom;
+                        continue;
+                }
+                _cleanup_free_ char *one = strndup(s, ll);
+                struct pam_line l;
+                const char *why;
+                if (!one)
+                        goto oom;
+                r = line_parse(one, lineno, &l, &why);
+                if (r == -EBADMSG) {
+                        bad = true;
+                        if (diag_add(d, DIAG_ERROR, display, lineno, "%s", why) < 0)
+                                goto oom;
+                        continue;
+                }
+                if (r < 0)
+                        goto oom;
+                if (bad) {
+                        line_clear(&l);
+                        continue;
+                }
+                if (push_line(&f, f.n, &l) < 0) {
+                        line_clear(&l);
+                        goto oom;
+                }
+        }
+        if (bad) {
+                pam_file_clear(&f);
+                return -EBADMSG;
+        }
+        *ret = f;
+        return 0;
+oom:
+        pam_file_clear(&f);
+        return -ENOMEM;
+}
+
+char *pam_file_render(const struct pam_file *f) {
+        size_t len = 1;
+        for (size_t i = 0; i < f->n; i++)
+                len += strlen(f->v[i].text) + 1;
+        char *s = malloc(len), *p = s;
+        if (!s)
+                return NULL;
+        for (size_t i = 0; i < f->n; i++) {
+                size_t l = strlen(f->v[i].text);
+                memcpy(p, f->v[i].text, l);
+                p += l;
+                if (i + 1 < f->n || f->final_newline)
+                        *p++ = '\n';
+        }
+        *p = '\0';
+        return s;
+}
+
+int pam_file_insert_mark(struct pam_file *f, size_t idx) {
+        struct pam_line l;
+        const char *why;
+        size_t at = idx == SIZE_MAX ? 0 : idx + 1;
+        int r;
+
+        if (at > f->n)
+                return -EINVAL;
+        r = line_parse(PAMEDIT_LINE, 0, &l, &why);
+        if (r < 0)
+                return r == -EBADMSG ? -EINVAL : r;
+        /* a file without a final newline gets one before the new last line */
+        if (at == f->n)
+                f->final_newline = true;
+        r = push_line(f, at, &l);
+        if (r < 0)
+                line_clear(&l);
+        return r;
+}
+
+static bool is_ours(const struct pam_line *l) {
+        return l->kind == PAM_LINE_RULE && l->marked && streq(l->name, "pam_rdmalimit");
+}
+
+size_t pam_file_remove_marked(struct pam_file *f) {
+        size_t k = 0, removed = 0;
+        for (size_t i = 0; i < f->n; i++) {
+                if (is_ours(&f->v[i])) {
+                        line_clear(&f->v[i]);
+                        removed++;
+                        continue;
+                }
+                f->v[k++] = f->v[i];
+        }
+        f->n = k;
+        return removed;
+}
+
+static bool is_session(const struct pam_line *l) {
+        return l->kind == PAM_LINE_RULE && strcasecmp(l->type, "session") == 0;
+}
+
+int pam_file_mark_after_limits(struct pam_file *f) {
+        size_t last = SIZE_MAX;
+        for (size_t i = 0; i < f->n; i++)
+                if (is_session(&f->v[i]) && !f->v[i].include && streq(f->v[i].name, "pam_limits"))
+                        last = i;
+        if (last == SIZE_MAX)
+                return -ENOENT;
+        for (size_t i = last + 1; i < f->n; i++)
+                if (is_session(&f->v[i]) && !f->v[i].include && streq(f->v[i].name, "pam_rdmalimit"))
+                        return 1;
+        return pam_file_insert_mark(f, last);
+}
+
+const char *pam_manager_name(enum pam_manager m) {
+        switch (m) {
+        case PAM_MANAGER_PAM_AUTH_UPDATE:
+                return "pam-auth-update";
+        case PAM_MANAGER_AUTHSELECT:
+                return "authselect";
+        default:
+                return "none";
+        }
+}
+
+enum pam_manager pam_text_manager(const char *text) {
+        if (strstr(text, "managed by pam-auth-update") ||
+            strstr(text, "# here are the per-package modules (the \"Primary\" block)") ||
+            strstr(text, "# end of pam-auth-update config"))
+                return PAM_MANAGER_PAM_AUTH_UPDATE;
+        if (strstr(text, "Generated by authselect"))
+                return PAM_MANAGER_AUTHSELECT;
+        return PAM_MANAGER_NONE;
+}
+
+int pam_service_manager(const char *root, const char *name, enum pam_manager *ret) {
+        _cleanup_free_ char *rel = NULL, *text = NULL;
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        char target[4096];
+        int r;
+
+        if (strchr(name, '/'))
+                return -EINVAL;
+        if (asprintf(&rel, "/etc/pam.d/%s", name) < 0)
+                return -ENOMEM;
+        r = fs_stat_in_root(root, rel, true, &st);
+        if (r < 0)
+                return r;
+        if (S_ISLNK(st.st_mode) && fs_readlink_in_root(root, rel, target, sizeof target) >= 0 &&
+            strstr(target, "authselect/")) {
+                *ret = PAM_MANAGER_AUTHSELECT;
+                return 0;
+        }
+        r = fs_open_config_in_root(root, rel, false, false, &fd, NULL);
+        if (r < 0)
+                return r;
+        r = fs_read_all(fd, 1024 * 1024, &text, NULL);
+        if (r < 0)
+                return r;
+        *ret = pam_text_manager(text);
+        return 0;
+}
+
+/* One session module line of the flattened stack. */
+struct step {
+        size_t top;            /* the service file's line that brings it */
+        const char *file;
+        unsigned line;
+        const char *name;
+        bool in_service, marked;
+        enum pam_manager manager;
+};
+
+struct known {
+        char *name;
+        enum pam_manager manager;
+};
+
+static const char *file_base(const char *path) {
+        const char *b = strrchr(path, '/');
+        return b ? b + 1 : path;
+}
+
+static enum pam_manager manager_of(const char *root, const char *display, struct known **k, size_t *nk) {
+        const char *name = file_base(display);
+        for (size_t i = 0; i < *nk; i++)
+                if (streq((*k)[i].name, name))
+                        return (*k)[i].manager;
+        enum pam_manager m = PAM_MANAGER_NONE;
+        if (pam_service_manager(root, name, &m) < 0)
+                m = PAM_MANAGER_NONE;
+        struct known *v = reallocarray(*k, *nk + 1, sizeof(*v));
+        if (v) {
+                *k = v;
+                if ((v[*nk].name = strdup(name))) {
+                        v[*nk].manager = m;
+                        (*nk)++;
+                }
+        }
+        return m;
+}
+
+static void where_set(char *buf, const char *file, unsigned line) {
+        if (line)
+                snprintf(buf, PAMEDIT_WHERE_MAX, "%s:%u", file, line);
+        else
+                snprintf(buf, PAMEDIT_WHERE_MAX, "%s (the line to be added)", file);
+}
+
+int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan *ret) {
+        struct pam_stack *inc = NULL;
+        size_t ninc = 0, nsteps = 0;
+        struct step *steps = NULL;
+        struct known *known = NULL;
+        size_t nknown = 0;
+        struct pam_plan p = { .verdict = PAM_V_NO_LIMITS };
+        int r = 0;
+
+        for (size_t i = 0; i < f->n; i++) {
+                const struct pam_line *l = &f->v[i];
+                bool brings = l->kind == PAM_LINE_INCLUDE || (is_session(l) && l->include);
+                if (!brings && !is_session(l))
+                        continue;
+                size_t add = 1;
+                if (brings) {
+                        struct pam_stack *v = reallocarray(inc, ninc + 1, sizeof(*v));
+                        if (!v) {
+                                r = -ENOMEM;
+                                goto out;
+                        }
+                        inc = v;
+                        r = pam_stack_load(root, l->include, &inc[ninc]);
+                        if (r < 0)
+                                goto out;
+                        ninc++;
+                        if (inc[ninc - 1].error < 0) {
+                                p = (struct pam_plan){ .verdict = PAM_V_BROKEN, .error = inc[ninc - 1].error };
+                                where_set(p.where, f->display, l->lineno);
+                                goto done;
+                        }
+                        add = inc[ninc - 1].n;
+                }
+                struct step *sv = reallocarray(steps, nsteps + add + 1, sizeof(*sv));
+                if (!sv) {
+                        r = -ENOMEM;
+                        goto out;
+                }
+                steps = sv;
+                if (!brings) {
+                        steps[nsteps++] = (struct step){ .top = i, .file = f->display, .line = l->lineno,
+                                                         .name = l->name, .in_service = true, .marked = l->marked };
+                        continue;
+                }
+                const struct pam_stack *s = &inc[ninc - 1];
+                for (size_t k = 0; k < s->n; k++)
+                        steps[nsteps++] = (struct step){ .top = i, .file = s->v[k].file, .line = s->v[k].line,
+                                                         .name = s->v[k].name,
+                                                         .manager = manager_of(root, s->v[k].file, &known, &nknown) };
+        }
+
+        size_t last = SIZE_MAX;
+        for (size_t i = 0; i < nsteps; i++)
+                if (streq(steps[i].name, "pam_limits"))
+                        last = i;
+        if (last == SIZE_MAX)
+                goto done;
+        const struct step *L = &steps[last];
+        where_set(p.limits_where, L->file, L->line);
+        for (size_t i = 0; i < last; i++)
+                if (steps[i].manager != PAM_MANAGER_NONE)
+                        p.after_managed = true;
+        for (size_t i = last + 1; i < nsteps; i++)
+                if (steps[i].manager != PAM_MANAGER_NONE)
+                        p.managed_later = true;
+        for (size_t i = last + 1; i < nsteps; i++)
+                if (streq(steps[i].name, "pam_rdmalimit")) {
+                        p.verdict = PAM_V_DONE;
+                        p.ours_done = steps[i].in_service && steps[i].marked;
+                        where_set(p.where, steps[i].file, steps[i].line);
+                        goto done;
+                }
+        if (L->manager != PAM_MANAGER_NONE) {
+                p.verdict = PAM_V_MANAGED;
+                p.manager = L->manager;
+                snprintf(p.managed_file, sizeof p.managed_file, "%s", file_base(L->file));
+                snprintf(p.where, sizeof p.where, "%s", p.limits_where);
+                goto done;
+        }
+        for (size_t i = 0; i < last; i++)
+                if (streq(steps[i].name, "pam_rdmalimit") && steps[i].manager == PAM_MANAGER_NONE &&
+                    !(steps[i].in_service && steps[i].marked)) {
+                        p.verdict = PAM_V_CONFLICT;
+                        where_set(p.where, steps[i].file, steps[i].line);
+                        goto done;
+                }
+        p.verdict = PAM_V_INSERT;
+        p.at = L->top;
+done:
+        *ret = p;
+        r = 0;
+out:
+        for (size_t i = 0; i < ninc; i++)
+                pam_stack_clear(&inc[i]);
+        free(inc);
+        free(steps);
+        for (size_t i = 0; i < nknown; i++)
+                free(known[i].name);
+        free(known);
+        return r;
+}

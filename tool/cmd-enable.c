@@ -1,0 +1,812 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * enable and disable: put `session optional pam_rdmalimit.so` after the last pam_limits of
+ * the PAM stacks that need a line of their own, or take out the lines enable added.
+ *
+ * Files a distribution's tool manages are never edited: on Debian the common-* files belong
+ * to pam-auth-update (the module goes there through the profile /usr/share/pam-configs/
+ * rdmalimit), on RHEL-like systems system-auth and password-auth belong to authselect (the
+ * module goes into a custom profile, custom/rdmalimit).  Everything is planned first; a stack
+ * that is not understood stops the run before anything is written.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "pamedit.h"
+#include "pamstack.h"
+#include "tool.h"
+
+#define PAM_DIR "/etc/pam.d"
+#define PAM_CONFIGS_PROFILE "/usr/share/pam-configs/rdmalimit"
+#define AUTHSELECT_CONF "/etc/authselect/authselect.conf"
+#define AUTHSELECT_PROFILE_DIR "/etc/authselect/custom/rdmalimit"
+#define AUTHSELECT_PROFILE "custom/rdmalimit"
+
+extern char **environ;
+
+/* One file enable or disable may rewrite. */
+struct target {
+        char *name;              /* in its directory */
+        char *display;           /* for messages */
+        int dirfd;               /* borrowed */
+        char *old;
+        size_t old_len;
+        mode_t mode;
+        bool symlink;
+        struct pam_file f;
+        char *text;              /* the new text, when it changes */
+        char note[3 * PAMEDIT_WHERE_MAX + 256];
+};
+
+struct run {
+        const struct ctx *c;
+        bool disabling;
+        int pamfd, lockfd, profilefd;
+        struct target *t;
+        size_t nt;
+        unsigned errors;
+        bool pending;            /* commands remain (printed or run) */
+        bool need_pau, need_authselect;
+        char **cmds;             /* the commands of the distribution's mechanism, as shown */
+        size_t ncmds;
+        /* what the mechanism runs (not under --root, --check, or when the tool is missing) */
+        bool run_pau, run_authselect_create;
+        char authselect_base[256], authselect_features[1024];
+};
+
+static void run_done(struct run *r) {
+        for (size_t i = 0; i < r->nt; i++) {
+                free(r->t[i].name);
+                free(r->t[i].display);
+                free(r->t[i].old);
+                free(r->t[i].text);
+                pam_file_clear(&r->t[i].f);
+        }
+        free(r->t);
+        for (size_t i = 0; i < r->ncmds; i++)
+                free(r->cmds[i]);
+        free(r->cmds);
+        if (r->pamfd >= 0)
+                close(r->pamfd);
+        if (r->profilefd >= 0)
+                close(r->profilefd);
+        if (r->lockfd >= 0)
+                close(r->lockfd);
+}
+
+static char *display_of(const struct ctx *c, const char *abs) {
+        char *s = NULL;
+        /* as pamstack.h names the files of a stack: relative to the root under --root */
+        if (asprintf(&s, "%s", fs_root_is_set(c->root) ? abs + 1 : abs) < 0)
+                return NULL;
+        return s;
+}
+
+static int add_cmd(struct run *r, const char *fmt, ...) _printf_(2, 3);
+static int add_cmd(struct run *r, const char *fmt, ...) {
+        char *s = NULL;
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        char **v = n < 0 ? NULL : reallocarray(r->cmds, r->ncmds + 1, sizeof(*v));
+        if (!v) {
+                free(n < 0 ? NULL : s);
+                log_error("out of memory");
+                return -ENOMEM;
+        }
+        r->cmds = v;
+        r->cmds[r->ncmds++] = s;
+        return 0;
+}
+
+static bool valid_name(const char *s) {
+        return *s && !strchr(s, '/') && !streq(s, ".") && !streq(s, "..") && strlen(s) < 200;
+}
+
+/* Names in pam.d that are not services: editors' and package managers' copies, ours. */
+static bool skipped_name(const char *s) {
+        static const char *const suffixes[] = { PAMEDIT_BACKUP_SUFFIX, "~", ".bak", ".orig", ".old", ".swp",
+                                                ".dpkg-old", ".dpkg-new", ".dpkg-dist", ".dpkg-tmp", ".dpkg-bak",
+                                                ".ucf-old", ".ucf-new", ".ucf-dist", ".rpmnew", ".rpmsave",
+                                                ".pacnew", ".pacsave" };
+        size_t l = strlen(s);
+        if (s[0] == '.')
+                return true;
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+                size_t k = strlen(suffixes[i]);
+                if (l > k && streq(s + l - k, suffixes[i]))
+                        return true;
+        }
+        return false;
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The services of pam.d, sorted.  0 or an exit code. */
+static int list_services(const struct run *r, char ***ret, size_t *ret_n) {
+        _cleanup_close_ int fd = fcntl(r->pamfd, F_DUPFD_CLOEXEC, 3);
+        char **v = NULL;
+        size_t n = 0;
+        DIR *d;
+        struct dirent *de;
+
+        if (fd < 0 || !(d = fdopendir(fd))) {
+                log_error("%s: %s", PAM_DIR, strerror(errno));
+                return EXIT_FINDINGS;
+        }
+        fd = -1;
+        rewinddir(d);
+        while ((de = readdir(d))) {
+                if (skipped_name(de->d_name) || !valid_name(de->d_name))
+                        continue;
+                if (de->d_type != DT_REG && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+                        continue;
+                char **nv = reallocarray(v, n + 1, sizeof(*nv));
+                if (!nv || !(nv[n] = strdup(de->d_name))) {
+                        free(nv ? nv : v);
+                        closedir(d);
+                        log_error("out of memory");
+                        return EXIT_FINDINGS;
+                }
+                v = nv;
+                n++;
+        }
+        closedir(d);
+        qsort(v, n, sizeof(*v), cmp_str);
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+/* Read and parse dirfd/name into a new target.  Returns the target, or NULL with r->errors
+ * counted (or quietly when missing_ok and it does not exist). */
+static struct target *target_load(struct run *r, int dirfd, const char *dir, const char *name, bool missing_ok) {
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *abs = NULL;
+        struct diag_list diags = {};
+        struct stat st;
+        struct target t = { .dirfd = dirfd };
+        int k;
+
+        if (asprintf(&abs, "%s/%s", dir, name) < 0 || !(t.display = display_of(r->c, abs)) || !(t.name = strdup(name)))
+                goto oom;
+        k = fs_open_config(dirfd, name, false, true, &fd, &st);
+        if (k == -ELOOP) {
+                /* read through the link (inside the root), never written through */
+                t.symlink = true;
+                k = fs_open_config_in_root(r->c->root, abs, false, false, &fd, &st);
+        }
+        if (k == -ENOENT && missing_ok)
+                goto fail_quiet;
+        if (k < 0) {
+                log_error("%s: %s", t.display, k == -ENOENT ? "no such PAM service" : fs_strerror(k));
+                goto fail;
+        }
+        t.mode = st.st_mode & 07777;
+        k = fs_read_all(fd, 1024 * 1024, &t.old, &t.old_len);
+        if (k < 0) {
+                log_error("%s: %s", t.display, fs_strerror(k));
+                goto fail;
+        }
+        k = pam_file_parse(t.display, t.old, t.old_len, &t.f, &diags);
+        if (k == -ENOMEM)
+                goto oom;
+        if (k < 0) {
+                diag_print(&diags, stderr, false);
+                diag_list_clear(&diags);
+                log_error("%s: lines rdmalimits does not understand; it changes nothing until they are fixed",
+                          t.display);
+                goto fail;
+        }
+        struct target *v = reallocarray(r->t, r->nt + 1, sizeof(*v));
+        if (!v)
+                goto oom;
+        r->t = v;
+        r->t[r->nt] = t;
+        return &r->t[r->nt++];
+oom:
+        log_error("out of memory");
+fail:
+        r->errors++;
+fail_quiet:
+        free(t.name);
+        free(t.display);
+        free(t.old);
+        pam_file_clear(&t.f);
+        return NULL;
+}
+
+static void target_drop_last(struct run *r) {
+        struct target *t = &r->t[--r->nt];
+        free(t->name);
+        free(t->display);
+        free(t->old);
+        free(t->text);
+        pam_file_clear(&t->f);
+}
+
+static int target_render(struct run *r, struct target *t) {
+        char *s = pam_file_render(&t->f);
+        if (!s) {
+                log_error("out of memory");
+                r->errors++;
+                return -ENOMEM;
+        }
+        if (streq(s, t->old)) {
+                free(s);
+                return 0;
+        }
+        if (t->symlink) {
+                log_error("%s is a symbolic link; refusing to write through it (edit its target, or replace the "
+                          "link by a file)", t->display);
+                free(s);
+                r->errors++;
+                return -ELOOP;
+        }
+        t->text = s;
+        return 1;
+}
+
+static bool stack_has(const char *root, const char *service, const char *module) {
+        struct pam_stack s = {};
+        bool found = pam_stack_load(root, service, &s) >= 0 && s.error == 0 && pam_stack_find(&s, module) >= 0;
+        pam_stack_clear(&s);
+        return found;
+}
+
+/* enable: plan one service.  explicit: named by --service. */
+static void plan_enable(struct run *r, const char *name, bool explicit) {
+        const struct ctx *c = r->c;
+        enum pam_manager m = PAM_MANAGER_NONE;
+        struct pam_plan p;
+        struct target *t;
+        int k;
+
+        k = pam_service_manager(c->root, name, &m);
+        if (k == -ENOENT && explicit) {
+                log_error("%s/%s: no such PAM service", fs_root_is_set(c->root) ? PAM_DIR + 1 : PAM_DIR, name);
+                r->errors++;
+                return;
+        }
+        if (m == PAM_MANAGER_PAM_AUTH_UPDATE) {
+                r->need_pau |= explicit;
+                return;
+        }
+        if (m == PAM_MANAGER_AUTHSELECT) {
+                r->need_authselect |= explicit;
+                return;
+        }
+        if (!(t = target_load(r, r->pamfd, PAM_DIR, name, false)))
+                return;
+        if (pam_plan_service(c->root, &t->f, &p) < 0) {
+                log_error("out of memory");
+                r->errors++;
+                return;
+        }
+        if (p.verdict == PAM_V_INSERT && !explicit && !p.after_managed) {
+                if (p.managed_later)
+                        snprintf(t->note, sizeof t->note, "not needed: its pam_limits (%s) runs before the shared "
+                                 "stack the distribution's tool manages", p.limits_where);
+                else
+                        snprintf(t->note, sizeof t->note, "not changed: its pam_limits (%s) runs without a shared "
+                                 "stack; 'rdmalimits enable --service %s' adds the module there", p.limits_where, name);
+                return;
+        }
+        if (p.verdict == PAM_V_INSERT || p.verdict == PAM_V_CONFLICT) {
+                /* a line of ours that pam_limits now follows moves after it */
+                if (pam_file_remove_marked(&t->f) > 0 && pam_plan_service(c->root, &t->f, &p) < 0) {
+                        log_error("out of memory");
+                        r->errors++;
+                        return;
+                }
+        }
+        switch (p.verdict) {
+        case PAM_V_DONE:
+                snprintf(t->note, sizeof t->note, "unchanged: pam_rdmalimit already runs after pam_limits (%s after %s)",
+                         p.where, p.limits_where);
+                return;
+        case PAM_V_NO_LIMITS:
+                if (explicit) {
+                        log_error("%s: no session pam_limits line in its stack (includes followed): rdmalimits "
+                                  "puts pam_rdmalimit after pam_limits and has nothing to follow here", t->display);
+                        r->errors++;
+                } else
+                        target_drop_last(r);
+                return;
+        case PAM_V_BROKEN:
+                log_error("%s: the included file cannot be read: %s", p.where, fs_strerror(p.error));
+                r->errors++;
+                return;
+        case PAM_V_CONFLICT:
+                log_error("%s: pam_rdmalimit runs before the last pam_limits (%s), in a line rdmalimits did not "
+                          "add; move it after pam_limits or remove it by hand (nothing written)", p.where,
+                          p.limits_where);
+                r->errors++;
+                return;
+        case PAM_V_MANAGED:
+                snprintf(t->note, sizeof t->note, "its last pam_limits is in %s (%s), managed by %s", p.managed_file,
+                         p.where, pam_manager_name(p.manager));
+                if (p.manager == PAM_MANAGER_AUTHSELECT)
+                        r->need_authselect = true;
+                else
+                        r->need_pau = true;
+                return;
+        case PAM_V_INSERT:
+                if (pam_file_insert_mark(&t->f, p.at) < 0) {
+                        log_error("out of memory");
+                        r->errors++;
+                        return;
+                }
+                if (target_render(r, t) > 0)
+                        snprintf(t->note, sizeof t->note, "pam_rdmalimit after pam_limits (%s), line %zu", p.limits_where,
+                                 p.at + 2);
+                return;
+        }
+}
+
+static void plan_disable(struct run *r, const char *name, bool explicit) {
+        const struct ctx *c = r->c;
+        enum pam_manager m = PAM_MANAGER_NONE;
+        struct target *t;
+        int k;
+
+        k = pam_service_manager(c->root, name, &m);
+        if (k == -ENOENT && explicit) {
+                log_error("%s/%s: no such PAM service", fs_root_is_set(c->root) ? PAM_DIR + 1 : PAM_DIR, name);
+                r->errors++;
+                return;
+        }
+        if (m != PAM_MANAGER_NONE) {
+                if (explicit)
+                        r->need_pau |= m == PAM_MANAGER_PAM_AUTH_UPDATE, r->need_authselect |= m == PAM_MANAGER_AUTHSELECT;
+                return;
+        }
+        if (!(t = target_load(r, r->pamfd, PAM_DIR, name, false)))
+                return;
+        size_t n = pam_file_remove_marked(&t->f);
+        if (n == 0) {
+                if (explicit)
+                        snprintf(t->note, sizeof t->note, "unchanged: no line of rdmalimits enable");
+                else
+                        target_drop_last(r);
+                return;
+        }
+        if (target_render(r, t) > 0)
+                snprintf(t->note, sizeof t->note, "%zu line%s of rdmalimits enable", n, n == 1 ? "" : "s");
+}
+
+/* Read the selected authselect profile and its features from the tree's authselect.conf. */
+static int authselect_current(struct run *r) {
+        _cleanup_close_ int fd = -1;
+        _cleanup_free_ char *text = NULL;
+        int k = fs_open_config_in_root(r->c->root, AUTHSELECT_CONF, false, false, &fd, NULL);
+        if (k >= 0)
+                k = fs_read_all(fd, 64 * 1024, &text, NULL);
+        if (k < 0)
+                return k;
+        r->authselect_base[0] = r->authselect_features[0] = '\0';
+        for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+                l += strspn(l, " \t");
+                l[strcspn(l, " \t\r#")] = '\0';
+                if (!*l)
+                        continue;
+                if (!r->authselect_base[0]) {
+                        snprintf(r->authselect_base, sizeof r->authselect_base, "%s", l);
+                        continue;
+                }
+                size_t u = strlen(r->authselect_features);
+                snprintf(r->authselect_features + u, sizeof r->authselect_features - u, " %s", l);
+        }
+        return r->authselect_base[0] ? 0 : -ENODATA;
+}
+
+/* The authselect side: a custom profile with the module after pam_limits in system-auth and
+ * password-auth, then selected.  Edits the profile's files when it exists. */
+static void plan_authselect(struct run *r) {
+        const struct ctx *c = r->c;
+        bool under_root = fs_root_is_set(c->root);
+        int k = authselect_current(r);
+
+        if (k < 0) {
+                log_error("%s: %s; authselect has no profile selected here: select one first "
+                          "(e.g. 'authselect select sssd'), then run rdmalimits enable again",
+                          under_root ? AUTHSELECT_CONF + 1 : AUTHSELECT_CONF, k == -ENODATA ? "empty" : fs_strerror(k));
+                r->errors++;
+                return;
+        }
+        bool selected = streq(r->authselect_base, AUTHSELECT_PROFILE);
+        if (selected && stack_has(c->root, "system-auth", "pam_rdmalimit") &&
+            stack_has(c->root, "password-auth", "pam_rdmalimit")) {
+                if (!c->quiet && !c->json)
+                        printf("authselect: profile %s selected, with pam_rdmalimit after pam_limits: unchanged\n",
+                               AUTHSELECT_PROFILE);
+                return;
+        }
+        k = fs_open_dir_in_root(c->root, AUTHSELECT_PROFILE_DIR, FS_DIR_NOFOLLOW, &r->profilefd);
+        if (k < 0 && k != -ENOENT) {
+                log_error("%s: %s", under_root ? AUTHSELECT_PROFILE_DIR + 1 : AUTHSELECT_PROFILE_DIR, fs_strerror(k));
+                r->errors++;
+                return;
+        }
+        if (k == -ENOENT) {
+                if (selected) {
+                        log_error("authselect: profile %s is selected but %s does not exist", AUTHSELECT_PROFILE,
+                                  AUTHSELECT_PROFILE_DIR);
+                        r->errors++;
+                        return;
+                }
+                if (add_cmd(r, "authselect create-profile rdmalimit -b %s", r->authselect_base) < 0 ||
+                    add_cmd(r, "sed -i '/^session[[:space:]].*pam_limits\\.so/a %s' %s/system-auth %s/password-auth",
+                            PAMEDIT_LINE, AUTHSELECT_PROFILE_DIR, AUTHSELECT_PROFILE_DIR) < 0) {
+                        r->errors++;
+                        return;
+                }
+                r->run_authselect_create = true;
+        } else {
+                static const char *const files[] = { "system-auth", "password-auth" };
+                for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                        struct target *t = target_load(r, r->profilefd, AUTHSELECT_PROFILE_DIR, files[i], false);
+                        if (!t)
+                                continue;
+                        k = pam_file_mark_after_limits(&t->f);
+                        if (k == -ENOENT) {
+                                log_error("%s: no session pam_limits line to follow", t->display);
+                                r->errors++;
+                        } else if (k < 0) {
+                                log_error("out of memory");
+                                r->errors++;
+                        } else if (k == 0 && target_render(r, t) > 0)
+                                snprintf(t->note, sizeof t->note, "pam_rdmalimit after pam_limits in the authselect profile");
+                        else
+                                target_drop_last(r);
+                }
+        }
+        if (add_cmd(r, "authselect select %s%s --force", AUTHSELECT_PROFILE, r->authselect_features) < 0)
+                r->errors++;
+        r->pending = true;
+}
+
+static void plan_pau(struct run *r) {
+        const struct ctx *c = r->c;
+        bool under_root = fs_root_is_set(c->root);
+        struct stat st;
+
+        if (stack_has(c->root, "common-session", "pam_rdmalimit")) {
+                if (!c->quiet && !c->json)
+                        printf("%s/common-session: unchanged: pam_rdmalimit is enabled there (pam-auth-update)\n",
+                               under_root ? PAM_DIR + 1 : PAM_DIR);
+                return;
+        }
+        if (fs_stat_in_root(c->root, PAM_CONFIGS_PROFILE, false, &st) < 0 || !S_ISREG(st.st_mode)) {
+                log_error("%s is not installed: pam-auth-update enables the module in common-session through that "
+                          "profile ('make install' or the package installs it; the source is conf/pam-configs/rdmalimit)",
+                          under_root ? PAM_CONFIGS_PROFILE + 1 : PAM_CONFIGS_PROFILE);
+                r->errors++;
+                return;
+        }
+        if ((under_root ? add_cmd(r, "chroot %s pam-auth-update --enable rdmalimit", c->root)
+                        : add_cmd(r, "pam-auth-update --enable rdmalimit")) < 0) {
+                r->errors++;
+                return;
+        }
+        r->run_pau = true;
+        r->pending = true;
+}
+
+static int spawn_wait(char *const argv[]) {
+        pid_t pid;
+        int st, k;
+        if (!isatty(STDIN_FILENO))
+                setenv("DEBIAN_FRONTEND", "noninteractive", 0);
+        k = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+        if (k != 0)
+                return -k;
+        while (waitpid(pid, &st, 0) < 0)
+                if (errno != EINTR)
+                        return negative_errno();
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
+/* Write every changed target (backup first).  0 or EXIT_FINDINGS. */
+static int commit_targets(struct run *r) {
+        for (size_t i = 0; i < r->nt; i++) {
+                struct target *t = &r->t[i];
+                _cleanup_free_ char *bak = NULL;
+                int k;
+                if (!t->text)
+                        continue;
+                if (asprintf(&bak, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX) < 0) {
+                        log_error("out of memory");
+                        return EXIT_FINDINGS;
+                }
+                k = fs_write_atomic(t->dirfd, bak, t->old, t->old_len, t->mode);
+                if (k < 0 && k != FS_ERR_DIRSYNC) {
+                        log_error("%s%s: cannot write the backup: %s; %s is unchanged", t->display,
+                                  PAMEDIT_BACKUP_SUFFIX, strerror(-k), t->display);
+                        return EXIT_FINDINGS;
+                }
+                k = fs_write_atomic(t->dirfd, t->name, t->text, strlen(t->text), t->mode);
+                if (k == FS_ERR_DIRSYNC) {
+                        log_error("%s: written, but syncing its directory to disk failed: check the disk", t->display);
+                        return EXIT_FINDINGS;
+                }
+                if (k < 0) {
+                        log_error("%s: cannot write: %s; the file is unchanged", t->display, strerror(-k));
+                        return EXIT_FINDINGS;
+                }
+        }
+        return 0;
+}
+
+/* Run the mechanism's commands where that is possible.  0, or EXIT_FINDINGS. */
+static int run_mechanisms(struct run *r, bool *ran) {
+        int k;
+        *ran = false;
+        if (r->run_pau) {
+                char *argv[] = { "pam-auth-update", "--enable", "rdmalimit", NULL };
+                k = spawn_wait(argv);
+                if (k == -ENOENT)
+                        return 0;
+                *ran = true;
+                if (!r->c->quiet && !r->c->json)
+                        printf("ran: pam-auth-update --enable rdmalimit (status %d)\n", k);
+                if (k != 0) {
+                        log_error("pam-auth-update --enable rdmalimit failed (%s %d)", k < 0 ? "error" : "status",
+                                  k < 0 ? -k : k);
+                        return EXIT_FINDINGS;
+                }
+        }
+        if (r->need_authselect && r->pending) {
+                char profile[] = "rdmalimit", *base = r->authselect_base;
+                if (r->run_authselect_create) {
+                        char *argv[] = { "authselect", "create-profile", profile, "-b", base, NULL };
+                        k = spawn_wait(argv);
+                        if (k == -ENOENT)
+                                return 0;
+                        *ran = true;
+                        if (k != 0) {
+                                log_error("authselect create-profile rdmalimit -b %s failed", base);
+                                return EXIT_FINDINGS;
+                        }
+                        if (!r->c->quiet && !r->c->json)
+                                printf("ran: authselect create-profile rdmalimit -b %s\n", base);
+                        /* the new profile's files: the same edit as when it exists */
+                        size_t before = r->nt, ncmds = r->ncmds;
+                        plan_authselect(r);
+                        while (r->ncmds > ncmds)
+                                free(r->cmds[--r->ncmds]);
+                        if (r->errors)
+                                return EXIT_FINDINGS;
+                        for (size_t i = before; i < r->nt; i++)
+                                if (r->t[i].text && !r->c->quiet)
+                                        printf("%s: %s\n", r->t[i].display, r->t[i].note);
+                        if ((k = commit_targets(r)))
+                                return k;
+                }
+                /* authselect select custom/rdmalimit FEATURES --force */
+                char *argv[64];
+                size_t n = 0;
+                _cleanup_free_ char *feat = strdup(r->authselect_features);
+                if (!feat)
+                        return EXIT_FINDINGS;
+                argv[n++] = "authselect";
+                argv[n++] = "select";
+                argv[n++] = (char *)AUTHSELECT_PROFILE;
+                for (char *save = NULL, *w = strtok_r(feat, " ", &save); w && n < 60; w = strtok_r(NULL, " ", &save))
+                        argv[n++] = w;
+                argv[n++] = "--force";
+                argv[n] = NULL;
+                k = spawn_wait(argv);
+                if (k == -ENOENT)
+                        return 0;
+                *ran = true;
+                if (!r->c->quiet && !r->c->json)
+                        printf("ran: authselect select %s%s --force (status %d)\n", AUTHSELECT_PROFILE,
+                               r->authselect_features, k);
+                if (k != 0) {
+                        log_error("authselect select %s failed", AUTHSELECT_PROFILE);
+                        return EXIT_FINDINGS;
+                }
+        }
+        return 0;
+}
+
+static void print_json(const struct run *r, bool changed, const char *diff, bool ran) {
+        struct json j;
+        json_init(&j, stdout);
+        json_obj_begin(&j);
+        json_key(&j, "changed");
+        json_bool(&j, changed);
+        json_key(&j, "files");
+        json_arr_begin(&j);
+        for (size_t i = 0; i < r->nt; i++)
+                if (r->t[i].text) {
+                        json_obj_begin(&j);
+                        json_key(&j, "file");
+                        json_str(&j, r->t[i].display);
+                        json_key(&j, "change");
+                        json_str(&j, r->t[i].note);
+                        json_obj_end(&j);
+                }
+        json_arr_end(&j);
+        json_key(&j, "commands");
+        json_arr_begin(&j);
+        for (size_t i = 0; i < r->ncmds; i++)
+                json_str(&j, r->cmds[i]);
+        json_arr_end(&j);
+        json_key(&j, "commands_run");
+        json_bool(&j, ran);
+        json_key(&j, "diff");
+        json_str(&j, diff ? diff : "");
+        if (r->c->check) {
+                json_key(&j, "check");
+                json_bool(&j, true);
+        }
+        json_obj_end(&j);
+        json_finish(&j);
+}
+
+static int enable_disable(struct ctx *c, bool disabling) {
+        struct run r = { .c = c, .disabling = disabling, .pamfd = -1, .lockfd = -1, .profilefd = -1 };
+        _cleanup_free_ char *pamdir = display_of(c, PAM_DIR), *diff = NULL;
+        char **names = NULL;
+        size_t nnames = 0;
+        bool explicit = c->n_services > 0 || c->argc > 0;
+        bool under_root = fs_root_is_set(c->root);
+        int k, rc = EXIT_OK;
+
+        if (!pamdir) {
+                log_error("out of memory");
+                return EXIT_FINDINGS;
+        }
+        for (size_t i = 0; i < c->n_services; i++)
+                if (!valid_name(c->services[i])) {
+                        log_error("--service '%s': not a PAM service name (a file name in %s)", c->services[i], PAM_DIR);
+                        return EXIT_USAGE;
+                }
+        for (int i = 0; i < c->argc; i++)
+                if (!valid_name(c->argv[i])) {
+                        log_error("'%s': not a PAM service name (a file name in %s)", c->argv[i], PAM_DIR);
+                        return EXIT_USAGE;
+                }
+        k = fs_open_dir_in_root(c->root, PAM_DIR, 0, &r.pamfd);
+        if (k == -ELOOP && under_root) {
+                log_error("%s: is or passes through a symbolic link that does not resolve inside %s; refusing to "
+                          "follow it out of the tree", pamdir, c->root);
+                return EXIT_FINDINGS;
+        }
+        if (k < 0) {
+                log_error("%s: %s", pamdir, strerror(-k));
+                return EXIT_FINDINGS;
+        }
+        /* the lock apply and remove take, on pam.d: --check reads only */
+        k = c->check ? 0 : ctx_lock(c, r.pamfd, pamdir, &r.lockfd);
+        if (k) {
+                run_done(&r);
+                return k;
+        }
+
+        if (explicit) {
+                for (size_t i = 0; i < c->n_services; i++)
+                        (disabling ? plan_disable : plan_enable)(&r, c->services[i], true);
+                for (int i = 0; i < c->argc; i++)
+                        (disabling ? plan_disable : plan_enable)(&r, c->argv[i], true);
+        } else {
+                k = list_services(&r, &names, &nnames);
+                if (k) {
+                        run_done(&r);
+                        return k;
+                }
+                for (size_t i = 0; i < nnames; i++)
+                        (disabling ? plan_disable : plan_enable)(&r, names[i], false);
+                for (size_t i = 0; i < nnames; i++)
+                        free(names[i]);
+                free(names);
+                if (!disabling) {
+                        enum pam_manager m;
+                        if (pam_service_manager(c->root, "common-session", &m) >= 0 && m == PAM_MANAGER_PAM_AUTH_UPDATE)
+                                r.need_pau = true;
+                        if ((pam_service_manager(c->root, "system-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT) ||
+                            (pam_service_manager(c->root, "password-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT))
+                                r.need_authselect = true;
+                }
+        }
+        if (!disabling && r.errors == 0) {
+                if (r.need_pau)
+                        plan_pau(&r);
+                if (r.need_authselect)
+                        plan_authselect(&r);
+        }
+        if (r.errors) {
+                log_error("%u problem%s found; nothing written", r.errors, r.errors == 1 ? "" : "s");
+                run_done(&r);
+                return EXIT_FINDINGS;
+        }
+
+        bool changed = false;
+        for (size_t i = 0; i < r.nt; i++) {
+                struct target *t = &r.t[i];
+                if (!t->text)
+                        continue;
+                changed = true;
+                if (c->diff || c->json) {
+                        _cleanup_free_ char *d = unified_diff_string(t->display, t->old, t->display, t->text);
+                        char *nd = NULL;
+                        if (!d || asprintf(&nd, "%s%s", diff ? diff : "", d) < 0) {
+                                log_error("out of memory");
+                                run_done(&r);
+                                return EXIT_FINDINGS;
+                        }
+                        free(diff);
+                        diff = nd;
+                }
+        }
+        if (c->diff && diff && !c->json)
+                fputs(diff, stdout);
+
+        bool ran = false;
+        if (!c->check) {
+                rc = commit_targets(&r);
+                if (!rc && !under_root)
+                        rc = run_mechanisms(&r, &ran);
+        }
+        if (c->json)
+                print_json(&r, changed || (r.pending && (ran || c->check)), diff, ran);
+        else if (!c->quiet) {
+                for (size_t i = 0; i < r.nt; i++) {
+                        const struct target *t = &r.t[i];
+                        if (t->text)
+                                printf("%s: %s %s\n", t->display,
+                                       c->check ? (disabling ? "would remove" : "would add")
+                                                : (disabling ? "removed" : "added"),
+                                       t->note);
+                        else if (t->note[0])
+                                printf("%s: %s\n", t->display, t->note);
+                }
+                if (changed && !c->check)
+                        printf("The files as they were: FILE%s next to each.\n", PAMEDIT_BACKUP_SUFFIX);
+                if (r.ncmds > 0 && !ran) {
+                        printf(c->check ? "It would run:\n"
+                                        : under_root ? "To finish, run in the tree (the tools of a distribution edit its shared stacks):\n"
+                                                     : "To finish, run (the tools were not found):\n");
+                        for (size_t i = 0; i < r.ncmds; i++)
+                                printf("  %s\n", r.cmds[i]);
+                }
+        }
+        if (disabling && !changed && !explicit && !c->quiet && !c->json)
+                printf("%s: no line of rdmalimits enable in any service; nothing to remove\n", pamdir);
+        if (disabling && !c->quiet && !c->json && (r.need_pau || r.need_authselect)) {
+                if (r.need_pau)
+                        printf("common-session is pam-auth-update's: 'pam-auth-update --disable rdmalimit' takes the module "
+                               "out of it (rdmalimits disable does not)\n");
+                if (r.need_authselect)
+                        printf("system-auth and password-auth are authselect's: 'authselect select PROFILE' goes back to "
+                               "a profile without the module (rdmalimits disable does not)\n");
+        }
+        if (rc == EXIT_OK && c->check && (changed || r.pending))
+                rc = EXIT_WOULD_CHANGE;
+        run_done(&r);
+        return rc;
+}
+
+int cmd_enable(struct ctx *c) {
+        return enable_disable(c, false);
+}
+
+int cmd_disable(struct ctx *c) {
+        return enable_disable(c, true);
+}
