@@ -1,0 +1,148 @@
+#!/bin/bash
+# The session model against real logins: explain (with --pid of the real sshd), verify (a real
+# PAM session of this process, and a real ssh login) and the real sshd all agree, in the cases
+# where the tool used to say something false:
+#   - a `bob -` line (no limits): the session keeps the service's limits; verify agrees;
+#   - a hard entry above the service's hard limit without CAP_SYS_RESOURCE: Debian's
+#     pam_limits keeps the old limit silently; explain's end values say so;
+#   - a stack that runs pam_limits, pam_rdmalimit, pam_limits: the last pam_limits decides
+#     (explain: before-pam_limits), and a real ssh login gets pam_limits' value.
+# In the e2e sandbox (tests/e2e/sandbox.sh); root only, runs under CI=true.
+set -u
+
+e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../tap.sh
+. "$e2e_dir/../tap.sh"
+# shellcheck source=sandbox.sh
+. "$e2e_dir/sandbox.sh"
+
+: "${PAM_MODULE:=$top_builddir/pam_rdmalimit/.libs/pam_rdmalimit.so}"
+export top_srcdir top_builddir RDMALIMITS PAM_MODULE
+
+if ! sandbox_inside; then
+	require_root "session model e2e"
+	no_plan
+	for t in "$SANDBOX_SSHD" ssh ssh-keygen unshare prlimit python3; do
+		command -v "$t" >/dev/null || { echo "Bail out! missing $t"; exit 99; }
+	done
+	sandbox_new_dir
+	exec 4>&1
+	counters=$(sandbox_reexec "$0" "$@" 3>&1 1>&4 4>&-)
+	rc=$?
+	exec 4>&-
+	if read -r n failed <<<"$counters" && [ -n "$failed" ]; then
+		_tap_n=$n _tap_failed=$failed
+	else
+		fail "the sandboxed part ran to the end (status $rc)"
+	fi
+	if left=$(sandbox_leftovers); then
+		fail "no process of the sandbox is left running"
+	else
+		ok "no process of the sandbox is left running"
+	fi
+	done_testing
+fi
+
+no_plan
+SANDBOX_NO_TRAP=1
+# shellcheck disable=SC2317 # called from the trap
+finish() {
+	sandbox_stop
+	echo "$_tap_n $_tap_failed" >&3
+}
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+sandbox_start || { fail "sandbox started"; exit 1; }
+tmp=$SANDBOX_DIR/t
+mkdir -m 0700 "$tmp"
+sandbox_pam_module "$PAM_MODULE" conf=/etc/security/rdmalimit.conf || { echo "Bail out! module line"; exit 1; }
+H=$SANDBOX_MEMLOCK_HARD
+KiB64=65536 M2=$((2 * 1024 * 1024)) M4=$((4 * 1024 * 1024))
+[ "$H" -ge $((8 * 1024 * 1024)) ] || { echo "Bail out! the hard memlock limit is $H; 8 MiB needed"; exit 1; }
+
+sandbox_user alice rdma_users && sandbox_user bob && sandbox_user carol
+sandbox_policy <<'EOF'
+version = 1;
+rules = ( { group = "rdma_users"; memlock = "4M"; } );
+EOF
+# bob: no limits at all; carol: a hard entry above every hard limit here (16 MiB)
+sandbox_limits_d 60-test.conf <<'EOF'
+bob -
+carol soft memlock 2048
+carol hard memlock 16384
+EOF
+sandbox_sshd_start || { fail "sshd started"; exit 1; }
+sshd_pid=$SANDBOX_SSHD_PID
+diag "sshd pid $sshd_pid, memlock soft $SANDBOX_SSHD_MEMLOCK_SOFT hard $SANDBOX_SSHD_MEMLOCK_HARD"
+
+memlock_of() { awk '/^Max locked memory/ { print $4, $5 }' "$1"; }
+login() { sandbox_ssh "$1" cat /proc/self/limits </dev/null >"$tmp/$1.limits" 2>"$tmp/$1.err"; memlock_of "$tmp/$1.limits"; }
+# jq-less JSON field: json FILE EXPR (python expression over d)
+json() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2])
+print(*v) if isinstance(v, tuple) else print(v)' "$1" "$2" 2>/dev/null
+}
+lim() { [ "$1" = unlimited ] && echo unlimited || echo "$1"; }
+
+# --- explain --pid of the real sshd predicts each real login
+for u in alice bob carol; do
+	got=$(login "$u")
+	"$RDMALIMITS" explain "$u" --pid "$sshd_pid" --json >"$tmp/$u.json" 2>"$tmp/$u.jerr"
+	pred=$(json "$tmp/$u.json" '" ".join(str(x) for x in ((d["policy"]["session"]["soft"], d["policy"]["session"]["hard"]) if d.get("policy") else (d["memlock"]["soft"] if d["memlock"]["soft"] is not None else d["service"]["memlock_soft"], d["memlock"]["hard"] if d["memlock"]["hard"] is not None else d["service"]["memlock_hard"])))')
+	if [ -n "$got" ] && [ "$pred" = "$got" ]; then
+		ok "explain $u --pid <sshd> predicts the real ssh login: $got"
+	else
+		fail "explain $u --pid <sshd> predicts the real ssh login"
+		diag "login: $got" "explain: $pred" "$(cat "$tmp/$u.json" "$tmp/$u.jerr" "$tmp/$u.err" 2>/dev/null)"
+	fi
+done
+check "bob (a '-' line): the login keeps sshd's limits" test "$(login bob)" = "$SANDBOX_SSHD_MEMLOCK_SOFT $SANDBOX_SSHD_MEMLOCK_HARD"
+check "explain bob: session no-limits, memlock left to the service" \
+	test "$(json "$tmp/bob.json" 'd["session"], d["memlock"]["soft"]')" = "no-limits None"
+check "explain carol: the hard entry (16 MiB) is requested, the session ends with sshd's hard" \
+	test "$(json "$tmp/carol.json" 'd["memlock"]["requested"]["hard"], d["memlock"]["hard"]')" = "16777216 $SANDBOX_SSHD_MEMLOCK_HARD"
+check "explain names the sshd process it modelled" \
+	test "$(json "$tmp/alice.json" 'd["service"]["assumed"]')" = False
+
+# --- verify: a real PAM session opened by the tool itself, and a real ssh login
+for u in alice bob carol; do
+	"$RDMALIMITS" verify "$u" --service sshd >"$tmp/v-$u" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && grep -q '^OK:' "$tmp/v-$u"; then
+		ok "verify $u --service sshd: OK (exit 0)"
+	else
+		fail "verify $u --service sshd: OK (exit $rc)"
+		sed 's/^/#   /' "$tmp/v-$u"
+	fi
+done
+"$RDMALIMITS" --json verify alice --ssh "alice@127.0.0.1" -- -p "$SANDBOX_PORT" -i "$SANDBOX_KEY" \
+	-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null >"$tmp/v-ssh" 2>"$tmp/v-ssh.err"
+rc=$?
+if [ "$rc" = 0 ] && [ "$(json "$tmp/v-ssh" 'd["agree"], d["assumed"]')" = "True False" ]; then
+	ok "verify alice --ssh: agree (exit 0), modelled from the running sshd"
+else
+	fail "verify alice --ssh: agree (exit $rc), modelled from the running sshd"
+	sed 's/^/#   /' "$tmp/v-ssh" "$tmp/v-ssh.err"
+fi
+
+# --- the three-line stack: pam_limits, pam_rdmalimit, pam_limits: the last pam_limits decides
+cp /etc/pam.d/sshd "$tmp/sshd.pam"
+awk -v m="$PAM_MODULE" '{ print } $1 == "session" && index($0, m) { print "session    required     pam_limits.so" }' \
+	"$tmp/sshd.pam" >/etc/pam.d/sshd
+check "the stack now runs pam_limits, pam_rdmalimit, pam_limits" \
+	test "$(grep -E '^session' /etc/pam.d/sshd | grep -cE 'pam_limits|pam_rdmalimit')" = 3
+got=$(login alice)
+"$RDMALIMITS" explain alice --pid "$sshd_pid" --json >"$tmp/three.json" 2>&1
+check "explain: the last pam_limits runs after pam_rdmalimit (before-pam_limits)" \
+	test "$(json "$tmp/three.json" 'd["policy"]["order"]')" = before-pam_limits
+pred=$(json "$tmp/three.json" 'd["policy"]["session"]["soft"], d["policy"]["session"]["hard"]')
+check "... and predicts the real login ($got), pam_limits' value, not the policy's 4 MiB" \
+	test -n "$got" -a "$pred" = "$got" -a "${got%% *}" != "$M4"
+"$RDMALIMITS" verify alice --service sshd >"$tmp/v-three" 2>&1
+check "verify alice agrees with the three-line stack" grep -q '^OK:' "$tmp/v-three"
+cp "$tmp/sshd.pam" /etc/pam.d/sshd
+exit 0

@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The session model's PAM stack walk: controls as libpam reads them, jumps, the early ends. */
+#include "config.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "macro.h"
+#include "session.h"
+
+static void action(const char *control, enum pam_ret ret, enum pam_action want, unsigned want_jump) {
+        enum pam_action a;
+        unsigned jump = 99;
+        assert_int_equal(pam_control_action(control, ret, &a, &jump), 0);
+        if (a != want || (want == PAM_ACT_JUMP && jump != want_jump))
+                fail_msg("%s, ret %d: action %d jump %u, want %d jump %u", control, ret, a, jump, want, want_jump);
+}
+
+static void test_controls(void **state) {
+        action("required", PAM_RET_SUCCESS, PAM_ACT_OK, 0);
+        action("required", PAM_RET_FAIL, PAM_ACT_BAD, 0);
+        action("required", PAM_RET_IGNORE, PAM_ACT_IGNORE, 0);
+        action("requisite", PAM_RET_FAIL, PAM_ACT_DIE, 0);
+        action("sufficient", PAM_RET_SUCCESS, PAM_ACT_DONE, 0);
+        action("sufficient", PAM_RET_FAIL, PAM_ACT_IGNORE, 0);
+        action("optional", PAM_RET_FAIL, PAM_ACT_IGNORE, 0);
+        action("[success=1 default=ignore]", PAM_RET_SUCCESS, PAM_ACT_JUMP, 1);
+        action("[success=1 default=ignore]", PAM_RET_FAIL, PAM_ACT_IGNORE, 0);
+        action("[default=1]", PAM_RET_SUCCESS, PAM_ACT_JUMP, 1);
+        action("[success=ok perm_denied=die default=bad]", PAM_RET_FAIL, PAM_ACT_DIE, 0);
+        action("[success=ok]", PAM_RET_FAIL, PAM_ACT_BAD, 0);          /* no default: bad */
+        action("[success=done new_authtok_reqd=done default=ignore]", PAM_RET_SUCCESS, PAM_ACT_DONE, 0);
+        enum pam_action a;
+        unsigned j;
+        assert_int_equal(pam_control_action("mandatory", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+        assert_int_equal(pam_control_action("[success=x]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+        assert_int_equal(pam_control_action("[success=1", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+}
+
+/* a stack of "control name" pairs */
+static void stack_of(struct pam_stack *st, const char *const *lines, size_t n) {
+        *st = (struct pam_stack){ .service = strdup("t") };
+        st->v = calloc(n, sizeof(*st->v));
+        for (size_t i = 0; i < n; i += 2) {
+                struct pam_entry *e = &st->v[st->n++];
+                *e = (struct pam_entry){ .file = strdup("etc/pam.d/t"), .line = (unsigned)st->n,
+                                         .control = strdup(lines[i]), .module = strdup(lines[i + 1]),
+                                         .name = strdup(lines[i + 1]), .args = strdup("") };
+        }
+}
+
+static void test_walk(void **state) {
+        struct pam_stack st;
+        struct stack_run r;
+
+        /* pam_limits, pam_rdmalimit, pam_limits: the last pam_limits runs after the module */
+        static const char *const three[] = { "required", "pam_limits", "optional", "pam_rdmalimit",
+                                             "required", "pam_limits" };
+        stack_of(&st, three, ELEMENTSOF(three));
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+        assert_int_equal(r.n_run, 3);
+        assert_int_equal(r.last_limits, 2);
+        assert_int_equal(r.last_module, 1);
+        assert_int_equal(r.n_limits, 2);
+        assert_false(r.failed);
+        stack_run_clear(&r);
+        /* pam_limits refusing the session (upstream EPERM): required -> the stack fails */
+        assert_int_equal(stack_run_walk(&st, PAM_RET_FAIL, PAM_RET_SUCCESS, &r), 0);
+        assert_true(r.failed);
+        assert_int_equal(r.n_run, 3);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
+
+        /* Debian's common-session primary block: pam_permit jumps over pam_deny */
+        static const char *const debian[] = { "[default=1]", "pam_permit", "requisite", "pam_deny",
+                                              "required", "pam_permit", "optional", "pam_rdmalimit" };
+        stack_of(&st, debian, ELEMENTSOF(debian));
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_IGNORE, &r), 0);
+        assert_int_equal(r.n_run, 3);
+        assert_int_equal(r.last_module, 3);
+        assert_false(r.failed);
+        assert_false(r.assumed);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
+
+        /* a module whose result decides a jump over pam_rdmalimit: assumed to succeed */
+        static const char *const jump[] = { "required", "pam_limits", "[success=1 default=ignore]", "pam_succeed_if",
+                                            "optional", "pam_rdmalimit" };
+        stack_of(&st, jump, ELEMENTSOF(jump));
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+        assert_int_equal(r.last_module, -1);
+        assert_true(r.assumed);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
+
+        /* sufficient success ends the stack before the module; requisite pam_deny dies */
+        static const char *const early[] = { "sufficient", "pam_permit", "optional", "pam_rdmalimit" };
+        stack_of(&st, early, ELEMENTSOF(early));
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+        assert_int_equal(r.ended_at, 0);
+        assert_int_equal(r.last_module, -1);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
+        static const char *const deny[] = { "requisite", "pam_deny", "required", "pam_limits" };
+        stack_of(&st, deny, ELEMENTSOF(deny));
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+        assert_true(r.failed);
+        assert_int_equal(r.last_limits, -1);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_controls),
+                cmocka_unit_test(test_walk),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
