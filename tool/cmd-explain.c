@@ -136,6 +136,11 @@ static void module_json(struct json *j, const struct tool_session *s) {
                 print_auto_json(j, s->p, &m->dec.auto_info);
         else
                 json_null(j);
+        if (m->dec.used_auto) {
+                /* a --root tree holds no devices: auto is this host's hardware */
+                json_key(j, "hardware_of");
+                json_str(j, "host");
+        }
         module_json_cache(j, s);
         json_key(j, "service");
         json_str(j, s->service);
@@ -189,6 +194,8 @@ static void module_text(const struct tool_session *s) {
                r->user ? "user" : "group", r->user ? r->user : r->group, size_format(m->dec.soft, a),
                size_format(m->dec.hard, b), m->dec.lower ? " (may lower)" : "");
         if (m->dec.used_auto) {
+                if (s->t->root)
+                        printf("  (auto counts this host's hardware and RAM, not the tree's)\n");
                 print_auto_text(s->p, &m->dec.auto_info, "  ");
                 if (s->hw_cached)
                         printf("  (hardware from the cache %s, as the module reads it)\n", s->cache);

@@ -189,12 +189,20 @@ static void print_xdp_json(struct json *j, const struct hw_summary *hw) {
         json_obj_end(j);
 }
 
-static void print_probe_json(const struct hw_summary *hw, const struct policy *p, const struct policy_auto *a,
-                             const struct diag_list *d) {
+static void print_probe_json(const struct ctx *c, const struct hw_summary *hw, const struct policy *p,
+                             const struct policy_auto *a, const struct diag_list *d) {
         struct json j;
 
         json_init(&j, stdout);
         json_obj_begin(&j);
+        /* the hardware is always this host's: a --root tree holds no devices */
+        json_key(&j, "hardware_of");
+        json_str(&j, "host");
+        json_key(&j, "root");
+        if (c->root)
+                json_str(&j, c->root);
+        else
+                json_null(&j);
         json_key(&j, "rdma");
         print_rdma_json(&j, hw);
         json_key(&j, "xdp");
@@ -268,9 +276,12 @@ static void print_xdp_text(const struct hw_summary *hw) {
         }
 }
 
-static void print_probe_text(const struct hw_summary *hw, const struct policy *p, const struct policy_auto *a,
-                             const struct diag_list *d) {
+static void print_probe_text(const struct ctx *c, const struct hw_summary *hw, const struct policy *p,
+                             const struct policy_auto *a, const struct diag_list *d) {
         char buf[SIZE_FMT_MAX];
+
+        if (c->root)
+                printf("(the hardware and RAM below are this host's; the policy is %s's)\n", c->root);
 
         print_rdma_text(hw);
         print_xdp_text(hw);
@@ -337,9 +348,9 @@ int cmd_probe(struct ctx *c) {
                 if (p)
                         policy_compute_auto(&p->hw, hw, &a);
                 if (c->json)
-                        print_probe_json(hw, p, &a, &d);
+                        print_probe_json(c, hw, p, &a, &d);
                 else
-                        print_probe_text(hw, p, &a, &d);
+                        print_probe_text(c, hw, p, &a, &d);
         } else if (!c->save)
                 log_error("hardware probe failed: %s", strerror(-r));
         diag_list_clear(&d);
