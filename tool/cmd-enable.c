@@ -449,9 +449,11 @@ static void plan_authselect(struct run *r) {
                         r->errors++;
                         return;
                 }
-                if (add_cmd(r, "authselect create-profile rdmalimit -b %s", r->authselect_base) < 0 ||
+                _cleanup_free_ char *pdir = fs_root_path(c->root, AUTHSELECT_PROFILE_DIR);
+                if (!pdir || add_cmd(r, "%s%s%sauthselect create-profile rdmalimit -b %s", under_root ? "chroot " : "",
+                                     under_root ? c->root : "", under_root ? " " : "", r->authselect_base) < 0 ||
                     add_cmd(r, "sed -i '/^session[[:space:]].*pam_limits\\.so/a %s' %s/system-auth %s/password-auth",
-                            PAMEDIT_LINE, AUTHSELECT_PROFILE_DIR, AUTHSELECT_PROFILE_DIR) < 0) {
+                            PAMEDIT_LINE, pdir, pdir) < 0) {
                         r->errors++;
                         return;
                 }
@@ -475,7 +477,8 @@ static void plan_authselect(struct run *r) {
                                 target_drop_last(r);
                 }
         }
-        if (add_cmd(r, "authselect select %s%s --force", AUTHSELECT_PROFILE, r->authselect_features) < 0)
+        if (add_cmd(r, "%s%s%sauthselect select %s%s --force", under_root ? "chroot " : "", under_root ? c->root : "",
+                    under_root ? " " : "", AUTHSELECT_PROFILE, r->authselect_features) < 0)
                 r->errors++;
         r->pending = true;
 }
@@ -716,14 +719,15 @@ static int enable_disable(struct ctx *c, bool disabling) {
                 for (size_t i = 0; i < nnames; i++)
                         free(names[i]);
                 free(names);
-                if (!disabling) {
-                        enum pam_manager m;
-                        if (pam_service_manager(c->root, "common-session", &m) >= 0 && m == PAM_MANAGER_PAM_AUTH_UPDATE)
-                                r.need_pau = true;
-                        if ((pam_service_manager(c->root, "system-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT) ||
-                            (pam_service_manager(c->root, "password-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT))
-                                r.need_authselect = true;
-                }
+                /* the distribution's shared stacks: enable goes through its tool; disable says
+                 * how to take the module out when it is there */
+                enum pam_manager m;
+                if (pam_service_manager(c->root, "common-session", &m) >= 0 && m == PAM_MANAGER_PAM_AUTH_UPDATE)
+                        r.need_pau = !disabling || stack_has(c->root, "common-session", "pam_rdmalimit");
+                if ((pam_service_manager(c->root, "system-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT) ||
+                    (pam_service_manager(c->root, "password-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT))
+                        r.need_authselect = !disabling || stack_has(c->root, "system-auth", "pam_rdmalimit") ||
+                                            stack_has(c->root, "password-auth", "pam_rdmalimit");
         }
         if (!disabling && r.errors == 0) {
                 if (r.need_pau)

@@ -111,10 +111,10 @@ static int line_parse(const char *text, unsigned lineno, struct pam_line *ret, c
         l.dash = w[0][0] == '-';
         if (!is_type(w[0] + l.dash))
                 *why = "unknown module type (expected auth, account, password or session)";
+        else if (n >= 2 && w[1][0] == '[' && w[1][strlen(w[1]) - 1] != ']')
+                *why = "the bracketed control is not closed with ']'";
         else if (n < 3)
                 *why = n < 2 ? "no control and no module" : "no module";
-        else if (w[1][0] == '[' && w[1][strlen(w[1]) - 1] != ']')
-                *why = "the bracketed control is not closed with ']'";
         else if (w[1][0] != '[' && !is_control_word(w[1]))
                 *why = "unknown control (expected required, requisite, sufficient, optional, include, substack or [...])";
         else if ((strcasecmp(w[1], "include") == 0 || strcasecmp(w[1], "substack") == 0) && strchr(w[2], '/'))

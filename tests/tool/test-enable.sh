@@ -1,0 +1,361 @@
+#!/bin/bash
+# rdmalimits enable/disable on copies of this Debian system's real /etc/pam.d (sshd, cron,
+# login, su, common-session, ...) and on a RHEL-like tree (system-auth and password-auth as
+# links into etc/authselect): where the line goes, what is never touched, idempotence,
+# --check/--diff/--json, the backup, refusals, disable.  The host's /etc is only read.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+no_plan
+
+if [ ! -f /etc/pam.d/sshd ] || ! grep -q 'pam-auth-update' /etc/pam.d/common-session 2>/dev/null; then
+	if [ "${CI:-}" = true ]; then
+		echo "Bail out! this test copies Debian's /etc/pam.d (sshd from openssh-server, common-session from pam-auth-update)"
+		exit 99
+	fi
+	echo "1..0 # SKIP no Debian /etc/pam.d with sshd and a pam-auth-update common-session here"
+	exit 0
+fi
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+R=$T/root
+P=$R/etc/pam.d
+rl() { "$RDMALIMITS" --root "$R" "$@"; }
+tree_sum() { (cd "$R" && find . -printf '%p %y %m %s %i\n' | LC_ALL=C sort && find . -type f -exec cat {} + | md5sum); }
+MARK='session    optional     pam_rdmalimit.so # rdmalimits enable'
+
+# Debian 12's /etc/pam.d/cron (cron 3.0pl1-162), for a host without cron: the file as shipped.
+debian_cron() {
+	cat <<'EOF'
+# The PAM configuration file for the cron daemon
+
+@include common-auth
+
+# Sets the loginuid process attribute
+session    required     pam_loginuid.so
+
+# Read environment variables from pam_env's default files, /etc/environment
+# and /etc/security/pam_env.conf.
+session       required   pam_env.so
+
+# In addition, read system locale information
+session       required   pam_env.so envfile=/etc/default/locale
+
+@include common-account
+@include common-session-noninteractive 
+
+# Sets up user limits, please define limits for cron tasks
+# through /etc/security/limits.conf
+session    required   pam_limits.so
+
+EOF
+}
+
+mkroot() {
+	rm -rf "$R"
+	mkdir -p "$R/etc" "$R/usr/share/pam-configs"
+	cp -a /etc/pam.d "$R/etc/"
+	[ -f "$P/cron" ] || debian_cron >"$P/cron"
+	cp "$P/cron" "$T/cron.orig"
+	[ "${1:-}" = noprofile ] || cp "$top_srcdir/conf/pam-configs/rdmalimit" "$R/usr/share/pam-configs/rdmalimit"
+}
+
+# the line after the last session pam_limits line of FILE
+after_limits() {
+	awk '$1 == "session" && / pam_limits\.so/ { l = NR } { line[NR] = $0 } END { print line[l + 1] }' "$1"
+}
+
+# pam-auth-update --enable rdmalimit, as it leaves common-session: the profile's line in the
+# "Additional" block, before "# end of pam-auth-update config"
+pau_enable() {
+	local f
+	for f in common-session common-session-noninteractive; do
+		awk '/^# end of pam-auth-update config/ { print "session\toptional\t\t\tpam_rdmalimit.so " } { print }' \
+			"$P/$f" >"$T/pau" && cat "$T/pau" >"$P/$f"
+	done
+}
+
+[ -f /etc/pam.d/cron ] && diag "cron: the host's /etc/pam.d/cron" || diag "cron: Debian 12's cron stack (not installed here)"
+
+# --- the problem, seen as the tool sees it: --check changes nothing, exit 3
+mkroot
+before=$(tree_sum)
+rl enable --check >"$T/out" 2>&1
+check "enable --check exits 3 (would change)" test $? -eq 3
+check "enable --check writes nothing" test "$before" = "$(tree_sum)"
+rl enable --check --diff >"$T/diff" 2>"$T/err"
+check "enable --check --diff exits 3" test $? -eq 3
+grep '^+' "$T/diff" | grep -v '^+++' >"$T/plus"
+same "--diff adds one line to sshd and one to cron, nothing else" "$T/plus" <<EOF
++$MARK
++$MARK
+EOF
+check "--diff names sshd and cron only" test "$(grep '^+++' "$T/diff" | LC_ALL=C sort | tr '\n' ' ')" = "+++ etc/pam.d/cron +++ etc/pam.d/sshd "
+check "--check names the pam-auth-update command it would run" grep -q "chroot $R pam-auth-update --enable rdmalimit" "$T/diff"
+
+# --- without the pam-configs profile installed: refused, nothing written
+mkroot noprofile
+before=$(tree_sum)
+rl enable >"$T/out" 2>&1
+check "enable without /usr/share/pam-configs/rdmalimit exits 1" test $? -eq 1
+check "... and names the profile" grep -q 'usr/share/pam-configs/rdmalimit is not installed' "$T/out"
+check "... and writes nothing" test "$before" = "$(tree_sum)"
+
+# --- enable
+mkroot
+rl enable >"$T/out" 2>&1
+rc=$?
+check "enable exits 0" test $rc -eq 0
+[ $rc -eq 0 ] || sed 's/^/# /' "$T/out"
+check "sshd: the line right after its last pam_limits" test "$(after_limits "$P/sshd")" = "$MARK"
+check "cron: the line right after its last pam_limits" test "$(after_limits "$T/root/etc/pam.d/cron")" = "$MARK"
+check "sshd: only that line added" test "$(diff /etc/pam.d/sshd "$P/sshd" | grep -c '^[<>]')" = 1
+check "cron: only that line added" test "$(diff "$T/cron.orig" "$P/cron" | grep -c '^[<>]')" = 1
+for s in login su su-l runuser runuser-l common-session common-session-noninteractive common-auth common-account \
+	common-password other; do
+	[ -e "/etc/pam.d/$s" ] || continue
+	check "$s untouched" cmp -s "/etc/pam.d/$s" "$P/$s"
+done
+check "login: reported as not needed (its pam_limits runs before common-session)" \
+	grep -q 'etc/pam.d/login: not needed: its pam_limits (etc/pam.d/login:[0-9]*) runs before' "$T/out"
+check "su: reported as not needed" grep -q 'etc/pam.d/su: not needed' "$T/out"
+check "prints the pam-auth-update command for the tree (common-session is pam-auth-update's)" \
+	grep -qx "  chroot $R pam-auth-update --enable rdmalimit" "$T/out"
+check "backup of sshd: the file as it was" cmp -s /etc/pam.d/sshd "$P/sshd.rdmalimits-bak"
+check "backup of cron: the file as it was" cmp -s "$T/cron.orig" "$P/cron.rdmalimits-bak"
+check "no backup of a file not changed" test ! -e "$P/login.rdmalimits-bak"
+check "the new file keeps the mode" test "$(stat -c %a "$P/sshd")" = "$(stat -c %a /etc/pam.d/sshd)"
+check "no temporary file left" test -z "$(find "$P" -name '.*')"
+
+# --- idempotent
+before=$(tree_sum)
+rl enable >"$T/out2" 2>&1
+check "a second enable exits 0" test $? -eq 0
+check "a second enable changes nothing (same inodes, same bytes)" test "$before" = "$(tree_sum)"
+check "... and says sshd is unchanged" grep -q 'etc/pam.d/sshd: unchanged: pam_rdmalimit already runs after pam_limits' "$T/out2"
+
+# --- once pam-auth-update has run: nothing left to do, --check exits 0
+pau_enable
+before=$(tree_sum)
+rl enable --check >"$T/out" 2>&1
+check "after pam-auth-update: enable --check exits 0" test $? -eq 0
+check "... and prints no command" test "$(grep -c 'pam-auth-update --enable' "$T/out")" = 0
+check "login: the module of common-session runs after its pam_limits" \
+	grep -q 'etc/pam.d/login: unchanged: pam_rdmalimit already runs after pam_limits (etc/pam.d/common-session:[0-9]* after etc/pam.d/login:' "$T/out"
+rl --json enable --check >"$T/json" 2>&1
+check "--json --check: changed false" grep -q '"changed": false' "$T/json"
+check "enable --check wrote nothing" test "$before" = "$(tree_sum)"
+
+# --- disable
+rl disable --check >"$T/out" 2>&1
+check "disable --check exits 3" test $? -eq 3
+check "disable --check writes nothing" test "$before" = "$(tree_sum)"
+rl disable >"$T/out" 2>&1
+check "disable exits 0" test $? -eq 0
+check "disable: sshd as it was" cmp -s /etc/pam.d/sshd "$P/sshd"
+check "disable: cron as it was" cmp -s "$T/cron.orig" "$P/cron"
+check "disable leaves pam-auth-update's line in common-session" grep -q '^session.*pam_rdmalimit' "$P/common-session"
+check "disable names pam-auth-update --disable for common-session" grep -q "pam-auth-update --disable rdmalimit" "$T/out"
+before=$(tree_sum)
+rl disable >"$T/out" 2>&1
+check "a second disable exits 0 and changes nothing" test $? -eq 0 -a "$before" = "$(tree_sum)"
+
+# --- --service: only the services named, JSON
+mkroot
+rl --json enable --service sshd --check >"$T/json" 2>&1
+check "enable --service sshd --check --json exits 3" test $? -eq 3
+check "--json: changed true, the file, its diff" \
+	grep -q '"changed": true, "files": \[{"file": "etc/pam.d/sshd", "change": "pam_rdmalimit after pam_limits (etc/pam.d/sshd:[0-9]*), line [0-9]*"}\], "commands": \[\], "commands_run": false, "diff": "--- etc/pam.d/sshd' "$T/json"
+rl enable --service sshd --service cron >"$T/out" 2>&1
+check "enable --service sshd --service cron exits 0" test $? -eq 0
+check "... sshd and cron get the line" test "$(after_limits "$P/sshd")/$(after_limits "$P/cron")" = "$MARK/$MARK"
+check "... and no pam-auth-update command (common-session was not named)" test "$(grep -c pam-auth-update "$T/out")" = 0
+rl enable --service sshd --check >/dev/null 2>&1
+check "then enable --service sshd --check exits 0" test $? -eq 0
+rl enable --service login >"$T/out" 2>&1
+check "enable --service login: the line after login's own pam_limits (asked for)" test "$(after_limits "$P/login")" = "$MARK"
+rl disable --service login >/dev/null 2>&1
+check "disable --service login: login as it was" cmp -s /etc/pam.d/login "$P/login"
+check "disable --service login: sshd keeps its line" test "$(after_limits "$P/sshd")" = "$MARK"
+rl enable --service common-session --check >"$T/out" 2>&1
+check "enable --service common-session: through pam-auth-update only" \
+	test "$(grep -c 'etc/pam.d/common-session' "$T/out")/$(grep -c 'pam-auth-update --enable rdmalimit' "$T/out")" = "0/1"
+
+# --- a line of ours before pam_limits (pam_limits moved since): moved after it
+mkroot
+awk -v m="$MARK" '/^@include common-session$/ { print m } { print }' /etc/pam.d/sshd >"$P/sshd"
+rl enable --service sshd >"$T/out" 2>&1
+check "enable moves its own line after pam_limits" test $? -eq 0 -a "$(after_limits "$P/sshd")" = "$MARK"
+check "... and keeps exactly one" test "$(grep -c 'rdmalimits enable' "$P/sshd")" = 1
+
+# --- refusals: exit 1, the file and line named, nothing written
+refused() { # DESCRIPTION PATTERN ARGS...
+	local d=$1 pat=$2 before rc
+	shift 2
+	before=$(tree_sum)
+	rl "$@" >"$T/out" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ] && grep -q -- "$pat" "$T/out" && [ "$before" = "$(tree_sum)" ]; then
+		ok "$d"
+	else
+		fail "$d (exit $rc)"
+		sed 's/^/# /' "$T/out"
+	fi
+}
+mkroot
+echo 'session    optionl    pam_foo.so' >>"$P/login"
+n=$(wc -l <"$P/login")
+refused "a line it cannot parse (login:$n), even in a file it would not change" "etc/pam.d/login:$n: error: unknown control" enable
+refused "disable refuses it too" "etc/pam.d/login:$n: error" disable
+mkroot
+printf 'session    required   pam_limits.so \\\n    debug\n' >>"$P/cron"
+refused "a continued line" "etc/pam.d/cron:[0-9]*: error: a continued line" enable --service cron
+mkroot
+printf 'session [success=1 default=ignore pam_foo.so\n' >>"$P/sshd"
+refused "an unclosed bracket" "error: the bracketed control is not closed" enable --service sshd
+mkroot
+printf '@include /etc/pam.d/common-session\n' >>"$P/cron"
+refused "an include by path" "included file given by path" enable --service cron
+mkroot
+printf '@include no-such-file\n' >>"$P/cron"
+refused "an include that does not exist" "etc/pam.d/cron:[0-9]*: the included file cannot be read" enable --service cron
+mkroot
+refused "--service naming a stack without pam_limits" "etc/pam.d/chfn: no session pam_limits line" enable --service chfn
+refused "--service naming no service" "etc/pam.d/nosuch: no such PAM service" enable --service nosuch
+rl enable --service ../x >"$T/out" 2>&1
+check "--service with a slash: usage error (2)" test $? -eq 2
+mkroot
+awk '/^@include common-session$/ { print "session optional pam_rdmalimit.so conf=/etc/security/other.conf" } { print }' \
+	/etc/pam.d/sshd >"$P/sshd"
+n=$(grep -n 'other.conf' "$P/sshd" | cut -d: -f1)
+refused "pam_rdmalimit before pam_limits in a line it did not add (sshd:$n)" \
+	"etc/pam.d/sshd:$n: pam_rdmalimit runs before the last pam_limits (etc/pam.d/sshd:[0-9]*), in a line rdmalimits did not add" \
+	enable --service sshd
+mkroot
+mv "$P/sshd" "$P/sshd-real" && ln -s sshd-real "$P/sshd"
+refused "a service that is a symbolic link" "etc/pam.d/sshd is a symbolic link; refusing to write through it" enable --service sshd
+mkroot
+rm -rf "$P" && ln -s /etc/pam.d "$P"
+refused "pam.d a link that leaves the tree (to the host's /etc/pam.d)" "symbolic link" enable --service sshd
+check "the host's sshd untouched" test ! -e /etc/pam.d/sshd.rdmalimits-bak
+
+# --- a RHEL-like tree: system-auth and password-auth are authselect's
+rhel_file() {
+	cat <<'EOF'
+# Generated by authselect on Mon Jan  8 10:00:00 2024
+# Do not modify this file manually.
+
+auth        required                                     pam_env.so
+auth        required                                     pam_faildelay.so delay=2000000
+auth        sufficient                                   pam_unix.so nullok
+auth        required                                     pam_deny.so
+
+account     required                                     pam_unix.so
+
+password    requisite                                    pam_pwquality.so local_users_only
+password    sufficient                                   pam_unix.so sha512 shadow nullok use_authtok
+password    required                                     pam_deny.so
+
+session     optional                                     pam_keyinit.so revoke
+session     required                                     pam_limits.so
+-session    optional                                     pam_systemd.so
+session     optional                                     pam_oddjob_mkhomedir.so umask=0077
+session     [success=1 default=ignore]                   pam_succeed_if.so service in crond quiet use_uid
+session     required                                     pam_unix.so
+EOF
+}
+mkrhel() {
+	rm -rf "$R"
+	mkdir -p "$P" "$R/etc/authselect"
+	printf 'sssd\nwith-mkhomedir\nwith-faillock\n' >"$R/etc/authselect/authselect.conf"
+	rhel_file >"$R/etc/authselect/system-auth"
+	rhel_file >"$R/etc/authselect/password-auth"
+	printf '# Generated by authselect on Mon Jan  8 10:00:00 2024\n# Do not modify this file manually.\n\nsession optional pam_umask.so silent\n' \
+		>"$R/etc/authselect/postlogin"
+	ln -s /etc/authselect/system-auth "$P/system-auth"
+	ln -s /etc/authselect/password-auth "$P/password-auth"
+	ln -s /etc/authselect/postlogin "$P/postlogin"
+	cat >"$P/sshd" <<'EOF'
+#%PAM-1.0
+auth       substack     password-auth
+auth       include      postlogin
+account    required     pam_sepermit.so
+account    required     pam_nologin.so
+account    include      password-auth
+password   include      password-auth
+# pam_selinux.so close should be the first session rule
+session    required     pam_selinux.so close
+session    required     pam_loginuid.so
+# pam_selinux.so open should only be followed by sessions to be executed in the user context
+session    required     pam_selinux.so open env_params
+session    required     pam_namespace.so
+session    optional     pam_keyinit.so force revoke
+session    optional     pam_motd.so
+session    include      password-auth
+session    include      postlogin
+EOF
+	cat >"$P/crond" <<'EOF'
+#
+# The PAM configuration file for the cron daemon
+#
+#
+# Although no PAM authentication is called, auth modules
+# are used for credential setting
+auth       include    password-auth
+account    required   pam_access.so
+account    include    password-auth
+session    required   pam_loginuid.so
+session    include    password-auth
+EOF
+}
+mkrhel
+before=$(tree_sum)
+rl enable >"$T/out" 2>&1
+check "RHEL-like: enable exits 0" test $? -eq 0
+check "RHEL-like: nothing written under --root (authselect's files)" test "$before" = "$(tree_sum)"
+check "RHEL-like: sshd's last pam_limits is named in password-auth, managed by authselect" \
+	grep -q 'etc/pam.d/sshd: its last pam_limits is in password-auth (etc/pam.d/password-auth:16), managed by authselect' "$T/out"
+same "RHEL-like: the exact authselect commands, for the tree" <(sed -n '/^  /s/^  //p' "$T/out") <<EOF
+chroot $R authselect create-profile rdmalimit -b sssd
+sed -i '/^session[[:space:]].*pam_limits\\.so/a $MARK' $R/etc/authselect/custom/rdmalimit/system-auth $R/etc/authselect/custom/rdmalimit/password-auth
+chroot $R authselect select custom/rdmalimit with-mkhomedir with-faillock --force
+EOF
+rl enable --check >/dev/null 2>&1
+check "RHEL-like: enable --check exits 3" test $? -eq 3
+rl enable --service sshd >"$T/out2" 2>&1
+check "RHEL-like: enable --service sshd takes the authselect path too" grep -q 'authselect select custom/rdmalimit' "$T/out2"
+
+# the profile created (authselect create-profile copies the base's files): enable edits it
+mkdir -p "$R/etc/authselect/custom/rdmalimit"
+rhel_file >"$R/etc/authselect/custom/rdmalimit/system-auth"
+rhel_file >"$R/etc/authselect/custom/rdmalimit/password-auth"
+rl enable >"$T/out" 2>&1
+check "RHEL-like, profile created: enable exits 0" test $? -eq 0
+for f in system-auth password-auth; do
+	check "RHEL-like: custom/rdmalimit/$f gets the line after pam_limits" \
+		test "$(after_limits "$R/etc/authselect/custom/rdmalimit/$f")" = "$MARK"
+	check "RHEL-like: etc/authselect/$f (authselect's output) untouched" cmp -s <(rhel_file) "$R/etc/authselect/$f"
+	check "RHEL-like: etc/pam.d/$f still a link" test -L "$P/$f"
+done
+check "RHEL-like: then only the select command is left" \
+	test "$(sed -n '/^  /s/^  //p' "$T/out")" = "chroot $R authselect select custom/rdmalimit with-mkhomedir with-faillock --force"
+# what `authselect select custom/rdmalimit` leaves
+for f in system-auth password-auth; do
+	cp "$R/etc/authselect/custom/rdmalimit/$f" "$R/etc/authselect/$f"
+done
+printf 'custom/rdmalimit\nwith-mkhomedir\nwith-faillock\n' >"$R/etc/authselect/authselect.conf"
+before=$(tree_sum)
+rl enable --check >"$T/out" 2>&1
+check "RHEL-like, profile selected: enable --check exits 0" test $? -eq 0
+check "RHEL-like: sshd reported done" grep -q 'etc/pam.d/sshd: unchanged: pam_rdmalimit already runs after pam_limits (etc/pam.d/password-auth:17' "$T/out"
+rl enable >/dev/null 2>&1
+check "RHEL-like: enable then changes nothing" test "$before" = "$(tree_sum)"
+rl disable >"$T/out" 2>&1
+check "RHEL-like: disable exits 0, changes nothing of authselect's" test $? -eq 0 -a "$before" = "$(tree_sum)"
+check "RHEL-like: disable names authselect select for the profile" grep -q "'authselect select PROFILE'" "$T/out"
+
+# --- a RHEL-like tree without authselect.conf: told to select a profile first
+mkrhel
+rm "$R/etc/authselect/authselect.conf"
+refused "RHEL-like without a selected profile" "authselect has no profile selected here" enable
+
+done_testing
