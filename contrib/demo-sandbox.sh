@@ -43,8 +43,8 @@ so no login here can get more than $((hard / 1024)) KiB (real sites raise sshd's
 Users: alice (rdma_users), carol (xdp_users), dave (hpc), bob (none).
 T
 
-step "probe --save: what hardware this host has (here: the sandbox's veth pair), saved with the
-   compiled policy to /run/rdmalimit/hw.cache, so that logins neither probe nor parse"
+step "probe --save: what hardware this host has (here: the sandbox's veth pair, counted only because
+   the policy includes it: virtual interfaces never count by default), saved to /run/rdmalimit/hw.cache"
 sandbox_policy <<'P'
 version = 1;
 hardware = {
@@ -53,6 +53,7 @@ hardware = {
   xsk_copy_queue = "512K"; # per RX queue of a copy-mode XDP interface
   base = "1M";
   ram_share = 0.5;
+  include = [ "veth*", "v*" ];  # the sandbox has no physical interface; real hosts need none of this
 };
 rules = (
   { group = "xdp_users"; memlock = "auto"; },
