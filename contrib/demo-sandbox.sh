@@ -53,7 +53,7 @@ hardware = {
   xsk_copy_queue = "512K"; # per RX queue of a copy-mode XDP interface
   base = "1M";
   ram_share = 0.5;
-  include = [ "veth*", "v*" ];  # the sandbox has no physical interface; real hosts need none of this
+  include = [ "va", "vb" ];  # the sandbox has no physical interface; real hosts need none of this
 };
 rules = (
   { group = "xdp_users"; memlock = "auto"; },
