@@ -11,8 +11,26 @@ ok() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n - $*"; }
 fail() { _tap_n=$((_tap_n + 1)); _tap_failed=$((_tap_failed + 1)); echo "not ok $_tap_n - $*"; }
 skip() { _tap_n=$((_tap_n + 1)); echo "ok $_tap_n # SKIP $*"; }
 diag() { printf '# %s\n' "$@"; }
+# not_ok DESCRIPTION [DIAG...]: a failure, each DIAG as diagnostic lines
+not_ok() {
+	local d=$1 line
+	shift
+	fail "$d"
+	for line in "$@"; do
+		printf '%s\n' "$line" | sed 's/^/# /'
+	done
+}
 # check DESCRIPTION COMMAND...: ok when the command succeeds
 check() { local d=$1; shift; if "$@"; then ok "$d"; else fail "$d"; fi; }
+# diff_ok DESCRIPTION EXPECTED-FILE ACTUAL-FILE: ok when equal, else the diff as diagnostics
+diff_ok() {
+	local d
+	if d=$(diff -u "$2" "$3" 2>&1); then
+		ok "$1"
+	else
+		not_ok "$1" "$d"
+	fi
+}
 done_testing() {
 	[ "$_tap_planned" = late ] && echo "1..$_tap_n"
 	[ "$_tap_failed" -eq 0 ]

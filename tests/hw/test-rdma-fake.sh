@@ -8,8 +8,12 @@
 # namespace this script re-runs itself in (the host's /sys is never touched).
 set -u
 
-# shellcheck source=tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=../tap.sh
+. "$(dirname "$0")/../tap.sh"
+HW_DUMP=$top_builddir/tests/hw/hw-dump
+FAKE_IBVERBS_DIR=$top_builddir/tests/fake-ibverbs/lib
+# value KEY FILE: the value of a KEY=VALUE line of hw-dump output
+value() { sed -n "s/^$1=//p" "$2"; }
 
 if [ "${RDMALIMIT_RDMA_TEST_INNER:-}" != 1 ]; then
 	if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
@@ -253,4 +257,4 @@ else
 	fi
 fi
 
-finish
+done_testing

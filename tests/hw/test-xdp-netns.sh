@@ -10,8 +10,12 @@
 # expectations below are derived from the queue counts sysfs shows, not hard-coded.
 set -u
 
-# shellcheck source=tap.sh
-. "$(dirname "$0")/tap.sh"
+# shellcheck source=../tap.sh
+. "$(dirname "$0")/../tap.sh"
+HW_DUMP=$top_builddir/tests/hw/hw-dump
+FAKE_IBVERBS_DIR=$top_builddir/tests/fake-ibverbs/lib
+# value KEY FILE: the value of a KEY=VALUE line of hw-dump output
+value() { sed -n "s/^$1=//p" "$2"; }
 
 if [ "$(id -u)" != 0 ]; then
 	if [ "${CI:-}" = true ]; then
@@ -43,7 +47,7 @@ pairs=(
 	"vc 8 8 vd 3 3"   # vd: its peer has 8 TX queues > its 3 RX queues -> no XDP features
 )
 
-plan 15
+plan 14
 
 if ! ip netns add "$ns" 2>"$tmp/err"; then
 	echo "Bail out! cannot create a network namespace: $(cat "$tmp/err")"
@@ -55,13 +59,13 @@ for p in "${pairs[@]}"; do
 	in_ns ip link add "$a" numrxqueues "$arx" numtxqueues "$atx" type veth \
 		peer name "$b" numrxqueues "$brx" numtxqueues "$btx" 2>>"$tmp/err" || setup_ok=false
 done
-if $setup_ok; then
-	ok "veth pairs created in namespace $ns"
-else
-	not_ok "veth pairs created in namespace $ns" "$(cat "$tmp/err")"
+# a setup step, not a test: without the pairs nothing below means anything
+if ! $setup_ok; then
+	echo "Bail out! cannot create the veth pairs in namespace $ns: $(cat "$tmp/err")"
+	exit 99
 fi
 
-# 2: sysfs shows the queue counts given to ip
+# 1: sysfs shows the queue counts given to ip
 mismatch=
 declare -A rxq txq peer
 for p in "${pairs[@]}"; do
@@ -86,21 +90,21 @@ if [ "$rc" -eq 0 ] && [ "$status" = 0 ]; then
 elif [ "$status" = -EOPNOTSUPP ]; then
 	# a kernel without the netdev family (< 6.3): the probe says "unknown"
 	ok "hw-dump xdp: no netdev family, xdp_status=-EOPNOTSUPP"
-	for i in $(seq 4 12); do skip "netdev family checks" "kernel has no netdev family"; done
-	finish
+	for i in $(seq 3 14); do skip "netdev family checks" "kernel has no netdev family"; done
+	done_testing
 else
 	not_ok "hw-dump xdp in the namespace: xdp_status=0" "rc=$rc" "$(cat "$tmp/out" "$tmp/err")"
 fi
 sed 's/^/# /' "$tmp/out"
 
-# 4: lo has no XDP features, it must not be listed
+# 3: lo has no XDP features, it must not be listed
 if grep -qE '^xdp [0-9]+ lo ' "$tmp/out"; then
 	not_ok "lo is not listed" "$(grep -E '^xdp [0-9]+ lo ' "$tmp/out")"
 else
 	ok "lo is not listed"
 fi
 
-# 5-8: each veth end, listed exactly when the kernel rule says so, with sysfs's numbers
+# 4-7: each veth end, listed exactly when the kernel rule says so, with sysfs's numbers
 expect_copy=0
 features_seen=
 for p in "${pairs[@]}"; do
@@ -133,17 +137,17 @@ for p in "${pairs[@]}"; do
 	done
 done
 
-# 9-10: the counts of the auto formula
+# 8-9: the counts of the auto formula
 check "copy_queues=$expect_copy" [ "$(value copy_queues "$tmp/out")" = "$expect_copy" ]
 check "zc_queues=0 (veth has no zero-copy)" [ "$(value zc_queues "$tmp/out")" = 0 ]
 
-# 11: only listed interfaces are counted: xdp_interfaces agrees with the lines
+# 10: only listed interfaces are counted: xdp_interfaces agrees with the lines
 n_lines=$(grep -cE '^xdp [0-9]+ ' "$tmp/out")
 check "xdp_interfaces=$n_lines, the veth ends report the same features:$features_seen" \
 	[ "$(value xdp_interfaces "$tmp/out")" = "$n_lines" -a \
 	"$(echo "$features_seen" | tr ' ' '\n' | sed '/^$/d' | sort -u | wc -l)" -le 1 ]
 
-# 12-14: without an include pattern no veth counts, and an exclude pattern wins over include
+# 11-13: without an include pattern no veth counts, and an exclude pattern wins over include
 in_ns "$HW_DUMP" xdp >"$tmp/plain" 2>&1
 check "virtual interfaces are not counted: copy_queues=0 without include" \
 	[ "$(value copy_queues "$tmp/plain")" = 0 -a "$(value zc_queues "$tmp/plain")" = 0 ]
@@ -153,7 +157,7 @@ in_ns "$HW_DUMP" --include 'v*' --exclude 'va' xdp >"$tmp/excl" 2>&1
 check "exclude wins over include: va not counted, the others are" \
 	[ "$(value copy_queues "$tmp/excl")" = "$((expect_copy - rxq[va]))" ]
 
-# 15: the host's own interfaces: every listed one agrees with the host's sysfs
+# 14: the host's own interfaces: every listed one agrees with the host's sysfs
 "$HW_DUMP" xdp >"$tmp/host" 2>&1
 bad=
 while read -r _ ifindex name features zc rxq; do
@@ -175,4 +179,4 @@ else
 	not_ok "host namespace: listed interfaces agree with sysfs" "mismatch:$bad" "$(cat "$tmp/host")"
 fi
 
-finish
+done_testing
