@@ -56,7 +56,9 @@ static void usage(FILE *out) {
               "     --root DIR        operate on DIR/etc instead of /etc (users from DIR/etc/passwd)\n"
               "     --json            machine-readable output\n"
               " -q, --quiet           only errors\n"
-              "     --flavour NAME    pam_limits to model: debian or upstream (default: this system's)\n"
+              "     --flavour NAME    pam_limits to model: debian-X.Y.Z, upstream-X.Y.Z, debian, upstream\n"
+              "                       (default: the installed release)\n"
+              "     --vendordir DIR   the vendor directory of the pam_limits build, or none\n"
               "     --soft SIZE       apply: the soft limit\n"
               "     --hard SIZE       apply: the hard limit\n"
               "     --file NAME       apply/remove: the drop-in in limits.d (default " DROPIN_DEFAULT_NAME ")\n"
@@ -123,7 +125,14 @@ char *ctx_path(const struct ctx *c, const char *abs) {
 }
 
 int ctx_load_tree(const struct ctx *c, struct lc_tree **ret) {
-        int r = lc_tree_load(c->root, c->flavour, NULL, ret);
+        struct lc_args a = {};
+        if (c->vendordir && streq(c->vendordir, "none"))
+                a.vendor = LC_VENDOR_NONE;
+        else if (c->vendordir) {
+                a.vendor = LC_VENDOR_DIR;
+                snprintf(a.vendordir, sizeof a.vendordir, "%s", c->vendordir);
+        }
+        int r = lc_tree_load_args(c->root, c->flavour, &a, ret);
         if (r < 0)
                 log_error("cannot read the limits configuration: %s", strerror(-r));
         return r;
@@ -241,6 +250,7 @@ enum {
         ARG_ROOT = 0x100,
         ARG_JSON,
         ARG_FLAVOUR,
+        ARG_VENDORDIR,
         ARG_SOFT,
         ARG_HARD,
         ARG_FILE,
@@ -265,6 +275,7 @@ static const struct option longopts[] = {
         { "quiet", no_argument, NULL, 'q' },
         { "flavour", required_argument, NULL, ARG_FLAVOUR },
         { "flavor", required_argument, NULL, ARG_FLAVOUR },
+        { "vendordir", required_argument, NULL, ARG_VENDORDIR },
         { "soft", required_argument, NULL, ARG_SOFT },
         { "hard", required_argument, NULL, ARG_HARD },
         { "file", required_argument, NULL, ARG_FILE },
@@ -337,10 +348,20 @@ static int run(int argc, char **argv) {
                         break;
                 case ARG_FLAVOUR:
                         if (lc_flavour_from_string(optarg, &c.flavour) < 0) {
-                                log_error("--flavour '%s': expected debian or upstream", optarg);
+                                log_error("--flavour '%s': expected debian or upstream, or debian-X.Y.Z or "
+                                          "upstream-X.Y.Z (Linux-PAM 1.3.1 on)", optarg);
                                 goto usage_error;
                         }
                         flavour_set = true;
+                        break;
+                case ARG_VENDORDIR:
+                        if (!*optarg || strlen(optarg) >= sizeof(((struct lc_args *)0)->vendordir) ||
+                            (!streq(optarg, "none") && optarg[0] != '/')) {
+                                log_error("--vendordir '%s': expected an absolute directory or none", optarg);
+                                goto usage_error;
+                        }
+                        c.vendordir = optarg;
+                        c.given |= OPT_FLAVOUR;
                         break;
                 case ARG_SOFT:
                         c.soft = optarg;

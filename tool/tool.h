@@ -45,6 +45,7 @@ struct ctx {
         const char *root;        /* NULL: / */
         bool json, quiet;
         enum lc_flavour flavour;
+        const char *vendordir;   /* --vendordir DIR|none, NULL: the release's build default */
         const char *soft, *hard, *file;
         bool check, diff, force, policy, save, reload;
         const char *policy_path; /* --conf: the policy file (default /etc/security/rdmalimit.conf) */

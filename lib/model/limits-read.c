@@ -23,11 +23,15 @@
 #include "size.h"
 #include "strmap.h"
 
-#define LC_MAX_FILE (64u * 1024 * 1024)   /* a limits file larger than this is not read */
 
 /* isspace() and tolower() of the "C" locale, which login services run in */
 static bool c_isspace(char c) {
         return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+static bool ends_with_word(const char *s, const char *w) {
+        size_t a = strlen(s), b = strlen(w);
+        return a >= b && strcmp(s + a - b, w) == 0 && (a == b || s[a - b - 1] == ' ');
 }
 
 static void lowercase(char *s) {
@@ -41,42 +45,317 @@ const char *lc_rank_name(enum lc_rank r) {
         return r >= 0 && r <= LC_RANK_NONE ? names[r] : "?";
 }
 
+/* ---- flavours ---- */
+
+static unsigned fl_major(enum lc_flavour f) { return ((unsigned)f >> 16) & 0xff; }
+static unsigned fl_minor(enum lc_flavour f) { return ((unsigned)f >> 8) & 0xff; }
+static unsigned fl_patch(enum lc_flavour f) { return (unsigned)f & 0xff; }
+static bool fl_debian(enum lc_flavour f) { return ((unsigned)f >> 24) & 1; }
+static enum lc_flavour fl_release(enum lc_flavour f) { return (enum lc_flavour)((int)f & LC_FLAVOUR_RELEASE_MASK); }
+static enum lc_flavour fl_with_from(enum lc_flavour f, enum lc_flavour_from from) {
+        return (enum lc_flavour)((int)fl_release(f) | (int)from << LC_FLAVOUR_FROM_SHIFT);
+}
+/* f >= major.minor.patch */
+static bool fl_ge(enum lc_flavour f, unsigned major, unsigned minor, unsigned patch) {
+        return ((int)f & 0xffffff) >= (int)(major << 16 | minor << 8 | patch);
+}
+
+void lc_flavour_behaviour(enum lc_flavour f, struct lc_behaviour *ret) {
+        bool deb = fl_debian(f);
+        if (fl_release(f) == LC_FLAVOUR_AUTO)
+                f = LC_FLAVOUR_UPSTREAM;
+        *ret = (struct lc_behaviour){
+                .fgets_reader = !fl_ge(f, 1, 6, 0),
+                .trim_value = fl_ge(f, 1, 6, 1),
+                .enoent_ok = fl_ge(f, 1, 5, 3),
+                .pid1_always = deb && !fl_ge(f, 1, 7, 0),
+                .root_rule = deb,
+                .eperm_silent = deb,
+                .nofile_nr_open = fl_ge(f, 1, 5, 2),
+                .nonewprivs = fl_ge(f, 1, 5, 0),
+                .rttime = fl_ge(f, 1, 7, 1),
+                .chroot = deb,
+                .vendor_capable = fl_ge(f, 1, 5, 3),
+                /* meson's vendordir option defaults to /usr/share/pam from 1.7.2 on; Debian
+                 * builds without one */
+                .vendor_default = !deb && fl_ge(f, 1, 7, 2) ? "/usr/share/pam/security" : NULL,
+        };
+}
+
+enum lc_flavour lc_flavour_model(enum lc_flavour f) {
+        f = fl_release(f);
+        if (f == LC_FLAVOUR_AUTO)
+                return LC_FLAVOUR_AUTO;
+        if (fl_debian(f))
+                return fl_ge(f, 1, 7, 0) ? LC_FLAVOUR_DEBIAN_NEWEST : LC_FLAVOUR_DEBIAN;
+        if (fl_ge(f, 1, 6, 1))
+                return LC_FLAVOUR_UPSTREAM;
+        if (fl_ge(f, 1, 6, 0))
+                return LC_FLAVOUR_MAKE(1, 6, 0, 0);
+        if (fl_ge(f, 1, 5, 3))
+                return LC_FLAVOUR_MAKE(1, 5, 3, 0);
+        return LC_FLAVOUR_MAKE(1, 5, 2, 0);   /* 1.3.1 ... 1.5.2 */
+}
+
 const char *lc_flavour_to_string(enum lc_flavour f) {
-        return f == LC_FLAVOUR_DEBIAN ? "debian" : "upstream";
+        static _Thread_local char buf[32];
+        f = fl_release(f);
+        if (f == LC_FLAVOUR_AUTO)
+                return "auto";
+        snprintf(buf, sizeof buf, "%s-%u.%u.%u", fl_debian(f) ? "debian" : "upstream", fl_major(f) % 100u,
+                 fl_minor(f) % 100u, fl_patch(f) % 100u);
+        return buf;
+}
+
+const char *lc_flavour_from_name(enum lc_flavour f) {
+        static const char *const names[] = { "--flavour", "dpkg", "rpm", "pam_limits.so", "os-release", "default" };
+        unsigned from = ((unsigned)f >> LC_FLAVOUR_FROM_SHIFT) & 7;
+        return from < ELEMENTSOF(names) ? names[from] : "?";
+}
+
+static int parse_version(const char *v, unsigned *maj, unsigned *min, unsigned *pat) {
+        unsigned x[3] = {};
+        const char *p = v, *end;
+        bool erange;
+        for (int i = 0; i < 3; i++) {
+                if (*p < '0' || *p > '9')
+                        return -EINVAL;
+                unsigned long n = c_strtoul(p, &end, &erange);
+                if (erange || n > 99)
+                        return -EINVAL;
+                x[i] = (unsigned)n;
+                p = end;
+                if (i < 2 && *p++ != '.')
+                        return -EINVAL;
+        }
+        *maj = x[0];
+        *min = x[1];
+        *pat = x[2];
+        return (int)(p - v);
+}
+
+static int flavour_make(bool debian, unsigned maj, unsigned min, unsigned pat, enum lc_flavour *ret) {
+        enum lc_flavour f = LC_FLAVOUR_MAKE(maj, min, pat, debian);
+        if (!fl_ge(f, 1, 3, 1) || maj != 1)
+                return -ERANGE;  /* before 1.3.1: not modelled */
+        *ret = f;
+        return 0;
 }
 
 int lc_flavour_from_string(const char *s, enum lc_flavour *ret) {
-        if (streq(s, "debian"))
-                *ret = LC_FLAVOUR_DEBIAN;
-        else if (streq(s, "upstream"))
+        unsigned maj, min, pat;
+        bool debian;
+        int n;
+
+        if (!s)
+                return -EINVAL;
+        if (streq(s, "debian")) {
+                *ret = LC_FLAVOUR_DEBIAN_NEWEST;
+                return 0;
+        }
+        if (streq(s, "upstream")) {
                 *ret = LC_FLAVOUR_UPSTREAM;
+                return 0;
+        }
+        if (strncmp(s, "debian-", 7) == 0)
+                debian = true, s += 7;
+        else if (strncmp(s, "upstream-", 9) == 0)
+                debian = false, s += 9;
         else
+                return -EINVAL;
+        n = parse_version(s, &maj, &min, &pat);
+        if (n < 0 || s[n] != '\0')
+                return -EINVAL;
+        return flavour_make(debian, maj, min, pat, ret) < 0 ? -EINVAL : 0;
+}
+
+const char *lc_tree_flavour_name(const struct lc_tree *t) {
+        return lc_flavour_to_string(t->release);
+}
+
+const char *lc_tree_flavour_from(const struct lc_tree *t) {
+        return lc_flavour_from_name(t->release);
+}
+
+/* libpam-modules' Version in var/lib/dpkg/status ("1.5.2-6+deb12u1"): Debian's build */
+static int flavour_dpkg(const char *root, enum lc_flavour *ret) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t n = 0;
+        bool in = false, installed = false;
+        char version[64] = "";
+
+        if (fs_fopen_in_root(root, "/var/lib/dpkg/status", &f) < 0)
+                return -ENOENT;
+        for (;;) {
+                ssize_t k = getline(&line, &n, f);
+                if (k <= 0 || line[0] == '\n') {
+                        if (in && installed && version[0])
+                                break;
+                        in = installed = false;
+                        version[0] = '\0';
+                        if (k <= 0)
+                                return -ENOENT;
+                        continue;
+                }
+                line[strcspn(line, "\n")] = '\0';
+                if (strncmp(line, "Package: ", 9) == 0)
+                        in = streq(line + 9, "libpam-modules");
+                else if (in && strncmp(line, "Status: ", 8) == 0)
+                        installed = ends_with_word(line, "installed");
+                else if (in && strncmp(line, "Version: ", 9) == 0)
+                        snprintf(version, sizeof version, "%s", line + 9);
+        }
+        unsigned maj, min, pat;
+        const char *v = strchr(version, ':') ? strchr(version, ':') + 1 : version;  /* an epoch */
+        if (parse_version(v, &maj, &min, &pat) < 0 || flavour_make(true, maj, min, pat, ret) < 0)
                 return -EINVAL;
         return 0;
 }
 
+/* An rpm database we can read without rpm: the legacy Packages text is not readable, so the
+ * only rpm source used is the module itself (flavour_module()); an rpm system says "rpm" when
+ * its pam package's files are found (/usr/share/doc/pam/ NEWS names the release). */
+static int flavour_rpm(const char *root, enum lc_flavour *ret) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t n = 0;
+        struct stat st;
+
+        if (fs_stat_in_root(root, "/var/lib/rpm", false, &st) < 0 && fs_stat_in_root(root, "/usr/lib/sysimage/rpm", false, &st) < 0)
+                return -ENOENT;
+        if (fs_fopen_in_root(root, "/usr/share/doc/pam/NEWS", &f) < 0)
+                return -ENOENT;
+        /* "Release 1.5.1" is the first release line of Linux-PAM's NEWS */
+        for (int i = 0; i < 200 && getline(&line, &n, f) > 0; i++) {
+                const char *p = strstr(line, "Release ");
+                unsigned maj, min, pat;
+                if (p && parse_version(p + 8, &maj, &min, &pat) > 0)
+                        return flavour_make(false, maj, min, pat, ret) < 0 ? -EINVAL : 0;
+        }
+        return -ENOENT;
+}
+
+static bool mem_has(const char *buf, size_t len, const char *needle) {
+        return memmem(buf, len, needle, strlen(needle) + 1) != NULL;   /* with its NUL */
+}
+
+/* The strings of the installed pam_limits.so: each release added one (read in each tag) */
+static int flavour_module(const char *root, enum lc_flavour *ret) {
+        static const char *const dirs[] = { "/usr/lib/x86_64-linux-gnu/security", "/lib/x86_64-linux-gnu/security",
+                                            "/usr/lib64/security", "/lib64/security", "/usr/lib/security",
+                                            "/lib/security", "/usr/lib/aarch64-linux-gnu/security" };
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
+                _cleanup_free_ char *rel = NULL, *buf = NULL;
+                _cleanup_close_ int fd = -1;
+                size_t len = 0;
+                if (asprintf(&rel, "%s/pam_limits.so", dirs[i]) < 0)
+                        return -ENOMEM;
+                if (fs_open_in_root(root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0)
+                        continue;
+                if (fs_read_all(fd, 8u * 1024 * 1024, &buf, &len) < 0)
+                        continue;
+                bool deb = mem_has(buf, len, "chroot");
+                unsigned min = 3, pat = 1;
+                if (mem_has(buf, len, "rttime"))
+                        min = 7, pat = 1;
+                else if (memmem(buf, len, "sd_get_sessions", 15))
+                        min = 7, pat = 0;
+                else if (memmem(buf, len, "invalid line %llu", 17))
+                        min = 6, pat = 1;
+                else if (memmem(buf, len, "/proc/sys/fs/nr_open", 20))
+                        min = 5, pat = 2;
+                else if (mem_has(buf, len, "nonewprivs"))
+                        min = 5, pat = 1;
+                else if (deb)
+                        min = 4, pat = 0;
+                return flavour_make(deb, 1, min, pat, ret);
+        }
+        return -ENOENT;
+}
+
 /* Debian family: /etc/debian_version, or ID/ID_LIKE of os-release naming debian. */
-static int flavour_of(const char *root) {
+static int family_of(const char *root) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
         struct stat st;
         size_t n = 0;
 
         if (fs_stat_in_root(root, "/etc/debian_version", false, &st) == 0)
-                return LC_FLAVOUR_DEBIAN;
+                return 1;
         if (fs_fopen_in_root(root, "/etc/os-release", &f) < 0)
                 return -ENOENT;
         while (getline(&line, &n, f) > 0)
                 if ((strncmp(line, "ID=", 3) == 0 || strncmp(line, "ID_LIKE=", 8) == 0) && strstr(line, "debian"))
-                        return LC_FLAVOUR_DEBIAN;
-        return LC_FLAVOUR_UPSTREAM;
+                        return 1;
+        return 0;
+}
+
+static int flavour_detect(const char *root, enum lc_flavour *ret) {
+        enum lc_flavour f;
+        int r;
+
+        if (flavour_dpkg(root, &f) == 0) {
+                *ret = fl_with_from(f, LC_FROM_DPKG);
+                return 0;
+        }
+        if (flavour_rpm(root, &f) == 0) {
+                *ret = fl_with_from(f, LC_FROM_RPM);
+                return 0;
+        }
+        if (flavour_module(root, &f) == 0) {
+                *ret = fl_with_from(f, LC_FROM_MODULE);
+                return 0;
+        }
+        r = family_of(root);
+        if (r < 0)
+                return r;
+        *ret = fl_with_from(r ? LC_FLAVOUR_DEBIAN : LC_FLAVOUR_UPSTREAM, LC_FROM_OS_RELEASE);
+        return 0;
 }
 
 enum lc_flavour lc_flavour_default(const char *root) {
-        int f = root ? flavour_of(root) : -ENOENT;
-        if (f < 0)
-                f = flavour_of(NULL); /* a root tree without OS files: this system's */
-        return f == LC_FLAVOUR_DEBIAN ? LC_FLAVOUR_DEBIAN : LC_FLAVOUR_UPSTREAM;
+        enum lc_flavour f;
+        if (root && flavour_detect(root, &f) == 0)
+                return f;
+        if (flavour_detect(NULL, &f) == 0)  /* a root tree without OS files: this system's */
+                return f;
+        return fl_with_from(LC_FLAVOUR_UPSTREAM, LC_FROM_DEFAULT);
+}
+
+/* ---- module arguments ---- */
+
+int lc_args_parse(const char *module_args, struct lc_args *ret) {
+        struct lc_args a = {};
+        const char *p = module_args ? module_args : "";
+
+        while (*p) {
+                size_t n;
+                while (*p && c_isspace(*p))
+                        p++;
+                n = strcspn(p, " \t\n\v\f\r");
+                if (!n)
+                        break;
+                if (n == 7 && strncmp(p, "set_all", n) == 0)
+                        a.set_all = true;
+                else if (n == 10 && strncmp(p, "utmp_early", n) == 0)
+                        a.utmp_early = true;
+                else if (n == 7 && strncmp(p, "noaudit", n) == 0)
+                        a.noaudit = true;
+                else if (n == 5 && strncmp(p, "debug", n) == 0)
+                        a.debug = true;
+                else if (n > 5 && strncmp(p, "conf=", 5) == 0) {
+                        if (n - 5 >= sizeof a.conf)
+                                return -EINVAL;
+                        memcpy(a.conf, p + 5, n - 5);
+                        a.conf[n - 5] = '\0';
+                        a.conf_set = true;
+                } else
+                        a.unknown++;
+                p += n;
+        }
+        *ret = a;
+        return 0;
 }
 
 /* ---- line analysis ---- */
@@ -112,32 +391,76 @@ static enum lc_range parse_range(const char *domain, uint32_t *rmin, uint32_t *r
         return rv;
 }
 
-static enum lc_item item_kind(const char *item, enum lc_flavour fl) {
-        static const char *const rlimits[] = { "cpu", "fsize", "data", "stack", "core", "rss", "nproc",
-                                               "nofile", "as", "locks", "sigpending", "msgqueue", "rtprio" };
-        if (streq(item, "memlock"))
-                return LC_ITEM_MEMLOCK;
-        for (size_t i = 0; i < ELEMENTSOF(rlimits); i++)
-                if (streq(item, rlimits[i]))
-                        return LC_ITEM_RLIMIT;
-        if (fl == LC_FLAVOUR_UPSTREAM && streq(item, "rttime"))
-                return LC_ITEM_RLIMIT;
-        if (streq(item, "nice"))
-                return LC_ITEM_NICE;
+static const struct {
+        const char *name;
+        int resource;
+} rlimit_names[] = {
+        { "cpu", RLIMIT_CPU },         { "fsize", RLIMIT_FSIZE },     { "data", RLIMIT_DATA },
+        { "stack", RLIMIT_STACK },     { "core", RLIMIT_CORE },       { "rss", RLIMIT_RSS },
+        { "nproc", RLIMIT_NPROC },     { "nofile", RLIMIT_NOFILE },   { "memlock", RLIMIT_MEMLOCK },
+        { "as", RLIMIT_AS },           { "locks", RLIMIT_LOCKS },     { "sigpending", RLIMIT_SIGPENDING },
+        { "msgqueue", RLIMIT_MSGQUEUE }, { "nice", RLIMIT_NICE },     { "rtprio", RLIMIT_RTPRIO },
+        { "rttime", RLIMIT_RTTIME },
+};
+
+const char *lc_rlimit_name(int resource) {
+        for (size_t i = 0; i < ELEMENTSOF(rlimit_names); i++)
+                if (rlimit_names[i].resource == resource)
+                        return rlimit_names[i].name;
+        return NULL;
+}
+
+/* process_limit()'s item names; *ret_resource the RLIMIT_ of a setrlimit item, else -1 */
+static enum lc_item item_kind(const char *item, const struct lc_behaviour *beh, int *ret_resource) {
+        *ret_resource = -1;
+        for (size_t i = 0; i < ELEMENTSOF(rlimit_names); i++) {
+                if (!streq(item, rlimit_names[i].name))
+                        continue;
+                if (rlimit_names[i].resource == RLIMIT_RTTIME && !beh->rttime)
+                        return LC_ITEM_UNKNOWN;
+                *ret_resource = rlimit_names[i].resource;
+                return rlimit_names[i].resource == RLIMIT_MEMLOCK ? LC_ITEM_MEMLOCK :
+                       rlimit_names[i].resource == RLIMIT_NICE    ? LC_ITEM_NICE :
+                                                                    LC_ITEM_RLIMIT;
+        }
         if (streq(item, "maxlogins") || streq(item, "maxsyslogins"))
                 return LC_ITEM_LOGIN;
         if (streq(item, "priority"))
                 return LC_ITEM_PRIORITY;
-        if (streq(item, "nonewprivs"))
+        if (beh->nonewprivs && streq(item, "nonewprivs"))
                 return LC_ITEM_NONEWPRIVS;
-        if (fl == LC_FLAVOUR_DEBIAN && streq(item, "chroot"))
+        if (beh->chroot && streq(item, "chroot"))
                 return LC_ITEM_CHROOT;
         return LC_ITEM_UNKNOWN;
 }
 
+/* the value process_limit() sets: x60 for cpu, x1024 (saturating) for the sizes in KiB,
+ * 20 - nice (clamped to -20..19) for nice */
+static uint64_t scaled_value(const struct lc_line *l) {
+        uint64_t v = l->value_raw;
+        switch (l->resource) {
+        case RLIMIT_CPU:
+                return v == UINT64_MAX || v >= UINT64_MAX / 60 ? UINT64_MAX : v * 60;
+        case RLIMIT_FSIZE:
+        case RLIMIT_DATA:
+        case RLIMIT_STACK:
+        case RLIMIT_CORE:
+        case RLIMIT_RSS:
+        case RLIMIT_MEMLOCK:
+        case RLIMIT_AS:
+                return v == UINT64_MAX || v >= UINT64_MAX / 1024 ? UINT64_MAX : v * 1024;
+        case RLIMIT_NICE: {
+                int n = l->ivalue > 19 ? 19 : l->ivalue < -20 ? -20 : l->ivalue;
+                return (uint64_t)(20 - n);
+        }
+        default:
+                return v;
+        }
+}
+
 /* process_limit()'s reading of item, type and value, without the domain. */
-static void analyse_values(struct lc_line *l, enum lc_flavour fl) {
-        l->item_kind = item_kind(l->item, fl);
+static void analyse_values(struct lc_line *l, const struct lc_behaviour *beh) {
+        l->item_kind = item_kind(l->item, beh, &l->resource);
         if (streq(l->type, "soft"))
                 l->type_mask = LC_SOFT;
         else if (streq(l->type, "hard"))
@@ -166,12 +489,10 @@ static void analyse_values(struct lc_line *l, enum lc_flavour fl) {
                                 l->value_infinity = x == UINT64_MAX;
                         }
                 }
-                if (l->value_ok && l->item_kind == LC_ITEM_MEMLOCK) {
-                        if (l->value_raw == UINT64_MAX || l->value_raw >= UINT64_MAX / 1024)
-                                l->bytes = UINT64_MAX;
-                        else
-                                l->bytes = l->value_raw * 1024;
-                }
+                if (l->value_ok)
+                        l->rvalue = scaled_value(l);
+                if (l->value_ok && l->item_kind == LC_ITEM_MEMLOCK)
+                        l->bytes = l->rvalue;
                 break;
         }
         case LC_ITEM_NICE:
@@ -189,6 +510,8 @@ static void analyse_values(struct lc_line *l, enum lc_flavour fl) {
                 l->ivalue = x > INT_MIN ? (int)x : INT_MIN;
                 l->value_ok = !(l->ivalue == 0 && end == v);
                 l->value_misread = l->value_ok && *end != '\0';
+                if (l->value_ok && l->item_kind == LC_ITEM_NICE)
+                        l->rvalue = scaled_value(l);
                 break;
         }
         case LC_ITEM_NONEWPRIVS:
@@ -229,8 +552,9 @@ static void split_sscanf(struct lc_line *l) {
         l->value = f[3];
 }
 
-/* Upstream: strtok_r(" \t") for three fields, the rest of the line trimmed of ' ' and '\t'. */
-static void split_upstream(struct lc_line *l) {
+/* Upstream >= 1.6: strtok_r(" \t") for three fields, the rest of the line (1.6.1 on: trimmed
+ * of ' ' and '\t'; 1.6.0: as it is). */
+static void split_upstream(struct lc_line *l, bool trim) {
         char *save = NULL, *f[4];
         int n = 0;
 
@@ -238,7 +562,7 @@ static void split_upstream(struct lc_line *l) {
         f[1] = strtok_r(NULL, " \t", &save);
         f[2] = strtok_r(NULL, " \t", &save);
         f[3] = strtok_r(NULL, "", &save);
-        if (f[3]) {
+        if (f[3] && trim) {
                 while (*f[3] == ' ' || *f[3] == '\t')
                         f[3]++;
                 if (!*f[3])
@@ -261,11 +585,12 @@ static void split_upstream(struct lc_line *l) {
 
 static char empty_field[1] = "";
 
-static void analyse_line(struct lc_line *l, enum lc_flavour fl) {
-        if (fl == LC_FLAVOUR_DEBIAN)
+static void analyse_line(struct lc_line *l, const struct lc_behaviour *beh) {
+        l->resource = -1;
+        if (beh->fgets_reader)
                 split_sscanf(l);
         else
-                split_upstream(l);
+                split_upstream(l, beh->trim_value);
         /* absent fields are empty strings, as in pam_limits */
         if (!l->domain)
                 l->domain = empty_field;
@@ -280,7 +605,7 @@ static void analyse_line(struct lc_line *l, enum lc_flavour fl) {
         if (l->nfields == 4) {
                 lowercase(l->item);
                 lowercase(l->value);
-                analyse_values(l, fl);
+                analyse_values(l, beh);
         } else
                 l->item_kind = LC_ITEM_UNKNOWN;
 }
@@ -327,47 +652,7 @@ static int add_line(struct builder *b, unsigned file, unsigned lineno, unsigned 
         }
         struct lc_line *l = &t->lines[t->n_lines++];
         *l = (struct lc_line){ .file = file, .lineno = lineno, .chunk = chunk, .text = text };
-        analyse_line(l, t->flavour);
-        return 0;
-}
-
-static int parse_buffer(struct builder *b, unsigned file, const char *buf, size_t len) {
-        struct lc_file *f = &b->t->files[file];
-        unsigned lineno = 1, chunk = 0;
-        size_t pos = 0;
-        int r;
-
-        f->first = b->t->n_lines;
-        f->no_final_newline = len > 0 && buf[len - 1] != '\n';
-        f->has_nul = memchr(buf, '\0', len) != NULL;
-        while (pos < len) {
-                const char *nl = memchr(buf + pos, '\n', len - pos);
-                size_t linelen = nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos;
-                if (linelen > LC_LINE_LENGTH)
-                        f->has_long_lines = true;
-                if (b->t->flavour == LC_FLAVOUR_DEBIAN) {
-                        /* fgets(buf, 1024): pieces of at most 1023 bytes */
-                        size_t off = 0;
-                        chunk = 0;
-                        while (off < linelen) {
-                                size_t n = linelen - off;
-                                if (n > LC_LINE_LENGTH - 1)
-                                        n = LC_LINE_LENGTH - 1;
-                                r = add_line(b, file, lineno, chunk++, buf + pos + off, n);
-                                if (r < 0)
-                                        return r;
-                                off += n;
-                        }
-                } else {
-                        r = add_line(b, file, lineno, 0, buf + pos, linelen);
-                        if (r < 0)
-                                return r;
-                }
-                pos += linelen;
-                lineno++;
-        }
-        f->n = b->t->n_lines - f->first;
-        f->n_physical = lineno - 1;
+        analyse_line(l, &t->beh);
         return 0;
 }
 
@@ -394,12 +679,119 @@ static int add_file(struct builder *b, const char *path, const char *display, un
         return 0;
 }
 
+/* One physical line (with its '\n' when it has one) as the release's reader sees it. */
+static int parse_line(struct builder *b, unsigned file, unsigned lineno, const char *buf, size_t linelen) {
+        struct lc_file *f = &b->t->files[file];
+        int r;
+
+        if (linelen > LC_LINE_LENGTH)
+                f->has_long_lines = true;
+        if (memchr(buf, '\0', linelen))
+                f->has_nul = true;
+        if (!b->t->beh.fgets_reader)
+                return add_line(b, file, lineno, 0, buf, linelen);
+        /* fgets(buf, 1024): pieces of at most 1023 bytes */
+        for (size_t off = 0, chunk = 0; off < linelen; chunk++) {
+                size_t n = linelen - off;
+                if (n > LC_LINE_LENGTH - 1)
+                        n = LC_LINE_LENGTH - 1;
+                r = add_line(b, file, lineno, (unsigned)chunk, buf + off, n);
+                if (r < 0)
+                        return r;
+                off += n;
+        }
+        return 0;
+}
+
+static int parse_buffer(struct builder *b, unsigned file, const char *buf, size_t len) {
+        struct lc_file *f = &b->t->files[file];
+        unsigned lineno = 1;
+        size_t pos = 0;
+        int r;
+
+        f->first = b->t->n_lines;
+        f->no_final_newline = len > 0 && buf[len - 1] != '\n';
+        while (pos < len) {
+                const char *nl = memchr(buf + pos, '\n', len - pos);
+                size_t linelen = nl ? (size_t)(nl - (buf + pos)) + 1 : len - pos;
+                r = parse_line(b, file, lineno, buf + pos, linelen);
+                if (r < 0)
+                        return r;
+                pos += linelen;
+                lineno++;
+        }
+        f->n = b->t->n_lines - f->first;
+        f->n_physical = lineno - 1;
+        return 0;
+}
+
+#define LC_DEVICE_MAX (64u * 1024 * 1024)   /* a device that gives more never ends (/dev/zero) */
+
+/* Read an opened file line by line as pam_limits does, without a size limit for regular
+ * files.  The descriptor is non-blocking: a FIFO without a writer or a device without data
+ * would make pam_limits wait forever (the login hangs); we say so instead of waiting. */
+static int parse_fd(struct builder *b, unsigned file, int fd, bool device) {
+        struct lc_file *f = &b->t->files[file];
+        _cleanup_free_ char *buf = NULL;
+        size_t cap = 0, len = 0, total = 0;
+        unsigned lineno = 1;
+        bool eof = false;
+        int r;
+
+        f->first = b->t->n_lines;
+        for (size_t start = 0;;) {
+                char *nl = len > start ? memchr(buf + start, '\n', len - start) : NULL;
+                if (nl || (eof && len > start)) {
+                        size_t linelen = nl ? (size_t)(nl - (buf + start)) + 1 : len - start;
+                        f->no_final_newline = !nl;
+                        r = parse_line(b, file, lineno++, buf + start, linelen);
+                        if (r < 0)
+                                return r;
+                        start += linelen;
+                        continue;
+                }
+                if (eof)
+                        break;
+                /* keep the unfinished line, read more */
+                memmove(buf, buf + start, len - start);
+                len -= start;
+                start = 0;
+                if (cap - len < 65536) {
+                        size_t c = cap ? cap * 2 : 65536;
+                        char *v = realloc(buf, c);
+                        if (!v)
+                                return -ENOMEM;
+                        buf = v;
+                        cap = c;
+                }
+                ssize_t k = read(fd, buf + len, cap - len);
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+                        f->would_block = true;
+                        f->open_error = -EAGAIN;
+                        break;
+                }
+                if (k < 0)
+                        break;  /* fgets()/getline() fail: pam_limits stops reading the file, no error */
+                eof = k == 0;
+                len += (size_t)k;
+                total += (size_t)k;
+                if (device && total > LC_DEVICE_MAX) {
+                        f->endless = true;
+                        f->open_error = -EFBIG;
+                        break;
+                }
+        }
+        f->n = b->t->n_lines - f->first;
+        f->n_physical = lineno - 1;
+        return 0;
+}
+
 /* Read rel (inside the tree's root): path is what the tree records for it, display what it
  * prints. */
-static int read_file(struct builder *b, const char *rel, const char *path, const char *display) {
+static int read_file(struct builder *b, const char *rel, const char *path, const char *display, bool vendor) {
         _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *buf = NULL;
-        size_t len = 0;
         unsigned idx;
         int r;
 
@@ -408,6 +800,7 @@ static int read_file(struct builder *b, const char *rel, const char *path, const
                 return r;
         struct lc_file *f = &b->t->files[idx];
         f->first = b->t->n_lines;
+        f->vendor = vendor;
         r = fs_open_in_root(b->t->root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd);
         if (r < 0) {
                 f->open_error = r;
@@ -420,20 +813,14 @@ static int read_file(struct builder *b, const char *rel, const char *path, const
                         f->is_dir = true;
                         return 0;
                 }
-                if (!S_ISREG(f->st.st_mode)) {
-                        /* a FIFO or a device: pam_limits would block on it or read garbage */
-                        f->open_error = FS_ERR_NOTREG;
+                if (S_ISFIFO(f->st.st_mode) || S_ISSOCK(f->st.st_mode)) {
+                        /* fopen() of a FIFO waits for a writer; a socket cannot be opened */
+                        f->would_block = S_ISFIFO(f->st.st_mode);
+                        f->open_error = S_ISFIFO(f->st.st_mode) ? -EAGAIN : -ENXIO;
                         return 0;
                 }
         }
-        r = fs_read_all(fd, LC_MAX_FILE, &buf, &len);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0) {
-                f->open_error = r;
-                return 0;
-        }
-        return parse_buffer(b, idx, buf, len);
+        return parse_fd(b, idx, fd, f->stat_ok && (S_ISCHR(f->st.st_mode) || S_ISBLK(f->st.st_mode)));
 }
 
 static int add_skipped(struct builder *b, const char *display, const char *reason) {
@@ -453,10 +840,6 @@ static int add_skipped(struct builder *b, const char *display, const char *reaso
         return 0;
 }
 
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static bool ends_with(const char *s, const char *suffix) {
         size_t a = strlen(s), b = strlen(suffix);
         return a >= b && streq(s + a - b, suffix);
@@ -469,71 +852,143 @@ static char *display_path(const struct lc_tree *t, const char *abs) {
         return strdup(abs[0] == '/' ? abs + 1 : abs);
 }
 
+struct names {
+        char **v;
+        size_t n, cap;
+};
+
+static void names_free(struct names *n) {
+        for (size_t i = 0; i < n->n; i++)
+                free(n->v[i]);
+        free(n->v);
+        *n = (struct names){};
+}
+
+static int names_add(struct names *n, const char *s) {
+        if (n->n == n->cap) {
+                size_t c = n->cap ? n->cap * 2 : 32;
+                char **v = reallocarray(n->v, c, sizeof(char *));
+                if (!v)
+                        return -ENOMEM;
+                n->v = v;
+                n->cap = c;
+        }
+        if (!(n->v[n->n] = strdup(s)))
+                return -ENOMEM;
+        n->n++;
+        return 0;
+}
+
+/* glob(DIR "/" "*.conf"): names ending in .conf, not starting with a dot */
+static bool glob_matches(const char *name) {
+        return name[0] != '.' && ends_with(name, ".conf");
+}
+
+/* The entries of dir (inside the root); -errno when it cannot be read. */
+static int list_dir(const struct lc_tree *t, const char *dir, struct names *ret) {
+        DIR *d = NULL;
+        int r = fs_opendir_in_root(t->root, dir, &d);
+        if (r < 0)
+                return r;
+        for (struct dirent *de; (de = readdir(d));) {
+                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                        continue;
+                r = names_add(ret, de->d_name);
+                if (r < 0)
+                        break;
+        }
+        closedir(d);
+        return r < 0 ? r : 0;
+}
+
+/* One entry of a limits.d: skipped with the reason, or read */
+static int read_entry(struct builder *b, const char *dir, const char *name, int vendor) {
+        _cleanup_free_ char *rel = NULL, *path = NULL, *disp = NULL;
+        if (asprintf(&rel, "%s/%s", dir, name) < 0)
+                return -ENOMEM;
+        path = fs_root_path(b->t->root, rel);
+        disp = display_path(b->t, rel);
+        if (!path || !disp)
+                return -ENOMEM;
+        if (name[0] == '.')
+                return add_skipped(b, disp, "a dotfile; pam_limits reads only names matching *.conf that do not start with a dot");
+        if (!ends_with(name, ".conf"))
+                return add_skipped(b, disp, "the name does not end in .conf; pam_limits reads only limits.d/*.conf");
+        if (vendor == 2)
+                return add_skipped(b, disp, "the same name is in /etc/security/limits.d, which pam_limits reads instead");
+        return read_file(b, rel, path, disp, vendor != 0);
+}
+
+struct entry {
+        const char *name;
+        bool vendor;
+        bool shadowed;       /* a vendor file /etc has the same name of */
+};
+
+static int cmp_entry(const void *a, const void *b) {
+        const struct entry *x = a, *y = b;
+        int c = strcmp(x->name, y->name);
+        return c ? c : (int)x->vendor - (int)y->vendor;
+}
+
+/* limits.d, and the vendor directory's limits.d merged in: a vendor file is read unless
+ * /etc's limits.d has one of the same name; all sorted by name (read_limits_dir()) */
 static int read_dir(struct builder *b) {
         struct lc_tree *t = b->t;
-        char **names = NULL;
-        size_t n = 0, cap = 0;
-        DIR *d = NULL;
-        int r = 0;
+        _cleanup_free_ char *vdir = NULL;
+        _cleanup_free_ struct entry *e = NULL;
+        struct names etc = {}, ven = {};
+        size_t n = 0;
+        int r;
 
         t->dir_display = display_path(t, LC_LIMITS_DIR);
         if (!t->dir_display)
                 return -ENOMEM;
-        r = fs_opendir_in_root(t->root, LC_LIMITS_DIR, &d);
+        r = list_dir(t, LC_LIMITS_DIR, &etc);
         if (r < 0) {
                 /* glob(GLOB_ERR): a missing directory matches nothing, an unreadable one
                  * aborts the glob; either way no file of it is read */
                 t->dir_error = r == -ENOENT ? 0 : r;
-                return r == -ENOMEM ? r : 0;
+                names_free(&etc);
+                if (r == -ENOMEM)
+                        return r;
         }
-        r = 0;
-        for (struct dirent *de; (de = readdir(d));) {
-                if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                        continue;
-                if (n == cap) {
-                        cap = cap ? cap * 2 : 32;
-                        char **v = reallocarray(names, cap, sizeof(char *));
-                        if (!v) {
-                                r = -ENOMEM;
-                                goto out;
-                        }
-                        names = v;
+        if (t->vendor_dir) {
+                if (asprintf(&vdir, "%s/limits.d", t->vendor_dir) < 0) {
+                        names_free(&etc);
+                        return -ENOMEM;
                 }
-                if (!(names[n] = strdup(de->d_name))) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                n++;
-        }
-        /* glob sorts in the C locale: byte order of the names */
-        if (n > 1)
-                qsort(names, n, sizeof(char *), cmp_str);
-        for (size_t i = 0; i < n; i++) {
-                _cleanup_free_ char *rel = NULL, *path = NULL, *disp = NULL;
-                if (asprintf(&rel, "%s/%s", LC_LIMITS_DIR, names[i]) < 0) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                path = fs_root_path(t->root, rel);
-                disp = display_path(t, rel);
-                if (!path || !disp) {
-                        r = -ENOMEM;
-                        goto out;
-                }
-                if (names[i][0] == '.')
-                        r = add_skipped(b, disp, "a dotfile; pam_limits reads only names matching *.conf that do not start with a dot");
-                else if (!ends_with(names[i], ".conf"))
-                        r = add_skipped(b, disp, "the name does not end in .conf; pam_limits reads only limits.d/*.conf");
-                else
-                        r = read_file(b, rel, path, disp);
+                r = list_dir(t, vdir, &ven);
                 if (r < 0)
-                        goto out;
+                        names_free(&ven);
+                if (r == -ENOMEM) {
+                        names_free(&etc);
+                        return r;
+                }
         }
+        e = calloc(etc.n + ven.n + 1, sizeof(*e));
+        if (!e) {
+                r = -ENOMEM;
+                goto out;
+        }
+        for (size_t i = 0; i < etc.n; i++)
+                e[n++] = (struct entry){ .name = etc.v[i] };
+        for (size_t i = 0; i < ven.n; i++) {
+                bool dup = false;
+                for (size_t k = 0; k < etc.n && !dup; k++)
+                        dup = glob_matches(etc.v[k]) && streq(etc.v[k], ven.v[i]);
+                e[n++] = (struct entry){ .name = ven.v[i], .vendor = true, .shadowed = dup };
+        }
+        /* glob sorts in the C locale, read_limits_dir() by the names: byte order */
+        if (n > 1)
+                qsort(e, n, sizeof(*e), cmp_entry);
+        r = 0;
+        for (size_t i = 0; i < n && r >= 0; i++)
+                r = read_entry(b, e[i].vendor ? vdir : LC_LIMITS_DIR, e[i].name,
+                               e[i].shadowed ? 2 : e[i].vendor);
 out:
-        for (size_t i = 0; i < n; i++)
-                free(names[i]);
-        free(names);
-        closedir(d);
+        names_free(&etc);
+        names_free(&ven);
         return r;
 }
 
@@ -541,7 +996,6 @@ static struct lc_tree *tree_new(const char *root, enum lc_flavour flavour) {
         struct lc_tree *t = calloc(1, sizeof(*t));
         if (!t)
                 return NULL;
-        t->flavour = flavour;
         if (root && *root && !streq(root, "/")) {
                 t->root = strdup(root);
                 if (!t->root) {
@@ -549,33 +1003,92 @@ static struct lc_tree *tree_new(const char *root, enum lc_flavour flavour) {
                         return NULL;
                 }
         }
+        if (fl_release(flavour) == LC_FLAVOUR_AUTO)
+                flavour = lc_flavour_default(t->root);
+        t->release = flavour;
+        t->flavour = lc_flavour_model(flavour);
+        lc_flavour_behaviour(flavour, &t->beh);
         return t;
 }
 
-int lc_tree_load(const char *root, enum lc_flavour flavour, const char *conf_file, struct lc_tree **ret) {
+/* openSUSE builds with --enable-vendordir=/usr/etc */
+static bool is_suse(const char *root) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t n = 0;
+        if (fs_fopen_in_root(root, "/etc/os-release", &f) < 0 && fs_fopen_in_root(root, "/usr/lib/os-release", &f) < 0)
+                return false;
+        while (getline(&line, &n, f) > 0)
+                if ((strncmp(line, "ID=", 3) == 0 || strncmp(line, "ID_LIKE=", 8) == 0) && strstr(line, "suse"))
+                        return true;
+        return false;
+}
+
+static int choose_vendor_dir(struct lc_tree *t) {
+        const char *v = NULL;
+        if (t->args.vendor == LC_VENDOR_DIR)
+                v = t->args.vendordir;
+        else if (t->args.vendor == LC_VENDOR_BUILD && t->beh.vendor_capable)
+                v = is_suse(t->root) ? "/usr/etc/security" : t->beh.vendor_default;
+        if (!v || !*v)
+                return 0;
+        t->vendor_dir = strdup(v);
+        return t->vendor_dir ? 0 : -ENOMEM;
+}
+
+int lc_tree_load_args(const char *root, enum lc_flavour flavour, const struct lc_args *args, struct lc_tree **ret) {
+        _cleanup_free_ char *path = NULL, *disp = NULL, *vconf = NULL;
         struct builder b = {};
-        _cleanup_free_ char *path = NULL, *disp = NULL;
+        const char *conf = LC_LIMITS_CONF;
+        bool vendor = false;
+        struct stat st;
         int r;
 
         b.t = tree_new(root, flavour);
         if (!b.t)
                 return -ENOMEM;
-        b.t->conf_override = conf_file != NULL;
-        path = fs_root_path(b.t->root, conf_file ? conf_file : LC_LIMITS_CONF);
-        disp = display_path(b.t, conf_file ? conf_file : LC_LIMITS_CONF);
-        if (!path || !disp) {
-                lc_tree_free(b.t);
-                return -ENOMEM;
+        if (args)
+                b.t->args = *args;
+        b.t->conf_override = b.t->args.conf_set;
+        r = choose_vendor_dir(b.t);
+        if (r < 0)
+                goto fail;
+        if (b.t->args.conf_set)
+                conf = b.t->args.conf;
+        else if (b.t->vendor_dir && fs_stat_in_root(b.t->root, LC_LIMITS_CONF, false, &st) == -ENOENT) {
+                /* stat(LIMITS_FILE) fails with ENOENT: the vendor's limits.conf */
+                r = -ENOMEM;
+                if (asprintf(&vconf, "%s/limits.conf", b.t->vendor_dir) < 0)
+                        goto fail;
+                conf = vconf;
+                vendor = true;
         }
-        r = read_file(&b, conf_file ? conf_file : LC_LIMITS_CONF, path, disp);
-        if (r >= 0 && !conf_file)
+        path = fs_root_path(b.t->root, conf);
+        disp = display_path(b.t, conf);
+        r = -ENOMEM;
+        if (!path || !disp)
+                goto fail;
+        r = read_file(&b, conf, path, disp, vendor);
+        if (r >= 0 && !b.t->conf_override)
                 r = read_dir(&b);
-        if (r < 0) {
-                lc_tree_free(b.t);
-                return r;
-        }
+        if (r < 0)
+                goto fail;
         *ret = b.t;
         return 0;
+fail:
+        lc_tree_free(b.t);
+        return r;
+}
+
+int lc_tree_load(const char *root, enum lc_flavour flavour, const char *conf_file, struct lc_tree **ret) {
+        struct lc_args a = {};
+        if (conf_file) {
+                if (strlen(conf_file) >= sizeof a.conf)
+                        return -ENAMETOOLONG;
+                snprintf(a.conf, sizeof a.conf, "%s", conf_file);
+                a.conf_set = true;
+        }
+        return lc_tree_load_args(root, flavour, &a, ret);
 }
 
 int lc_tree_load_text(const char *display, const char *text, size_t len, enum lc_flavour flavour,
@@ -614,6 +1127,7 @@ void lc_tree_free(struct lc_tree *t) {
                 free(t->skipped[i].display);
         free(t->skipped);
         free(t->dir_display);
+        free(t->vendor_dir);
         free(t->root);
         free(t);
 }
@@ -625,16 +1139,73 @@ const char *lc_line_where(const struct lc_tree *t, const struct lc_line *l, char
 
 /* ---- baseline ---- */
 
+/* the rows of /proc/PID/limits */
+static const struct {
+        const char *row;
+        int resource;
+} proc_rows[] = {
+        { "Max cpu time", RLIMIT_CPU },            { "Max file size", RLIMIT_FSIZE },
+        { "Max data size", RLIMIT_DATA },          { "Max stack size", RLIMIT_STACK },
+        { "Max core file size", RLIMIT_CORE },     { "Max resident set", RLIMIT_RSS },
+        { "Max processes", RLIMIT_NPROC },         { "Max open files", RLIMIT_NOFILE },
+        { "Max locked memory", RLIMIT_MEMLOCK },   { "Max address space", RLIMIT_AS },
+        { "Max file locks", RLIMIT_LOCKS },        { "Max pending signals", RLIMIT_SIGPENDING },
+        { "Max msgqueue size", RLIMIT_MSGQUEUE },  { "Max nice priority", RLIMIT_NICE },
+        { "Max realtime priority", RLIMIT_RTPRIO }, { "Max realtime timeout", RLIMIT_RTTIME },
+};
+
+/* one row: the soft and hard columns after the name */
+static bool parse_row(char *p, uint64_t v[2]) {
+        char *w[2];
+        size_t n = 0;
+        while (*p && n < 2) {
+                while (*p == ' ')
+                        p++;
+                if (!*p)
+                        break;
+                w[n++] = p;
+                while (*p && *p != ' ')
+                        p++;
+                if (*p)
+                        *p++ = '\0';
+        }
+        if (n < 2)
+                return false;
+        for (int i = 0; i < 2; i++)
+                v[i] = streq(w[i], "unlimited") ? UINT64_MAX : c_strtoull(w[i], NULL, NULL);
+        return true;
+}
+
+static void parse_proc_limits(char *buf, struct lc_baseline *b) {
+        for (char *line = buf, *next; line && *line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                for (size_t i = 0; i < ELEMENTSOF(proc_rows); i++) {
+                        size_t k = strlen(proc_rows[i].row);
+                        uint64_t v[2];
+                        if (strncmp(line, proc_rows[i].row, k) != 0 || line[k] != ' ')
+                                continue;
+                        if (parse_row(line + k, v)) {
+                                int res = proc_rows[i].resource;
+                                b->rl[res].known = true;
+                                b->rl[res].soft = v[0];
+                                b->rl[res].hard = v[1];
+                        }
+                        break;
+                }
+        }
+}
+
 int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct lc_baseline *ret) {
         _cleanup_free_ char *buf = NULL;
         _cleanup_close_ int fd = -1;
         const char *path = proc1_limits;
         struct lc_baseline b = {};
         long ps;
-        int r;
 
-        if (t->flavour == LC_FLAVOUR_UPSTREAM) {
-                /* upstream starts from the service's own limits (unless set_all) */
+        if (!t->beh.pid1_always && !t->args.set_all) {
+                /* upstream, and Debian from 1.7.0 on: the service's own limits (unless set_all) */
                 b.known = false;
                 b.rank = LC_RANK_NONE;
                 snprintf(b.source, sizeof b.source, "inherited");
@@ -649,54 +1220,27 @@ int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct l
         }
         if (fd < 0)
                 fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd >= 0 && (r = fs_read_all(fd, 65536, &buf, NULL)) == 0) {
-                for (char *line = buf, *next; line && *line; line = next) {
-                        next = strchr(line, '\n');
-                        if (next)
-                                *next++ = '\0';
-                        if (strncmp(line, "Max locked memory", 17) != 0)
-                                continue;
-                        /* columns: name, soft, hard, units */
-                        char *w[8];
-                        size_t n = 0;
-                        for (char *p = line + 17; *p && n < 8;) {
-                                while (*p == ' ')
-                                        p++;
-                                if (!*p)
-                                        break;
-                                w[n++] = p;
-                                while (*p && *p != ' ')
-                                        p++;
-                                if (*p)
-                                        *p++ = '\0';
-                        }
-                        if (n < 2)
-                                break;
-                        uint64_t v[2];
-                        bool ok = true;
-                        for (int i = 0; i < 2; i++) {
-                                if (streq(w[i], "unlimited"))
-                                        v[i] = UINT64_MAX;
-                                else
-                                        v[i] = c_strtoull(w[i], NULL, NULL);
-                        }
-                        if (ok) {
-                                b.known = true;
-                                b.soft = v[0];
-                                b.hard = v[1];
-                                b.rank = LC_RANK_KERNEL;
-                                snprintf(b.source, sizeof b.source, "%s", LC_PROC1_LIMITS);
-                        }
-                        break;
-                }
-        }
-        if (!b.known) {
-                /* init_limits(): the PAM default, max(page size, 64 KiB) */
+        if (fd >= 0 && fs_read_all(fd, 65536, &buf, NULL) == 0)
+                parse_proc_limits(buf, &b);
+        if (b.rl[RLIMIT_MEMLOCK].known) {
+                b.known = true;
+                b.soft = b.rl[RLIMIT_MEMLOCK].soft;
+                b.hard = b.rl[RLIMIT_MEMLOCK].hard;
+                b.rank = LC_RANK_KERNEL;
+                snprintf(b.source, sizeof b.source, "%s", LC_PROC1_LIMITS);
+        } else if (t->beh.pid1_always) {
+                /* Debian's init_limits(): the PAM default, max(page size, 64 KiB) */
                 ps = sysconf(_SC_PAGESIZE);
                 b.known = true;
                 b.soft = b.hard = ps > 65536 ? (uint64_t)ps : 65536;
                 b.rank = LC_RANK_DEFAULT;
+                b.rl[RLIMIT_MEMLOCK].known = true;
+                b.rl[RLIMIT_MEMLOCK].soft = b.rl[RLIMIT_MEMLOCK].hard = b.soft;
                 snprintf(b.source, sizeof b.source, "pam_limits default (%s unreadable)", LC_PROC1_LIMITS);
+        } else {
+                /* set_all without the row: the service's value, not set (LIMITS_DEF_NONE) */
+                b.rank = LC_RANK_NONE;
+                snprintf(b.source, sizeof b.source, "inherited (%s has no memlock row)", LC_PROC1_LIMITS);
         }
         *ret = b;
         return 0;

@@ -48,7 +48,7 @@ static bool range_match(enum lc_range rng, uint32_t rmin, uint32_t rmax, uint32_
 }
 
 static bool is_root_debian(const struct lc_tree *t, const struct id_user *u) {
-        return t->flavour == LC_FLAVOUR_DEBIAN && u->uid == 0;
+        return t->beh.root_rule && u->uid == 0;
 }
 
 /* The rank a 4-field line matches the user with (parse_config_file()), or -1. */
@@ -145,119 +145,172 @@ bool lc_file_fails_session(const struct lc_tree *t, size_t i) {
         const struct lc_file *f = &t->files[i];
         if (!f->open_error)
                 return false;
-        if (t->flavour == LC_FLAVOUR_DEBIAN)
-                return true;    /* 1.5.2: any fopen() failure is PAM_SERVICE_ERR */
-        /* upstream: a missing file is fine unless it was named with conf= */
+        if (f->would_block || f->endless || !t->beh.enoent_ok)
+                return true;    /* < 1.5.3: any fopen() failure is PAM_SERVICE_ERR */
+        /* >= 1.5.3: a missing file is fine unless it was named with conf= */
         return !(f->open_error == -ENOENT && !(t->conf_override && i == 0));
+}
+
+struct resolver {
+        const struct lc_tree *t;
+        struct ident *id;
+        const struct id_user *u;
+        struct lc_result res;
+        size_t cap;
+        int login_rank;
+};
+
+/* maxlogins: any type, % domains count (for maxlogins only), equal rank overwrites */
+static void resolve_login(struct resolver *z, const struct lc_line *l) {
+        int lr = lc_line_match(z->t, z->id, z->u, l);
+        if ((lr == LC_RANK_ALL || lr == LC_RANK_ALLGROUP) && !streq(l->item, "maxlogins"))
+                return;
+        if (lr >= 0 && lr <= z->login_rank) {
+                z->login_rank = lr;
+                z->res.login_limit = l->ivalue;
+                z->res.login_line = l;
+        }
+}
+
+/* process_limit() for a setrlimit item other than memlock: the slots only, no events */
+static void resolve_other(struct resolver *z, const struct lc_line *l, int rank) {
+        struct lc_slot *soft = &z->res.rl_soft[l->resource], *hard = &z->res.rl_hard[l->resource];
+        struct lc_slot v = { .known = true, .value = l->rvalue, .rank = (enum lc_rank)rank, .src = l };
+
+        if (!l->type_mask || !l->value_ok || rank == LC_RANK_ALL || rank == LC_RANK_ALLGROUP)
+                return;
+        if (l->type_mask & LC_SOFT) {
+                if ((int)soft->rank < rank)
+                        return;   /* and for '-' the hard half is not tried either */
+                *soft = v;
+        }
+        if ((l->type_mask & LC_HARD) && (int)hard->rank >= rank)
+                *hard = v;
+}
+
+/* process_limit() for memlock, with the events explain shows */
+static int resolve_memlock(struct resolver *z, const struct lc_line *l, int rank) {
+        struct lc_result *res = &z->res;
+        struct lc_slot v = { .known = true, .value = l->bytes, .rank = (enum lc_rank)rank, .src = l };
+        int r = 0;
+
+        if (!l->type_mask)
+                return add_event(res, &z->cap, l, LC_SOFT | LC_HARD, rank, LC_OUT_BAD_TYPE);
+        if (!l->value_ok)
+                return add_event(res, &z->cap, l, l->type_mask, rank, LC_OUT_BAD_VALUE);
+        if (rank == LC_RANK_ALL || rank == LC_RANK_ALLGROUP)
+                return add_event(res, &z->cap, l, l->type_mask, rank, LC_OUT_PERCENT);
+        if (l->type_mask & LC_SOFT) {
+                if ((int)res->soft.rank < rank) {
+                        r = add_event(res, &z->cap, l, LC_SOFT, rank, LC_OUT_WEAKER);
+                        if (r >= 0 && (l->type_mask & LC_HARD))
+                                r = add_event(res, &z->cap, l, LC_HARD, rank, LC_OUT_QUIRK);
+                        return r;
+                }
+                res->soft = v;
+                r = add_event(res, &z->cap, l, LC_SOFT, rank, LC_OUT_APPLIED);
+        }
+        if (r >= 0 && (l->type_mask & LC_HARD)) {
+                if ((int)res->hard.rank < rank)
+                        r = add_event(res, &z->cap, l, LC_HARD, rank, LC_OUT_WEAKER);
+                else {
+                        res->hard = v;
+                        r = add_event(res, &z->cap, l, LC_HARD, rank, LC_OUT_APPLIED);
+                }
+        }
+        return r;
+}
+
+/* One line of a file: 1 when a 2-field '-' line stops pam_limits, 0 to go on, -ENOMEM */
+static int resolve_line(struct resolver *z, const struct lc_line *l) {
+        if (l->range == LC_RANGE_ERR)
+                return 0;
+        if (l->nfields == 2 && l->type[0] == '-') {
+                if (!stop_match(z->id, z->u, l))
+                        return 0;
+                z->res.kind = LC_RES_NO_LIMITS;
+                z->res.stop = l;
+                return 1;
+        }
+        if (l->nfields != 4)
+                return 0;
+        if (l->item_kind == LC_ITEM_LOGIN) {
+                if (l->value_ok)
+                        resolve_login(z, l);
+                return 0;
+        }
+        if (l->resource < 0)
+                return 0;
+        int rank = lc_line_match(z->t, z->id, z->u, l);
+        if (rank < 0)
+                return 0;
+        if (l->item_kind == LC_ITEM_MEMLOCK)
+                return resolve_memlock(z, l, rank);
+        resolve_other(z, l, rank);
+        return 0;
+}
+
+/* init_limits(): every item from the baseline (PID 1's) or inherited */
+static void resolve_init(struct resolver *z, const struct lc_baseline *base) {
+        struct lc_result *res = &z->res;
+        bool pid1 = base->rank == LC_RANK_KERNEL || base->rank == LC_RANK_DEFAULT;
+
+        res->root_user_debian = is_root_debian(z->t, z->u);
+        res->uid = z->u->uid;
+        res->login_limit = -2;
+        z->login_rank = LC_RANK_NONE;
+        for (int i = 0; i < RLIM_NLIMITS; i++) {
+                bool k = pid1 && base->rl[i].known;
+                res->rl_soft[i] = (struct lc_slot){ .known = k, .value = base->rl[i].soft,
+                                                    .rank = k || (pid1 && z->t->beh.pid1_always) ? LC_RANK_KERNEL : LC_RANK_NONE };
+                res->rl_hard[i] = (struct lc_slot){ .known = k, .value = base->rl[i].hard, .rank = res->rl_soft[i].rank };
+        }
+        res->soft = (struct lc_slot){ .known = base->known, .value = base->soft, .rank = base->rank };
+        res->hard = (struct lc_slot){ .known = base->known, .value = base->hard, .rank = base->rank };
 }
 
 int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
                const struct lc_baseline *base, struct lc_result *ret) {
-        struct lc_result res = {};
-        const struct id_user *u;
-        size_t cap = 0;
+        struct resolver z = { .t = t, .id = id };
         int r;
 
-        r = ident_user(id, user, &u);
+        r = ident_user(id, user, &z.u);
         if (r == -ENOENT) {
-                res.kind = LC_RES_USER_UNKNOWN;
-                *ret = res;
+                *ret = (struct lc_result){ .kind = LC_RES_USER_UNKNOWN };
                 return 0;
         }
         if (r < 0)
                 return r;
-
-        res.root_user_debian = is_root_debian(t, u);
-        res.login_limit = -2;
-        int login_rank = LC_RANK_NONE;
-        res.soft = (struct lc_slot){ .known = base->known, .value = base->soft, .rank = base->rank };
-        res.hard = (struct lc_slot){ .known = base->known, .value = base->hard, .rank = base->rank };
-
+        resolve_init(&z, base);
+        z.res.kind = LC_RES_LIMITS;
         for (size_t fi = 0; fi < t->n_files; fi++) {
                 const struct lc_file *f = &t->files[fi];
                 if (lc_file_fails_session(t, fi)) {
-                        res.kind = LC_RES_SERVICE_ERR;
-                        res.bad_file = f;
-                        goto done;
+                        z.res.kind = LC_RES_SERVICE_ERR;
+                        z.res.bad_file = f;
+                        break;
                 }
-                for (size_t li = f->first; li < f->first + f->n; li++) {
-                        const struct lc_line *l = &t->lines[li];
-                        if (l->range == LC_RANGE_ERR)
-                                continue;
-                        if (l->nfields == 2 && l->type[0] == '-') {
-                                if (stop_match(id, u, l)) {
-                                        res.kind = LC_RES_NO_LIMITS;
-                                        res.stop = l;
-                                        goto done;
-                                }
-                                continue;
-                        }
-                        if (l->nfields == 4 && l->item_kind == LC_ITEM_LOGIN && l->value_ok) {
-                                /* maxlogins: any type, % domains count, equal rank overwrites */
-                                int lr = lc_line_match(t, id, u, l);
-                                /* % domains count for maxlogins only, not maxsyslogins */
-                                if ((lr == LC_RANK_ALL || lr == LC_RANK_ALLGROUP) && !streq(l->item, "maxlogins"))
-                                        continue;
-                                if (lr >= 0 && lr <= login_rank) {
-                                        login_rank = lr;
-                                        res.login_limit = l->ivalue;
-                                        res.login_line = l;
-                                }
-                                continue;
-                        }
-                        if (l->nfields != 4 || l->item_kind != LC_ITEM_MEMLOCK)
-                                continue;
-                        int rank = lc_line_match(t, id, u, l);
-                        if (rank < 0)
-                                continue;
-                        /* process_limit(): type, value, then the % rule */
-                        if (!l->type_mask) {
-                                r = add_event(&res, &cap, l, LC_SOFT | LC_HARD, rank, LC_OUT_BAD_TYPE);
-                        } else if (!l->value_ok) {
-                                r = add_event(&res, &cap, l, l->type_mask, rank, LC_OUT_BAD_VALUE);
-                        } else if (rank == LC_RANK_ALL || rank == LC_RANK_ALLGROUP) {
-                                r = add_event(&res, &cap, l, l->type_mask, rank, LC_OUT_PERCENT);
-                        } else {
-                                r = 0;
-                                if (l->type_mask & LC_SOFT) {
-                                        if ((int)res.soft.rank < rank) {
-                                                r = add_event(&res, &cap, l, LC_SOFT, rank, LC_OUT_WEAKER);
-                                                if (r >= 0 && (l->type_mask & LC_HARD))
-                                                        r = add_event(&res, &cap, l, LC_HARD, rank, LC_OUT_QUIRK);
-                                                if (r < 0)
-                                                        goto fail;
-                                                continue;
-                                        }
-                                        res.soft = (struct lc_slot){ .known = true, .value = l->bytes, .rank = rank, .src = l };
-                                        r = add_event(&res, &cap, l, LC_SOFT, rank, LC_OUT_APPLIED);
-                                }
-                                if (r >= 0 && (l->type_mask & LC_HARD)) {
-                                        if ((int)res.hard.rank < rank)
-                                                r = add_event(&res, &cap, l, LC_HARD, rank, LC_OUT_WEAKER);
-                                        else {
-                                                res.hard = (struct lc_slot){ .known = true, .value = l->bytes, .rank = rank, .src = l };
-                                                r = add_event(&res, &cap, l, LC_HARD, rank, LC_OUT_APPLIED);
-                                        }
-                                }
-                        }
-                        if (r < 0)
-                                goto fail;
+                for (size_t li = f->first; li < f->first + f->n && r == 0; li++)
+                        r = resolve_line(&z, &t->lines[li]);
+                if (r < 0) {
+                        free(z.res.events);
+                        return r;
                 }
+                if (r > 0)
+                        break;
         }
-        res.kind = LC_RES_LIMITS;
-        /* setup_limits(): a login limit of 0 refuses the session (not for uid 0) */
-        if (res.login_limit == 0 && u->uid != 0)
-                res.kind = LC_RES_LOGINS_DENIED;
-        /* a soft value above the hard value is set to the hard value */
-        if (res.soft.known && res.hard.known && res.soft.value > res.hard.value) {
-                res.soft_clamped = true;
+        z.res.rl_soft[RLIMIT_MEMLOCK] = z.res.soft;
+        z.res.rl_hard[RLIMIT_MEMLOCK] = z.res.hard;
+        if (z.res.kind == LC_RES_LIMITS) {
+                /* setup_limits(): a login limit of 0 refuses the session (not for uid 0) */
+                if (z.res.login_limit == 0 && z.u->uid != 0)
+                        z.res.kind = LC_RES_LOGINS_DENIED;
+                /* a soft value above the hard value is set to the hard value */
+                if (z.res.soft.known && z.res.hard.known && z.res.soft.value > z.res.hard.value)
+                        z.res.soft_clamped = true;
         }
-done:
-        *ret = res;
+        *ret = z.res;
         return 0;
-fail:
-        free(res.events);
-        return r;
 }
 
 void lc_result_clear(struct lc_result *r) {
@@ -326,11 +379,98 @@ _printf_(2, 3) static void set_cause(struct lc_session *s, const char *fmt, ...)
         va_end(ap);
 }
 
+static const char *value_text(uint64_t v, char *buf, size_t size) {
+        if (v == UINT64_MAX)
+                return "unlimited";
+        snprintf(buf, size, "%llu", (unsigned long long)v);
+        return buf;
+}
+
+/* What setup_limits() does with one item: whether it calls setrlimit, with which values,
+ * and whether the kernel refuses them (do_prlimit(): raising the hard limit needs
+ * CAP_SYS_RESOURCE, nofile's hard limit may not exceed fs.nr_open). */
+struct item_outcome {
+        bool set, known, fails;
+        uint64_t soft, hard;
+        const struct lc_line *line;   /* the line behind the failing value, NULL: the baseline */
+        char why[160];
+};
+
+static void item_outcome(const struct lc_tree *t, const struct lc_result *r, const struct lc_service *svc, int i,
+                         struct item_outcome *o) {
+        const struct lc_slot *s = &r->rl_soft[i], *h = &r->rl_hard[i];
+        bool have = svc->rl[i].known;
+        char a[32], b[32];
+
+        *o = (struct item_outcome){};
+        if (s->rank == LC_RANK_NONE && h->rank == LC_RANK_NONE)
+                return;   /* "skip it if its not initialized" */
+        o->set = true;
+        uint64_t cur = s->known ? s->value : svc->rl[i].soft;
+        uint64_t max = h->known ? h->value : svc->rl[i].hard;
+        if (i == RLIMIT_NOFILE && t->beh.nofile_nr_open && svc->nr_open) {
+                /* process_limit(): nofile unlimited is fs.nr_open (of the lines, not the baseline) */
+                if (s->src && cur == UINT64_MAX)
+                        cur = svc->nr_open;
+                if (h->src && max == UINT64_MAX)
+                        max = svc->nr_open;
+        }
+        bool sk = s->known || have, hk = h->known || have;
+        if (sk && hk && cur > max)
+                cur = max;
+        o->known = sk && hk;
+        o->soft = cur;
+        o->hard = max;
+        o->line = h->src ? h->src : s->src;
+        if (!hk)
+                return;
+        if (have && max > svc->rl[i].hard && !svc->cap_sys_resource) {
+                o->fails = true;
+                snprintf(o->why, sizeof o->why, "hard %s %s is above the service's own hard limit %s and the "
+                         "service lacks CAP_SYS_RESOURCE", lc_rlimit_name(i), value_text(max, a, sizeof a),
+                         value_text(svc->rl[i].hard, b, sizeof b));
+        } else if (i == RLIMIT_NOFILE && svc->nr_open && max > svc->nr_open) {
+                o->fails = true;
+                snprintf(o->why, sizeof o->why, "hard nofile %s is above fs.nr_open %s",
+                         value_text(max, a, sizeof a), value_text(svc->nr_open, b, sizeof b));
+        }
+}
+
 static void session_where(const struct lc_tree *t, const struct lc_line *l, char *buf, size_t size) {
         if (l)
                 lc_line_where(t, l, buf, size);
         else
-                snprintf(buf, size, "the starting value");
+                snprintf(buf, size, "%s", LC_PROC1_LIMITS);
+}
+
+/* setup_limits() for every item, in the kernel's order; the memlock it leaves */
+static void session_limits(const struct lc_tree *t, const struct lc_result *r, const struct lc_service *svc,
+                           struct lc_session *s) {
+        char where[4096];
+        s->kind = LC_SESSION_LIMITS;
+        s->requested_soft_known = r->soft.known;
+        s->requested_soft = r->soft.value;
+        s->requested_hard_known = r->hard.known;
+        s->requested_hard = r->hard.value;
+        for (int i = 0; i < RLIM_NLIMITS; i++) {
+                struct item_outcome o;
+                item_outcome(t, r, svc, i, &o);
+                if (!o.set)
+                        continue;
+                if (o.fails && !t->beh.eperm_silent) {
+                        if (s->kind != LC_SESSION_REFUSED) {
+                                session_where(t, o.line, where, sizeof where);
+                                set_cause(s, "%s: %s: setrlimit fails (EPERM) and pam_limits refuses the login "
+                                          "(PAM_PERM_DENIED)", where, o.why);
+                        }
+                        s->kind = LC_SESSION_REFUSED;
+                }
+                if (i != RLIMIT_MEMLOCK || o.fails)
+                        continue;   /* a failed setrlimit changes nothing (Debian: silently) */
+                s->memlock_known = o.known;
+                s->memlock_soft = o.soft;
+                s->memlock_hard = o.hard;
+        }
 }
 
 int lc_session_outcome(const struct lc_tree *t, const struct lc_result *r, const struct lc_service *svc,
@@ -340,12 +480,9 @@ int lc_session_outcome(const struct lc_tree *t, const struct lc_result *r, const
 
         if (!t || !r || !svc || !ret)
                 return -EINVAL;
-        const bool have = svc->rl[RLIMIT_MEMLOCK].known;
-        const uint64_t ssoft = svc->rl[RLIMIT_MEMLOCK].soft, shard = svc->rl[RLIMIT_MEMLOCK].hard;
-
-        s.memlock_known = have;
-        s.memlock_soft = ssoft;
-        s.memlock_hard = shard;
+        s.memlock_known = svc->rl[RLIMIT_MEMLOCK].known;
+        s.memlock_soft = svc->rl[RLIMIT_MEMLOCK].soft;
+        s.memlock_hard = svc->rl[RLIMIT_MEMLOCK].hard;
         switch (r->kind) {
         case LC_RES_USER_UNKNOWN:
                 s.kind = LC_SESSION_FAILS;
@@ -353,48 +490,28 @@ int lc_session_outcome(const struct lc_tree *t, const struct lc_result *r, const
                 break;
         case LC_RES_SERVICE_ERR:
                 s.kind = LC_SESSION_FAILS;
-                set_cause(&s, "%s cannot be read (%s): PAM_SERVICE_ERR", r->bad_file->display,
-                         strerror(-r->bad_file->open_error));
+                if (r->bad_file->would_block)
+                        set_cause(&s, "%s blocks when read (a FIFO or a device without data): pam_limits waits "
+                                  "on it forever and the login hangs", r->bad_file->display);
+                else if (r->bad_file->endless)
+                        set_cause(&s, "%s is a device that never ends: pam_limits reads it forever and the login "
+                                  "hangs", r->bad_file->display);
+                else
+                        set_cause(&s, "%s cannot be read (%s): pam_limits returns PAM_SERVICE_ERR",
+                                  r->bad_file->display, strerror(-r->bad_file->open_error));
                 break;
         case LC_RES_LOGINS_DENIED:
                 s.kind = LC_SESSION_REFUSED;
                 set_cause(&s, "%s: %s %s 0: no login allowed (PAM_PERM_DENIED)",
-                         lc_line_where(t, r->login_line, where, sizeof where), r->login_line->domain,
-                         r->login_line->item);
+                          lc_line_where(t, r->login_line, where, sizeof where), r->login_line->domain,
+                          r->login_line->item);
                 break;
         case LC_RES_NO_LIMITS:
                 s.kind = LC_SESSION_NO_LIMITS;
                 break;
-        case LC_RES_LIMITS: {
-                s.kind = LC_SESSION_LIMITS;
-                s.requested_soft_known = r->soft.known;
-                s.requested_soft = r->soft.value;
-                s.requested_hard_known = r->hard.known;
-                s.requested_hard = r->hard.value;
-                if (!r->soft.known && !r->hard.known)
-                        break;  /* nothing set: the service's values stay */
-                bool sk = r->soft.known || have, hk = r->hard.known || have;
-                uint64_t soft = r->soft.known ? r->soft.value : ssoft;
-                uint64_t hard = r->hard.known ? r->hard.value : shard;
-                if (sk && hk && soft > hard)
-                        soft = hard;
-                /* raising the hard limit needs CAP_SYS_RESOURCE */
-                if (hk && have && hard > shard && !svc->cap_sys_resource) {
-                        if (t->flavour != LC_FLAVOUR_DEBIAN) {
-                                s.kind = LC_SESSION_REFUSED;
-                                session_where(t, r->hard.src, where, sizeof where);
-                                set_cause(&s,
-                                         "%s: the hard memlock is above the service's own hard limit and the "
-                                         "service lacks CAP_SYS_RESOURCE: setrlimit fails (PAM_PERM_DENIED)",
-                                         where);
-                        }
-                        break;  /* Debian: the old value stays, silently */
-                }
-                s.memlock_known = sk && hk;
-                s.memlock_soft = soft;
-                s.memlock_hard = hard;
+        case LC_RES_LIMITS:
+                session_limits(t, r, svc, &s);
                 break;
-        }
         }
         *ret = s;
         return 0;

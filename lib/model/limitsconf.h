@@ -21,10 +21,66 @@
 #define LC_PROC1_LIMITS "/proc/1/limits"
 #define LC_LINE_LENGTH 1024   /* the Debian 1.5.2 reader's fgets() buffer */
 
+/*
+ * Which pam_limits is modelled: a Linux-PAM release (major.minor.patch), Debian's build of it
+ * or upstream's, encoded in one value, plus where that came from (LC_FROM_*, for explain).
+ * Every release from 1.3.1 on maps to the behaviour flags of its model (struct lc_behaviour):
+ *   upstream <= 1.5.2 (RHEL 8's 1.3.1, 1.4.0, RHEL 9's 1.5.1, 1.5.2), 1.5.3, 1.6.0, >= 1.6.1,
+ *   Debian < 1.7 (Debian 11, 12, Ubuntu 22.04, 24.04), Debian >= 1.7 (Debian 13).
+ * LC_FLAVOUR_DEBIAN and LC_FLAVOUR_UPSTREAM are the two models the project started with
+ * (Debian's 1.5.2, upstream >= 1.6.1); lc_tree.flavour holds one of them for the trees of
+ * those models, so that `t->flavour == LC_FLAVOUR_DEBIAN` keeps its meaning.
+ */
+#define LC_FLAVOUR_MAKE(major, minor, patch, debian) \
+        ((int)(((debian) ? 1 << 24 : 0) | (major) << 16 | (minor) << 8 | (patch)))
 enum lc_flavour {
-        LC_FLAVOUR_DEBIAN,    /* Linux-PAM 1.5.2 with Debian's patches */
-        LC_FLAVOUR_UPSTREAM,  /* Linux-PAM >= 1.6 */
+        LC_FLAVOUR_AUTO = 0,                                  /* detect the installed one */
+        LC_FLAVOUR_DEBIAN = LC_FLAVOUR_MAKE(1, 5, 2, 1),      /* Debian 12 */
+        LC_FLAVOUR_UPSTREAM = LC_FLAVOUR_MAKE(1, 7, 2, 0),    /* the newest upstream */
+        LC_FLAVOUR_DEBIAN_NEWEST = LC_FLAVOUR_MAKE(1, 7, 0, 1),  /* Debian 13 */
+        LC_FLAVOUR_OLDEST = LC_FLAVOUR_MAKE(1, 3, 1, 0),
 };
+/* where a flavour value came from: bits 28..30 */
+enum lc_flavour_from {
+        LC_FROM_OPTION,       /* --flavour */
+        LC_FROM_DPKG,         /* var/lib/dpkg/status: libpam-modules */
+        LC_FROM_RPM,          /* the rpm database (pam) */
+        LC_FROM_MODULE,       /* the strings of the installed pam_limits.so */
+        LC_FROM_OS_RELEASE,   /* the distribution family alone */
+        LC_FROM_DEFAULT,      /* nothing found */
+};
+#define LC_FLAVOUR_FROM_SHIFT 28
+#define LC_FLAVOUR_RELEASE_MASK ((1 << 25) - 1)
+
+/* What a release does differently, read from each release's pam_limits.c. */
+struct lc_behaviour {
+        bool fgets_reader;    /* < 1.6: 1024-byte fgets() + sscanf("%s%s%s%s"); else getline + split */
+        bool trim_value;      /* >= 1.6.1: the 4th field is trimmed of blanks (1.6.0 keeps them) */
+        bool enoent_ok;       /* >= 1.5.3: a file that fails with ENOENT is skipped */
+        bool pid1_always;     /* Debian < 1.7 (patch 027): /proc/1/limits is always the baseline */
+        bool root_rule;       /* Debian: uid 0 ignores '*', '@...' and '%...' lines */
+        bool eperm_silent;    /* Debian (patches 032, 040): a failing setrlimit keeps the old value */
+        bool nofile_nr_open;  /* >= 1.5.2: nofile unlimited is set to fs.nr_open */
+        bool nonewprivs;      /* >= 1.5.0: the nonewprivs item */
+        bool rttime;          /* >= 1.7.1: the rttime item */
+        bool chroot;          /* Debian: the chroot item */
+        bool vendor_capable;  /* >= 1.5.3: the build may have a vendor directory */
+        const char *vendor_default;   /* the build default (upstream >= 1.7.2), NULL: none */
+};
+
+/* The arguments of the pam_limits line of the service's stack, and the build's vendor
+ * directory. */
+struct lc_args {
+        bool set_all;         /* every limit starts from PID 1's (/proc/1/limits) */
+        bool utmp_early, noaudit, debug;   /* no effect on the limits */
+        bool conf_set;
+        char conf[1024];      /* conf=FILE: only that file, no limits.d */
+        unsigned unknown;     /* arguments pam_limits does not know (it logs and ignores them) */
+        enum { LC_VENDOR_BUILD, LC_VENDOR_NONE, LC_VENDOR_DIR } vendor;
+        char vendordir[1024]; /* LC_VENDOR_DIR: DIR (its limits.conf and limits.d/) */
+};
+/* Parse "set_all conf=/x debug" (NULL or "": none).  0, or -EINVAL for a conf= too long. */
+int lc_args_parse(const char *module_args, struct lc_args *ret);
 
 /* pam_limits' ranks, strongest first */
 enum lc_rank {
@@ -80,6 +136,8 @@ struct lc_line {
         uint64_t value_raw;  /* as strtoull() gives it */
         uint64_t bytes;      /* memlock: value in bytes (x1024, saturating) */
         int ivalue;          /* maxlogins, maxsyslogins, priority, nice: strtol() clamped to int */
+        int resource;        /* RLIMIT_* of a setrlimit item, -1 for the others */
+        uint64_t rvalue;     /* the value pam_limits sets for it (memlock: = bytes) */
 };
 
 struct lc_file {
@@ -89,6 +147,9 @@ struct lc_file {
         bool is_dir;
         bool stat_ok;
         struct stat st;
+        bool vendor;         /* from the vendor directory */
+        bool would_block;    /* a FIFO or device that blocks: pam_limits hangs the login */
+        bool endless;        /* a device that never ends (/dev/zero): pam_limits hangs */
         bool no_final_newline;
         bool has_long_lines; /* a line of more than 1023 bytes */
         bool has_nul;
@@ -102,7 +163,11 @@ struct lc_skipped {
 };
 
 struct lc_tree {
-        enum lc_flavour flavour;
+        enum lc_flavour flavour;   /* LC_FLAVOUR_DEBIAN, LC_FLAVOUR_UPSTREAM, or the release */
+        enum lc_flavour release;   /* the release as given or detected, with its LC_FROM_ bits */
+        struct lc_behaviour beh;
+        struct lc_args args;
+        char *vendor_dir;          /* the vendor directory read, NULL: none */
         char *root;          /* NULL for / */
         bool conf_override;  /* conf= given: limits.d not read */
         struct lc_file *files;
@@ -115,10 +180,23 @@ struct lc_tree {
         char *dir_display;
 };
 
-/* The flavour of the installed system: Debian family -> debian, else upstream. */
+/* The installed release under root (NULL: /): dpkg status, the rpm database, the module's
+ * strings, then the distribution family; the value carries where it came from. */
 enum lc_flavour lc_flavour_default(const char *root);
+/* "debian-1.5.2", "upstream-1.4.0", "debian", "upstream" (the newest); -EINVAL otherwise. */
 int lc_flavour_from_string(const char *s, enum lc_flavour *ret);
+/* "debian-1.5.2"; a static string per model for LC_FLAVOUR_DEBIAN/UPSTREAM, else in a
+ * thread-local buffer */
 const char *lc_flavour_to_string(enum lc_flavour f);
+/* "--flavour", "dpkg", "rpm", "pam_limits.so", "os-release", "default" */
+const char *lc_flavour_from_name(enum lc_flavour f);
+void lc_flavour_behaviour(enum lc_flavour f, struct lc_behaviour *ret);
+/* The canonical value of f's model: LC_FLAVOUR_DEBIAN for Debian < 1.7, LC_FLAVOUR_UPSTREAM
+ * for upstream >= 1.6.1, else f without its LC_FROM_ bits. */
+enum lc_flavour lc_flavour_model(enum lc_flavour f);
+/* For explain: the release the tree models ("debian-1.5.2") and why ("dpkg"). */
+const char *lc_tree_flavour_name(const struct lc_tree *t);
+const char *lc_tree_flavour_from(const struct lc_tree *t);
 const char *lc_rank_name(enum lc_rank r);
 
 /*
@@ -128,6 +206,10 @@ const char *lc_rank_name(enum lc_rank r);
  */
 int lc_tree_load(const char *root, enum lc_flavour flavour, const char *conf_file,
                  struct lc_tree **ret);
+/* The same with the stack's arguments (conf=, set_all) and the vendor directory; args NULL:
+ * none.  The tree keeps a copy of args, which lc_baseline_load() and lc_resolve() use. */
+int lc_tree_load_args(const char *root, enum lc_flavour flavour, const struct lc_args *args,
+                      struct lc_tree **ret);
 /* Parse one file given as text (tests, fuzzing); no limits.d. */
 int lc_tree_load_text(const char *display, const char *text, size_t len, enum lc_flavour flavour,
                       struct lc_tree **ret);
@@ -142,6 +224,10 @@ struct lc_baseline {
         uint64_t soft, hard;
         enum lc_rank rank;   /* LC_RANK_KERNEL (/proc/1/limits), LC_RANK_DEFAULT or NONE */
         char source[128];    /* "/proc/1/limits", "pam_limits default", "inherited" */
+        struct {             /* every item (memlock too): PID 1's when it is the baseline */
+                bool known;
+                uint64_t soft, hard;
+        } rl[RLIM_NLIMITS];
 };
 /* proc1_limits: the file to read (NULL: /proc/1/limits, or ROOT/proc/1/limits if present). */
 int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct lc_baseline *ret);
@@ -190,6 +276,11 @@ struct lc_result {
         size_t n_events;
         int login_limit;              /* maxlogins/maxsyslogins in force (-2: none) */
         const struct lc_line *login_line;
+        uint32_t uid;
+        /* every setrlimit item as pam_limits resolves it (rl_soft[RLIMIT_MEMLOCK] is `soft`);
+         * values as pam_limits computes them (x1024, x60, 20 - nice), nofile unlimited as
+         * RLIM_INFINITY (lc_session_outcome() maps it to fs.nr_open where the release does) */
+        struct lc_slot rl_soft[RLIM_NLIMITS], rl_hard[RLIM_NLIMITS];
 };
 
 int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
@@ -225,6 +316,8 @@ struct lc_service {
         struct { bool known; uint64_t soft, hard; } rl[RLIM_NLIMITS];  /* its own limits */
         uint64_t nr_open;           /* fs.nr_open, 0 unknown */
 };
+/* The names pam_limits uses for the setrlimit items ("memlock", "nofile"), NULL: none. */
+const char *lc_rlimit_name(int resource);
 
 enum lc_session_kind {
         LC_SESSION_LIMITS,          /* pam_limits succeeds and sets the limits */
