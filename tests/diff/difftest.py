@@ -82,6 +82,95 @@ class Env:
         self.failures = []
         # what the sessions did, to see that the trees exercise something
         self.stats = {"applied": 0, "refused": 0, "no-limits": 0, "fails": 0, "error": 0}
+        self.ostats = {}
+        # NAME=FLAVOUR=MODULE=DRIVER[=VENDORDIR];...
+        self.oracles = []
+        for spec in (a.oracles or "").split(";"):
+            if spec:
+                f = spec.split("=")
+                self.oracles.append((f[0], f[1], f[2], f[3].split(), f[4] if len(f) > 4 else ""))
+
+    # -- the oracles: every real module against the model with its flavour ---------------
+    def oracle_run(self, o, tree, user, start):
+        """(rc, memlock) of the real module o for user; the stack names it by path."""
+        name, flavour, module, driver, vendor = o
+        svc = "rdl-" + name
+        args = " set_all" if tree.set_all else ""
+        with open(os.path.join(self.pam_dir, svc), "w") as f:
+            f.write("session required %s%s\n" % (module, args))
+        env = dict(os.environ, PAM_SESSION_MEMLOCK=fmt_pair(start))
+        if tree.other:
+            env["PAM_SESSION_RLIMITS"] = self.other_spec(tree)
+        p = subprocess.run(driver + [svc, user, self.pam_dir], env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=30)
+        words = dict(w.split("=", 1) for w in p.stdout.split() if "=" in w)
+        if p.returncode != 0 or not {"rc", "soft", "hard"} <= words.keys():
+            raise RuntimeError("%s: pam-session %s failed (%d): %s%s" % (name, user, p.returncode, p.stdout, p.stderr))
+        return words["rc"], (parse_lim(words["soft"]), parse_lim(words["hard"]))
+
+    RES = {"nofile": resource.RLIMIT_NOFILE, "nproc": resource.RLIMIT_NPROC, "nice": resource.RLIMIT_NICE,
+           "rtprio": resource.RLIMIT_RTPRIO, "sigpending": resource.RLIMIT_SIGPENDING}
+
+    def other_spec(self, tree):
+        """The service's other limits, never above ours (only lowering is possible)."""
+        out = []
+        for k, (s, h) in sorted(tree.other.items()):
+            cur = from_rl(resource.getrlimit(self.RES[k]))
+            h = min(h, cur[1])
+            out.append("%s=%s" % (k, fmt_pair((min(s, h), h))))
+        return ",".join(out)
+
+    def model_run(self, o, tree, user, start):
+        name, flavour, module, driver, vendor = o
+        env = dict(os.environ, PAM_SESSION_MEMLOCK=fmt_pair(start))
+        if tree.other:
+            env["PAM_SESSION_RLIMITS"] = self.other_spec(tree)
+        p = subprocess.run([self.a.model_session, flavour, user, "set_all" if tree.set_all else "",
+                            vendor or "none"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=30)
+        line = p.stdout.strip()
+        words = dict(w.split("=", 1) for w in line.split(" cause=")[0].split() if "=" in w)
+        if p.returncode != 0 or "session" not in words:
+            return "error", None, "model-session failed (%d): %s" % (p.returncode, p.stderr.strip()[:200])
+        pair = None
+        if words.get("soft", "?") != "?" and words.get("hard", "?") != "?":
+            pair = (parse_lim(words["soft"]), parse_lim(words["hard"]))
+        return words["session"], pair, line
+
+    def oracle_compare(self, o, label, tree, user, start):
+        rc, got = self.oracle_run(o, tree, user, start)
+        kind, pair, text = self.model_run(o, tree, user, start)
+        real = {"PAM_SUCCESS": "ok", "PAM_PERM_DENIED": "refused"}.get(rc, "fails")
+        if kind in ("limits", "no-limits"):
+            ok = real == "ok" and (pair is None or pair == got)
+        else:
+            ok = real == kind
+        st = self.ostats.setdefault(o[0], {"sessions": 0, "limits": 0, "no-limits": 0, "fails": 0, "refused": 0,
+                                          "disagree": 0})
+        st["sessions"] += 1
+        st[kind if kind in st else "fails"] += 1
+        if not ok:
+            st["disagree"] += 1
+            self.report_oracle(o, label, tree, user, start, rc, got, text)
+        return ok
+
+    def report_oracle(self, o, label, tree, user, start, rc, got, text):
+        n = len(self.failures) + 1
+        self.failures.append(label)
+        d = os.path.join(self.a.failures, "%s-%s-%s" % (o[0], label.replace("/", "-"), user))
+        try:
+            os.makedirs(self.a.failures, exist_ok=True)
+            if os.path.exists(d):
+                shutil.rmtree(d)
+            shutil.copytree(self.root, d, symlinks=True)
+            with open(os.path.join(d, "REPORT"), "w") as f:
+                f.write("oracle %s, tree %s, user %s, start %s\nreal: rc=%s memlock=%s\nmodel: %s\n\n%s\n" % (
+                    o[0], label, user, fmt_pair(start), rc, fmt_pair(got), text, tree.describe()))
+        except OSError:
+            pass
+        if n <= self.a.max_reports:
+            print("# DISAGREEMENT %d: oracle %s, tree %s, user %s, start %s: real rc=%s memlock %s; model %s" % (
+                n, o[0], label, user, fmt_pair(start), rc, fmt_pair(got), text))
 
     def check_mounts(self):
         """The bind mounts must be in place: never write to or read the host's files."""
@@ -131,8 +220,9 @@ class Env:
         if sess != "limits":
             return "error", None, "unknown session %r" % sess
         m = j["memlock"]
-        s = start[0] if m["soft"] is None else parse_lim(m["soft"])
-        h = start[1] if m["hard"] is None else parse_lim(m["hard"])
+        m = m.get("requested", m)   # the entries' own values (soft/hard: the assumed service's end values)
+        s = start[0] if m.get("soft") is None else parse_lim(m["soft"])
+        h = start[1] if m.get("hard") is None else parse_lim(m["hard"])
         want = (min(s, h), h)
         if h <= start[1] or self.can_raise:
             return "limits", want, "limits %s" % fmt_pair(want)
@@ -247,7 +337,12 @@ def run_batch(e, a):
         for user in tree.test_users:
             start = child_starts(e, pid1, crng)
             users += 1
-            if not e.compare("%s/%d" % (a.seed, i), tree, user, start, pid1, with_root, root_proc1):
+            label = "%s/%d" % (a.seed, i)
+            ok = True
+            ok = e.compare(label, tree, user, start, pid1, with_root, root_proc1)
+            for o in e.oracles:
+                ok = e.oracle_compare(o, label, tree, user, start) and ok
+            if not ok:
                 bad += 1
     desc = "batch %d: trees %d..%d, %d sessions, %d explain runs compared (PID 1 memlock %s)" % (
         a.batch, a.first, a.last - 1, users, e.compared, fmt_pair(pid1))
@@ -258,6 +353,8 @@ def run_batch(e, a):
     print("# counts: trees=%d sessions=%d explain=%d disagreements=%d" % (
         a.last - a.first, users, e.compared, bad))
     print("# sessions predicted: " + ", ".join("%s %d" % kv for kv in e.stats.items()))
+    for name, st in sorted(e.ostats.items()):
+        print("# oracle: %s %s" % (name, " ".join("%s=%d" % kv for kv in st.items())))
     return 1 if bad else 0
 
 
@@ -361,6 +458,8 @@ def main():
     ap.add_argument("--last", type=int, default=0)
     ap.add_argument("--tap-start", type=int, default=1)
     ap.add_argument("--max-reports", type=int, default=20)
+    ap.add_argument("--oracles", default="")
+    ap.add_argument("--model-session")
     a = ap.parse_args()
     if a.count_facts:
         print(len(facts(8 * MiB)))

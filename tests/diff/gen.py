@@ -40,6 +40,10 @@ class Tree:
         self.dropins = []    # (name, kind, data): kind file (bytes), dir, symlink (target)
         self.no_dropin_dir = False
         self.test_users = []
+        self.vendor_conf = None     # the vendor directory's limits.conf (1.7 builds), None: none
+        self.vendor_dropins = []    # (name, data) in the vendor limits.d
+        self.set_all = False        # the stack's pam_limits line has set_all
+        self.other = {}             # the service's own limits for other items: name -> (S, H)
 
     def passwd(self):
         return "".join("%s:x:%d:%d:%s:/home/%s:/bin/sh\n" % (n, u, g, n, n)
@@ -63,9 +67,27 @@ class Tree:
                 shutil.rmtree(p)
             else:
                 os.unlink(p)
+        ven = os.path.join(root, "vendor")     # may be a bind mount: emptied, not replaced
+        os.makedirs(ven, exist_ok=True)
+        for e in os.listdir(ven):
+            p = os.path.join(ven, e)
+            if os.path.isdir(p) and not os.path.islink(p):
+                shutil.rmtree(p)
+            else:
+                os.unlink(p)
+        os.makedirs(os.path.join(ven, "limits.d"))
+        if self.vendor_conf is not None:
+            with open(os.path.join(ven, "limits.conf"), "wb") as f:
+                f.write(self.vendor_conf)
+        for name, data in self.vendor_dropins:
+            with open(os.path.join(ven, "limits.d", name), "wb") as f:
+                f.write(data)
         if self.conf is not None:
-            with open(os.path.join(sec, "limits.conf"), "wb") as f:
-                f.write(self.conf)
+            if self.conf == b"@devnull":
+                os.symlink("/dev/null", os.path.join(sec, "limits.conf"))
+            else:
+                with open(os.path.join(sec, "limits.conf"), "wb") as f:
+                    f.write(self.conf)
         if self.no_dropin_dir:
             return
         d = os.path.join(sec, "limits.d")
@@ -94,6 +116,13 @@ class Tree:
                 out.append(show(data))
             else:
                 out.append("== etc/security/limits.d/%s (%s %s)" % (name, kind, data or ""))
+        if self.vendor_conf is not None:
+            out.append("== VENDOR/limits.conf")
+            out.append(show(self.vendor_conf))
+        for name, data in self.vendor_dropins:
+            out.append("== VENDOR/limits.d/%s" % name)
+            out.append(show(data))
+        out.append("== set_all: %s, service's other limits: %s" % (self.set_all, self.other))
         return "\n".join(out)
 
 
@@ -221,7 +250,9 @@ TYPES = [(30, "soft"), (30, "hard"), (30, "-"), (3, "SOFT"), (2, "Hard"), (2, "b
 
 ITEMS = [(92, "memlock"), (4, "MEMLOCK"), (2, "Memlock"), (1, "memlocks"), (1, "mem lock")]
 
-OTHER_ITEMS = [("core", ["0", "unlimited", "1024"]), ("nofile", ["1024", "4096"]),
+OTHER_ITEMS = [("core", ["0", "unlimited", "1024"]), ("nofile", ["1024", "4096", "unlimited", "2048", "99999999"]),
+               ("nproc", ["100", "5000", "unlimited"]), ("rtprio", ["0", "5", "99"]),
+               ("nice", ["0", "-5", "10", "19"]), ("sigpending", ["100", "99999999"]),
                ("cpu", ["unlimited", "600"]), ("locks", ["unlimited", "100"]),
                ("msgqueue", ["819200"]), ("nonewprivs", ["0", "1"]), ("priority", ["0"]),
                ("maxlogins", ["10", "100", "0", "-1", "junk", "0abc", "unlimited", "-5", "00"]),
@@ -325,7 +356,7 @@ def file_text(rng, t, nlines):
     lines = []
     for _ in range(nlines):
         lines.append(long_line(rng, t) if rng.random() < 0.015 else line(rng, t))
-    eol = "\r\n" if rng.random() < 0.04 else "\n"
+    eol = "\r\n" if rng.random() < 0.08 else "\n"
     text = eol.join(lines)
     if lines and rng.random() < 0.8:
         text += eol
@@ -363,6 +394,28 @@ def make_tree(rng):
         t.dropins.append(("link.conf", "symlink", "../limits.conf"))
     elif r < 0.10:
         t.dropins.append(("dangling.conf", "symlink", "no-such-file"))  # fopen fails
+    elif r < 0.16:
+        t.dropins.append(("masked.conf", "symlink", "/dev/null"))        # read as empty
+    if rng.random() < 0.04 and t.conf is not None:
+        t.conf = b"@devnull"                                             # limits.conf -> /dev/null
+    # the vendor directory of 1.7 builds
+    if rng.random() < 0.4:
+        if rng.random() < 0.6:
+            t.vendor_conf = file_text(rng, t, rng.choice([1, 2, 4]))
+        for n in rng.sample(DROPIN_NAMES[:8] + [d[0] for d in t.dropins if d[1] == "file"][:2], rng.randint(0, 3)):
+            if "/" not in n and not any(v[0] == n for v in t.vendor_dropins):
+                t.vendor_dropins.append((n, file_text(rng, t, rng.choice([1, 2, 3]))))
+        if rng.random() < 0.5 and t.conf is not None:
+            t.conf = None                      # /etc has none: the vendor's limits.conf is read
+    t.set_all = rng.random() < 0.15
+    # the service's own limits for other items, so that lines above them fail
+    if rng.random() < 0.3:
+        for item, choices in (("nofile", [(1024, 4096), (1024, 1024), (4096, 65536)]),
+                              ("nproc", [(100, 1000), (5000, 5000)]),
+                              ("rtprio", [(0, 0), (0, 50)]), ("nice", [(0, 0), (0, 25)]),
+                              ("sigpending", [(100, 1000)])):
+            if rng.random() < 0.5:
+                t.other[item] = rng.choice(choices)
     return t
 
 

@@ -95,14 +95,18 @@ build_upstream() {
 		#define HAVE_LIBAUDIT_H 0
 		#define PAM_PATH_MAX 4096
 		#define UNUSED __attribute__ ((unused))
+		#define _(msgid) (msgid)
 		#define SCONFIGDIR "/etc/security"
 		#define SCONFIG_DIR "/etc/security"
 		$( [ -n "$vendor" ] && printf '#define VENDOR_SCONFIGDIR "%s"\n#define VENDOR_SCONFIG_DIR "%s"\n' "$vendor" "$vendor")
 	EOF
 	inc=(-I"$dest/gen" -I"$s/libpam/include" -I"$s/libpam" -I"$s/libpamc/include" -I"$s")
 	[ -d "$s/libpam_internal/include" ] && inc+=(-I"$s/libpam_internal/include")
+	# autotools builds pass the glob, meson builds (1.6 on) the directory
+	local glob='/etc/security/limits.d/*.conf'
+	grep -q 'LIMITS_FILE_DIR "/\*.conf"' "$s/modules/pam_limits/pam_limits.c" && glob=/etc/security/limits.d
 	gcc -O1 -fPIC -shared -DHAVE_CONFIG_H -include "$dest/gen/config.h" "${inc[@]}" \
-		-DLIMITS_FILE_DIR=\"/etc/security/limits.d/*.conf\" -DLIMITS_FILE=\"/etc/security/limits.conf\" \
+		-DLIMITS_FILE_DIR=\"$glob\" -DLIMITS_FILE=\"/etc/security/limits.conf\" \
 		-o "$dest/pam_limits.so" "$s/modules/pam_limits/pam_limits.c" -lpam >>"$LOG" 2>&1
 }
 

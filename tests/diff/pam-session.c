@@ -101,6 +101,34 @@ static const char *rlim_text(rlim_t v, char *buf, size_t size) {
         return buf;
 }
 
+/* PAM_SESSION_RLIMITS="nofile=S:H,nproc=S:H": more of the service's own limits */
+static int set_more_limits(const char *spec) {
+        static const struct { const char *name; int res; } names[] = {
+                { "nofile", RLIMIT_NOFILE }, { "nproc", RLIMIT_NPROC }, { "nice", RLIMIT_NICE },
+                { "rtprio", RLIMIT_RTPRIO }, { "msgqueue", RLIMIT_MSGQUEUE }, { "sigpending", RLIMIT_SIGPENDING },
+                { "core", RLIMIT_CORE }, { "locks", RLIMIT_LOCKS },
+        };
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", spec);
+        for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+                char *eq = strchr(w, '='), *colon = eq ? strchr(eq, ':') : NULL;
+                int res = -1;
+                if (!colon)
+                        return -1;
+                *eq = '\0';
+                for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+                        if (strcmp(names[i].name, w) == 0)
+                                res = names[i].res;
+                struct rlimit rl;
+                unsigned long long s = strtoull(eq + 1, NULL, 10), h = strtoull(colon + 1, NULL, 10);
+                rl.rlim_cur = strncmp(eq + 1, "unlimited", 9) == 0 ? RLIM_INFINITY : (rlim_t)s;
+                rl.rlim_max = strncmp(colon + 1, "unlimited", 9) == 0 ? RLIM_INFINITY : (rlim_t)h;
+                if (res < 0 || setrlimit(res, &rl) < 0)
+                        return -1;
+        }
+        return 0;
+}
+
 int main(int argc, char **argv) {
         struct pam_conv c = { conv, NULL };
         pam_handle_t *h = NULL;
@@ -115,6 +143,11 @@ int main(int argc, char **argv) {
         const char *start = getenv("PAM_SESSION_MEMLOCK");
         if (start && set_start_limits(start) < 0)
                 return 1;
+        const char *more = getenv("PAM_SESSION_RLIMITS");
+        if (more && set_more_limits(more) < 0) {
+                fprintf(stderr, "pam-session: bad PAM_SESSION_RLIMITS '%s'\n", more);
+                return 1;
+        }
         rc = pam_start_confdir(argv[1], argv[2], &c, argv[3], &h);
         if (rc != PAM_SUCCESS) {
                 fprintf(stderr, "pam-session: pam_start_confdir: %s\n", rc_name(rc, b1, sizeof b1));

@@ -32,6 +32,10 @@ if [ "${1:-}" = "--ns-init" ]; then
 	for f in passwd group security; do
 		mount --bind "$root/etc/$f" "/etc/$f" || exit 99
 	done
+	# the vendor directory the vendor oracle was built with
+	if [ -n "${DIFF_VENDOR:-}" ]; then
+		mkdir -p "$root/vendor" && mount --bind "$root/vendor" "$DIFF_VENDOR" || exit 99
+	fi
 	python3 "$DRIVER" --work "$work" --root "$root" "$@" &
 	wait $!
 	exit $?
@@ -52,7 +56,7 @@ for tool in unshare mount python3; do
 		exit 0
 	fi
 done
-if [ ! -x "$PAM_SESSION" ] || [ ! -x "$RDMALIMITS" ]; then
+if [ ! -x "$PAM_SESSION" ] || [ ! -x "$RDMALIMITS" ] || [ ! -x "$top_builddir/tests/diff/model-session" ]; then
 	echo "1..0 # SKIP $PAM_SESSION or $RDMALIMITS not built"
 	exit 0
 fi
@@ -71,6 +75,31 @@ if ! unshare --mount --pid --fork --mount-proc true 2>/dev/null; then
 	echo "1..0 # SKIP cannot create mount and PID namespaces"
 	exit 0
 fi
+
+# the real modules of other releases (tests/diff/oracles.sh: downloads and builds, cached)
+ORACLES=$top_builddir/tests/diff/oracles
+MODEL_SESSION=$top_builddir/tests/diff/model-session
+HOST_MODULE=$(compgen -G "/lib/*/security/pam_limits.so" || compgen -G "/usr/lib/*/security/pam_limits.so" | head -n 1)
+HOST_MODULE=${HOST_MODULE%%$'\n'*}
+ostart=$(date +%s)
+ORACLE_STATUS=$top_builddir/tests/diff/oracles.status
+"$BASH" "$HERE/oracles.sh" "$ORACLES" "$HERE/pam-session.c" >"$ORACLE_STATUS" 2>&1
+ORACLE_SPEC="debian-1.5.2=debian-1.5.2=$HOST_MODULE=$PAM_SESSION"
+ORACLE_MISSING=
+while read -r name state rest; do
+	case "$name:$state" in
+	*:OK) ;;
+	*) ORACLE_MISSING="$ORACLE_MISSING $name"; continue ;;
+	esac
+	case $name in
+	debian-1.7.0) ORACLE_SPEC="$ORACLE_SPEC;$name=$name=$ORACLES/$name/pam_limits.so=$ORACLES/$name/run" ;;
+	upstream-1.7.0-vendor)
+		ORACLE_SPEC="$ORACLE_SPEC;$name=upstream-1.7.0=$ORACLES/$name/pam_limits.so=$PAM_SESSION=$ORACLES/vendor/security"
+		export DIFF_VENDOR=$ORACLES/vendor/security ;;
+	*) ORACLE_SPEC="$ORACLE_SPEC;$name=$name=$ORACLES/$name/pam_limits.so=$PAM_SESSION" ;;
+	esac
+done <"$ORACLE_STATUS"
+ORACLE_NAMES=$(echo "$ORACLE_SPEC" | tr ';' '\n' | cut -d= -f1 | tr '\n' ' ')
 
 SEED=${DIFF_SEED:-20240611}
 TREES=${DIFF_TREES:-300}
@@ -92,7 +121,17 @@ trap 'exit 99' INT TERM HUP
 rm -rf "$FAILURES"
 
 NFACTS=$(python3 "$DRIVER" --count-facts) || exit 99
-echo "1..$((NFACTS + BATCHES))"
+echo "1..$((NFACTS + BATCHES + 1))"
+if [ -n "$ORACLE_MISSING" ]; then
+	if [ "${CI:-}" = true ]; then
+		echo "not ok $((NFACTS + BATCHES + 1)) - oracles ready: missing$ORACLE_MISSING (see $ORACLES/log)"
+		fail_oracles=1
+	else
+		echo "ok $((NFACTS + BATCHES + 1)) - oracles ready # SKIP missing$ORACLE_MISSING (see $ORACLES/log)"
+	fi
+else
+	echo "ok $((NFACTS + BATCHES + 1)) - oracles ready in $(($(date +%s) - ostart))s: $ORACLE_NAMES"
+fi
 echo "# seed=$SEED trees=$TREES batches=$BATCHES (reproduce: DIFF_SEED=$SEED DIFF_TREES=$TREES DIFF_BATCHES=$BATCHES)"
 echo "# memlock hard limit available here: $(ulimit -H -l) KiB; failing trees go to $FAILURES"
 
@@ -108,6 +147,7 @@ run_ns() {
 	unshare --mount --pid --fork --mount-proc "$BASH" "${BASH_SOURCE[0]}" --ns-init \
 		"$WORK/w$n" "$root" --tap-start "$n" \
 		--pam-session "$PAM_SESSION" --rdmalimits "$RDMALIMITS" --failures "$FAILURES" \
+		--model-session "$MODEL_SESSION" --oracles "$ORACLE_SPEC" \
 		--seed "$SEED" "$@" >"$WORK/out$n" 2>&1
 	echo $? >"$WORK/rc$n"
 }
@@ -160,5 +200,10 @@ sessions=$(sed -n 's/^# counts: trees=[0-9]* sessions=\([0-9]*\).*/\1/p' "$WORK"
 runs=$(sed -n 's/^# counts: .* explain=\([0-9]*\).*/\1/p' "$WORK"/out* | awk '{s += $1} END {print s + 0}')
 dis=$(sed -n 's/^# counts: .* disagreements=\([0-9]*\).*/\1/p' "$WORK"/out* | awk '{s += $1} END {print s + 0}')
 echo "# total: $TREES trees, $sessions sessions, $runs explain runs compared, $dis disagreeing sessions"
+# the table: oracle x cases (sessions by the model's outcome), disagreements
+echo "# oracle                 sessions   limits no-limits    fails  refused disagree"
+sed -n 's/^# oracle: //p' "$WORK"/out* | awk '{n = $1; for (i = 2; i <= NF; i++) { split($i, kv, "="); t[n, kv[1]] += kv[2] } names[n] = 1}
+END { for (n in names) printf "#   %-20s %8d %8d %9d %8d %8d %8d\n", n, t[n, "sessions"], t[n, "limits"], t[n, "no-limits"], t[n, "fails"], t[n, "refused"], t[n, "disagree"] }' | sort
+[ "${fail_oracles:-0}" = 0 ] || fail=1
 [ "$dis" = 0 ] || echo "# disagreeing trees saved under $FAILURES"
 exit $fail
