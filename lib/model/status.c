@@ -1,0 +1,1263 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* status: memlock limits, what is locked and pinned, and what the kernel charges (status.h). */
+#include "config.h"
+
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libmnl/libmnl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <linux/if_xdp.h>
+#include <limits.h>
+#include <linux/netlink.h>
+#include <linux/xdp_diag.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "macro.h"
+#include "size.h"
+#include "status.h"
+#include "xdpdiag.h"
+
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
+#ifndef NETLINK_RDMA
+#define NETLINK_RDMA 20
+#endif
+
+const char *status_method_name(enum status_method m) {
+        switch (m) {
+        case STATUS_M_SOCK_DIAG:
+                return "sock_diag";
+        case STATUS_M_PROBE:
+                return "probe";
+        case STATUS_M_PROC:
+                return "proc";
+        case STATUS_M_RDMA_NETLINK:
+                return "rdma_netlink";
+        case STATUS_M_PIDFD:
+                return "pidfd";
+        case STATUS_M_UNKNOWN:
+        default:
+                return "unknown";
+        }
+}
+
+const char *status_origin_name(enum status_origin o) {
+        static const char *const names[] = {
+                [STATUS_O_UNKNOWN] = "unknown",   [STATUS_O_INIT] = "init",
+                [STATUS_O_UNIT] = "unit",         [STATUS_O_SESSION] = "session",
+                [STATUS_O_USER_UNIT] = "user-unit", [STATUS_O_DOCKER] = "docker",
+                [STATUS_O_CONTAINERD] = "containerd", [STATUS_O_CRIO] = "crio",
+                [STATUS_O_PODMAN] = "podman",     [STATUS_O_KUBEPODS] = "kubepods",
+                [STATUS_O_SLURM] = "slurm",       [STATUS_O_CGROUP] = "cgroup",
+        };
+        return (size_t)o < ELEMENTSOF(names) && names[o] ? names[o] : "unknown";
+}
+
+/* ---------------------------------------------------------------------------------------
+ * cgroup paths */
+
+static bool has_suffix(const char *s, size_t len, const char *suffix) {
+        size_t l = strlen(suffix);
+        return len >= l && memcmp(s + len - l, suffix, l) == 0;
+}
+
+static void copy_span(char *dst, size_t size, const char *s, size_t len) {
+        if (size == 0)
+                return;
+        if (len >= size)
+                len = size - 1;
+        memcpy(dst, s, len);
+        dst[len] = '\0';
+}
+
+/* A container id out of "PREFIX-ID.scope" or a bare "ID" component: 12 characters. */
+static void container_id(char *dst, size_t size, const char *s, size_t len) {
+        if (has_suffix(s, len, ".scope")) {
+                len -= strlen(".scope");
+                const char *dash = memrchr(s, '-', len);
+                if (dash) {
+                        len -= (size_t)(dash + 1 - s);
+                        s = dash + 1;
+                }
+        }
+        copy_span(dst, size, s, len > 12 ? 12 : len);
+}
+
+static bool hex_id(const char *s, size_t len) {
+        if (len < 32)
+                return false;
+        for (size_t i = 0; i < len; i++)
+                if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+                        return false;
+        return true;
+}
+
+enum status_origin status_classify_cgroup(const char *path, char *name, size_t name_size, char *owner,
+                                          size_t owner_size) {
+        enum status_origin o = STATUS_O_CGROUP;
+        const char *unit = NULL, *session = NULL, *user_unit = NULL, *job = NULL;
+        size_t unit_len = 0, session_len = 0, user_unit_len = 0;
+        bool user_manager = false, kubepods = false;
+        char own[64] = "";
+
+        if (name_size)
+                name[0] = '\0';
+        if (!path || !*path) {
+                if (owner && owner_size)
+                        owner[0] = '\0';
+                return STATUS_O_UNKNOWN;
+        }
+        if (streq(path, "/")) {
+                copy_span(name, name_size, "/", 1);
+                if (owner && owner_size)
+                        owner[0] = '\0';
+                return STATUS_O_INIT;
+        }
+        copy_span(name, name_size, path, strlen(path));
+        /* the innermost component that says something wins; walk outside in */
+        for (const char *p = path; *p;) {
+                p += strspn(p, "/");
+                size_t len = strcspn(p, "/");
+                if (len == 0)
+                        break;
+                const char *c = p;
+                p += len;
+
+                if (len > 7 && memcmp(c, "docker-", 7) == 0 && has_suffix(c, len, ".scope")) {
+                        o = STATUS_O_DOCKER;
+                        container_id(name, name_size, c, len);
+                        snprintf(own, sizeof own, "docker.service");
+                } else if (len > 15 && memcmp(c, "cri-containerd-", 15) == 0 && has_suffix(c, len, ".scope")) {
+                        o = STATUS_O_CONTAINERD;
+                        container_id(name, name_size, c, len);
+                        snprintf(own, sizeof own, "containerd.service");
+                } else if (len > 5 && memcmp(c, "crio-", 5) == 0 && has_suffix(c, len, ".scope") &&
+                           !has_suffix(c, len, "conmon.scope")) {
+                        o = STATUS_O_CRIO;
+                        container_id(name, name_size, c, len);
+                        snprintf(own, sizeof own, "crio.service");
+                } else if (len > 7 && memcmp(c, "libpod-", 7) == 0 && has_suffix(c, len, ".scope")) {
+                        o = STATUS_O_PODMAN;
+                        container_id(name, name_size, c, len);
+                        own[0] = '\0';
+                } else if (len >= 8 && memcmp(c, "kubepods", 8) == 0) {
+                        kubepods = true;
+                } else if (hex_id(c, len) && (o == STATUS_O_CGROUP || o == STATUS_O_UNIT || kubepods)) {
+                        /* cgroupfs driver: /docker/ID, /kubepods/burstable/podUID/ID */
+                        if (unit && unit_len == 14 && memcmp(unit, "docker.service", 14) == 0)
+                                o = STATUS_O_DOCKER;
+                        else if (strstr(path, "/docker/"))
+                                o = STATUS_O_DOCKER;
+                        else if (kubepods)
+                                o = STATUS_O_KUBEPODS;
+                        else
+                                continue;
+                        container_id(name, name_size, c, len);
+                        if (o == STATUS_O_DOCKER)
+                                snprintf(own, sizeof own, "docker.service");
+                } else if (len > 4 && memcmp(c, "job_", 4) == 0) {
+                        job = c;
+                        o = STATUS_O_SLURM;
+                        /* job_N or job_N/step_M: up to the next component after the step */
+                        const char *end = c + len;
+                        if (*end == '/' && strncmp(end + 1, "step_", 5) == 0)
+                                end += 1 + strcspn(end + 1, "/");
+                        copy_span(name, name_size, job, (size_t)(end - job));
+                        snprintf(own, sizeof own, "slurmd.service");
+                } else if (len > 5 && memcmp(c, "user@", 5) == 0 && has_suffix(c, len, ".service")) {
+                        user_manager = true;
+                        unit = c;
+                        unit_len = len;
+                } else if (len > 8 && memcmp(c, "session-", 8) == 0 && has_suffix(c, len, ".scope")) {
+                        session = c;
+                        session_len = len;
+                } else if (has_suffix(c, len, ".service") || has_suffix(c, len, ".scope")) {
+                        if (user_manager) {
+                                if (!user_unit) {
+                                        user_unit = c;
+                                        user_unit_len = len;
+                                }
+                        } else if (!unit) {
+                                unit = c;
+                                unit_len = len;
+                        }
+                }
+        }
+        if (o == STATUS_O_CGROUP) {
+                if (session) {
+                        o = STATUS_O_SESSION;
+                        copy_span(name, name_size, session, session_len);
+                } else if (user_unit) {
+                        o = STATUS_O_USER_UNIT;
+                        copy_span(name, name_size, user_unit, user_unit_len);
+                } else if (unit) {
+                        o = user_manager ? STATUS_O_USER_UNIT : STATUS_O_UNIT;
+                        copy_span(name, name_size, unit, unit_len);
+                } else if (kubepods)
+                        o = STATUS_O_KUBEPODS;
+        } else if (o == STATUS_O_KUBEPODS && strstr(path, "containerd"))
+                o = STATUS_O_CONTAINERD;
+        if (owner && owner_size)
+                snprintf(owner, owner_size, "%s", own);
+        return o;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * /proc */
+
+static int read_text(const char *proc, pid_t pid, const char *what, size_t max, char **ret) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -1;
+
+        if (asprintf(&path, "%s/%d/%s", proc, (int)pid, what) < 0)
+                return -ENOMEM;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        return fs_read_all(fd, max, ret, NULL);
+}
+
+/* "Name:\tvalue" of /proc/PID/status: a pointer to the value, or NULL. */
+static const char *status_field(const char *text, const char *key) {
+        size_t l = strlen(key);
+        for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+                if (strncmp(p, key, l) == 0 && p[l] == ':')
+                        return p + l + 1 + strspn(p + l + 1, " \t");
+        return NULL;
+}
+
+static int field_u64(const char *text, const char *key, uint64_t *ret) {
+        const char *v = status_field(text, key);
+        if (!v)
+                return -ENOENT;
+        return parse_u64_prefix(v, ret, NULL);
+}
+
+static int field_kib(const char *text, const char *key, uint64_t *ret) {
+        uint64_t kib;
+        int r = field_u64(text, key, &kib);
+        if (r < 0)
+                return r;
+        if (kib > UINT64_MAX / 1024)
+                return -ERANGE;
+        *ret = kib * 1024;
+        return 0;
+}
+
+static uint64_t field_hex(const char *text, const char *key) {
+        const char *p = status_field(text, key);
+        uint64_t v = 0;
+        for (; p && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')); p++)
+                v = v << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+        return v;
+}
+
+/* The last number of "NSpid:\t1234\t5": its pid in its innermost namespace. */
+static pid_t field_nspid(const char *text, pid_t fallback) {
+        const char *p = status_field(text, "NSpid");
+        uint64_t v = 0;
+        bool any = false;
+        while (p && *p && *p != '\n') {
+                uint64_t x;
+                p += strspn(p, " \t");
+                if (parse_u64_prefix(p, &x, &p) < 0)
+                        break;
+                v = x;
+                any = true;
+        }
+        return any && v <= INT_MAX ? (pid_t)v : fallback;
+}
+
+static int parse_memlock(const char *text, struct rl_pair *ret) {
+        const char *p = strstr(text, "Max locked memory");
+        uint64_t v[2];
+        if (!p)
+                return -ENOENT;
+        p += strlen("Max locked memory");
+        for (int k = 0; k < 2; k++) {
+                p += strspn(p, " \t");
+                if (strncmp(p, "unlimited", 9) == 0) {
+                        v[k] = UINT64_MAX;
+                        p += 9;
+                } else if (parse_u64_prefix(p, &v[k], &p) < 0)
+                        return -EBADMSG;
+        }
+        ret->soft = v[0];
+        ret->hard = v[1];
+        return 0;
+}
+
+/* The cgroup v2 line "0::PATH", else the name=systemd hierarchy's path (hybrid systems). */
+static void parse_cgroup(const char *text, char *buf, size_t size) {
+        const char *v1 = NULL, *v2 = NULL;
+        for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+                if (strncmp(p, "0::", 3) == 0)
+                        v2 = p + 3;
+                else {
+                        const char *c = strchr(p, ':');
+                        if (c && strncmp(c + 1, "name=systemd:", 13) == 0)
+                                v1 = c + 14;
+                }
+        }
+        /* hybrid: the unified line may say "/" while name=systemd has the unit */
+        const char *use = v2 && !(v2[0] == '/' && (v2[1] == '\n' || v2[1] == '\0') && v1) ? v2 : v1;
+        if (!use) {
+                buf[0] = '\0';
+                return;
+        }
+        copy_span(buf, size, use, strcspn(use, "\n"));
+}
+
+static pid_t parent_of(const char *proc, pid_t pid, char *comm, size_t comm_size) {
+        _cleanup_free_ char *status = NULL;
+        uint64_t ppid;
+        if (read_text(proc, pid, "status", 64 * 1024, &status) < 0 || field_u64(status, "PPid", &ppid) < 0 ||
+            ppid > INT_MAX)
+                return 0;
+        const char *n = status_field(status, "Name");
+        if (n && comm)
+                copy_span(comm, comm_size, n, strcspn(n, "\n"));
+        return (pid_t)ppid;
+}
+
+/* Socket inodes among the process's descriptors. */
+static int socket_inodes(const char *proc, pid_t pid, uint32_t **ret, int **ret_fds, size_t *ret_n) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_free_ uint32_t *v = NULL;
+        _cleanup_free_ int *fds = NULL;
+        size_t n = 0, cap = 0;
+        DIR *d;
+        struct dirent *de;
+
+        if (asprintf(&path, "%s/%d/fd", proc, (int)pid) < 0)
+                return -ENOMEM;
+        d = opendir(path);
+        if (!d)
+                return negative_errno();
+        while ((de = readdir(d))) {
+                char link[64];
+                uint64_t ino, fd;
+                const char *end;
+                if (parse_u64(de->d_name, &fd) < 0 || fd > INT_MAX)
+                        continue;
+                ssize_t l = readlinkat(dirfd(d), de->d_name, link, sizeof link - 1);
+                if (l <= 0)
+                        continue;
+                link[l] = '\0';
+                if (strncmp(link, "socket:[", 8) != 0 || parse_u64_prefix(link + 8, &ino, &end) < 0 ||
+                    strcmp(end, "]") != 0 || ino > UINT32_MAX)
+                        continue;
+                if (n == cap) {
+                        size_t nc = cap ? cap * 2 : 16;
+                        uint32_t *nv = realloc(v, nc * sizeof *v);
+                        if (!nv)
+                                goto oom;
+                        v = nv;
+                        int *nf = realloc(fds, nc * sizeof *fds);
+                        if (!nf)
+                                goto oom;
+                        fds = nf;
+                        cap = nc;
+                }
+                v[n] = (uint32_t)ino;
+                fds[n++] = (int)fd;
+        }
+        closedir(d);
+        *ret = TAKE_PTR(v);
+        *ret_fds = TAKE_PTR(fds);
+        *ret_n = n;
+        return 0;
+oom:
+        closedir(d);
+        return -ENOMEM;
+}
+
+/* The socket's family through a copy of the descriptor (pidfd_getfd: ptrace access to the
+ * process is needed).  -errno when it cannot be asked. */
+static int socket_family_of(int pidfd, int fd) {
+        _cleanup_close_ int mine = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
+        int dom = 0;
+        socklen_t l = sizeof dom;
+        if (mine < 0)
+                return negative_errno();
+        if (getsockopt(mine, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0)
+                return negative_errno();
+        return dom;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * libmnl, loaded with dlopen() as lib/login/hw.c does: the tool starts (and everything but
+ * the netlink answers works) where libmnl is missing. */
+
+#define LIBMNL_SONAME "libmnl.so.0"
+
+struct mnl_fns {
+        void *handle;
+        __typeof__(mnl_socket_open2) *socket_open2;
+        __typeof__(mnl_socket_bind) *socket_bind;
+        __typeof__(mnl_socket_close) *socket_close;
+        __typeof__(mnl_socket_get_portid) *socket_get_portid;
+        __typeof__(mnl_socket_sendto) *socket_sendto;
+        __typeof__(mnl_socket_recvfrom) *socket_recvfrom;
+};
+
+#define RESOLVE(h, fns, field, name, version) DL_ASSIGN((fns)->field, dlvsym((h), (name), (version)))
+
+static int mnl_load(struct mnl_fns *f) {
+        void *h = dlopen(LIBMNL_SONAME, RTLD_NOW | RTLD_LOCAL);
+        if (!h)
+                return -ENOENT;
+        f->handle = h;
+        RESOLVE(h, f, socket_open2, "mnl_socket_open2", "LIBMNL_1.2");
+        RESOLVE(h, f, socket_bind, "mnl_socket_bind", "LIBMNL_1.0");
+        RESOLVE(h, f, socket_close, "mnl_socket_close", "LIBMNL_1.0");
+        RESOLVE(h, f, socket_get_portid, "mnl_socket_get_portid", "LIBMNL_1.0");
+        RESOLVE(h, f, socket_sendto, "mnl_socket_sendto", "LIBMNL_1.0");
+        RESOLVE(h, f, socket_recvfrom, "mnl_socket_recvfrom", "LIBMNL_1.0");
+        return 0;
+}
+
+static void mnl_unload(struct mnl_fns *f) {
+        if (f->handle)
+                dlclose(f->handle);
+        f->handle = NULL;
+}
+
+static struct mnl_socket *nl_open(const struct mnl_fns *f, int bus, int *ret_err) {
+        struct mnl_socket *nl = f->socket_open2(bus, SOCK_CLOEXEC);
+        if (!nl) {
+                *ret_err = negative_errno();
+                return NULL;
+        }
+        if (f->socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
+                *ret_err = negative_errno();
+                f->socket_close(nl);
+                return NULL;
+        }
+        return nl;
+}
+
+typedef int (*batch_fn)(const void *buf, size_t len, uint32_t seq, uint32_t portid, void *data,
+                        enum nl_batch_end *ret_end);
+
+/* Send a dump request and feed every reply datagram to fn until the dump ends. */
+static int nl_dump(const struct mnl_fns *f, struct mnl_socket *nl, const void *req, size_t len, uint32_t seq,
+                   batch_fn fn, void *data) {
+        size_t bufsz = (size_t)MNL_SOCKET_BUFFER_SIZE;
+        _cleanup_free_ char *buf = malloc(bufsz);
+        unsigned portid = f->socket_get_portid(nl);
+
+        if (!buf)
+                return -ENOMEM;
+        if (f->socket_sendto(nl, req, len) < 0)
+                return negative_errno();
+        for (unsigned rounds = 0; rounds < 100000; rounds++) {
+                enum nl_batch_end end;
+                ssize_t n = f->socket_recvfrom(nl, buf, bufsz);
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        return -EPROTO;
+                int r = fn(buf, (size_t)n, seq, portid, data, &end);
+                if (r < 0)
+                        return r;
+                if (end == NL_BATCH_DONE)
+                        return 0;
+        }
+        return -E2BIG;
+}
+
+struct xsk_list {
+        struct xdpdiag_sock *v;
+        size_t n;
+};
+
+static int xsk_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, void *data,
+                     enum nl_batch_end *ret_end) {
+        struct xsk_list *l = data;
+        return xdpdiag_parse_batch(buf, len, seq, portid, &l->v, &l->n, ret_end);
+}
+
+struct rdma_list {
+        struct rdmanl_dev *devs;
+        size_t n_devs;
+        struct rdmanl_mr *mrs;
+        size_t n_mrs;
+        bool want_devs;
+};
+
+static int rdma_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, void *data,
+                      enum nl_batch_end *ret_end) {
+        struct rdma_list *l = data;
+        return rdmanl_parse_batch(buf, len, seq, portid, l->want_devs ? &l->devs : NULL, &l->n_devs,
+                                  l->want_devs ? NULL : &l->mrs, &l->n_mrs, ret_end);
+}
+
+/* sock_diag of one network namespace (netns_fd < 0: ours), sockets appended to *l. */
+static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, struct xsk_list *l) {
+        char req[XDPDIAG_REQ_SIZE];
+        struct mnl_socket *nl;
+        uint32_t seq = (uint32_t)getpid() ^ 0x5d1a6;
+        int r = 0;
+
+        if (netns_fd >= 0 && setns(netns_fd, CLONE_NEWNET) < 0)
+                return negative_errno();
+        nl = nl_open(f, NETLINK_SOCK_DIAG, &r);
+        if (netns_fd >= 0 && setns(orig_fd, CLONE_NEWNET) < 0)
+                abort(); /* cannot return to our own namespace: nothing after this is right */
+        if (!nl)
+                return r;
+        int len = xdpdiag_build_request(req, sizeof req, seq);
+        r = len < 0 ? len : nl_dump(f, nl, req, (size_t)len, seq, xsk_batch, l);
+        f->socket_close(nl);
+        return r;
+}
+
+static int rdma_mrs(const struct mnl_fns *f, struct rdma_list *l) {
+        char req[RDMANL_REQ_SIZE];
+        struct mnl_socket *nl;
+        uint32_t seq = (uint32_t)getpid() ^ 0x2d3a;
+        int r = 0;
+
+        nl = nl_open(f, NETLINK_RDMA, &r);
+        if (!nl)
+                return r;
+        l->want_devs = true;
+        int len = rdmanl_build_dev_request(req, sizeof req, seq);
+        r = len < 0 ? len : nl_dump(f, nl, req, (size_t)len, seq, rdma_batch, l);
+        l->want_devs = false;
+        for (size_t i = 0; r >= 0 && i < l->n_devs; i++) {
+                seq++;
+                len = rdmanl_build_mr_request(req, sizeof req, seq, l->devs[i].index);
+                r = len < 0 ? len : nl_dump(f, nl, req, (size_t)len, seq, rdma_batch, l);
+        }
+        f->socket_close(nl);
+        return r;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * the active probe */
+
+struct probe_result {
+        int error;               /* negative errno, 0 */
+        int step;                /* where it failed: 0 socket, 1 setuid, 2 caps, 3 register, 4 rlimit */
+        uint64_t pages;
+        int at_least;
+};
+
+static int drop_to(uid_t uid, gid_t gid, uint64_t ceiling_bytes) {
+        struct rlimit rl;
+        bool change = geteuid() != uid || getuid() != uid;
+
+        if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
+                return -errno;
+        if (ceiling_bytes && ceiling_bytes != (uint64_t)rl.rlim_max) {
+                struct rlimit want = { .rlim_cur = 0, .rlim_max = ceiling_bytes };
+                if (setrlimit(RLIMIT_MEMLOCK, &want) < 0 && ceiling_bytes < (uint64_t)rl.rlim_max)
+                        return -errno;
+        }
+        if (change) {
+                if (prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0) < 0)
+                        return -errno;
+                if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+                        return -EPERM;
+        }
+        /* CAP_NET_RAW alone (socket(AF_XDP) needs it); without CAP_IPC_LOCK the kernel charges */
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+        struct __user_cap_data_struct d[2] = {};
+        d[0].effective = d[0].permitted = d[0].inheritable = 1u << CAP_NET_RAW;
+        if (syscall(SYS_capset, &h, d) < 0)
+                return -EPERM;
+        (void)prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_RAISE, CAP_NET_RAW, 0, 0);
+        (void)prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+        return 0;
+}
+
+/* Register a one-page UMEM on a new socket under soft limit `limit` bytes.  1: accepted (the
+ * socket stays open and *fd gets it), 0: refused (ENOBUFS), <0: another error. */
+static int try_one_page(void *page, uint64_t page_size, uint64_t limit, int *fd) {
+        struct rlimit rl;
+        if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
+                return -errno;
+        rl.rlim_cur = limit;
+        if (setrlimit(RLIMIT_MEMLOCK, &rl) < 0)
+                return -errno;
+        int s = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+        if (s < 0)
+                return -errno;
+        struct xdp_umem_reg reg = {
+                .addr = (uintptr_t)page,
+                .len = page_size,
+                .chunk_size = (uint32_t)(page_size < 4096 ? page_size : 4096),
+                .headroom = 0,
+        };
+        if (setsockopt(s, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg) == 0) {
+                *fd = s;
+                return 1;
+        }
+        int e = errno;
+        close(s);
+        return e == ENOBUFS ? 0 : -e;
+}
+
+#define PROBE_MAX_HELD 70
+
+/*
+ * In the child.  X = the pages already charged to the user.  "X <= t" is asked by setting
+ * the soft limit to (t + held + 1) pages and registering one page: the kernel accepts it
+ * exactly when X + held + 1 <= t + held + 1.  An accepted page stays registered (a released
+ * UMEM is uncharged later, by a work item), so `held` counts them.
+ */
+static void probe_child(uid_t uid, gid_t gid, uint64_t ceiling, int out) {
+        struct probe_result res = {};
+        struct rlimit rl;
+        uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
+        int held_fds[PROBE_MAX_HELD];
+        unsigned held = 0;
+        int r;
+
+        r = drop_to(uid, gid, ceiling);
+        if (r < 0) {
+                res.error = r;
+                res.step = 1;
+                goto out;
+        }
+        void *page = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (page == MAP_FAILED || getrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
+                res.error = -errno;
+                res.step = 4;
+                goto out;
+        }
+        uint64_t hard_pages = rl.rlim_max == RLIM_INFINITY ? (UINT64_C(1) << 40) : (uint64_t)rl.rlim_max / ps;
+        if (hard_pages < PROBE_MAX_HELD + 2) {
+                res.error = -ERANGE;
+                res.step = 4;
+                goto out;
+        }
+        uint64_t lo = 0, hi = hard_pages - 1 - PROBE_MAX_HELD; /* X in [lo, hi] if X <= hi */
+        int fd;
+        r = try_one_page(page, ps, (hi + held + 1) * ps, &fd);
+        if (r < 0) {
+                res.error = r;
+                res.step = r == -EPERM || r == -EACCES || r == -EAFNOSUPPORT ? 0 : 3;
+                goto out;
+        }
+        if (r == 0) {
+                res.pages = hi + 1;
+                res.at_least = 1;
+                goto out;
+        }
+        held_fds[held++] = fd;
+        while (lo < hi) {
+                uint64_t mid = lo + (hi - lo) / 2;
+                if (held >= PROBE_MAX_HELD) {
+                        res.error = -E2BIG;
+                        res.step = 3;
+                        goto out;
+                }
+                r = try_one_page(page, ps, (mid + held + 1) * ps, &fd);
+                if (r < 0) {
+                        res.error = r;
+                        res.step = 3;
+                        goto out;
+                }
+                if (r == 1) {
+                        held_fds[held++] = fd;
+                        hi = mid;
+                } else
+                        lo = mid + 1;
+        }
+        res.pages = lo;
+out:
+        while (held > 0)
+                close(held_fds[--held]);
+        (void)!write(out, &res, sizeof res);
+        _exit(0);
+}
+
+int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *ret_charged, bool *ret_at_least, char *why,
+                      size_t why_size) {
+        struct probe_result res = {};
+        int p[2], status;
+        uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
+
+        if (why_size)
+                why[0] = '\0';
+        if (geteuid() != 0 && geteuid() != uid) {
+                snprintf(why, why_size, "the probe runs as the user: needs root");
+                return -EPERM;
+        }
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return negative_errno();
+        pid_t pid = fork();
+        if (pid < 0) {
+                int r = negative_errno();
+                close(p[0]);
+                close(p[1]);
+                return r;
+        }
+        if (pid == 0) {
+                close(p[0]);
+                probe_child(uid, gid, ceiling, p[1]);
+        }
+        close(p[1]);
+        ssize_t n;
+        do
+                n = read(p[0], &res, sizeof res);
+        while (n < 0 && errno == EINTR);
+        close(p[0]);
+        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+                ;
+        if (n != (ssize_t)sizeof res) {
+                snprintf(why, why_size, "the probe process died");
+                return -EPROTO;
+        }
+        if (res.error < 0) {
+                const char *what = res.step == 0   ? "socket(AF_XDP)"
+                                   : res.step == 1 ? "becoming the user without CAP_IPC_LOCK"
+                                   : res.step == 3 ? "XDP_UMEM_REG"
+                                                   : "the memlock limit of the probe";
+                if (res.error == -EAFNOSUPPORT)
+                        snprintf(why, why_size, "this kernel has no AF_XDP");
+                else if (res.step == 0 && (res.error == -EPERM || res.error == -EACCES))
+                        snprintf(why, why_size, "socket(AF_XDP) needs CAP_NET_RAW");
+                else if (res.error == -ERANGE)
+                        snprintf(why, why_size, "the hard memlock limit is too small to probe");
+                else
+                        snprintf(why, why_size, "%s: %s", what, strerror(-res.error));
+                return res.error;
+        }
+        *ret_charged = res.pages * ps;
+        *ret_at_least = res.at_least;
+        return 0;
+}
+
+int status_xdp_sockets(pid_t pid, uint64_t *ret) {
+        char path[64];
+        _cleanup_free_ char *text = NULL;
+        _cleanup_close_ int fd = -1;
+        int r;
+
+        if (pid > 0)
+                snprintf(path, sizeof path, "/proc/%d/net/protocols", (int)pid);
+        else
+                snprintf(path, sizeof path, "/proc/net/protocols");
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        if ((r = fs_read_all(fd, 256 * 1024, &text, NULL)) < 0)
+                return r;
+        /* "protocol  size sockets  memory press maxhdr  slab module ..." */
+        for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
+                uint64_t size, socks;
+                const char *q;
+                if (strncmp(p, "XDP", 3) != 0 || (p[3] != ' ' && p[3] != '\t'))
+                        continue;
+                q = p + 3 + strspn(p + 3, " \t");
+                if (parse_u64_prefix(q, &size, &q) < 0)
+                        return -EBADMSG;
+                q += strspn(q, " \t");
+                if (parse_u64_prefix(q, &socks, NULL) < 0)
+                        return -EBADMSG;
+                *ret = socks;
+                return 0;
+        }
+        return -ENOENT; /* no AF_XDP in this kernel */
+}
+
+/* ---------------------------------------------------------------------------------------
+ * collection */
+
+static int append(void **v, size_t *n, size_t elem, const void *x) {
+        if (*n % 32 == 0) {
+                if (*n > SIZE_MAX / elem - 32)
+                        return -ENOMEM;
+                void *nv = realloc(*v, (*n + 32) * elem);
+                if (!nv)
+                        return -ENOMEM;
+                *v = nv;
+        }
+        memcpy((char *)*v + *n * elem, x, elem);
+        (*n)++;
+        return 0;
+}
+
+static bool unit_matches(const struct status_proc *p, const char *unit) {
+        size_t l = strlen(unit);
+        if (streq(p->origin_name, unit) || streq(p->origin_owner, unit))
+                return true;
+        /* "foo" for foo.service */
+        return strncmp(p->origin_name, unit, l) == 0 && streq(p->origin_name + l, ".service");
+}
+
+static int read_proc_entry(const char *proc, pid_t pid, struct status_proc *ret) {
+        _cleanup_free_ char *st = NULL, *lim = NULL, *cg = NULL;
+        struct status_proc p = { .pid = pid };
+        uint64_t uid, gid;
+        int r;
+
+        if ((r = read_text(proc, pid, "status", 64 * 1024, &st)) < 0)
+                return r;
+        if (field_u64(st, "Uid", &uid) < 0 || field_u64(st, "Gid", &gid) < 0)
+                return -EBADMSG;
+        if (field_kib(st, "VmLck", &p.vmlck) < 0)
+                return -ENOEXEC; /* no mm: a kernel thread */
+        (void)field_kib(st, "VmPin", &p.vmpin);
+        p.proc_known = true;
+        p.uid = (uid_t)uid;
+        p.gid = (gid_t)gid;
+        p.nspid = field_nspid(st, pid);
+        p.cap_ipc_lock = (field_hex(st, "CapEff") >> CAP_IPC_LOCK) & 1;
+        const char *name = status_field(st, "Name");
+        if (name)
+                copy_span(p.comm, sizeof p.comm, name, strcspn(name, "\n"));
+        if (read_text(proc, pid, "limits", 64 * 1024, &lim) >= 0 && parse_memlock(lim, &p.memlock) >= 0)
+                p.limits_known = true;
+        if (read_text(proc, pid, "cgroup", 64 * 1024, &cg) >= 0)
+                parse_cgroup(cg, p.cgroup, sizeof p.cgroup);
+        p.origin = status_classify_cgroup(p.cgroup, p.origin_name, sizeof p.origin_name, p.origin_owner,
+                                          sizeof p.origin_owner);
+        /* a Slurm task whose cgroup does not say it: slurmstepd among its ancestors */
+        if (p.origin != STATUS_O_SLURM) {
+                pid_t a = pid;
+                for (int depth = 0; depth < 8 && a > 1; depth++) {
+                        char comm[64] = "";
+                        a = parent_of(proc, a, comm, sizeof comm);
+                        if (streq(comm, "slurmstepd")) {
+                                p.origin = STATUS_O_SLURM;
+                                snprintf(p.origin_owner, sizeof p.origin_owner, "slurmd.service");
+                                break;
+                        }
+                }
+        }
+        char nspath[64], link[64];
+        snprintf(nspath, sizeof nspath, "%s/%d/ns/net", proc, (int)pid);
+        ssize_t l = readlink(nspath, link, sizeof link - 1);
+        if (l > 0) {
+                link[l] = '\0';
+                uint64_t ino;
+                if (strncmp(link, "net:[", 5) == 0 && parse_u64_prefix(link + 5, &ino, NULL) >= 0)
+                        p.netns = ino;
+        }
+        p.xsk_method = STATUS_M_UNKNOWN;
+        p.mr_method = STATUS_M_UNKNOWN;
+        *ret = p;
+        return 0;
+}
+
+static void add_xsk(struct status_proc *p, uint32_t ino) {
+        if (p->n_xsk < ELEMENTSOF(p->xsk_ino))
+                p->xsk_ino[p->n_xsk] = ino;
+        p->n_xsk++;
+}
+
+/* Match sock_diag's sockets (or, without it, ask each socket's family) to the processes. */
+static void match_sockets(const char *proc, struct status_report *r, const struct xsk_list *diag, bool have_diag) {
+        for (size_t i = 0; i < r->n_procs; i++) {
+                struct status_proc *p = &r->procs[i];
+                _cleanup_free_ uint32_t *inos = NULL;
+                _cleanup_free_ int *fds = NULL;
+                _cleanup_close_ int pidfd = -1;
+                size_t n = 0;
+                bool asked = false, refused = false;
+
+                if (socket_inodes(proc, p->pid, &inos, &fds, &n) < 0)
+                        continue;
+                if (n == 0) {
+                        p->xsk_method = STATUS_M_PROC; /* no socket at all: none of them AF_XDP */
+                        continue;
+                }
+                if (have_diag) {
+                        p->xsk_method = STATUS_M_SOCK_DIAG;
+                        for (size_t k = 0; k < n; k++)
+                                for (size_t d = 0; d < diag->n; d++) {
+                                        if (diag->v[d].ino != inos[k])
+                                                continue;
+                                        add_xsk(p, inos[k]);
+                                        for (size_t u = 0; u < r->n_umems; u++)
+                                                if (r->umems[u].ino == inos[k]) {
+                                                        p->xsk_umem_bytes += r->umems[u].size;
+                                                        if (!r->umems[u].holder)
+                                                                r->umems[u].holder = p->pid;
+                                                }
+                                }
+                        continue;
+                }
+                if (!streq(proc, "/proc"))
+                        continue;
+                pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
+                if (pidfd < 0)
+                        continue;
+                for (size_t k = 0; k < n; k++) {
+                        int fam = socket_family_of(pidfd, fds[k]);
+                        if (fam == AF_XDP)
+                                add_xsk(p, inos[k]);
+                        if (fam >= 0)
+                                asked = true;
+                        else if (fam == -EPERM || fam == -EACCES)
+                                refused = true;
+                }
+                if (asked && !refused)
+                        p->xsk_method = STATUS_M_PIDFD;
+        }
+}
+
+static struct status_user *user_slot(struct status_report *r, uid_t uid, int *err) {
+        for (size_t i = 0; i < r->n_users; i++)
+                if (r->users[i].uid == uid)
+                        return &r->users[i];
+        struct status_user u = { .uid = uid, .charged_method = STATUS_M_UNKNOWN, .xsk_method = STATUS_M_UNKNOWN };
+        struct passwd pw, *res = NULL;
+        char buf[4096];
+        if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
+                snprintf(u.name, sizeof u.name, "%s", res->pw_name);
+        if ((*err = append((void **)&r->users, &r->n_users, sizeof u, &u)) < 0)
+                return NULL;
+        return &r->users[r->n_users - 1];
+}
+
+static uint64_t sub_sat(uint64_t a, uint64_t b) {
+        return a == UINT64_MAX ? UINT64_MAX : a > b ? a - b : 0;
+}
+
+static uint64_t max3(uint64_t a, uint64_t b, uint64_t c) {
+        uint64_t m = a > b ? a : b;
+        return m > c ? m : c;
+}
+
+static int gather_users(struct status_report *r, const struct status_options *o) {
+        int err = 0;
+
+        if (o->filter.by_user && !user_slot(r, o->filter.uid, &err))
+                return err;
+        for (size_t i = 0; i < r->n_procs; i++) {
+                const struct status_proc *p = &r->procs[i];
+                struct status_user *u = user_slot(r, p->uid, &err);
+                if (!u)
+                        return err;
+                if (p->limits_known) {
+                        if (u->limit_known && u->memlock.soft != p->memlock.soft)
+                                u->limits_differ = true;
+                        if (!u->limit_known || p->memlock.soft > u->memlock.soft)
+                                u->memlock.soft = p->memlock.soft;
+                        if (!u->limit_known || p->memlock.hard > u->memlock.hard)
+                                u->memlock.hard = p->memlock.hard;
+                        u->limit_known = true;
+                }
+                u->n_procs++;
+                u->vmlck += p->vmlck;
+                u->vmpin += p->vmpin;
+                u->n_xsk += p->n_xsk;
+                if (p->xsk_method == STATUS_M_UNKNOWN)
+                        u->xsk_partial = true;
+                else if (u->xsk_method == STATUS_M_UNKNOWN || u->xsk_method == STATUS_M_PROC)
+                        u->xsk_method = p->xsk_method;
+        }
+        for (size_t i = 0; i < r->n_users; i++) {
+                struct status_user *u = &r->users[i];
+                if (u->xsk_partial)
+                        u->xsk_method = STATUS_M_UNKNOWN;
+                if (r->xsk_method == STATUS_M_SOCK_DIAG) {
+                        u->charged_method = STATUS_M_SOCK_DIAG;
+                        for (size_t k = 0; k < r->n_umems; k++)
+                                if (r->umems[k].uid == u->uid) {
+                                        u->charged += r->umems[k].charged;
+                                        u->n_umem++;
+                                }
+                } else if (o->probe) {
+                        gid_t gid = 0;
+                        for (size_t k = 0; k < r->n_procs; k++)
+                                if (r->procs[k].uid == u->uid) {
+                                        gid = r->procs[k].gid;
+                                        break;
+                                }
+                        if (gid == 0 && u->uid != 0) {
+                                struct passwd pw, *res = NULL;
+                                char buf[4096];
+                                if (getpwuid_r(u->uid, &pw, buf, sizeof buf, &res) == 0 && res)
+                                        gid = res->pw_gid;
+                                else
+                                        gid = (gid_t)u->uid;
+                        }
+                        uint64_t ceiling = u->limit_known && u->memlock.soft != UINT64_MAX ? u->memlock.soft : 0;
+                        struct rlimit own;
+                        /* the probe cannot go above our own hard limit without CAP_SYS_RESOURCE */
+                        if (getrlimit(RLIMIT_MEMLOCK, &own) == 0 && (ceiling == 0 || ceiling > own.rlim_max))
+                                ceiling = own.rlim_max == RLIM_INFINITY ? 0 : (uint64_t)own.rlim_max;
+                        if (ceiling && ceiling < (PROBE_MAX_HELD + 2) * r->page_size)
+                                ceiling = (PROBE_MAX_HELD + 2) * r->page_size;
+                        if (status_probe_user(u->uid, gid, ceiling, &u->charged, &u->charged_at_least, u->charged_why,
+                                              sizeof u->charged_why) >= 0)
+                                u->charged_method = STATUS_M_PROBE;
+                } else
+                        snprintf(u->charged_why, sizeof u->charged_why, "%s", r->xsk_why);
+                if (u->charged_method != STATUS_M_UNKNOWN && u->limit_known && !u->charged_at_least) {
+                        u->headroom_known = true;
+                        u->headroom = sub_sat(u->memlock.soft, u->charged);
+                } else if (u->charged_method != STATUS_M_UNKNOWN && u->limit_known &&
+                           u->memlock.soft != UINT64_MAX && u->charged >= u->memlock.soft) {
+                        u->headroom_known = true; /* at least the limit charged: nothing left */
+                        u->headroom = 0;
+                }
+        }
+        return 0;
+}
+
+static int gather_units(struct status_report *r) {
+        for (size_t i = 0; i < r->n_procs; i++) {
+                const struct status_proc *p = &r->procs[i];
+                struct status_unit *u = NULL;
+                if (p->origin == STATUS_O_UNKNOWN || p->origin == STATUS_O_CGROUP)
+                        continue;
+                for (size_t k = 0; k < r->n_units; k++)
+                        if (r->units[k].origin == p->origin && streq(r->units[k].name, p->origin_name))
+                                u = &r->units[k];
+                if (!u) {
+                        struct status_unit nu = { .origin = p->origin, .charged_method = STATUS_M_PROC };
+                        snprintf(nu.name, sizeof nu.name, "%s", p->origin_name);
+                        int e = append((void **)&r->units, &r->n_units, sizeof nu, &nu);
+                        if (e < 0)
+                                return e;
+                        u = &r->units[r->n_units - 1];
+                        u->headroom = UINT64_MAX;
+                }
+                const struct status_user *us = status_find_user(r, p->uid);
+                bool xsk_known = us && us->charged_method != STATUS_M_UNKNOWN;
+                uint64_t charge = max3(p->vmlck, p->vmpin, xsk_known ? us->charged : 0);
+                u->n_procs++;
+                if (charge > u->charged || u->n_procs == 1) {
+                        u->charged = charge;
+                        u->charged_method = xsk_known && us->charged > p->vmlck && us->charged > p->vmpin
+                                                    ? us->charged_method
+                                                    : STATUS_M_PROC;
+                }
+                if (p->limits_known) {
+                        if (u->limit_known && u->memlock.soft != p->memlock.soft)
+                                u->limits_differ = true;
+                        if (!u->limit_known || p->memlock.soft > u->memlock.soft)
+                                u->memlock.soft = p->memlock.soft;
+                        if (!u->limit_known || p->memlock.hard > u->memlock.hard)
+                                u->memlock.hard = p->memlock.hard;
+                        u->limit_known = true;
+                        uint64_t h = sub_sat(p->memlock.soft, charge);
+                        if (!u->headroom_known || h < u->headroom)
+                                u->headroom = h;
+                        u->headroom_known = true;
+                }
+        }
+        return 0;
+}
+
+int status_collect(const struct status_options *o, struct status_report *ret) {
+        struct status_report r = { .xsk_method = STATUS_M_UNKNOWN, .mr_method = STATUS_M_UNKNOWN };
+        const char *proc = o->proc ? o->proc : "/proc";
+        struct mnl_fns f = {};
+        struct xsk_list diag = {};
+        struct rdma_list rdma = {};
+        bool have_diag = false, have_mnl;
+        DIR *d;
+        struct dirent *de;
+        int e = 0;
+
+        r.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+        /* the processes */
+        d = opendir(proc);
+        if (!d)
+                return negative_errno();
+        while ((de = readdir(d))) {
+                uint64_t v;
+                struct status_proc p;
+                if (parse_u64(de->d_name, &v) < 0 || v == 0 || v > INT_MAX)
+                        continue;
+                if (o->filter.pid && (pid_t)v != o->filter.pid)
+                        continue;
+                if (read_proc_entry(proc, (pid_t)v, &p) < 0)
+                        continue;
+                if (o->filter.by_user && p.uid != o->filter.uid)
+                        continue;
+                if (o->filter.unit && !unit_matches(&p, o->filter.unit))
+                        continue;
+                if ((e = append((void **)&r.procs, &r.n_procs, sizeof p, &p)) < 0) {
+                        closedir(d);
+                        goto fail;
+                }
+        }
+        closedir(d);
+        if (o->filter.pid && r.n_procs == 0) {
+                status_report_clear(&r);
+                return -ESRCH;
+        }
+
+        /* XDP sockets per network namespace */
+        unsigned long long seen[64];
+        size_t n_seen = 0;
+        for (size_t i = 0; i < r.n_procs; i++) {
+                size_t k;
+                uint64_t socks;
+                if (!r.procs[i].netns)
+                        continue;
+                for (k = 0; k < n_seen; k++)
+                        if (seen[k] == r.procs[i].netns)
+                                break;
+                if (k < n_seen || n_seen >= ELEMENTSOF(seen))
+                        continue;
+                seen[n_seen++] = r.procs[i].netns;
+                r.n_netns = n_seen;
+                if (status_xdp_sockets(streq(proc, "/proc") ? r.procs[i].pid : 0, &socks) >= 0) {
+                        r.xdp_sockets += socks;
+                        r.xdp_sockets_known = true;
+                }
+        }
+        if (r.n_netns == 0) {
+                uint64_t socks;
+                if (status_xdp_sockets(0, &socks) >= 0) {
+                        r.xdp_sockets = socks;
+                        r.xdp_sockets_known = true;
+                }
+                r.n_netns = 1;
+        }
+
+        /* sock_diag, in every network namespace we can enter */
+        have_mnl = mnl_load(&f) >= 0;
+        if (!have_mnl) {
+                snprintf(r.xsk_why, sizeof r.xsk_why, "libmnl (" LIBMNL_SONAME ") could not be loaded");
+                snprintf(r.mr_why, sizeof r.mr_why, "%s", r.xsk_why);
+        } else {
+                _cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+                unsigned long long self_ns = 0;
+                struct stat st;
+                if (orig >= 0 && fstat(orig, &st) == 0)
+                        self_ns = (unsigned long long)st.st_ino;
+                int dr = xsk_diag_netns(&f, -1, -1, &diag);
+                if (dr >= 0) {
+                        have_diag = true;
+                        for (size_t k = 0; k < n_seen && orig >= 0; k++) {
+                                if (seen[k] == self_ns)
+                                        continue;
+                                for (size_t i = 0; i < r.n_procs; i++) {
+                                        if (r.procs[i].netns != seen[k])
+                                                continue;
+                                        char path[64];
+                                        snprintf(path, sizeof path, "%s/%d/ns/net", proc, (int)r.procs[i].pid);
+                                        _cleanup_close_ int nfd = open(path, O_RDONLY | O_CLOEXEC);
+                                        if (nfd >= 0)
+                                                (void)xsk_diag_netns(&f, nfd, orig, &diag);
+                                        break;
+                                }
+                        }
+                } else if (dr == -ENOENT)
+                        snprintf(r.xsk_why, sizeof r.xsk_why,
+                                 "sock_diag for AF_XDP: ENOENT (the kernel lacks CONFIG_XDP_SOCKETS_DIAG)");
+                else if (dr == -ENOMEM)
+                        goto oom;
+                else
+                        snprintf(r.xsk_why, sizeof r.xsk_why, "sock_diag for AF_XDP: %s", strerror(-dr));
+
+                int mr = rdma_mrs(&f, &rdma);
+                if (mr >= 0)
+                        r.mr_method = STATUS_M_RDMA_NETLINK;
+                else if (mr == -EPROTONOSUPPORT || mr == -ENOENT)
+                        snprintf(r.mr_why, sizeof r.mr_why, "no RDMA netlink in this kernel (no CONFIG_INFINIBAND)");
+                else if (mr == -ENOMEM)
+                        goto oom;
+                else
+                        snprintf(r.mr_why, sizeof r.mr_why, "RDMA netlink resource dump: %s", strerror(-mr));
+                mnl_unload(&f);
+        }
+        if (have_diag) {
+                r.xsk_method = STATUS_M_SOCK_DIAG;
+                for (size_t i = 0; i < diag.n; i++) {
+                        const struct xdpdiag_sock *s = &diag.v[i];
+                        bool dup = false;
+                        if (!s->has_umem)
+                                continue;
+                        for (size_t k = 0; k < r.n_umems; k++)
+                                dup |= r.umems[k].id == s->umem_id;
+                        struct status_umem u = {
+                                .ino = s->ino, .uid = s->has_uid ? s->uid : UINT32_MAX, .id = s->umem_id,
+                                .refs = s->umem_refs, .size = s->umem_size,
+                                .charged = dup ? 0 : (uint64_t)s->umem_pages * r.page_size,
+                                .ifindex = s->ifindex, .queue_id = s->queue_id,
+                                .zerocopy = s->umem_flags & XDP_DU_F_ZEROCOPY,
+                        };
+                        if ((e = append((void **)&r.umems, &r.n_umems, sizeof u, &u)) < 0)
+                                goto fail;
+                }
+        } else if (o->probe)
+                r.xsk_method = STATUS_M_PROBE;
+
+        match_sockets(proc, &r, &diag, have_diag);
+        if (r.mr_method == STATUS_M_RDMA_NETLINK)
+                for (size_t i = 0; i < r.n_procs; i++) {
+                        r.procs[i].mr_method = STATUS_M_RDMA_NETLINK;
+                        for (size_t k = 0; k < rdma.n_mrs; k++)
+                                if (rdma.mrs[k].pid == (uint32_t)r.procs[i].pid) {
+                                        r.procs[i].n_mr++;
+                                        r.procs[i].mr_bytes += rdma.mrs[k].len;
+                                }
+                }
+        if ((e = gather_users(&r, o)) < 0 || (e = gather_units(&r)) < 0)
+                goto fail;
+        for (size_t i = 0; i < r.n_procs; i++) {
+                struct status_proc *p = &r.procs[i];
+                uint64_t c = max3(p->vmlck, p->vmpin, p->xsk_umem_bytes > p->mr_bytes ? p->xsk_umem_bytes : p->mr_bytes);
+                p->over_threshold = c >= o->threshold && c > 0;
+        }
+        free(diag.v);
+        free(rdma.devs);
+        free(rdma.mrs);
+        *ret = r;
+        return 0;
+oom:
+        e = -ENOMEM;
+fail:
+        mnl_unload(&f);
+        free(diag.v);
+        free(rdma.devs);
+        free(rdma.mrs);
+        status_report_clear(&r);
+        return e;
+}
+
+void status_report_clear(struct status_report *r) {
+        free(r->procs);
+        free(r->users);
+        free(r->units);
+        free(r->umems);
+        *r = (struct status_report){};
+}
+
+const struct status_user *status_find_user(const struct status_report *r, uid_t uid) {
+        for (size_t i = 0; i < r->n_users; i++)
+                if (r->users[i].uid == uid)
+                        return &r->users[i];
+        return NULL;
+}
+
+const struct status_unit *status_find_unit(const struct status_report *r, const char *name) {
+        for (size_t i = 0; i < r->n_units; i++)
+                if (streq(r->units[i].name, name))
+                        return &r->units[i];
+        return NULL;
+}

@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/*
+ * status: what every process may lock and pin, what it holds, and where its limit came from;
+ * per user and per unit the sum the kernel charges against RLIMIT_MEMLOCK and the headroom.
+ * Collection and accounting only (nothing printed): `rdmalimits status`, `pin-test` and
+ * `doctor --pid` share it.
+ *
+ * The kernel keeps three counters, each compared with the soft RLIMIT_MEMLOCK of the process
+ * that asks for more (never enforced with CAP_IPC_LOCK):
+ *   - mlock(), mmap(MAP_LOCKED): the process's locked_vm (VmLck in /proc/PID/status);
+ *     over the limit -> ENOMEM (EAGAIN for mlock2/MCL_ONFAULT).
+ *   - RDMA MRs (ib_umem_get), and other pin_user_pages users: the process's pinned_vm (VmPin);
+ *     over the limit -> ENOMEM.
+ *   - AF_XDP UMEMs (xdp_umem_account_pages): the USER's locked_vm, summed over all the user's
+ *     processes (io_uring registered buffers and perf ring buffers count there too); over the
+ *     limit -> ENOBUFS.  VmLck/VmPin do not show it.
+ *
+ * The user's locked_vm comes from sock_diag for AF_XDP where the kernel has it (each UMEM,
+ * its size, its socket and, through /proc/PID/fd, its holder), else from an active probe: a
+ * child process with the user's uid, without CAP_IPC_LOCK (only CAP_NET_RAW kept), registers
+ * one-page UMEMs under memlock limits chosen by bisection; the smallest limit under which
+ * the kernel accepts one page is the charge plus one page, exactly, in pages.  Each number
+ * carries the method that gave it.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rlimit.h"
+
+enum status_method {
+        STATUS_M_UNKNOWN,        /* "unknown": no way to know on this kernel or with these privileges */
+        STATUS_M_SOCK_DIAG,      /* "sock_diag" */
+        STATUS_M_PROBE,          /* "probe" */
+        STATUS_M_PROC,           /* "proc": /proc/PID/status, /proc/PID/limits, /proc/net/protocols */
+        STATUS_M_RDMA_NETLINK,   /* "rdma_netlink" */
+        STATUS_M_PIDFD,          /* "pidfd": a socket's family read through pidfd_getfd() */
+};
+const char *status_method_name(enum status_method m);
+
+/* Where a process's limits came from, read from its cgroup and its ancestors. */
+enum status_origin {
+        STATUS_O_UNKNOWN,        /* "unknown": no cgroup to read */
+        STATUS_O_INIT,           /* "init": the root cgroup (PID 1's children without systemd) */
+        STATUS_O_UNIT,           /* "unit": a system unit, system.slice/X.service */
+        STATUS_O_SESSION,        /* "session": a login session, session-N.scope */
+        STATUS_O_USER_UNIT,      /* "user-unit": a unit of a user's manager, user@UID.service/... */
+        STATUS_O_DOCKER,         /* "docker" */
+        STATUS_O_CONTAINERD,     /* "containerd": cri-containerd-ID.scope, kubepods (containerd) */
+        STATUS_O_CRIO,           /* "crio": crio-ID.scope */
+        STATUS_O_PODMAN,         /* "podman": libpod-ID.scope */
+        STATUS_O_KUBEPODS,       /* "kubepods": a pod whose runtime the cgroup does not name */
+        STATUS_O_SLURM,          /* "slurm": job_N/step_M under slurmstepd */
+        STATUS_O_CGROUP,         /* "cgroup": some other cgroup (the path is in origin_name) */
+};
+const char *status_origin_name(enum status_origin o);
+
+/* Classify a cgroup path ("/system.slice/foo.service", ...).  name gets the unit, the session,
+ * the container id (12 characters), "job_N/step_M" or the path; owner (may be NULL) the
+ * unit that owns a container's or job's processes' limits where the path says it
+ * ("docker.service", "containerd.service", "crio.service", "slurmd.service"), else "". */
+enum status_origin status_classify_cgroup(const char *path, char *name, size_t name_size, char *owner,
+                                          size_t owner_size);
+
+struct status_proc {
+        pid_t pid;
+        pid_t nspid;                     /* its pid in its own (innermost) PID namespace */
+        uid_t uid;                       /* real uid */
+        gid_t gid;
+        char comm[64];                   /* raw bytes: escape before printing */
+        bool limits_known;
+        struct rl_pair memlock;
+        bool cap_ipc_lock;               /* in its effective set: the kernel enforces nothing */
+        char cgroup[512];                /* the v2 path (or name=systemd's) */
+        enum status_origin origin;
+        char origin_name[256];
+        char origin_owner[64];           /* see status_classify_cgroup() */
+        uint64_t vmlck, vmpin;           /* bytes (VmLck, VmPin) */
+        bool proc_known;                 /* /proc/PID/status read */
+        unsigned long long netns;        /* inode of its network namespace, 0: unknown */
+        /* AF_XDP sockets among its descriptors, where the method can tell */
+        size_t n_xsk;
+        uint32_t xsk_ino[16];            /* the first 16 */
+        enum status_method xsk_method;   /* sock_diag, pidfd, or unknown */
+        uint64_t xsk_umem_bytes;         /* UMEMs registered through its sockets (sock_diag only) */
+        /* RDMA MRs it registered */
+        enum status_method mr_method;    /* rdma_netlink or unknown */
+        size_t n_mr;
+        uint64_t mr_bytes;
+        bool over_threshold;
+};
+
+struct status_umem {                     /* sock_diag only */
+        uint32_t ino, uid, id, refs;
+        uint64_t size, charged;          /* charged: pages x page size */
+        pid_t holder;                    /* first process holding the socket, 0: none found */
+        uint32_t ifindex, queue_id;
+        bool zerocopy;
+};
+
+struct status_user {
+        uid_t uid;
+        char name[64];                   /* raw; "" when NSS does not know the uid */
+        size_t n_procs;
+        bool limit_known;
+        struct rl_pair memlock;          /* the largest soft (and hard) of the user's processes */
+        bool limits_differ;              /* its processes do not all have the same soft limit */
+        uint64_t vmlck, vmpin;           /* sums over its processes (informational) */
+        /* the user's locked_vm, what AF_XDP UMEMs are charged against */
+        enum status_method charged_method;
+        uint64_t charged;
+        bool charged_at_least;           /* the probe hit its ceiling: charged is a lower bound */
+        char charged_why[160];           /* why unknown, or what the probe could not do */
+        bool headroom_known;
+        uint64_t headroom;               /* memlock.soft - charged (UINT64_MAX: unlimited) */
+        size_t n_umem;                   /* sock_diag: UMEMs it registered */
+        size_t n_xsk;                    /* its AF_XDP sockets found (sock_diag or pidfd) */
+        enum status_method xsk_method;   /* unknown when the sockets of one of its processes are */
+        bool xsk_partial;                /* some of its processes' sockets could not be asked */
+};
+
+struct status_unit {
+        enum status_origin origin;
+        char name[256];
+        size_t n_procs;
+        bool limit_known;
+        struct rl_pair memlock;          /* the largest soft (and hard) of its processes */
+        bool limits_differ;
+        /* the largest charge any of its processes has against its own soft limit:
+         * max(VmLck, VmPin, its user's locked_vm where known) */
+        uint64_t charged;
+        enum status_method charged_method; /* proc when only VmLck/VmPin were known */
+        bool headroom_known;
+        uint64_t headroom;               /* the smallest soft - charge of its processes */
+};
+
+struct status_filter {
+        bool by_user;
+        uid_t uid;
+        pid_t pid;                       /* 0: every process */
+        const char *unit;                /* NULL: any */
+};
+
+struct status_options {
+        struct status_filter filter;
+        bool probe;                      /* run the active probe where sock_diag is missing */
+        uint64_t threshold;              /* status_proc.over_threshold: charge at least this */
+        const char *proc;                /* /proc (tests may point elsewhere): NULL for /proc */
+};
+
+struct status_report {
+        struct status_proc *procs;
+        size_t n_procs;
+        struct status_user *users;
+        size_t n_users;
+        struct status_unit *units;
+        size_t n_units;
+        struct status_umem *umems;
+        size_t n_umems;
+        /* how the kernel could be asked */
+        enum status_method xsk_method;   /* sock_diag when the diag answered, else probe/unknown */
+        char xsk_why[160];               /* why sock_diag gave nothing ("" when it answered) */
+        enum status_method mr_method;
+        char mr_why[160];
+        bool xdp_sockets_known;
+        uint64_t xdp_sockets;            /* /proc/PID/net/protocols, summed over network namespaces seen */
+        size_t n_netns;
+        uint64_t page_size;
+};
+
+/* Collect.  -ENOMEM and -ESRCH (the pid asked for does not exist) only; what cannot be read
+ * is unknown in the report, with the reason. */
+int status_collect(const struct status_options *o, struct status_report *ret);
+void status_report_clear(struct status_report *r);
+
+/* Lookups in a report (NULL when absent). */
+const struct status_user *status_find_user(const struct status_report *r, uid_t uid);
+const struct status_unit *status_find_unit(const struct status_report *r, const char *name);
+
+/*
+ * The active probe alone: the locked_vm of uid (pages x page size), measured by a child with
+ * uid/gid, CAP_NET_RAW only, memlock limits set by bisection below `ceiling` bytes (0: the
+ * caller's hard limit).  Run as root, or as uid itself with CAP_NET_RAW.
+ * 0 and *ret_charged (and *ret_at_least when the charge reaches the ceiling), or -EPERM (no
+ * CAP_NET_RAW / cannot become uid), -EAFNOSUPPORT (no AF_XDP), -errno; why gets a reason.
+ */
+int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *ret_charged, bool *ret_at_least, char *why,
+                      size_t why_size);
+
+/* XDP sockets of the network namespace of pid (0: ours): the "XDP" row of /proc/PID/net/protocols. */
+int status_xdp_sockets(pid_t pid, uint64_t *ret);

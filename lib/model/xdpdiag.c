@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Netlink messages of `status`: sock_diag for AF_XDP and the RDMA resource dump (xdpdiag.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <linux/xdp_diag.h>
+#include <rdma/rdma_netlink.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "macro.h"
+#include "xdpdiag.h"
+
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+
+/* An attribute walk over [p, p + len): each attribute checked against the rest. */
+struct nla_iter {
+        const uint8_t *p;
+        size_t left;
+};
+
+/* The next attribute, or NULL at the end; *bad when what is left is malformed. */
+static const struct nlattr *nla_next(struct nla_iter *it, bool *bad) {
+        const struct nlattr *a;
+
+        if (it->left < NLA_HDRLEN) {
+                if (it->left != 0)
+                        *bad = true;
+                return NULL;
+        }
+        a = (const struct nlattr *)(const void *)it->p;
+        if (a->nla_len < NLA_HDRLEN || a->nla_len > it->left) {
+                *bad = true;
+                return NULL;
+        }
+        size_t step = NLA_ALIGN(a->nla_len);
+        if (step > it->left)
+                step = it->left;
+        it->p += step;
+        it->left -= step;
+        return a;
+}
+
+static const void *nla_data(const struct nlattr *a) {
+        return (const uint8_t *)a + NLA_HDRLEN;
+}
+
+static size_t nla_payload(const struct nlattr *a) {
+        return (size_t)a->nla_len - NLA_HDRLEN;
+}
+
+static uint16_t nla_type(const struct nlattr *a) {
+        return a->nla_type & NLA_TYPE_MASK;
+}
+
+static int nla_u32(const struct nlattr *a, uint32_t *ret) {
+        if (nla_payload(a) < sizeof(uint32_t))
+                return -EBADMSG;
+        memcpy(ret, nla_data(a), sizeof *ret);
+        return 0;
+}
+
+static int nla_u64(const struct nlattr *a, uint64_t *ret) {
+        if (nla_payload(a) < sizeof(uint64_t))
+                return -EBADMSG;
+        memcpy(ret, nla_data(a), sizeof *ret);
+        return 0;
+}
+
+static struct nla_iter nla_iter_nested(const struct nlattr *a) {
+        return (struct nla_iter){ .p = nla_data(a), .left = nla_payload(a) };
+}
+
+/* A request header + fixed part into buf. */
+static int put_request(void *buf, size_t size, uint16_t type, uint16_t flags, uint32_t seq, const void *body,
+                       size_t body_len) {
+        size_t len = NLMSG_LENGTH(body_len);
+        struct nlmsghdr *nlh = buf;
+
+        if (size < NLMSG_ALIGN(len))
+                return -ENOBUFS;
+        memset(buf, 0, NLMSG_ALIGN(len));
+        nlh->nlmsg_len = (uint32_t)len;
+        nlh->nlmsg_type = type;
+        nlh->nlmsg_flags = flags;
+        nlh->nlmsg_seq = seq;
+        nlh->nlmsg_pid = 0;
+        if (body_len)
+                memcpy(NLMSG_DATA(nlh), body, body_len);
+        return (int)len;
+}
+
+int xdpdiag_build_request(void *buf, size_t size, uint32_t seq) {
+        struct xdp_diag_req req = {
+                .sdiag_family = AF_XDP,
+                .sdiag_protocol = 0,
+                .xdiag_ino = 0,
+                .xdiag_show = XDP_SHOW_INFO | XDP_SHOW_UMEM,
+                .xdiag_cookie = { UINT32_MAX, UINT32_MAX }, /* INET_DIAG_NOCOOKIE: not asked */
+        };
+        return put_request(buf, size, SOCK_DIAG_BY_FAMILY, NLM_F_REQUEST | NLM_F_DUMP, seq, &req, sizeof req);
+}
+
+int xdpdiag_parse_msg(const struct nlmsghdr *nlh, size_t len, struct xdpdiag_sock *ret) {
+        struct xdpdiag_sock s = {};
+        struct xdp_diag_msg msg;
+        bool bad = false;
+
+        if (len < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
+                return -EBADMSG;
+        if (nlh->nlmsg_type != SOCK_DIAG_BY_FAMILY)
+                return -EPROTO;
+        size_t payload = nlh->nlmsg_len - NLMSG_HDRLEN;
+        if (payload < sizeof msg)
+                return -EBADMSG;
+        memcpy(&msg, NLMSG_DATA(nlh), sizeof msg);
+        if (msg.xdiag_family != AF_XDP)
+                return -EPROTO;
+        s.ino = msg.xdiag_ino;
+        s.cookie = (uint64_t)msg.xdiag_cookie[1] << 32 | msg.xdiag_cookie[0];
+
+        size_t off = NLMSG_ALIGN(sizeof msg);
+        struct nla_iter it = { .p = (const uint8_t *)NLMSG_DATA(nlh) + (off < payload ? off : payload),
+                               .left = off < payload ? payload - off : 0 };
+        const struct nlattr *a;
+        while ((a = nla_next(&it, &bad))) {
+                switch (nla_type(a)) {
+                case XDP_DIAG_UID:
+                        if (nla_u32(a, &s.uid) < 0)
+                                return -EBADMSG;
+                        s.has_uid = true;
+                        break;
+                case XDP_DIAG_INFO: {
+                        struct xdp_diag_info info;
+                        if (nla_payload(a) < sizeof info)
+                                return -EBADMSG;
+                        memcpy(&info, nla_data(a), sizeof info);
+                        s.has_info = true;
+                        s.ifindex = info.ifindex;
+                        s.queue_id = info.queue_id;
+                        break;
+                }
+                case XDP_DIAG_UMEM: {
+                        struct xdp_diag_umem u;
+                        if (nla_payload(a) < sizeof u)
+                                return -EBADMSG;
+                        memcpy(&u, nla_data(a), sizeof u);
+                        s.has_umem = true;
+                        s.umem_size = u.size;
+                        s.umem_id = u.id;
+                        s.umem_pages = u.num_pages;
+                        s.umem_chunk_size = u.chunk_size;
+                        s.umem_refs = u.refs;
+                        s.umem_flags = u.flags;
+                        break;
+                }
+                default:
+                        break; /* rings, meminfo, stats, newer attributes */
+                }
+        }
+        if (bad)
+                return -EBADMSG;
+        *ret = s;
+        return 0;
+}
+
+/* Walk the messages of one datagram; fn for each data message. */
+static int parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, enum nl_batch_end *ret_end,
+                       int (*fn)(const struct nlmsghdr *nlh, size_t len, void *data), void *data) {
+        const uint8_t *p = buf;
+        size_t left = len;
+
+        *ret_end = NL_BATCH_MORE;
+        while (left > 0) {
+                const struct nlmsghdr *nlh = (const void *)p;
+                int r;
+
+                if (left < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > left)
+                        return -EBADMSG;
+                if (nlh->nlmsg_seq != seq || (portid && nlh->nlmsg_pid != portid))
+                        return -ESRCH; /* not a reply to our request */
+                if (nlh->nlmsg_type == NLMSG_DONE) {
+                        *ret_end = NL_BATCH_DONE;
+                        return 0;
+                }
+                if (nlh->nlmsg_type == NLMSG_ERROR) {
+                        struct nlmsgerr e;
+                        if (nlh->nlmsg_len < NLMSG_LENGTH(sizeof e.error))
+                                return -EBADMSG;
+                        memcpy(&e.error, NLMSG_DATA(nlh), sizeof e.error);
+                        if (e.error == 0) { /* an ACK */
+                                *ret_end = NL_BATCH_DONE;
+                                return 0;
+                        }
+                        return e.error < 0 && e.error > -4096 ? e.error : -EPROTO;
+                }
+                if (nlh->nlmsg_type >= NLMSG_MIN_TYPE) {
+                        r = fn(nlh, nlh->nlmsg_len, data);
+                        if (r < 0)
+                                return r;
+                }
+                size_t step = NLMSG_ALIGN(nlh->nlmsg_len);
+                if (step > left)
+                        step = left;
+                p += step;
+                left -= step;
+        }
+        return 0;
+}
+
+static int grow(void **v, size_t n, size_t elem) {
+        if (n % 16)
+                return 0;
+        if (n > SIZE_MAX / elem - 16)
+                return -ENOMEM;
+        void *nv = realloc(*v, (n + 16) * elem);
+        if (!nv)
+                return -ENOMEM;
+        *v = nv;
+        return 0;
+}
+
+struct xsk_acc {
+        struct xdpdiag_sock **v;
+        size_t *n;
+};
+
+static int xsk_one(const struct nlmsghdr *nlh, size_t len, void *data) {
+        struct xsk_acc *acc = data;
+        struct xdpdiag_sock s;
+        int r = xdpdiag_parse_msg(nlh, len, &s);
+        if (r < 0)
+                return r;
+        if ((r = grow((void **)acc->v, *acc->n, sizeof s)) < 0)
+                return r;
+        (*acc->v)[(*acc->n)++] = s;
+        return 0;
+}
+
+int xdpdiag_parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, struct xdpdiag_sock **v,
+                        size_t *n, enum nl_batch_end *ret_end) {
+        struct xsk_acc acc = { v, n };
+        return parse_batch(buf, len, seq, portid, ret_end, xsk_one, &acc);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * RDMA netlink */
+
+static int put_u32_attr(void *buf, size_t size, int len, uint16_t type, uint32_t v) {
+        struct nlmsghdr *nlh = buf;
+        size_t at = NLMSG_ALIGN((size_t)len);
+        if (size < at + NLA_HDRLEN + NLA_ALIGN(sizeof v))
+                return -ENOBUFS;
+        struct nlattr *a = (void *)((uint8_t *)buf + at);
+        a->nla_len = NLA_HDRLEN + sizeof v;
+        a->nla_type = type;
+        memcpy((uint8_t *)a + NLA_HDRLEN, &v, sizeof v);
+        nlh->nlmsg_len = (uint32_t)(at + NLA_HDRLEN + sizeof v);
+        return (int)nlh->nlmsg_len;
+}
+
+int rdmanl_build_dev_request(void *buf, size_t size, uint32_t seq) {
+        return put_request(buf, size, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET),
+                           NLM_F_REQUEST | NLM_F_DUMP, seq, NULL, 0);
+}
+
+int rdmanl_build_mr_request(void *buf, size_t size, uint32_t seq, uint32_t dev_index) {
+        int r = put_request(buf, size, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_MR_GET),
+                            NLM_F_REQUEST | NLM_F_DUMP, seq, NULL, 0);
+        if (r < 0)
+                return r;
+        return put_u32_attr(buf, size, r, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+}
+
+struct rdma_acc {
+        struct rdmanl_dev **devs;
+        size_t *n_devs;
+        struct rdmanl_mr **mrs;
+        size_t *n_mrs;
+};
+
+static int mr_entry(const struct nlattr *entry, uint32_t dev_index, struct rdma_acc *acc) {
+        struct nla_iter it = nla_iter_nested(entry);
+        struct rdmanl_mr mr = { .dev_index = dev_index };
+        const struct nlattr *a;
+        bool bad = false, have_len = false;
+        int r;
+
+        while ((a = nla_next(&it, &bad))) {
+                switch (nla_type(a)) {
+                case RDMA_NLDEV_ATTR_RES_MRLEN:
+                        if (nla_u64(a, &mr.len) < 0)
+                                return -EBADMSG;
+                        have_len = true;
+                        break;
+                case RDMA_NLDEV_ATTR_RES_PID:
+                        if (nla_u32(a, &mr.pid) < 0)
+                                return -EBADMSG;
+                        break;
+                case RDMA_NLDEV_ATTR_RES_MRN:
+                        if (nla_u32(a, &mr.mrn) < 0)
+                                return -EBADMSG;
+                        break;
+                default:
+                        break;
+                }
+        }
+        if (bad)
+                return -EBADMSG;
+        if (!have_len || !acc->mrs)
+                return 0;
+        if ((r = grow((void **)acc->mrs, *acc->n_mrs, sizeof mr)) < 0)
+                return r;
+        (*acc->mrs)[(*acc->n_mrs)++] = mr;
+        return 0;
+}
+
+static int rdma_one(const struct nlmsghdr *nlh, size_t len, void *data) {
+        struct rdma_acc *acc = data;
+        struct nla_iter it = { .p = (const uint8_t *)nlh + NLMSG_HDRLEN, .left = len - NLMSG_HDRLEN };
+        struct rdmanl_dev dev = {};
+        const struct nlattr *a, *mr_table = NULL;
+        bool bad = false, have_index = false;
+        int r;
+
+        while ((a = nla_next(&it, &bad))) {
+                switch (nla_type(a)) {
+                case RDMA_NLDEV_ATTR_DEV_INDEX:
+                        if (nla_u32(a, &dev.index) < 0)
+                                return -EBADMSG;
+                        have_index = true;
+                        break;
+                case RDMA_NLDEV_ATTR_DEV_NAME: {
+                        size_t l = nla_payload(a);
+                        const char *s = nla_data(a);
+                        l = strnlen(s, l);
+                        if (l >= sizeof dev.name)
+                                l = sizeof dev.name - 1;
+                        memcpy(dev.name, s, l);
+                        dev.name[l] = '\0';
+                        break;
+                }
+                case RDMA_NLDEV_ATTR_RES_MR:
+                        mr_table = a;
+                        break;
+                default:
+                        break;
+                }
+        }
+        if (bad)
+                return -EBADMSG;
+        if (mr_table) {
+                struct nla_iter t = nla_iter_nested(mr_table);
+                while ((a = nla_next(&t, &bad)))
+                        if (nla_type(a) == RDMA_NLDEV_ATTR_RES_MR_ENTRY && (r = mr_entry(a, dev.index, acc)) < 0)
+                                return r;
+                if (bad)
+                        return -EBADMSG;
+                return 0;
+        }
+        if (have_index && acc->devs) {
+                if ((r = grow((void **)acc->devs, *acc->n_devs, sizeof dev)) < 0)
+                        return r;
+                (*acc->devs)[(*acc->n_devs)++] = dev;
+        }
+        return 0;
+}
+
+int rdmanl_parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, struct rdmanl_dev **devs,
+                       size_t *n_devs, struct rdmanl_mr **mrs, size_t *n_mrs, enum nl_batch_end *ret_end) {
+        struct rdma_acc acc = { devs, n_devs, mrs, n_mrs };
+        return parse_batch(buf, len, seq, portid, ret_end, rdma_one, &acc);
+}

@@ -1,0 +1,695 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* status: memlock limits, what is locked and pinned, and what is charged (lib/model/status.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "escape.h"
+#include "size.h"
+#include "status.h"
+#include "tool.h"
+
+#define STATUS_THRESHOLD_DEFAULT (UINT64_C(1) << 20)
+
+/* ---------------------------------------------------------------------------------------
+ * a small util-linux style table: a header, left-aligned text, right-aligned numbers */
+
+#define TBL_COLS 12
+#define TBL_CELL 160
+
+struct table {
+        size_t ncols, nrows, cap;
+        const char *head[TBL_COLS];
+        bool right[TBL_COLS];
+        char (*cells)[TBL_COLS][TBL_CELL];
+};
+
+static void tbl_init(struct table *t, const char *const *head, const char *align) {
+        *t = (struct table){};
+        for (; t->ncols < TBL_COLS && head[t->ncols]; t->ncols++) {
+                t->head[t->ncols] = head[t->ncols];
+                t->right[t->ncols] = align[t->ncols] == 'r';
+        }
+}
+
+/* A new row; NULL when out of memory (the row is then left out). */
+static char (*tbl_row(struct table *t))[TBL_CELL] {
+        if (t->nrows == t->cap) {
+                size_t nc = t->cap ? t->cap * 2 : 16;
+                void *nv = realloc(t->cells, nc * sizeof *t->cells);
+                if (!nv)
+                        return NULL;
+                t->cells = nv;
+                t->cap = nc;
+        }
+        memset(t->cells[t->nrows], 0, sizeof t->cells[0]);
+        return t->cells[t->nrows++];
+}
+
+static void tbl_print(struct table *t) {
+        size_t w[TBL_COLS] = {};
+        for (size_t c = 0; c < t->ncols; c++) {
+                w[c] = strlen(t->head[c]);
+                for (size_t r = 0; r < t->nrows; r++)
+                        if (strlen(t->cells[r][c]) > w[c])
+                                w[c] = strlen(t->cells[r][c]);
+        }
+        for (size_t r = 0; r <= t->nrows; r++) {
+                for (size_t c = 0; c < t->ncols; c++) {
+                        const char *s = r == 0 ? t->head[c] : t->cells[r - 1][c];
+                        bool last = c + 1 == t->ncols;
+                        if (t->right[c])
+                                printf("%*s%s", (int)w[c], s, last ? "" : " ");
+                        else if (last)
+                                printf("%s", s);
+                        else
+                                printf("%-*s ", (int)w[c], s);
+                }
+                putchar('\n');
+        }
+        free(t->cells);
+        t->cells = NULL;
+}
+
+/* snprintf() into a cell: a cut is fine (names are escaped, then cut) */
+_printf_(3, 4) static void cellf(char *buf, size_t size, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(buf, size, fmt, ap);
+        va_end(ap);
+}
+
+static const char *fmt_size(uint64_t v, char *buf, size_t size) {
+        char s[SIZE_FMT_MAX];
+        snprintf(buf, size, "%s", size_format(v, s));
+        return buf;
+}
+
+static const char *user_label(const char *name, uid_t uid, char *buf, size_t size) {
+        if (name && *name)
+                str_escape(name, buf, size);
+        else
+                snprintf(buf, size, "%u", (unsigned)uid);
+        return buf;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * text */
+
+static void print_text(const struct ctx *c, const struct status_report *r, const struct status_options *o) {
+        char a[TBL_CELL];
+        struct table t;
+
+        static const char *const uhead[] = { "USER", "UID", "PROCS", "SOFT", "HARD", "CHARGED", "METHOD", "HEADROOM",
+                                             "VMLCK", "VMPIN", "XSK", NULL };
+        tbl_init(&t, uhead, "lrrrrrlrrrr");
+        for (size_t i = 0; i < r->n_users; i++) {
+                const struct status_user *u = &r->users[i];
+                char(*row)[TBL_CELL] = tbl_row(&t);
+                if (!row)
+                        break;
+                user_label(u->name, u->uid, row[0], TBL_CELL);
+                snprintf(row[1], TBL_CELL, "%u", (unsigned)u->uid);
+                snprintf(row[2], TBL_CELL, "%zu", u->n_procs);
+                if (u->limit_known) {
+                        fmt_size(u->memlock.soft, row[3], TBL_CELL);
+                        if (u->limits_differ)
+                                strcat(row[3], "*");
+                        fmt_size(u->memlock.hard, row[4], TBL_CELL);
+                } else {
+                        snprintf(row[3], TBL_CELL, "-");
+                        snprintf(row[4], TBL_CELL, "-");
+                }
+                if (u->charged_method != STATUS_M_UNKNOWN) {
+                        fmt_size(u->charged, a, sizeof a);
+                        cellf(row[5], TBL_CELL, "%s%s", u->charged_at_least ? ">=" : "", a);
+                } else
+                        snprintf(row[5], TBL_CELL, "unknown");
+                snprintf(row[6], TBL_CELL, "%s", status_method_name(u->charged_method));
+                if (u->headroom_known)
+                        fmt_size(u->headroom, row[7], TBL_CELL);
+                else
+                        snprintf(row[7], TBL_CELL, "unknown");
+                fmt_size(u->vmlck, row[8], TBL_CELL);
+                fmt_size(u->vmpin, row[9], TBL_CELL);
+                if (u->xsk_method != STATUS_M_UNKNOWN)
+                        snprintf(row[10], TBL_CELL, "%zu", u->n_xsk);
+                else
+                        snprintf(row[10], TBL_CELL, "?");
+        }
+        tbl_print(&t);
+        if (r->n_units) {
+                static const char *const head[] = { "UNIT", "KIND", "PROCS", "SOFT", "HARD", "CHARGED", "METHOD",
+                                                    "HEADROOM", NULL };
+                putchar('\n');
+                tbl_init(&t, head, "llrrrrlr");
+                for (size_t i = 0; i < r->n_units; i++) {
+                        const struct status_unit *u = &r->units[i];
+                        char(*row)[TBL_CELL] = tbl_row(&t);
+                        if (!row)
+                                break;
+                        str_escape(u->name, row[0], TBL_CELL);
+                        snprintf(row[1], TBL_CELL, "%s", status_origin_name(u->origin));
+                        snprintf(row[2], TBL_CELL, "%zu", u->n_procs);
+                        if (u->limit_known) {
+                                fmt_size(u->memlock.soft, row[3], TBL_CELL);
+                                if (u->limits_differ)
+                                        strcat(row[3], "*");
+                                fmt_size(u->memlock.hard, row[4], TBL_CELL);
+                        } else {
+                                snprintf(row[3], TBL_CELL, "-");
+                                snprintf(row[4], TBL_CELL, "-");
+                        }
+                        fmt_size(u->charged, row[5], TBL_CELL);
+                        snprintf(row[6], TBL_CELL, "%s", status_method_name(u->charged_method));
+                        if (u->headroom_known)
+                                fmt_size(u->headroom, row[7], TBL_CELL);
+                        else
+                                snprintf(row[7], TBL_CELL, "-");
+                }
+                tbl_print(&t);
+        }
+
+        /* processes: all of them when asked for by user, pid or unit; else those that hold something */
+        bool all = o->filter.by_user || o->filter.pid || o->filter.unit;
+        size_t quiet = 0;
+        static const char *const phead[] = { "PID", "NSPID", "USER", "COMM", "SOFT", "HARD", "VMLCK", "VMPIN", "XSK",
+                                             "MR", "ORIGIN", NULL };
+        tbl_init(&t, phead, "rrllrrrrrrl");
+        for (size_t i = 0; i < r->n_procs; i++) {
+                const struct status_proc *p = &r->procs[i];
+                const struct status_user *u = status_find_user(r, p->uid);
+                bool holds = p->vmlck || p->vmpin || p->n_xsk || p->n_mr;
+                if (!all && !holds) {
+                        quiet++;
+                        continue;
+                }
+                char(*row)[TBL_CELL] = tbl_row(&t);
+                if (!row)
+                        break;
+                snprintf(row[0], TBL_CELL, "%d", (int)p->pid);
+                snprintf(row[1], TBL_CELL, "%d", (int)p->nspid);
+                user_label(u ? u->name : NULL, p->uid, row[2], TBL_CELL);
+                str_escape(p->comm, row[3], TBL_CELL);
+                if (p->limits_known) {
+                        fmt_size(p->memlock.soft, row[4], TBL_CELL);
+                        fmt_size(p->memlock.hard, row[5], TBL_CELL);
+                } else {
+                        snprintf(row[4], TBL_CELL, "?");
+                        snprintf(row[5], TBL_CELL, "?");
+                }
+                fmt_size(p->vmlck, row[6], TBL_CELL);
+                fmt_size(p->vmpin, row[7], TBL_CELL);
+                if (p->xsk_method == STATUS_M_SOCK_DIAG)
+                        cellf(row[8], TBL_CELL, "%zu/%s", p->n_xsk, fmt_size(p->xsk_umem_bytes, a, sizeof a));
+                else if (p->xsk_method == STATUS_M_PIDFD)
+                        snprintf(row[8], TBL_CELL, "%zu", p->n_xsk);
+                else
+                        snprintf(row[8], TBL_CELL, "?");
+                if (p->mr_method == STATUS_M_RDMA_NETLINK)
+                        cellf(row[9], TBL_CELL, "%zu/%s", p->n_mr, fmt_size(p->mr_bytes, a, sizeof a));
+                else
+                        snprintf(row[9], TBL_CELL, "unknown");
+                char name[TBL_CELL];
+                str_escape(p->origin_name, name, sizeof name);
+                cellf(row[10], TBL_CELL, "%s %s%s%s%s", status_origin_name(p->origin), name,
+                         p->origin_owner[0] ? " (limits of " : "", p->origin_owner, p->origin_owner[0] ? ")" : "");
+        }
+        if (t.nrows) {
+                putchar('\n');
+                tbl_print(&t);
+        } else
+                free(t.cells);
+        if (quiet)
+                printf("(%zu other process%s lock, pin and hold nothing)\n", quiet, quiet == 1 ? "" : "es");
+
+        if (r->n_umems) {
+                static const char *const head[] = { "INODE", "UID", "UMEM", "SIZE", "CHARGED", "HOLDER", "IFINDEX",
+                                                    "QUEUE", NULL };
+                putchar('\n');
+                tbl_init(&t, head, "rrrrrrrr");
+                for (size_t i = 0; i < r->n_umems; i++) {
+                        const struct status_umem *m = &r->umems[i];
+                        char(*row)[TBL_CELL] = tbl_row(&t);
+                        if (!row)
+                                break;
+                        snprintf(row[0], TBL_CELL, "%u", m->ino);
+                        snprintf(row[1], TBL_CELL, "%u", m->uid);
+                        snprintf(row[2], TBL_CELL, "%u", m->id);
+                        fmt_size(m->size, row[3], TBL_CELL);
+                        fmt_size(m->charged, row[4], TBL_CELL);
+                        snprintf(row[5], TBL_CELL, m->holder ? "%d" : "-", (int)m->holder);
+                        snprintf(row[6], TBL_CELL, "%u", m->ifindex);
+                        snprintf(row[7], TBL_CELL, "%u", m->queue_id);
+                }
+                tbl_print(&t);
+        }
+
+        putchar('\n');
+        if (r->xsk_method == STATUS_M_SOCK_DIAG)
+                printf("AF_XDP: UMEMs from sock_diag");
+        else
+                printf("AF_XDP: sock_diag unavailable (%s); per-user charge by %s", r->xsk_why,
+                       r->xsk_method == STATUS_M_PROBE ? "the probe (one-page UMEM registrations as the user)"
+                                                       : "nothing: unknown");
+        if (r->xdp_sockets_known)
+                printf("; %llu XDP socket%s (/proc/net/protocols, %zu network namespace%s)\n",
+                       (unsigned long long)r->xdp_sockets, r->xdp_sockets == 1 ? "" : "s", r->n_netns,
+                       r->n_netns == 1 ? "" : "s");
+        else
+                printf("; XDP sockets unknown (no XDP row in /proc/net/protocols)\n");
+        if (r->mr_method == STATUS_M_RDMA_NETLINK)
+                printf("RDMA MRs: from the RDMA netlink resource dump\n");
+        else
+                printf("RDMA MRs: unknown (%s); VmPin includes them\n", r->mr_why);
+        for (size_t i = 0; i < r->n_users; i++)
+                if (r->users[i].charged_method == STATUS_M_UNKNOWN && r->users[i].charged_why[0]) {
+                        char n[ESCAPE_NAME_MAX];
+                        printf("user %s: charge unknown: %s\n", user_label(r->users[i].name, r->users[i].uid, n, sizeof n),
+                               r->users[i].charged_why);
+                }
+        (void)c;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * JSON (documented in rdmalimits(8), STATUS) */
+
+static void json_memlock(struct json *j, bool known, struct rl_pair m) {
+        if (!known) {
+                json_null(j);
+                return;
+        }
+        json_obj_begin(j);
+        json_key(j, "soft");
+        json_limit(j, m.soft);
+        json_key(j, "hard");
+        json_limit(j, m.hard);
+        json_obj_end(j);
+}
+
+static void print_json(const struct status_report *r) {
+        struct json j;
+        json_init(&j, stdout);
+        json_obj_begin(&j);
+        json_key(&j, "page_size");
+        json_u64(&j, r->page_size);
+        json_key(&j, "methods");
+        json_obj_begin(&j);
+        json_key(&j, "af_xdp");
+        json_str(&j, status_method_name(r->xsk_method));
+        json_key(&j, "af_xdp_why");
+        json_str(&j, r->xsk_why);
+        json_key(&j, "rdma_mr");
+        json_str(&j, status_method_name(r->mr_method));
+        json_key(&j, "rdma_mr_why");
+        json_str(&j, r->mr_why);
+        json_obj_end(&j);
+        json_key(&j, "xdp_sockets");
+        if (r->xdp_sockets_known)
+                json_u64(&j, r->xdp_sockets);
+        else
+                json_null(&j);
+        json_key(&j, "network_namespaces");
+        json_u64(&j, r->n_netns);
+
+        json_key(&j, "users");
+        json_arr_begin(&j);
+        for (size_t i = 0; i < r->n_users; i++) {
+                const struct status_user *u = &r->users[i];
+                json_obj_begin(&j);
+                json_key(&j, "user");
+                json_str(&j, u->name[0] ? u->name : NULL);
+                json_key(&j, "uid");
+                json_u64(&j, u->uid);
+                json_key(&j, "processes");
+                json_u64(&j, u->n_procs);
+                json_key(&j, "memlock");
+                json_memlock(&j, u->limit_known, u->memlock);
+                json_key(&j, "limits_differ");
+                json_bool(&j, u->limits_differ);
+                json_key(&j, "vmlck");
+                json_u64(&j, u->vmlck);
+                json_key(&j, "vmpin");
+                json_u64(&j, u->vmpin);
+                json_key(&j, "charged");
+                if (u->charged_method != STATUS_M_UNKNOWN)
+                        json_u64(&j, u->charged);
+                else
+                        json_null(&j);
+                json_key(&j, "charged_at_least");
+                json_bool(&j, u->charged_at_least);
+                json_key(&j, "charged_method");
+                json_str(&j, status_method_name(u->charged_method));
+                json_key(&j, "charged_why");
+                json_str(&j, u->charged_why);
+                json_key(&j, "headroom");
+                if (u->headroom_known)
+                        json_limit(&j, u->headroom);
+                else
+                        json_null(&j);
+                json_key(&j, "xdp_sockets");
+                if (u->xsk_method != STATUS_M_UNKNOWN)
+                        json_u64(&j, u->n_xsk);
+                else
+                        json_null(&j);
+                json_key(&j, "xdp_sockets_method");
+                json_str(&j, status_method_name(u->xsk_method));
+                json_key(&j, "umems");
+                if (r->xsk_method == STATUS_M_SOCK_DIAG)
+                        json_u64(&j, u->n_umem);
+                else
+                        json_null(&j);
+                json_obj_end(&j);
+        }
+        json_arr_end(&j);
+
+        json_key(&j, "units");
+        json_arr_begin(&j);
+        for (size_t i = 0; i < r->n_units; i++) {
+                const struct status_unit *u = &r->units[i];
+                json_obj_begin(&j);
+                json_key(&j, "unit");
+                json_str(&j, u->name);
+                json_key(&j, "kind");
+                json_str(&j, status_origin_name(u->origin));
+                json_key(&j, "processes");
+                json_u64(&j, u->n_procs);
+                json_key(&j, "memlock");
+                json_memlock(&j, u->limit_known, u->memlock);
+                json_key(&j, "limits_differ");
+                json_bool(&j, u->limits_differ);
+                json_key(&j, "charged");
+                json_u64(&j, u->charged);
+                json_key(&j, "charged_method");
+                json_str(&j, status_method_name(u->charged_method));
+                json_key(&j, "headroom");
+                if (u->headroom_known)
+                        json_limit(&j, u->headroom);
+                else
+                        json_null(&j);
+                json_obj_end(&j);
+        }
+        json_arr_end(&j);
+
+        json_key(&j, "processes");
+        json_arr_begin(&j);
+        for (size_t i = 0; i < r->n_procs; i++) {
+                const struct status_proc *p = &r->procs[i];
+                const struct status_user *u = status_find_user(r, p->uid);
+                json_obj_begin(&j);
+                json_key(&j, "pid");
+                json_i64(&j, p->pid);
+                json_key(&j, "nspid");
+                json_i64(&j, p->nspid);
+                json_key(&j, "uid");
+                json_u64(&j, p->uid);
+                json_key(&j, "user");
+                json_str(&j, u && u->name[0] ? u->name : NULL);
+                json_key(&j, "comm");
+                json_str(&j, p->comm);
+                json_key(&j, "memlock");
+                json_memlock(&j, p->limits_known, p->memlock);
+                json_key(&j, "cap_ipc_lock");
+                json_bool(&j, p->cap_ipc_lock);
+                json_key(&j, "cgroup");
+                json_str(&j, p->cgroup);
+                json_key(&j, "origin");
+                json_obj_begin(&j);
+                json_key(&j, "kind");
+                json_str(&j, status_origin_name(p->origin));
+                json_key(&j, "name");
+                json_str(&j, p->origin_name);
+                json_key(&j, "limits_from");
+                json_str(&j, p->origin_owner[0] ? p->origin_owner : NULL);
+                json_obj_end(&j);
+                json_key(&j, "vmlck");
+                json_u64(&j, p->vmlck);
+                json_key(&j, "vmpin");
+                json_u64(&j, p->vmpin);
+                json_key(&j, "xdp_sockets");
+                json_obj_begin(&j);
+                json_key(&j, "method");
+                json_str(&j, status_method_name(p->xsk_method));
+                json_key(&j, "count");
+                if (p->xsk_method != STATUS_M_UNKNOWN)
+                        json_u64(&j, p->n_xsk);
+                else
+                        json_null(&j);
+                json_key(&j, "inodes");
+                json_arr_begin(&j);
+                for (size_t k = 0; k < p->n_xsk && k < ELEMENTSOF(p->xsk_ino); k++)
+                        json_u64(&j, p->xsk_ino[k]);
+                json_arr_end(&j);
+                json_key(&j, "umem_bytes");
+                if (p->xsk_method == STATUS_M_SOCK_DIAG)
+                        json_u64(&j, p->xsk_umem_bytes);
+                else
+                        json_null(&j);
+                json_obj_end(&j);
+                json_key(&j, "rdma_mrs");
+                json_obj_begin(&j);
+                json_key(&j, "method");
+                json_str(&j, status_method_name(p->mr_method));
+                json_key(&j, "count");
+                if (p->mr_method == STATUS_M_RDMA_NETLINK)
+                        json_u64(&j, p->n_mr);
+                else
+                        json_null(&j);
+                json_key(&j, "bytes");
+                if (p->mr_method == STATUS_M_RDMA_NETLINK)
+                        json_u64(&j, p->mr_bytes);
+                else
+                        json_null(&j);
+                json_obj_end(&j);
+                json_key(&j, "over_threshold");
+                json_bool(&j, p->over_threshold);
+                json_obj_end(&j);
+        }
+        json_arr_end(&j);
+
+        json_key(&j, "umems");
+        json_arr_begin(&j);
+        for (size_t i = 0; i < r->n_umems; i++) {
+                const struct status_umem *m = &r->umems[i];
+                json_obj_begin(&j);
+                json_key(&j, "inode");
+                json_u64(&j, m->ino);
+                json_key(&j, "uid");
+                json_u64(&j, m->uid);
+                json_key(&j, "id");
+                json_u64(&j, m->id);
+                json_key(&j, "size");
+                json_u64(&j, m->size);
+                json_key(&j, "charged");
+                json_u64(&j, m->charged);
+                json_key(&j, "holder");
+                if (m->holder)
+                        json_i64(&j, m->holder);
+                else
+                        json_null(&j);
+                json_key(&j, "ifindex");
+                json_u64(&j, m->ifindex);
+                json_key(&j, "queue_id");
+                json_u64(&j, m->queue_id);
+                json_key(&j, "zerocopy");
+                json_bool(&j, m->zerocopy);
+                json_obj_end(&j);
+        }
+        json_arr_end(&j);
+        json_obj_end(&j);
+        json_finish(&j);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Prometheus text format (node_exporter textfile collector) */
+
+/* A label value: escaped for a terminal first (ASCII only, so valid UTF-8), then " and \ as
+ * the exposition format wants them. */
+static void prom_label(const char *s, char *buf, size_t size) {
+        char e[512];
+        size_t o = 0;
+        str_escape(s, e, sizeof e);
+        for (const char *p = e; *p && o + 3 < size; p++) {
+                if (*p == '\\' || *p == '"')
+                        buf[o++] = '\\';
+                buf[o++] = *p;
+        }
+        buf[o] = '\0';
+}
+
+static void prom_value(uint64_t v) {
+        if (v == UINT64_MAX)
+                printf("+Inf\n");
+        else
+                printf("%llu\n", (unsigned long long)v);
+}
+
+static void prom_head(const char *name, const char *help) {
+        printf("# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+static void print_prometheus(const struct status_report *r) {
+        char l1[600], l2[600], l3[600];
+
+        prom_head("rdmalimit_user_memlock_limit_bytes",
+                  "Soft RLIMIT_MEMLOCK of the user's processes (the largest), +Inf for unlimited.");
+        for (size_t i = 0; i < r->n_users; i++) {
+                const struct status_user *u = &r->users[i];
+                if (!u->limit_known)
+                        continue;
+                prom_label(u->name, l1, sizeof l1);
+                printf("rdmalimit_user_memlock_limit_bytes{user=\"%s\",uid=\"%u\"} ", l1, (unsigned)u->uid);
+                prom_value(u->memlock.soft);
+        }
+        prom_head("rdmalimit_user_memlock_charged_bytes",
+                  "The user's locked_vm, what AF_XDP UMEMs are charged against (method: sock_diag or probe).");
+        for (size_t i = 0; i < r->n_users; i++) {
+                const struct status_user *u = &r->users[i];
+                if (u->charged_method == STATUS_M_UNKNOWN)
+                        continue;
+                prom_label(u->name, l1, sizeof l1);
+                printf("rdmalimit_user_memlock_charged_bytes{user=\"%s\",uid=\"%u\",method=\"%s\"} ", l1,
+                       (unsigned)u->uid, status_method_name(u->charged_method));
+                prom_value(u->charged);
+        }
+        prom_head("rdmalimit_user_memlock_headroom_bytes",
+                  "What a new AF_XDP UMEM of the user may still register: limit minus charged.");
+        for (size_t i = 0; i < r->n_users; i++) {
+                const struct status_user *u = &r->users[i];
+                if (!u->headroom_known)
+                        continue;
+                prom_label(u->name, l1, sizeof l1);
+                printf("rdmalimit_user_memlock_headroom_bytes{user=\"%s\",uid=\"%u\"} ", l1, (unsigned)u->uid);
+                prom_value(u->headroom);
+        }
+        prom_head("rdmalimit_unit_memlock_limit_bytes",
+                  "Soft RLIMIT_MEMLOCK of the unit's, session's, container's or job's processes (the largest).");
+        for (size_t i = 0; i < r->n_units; i++) {
+                const struct status_unit *u = &r->units[i];
+                if (!u->limit_known)
+                        continue;
+                prom_label(u->name, l1, sizeof l1);
+                printf("rdmalimit_unit_memlock_limit_bytes{unit=\"%s\",kind=\"%s\"} ", l1, status_origin_name(u->origin));
+                prom_value(u->memlock.soft);
+        }
+        prom_head("rdmalimit_unit_memlock_charged_bytes",
+                  "The largest charge one of the unit's processes has against its limit.");
+        for (size_t i = 0; i < r->n_units; i++) {
+                const struct status_unit *u = &r->units[i];
+                prom_label(u->name, l1, sizeof l1);
+                printf("rdmalimit_unit_memlock_charged_bytes{unit=\"%s\",kind=\"%s\"} ", l1,
+                       status_origin_name(u->origin));
+                prom_value(u->charged);
+        }
+        prom_head("rdmalimit_unit_memlock_headroom_bytes",
+                  "The smallest headroom (soft limit minus charge) among the unit's processes.");
+        for (size_t i = 0; i < r->n_units; i++) {
+                const struct status_unit *u = &r->units[i];
+                if (!u->headroom_known)
+                        continue;
+                prom_label(u->name, l1, sizeof l1);
+                printf("rdmalimit_unit_memlock_headroom_bytes{unit=\"%s\",kind=\"%s\"} ", l1,
+                       status_origin_name(u->origin));
+                prom_value(u->headroom);
+        }
+        prom_head("rdmalimit_process_memlock_charged_bytes",
+                  "Locked (VmLck), pinned (VmPin) and AF_XDP or RDMA bytes of processes over the threshold.");
+        for (size_t i = 0; i < r->n_procs; i++) {
+                const struct status_proc *p = &r->procs[i];
+                const struct status_user *u = status_find_user(r, p->uid);
+                if (!p->over_threshold)
+                        continue;
+                prom_label(p->comm, l1, sizeof l1);
+                prom_label(u ? u->name : "", l2, sizeof l2);
+                prom_label(p->origin_name, l3, sizeof l3);
+                const char *kinds[] = { "vmlck", "vmpin", "umem", "rdma_mr" };
+                uint64_t vals[] = { p->vmlck, p->vmpin, p->xsk_umem_bytes, p->mr_bytes };
+                bool known[] = { true, true, p->xsk_method == STATUS_M_SOCK_DIAG, p->mr_method == STATUS_M_RDMA_NETLINK };
+                for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
+                        if (!known[k])
+                                continue;
+                        printf("rdmalimit_process_memlock_charged_bytes{pid=\"%d\",comm=\"%s\",user=\"%s\",uid=\"%u\","
+                               "unit=\"%s\",counter=\"%s\"} ",
+                               (int)p->pid, l1, l2, (unsigned)p->uid, l3, kinds[k]);
+                        prom_value(vals[k]);
+                }
+        }
+        prom_head("rdmalimit_process_memlock_limit_bytes", "Soft RLIMIT_MEMLOCK of processes over the threshold.");
+        for (size_t i = 0; i < r->n_procs; i++) {
+                const struct status_proc *p = &r->procs[i];
+                const struct status_user *u = status_find_user(r, p->uid);
+                if (!p->over_threshold || !p->limits_known)
+                        continue;
+                prom_label(p->comm, l1, sizeof l1);
+                prom_label(u ? u->name : "", l2, sizeof l2);
+                prom_label(p->origin_name, l3, sizeof l3);
+                printf("rdmalimit_process_memlock_limit_bytes{pid=\"%d\",comm=\"%s\",user=\"%s\",uid=\"%u\",unit=\"%s\"} ",
+                       (int)p->pid, l1, l2, (unsigned)p->uid, l3);
+                prom_value(p->memlock.soft);
+        }
+        if (r->xdp_sockets_known) {
+                prom_head("rdmalimit_xdp_sockets", "AF_XDP sockets (/proc/net/protocols, summed over the network namespaces seen).");
+                printf("rdmalimit_xdp_sockets %llu\n", (unsigned long long)r->xdp_sockets);
+        }
+        prom_head("rdmalimit_status_method_info", "Which method gave the AF_XDP and RDMA numbers (1 for the one in use).");
+        printf("rdmalimit_status_method_info{mechanism=\"af_xdp\",method=\"%s\"} 1\n", status_method_name(r->xsk_method));
+        printf("rdmalimit_status_method_info{mechanism=\"rdma_mr\",method=\"%s\"} 1\n", status_method_name(r->mr_method));
+}
+
+int cmd_status(struct ctx *c) {
+        struct status_options o = { .probe = true, .threshold = STATUS_THRESHOLD_DEFAULT };
+        struct status_report r = {};
+        char buf[ESCAPE_NAME_MAX];
+        int e;
+
+        if (c->json && c->prometheus) {
+                log_error("status: --json and --prometheus exclude each other");
+                return EXIT_USAGE;
+        }
+        if (c->threshold && ctx_parse_size("--threshold", c->threshold, &o.threshold) < 0)
+                return EXIT_USAGE;
+        if (c->argc == 1) {
+                struct passwd pw, *res = NULL;
+                char pwbuf[4096];
+                uint32_t uid;
+                if (getpwnam_r(c->argv[0], &pw, pwbuf, sizeof pwbuf, &res) == 0 && res)
+                        o.filter.uid = res->pw_uid;
+                else if (parse_u32(c->argv[0], &uid) >= 0)
+                        o.filter.uid = (uid_t)uid;
+                else {
+                        log_error("status: no such user '%s'", str_escape(c->argv[0], buf, sizeof buf));
+                        return EXIT_FINDINGS;
+                }
+                o.filter.by_user = true;
+        }
+        if (c->pid) {
+                uint32_t pid;
+                if (parse_u32(c->pid, &pid) < 0 || pid == 0 || pid > INT32_MAX) {
+                        log_error("--pid '%s': expected a process id", str_escape(c->pid, buf, sizeof buf));
+                        return EXIT_USAGE;
+                }
+                o.filter.pid = (pid_t)pid;
+        }
+        o.filter.unit = c->unit;
+        e = status_collect(&o, &r);
+        if (e == -ESRCH) {
+                log_error("status: no process %s", c->pid);
+                return EXIT_FINDINGS;
+        }
+        if (e < 0) {
+                log_error("status: %s", strerror(-e));
+                return EXIT_FINDINGS;
+        }
+        if (c->json)
+                print_json(&r);
+        else if (c->prometheus)
+                print_prometheus(&r);
+        else
+                print_text(c, &r, &o);
+        status_report_clear(&r);
+        return EXIT_OK;
+}
