@@ -29,6 +29,8 @@ static const char *verbs_status_word(int st) {
                 return "no-device";
         case -ENODATA:
                 return "not-queried";
+        case -ENOPKG:
+                return "not-built";
         default:
                 return "error";
         }
@@ -238,6 +240,7 @@ static void print_rdma_text(const struct hw_summary *hw) {
                 else if (dv->verbs_error)
                         printf("  %-12s %s, max_mr_size unknown (%s)\n", dv->name, hw_node_type_name(dv->node_type),
                                dv->verbs_error == -ENODATA ? (hw->verbs_status == -ENOENT ? "libibverbs is not installed"
+                                                              : hw->verbs_status == -ENOPKG ? "built without libibverbs"
                                                               : hw->verbs_status < 0 ? strerror(-hw->verbs_status)
                                                               : "libibverbs does not list it")
                                                            : strerror(-dv->verbs_error));
@@ -261,6 +264,8 @@ static void print_xdp_text(const struct hw_summary *hw) {
         printf("AF_XDP interfaces (netdev netlink family):\n");
         if (hw->xdp_status == -EOPNOTSUPP)
                 printf("  unknown: this kernel has no netdev family (Linux < 6.3)\n");
+        else if (hw->xdp_status == -ENOPKG)
+                printf("  unknown: rdmalimits was built without AF_XDP detection (--disable-xdp)\n");
         else if (hw->xdp_status < 0)
                 printf("  unknown (%s)\n", strerror(-hw->xdp_status));
         else if (hw->n_xdp == 0)

@@ -15,9 +15,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef HAVE_LIBMNL
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#endif
 
 #ifdef HAVE_LINUX_NETDEV_H
 #include <linux/netdev.h>
@@ -43,13 +45,6 @@ static void hw_summary_freep(struct hw_summary **s) {
         hw_summary_free(*s);
 }
 
-static void dlclosep(void **h) {
-        if (*h)
-                dlclose(*h);
-}
-
-/* fns->field = the symbol name of version in h, or return -ELIBBAD */
-#define RESOLVE(h, fns, field, name, version) DL_ASSIGN((fns)->field, dlvsym((h), (name), (version)))
 
 static int read_small_file(const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = -1;
@@ -221,9 +216,17 @@ bool hw_netsel_counts(const struct hw_netsel *sel, const char *name, bool physic
  * libmnl is loaded here, with dlopen(), only when a live probe runs: a login that reads the
  * hardware cache, or needs no "auto" at all, maps one library less (on the machines we
  * measure, each library a login maps costs about as much as pam_limits' whole session).  The
- * table is filled per probe and passed down, so nothing global changes.
+ * table is filled per probe and passed down, so nothing global changes.  Its soname comes
+ * from configure (config.h); --disable-xdp builds without it.
  */
-#define LIBMNL_SONAME "libmnl.so.0"
+#ifdef HAVE_LIBMNL
+static void dlclosep(void **h) {
+        if (*h)
+                dlclose(*h);
+}
+
+/* fns->field = the symbol name of version in h, or return -ELIBBAD */
+#define RESOLVE(h, fns, field, name, version) DL_ASSIGN((fns)->field, dlvsym((h), (name), (version)))
 
 /* The libmnl functions the probe calls, typed by libmnl's own declarations. */
 struct mnl_fns {
@@ -456,6 +459,8 @@ static int dev_cb(const struct nlmsghdr *nlh, void *data) {
         return MNL_CB_OK;
 }
 
+#endif /* HAVE_LIBMNL */
+
 unsigned hw_count_rx_queues(const char *name, unsigned ifindex) {
         char path[128], buf[32];
         unsigned idx, n = 0;
@@ -484,6 +489,7 @@ unsigned hw_count_rx_queues(const char *name, unsigned ifindex) {
         return n;
 }
 
+#ifdef HAVE_LIBMNL
 /* Returns -ENOMEM only; everything else is recorded in s->xdp_status. */
 static int probe_xdp_with(const struct mnl_fns *f, const struct hw_netsel *sel, struct hw_summary *s) {
         _cleanup_(genl_close) struct genl g = { .f = f };
@@ -583,6 +589,13 @@ static int probe_xdp(const struct hw_netsel *sel, struct hw_summary *s) {
         }
         return probe_xdp_with(&f, sel, s);
 }
+#else
+/* built without libmnl (--disable-xdp): the AF_XDP part is unknown */
+static int probe_xdp(const struct hw_netsel *sel, struct hw_summary *s) {
+        s->xdp_status = -ENOPKG;
+        return 0;
+}
+#endif
 
 /* ---------------------------------------------------------------------------------------
  * RAM

@@ -782,7 +782,8 @@ void policy_compute_auto(const struct policy_hardware *h, const struct hw_summar
         struct policy_auto a = {};
 
         if (hw) {
-                a.xdp_unknown = hw->xdp_status == -EOPNOTSUPP;
+                /* no netdev family, or a build without libmnl: unknown, not none */
+                a.xdp_unknown = hw->xdp_status == -EOPNOTSUPP || hw->xdp_status == -ENOPKG;
                 a.active_ports = hw_active_ports(hw);
                 if (!a.xdp_unknown) {
                         a.zc_queues = hw_zc_queues(hw);
