@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <linux/capability.h>
 #include <linux/if_xdp.h>
 #include <string.h>
@@ -10,9 +11,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "hw.h"
 #include "rlimit.h"
 #include "size.h"
+#include "status.h"
 #include "tool.h"
 
 #ifndef AF_XDP
@@ -108,7 +111,7 @@ static void pin_umem(void *buf, size_t len, struct rl_pair lim, struct pin *p) {
         p->error = errno;
         if (errno == ENOBUFS)
                 snprintf(p->why, sizeof p->why,
-                         "over RLIMIT_MEMLOCK (soft %s, charged to all of this user's locked memory): raise memlock",
+                         "over RLIMIT_MEMLOCK (soft %s, charged to all of this user's locked memory)",
                          size_format(lim.soft, a));
         else if (errno == ENOMEM)
                 snprintf(p->why, sizeof p->why, "the kernel could not pin the pages");
@@ -216,6 +219,190 @@ static const char *result_word(enum pin_result r) {
         return r == PIN_OK ? "ok" : r == PIN_FAILED ? "failed" : "skipped";
 }
 
+/*
+ * What is already charged when a pin failed (lib/model/status.h): the user's locked_vm for an
+ * AF_XDP UMEM (sock_diag where the kernel has it, else the probe, with /proc/net/protocols and
+ * the user's processes), this process's own counters for mlock and MRs; and which fix applies.
+ */
+enum pin_fix { FIX_NONE, FIX_RAISE_SOFT, FIX_STOP_HOLDER, FIX_RAISE_LIMIT };
+
+struct pin_account {
+        bool done;
+        struct status_report rep;
+        const struct status_user *user;
+        bool umem_failed, mem_failed;    /* ENOBUFS on the UMEM; ENOMEM on mlock or reg_mr */
+        uint64_t need;                   /* the soft limit that would have let every failed pin through */
+        bool need_known;
+        enum pin_fix fix;
+        char fix_text[512];
+        size_t n_holders;                /* other processes of the user with AF_XDP sockets */
+};
+
+static const char *fix_word(enum pin_fix f) {
+        return f == FIX_RAISE_SOFT ? "raise-soft" : f == FIX_STOP_HOLDER ? "stop-holder" : f == FIX_RAISE_LIMIT ? "raise-limit" : "none";
+}
+
+static void pin_account(const struct pin *pins, size_t n, size_t len, struct rl_pair lim, struct pin_account *a) {
+        struct status_options o = { .probe = true, .threshold = UINT64_MAX };
+        char s1[SIZE_FMT_MAX], s2[SIZE_FMT_MAX];
+
+        for (size_t i = 0; i < n; i++) {
+                if (pins[i].result != PIN_FAILED)
+                        continue;
+                if (streq(pins[i].mechanism, "af_xdp_umem") && pins[i].error == ENOBUFS)
+                        a->umem_failed = true;
+                else if (pins[i].error == ENOMEM || pins[i].error == EAGAIN)
+                        a->mem_failed = true;
+        }
+        if (!a->umem_failed && !a->mem_failed)
+                return;
+        o.filter.by_user = true;
+        o.filter.uid = getuid();
+        if (status_collect(&o, &a->rep) < 0)
+                return;
+        a->done = true;
+        a->user = status_find_user(&a->rep, getuid());
+        for (size_t i = 0; i < a->rep.n_procs; i++)
+                if (a->rep.procs[i].pid != getpid() && a->rep.procs[i].n_xsk)
+                        a->n_holders++;
+        /* mlock and MRs: this process's own counters, which held nothing before the test */
+        a->need = len;
+        a->need_known = true;
+        if (a->umem_failed) {
+                if (a->user && a->user->charged_method != STATUS_M_UNKNOWN && !a->user->charged_at_least)
+                        a->need = len + a->user->charged;
+                else
+                        a->need_known = false;
+        }
+        bool others = a->umem_failed && a->user && a->user->charged > 0;
+        if (a->need_known && a->need <= lim.hard) {
+                a->fix = FIX_RAISE_SOFT;
+                snprintf(a->fix_text, sizeof a->fix_text,
+                         "raise only the soft limit, the hard one (%s) allows it: ulimit -S -l %llu (KiB, %s)%s",
+                         size_format(lim.hard, s1), (unsigned long long)((a->need + 1023) / 1024), size_format(a->need, s2),
+                         others ? ", or stop the other holder" : "");
+        } else if (others && len <= lim.soft) {
+                a->fix = FIX_STOP_HOLDER;
+                snprintf(a->fix_text, sizeof a->fix_text,
+                         "stop the other holder of this user's locked memory (%s already charged), or raise memlock to "
+                         "at least %s (rdmalimits apply USER SIZE)",
+                         size_format(a->user->charged, s1), a->need_known ? size_format(a->need, s2) : "more");
+        } else {
+                a->fix = FIX_RAISE_LIMIT;
+                snprintf(a->fix_text, sizeof a->fix_text,
+                         "raise the limit to at least %s (rdmalimits apply USER SIZE, or a pam_rdmalimit rule), then log "
+                         "in again: limits are set when a session opens",
+                         a->need_known ? size_format(a->need, s1) : "the size plus what is already charged");
+        }
+}
+
+static void account_text(const struct pin_account *a) {
+        char s1[SIZE_FMT_MAX], s2[SIZE_FMT_MAX], name[ESCAPE_NAME_MAX];
+        const struct status_user *u = a->user;
+
+        if (a->umem_failed) {
+                struct passwd *pw = getpwuid(getuid());
+                str_escape(pw ? pw->pw_name : "?", name, sizeof name);
+                if (u && u->charged_method != STATUS_M_UNKNOWN)
+                        printf("Already charged to %s's locked memory (AF_XDP UMEMs and the like, all of the user's "
+                               "processes): %s%s (%s)\n",
+                               name, u->charged_at_least ? "at least " : "", size_format(u->charged, s1),
+                               status_method_name(u->charged_method));
+                else
+                        printf("Already charged to %s's locked memory: unknown (%s)\n", name,
+                               u && u->charged_why[0] ? u->charged_why : a->rep.xsk_why);
+                if (a->rep.xdp_sockets_known)
+                        printf("  XDP sockets: %llu (/proc/net/protocols)\n", (unsigned long long)a->rep.xdp_sockets);
+                for (size_t i = 0; i < a->rep.n_umems; i++)
+                        if (a->rep.umems[i].uid == getuid())
+                                printf("  UMEM %u: %s on socket inode %u, held by pid %d (sock_diag)\n", a->rep.umems[i].id,
+                                       size_format(a->rep.umems[i].charged, s1), a->rep.umems[i].ino,
+                                       (int)a->rep.umems[i].holder);
+                for (size_t i = 0; i < a->rep.n_procs; i++) {
+                        const struct status_proc *p = &a->rep.procs[i];
+                        if (p->pid == getpid() || !p->n_xsk)
+                                continue;
+                        str_escape(p->comm, name, sizeof name);
+                        printf("  pid %d (%s): %zu AF_XDP socket%s (inode", (int)p->pid, name, p->n_xsk,
+                               p->n_xsk == 1 ? "" : "s");
+                        for (size_t k = 0; k < p->n_xsk && k < ELEMENTSOF(p->xsk_ino); k++)
+                                printf(" %u", p->xsk_ino[k]);
+                        if (p->xsk_method == STATUS_M_SOCK_DIAG)
+                                printf("), %s registered (sock_diag)\n", size_format(p->xsk_umem_bytes, s1));
+                        else
+                                printf("; %s)\n", status_method_name(p->xsk_method));
+                }
+                if (a->n_holders == 0 && u && u->charged)
+                        printf("  the holder: not found among the user's processes (%s; VmLck of its %zu processes: %s)\n",
+                               a->rep.xsk_method == STATUS_M_SOCK_DIAG ? "sock_diag"
+                                                                       : "without sock_diag a socket's family needs ptrace access",
+                               u->n_procs, size_format(u->vmlck, s2));
+        }
+        printf("Fix: %s.\n", a->fix_text);
+}
+
+static void account_json(struct json *j, const struct pin_account *a) {
+        const struct status_user *u = a->user;
+        json_key(j, "accounting");
+        if (!a->done) {
+                json_null(j);
+                return;
+        }
+        json_obj_begin(j);
+        json_key(j, "user_charged");
+        if (u && u->charged_method != STATUS_M_UNKNOWN)
+                json_u64(j, u->charged);
+        else
+                json_null(j);
+        json_key(j, "user_charged_at_least");
+        json_bool(j, u && u->charged_at_least);
+        json_key(j, "method");
+        json_str(j, status_method_name(u ? u->charged_method : STATUS_M_UNKNOWN));
+        json_key(j, "xdp_sockets");
+        if (a->rep.xdp_sockets_known)
+                json_u64(j, a->rep.xdp_sockets);
+        else
+                json_null(j);
+        json_key(j, "user_vmlck");
+        json_u64(j, u ? u->vmlck : 0);
+        json_key(j, "holders");
+        json_arr_begin(j);
+        for (size_t i = 0; i < a->rep.n_procs; i++) {
+                const struct status_proc *p = &a->rep.procs[i];
+                if (p->pid == getpid() || !p->n_xsk)
+                        continue;
+                json_obj_begin(j);
+                json_key(j, "pid");
+                json_i64(j, p->pid);
+                json_key(j, "comm");
+                json_str(j, p->comm);
+                json_key(j, "sockets");
+                json_arr_begin(j);
+                for (size_t k = 0; k < p->n_xsk && k < ELEMENTSOF(p->xsk_ino); k++)
+                        json_u64(j, p->xsk_ino[k]);
+                json_arr_end(j);
+                json_key(j, "umem_bytes");
+                if (p->xsk_method == STATUS_M_SOCK_DIAG)
+                        json_u64(j, p->xsk_umem_bytes);
+                else
+                        json_null(j);
+                json_key(j, "method");
+                json_str(j, status_method_name(p->xsk_method));
+                json_obj_end(j);
+        }
+        json_arr_end(j);
+        json_key(j, "need");
+        if (a->need_known)
+                json_u64(j, a->need);
+        else
+                json_null(j);
+        json_key(j, "fix");
+        json_str(j, fix_word(a->fix));
+        json_key(j, "fix_text");
+        json_str(j, a->fix_text);
+        json_obj_end(j);
+}
+
 int cmd_pintest(struct ctx *c) {
         uint64_t size;
         struct rl_pair lim;
@@ -256,6 +443,9 @@ int cmd_pintest(struct ctx *c) {
         bool failed = false;
         for (size_t i = 0; i < n; i++)
                 failed |= pins[i].result == PIN_FAILED;
+        struct pin_account acc = {};
+        if (failed)
+                pin_account(pins, n, len, lim, &acc);
         if (c->json) {
                 struct json j;
                 json_init(&j, stdout);
@@ -290,6 +480,7 @@ int cmd_pintest(struct ctx *c) {
                         json_obj_end(&j);
                 }
                 json_arr_end(&j);
+                account_json(&j, &acc);
                 json_obj_end(&j);
                 json_finish(&j);
         } else {
@@ -306,9 +497,12 @@ int cmd_pintest(struct ctx *c) {
                                 printf("  %-24s %s%s%s%s: %s\n", label, result_word(p->result), p->error ? " (" : "",
                                        p->error ? errno_name(p->error) : "", p->error ? ")" : "", p->why);
                 }
-                if (failed)
+                if (failed && acc.done)
+                        account_text(&acc);
+                else if (failed)
                         printf("Fix: give this user more memlock (rdmalimits apply USER SIZE, or a pam_rdmalimit rule),\n"
                                "then log in again: limits are set when a session opens.\n");
         }
+        status_report_clear(&acc.rep);
         return failed ? EXIT_FINDINGS : EXIT_OK;
 }

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -689,6 +690,19 @@ static void probe_child(uid_t uid, gid_t gid, uint64_t ceiling, int out) {
                         lo = mid + 1;
         }
         res.pages = lo;
+        /* A released UMEM is uncharged by a work item after an RCU grace period: wait (up to
+         * about a second) until the pages held here are uncharged, so that the next
+         * registration of the user does not meet them.  The check leaves one page, briefly. */
+        while (held > 0)
+                close(held_fds[--held]);
+        for (int i = 0; i < 1000; i++) {
+                r = try_one_page(page, ps, (lo + 1) * ps, &fd);
+                if (r == 1)
+                        close(fd);
+                if (r != 0)
+                        break;
+                nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+        }
 out:
         while (held > 0)
                 close(held_fds[--held]);
