@@ -301,7 +301,12 @@ static void explain_json(const struct tool_session *s, const char *user, const c
         json_key(&j, "uid");
         json_u64(&j, s->u->uid);
         json_key(&j, "flavour");
-        json_str(&j, lc_flavour_to_string(s->t->flavour));
+        json_obj_begin(&j);
+        json_key(&j, "name");
+        json_str(&j, lc_tree_flavour_name(s->t));
+        json_key(&j, "from");
+        json_str(&j, lc_tree_flavour_from(s->t));
+        json_obj_end(&j);
         json_key(&j, "session");
         json_str(&j, session_word(s->m.kind));
         if (s->m.cause[0]) {
@@ -412,8 +417,8 @@ static void text_module(const struct tool_session *s, const char *user) {
 static void explain_text(const struct tool_session *s, const char *user, const char *ssrc, const char *hsrc) {
         const struct lc_tree *t = s->t;
 
-        printf("User %s (uid %u, gid %u); pam_limits modelled as %s\n", user, (unsigned)s->u->uid,
-               (unsigned)s->u->gid, lc_flavour_to_string(t->flavour));
+        printf("User %s (uid %u, gid %u); pam_limits modelled as %s (from %s)\n", user, (unsigned)s->u->uid,
+               (unsigned)s->u->gid, lc_tree_flavour_name(t), lc_tree_flavour_from(t));
         printf("The session is opened by %s: memlock %s%s CAP_SYS_RESOURCE.\n", s->svc.source,
                s->svc.rl[RLIMIT_MEMLOCK].known ? "known, " : "unknown, ", s->svc.cap_sys_resource ? "with" : "without");
         text_result(s, user, ssrc, hsrc);

@@ -111,10 +111,19 @@ static bool needs_hardware(struct tool_session *s, const char *user) {
         return needs;
 }
 
-static int load_tree(const struct ctx *c, const char *user, struct tool_session *s) {
+/* The arguments of the last pam_limits line of the stack: the one whose reading decides. */
+static const char *pam_limits_args(const struct pam_stack *st) {
+        const char *args = NULL;
+        for (size_t i = 0; !st->error && i < st->n; i++)
+                if (streq(st->v[i].name, "pam_limits"))
+                        args = st->v[i].args;
+        return args;
+}
+
+static int load_tree(const struct ctx *c, const struct pam_stack *st, const char *user, struct tool_session *s) {
         int r;
 
-        if (ctx_ident(c, &s->id) < 0 || ctx_load_tree(c, &s->t) < 0)
+        if (ctx_ident(c, &s->id) < 0 || ctx_load_tree_args(c, pam_limits_args(st), &s->t) < 0)
                 return EXIT_FINDINGS;
         r = lc_baseline_load(s->t, c->proc1, &s->base);
         if (r < 0) {
@@ -141,15 +150,15 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct t
         int r;
 
         *s = (struct tool_session){ .service = c->service ? c->service : "sshd" };
-        r = load_tree(c, user, s);
-        if (r)
-                return r;
-        if ((r = load_service(c, s->service, pid, s)))
-                return r;
         if (pam_stack_load(c->root, s->service, &st) < 0)
                 return EXIT_FINDINGS;
+        r = load_tree(c, &st, user, s);
+        if (!r)
+                r = load_service(c, s->service, pid, s);
         module_paths(c, &st, &cc, &conf_arg, &cache_arg);
         pam_stack_clear(&st);
+        if (r)
+                return r;
         load_policy(&cc, s);
         if (s->p && needs_hardware(s, user) && load_hardware(c, cache_arg, s) < 0)
                 return EXIT_FINDINGS;

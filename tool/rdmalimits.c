@@ -125,7 +125,13 @@ char *ctx_path(const struct ctx *c, const char *abs) {
 }
 
 int ctx_load_tree(const struct ctx *c, struct lc_tree **ret) {
+        return ctx_load_tree_args(c, NULL, ret);
+}
+
+int ctx_load_tree_args(const struct ctx *c, const char *pam_limits_args, struct lc_tree **ret) {
         struct lc_args a = {};
+        if (pam_limits_args && lc_args_parse(pam_limits_args, &a) < 0)
+                log_warning("pam_limits arguments '%s': a conf= too long, ignored", pam_limits_args);
         if (c->vendordir && streq(c->vendordir, "none"))
                 a.vendor = LC_VENDOR_NONE;
         else if (c->vendordir) {

@@ -86,6 +86,8 @@ int cmd_unit(struct ctx *c, bool removing);
 const char *ctx_root(const struct ctx *c);   /* "/" when none */
 char *ctx_path(const struct ctx *c, const char *abs);
 int ctx_load_tree(const struct ctx *c, struct lc_tree **ret);
+/* ... as the pam_limits line with these arguments reads it (set_all, conf=; NULL: none) */
+int ctx_load_tree_args(const struct ctx *c, const char *pam_limits_args, struct lc_tree **ret);
 int ctx_ident(const struct ctx *c, struct ident **ret);
 /* Lock the directory dirfd (dir_display: as messages name it) against other apply/remove
  * runs: its lock file in FS_LOCK_DIR (see fs_lock_dir_open()), waited for up to

@@ -447,7 +447,9 @@ static void run_module(const struct session_input *in, struct session_model *m, 
 }
 
 static void set_kind(const struct session_input *in, struct session_model *m, bool limits_ran) {
-        if (limits_ran && (m->pl.kind == LC_SESSION_REFUSED || m->pl.kind == LC_SESSION_FAILS) && m->run.failed) {
+        /* pam_limits failing fails the session where its control makes it (or no stack says) */
+        bool fatal = m->run.failed || m->order == SESSION_NO_STACK;
+        if (limits_ran && (m->pl.kind == LC_SESSION_REFUSED || m->pl.kind == LC_SESSION_FAILS) && fatal) {
                 m->kind = m->pl.kind;
                 snprintf(m->cause, sizeof m->cause, "%s", m->pl.cause);
         } else if (m->run.failed) {

@@ -6,7 +6,7 @@ no_plan
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 R=$T/root
-rl() { "$RDMALIMITS" --root "$R" --flavour debian "$@"; }
+rl() { "$RDMALIMITS" --root "$R" --flavour debian-1.5.2 "$@"; }
 
 mkroot() {
 	rm -rf "$R"
@@ -81,24 +81,24 @@ check "apply unlimited" grep -q "^alice	hard	memlock	unlimited$" "$D"
 # --- explain
 rl explain --json alice > "$T/out"
 same "explain --json: the user's own entries beat the group's" "$T/out" <<'E'
-{"user": "alice", "uid": 1001, "flavour": "debian", "session": "limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": "unlimited", "hard": "unlimited", "soft_source": "etc/security/limits.d/90-rdmalimits.conf:5", "hard_source": "etc/security/limits.d/90-rdmalimits.conf:6", "requested": {"soft": "unlimited", "hard": "unlimited"}}, "overridden": [{"source": "etc/security/limits.conf:2", "slot": "soft", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:5 (the stronger USER rank)"}, {"source": "etc/security/limits.conf:3", "slot": "hard", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:6 (the stronger USER rank)"}, {"source": "etc/security/limits.d/90-rdmalimits.conf:3", "slot": "soft", "rank": "GROUP", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:5 (the stronger USER rank)"}, {"source": "etc/security/limits.d/90-rdmalimits.conf:4", "slot": "hard", "rank": "GROUP", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:6 (the stronger USER rank)"}]}
+{"user": "alice", "uid": 1001, "flavour": {"name": "debian-1.5.2", "from": "--flavour"}, "session": "limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": "unlimited", "hard": "unlimited", "soft_source": "etc/security/limits.d/90-rdmalimits.conf:5", "hard_source": "etc/security/limits.d/90-rdmalimits.conf:6", "requested": {"soft": "unlimited", "hard": "unlimited"}}, "overridden": [{"source": "etc/security/limits.conf:2", "slot": "soft", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:5 (the stronger USER rank)"}, {"source": "etc/security/limits.conf:3", "slot": "hard", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:6 (the stronger USER rank)"}, {"source": "etc/security/limits.d/90-rdmalimits.conf:3", "slot": "soft", "rank": "GROUP", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:5 (the stronger USER rank)"}, {"source": "etc/security/limits.d/90-rdmalimits.conf:4", "slot": "hard", "rank": "GROUP", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:6 (the stronger USER rank)"}]}
 E
 rl explain --json carol > "$T/out"
 same "explain --json: a member by primary gid gets the group's entry" "$T/out" <<'E'
-{"user": "carol", "uid": 1003, "flavour": "debian", "session": "limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": 1073741824, "hard": 1073741824, "soft_source": "etc/security/limits.d/90-rdmalimits.conf:3", "hard_source": "etc/security/limits.d/90-rdmalimits.conf:4", "requested": {"soft": 1073741824, "hard": 1073741824}}, "overridden": [{"source": "etc/security/limits.conf:2", "slot": "soft", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:3 (the stronger GROUP rank)"}, {"source": "etc/security/limits.conf:3", "slot": "hard", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:4 (the stronger GROUP rank)"}]}
+{"user": "carol", "uid": 1003, "flavour": {"name": "debian-1.5.2", "from": "--flavour"}, "session": "limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": 1073741824, "hard": 1073741824, "soft_source": "etc/security/limits.d/90-rdmalimits.conf:3", "hard_source": "etc/security/limits.d/90-rdmalimits.conf:4", "requested": {"soft": 1073741824, "hard": 1073741824}}, "overridden": [{"source": "etc/security/limits.conf:2", "slot": "soft", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:3 (the stronger GROUP rank)"}, {"source": "etc/security/limits.conf:3", "slot": "hard", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:4 (the stronger GROUP rank)"}]}
 E
 rl explain --json root > "$T/out"
 same "explain --json: root on Debian starts from /proc/1/limits and ignores '*'" "$T/out" <<'E'
-{"user": "root", "uid": 0, "flavour": "debian", "session": "limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": 65536, "hard": 8388608, "soft_source": "/proc/1/limits", "hard_source": "/proc/1/limits", "requested": {"soft": 65536, "hard": 8388608}}, "overridden": []}
+{"user": "root", "uid": 0, "flavour": {"name": "debian-1.5.2", "from": "--flavour"}, "session": "limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": 65536, "hard": 8388608, "soft_source": "/proc/1/limits", "hard_source": "/proc/1/limits", "requested": {"soft": 65536, "hard": 8388608}}, "overridden": []}
 E
-"$RDMALIMITS" --root "$R" --flavour upstream explain --json root > "$T/out"
+"$RDMALIMITS" --root "$R" --flavour upstream-1.7.2 explain --json root > "$T/out"
 same "explain --json: upstream applies '*' to root" "$T/out" <<'E'
-{"user": "root", "uid": 0, "flavour": "upstream", "session": "limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": 8388608, "hard": 8388608, "soft_source": "etc/security/limits.conf:2", "hard_source": "etc/security/limits.conf:3", "requested": {"soft": 8388608, "hard": 8388608}}, "overridden": []}
+{"user": "root", "uid": 0, "flavour": {"name": "upstream-1.7.2", "from": "--flavour"}, "session": "limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": 8388608, "hard": 8388608, "soft_source": "etc/security/limits.conf:2", "hard_source": "etc/security/limits.conf:3", "requested": {"soft": 8388608, "hard": 8388608}}, "overridden": []}
 E
 printf 'bob -\n' > "$R/etc/security/limits.d/50-bob.conf"
 rl explain --json bob > "$T/out"
 same "explain --json: a no-limits line leaves memlock to the service" "$T/out" <<'E'
-{"user": "bob", "uid": 1002, "flavour": "debian", "session": "no-limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": null, "hard": null, "soft_source": "inherited", "hard_source": "inherited", "requested": {"soft": null, "hard": null}}, "stop": "etc/security/limits.d/50-bob.conf:1", "overridden": []}
+{"user": "bob", "uid": 1002, "flavour": {"name": "debian-1.5.2", "from": "--flavour"}, "session": "no-limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": null, "hard": null, "soft_source": "inherited", "hard_source": "inherited", "requested": {"soft": null, "hard": null}}, "stop": "etc/security/limits.d/50-bob.conf:1", "overridden": []}
 E
 rm "$R/etc/security/limits.d/50-bob.conf"
 rl explain nosuchuser > "$T/out" 2>&1
@@ -108,7 +108,7 @@ check "explain of an unknown user says so" grep -q "does not exist" "$T/out"
 # --- list
 rl list > "$T/out"
 same "list shows every memlock entry in read order" "$T/out" <<'E'
-# memlock entries in the order pam_limits (debian) reads them
+# memlock entries in the order pam_limits (debian-1.5.2) reads them
 etc/security/limits.conf:2                       *                soft  8192         8 MiB
 etc/security/limits.conf:3                       *                hard  8192         8 MiB
 etc/security/limits.d/90-rdmalimits.conf:3       @rdma_users      soft  1048576      1 GiB
