@@ -801,6 +801,16 @@ static int read_file(struct builder *b, const char *rel, const char *path, const
         struct lc_file *f = &b->t->files[idx];
         f->first = b->t->n_lines;
         f->vendor = vendor;
+        /* A link to /dev/null is the usual way to mask a file, and pam_limits reads it as
+         * empty.  Under --root the tree's links resolve inside the tree, where /dev/null is not
+         * the device: the link itself says what pam_limits would read. */
+        if (b->t->root) {
+                char target[32];
+                if (fs_readlink_in_root(b->t->root, rel, target, sizeof target) > 0 && streq(target, "/dev/null")) {
+                        f->masked = true;
+                        return 0;
+                }
+        }
         r = fs_open_in_root(b->t->root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd);
         if (r < 0) {
                 f->open_error = r;

@@ -148,6 +148,7 @@ struct lc_file {
         bool stat_ok;
         struct stat st;
         bool vendor;         /* from the vendor directory */
+        bool masked;         /* a symbolic link to /dev/null: read as empty */
         bool would_block;    /* a FIFO or device that blocks: pam_limits hangs the login */
         bool endless;        /* a device that never ends (/dev/zero): pam_limits hangs */
         bool no_final_newline;

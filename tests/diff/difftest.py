@@ -215,6 +215,8 @@ class Env:
         sess = j.get("session")
         if sess == "fails":
             return "fails", None, "fails"
+        if sess == "refused":
+            return "refused", None, "refused (PAM_PERM_DENIED): %s" % j.get("cause", "")
         if sess == "no-limits":
             return "no-limits", start, "no-limits -> unchanged %s" % fmt_pair(start)
         if sess != "limits":
@@ -235,6 +237,8 @@ class Env:
             return False
         if sess == "fails":
             return rc != "PAM_SUCCESS"
+        if sess == "refused":
+            return rc == "PAM_PERM_DENIED"
         return rc == "PAM_SUCCESS" and got == pair
 
     # -- one user of one tree -------------------------------------------------------------
