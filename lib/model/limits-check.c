@@ -1,13 +1,27 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The pam_limits model, part 3: `rdmalimits check`, the findings over a tree read by part 1.
+ *
+ * Exact or silent: a line is said to never take effect only when no user, known or not, can
+ * get its value (the proof below is textual: the same domain, a range that contains another,
+ * a line that matches everyone), and removing it would change no session.  Where it depends
+ * on who is in which group, the known users (NSS, or the --root tree's passwd and group) are
+ * resolved one by one with lc_resolve(), the resolver explain uses, and check says for whom
+ * the line is overridden and for whom it is not.
+ *
+ * Every finding has a stable id (listed in rdmalimits(8)) and a fix.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "fsutil.h"
 #include "limits-internal.h"
@@ -16,45 +30,466 @@
 #include "size.h"
 #include "strmap.h"
 
-/* ---- check ---- */
-
 #define W(t, l) lc_line_where((t), (l), where, sizeof where)
+
+#define CHECK_MAX_NAMES 10000u   /* users or groups enumerated for the per-user analysis */
+#define CHECK_MAX_USERS 4096u    /* users resolved one by one */
+#define CHECK_NAMES_SHOWN 4u     /* names listed in a message before "and N more" */
+#define NR_OPEN_PATH "/proc/sys/fs/nr_open"
+
+/* ---- names of users and groups ---- */
+
+struct names {
+        char **v;
+        size_t n, cap;
+};
+
+static void names_clear(struct names *s) {
+        for (size_t i = 0; i < s->n; i++)
+                free(s->v[i]);
+        free(s->v);
+        *s = (struct names){};
+}
+
+static int names_add(struct names *s, const char *name) {
+        if (!name || !*name || s->n >= CHECK_MAX_NAMES)
+                return 0;
+        if (s->n == s->cap) {
+                size_t cap = s->cap ? s->cap * 2 : 32;
+                char **v = reallocarray(s->v, cap, sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                s->v = v;
+                s->cap = cap;
+        }
+        if (!(s->v[s->n] = strdup(name)))
+                return -ENOMEM;
+        s->n++;
+        return 0;
+}
+
+static int cmp_strp(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* sorted, each name once */
+static void names_finish(struct names *s) {
+        size_t k = 0;
+        if (s->n > 1)
+                qsort(s->v, s->n, sizeof(char *), cmp_strp);
+        for (size_t i = 0; i < s->n; i++) {
+                if (k > 0 && streq(s->v[k - 1], s->v[i]))
+                        free(s->v[i]);
+                else
+                        s->v[k++] = s->v[i];
+        }
+        s->n = k;
+}
+
+/* The first field of each line of ROOT/etc/passwd or ROOT/etc/group. */
+static int names_from_file(const char *root, const char *path, struct names *s) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t n = 0;
+        int r;
+
+        if (fs_fopen_in_root(root, path, &f) < 0)
+                return 0;
+        while (getline(&line, &n, f) > 0) {
+                line[strcspn(line, ":\n")] = '\0';
+                if (line[0] == '+' || line[0] == '-' || line[0] == '#')
+                        continue;
+                if ((r = names_add(s, line)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int names_from_nss(bool groups, struct names *s) {
+        int r = 0;
+        if (groups) {
+                setgrent();
+                for (struct group *g; r >= 0 && s->n < CHECK_MAX_NAMES && (g = getgrent());)
+                        r = names_add(s, g->gr_name);
+                endgrent();
+        } else {
+                setpwent();
+                for (struct passwd *p; r >= 0 && s->n < CHECK_MAX_NAMES && (p = getpwent());)
+                        r = names_add(s, p->pw_name);
+                endpwent();
+        }
+        return r;
+}
+
+/* Every user (or group) name this check knows of: NSS enumeration, or the tree's files. */
+static int names_known(const struct lc_tree *t, struct ident *id, bool groups, struct names *s) {
+        if (ident_uses_nss(id))
+                return names_from_nss(groups, s);
+        if (t->root)
+                return names_from_file(t->root, groups ? "/etc/group" : "/etc/passwd", s);
+        return 0;
+}
+
+/* ---- small helpers ---- */
+
+/* What the modelled release does.  The release flags (lc_tree.beh) replace the two flavours
+ * where the tree has them. */
+#ifdef LC_FLAVOUR_MAKE
+static bool fgets_reader(const struct lc_tree *t) {
+        return t->beh.fgets_reader;
+}
+static bool root_rule(const struct lc_tree *t) {
+        return t->beh.root_rule;
+}
+#else
+static bool fgets_reader(const struct lc_tree *t) {
+        return t->flavour == LC_FLAVOUR_DEBIAN;
+}
+static bool root_rule(const struct lc_tree *t) {
+        return t->flavour == LC_FLAVOUR_DEBIAN;
+}
+#endif
+
+static size_t edit_distance(const char *a, const char *b) {
+        size_t la = strlen(a), lb = strlen(b);
+        if (la > 64 || lb > 64)
+                return SIZE_MAX;
+        size_t row[65], prev[65];
+        for (size_t j = 0; j <= lb; j++)
+                prev[j] = j;
+        for (size_t i = 1; i <= la; i++) {
+                row[0] = i;
+                for (size_t j = 1; j <= lb; j++) {
+                        size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+                        size_t del = prev[j] + 1, ins = row[j - 1] + 1;
+                        row[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+                }
+                memcpy(prev, row, (lb + 1) * sizeof(size_t));
+        }
+        return prev[lb];
+}
+
+/* The existing name closest to `name`: the same but for case, else at most 2 edits away. */
+static const char *closest_name(const struct names *s, const char *name) {
+        const char *best = NULL;
+        size_t bestd = SIZE_MAX, len = strlen(name);
+
+        for (size_t i = 0; i < s->n; i++) {
+                if (strcasecmp(s->v[i], name) == 0)
+                        return s->v[i];
+                size_t d = edit_distance(s->v[i], name);
+                if (d < bestd && d <= 2 && d < len) {
+                        bestd = d;
+                        best = s->v[i];
+                }
+        }
+        return best;
+}
+
+static bool is_fourfield_limit(const struct lc_line *l) {
+        return l->nfields == 4 && l->range != LC_RANGE_ERR;
+}
+
+static bool is_stop_line(const struct lc_line *l) {
+        return l->nfields == 2 && l->type[0] == '-' && l->range != LC_RANGE_ERR;
+}
+
+/* A limit line of a setrlimit item pam_limits applies (memlock or another rlimit). */
+static bool rlimit_counts(const struct lc_line *l) {
+        return is_fourfield_limit(l) && (l->item_kind == LC_ITEM_MEMLOCK || l->item_kind == LC_ITEM_RLIMIT) &&
+               l->type_mask && l->value_ok && l->domain[0] != '%';
+}
+
+/* ---- domains as sets of users ---- */
+
+enum dkind {
+        DK_NAME,      /* a user name */
+        DK_GROUP,     /* @name */
+        DK_GIDONE,    /* @:gid (membership) */
+        DK_GIDR,      /* @min:max, @min: (primary gid; for root on Debian: the uid) */
+        DK_UIDR,      /* :uid, min:max, min: */
+        DK_STAR,      /* * */
+        DK_OTHER,     /* % forms */
+};
+
+static enum dkind dkind(const struct lc_line *l) {
+        const char *d = l->domain;
+        if (d[0] == '%')
+                return DK_OTHER;
+        if (d[0] == '@') {
+                if (l->range == LC_RANGE_NONE)
+                        return DK_GROUP;
+                return l->range == LC_RANGE_ONE ? DK_GIDONE : DK_GIDR;
+        }
+        if (l->range != LC_RANGE_NONE)
+                return DK_UIDR;
+        return streq(d, "*") ? DK_STAR : DK_NAME;
+}
+
+static void interval(const struct lc_line *l, uint32_t *lo, uint32_t *hi) {
+        switch (l->range) {
+        case LC_RANGE_ONE:
+                *lo = *hi = l->rmax;
+                break;
+        case LC_RANGE_MIN:
+                *lo = l->rmin;
+                *hi = UINT32_MAX;
+                break;
+        default:
+                *lo = l->rmin;
+                *hi = l->rmax;
+                break;
+        }
+}
+
+static bool is_range(enum dkind k) {
+        return k == DK_UIDR || k == DK_GIDR;
+}
+
+/* an id range whose minimum is above its maximum: it matches nobody */
+static bool inverted(const struct lc_line *l) {
+        return l->range == LC_RANGE_MM && l->rmin > l->rmax;
+}
+
+/* both ranges of the same kind, and a's ids contain b's */
+static bool range_contains(const struct lc_line *a, const struct lc_line *b) {
+        uint32_t alo, ahi, blo, bhi;
+        if (dkind(a) != dkind(b) || !is_range(dkind(a)) || inverted(a))
+                return false;
+        interval(a, &alo, &ahi);
+        interval(b, &blo, &bhi);
+        return alo <= blo && bhi <= ahi;
+}
+
+/* Can no user be matched by both lines?  Textual only: true means provably disjoint. */
+static bool disjoint(const struct lc_line *a, const struct lc_line *b) {
+        enum dkind ka = dkind(a), kb = dkind(b);
+        if (inverted(a) || inverted(b))
+                return true;
+        if (ka == DK_NAME && kb == DK_NAME)
+                return !streq(a->domain, b->domain);
+        if (ka == kb && is_range(ka)) {
+                uint32_t alo, ahi, blo, bhi;
+                interval(a, &alo, &ahi);
+                interval(b, &blo, &bhi);
+                return ahi < blo || bhi < alo;
+        }
+        return false;
+}
+
+/* Does 4-field line o match every user that 4-field line l matches, with a rank at least as
+ * strong, whoever the user is (root on Debian included)? */
+static bool covers(const struct lc_line *o, const struct lc_line *l) {
+        if (streq(o->domain, l->domain))
+                return true;
+        if (lc_line_matches_everyone(o) && lc_line_rank(o) <= lc_line_rank(l))
+                return true;
+        return range_contains(o, l);
+}
+
+/* Does the 2-field line s stop pam_limits for every user that l matches? */
+static bool stop_covers(const struct lc_tree *t, const struct lc_line *s, const struct lc_line *l) {
+        enum dkind ks = dkind(s), kl = dkind(l);
+        if (ks == DK_STAR || ks == DK_OTHER)
+            return false;           /* '*' and '%' never stop */
+        if (lc_line_matches_everyone(s))
+                return true;
+        if (kl == DK_STAR || kl == DK_OTHER)
+                return false;
+        /* @ ranges: the stop compares the gid, the limit line (root on Debian) the uid */
+        bool upstream = !root_rule(t);
+        if (streq(s->domain, l->domain))
+                return upstream || (kl != DK_GIDR && kl != DK_GIDONE);
+        if (ks == DK_UIDR)
+                return range_contains(s, l);
+        if (ks == DK_GIDR && upstream)
+                return range_contains(s, l);
+        return false;
+}
+
+static size_t line_index(const struct lc_tree *t, const struct lc_line *l) {
+        return (size_t)(l - t->lines);
+}
+
+/* Is the hard half of o (o after l, o covering l) tried for every user of l?  A '-' line
+ * tries hard only when its soft half was taken: a stronger soft line that may match the
+ * same user and comes before o (after l, when l took the soft slot itself) can refuse it. */
+static bool hard_tried(const struct lc_tree *t, const struct lc_line *l, const struct lc_line *o) {
+        if (o->type_mask == LC_HARD || lc_line_rank(o) == LC_RANK_USER)
+                return true;
+        size_t from = l && (l->type_mask & LC_SOFT) ? line_index(t, l) + 1 : 0;
+        for (size_t i = from; i < line_index(t, o); i++) {
+                const struct lc_line *m = &t->lines[i];
+                if (lc_line_counts(m) && (m->type_mask & LC_SOFT) && lc_line_rank(m) < lc_line_rank(o) &&
+                    (!l || !disjoint(m, l)))
+                        return false;
+        }
+        return true;
+}
+
+enum dead_why {
+        DEAD_NO,
+        DEAD_STOP,       /* a no-limits line stops pam_limits for every user of the line */
+        DEAD_PRIOR,      /* a stronger line for everyone comes first */
+        DEAD_OVERRIDE,   /* later lines take each slot for every user of the line */
+};
+
+struct dead {
+        enum dead_why why;
+        const struct lc_line *by, *by_hard;
+};
+
+/* Can the memlock line l take effect for no user at all, and is removing it harmless? */
+static struct dead line_dead(const struct lc_tree *t, const struct lc_line *l) {
+        const struct lc_line *prior_soft = NULL, *prior_hard = NULL, *o_soft = NULL, *o_hard = NULL;
+        size_t li = line_index(t, l);
+
+        /* with Debian's root rule, @ ranges match uid 0 by uid, with the USER rank */
+        bool root_gid_range = root_rule(t) && (dkind(l) == DK_GIDR || dkind(l) == DK_GIDONE);
+
+        if (inverted(l))
+                return (struct dead){};    /* reported as inverted-range */
+        for (size_t i = 0; i < t->n_lines; i++)
+                if (is_stop_line(&t->lines[i]) && stop_covers(t, &t->lines[i], l))
+                        return (struct dead){ .why = DEAD_STOP, .by = &t->lines[i] };
+        for (size_t i = 0; i < t->n_lines; i++) {
+                const struct lc_line *o = &t->lines[i];
+                if (i == li || !lc_line_counts(o))
+                        continue;
+                if (i < li) {
+                        if (!lc_line_matches_everyone(o) || lc_line_rank(o) >= lc_line_rank(l) || root_gid_range)
+                                continue;
+                        if ((o->type_mask & LC_SOFT) && !prior_soft)
+                                prior_soft = o;
+                        if ((o->type_mask & LC_HARD) && !prior_hard && hard_tried(t, NULL, o))
+                                prior_hard = o;
+                        continue;
+                }
+                if (!covers(o, l))
+                        continue;
+                if ((l->type_mask & o->type_mask & LC_SOFT) && !o_soft)
+                        o_soft = o;
+                if ((l->type_mask & o->type_mask & LC_HARD) && !o_hard && hard_tried(t, l, o))
+                        o_hard = o;
+        }
+        /* type '-' refused in the soft slot: the hard slot is not tried either */
+        if ((l->type_mask & LC_SOFT) && prior_soft)
+                return (struct dead){ .why = DEAD_PRIOR, .by = prior_soft };
+        if (!(l->type_mask & LC_SOFT) && prior_hard)
+                return (struct dead){ .why = DEAD_PRIOR, .by = prior_hard };
+        bool soft_gone = !(l->type_mask & LC_SOFT) || o_soft;
+        bool hard_gone = !(l->type_mask & LC_HARD) || o_hard || prior_hard;
+        if (!soft_gone || !hard_gone)
+                return (struct dead){};
+        /* Removing l must change nothing: while l holds the soft slot it refuses a weaker '-'
+         * line, whose hard half would otherwise be tried; that is harmless only when a later
+         * hard line takes the hard slot again. */
+        if (o_soft) {
+                for (size_t i = li + 1; i < line_index(t, o_soft); i++) {
+                        const struct lc_line *m = &t->lines[i];
+                        if (!lc_line_counts(m) || m->type_mask != (LC_SOFT | LC_HARD) ||
+                            lc_line_rank(m) <= lc_line_rank(l) || disjoint(m, l))
+                                continue;
+                        if (!o_hard || o_hard < m)
+                                return (struct dead){};
+                }
+        }
+        return (struct dead){ .why = DEAD_OVERRIDE, .by = o_soft ? o_soft : o_hard,
+                              .by_hard = o_soft && o_hard && o_hard != o_soft ? o_hard : NULL };
+}
+
+/* ---- files ---- */
+
+/* The file read again, for what the parsed lines no longer show (CRLF line ends). */
+static int count_crlf(const struct lc_tree *t, const struct lc_file *f, unsigned *ret) {
+        _cleanup_free_ char *rel = NULL, *buf = NULL;
+        _cleanup_close_ int fd = -1;
+        size_t len = 0;
+        unsigned n = 0;
+
+        *ret = 0;
+        if (t->root ? asprintf(&rel, "/%s", f->display) < 0 : !(rel = strdup(f->path)))
+                return -ENOMEM;
+        if (fs_open_in_root(t->root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0)
+                return 0;
+        struct stat st;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+                return 0;
+        int r = fs_read_all(fd, 64u * 1024 * 1024, &buf, &len);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        for (size_t i = 1; i < len; i++)
+                if (buf[i] == '\n' && buf[i - 1] == '\r')
+                        n++;
+        *ret = n;
+        return 0;
+}
 
 static int check_file_meta(const struct lc_tree *t, size_t fi, struct diag_list *d) {
         const struct lc_file *f = &t->files[fi];
+        char fix[512];
         int r = 0;
 
         if (f->open_error) {
                 if (f->open_error == -ENOENT && !lc_file_fails_session(t, fi))
-                        return diag_add(d, DIAG_INFO, f->display, 0, "does not exist (fine for pam_limits >= 1.5.3)");
+                        return diag_addf(d, DIAG_INFO, "missing-file", f->display, 0, NULL,
+                                         "does not exist (fine for pam_limits >= 1.5.3)");
                 if (f->open_error == -ENOENT)
-                        return diag_add(d, DIAG_ERROR, f->display, 0,
-                                        "does not exist: pam_limits 1.5.2 fails every session that uses it "
-                                        "(PAM_SERVICE_ERR); create it, even empty");
+                        return diag_addf(d, DIAG_ERROR, "missing-file", f->display, 0,
+                                         "create it, even empty (touch it, mode 0644, owned by root)",
+                                         "does not exist: pam_limits 1.5.2 fails every session that uses it "
+                                         "(PAM_SERVICE_ERR); create it, even empty");
                 if (f->open_error == FS_ERR_NOTREG)
-                        return diag_add(d, DIAG_ERROR, f->display, 0,
-                                        "is not a regular file (a FIFO or a device): pam_limits blocks on it or "
-                                        "reads garbage at every login; remove it");
-                return diag_add(d, DIAG_ERROR, f->display, 0, "cannot be read (%s): pam_limits fails the session",
-                                fs_strerror(f->open_error));
+                        return diag_addf(d, DIAG_ERROR, "not-regular-file", f->display, 0,
+                                         "remove it, or replace it with a regular file",
+                                         "is not a regular file (a FIFO or a device): pam_limits blocks on it or "
+                                         "reads garbage at every login; remove it");
+                /* the tree is read with a plain open(): EACCES is a permission, not the mode check */
+                const char *why = f->open_error == -EACCES ? "permission denied" : fs_strerror(f->open_error);
+                if (f->open_error == -EACCES)
+                        snprintf(fix, sizeof fix, "run check as root, or make it readable by root (chmod 0644)");
+                else
+                        snprintf(fix, sizeof fix, "make it a readable regular file, or remove it");
+                return diag_addf(d, DIAG_ERROR, "unreadable-file", f->display, 0, fix,
+                                 "cannot be read (%s): pam_limits fails the session", why);
         }
         if (f->is_dir)
-                r = diag_add(d, DIAG_WARNING, f->display, 0, "is a directory: pam_limits reads nothing from it");
+                r = diag_addf(d, DIAG_WARNING, "directory-file", f->display, 0,
+                              "remove the directory or rename it so it does not end in .conf",
+                              "is a directory: pam_limits reads nothing from it");
         if (r >= 0 && f->stat_ok && f->st.st_uid != 0)
-                r = diag_add(d, DIAG_ERROR, f->display, 0,
-                             "is owned by uid %u, not root: its owner can set any user's limits",
-                             (unsigned)f->st.st_uid);
+                r = diag_addf(d, DIAG_ERROR, "not-root-owned", f->display, 0, "chown root:root the file",
+                              "is owned by uid %u, not root: its owner can set any user's limits",
+                              (unsigned)f->st.st_uid);
         if (r >= 0 && f->stat_ok && (f->st.st_mode & (S_IWGRP | S_IWOTH)))
-                r = diag_add(d, DIAG_ERROR, f->display, 0,
-                             "is writable by %s (mode %04o): anyone who can write it can set any user's limits",
-                             (f->st.st_mode & S_IWOTH) ? "everyone" : "its group",
-                             (unsigned)(f->st.st_mode & 07777));
+                r = diag_addf(d, DIAG_ERROR, "writable-file", f->display, 0, "chmod go-w the file",
+                              "is writable by %s (mode %04o): anyone who can write it can set any user's limits",
+                              (f->st.st_mode & S_IWOTH) ? "everyone" : "its group",
+                              (unsigned)(f->st.st_mode & 07777));
         if (r >= 0 && f->no_final_newline)
-                r = diag_add(d, DIAG_WARNING, f->display, f->n_physical,
-                             "no newline at the end of the file: text appended later is glued to this line");
+                r = diag_addf(d, DIAG_WARNING, "no-final-newline", f->display, f->n_physical,
+                              "end the file with a newline",
+                              "no newline at the end of the file: text appended later is glued to this line");
         if (r >= 0 && f->has_nul)
-                r = diag_add(d, DIAG_WARNING, f->display, 0,
-                             "contains NUL bytes: pam_limits ignores the rest of a line after one");
+                r = diag_addf(d, DIAG_WARNING, "nul-byte", f->display, 0, "remove the NUL bytes",
+                              "contains NUL bytes: pam_limits ignores the rest of a line after one");
+        if (r >= 0 && !f->is_dir) {
+                unsigned n;
+                r = count_crlf(t, f, &n);
+                if (r >= 0 && n > 0) {
+                        bool debian = fgets_reader(t);
+                        r = diag_addf(d, debian ? DIAG_WARNING : DIAG_ERROR, "crlf", f->display, 0,
+                                      "convert the line ends: sed -i 's/\\r$//' FILE (or dos2unix FILE)",
+                                      "has CRLF (DOS) line ends on %u line%s: %s", n, n == 1 ? "" : "s",
+                                      debian ? "this pam_limits (< 1.6) reads the carriage return as a blank, "
+                                               "but pam_limits >= 1.6 (Debian 13, RHEL 10) refuses every value "
+                                               "followed by one"
+                                             : "pam_limits >= 1.6 keeps the carriage return in the value "
+                                               "and refuses or misreads it");
+                }
+        }
         return r;
 }
 
@@ -65,92 +500,197 @@ static bool looks_like_units(const char *v) {
                                                               streq(end + 1, "ib"));
 }
 
+/* upstream reader: the value still carries the carriage return of a CRLF line end */
+static bool ends_in_cr(const char *v) {
+        size_t n = strlen(v);
+        return n > 0 && v[n - 1] == '\r';
+}
+
 static int check_line(const struct lc_tree *t, const struct lc_line *l, struct diag_list *d) {
         const char *path = t->files[l->file].display;
         unsigned ln = l->lineno;
-        bool debian = t->flavour == LC_FLAVOUR_DEBIAN;
+        bool debian = fgets_reader(t);
+        char fix[512];
 
         if (l->chunk > 0)
-                return diag_add(d, DIAG_ERROR, path, ln,
-                                "line longer than 1023 bytes: pam_limits 1.5.2 reads byte %u onwards as a "
-                                "separate line (\"%.40s\")", l->chunk * (LC_LINE_LENGTH - 1) + 1, l->text);
+                return diag_addf(d, DIAG_ERROR, "long-line", path, ln,
+                                 "split the line, or shorten the comment, to less than 1024 bytes",
+                                 "line longer than 1023 bytes: pam_limits 1.5.2 reads byte %u onwards as a "
+                                 "separate line (\"%.40s\")", l->chunk * (LC_LINE_LENGTH - 1) + 1, l->text);
         if (l->range == LC_RANGE_ERR)
-                return diag_add(d, DIAG_ERROR, path, ln,
-                                "invalid uid/gid range '%s': pam_limits skips the line", l->domain);
+                return diag_addf(d, DIAG_ERROR, "invalid-range", path, ln,
+                                 "write the range as MIN:MAX, MIN: or :ID with decimal ids",
+                                 "invalid uid/gid range '%s': pam_limits skips the line", l->domain);
+        if (inverted(l)) {
+                const char *at = l->domain[0] == '@' || l->domain[0] == '%' ? "@" : "";
+                snprintf(fix, sizeof fix, "write %s%u:%u", l->domain[0] == '%' ? "%" : at, (unsigned)l->rmax,
+                         (unsigned)l->rmin);
+                int r = diag_addf(d, DIAG_ERROR, "inverted-range", path, ln, fix,
+                                  "inverted range '%s': its minimum %u is above its maximum %u, so pam_limits "
+                                  "matches no %s with it", l->domain, (unsigned)l->rmin, (unsigned)l->rmax,
+                                  l->domain[0] == '@' || l->domain[0] == '%' ? "group" : "user");
+                if (r < 0)
+                        return r;
+        }
         if (l->nfields == 2 && l->type[0] == '-') {
                 if (l->range == LC_RANGE_NONE && (streq(l->domain, "*") || l->domain[0] == '%'))
-                        return diag_add(d, DIAG_WARNING, path, ln,
-                                        "'%s -' has no effect: pam_limits honours no-limit lines only for users, "
-                                        "@groups and id ranges", l->domain);
-                return diag_add(d, DIAG_INFO, path, ln,
-                                "no-limits line: for '%s' pam_limits applies no limit at all and reads no "
-                                "further line or file", l->domain);
+                        return diag_addf(d, DIAG_WARNING, "no-limits-ignored", path, ln,
+                                         "name the users, @groups or id ranges that should get no limits, or "
+                                         "remove the line",
+                                         "'%s -' has no effect: pam_limits honours no-limit lines only for users, "
+                                         "@groups and id ranges", l->domain);
+                return diag_addf(d, DIAG_INFO, "no-limits-line", path, ln, NULL,
+                                 "no-limits line: for '%s' pam_limits applies no limit at all and reads no "
+                                 "further line or file", l->domain);
         }
         if (l->nfields != 4)
-                return diag_add(d, DIAG_ERROR, path, ln,
-                                "invalid line (%d field%s, expected <domain> <type> <item> <value>): pam_limits "
-                                "skips it", l->nfields, l->nfields == 1 ? "" : "s");
+                return diag_addf(d, DIAG_ERROR, "invalid-line", path, ln,
+                                 "write <domain> <type> <item> <value>, or '<domain> -' for no limits",
+                                 "invalid line (%d field%s, expected <domain> <type> <item> <value>): pam_limits "
+                                 "skips it", l->nfields, l->nfields == 1 ? "" : "s");
         if (l->item_kind == LC_ITEM_UNKNOWN)
-                return diag_add(d, DIAG_ERROR, path, ln, "unknown item '%s': pam_limits skips the line", l->item);
+                return diag_addf(d, DIAG_ERROR, "unknown-item", path, ln,
+                                 "use an item pam_limits knows (memlock, nofile, nproc, ...; see limits.conf(5))",
+                                 "unknown item '%s': pam_limits skips the line", l->item);
         if (!l->type_mask && l->item_kind != LC_ITEM_LOGIN && l->item_kind != LC_ITEM_NONEWPRIVS)
-                return diag_add(d, DIAG_ERROR, path, ln,
-                                "unknown type '%s' (soft, hard or -): pam_limits skips the line", l->type);
-        if (!l->value_ok)
-                return diag_add(d, DIAG_ERROR, path, ln, "value '%s' is not a number: pam_limits skips the line",
-                                l->value);
+                return diag_addf(d, DIAG_ERROR, "unknown-type", path, ln, "write soft, hard or -",
+                                 "unknown type '%s' (soft, hard or -): pam_limits skips the line", l->type);
+        if (!l->value_ok) {
+                if (ends_in_cr(l->value))
+                        return diag_addf(d, DIAG_ERROR, "crlf", path, ln,
+                                         "convert the line ends: sed -i 's/\\r$//' FILE (or dos2unix FILE)",
+                                         "value '%.*s' is followed by a carriage return (a CRLF line end): "
+                                         "pam_limits >= 1.6 does not read it as a number and skips the line",
+                                         (int)strlen(l->value) - 1, l->value);
+                return diag_addf(d, DIAG_ERROR, "bad-value", path, ln,
+                                 "write a number, or unlimited", "value '%s' is not a number: pam_limits skips the line",
+                                 l->value);
+        }
         int r = 0;
         bool memlock = l->item_kind == LC_ITEM_MEMLOCK;
         if (l->value_misread) {
-                if (memlock && looks_like_units(l->value))
-                        r = diag_add(d, DIAG_ERROR, path, ln,
-                                     "'%s' is read as %llu KiB: pam_limits has no units, memlock counts in KiB "
-                                     "(write e.g. 1048576 for 1 GiB)", l->value, (unsigned long long)l->value_raw);
-                else
-                        r = diag_add(d, DIAG_ERROR, path, ln, "'%s' is read as %llu: pam_limits ignores what follows "
-                                     "the digits", l->value, (unsigned long long)l->value_raw);
+                if (ends_in_cr(l->value))
+                        r = diag_addf(d, DIAG_ERROR, "crlf", path, ln,
+                                      "convert the line ends: sed -i 's/\\r$//' FILE (or dos2unix FILE)",
+                                      "value '%.*s' is followed by a carriage return (a CRLF line end): "
+                                      "pam_limits >= 1.6 reads %llu and ignores it", (int)strlen(l->value) - 1,
+                                      l->value, (unsigned long long)l->value_raw);
+                else if (memlock && looks_like_units(l->value)) {
+                        snprintf(fix, sizeof fix, "write the size in KiB without a unit (1048576 for 1 GiB), "
+                                 "or use rdmalimits apply DOMAIN SIZE");
+                        r = diag_addf(d, DIAG_ERROR, "unit-misread", path, ln, fix,
+                                      "'%s' is read as %llu KiB: pam_limits has no units, memlock counts in KiB "
+                                      "(write e.g. 1048576 for 1 GiB)", l->value, (unsigned long long)l->value_raw);
+                } else
+                        r = diag_addf(d, DIAG_ERROR, "value-misread", path, ln, "write digits only",
+                                      "'%s' is read as %llu: pam_limits ignores what follows "
+                                      "the digits", l->value, (unsigned long long)l->value_raw);
         } else if (!l->value_infinity && l->value[0] == '-' && l->item_kind != LC_ITEM_NICE &&
                    l->item_kind != LC_ITEM_PRIORITY) {
-                r = diag_add(d, DIAG_ERROR, path, ln, "negative value '%s' wraps around to %llu", l->value,
-                             (unsigned long long)l->value_raw);
+                r = diag_addf(d, DIAG_ERROR, "negative-value", path, ln, "write a positive number, or unlimited",
+                              "negative value '%s' wraps around to %llu", l->value,
+                              (unsigned long long)l->value_raw);
         } else if (memlock && !l->value_infinity && l->value_raw == UINT64_MAX) {
-                r = diag_add(d, DIAG_WARNING, path, ln, "value '%s' overflows and is read as unlimited", l->value);
+                r = diag_addf(d, DIAG_WARNING, "value-overflow", path, ln, "write unlimited if that is meant",
+                              "value '%s' overflows and is read as unlimited", l->value);
         }
         if (r < 0)
                 return r;
         if (debian && l->extra_words)
-                r = diag_add(d, DIAG_WARNING, path, ln, "words after the value are ignored");
+                r = diag_addf(d, DIAG_WARNING, "extra-words", path, ln, "remove the words after the value",
+                              "words after the value are ignored");
         if (r >= 0 && l->domain[0] == '%' && l->item_kind != LC_ITEM_LOGIN)
-                r = diag_add(d, DIAG_WARNING, path, ln,
-                             "pam_limits ignores '%s' domains for every item but maxlogins", "%");
+                r = diag_addf(d, DIAG_WARNING, "percent-domain", path, ln,
+                              "use @group (or *) for this item; % counts only for maxlogins",
+                              "pam_limits ignores '%s' domains for every item but maxlogins", "%");
         if (r >= 0 && l->domain[0] == '%' && (l->range == LC_RANGE_MIN || l->range == LC_RANGE_MM))
-                r = diag_add(d, DIAG_WARNING, path, ln, "pam_limits does not support ranges for %%group matching");
+                r = diag_addf(d, DIAG_WARNING, "percent-range", path, ln, "use %:GID or %group",
+                              "pam_limits does not support ranges for %%group matching");
         if (r >= 0 && memlock && l->value_ok && !l->value_infinity && !l->value_misread) {
                 if (l->value_raw == 0)
-                        r = diag_add(d, DIAG_WARNING, path, ln,
-                                     "memlock 0 makes every RDMA memory registration fail with EPERM");
+                        r = diag_addf(d, DIAG_WARNING, "memlock-zero", path, ln,
+                                      "give the size RDMA needs (rdmalimits probe says it), in KiB",
+                                      "memlock 0 makes every RDMA memory registration fail with EPERM");
                 else if (l->value_raw < 64)
-                        r = diag_add(d, DIAG_WARNING, path, ln,
-                                     "memlock %llu is %llu KiB: limits.conf counts memlock in KiB", (unsigned long long)l->value_raw,
-                                     (unsigned long long)l->value_raw);
+                        r = diag_addf(d, DIAG_WARNING, "memlock-tiny", path, ln,
+                                      "memlock counts in KiB: 1048576 is 1 GiB",
+                                      "memlock %llu is %llu KiB: limits.conf counts memlock in KiB",
+                                      (unsigned long long)l->value_raw, (unsigned long long)l->value_raw);
         }
         return r;
 }
 
-/* last line per (domain, slot), and the strongest "everyone" entries: linear in the lines */
+/* ---- domains that name nobody ---- */
+
+static int check_domains(const struct lc_tree *t, struct ident *id, const struct names *users,
+                         const struct names *groups, struct diag_list *d) {
+        struct strmap seen = {};
+        char fix[600];
+        int r = 0;
+
+        for (size_t i = 0; i < t->n_lines && r >= 0; i++) {
+                const struct lc_line *l = &t->lines[i];
+                if (l->chunk > 0 || l->range != LC_RANGE_NONE || (l->nfields != 4 && !is_stop_line(l)))
+                        continue;
+                const char *dom = l->domain;
+                bool group = dom[0] == '@' || dom[0] == '%';
+                const char *name = group ? dom + 1 : dom;
+                if (!*name || streq(dom, "*"))
+                        continue;
+                if (strmap_get(&seen, dom))
+                        continue;
+                if ((r = strmap_put(&seen, dom, (void *)"")) < 0)
+                        break;
+                int q;
+                if (group) {
+                        const struct id_group *g;
+                        q = ident_group(id, name, &g);
+                } else {
+                        const struct id_user *u;
+                        q = ident_user(id, name, &u);
+                }
+                if (q != -ENOENT)
+                        continue;     /* found, or the name service failed: say nothing */
+                const char *hint = closest_name(group ? groups : users, name);
+                if (hint)
+                        snprintf(fix, sizeof fix, "did you mean '%s%s'? (names are case-sensitive)",
+                                 group ? (dom[0] == '%' ? "%" : "@") : "", hint);
+                else
+                        snprintf(fix, sizeof fix, "create the %s, or correct the name", group ? "group" : "user");
+                r = diag_addf(d, DIAG_WARNING, "unknown-domain", t->files[l->file].display, l->lineno, fix,
+                              "%s '%s' does not exist%s: the line applies to nobody%s%s%s", group ? "group" : "user",
+                              name, ident_uses_nss(id) ? "" : " in the tree", hint ? " (did you mean '" : "",
+                              hint ? hint : "", hint ? "'?)" : "");
+        }
+        strmap_clear(&seen, NULL);
+        return r;
+}
+
+/* ---- values ---- */
+
 struct last_seen {
         const struct lc_line *soft, *hard;
 };
 
-/* The last effective line per domain and slot, in one pass. */
+static uint64_t line_value(const struct lc_line *l) {
+        if (l->value_infinity)
+                return UINT64_MAX;
+        return l->item_kind == LC_ITEM_MEMLOCK ? l->bytes : l->value_raw;
+}
+
+/* The last soft and hard line per (item, domain), for every setrlimit item. */
 static int last_seen_map(const struct lc_tree *t, struct strmap *last) {
         for (size_t i = 0; i < t->n_lines; i++) {
                 const struct lc_line *l = &t->lines[i];
-                if (!lc_line_counts(l))
+                _cleanup_free_ char *key = NULL;
+                if (!rlimit_counts(l))
                         continue;
-                struct last_seen *s = strmap_get(last, l->domain);
+                if (asprintf(&key, "%s %s", l->item, l->domain) < 0)
+                        return -ENOMEM;
+                struct last_seen *s = strmap_get(last, key);
                 if (!s) {
                         s = calloc(1, sizeof(*s));
-                        if (!s || strmap_put(last, l->domain, s) < 0) {
+                        if (!s || strmap_put(last, key, s) < 0) {
                                 free(s);
                                 return -ENOMEM;
                         }
@@ -163,74 +703,331 @@ static int last_seen_map(const struct lc_tree *t, struct strmap *last) {
         return 0;
 }
 
-static int check_shadowed(const struct lc_tree *t, const struct strmap *last, struct diag_list *d) {
-        const struct lc_line *every_user_soft = NULL, *every_user_hard = NULL;
-        const struct lc_line *every_group_soft = NULL, *every_group_hard = NULL;
-        char where[4096];
+static int cmp_lastp(const void *a, const void *b) {
+        const struct last_seen *x = *(const struct last_seen *const *)a, *y = *(const struct last_seen *const *)b;
+        return x->soft < y->soft ? -1 : x->soft > y->soft;
+}
+
+static int check_soft_above_hard(const struct lc_tree *t, const struct strmap *last, struct diag_list *d) {
+        _cleanup_free_ const struct last_seen **v = NULL;
+        char where[4096], fix[256];
+        size_t n = 0;
         int r = 0;
 
-        for (size_t i = 0; i < t->n_lines; i++) {
+        v = calloc(last->n + 1, sizeof(*v));
+        if (!v)
+                return -ENOMEM;
+        for (size_t i = 0; i < last->cap; i++) {
+                const struct last_seen *s = last->v[i].key ? last->v[i].value : NULL;
+                if (s && s->soft && s->hard && line_value(s->soft) > line_value(s->hard))
+                        v[n++] = s;
+        }
+        /* in read order, not hash order */
+        qsort(v, n, sizeof(*v), cmp_lastp);
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                const struct lc_line *sl = v[i]->soft, *hl = v[i]->hard;
+                char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+                if (sl->item_kind == LC_ITEM_MEMLOCK) {
+                        size_format(line_value(sl), a);
+                        size_format(line_value(hl), b);
+                } else {
+                        if (sl->value_infinity)
+                                snprintf(a, sizeof a, "unlimited");
+                        else
+                                snprintf(a, sizeof a, "%llu", (unsigned long long)sl->value_raw);
+                        snprintf(b, sizeof b, "%llu", (unsigned long long)hl->value_raw);
+                }
+                snprintf(fix, sizeof fix, "lower the soft %s to at most %s, or raise the hard one", sl->item, hl->value);
+                r = diag_addf(d, DIAG_ERROR, "soft-above-hard", t->files[sl->file].display, sl->lineno, fix,
+                              "soft %s %s for '%s' is above its hard %s %s (%s): where both apply, pam_limits "
+                              "sets the soft limit to the hard value", sl->item, a, sl->domain, hl->item, b, W(t, hl));
+        }
+        return r;
+}
+
+static uint64_t read_nr_open(void) {
+        _cleanup_close_ int fd = open(NR_OPEN_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        _cleanup_free_ char *buf = NULL;
+        uint64_t v = 0;
+        if (fd < 0 || fs_read_all(fd, 64, &buf, NULL) < 0)
+                return 0;
+        buf[strcspn(buf, "\n")] = '\0';
+        return parse_u64(buf, &v) < 0 ? 0 : v;
+}
+
+static int check_nofile(const struct lc_tree *t, struct diag_list *d) {
+        uint64_t nr_open = 0;
+        bool have = false, host = t->root != NULL;
+        char fix[256];
+        int r = 0;
+
+        for (size_t i = 0; i < t->n_lines && r >= 0; i++) {
                 const struct lc_line *l = &t->lines[i];
-                if (!lc_line_counts(l))
+                if (!rlimit_counts(l) || !streq(l->item, "nofile"))
                         continue;
-                if (lc_line_matches_everyone(l)) {
-                        bool user = lc_line_rank(l) == LC_RANK_USER;
-                        if (l->type_mask & LC_SOFT)
-                                *(user ? &every_user_soft : &every_group_soft) = l;
-                        if (l->type_mask & LC_HARD)
-                                *(user ? &every_user_hard : &every_group_hard) = l;
+                if (!have) {
+                        nr_open = read_nr_open();
+                        have = true;
+                }
+                const char *path = t->files[l->file].display;
+                if (l->value_infinity && !l->value_misread) {
+                        if (nr_open)
+                                snprintf(fix, sizeof fix, "write a number no larger than fs.nr_open (%s%llu)",
+                                         host ? "this host's: " : "", (unsigned long long)nr_open);
+                        else
+                                snprintf(fix, sizeof fix, "write a number no larger than fs.nr_open");
+                        r = diag_addf(d, DIAG_WARNING, "nofile-unlimited", path, l->lineno, fix,
+                                      "nofile unlimited: the kernel refuses it (at most fs.nr_open); pam_limits "
+                                      ">= 1.5.2 sets fs.nr_open instead, older releases (RHEL 8 and 9) fail "
+                                      "setrlimit and refuse the login (PAM_PERM_DENIED)");
+                } else if (nr_open && line_value(l) > nr_open) {
+                        snprintf(fix, sizeof fix, "write at most %llu, or raise fs.nr_open (sysctl) first",
+                                 (unsigned long long)nr_open);
+                        r = diag_addf(d, host ? DIAG_WARNING : DIAG_ERROR, "nofile-above-nr-open", path, l->lineno,
+                                      fix,
+                                      "nofile %llu is above fs.nr_open (%llu%s): setrlimit fails, so upstream "
+                                      "pam_limits refuses the login (PAM_PERM_DENIED) and Debian's keeps the old "
+                                      "limit", (unsigned long long)l->value_raw, (unsigned long long)nr_open,
+                                      host ? ", the value of the host running check, not of the tree" : "");
                 }
         }
+        return r;
+}
+
+/* ---- entries that never take effect ---- */
+
+/* What the known users' sessions say about one line. */
+struct line_users {
+        size_t matched, effective, overridden;
+        char shown_eff[200], shown_ovr[800];
+        unsigned n_shown_eff, n_shown_ovr;
+        size_t stamp;
+};
+
+static void shown_add(char *buf, size_t size, unsigned *n, const char *text) {
+        if (*n >= CHECK_NAMES_SHOWN)
+                return;
+        size_t k = strlen(buf);
+        snprintf(buf + k, size - k, "%s%s", *n ? ", " : "", text);
+        (*n)++;
+}
+
+static const char *src_name(const struct lc_tree *t, const struct lc_slot *s, char *buf, size_t size) {
+        if (s->src)
+                return lc_line_where(t, s->src, buf, size);
+        snprintf(buf, size, "the starting value");
+        return buf;
+}
+
+static int collect_users(const struct lc_tree *t, struct ident *id, const struct names *users, struct names *ret) {
+        int r;
+        for (size_t i = 0; i < users->n; i++)
+                if ((r = names_add(ret, users->v[i])) < 0)
+                        return r;
+        /* users named by the lines, and the members of the groups they name */
+        for (size_t i = 0; i < t->n_lines; i++) {
+                const struct lc_line *l = &t->lines[i];
+                if (!lc_line_counts(l) || l->range != LC_RANGE_NONE)
+                        continue;
+                if (l->domain[0] == '@') {
+                        const struct id_group *g;
+                        if (ident_group(id, l->domain + 1, &g) < 0)
+                                continue;
+                        for (char **m = g->members; m && *m; m++)
+                                if ((r = names_add(ret, *m)) < 0)
+                                        return r;
+                } else if (!streq(l->domain, "*") && (r = names_add(ret, l->domain)) < 0)
+                        return r;
+        }
+        names_finish(ret);
+        return 0;
+}
+
+static int per_user(const struct lc_tree *t, struct ident *id, const struct names *users, struct line_users *lu) {
+        struct lc_baseline base = { .known = false, .rank = LC_RANK_NONE };
+        char b1[4096], b2[4096], text[8400];
+        size_t resolved = 0;
+        int r;
+
+        snprintf(base.source, sizeof base.source, "inherited");
+        for (size_t ui = 0; ui < users->n && resolved < CHECK_MAX_USERS; ui++) {
+                const struct id_user *u;
+                if (ident_user(id, users->v[ui], &u) < 0)
+                        continue;
+                struct lc_result res = {};
+                r = lc_resolve(t, id, users->v[ui], &base, &res);
+                if (r < 0)
+                        return r;
+                resolved++;
+                if (res.kind != LC_RES_LIMITS && res.kind != LC_RES_NO_LIMITS) {
+                        lc_result_clear(&res);
+                        continue;
+                }
+                for (size_t e = 0; e < res.n_events; e++) {
+                        const struct lc_event *ev = &res.events[e];
+                        if (ev->outcome != LC_OUT_APPLIED && ev->outcome != LC_OUT_WEAKER && ev->outcome != LC_OUT_QUIRK)
+                                continue;
+                        struct line_users *x = &lu[line_index(t, ev->line)];
+                        if (x->stamp == ui + 1)
+                                continue;
+                        x->stamp = ui + 1;
+                        x->matched++;
+                        const struct lc_line *l = ev->line;
+                        if (res.kind == LC_RES_LIMITS && (res.soft.src == l || res.hard.src == l)) {
+                                x->effective++;
+                                shown_add(x->shown_eff, sizeof x->shown_eff, &x->n_shown_eff, u->name);
+                                continue;
+                        }
+                        x->overridden++;
+                        if (res.kind == LC_RES_NO_LIMITS)
+                                snprintf(text, sizeof text, "%s (no limits: %s)", u->name,
+                                         lc_line_where(t, res.stop, b1, sizeof b1));
+                        else if (l->type_mask == (LC_SOFT | LC_HARD))
+                                snprintf(text, sizeof text, "%s (soft from %s, hard from %s)", u->name,
+                                         src_name(t, &res.soft, b1, sizeof b1), src_name(t, &res.hard, b2, sizeof b2));
+                        else
+                                snprintf(text, sizeof text, "%s (%s from %s)", u->name,
+                                         l->type_mask == LC_SOFT ? "soft" : "hard",
+                                         src_name(t, l->type_mask == LC_SOFT ? &res.soft : &res.hard, b1, sizeof b1));
+                        shown_add(x->shown_ovr, sizeof x->shown_ovr, &x->n_shown_ovr, text);
+                }
+                lc_result_clear(&res);
+        }
+        return 0;
+}
+
+static bool same_entry(const struct lc_line *a, const struct lc_line *b) {
+        return a && b && streq(a->domain, b->domain) && streq(a->type, b->type) && streq(a->item, b->item) &&
+               streq(a->value, b->value);
+}
+
+static int report_dead(const struct lc_tree *t, const struct lc_line *l, const struct dead *x, struct diag_list *d) {
+        const char *path = t->files[l->file].display;
+        char where[4096], where2[4096], fix[4200];
+
+        switch (x->why) {
+        case DEAD_STOP:
+                snprintf(fix, sizeof fix, "remove it, or the no-limits line %s if these users should get limits",
+                         W(t, x->by));
+                return diag_addf(d, DIAG_WARNING, "unreachable-entry", path, l->lineno, fix,
+                                 "never takes effect: the no-limits line %s ('%s -') makes pam_limits set no "
+                                 "limit at all for every user this line names", W(t, x->by), x->by->domain);
+        case DEAD_PRIOR:
+                snprintf(fix, sizeof fix, "remove it, or narrow %s", W(t, x->by));
+                return diag_addf(d, DIAG_WARNING, "shadowed-entry", path, l->lineno, fix,
+                                 "never takes effect: %s ('%s', %s rank) comes first and a weaker rank never "
+                                 "replaces a stronger one", W(t, x->by), x->by->domain,
+                                 lc_rank_name(lc_line_rank(x->by)));
+        case DEAD_OVERRIDE:
+                if (same_entry(l, x->by) && !x->by_hard) {
+                        snprintf(fix, sizeof fix, "remove this copy");
+                        return diag_addf(d, DIAG_INFO, "duplicate-entry", path, l->lineno, fix,
+                                         "never takes effect: the same entry is read again at %s", W(t, x->by));
+                }
+                snprintf(fix, sizeof fix, "remove it, or change %s%s%s instead", W(t, x->by),
+                         x->by_hard ? " and " : "", x->by_hard ? lc_line_where(t, x->by_hard, where2, sizeof where2) : "");
+                if (x->by_hard)
+                        return diag_addf(d, DIAG_WARNING, "shadowed-entry", path, l->lineno, fix,
+                                         "never takes effect: overridden by %s ('%s', %s rank) for the soft limit "
+                                         "and by %s ('%s', %s rank) for the hard limit", W(t, x->by), x->by->domain,
+                                         lc_rank_name(lc_line_rank(x->by)), where2, x->by_hard->domain,
+                                         lc_rank_name(lc_line_rank(x->by_hard)));
+                return diag_addf(d, DIAG_WARNING, "shadowed-entry", path, l->lineno, fix,
+                                 "never takes effect: overridden by %s ('%s', %s rank)", W(t, x->by), x->by->domain,
+                                 lc_rank_name(lc_line_rank(x->by)));
+        default:
+                return 0;
+        }
+}
+
+static int check_shadowed(const struct lc_tree *t, struct ident *id, const struct names *users, struct diag_list *d) {
+        _cleanup_free_ struct line_users *lu = NULL;
+        struct names known = {};
+        int r = 0;
+
+        if (t->n_lines == 0)
+                return 0;
+        lu = calloc(t->n_lines, sizeof(*lu));
+        if (!lu)
+                return -ENOMEM;
+        r = collect_users(t, id, users, &known);
+        if (r >= 0)
+                r = per_user(t, id, &known, lu);
+        names_clear(&known);
         for (size_t i = 0; i < t->n_lines && r >= 0; i++) {
                 const struct lc_line *l = &t->lines[i];
                 if (!lc_line_counts(l))
                         continue;
-                const struct last_seen *s = strmap_get(last, l->domain);
-                enum lc_rank rank = lc_line_rank(l);
-                const struct lc_line *by[2] = {};
-                for (int k = 0; k < 2; k++) {
-                        unsigned slot = k == 0 ? LC_SOFT : LC_HARD;
-                        if (!(l->type_mask & slot))
-                                continue;
-                        const struct lc_line *same = k == 0 ? s->soft : s->hard;
-                        const struct lc_line *eu = k == 0 ? every_user_soft : every_user_hard;
-                        const struct lc_line *eg = k == 0 ? every_group_soft : every_group_hard;
-                        if (same != l)
-                                by[k] = same;
-                        else if (eu && eu != l && (rank > LC_RANK_USER || eu > l))
-                                by[k] = eu;
-                        else if (eg && eg != l && (rank > LC_RANK_GROUP || (rank == LC_RANK_GROUP && eg > l)))
-                                by[k] = eg;
-                }
-                bool dead = (!(l->type_mask & LC_SOFT) || by[0]) && (!(l->type_mask & LC_HARD) || by[1]);
-                if (!dead)
+                struct dead x = line_dead(t, l);
+                if (x.why != DEAD_NO) {
+                        r = report_dead(t, l, &x, d);
                         continue;
-                const struct lc_line *o = by[0] ? by[0] : by[1];
-                r = diag_add(d, DIAG_WARNING, t->files[l->file].display, l->lineno,
-                             "never takes effect: overridden by %s ('%s', %s rank)", W(t, o), o->domain,
-                             lc_rank_name(lc_line_rank(o)));
+                }
+                const struct line_users *u = &lu[i];
+                if (u->overridden == 0)
+                        continue;
+                const char *path = t->files[l->file].display;
+                size_t more = u->overridden - u->n_shown_ovr;
+                char tail[64] = "";
+                if (more)
+                        snprintf(tail, sizeof tail, " and %zu more", more);
+                if (u->effective == 0)
+                        r = diag_addf(d, DIAG_WARNING, "shadowed-for-known-users", path, l->lineno,
+                                      "if these are all the users it is meant for, remove it or raise its rank; "
+                                      "rdmalimits explain USER shows the lines behind each value",
+                                      "takes effect for none of the %zu known user%s it applies to: %s%s (it would "
+                                      "for a user that no stronger or later line names)",
+                                      u->overridden, u->overridden == 1 ? "" : "s", u->shown_ovr, tail);
+                else {
+                        size_t emore = u->effective - u->n_shown_eff;
+                        char etail[64] = "";
+                        if (emore)
+                                snprintf(etail, sizeof etail, " and %zu more", emore);
+                        r = diag_addf(d, DIAG_INFO, "shadowed-for-some-users", path, l->lineno,
+                                      "rdmalimits explain USER shows the lines behind each value",
+                                      "overridden for %s%s; takes effect for %s%s", u->shown_ovr, tail,
+                                      u->shown_eff, etail);
+                }
         }
         return r;
 }
 
-static int check_soft_above_hard(const struct lc_tree *t, const struct strmap *last, struct diag_list *d) {
+/* identical entries that check did not already call dead */
+static int check_duplicates(const struct lc_tree *t, struct diag_list *d, size_t from, size_t to) {
+        struct strmap first = {};
         char where[4096];
         int r = 0;
 
-        for (size_t i = 0; i < last->cap && r >= 0; i++) {
-                const struct last_seen *s = last->v[i].value;
-                if (!last->v[i].key || !s->soft || !s->hard || s->soft->bytes <= s->hard->bytes)
+        for (size_t i = 0; i < t->n_lines && r >= 0; i++) {
+                const struct lc_line *l = &t->lines[i];
+                _cleanup_free_ char *key = NULL;
+                if (l->nfields != 4 || l->chunk > 0 || !l->value_ok)
                         continue;
-                char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
-                r = diag_add(d, DIAG_ERROR, t->files[s->soft->file].display, s->soft->lineno,
-                             "soft memlock %s for '%s' is above its hard memlock %s (%s): the session gets "
-                             "the hard value as soft", size_format(s->soft->bytes, a), s->soft->domain,
-                             size_format(s->hard->bytes, b), W(t, s->hard));
+                if (asprintf(&key, "%s\n%s\n%s\n%s", l->domain, l->type, l->item, l->value) < 0) {
+                        r = -ENOMEM;
+                        break;
+                }
+                const struct lc_line *f = strmap_get(&first, key);
+                if (!f) {
+                        r = strmap_put(&first, key, (void *)l);
+                        continue;
+                }
+                /* already said: the earlier copy never takes effect */
+                bool said = false;
+                for (size_t k = from; k < to && !said; k++)
+                        said = d->v[k].id && streq(d->v[k].id, "duplicate-entry") && d->v[k].line == f->lineno &&
+                               d->v[k].path && streq(d->v[k].path, t->files[f->file].display);
+                if (said)
+                        continue;
+                r = diag_addf(d, DIAG_INFO, "duplicate-entry", t->files[l->file].display, l->lineno,
+                              "remove one of the two", "the same entry as %s", W(t, f));
         }
+        strmap_clear(&first, NULL);
         return r;
 }
 
 int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *d) {
+        struct names users = {}, groups = {};
         int r = 0;
 
         for (size_t fi = 0; fi < t->n_files && r >= 0; fi++) {
@@ -240,32 +1037,52 @@ int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *d) {
                         r = check_line(t, &t->lines[li], d);
         }
         for (size_t i = 0; i < t->n_skipped && r >= 0; i++)
-                r = diag_add(d, DIAG_WARNING, t->skipped[i].display, 0, "ignored: %s", t->skipped[i].reason);
+                r = diag_addf(d, DIAG_WARNING, "ignored-file", t->skipped[i].display, 0,
+                              "rename it to end in .conf (and not start with a dot) if it should be read",
+                              "ignored: %s", t->skipped[i].reason);
         if (r >= 0 && t->dir_error)
-                r = diag_add(d, DIAG_ERROR, t->dir_display, 0,
-                             "cannot be read (%s): pam_limits reads none of its files", fs_strerror(t->dir_error));
+                r = diag_addf(d, DIAG_ERROR, "unreadable-dir", t->dir_display, 0, "make it a directory root can read",
+                              "cannot be read (%s): pam_limits reads none of its files",
+                              t->dir_error == -EACCES ? "permission denied" : fs_strerror(t->dir_error));
         if (r >= 0 && !t->conf_override && t->dir_display) {
                 struct stat st;
                 if (fs_stat_in_root(t->root, LC_LIMITS_DIR, false, &st) == 0 && S_ISDIR(st.st_mode)) {
                         if (st.st_uid != 0)
-                                r = diag_add(d, DIAG_ERROR, t->dir_display, 0,
-                                             "is owned by uid %u, not root: its owner can add limits files",
-                                             (unsigned)st.st_uid);
+                                r = diag_addf(d, DIAG_ERROR, "not-root-owned", t->dir_display, 0,
+                                              "chown root:root the directory",
+                                              "is owned by uid %u, not root: its owner can add limits files",
+                                              (unsigned)st.st_uid);
                         else if (st.st_mode & (S_IWGRP | S_IWOTH))
-                                r = diag_add(d, DIAG_ERROR, t->dir_display, 0,
-                                             "is writable by %s (mode %04o): anyone who can write it can add limits files",
-                                             (st.st_mode & S_IWOTH) ? "everyone" : "its group",
-                                             (unsigned)(st.st_mode & 07777));
+                                r = diag_addf(d, DIAG_ERROR, "writable-file", t->dir_display, 0,
+                                              "chmod go-w the directory",
+                                              "is writable by %s (mode %04o): anyone who can write it can add limits files",
+                                              (st.st_mode & S_IWOTH) ? "everyone" : "its group",
+                                              (unsigned)(st.st_mode & 07777));
                 }
+        }
+        if (r >= 0)
+                r = names_known(t, id, false, &users);
+        if (r >= 0)
+                r = names_known(t, id, true, &groups);
+        if (r >= 0) {
+                names_finish(&users);
+                names_finish(&groups);
+                r = check_domains(t, id, &users, &groups, d);
         }
         struct strmap last = {};
         if (r >= 0)
                 r = last_seen_map(t, &last);
         if (r >= 0)
                 r = check_soft_above_hard(t, &last, d);
-        if (r >= 0)
-                r = check_shadowed(t, &last, d);
         strmap_clear(&last, free);
-        (void)id;
+        if (r >= 0)
+                r = check_nofile(t, d);
+        size_t before = d ? d->n : 0;
+        if (r >= 0)
+                r = check_shadowed(t, id, &users, d);
+        if (r >= 0 && d)
+                r = check_duplicates(t, d, before, d->n);
+        names_clear(&users);
+        names_clear(&groups);
         return r;
 }

@@ -152,8 +152,12 @@ etc/security/limits.d/30-nonl.conf:1: warning: no newline at the end of the file
 etc/security/limits.d/30-nonl.conf:1: warning: memlock 1 is 1 KiB: limits.conf counts memlock in KiB
 etc/security/limits.d/.hidden.conf: warning: ignored: a dotfile; pam_limits reads only names matching *.conf that do not start with a dot
 etc/security/limits.d/memlock.cfg: warning: ignored: the name does not end in .conf; pam_limits reads only limits.d/*.conf
-etc/security/limits.d/20-site.conf:3: error: soft memlock 2 MiB for 'alice' is above its hard memlock 1 MiB (etc/security/limits.d/20-site.conf:4): the session gets the hard value as soft
+etc/security/limits.d/20-site.conf:3: error: soft memlock 2 MiB for 'alice' is above its hard memlock 1 MiB (etc/security/limits.d/20-site.conf:4): where both apply, pam_limits sets the soft limit to the hard value
 etc/security/limits.conf:2: warning: never takes effect: overridden by etc/security/limits.d/30-nonl.conf:1 ('*', DEFAULT rank)
+etc/security/limits.conf:3: info: overridden for alice (hard from etc/security/limits.d/20-site.conf:4), carol (hard from etc/security/limits.d/20-site.conf:2); takes effect for bob
+etc/security/limits.d/20-site.conf:1: info: overridden for alice (soft from etc/security/limits.d/20-site.conf:3); takes effect for carol
+etc/security/limits.d/20-site.conf:2: info: overridden for alice (hard from etc/security/limits.d/20-site.conf:4); takes effect for carol
+etc/security/limits.d/30-nonl.conf:1: info: overridden for alice (soft from etc/security/limits.d/20-site.conf:3), carol (soft from etc/security/limits.d/20-site.conf:1); takes effect for bob
 3 errors, 6 warnings
 E
 chmod 664 "$R/etc/security/limits.d/20-site.conf"
@@ -166,6 +170,63 @@ rl check --json > "$T/out"
 same "check --json" "$T/out" <<'E'
 {"errors": 0, "warnings": 0, "findings": []}
 E
+
+# --- check is exact or silent: the '-' quirk, new findings with ids and fixes
+mkroot
+printf '@rdma_users hard memlock 1024\nalice soft memlock 1024\n@rdma_users - memlock 4096\n' > "$R/etc/security/limits.conf"
+rl check > "$T/out"
+check "check: a line the '-' quirk keeps for alice is not called dead" sh -c 'grep -q " warnings\?$" "$1" && ! grep -q "limits.conf:1: .*never takes effect" "$1"' _ "$T/out"
+check "check: it names for whom line 1 takes effect" grep -q "limits.conf:1: info: overridden for carol .*takes effect for alice" "$T/out"
+jf() { # jf ID LINE: the findings of check --json with that id (and line)
+	python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print("\n".join("%s|%s|%s|%s" % (f["severity"], f["line"], f["message"], f.get("fix")) for f in j["findings"] if f.get("id") == sys.argv[2] and (sys.argv[3] == "0" or str(f["line"]) == sys.argv[3])))' "$T/json" "$1" "${2:-0}"
+}
+mkroot
+cat > "$R/etc/security/limits.d/20-new.conf" <<'L'
+2000:1000 soft memlock 1024
+@3000:2000 soft memlock 1024
+@rdma-users soft memlock 1024
+Alice soft memlock 1024
+@RDMA_USERS soft memlock 1024
+* soft nofile 1048576
+* hard nofile 65536
+bob hard nofile 4000000000
+bob soft nofile unlimited
+alice soft memlock 4096
+alice soft memlock 4096
+L
+rl check --json > "$T/json"
+check "check: inverted uid range, with its fix" grep -q "^error|1|.*inverted.*|write 1000:2000$" <(jf inverted-range 1)
+check "check: inverted gid range, with its fix" grep -q "^error|2|.*|write @2000:3000$" <(jf inverted-range 2)
+check "check: @rdma-users names no group; hint @rdma_users" grep -q "^warning|3|.*'rdma-users' does not exist.*|did you mean '@rdma_users'" <(jf unknown-domain 3)
+check "check: Alice names no user; hint alice" grep -q "^warning|4|.*|did you mean 'alice'" <(jf unknown-domain 4)
+check "check: @RDMA_USERS names no group; hint @rdma_users" grep -q "^warning|5|.*|did you mean '@rdma_users'" <(jf unknown-domain 5)
+check "check: soft nofile above hard nofile" grep -q "^error|6|soft nofile 1048576 for '\*' is above its hard nofile 65536" <(jf soft-above-hard 6)
+check "check: nofile above fs.nr_open, the host's under --root" grep -q "^warning|8|.*fs.nr_open.*the host running check" <(jf nofile-above-nr-open 8)
+check "check: nofile unlimited" grep -q "^warning|9|.*PAM_PERM_DENIED" <(jf nofile-unlimited 9)
+check "check: an identical duplicate is info" grep -q "^info|10|.*same entry" <(jf duplicate-entry 10)
+check "check: an identical duplicate is not a warning" python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(any(f["line"] in (10, 11) and f["severity"] == "warning" for f in j["findings"]))' "$T/json"
+check "check: every finding has an id" python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(not all(f.get("id") for f in j["findings"]))' "$T/json"
+check "check: every error and warning has a fix" python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); sys.exit(not all(f.get("fix") for f in j["findings"] if f["severity"] != "info"))' "$T/json"
+mkroot
+printf 'alice soft memlock unlimited\r\nalice hard memlock unlimited\r\n' > "$R/etc/security/limits.d/30-dos.conf"
+for fl in debian upstream; do
+	"$RDMALIMITS" --root "$R" --flavour $fl check > "$T/out"
+	check "check --flavour $fl names CRLF line ends" grep -q "30-dos.conf: .*CRLF" "$T/out"
+	check "check --flavour $fl: no bare 'not a number' for a CR" sh -c '! grep -q "not a number" "$1"' _ "$T/out"
+done
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null; then
+	mkroot
+	chmod 755 "$T" "$R"
+	printf '* soft memlock 1024\n' > "$R/etc/security/limits.d/40-secret.conf"
+	chmod 600 "$R/etc/security/limits.d/40-secret.conf"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$RDMALIMITS" --root "$R" check > "$T/out" 2>&1
+	check "check: EACCES is 'permission denied'" grep -q "40-secret.conf: error: cannot be read (permission denied)" "$T/out"
+	check "check: EACCES is not called a mode problem" sh -c '! grep -q "40-secret.conf.*writable by group or others" "$1"' _ "$T/out"
+	chmod 700 "$T"
+else
+	skip "check: EACCES (needs root and setpriv)"
+	skip "check: EACCES is not a mode problem (needs root and setpriv)"
+fi
 
 # --- refusals: message, non-zero exit, tree unchanged
 mkroot
