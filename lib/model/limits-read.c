@@ -615,6 +615,7 @@ static void analyse_line(struct lc_line *l, const struct lc_behaviour *beh) {
 struct builder {
         struct lc_tree *t;
         size_t cap_lines, cap_files, cap_skipped;
+        const struct lc_edit *edit;     /* a limits.d file read as it would be after an edit */
 };
 
 static int add_line(struct builder *b, unsigned file, unsigned lineno, unsigned chunk, const char *piece, size_t len) {
@@ -911,15 +912,33 @@ static int list_dir(const struct lc_tree *t, const char *dir, struct names *ret)
         return r < 0 ? r : 0;
 }
 
+/* The edited file of /etc's limits.d in place of what is on disk. */
+static int read_edited(struct builder *b, const char *path, const char *disp) {
+        unsigned idx;
+        int r = add_file(b, path, disp, &idx);
+        if (r < 0)
+                return r;
+        b->t->files[idx].first = b->t->n_lines;
+        return parse_buffer(b, idx, b->edit->text, b->edit->len);
+}
+
+static bool is_edited(const struct builder *b, const char *name, int vendor) {
+        return b->edit && !vendor && streq(name, b->edit->name);
+}
+
 /* One entry of a limits.d: skipped with the reason, or read */
 static int read_entry(struct builder *b, const char *dir, const char *name, int vendor) {
         _cleanup_free_ char *rel = NULL, *path = NULL, *disp = NULL;
+        if (is_edited(b, name, vendor) && !b->edit->text)
+                return 0;       /* removed by the edit */
         if (asprintf(&rel, "%s/%s", dir, name) < 0)
                 return -ENOMEM;
         path = fs_root_path(b->t->root, rel);
         disp = display_path(b->t, rel);
         if (!path || !disp)
                 return -ENOMEM;
+        if (is_edited(b, name, vendor) && glob_matches(name))
+                return read_edited(b, path, disp);
         if (name[0] == '.')
                 return add_skipped(b, disp, "a dotfile; pam_limits reads only names matching *.conf that do not start with a dot");
         if (!ends_with(name, ".conf"))
@@ -962,6 +981,23 @@ static int read_dir(struct builder *b) {
                 names_free(&etc);
                 if (r == -ENOMEM)
                         return r;
+        }
+        /* an edit that creates the file adds its name; one that removes it takes it out */
+        if (b->edit) {
+                bool found = false;
+                for (size_t i = 0; i < etc.n; i++)
+                        if (streq(etc.v[i], b->edit->name)) {
+                                found = true;
+                                if (!b->edit->text) {
+                                        free(etc.v[i]);
+                                        etc.v[i] = etc.v[--etc.n];
+                                }
+                                break;
+                        }
+                if (!found && b->edit->text && (r = names_add(&etc, b->edit->name)) < 0) {
+                        names_free(&etc);
+                        return r;
+                }
         }
         if (t->vendor_dir) {
                 if (asprintf(&vdir, "%s/limits.d", t->vendor_dir) < 0) {
@@ -1047,8 +1083,13 @@ static int choose_vendor_dir(struct lc_tree *t) {
 }
 
 int lc_tree_load_args(const char *root, enum lc_flavour flavour, const struct lc_args *args, struct lc_tree **ret) {
+        return lc_tree_load_edited(root, flavour, args, NULL, ret);
+}
+
+int lc_tree_load_edited(const char *root, enum lc_flavour flavour, const struct lc_args *args,
+                        const struct lc_edit *edit, struct lc_tree **ret) {
         _cleanup_free_ char *path = NULL, *disp = NULL, *vconf = NULL;
-        struct builder b = {};
+        struct builder b = { .edit = edit };
         const char *conf = LC_LIMITS_CONF;
         bool vendor = false;
         struct stat st;

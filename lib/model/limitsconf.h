@@ -211,6 +211,16 @@ int lc_tree_load(const char *root, enum lc_flavour flavour, const char *conf_fil
  * none.  The tree keeps a copy of args, which lc_baseline_load() and lc_resolve() use. */
 int lc_tree_load_args(const char *root, enum lc_flavour flavour, const struct lc_args *args,
                       struct lc_tree **ret);
+/* The tree as it would be after an edit of one file of limits.d: `name` with `text` (NULL:
+ * the file removed), whether it exists now or not.  For apply --check and its effectiveness
+ * check, which must judge the entry before anything is written. */
+struct lc_edit {
+        const char *name;
+        const char *text;
+        size_t len;
+};
+int lc_tree_load_edited(const char *root, enum lc_flavour flavour, const struct lc_args *args,
+                        const struct lc_edit *edit, struct lc_tree **ret);
 /* Parse one file given as text (tests, fuzzing); no limits.d. */
 int lc_tree_load_text(const char *display, const char *text, size_t len, enum lc_flavour flavour,
                       struct lc_tree **ret);
