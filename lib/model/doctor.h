@@ -45,6 +45,7 @@ enum doctor_level {
 struct doctor_finding {
         enum doctor_group group;
         enum doctor_level level;
+        const char *id;      /* a stable name of the finding ("unit-below-auto"), a literal; may be NULL */
         char *where;         /* "etc/pam.d/sshd:21", "sshd (pid 123)"; may be NULL */
         char *message;
         char *fix;           /* a command or an edit; NULL when there is nothing to do */
@@ -58,8 +59,9 @@ struct doctor_report {
 /* Returns 0 or -ENOMEM.  where and fix may be NULL. */
 int doctor_add(struct doctor_report *rep, enum doctor_group group, enum doctor_level level, const char *where,
                const char *fix, const char *fmt, ...) _printf_(6, 7);
-/* Add `check` findings (path:line) as doctor findings of a group. */
-int doctor_add_diags(struct doctor_report *rep, enum doctor_group group, const struct diag_list *d);
+/* The same with a stable id (a string literal, or NULL). */
+int doctor_add_id(struct doctor_report *rep, enum doctor_group group, enum doctor_level level, const char *id,
+                  const char *where, const char *fix, const char *fmt, ...) _printf_(7, 8);
 size_t doctor_count(const struct doctor_report *rep, enum doctor_level level);
 void doctor_report_clear(struct doctor_report *rep);
 const char *doctor_group_name(enum doctor_group g);     /* "ssh login", ... */
@@ -87,12 +89,9 @@ struct doctor_input {
 int doctor_run(const struct doctor_input *in, struct doctor_report *rep);
 
 /*
- * systemd's resource-limit sizes (LimitMEMLOCK=, DefaultLimitMEMLOCK=): "infinity", a
- * number of bytes, or a number with one of the suffixes B K M G T P E (powers of 1024).
- * -EINVAL or -ERANGE on error; *ret untouched then.
+ * A systemd resource limit (LimitMEMLOCK=, DefaultLimitMEMLOCK=): "VALUE" (soft and hard) or
+ * "SOFT:HARD", each a size_parse_systemd() size; refuses soft above hard (-EINVAL).
  */
-int doctor_parse_systemd_size(const char *s, uint64_t *ret);
-/* "VALUE" (soft and hard) or "SOFT:HARD"; refuses soft above hard (-EINVAL). */
 int doctor_parse_systemd_limit(const char *s, uint64_t *ret_soft, uint64_t *ret_hard);
 
 /*

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* lib/doctor parsers: systemd limit sizes and the docker daemon.json memlock entry. */
+/* doctor's parsers: systemd limit sizes (size_parse_systemd, the one doctor uses), LimitMEMLOCK= values
+ * and the docker daemon.json memlock entry. */
 #include "config.h"
 
 #include <errno.h>
@@ -18,7 +19,7 @@
 
 static void expect_sd(const char *s, int r, uint64_t v) {
         uint64_t got = MARKER;
-        assert_int_equal(doctor_parse_systemd_size(s, &got), r);
+        assert_int_equal(size_parse_systemd(s, &got), r);
         if (r == 0)
                 assert_true(got == v);
         else

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * doctor, containers: is doctor itself inside one (and which capabilities may anything here
+ * ever have), and what docker gives the containers it starts (daemon.json default-ulimits).
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+
+#include "doctor-internal.h"
+
+/* ------------------------------------------------------------------------------------ */
+/* a targeted look into daemon.json */
+
+/* The end of the JSON value that starts at p ({...}, [...], "..." or a scalar). */
+static const char *json_skip_value(const char *p) {
+        if (*p == '"') {
+                for (p++; *p && *p != '"'; p++)
+                        if (*p == '\\' && p[1])
+                                p++;
+                return *p ? p + 1 : p;
+        }
+        if (*p == '{' || *p == '[') {
+                int depth = 0;
+                for (; *p; p++) {
+                        if (*p == '"') {
+                                p = json_skip_value(p) - 1;
+                                continue;
+                        }
+                        if (*p == '{' || *p == '[')
+                                depth++;
+                        else if ((*p == '}' || *p == ']') && --depth == 0)
+                                return p + 1;
+                }
+                return p;
+        }
+        while (*p && *p != ',' && *p != '}' && *p != ']')
+                p++;
+        return p;
+}
+
+static const char *json_ws(const char *p) {
+        while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+                p++;
+        return p;
+}
+
+/* Within the object [obj, end): the value of "key" (Go's decoder matches keys without
+ * regard to case), or NULL. */
+static const char *json_member(const char *obj, const char *end, const char *key) {
+        size_t kl = strlen(key);
+        const char *p = json_ws(obj);
+        if (p >= end || *p != '{')
+                return NULL;
+        p++;
+        while (p < end) {
+                p = json_ws(p);
+                if (*p != '"')
+                        return NULL;
+                const char *k = p + 1, *kend = json_skip_value(p);
+                if (kend > end || kend - 1 <= k)
+                        return NULL;
+                bool match = (size_t)(kend - 1 - k) == kl && strncasecmp(k, key, kl) == 0;
+                p = json_ws(kend);
+                if (*p != ':')
+                        return NULL;
+                p = json_ws(p + 1);
+                if (match)
+                        return p;
+                p = json_ws(json_skip_value(p));
+                if (*p != ',')
+                        return NULL;
+                p++;
+        }
+        return NULL;
+}
+
+static int json_limit_number(const char *p, uint64_t *ret) {
+        if (!p)
+                return 0;   /* missing: docker uses 0 */
+        if (p[0] == '-') {
+                if (p[1] == '1' && !isdigit((unsigned char)p[2])) {
+                        *ret = SIZE_INFINITY;
+                        return 0;
+                }
+                return -EINVAL;
+        }
+        const char *end;
+        uint64_t v;
+        int r = parse_u64_prefix(p, &v, &end);
+        if (r < 0)
+                return r;
+        if (*end == '.' || *end == 'e' || *end == 'E')
+                return -EINVAL;
+        *ret = v;
+        return 0;
+}
+
+int doctor_docker_memlock(const char *json, uint64_t *ret_soft, uint64_t *ret_hard) {
+        const char *end, *ul, *ml;
+        uint64_t soft = 0, hard = 0;
+
+        if (!json)
+                return 0;
+        end = json + strlen(json);
+        ul = json_member(json, end, "default-ulimits");
+        if (!ul || *ul != '{')
+                return 0;
+        ml = json_member(ul, json_skip_value(ul), "memlock");
+        if (!ml)
+                return 0;
+        if (*ml != '{')
+                return -EINVAL;
+        const char *mend = json_skip_value(ml);
+        if (json_limit_number(json_member(ml, mend, "Soft"), &soft) < 0 ||
+            json_limit_number(json_member(ml, mend, "Hard"), &hard) < 0)
+                return -EINVAL;
+        *ret_soft = soft;
+        *ret_hard = hard;
+        return 1;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* docker */
+
+static int docker_report(struct doc *d, const char *abs, uint64_t soft, uint64_t hard) {
+        _cleanup_free_ char *why = NULL, *fix = NULL;
+        char pair[PAIR_MAX];
+        enum doctor_level lvl;
+
+        if (below_max(d, soft, hard, &lvl, &why) < 0 ||
+            !(fix = strf("set \"Hard\": -1, \"Soft\": -1 (or the bytes needed) for memlock in %s and restart docker, "
+                         "or docker run --ulimit memlock=-1:-1",
+                         disp(d, abs))))
+                return -ENOMEM;
+        bool zero = soft == 0 || hard == 0;
+        if (zero)
+                lvl = DOCTOR_WARNING;
+        ADD(d, DOCTOR_CONTAINERS, lvl, disp(d, abs), lvl == DOCTOR_OK ? NULL : fix,
+            "docker: containers start with memlock %s (default-ulimits)%s%s", fmt_pair(soft, hard, pair), why,
+            zero                ? ": 0 breaks every RDMA memory registration"
+            : lvl == DOCTOR_OK ? ""
+                               : "; no login inside a container goes above its hard limit");
+        return 0;
+}
+
+int check_docker(struct doc *d) {
+        const char *abs = "/etc/docker/daemon.json";
+        _cleanup_free_ char *text = NULL;
+        uint64_t soft = 0, hard = 0;
+        int r;
+
+        r = read_rooted(d, abs, &text);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0) {
+                if (exists_rooted(d, "/etc/docker", true))
+                        ADD(d, DOCTOR_CONTAINERS, DOCTOR_INFO, disp(d, abs),
+                            "docker run --ulimit memlock=-1:-1 ..., or set \"default-ulimits\" in daemon.json",
+                            "docker: no daemon.json: containers get dockerd's own memlock (LimitMEMLOCK= of "
+                            "docker.service, else DefaultLimitMEMLOCK)");
+                return 0;
+        }
+        r = doctor_docker_memlock(text, &soft, &hard);
+        if (r == 0)
+                ADD(d, DOCTOR_CONTAINERS, DOCTOR_INFO, disp(d, abs),
+                    "docker run --ulimit memlock=-1:-1 ..., or add \"default-ulimits\": {\"memlock\": {\"Name\": "
+                    "\"memlock\", \"Hard\": -1, \"Soft\": -1}}",
+                    "docker: no default-ulimits memlock: containers get dockerd's own memlock (LimitMEMLOCK= of "
+                    "docker.service, else DefaultLimitMEMLOCK)");
+        else if (r < 0)
+                ADD(d, DOCTOR_CONTAINERS, DOCTOR_WARNING, disp(d, abs),
+                    "write \"memlock\": {\"Name\": \"memlock\", \"Hard\": BYTES, \"Soft\": BYTES} (-1: unlimited)",
+                    "docker: the default-ulimits memlock entry cannot be read");
+        else
+                return docker_report(d, abs, soft, hard);
+        return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* the container doctor runs in */
+
+/* What says this is a container (a heap string), or NULL in *ret. */
+static int container_evidence(struct doc *d, char **ret) {
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        *ret = NULL;
+        if (exists_rooted(d, "/.dockerenv", false))
+                return (*ret = strdup(disp(d, "/.dockerenv"))) ? 0 : -ENOMEM;
+        if (exists_rooted(d, "/run/.containerenv", false))
+                return (*ret = strdup(disp(d, "/run/.containerenv"))) ? 0 : -ENOMEM;
+        if ((r = read_rooted(d, "/run/systemd/container", &text)) >= 0) {
+                text[strcspn(text, "\n")] = '\0';
+                return (*ret = strf("%s says %s", disp(d, "/run/systemd/container"), text)) ? 0 : -ENOMEM;
+        }
+        if (r == -ENOMEM)
+                return r;
+        free(text);
+        text = NULL;
+        if (d->in->root || read_text("/proc/1/cgroup", &text) < 0)
+                return 0;
+        static const char *const words[] = { "docker", "kubepods", "lxc", "containerd", "libpod" };
+        for (size_t i = 0; i < ELEMENTSOF(words); i++)
+                if (strstr(text, words[i]))
+                        return (*ret = strf("/proc/1/cgroup names %s", words[i])) ? 0 : -ENOMEM;
+        return 0;
+}
+
+/* The hard memlock of PID 1 and of doctor: what nothing started from either can exceed. */
+struct hard_limits {
+        bool p1, own;
+        uint64_t h1, own_hard, max;
+};
+
+static void hard_limits_read(struct hard_limits *h) {
+        _cleanup_free_ char *limits = NULL;
+        uint64_t s1 = 0;
+        struct rlimit rl;
+
+        *h = (struct hard_limits){};
+        h->p1 = read_text("/proc/1/limits", &limits) >= 0 && proc_memlock(limits, &s1, &h->h1) >= 0;
+        h->own = getrlimit(RLIMIT_MEMLOCK, &rl) == 0;
+        if (h->own)
+                h->own_hard = rl.rlim_max;
+        h->max = h->p1 ? h->h1 : 0;
+        if (h->own && h->own_hard > h->max)
+                h->max = h->own_hard;
+}
+
+/* The configuration asks for a hard limit no process here can get. */
+static int container_hard_unreachable(struct doc *d, const struct hard_limits *h) {
+        _cleanup_free_ char *fix = NULL, *t1 = NULL;
+        char arg[32] = "-1", pair[SIZE_FMT_MAX];
+
+        if (!(h->p1 || h->own) || !d->max.hard_known || d->max.hard <= h->max)
+                return 0;
+        if (d->max.hard != SIZE_INFINITY)
+                snprintf(arg, sizeof arg, "%llu", (unsigned long long)d->max.hard);
+        if (!(fix = strf("start the container with --ulimit memlock=%s:%s (bytes; -1 is unlimited), or with "
+                         "--cap-add SYS_RESOURCE",
+                         arg, arg)) ||
+            !(t1 = target_text(&d->max, true)))
+                return -ENOMEM;
+        ADD(d, DOCTOR_CONTAINERS, DOCTOR_ERROR, "/proc/self/status CapBnd", fix,
+            "the configuration gives up to %s, but the hard memlock here is %s and cannot be raised without "
+            "CAP_SYS_RESOURCE: sessions silently keep %s (Debian's pam_limits ignores EPERM)",
+            t1, size_format(h->max, pair), pair);
+        return 0;
+}
+
+static int container_sys_resource(struct doc *d, bool sys_resource) {
+        _cleanup_free_ char *hards = NULL;
+        struct hard_limits h;
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+
+        if (sys_resource) {
+                ADD(d, DOCTOR_CONTAINERS, DOCTOR_OK, "/proc/self/status CapBnd", NULL,
+                    "CAP_SYS_RESOURCE is in the capability bounding set: services running as root can raise hard "
+                    "limits");
+                return 0;
+        }
+        hard_limits_read(&h);
+        hards = h.p1 && h.own ? strf(" (PID 1: hard %s; this process: hard %s)", size_format(h.h1, a),
+                                     size_format(h.own_hard, b))
+                : h.own       ? strf(" (this process: hard %s)", size_format(h.own_hard, b))
+                              : strdup("");
+        if (!hards)
+                return -ENOMEM;
+        ADD(d, DOCTOR_CONTAINERS, DOCTOR_WARNING, "/proc/self/status CapBnd",
+            d->in_container ? "on the host: docker run --ulimit memlock=-1:-1 (or the bytes needed), or --cap-add "
+                              "SYS_RESOURCE; or LimitMEMLOCK=infinity for the container runtime's service"
+                            : "give the login services back CAP_SYS_RESOURCE (CapabilityBoundingSet= of their units, "
+                              "the parent that dropped it), or start them with the memlock they need",
+            "CAP_SYS_RESOURCE is not in the capability bounding set: no process here, not even sshd as root, can "
+            "raise a hard limit; sessions stay within the hard memlock services start with%s",
+            hards);
+        return container_hard_unreachable(d, &h);
+}
+
+/* The capability bounding set of this process: what any process here can ever have. */
+static int container_caps(struct doc *d) {
+        _cleanup_free_ char *status = NULL;
+        int r;
+
+        if ((r = read_text("/proc/self/status", &status)) < 0)
+                return r == -ENOMEM ? r : 0;
+        if ((r = container_sys_resource(d, proc_cap(status, "CapBnd", CAP_SYS_RESOURCE_BIT))) < 0)
+                return r;
+        if (proc_cap(status, "CapBnd", CAP_IPC_LOCK_BIT))
+                ADD(d, DOCTOR_CONTAINERS, DOCTOR_OK, "/proc/self/status CapBnd", NULL,
+                    "CAP_IPC_LOCK is in the capability bounding set");
+        else
+                ADD(d, DOCTOR_CONTAINERS, DOCTOR_INFO, "/proc/self/status CapBnd", NULL,
+                    "CAP_IPC_LOCK is not in the capability bounding set: every pinned page counts against "
+                    "RLIMIT_MEMLOCK, even root's");
+        return 0;
+}
+
+int check_container(struct doc *d) {
+        _cleanup_free_ char *evidence = NULL;
+        int r = container_evidence(d, &evidence);
+
+        if (r < 0)
+                return r;
+        d->in_container = evidence;
+        if (evidence)
+                ADD(d, DOCTOR_CONTAINERS, DOCTOR_INFO, evidence, NULL,
+                    "inside a container: the host decides its memlock (docker --ulimit, the runtime's LimitMEMLOCK=) "
+                    "and its capabilities");
+        else
+                ADD(d, DOCTOR_CONTAINERS, DOCTOR_OK, NULL, NULL,
+                    "not inside a container (no .dockerenv, run/.containerenv or run/systemd/container%s)",
+                    d->in->root ? "" : "; /proc/1/cgroup plain");
+        return d->in->root ? 0 : container_caps(d);
+}

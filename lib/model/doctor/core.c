@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * rdmalimits doctor: each link of the chain a memlock limit travels along, checked.
+ *
+ *   configuration (limits.conf, limits.d, rdmalimit.conf)             config.c
+ *     -> PAM session stacks (pam_limits, pam_rdmalimit: present, ordered, not jumped over,
+ *        module file where libpam looks)                               pam.c
+ *     -> the service that opens the session (sshd UsePAM, its own hard limit and
+ *        CAP_SYS_RESOURCE; systemd units that never read limits.conf; container runtimes,
+ *        Kubernetes, Slurm)                sshd.c systemd.c containers.c kube.c slurm.c process.c
+ *     -> the running process (/proc/PID/limits, VmLck/VmPin, started before a change?)
+ *
+ * This file: the report, the targets (what the configuration, or the hardware, says a
+ * service needs) and the run.  Everything under in->root; /proc only for the running system
+ * (no root), except --pid, which names a live process explicitly.  Every failure to read
+ * something becomes a finding; only -ENOMEM is returned.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doctor-internal.h"
+#include "escape.h"
+
+/* ------------------------------------------------------------------------------------ */
+/* the report */
+
+/* *s escaped in place (str_escape) when it holds anything but plain ASCII: a finding is built
+ * from process names, user names, unit names and file contents, and every finding reaches a
+ * terminal or JSON.  Returns 0 or -ENOMEM. */
+static int escape_in_place(char **s) {
+        if (!*s || str_is_plain(*s))
+                return 0;
+        char *e = str_escape_dup(*s);
+        if (!e)
+                return -ENOMEM;
+        free(*s);
+        *s = e;
+        return 0;
+}
+
+static int doctor_vadd(struct doctor_report *rep, enum doctor_group group, enum doctor_level level, const char *id,
+                       const char *where, const char *fix, const char *fmt, va_list ap) {
+        _cleanup_free_ char *msg = NULL, *w = NULL, *f = NULL;
+
+        if (rep->n == rep->cap) {
+                size_t cap = rep->cap ? rep->cap * 2 : 16;
+                struct doctor_finding *v = reallocarray(rep->v, cap, sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                rep->v = v;
+                rep->cap = cap;
+        }
+        if (vasprintf(&msg, fmt, ap) < 0) {
+                msg = NULL;
+                return -ENOMEM;
+        }
+        if ((where && !(w = strdup(where))) || (fix && !(f = strdup(fix))))
+                return -ENOMEM;
+        if (escape_in_place(&msg) < 0 || escape_in_place(&w) < 0 || escape_in_place(&f) < 0)
+                return -ENOMEM;
+        rep->v[rep->n++] = (struct doctor_finding){
+                .group = group,
+                .level = level,
+                .id = id,
+                .where = TAKE_PTR(w),
+                .message = TAKE_PTR(msg),
+                .fix = TAKE_PTR(f),
+        };
+        return 0;
+}
+
+int doctor_add(struct doctor_report *rep, enum doctor_group group, enum doctor_level level, const char *where,
+               const char *fix, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = doctor_vadd(rep, group, level, NULL, where, fix, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+int doctor_add_id(struct doctor_report *rep, enum doctor_group group, enum doctor_level level, const char *id,
+                  const char *where, const char *fix, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = doctor_vadd(rep, group, level, id, where, fix, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+size_t doctor_count(const struct doctor_report *rep, enum doctor_level level) {
+        size_t n = 0;
+        for (size_t i = 0; i < rep->n; i++)
+                if (rep->v[i].level == level)
+                        n++;
+        return n;
+}
+
+void doctor_report_clear(struct doctor_report *rep) {
+        for (size_t i = 0; i < rep->n; i++) {
+                free(rep->v[i].where);
+                free(rep->v[i].message);
+                free(rep->v[i].fix);
+        }
+        free(rep->v);
+        *rep = (struct doctor_report){};
+}
+
+const char *doctor_group_name(enum doctor_group g) {
+        static const char *const names[_DOCTOR_GROUP_MAX] = {
+                [DOCTOR_SSH] = "ssh login",          [DOCTOR_CONSOLE] = "console login",
+                [DOCTOR_SU] = "su/sudo",             [DOCTOR_CRON] = "cron",
+                [DOCTOR_SYSTEMD] = "systemd services", [DOCTOR_CONTAINERS] = "containers",
+                [DOCTOR_PROCESSES] = "processes",    [DOCTOR_CONFIG] = "configuration files",
+        };
+        return (unsigned)g < _DOCTOR_GROUP_MAX ? names[g] : "?";
+}
+
+const char *doctor_level_name(enum doctor_level l) {
+        switch (l) {
+        case DOCTOR_OK:
+                return "ok";
+        case DOCTOR_INFO:
+                return "info";
+        case DOCTOR_WARNING:
+                return "warning";
+        case DOCTOR_ERROR:
+                return "error";
+        }
+        return "?";
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* targets: what the configuration gives */
+
+void target_clear(struct target *t) {
+        free(t->soft_where);
+        free(t->hard_where);
+        *t = (struct target){};
+}
+
+static int target_set(bool *known, uint64_t *value, char **where_field, uint64_t v, const char *where) {
+        char *w = strdup(where);
+        if (!w)
+                return -ENOMEM;
+        free(*where_field);
+        *where_field = w;
+        *known = true;
+        *value = v;
+        return 0;
+}
+
+int target_raise(struct target *t, bool soft, uint64_t v, const char *where) {
+        if (soft && (!t->soft_known || v > t->soft))
+                return target_set(&t->soft_known, &t->soft, &t->soft_where, v, where);
+        if (!soft && (!t->hard_known || v > t->hard))
+                return target_set(&t->hard_known, &t->hard, &t->hard_where, v, where);
+        return 0;
+}
+
+char *target_text(const struct target *t, bool hard) {
+        char a[SIZE_FMT_MAX];
+        return strf("%s %s (%s)", hard ? "hard" : "soft", size_format(hard ? t->hard : t->soft, a),
+                    (hard ? t->hard_where : t->soft_where) ?: "?");
+}
+
+const struct hw_summary *need_hw(struct doc *d) {
+        if (!d->hw_probed) {
+                d->hw_probed = true;
+                if (hw_probe(HW_ALL, d->in->policy ? &d->in->policy->hw.sel : NULL, &d->hw) < 0)
+                        d->hw = NULL;
+        }
+        return d->hw;
+}
+
+static char *policy_where(const struct doc *d, const struct policy_rule *r) {
+        return strf("%s:%u, %s %s", disp_rooted(d, d->in->policy->path), r->line, r->user ? "user" : "group",
+                    r->user ? r->user : r->group);
+}
+
+/* The decision of the policy for a user and groups; false when nothing applies. */
+static bool policy_decide(struct doc *d, const char *user, const char *const *groups, size_t n_groups,
+                          struct policy_decision *ret) {
+        const struct policy *p = d->in->policy;
+        const struct hw_summary *hw = NULL;
+        if (!p)
+                return false;
+        if (policy_needs_hw(p, user, groups, n_groups) && !(hw = need_hw(d)))
+                return false;
+        if (policy_evaluate(p, user, groups, n_groups, hw, ret) < 0)
+                return false;
+        return ret->matched && !ret->untouched;
+}
+
+/* A decision's soft and hard as targets of *t. */
+static int target_raise_decision(const struct doc *d, struct target *t, const struct policy_decision *dec) {
+        _cleanup_free_ char *where = policy_where(d, dec->rule);
+        if (!where)
+                return -ENOMEM;
+        int r = target_raise(t, true, dec->soft, where);
+        return r < 0 ? r : target_raise(t, false, dec->hard, where);
+}
+
+static char *line_where(const struct lc_tree *t, const struct lc_line *l) {
+        return strf("%s:%u", t->files[l->file].display, l->lineno);
+}
+
+static int compute_max(struct doc *d) {
+        const struct lc_tree *t = d->in->tree;
+        int r = 0;
+
+        for (size_t i = 0; t && i < t->n_lines && r >= 0; i++) {
+                const struct lc_line *l = &t->lines[i];
+                if (l->nfields != 4 || l->item_kind != LC_ITEM_MEMLOCK || !l->value_ok || !l->type_mask ||
+                    !l->domain || l->domain[0] == '%')
+                        continue;
+                _cleanup_free_ char *where = line_where(t, l);
+                if (!where)
+                        return -ENOMEM;
+                d->tree_has_memlock = true;
+                if (l->type_mask & LC_SOFT)
+                        r = target_raise(&d->max, true, l->bytes, where);
+                if (r >= 0 && (l->type_mask & LC_HARD))
+                        r = target_raise(&d->max, false, l->bytes, where);
+        }
+        const struct policy *p = d->in->policy;
+        for (size_t i = 0; p && i < p->n_rules && r >= 0; i++) {
+                const struct policy_rule *rule = &p->rules[i];
+                struct policy_decision dec;
+                const char *groups[1] = { rule->group };
+                /* each rule as the one that matches: its user, or a nameless member of its group */
+                if (policy_decide(d, rule->user ? rule->user : "", rule->user ? NULL : groups, rule->user ? 0 : 1,
+                                  &dec))
+                        r = target_raise_decision(d, &d->max, &dec);
+        }
+        return r;
+}
+
+/* What limits.conf and limits.d give the user (after pam_limits' clamp of soft to hard). */
+static int user_target_limits(struct doc *d, const char *user, struct target *t) {
+        const struct lc_tree *tree = d->in->tree;
+        struct lc_baseline base;
+        struct lc_result res = {};
+        int r = 0;
+
+        if (tree && lc_baseline_load(tree, NULL, &base) >= 0 && lc_resolve(tree, d->in->id, user, &base, &res) >= 0 &&
+            res.kind == LC_RES_LIMITS) {
+                if (res.soft.src) {
+                        _cleanup_free_ char *w = line_where(tree, res.soft.src);
+                        uint64_t s = res.soft_clamped ? res.hard.value : res.soft.value;
+                        r = w ? target_raise(t, true, s, w) : -ENOMEM;
+                }
+                if (r >= 0 && res.hard.src) {
+                        _cleanup_free_ char *w = line_where(tree, res.hard.src);
+                        r = w ? target_raise(t, false, res.hard.value, w) : -ENOMEM;
+                }
+        }
+        lc_result_clear(&res);
+        return r;
+}
+
+int user_target(struct doc *d, const char *user, struct target *ret) {
+        const struct id_user *u;
+        struct target t = {};
+        int r;
+
+        *ret = (struct target){};
+        r = ident_user(d->in->id, user, &u);
+        if (r < 0)
+                return r;
+        r = user_target_limits(d, user, &t);
+        if (r >= 0 && d->in->policy) {
+                char **groups = NULL;
+                size_t ng = 0;
+                struct policy_decision dec;
+                int q = policy_user_groups(d->in->policy, d->in->id, u, &groups, &ng);
+                if (q == -ENOMEM)
+                        r = q;
+                else if (q >= 0 && policy_decide(d, user, (const char *const *)groups, ng, &dec)) {
+                        if (dec.lower)
+                                t.soft_known = t.hard_known = false;
+                        r = target_raise_decision(d, &t, &dec);
+                }
+                ident_strv_free(groups);
+        }
+        if (r < 0) {
+                target_clear(&t);
+                return r;
+        }
+        *ret = t;
+        return 0;
+}
+
+int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum doctor_level *ret_lvl, char **ret_why) {
+        _cleanup_free_ char *t = NULL;
+        bool low_soft = d->max.soft_known && soft < d->max.soft;
+        bool low_hard = !low_soft && d->max.hard_known && hard < d->max.hard;
+
+        if (!low_soft && !low_hard) {
+                *ret_lvl = DOCTOR_OK;
+                return (*ret_why = strdup("")) ? 0 : -ENOMEM;
+        }
+        if (!(t = target_text(&d->max, low_hard)) ||
+            !(*ret_why = strf(", below the %s that the configuration gives", t)))
+                return -ENOMEM;
+        *ret_lvl = DOCTOR_WARNING;
+        return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+
+static int run_checks(struct doc *d) {
+        const struct doctor_input *in = d->in;
+        int r = compute_max(d);
+
+        if (r >= 0)
+                r = check_pam_services(d);
+        if (r >= 0)
+                r = check_sshd_config(d);
+        if (r >= 0)
+                r = check_container(d);
+        if (r >= 0 && !in->root)
+                r = check_services(d);
+        if (r >= 0)
+                r = check_systemd_defaults(d);
+        if (r >= 0 && in->unit)
+                r = check_unit(d);
+        if (r >= 0)
+                r = check_docker(d);
+        if (r >= 0 && in->pid > 0)
+                r = check_pid(d);
+        if (r >= 0)
+                r = check_config(d);
+        return r;
+}
+
+int doctor_run(const struct doctor_input *in, struct doctor_report *rep) {
+        struct doc d = { .in = in, .rep = rep, .pamdir = -1 };
+        int r = run_checks(&d);
+
+        strv_clear(&d.moddirs);
+        target_clear(&d.max);
+        free(d.sysdef_where);
+        hw_summary_free(d.hw);
+        return r < 0 ? r : 0;
+}

@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/*
+ * What the links of doctor's chain share (lib/model/doctor/, not installed, not used outside):
+ *
+ *   core.c        the report, the targets (what the configuration gives), doctor_run()
+ *   util.c        strings, paths inside the root, files, directory listings
+ *   pam.c         PAM session stacks: pam_limits and pam_rdmalimit present, ordered, loadable
+ *   sshd.c        sshd_config UsePAM
+ *   systemd.c     DefaultLimitMEMLOCK, units and their drop-ins, LimitMEMLOCK
+ *   containers.c  the container doctor runs in, its capabilities; docker
+ *   process.c     /proc: the login services' own limits, --pid
+ *   config.c      limits.conf and limits.d, the policy, the hardware cache
+ *
+ * Every file is read inside in->root through lib/base/fsutil.h; /proc only for the running
+ * system.  Every check adds findings; only -ENOMEM is returned.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "doctor.h"
+#include "hw.h"
+#include "policy.h"
+#include "size.h"
+
+#define DOC_TEXT_MAX (4u * 1024 * 1024)   /* larger configuration files are not read */
+#define CAP_IPC_LOCK_BIT 14
+#define CAP_SYS_RESOURCE_BIT 24
+/* systemd's own RLIMIT_MEMLOCK default (v251+: 8 MiB, the kernel's default since 5.16) */
+#define SYSTEMD_DEFAULT_MEMLOCK (UINT64_C(8) * 1024 * 1024)
+/* "soft 16 EiB, hard 16 EiB" and the like: two size_format() strings and their words */
+#define PAIR_MAX (2 * SIZE_FMT_MAX + 16)
+
+/* ---- util.c ---- */
+
+/* asprintf() that yields NULL on failure (its pointer is undefined then). */
+char *strf(const char *fmt, ...) _printf_(1, 2);
+
+/* A NULL-terminated vector of strings (v is NULL while n is 0). */
+struct strv {
+        char **v;
+        size_t n;
+};
+void strv_clear(struct strv *s);
+int strv_push(struct strv *s, const char *x);
+bool strv_has(const struct strv *s, const char *x);
+
+/* Leading blanks skipped, trailing blanks and CR/LF cut (in place). */
+char *strip(char *s);
+/* A /proc/PID/comm as read: its one final newline cut. */
+void comm_trim(char *comm);
+/* "8 MiB" or "soft 8 MiB, hard unlimited" in buf. */
+const char *fmt_pair(uint64_t soft, uint64_t hard, char buf[static PAIR_MAX]);
+/* The form systemd accepts in LimitMEMLOCK= ("1G", "infinity"). */
+char *systemd_arg(uint64_t v, char buf[static SIZE_FMT_MAX]);
+/* The form `rdmalimits apply` accepts ("1G", "unlimited"). */
+char *apply_arg(uint64_t v, char buf[static SIZE_FMT_MAX]);
+
+struct doc;
+/* The name shown for an absolute path: relative to the root when there is one. */
+const char *disp(const struct doc *d, const char *abs);
+/* A path the caller got with the root prefix (e.g. the policy's): the prefix stripped. */
+const char *disp_rooted(const struct doc *d, const char *path);
+/* A file of the running system (/proc), at most DOC_TEXT_MAX bytes. */
+int read_text(const char *path, char **ret);
+/* ROOT/abs. */
+int read_rooted(const struct doc *d, const char *abs, char **ret);
+bool exists_rooted(const struct doc *d, const char *abs, bool want_dir);
+/* Names in ROOT/absdir matching the fnmatch pattern (no dotfiles), sorted in byte order; a
+ * directory that cannot be opened is empty.  Only -ENOMEM is returned. */
+int list_dir(const struct doc *d, const char *absdir, const char *pattern, struct strv *ret);
+/* NAME.conf in SUB of each of dirs (a name in an earlier directory hides the same name in
+ * later ones), as absolute paths sorted by file name: systemd's and containers.conf's rule. */
+int list_dropins(const struct doc *d, const char *const *dirs, size_t n_dirs, const char *const *subs,
+                 size_t n_subs, struct strv *ret);
+
+/* ---- core.c: the targets ---- */
+
+/* The largest memlock some configuration gives, and where (heap strings, NULL when unknown). */
+struct target {
+        bool soft_known, hard_known;
+        uint64_t soft, hard;
+        char *soft_where, *hard_where;
+};
+void target_clear(struct target *t);
+int target_raise(struct target *t, bool soft, uint64_t v, const char *where);
+/* "hard 1 GiB (etc/security/limits.d/90.conf:3)"; NULL on -ENOMEM. */
+char *target_text(const struct target *t, bool hard);
+
+struct doc {
+        const struct doctor_input *in;
+        struct doctor_report *rep;
+        struct hw_summary *hw;
+        bool hw_probed;
+        struct target max;           /* the largest memlock any entry or rule gives */
+        bool tree_has_memlock;
+        size_t stacks_seen;
+        bool module_in_any_stack;
+        bool in_container;
+        /* PAM module directories (absolute, without root), and the one libpam loads from */
+        struct strv moddirs;
+        long pamdir;
+        bool moddirs_done;
+        /* DefaultLimitMEMLOCK of system.conf */
+        bool sysdef_set;
+        uint64_t sysdef_soft, sysdef_hard;
+        char *sysdef_where;
+};
+
+#define ADD(d, g, lvl, where, fix, ...)                                              \
+        do {                                                                         \
+                if (doctor_add((d)->rep, (g), (lvl), (where), (fix), __VA_ARGS__) < 0) \
+                        return -ENOMEM;                                              \
+        } while (0)
+#define ADD_ID(d, g, lvl, id, where, fix, ...)                                                \
+        do {                                                                                  \
+                if (doctor_add_id((d)->rep, (g), (lvl), (id), (where), (fix), __VA_ARGS__) < 0) \
+                        return -ENOMEM;                                                       \
+        } while (0)
+
+/* The host's hardware (probed once; NULL when the probe failed). */
+const struct hw_summary *need_hw(struct doc *d);
+/* What the configuration gives USER: -ENOENT for an unknown user; an empty target when no
+ * entry or rule names the user (the baseline is not a target). */
+int user_target(struct doc *d, const char *user, struct target *ret);
+/* Compare a service's memlock with d->max: DOCTOR_WARNING and *ret_why (", below the ...")
+ * when below, else DOCTOR_OK and *ret_why "".  -ENOMEM. */
+int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum doctor_level *ret_lvl, char **ret_why);
+
+/* ---- the links ---- */
+int check_pam_services(struct doc *d);                 /* pam.c */
+int check_sshd_config(struct doc *d);                  /* sshd.c */
+int check_systemd_defaults(struct doc *d);             /* systemd.c */
+int check_unit(struct doc *d);
+int check_container(struct doc *d);                    /* containers.c */
+int check_docker(struct doc *d);
+int check_services(struct doc *d);                     /* process.c */
+int check_pid(struct doc *d);
+int check_config(struct doc *d);                       /* config.c */
+
+/* ---- systemd.c: units for the other links ---- */
+
+/* The last assignment of a limit (LimitMEMLOCK=, DefaultLimitMEMLOCK=). */
+struct limit_setting {
+        bool set;              /* an assignment is in effect */
+        bool bad;              /* the last assignment could not be parsed */
+        char *text;
+        uint64_t soft, hard;
+        char *where;
+        unsigned assignments;
+        char *overridden;      /* the assignment the final one overrides, and its value */
+        char *overridden_text;
+};
+void limit_setting_clear(struct limit_setting *l);
+
+/* A unit file and its drop-ins as systemd reads them. */
+struct unit_info {
+        char *name;            /* "foo.service" */
+        char *path;            /* the unit file (absolute, without root); NULL: none found */
+        bool masked;           /* a link to /dev/null */
+        size_t n_dropins;
+        struct limit_setting limit;
+        char *user, *user_where, *pam_name;
+        bool dynamic_user;
+        /* what the service runs with: LimitMEMLOCK=, else DefaultLimitMEMLOCK=, else 8 MiB */
+        uint64_t soft, hard;
+        char *src;             /* "LimitMEMLOCK=64M", "no LimitMEMLOCK=: ..." */
+        char *where;           /* where that value is set (file:line, or the unit file) */
+};
+void unit_info_clear(struct unit_info *u);
+/*
+ * Find and read the unit NAME (".service" added when it has no type; an instance falls back
+ * to its template) in the unit directories under the root; an unparsable LimitMEMLOCK= is
+ * reported in group g.  0 with u->path NULL when there is no unit file (or it is masked).
+ */
+int unit_load(struct doc *d, const char *name, enum doctor_group g, struct unit_info *ret);
+
+/* ---- process.c: /proc for the other links ---- */
+int proc_memlock(const char *text, uint64_t *ret_soft, uint64_t *ret_hard);
+bool proc_cap(const char *status, const char *key, unsigned bit);

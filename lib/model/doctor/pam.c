@@ -1,0 +1,444 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * doctor, the PAM session stacks: for sshd, login, su, sudo, runuser, cron and systemd-user
+ * (and --service), pam_limits and pam_rdmalimit are in the session stack, their module files
+ * are where libpam loads them from, nothing before them jumps over them or ends the stack,
+ * and pam_rdmalimit runs after the last pam_limits.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "doctor-internal.h"
+#include "pamstack.h"
+
+static const struct {
+        const char *name;
+        enum doctor_group group;
+} pam_services[] = {
+        { "sshd", DOCTOR_SSH },      { "login", DOCTOR_CONSOLE },    { "su", DOCTOR_SU },
+        { "su-l", DOCTOR_SU },       { "sudo", DOCTOR_SU },          { "sudo-i", DOCTOR_SU },
+        { "runuser", DOCTOR_SU },    { "runuser-l", DOCTOR_SU },     { "cron", DOCTOR_CRON },
+        { "systemd-user", DOCTOR_SYSTEMD },
+};
+
+/* ------------------------------------------------------------------------------------ */
+/* module files */
+
+/* The directories PAM modules may live in; pamdir: the one libpam loads bare names from
+ * (where pam_permit.so is), -1 when no such directory is found. */
+static int moddirs_collect(struct doc *d, struct strv *v) {
+        static const char *const fixed[] = { "/lib/x86_64-linux-gnu/security", "/usr/lib/x86_64-linux-gnu/security",
+                                             "/lib/security",  "/usr/lib/security",
+                                             "/lib64/security", "/usr/lib64/security" };
+        static const char *const libs[] = { "/usr/lib", "/lib" };
+        int r = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(fixed) && r >= 0; i++)
+                r = strv_push(v, fixed[i]);
+        /* other multiarch triplets */
+        for (size_t i = 0; i < ELEMENTSOF(libs) && r >= 0; i++) {
+                struct strv sub = {};
+                r = list_dir(d, libs[i], "*-*-*", &sub);
+                for (size_t k = 0; k < sub.n && r >= 0; k++) {
+                        _cleanup_free_ char *p = strf("%s/%s/security", libs[i], sub.v[k]);
+                        if (!p)
+                                r = -ENOMEM;
+                        else if (!strv_has(v, p) && exists_rooted(d, p, true))
+                                r = strv_push(v, p);
+                }
+                strv_clear(&sub);
+        }
+        if (r >= 0 && d->in->securedir && d->in->securedir[0] == '/' && !strv_has(v, d->in->securedir))
+                r = strv_push(v, d->in->securedir);
+        return r;
+}
+
+static int moddirs_load(struct doc *d) {
+        if (d->moddirs_done)
+                return 0;
+        d->moddirs_done = true;
+        d->pamdir = -1;
+        int r = moddirs_collect(d, &d->moddirs);
+        if (r < 0)
+                return r;
+        for (size_t i = 0; i < d->moddirs.n && d->pamdir < 0; i++) {
+                _cleanup_free_ char *a = strf("%s/pam_permit.so", d->moddirs.v[i]),
+                                    *b = strf("%s/pam_unix.so", d->moddirs.v[i]);
+                if (!a || !b)
+                        return -ENOMEM;
+                if (exists_rooted(d, a, false) || exists_rooted(d, b, false))
+                        d->pamdir = (long)i;
+        }
+        return 0;
+}
+
+enum mod_state { MOD_FOUND, MOD_ELSEWHERE, MOD_MISSING };
+
+/* Where is the module file?  *ret_found: where it is (MOD_ELSEWHERE), else NULL. */
+static int module_state(struct doc *d, const char *module, enum mod_state *ret, char **ret_found) {
+        int r = moddirs_load(d);
+        if (r < 0)
+                return r;
+        *ret_found = NULL;
+        if (module[0] == '/') {
+                *ret = exists_rooted(d, module, false) ? MOD_FOUND : MOD_MISSING;
+                return 0;
+        }
+        *ret = MOD_MISSING;
+        for (size_t i = 0; i < d->moddirs.n; i++) {
+                char *p = strf("%s/%s", d->moddirs.v[i], module);
+                if (!p)
+                        return -ENOMEM;
+                if (!exists_rooted(d, p, false)) {
+                        free(p);
+                        continue;
+                }
+                if (d->pamdir < 0 || (long)i == d->pamdir) {
+                        free(p);
+                        free(*ret_found);
+                        *ret_found = NULL;
+                        *ret = MOD_FOUND;
+                        return 0;
+                }
+                *ret = MOD_ELSEWHERE;
+                free(*ret_found);
+                *ret_found = p;
+        }
+        return 0;
+}
+
+static const char *pamdir_name(const struct doc *d) {
+        return d->pamdir >= 0 ? d->moddirs.v[d->pamdir] : "the PAM module directory";
+}
+
+/* The module file of e exists where libpam loads it from; *ok false when it does not. */
+static int pam_check_file(struct doc *d, enum doctor_group g, const char *svc, const struct pam_entry *e,
+                          const char *where, bool *ok) {
+        _cleanup_free_ char *found = NULL, *fix = NULL;
+        enum mod_state ms;
+        int r = module_state(d, e->module, &ms, &found);
+        if (r < 0)
+                return r;
+        if (ms == MOD_MISSING) {
+                *ok = false;
+                if (!(fix = strf("install %s.so into %s (or write its full path in %s)", e->name, pamdir_name(d),
+                                 where)))
+                        return -ENOMEM;
+                if (e->dash)
+                        ADD(d, g, DOCTOR_ERROR, where, fix,
+                            "%s: '-session %s %s': the module file is missing, and the '-' makes PAM skip it "
+                            "without a word",
+                            svc, e->control, e->module);
+                else
+                        ADD(d, g, DOCTOR_ERROR, where, fix,
+                            "%s: the module file %s is missing: PAM cannot load it (a required module then "
+                            "fails every session)",
+                            svc, e->module);
+        } else if (ms == MOD_ELSEWHERE) {
+                *ok = false;
+                if (!(fix = strf("write the full path in %s: session %s %s, or install it into %s", where, e->control,
+                                 found, pamdir_name(d))))
+                        return -ENOMEM;
+                ADD(d, g, DOCTOR_ERROR, where, fix,
+                    "%s: %s is installed as %s, but libpam loads bare module names from %s only%s", svc, e->module,
+                    found, pamdir_name(d), e->dash ? " (and '-session' hides the failure)" : "");
+        }
+        return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* jumps over a module */
+
+/* Modules that are used as conditions: their success is a decision, not the normal case. */
+static bool condition_module(const char *name) {
+        static const char *const names[] = { "pam_succeed_if", "pam_localuser", "pam_usertype", "pam_listfile",
+                                             "pam_wheel",      "pam_access",    "pam_rootok",   "pam_time",
+                                             "pam_exec" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (streq(name, names[i]))
+                        return true;
+        return false;
+}
+
+struct pam_ctl {
+        unsigned succ_jump;   /* on success: skip the next N modules */
+        bool succ_stop;       /* on success: done/die, the stack ends */
+        unsigned other_jump;  /* the largest jump on any other return value */
+};
+
+static int pam_parse_control(const char *control, struct pam_ctl *ret) {
+        struct pam_ctl c = {};
+        _cleanup_free_ char *buf = NULL;
+        char *save = NULL;
+        const char *succ = NULL, *def = NULL;
+        unsigned n;
+
+        *ret = c;
+        if (control[0] != '[') {
+                /* sufficient = [success=done new_authtok_reqd=done default=ignore] */
+                ret->succ_stop = strcasecmp(control, "sufficient") == 0;
+                return 0;
+        }
+        if (!(buf = strdup(control + 1)))
+                return -ENOMEM;
+        buf[strcspn(buf, "]")] = '\0';
+        for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+                char *eq = strchr(tok, '=');
+                if (!eq)
+                        continue;
+                *eq = '\0';
+                if (strcasecmp(tok, "success") == 0)
+                        succ = eq + 1;
+                else if (strcasecmp(tok, "default") == 0)
+                        def = eq + 1;
+                else if (parse_uint(eq + 1, &n) == 0 && n > c.other_jump)
+                        c.other_jump = n;
+        }
+        if (!succ)
+                succ = def;   /* an unlisted value takes default's action */
+        else if (def && parse_uint(def, &n) == 0 && n > c.other_jump)
+                c.other_jump = n;
+        if (succ) {
+                if (parse_uint(succ, &n) == 0)
+                        c.succ_jump = n;
+                else if (strcasecmp(succ, "done") == 0 || strcasecmp(succ, "die") == 0)
+                        c.succ_stop = true;
+        }
+        *ret = c;
+        return 0;
+}
+
+/* Does line x (at index j) jump over or end the stack before e (at idx, shown as where)? */
+static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, const struct pam_entry *x, size_t j,
+                          const struct pam_entry *e, size_t idx, const char *where, bool *ok) {
+        _cleanup_free_ char *w2 = strf("%s:%u", x->file, x->line), *fix = NULL;
+        struct pam_ctl c;
+        bool cond = condition_module(x->name);
+
+        if (!w2 || pam_parse_control(x->control, &c) < 0)
+                return -ENOMEM;
+        if (c.succ_jump && j + c.succ_jump >= idx) {
+                *ok = false;
+                if (!(fix = strf("correct the jump count of '%s' at %s so it does not cross %s, or move %s above it",
+                                 x->control, w2, e->name, e->name)))
+                        return -ENOMEM;
+                ADD(d, g, cond ? DOCTOR_WARNING : DOCTOR_ERROR, w2, fix,
+                    "%s: '%s %s' jumps over %s (%s) when it succeeds%s", svc, x->control, x->module, e->name, where,
+                    cond ? ": only sessions failing its condition get the limit" : ", so it never runs");
+        } else if (c.succ_stop) {
+                *ok = false;
+                if (!(fix = strf("move %s (%s) above %s, or make that line 'optional'/'required'", e->name, where, w2)))
+                        return -ENOMEM;
+                ADD(d, g, cond ? DOCTOR_WARNING : DOCTOR_ERROR, w2, fix,
+                    "%s: '%s %s' ends the session stack when it succeeds, before %s (%s) runs", svc, x->control,
+                    x->module, e->name, where);
+        } else if (c.other_jump && j + c.other_jump >= idx) {
+                *ok = false;
+                if (!(fix = strf("correct the jump count of '%s' at %s, or move %s above it", x->control, w2,
+                                 e->name)))
+                        return -ENOMEM;
+                ADD(d, g, DOCTOR_WARNING, w2, fix, "%s: '%s %s' jumps over %s (%s) when it does not succeed", svc,
+                    x->control, x->module, e->name, where);
+        }
+        return 0;
+}
+
+/* The module at index idx: its file exists, and nothing before it jumps over it (flattened
+ * like include/@include; a substack's jumps cannot leave it, which this does not model).
+ * Adds the problems; *ret_ok when there were none. */
+static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
+                            size_t idx, bool *ret_ok) {
+        const struct pam_entry *e = &st->v[idx];
+        _cleanup_free_ char *where = strf("%s:%u", e->file, e->line);
+        int r;
+
+        *ret_ok = true;
+        if (!where)
+                return -ENOMEM;
+        if ((r = pam_check_file(d, g, svc, e, where, ret_ok)) < 0)
+                return r;
+        for (size_t j = 0; j < idx; j++)
+                if ((r = pam_check_jump(d, g, svc, &st->v[j], j, e, idx, where, ret_ok)) < 0)
+                        return r;
+        return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/*
+ * The order of pam_limits and pam_rdmalimit in one stack.  Kept apart from the rest: this
+ * is the part the session model (lib/model/session.h) answers for explain and verify, and
+ * the one to switch to it.  The last line of each that runs decides: pam_limits sets its
+ * values whenever it runs, so a pam_limits after the last pam_rdmalimit overrides it.
+ */
+
+static long stack_last(const struct pam_stack *st, const char *name) {
+        for (size_t i = st->n; i > 0; i--)
+                if (streq(st->v[i - 1].name, name))
+                        return (long)(i - 1);
+        return -1;
+}
+
+/* 1 when pam_rdmalimit (at where) runs after the last pam_limits; 0 after adding the error. */
+static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
+                           const char *where) {
+        long last_lim = stack_last(st, "pam_limits"), last_mod = stack_last(st, "pam_rdmalimit");
+        if (last_lim <= last_mod)
+                return 1;
+        const struct pam_entry *l = &st->v[last_lim];
+        _cleanup_free_ char *w2 = strf("%s:%u", l->file, l->line), *fix = NULL;
+        if (!w2 || !(fix = strf("move the pam_rdmalimit line (%s) after pam_limits (%s)", where, w2)))
+                return -ENOMEM;
+        ADD(d, g, DOCTOR_ERROR, where, fix,
+            "%s: pam_rdmalimit runs before pam_limits (%s), which then sets its own values: pam_limits overrides it",
+            svc, w2);
+        return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* one stack */
+
+/* Neither module, or pam_rdmalimit without pam_limits. */
+static int pam_check_presence(struct doc *d, enum doctor_group g, const char *svc, const char *file, long lim,
+                              long mod) {
+        _cleanup_free_ char *fix = NULL;
+
+        if (lim < 0 && mod < 0) {
+                if (!(fix = strf("add 'session required pam_limits.so' to %s", file)))
+                        return -ENOMEM;
+                ADD(d, g, d->max.soft_known || d->max.hard_known ? DOCTOR_ERROR : DOCTOR_WARNING, file, fix,
+                    "%s: neither pam_limits nor pam_rdmalimit is in the session stack: %s sessions keep the memlock "
+                    "of the service that opens them",
+                    svc, svc);
+        } else if (lim < 0) {
+                if (!(fix = strf("add 'session required pam_limits.so' before pam_rdmalimit in %s", file)))
+                        return -ENOMEM;
+                ADD(d, g, d->tree_has_memlock ? DOCTOR_WARNING : DOCTOR_INFO, file, d->tree_has_memlock ? fix : NULL,
+                    "%s: pam_limits is not in the session stack: limits.conf and limits.d do not apply to %s "
+                    "sessions, only pam_rdmalimit does",
+                    svc, svc);
+        }
+        return 0;
+}
+
+static int pam_check_limits_line(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
+                                 long lim) {
+        const struct pam_entry *e = &st->v[lim];
+        _cleanup_free_ char *where = strf("%s:%u", e->file, e->line);
+        bool ok;
+        int r;
+
+        if (!where)
+                return -ENOMEM;
+        if ((r = pam_check_module(d, g, svc, st, (size_t)lim, &ok)) < 0)
+                return r;
+        if (ok)
+                ADD(d, g, DOCTOR_OK, where, NULL, "%s: pam_limits runs in the session stack as '%s'", svc, e->control);
+        const char *conf = strstr(e->args, "conf=");
+        if (conf)
+                ADD(d, g, DOCTOR_INFO, where, NULL,
+                    "%s: pam_limits has '%.*s': it reads only that file, not limits.conf and limits.d", svc,
+                    (int)strcspn(conf, " \t"), conf);
+        return 0;
+}
+
+static int pam_check_module_line(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
+                                 long lim, long mod, const char *file) {
+        _cleanup_free_ char *where = NULL, *fix = NULL;
+        bool ok;
+        int r;
+
+        if (mod < 0) {
+                if (!d->in->policy_exists)
+                        return 0;
+                if (!(fix = strf("add 'session optional pam_rdmalimit.so' after pam_limits in %s", file)))
+                        return -ENOMEM;
+                ADD(d, g, DOCTOR_INFO, file, fix,
+                    "%s: pam_rdmalimit is not in the session stack: the policy does not apply to %s sessions", svc,
+                    svc);
+                return 0;
+        }
+        const struct pam_entry *e = &st->v[mod];
+        d->module_in_any_stack = true;
+        if (!(where = strf("%s:%u", e->file, e->line)))
+                return -ENOMEM;
+        if ((r = pam_check_module(d, g, svc, st, (size_t)mod, &ok)) < 0)
+                return r;
+        if ((r = pam_order_check(d, g, svc, st, where)) <= 0)
+                return r;
+        if (ok)
+                ADD(d, g, DOCTOR_OK, where, NULL, "%s: pam_rdmalimit runs%s as '%s'", svc,
+                    lim >= 0 ? " after pam_limits" : "", e->control);
+        return 0;
+}
+
+static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, const struct pam_stack *st,
+                           const char *file) {
+        long lim = pam_stack_find(st, "pam_limits"), mod = pam_stack_find(st, "pam_rdmalimit");
+        int r;
+
+        if (st->error) {
+                ADD(d, g, DOCTOR_WARNING, file, NULL, "%s: cannot be read (%s)", svc, strerror(-st->error));
+                return 0;
+        }
+        if ((r = pam_check_presence(d, g, svc, file, lim, mod)) < 0)
+                return r;
+        if (lim >= 0 && (r = pam_check_limits_line(d, g, svc, st, lim)) < 0)
+                return r;
+        return pam_check_module_line(d, g, svc, st, lim, mod, file);
+}
+
+static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g) {
+        struct pam_stack st = {};
+        _cleanup_free_ char *abs = strf("/etc/pam.d/%s", svc);
+        int r;
+
+        if (!abs)
+                return -ENOMEM;
+        r = pam_stack_load(d->in->root, svc, &st);
+        if (r < 0)
+                return r;
+        if (st.error != -ENOENT) {   /* else: not installed */
+                d->stacks_seen++;
+                r = pam_check_stack(d, svc, g, &st, disp(d, abs));
+        }
+        pam_stack_clear(&st);
+        return r;
+}
+
+/* --service: a display manager or a site's own service, with the console logins. */
+static int check_extra_service(struct doc *d, const char *svc) {
+        _cleanup_free_ char *abs = NULL;
+        size_t seen = d->stacks_seen;
+        int r;
+
+        if (!svc[0] || strchr(svc, '/') || svc[0] == '.') {
+                ADD(d, DOCTOR_CONSOLE, DOCTOR_ERROR, svc, NULL, "not a PAM service name");
+                return 0;
+        }
+        if (!(abs = strf("/etc/pam.d/%s", svc)))
+                return -ENOMEM;
+        if ((r = check_pam_service(d, svc, DOCTOR_CONSOLE)) < 0)
+                return r;
+        if (d->stacks_seen == seen)
+                ADD(d, DOCTOR_CONSOLE, DOCTOR_ERROR, disp(d, abs), NULL, "%s: no such PAM service", svc);
+        return 0;
+}
+
+int check_pam_services(struct doc *d) {
+        const char *extra = d->in->service;
+        int r = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(pam_services) && r >= 0; i++) {
+                r = check_pam_service(d, pam_services[i].name, pam_services[i].group);
+                if (extra && streq(extra, pam_services[i].name))
+                        extra = NULL;
+        }
+        if (r >= 0 && extra)
+                r = check_extra_service(d, extra);
+        return r;
+}

@@ -1,0 +1,613 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * doctor, processes: the login services' own limits (sshd and cron, recognised by owner,
+ * executable and unit; running system only), and --pid: a process's limits, what it has
+ * locked and pinned, whether it started before the configuration changed.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "doctor-internal.h"
+#include "fsutil.h"
+
+/* ------------------------------------------------------------------------------------ */
+/* /proc */
+
+/* The value of "Key:" in a /proc status-like text (points into text, up to the newline). */
+static const char *proc_field(const char *text, const char *key, size_t *ret_len) {
+        size_t kl = strlen(key);
+        for (const char *line = text; line && *line;) {
+                if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
+                        const char *v = line + kl + 1;
+                        while (*v == ' ' || *v == '\t')
+                                v++;
+                        *ret_len = strcspn(v, "\n");
+                        return v;
+                }
+                line = strchr(line, '\n');
+                if (line)
+                        line++;
+        }
+        return NULL;
+}
+
+static int proc_hex(const char *text, const char *key, uint64_t *ret) {
+        size_t n;
+        const char *v = proc_field(text, key, &n);
+        uint64_t x = 0;
+        if (!v || n == 0 || n > 16)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++) {
+                int c = v[i];
+                int dgt = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+                if (dgt < 0)
+                        return -EINVAL;
+                x = x << 4 | (uint64_t)dgt;
+        }
+        *ret = x;
+        return 0;
+}
+
+/* The first number of a field ("Uid:\t1000\t1000...", "VmLck:\t  0 kB"). */
+static int proc_number(const char *text, const char *key, uint64_t *ret) {
+        size_t n;
+        const char *v = proc_field(text, key, &n);
+        if (!v)
+                return -ENOENT;
+        return parse_u64_prefix(v, ret, NULL);
+}
+
+/* "Max locked memory  SOFT  HARD  bytes" of a limits file. */
+int proc_memlock(const char *text, uint64_t *ret_soft, uint64_t *ret_hard) {
+        const char *line = strstr(text, "Max locked memory");
+        uint64_t v[2];
+        if (!line)
+                return -ENOENT;
+        const char *p = line + strlen("Max locked memory");
+        for (int i = 0; i < 2; i++) {
+                while (*p == ' ' || *p == '\t')
+                        p++;
+                if (strncmp(p, "unlimited", 9) == 0) {
+                        v[i] = SIZE_INFINITY;
+                        p += 9;
+                        continue;
+                }
+                if (parse_u64_prefix(p, &v[i], &p) < 0)
+                        return -EINVAL;
+        }
+        *ret_soft = v[0];
+        *ret_hard = v[1];
+        return 0;
+}
+
+static int read_proc(pid_t pid, const char *file, char **ret) {
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, file);
+        return read_text(path, ret);
+}
+
+bool proc_cap(const char *status, const char *key, unsigned bit) {
+        uint64_t caps;
+        return proc_hex(status, key, &caps) == 0 && (caps & (UINT64_C(1) << bit));
+}
+
+/* The target of /proc/PID/exe (heap), without the " (deleted)" the kernel appends once the
+ * file was replaced (an upgrade while the daemon runs).  -errno when it cannot be read (a
+ * kernel thread, a zombie, another user's process without privileges). */
+static int proc_exe(pid_t pid, char **ret) {
+        static const char deleted[] = " (deleted)";
+        char path[64];
+        size_t size = 256;
+
+        snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+        for (;;) {
+                _cleanup_free_ char *buf = malloc(size);
+                if (!buf)
+                        return -ENOMEM;
+                ssize_t n = readlink(path, buf, size);
+                if (n < 0)
+                        return -errno;
+                if ((size_t)n < size) {
+                        buf[n] = '\0';
+                        if ((size_t)n > strlen(deleted) && streq(buf + n - strlen(deleted), deleted))
+                                buf[n - strlen(deleted)] = '\0';
+                        *ret = TAKE_PTR(buf);
+                        return 0;
+                }
+                if (size >= 65536)
+                        return -ENAMETOOLONG;
+                size *= 2;
+        }
+}
+
+/* The path of the systemd hierarchy in a /proc/PID/cgroup text ("0::" on cgroup v2, which
+ * wins, "name=systemd" on v1), and its length; NULL when there is none. */
+static const char *cgroup_systemd_path(const char *text, size_t *ret_len) {
+        const char *path = NULL;
+
+        for (const char *line = text; line && *line;) {
+                size_t len = strcspn(line, "\n");
+                const char *c1 = memchr(line, ':', len), *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
+                if (c2 && ((c1 == line + 1 && line[0] == '0' && c2 == c1 + 1) ||
+                           ((size_t)(c2 - c1 - 1) == strlen("name=systemd") && strncmp(c1 + 1, "name=systemd", 12) == 0))) {
+                        path = c2 + 1;
+                        *ret_len = len - (size_t)(path - line);
+                        if (line[0] == '0')
+                                break;
+                }
+                line = line[len] ? line + len + 1 : NULL;
+        }
+        return path;
+}
+
+/* The systemd unit of a /proc/PID/cgroup text: the first component of the systemd hierarchy's
+ * path that is not a slice (heap); only under system.slice (user.slice holds units that users
+ * create themselves).  -ENOENT when there is none. */
+static int cgroup_unit(const char *text, char **ret) {
+        size_t plen = 0;
+        const char *path = cgroup_systemd_path(text, &plen);
+        bool system = false;
+
+        if (!path)
+                return -ENOENT;
+        for (size_t i = 0; i < plen;) {
+                while (i < plen && path[i] == '/')
+                        i++;
+                size_t n = 0;
+                while (i + n < plen && path[i + n] != '/')
+                        n++;
+                if (n == 0)
+                        break;
+                bool slice = n > 6 && strncmp(path + i + n - 6, ".slice", 6) == 0;
+                if (!slice) {
+                        if (!system)
+                                return -ENOENT;
+                        return (*ret = strndup(path + i, n)) ? 0 : -ENOMEM;
+                }
+                if (n == strlen("system.slice") && strncmp(path + i, "system.slice", n) == 0)
+                        system = true;
+                i += n;
+        }
+        return -ENOENT;
+}
+
+/* Is systemd the init of the PID namespace doctor sees (sd_booted(), and PID 1 is systemd)? */
+static bool systemd_manages(void) {
+        _cleanup_free_ char *comm = NULL;
+        struct stat st;
+        if (stat("/run/systemd/system", &st) < 0 || !S_ISDIR(st.st_mode) || read_proc(1, "comm", &comm) < 0)
+                return false;
+        comm_trim(comm);
+        return streq(comm, "systemd");
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* the login services' own limits (running system only) */
+
+/*
+ * A daemon is recognised by who runs it and what it runs, never by its name alone: any user
+ * can call a process "sshd" (prctl PR_SET_NAME, exec -a, /proc/self/comm).  The process must
+ * be owned by root (real uid 0), its /proc/PID/exe must be one of the daemon's executables
+ * (" (deleted)" after an upgrade is accepted), and where systemd manages this PID namespace
+ * (/run/systemd/system exists and PID 1 is systemd), its cgroup must be one of the daemon's
+ * units.  Without systemd (containers, PID namespaces such as the test sandbox) the owner and
+ * the executable decide.
+ */
+#define DAEMON_EXE_MAX 3
+#define DAEMON_UNITS_MAX 5
+static const struct daemon {
+        const char *comm;
+        enum doctor_group group;
+        const char *unit;                              /* the unit the fix names */
+        const char *exe[DAEMON_EXE_MAX];               /* NULL-terminated */
+        const char *units[DAEMON_UNITS_MAX];           /* fnmatch() patterns, NULL-terminated */
+} services[] = {
+        { "sshd", DOCTOR_SSH, "ssh.service", { "/usr/sbin/sshd", "/sbin/sshd" },
+          { "ssh.service", "sshd.service", "ssh@*.service", "sshd@*.service" } },
+        { "cron", DOCTOR_CRON, "cron.service", { "/usr/sbin/cron", "/sbin/cron" }, { "cron.service", "crond.service" } },
+};
+
+/* Does the cgroup of pid name one of the daemon's units?  1 yes; 0 no, *why set. */
+static int daemon_in_unit(const struct daemon *s, pid_t pid, char **why) {
+        _cleanup_free_ char *cgroup = NULL, *unit = NULL;
+        int r = read_proc(pid, "cgroup", &cgroup);
+
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0 && (r = cgroup_unit(cgroup, &unit)) == -ENOMEM)
+                return r;
+        if (r < 0) {
+                *why = strf("it belongs to no system service (%s)",
+                            cgroup ? "see its /proc/PID/cgroup" : "its cgroup cannot be read");
+                return *why ? 0 : -ENOMEM;
+        }
+        for (size_t i = 0; i < DAEMON_UNITS_MAX && s->units[i]; i++)
+                if (fnmatch(s->units[i], unit, 0) == 0)
+                        return 1;
+        *why = strf("it runs in %s, not %s", unit, s->unit);
+        return *why ? 0 : -ENOMEM;
+}
+
+/*
+ * Is pid (named s->comm) that daemon?  1 yes; 0 no, with the reason in *why; or -ENOMEM.
+ * status is its /proc/PID/status; *exe receives its executable (or NULL).
+ */
+static int daemon_identify(const struct daemon *s, pid_t pid, const char *status, bool systemd, char **exe,
+                           char **why) {
+        uint64_t uid;
+        bool known = false;
+        int r;
+
+        *exe = *why = NULL;
+        if (proc_number(status, "Uid", &uid) < 0)
+                *why = strdup("its owner cannot be read");
+        else if (uid != 0)
+                *why = strf("it runs as uid %llu, not root", (unsigned long long)uid);
+        else if ((r = proc_exe(pid, exe)) == -ENOMEM)
+                return r;
+        else if (r < 0)
+                *why = strf("its executable cannot be read (%s)", strerror(-r));
+        else {
+                for (size_t i = 0; i < DAEMON_EXE_MAX && s->exe[i] && !known; i++)
+                        known = streq(*exe, s->exe[i]);
+                if (!known)
+                        *why = strf("its executable is %s, not %s", *exe, s->exe[0]);
+                else
+                        return systemd ? daemon_in_unit(s, pid, why) : 1;
+        }
+        return *why ? 0 : -ENOMEM;
+}
+
+static int check_service_process(struct doc *d, const struct daemon *s, pid_t pid) {
+        _cleanup_free_ char *limits = NULL, *status = NULL, *where = strf("%s (pid %d)", s->comm, (int)pid);
+        _cleanup_free_ char *fix = NULL, *t1 = NULL;
+        char pair[PAIR_MAX], arg[SIZE_FMT_MAX], size[SIZE_FMT_MAX];
+        uint64_t soft, hard;
+
+        if (!where)
+                return -ENOMEM;
+        if (read_proc(pid, "limits", &limits) < 0 || proc_memlock(limits, &soft, &hard) < 0 ||
+            read_proc(pid, "status", &status) < 0) {
+                ADD(d, s->group, DOCTOR_INFO, where, NULL, "cannot read its limits");
+                return 0;
+        }
+        bool cap = proc_cap(status, "CapEff", CAP_SYS_RESOURCE_BIT);
+        fmt_pair(soft, hard, pair);
+        if (!d->max.hard_known || hard >= d->max.hard) {
+                ADD(d, s->group, DOCTOR_OK, where, NULL, "memlock %s%s", pair,
+                    d->max.hard_known ? ": enough for the configured hard limits" : "");
+                return 0;
+        }
+        if (cap) {
+                ADD(d, s->group, DOCTOR_OK, where, NULL,
+                    "memlock %s, below the configured %s, but it has CAP_SYS_RESOURCE: the session modules can raise it",
+                    pair, size_format(d->max.hard, size));
+                return 0;
+        }
+        if (!(fix = strf("systemctl edit %s -> [Service] LimitMEMLOCK=%s, then systemctl restart %s%s", s->unit,
+                         systemd_arg(d->max.hard, arg), s->unit,
+                         d->in_container ? " (in a container: start it with --ulimit memlock=...)" : "")) ||
+            !(t1 = target_text(&d->max, true)))
+                return -ENOMEM;
+        ADD(d, s->group, DOCTOR_ERROR, where, fix,
+            "memlock %s and no CAP_SYS_RESOURCE: the sessions it opens cannot get the %s (setrlimit fails with EPERM, "
+            "silently on Debian)",
+            pair, t1);
+        return 0;
+}
+
+/* Is ppid the same daemon as its child (a per-connection process's parent, not the listener's)? */
+static bool same_daemon(pid_t ppid, const char *exe) {
+        _cleanup_free_ char *status = NULL, *pexe = NULL;
+        uint64_t uid;
+        return ppid > 0 && read_proc(ppid, "status", &status) >= 0 && proc_number(status, "Uid", &uid) >= 0 &&
+               uid == 0 && proc_exe(ppid, &pexe) >= 0 && streq(pexe, exe);
+}
+
+/* One process of /proc named like one of the daemons: 1 when it is that daemon's listener. */
+static int check_process(struct doc *d, const struct daemon *s, pid_t pid, const char *comm, bool systemd) {
+        _cleanup_free_ char *status = NULL, *exe = NULL, *why = NULL;
+        uint64_t ppid;
+        int r;
+
+        if (read_proc(pid, "status", &status) < 0)
+                return 0;
+        if ((r = daemon_identify(s, pid, status, systemd, &exe, &why)) < 0)
+                return r;
+        if (r == 0) {
+                char where[32];
+                snprintf(where, sizeof where, "pid %d", (int)pid);
+                ADD(d, s->group, DOCTOR_INFO, where, NULL, "a process named %s is not the daemon (%s): ignored", comm,
+                    why);
+                return 0;
+        }
+        /* the listener only: its parent is not the same daemon */
+        if (proc_number(status, "PPid", &ppid) < 0 || same_daemon((pid_t)ppid, exe))
+                return 0;
+        r = check_service_process(d, s, pid);
+        return r < 0 ? r : 1;
+}
+
+int check_services(struct doc *d) {
+        struct dirent *de;
+        bool found[ELEMENTSOF(services)] = {};
+        bool systemd = systemd_manages();
+        DIR *dir = opendir("/proc");
+        int r = 0;
+
+        if (!dir)
+                return 0;
+        while ((de = readdir(dir)) && r >= 0) {
+                _cleanup_free_ char *comm = NULL;
+                uint32_t pid;
+                if (parse_u32(de->d_name, &pid) < 0 || pid == 0 || read_proc((pid_t)pid, "comm", &comm) < 0)
+                        continue;
+                comm_trim(comm);
+                for (size_t i = 0; i < ELEMENTSOF(services); i++) {
+                        if (!streq(comm, services[i].comm))
+                                continue;
+                        r = check_process(d, &services[i], (pid_t)pid, comm, systemd);
+                        if (r > 0)
+                                found[i] = true;
+                        break;
+                }
+        }
+        closedir(dir);
+        if (r < 0)
+                return r;
+        if (!found[0] && (exists_rooted(d, "/etc/ssh/sshd_config", false) || exists_rooted(d, "/etc/pam.d/sshd", false)))
+                ADD(d, DOCTOR_SSH, DOCTOR_INFO, "sshd", NULL, "not running: its own memlock cannot be checked");
+        return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* --pid */
+
+/* The name of uid (heap): NSS on the running system, ROOT/etc/passwd under a root. */
+static int uid_name_nss(uid_t uid, char **ret) {
+        struct passwd pw, *res = NULL;
+        long max = sysconf(_SC_GETPW_R_SIZE_MAX);
+        size_t size = max > 0 ? (size_t)max : 1024;
+
+        for (;;) {
+                _cleanup_free_ char *tmp = malloc(size);
+                if (!tmp)
+                        return -ENOMEM;
+                int e = getpwuid_r(uid, &pw, tmp, size, &res);
+                if (e == ERANGE && size < 1024 * 1024) {
+                        size *= 2;
+                        continue;
+                }
+                if (e != 0 || !res)
+                        return -ENOENT;
+                return (*ret = strdup(pw.pw_name)) ? 0 : -ENOMEM;
+        }
+}
+
+static int uid_name(const struct doc *d, uid_t uid, char **ret) {
+        _cleanup_free_ char *text = NULL;
+        int r;
+
+        if (!d->in->root)
+                return uid_name_nss(uid, ret);
+        if ((r = read_rooted(d, "/etc/passwd", &text)) < 0)
+                return r;
+        for (char *line = text, *next; line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                char *f[4] = {}, *p = line;
+                size_t n = 0;
+                /* name:x:uid: (empty fields matter, so no strtok) */
+                for (; n < 4 && p; n++) {
+                        f[n] = p;
+                        p = strchr(p, ':');
+                        if (p)
+                                *p++ = '\0';
+                }
+                uint32_t u;
+                if (n >= 3 && f[2] && parse_u32(f[2], &u) == 0 && u == uid)
+                        return (*ret = strdup(f[0])) ? 0 : -ENOMEM;
+        }
+        return -ENOENT;
+}
+
+static void consider(struct timespec *newest, const char **what, struct timespec ts, const char *name) {
+        if (ts.tv_sec > newest->tv_sec || (ts.tv_sec == newest->tv_sec && ts.tv_nsec > newest->tv_nsec)) {
+                *newest = ts;
+                *what = name;
+        }
+}
+
+/* The latest change to the configuration: limits files, limits.d itself, the policy.  *what
+ * points into the tree or the input (NULL when nothing was found). */
+static void newest_config(const struct doc *d, struct timespec *ret, const char **what) {
+        const struct lc_tree *t = d->in->tree;
+        struct stat st;
+
+        *ret = (struct timespec){};
+        *what = NULL;
+        for (size_t i = 0; t && i < t->n_files; i++)
+                if (t->files[i].stat_ok)
+                        consider(ret, what, t->files[i].st.st_mtim, t->files[i].display);
+        if (fs_stat_in_root(d->in->root, LC_LIMITS_DIR, false, &st) == 0)
+                consider(ret, what, st.st_mtim, disp(d, LC_LIMITS_DIR));
+        if (d->in->policy_path && stat(d->in->policy_path, &st) == 0)
+                consider(ret, what, st.st_mtim, disp_rooted(d, d->in->policy_path));
+}
+
+static const char *fmt_time(time_t t, char *buf, size_t size) {
+        struct tm tm;
+        if (!localtime_r(&t, &tm) || strftime(buf, size, "%Y-%m-%d %H:%M:%S", &tm) == 0)
+                snprintf(buf, size, "@%lld", (long long)t);
+        return buf;
+}
+
+/* The process's start in seconds since the epoch (stat field 22 + /proc/stat btime). */
+static int proc_start(pid_t pid, time_t *ret) {
+        _cleanup_free_ char *stat = NULL, *sys = NULL;
+        uint64_t ticks, btime;
+        long hz = sysconf(_SC_CLK_TCK);
+        int r;
+
+        if ((r = read_proc(pid, "stat", &stat)) < 0 || (r = read_text("/proc/stat", &sys)) < 0)
+                return r;
+        const char *p = strrchr(stat, ')');
+        if (!p || hz <= 0)
+                return -EINVAL;
+        p++;
+        /* fields after the comm: 3 (state) ... 22 (starttime) */
+        for (int field = 3; field < 22; field++) {
+                while (*p == ' ')
+                        p++;
+                p += strcspn(p, " ");
+        }
+        while (*p == ' ')
+                p++;
+        if ((r = parse_u64_prefix(p, &ticks, NULL)) < 0)
+                return r;
+        const char *b = strstr(sys, "\nbtime ");
+        if (!b)
+                return -EINVAL;
+        if ((r = parse_u64_prefix(b + 7, &btime, NULL)) < 0)
+                return r;
+        *ret = (time_t)(btime + ticks / (uint64_t)hz);
+        return 0;
+}
+
+/* What --pid examines. */
+struct pid_view {
+        pid_t pid;
+        char *where;                 /* "comm (pid N)" */
+        uint64_t soft, hard, uid;
+        char *user;                  /* NULL: the uid has no name */
+        bool stale;                  /* started before the configuration changed */
+};
+
+/* Started before the configuration changed? */
+static int pid_check_stale(struct doc *d, struct pid_view *v) {
+        struct timespec newest;
+        const char *what;
+        time_t start;
+        char ts1[64], ts2[64];
+
+        newest_config(d, &newest, &what);
+        if (proc_start(v->pid, &start) < 0 || !what || newest.tv_sec <= start + 1)
+                return 0;
+        v->stale = true;
+        ADD(d, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where,
+            "restart it (a new login, or systemctl restart for a service): limits are set when a session opens",
+            "started %s, before %s changed (%s): it still runs with the limits it got then: restart it",
+            fmt_time(start, ts1, sizeof ts1), what, fmt_time(newest.tv_sec, ts2, sizeof ts2));
+        return 0;
+}
+
+/* Its memlock compared with what the configuration gives its user. */
+static int pid_compare(struct doc *d, const struct pid_view *v) {
+        _cleanup_free_ char *tt = NULL;
+        char a[SIZE_FMT_MAX], pair[PAIR_MAX];
+        struct target t;
+        int r = user_target(d, v->user, &t);
+
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 || (!t.soft_known && !t.hard_known)) {
+                target_clear(&t);
+                ADD(d, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                    "no limits entry or policy rule gives %s a memlock: nothing to compare", v->user);
+                return 0;
+        }
+        bool low_soft = t.soft_known && v->soft < t.soft, low_hard = !low_soft && t.hard_known && v->hard < t.hard;
+        if ((low_soft || low_hard) && !(tt = target_text(&t, low_hard)))
+                r = -ENOMEM;
+        else if (low_soft || low_hard)
+                r = doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where,
+                               v->stale ? "restart it from a new session"
+                                        : "start it from a PAM session that runs pam_limits/pam_rdmalimit; for a "
+                                          "systemd service set LimitMEMLOCK= (systemctl edit UNIT)",
+                               "memlock %s %s is below the %s that the configuration gives %s",
+                               low_soft ? "soft" : "hard", size_format(low_soft ? v->soft : v->hard, a), tt, v->user);
+        else
+                r = doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_OK, v->where, NULL,
+                               "memlock %s: at least what the configuration gives %s", fmt_pair(v->soft, v->hard, pair),
+                               v->user);
+        target_clear(&t);
+        return r;
+}
+
+/* Its limits, owner and what it has locked and pinned; 0 when it cannot be read (reported). */
+static int pid_read(struct doc *d, struct pid_view *v) {
+        _cleanup_free_ char *limits = NULL, *status = NULL;
+        char pair[PAIR_MAX], a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        uint64_t vmlck = 0, vmpin = 0;
+        int r;
+
+        if ((r = read_proc(v->pid, "limits", &limits)) < 0 || (r = read_proc(v->pid, "status", &status)) < 0 ||
+            proc_memlock(limits, &v->soft, &v->hard) < 0 || proc_number(status, "Uid", &v->uid) < 0) {
+                if (r == -ENOMEM)
+                        return r;
+                ADD(d, DOCTOR_PROCESSES, DOCTOR_ERROR, v->where, NULL, "cannot read /proc/%d/limits and status",
+                    (int)v->pid);
+                return 0;
+        }
+        (void)proc_number(status, "VmLck", &vmlck);
+        (void)proc_number(status, "VmPin", &vmpin);
+        vmlck *= 1024;
+        vmpin *= 1024;
+        if ((r = uid_name(d, (uid_t)v->uid, &v->user)) == -ENOMEM)
+                return r;
+        ADD(d, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+            "user %s (uid %llu): memlock %s; locked %s (VmLck), pinned %s (VmPin)", v->user ?: "?",
+            (unsigned long long)v->uid, fmt_pair(v->soft, v->hard, pair), size_format(vmlck, a), size_format(vmpin, b));
+        if (v->soft != SIZE_INFINITY && v->soft > 0 && (vmlck + vmpin) >= v->soft / 10 * 9)
+                ADD(d, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where, "raise its memlock (see the other findings)",
+                    "locked and pinned memory (%s) is close to its soft limit %s: the next registration may fail "
+                    "with ENOMEM/ENOBUFS",
+                    size_format(vmlck + vmpin, a), size_format(v->soft, b));
+        return 1;
+}
+
+static int pid_examine(struct doc *d, struct pid_view *v) {
+        int r = pid_read(d, v);
+        if (r <= 0)
+                return r;
+        if ((r = pid_check_stale(d, v)) < 0)
+                return r;
+        if (!v->user) {
+                ADD(d, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                    "uid %llu has no name%s: cannot look up its configured limit", (unsigned long long)v->uid,
+                    d->in->root ? " in etc/passwd" : "");
+                return 0;
+        }
+        return pid_compare(d, v);
+}
+
+int check_pid(struct doc *d) {
+        _cleanup_free_ char *comm = NULL;
+        struct pid_view v = { .pid = d->in->pid };
+        int r;
+
+        if (read_proc(v.pid, "comm", &comm) < 0) {
+                char where[32];
+                snprintf(where, sizeof where, "pid %d", (int)v.pid);
+                ADD(d, DOCTOR_PROCESSES, DOCTOR_ERROR, where, NULL, "no such process");
+                return 0;
+        }
+        comm_trim(comm);
+        if (!(v.where = strf("%s (pid %d)", comm, (int)v.pid)))
+                return -ENOMEM;
+        r = pid_examine(d, &v);
+        free(v.where);
+        free(v.user);
+        return r;
+}

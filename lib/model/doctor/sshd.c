@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * doctor, sshd: UsePAM in sshd_config and the files it includes (the first value sshd reads
+ * wins; UsePAM inside a Match block is refused by sshd).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "doctor-internal.h"
+
+#define INCLUDE_DEPTH_MAX 16
+
+struct sshd_scan {
+        bool set, value;
+        char *where;
+        bool ignored;             /* a later UsePAM with another value */
+        char *ignored_where;
+        bool ignored_value;
+        char *match_where;        /* the first UsePAM inside a Match block */
+        unsigned files;
+};
+
+static void sshd_scan_clear(struct sshd_scan *s) {
+        free(s->where);
+        free(s->ignored_where);
+        free(s->match_where);
+}
+
+static int sshd_scan_file(struct doc *d, const char *abs, unsigned depth, bool in_match, struct sshd_scan *s);
+
+static int sshd_include(struct doc *d, const char *word, unsigned depth, bool in_match, struct sshd_scan *s) {
+        _cleanup_free_ char *pat = word[0] == '/' ? strdup(word) : strf("/etc/ssh/%s", word);
+        struct strv names = {};
+        int r;
+
+        if (!pat)
+                return -ENOMEM;
+        char *slash = strrchr(pat, '/');
+        *slash = '\0';
+        /* wildcards in the file name only (what sshd_config.d/ uses) */
+        r = list_dir(d, pat[0] ? pat : "/", slash + 1, &names);
+        for (size_t i = 0; i < names.n && r >= 0; i++) {
+                _cleanup_free_ char *p = strf("%s/%s", pat, names.v[i]);
+                if (!p)
+                        r = -ENOMEM;
+                else if (exists_rooted(d, p, false))
+                        r = sshd_scan_file(d, p, depth + 1, in_match, s);
+        }
+        strv_clear(&names);
+        return r;
+}
+
+/* Split "Keyword value", "Keyword=value" or "Keyword = value" in place; NULL for a blank or
+ * comment line. */
+static char *sshd_split(char *line, char **ret_rest) {
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+                p++;
+        if (!*p || *p == '#' || *p == '\r')
+                return NULL;
+        char *kw = p;
+        p += strcspn(p, " \t=\r");
+        bool eq = *p == '=';
+        if (*p)
+                *p++ = '\0';
+        while (*p == ' ' || *p == '\t')
+                p++;
+        if (!eq && *p == '=')   /* "Keyword = value" */
+                for (p++; *p == ' ' || *p == '\t'; p++)
+                        ;
+        *ret_rest = p;
+        return kw;
+}
+
+/* One UsePAM line at where. */
+static int sshd_usepam(char *val, const char *where, bool in_match, struct sshd_scan *s) {
+        val[strcspn(val, " \t\r#")] = '\0';
+        if (val[0] == '"') {
+                val++;
+                val[strcspn(val, "\"")] = '\0';
+        }
+        if (in_match) {
+                if (!s->match_where && !(s->match_where = strdup(where)))
+                        return -ENOMEM;
+                return 0;
+        }
+        bool v = strcasecmp(val, "yes") == 0;
+        if (!s->set) {
+                s->set = true;
+                s->value = v;
+                return (s->where = strdup(where)) ? 0 : -ENOMEM;
+        }
+        if (v != s->value && !s->ignored) {
+                s->ignored = true;
+                s->ignored_value = v;
+                return (s->ignored_where = strdup(where)) ? 0 : -ENOMEM;
+        }
+        return 0;
+}
+
+static int sshd_scan_line(struct doc *d, char *line, const char *abs, unsigned lineno, unsigned depth,
+                          bool *in_match, struct sshd_scan *s) {
+        char *rest, *save = NULL;
+        char *kw = sshd_split(line, &rest);
+        int r;
+
+        if (!kw)
+                return 0;
+        if (strcasecmp(kw, "Match") == 0) {
+                *in_match = true;
+                return 0;
+        }
+        if (strcasecmp(kw, "Include") == 0) {
+                for (char *w = strtok_r(rest, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save))
+                        if ((r = sshd_include(d, w, depth, *in_match, s)) < 0)
+                                return r;
+                return 0;
+        }
+        if (strcasecmp(kw, "UsePAM") != 0)
+                return 0;
+        _cleanup_free_ char *where = strf("%s:%u", disp(d, abs), lineno);
+        return where ? sshd_usepam(rest, where, *in_match, s) : -ENOMEM;
+}
+
+static int sshd_scan_file(struct doc *d, const char *abs, unsigned depth, bool in_match, struct sshd_scan *s) {
+        _cleanup_free_ char *text = NULL;
+        unsigned lineno = 0;
+        int r;
+
+        if (depth > INCLUDE_DEPTH_MAX)
+                return 0;
+        r = read_rooted(d, abs, &text);
+        if (r < 0)
+                return r == -ENOMEM ? r : (depth == 0 ? r : 0);
+        s->files++;
+        for (char *line = text, *next; line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                lineno++;
+                if ((r = sshd_scan_line(d, line, abs, lineno, depth, &in_match, s)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int sshd_report(struct doc *d, const char *cfg, const struct sshd_scan *s) {
+        _cleanup_free_ char *fix = NULL;
+
+        if (s->set && s->value)
+                ADD(d, DOCTOR_SSH, DOCTOR_OK, s->where, NULL, "sshd: UsePAM yes");
+        else if (s->set) {
+                if (!(fix = strf("set 'UsePAM yes' at %s (sshd takes the first value it reads), then restart sshd "
+                                 "(systemctl restart ssh)",
+                                 s->where)))
+                        return -ENOMEM;
+                ADD(d, DOCTOR_SSH, DOCTOR_ERROR, s->where, fix,
+                    "sshd: UsePAM no: sshd opens no PAM session, so neither pam_limits nor pam_rdmalimit runs for "
+                    "ssh logins");
+        } else {
+                if (!(fix = strf("add 'UsePAM yes' to %s, then restart sshd (systemctl restart ssh)", disp(d, cfg))))
+                        return -ENOMEM;
+                ADD(d, DOCTOR_SSH, DOCTOR_ERROR, disp(d, cfg), fix,
+                    "sshd: UsePAM is not set: OpenSSH's built-in default is no, so ssh logins get no PAM session "
+                    "and no limits");
+        }
+        if (s->ignored)
+                ADD(d, DOCTOR_SSH, DOCTOR_INFO, s->ignored_where, NULL,
+                    "sshd: this 'UsePAM %s' is ignored: the first value (%s) wins", s->ignored_value ? "yes" : "no",
+                    s->where);
+        if (s->match_where)
+                ADD(d, DOCTOR_SSH, DOCTOR_WARNING, s->match_where, "move UsePAM out of the Match block",
+                    "sshd: UsePAM inside a Match block is not allowed: sshd refuses the configuration");
+        return 0;
+}
+
+int check_sshd_config(struct doc *d) {
+        const char *cfg = "/etc/ssh/sshd_config";
+        struct sshd_scan s = {};
+        int r;
+
+        r = sshd_scan_file(d, cfg, 0, false, &s);
+        if (r == -ENOENT) {
+                r = 0;
+                if (exists_rooted(d, "/etc/pam.d/sshd", false))
+                        r = doctor_add(d->rep, DOCTOR_SSH, DOCTOR_INFO, disp(d, cfg), NULL,
+                                       "sshd: %s does not exist: OpenSSH server not installed?", disp(d, cfg));
+        } else if (r < 0 && r != -ENOMEM)
+                r = doctor_add(d->rep, DOCTOR_SSH, DOCTOR_WARNING, disp(d, cfg), NULL, "sshd: cannot read %s (%s)",
+                               disp(d, cfg), strerror(-r));
+        else if (r >= 0)
+                r = sshd_report(d, cfg, &s);
+        sshd_scan_clear(&s);
+        return r;
+}

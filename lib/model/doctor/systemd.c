@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * doctor, systemd: services never read limits.conf.  DefaultLimitMEMLOCK= of system.conf
+ * (and user.conf) with their drop-ins, and --unit: a unit's LimitMEMLOCK= from its file and
+ * drop-ins, compared with what the configuration gives the unit's User=.  unit_load() is also
+ * what the container runtimes' and Slurm's links read their daemons' units with.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "doctor-internal.h"
+#include "fsutil.h"
+
+int doctor_parse_systemd_limit(const char *s, uint64_t *ret_soft, uint64_t *ret_hard) {
+        _cleanup_free_ char *copy = NULL;
+        uint64_t soft, hard;
+        char *colon;
+        int r;
+
+        if (!s || !(copy = strdup(s)))
+                return s ? -ENOMEM : -EINVAL;
+        colon = strchr(copy, ':');
+        if (colon)
+                *colon = '\0';
+        r = size_parse_systemd(copy, &soft);
+        if (r < 0)
+                return r;
+        hard = soft;
+        if (colon) {
+                r = size_parse_systemd(colon + 1, &hard);
+                if (r < 0)
+                        return r;
+                if (soft > hard)
+                        return -EINVAL;
+        }
+        *ret_soft = soft;
+        *ret_hard = hard;
+        return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* systemd's configuration files */
+
+typedef int (*ini_cb)(struct doc *d, const char *where, const char *section, const char *key, const char *value,
+                      void *userdata);
+
+/* Parse ROOT/abs as a systemd configuration file; -ENOENT when it does not exist. */
+static int ini_parse(struct doc *d, const char *abs, ini_cb cb, void *userdata) {
+        _cleanup_free_ char *text = NULL, *section = strdup("");
+        unsigned lineno = 0;
+        int r;
+
+        if (!section)
+                return -ENOMEM;
+        r = read_rooted(d, abs, &text);
+        if (r < 0)
+                return r;
+        for (char *line = text, *next; line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                lineno++;
+                char *p = strip(line), *eq;
+                if (!*p || *p == '#' || *p == ';')
+                        continue;
+                if (*p == '[') {
+                        p[strcspn(p, "]")] = '\0';
+                        free(section);
+                        if (!(section = strdup(p + 1)))
+                                return -ENOMEM;
+                        continue;
+                }
+                if (!(eq = strchr(p, '=')))
+                        continue;
+                *eq = '\0';
+                _cleanup_free_ char *where = strf("%s:%u", disp(d, abs), lineno);
+                if (!where)
+                        return -ENOMEM;
+                if ((r = cb(d, where, section, strip(p), strip(eq + 1), userdata)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+void limit_setting_clear(struct limit_setting *l) {
+        free(l->text);
+        free(l->where);
+        free(l->overridden);
+        free(l->overridden_text);
+        *l = (struct limit_setting){};
+}
+
+static int limit_assign(struct limit_setting *l, const char *where, const char *value) {
+        char *w = strdup(where), *t = strdup(value);
+        if (!w || !t) {
+                free(w);
+                free(t);
+                return -ENOMEM;
+        }
+        if (l->set) {
+                free(l->overridden);
+                free(l->overridden_text);
+                l->overridden = TAKE_PTR(l->where);
+                l->overridden_text = TAKE_PTR(l->text);
+        }
+        free(l->where);
+        free(l->text);
+        l->where = w;
+        l->text = t;
+        l->assignments++;
+        if (!*value) {
+                /* an empty assignment resets to the default */
+                l->set = false;
+                l->bad = false;
+                return 0;
+        }
+        l->bad = doctor_parse_systemd_limit(value, &l->soft, &l->hard) < 0;
+        l->set = !l->bad;
+        return 0;
+}
+
+/* An unparsable limit: systemd ignores it. */
+static int limit_bad(struct doc *d, enum doctor_group g, const char *where, const char *key, const char *value) {
+        return doctor_add(d->rep, g, DOCTOR_ERROR, where, "write a size such as 64M, 1G or infinity (or SOFT:HARD)",
+                          "%s=%s cannot be parsed: systemd ignores it", key, value);
+}
+
+static int manager_cb(struct doc *d, const char *where, const char *section, const char *key, const char *value,
+                      void *userdata) {
+        struct limit_setting *l = userdata;
+        if (strcasecmp(section, "Manager") != 0 || !streq(key, "DefaultLimitMEMLOCK"))
+                return 0;
+        if (limit_assign(l, where, value) < 0)
+                return -ENOMEM;
+        return l->bad ? limit_bad(d, DOCTOR_SYSTEMD, where, key, value) : 0;
+}
+
+static const char *const systemd_conf_dirs[] = { "/etc/systemd", "/run/systemd", "/usr/local/lib/systemd",
+                                                 "/usr/lib/systemd", "/lib/systemd" };
+
+/* Parse each file of a drop-in list; a file that cannot be read is skipped. */
+static int ini_parse_all(struct doc *d, const struct strv *files, ini_cb cb, void *userdata) {
+        for (size_t i = 0; i < files->n; i++) {
+                int r = ini_parse(d, files->v[i], cb, userdata);
+                if (r == -ENOMEM)
+                        return r;
+        }
+        return 0;
+}
+
+/* system.conf or user.conf and their drop-ins: the last DefaultLimitMEMLOCK= wins. */
+static int manager_default(struct doc *d, const char *name, struct limit_setting *ret) {
+        _cleanup_free_ char *main_abs = strf("/etc/systemd/%s", name), *sub = strf("%s.d", name);
+        struct strv drop = {};
+        int r;
+
+        *ret = (struct limit_setting){};
+        if (!main_abs || !sub)
+                return -ENOMEM;
+        r = ini_parse(d, main_abs, manager_cb, ret);
+        if (r == -ENOMEM)
+                return r;
+        const char *subs[] = { sub };
+        r = list_dropins(d, systemd_conf_dirs, ELEMENTSOF(systemd_conf_dirs), subs, 1, &drop);
+        if (r >= 0)
+                r = ini_parse_all(d, &drop, manager_cb, ret);
+        strv_clear(&drop);
+        return r;
+}
+
+/* Outside a root: is PID 1 systemd at all? */
+static int check_pid1(struct doc *d) {
+        _cleanup_free_ char *comm = NULL;
+        if (d->in->root || read_text("/proc/1/comm", &comm) < 0)
+                return 0;
+        comm_trim(comm);
+        if (!streq(comm, "systemd"))
+                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, "/proc/1/comm", NULL,
+                    "PID 1 is %s, not systemd: system.conf and units take effect only where systemd runs", comm);
+        return 0;
+}
+
+static int report_system_default(struct doc *d, const struct limit_setting *sys) {
+        _cleanup_free_ char *why = NULL, *fix = NULL;
+        char pair[PAIR_MAX], arg[SIZE_FMT_MAX];
+        enum doctor_level lvl;
+        uint64_t soft = sys->set ? sys->soft : SYSTEMD_DEFAULT_MEMLOCK, hard = sys->set ? sys->hard : SYSTEMD_DEFAULT_MEMLOCK;
+        uint64_t want = d->max.hard_known && d->max.hard > d->max.soft ? d->max.hard : d->max.soft;
+
+        if (below_max(d, soft, hard, &lvl, &why) < 0 ||
+            !(fix = strf("give the services that need it LimitMEMLOCK=%s (systemctl edit UNIT -> [Service]), or set "
+                         "DefaultLimitMEMLOCK=%s in /etc/systemd/system.conf.d/memlock.conf and run systemctl "
+                         "daemon-reexec",
+                         systemd_arg(want, arg), arg)))
+                return -ENOMEM;
+        fmt_pair(soft, hard, pair);
+        const char *tail = lvl == DOCTOR_OK ? "" : ": systemd services never read limits.conf";
+        if (!sys->set) {
+                ADD(d, DOCTOR_SYSTEMD, lvl == DOCTOR_OK ? DOCTOR_INFO : lvl, disp(d, "/etc/systemd/system.conf"),
+                    lvl == DOCTOR_OK ? NULL : fix,
+                    "DefaultLimitMEMLOCK is not set: services without LimitMEMLOCK= get systemd's default of %s%s%s",
+                    pair, why, tail);
+                return 0;
+        }
+        d->sysdef_set = true;
+        d->sysdef_soft = sys->soft;
+        d->sysdef_hard = sys->hard;
+        if (!(d->sysdef_where = strdup(sys->where)))
+                return -ENOMEM;
+        ADD(d, DOCTOR_SYSTEMD, lvl, sys->where, lvl == DOCTOR_OK ? NULL : fix,
+            "services without LimitMEMLOCK= get memlock %s (DefaultLimitMEMLOCK=%s%s)%s%s", pair, sys->text,
+            sys->assignments > 1 ? ", the last of several assignments" : "", why, tail);
+        if (sys->overridden)
+                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, sys->overridden, NULL,
+                    "DefaultLimitMEMLOCK=%s here is overridden by %s (the last assignment wins)", sys->overridden_text,
+                    sys->where);
+        return 0;
+}
+
+int check_systemd_defaults(struct doc *d) {
+        struct limit_setting sys = {}, user = {};
+        char pair[PAIR_MAX];
+        int r;
+
+        if (!exists_rooted(d, "/etc/systemd", true))
+                return 0;
+        if ((r = check_pid1(d)) < 0)
+                return r;
+        r = manager_default(d, "system.conf", &sys);
+        if (r >= 0)
+                r = report_system_default(d, &sys);
+        if (r >= 0)
+                r = manager_default(d, "user.conf", &user);
+        if (r >= 0 && user.set)
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_INFO, user.where, NULL,
+                               "user services (systemd --user) without LimitMEMLOCK= get memlock %s "
+                               "(DefaultLimitMEMLOCK=%s)",
+                               fmt_pair(user.soft, user.hard, pair), user.text);
+        limit_setting_clear(&sys);
+        limit_setting_clear(&user);
+        return r;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* units */
+
+struct unit_scan {
+        struct unit_info *u;
+        enum doctor_group group;
+};
+
+static int set_str(char **field, const char *value) {
+        char *v = strdup(value);
+        if (!v)
+                return -ENOMEM;
+        free(*field);
+        *field = v;
+        return 0;
+}
+
+static int unit_cb(struct doc *d, const char *where, const char *section, const char *key, const char *value,
+                   void *userdata) {
+        struct unit_scan *s = userdata;
+        struct unit_info *u = s->u;
+        (void)section;
+
+        if (streq(key, "LimitMEMLOCK")) {
+                if (limit_assign(&u->limit, where, value) < 0)
+                        return -ENOMEM;
+                return u->limit.bad ? limit_bad(d, s->group, where, key, value) : 0;
+        }
+        if (streq(key, "User"))
+                return set_str(&u->user, value) < 0 || set_str(&u->user_where, where) < 0 ? -ENOMEM : 0;
+        if (streq(key, "PAMName"))
+                return set_str(&u->pam_name, value);
+        if (streq(key, "DynamicUser"))
+                u->dynamic_user = strcasecmp(value, "yes") == 0 || strcasecmp(value, "true") == 0 ||
+                                  streq(value, "1") || strcasecmp(value, "on") == 0;
+        return 0;
+}
+
+static const char *const unit_dirs[] = { "/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
+                                         "/usr/lib/systemd/system", "/lib/systemd/system" };
+
+/* Is ROOT/abs a link to /dev/null (a masked unit)? */
+static bool masked(const struct doc *d, const char *abs) {
+        char buf[64];
+        if (fs_readlink_in_root(d->in->root, abs, buf, sizeof buf) < 0)
+                return false;
+        return streq(buf, "/dev/null");
+}
+
+void unit_info_clear(struct unit_info *u) {
+        free(u->name);
+        free(u->path);
+        limit_setting_clear(&u->limit);
+        free(u->user);
+        free(u->user_where);
+        free(u->pam_name);
+        free(u->src);
+        free(u->where);
+        *u = (struct unit_info){};
+}
+
+/* The unit file of name (or of its template tmpl): the first unit directory that has one. */
+static int unit_find(const struct doc *d, const char *name, const char *tmpl, struct unit_info *u) {
+        for (size_t i = 0; i < ELEMENTSOF(unit_dirs); i++)
+                for (int k = 0; k < 2; k++) {
+                        const char *n = k == 0 ? name : tmpl;
+                        if (!n)
+                                continue;
+                        char *p = strf("%s/%s", unit_dirs[i], n);
+                        if (!p)
+                                return -ENOMEM;
+                        if (masked(d, p)) {
+                                u->masked = true;
+                                free(p);
+                                return 0;
+                        }
+                        if (exists_rooted(d, p, false)) {
+                                u->path = p;
+                                return 0;
+                        }
+                        free(p);
+                }
+        return 0;
+}
+
+/* The memlock the service runs with, and where that comes from. */
+static int unit_effective(const struct doc *d, struct unit_info *u) {
+        if (u->limit.set) {
+                u->soft = u->limit.soft;
+                u->hard = u->limit.hard;
+                u->src = strf("LimitMEMLOCK=%s", u->limit.text);
+                u->where = strdup(u->limit.where);
+        } else if (d->sysdef_set) {
+                u->soft = d->sysdef_soft;
+                u->hard = d->sysdef_hard;
+                u->src = strf("no LimitMEMLOCK=: DefaultLimitMEMLOCK of %s", d->sysdef_where);
+                u->where = strdup(disp(d, u->path));
+        } else {
+                u->soft = u->hard = SYSTEMD_DEFAULT_MEMLOCK;
+                u->src = strdup("no LimitMEMLOCK= or DefaultLimitMEMLOCK=: systemd's default");
+                u->where = strdup(disp(d, u->path));
+        }
+        return u->src && u->where ? 0 : -ENOMEM;
+}
+
+/* The unit file and its drop-ins (NAME.d/, then the template's), parsed into u. */
+static int unit_read(struct doc *d, const char *tmpl, enum doctor_group g, struct unit_info *u) {
+        _cleanup_free_ char *sub = strf("%s.d", u->name), *tsub = tmpl ? strf("%s.d", tmpl) : NULL;
+        struct unit_scan s = { .u = u, .group = g };
+        struct strv drop = {};
+        int r;
+
+        if (!sub || (tmpl && !tsub))
+                return -ENOMEM;
+        const char *subs[] = { sub, tsub };
+        r = ini_parse(d, u->path, unit_cb, &s);
+        if (r == -ENOMEM)
+                return r;
+        r = list_dropins(d, unit_dirs, ELEMENTSOF(unit_dirs), subs, tsub ? 2 : 1, &drop);
+        if (r >= 0)
+                r = ini_parse_all(d, &drop, unit_cb, &s);
+        u->n_dropins = drop.n;
+        strv_clear(&drop);
+        return r < 0 ? r : unit_effective(d, u);
+}
+
+int unit_load(struct doc *d, const char *unit, enum doctor_group g, struct unit_info *ret) {
+        _cleanup_free_ char *tmpl = NULL;
+        struct unit_info u = {};
+        const char *dot = strrchr(unit, '.');
+        int r;
+
+        *ret = (struct unit_info){};
+        u.name = !dot || dot == unit ? strf("%s.service", unit) : strdup(unit);
+        if (!u.name)
+                return -ENOMEM;
+        /* an instance foo@bar.service falls back to the template foo@.service */
+        char *at = strchr(u.name, '@');
+        dot = strrchr(u.name, '.');
+        if (at && at + 1 < dot && !(tmpl = strf("%.*s%s", (int)(at + 1 - u.name), u.name, dot)))
+                r = -ENOMEM;
+        else
+                r = unit_find(d, u.name, tmpl, &u);
+        if (r >= 0 && u.path)
+                r = unit_read(d, tmpl, g, &u);
+        if (r < 0) {
+                unit_info_clear(&u);
+                return r;
+        }
+        *ret = u;
+        return 0;
+}
+
+/* ---- --unit ---- */
+
+/* What the unit's user is given, compared with what the unit gives it. */
+static int unit_compare(struct doc *d, const struct unit_info *u, const struct target *t) {
+        _cleanup_free_ char *fix = NULL, *tt = NULL;
+        char pair[PAIR_MAX], arg[SIZE_FMT_MAX];
+        uint64_t want_soft = t->soft_known ? t->soft : 0, want_hard = t->hard_known ? t->hard : 0;
+        uint64_t want = want_hard > want_soft ? want_hard : want_soft;
+        bool low_soft = t->soft_known && u->soft < t->soft, low_hard = !low_soft && t->hard_known && u->hard < t->hard;
+
+        if (!low_soft && !low_hard) {
+                ADD(d, DOCTOR_SYSTEMD, DOCTOR_OK, u->where, NULL,
+                    "%s: runs as %s with memlock %s, as much as the configuration gives %s", u->name, u->user,
+                    fmt_pair(u->soft, u->hard, pair), u->user);
+                return 0;
+        }
+        if (!(fix = strf("systemctl edit %s -> [Service] LimitMEMLOCK=%s, then systemctl restart %s", u->name,
+                         systemd_arg(want, arg), u->name)) ||
+            !(tt = target_text(t, low_hard)))
+                return -ENOMEM;
+        ADD(d, DOCTOR_SYSTEMD, low_soft ? DOCTOR_ERROR : DOCTOR_WARNING, u->where, fix,
+            "%s: runs as %s with memlock %s %s, below the %s that the configuration gives %s: systemd services never "
+            "read limits.conf or the policy",
+            u->name, u->user, low_soft ? "soft" : "hard", size_format(low_soft ? u->soft : u->hard, pair), tt,
+            u->user);
+        return 0;
+}
+
+/* The unit's user: who it is, and what the configuration gives it. */
+static int unit_check_user(struct doc *d, const struct unit_info *u) {
+        struct target t;
+        int r;
+
+        if (u->dynamic_user) {
+                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, disp(d, u->path), NULL,
+                    "%s: DynamicUser=yes: no configured user to compare its memlock with", u->name);
+                return 0;
+        }
+        if (!u->user || streq(u->user, "root") || streq(u->user, "0")) {
+                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, u->user ? u->user_where : disp(d, u->path), NULL,
+                    "%s: runs as root: with CAP_IPC_LOCK its memlock limit does not restrict what it pins", u->name);
+                return 0;
+        }
+        r = user_target(d, u->user, &t);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_WARNING, u->user_where, "create the user, or correct User=",
+                               "%s: User=%s does not exist%s", u->name, u->user, d->in->root ? " in etc/passwd" : "");
+        else if (!t.soft_known && !t.hard_known)
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_INFO, u->user_where, NULL,
+                               "%s: runs as %s; no limits entry or policy rule gives %s a memlock: nothing to compare",
+                               u->name, u->user, u->user);
+        else if (u->pam_name)
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_INFO, u->user_where, NULL,
+                               "%s: runs as %s with PAMName=%s: systemd opens a '%s' PAM session, so that stack's "
+                               "pam_limits and pam_rdmalimit apply on top of LimitMEMLOCK=",
+                               u->name, u->user, u->pam_name, u->pam_name);
+        else
+                r = unit_compare(d, u, &t);
+        target_clear(&t);
+        return r;
+}
+
+static int unit_report(struct doc *d, const struct unit_info *u) {
+        _cleanup_free_ char *fix = NULL;
+        char pair[PAIR_MAX];
+
+        if (u->masked) {
+                if (!(fix = strf("systemctl unmask %s", u->name)))
+                        return -ENOMEM;
+                ADD(d, DOCTOR_SYSTEMD, DOCTOR_WARNING, u->name, fix, "masked: it does not start");
+                return 0;
+        }
+        if (!u->path) {
+                if (!(fix = strf("check the name (systemctl list-unit-files '%s')", u->name)))
+                        return -ENOMEM;
+                ADD(d, DOCTOR_SYSTEMD, DOCTOR_ERROR, u->name, fix,
+                    "no unit file in etc/systemd/system, run/systemd/system, usr/lib/systemd/system or "
+                    "lib/systemd/system");
+                return 0;
+        }
+        ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, u->where, NULL, "%s: memlock %s (%s; %s and %zu drop-in%s read)", u->name,
+            fmt_pair(u->soft, u->hard, pair), u->src, disp(d, u->path), u->n_dropins, u->n_dropins == 1 ? "" : "s");
+        if (u->limit.overridden)
+                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, u->limit.overridden, NULL,
+                    "%s: LimitMEMLOCK=%s here is overridden by %s (a later drop-in wins)", u->name,
+                    u->limit.overridden_text, u->limit.where);
+        return unit_check_user(d, u);
+}
+
+int check_unit(struct doc *d) {
+        const char *unit = d->in->unit;
+        struct unit_info u;
+        int r;
+
+        if (!unit[0] || strchr(unit, '/')) {
+                ADD(d, DOCTOR_SYSTEMD, DOCTOR_ERROR, unit, "give a unit name such as slurmd.service", "not a unit name");
+                return 0;
+        }
+        if ((r = unit_load(d, unit, DOCTOR_SYSTEMD, &u)) < 0)
+                return r;
+        r = unit_report(d, &u);
+        unit_info_clear(&u);
+        return r;
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * doctor's small helpers: heap strings, a string vector, paths shown relative to the root,
+ * files and directories read inside the root (lib/base/fsutil.h only).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "doctor-internal.h"
+#include "fsutil.h"
+
+char *strf(const char *fmt, ...) {
+        va_list ap;
+        char *s;
+        va_start(ap, fmt);
+        int r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        return r < 0 ? NULL : s;
+}
+
+/* ---- a string vector (what lib/base lacks; kept here, static to doctor) ---- */
+
+void strv_clear(struct strv *s) {
+        for (size_t i = 0; i < s->n; i++)
+                free(s->v[i]);
+        free(s->v);
+        *s = (struct strv){};
+}
+
+int strv_push(struct strv *s, const char *x) {
+        char **v = reallocarray(s->v, s->n + 2, sizeof(char *));
+        if (!v)
+                return -ENOMEM;
+        s->v = v;
+        if (!(v[s->n] = strdup(x)))
+                return -ENOMEM;
+        v[++s->n] = NULL;
+        return 0;
+}
+
+bool strv_has(const struct strv *s, const char *x) {
+        for (size_t i = 0; i < s->n; i++)
+                if (streq(s->v[i], x))
+                        return true;
+        return false;
+}
+
+static int cmp_str(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* ---- text ---- */
+
+char *strip(char *s) {
+        while (*s == ' ' || *s == '\t')
+                s++;
+        size_t n = strlen(s);
+        while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
+                s[--n] = '\0';
+        return s;
+}
+
+/* Any byte before the kernel's one final newline, a newline included, is the process's own
+ * name and is kept (to be escaped, not cut). */
+void comm_trim(char *comm) {
+        size_t n = strlen(comm);
+        if (n > 0 && comm[n - 1] == '\n')
+                comm[n - 1] = '\0';
+}
+
+const char *fmt_pair(uint64_t soft, uint64_t hard, char buf[static PAIR_MAX]) {
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        if (soft == hard)
+                snprintf(buf, PAIR_MAX, "%s", size_format(soft, a));
+        else
+                snprintf(buf, PAIR_MAX, "soft %s, hard %s", size_format(soft, a), size_format(hard, b));
+        return buf;
+}
+
+char *systemd_arg(uint64_t v, char buf[static SIZE_FMT_MAX]) {
+        if (v == SIZE_INFINITY) {
+                snprintf(buf, SIZE_FMT_MAX, "infinity");
+                return buf;
+        }
+        return size_format_arg(v, buf);
+}
+
+char *apply_arg(uint64_t v, char buf[static SIZE_FMT_MAX]) {
+        if (v == SIZE_INFINITY) {
+                snprintf(buf, SIZE_FMT_MAX, "unlimited");
+                return buf;
+        }
+        return size_format_arg(v, buf);
+}
+
+/* ---- paths and files ---- */
+
+const char *disp(const struct doc *d, const char *abs) {
+        if (d->in->root && abs[0] == '/')
+                return abs + 1;
+        return abs;
+}
+
+const char *disp_rooted(const struct doc *d, const char *path) {
+        const char *root = d->in->root;
+        if (!root || !path)
+                return path;
+        size_t rl = strlen(root);
+        while (rl > 1 && root[rl - 1] == '/')
+                rl--;
+        if (strncmp(path, root, rl) == 0 && path[rl] == '/')
+                return path + rl + 1;
+        return path;
+}
+
+int read_text(const char *path, char **ret) {
+        _cleanup_close_ int fd = -1;
+        int r = fs_open_config(AT_FDCWD, path, false, false, &fd, NULL);
+        if (r < 0)
+                return r;
+        return fs_read_all(fd, DOC_TEXT_MAX, ret, NULL);
+}
+
+int read_rooted(const struct doc *d, const char *abs, char **ret) {
+        _cleanup_close_ int fd = -1;
+        int r = fs_open_config_in_root(d->in->root, abs, false, false, &fd, NULL);
+        if (r < 0)
+                return r;
+        return fs_read_all(fd, DOC_TEXT_MAX, ret, NULL);
+}
+
+bool exists_rooted(const struct doc *d, const char *abs, bool want_dir) {
+        struct stat st;
+        if (fs_stat_in_root(d->in->root, abs, false, &st) < 0)
+                return false;
+        return want_dir ? S_ISDIR(st.st_mode) : !S_ISDIR(st.st_mode);
+}
+
+int list_dir(const struct doc *d, const char *absdir, const char *pattern, struct strv *ret) {
+        DIR *dir = NULL;
+        struct dirent *de;
+        int r = fs_opendir_in_root(d->in->root, absdir, &dir);
+
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        while ((de = readdir(dir))) {
+                if (de->d_name[0] == '.' || fnmatch(pattern, de->d_name, FNM_PERIOD) != 0)
+                        continue;
+                if ((r = strv_push(ret, de->d_name)) < 0)
+                        break;
+        }
+        closedir(dir);
+        if (ret->n > 1)
+                qsort(ret->v, ret->n, sizeof(char *), cmp_str);
+        return r;
+}
+
+/* The names of the .conf files in dir not in *names yet, appended to both vectors. */
+static int dropins_add_dir(const struct doc *d, const char *dir, struct strv *names, struct strv *paths) {
+        struct strv here = {};
+        int r = list_dir(d, dir, "*.conf", &here);
+
+        for (size_t k = 0; k < here.n && r >= 0; k++) {
+                _cleanup_free_ char *full = NULL;
+                if (strv_has(names, here.v[k]))
+                        continue;
+                if (!(full = strf("%s/%s", dir, here.v[k])))
+                        r = -ENOMEM;
+                else if ((r = strv_push(names, here.v[k])) >= 0)
+                        r = strv_push(paths, full);
+        }
+        strv_clear(&here);
+        return r;
+}
+
+static int cmp_basename(const void *a, const void *b) {
+        const char *x = *(char *const *)a, *y = *(char *const *)b;
+        return strcmp(strrchr(x, '/') + 1, strrchr(y, '/') + 1);
+}
+
+int list_dropins(const struct doc *d, const char *const *dirs, size_t n_dirs, const char *const *subs,
+                 size_t n_subs, struct strv *ret) {
+        struct strv names = {}, paths = {};
+        int r = 0;
+
+        for (size_t s = 0; s < n_subs && r >= 0; s++)
+                for (size_t i = 0; i < n_dirs && r >= 0; i++) {
+                        _cleanup_free_ char *dir = strf("%s/%s", dirs[i], subs[s]);
+                        r = dir ? dropins_add_dir(d, dir, &names, &paths) : -ENOMEM;
+                }
+        strv_clear(&names);
+        if (r < 0) {
+                strv_clear(&paths);
+                return r;
+        }
+        /* by file name; names are unique, so the order of equal keys does not matter */
+        if (paths.n > 1)
+                qsort(paths.v, paths.n, sizeof(char *), cmp_basename);
+        *ret = paths;
+        return 0;
+}
