@@ -101,7 +101,7 @@ rc_is 0 "healthy: exit 0"
 # as another user, drop what the ownership findings change
 if ! is_root; then
 	sed -i '/^configuration files$/q' "$OUT"
-	printf '  INFO the largest memlock configured: soft 1 GiB (etc/security/limits.d/90-rdmalimits.conf:1); hard 1 GiB (etc/security/limits.d/90-rdmalimits.conf:2)\n  OK   limits.conf and limits.d: no problems (2 files read) (etc/security/limits.conf)\n  INFO policy: does not exist: pam_rdmalimit leaves memlock unchanged (etc/security/rdmalimit.conf)\n\nOK: 0 errors, 0 warnings, 2 info, 14 ok\n' >> "$OUT"
+	printf '  INFO the largest memlock configured: soft 1 GiB (etc/security/limits.d/90-rdmalimits.conf:1); hard 1 GiB (etc/security/limits.d/90-rdmalimits.conf:2)\n  INFO overridden for alice (soft from etc/security/limits.d/90-rdmalimits.conf:1); takes effect for svc (etc/security/limits.conf:2)\n  INFO overridden for alice (hard from etc/security/limits.d/90-rdmalimits.conf:2); takes effect for svc (etc/security/limits.conf:3)\n  OK   limits.conf and limits.d: no problems (2 files read) (etc/security/limits.conf)\n  INFO policy: does not exist: pam_rdmalimit leaves memlock unchanged (etc/security/rdmalimit.conf)\n\nOK: 0 errors, 0 warnings, 4 info, 14 ok\n' >> "$OUT"
 fi
 same "healthy: the report" "$OUT" <<'E'
 ssh login
@@ -131,10 +131,12 @@ containers
 
 configuration files
   INFO the largest memlock configured: soft 1 GiB (etc/security/limits.d/90-rdmalimits.conf:1); hard 1 GiB (etc/security/limits.d/90-rdmalimits.conf:2)
+  INFO overridden for alice (soft from etc/security/limits.d/90-rdmalimits.conf:1); takes effect for svc (etc/security/limits.conf:2)
+  INFO overridden for alice (hard from etc/security/limits.d/90-rdmalimits.conf:2); takes effect for svc (etc/security/limits.conf:3)
   OK   limits.conf and limits.d: no problems (2 files read) (etc/security/limits.conf)
   INFO policy: does not exist: pam_rdmalimit leaves memlock unchanged (etc/security/rdmalimit.conf)
 
-OK: 0 errors, 0 warnings, 2 info, 14 ok
+OK: 0 errors, 0 warnings, 4 info, 14 ok
 E
 check "healthy: nothing on stderr" test ! -s "$T/err"
 sed "s/^/# stderr: /" "$T/err"
