@@ -26,7 +26,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -595,47 +594,44 @@ static int drop_to(uid_t uid, gid_t gid, uint64_t ceiling_bytes) {
         return 0;
 }
 
-/* Register a one-page UMEM on a new socket under soft limit `limit` bytes.  1: accepted (the
- * socket stays open and *fd gets it), 0: refused (ENOBUFS), <0: another error. */
-static int try_one_page(void *page, uint64_t page_size, uint64_t limit, int *fd) {
+/*
+ * Ask the kernel whether one more page fits under soft limit `limit` bytes, without keeping
+ * anything charged: a one-page UMEM at an address that cannot be pinned (PROT_NONE).
+ * xdp_umem_reg() charges the pages first (ENOBUFS over the limit), then pins them: the pin
+ * fails (EFAULT) and the charge is taken back before the call returns.  A registration that
+ * succeeded would be uncharged only later, by a work item after an RCU grace period, and meet
+ * the next registration of the user.  1: it fits, 0: ENOBUFS, <0: another error.
+ */
+static int fits_one_page(void *nopage, uint64_t page_size, uint64_t limit) {
         struct rlimit rl;
         if (getrlimit(RLIMIT_MEMLOCK, &rl) < 0)
                 return -errno;
         rl.rlim_cur = limit;
         if (setrlimit(RLIMIT_MEMLOCK, &rl) < 0)
                 return -errno;
-        int s = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+        _cleanup_close_ int s = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
         if (s < 0)
                 return -errno;
         struct xdp_umem_reg reg = {
-                .addr = (uintptr_t)page,
+                .addr = (uintptr_t)nopage,
                 .len = page_size,
                 .chunk_size = (uint32_t)(page_size < 4096 ? page_size : 4096),
                 .headroom = 0,
         };
-        if (setsockopt(s, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg) == 0) {
-                *fd = s;
-                return 1;
-        }
-        int e = errno;
-        close(s);
-        return e == ENOBUFS ? 0 : -e;
+        if (setsockopt(s, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg) == 0)
+                return -EPROTO; /* pinned a PROT_NONE page: not the kernel this was written for */
+        return errno == ENOBUFS ? 0 : errno == EFAULT || errno == ENOMEM ? 1 : -errno;
 }
-
-#define PROBE_MAX_HELD 70
 
 /*
  * In the child.  X = the pages already charged to the user.  "X <= t" is asked by setting
- * the soft limit to (t + held + 1) pages and registering one page: the kernel accepts it
- * exactly when X + held + 1 <= t + held + 1.  An accepted page stays registered (a released
- * UMEM is uncharged later, by a work item), so `held` counts them.
+ * the soft limit to t + 1 pages: the kernel accepts one more page exactly when X + 1 <= t + 1.
+ * Bisection over t finds X exactly, in pages.
  */
 static void probe_child(uid_t uid, gid_t gid, uint64_t ceiling, int out) {
         struct probe_result res = {};
         struct rlimit rl;
         uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
-        int held_fds[PROBE_MAX_HELD];
-        unsigned held = 0;
         int r;
 
         r = drop_to(uid, gid, ceiling);
@@ -644,68 +640,45 @@ static void probe_child(uid_t uid, gid_t gid, uint64_t ceiling, int out) {
                 res.step = 1;
                 goto out;
         }
-        void *page = mmap(NULL, ps, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (page == MAP_FAILED || getrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
+        void *nopage = mmap(NULL, ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (nopage == MAP_FAILED || getrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
                 res.error = -errno;
                 res.step = 4;
                 goto out;
         }
         uint64_t hard_pages = rl.rlim_max == RLIM_INFINITY ? (UINT64_C(1) << 40) : (uint64_t)rl.rlim_max / ps;
-        if (hard_pages < PROBE_MAX_HELD + 2) {
+        if (hard_pages < 2) {
                 res.error = -ERANGE;
                 res.step = 4;
                 goto out;
         }
-        uint64_t lo = 0, hi = hard_pages - 1 - PROBE_MAX_HELD; /* X in [lo, hi] if X <= hi */
-        int fd;
-        r = try_one_page(page, ps, (hi + held + 1) * ps, &fd);
+        uint64_t lo = 0, hi = hard_pages - 1; /* X in [lo, hi] if X <= hi */
+        r = fits_one_page(nopage, ps, (hi + 1) * ps);
         if (r < 0) {
                 res.error = r;
                 res.step = r == -EPERM || r == -EACCES || r == -EAFNOSUPPORT ? 0 : 3;
                 goto out;
         }
         if (r == 0) {
-                res.pages = hi + 1;
+                res.pages = hi;
                 res.at_least = 1;
                 goto out;
         }
-        held_fds[held++] = fd;
         while (lo < hi) {
                 uint64_t mid = lo + (hi - lo) / 2;
-                if (held >= PROBE_MAX_HELD) {
-                        res.error = -E2BIG;
-                        res.step = 3;
-                        goto out;
-                }
-                r = try_one_page(page, ps, (mid + held + 1) * ps, &fd);
+                r = fits_one_page(nopage, ps, (mid + 1) * ps);
                 if (r < 0) {
                         res.error = r;
                         res.step = 3;
                         goto out;
                 }
-                if (r == 1) {
-                        held_fds[held++] = fd;
+                if (r == 1)
                         hi = mid;
-                } else
+                else
                         lo = mid + 1;
         }
         res.pages = lo;
-        /* A released UMEM is uncharged by a work item after an RCU grace period: wait (up to
-         * about a second) until the pages held here are uncharged, so that the next
-         * registration of the user does not meet them.  The check leaves one page, briefly. */
-        while (held > 0)
-                close(held_fds[--held]);
-        for (int i = 0; i < 1000; i++) {
-                r = try_one_page(page, ps, (lo + 1) * ps, &fd);
-                if (r == 1)
-                        close(fd);
-                if (r != 0)
-                        break;
-                nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-        }
 out:
-        while (held > 0)
-                close(held_fds[--held]);
         (void)!write(out, &res, sizeof res);
         _exit(0);
 }
@@ -1019,8 +992,6 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                         /* the probe cannot go above our own hard limit without CAP_SYS_RESOURCE */
                         if (getrlimit(RLIMIT_MEMLOCK, &own) == 0 && (ceiling == 0 || ceiling > own.rlim_max))
                                 ceiling = own.rlim_max == RLIM_INFINITY ? 0 : (uint64_t)own.rlim_max;
-                        if (ceiling && ceiling < (PROBE_MAX_HELD + 2) * r->page_size)
-                                ceiling = (PROBE_MAX_HELD + 2) * r->page_size;
                         if (status_probe_user(u->uid, gid, ceiling, &u->charged, &u->charged_at_least, u->charged_why,
                                               sizeof u->charged_why) >= 0)
                                 u->charged_method = STATUS_M_PROBE;

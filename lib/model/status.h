@@ -18,9 +18,11 @@
  *
  * The user's locked_vm comes from sock_diag for AF_XDP where the kernel has it (each UMEM,
  * its size, its socket and, through /proc/PID/fd, its holder), else from an active probe: a
- * child process with the user's uid, without CAP_IPC_LOCK (only CAP_NET_RAW kept), registers
- * one-page UMEMs under memlock limits chosen by bisection; the smallest limit under which
- * the kernel accepts one page is the charge plus one page, exactly, in pages.  Each number
+ * child process with the user's uid, without CAP_IPC_LOCK (only CAP_NET_RAW kept), asks the
+ * kernel under memlock limits chosen by bisection whether one more page fits: a one-page
+ * UMEM at a PROT_NONE address, charged (or refused with ENOBUFS) and, when the pin fails,
+ * uncharged again before the call returns, so the probe leaves nothing charged.  The
+ * smallest limit under which one page fits is the charge plus one page, exactly.  Each number
  * carries the method that gave it.
  */
 #include <stdbool.h>

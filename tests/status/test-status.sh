@@ -1,0 +1,247 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# rdmalimits status and pin-test's accounting against the real kernel (root only):
+#   - two throwaway users (uids 642xx, from a private copy of /etc/passwd and /etc/group bound
+#     over the real ones inside a private mount namespace) hold real AF_XDP UMEMs in a private
+#     network namespace, with memlock limits set by prlimit (at most the hard limit we have);
+#   - the processes sit in cgroups named like systemd's (a service, a session, a docker
+#     container in a private PID namespace, a Slurm step), created for the test under the
+#     cgroup v2 hierarchy and removed afterwards;
+#   - status shows each user's charge and headroom (the probe here: no sock_diag for AF_XDP),
+#     attributes each process, and agrees with what the kernel refuses (register until ENOBUFS);
+#   - pin-test as the same user names what is already charged and which fix applies;
+#   - --prometheus passes `promtool check metrics`.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+
+if [ "${1:-}" != --inner ]; then
+	require_root test-status
+	XSK_HOLD=${XSK_HOLD:-$top_builddir/tests/status/xsk-hold}
+	export XSK_HOLD RDMALIMITS top_srcdir top_builddir
+	exec unshare -m --net --propagation private bash "$0" --inner
+fi
+
+no_plan
+KIB=1024
+MIB=$((1024 * 1024))
+T=$(mktemp -d /tmp/test-status.XXXXXX)
+CG=
+cleanup() {
+	exec 7>&- 8>&- 9>&- 2>/dev/null || true
+	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
+	wait 2>/dev/null
+	if [ -n "$CG" ] && [ -d "$CG" ]; then
+		find "$CG" -depth -type d | while read -r d; do
+			while read -r p; do echo "$p" > "$CGROOT/cgroup.procs" 2>/dev/null; done < "$d/cgroup.procs"
+			rmdir "$d" 2>/dev/null
+		done
+	fi
+	rm -rf "$T"
+}
+trap cleanup EXIT
+
+if [ ! -x "$XSK_HOLD" ]; then
+	fail "xsk-hold helper built ($XSK_HOLD)"
+	done_testing
+fi
+# a private user database: the two users exist only inside this mount namespace
+U1=rlsta U2=rlstb ID1=64201 ID2=64202
+cp /etc/passwd "$T/passwd" && cp /etc/group "$T/group"
+printf '%s:x:%s:%s::/nonexistent:/usr/sbin/nologin\n' "$U1" $ID1 $ID1 "$U2" $ID2 $ID2 >> "$T/passwd"
+printf '%s:x:%s:\n' "$U1" $ID1 "$U2" $ID2 >> "$T/group"
+mount --bind "$T/passwd" /etc/passwd && mount --bind "$T/group" /etc/group
+check "private user database: $U1 is uid $ID1" test "$(id -u $U1 2>/dev/null)" = $ID1
+ip link set lo up
+
+HARD=$(ulimit -H -l)
+[ "$HARD" = unlimited ] && HARD=$((64 * 1024)) # KiB
+HARD=$((HARD * KIB))
+diag "hard memlock here: $HARD bytes"
+if [ "$HARD" -lt $((6 * MIB)) ]; then
+	fail "a hard memlock of at least 6 MiB to test with (have $HARD bytes)"
+	done_testing
+fi
+L1=$((4 * MIB)) L2=$((6 * MIB)) L3=$((2 * MIB))
+
+# as USER with memlock SOFT:HARD, CAP_NET_RAW only (never CAP_IPC_LOCK: the kernel charges)
+as_user() {
+	local id=$1 soft=$2 hard=$3
+	shift 3
+	prlimit --memlock="$soft:$hard" setpriv --reuid "$id" --regid "$id" --clear-groups \
+		--inh-caps=-all,+net_raw --ambient-caps=-all,+net_raw --bounding-set=-all,+net_raw "$@"
+}
+
+# the pid whose descriptors hold socket inode $1
+pid_of_inode() {
+	local f
+	for f in /proc/[0-9]*/fd/*; do
+		[ "$(readlink "$f" 2>/dev/null)" = "socket:[$1]" ] && { f=${f#/proc/}; echo "${f%%/*}"; return 0; }
+	done
+	return 1
+}
+
+# wait (bounded) until an output line appears in file $1
+wait_line() {
+	local i
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$1" ] && return 0
+		sleep 0.05
+	done
+	return 1
+}
+
+# cgroups named like systemd's, under the cgroup v2 hierarchy (systemd itself may not run here)
+sysstate=$(systemctl is-system-running 2>/dev/null || true)
+diag "systemctl is-system-running: ${sysstate:-no systemd}"
+CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
+if [ -n "$CGROOT" ] && mkdir "$CGROOT/rdmalimits-test-$$" 2>/dev/null; then
+	CG=$CGROOT/rdmalimits-test-$$
+	mkdir -p "$CG/system.slice/rlt-a.service" "$CG/user.slice/user-$ID2.slice/session-7.scope" \
+		"$CG/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope" \
+		"$CG/system.slice/slurmstepd.scope/job_42/step_0"
+	ok "cgroups created under $CG"
+else
+	fail "a writable cgroup v2 hierarchy (found: '${CGROOT:-none}')"
+	done_testing
+fi
+move() { echo "$1" > "$CG/$2/cgroup.procs"; }
+
+# --- the holders
+mkfifo "$T/in1" "$T/in2" "$T/in3"
+as_user $ID1 $L1 $L1 "$XSK_HOLD" hold 1M < "$T/in1" > "$T/out1" 2>&1 &
+exec 7> "$T/in1"
+as_user $ID2 $L2 $L2 "$XSK_HOLD" hold 256K 3 < "$T/in2" > "$T/out2" 2>&1 &
+exec 8> "$T/in2"
+# a container's process in its own PID namespace
+unshare --pid --fork prlimit --memlock=$L3:$L3 setpriv --reuid $ID2 --regid $ID2 --clear-groups \
+	--inh-caps=-all,+net_raw --ambient-caps=-all,+net_raw --bounding-set=-all,+net_raw \
+	"$XSK_HOLD" hold 512K < "$T/in3" > "$T/out3" 2>&1 &
+exec 9> "$T/in3"
+# a Slurm step's process holding nothing
+prlimit --memlock=$L3:$L1 setpriv --reuid $ID1 --regid $ID1 --clear-groups --inh-caps=-all --bounding-set=-all \
+	sleep 600 &
+P4=$!
+wait_line "$T/out1" && wait_line "$T/out2" && wait_line "$T/out3"
+read -r w1 I1 < "$T/out1"
+read -r w2 I2 _ < "$T/out2"
+read -r w3 I3 < "$T/out3"
+if [ "$w1 $w2 $w3" != "ok ok ok" ]; then
+	fail "UMEMs registered: $(cat "$T/out1" "$T/out2" "$T/out3" | tr '\n' ' ')"
+	done_testing
+fi
+ok "UMEMs registered: $U1 1 MiB, $U2 3 x 256 KiB and 512 KiB (in a PID namespace)"
+P1=$(pid_of_inode "$I1") P2=$(pid_of_inode "$I2") P3=$(pid_of_inode "$I3")
+move "$P1" system.slice/rlt-a.service
+move "$P2" "user.slice/user-$ID2.slice/session-7.scope"
+move "$P3" system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope
+move "$P4" system.slice/slurmstepd.scope/job_42/step_0
+diag "holders: $P1 $P2 $P3 (container), slurm step $P4"
+
+# --- status --json
+J=$T/status.json
+"$RDMALIMITS" status --json > "$J" 2> "$T/status.err"
+check "status --json exits 0" test $? -eq 0
+q() { python3 -c "import json,sys; d=json.load(open('$J')); $1" 2>&1; }
+user_q() { q "u=[x for x in d['users'] if x['uid']==$1][0]; print($2)"; }
+proc_q() { q "p=[x for x in d['processes'] if x['pid']==$1][0]; print($2)"; }
+
+is() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1"; diag "expected: $3" "got:      $2"; fi; }
+is "AF_XDP method: probe (no sock_diag here)" "$(q "print(d['methods']['af_xdp'])")" probe
+is "why: the kernel lacks the diag" "$(q "print('CONFIG_XDP_SOCKETS_DIAG' in d['methods']['af_xdp_why'])")" True
+is "RDMA MRs: unknown, never none" "$(q "print(d['methods']['rdma_mr'])")" unknown
+is "$U1: charged 1 MiB (probe)" "$(user_q $ID1 "u['charged'], u['charged_method']")" "$MIB probe"
+is "$U1: limit 4 MiB, headroom 3 MiB" "$(user_q $ID1 "u['memlock']['soft'], u['headroom']")" "$L1 $((3 * MIB))"
+is "$U1: the soft limits of its processes differ" "$(user_q $ID1 "u['limits_differ']")" True
+is "$U2: charged 1.25 MiB over two processes" "$(user_q $ID2 "u['charged'], u['processes']")" "$((1280 * KIB)) 2"
+is "$U2: headroom = 6 MiB - 1.25 MiB" "$(user_q $ID2 "u['headroom']")" $((L2 - 1280 * KIB))
+is "$U2: 4 AF_XDP sockets found among its processes" "$(user_q $ID2 "u['xdp_sockets']")" 4
+is "service: $P1 in rlt-a.service, memlock 4M:4M" \
+	"$(proc_q "$P1" "p['origin']['kind'], p['origin']['name'], p['memlock']['soft'], p['memlock']['hard']")" \
+	"unit rlt-a.service $L1 $L1"
+is "session: $P2 in session-7.scope" "$(proc_q "$P2" "p['origin']['kind'], p['origin']['name']")" \
+	"session session-7.scope"
+is "container: $P3 is docker 0123456789ab, limits of docker.service, pid 1 in its namespace, memlock 2M" \
+	"$(proc_q "$P3" "p['origin']['kind'], p['origin']['name'], p['origin']['limits_from'], p['nspid'], p['memlock']['soft']")" \
+	"docker 0123456789ab docker.service 1 $L3"
+is "Slurm step: $P4 in job_42/step_0, memlock 2M:4M" \
+	"$(proc_q "$P4" "p['origin']['kind'], p['origin']['name'], p['memlock']['soft'], p['memlock']['hard']")" \
+	"slurm job_42/step_0 $L3 $L1"
+is "$P1's AF_XDP socket by inode" "$(proc_q "$P1" "p['xdp_sockets']['count'], p['xdp_sockets']['inodes']")" "1 [$I1]"
+is "VmLck/VmPin do not show the UMEM" "$(proc_q "$P1" "p['vmlck'], p['vmpin']")" "0 0"
+is "unit rlt-a.service: charged 1 MiB (its user's), headroom 3 MiB" \
+	"$(q "u=[x for x in d['units'] if x['unit']=='rlt-a.service'][0]; print(u['charged'], u['charged_method'], u['headroom'])")" \
+	"$MIB probe $((3 * MIB))"
+
+# filters
+is "status $U1: only $U1's processes" "$("$RDMALIMITS" status $U1 --json | python3 -c "import json,sys; d=json.load(sys.stdin); print(sorted({p['uid'] for p in d['processes']}), d['xdp_sockets'])")" "[$ID1] 5"
+is "--pid: one process" "$("$RDMALIMITS" status --pid "$P3" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print([p['pid'] for p in d['processes']])")" "[$P3]"
+is "--unit rlt-a.service: its process" "$("$RDMALIMITS" status --unit rlt-a.service --json | python3 -c "import json,sys; d=json.load(sys.stdin); print([p['pid'] for p in d['processes']])")" "[$P1]"
+"$RDMALIMITS" status --pid 999999999 > /dev/null 2>&1
+is "--pid of no process: exit 1" $? 1
+"$RDMALIMITS" status --json --prometheus > /dev/null 2>&1
+is "--json with --prometheus: usage error" $? 2
+"$RDMALIMITS" status $U2 > "$T/text" 2>&1
+check "text table: $U2's row with charge, method and headroom" \
+	grep -Eq "^$U2 +$ID2 +2 +6 MiB\\* +6 MiB +1280 KiB +probe +4864 KiB" "$T/text"
+check "text table: the method behind the numbers" grep -q "per-user charge by the probe" "$T/text"
+
+# --- the kernel agrees: register until ENOBUFS under the same limits
+m1=$(as_user $ID1 $L1 $L1 "$XSK_HOLD" max)
+is "kernel: $U1 can still register exactly the headroom" "$m1" "max $((3 * MIB))"
+m2=$(as_user $ID2 $L2 $L2 "$XSK_HOLD" max)
+is "kernel: $U2 can still register exactly the headroom" "$m2" "max $((L2 - 1280 * KIB))"
+# the UMEMs of `max` are uncharged by a kernel work item after their sockets close: wait for it
+settled() {
+	local i c
+	for ((i = 0; i < 100; i++)); do
+		c=$("$RDMALIMITS" status "$1" --json | python3 -c "import json,sys; print(json.load(sys.stdin)['users'][0]['charged'])")
+		[ "$c" = "$2" ] && return 0
+		sleep 0.05
+	done
+	diag "still charged: $c"
+	return 1
+}
+check "$U1's charge back at 1 MiB" settled $U1 $MIB
+
+# --- pin-test as the same user: what is charged, by whom, and the fix
+cd "$T" || exit 1
+as_user $ID1 $L1 $L1 "$RDMALIMITS" pin-test 4M --json > "$T/pin.json" 2> "$T/pin.err"
+is "pin-test 4M as $U1 fails (exit 1)" $? 1
+pq() { python3 -c "import json,sys; d=json.load(open('$T/pin.json')); $1" 2>&1; }
+is "pin-test: the UMEM failed with ENOBUFS" \
+	"$(pq "print([m['errno'] for m in d['mechanisms'] if m['name']=='af_xdp_umem'])")" "['ENOBUFS']"
+is "pin-test: 1 MiB already charged (probe)" "$(pq "a=d['accounting']; print(a['user_charged'], a['method'])")" "$MIB probe"
+is "pin-test: the holder is $P1 with socket $I1" \
+	"$(pq "print([(h['pid'], h['sockets']) for h in d['accounting']['holders']])")" "[($P1, [$I1])]"
+is "pin-test: fix: stop the other holder (size within the limit, hard = soft)" "$(pq "print(d['accounting']['fix'])")" stop-holder
+as_user $ID1 $L3 $L1 "$RDMALIMITS" pin-test 3M > "$T/pin.txt" 2>&1
+is "pin-test 3M with soft 2M, hard 4M fails" $? 1
+check "pin-test text names the charge" grep -q "Already charged to $U1's locked memory.*: 1 MiB (probe)" "$T/pin.txt"
+check "pin-test text names the holder" grep -q "pid $P1 (xsk-hold): 1 AF_XDP socket (inode $I1" "$T/pin.txt"
+check "pin-test: raise only the soft limit to 4 MiB (ulimit -S -l 4096)" grep -q "ulimit -S -l 4096 " "$T/pin.txt"
+# and that fix works: 3 MiB with soft 4 MiB, while the other holder keeps its 1 MiB
+out=$(as_user $ID1 $L1 $L1 "$XSK_HOLD" try 3M)
+is "kernel: with soft 4 MiB the 3 MiB UMEM registers" "$out" ok
+check "$U1's charge back at 1 MiB after that UMEM's release" settled $U1 $MIB
+
+# --- Prometheus
+P=$T/rdmalimit.prom
+"$RDMALIMITS" status --prometheus --threshold 1K > "$P"
+check "--prometheus exits 0" test $? -eq 0
+check "per-user charge" grep -q "^rdmalimit_user_memlock_charged_bytes{user=\"$U2\",uid=\"$ID2\",method=\"probe\"} $((1280 * KIB))\$" "$P"
+check "per-user headroom" grep -q "^rdmalimit_user_memlock_headroom_bytes{user=\"$U1\",uid=\"$ID1\"} $((3 * MIB))\$" "$P"
+check "per-unit limit" grep -q "^rdmalimit_unit_memlock_limit_bytes{unit=\"rlt-a.service\",kind=\"unit\"} $L1\$" "$P"
+check "the method in use" grep -q '^rdmalimit_status_method_info{mechanism="af_xdp",method="probe"} 1$' "$P"
+if command -v promtool > /dev/null; then
+	if promtool check metrics < "$P" > "$T/promtool.out" 2>&1; then
+		ok "promtool check metrics accepts the output"
+	else
+		fail "promtool check metrics accepts the output"
+		sed 's/^/# /' "$T/promtool.out"
+	fi
+elif [ "${CI:-}" = true ]; then
+	fail "promtool is installed (Debian package prometheus)"
+else
+	skip "promtool is missing (Debian package prometheus)"
+fi
+
+done_testing
