@@ -4,12 +4,33 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fsutil.h"
 #include "ident.h"
 #include "policy.h"
 #include "tool.h"
+
+/* Nothing but blanks and comments (#, //, and C comments on their own)? */
+static bool policy_text_empty(const char *s, size_t len) {
+        const char *e = s + len;
+        while (s < e) {
+                if (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r' || *s == '\f' || *s == '\v')
+                        s++;
+                else if (*s == '#' || (*s == '/' && s + 1 < e && s[1] == '/'))
+                        while (s < e && *s != '\n')
+                                s++;
+                else if (*s == '/' && s + 1 < e && s[1] == '*') {
+                        const char *x = memmem(s + 2, (size_t)(e - s - 2), "*/", 2);
+                        if (!x)
+                                return false;
+                        s = x + 2;
+                } else
+                        return false;
+        }
+        return true;
+}
 
 int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret, char **ret_text, size_t *ret_len) {
         _cleanup_free_ char *path = ctx_path(c, c->policy_path), *text = NULL;
@@ -23,14 +44,34 @@ int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **
         /* under --root the path resolves inside the tree */
         r = fs_open_config_in_root(c->root, c->policy_path, true, false, &fd, NULL);
         if (r == -ENOENT) {
-                diag_add(d, DIAG_INFO, path, 0, "does not exist: pam_rdmalimit leaves memlock unchanged");
+                diag_addf(d, DIAG_INFO, "policy-missing", path, 0, NULL,
+                          "does not exist: pam_rdmalimit leaves memlock unchanged");
                 return r;
         }
+        if (r == FS_ERR_MODE) {
+                /* -EACCES is the mode check, or a real permission error: the mode tells */
+                struct stat st;
+                if (fs_stat_in_root(c->root, c->policy_path, false, &st) < 0 || !(st.st_mode & (S_IWGRP | S_IWOTH))) {
+                        diag_addf(d, DIAG_ERROR, "policy-unreadable", path, 0,
+                                  "run check as root, or make the file readable by root (chmod 0644)",
+                                  "cannot be read (permission denied)");
+                        return r;
+                }
+        }
         if (r < 0) {
-                diag_add(d, DIAG_ERROR, path, 0, "%s: pam_rdmalimit refuses it", fs_strerror(r));
+                diag_addf(d, DIAG_ERROR, r == FS_ERR_MODE || r == FS_ERR_OWNER ? "policy-untrusted" : "policy-unreadable",
+                          path, 0, r == FS_ERR_MODE || r == FS_ERR_OWNER ? "chown root:root and chmod 0644 the file" : NULL,
+                          "%s: pam_rdmalimit refuses it", fs_strerror(r));
                 return r;
         }
         r = policy_read_fd(fd, &text, &len);
+        if (r >= 0 && policy_text_empty(text, len)) {
+                diag_addf(d, DIAG_ERROR, "policy-empty", path, 0,
+                          "write a policy (version = 1; and the rules, see rdmalimit.conf(5)), or remove the file",
+                          "is empty: pam_rdmalimit refuses a policy without 'version = 1;' and leaves memlock to "
+                          "pam_limits");
+                return -ENODATA;
+        }
         if (r >= 0)
                 r = policy_load_string(text, len, path, &p, d);
         if (r < 0) {

@@ -20,8 +20,8 @@ R=$T/root
 mkdir -p "$R/etc/security/limits.d" "$R/etc/pam.d" "$R/usr/lib/pam.d" "$R/sub/dir"
 printf 'root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\nalbert:x:1002:1002::/home/albert:/bin/sh\nbob:x:1003:1003::/home/bob:/bin/sh\n' > "$R/etc/passwd"
 printf 'root:x:0:\nrdma_users:x:2000:alice\nrdma_admins:x:2001:\nspdk:x:2002:\n' > "$R/etc/group"
-: > "$R/etc/security/limits.d/90-rdmalimits.conf"
-: > "$R/etc/security/limits.d/50-other.conf"
+printf '# rdmalimits\n@rdma_users\tsoft\tmemlock\t1048576\n@rdma_users\thard\tmemlock\t1048576\nalice\t-\tmemlock\tunlimited\n' > "$R/etc/security/limits.d/90-rdmalimits.conf"
+printf 'bob\t-\tmemlock\t1024\n' > "$R/etc/security/limits.d/50-other.conf"
 : > "$R/etc/security/limits.d/README"
 : > "$R/etc/pam.d/sshd"
 : > "$R/etc/pam.d/login"
@@ -30,7 +30,7 @@ printf 'root:x:0:\nrdma_users:x:2000:alice\nrdma_admins:x:2001:\nspdk:x:2002:\n'
 
 # a systemctl that knows two units, and one that fails (no systemd)
 mkdir -p "$T/bin" "$T/nosystemd"
-printf '#!/bin/sh\n[ "$1 $2" = "list-unit-files --no-legend" ] || exit 1\nprintf "%%s\\n" "ib-app.service enabled enabled" "ib-app.socket static -" "xdp-fwd.service disabled enabled"\n' > "$T/bin/systemctl"
+printf '#!/bin/sh\n[ "$1 $2" = "list-unit-files --no-legend" ] || exit 1\nprintf "%%s\\n" "ib-app.service enabled enabled" "ib-app.socket static -" "ib-app.timer enabled enabled" "ib.target static -" "xdp-fwd.service disabled enabled"\n' > "$T/bin/systemctl"
 printf '#!/bin/sh\necho "System has not been booted with systemd" >&2\nexit 1\n' > "$T/nosystemd/systemctl"
 chmod +x "$T/bin/systemctl" "$T/nosystemd/systemctl"
 PATH_WITH_UNITS=$T/bin:$PATH
@@ -115,7 +115,7 @@ suite() {
 	if [ -z "$cmds" ]; then
 		fail "$mode: read the command table of $TOOL_SRC"
 	else
-		is "every command of the tool's table" "$cmds" rdmalimits ''
+		is "every command of the tool's table" "$cmds help" rdmalimits ''
 		local name opts
 		while read -r name opts; do
 			is "options of '$name' match the command table" "$GLOBAL $opts" rdmalimits "$name" -
@@ -134,13 +134,17 @@ suite() {
 	is "apply DOMAIN SIZE: units for a number" "64K 64M 64G 64T" rdmalimits --root "$R" apply @spdk 64
 	is "apply DOMAIN SIZE: unlimited" "unlimited" rdmalimits --root "$R" apply @spdk u
 	is "apply DOMAIN SIZE extra: nothing" "" rdmalimits --root "$R" apply @spdk 1G ''
-	is "remove DOMAIN: users and @groups" "@rdma_users @rdma_admins" rdmalimits --root "$R" remove @rd
+	is "remove DOMAIN: the domains of the drop-in" "@rdma_users alice" rdmalimits --root "$R" remove ''
+	is "remove @rd: only what the drop-in has" "@rdma_users" rdmalimits --root "$R" remove @rd
+	is "remove --file NAME DOMAIN: that drop-in's" "bob" rdmalimits --root "$R" remove --file 50-other.conf ''
 	is "remove takes one DOMAIN" "" rdmalimits --root "$R" remove @spdk ''
 	is "explain USER: users, no groups" "alice albert" rdmalimits --root "$R" explain a
 	is "explain takes no @group" "" rdmalimits --root "$R" explain @
 	is "verify USER" "bob" rdmalimits verify --root "$R" b
 	is "verify after --: nothing" "" rdmalimits --root "$R" verify bob --ssh host -- ''
 	is "pin-test SIZE" "8K 8M 8G 8T" rdmalimits pin-test 8
+	is "pin-test SIZE: no unlimited (nothing pins an unlimited size)" "" rdmalimits pin-test u
+	is "help COMMAND" "pin-test probe" rdmalimits help p
 	is "list takes no argument" "" rdmalimits --root "$R" list ''
 	has "explain USER: users of this system (NSS)" "root" rdmalimits explain ro
 	has "apply @group: groups of this system (NSS)" "@root" rdmalimits apply @ro
@@ -158,7 +162,7 @@ suite() {
 	has "--conf: files" "$R/policy.conf" rdmalimits explain alice --conf "$R/po"
 	is "check FILE: files" "$R/policy.conf" rdmalimits check "$R/po"
 	PATH=$PATH_WITH_UNITS
-	is "--unit: unit files from systemctl" "ib-app.service ib-app.socket" rdmalimits doctor --unit ib
+	is "--unit: unit files from systemctl, only types with LimitMEMLOCK=" "ib-app.service ib-app.socket" rdmalimits doctor --unit ib
 	is "--unit=: unit files" "xdp-fwd.service" rdmalimits apply --unit = x
 	is "apply --unit UNIT SIZE: no domain, a size" "4K 4M 4G 4T" rdmalimits apply --unit ib-app.service 4
 	is "remove --unit UNIT: nothing more" "" rdmalimits remove --unit ib-app.service ''
