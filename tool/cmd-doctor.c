@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * rdmalimits doctor [--pid PID] [--unit UNIT]: the checks live in lib/doctor; this file loads
+ * rdmalimits doctor [--pid PID] [--unit UNIT]: the checks live in lib/model/doctor/; this file loads
  * the inputs (limits tree, users, policy) and prints the report.
  *
  * Text: findings grouped by path of entry ("ssh login", ..., "configuration files"), each
@@ -9,10 +9,10 @@
  * leads the line as its subject.
  * --quiet prints only the FAIL lines.
  *
- * JSON: {"findings": [{"severity", "where", "message", "fix", "group", "ok"}], "errors": N,
+ * JSON: {"findings": [{"severity", "id", "where", "message", "fix", "group", "ok"}], "errors": N,
  * "warnings": N}.  Checks that passed ARE included, as severity "info" with "ok": true (every
  * other finding has "ok": false), so a consumer sees what was verified, not only what failed;
- * "where" and "fix" are null when there is none.
+ * "id" (a stable name of the finding), "where" and "fix" are null when there is none.
  *
  * Exit status: 1 when there is any error, else 0.
  */
@@ -88,6 +88,8 @@ static void print_json(const struct doctor_report *rep) {
                 json_obj_begin(&j);
                 json_key(&j, "severity");
                 json_str(&j, f->level == DOCTOR_OK ? "info" : doctor_level_name(f->level));
+                json_key(&j, "id");
+                json_str(&j, f->id);
                 json_key(&j, "where");
                 json_str(&j, f->where);
                 json_key(&j, "message");

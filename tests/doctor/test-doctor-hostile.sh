@@ -137,7 +137,7 @@ check "the user's process: INFO, not the daemon" \
 	line "INFO pid $FAKE: a process named sshd is not the daemon (it runs as uid 65534, not root): ignored"
 check "root's copy: INFO, not the daemon's executable" \
 	line "INFO pid $ROOTFAKE: a process named sshd is not the daemon (its executable is $T/bin/sshd, not /usr/sbin/sshd): ignored"
-check "the fix for ssh.service is not suggested" hasnt "systemctl edit ssh.service"
+check "the fix for ssh.service is not suggested" hasnt "apply --unit ssh.service"
 check "sshd: reported as not running" line "INFO sshd: not running"
 "$RDMALIMITS" --json doctor > "$OUT" 2> "$T/err"
 check "processes named sshd: doctor --json is valid JSON" python3 -m json.tool "$OUT" /dev/null

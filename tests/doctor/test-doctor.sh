@@ -310,7 +310,8 @@ run --unit app
 rc_is 1 "unit below target: exit 1"
 check "unit: effective value and where" line "INFO app.service: memlock 64 MiB (LimitMEMLOCK=64M; usr/lib/systemd/system/app.service and 0 drop-ins read) (usr/lib/systemd/system/app.service:6)"
 check "unit below target: FAIL" line "FAIL app.service: runs as svc with memlock soft 64 MiB, below the soft 1 GiB (etc/security/limits.d/50-svc.conf:1)"
-check "unit below target: fix" has "fix: systemctl edit app.service -> [Service] LimitMEMLOCK=1G, then systemctl restart app.service"
+check "unit below target: fix names rdmalimits apply --unit" has "fix: rdmalimits apply --unit app.service 1G --reload, then systemctl restart app.service"
+check "no fix says systemctl edit" hasnt "systemctl edit"
 # a drop-in overrides it to infinity (later wins; /etc hides the same name in /usr/lib)
 mkdir -p "$R/etc/systemd/system/app.service.d" "$R/usr/lib/systemd/system/app.service.d"
 printf '[Service]\nLimitMEMLOCK=infinity\n' > "$R/etc/systemd/system/app.service.d/90-memlock.conf"
@@ -339,6 +340,81 @@ rc_is 1 "unknown unit: exit 1"
 printf '[Service]\nUser=ghost\nLimitMEMLOCK=64M\n' > "$R/etc/systemd/system/ghost.service"
 run --unit ghost
 check "unit with an unknown user: WARN" line "WARN ghost.service: User=ghost does not exist in etc/passwd"
+
+# --- a unit whose user no configuration names: compared with `auto` for the hardware here
+# (the policy's hardware section, or the defaults), the number and its arithmetic named.
+# auto_of TREE: the `auto` value probe computes for the tree's policy (0: none)
+auto_of() {
+	"$RDMALIMITS" --root "$1" probe --json 2> /dev/null | python3 -c '
+import json, sys
+a = json.load(sys.stdin).get("auto")
+print(a["value"] if a else 0)'
+}
+# fmt BYTES: "80 MiB" and "80M", as doctor writes them
+fmt() {
+	python3 -c '
+import sys
+v = int(sys.argv[1])
+for u, s in ((60, "EiB"), (50, "PiB"), (40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")):
+    if v and v % (1 << u) == 0:
+        print("%d %s %d%s" % (v >> u, s, v >> u, s[0])); break
+else:
+    print("%d B %dB" % (v, v))' "$1"
+}
+spdk_tree() {
+	mkroot
+	echo 'spdk:x:1200:1200::/:/usr/sbin/nologin' >> "$R/etc/passwd"
+	echo 'spdk:x:1200:' >> "$R/etc/group"
+	: > "$R/etc/security/limits.conf"   # no '*' entry either: nothing names spdk
+	printf '[Manager]\n' > "$R/etc/systemd/system.conf"
+	printf '[Unit]\nDescription=SPDK target\n\n[Service]\nUser=spdk\nExecStart=/usr/bin/spdk_tgt\n' > "$R/etc/systemd/system/spdk.service"
+}
+if is_root && command -v python3 > /dev/null; then
+	# the defaults: what a policy without a hardware group computes here
+	spdk_tree
+	printf 'version = 1;\n' > "$R/etc/security/rdmalimit.conf"
+	chmod 644 "$R/etc/security/rdmalimit.conf"
+	want=$(auto_of "$R")
+	rm "$R/etc/security/rdmalimit.conf"
+	run --unit spdk.service
+	check "unit-auto: the unit's own value first" line "INFO spdk.service: memlock 8 MiB (no LimitMEMLOCK= or DefaultLimitMEMLOCK=: systemd's default"
+	if [ "$want" -gt 8388608 ]; then
+		read -r n u arg <<< "$(fmt "$want")"
+		check "unit-auto, defaults: WARN below the host's auto ($n $u)" line "WARN spdk.service: runs as spdk with memlock 8 MiB, below the $n $u the hardware needs (\`auto\` of the default hardware values (no policy file); hardware of the host running doctor, not the tree: base 64 MiB + " "no limits entry or policy rule names spdk" "(etc/systemd/system/spdk.service)"
+		check "unit-auto, defaults: fix names rdmalimits apply --unit" has "fix: rdmalimits apply --unit spdk.service $arg --reload, then systemctl restart spdk.service"
+		check "unit-auto: exit 0 (a warning)" test "$rc" -eq 0
+	else
+		check "unit-auto, defaults, no hardware here: INFO, nothing to compare" line "INFO spdk.service: runs as spdk; no limits entry or policy rule gives spdk a memlock, and \`auto\` of the default hardware values (no policy file) finds no RDMA port or XDP queue"
+	fi
+	run --json --unit spdk.service
+	if [ "$want" -gt 8388608 ]; then
+		check "unit-auto: --json id unit-below-auto" grep -qF '"severity": "warning", "id": "unit-below-auto"' "$OUT"
+	else
+		check "unit-auto: --json id unit-auto-unknown" grep -qF '"id": "unit-auto-unknown"' "$OUT"
+	fi
+	# the policy's hardware section, with a fallback so that every host gets a value
+	spdk_tree
+	printf 'version = 1;\nhardware = { base = "2G"; xsk_queue = "1M"; xsk_copy_queue = "1M"; rdma_port = "1M"; fallback = "2G"; ram_share = 1.0; };\nrules = ( { group = "rdma_users"; memlock = "auto"; } );\n' > "$R/etc/security/rdmalimit.conf"
+	chmod 644 "$R/etc/security/rdmalimit.conf"
+	want=$(auto_of "$R")
+	read -r n u arg <<< "$(fmt "$want")"
+	run --unit spdk
+	check "unit-auto, policy: WARN with the policy's number ($n $u) and its source" line "WARN spdk.service: runs as spdk with memlock 8 MiB, below the $n $u the hardware needs (\`auto\` of the hardware section of etc/security/rdmalimit.conf; hardware of the host running doctor"
+	check "unit-auto, policy: fix" has "fix: rdmalimits apply --unit spdk.service $arg --reload, then systemctl restart spdk.service"
+	# enough: a drop-in with infinity
+	mkdir -p "$R/etc/systemd/system/spdk.service.d"
+	printf '[Service]\nLimitMEMLOCK=infinity\n' > "$R/etc/systemd/system/spdk.service.d/90-rdmalimits.conf"
+	run --unit spdk
+	check "unit-auto: unlimited is at least auto: OK" line "OK   spdk.service: runs as spdk with memlock unlimited, at least the $n $u the hardware needs" "(etc/systemd/system/spdk.service.d/90-rdmalimits.conf:2)"
+	# a limits entry names spdk: that is the target, not auto
+	rm -r "$R/etc/systemd/system/spdk.service.d"
+	printf 'spdk - memlock 1048576\n' > "$R/etc/security/limits.d/50-spdk.conf"
+	run --unit spdk
+	check "unit with a configured user: compared with the configuration, not auto" line "FAIL spdk.service: runs as spdk with memlock soft 8 MiB, below the soft 1 GiB (etc/security/limits.d/50-spdk.conf:1)"
+	check "... and no auto line" hasnt "the hardware needs"
+else
+	skip "unit-auto: needs root (the policy probe reads a root-owned policy) and python3"
+fi
 
 # --- the policy (the file must be root's: root only)
 if is_root; then

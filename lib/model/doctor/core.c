@@ -11,7 +11,7 @@
  *     -> the running process (/proc/PID/limits, VmLck/VmPin, started before a change?)
  *
  * This file: the report, the targets (what the configuration, or the hardware, says a
- * service needs) and the run.  Everything under in->root; /proc only for the running system
+ * service needs: `auto` of the policy's hardware section or of the defaults) and the run.  Everything under in->root; /proc only for the running system
  * (no root), except --pid, which names a live process explicitly.  Every failure to read
  * something becomes a finding; only -ENOMEM is returned.
  */
@@ -308,6 +308,106 @@ int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum doctor_lev
             !(*ret_why = strf(", below the %s that the configuration gives", t)))
                 return -ENOMEM;
         *ret_lvl = DOCTOR_WARNING;
+        return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* `auto` for this host */
+
+void host_auto_clear(struct host_auto *a) {
+        free(a->why);
+        *a = (struct host_auto){};
+}
+
+/* The hardware section to use: the policy's, else the defaults (a policy without one). */
+static int auto_hardware(const struct doc *d, struct policy **ret_defaults, const struct policy_hardware **ret_hw,
+                         char **ret_src) {
+        static const char text[] = "version = 1;\n";
+        struct policy *p = NULL;
+
+        if (d->in->policy) {
+                *ret_hw = &d->in->policy->hw;
+                *ret_src = strf("the hardware section of %s", disp_rooted(d, d->in->policy->path));
+                return *ret_src ? 0 : -ENOMEM;
+        }
+        int r = policy_load_string(text, strlen(text), "defaults", &p, NULL);
+        if (r < 0)
+                return r;
+        *ret_defaults = p;
+        *ret_hw = &p->hw;
+        *ret_src = strdup(d->in->policy_exists ? "the default hardware values (the policy file is not usable)"
+                                               : "the default hardware values (no policy file)");
+        return *ret_src ? 0 : -ENOMEM;
+}
+
+/* "base 64 MiB + 1 zero-copy RX queue x 16 MiB" and the caps that applied */
+static char *auto_arith(const struct policy_hardware *h, const struct policy_auto *a) {
+        char b[SIZE_FMT_MAX], p[SIZE_FMT_MAX], z[SIZE_FMT_MAX], c[SIZE_FMT_MAX], cap[SIZE_FMT_MAX];
+        if (a->used_fallback)
+                return strf("no RDMA port or XDP queue found: the fallback %s%s", size_format(h->fallback.bytes, b),
+                            a->value < h->fallback.bytes ? ", capped by the RAM share" : "");
+        return strf("base %s + %u active RDMA port%s x %s + %u zero-copy RX queue%s x %s + %u copy-mode RX queue%s "
+                    "x %s%s%s%s",
+                    size_format(h->base, b), a->active_ports, a->active_ports == 1 ? "" : "s",
+                    size_format(h->rdma_port, p), a->zc_queues, a->zc_queues == 1 ? "" : "s",
+                    size_format(h->xsk_queue, z), a->copy_queues, a->copy_queues == 1 ? "" : "s",
+                    size_format(h->xsk_copy_queue, c), a->value < a->sum ? ", capped at " : "",
+                    a->value < a->sum ? size_format(a->value, cap) : "",
+                    a->value < a->sum ? (a->value == a->ram_cap ? " (RAM share)" : " (max_mr_size)") : "");
+}
+
+int host_auto(struct doc *d, struct host_auto *ret) {
+        struct policy *defaults = NULL;
+        const struct policy_hardware *h;
+        _cleanup_free_ char *src = NULL;
+        struct policy_auto a;
+        int r;
+
+        *ret = (struct host_auto){};
+        r = auto_hardware(d, &defaults, &h, &src);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return (ret->why = strdup("the default hardware values cannot be loaded")) ? 0 : -ENOMEM;
+        const struct hw_summary *hw = need_hw(d);
+        const char *host = d->in->root ? "the host running doctor, not the tree" : "this host";
+        if (!hw)
+                ret->why = strf("the hardware of %s cannot be probed", host);
+        else {
+                _cleanup_free_ char *arith = NULL;
+                policy_compute_auto(h, hw, &a);
+                ret->value = a.value;
+                if (!(arith = auto_arith(h, &a)))
+                        ret->why = NULL;
+                else if (a.value)
+                        ret->why = strf("`auto` of %s; hardware of %s: %s", src, host, arith);
+                else
+                        ret->why = strf("`auto` of %s finds no RDMA port or XDP queue on %s and has no fallback",
+                                        src, host);
+        }
+        policy_free(defaults);
+        return ret->why ? 0 : -ENOMEM;
+}
+
+int host_need(struct doc *d, uint64_t *ret, char **ret_why) {
+        struct host_auto a;
+        int r = host_auto(d, &a);
+        if (r < 0)
+                return r;
+        uint64_t conf = d->max.hard_known && (!d->max.soft_known || d->max.hard > d->max.soft) ? d->max.hard
+                        : d->max.soft_known                                                   ? d->max.soft
+                                                                                              : 0;
+        char *why;
+        if (conf > a.value) {
+                _cleanup_free_ char *t = target_text(&d->max, d->max.hard_known && conf == d->max.hard);
+                why = t ? strf("the largest memlock configured, %s", t) : NULL;
+        } else
+                why = strdup(a.why);
+        *ret = conf > a.value ? conf : a.value;
+        host_auto_clear(&a);
+        if (!why)
+                return -ENOMEM;
+        *ret_why = why;
         return 0;
 }
 

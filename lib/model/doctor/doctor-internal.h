@@ -129,6 +129,17 @@ int user_target(struct doc *d, const char *user, struct target *ret);
  * when below, else DOCTOR_OK and *ret_why "".  -ENOMEM. */
 int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum doctor_level *ret_lvl, char **ret_why);
 
+/* `auto` for this host: the policy's hardware section, or the defaults (a policy without one). */
+struct host_auto {
+        uint64_t value;              /* 0: nothing to go by (no hardware, no fallback, no probe) */
+        char *why;                   /* how it was computed: source, hardware counts, caps */
+};
+int host_auto(struct doc *d, struct host_auto *ret);
+void host_auto_clear(struct host_auto *a);
+/* The memlock a service needs for the hardware here: the configured maximum when the
+ * configuration names one, else the host's `auto` (0: unknown).  *ret_why says which. */
+int host_need(struct doc *d, uint64_t *ret, char **ret_why);
+
 /* ---- the links ---- */
 int check_pam_services(struct doc *d);                 /* pam.c */
 int check_sshd_config(struct doc *d);                  /* sshd.c */

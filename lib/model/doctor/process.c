@@ -294,8 +294,8 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
                     pair, size_format(d->max.hard, size));
                 return 0;
         }
-        if (!(fix = strf("systemctl edit %s -> [Service] LimitMEMLOCK=%s, then systemctl restart %s%s", s->unit,
-                         systemd_arg(d->max.hard, arg), s->unit,
+        if (!(fix = strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s%s", s->unit,
+                         apply_arg(d->max.hard, arg), s->unit,
                          d->in_container ? " (in a container: start it with --ulimit memlock=...)" : "")) ||
             !(t1 = target_text(&d->max, true)))
                 return -ENOMEM;
@@ -534,7 +534,7 @@ static int pid_compare(struct doc *d, const struct pid_view *v) {
                 r = doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where,
                                v->stale ? "restart it from a new session"
                                         : "start it from a PAM session that runs pam_limits/pam_rdmalimit; for a "
-                                          "systemd service set LimitMEMLOCK= (systemctl edit UNIT)",
+                                          "systemd service: rdmalimits apply --unit UNIT SIZE",
                                "memlock %s %s is below the %s that the configuration gives %s",
                                low_soft ? "soft" : "hard", size_format(low_soft ? v->soft : v->hard, a), tt, v->user);
         else

@@ -187,16 +187,16 @@ static int check_pid1(struct doc *d) {
 
 static int report_system_default(struct doc *d, const struct limit_setting *sys) {
         _cleanup_free_ char *why = NULL, *fix = NULL;
-        char pair[PAIR_MAX], arg[SIZE_FMT_MAX];
+        char pair[PAIR_MAX], arg[SIZE_FMT_MAX], arg2[SIZE_FMT_MAX];
         enum doctor_level lvl;
         uint64_t soft = sys->set ? sys->soft : SYSTEMD_DEFAULT_MEMLOCK, hard = sys->set ? sys->hard : SYSTEMD_DEFAULT_MEMLOCK;
         uint64_t want = d->max.hard_known && d->max.hard > d->max.soft ? d->max.hard : d->max.soft;
 
         if (below_max(d, soft, hard, &lvl, &why) < 0 ||
-            !(fix = strf("give the services that need it LimitMEMLOCK=%s (systemctl edit UNIT -> [Service]), or set "
+            !(fix = strf("give the services that need it their own limit (rdmalimits apply --unit UNIT %s), or set "
                          "DefaultLimitMEMLOCK=%s in /etc/systemd/system.conf.d/memlock.conf and run systemctl "
                          "daemon-reexec",
-                         systemd_arg(want, arg), arg)))
+                         apply_arg(want, arg2), systemd_arg(want, arg))))
                 return -ENOMEM;
         fmt_pair(soft, hard, pair);
         const char *tail = lvl == DOCTOR_OK ? "" : ": systemd services never read limits.conf";
@@ -401,10 +401,50 @@ int unit_load(struct doc *d, const char *unit, enum doctor_group g, struct unit_
 
 /* ---- --unit ---- */
 
+/* The fix for a unit that needs more: a drop-in rdmalimits owns, then a restart. */
+static char *unit_fix(const char *unit, uint64_t want) {
+        char arg[SIZE_FMT_MAX];
+        return strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s", unit, apply_arg(want, arg),
+                    unit);
+}
+
+/* No configuration names the unit's user: compare with what the hardware here needs. */
+static int unit_compare_auto(struct doc *d, const struct unit_info *u) {
+        _cleanup_free_ char *fix = NULL;
+        struct host_auto a;
+        char pair[PAIR_MAX], size[SIZE_FMT_MAX];
+        int r = host_auto(d, &a);
+
+        if (r < 0)
+                return r;
+        if (!a.value)
+                r = doctor_add_id(d->rep, DOCTOR_SYSTEMD, DOCTOR_INFO, "unit-auto-unknown", u->user_where, NULL,
+                                  "%s: runs as %s; no limits entry or policy rule gives %s a memlock, and %s: nothing "
+                                  "to compare",
+                                  u->name, u->user, u->user, a.why);
+        else if (u->soft >= a.value)
+                r = doctor_add_id(d->rep, DOCTOR_SYSTEMD, DOCTOR_OK, "unit-auto", u->where, NULL,
+                                  "%s: runs as %s with memlock %s, at least the %s the hardware needs (%s); no limits "
+                                  "entry or policy rule names %s",
+                                  u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
+                                  a.why, u->user);
+        else if (!(fix = unit_fix(u->name, a.value)))
+                r = -ENOMEM;
+        else
+                r = doctor_add_id(d->rep, DOCTOR_SYSTEMD, DOCTOR_WARNING, "unit-below-auto", u->where, fix,
+                                  "%s: runs as %s with memlock %s, below the %s the hardware needs (%s); no limits "
+                                  "entry or policy rule names %s, and systemd services never read limits.conf or the "
+                                  "policy",
+                                  u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
+                                  a.why, u->user);
+        host_auto_clear(&a);
+        return r;
+}
+
 /* What the unit's user is given, compared with what the unit gives it. */
 static int unit_compare(struct doc *d, const struct unit_info *u, const struct target *t) {
         _cleanup_free_ char *fix = NULL, *tt = NULL;
-        char pair[PAIR_MAX], arg[SIZE_FMT_MAX];
+        char pair[PAIR_MAX];
         uint64_t want_soft = t->soft_known ? t->soft : 0, want_hard = t->hard_known ? t->hard : 0;
         uint64_t want = want_hard > want_soft ? want_hard : want_soft;
         bool low_soft = t->soft_known && u->soft < t->soft, low_hard = !low_soft && t->hard_known && u->hard < t->hard;
@@ -415,8 +455,7 @@ static int unit_compare(struct doc *d, const struct unit_info *u, const struct t
                     fmt_pair(u->soft, u->hard, pair), u->user);
                 return 0;
         }
-        if (!(fix = strf("systemctl edit %s -> [Service] LimitMEMLOCK=%s, then systemctl restart %s", u->name,
-                         systemd_arg(want, arg), u->name)) ||
+        if (!(fix = unit_fix(u->name, want)) ||
             !(tt = target_text(t, low_hard)))
                 return -ENOMEM;
         ADD(d, DOCTOR_SYSTEMD, low_soft ? DOCTOR_ERROR : DOCTOR_WARNING, u->where, fix,
@@ -449,9 +488,7 @@ static int unit_check_user(struct doc *d, const struct unit_info *u) {
                 r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_WARNING, u->user_where, "create the user, or correct User=",
                                "%s: User=%s does not exist%s", u->name, u->user, d->in->root ? " in etc/passwd" : "");
         else if (!t.soft_known && !t.hard_known)
-                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_INFO, u->user_where, NULL,
-                               "%s: runs as %s; no limits entry or policy rule gives %s a memlock: nothing to compare",
-                               u->name, u->user, u->user);
+                r = unit_compare_auto(d, u);
         else if (u->pam_name)
                 r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_INFO, u->user_where, NULL,
                                "%s: runs as %s with PAMName=%s: systemd opens a '%s' PAM session, so that stack's "
