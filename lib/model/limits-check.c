@@ -141,7 +141,14 @@ static bool fgets_reader(const struct lc_tree *t) {
 static bool root_rule(const struct lc_tree *t) {
         return t->beh.root_rule;
 }
+static bool nofile_nr_open(const struct lc_tree *t) {
+        return t->beh.nofile_nr_open;
+}
 #else
+static bool nofile_nr_open(const struct lc_tree *t) {
+        (void)t;
+        return true;
+}
 static bool fgets_reader(const struct lc_tree *t) {
         return t->flavour == LC_FLAVOUR_DEBIAN;
 }
@@ -776,7 +783,9 @@ static int check_nofile(const struct lc_tree *t, struct diag_list *d) {
                                          host ? "this host's: " : "", (unsigned long long)nr_open);
                         else
                                 snprintf(fix, sizeof fix, "write a number no larger than fs.nr_open");
-                        r = diag_addf(d, DIAG_WARNING, "nofile-unlimited", path, l->lineno, fix,
+                        /* a release before 1.5.2 passes RLIM_INFINITY on: the login is refused */
+                        r = diag_addf(d, nofile_nr_open(t) ? DIAG_WARNING : DIAG_ERROR, "nofile-unlimited", path,
+                                      l->lineno, fix,
                                       "nofile unlimited: the kernel refuses it (at most fs.nr_open); pam_limits "
                                       ">= 1.5.2 sets fs.nr_open instead, older releases (RHEL 8 and 9) fail "
                                       "setrlimit and refuse the login (PAM_PERM_DENIED)");
