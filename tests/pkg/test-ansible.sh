@@ -153,6 +153,20 @@ check "bad size: with the tool's message" grep -q "size '1Q'" "$T/out"
 check "bad size: nothing written" test "$(tree_sum)" = "$sum2"
 adhoc "domain=bob unit=x.service memlock=1G root=$R executable=$RDMALIMITS"
 check "domain and unit together are refused" grep -q "mutually exclusive" "$T/out"
+# --- state=status: facts per user and unit, compared with what status --json says
+me=$(id -un)
+"$RDMALIMITS" --json status "$me" > "$T/st.json" 2> /dev/null
+want=$(python3 -c "import json; u=[x for x in json.load(open('$T/st.json'))['users'] if x['user']=='$me'][0]; s=u['memlock']['soft'] if u['memlock'] else None; print(s, s != 'unlimited' if s is not None else None)")
+if adhoc "state=status domain=$me needed=unlimited executable=$RDMALIMITS"; then
+	got=$(sed -n '/=> {/,$p' "$T/out" | sed '1s/.*=> {/{/' | python3 -c "import json,sys; f=json.load(sys.stdin); d=f['ansible_facts']['rdmalimits_status']; u=[x for x in d['users'] if x['user']=='$me'][0]; print(f['changed'], d['needed'], d['needed_from'], u['limit'], u['below_needed'], 'charged' in u and 'headroom' in u)" 2>&1)
+	check "status facts: $me's limit and below_needed as status --json says ($want)" 		test "$got" = "False unlimited needed $want True"
+	[ "$got" = "False unlimited needed $want True" ] || diag "got: $got"
+else
+	fail "state=status runs"
+	sed 's/^/# /' "$T/out" | tail -20
+fi
+adhoc "state=status memlock=1G executable=$RDMALIMITS"
+check "state=status refuses memlock" grep -q "memlock does not apply to state=status" "$T/out"
 ansible-doc -M "$ANSIBLE_DIR/library" rdmalimits > "$T/out" 2>&1
 check "ansible-doc reads the module's documentation" grep -q "memlock" "$T/out"
 

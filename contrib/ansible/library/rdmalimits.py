@@ -43,10 +43,21 @@ options:
     description: The drop-in name in limits.d (the tool's default is C(90-rdmalimits.conf)).
     type: str
   state:
-    description: C(present) applies the limit, C(absent) removes the domain's (or unit's) entries.
+    description:
+      - C(present) applies the limit, C(absent) removes the domain's (or unit's) entries.
+      - C(status) changes nothing and gathers facts (C(rdmalimits --json status) and
+        C(rdmalimits --json probe)) into C(ansible_facts.rdmalimits_status), per user and per
+        unit the memlock limit, what the kernel charges, the headroom, and whether the limit is
+        below what the host's hardware needs (the policy's C(auto) value, or I(needed)).
+        I(domain) (a user name) and I(unit) narrow it to that user's or unit's processes.
     type: str
-    choices: [present, absent]
+    choices: [present, absent, status]
     default: present
+  needed:
+    description:
+      - With I(state=status), the limit the hardware needs (C(K M G T)); default the C(auto)
+        value C(rdmalimits probe) derives from the policy (unknown without a policy).
+    type: str
   root:
     description: Operate on ROOT/etc instead of /etc (images, tests).
     type: path
@@ -90,6 +101,13 @@ EXAMPLES = r"""
   rdmalimits:
     domain: "@old_group"
     state: absent
+
+- name: memlock facts of every user and unit (one table for a fleet)
+  rdmalimits:
+    state: status
+  register: st
+- debug:
+    msg: "{{ ansible_facts.rdmalimits_status.users | selectattr('below_needed') | map(attribute='user') | list }}"
 """
 
 RETURN = r"""
@@ -114,6 +132,14 @@ cmd:
   description: The command that ran.
   type: list
   returned: always
+ansible_facts:
+  description: >-
+    With I(state=status), C(rdmalimits_status): C(needed) (bytes or null) and C(needed_from)
+    ("auto", "needed" or null), C(methods) (as C(status --json)), C(users) and C(units), each
+    with C(limit) (the soft limit, bytes or "unlimited"), C(hard), C(charged), C(charged_method),
+    C(headroom) and C(below_needed) (true, false, or null when either side is unknown).
+  type: dict
+  returned: state=status
 """
 
 import json
@@ -159,6 +185,85 @@ def build_command(module, exe):
     return cmd
 
 
+def parse_size(s):
+    units = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+    t = s.strip().upper()
+    if t in ("UNLIMITED", "INFINITY"):
+        return "unlimited"
+    for suffix in ("KIB", "MIB", "GIB", "TIB"):
+        if t.endswith(suffix):
+            t = t[:-2]
+    num, unit = t.rstrip("KMGT"), t[len(t.rstrip("KMGT")):]
+    if not num.isdigit() or unit not in units or unit == "":
+        raise ValueError("size '%s': give a unit (K, M, G, T) or unlimited" % s)
+    return int(num) * units[unit]
+
+
+def below(limit, needed):
+    if limit is None or needed is None:
+        return None
+    if limit == "unlimited":
+        return False
+    if needed == "unlimited":
+        return True
+    return limit < needed
+
+
+def run_json(module, cmd):
+    rc, out, err = module.run_command(cmd)
+    if rc != 0:
+        module.fail_json(msg=err.strip() or "rdmalimits exited with status %d" % rc, rc=rc, cmd=cmd)
+    try:
+        return json.loads(out)
+    except ValueError:
+        module.fail_json(msg="rdmalimits printed no JSON object", rc=rc, cmd=cmd, stdout=out, stderr=err)
+
+
+def gather_status(module, exe):
+    p = module.params
+    base = [exe, "--json"]
+    if p["root"]:
+        base += ["--root", p["root"]]
+    cmd = [exe, "--json", "status"]
+    if p["domain"]:
+        cmd.append(p["domain"])
+    if p["unit"]:
+        cmd += ["--unit", p["unit"]]
+    st = run_json(module, cmd)
+    needed, needed_from = None, None
+    if p["needed"]:
+        try:
+            needed, needed_from = parse_size(p["needed"]), "needed"
+        except ValueError as e:
+            module.fail_json(msg=str(e))
+    else:
+        pr = run_json(module, base + ["probe"])
+        auto = pr.get("auto") or {}
+        if isinstance(auto.get("value"), (int, str)) and auto.get("value") not in ("", "none"):
+            needed, needed_from = auto["value"], "auto"
+
+    def entry(x, name_key):
+        m = x.get("memlock") or {}
+        return dict(name=x.get(name_key), limit=m.get("soft"), hard=m.get("hard"), charged=x.get("charged"),
+                    charged_method=x.get("charged_method"), headroom=x.get("headroom"),
+                    processes=x.get("processes"), below_needed=below(m.get("soft"), needed))
+
+    users = []
+    for u in st.get("users", []):
+        e = entry(u, "user")
+        e["user"], e["uid"] = e.pop("name"), u.get("uid")
+        users.append(e)
+    units = []
+    for u in st.get("units", []):
+        e = entry(u, "unit")
+        e["unit"], e["kind"] = e.pop("name"), u.get("kind")
+        units.append(e)
+    facts = dict(needed=needed, needed_from=needed_from, methods=st.get("methods"), users=users, units=units,
+                 below_needed=[x["user"] or str(x["uid"]) for x in users if x["below_needed"]]
+                 + [x["unit"] for x in units if x["below_needed"]])
+    module.exit_json(changed=False, cmd=cmd, ansible_facts=dict(rdmalimits_status=facts))
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -168,18 +273,30 @@ def main():
             soft=dict(type="str"),
             hard=dict(type="str"),
             file=dict(type="str"),
-            state=dict(type="str", default="present", choices=["present", "absent"]),
+            state=dict(type="str", default="present", choices=["present", "absent", "status"]),
+            needed=dict(type="str"),
             root=dict(type="path"),
             force=dict(type="bool", default=False),
             daemon_reload=dict(type="bool", default=False),
             executable=dict(type="path"),
         ),
         mutually_exclusive=[("domain", "unit")],
-        required_one_of=[("domain", "unit")],
-        required_if=[("state", "present", ("memlock", "soft", "hard"), True)],
+        required_if=[
+            ("state", "present", ("memlock", "soft", "hard"), True),
+            ("state", "present", ("domain", "unit"), True),
+            ("state", "absent", ("domain", "unit"), True),
+        ],
         supports_check_mode=True,
     )
     p = module.params
+    exe = p["executable"] or module.get_bin_path("rdmalimits", required=True, opt_dirs=["/usr/sbin", "/sbin"])
+    if p["state"] == "status":
+        for key in ("memlock", "soft", "hard", "file"):
+            if p[key]:
+                module.fail_json(msg="%s does not apply to state=status" % key)
+        gather_status(module, exe)
+    elif p["needed"]:
+        module.fail_json(msg="needed applies to state=status only")
     if p["state"] == "absent":
         for key in ("memlock", "soft", "hard"):
             if p[key]:
@@ -187,7 +304,6 @@ def main():
     if p["daemon_reload"] and not p["unit"]:
         module.fail_json(msg="daemon_reload needs unit")
 
-    exe = p["executable"] or module.get_bin_path("rdmalimits", required=True, opt_dirs=["/usr/sbin", "/sbin"])
     cmd = build_command(module, exe)
     rc, out, err = module.run_command(cmd)
 
