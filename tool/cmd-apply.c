@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -116,82 +117,187 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         return 0;
 }
 
-/* Warn about entries elsewhere that win over the new ones. */
-static void warn_overrides(const struct ctx *c, const struct edit *e, const char *new_text, const char *domain) {
-        _cleanup_free_ char *rel = NULL;
+/*
+ * Does the entry take effect?  The tree as pam_limits would read it with the drop-in's new
+ * text (lc_tree_load_edited()), and for each known user the domain matches (the user; a
+ * group's members; for `*`, uid ranges and gid forms a sample of the users of passwd, at
+ * most EFFECT_USERS) the session's memlock resolved as pam_limits does: the drop-in's line
+ * must hold every slot it sets.  Nothing is written before this is known.
+ */
+#define EFFECT_USERS 50
+#define EFFECT_SHOWN 8
+
+struct effect {
+        size_t users;            /* known users checked */
+        size_t overridden;       /* of them, those another entry wins for */
+        char *why[EFFECT_SHOWN]; /* "alice: hard from FILE:LINE (...)" */
+        size_t n_why;
+};
+
+static void effect_clear(struct effect *f) {
+        for (size_t i = 0; i < f->n_why; i++)
+                free(f->why[i]);
+        *f = (struct effect){};
+}
+
+/* The names of passwd (of the root tree, or through NSS), capped. */
+static int passwd_names(const struct ctx *c, char ***ret, size_t *ret_n) {
+        char **v = calloc(EFFECT_USERS * 20 + 1, sizeof(char *));
+        size_t n = 0, max = EFFECT_USERS * 20;
+
+        if (!v)
+                return -ENOMEM;
+        if (fs_root_is_set(c->root)) {
+                _cleanup_fclose_ FILE *f = NULL;
+                _cleanup_free_ char *line = NULL;
+                size_t sz = 0;
+                if (fs_fopen_in_root(c->root, "/etc/passwd", &f) >= 0)
+                        while (n < max && getline(&line, &sz, f) > 0) {
+                                size_t l = strcspn(line, ":\n");
+                                if (l && line[l] == ':' && !(v[n++] = strndup(line, l)))
+                                        break;
+                        }
+        } else {
+                setpwent();
+                for (struct passwd *pw; n < max && (pw = getpwent());)
+                        if (!(v[n++] = strdup(pw->pw_name)))
+                                break;
+                endpwent();
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static const char *slot_name(unsigned slot) {
+        return slot == LC_SOFT ? "soft" : "hard";
+}
+
+/* Why the drop-in's line does not hold a slot for the user, or NULL when it does. */
+static char *slot_loss(const struct lc_tree *t, const struct lc_result *res, unsigned slot, size_t ours) {
+        const struct lc_slot *s = slot == LC_SOFT ? &res->soft : &res->hard;
+        char where[4096], *out = NULL;
+
+        if (res->kind == LC_RES_NO_LIMITS) {
+                if (asprintf(&out, "%s stops pam_limits (no limits)", lc_line_where(t, res->stop, where, sizeof where)) < 0)
+                        return NULL;
+                return out;
+        }
+        if (res->kind == LC_RES_SERVICE_ERR || res->kind == LC_RES_LOGINS_DENIED) {
+                if (asprintf(&out, "pam_limits %s the session", res->kind == LC_RES_SERVICE_ERR ? "fails" : "refuses") < 0)
+                        return NULL;
+                return out;
+        }
+        if (s->src && s->src->file == ours)
+                return NULL;
+        if (asprintf(&out, "%s from %s (%s rank)", slot_name(slot),
+                     s->src ? lc_line_where(t, s->src, where, sizeof where) : "the baseline", lc_rank_name(s->rank)) < 0)
+                return NULL;
+        return out;
+}
+
+static void effect_user(const struct lc_tree *t, struct ident *id, const struct lc_baseline *base, const char *user,
+                        unsigned slots, size_t ours, struct effect *f) {
+        struct lc_result res = {};
+        char *loss = NULL;
+
+        if (lc_resolve(t, id, user, base, &res) < 0)
+                return;
+        f->users++;
+        for (unsigned slot = LC_SOFT; slot <= LC_HARD && !loss; slot <<= 1)
+                if (slots & slot)
+                        loss = slot_loss(t, &res, slot, ours);
+        lc_result_clear(&res);
+        if (!loss)
+                return;
+        f->overridden++;
+        if (f->n_why < EFFECT_SHOWN && asprintf(&f->why[f->n_why], "%s: %s", user, loss) >= 0)
+                f->n_why++;
+        free(loss);
+}
+
+/* The file index of the drop-in in the edited tree, and its line for the domain. */
+static bool find_ours(const struct lc_tree *t, const struct edit *e, const char *domain, size_t *ret_file,
+                      const struct lc_line **ret_line, unsigned *ret_slots) {
+        unsigned slots = 0;
+        for (size_t i = 0; i < t->n_files; i++) {
+                const struct lc_file *f = &t->files[i];
+                const char *base = strrchr(f->display, '/');
+                if (!streq(base ? base + 1 : f->display, e->name) || f->vendor)
+                        continue;
+                for (size_t k = f->first; k < f->first + f->n; k++)
+                        if (streq(t->lines[k].domain ? t->lines[k].domain : "", domain)) {
+                                *ret_line = &t->lines[k];
+                                slots |= t->lines[k].type_mask;
+                        }
+                *ret_file = i;
+                *ret_slots = slots;
+                return slots != 0;
+        }
+        return false;
+}
+
+static int check_effect(const struct ctx *c, const struct edit *e, const char *text, const char *domain,
+                        struct effect *ret) {
+        struct lc_edit ed = { .name = e->name, .text = text, .len = strlen(text) };
         struct lc_tree *t = NULL;
         struct ident *id = NULL;
-        char where[4096];
-        unsigned shown = 0, more = 0;
+        struct lc_baseline base;
+        const struct lc_line *line = NULL;
+        char **names = NULL;
+        size_t n_names = 0, ours = 0;
+        unsigned slots = 0;
+        int r;
 
-        if (lc_tree_load(c->root, c->flavour, NULL, &t) < 0 || ident_new(c->root, &id) < 0)
-                goto out;
-        /* find our file in the tree and stand the new text in for it */
-        ssize_t ours = -1;
-        for (size_t i = 0; i < t->n_files; i++)
-                if (streq(t->files[i].path, e->display))
-                        ours = (ssize_t)i;
-        /* simplest faithful model: a tree of the real files, with ours replaced */
-        {
-                struct lc_tree *nt = NULL;
-                if (lc_tree_load_text(e->display, new_text, strlen(new_text), c->flavour, &nt) < 0)
-                        goto out;
-                for (size_t i = 0; i < nt->n_lines; i++) {
-                        const struct lc_line *mine = &nt->lines[i];
-                        if (!streq(mine->domain, domain))
-                                continue;
-                        for (size_t k = 0; k < t->n_lines; k++) {
-                                const struct lc_line *o = &t->lines[k];
-                                if ((ssize_t)o->file == ours)
-                                        continue;
-                                /* compare as if ours stood at its place in read order */
-                                bool later = ours < 0 ? strcmp(t->files[o->file].display, e->name) > 0
-                                                      : (ssize_t)o->file > ours;
-                                if (o->file == 0 && !t->conf_override)
-                                        later = false; /* limits.conf is read first */
-                                enum lc_rank rm = lc_line_rank(mine), ro = lc_line_rank(o);
-                                if (ro > rm || (ro == rm && !later))
-                                        continue;
-                                if (!(o->nfields == 4 && o->item_kind == LC_ITEM_MEMLOCK && o->type_mask &&
-                                      o->value_ok && o->range != LC_RANGE_ERR && o->domain[0] != '%'))
-                                        continue;
-                                if (!(o->type_mask & mine->type_mask))
-                                        continue;
-                                bool always = streq(o->domain, mine->domain);
-                                const struct id_user *u;
-                                const struct id_group *g;
-                                if (!always && o->domain[0] != '@' && o->range == LC_RANGE_NONE && !streq(o->domain, "*") &&
-                                    mine->domain[0] == '@' && mine->range == LC_RANGE_NONE) {
-                                        /* a user entry: does it concern a member of our group? */
-                                        if (ident_user(id, o->domain, &u) < 0 || ident_group(id, mine->domain + 1, &g) < 0 ||
-                                            !ident_user_in_group(id, u, g))
-                                                continue;
-                                }
-                                if (!always && mine->range == LC_RANGE_NONE && mine->domain[0] != '@' &&
-                                    !streq(mine->domain, "*")) {
-                                        if (ident_user(id, mine->domain, &u) < 0 || lc_line_match(t, id, u, o) < 0)
-                                                continue;
-                                        always = true;
-                                }
-                                if (shown >= 5) {
-                                        more++;
-                                        continue;
-                                }
-                                shown++;
-                                log_warning("%s (%s %s memlock) %s the new %s entry for %s%s",
-                                            lc_line_where(t, o, where, sizeof where), o->domain, o->type,
-                                            always ? "overrides" : "may override",
-                                            mine->type_mask == LC_SOFT ? "soft" : "hard", domain,
-                                            always ? "" : " (for the users both match)");
-                        }
-                }
-                lc_tree_free(nt);
+        *ret = (struct effect){};
+        r = lc_tree_load_edited(c->root, c->flavour, NULL, &ed, &t);
+        if (r >= 0)
+                r = ident_new(c->root, &id);
+        if (r >= 0)
+                r = lc_baseline_load(t, c->proc1, &base);
+        if (r >= 0 && find_ours(t, e, domain, &ours, &line, &slots))
+                r = passwd_names(c, &names, &n_names);
+        for (size_t i = 0; r >= 0 && line && i < n_names && ret->users < EFFECT_USERS; i++) {
+                const struct id_user *u;
+                if (ident_user(id, names[i], &u) < 0 || lc_line_match(t, id, u, line) < 0)
+                        continue;
+                effect_user(t, id, &base, names[i], slots, ours, ret);
         }
-        if (more)
-                log_warning("... and %u more entries that may override it (see 'rdmalimits list')", more);
-out:
-        lc_tree_free(t);
+        /* a named user NSS cannot enumerate (LDAP without enumeration) is still checked */
+        if (r >= 0 && line && ret->users == 0 && domain[0] != '@' && !strchr(domain, ':') && !streq(domain, "*")) {
+                const struct id_user *u;
+                if (ident_user(id, domain, &u) >= 0)
+                        effect_user(t, id, &base, domain, slots, ours, ret);
+        }
+        ident_strv_free(names);
         ident_free(id);
+        lc_tree_free(t);
+        return r;
+}
+
+/* Report an entry that does not take effect; the exit code to return, 0 to go on. */
+static int report_effect(const struct ctx *c, const struct edit *e, const char *domain, const struct effect *f) {
+        if (f->users == 0) {
+                if (!c->json && !c->quiet)
+                        log_warning("no known user matches %s yet: whether the entry takes effect cannot be checked",
+                                    domain);
+                return 0;
+        }
+        if (f->overridden == 0)
+                return 0;
+        for (size_t i = 0; i < f->n_why && !c->json; i++)
+                log_error("%s: the new %s entry does not take effect for %s", e->display, domain, f->why[i]);
+        if (!c->json && f->overridden > f->n_why)
+                log_error("... and for %zu more of the %zu users checked", f->overridden - f->n_why, f->users);
+        if (c->allow_overridden) {
+                if (!c->json)
+                        log_warning("--allow-overridden: writing it all the same");
+                return 0;
+        }
+        if (!c->json)
+                log_error("nothing written: remove or change the winning entries, use another --file that sorts "
+                          "after them, or --allow-overridden");
+        return EXIT_NOT_EFFECTIVE;
 }
 
 static void warn_unresolved(const struct ctx *c, const char *domain) {
@@ -211,6 +317,42 @@ static void warn_unresolved(const struct ctx *c, const char *domain) {
                                     c->root ? " in the root's etc/passwd" : "");
         }
         ident_free(id);
+}
+
+/* apply/remove --json: print_change_json()'s fields, and for apply whether the entry takes
+ * effect: "effective", "checked_users", "overridden_by" (one text per user shown). */
+static void print_apply_json(const struct ctx *c, bool changed, const char *file, const char *diff,
+                             const struct effect *f) {
+        struct json j;
+
+        json_init(&j, stdout);
+        json_obj_begin(&j);
+        json_key(&j, "changed");
+        json_bool(&j, changed);
+        json_key(&j, "file");
+        json_str(&j, file);
+        json_key(&j, "diff");
+        json_str(&j, diff ? diff : "");
+        if (f) {
+                json_key(&j, "effective");
+                if (f->users)
+                        json_bool(&j, f->overridden == 0);
+                else
+                        json_null(&j);
+                json_key(&j, "checked_users");
+                json_u64(&j, f->users);
+                json_key(&j, "overridden_by");
+                json_arr_begin(&j);
+                for (size_t i = 0; i < f->n_why; i++)
+                        json_str(&j, f->why[i]);
+                json_arr_end(&j);
+        }
+        if (c->check) {
+                json_key(&j, "check");
+                json_bool(&j, true);
+        }
+        json_obj_end(&j);
+        json_finish(&j);
 }
 
 /* Validate, show, write.  Returns an exit code. */
@@ -250,6 +392,15 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                         return EXIT_FINDINGS;
                 }
         }
+        struct effect eff = {};
+        int eff_rc = 0;
+        if (!removing) {
+                if (check_effect(c, e, text, domain, &eff) == -ENOMEM) {
+                        log_error("out of memory");
+                        return EXIT_FINDINGS;
+                }
+                eff_rc = report_effect(c, e, domain, &eff);
+        }
         bool changed = delete_file ? e->exists : !(e->exists && streq(text, e->old));
         if (changed && (c->diff || c->json))
                 diff = unified_diff_string(e->exists ? e->display : "/dev/null", e->old,
@@ -257,7 +408,7 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
         if (c->diff && diff && !c->json)
                 fputs(diff, stdout);
 
-        if (changed && !c->check) {
+        if (changed && !c->check && !eff_rc) {
                 r = delete_file ? fs_unlink_sync(e->dirfd, e->name)
                                 : fs_write_atomic(e->dirfd, e->name, text, strlen(text), 0644);
                 if (r == FS_ERR_DIRSYNC) {
@@ -271,7 +422,9 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                 }
         }
         if (c->json)
-                print_change_json(c, changed, e->display, diff, NULL, false);
+                print_apply_json(c, changed && !eff_rc, e->display, diff, removing ? NULL : &eff);
+        else if (eff_rc)
+                ;
         else if (!c->quiet) {
                 if (!changed)
                         printf("%s: unchanged, %s\n", e->display,
@@ -281,8 +434,9 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                 else
                         printf("%s: %s\n", e->display, delete_file ? "removed (no entries left)" : e->exists ? "updated" : "created");
         }
-        if (!removing && !c->json)
-                warn_overrides(c, e, text, domain);
+        effect_clear(&eff);
+        if (eff_rc)
+                return eff_rc;
         if (c->check && changed)
                 return EXIT_WOULD_CHANGE;
         return EXIT_OK;

@@ -2,6 +2,7 @@
 /* apply --unit / remove --unit: LimitMEMLOCK= in a systemd drop-in rdmalimits owns. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -50,6 +51,105 @@ static int unit_name(const char *arg, char **ret, const char **why) {
         if (asprintf(ret, "%s%s", arg, typed ? "" : ".service") < 0)
                 return -ENOMEM;
         return 0;
+}
+
+/* Where systemd looks for units and their drop-ins, strongest first (systemd.unit(5)). */
+static const char *const unit_paths[] = { "/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
+                                          "/usr/lib/systemd/system", "/lib/systemd/system" };
+
+/* Does the unit (or, for "foo@bar.service", its template "foo@.service") exist? */
+static bool unit_exists(const struct ctx *c, const char *unit) {
+        _cleanup_free_ char *tmpl = NULL;
+        const char *at = strchr(unit, '@'), *dot = strrchr(unit, '.');
+        struct stat st;
+
+        if (at && dot && at < dot && asprintf(&tmpl, "%.*s%s", (int)(at - unit + 1), unit, dot) < 0)
+                return true;    /* cannot tell: do not refuse */
+        for (size_t i = 0; i < ELEMENTSOF(unit_paths); i++) {
+                _cleanup_free_ char *p = NULL, *t = NULL;
+                if (asprintf(&p, "%s/%s", unit_paths[i], unit) >= 0 && fs_stat_in_root(c->root, p, false, &st) == 0)
+                        return true;
+                if (tmpl && asprintf(&t, "%s/%s", unit_paths[i], tmpl) >= 0 && fs_stat_in_root(c->root, t, false, &st) == 0)
+                        return true;
+        }
+        return false;
+}
+
+/* Does a drop-in file set LimitMEMLOCK= (outside comments)? */
+static bool sets_memlock(const struct ctx *c, const char *path) {
+        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t n = 0;
+
+        if (fs_fopen_in_root(c->root, path, &f) < 0)
+                return false;
+        while (getline(&line, &n, f) > 0) {
+                const char *p = line + strspn(line, " \t");
+                if (strncmp(p, "LimitMEMLOCK", 12) == 0 && strchr(p, '='))
+                        return true;
+        }
+        return false;
+}
+
+/*
+ * A drop-in applied after ours that sets LimitMEMLOCK= wins: systemd reads the drop-ins of
+ * every unit directory sorted by file name (a name in a stronger directory masks the same
+ * name in weaker ones), and the last assignment counts.  *ret_winner: the last such file.
+ */
+static int later_dropin(const struct ctx *c, const char *unit, const char *name, char **ret_winner) {
+        *ret_winner = NULL;
+        for (size_t i = 0; i < ELEMENTSOF(unit_paths); i++) {
+                _cleanup_free_ char *d = NULL;
+                DIR *dir = NULL;
+                if (asprintf(&d, "%s/%s.d", unit_paths[i], unit) < 0)
+                        return -ENOMEM;
+                if (fs_opendir_in_root(c->root, d, &dir) < 0)
+                        continue;
+                for (struct dirent *de; (de = readdir(dir));) {
+                        _cleanup_free_ char *p = NULL;
+                        size_t l = strlen(de->d_name);
+                        if (de->d_name[0] == '.' || l < 6 || !streq(de->d_name + l - 5, ".conf") ||
+                            strcmp(de->d_name, name) <= 0)
+                                continue;
+                        if (asprintf(&p, "%s/%s", d, de->d_name) < 0) {
+                                closedir(dir);
+                                return -ENOMEM;
+                        }
+                        if (sets_memlock(c, p) && (!*ret_winner || strcmp(strrchr(*ret_winner, '/') + 1, de->d_name) < 0)) {
+                                free(*ret_winner);
+                                *ret_winner = TAKE_PTR(p);
+                        }
+                }
+                closedir(dir);
+        }
+        return 0;
+}
+
+/* apply --unit: refuse a unit that does not exist (unless --force) and an entry a later
+ * drop-in overrides (unless --allow-overridden).  0, or an exit code. */
+static int unit_precheck(const struct ctx *c, const char *unit, const char *name) {
+        _cleanup_free_ char *winner = NULL;
+
+        if (!unit_exists(c, unit) && !c->force) {
+                log_error("unit %s does not exist%s: nothing would read the drop-in (--force writes it anyway)", unit,
+                          c->root ? " in the tree" : "");
+                return EXIT_FINDINGS;
+        }
+        if (later_dropin(c, unit, name, &winner) < 0) {
+                log_error("out of memory");
+                return EXIT_FINDINGS;
+        }
+        if (!winner)
+                return 0;
+        _cleanup_free_ char *shown = fs_root_path(c->root, winner);
+        if (c->allow_overridden) {
+                log_warning("%s sets LimitMEMLOCK= after %s and wins; --allow-overridden: writing it all the same",
+                            shown ? shown : winner, name);
+                return 0;
+        }
+        log_error("%s sets LimitMEMLOCK= and is applied after %s: the new limit would not take effect; nothing "
+                  "written (change that drop-in, or --allow-overridden)", shown ? shown : winner, name);
+        return EXIT_NOT_EFFECTIVE;
 }
 
 static void limit_text(uint64_t v, char buf[static SIZE_FMT_MAX]) {
@@ -130,6 +230,8 @@ int cmd_unit(struct ctx *c, bool removing) {
                 log_error("remove --unit UNIT takes no other argument");
                 return EXIT_USAGE;
         }
+        if (!removing && (r = unit_precheck(c, unit, name)))
+                return r;
 
         sysdir = ctx_path(c, UNIT_DIR);
         if (!sysdir || asprintf(&dname, "%s.d", unit) < 0 || asprintf(&dir, "%s/%s", sysdir, dname) < 0 ||

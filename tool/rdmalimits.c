@@ -24,7 +24,8 @@
 #define POLICY_PATH SYSCONFDIR "/security/rdmalimit.conf"
 
 static const struct command commands[] = {
-        { "apply", cmd_apply, OPT_SOFT | OPT_HARD | OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE | OPT_UNIT | OPT_RELOAD, 0, 2,
+        { "apply", cmd_apply, OPT_SOFT | OPT_HARD | OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE | OPT_UNIT | OPT_RELOAD |
+                                  OPT_ALLOW_OVERRIDDEN, 0, 2,
           "DOMAIN [SIZE]", "give DOMAIN (user, @group, *, id range) memlock SIZE in a limits.d drop-in" },
         { "remove", cmd_remove, OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE | OPT_UNIT | OPT_RELOAD, 0, 1, "DOMAIN",
           "take DOMAIN's entries out of the drop-in" },
@@ -39,6 +40,8 @@ static const struct command commands[] = {
           "diagnose the whole chain: PAM stacks, sshd, systemd, containers, running processes" },
         { "pin-test", cmd_pintest, OPT_FORCE, 1, 1, "SIZE",
           "as the calling user, really pin SIZE (mlock, AF_XDP UMEM, ibv_reg_mr) and say what failed" },
+        { "status", cmd_status, OPT_PID | OPT_UNIT | OPT_PROMETHEUS | OPT_THRESHOLD, 0, 1, "[USER]",
+          "per process, user and unit: memlock limits, what is locked, pinned and charged, the headroom" },
         { "probe", cmd_probe, OPT_CONF | OPT_SAVE | OPT_CACHE, 0, 0, "",
           "RDMA devices, AF_XDP interfaces, RAM, and the auto value of the policy" },
         { "enable", cmd_enable, OPT_SERVICE | OPT_CHECK | OPT_DIFF, 0, -1, "[SERVICE...]",
@@ -52,6 +55,7 @@ static void usage(FILE *out) {
                      "Get locked-memory (memlock) limits right for RDMA and AF_XDP users.\n\nCommands:\n");
         for (size_t i = 0; i < ELEMENTSOF(commands); i++)
                 fprintf(out, " %-8s %-14s %s\n", commands[i].name, commands[i].args, commands[i].help);
+        fputs(" help     [COMMAND]      this help, or a command's own (also: rdmalimits COMMAND --help)\n", out);
         fputs("\nOptions:\n"
               "     --root DIR        operate on DIR/etc instead of /etc (users from DIR/etc/passwd)\n"
               "     --json            machine-readable output\n"
@@ -62,7 +66,8 @@ static void usage(FILE *out) {
               "     --soft SIZE       apply: the soft limit\n"
               "     --hard SIZE       apply: the hard limit\n"
               "     --file NAME       apply/remove: the drop-in in limits.d (default " DROPIN_DEFAULT_NAME ")\n"
-              "     --unit UNIT       apply/remove: LimitMEMLOCK= in a systemd drop-in for UNIT instead\n"
+              "     --unit UNIT       apply/remove: LimitMEMLOCK= in a systemd drop-in for UNIT instead;\n"
+              "                       doctor: also examine this systemd unit\n"
               "     --reload          apply/remove --unit: run systemctl daemon-reload afterwards\n"
               "     --check           apply/remove/enable/disable: change nothing; exit 3 when something would change\n"
               "     --diff            apply/remove/enable/disable: show the change as a unified diff\n"
@@ -73,18 +78,74 @@ static void usage(FILE *out) {
               "     --service NAME    explain: the PAM service whose stack decides the order (default sshd);\n"
               "                       enable/disable: a service to edit (repeatable; default: those that need it)\n"
               "     --pid PID         doctor: also examine this running process\n"
-              "     --unit UNIT       doctor: also examine this systemd unit\n"
               "     --ssh DEST        verify: log in with ssh to DEST (options for ssh after --)\n"
               "     --save            probe: write the hardware cache pam_rdmalimit reads at login\n"
               "     --cache FILE      probe: the cache file to write; explain: the cache the module\n"
               "                       reads (default: its cache= argument, else " HW_CACHE_PATH ")\n"
               "     --proc1-limits F  explain: read the Debian baseline from F instead of /proc/1/limits\n"
+              "     --pid PID         status: only this process; --unit UNIT: only this unit's\n"
+              "     --prometheus      status: node_exporter textfile collector format\n"
+              "     --threshold SIZE  status --prometheus: list processes charged at least SIZE (default 1M)\n"
               " -h, --help            display this help\n"
               " -V, --version         display version\n\n"
               "Sizes take a unit: K, M, G, T (KiB, MiB, GiB, TiB), or \"unlimited\".\n"
               "Exit status: 0 success, 1 failure or findings, 2 usage error, 3 apply --check: would change.\n\n"
               "For more details see rdmalimits(8).\n",
               out);
+}
+
+static const char *option_name(unsigned bit);
+
+/* What each option does, for `rdmalimits COMMAND --help` (the command's own sense first). */
+static const char *option_help(const struct command *cmd, unsigned bit, char *buf, size_t size) {
+        static const struct {
+                unsigned bit;
+                const char *cmd, *arg, *help;
+        } h[] = {
+                { OPT_SOFT, NULL, "SIZE", "the soft limit" },
+                { OPT_HARD, NULL, "SIZE", "the hard limit" },
+                { OPT_FILE, NULL, "NAME", "the drop-in in limits.d (default " DROPIN_DEFAULT_NAME ")" },
+                { OPT_CHECK, NULL, NULL, "change nothing; exit 3 when something would change" },
+                { OPT_DIFF, NULL, NULL, "show the change as a unified diff" },
+                { OPT_FORCE, "pin-test", NULL, "pin more than half of MemAvailable when no limit applies" },
+                { OPT_FORCE, NULL, NULL, "take over a drop-in without the rdmalimits marker" },
+                { OPT_ALLOW_OVERRIDDEN, NULL, NULL, "write the entry even when another entry still wins (exit 0)" },
+                { OPT_POLICY, NULL, NULL, "validate the policy file too" },
+                { OPT_CONF, NULL, "FILE", "the policy file (default " POLICY_PATH ")" },
+                { OPT_SERVICE, NULL, "NAME", "the PAM service (default sshd)" },
+                { OPT_SSH, NULL, "DEST", "log in with ssh to DEST (options for ssh after --)" },
+                { OPT_PID, NULL, "PID", "a running process" },
+                { OPT_UNIT, "doctor", "UNIT", "also examine this systemd unit" },
+                { OPT_UNIT, NULL, "UNIT", "LimitMEMLOCK= in a systemd drop-in for UNIT instead" },
+                { OPT_SAVE, NULL, NULL, "write the hardware cache pam_rdmalimit reads at login" },
+                { OPT_RELOAD, NULL, NULL, "with --unit: run systemctl daemon-reload afterwards" },
+                { OPT_PROC1, NULL, "FILE", "read the Debian baseline from FILE instead of /proc/1/limits" },
+                { OPT_CACHE, NULL, "FILE", "the hardware cache file" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(h); i++)
+                if (h[i].bit == bit && (!h[i].cmd || streq(h[i].cmd, cmd->name))) {
+                        snprintf(buf, size, "%s%s%s", option_name(bit), h[i].arg ? " " : "", h[i].arg ? h[i].arg : "");
+                        return h[i].help;
+                }
+        snprintf(buf, size, "%s", option_name(bit));
+        return "";
+}
+
+static void command_usage(const struct command *cmd, FILE *out) {
+        fprintf(out, "Usage:\n rdmalimits [options] %s%s%s\n\n%s.\n\nOptions:\n", cmd->name, cmd->args[0] ? " " : "",
+                cmd->args, cmd->help);
+        for (unsigned bit = 1; bit; bit <<= 1) {
+                if (!(cmd->options & bit) || (bit & OPT_GLOBAL))
+                        continue;
+                char opt[64];
+                const char *help = option_help(cmd, bit, opt, sizeof opt);
+                fprintf(out, "     %-17s %s\n", opt, help);
+        }
+        fputs("     --root DIR        operate on DIR/etc instead of /etc\n"
+              "     --json            machine-readable output\n"
+              " -q, --quiet           only errors\n"
+              " -h, --help            display this help\n\n"
+              "For more details see rdmalimits(8).\n", out);
 }
 
 const char *policy_default_path(void) {
@@ -233,10 +294,82 @@ int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_f
         return 0;
 }
 
+/*
+ * A size the parser refuses but whose meaning is plain: "512MB" (a B after the unit),
+ * "1.5G" or "1,5G" (a fraction: in the next smaller unit), "-1" (a sign).  The suggestion,
+ * in the form size_parse() accepts, into buf; false when there is none.
+ */
+static bool size_near_miss(const char *arg, char *buf, size_t size) {
+        static const char units[] = "KMGT";
+        char fmt[SIZE_FMT_MAX];
+        uint64_t v;
+
+        if (arg[0] == '-') {
+                snprintf(buf, size, "unlimited");    /* a negative size: "-1" means no limit in limits.conf */
+                return true;
+        }
+        size_t n = strlen(arg);
+        /* "2.5GiB": the fraction is the near miss; read it as "2.5G" */
+        if (n >= 4 && n < 64 && (arg[n - 1] | 0x20) == 'b' && (arg[n - 2] | 0x20) == 'i' &&
+            strchr(units, arg[n - 3] & ~0x20) && strpbrk(arg, ".,")) {
+                char s[64];
+                memcpy(s, arg, n - 2);
+                s[n - 2] = '\0';
+                return size_near_miss(s, buf, size);
+        }
+        if (n >= 3 && n < 64 && (arg[n - 1] == 'B' || arg[n - 1] == 'b') && strchr(units, arg[n - 2] & ~0x20)) {
+                char s[64];
+                memcpy(s, arg, n - 1);
+                s[n - 1] = '\0';
+                if (size_parse(s, &v) == 0) {
+                        snprintf(buf, size, "%s", size_format_arg(v, fmt));
+                        return true;
+                }
+                if (strchr(s, '.') || strchr(s, ','))
+                        return size_near_miss(s, buf, size);
+                return false;
+        }
+        /* WHOLE[.,]FRACTION UNIT */
+        const char *sep = strpbrk(arg, ".,");
+        if (!sep || n < 3 || !strchr(units, arg[n - 1] & ~0x20) || sep == arg)
+                return false;
+        uint64_t whole, frac = 0, scale = 1, unit = 1024;
+        char w[32];
+        if ((size_t)(sep - arg) >= sizeof w)
+                return false;
+        memcpy(w, arg, (size_t)(sep - arg));
+        w[sep - arg] = '\0';
+        if (parse_u64(w, &whole) < 0)
+                return false;
+        for (const char *p = sep + 1; p < arg + n - 1; p++) {
+                if (*p < '0' || *p > '9' || scale > UINT64_C(100000000))
+                        return false;
+                frac = frac * 10 + (uint64_t)(*p - '0');
+                scale *= 10;
+        }
+        for (const char *u = units; *u != (arg[n - 1] & ~0x20); u++)
+                unit *= 1024;
+        if (whole > SIZE_INFINITY / unit / 2)
+                return false;
+        /* to whole KiB, rounded down */
+        v = whole * unit + (frac * (unit / 1024)) / scale * 1024;
+        if (v == 0)
+                return false;
+        snprintf(buf, size, "%s", size_format_arg(v, fmt));
+        return true;
+}
+
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret) {
         int r = size_parse(arg, ret);
         if (r < 0) {
-                log_error("%s '%s': %s", what, arg, size_hint(r));
+                char hint[SIZE_FMT_MAX + 16];
+                if (r != -EDOM && size_near_miss(arg, hint, sizeof hint)) {
+                        if (arg[0] == '-')
+                                log_error("%s '%s': a size cannot be negative (for no limit write unlimited)", what, arg);
+                        else
+                                log_error("%s '%s': %s; did you mean %s?", what, arg, size_hint(r), hint);
+                } else
+                        log_error("%s '%s': %s", what, arg, size_hint(r));
                 return -EINVAL;
         }
         return 0;
@@ -263,6 +396,7 @@ enum {
         ARG_CHECK,
         ARG_DIFF,
         ARG_FORCE,
+        ARG_ALLOW_OVERRIDDEN,
         ARG_POLICY,
         ARG_CONF,
         ARG_SERVICE,
@@ -273,6 +407,8 @@ enum {
         ARG_RELOAD,
         ARG_PROC1,
         ARG_CACHE,
+        ARG_PROMETHEUS,
+        ARG_THRESHOLD,
 };
 
 static const struct option longopts[] = {
@@ -288,6 +424,7 @@ static const struct option longopts[] = {
         { "check", no_argument, NULL, ARG_CHECK },
         { "diff", no_argument, NULL, ARG_DIFF },
         { "force", no_argument, NULL, ARG_FORCE },
+        { "allow-overridden", no_argument, NULL, ARG_ALLOW_OVERRIDDEN },
         { "policy", no_argument, NULL, ARG_POLICY },
         { "conf", required_argument, NULL, ARG_CONF },
         { "service", required_argument, NULL, ARG_SERVICE },
@@ -298,6 +435,8 @@ static const struct option longopts[] = {
         { "reload", no_argument, NULL, ARG_RELOAD },
         { "proc1-limits", required_argument, NULL, ARG_PROC1 },
         { "cache", required_argument, NULL, ARG_CACHE },
+        { "prometheus", no_argument, NULL, ARG_PROMETHEUS },
+        { "threshold", required_argument, NULL, ARG_THRESHOLD },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         {}
@@ -310,15 +449,27 @@ static const char *option_name(unsigned bit) {
         } names[] = {
                 { OPT_SOFT, "--soft" },       { OPT_HARD, "--hard" },    { OPT_FILE, "--file" },
                 { OPT_CHECK, "--check" },     { OPT_DIFF, "--diff" },    { OPT_FORCE, "--force" },
+                { OPT_ALLOW_OVERRIDDEN, "--allow-overridden" },
                 { OPT_POLICY, "--policy" },   { OPT_CONF, "--conf" },    { OPT_SERVICE, "--service" },
                 { OPT_SSH, "--ssh" },         { OPT_PID, "--pid" },      { OPT_UNIT, "--unit" },
                 { OPT_SAVE, "--save" },       { OPT_RELOAD, "--reload" }, { OPT_PROC1, "--proc1-limits" },
-                { OPT_CACHE, "--cache" },
+                { OPT_CACHE, "--cache" },     { OPT_PROMETHEUS, "--prometheus" }, { OPT_THRESHOLD, "--threshold" },
         };
         for (size_t i = 0; i < ELEMENTSOF(names); i++)
                 if (names[i].bit == bit)
                         return names[i].name;
         return "?";
+}
+
+/* Does arg name an option whose argument is the next word ("--soft", "--so", not "--soft=1G")? */
+static bool option_takes_argument(const char *arg) {
+        if (strncmp(arg, "--", 2) != 0 || !arg[2] || strchr(arg, '='))
+                return false;
+        size_t n = strlen(arg + 2);
+        for (const struct option *o = longopts; o->name; o++)
+                if (strncmp(o->name, arg + 2, n) == 0 && o->has_arg == required_argument)
+                        return true;
+        return false;
 }
 
 static int run(int argc, char **argv) {
@@ -336,10 +487,28 @@ static int run(int argc, char **argv) {
                 return EXIT_FINDINGS;
         }
         opterr = 0;
+        /* A negative number ("apply @g -1") is an argument, not an option: getopt sees it
+         * without its '-', and it is given back whole. */
+        _cleanup_free_ char **negative = calloc((size_t)argc + 1, sizeof(char *));
+        if (!negative) {
+                free(pos);
+                log_error("out of memory");
+                return EXIT_FINDINGS;
+        }
+        for (int i = 1; i < argc && !streq(argv[i], "--"); i++) {
+                if (argv[i][0] != '-' || !(argv[i][1] >= '0' && argv[i][1] <= '9') || option_takes_argument(argv[i - 1]))
+                        continue;
+                negative[i] = argv[i];
+                argv[i]++;
+        }
+        bool want_help = false;
         /* options may stand anywhere; "--" ends them (the rest goes to the command) */
         while ((opt = getopt_long(argc, argv, "-:qhV", longopts, NULL)) != -1) {
                 switch (opt) {
                 case 1:
+                        for (int i = 1; i < argc; i++)
+                                if (negative[i] && optarg == negative[i] + 1)
+                                        optarg = negative[i];
                         pos[npos++] = optarg;
                         break;
                 case ARG_ROOT:
@@ -393,6 +562,10 @@ static int run(int argc, char **argv) {
                         c.force = true;
                         c.given |= OPT_FORCE;
                         break;
+                case ARG_ALLOW_OVERRIDDEN:
+                        c.allow_overridden = true;
+                        c.given |= OPT_ALLOW_OVERRIDDEN;
+                        break;
                 case ARG_POLICY:
                         c.policy = true;
                         c.given |= OPT_POLICY;
@@ -431,6 +604,14 @@ static int run(int argc, char **argv) {
                         c.reload = true;
                         c.given |= OPT_RELOAD;
                         break;
+                case ARG_PROMETHEUS:
+                        c.prometheus = true;
+                        c.given |= OPT_PROMETHEUS;
+                        break;
+                case ARG_THRESHOLD:
+                        c.threshold = optarg;
+                        c.given |= OPT_THRESHOLD;
+                        break;
                 case ARG_CACHE:
                         c.cache = optarg;
                         c.given |= OPT_CACHE;
@@ -440,9 +621,8 @@ static int run(int argc, char **argv) {
                         c.given |= OPT_PROC1;
                         break;
                 case 'h':
-                        usage(stdout);
-                        free(pos);
-                        return EXIT_OK;
+                        want_help = true;
+                        break;
                 case 'V':
                         printf("rdmalimits %s\n", VERSION);
                         free(pos);
@@ -464,6 +644,24 @@ static int run(int argc, char **argv) {
         c.extra_argc = argc - optind;
         c.extra_argv = argv + optind;
 
+        /* rdmalimits --help, rdmalimits COMMAND --help, rdmalimits help [COMMAND] */
+        if (want_help || (npos > 0 && streq(pos[0], "help"))) {
+                const char *name = want_help ? (npos > 0 && !streq(pos[0], "help") ? pos[0] : npos > 1 ? pos[1] : NULL)
+                                             : npos > 1 ? pos[1] : NULL;
+                for (size_t i = 0; name && i < ELEMENTSOF(commands); i++)
+                        if (streq(name, commands[i].name))
+                                cmd = &commands[i];
+                if (name && !cmd) {
+                        log_error("unknown command '%s'", printable(name, buf, sizeof buf));
+                        goto usage_error;
+                }
+                if (cmd)
+                        command_usage(cmd, stdout);
+                else
+                        usage(stdout);
+                free(pos);
+                return EXIT_OK;
+        }
         if (npos == 0) {
                 log_error("no command given");
                 goto usage_error;

@@ -14,6 +14,7 @@
 #define EXIT_FINDINGS 1
 #define EXIT_USAGE 2
 #define EXIT_WOULD_CHANGE 3
+#define EXIT_NOT_EFFECTIVE 4   /* apply: another entry still wins (--allow-overridden accepts it) */
 
 /* options, one table for every command; each command says which it takes */
 enum {
@@ -37,6 +38,9 @@ enum {
         OPT_RELOAD = 1u << 17,
         OPT_PROC1 = 1u << 18,
         OPT_CACHE = 1u << 19,
+        OPT_PROMETHEUS = 1u << 20,
+        OPT_THRESHOLD = 1u << 21,
+        OPT_ALLOW_OVERRIDDEN = 1u << 22,
 };
 #define OPT_GLOBAL (OPT_ROOT | OPT_JSON | OPT_QUIET | OPT_FLAVOUR)
 
@@ -47,13 +51,15 @@ struct ctx {
         enum lc_flavour flavour;
         const char *vendordir;   /* --vendordir DIR|none, NULL: the release's build default */
         const char *soft, *hard, *file;
-        bool check, diff, force, policy, save, reload;
+        bool check, diff, force, policy, save, reload, allow_overridden;
         const char *policy_path; /* --conf: the policy file (default /etc/security/rdmalimit.conf) */
         const char *service, *ssh, *unit, *proc1;
         const char **services;   /* every --service, in order (enable, disable) */
         size_t n_services;
         const char *cache;       /* --cache: the hardware cache file */
         const char *pid;
+        bool prometheus;         /* status --prometheus */
+        const char *threshold;   /* status --threshold SIZE */
         int argc;                /* positional arguments after the command word */
         char **argv;
         int extra_argc;          /* arguments after "--" */
@@ -78,6 +84,7 @@ int cmd_probe(struct ctx *c);
 int cmd_pintest(struct ctx *c);
 int cmd_verify(struct ctx *c);
 int cmd_doctor(struct ctx *c);
+int cmd_status(struct ctx *c);
 int cmd_enable(struct ctx *c);
 int cmd_disable(struct ctx *c);
 int cmd_unit(struct ctx *c, bool removing);

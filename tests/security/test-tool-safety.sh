@@ -194,7 +194,8 @@ for cmd in list check "explain alice" "--json explain alice"; do
 		test -z "$(grep -E '7777777|6666666|7596|6510' "$T/out")"
 	check "absolute links to host files: '$cmd' ran (exit $?)" test -s "$T/out"
 done
-rl explain alice > "$T/out" 2>&1
+# Debian 12's pam_limits fails the session on a limits.conf it cannot open: explain says why
+rl --flavour debian-1.5.2 explain alice > "$T/out" 2>&1
 check "explain alice: the link resolves inside the tree (missing there) or is refused" \
 	grep -q "etc/security/limits.conf cannot be read (\(No such file or directory\|Too many levels of symbolic links\))" "$T/out"
 # a pam.d stack linked to a host file

@@ -51,7 +51,7 @@ check "second apply keeps the inode" test "$(stat -c %i "$D")" = "$ino"
 check "second apply says unchanged" grep -q "unchanged" "$T/out"
 rl --json apply @rdma_users 1G > "$T/out"
 same "apply --json unchanged" "$T/out" <<E
-{"changed": false, "file": "$D", "diff": ""}
+{"changed": false, "file": "$D", "diff": "", "effective": true, "checked_users": 2, "overridden_by": []}
 E
 check "no temporary files left" test "$(ls -A "$R/etc/security/limits.d" | wc -l)" = 1
 
@@ -284,6 +284,8 @@ check "the symlink target is untouched" test "$(cat "$T/target")" = "* soft meml
 printf '# written by hand\nbob soft memlock 1024\n' > "$R/etc/security/limits.d/92-hand.conf"
 before=$(tree_sum)
 refuse "a drop-in without the marker" 1 "not written by rdmalimits" --root "$R" apply alice 1G --file 92-hand.conf
+# (the dangling link above would make Debian's pam_limits fail every session: apply says so)
+rm "$R/etc/security/limits.d/91-link.conf"
 "$RDMALIMITS" --root "$R" apply alice 1G --file 92-hand.conf --force > /dev/null 2>&1
 check "--force takes over a memlock-only drop-in" grep -q "^bob	soft	memlock	1024$" "$R/etc/security/limits.d/92-hand.conf"
 printf '# hand\nbob soft nofile 1024\n' > "$R/etc/security/limits.d/93-hand.conf"
@@ -296,8 +298,19 @@ refuse "a directory in place of the drop-in" 1 "not a regular file" --root "$R" 
 # --- warnings at apply
 mkroot
 printf 'alice hard memlock 4096\n' > "$R/etc/security/limits.d/95-late.conf"
+before=$(tree_sum)
 rl apply @rdma_users 1G > "$T/out" 2>&1
-check "apply warns about a stronger entry for a member" grep -q "95-late.conf:1 (alice hard memlock) may override the new hard entry" "$T/out"
+check "apply refuses an entry a stronger one overrides for a member: exit 4" test $? -eq 4
+check "... naming the user and the winning file:line" \
+	grep -q "does not take effect for alice: hard from etc/security/limits.d/95-late.conf:1 (USER rank)" "$T/out"
+check "... and writes nothing" test "$(tree_sum)" = "$before"
+rl --json apply @rdma_users 1G > "$T/out" 2>/dev/null
+check "... --json: effective false, overridden_by, changed false" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (d["effective"] is False and d["changed"] is False and "95-late.conf:1" in d["overridden_by"][0]))' "$T/out"
+rl apply @rdma_users 1G --allow-overridden > "$T/out" 2>&1
+check "--allow-overridden writes it (exit 0)" test $? -eq 0 -a -e "$R/etc/security/limits.d/90-rdmalimits.conf"
 rl apply @nosuchgroup 1G > "$T/out" 2>&1
 check "apply warns about a group that does not exist" grep -q "group 'nosuchgroup' does not exist" "$T/out"
 rl apply ghost 1G > "$T/out" 2>&1
@@ -305,8 +318,11 @@ check "apply warns about a user that does not exist" grep -q "user 'ghost' does 
 
 # --- apply --unit / remove --unit
 mkroot
-mkdir -p "$R/etc/systemd/system"
+mkdir -p "$R/etc/systemd/system" "$R/lib/systemd/system"
 U=$R/etc/systemd/system/slurmd.service.d/90-rdmalimits.conf
+before=$(tree_sum)
+refuse "apply --unit for a unit that does not exist" 1 "does not exist" --root "$R" apply --unit slurmd 1G
+printf '[Service]\nExecStart=/usr/sbin/slurmd\n' > "$R/lib/systemd/system/slurmd.service"
 rl apply --unit slurmd 1G > "$T/out" 2>&1
 check "apply --unit exits 0" test $? -eq 0
 same "apply --unit writes LimitMEMLOCK" "$U" <<'E'
@@ -327,6 +343,8 @@ before=$(tree_sum)
 refuse "a unit name with /" 2 "unit names" --root "$R" apply --unit a/b 1G
 refuse "a unit type without LimitMEMLOCK" 2 "applies to" --root "$R" apply --unit foo.timer 1G
 refuse "a domain with --unit" 2 "no domain" --root "$R" apply @g --unit x 1G
+refuse "apply --unit under a later drop-in that sets LimitMEMLOCK (exit 4)" 4 "91-hand.conf sets LimitMEMLOCK= and is applied after" \
+	--root "$R" apply --unit slurmd 2G
 rl remove --unit slurmd > /dev/null 2>&1
 check "remove --unit removes the drop-in" test ! -e "$U"
 check "remove --unit keeps other drop-ins" test -e "$R/etc/systemd/system/slurmd.service.d/91-hand.conf"
