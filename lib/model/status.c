@@ -830,10 +830,28 @@ static int read_proc_entry(const char *proc, pid_t pid, struct status_proc *ret)
                 pid_t a = pid;
                 for (int depth = 0; depth < 8 && a > 1; depth++) {
                         char comm[64] = "";
-                        a = parent_of(proc, a, comm, sizeof comm);
-                        if (streq(comm, "slurmstepd")) {
+                        pid_t parent = parent_of(proc, a, comm, sizeof comm); /* comm: a's */
+                        if (!streq(comm, "slurmstepd")) {
+                                a = parent;
+                                continue;
+                        }
+                        {
+                                _cleanup_free_ char *cmd = NULL;
+                                uint64_t job, step;
+                                const char *q;
                                 p.origin = STATUS_O_SLURM;
                                 snprintf(p.origin_owner, sizeof p.origin_owner, "slurmd.service");
+                                /* its title: "slurmstepd: [JOB.STEP]" (or [JOB.batch], [JOB.extern]) */
+                                if (read_text(proc, a, "cmdline", 4096, &cmd) >= 0 && (q = strstr(cmd, "[")) &&
+                                    parse_u64_prefix(q + 1, &job, &q) >= 0 && *q == '.') {
+                                        size_t l = strcspn(q + 1, "]");
+                                        if (parse_u64_prefix(q + 1, &step, NULL) >= 0)
+                                                snprintf(p.origin_name, sizeof p.origin_name, "job_%llu/step_%llu",
+                                                         (unsigned long long)job, (unsigned long long)step);
+                                        else
+                                                snprintf(p.origin_name, sizeof p.origin_name, "job_%llu/step_%.*s",
+                                                         (unsigned long long)job, (int)(l < 16 ? l : 16), q + 1);
+                                }
                                 break;
                         }
                 }
