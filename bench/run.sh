@@ -7,12 +7,12 @@
 # name with .json.  Asserts nothing about time: exit 0 when every measurement was taken,
 # 77 when it cannot run here (not root, no unshare), 1 when a measurement failed, 2 on usage.
 #
-# Root only: the stacks run in a private mount namespace where generated passwd, group and
-# security/ are bind-mounted over /etc's (the host's files are never written).
-# Knobs (environment): BENCH_ROUNDS (7), BENCH_SESSIONS (2000), BENCH_SPAWNS (200),
-# BENCH_SPAWN_ROUNDS (5), BENCH_MEM_SESSIONS (10000), BENCH_TREES (5000,10000,100000),
-# BENCH_TREE_ROUNDS (5,3,3), BENCH_TOOL_RUNS (5), BENCH_PAM_LIMITS_TIMEOUT (120 seconds),
-# BENCH_KEEP=1 keeps the work directory.
+# Root only: everything runs in a private mount and network namespace.  There, sysfs is
+# mounted again (it then shows that namespace's interfaces: lo and a veth pair, one end made
+# to look physical), the RDMA devices the module counts are made in /sys/class/infiniband with
+# tests/lib/fakesys.sh, and generated passwd, group and security/ are bind-mounted over /etc's.
+# The host's /etc, /sys and network are never written.
+# Knobs (environment): see bench/README.md; BENCH_KEEP=1 keeps the work directory.
 set -euo pipefail
 
 if [ $# -lt 1 ] || [ $# -gt 2 ] || [ "${1:-}" = --help ]; then
@@ -29,8 +29,12 @@ if [ "$(id -u)" != 0 ]; then
 	echo "bench: needs root (private mount namespace with bind mounts over /etc), skipping" >&2
 	exit 77
 fi
-if ! unshare --mount --propagation private true 2>/dev/null; then
-	echo "bench: cannot create a mount namespace here, skipping" >&2
+if ! unshare --mount --propagation private --net true 2>/dev/null; then
+	echo "bench: cannot create a mount and network namespace here, skipping" >&2
+	exit 77
+fi
+if ! command -v ip >/dev/null; then
+	echo "bench: needs ip (iproute2) for the namespace's veth pair, skipping" >&2
 	exit 77
 fi
 for f in "$B/rdmalimits" "$B/pam_rdmalimit/.libs/pam_rdmalimit.so"; do
@@ -62,6 +66,26 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
 
-echo "bench: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); a full run takes 6 to 8 minutes on 2 idle cores, longer under load" >&2
-unshare --mount --propagation private \
-	"$PY" "$SRC/bench/bench.py" --build "$B" --srcdir "$SRC" --driver "$DRIVER" --work "$WORK" --out "$OUT"
+echo "bench: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); a full run takes 5 to 10 minutes on 2 cores, longer under load" >&2
+# the host's mount namespace, which tests/lib/fakesys.sh refuses to touch
+FAKESYS_HOST_MNTNS=$(readlink /proc/self/ns/mnt)
+export FAKESYS_HOST_MNTNS SRC B OUT DRIVER WORK PY
+# shellcheck disable=SC2016 # expanded by the inner shell, from the exported variables
+unshare --mount --propagation private --net "$BASH" -c '
+set -euo pipefail
+mount --make-rprivate /
+# sysfs of this network namespace: /sys/class/net lists lo, bx0 and bx1 only
+mount -t sysfs bench-sysfs /sys
+ip link set lo up
+# the hardware the auto stacks count: one "physical" interface with 2 RX queues (a veth, copy
+# mode) and 2 RDMA devices with 2 active ports (sysfs only, as a login reads them)
+ip link add bx0 numrxqueues 2 numtxqueues 2 type veth peer name bx1 numrxqueues 2 numtxqueues 2
+ip link set bx0 up
+ip link set bx1 up
+# shellcheck source=../tests/lib/fakesys.sh
+. "$SRC/tests/lib/fakesys.sh"
+FAKESYS_TMPDIR=$WORK
+fakesys_physical bx0
+fakesys_rdma mlx5_0:4/IB,1/IB mlx5_1:4/Eth
+exec "$PY" "$SRC/bench/bench.py" --build "$B" --srcdir "$SRC" --driver "$DRIVER" --work "$WORK" --out "$OUT"
+'
