@@ -29,7 +29,8 @@ enum doctor_group {
         DOCTOR_SU,           /* "su/sudo" */
         DOCTOR_CRON,         /* "cron" */
         DOCTOR_SYSTEMD,      /* "systemd services" */
-        DOCTOR_CONTAINERS,   /* "containers" */
+        DOCTOR_CONTAINERS,   /* "containers" (docker, podman, Kubernetes' container runtimes) */
+        DOCTOR_SLURM,        /* "Slurm jobs" */
         DOCTOR_PROCESSES,    /* "processes" */
         DOCTOR_CONFIG,       /* "configuration files" */
         _DOCTOR_GROUP_MAX,

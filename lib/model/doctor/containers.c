@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * doctor, containers: is doctor itself inside one (and which capabilities may anything here
- * ever have), and what docker gives the containers it starts (daemon.json default-ulimits).
+ * ever have); what docker gives the containers it starts (daemon.json default-ulimits, else
+ * dockerd's own LimitMEMLOCK=); what podman gives them (containers.conf default_ulimits).
  */
 #include "config.h"
 
@@ -150,7 +151,8 @@ static int docker_report(struct doc *d, const char *abs, uint64_t soft, uint64_t
         return 0;
 }
 
-int check_docker(struct doc *d) {
+/* daemon.json's default-ulimits; *ret_has: it sets memlock for every container. */
+static int docker_daemon_json(struct doc *d, bool *ret_has) {
         const char *abs = "/etc/docker/daemon.json";
         _cleanup_free_ char *text = NULL;
         uint64_t soft = 0, hard = 0;
@@ -178,9 +180,212 @@ int check_docker(struct doc *d) {
                 ADD(d, DOCTOR_CONTAINERS, DOCTOR_WARNING, disp(d, abs),
                     "write \"memlock\": {\"Name\": \"memlock\", \"Hard\": BYTES, \"Soft\": BYTES} (-1: unlimited)",
                     "docker: the default-ulimits memlock entry cannot be read");
-        else
+        else {
+                *ret_has = true;
                 return docker_report(d, abs, soft, hard);
+        }
         return 0;
+}
+
+/* dockerd's own LimitMEMLOCK: what containers get without default-ulimits or --ulimit. */
+static int docker_unit(struct doc *d, bool has_default) {
+        static const struct daemon_unit dockerd = {
+                .unit = "docker.service", .short_name = "docker", .group = DOCTOR_CONTAINERS,
+                .inherits = "containers started without --ulimit inherit it (daemon.json sets no default-ulimits "
+                            "memlock)",
+                .id_low = "dockerd-memlock-low", .id_ok = "dockerd-memlock",
+                .fix_why = "; or set default-ulimits memlock in /etc/docker/daemon.json",
+        };
+        struct unit_info u;
+        char pair[PAIR_MAX];
+        bool found;
+        int r;
+
+        if (!has_default)
+                return daemon_unit_check(d, &dockerd, &found);
+        if ((r = unit_load(d, dockerd.unit, DOCTOR_CONTAINERS, &u)) < 0)
+                return r;
+        if (u.path)
+                r = doctor_add_id(d->rep, DOCTOR_CONTAINERS, DOCTOR_INFO, "dockerd-memlock", u.where, NULL,
+                                  "%s: memlock %s (%s): containers get daemon.json's default-ulimits instead (dockerd "
+                                  "starts them with CAP_SYS_RESOURCE)",
+                                  u.name, fmt_pair(u.soft, u.hard, pair), u.src);
+        unit_info_clear(&u);
+        return r;
+}
+
+int check_docker(struct doc *d) {
+        bool has_default = false;
+        int r = docker_daemon_json(d, &has_default);
+        return r < 0 ? r : docker_unit(d, has_default);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* podman: containers.conf default_ulimits */
+
+/* The files podman reads, in order: each later one overrides what the earlier ones set. */
+static int podman_files(struct doc *d, struct strv *ret) {
+        static const char *const mains[] = { "/usr/share/containers/containers.conf", "/etc/containers/containers.conf" };
+        int r = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(mains) && r >= 0; i++) {
+                _cleanup_free_ char *dir = strf("%s.d", mains[i]);
+                struct strv drop = {};
+                if (!dir)
+                        return -ENOMEM;
+                if (exists_rooted(d, mains[i], false))
+                        r = strv_push(ret, mains[i]);
+                if (r >= 0)
+                        r = list_dir(d, dir, "*.conf", &drop);
+                for (size_t k = 0; k < drop.n && r >= 0; k++) {
+                        _cleanup_free_ char *f = strf("%s/%s", dir, drop.v[k]);
+                        r = f ? strv_push(ret, f) : -ENOMEM;
+                }
+                strv_clear(&drop);
+        }
+        return r;
+}
+
+/* A memlock ulimit "memlock=SOFT[:HARD]" (bytes, -1 unlimited) as docker and podman write it. */
+static int ulimit_parse(const char *v, uint64_t *ret_soft, uint64_t *ret_hard) {
+        _cleanup_free_ char *copy = strdup(v);
+        uint64_t x[2];
+        if (!copy)
+                return -ENOMEM;
+        char *colon = strchr(copy, ':'), *parts[2] = { copy, colon ? colon + 1 : copy };
+        if (colon)
+                *colon = '\0';
+        for (int i = 0; i < 2; i++)
+                if (streq(parts[i], "-1"))
+                        x[i] = SIZE_INFINITY;
+                else if (parse_u64(parts[i], &x[i]) < 0)
+                        return -EINVAL;
+        if (x[0] > x[1])
+                return -EINVAL;
+        *ret_soft = x[0];
+        *ret_hard = x[1];
+        return 0;
+}
+
+struct podman_ulimit {
+        bool set;                 /* a default_ulimits array was read (the last one wins) */
+        bool memlock, bad;        /* it has a memlock entry; that entry cannot be read */
+        uint64_t soft, hard;
+        char *where;              /* file:line of the array */
+};
+
+/* The strings of a TOML array that starts at p (after '='); lines are joined by the caller. */
+static int podman_array(char *p, struct podman_ulimit *u) {
+        u->memlock = u->bad = false;
+        for (char *q = strchr(p, '"'); q; q = strchr(q, '"')) {
+                char *end = strchr(q + 1, '"');
+                if (!end)
+                        break;
+                *end = '\0';
+                if (strncmp(q + 1, "memlock=", 8) == 0) {
+                        u->memlock = true;
+                        int r = ulimit_parse(q + 9, &u->soft, &u->hard);
+                        if (r == -ENOMEM)
+                                return r;
+                        u->bad = r < 0;
+                }
+                q = end + 1;
+        }
+        return 0;
+}
+
+/* One containers.conf: default_ulimits in its [containers] table (the array may span lines). */
+static int podman_scan(struct doc *d, const char *abs, struct podman_ulimit *u) {
+        _cleanup_free_ char *text = NULL;
+        bool in_containers = false;
+        unsigned lineno = 0;
+        int r = read_rooted(d, abs, &text);
+
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        for (const char *line = text, *next; line && *line; line = next) {
+                const char *nl = strchr(line, '\n'), *p = line;
+                next = nl ? nl + 1 : NULL;
+                lineno++;
+                while (*p == ' ' || *p == '\t')
+                        p++;
+                if (*p == '[') {
+                        in_containers = strncmp(p, "[containers]", 12) == 0;
+                        continue;
+                }
+                const char *eq = nl ? memchr(p, '=', (size_t)(nl - p)) : strchr(p, '=');
+                if (!in_containers || strncmp(p, "default_ulimits", 15) != 0 || !eq)
+                        continue;
+                const char *close = strchr(eq, ']');
+                _cleanup_free_ char *arr = close ? strndup(eq + 1, (size_t)(close - eq - 1)) : strdup(eq + 1);
+                free(u->where);
+                if (!arr || !(u->where = strf("%s:%u", disp(d, abs), lineno)))
+                        return -ENOMEM;
+                u->set = true;
+                if ((r = podman_array(arr, u)) < 0)
+                        return r;
+                /* go on after the line that closes the array */
+                if (!close)
+                        break;
+                for (const char *q = line; q < close; q++)
+                        lineno += *q == '\n';
+                next = strchr(close, '\n');
+                if (next)
+                        next++;
+        }
+        return 0;
+}
+
+static int podman_report(struct doc *d, const struct podman_ulimit *u, const char *fix) {
+        _cleanup_free_ char *why = NULL;
+        char pair[PAIR_MAX];
+        enum doctor_level lvl;
+
+        if (!u->memlock) {
+                ADD_ID(d, DOCTOR_CONTAINERS, DOCTOR_INFO, "podman-no-default-ulimits", u->where, fix,
+                       "podman: no memlock in containers.conf's default_ulimits: containers get the memlock of the "
+                       "process that runs podman (the user's session, or the unit that starts it)");
+                return 0;
+        }
+        if (u->bad) {
+                ADD_ID(d, DOCTOR_CONTAINERS, DOCTOR_WARNING, "podman-default-ulimits-bad", u->where,
+                       "write \"memlock=SOFT:HARD\" in bytes (-1: unlimited)",
+                       "podman: the memlock entry of default_ulimits cannot be read");
+                return 0;
+        }
+        if (below_max(d, u->soft, u->hard, &lvl, &why) < 0)
+                return -ENOMEM;
+        bool zero = u->soft == 0 || u->hard == 0;
+        ADD_ID(d, DOCTOR_CONTAINERS, zero ? DOCTOR_WARNING : lvl, lvl == DOCTOR_OK && !zero ? "podman-default-ulimits"
+                                                                                       : "podman-default-ulimits-low",
+               u->where, lvl == DOCTOR_OK && !zero ? NULL : fix,
+               "podman: containers start with memlock %s (default_ulimits)%s%s", fmt_pair(u->soft, u->hard, pair),
+               why,
+               zero                 ? ": 0 breaks every RDMA memory registration"
+               : lvl == DOCTOR_OK ? "; rootless podman cannot go above the hard limit of the user running it"
+                                  : "");
+        return 0;
+}
+
+int check_podman(struct doc *d) {
+        struct strv files = {};
+        struct podman_ulimit u = {};
+        int r = podman_files(d, &files);
+
+        for (size_t i = 0; i < files.n && r >= 0; i++)
+                r = podman_scan(d, files.v[i], &u);
+        if (r >= 0 && !u.where && (files.n || exists_rooted(d, "/usr/bin/podman", false)))
+                u.where = strdup(files.n ? disp(d, files.v[files.n - 1]) : disp(d, "/usr/bin/podman"));
+        if (r >= 0 && u.where)
+                r = podman_report(d, &u,
+                                  "add default_ulimits = [ \"memlock=-1:-1\" ] (bytes, -1: unlimited) to the [containers] "
+                                  "table of /etc/containers/containers.conf (or a containers.conf.d drop-in), or podman "
+                                  "run --ulimit memlock=-1:-1");
+        else if (r >= 0 && !u.where && files.n == 0)
+                r = 0;
+        strv_clear(&files);
+        free(u.where);
+        return r;
 }
 
 /* ------------------------------------------------------------------------------------ */

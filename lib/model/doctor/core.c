@@ -115,6 +115,7 @@ const char *doctor_group_name(enum doctor_group g) {
                 [DOCTOR_SSH] = "ssh login",          [DOCTOR_CONSOLE] = "console login",
                 [DOCTOR_SU] = "su/sudo",             [DOCTOR_CRON] = "cron",
                 [DOCTOR_SYSTEMD] = "systemd services", [DOCTOR_CONTAINERS] = "containers",
+                [DOCTOR_SLURM] = "Slurm jobs",
                 [DOCTOR_PROCESSES] = "processes",    [DOCTOR_CONFIG] = "configuration files",
         };
         return (unsigned)g < _DOCTOR_GROUP_MAX ? names[g] : "?";
@@ -431,6 +432,12 @@ static int run_checks(struct doc *d) {
                 r = check_unit(d);
         if (r >= 0)
                 r = check_docker(d);
+        if (r >= 0)
+                r = check_podman(d);
+        if (r >= 0)
+                r = check_kubernetes(d);
+        if (r >= 0)
+                r = check_slurm(d);
         if (r >= 0 && in->pid > 0)
                 r = check_pid(d);
         if (r >= 0)

@@ -8,7 +8,9 @@
  *   pam.c         PAM session stacks: pam_limits and pam_rdmalimit present, ordered, loadable
  *   sshd.c        sshd_config UsePAM
  *   systemd.c     DefaultLimitMEMLOCK, units and their drop-ins, LimitMEMLOCK
- *   containers.c  the container doctor runs in, its capabilities; docker
+ *   containers.c  the container doctor runs in, its capabilities; docker and podman
+ *   kube.c        Kubernetes nodes: kubelet, and containerd and CRI-O, whose limits pods inherit
+ *   slurm.c       Slurm: slurm.conf PropagateResourceLimits, slurmd's unit, pam_slurm_adopt
  *   process.c     /proc: the login services' own limits, --pid
  *   config.c      limits.conf and limits.d, the policy, the hardware cache
  *
@@ -147,6 +149,9 @@ int check_systemd_defaults(struct doc *d);             /* systemd.c */
 int check_unit(struct doc *d);
 int check_container(struct doc *d);                    /* containers.c */
 int check_docker(struct doc *d);
+int check_podman(struct doc *d);
+int check_kubernetes(struct doc *d);                   /* kube.c */
+int check_slurm(struct doc *d);                        /* slurm.c */
 int check_services(struct doc *d);                     /* process.c */
 int check_pid(struct doc *d);
 int check_config(struct doc *d);                       /* config.c */
@@ -187,6 +192,19 @@ void unit_info_clear(struct unit_info *u);
  * reported in group g.  0 with u->path NULL when there is no unit file (or it is masked).
  */
 int unit_load(struct doc *d, const char *name, enum doctor_group g, struct unit_info *ret);
+
+/* A daemon whose own memlock the processes it starts inherit (containerd, dockerd, slurmd). */
+struct daemon_unit {
+        const char *unit;            /* "containerd.service" */
+        const char *short_name;      /* "containerd": what the fix names */
+        enum doctor_group group;
+        const char *inherits;        /* "every container it starts inherits it" */
+        const char *id_low, *id_ok;  /* the findings' ids */
+        uint64_t fix_value;          /* the size the fix gives; 0: what the hardware needs */
+        const char *fix_why;         /* appended to the fix, or NULL */
+};
+/* Its unit compared with what the host needs (host_need()).  *ret_found: a unit file exists. */
+int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_found);
 
 /* ---- process.c: /proc for the other links ---- */
 int proc_memlock(const char *text, uint64_t *ret_soft, uint64_t *ret_hard);

@@ -542,3 +542,56 @@ int check_unit(struct doc *d) {
         unit_info_clear(&u);
         return r;
 }
+
+/* ------------------------------------------------------------------------------------ */
+/* daemons whose own limit their children inherit */
+
+static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const struct unit_info *u) {
+        _cleanup_free_ char *why = NULL, *fix = NULL;
+        char pair[PAIR_MAX], size[SIZE_FMT_MAX], arg[SIZE_FMT_MAX];
+        uint64_t need;
+        int r = host_need(d, &need, &why);
+
+        if (r < 0)
+                return r;
+        fmt_pair(u->soft, u->hard, pair);
+        if (!need) {
+                ADD_ID(d, c->group, DOCTOR_INFO, c->id_ok, u->where, NULL, "%s: memlock %s (%s): %s; %s: nothing to compare",
+                       u->name, pair, u->src, c->inherits, why);
+                return 0;
+        }
+        if (u->soft >= need) {
+                ADD_ID(d, c->group, DOCTOR_OK, c->id_ok, u->where, NULL,
+                       "%s: memlock %s (%s): %s; at least the %s the hardware needs", u->name, pair, u->src,
+                       c->inherits, size_format(need, size));
+                return 0;
+        }
+        if (!(fix = strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s%s", c->short_name,
+                         apply_arg(c->fix_value ? c->fix_value : need, arg), c->short_name, c->fix_why ?: "")))
+                return -ENOMEM;
+        ADD_ID(d, c->group, DOCTOR_WARNING, c->id_low, u->where, fix,
+               "%s: memlock %s (%s): %s, below the %s the hardware needs (%s)", u->name, pair, u->src, c->inherits,
+               size_format(need, size), why);
+        return 0;
+}
+
+int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_found) {
+        struct unit_info u;
+        int r = unit_load(d, c->unit, c->group, &u);
+
+        *ret_found = false;
+        if (r < 0)
+                return r;
+        if (u.masked)
+                r = doctor_add_id(d->rep, c->group, DOCTOR_INFO, c->id_ok, u.name, NULL, "masked: it does not start");
+        else if (u.path) {
+                *ret_found = true;
+                r = daemon_unit_compare(d, c, &u);
+                if (r >= 0 && u.limit.overridden)
+                        r = doctor_add(d->rep, c->group, DOCTOR_INFO, u.limit.overridden, NULL,
+                                       "%s: LimitMEMLOCK=%s here is overridden by %s (a later drop-in wins)", u.name,
+                                       u.limit.overridden_text, u.limit.where);
+        }
+        unit_info_clear(&u);
+        return r;
+}

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * doctor, Slurm: a task gets slurmd's memlock (slurmd.service LimitMEMLOCK=), unless
+ * PropagateResourceLimits (default ALL) copies the submit host's soft limit into it, which
+ * PropagateResourceLimitsExcept=MEMLOCK prevents; pam_slurm_adopt moves ssh logins into a job
+ * but leaves their limits to the sshd stack, must be the last account module, and conflicts
+ * with pam_systemd (Slurm's documentation of slurm.conf and pam_slurm_adopt).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "doctor-internal.h"
+#include "pamstack.h"
+
+#define SLURM_INCLUDE_DEPTH_MAX 8
+
+/* The last PropagateResourceLimits= and PropagateResourceLimitsExcept= of slurm.conf. */
+struct slurm_conf {
+        char *file;                   /* the slurm.conf read (display) */
+        char *limits, *limits_where;
+        char *except, *except_where;
+};
+
+static void slurm_conf_clear(struct slurm_conf *c) {
+        free(c->file);
+        free(c->limits);
+        free(c->limits_where);
+        free(c->except);
+        free(c->except_where);
+}
+
+static int set2(char **value, char **where, const char *v, const char *file, unsigned line) {
+        free(*value);
+        free(*where);
+        *value = strdup(v);
+        *where = strf("%s:%u", file, line);
+        return *value && *where ? 0 : -ENOMEM;
+}
+
+static int slurm_scan(struct doc *d, const char *abs, unsigned depth, struct slurm_conf *c);
+
+/* "Include FILE": relative names are in slurm.conf's directory. */
+static int slurm_include(struct doc *d, const char *abs, const char *name, unsigned depth, struct slurm_conf *c) {
+        const char *slash = strrchr(abs, '/');
+        _cleanup_free_ char *p = name[0] == '/' ? strdup(name) : strf("%.*s/%s", (int)(slash - abs), abs, name);
+        if (!p)
+                return -ENOMEM;
+        return depth < SLURM_INCLUDE_DEPTH_MAX ? slurm_scan(d, p, depth + 1, c) : 0;
+}
+
+/* One line: "Key=Value" words (case-insensitive keys), or "Include FILE". */
+static int slurm_line(struct doc *d, const char *abs, char *line, unsigned lineno, unsigned depth,
+                      struct slurm_conf *c) {
+        char *save = NULL, *w;
+        int r = 0;
+
+        line[strcspn(line, "#")] = '\0';
+        for (w = strtok_r(line, " \t\r", &save); w && r >= 0; w = strtok_r(NULL, " \t\r", &save)) {
+                char *eq = strchr(w, '=');
+                if (!eq && strcasecmp(w, "include") == 0) {
+                        char *f = strtok_r(NULL, " \t\r", &save);
+                        r = f ? slurm_include(d, abs, f, depth, c) : 0;
+                        continue;
+                }
+                if (!eq)
+                        continue;
+                *eq = '\0';
+                if (strcasecmp(w, "PropagateResourceLimits") == 0)
+                        r = set2(&c->limits, &c->limits_where, eq + 1, disp(d, abs), lineno);
+                else if (strcasecmp(w, "PropagateResourceLimitsExcept") == 0)
+                        r = set2(&c->except, &c->except_where, eq + 1, disp(d, abs), lineno);
+        }
+        return r;
+}
+
+static int slurm_scan(struct doc *d, const char *abs, unsigned depth, struct slurm_conf *c) {
+        _cleanup_free_ char *text = NULL;
+        unsigned lineno = 0;
+        int r = read_rooted(d, abs, &text);
+
+        if (r < 0)
+                return r == -ENOMEM ? r : (depth == 0 ? r : 0);
+        for (char *line = text, *next; line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                lineno++;
+                if ((r = slurm_line(d, abs, line, lineno, depth, c)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* Does the comma-separated list name MEMLOCK (or ALL)? */
+static bool list_has_memlock(const char *list) {
+        _cleanup_free_ char *copy = strdup(list);
+        char *save = NULL;
+        if (!copy)
+                return false;
+        for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+                if (strcasecmp(strip(w), "MEMLOCK") == 0 || strcasecmp(strip(w), "ALL") == 0)
+                        return true;
+        return false;
+}
+
+/* Does Slurm copy the submit host's soft memlock into tasks?  *ret_what: why, *ret_where. */
+static bool slurm_propagates(const struct slurm_conf *c, char **ret_what, const char **ret_where) {
+        if (c->except) {
+                *ret_what = strf("PropagateResourceLimitsExcept=%s", c->except);
+                *ret_where = c->except_where;
+                return !list_has_memlock(c->except);
+        }
+        if (c->limits) {
+                *ret_what = strf("PropagateResourceLimits=%s", c->limits);
+                *ret_where = c->limits_where;
+                return list_has_memlock(c->limits);
+        }
+        *ret_what = strdup("PropagateResourceLimits is not set (its default is ALL)");
+        *ret_where = c->file;
+        return true;
+}
+
+static int slurm_check_propagation(struct doc *d, const struct slurm_conf *c) {
+        _cleanup_free_ char *what = NULL;
+        const char *where;
+        bool prop = slurm_propagates(c, &what, &where);
+
+        if (!what)
+                return -ENOMEM;
+        if (!prop) {
+                ADD_ID(d, DOCTOR_SLURM, DOCTOR_OK, "slurm-keeps-slurmd-memlock", where, NULL,
+                       "slurm.conf: %s: tasks get slurmd's memlock, not the submit host's", what);
+                return 0;
+        }
+        ADD_ID(d, DOCTOR_SLURM, DOCTOR_WARNING, "slurm-propagates-memlock", where,
+               "set PropagateResourceLimitsExcept=MEMLOCK in slurm.conf (or take MEMLOCK out of "
+               "PropagateResourceLimits), then scontrol reconfigure",
+               "slurm.conf: %s: srun and sbatch copy the submit host's soft memlock into every task (a login node's "
+               "session often has 64 KiB or 8 MiB), so slurmd's own memlock does not reach the jobs",
+               what);
+        return 0;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* pam_slurm_adopt in sshd's account stack */
+
+struct account_stack {
+        struct strv modules, wheres;   /* the account lines in order, includes followed */
+};
+
+static int account_scan(struct doc *d, const char *service, unsigned depth, struct account_stack *a);
+
+static int account_line(struct doc *d, char *line, const char *where, unsigned depth, struct account_stack *a) {
+        char *w[3], *rest;
+        unsigned n = pam_line_split(line, w, &rest);
+
+        if (n >= 2 && streq(w[0], "@include"))
+                return account_scan(d, w[1], depth + 1, a);
+        if (n < 3 || (strcasecmp(w[0], "account") != 0 && strcasecmp(w[0], "-account") != 0))
+                return 0;
+        if (strcasecmp(w[1], "include") == 0 || strcasecmp(w[1], "substack") == 0)
+                return account_scan(d, w[2], depth + 1, a);
+        const char *base = strrchr(w[2], '/');
+        _cleanup_free_ char *name = strdup(base ? base + 1 : w[2]);
+        if (!name)
+                return -ENOMEM;
+        name[strcspn(name, ".")] = '\0';
+        int r = strv_push(&a->modules, name);
+        return r < 0 ? r : strv_push(&a->wheres, where);
+}
+
+static int account_scan(struct doc *d, const char *service, unsigned depth, struct account_stack *a) {
+        _cleanup_free_ char *abs = strf("/etc/pam.d/%s", service), *text = NULL;
+        unsigned lineno = 0;
+        int r;
+
+        if (!abs)
+                return -ENOMEM;
+        if (depth > SLURM_INCLUDE_DEPTH_MAX || strchr(service, '/') || (r = read_rooted(d, abs, &text)) == -ENOENT)
+                return 0;
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        for (char *line = text, *next; line; line = next) {
+                next = strchr(line, '\n');
+                if (next)
+                        *next++ = '\0';
+                lineno++;
+                _cleanup_free_ char *where = strf("%s:%u", disp(d, abs), lineno);
+                if (!where)
+                        return -ENOMEM;
+                if ((r = account_line(d, line, where, depth, a)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+/* pam_systemd in sshd's session stack moves the adopted session out of the job. */
+static int slurm_check_pam_systemd(struct doc *d) {
+        struct pam_stack st = {};
+        int r = pam_stack_load(d->in->root, "sshd", &st);
+
+        if (r < 0)
+                return r;
+        long i = st.error ? -1 : pam_stack_find(&st, "pam_systemd");
+        if (i >= 0) {
+                _cleanup_free_ char *where = strf("%s:%u", st.v[i].file, st.v[i].line);
+                r = where ? doctor_add_id(d->rep, DOCTOR_SLURM, DOCTOR_WARNING, "slurm-adopt-pam-systemd", where,
+                                          "take pam_systemd out of the files sshd includes, and stop and mask "
+                                          "systemd-logind, as Slurm's pam_slurm_adopt documentation says",
+                                          "sshd: pam_systemd in the session stack conflicts with pam_slurm_adopt: it "
+                                          "moves the adopted ssh session out of the job")
+                          : -ENOMEM;
+        }
+        pam_stack_clear(&st);
+        return r;
+}
+
+static int slurm_check_adopt(struct doc *d) {
+        struct account_stack a = {};
+        long at = -1;
+        int r = account_scan(d, "sshd", 0, &a);
+
+        for (size_t i = 0; i < a.modules.n && at < 0; i++)
+                if (streq(a.modules.v[i], "pam_slurm_adopt"))
+                        at = (long)i;
+        if (r >= 0 && at >= 0) {
+                r = doctor_add_id(d->rep, DOCTOR_SLURM, DOCTOR_INFO, "slurm-adopt", a.wheres.v[at], NULL,
+                                  "sshd: pam_slurm_adopt adopts ssh logins into the user's job (its cgroup), not its "
+                                  "limits: an adopted session's memlock comes from sshd's session stack (pam_limits, "
+                                  "pam_rdmalimit), not from slurmd");
+                if (r >= 0 && (size_t)at + 1 < a.modules.n)
+                        r = doctor_add_id(d->rep, DOCTOR_SLURM, DOCTOR_WARNING, "slurm-adopt-not-last", a.wheres.v[at],
+                                          "make pam_slurm_adopt the last module of sshd's account stack (Slurm's "
+                                          "pam_slurm_adopt documentation)",
+                                          "sshd: %s (%s) runs after pam_slurm_adopt in the account stack",
+                                          a.modules.v[a.modules.n - 1], a.wheres.v[a.modules.n - 1]);
+                if (r >= 0)
+                        r = slurm_check_pam_systemd(d);
+        }
+        strv_clear(&a.modules);
+        strv_clear(&a.wheres);
+        return r;
+}
+
+/* ------------------------------------------------------------------------------------ */
+
+int check_slurm(struct doc *d) {
+        static const char *const confs[] = { "/etc/slurm/slurm.conf", "/etc/slurm-llnl/slurm.conf" };
+        static const struct daemon_unit slurmd = {
+                .unit = "slurmd.service", .short_name = "slurmd", .group = DOCTOR_SLURM,
+                .inherits = "Slurm tasks get it unless PropagateResourceLimits copies the submit host's",
+                .id_low = "slurmd-memlock-low", .id_ok = "slurmd-memlock",
+                .fix_value = SIZE_INFINITY,
+                .fix_why = " (Slurm's own slurmd.service sets LimitMEMLOCK=infinity)",
+        };
+        struct slurm_conf c = {};
+        bool found = false;
+        int r = -ENOENT;
+
+        size_t i;
+        for (i = 0; i < ELEMENTSOF(confs) && r == -ENOENT; i++)
+                if ((r = slurm_scan(d, confs[i], 0, &c)) == 0 && !(c.file = strdup(disp(d, confs[i]))))
+                        r = -ENOMEM;
+        if (r == 0)
+                r = slurm_check_propagation(d, &c);
+        else if (r != -ENOENT && r != -ENOMEM)
+                r = doctor_add(d->rep, DOCTOR_SLURM, DOCTOR_WARNING, disp(d, confs[i - 1]), NULL,
+                               "slurm.conf cannot be read (%s)", strerror(-r));
+        else if (r == -ENOENT)
+                r = 0;
+        if (r >= 0)
+                r = daemon_unit_check(d, &slurmd, &found);
+        if (r >= 0 && c.file && !found)
+                r = doctor_add_id(d->rep, DOCTOR_SLURM, DOCTOR_INFO, "slurmd-no-unit", c.file, NULL,
+                                  "no slurmd.service: not a compute node, or slurmd is started another way (its "
+                                  "memlock is then that of whatever starts it)");
+        if (r >= 0)
+                r = slurm_check_adopt(d);
+        slurm_conf_clear(&c);
+        return r;
+}
