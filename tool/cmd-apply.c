@@ -22,6 +22,7 @@ struct edit {
         int dirfd;
         int lockfd;              /* held until edit_done() */
         bool exists;
+        bool legacy;             /* the entries come from DROPIN_LEGACY_NAME, moved to name */
         char *old;               /* current content ("" when new) */
         size_t old_len;
         struct dropin d;
@@ -72,7 +73,13 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         r = c->check ? 0 : ctx_lock(c, e->dirfd, e->dir, &e->lockfd);
         if (r)
                 return r;
-        fd = openat(e->dirfd, e->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        /* the default name used to be DROPIN_LEGACY_NAME: its entries move to the new name */
+        if (!c->file && faccessat(e->dirfd, e->name, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+            faccessat(e->dirfd, DROPIN_LEGACY_NAME, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+                e->legacy = true;
+                fd = openat(e->dirfd, DROPIN_LEGACY_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        } else
+                fd = openat(e->dirfd, e->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
         if (fd < 0) {
                 if (errno == ENOENT) {
                         e->old = strdup("");
@@ -89,7 +96,7 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
                 log_error("%s is not a regular file; refusing to replace it", e->display);
                 return EXIT_FINDINGS;
         }
-        e->exists = true;
+        e->exists = !e->legacy;
         r = fs_check_trusted(&st);
         if (r < 0 && !c->force) {
                 log_error("%s is %s: someone else may have changed it; refusing to take its lines over "
@@ -401,7 +408,7 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                 }
                 eff_rc = report_effect(c, e, domain, &eff);
         }
-        bool changed = delete_file ? e->exists : !(e->exists && streq(text, e->old));
+        bool changed = e->legacy || (delete_file ? e->exists : !(e->exists && streq(text, e->old)));
         if (changed && (c->diff || c->json))
                 diff = unified_diff_string(e->exists ? e->display : "/dev/null", e->old,
                                            delete_file ? "/dev/null" : e->display, text);
@@ -409,7 +416,7 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                 fputs(diff, stdout);
 
         if (changed && !c->check && !eff_rc) {
-                r = delete_file ? fs_unlink_sync(e->dirfd, e->name)
+                r = delete_file ? fs_unlink_sync(e->dirfd, e->legacy ? DROPIN_LEGACY_NAME : e->name)
                                 : fs_write_atomic(e->dirfd, e->name, text, strlen(text), 0644);
                 if (r == FS_ERR_DIRSYNC) {
                         log_error("%s: %s, but syncing its directory to disk failed (%s): check the disk",
@@ -420,6 +427,16 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                         log_error("%s: cannot write: %s; the file is unchanged", e->display, strerror(-r));
                         return EXIT_FINDINGS;
                 }
+                /* the entries now live under the new name: the old file goes (after, so that
+                 * a failure leaves them in one place or both, never none) */
+                if (e->legacy && !delete_file && (r = fs_unlink_sync(e->dirfd, DROPIN_LEGACY_NAME)) < 0 && r != FS_ERR_DIRSYNC) {
+                        log_error("%s/%s: cannot remove it after moving its entries to %s: %s", e->dir,
+                                  DROPIN_LEGACY_NAME, e->name, strerror(-r));
+                        return EXIT_FINDINGS;
+                }
+                if (e->legacy && !delete_file && !c->quiet && !c->json)
+                        printf("%s/%s: its entries moved to %s (which pam_limits reads after vendor files)\n", e->dir,
+                               DROPIN_LEGACY_NAME, e->name);
         }
         if (c->json)
                 print_apply_json(c, changed && !eff_rc, e->display, diff, removing ? NULL : &eff);
@@ -547,7 +564,7 @@ int cmd_remove(struct ctx *c) {
                 edit_done(&e);
                 return r;
         }
-        if (!e.exists) {
+        if (!e.exists && !e.legacy) {
                 if (c->json)
                         print_change_json(c, false, e.display, "", NULL, false);
                 else if (!c->quiet)

@@ -178,7 +178,7 @@ int cmd_unit(struct ctx *c, bool removing) {
         _cleanup_free_ char *unit = NULL, *sysdir = NULL, *dir = NULL, *display = NULL, *old = NULL, *text = NULL;
         _cleanup_free_ char *diff = NULL, *dname = NULL;
         _cleanup_close_ int sfd = -1, lockfd = -1, dfd = -1, fd = -1;
-        const char *why = "invalid", *name = DROPIN_DEFAULT_NAME;
+        const char *why = "invalid", *name = DROPIN_UNIT_NAME;
         uint64_t soft = 0, hard = 0;
         size_t old_len = 0;
         bool exists = false;
@@ -189,7 +189,7 @@ int cmd_unit(struct ctx *c, bool removing) {
                 return EXIT_USAGE;
         }
         if (c->file) {
-                log_error("--file does not apply with --unit (the drop-in is %s)", DROPIN_DEFAULT_NAME);
+                log_error("--file does not apply with --unit (the drop-in is %s)", DROPIN_UNIT_NAME);
                 return EXIT_USAGE;
         }
         if (!removing) {

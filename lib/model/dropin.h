@@ -9,7 +9,14 @@
 
 #define DROPIN_MARKER "# rdmalimits: managed file; change it with 'rdmalimits apply' and 'rdmalimits remove'."
 #define DROPIN_HEADER2 "# Memlock limits for RDMA and AF_XDP users, in KiB as pam_limits reads them."
-#define DROPIN_DEFAULT_NAME "90-rdmalimits.conf"
+/* "zz-" sorts after the files distributions and vendors ship in limits.d (they start with a
+ * digit or a lower-case letter: 10-*.conf, oracle-database-preinstall-19c.conf, rdma.conf),
+ * and pam_limits applies the last entry of a rank: the tool's entries win over theirs. */
+#define DROPIN_DEFAULT_NAME "zz-rdmalimits.conf"
+/* The default name before, whose entries apply moves to DROPIN_DEFAULT_NAME */
+#define DROPIN_LEGACY_NAME "90-rdmalimits.conf"
+/* The drop-in of apply --unit in UNIT.d: systemd unit drop-ins keep their usual numbering */
+#define DROPIN_UNIT_NAME "90-rdmalimits.conf"
 #define DROPIN_DOMAIN_MAX 256
 
 struct dropin_entry {

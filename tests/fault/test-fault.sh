@@ -15,7 +15,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 R=$T/root
 D=$R/etc/security/limits.d
-F=$D/90-rdmalimits.conf
+F=$D/zz-rdmalimits.conf
 
 # the shim: built by tests/fault/fault.am (libtool module), or compiled here when run alone
 SHIM=
@@ -110,13 +110,13 @@ unchanged_after() { # DESCRIPTION ERRNO NAME-PATTERN
 	fi
 }
 
-TMPPAT='.90-rdmalimits.conf.*'
+TMPPAT='.zz-rdmalimits.conf.*'
 # The steps, as CALL NTH PATH-PATTERN ERRNO... (one case per errno; '-': any file).
 # Replacing the drop-in: lock limits.d, read the old file, then fs_write_atomic().
 steps_replace=(
 	"flock 1 - ENOLCK EIO"
-	"open 1 90-rdmalimits.conf EACCES EIO"
-	"read 1 90-rdmalimits.conf EIO"
+	"open 1 zz-rdmalimits.conf EACCES EIO"
+	"read 1 zz-rdmalimits.conf EIO"
 	"open 1 $TMPPAT EACCES ENOSPC EIO EROFS EDQUOT"
 	"write 1 $TMPPAT ENOSPC EIO EDQUOT"
 	"fchmod 1 $TMPPAT EPERM EIO"
@@ -135,8 +135,8 @@ steps_create=(
 # Removing the last domain deletes the file (unlinkat, then fsync of limits.d).
 steps_unlink=(
 	"flock 1 - EIO"
-	"open 1 90-rdmalimits.conf EACCES"
-	"unlinkat 1 90-rdmalimits.conf EACCES EIO EROFS"
+	"open 1 zz-rdmalimits.conf EACCES"
+	"unlinkat 1 zz-rdmalimits.conf EACCES EIO EROFS"
 )
 
 run_steps() { # STEPS-ARRAY LABEL SETUP-DOMAINS -- ARGS...
@@ -150,7 +150,7 @@ run_steps() { # STEPS-ARRAY LABEL SETUP-DOMAINS -- ARGS...
 			# shellcheck disable=SC2086
 			mkroot $setup || { fail "$label: setting up the root"; return; }
 			inject "$call" "$nth" "$pat" "$err" -- "$@"
-			name=90-rdmalimits.conf
+			name=zz-rdmalimits.conf
 			[ "$call" = flock ] && name=limits.d
 			unchanged_after "$label: $call fails with $err" "$err" "$name"
 		done
@@ -186,7 +186,7 @@ check "apply, fsync of limits.d fails: exit status 1" test "$rc" -eq 1
 check "apply, fsync of limits.d fails: the drop-in is already replaced by the new one" cmp -s <(new_expected) "$F"
 check "apply, fsync of limits.d fails: no temporary file left" test "$(ls -A "$D")" = "$(cat "$T/listing")"
 check "apply, fsync of limits.d fails: the message names the file and the error" \
-	grep -q "90-rdmalimits.conf.*Input/output error" "$T/out"
+	grep -q "zz-rdmalimits.conf.*Input/output error" "$T/out"
 diag "the tool says: $(cat "$T/out")"
 # The file is already replaced: "the file is unchanged" would be false.
 if grep -q "unchanged" "$T/out"; then

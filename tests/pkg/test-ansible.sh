@@ -72,7 +72,7 @@ play() {
 	return $rc
 }
 tree_sum() { (cd "$R" && find . -printf '%p %m %s\n' | sort && find . -type f -exec cat {} + | md5sum); }
-D=$R/etc/security/limits.d/90-rdmalimits.conf
+D=$R/etc/security/limits.d/zz-rdmalimits.conf
 
 vars "$T/v1.yml" '{domain: "@rdma_users", memlock: 1G}' '{domain: alice, memlock: 2G, hard: 4G}'
 vars "$T/v2.yml" '{domain: "@rdma_users", memlock: 1G}' '{domain: alice, memlock: 2G, hard: 4G}' \

@@ -20,7 +20,7 @@ R=$T/root
 mkdir -p "$R/etc/security/limits.d" "$R/etc/pam.d" "$R/usr/lib/pam.d" "$R/sub/dir"
 printf 'root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\nalbert:x:1002:1002::/home/albert:/bin/sh\nbob:x:1003:1003::/home/bob:/bin/sh\n' > "$R/etc/passwd"
 printf 'root:x:0:\nrdma_users:x:2000:alice\nrdma_admins:x:2001:\nspdk:x:2002:\n' > "$R/etc/group"
-printf '# rdmalimits\n@rdma_users\tsoft\tmemlock\t1048576\n@rdma_users\thard\tmemlock\t1048576\nalice\t-\tmemlock\tunlimited\n' > "$R/etc/security/limits.d/90-rdmalimits.conf"
+printf '# rdmalimits\n@rdma_users\tsoft\tmemlock\t1048576\n@rdma_users\thard\tmemlock\t1048576\nalice\t-\tmemlock\tunlimited\n' > "$R/etc/security/limits.d/zz-rdmalimits.conf"
 printf 'bob\t-\tmemlock\t1024\n' > "$R/etc/security/limits.d/50-other.conf"
 : > "$R/etc/security/limits.d/README"
 : > "$R/etc/pam.d/sshd"
@@ -154,7 +154,7 @@ suite() {
 	is "--flavour=u" "upstream" rdmalimits --flavour = u
 	is "--soft SIZE" "2K 2M 2G 2T" rdmalimits apply @spdk --soft 2
 	is "--hard=SIZE" "unlimited" rdmalimits apply @spdk --hard = un
-	is "--file: drop-ins of the root's limits.d" "50-other.conf 90-rdmalimits.conf" \
+	is "--file: drop-ins of the root's limits.d" "50-other.conf zz-rdmalimits.conf" \
 		rdmalimits --root "$R" apply @spdk 1G --file ''
 	is "--service: PAM services of the root" "login sshd systemd-user" rdmalimits --root "$R" explain alice --service ''
 	is "--root: directories" "$R/sub" rdmalimits --root "$R/s"

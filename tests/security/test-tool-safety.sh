@@ -17,7 +17,7 @@ trap cleanup EXIT
 R=$T/root
 H=$T/host          # stands for the host's own directories
 D=$R/etc/security/limits.d
-F=$D/90-rdmalimits.conf
+F=$D/zz-rdmalimits.conf
 rl() { timeout 20 "$RDMALIMITS" --root "$R" --flavour debian "$@"; }
 
 mkroot() {
@@ -47,7 +47,7 @@ check "flock on limits.d as nobody: apply wrote the drop-in" grep -q "^@rdma_use
 check "flock on limits.d as nobody: apply did not wait" test $((SECONDS - start)) -lt 5
 check "the lock file is root's, mode 0600" test "$(stat -c '%U %a' "$(lockfile "$D")")" = "root 600"
 check "nobody cannot open the lock file" bash -c "! setpriv --reuid=nobody --regid=nogroup --clear-groups cat '$(lockfile "$D")' 2>/dev/null"
-check "no lock file inside the tree" test "$(ls -A "$D")" = "90-rdmalimits.conf"
+check "no lock file inside the tree" test "$(ls -A "$D")" = "zz-rdmalimits.conf"
 
 # --- the real lock held by root: apply and remove time out, name the holder, write nothing
 L=$(lockfile "$D")
@@ -67,7 +67,7 @@ check "lock held: the message names the lock file" grep -qF "$L" "$T/out"
 pids=$(pgrep -P "$holder" | tr '\n' ' ')
 if grep -qE "by pid ($holder|${pids// /|}X) \((flock|sleep)\)" "$T/out"; then ok "lock held: the message names the holder's pid and comm"; else fail "lock held: the message names the holder's pid and comm"; fi
 check "lock held: the drop-in is unchanged" cmp -s "$F" "$T/before"
-check "lock held: no temporary file" test "$(ls -A "$D")" = "90-rdmalimits.conf"
+check "lock held: no temporary file" test "$(ls -A "$D")" = "zz-rdmalimits.conf"
 RDMALIMITS_LOCK_TIMEOUT=0 rl remove @rdma_users > "$T/out" 2>&1
 check "lock held: remove fails at once and writes nothing" test $? -eq 1 -a -f "$F"
 RDMALIMITS_LOCK_TIMEOUT=1x rl apply @rdma_users 2G > "$T/out" 2>&1
@@ -113,8 +113,8 @@ check "apply --check takes no lock (creates no file)" test ! -e "$L"
 for cmd in "apply @rdma_users 1G" "apply --file 50-x.conf @rdma_users 1G" "remove @rdma_users"; do
 	mkroot
 	printf '%s\n' "# rdmalimits: managed file; change it with 'rdmalimits apply' and 'rdmalimits remove'." \
-		'@rdma_users	soft	memlock	1024' '@rdma_users	hard	memlock	1024' > "$H/90-rdmalimits.conf"
-	cp "$H/90-rdmalimits.conf" "$T/hostcopy"
+		'@rdma_users	soft	memlock	1024' '@rdma_users	hard	memlock	1024' > "$H/zz-rdmalimits.conf"
+	cp "$H/zz-rdmalimits.conf" "$T/hostcopy"
 	rm -rf "$D"
 	ln -s "$H" "$D"
 	# shellcheck disable=SC2086
@@ -123,7 +123,7 @@ for cmd in "apply @rdma_users 1G" "apply --file 50-x.conf @rdma_users 1G" "remov
 	diag "$cmd says: $(cat "$T/out")"
 	check "limits.d -> host dir: '$cmd' fails (exit $rc)" test "$rc" -eq 1
 	check "limits.d -> host dir: '$cmd' leaves the host dir as it was" \
-		test "$(ls -A "$H")" = "90-rdmalimits.conf" -a "$(cat "$H/90-rdmalimits.conf")" = "$(cat "$T/hostcopy")"
+		test "$(ls -A "$H")" = "zz-rdmalimits.conf" -a "$(cat "$H/zz-rdmalimits.conf")" = "$(cat "$T/hostcopy")"
 done
 # a link inside the tree that resolves inside it is followed there
 mkroot
@@ -134,11 +134,11 @@ mkdir -p "$H/srv/limits"
 rl apply @rdma_users 1G > "$T/out" 2>&1
 rc=$?
 if [ "$rc" -eq 0 ]; then
-	check "limits.d -> /srv/limits (in the tree): written inside the tree" test -f "$R/srv/limits/90-rdmalimits.conf"
+	check "limits.d -> /srv/limits (in the tree): written inside the tree" test -f "$R/srv/limits/zz-rdmalimits.conf"
 else
 	ok "limits.d -> /srv/limits (in the tree): refused (no openat2 here) # exit $rc"
 fi
-check "limits.d -> /srv/limits (in the tree): nothing in the host's /srv" test ! -e /srv/limits/90-rdmalimits.conf
+check "limits.d -> /srv/limits (in the tree): nothing in the host's /srv" test ! -e /srv/limits/zz-rdmalimits.conf
 # a relative link that climbs out with ..
 mkroot
 rm -rf "$D"

@@ -9,7 +9,7 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 R=$T/root
 D=$R/etc/security/limits.d
-F=$D/90-rdmalimits.conf
+F=$D/zz-rdmalimits.conf
 N=${STRESS_N:-50}
 MARKER="# rdmalimits: managed file; change it with 'rdmalimits apply' and 'rdmalimits remove'."
 rl() { "$RDMALIMITS" --root "$R" --flavour debian "$@"; }
@@ -79,7 +79,7 @@ check "the drop-in starts with the marker" test "$(head -n 1 "$F")" = "$MARKER"
 check "the drop-in has only the header and entries" test "$(wc -l < "$F")" -eq $((2 + 2 + 2 * N))
 rl check > "$T/out" 2>&1
 check "rdmalimits check exits 0" test $? -eq 0
-check "no temporary file left" test "$(ls -A "$D")" = "90-rdmalimits.conf"
+check "no temporary file left" test "$(ls -A "$D")" = "zz-rdmalimits.conf"
 check "the drop-in is mode 0644" test "$(stat -c %a "$F")" = 644
 
 # --- all the domains removed again in parallel: the drop-in goes away, nothing left behind
@@ -107,7 +107,7 @@ check "one domain applied 20 times at once: one soft line" test "$(grep -c '^@g1
 check "one domain applied 20 times at once: one hard line" test "$(grep -c '^@g1	hard	' "$F")" -eq 1
 check "one domain applied 20 times at once: soft and hard agree" \
 	test "$(awk '$1 == "@g1" { print $4 }' "$F" | sort -u | wc -l)" -eq 1
-check "no temporary file left" test "$(ls -A "$D")" = "90-rdmalimits.conf"
+check "no temporary file left" test "$(ls -A "$D")" = "zz-rdmalimits.conf"
 
 # --- limits.d does not exist yet: the first parallel applies create it together
 mkroot
@@ -119,7 +119,7 @@ done
 wait
 bad=$(failed_jobs)
 check "limits.d created by parallel applies: the drop-in exists" test -f "$F"
-check "limits.d created by parallel applies: no temporary file left" test "$(ls -A "$D" | grep -vc '^90-rdmalimits.conf$')" -eq 0
+check "limits.d created by parallel applies: no temporary file left" test "$(ls -A "$D" | grep -vc '^zz-rdmalimits.conf$')" -eq 0
 if [ -z "$bad" ]; then
 	ok "limits.d created by parallel applies: every apply exited 0"
 else

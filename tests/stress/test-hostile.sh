@@ -14,7 +14,7 @@ trap 'rm -rf "$T"' EXIT
 R=$T/root
 S=$R/etc/security
 D=$S/limits.d
-F=$D/90-rdmalimits.conf
+F=$D/zz-rdmalimits.conf
 MARKER="# rdmalimits: managed file; change it with 'rdmalimits apply' and 'rdmalimits remove'."
 TIMEOUT=${HOSTILE_TIMEOUT:-10}
 

@@ -51,7 +51,7 @@ run "--soft -1G" 2 "soft '-1G': a size cannot be negative" --root "$R" apply ali
 run "pin-test -4K" 2 "'-4K': a size cannot be negative" pin-test -4K
 run "a negative number after -- stays there" 2 "unexpected arguments after '--'" --root "$R" list -- -1
 run "-1 as an option is still refused where no number belongs" 2 "" --root "$R" list -1
-check "nothing was written" test ! -e "$R/etc/security/limits.d/90-rdmalimits.conf"
+check "nothing was written" test ! -e "$R/etc/security/limits.d/zz-rdmalimits.conf"
 
 # --- near misses get a hint
 run "512MB: did you mean 512M" 2 "size '512MB'.*did you mean 512M?" --root "$R" apply alice 512MB
@@ -61,7 +61,7 @@ run "1,5G: did you mean 1536M" 2 "did you mean 1536M?" --root "$R" apply alice 1
 run "--hard 2.5GiB: did you mean 2560M" 2 "hard '2.5GiB'.*did you mean 2560M?" --root "$R" apply alice --hard 2.5GiB
 run "a bare number: the KiB hint" 2 "needs a unit" --root "$R" apply alice 1048576
 run "1g is a size (apply --check: would change)" 3 "would be created" --root "$R" apply alice 1g --check
-check "nothing was written" test ! -e "$R/etc/security/limits.d/90-rdmalimits.conf"
+check "nothing was written" test ! -e "$R/etc/security/limits.d/zz-rdmalimits.conf"
 
 # --- probe without an RDMA device says so
 "$RDMALIMITS" probe > "$T/out" 2>&1

@@ -34,7 +34,7 @@ tree_sum() { (cd "$R" && find . -printf '%p %m %s %i\n' | sort && find . -type f
 
 # --- apply: create, idempotent, same inode
 mkroot
-D=$R/etc/security/limits.d/90-rdmalimits.conf
+D=$R/etc/security/limits.d/zz-rdmalimits.conf
 rl apply @rdma_users 1G > "$T/out" 2>&1
 check "apply exits 0" test $? -eq 0
 same "apply writes the drop-in" "$D" <<'E'
@@ -81,11 +81,11 @@ check "apply unlimited" grep -q "^alice	hard	memlock	unlimited$" "$D"
 # --- explain
 rl explain --json alice > "$T/out"
 same "explain --json: the user's own entries beat the group's" "$T/out" <<'E'
-{"user": "alice", "uid": 1001, "flavour": {"name": "debian-1.5.2", "from": "--flavour"}, "session": "limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": "unlimited", "hard": "unlimited", "soft_source": "etc/security/limits.d/90-rdmalimits.conf:5", "hard_source": "etc/security/limits.d/90-rdmalimits.conf:6", "requested": {"soft": "unlimited", "hard": "unlimited"}}, "overridden": [{"source": "etc/security/limits.conf:2", "slot": "soft", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:5 (the stronger USER rank)"}, {"source": "etc/security/limits.conf:3", "slot": "hard", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:6 (the stronger USER rank)"}, {"source": "etc/security/limits.d/90-rdmalimits.conf:3", "slot": "soft", "rank": "GROUP", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:5 (the stronger USER rank)"}, {"source": "etc/security/limits.d/90-rdmalimits.conf:4", "slot": "hard", "rank": "GROUP", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:6 (the stronger USER rank)"}]}
+{"user": "alice", "uid": 1001, "flavour": {"name": "debian-1.5.2", "from": "--flavour"}, "session": "limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": "unlimited", "hard": "unlimited", "soft_source": "etc/security/limits.d/zz-rdmalimits.conf:5", "hard_source": "etc/security/limits.d/zz-rdmalimits.conf:6", "requested": {"soft": "unlimited", "hard": "unlimited"}}, "overridden": [{"source": "etc/security/limits.conf:2", "slot": "soft", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/zz-rdmalimits.conf:5 (the stronger USER rank)"}, {"source": "etc/security/limits.conf:3", "slot": "hard", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/zz-rdmalimits.conf:6 (the stronger USER rank)"}, {"source": "etc/security/limits.d/zz-rdmalimits.conf:3", "slot": "soft", "rank": "GROUP", "reason": "overridden by etc/security/limits.d/zz-rdmalimits.conf:5 (the stronger USER rank)"}, {"source": "etc/security/limits.d/zz-rdmalimits.conf:4", "slot": "hard", "rank": "GROUP", "reason": "overridden by etc/security/limits.d/zz-rdmalimits.conf:6 (the stronger USER rank)"}]}
 E
 rl explain --json carol > "$T/out"
 same "explain --json: a member by primary gid gets the group's entry" "$T/out" <<'E'
-{"user": "carol", "uid": 1003, "flavour": {"name": "debian-1.5.2", "from": "--flavour"}, "session": "limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": 1073741824, "hard": 1073741824, "soft_source": "etc/security/limits.d/90-rdmalimits.conf:3", "hard_source": "etc/security/limits.d/90-rdmalimits.conf:4", "requested": {"soft": 1073741824, "hard": 1073741824}}, "overridden": [{"source": "etc/security/limits.conf:2", "slot": "soft", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:3 (the stronger GROUP rank)"}, {"source": "etc/security/limits.conf:3", "slot": "hard", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/90-rdmalimits.conf:4 (the stronger GROUP rank)"}]}
+{"user": "carol", "uid": 1003, "flavour": {"name": "debian-1.5.2", "from": "--flavour"}, "session": "limits", "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": 1073741824, "hard": 1073741824, "soft_source": "etc/security/limits.d/zz-rdmalimits.conf:3", "hard_source": "etc/security/limits.d/zz-rdmalimits.conf:4", "requested": {"soft": 1073741824, "hard": 1073741824}}, "overridden": [{"source": "etc/security/limits.conf:2", "slot": "soft", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/zz-rdmalimits.conf:3 (the stronger GROUP rank)"}, {"source": "etc/security/limits.conf:3", "slot": "hard", "rank": "DEFAULT", "reason": "overridden by etc/security/limits.d/zz-rdmalimits.conf:4 (the stronger GROUP rank)"}]}
 E
 rl explain --json root > "$T/out"
 same "explain --json: root on Debian starts from /proc/1/limits and ignores '*'" "$T/out" <<'E'
@@ -111,10 +111,10 @@ same "list shows every memlock entry in read order" "$T/out" <<'E'
 # memlock entries in the order pam_limits (debian-1.5.2) reads them
 etc/security/limits.conf:2                       *                soft  8192         8 MiB
 etc/security/limits.conf:3                       *                hard  8192         8 MiB
-etc/security/limits.d/90-rdmalimits.conf:3       @rdma_users      soft  1048576      1 GiB
-etc/security/limits.d/90-rdmalimits.conf:4       @rdma_users      hard  1048576      1 GiB
-etc/security/limits.d/90-rdmalimits.conf:5       alice            soft  unlimited    unlimited
-etc/security/limits.d/90-rdmalimits.conf:6       alice            hard  unlimited    unlimited
+etc/security/limits.d/zz-rdmalimits.conf:3       @rdma_users      soft  1048576      1 GiB
+etc/security/limits.d/zz-rdmalimits.conf:4       @rdma_users      hard  1048576      1 GiB
+etc/security/limits.d/zz-rdmalimits.conf:5       alice            soft  unlimited    unlimited
+etc/security/limits.d/zz-rdmalimits.conf:6       alice            hard  unlimited    unlimited
 E
 
 # --- remove
@@ -275,7 +275,7 @@ refuse "an empty --root" 2 "empty" --root "" list
 refuse "no command" 2 "no command" --root "$R"
 refuse "a bad --flavour" 2 "debian or upstream" --root "$R" --flavour suse list
 # hostile drop-ins
-D=$R/etc/security/limits.d/90-rdmalimits.conf
+D=$R/etc/security/limits.d/zz-rdmalimits.conf
 printf '* soft memlock 1\n' > "$T/target"
 ln -s "$T/target" "$R/etc/security/limits.d/91-link.conf"
 before=$(tree_sum)
@@ -295,6 +295,18 @@ mkdir "$R/etc/security/limits.d/94-dir.conf"
 before=$(tree_sum)
 refuse "a directory in place of the drop-in" 1 "not a regular file" --root "$R" apply alice 1G --file 94-dir.conf
 
+# --- the drop-in used to be 90-rdmalimits.conf, which sorts before vendor files named with
+# letters: apply moves its entries to zz-rdmalimits.conf
+mkroot
+printf '%s\n' "# rdmalimits: managed file; change it with 'rdmalimits apply' and 'rdmalimits remove'." \
+	'bob	soft	memlock	2048' 'bob	hard	memlock	2048' > "$R/etc/security/limits.d/90-rdmalimits.conf"
+rl apply alice 1G > "$T/out" 2>&1
+check "apply over the old drop-in: exit 0" test $? -eq 0
+check "... the old file is gone" test ! -e "$R/etc/security/limits.d/90-rdmalimits.conf"
+check "... its entries and the new ones are in zz-rdmalimits.conf" \
+	test "$(grep -c -E '^(bob|alice)	(soft|hard)	memlock' "$R/etc/security/limits.d/zz-rdmalimits.conf")" = 4
+check "... and apply says so" grep -q "90-rdmalimits.conf: its entries moved to zz-rdmalimits.conf" "$T/out"
+
 # --- warnings at apply
 mkroot
 printf 'alice hard memlock 4096\n' > "$R/etc/security/limits.d/95-late.conf"
@@ -310,7 +322,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(not (d["effective"] is False and d["changed"] is False and "95-late.conf:1" in d["overridden_by"][0]))' "$T/out"
 rl apply @rdma_users 1G --allow-overridden > "$T/out" 2>&1
-check "--allow-overridden writes it (exit 0)" test $? -eq 0 -a -e "$R/etc/security/limits.d/90-rdmalimits.conf"
+check "--allow-overridden writes it (exit 0)" test $? -eq 0 -a -e "$R/etc/security/limits.d/zz-rdmalimits.conf"
 rl apply @nosuchgroup 1G > "$T/out" 2>&1
 check "apply warns about a group that does not exist" grep -q "group 'nosuchgroup' does not exist" "$T/out"
 rl apply ghost 1G > "$T/out" 2>&1

@@ -40,7 +40,7 @@ options:
     description: The hard limit, when it differs from I(memlock).
     type: str
   file:
-    description: The drop-in name in limits.d (the tool's default is C(90-rdmalimits.conf)).
+    description: The drop-in name in limits.d (the tool's default is C(zz-rdmalimits.conf)).
     type: str
   state:
     description:
@@ -119,7 +119,7 @@ file:
   description: The drop-in the tool wrote or would write.
   type: str
   returned: success
-  sample: /etc/security/limits.d/90-rdmalimits.conf
+  sample: /etc/security/limits.d/zz-rdmalimits.conf
 diff:
   description: The unified diff of the drop-in (in diff mode, as C(prepared)).
   type: dict
