@@ -1070,11 +1070,15 @@ static bool is_suse(const char *root) {
         return false;
 }
 
+/* VENDOR_SCONFIGDIR: read by pam_limits from 1.5.3 on only; a directory given for an older
+ * release is no directory of its build */
 static int choose_vendor_dir(struct lc_tree *t) {
         const char *v = NULL;
+        if (!t->beh.vendor_capable)
+                return 0;
         if (t->args.vendor == LC_VENDOR_DIR)
                 v = t->args.vendordir;
-        else if (t->args.vendor == LC_VENDOR_BUILD && t->beh.vendor_capable)
+        else if (t->args.vendor == LC_VENDOR_BUILD)
                 v = is_suse(t->root) ? "/usr/etc/security" : t->beh.vendor_default;
         if (!v || !*v)
                 return 0;
