@@ -3,7 +3,7 @@
  * libFuzzer target: the drop-in round trip (lib/model/dropin.c against lib/model/limitsconf.c).
  * Arbitrary text goes to dropin_parse().  When it parses: dropin_render() gives a file with
  * the marker, which parses again to the same entries and renders to the same text; and
- * pam_limits (lc_tree_load_text, both flavours) reads from the rendered file exactly those
+ * pam_limits (lc_tree_load_text, in each of a list of releases) reads from the rendered file exactly those
  * entries: domain, type and bytes, nothing misread.  Then dropin_set()/dropin_remove() on
  * the parsed entries keep the rendered file valid.
  */
@@ -31,11 +31,36 @@ static bool same_entries(const struct dropin *a, const struct dropin *b) {
         return true;
 }
 
-/* pam_limits must read back exactly the entries, in order, in both flavours */
+/* the releases the rendered file must read back in: both line readers, Debian's and
+ * upstream's value handling */
+static const char *const read_back_flavours[] = {
+        "upstream-1.5.2", "upstream-1.6.0", "upstream-1.7.2", "debian-1.5.2", "debian-1.7.0",
+};
+static enum lc_flavour flavours[sizeof read_back_flavours / sizeof read_back_flavours[0]];
+static size_t n_flavours;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+        (void)argc;
+        (void)argv;
+        for (size_t i = 0; i < sizeof read_back_flavours / sizeof read_back_flavours[0]; i++) {
+                if (lc_flavour_from_string(read_back_flavours[i], &flavours[n_flavours]) < 0) {
+                        fprintf(stderr, "fuzz-dropin: unknown flavour %s\n", read_back_flavours[i]);
+                        abort();
+                }
+                n_flavours++;
+        }
+        /* a loop that runs zero times tests nothing */
+        CHECK(n_flavours > 0);
+        return 0;
+}
+
+/* pam_limits must read back exactly the entries, in order, in every flavour of the list */
 static void check_read_back(const struct dropin *d, const char *text) {
-        for (int fl = LC_FLAVOUR_DEBIAN; fl <= LC_FLAVOUR_UPSTREAM; fl++) {
+        CHECK(n_flavours > 0);
+        for (size_t k = 0; k < n_flavours; k++) {
                 struct lc_tree *t = NULL;
-                int r = lc_tree_load_text("90-rdmalimits.conf", text, strlen(text), (enum lc_flavour)fl, &t);
+                int r = lc_tree_load_text("90-rdmalimits.conf", text, strlen(text), flavours[k], &t);
                 if (r == -ENOMEM)
                         return;
                 CHECK(r == 0);

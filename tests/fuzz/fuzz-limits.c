@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * libFuzzer target: the limits.conf reader (lib/model/limitsconf.c).
- * The input is one limits file.  It is read in both flavours (Debian 1.5.2 and upstream),
- * checked with lc_check(), and resolved for a few users of a small root tree created at
+ * The input is one limits file.  It is read as each model of a list of releases reads it
+ * (both line readers, 1.6.0's untrimmed value, Debian's patches), checked with lc_check(), and resolved for a few users of a small root tree created at
  * start-up (etc/passwd, etc/group), with lc_line_match()/lc_line_overrides() on the lines.
- * Invariants: line numbers inside the file, Debian pieces at most 1023 bytes, resolved
+ * Invariants: line numbers inside the file, fgets pieces at most 1023 bytes, resolved
  * sources are lines of the tree, the soft value is never reported above a known hard
  * value without soft_clamped.
  */
@@ -28,6 +28,13 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 
 static char root[] = "/tmp/fuzz-limits-root.XXXXXX";
 static struct ident *id;
+
+/* one release of each model (lc_flavour_model()) */
+static const char *const flavour_names[] = {
+        "upstream-1.5.2", "upstream-1.5.3", "upstream-1.6.0", "upstream-1.7.2", "debian-1.5.2", "debian-1.7.0",
+};
+static enum lc_flavour flavours[sizeof flavour_names / sizeof flavour_names[0]];
+static size_t n_flavours;
 
 static void write_file(const char *rel, const char *text) {
         char path[256];
@@ -82,6 +89,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
         if (ident_new(root, &id) < 0)
                 abort();
         atexit(cleanup);
+        for (size_t i = 0; i < sizeof flavour_names / sizeof flavour_names[0]; i++) {
+                if (lc_flavour_from_string(flavour_names[i], &flavours[n_flavours]) < 0) {
+                        fprintf(stderr, "fuzz-limits: unknown flavour %s\n", flavour_names[i]);
+                        abort();
+                }
+                n_flavours++;
+        }
+        /* a loop that runs zero times tests nothing */
+        CHECK(n_flavours > 0);
         return 0;
 }
 
@@ -107,8 +123,10 @@ static void exercise(const uint8_t *data, size_t size, enum lc_flavour fl) {
                 CHECK(i == 0 || l->lineno >= t->lines[i - 1].lineno);
                 CHECK(l->text && l->domain && l->type && l->item && l->value);
                 CHECK(l->nfields >= 1 && l->nfields <= 4);
-                if (fl == LC_FLAVOUR_DEBIAN)
+                if (t->beh.fgets_reader)
                         CHECK(strlen(l->text) < LC_LINE_LENGTH);
+                else
+                        CHECK(l->chunk == 0 && !l->extra_words);
                 CHECK(!strchr(l->text, '#') && !strchr(l->text, '\n'));
                 if (l->item_kind == LC_ITEM_MEMLOCK && l->value_ok && !l->value_infinity &&
                     l->value_raw < UINT64_MAX / 1024)
@@ -170,7 +188,8 @@ static void exercise(const uint8_t *data, size_t size, enum lc_flavour fl) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (size > 256 * 1024)
                 return 0;
-        exercise(data, size, LC_FLAVOUR_DEBIAN);
-        exercise(data, size, LC_FLAVOUR_UPSTREAM);
+        CHECK(n_flavours > 0);
+        for (size_t i = 0; i < n_flavours; i++)
+                exercise(data, size, flavours[i]);
         return 0;
 }
