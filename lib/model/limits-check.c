@@ -287,6 +287,10 @@ static bool disjoint(const struct lc_line *a, const struct lc_line *b) {
 /* Does 4-field line o match every user that 4-field line l matches, with a rank at least as
  * strong, whoever the user is (root on Debian included)? */
 static bool covers(const struct lc_line *o, const struct lc_line *l) {
+        /* a weaker rank never covers: the same domain, or a range of the same kind, has the
+         * same rank (cheap, and most candidates fail here) */
+        if (lc_line_rank(o) > lc_line_rank(l))
+                return false;
         if (streq(o->domain, l->domain))
                 return true;
         if (lc_line_matches_everyone(o) && lc_line_rank(o) <= lc_line_rank(l))
@@ -346,8 +350,140 @@ struct dead {
         const struct lc_line *by, *by_hard;
 };
 
+/*
+ * The lines line_dead() can find for a line, indexed once per check: the no-limits lines,
+ * the lines that match everyone, the range lines, and the counting lines by domain.  A line
+ * is judged against these candidates only, so a tree of n lines costs about n times the
+ * number of lines sharing a domain, not n squared.
+ */
+struct idxv {
+        size_t *v;
+        size_t n, cap;
+};
+
+struct dead_index {
+        struct idxv stops, everyone, ranges;
+        struct strmap by_domain;        /* domain -> struct idxv * */
+};
+
+static int idxv_push(struct idxv *x, size_t i) {
+        if (x->n == x->cap) {
+                size_t c = x->cap ? x->cap * 2 : 4;
+                size_t *v = reallocarray(x->v, c, sizeof(*v));
+                if (!v)
+                        return -ENOMEM;
+                x->v = v;
+                x->cap = c;
+        }
+        x->v[x->n++] = i;
+        return 0;
+}
+
+static void idxv_free(void *p) {
+        struct idxv *x = p;
+        if (x)
+                free(x->v);
+        free(x);
+}
+
+static void dead_index_clear(struct dead_index *ix) {
+        free(ix->stops.v);
+        free(ix->everyone.v);
+        free(ix->ranges.v);
+        strmap_clear(&ix->by_domain, idxv_free);
+        *ix = (struct dead_index){};
+}
+
+static int dead_index_build(const struct lc_tree *t, struct dead_index *ix) {
+        int r = 0;
+
+        *ix = (struct dead_index){};
+        for (size_t i = 0; i < t->n_lines && r >= 0; i++) {
+                const struct lc_line *l = &t->lines[i];
+                if (is_stop_line(l)) {
+                        r = idxv_push(&ix->stops, i);
+                        continue;
+                }
+                if (!lc_line_counts(l))
+                        continue;
+                if (lc_line_matches_everyone(l) && (r = idxv_push(&ix->everyone, i)) < 0)
+                        break;
+                if (is_range(dkind(l)) && (r = idxv_push(&ix->ranges, i)) < 0)
+                        break;
+                struct idxv *x = strmap_get(&ix->by_domain, l->domain);
+                if (!x) {
+                        x = calloc(1, sizeof(*x));
+                        if (!x || strmap_put(&ix->by_domain, l->domain, x) < 0) {
+                                free(x);
+                                r = -ENOMEM;
+                                break;
+                        }
+                }
+                r = idxv_push(x, i);
+        }
+        if (r < 0)
+                dead_index_clear(ix);
+        return r;
+}
+
+/* The candidates after li that may cover l, in ascending order without building a list:
+ * a merge of the three sorted index lists (same domain, everyone, ranges), each entered at
+ * its first index after li. */
+struct cand_iter {
+        const struct idxv *lists[3];
+        size_t pos[3];
+};
+
+static size_t first_after(const struct idxv *x, size_t li) {
+        size_t lo = 0, hi = x ? x->n : 0;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (x->v[mid] <= li)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+static void cand_begin(const struct dead_index *ix, const struct lc_line *l, size_t li, struct cand_iter *it) {
+        *it = (struct cand_iter){ .lists = { strmap_get(&ix->by_domain, l->domain), &ix->everyone, &ix->ranges } };
+        for (size_t k = 0; k < 3; k++)
+                it->pos[k] = first_after(it->lists[k], li);
+}
+
+/* The next candidate index, or SIZE_MAX; a line in two lists comes once. */
+static size_t cand_next(struct cand_iter *it) {
+        size_t best = SIZE_MAX;
+        for (size_t k = 0; k < 3; k++)
+                if (it->lists[k] && it->pos[k] < it->lists[k]->n && it->lists[k]->v[it->pos[k]] < best)
+                        best = it->lists[k]->v[it->pos[k]];
+        for (size_t k = 0; k < 3 && best != SIZE_MAX; k++)
+                if (it->lists[k] && it->pos[k] < it->lists[k]->n && it->lists[k]->v[it->pos[k]] == best)
+                        it->pos[k]++;
+        return best;
+}
+
+/* Removing l must change nothing: while l holds the soft slot it refuses a weaker '-' line,
+ * whose hard half would otherwise be tried; that is harmless only when a later hard line
+ * takes the hard slot again. */
+static bool removal_harmless(const struct lc_tree *t, const struct lc_line *l, size_t li, const struct lc_line *o_soft,
+                             const struct lc_line *o_hard) {
+        if (!o_soft)
+                return true;
+        for (size_t i = li + 1; i < line_index(t, o_soft); i++) {
+                const struct lc_line *m = &t->lines[i];
+                if (!lc_line_counts(m) || m->type_mask != (LC_SOFT | LC_HARD) || lc_line_rank(m) <= lc_line_rank(l) ||
+                    disjoint(m, l))
+                        continue;
+                if (!o_hard || o_hard < m)
+                        return false;
+        }
+        return true;
+}
+
 /* Can the memlock line l take effect for no user at all, and is removing it harmless? */
-static struct dead line_dead(const struct lc_tree *t, const struct lc_line *l) {
+static struct dead line_dead(const struct lc_tree *t, const struct dead_index *ix, const struct lc_line *l) {
         const struct lc_line *prior_soft = NULL, *prior_hard = NULL, *o_soft = NULL, *o_hard = NULL;
         size_t li = line_index(t, l);
 
@@ -356,22 +492,30 @@ static struct dead line_dead(const struct lc_tree *t, const struct lc_line *l) {
 
         if (inverted(l))
                 return (struct dead){};    /* reported as inverted-range */
-        for (size_t i = 0; i < t->n_lines; i++)
-                if (is_stop_line(&t->lines[i]) && stop_covers(t, &t->lines[i], l))
-                        return (struct dead){ .why = DEAD_STOP, .by = &t->lines[i] };
-        for (size_t i = 0; i < t->n_lines; i++) {
-                const struct lc_line *o = &t->lines[i];
-                if (i == li || !lc_line_counts(o))
+        for (size_t k = 0; k < ix->stops.n; k++)
+                if (stop_covers(t, &t->lines[ix->stops.v[k]], l))
+                        return (struct dead){ .why = DEAD_STOP, .by = &t->lines[ix->stops.v[k]] };
+        /* a stronger line for everyone before l */
+        for (size_t k = 0; k < ix->everyone.n && ix->everyone.v[k] < li && !root_gid_range; k++) {
+                const struct lc_line *o = &t->lines[ix->everyone.v[k]];
+                if (lc_line_rank(o) >= lc_line_rank(l))
                         continue;
-                if (i < li) {
-                        if (!lc_line_matches_everyone(o) || lc_line_rank(o) >= lc_line_rank(l) || root_gid_range)
-                                continue;
-                        if ((o->type_mask & LC_SOFT) && !prior_soft)
-                                prior_soft = o;
-                        if ((o->type_mask & LC_HARD) && !prior_hard && hard_tried(t, NULL, o))
-                                prior_hard = o;
-                        continue;
-                }
+                if ((o->type_mask & LC_SOFT) && !prior_soft)
+                        prior_soft = o;
+                if ((o->type_mask & LC_HARD) && !prior_hard && hard_tried(t, NULL, o))
+                        prior_hard = o;
+        }
+        /* type '-' refused in the soft slot: the hard slot is not tried either */
+        if ((l->type_mask & LC_SOFT) && prior_soft)
+                return (struct dead){ .why = DEAD_PRIOR, .by = prior_soft };
+        if (!(l->type_mask & LC_SOFT) && prior_hard)
+                return (struct dead){ .why = DEAD_PRIOR, .by = prior_hard };
+        struct cand_iter it;
+        cand_begin(ix, l, li, &it);
+        /* only the slots l sets need a later line: stop once each has one */
+        for (size_t k; (((l->type_mask & LC_SOFT) && !o_soft) || ((l->type_mask & LC_HARD) && !o_hard)) &&
+                       (k = cand_next(&it)) != SIZE_MAX;) {
+                const struct lc_line *o = &t->lines[k];
                 if (!covers(o, l))
                         continue;
                 if ((l->type_mask & o->type_mask & LC_SOFT) && !o_soft)
@@ -379,28 +523,10 @@ static struct dead line_dead(const struct lc_tree *t, const struct lc_line *l) {
                 if ((l->type_mask & o->type_mask & LC_HARD) && !o_hard && hard_tried(t, l, o))
                         o_hard = o;
         }
-        /* type '-' refused in the soft slot: the hard slot is not tried either */
-        if ((l->type_mask & LC_SOFT) && prior_soft)
-                return (struct dead){ .why = DEAD_PRIOR, .by = prior_soft };
-        if (!(l->type_mask & LC_SOFT) && prior_hard)
-                return (struct dead){ .why = DEAD_PRIOR, .by = prior_hard };
         bool soft_gone = !(l->type_mask & LC_SOFT) || o_soft;
         bool hard_gone = !(l->type_mask & LC_HARD) || o_hard || prior_hard;
-        if (!soft_gone || !hard_gone)
+        if (!soft_gone || !hard_gone || !removal_harmless(t, l, li, o_soft, o_hard))
                 return (struct dead){};
-        /* Removing l must change nothing: while l holds the soft slot it refuses a weaker '-'
-         * line, whose hard half would otherwise be tried; that is harmless only when a later
-         * hard line takes the hard slot again. */
-        if (o_soft) {
-                for (size_t i = li + 1; i < line_index(t, o_soft); i++) {
-                        const struct lc_line *m = &t->lines[i];
-                        if (!lc_line_counts(m) || m->type_mask != (LC_SOFT | LC_HARD) ||
-                            lc_line_rank(m) <= lc_line_rank(l) || disjoint(m, l))
-                                continue;
-                        if (!o_hard || o_hard < m)
-                                return (struct dead){};
-                }
-        }
         return (struct dead){ .why = DEAD_OVERRIDE, .by = o_soft ? o_soft : o_hard,
                               .by_hard = o_soft && o_hard && o_hard != o_soft ? o_hard : NULL };
 }
@@ -959,15 +1085,20 @@ static int check_shadowed(const struct lc_tree *t, struct ident *id, const struc
         lu = calloc(t->n_lines, sizeof(*lu));
         if (!lu)
                 return -ENOMEM;
+        struct dead_index ix;
         r = collect_users(t, id, users, &known);
         if (r >= 0)
                 r = per_user(t, id, &known, lu);
         names_clear(&known);
+        if (r >= 0)
+                r = dead_index_build(t, &ix);
+        if (r < 0)
+                return r;
         for (size_t i = 0; i < t->n_lines && r >= 0; i++) {
                 const struct lc_line *l = &t->lines[i];
                 if (!lc_line_counts(l))
                         continue;
-                struct dead x = line_dead(t, l);
+                struct dead x = line_dead(t, &ix, l);
                 if (x.why != DEAD_NO) {
                         r = report_dead(t, l, &x, d);
                         continue;
@@ -998,15 +1129,24 @@ static int check_shadowed(const struct lc_tree *t, struct ident *id, const struc
                                       u->shown_eff, etail);
                 }
         }
+        dead_index_clear(&ix);
         return r;
 }
 
 /* identical entries that check did not already call dead */
 static int check_duplicates(const struct lc_tree *t, struct diag_list *d, size_t from, size_t to) {
-        struct strmap first = {};
+        struct strmap first = {}, said_at = {};
         char where[4096];
         int r = 0;
 
+        /* the lines already reported as duplicates that never take effect, by file:line */
+        for (size_t k = from; k < to && r >= 0; k++) {
+                char key[4200];
+                if (!d->v[k].id || !streq(d->v[k].id, "duplicate-entry") || !d->v[k].path)
+                        continue;
+                snprintf(key, sizeof key, "%s:%u", d->v[k].path, d->v[k].line);
+                r = strmap_put(&said_at, key, (void *)d->v[k].path);
+        }
         for (size_t i = 0; i < t->n_lines && r >= 0; i++) {
                 const struct lc_line *l = &t->lines[i];
                 _cleanup_free_ char *key = NULL;
@@ -1022,16 +1162,15 @@ static int check_duplicates(const struct lc_tree *t, struct diag_list *d, size_t
                         continue;
                 }
                 /* already said: the earlier copy never takes effect */
-                bool said = false;
-                for (size_t k = from; k < to && !said; k++)
-                        said = d->v[k].id && streq(d->v[k].id, "duplicate-entry") && d->v[k].line == f->lineno &&
-                               d->v[k].path && streq(d->v[k].path, t->files[f->file].display);
-                if (said)
+                char at[4200];
+                snprintf(at, sizeof at, "%s:%u", t->files[f->file].display, f->lineno);
+                if (strmap_get(&said_at, at))
                         continue;
                 r = diag_addf(d, DIAG_INFO, "duplicate-entry", t->files[l->file].display, l->lineno,
                               "remove one of the two", "the same entry as %s", W(t, f));
         }
         strmap_clear(&first, NULL);
+        strmap_clear(&said_at, NULL);
         return r;
 }
 
