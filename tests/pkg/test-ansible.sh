@@ -153,6 +153,17 @@ check "bad size: with the tool's message" grep -q "size '1Q'" "$T/out"
 check "bad size: nothing written" test "$(tree_sum)" = "$sum2"
 adhoc "domain=bob unit=x.service memlock=1G root=$R executable=$RDMALIMITS"
 check "domain and unit together are refused" grep -q "mutually exclusive" "$T/out"
+# an entry another file overrides: the task fails, names the winner, and writes nothing
+printf 'bob hard memlock 1024\n' > "$R/etc/security/limits.d/zzz-vendor.conf"
+sum3=$(tree_sum)
+adhoc "domain=bob memlock=2G root=$R executable=$RDMALIMITS"
+check "an overridden entry: the task fails" grep -q "FAILED" "$T/out"
+check "... naming the winning file:line" grep -q "zzz-vendor.conf:1" "$T/out"
+check "... with effective false" grep -q '"effective": false' "$T/out"
+check "... and nothing written" test "$(tree_sum)" = "$sum3"
+adhoc "domain=bob memlock=2G allow_overridden=true root=$R executable=$RDMALIMITS"
+check "allow_overridden: the task writes it" grep -q '"changed": true' "$T/out"
+rm "$R/etc/security/limits.d/zzz-vendor.conf"
 # --- state=status: facts per user and unit, compared with what status --json says
 me=$(id -un)
 "$RDMALIMITS" --json status "$me" > "$T/st.json" 2> /dev/null

@@ -61,6 +61,13 @@ options:
   root:
     description: Operate on ROOT/etc instead of /etc (images, tests).
     type: path
+  allow_overridden:
+    description:
+      - Write the entry even when another entry still wins for one of the domain's users
+        (a vendor file read later, a stronger rank). Without it the task fails, names the
+        winning file and line, and writes nothing.
+    type: bool
+    default: false
   force:
     description: Take over a drop-in that lacks the rdmalimits marker.
     type: bool
@@ -147,6 +154,7 @@ import json
 from ansible.module_utils.basic import AnsibleModule
 
 EXIT_WOULD_CHANGE = 3
+EXIT_NOT_EFFECTIVE = 4   # apply: another entry still wins
 
 
 def build_command(module, exe):
@@ -176,6 +184,8 @@ def build_command(module, exe):
         cmd += ["--file", p["file"]]
     if p["force"]:
         cmd.append("--force")
+    if p["allow_overridden"] and p["state"] == "present":
+        cmd.append("--allow-overridden")
     if p["daemon_reload"]:
         cmd.append("--reload")
     if module.check_mode:
@@ -277,6 +287,7 @@ def main():
             needed=dict(type="str"),
             root=dict(type="path"),
             force=dict(type="bool", default=False),
+            allow_overridden=dict(type="bool", default=False),
             daemon_reload=dict(type="bool", default=False),
             executable=dict(type="path"),
         ),
@@ -307,6 +318,15 @@ def main():
     cmd = build_command(module, exe)
     rc, out, err = module.run_command(cmd)
 
+    if rc == EXIT_NOT_EFFECTIVE:
+        # the entry would not take effect: fail, with what wins, as the tool's JSON says
+        try:
+            res = json.loads(out)
+        except ValueError:
+            res = {}
+        module.fail_json(msg="the entry would not take effect: " + "; ".join(res.get("overridden_by") or [err.strip()]),
+                         rc=rc, cmd=cmd, effective=False, overridden_by=res.get("overridden_by", []),
+                         file=res.get("file"), stderr=err)
     if rc != 0 and not (rc == EXIT_WOULD_CHANGE and module.check_mode):
         msg = err.strip() or out.strip() or "rdmalimits exited with status %d" % rc
         # the tool ends usage errors with a pointer to --help, of no use here
@@ -318,6 +338,8 @@ def main():
         module.fail_json(msg="rdmalimits printed no JSON object", rc=rc, cmd=cmd, stdout=out, stderr=err)
 
     result = dict(changed=bool(res.get("changed")), file=res.get("file"), cmd=cmd)
+    if "effective" in res:
+        result["effective"] = res["effective"]
     if p["unit"]:
         result["unit"] = res.get("unit", p["unit"])
         if "reloaded" in res:
