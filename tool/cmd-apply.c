@@ -39,7 +39,7 @@ static void edit_done(struct edit *e) {
                 close(e->lockfd);
 }
 
-/* Open limits.d, lock it, read and parse the drop-in.  Returns 0 or EXIT_* > 0. */
+/* Open limits.d, lock it, read and parse the drop-in.  Returns 0 or a CMD_* outcome. */
 static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         const char *why;
         struct diag_list diags = {};
@@ -51,23 +51,23 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         e->name = c->file ? c->file : DROPIN_DEFAULT_NAME;
         if (dropin_check_name(e->name, &why) < 0) {
                 log_error("--file '%s': %s", e->name, why);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         e->dir = ctx_path(c, LC_LIMITS_DIR);
         if (!e->dir || asprintf(&e->display, "%s/%s", e->dir, e->name) < 0) {
                 log_error("out of memory");
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         /* under --root, resolved inside the tree: a link in it never leads to the host's files */
         r = fs_open_dir_in_root(c->root, LC_LIMITS_DIR, create_dir ? FS_DIR_CREATE : 0, &e->dirfd);
         if (r == -ELOOP && fs_root_is_set(c->root)) {
                 log_error("%s: is or passes through a symbolic link that does not resolve inside %s; "
                           "refusing to follow it out of the tree", e->dir, c->root);
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (r < 0) {
                 log_error("%s: %s", e->dir, strerror(-r));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         /* --check reads only: renames are atomic, and it leaves no lock file behind */
         r = c->check ? 0 : ctx_lock(c, e->dirfd, e->dir, &e->lockfd);
@@ -83,42 +83,42 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         if (fd < 0) {
                 if (errno == ENOENT) {
                         e->old = strdup("");
-                        return e->old ? 0 : (log_error("out of memory"), EXIT_FINDINGS);
+                        return e->old ? 0 : (log_error("out of memory"), CMD_FINDINGS);
                 }
                 if (errno == ELOOP) {
                         log_error("%s is a symbolic link; refusing to write through it", e->display);
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 log_error("%s: %s", e->display, strerror(errno));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
                 log_error("%s is not a regular file; refusing to replace it", e->display);
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         e->exists = !e->legacy;
         r = fs_check_trusted(&st);
         if (r < 0 && !c->force) {
                 log_error("%s is %s: someone else may have changed it; refusing to take its lines over "
                           "(fix its owner and mode, or --force)", e->display, fs_strerror(r));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         r = fs_read_all(fd, 1024 * 1024, &e->old, &e->old_len);
         if (r < 0) {
                 log_error("%s: %s", e->display, fs_strerror(r));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (!dropin_has_marker(e->old, e->old_len) && !c->force) {
                 log_error("%s was not written by rdmalimits (no marker line); refusing to change it "
                           "(use --file to pick another name, or --force to take it over)", e->display);
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         r = dropin_parse(e->old, e->old_len, e->display, &e->d, &diags);
         if (r < 0) {
                 diag_print(&diags, stderr, false);
                 diag_list_clear(&diags);
                 log_error("%s has lines rdmalimits does not write; fix them by hand first", e->display);
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         diag_list_clear(&diags);
         return 0;
@@ -282,7 +282,7 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
         return r;
 }
 
-/* Report an entry that does not take effect; the exit code to return, 0 to go on. */
+/* Report an entry that does not take effect; the CMD_* outcome to return, 0 to go on. */
 static int report_effect(const struct ctx *c, const struct edit *e, const char *domain, const struct effect *f) {
         if (f->users == 0) {
                 if (!c->json && !c->quiet)
@@ -304,7 +304,7 @@ static int report_effect(const struct ctx *c, const struct edit *e, const char *
         if (!c->json)
                 log_error("nothing written: remove or change the winning entries, use another --file that sorts "
                           "after them, or --allow-overridden");
-        return EXIT_NOT_EFFECTIVE;
+        return CMD_NOT_EFFECTIVE;
 }
 
 static void warn_unresolved(const struct ctx *c, const char *domain) {
@@ -362,7 +362,7 @@ static void print_apply_json(const struct ctx *c, bool changed, const char *file
         json_finish(&j);
 }
 
-/* Validate, show, write.  Returns an exit code. */
+/* Validate, show, write.  Returns 0 or a CMD_* outcome. */
 static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, bool removing) {
         _cleanup_free_ char *text = NULL, *diff = NULL;
         struct lc_tree *t = NULL;
@@ -372,14 +372,14 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
         text = delete_file ? strdup("") : dropin_render(&e->d);
         if (!text) {
                 log_error("out of memory");
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         /* validate: pam_limits must read back exactly the entries we mean */
         if (!delete_file) {
                 r = lc_tree_load_text(e->display, text, strlen(text), c->flavour, &t);
                 if (r < 0) {
                         log_error("out of memory");
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 size_t k = 0;
                 bool ok = true;
@@ -396,7 +396,7 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                 lc_tree_free(t);
                 if (!ok || k != e->d.n) {
                         log_error("internal error: the rendered drop-in does not read back as intended; nothing written");
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
         }
         struct effect eff = {};
@@ -404,7 +404,7 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
         if (!removing) {
                 if (check_effect(c, e, text, domain, &eff) == -ENOMEM) {
                         log_error("out of memory");
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 eff_rc = report_effect(c, e, domain, &eff);
         }
@@ -421,18 +421,18 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                 if (r == FS_ERR_DIRSYNC) {
                         log_error("%s: %s, but syncing its directory to disk failed (%s): check the disk",
                                   e->display, delete_file ? "removed" : "written", strerror(EIO));
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 if (r < 0) {
                         log_error("%s: cannot write: %s; the file is unchanged", e->display, strerror(-r));
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 /* the entries now live under the new name: the old file goes (after, so that
                  * a failure leaves them in one place or both, never none) */
                 if (e->legacy && !delete_file && (r = fs_unlink_sync(e->dirfd, DROPIN_LEGACY_NAME)) < 0 && r != FS_ERR_DIRSYNC) {
                         log_error("%s/%s: cannot remove it after moving its entries to %s: %s", e->dir,
                                   DROPIN_LEGACY_NAME, e->name, strerror(-r));
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 if (e->legacy && !delete_file && !c->quiet && !c->json)
                         printf("%s/%s: its entries moved to %s (which pam_limits reads after vendor files)\n", e->dir,
@@ -455,8 +455,8 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
         if (eff_rc)
                 return eff_rc;
         if (c->check && changed)
-                return EXIT_WOULD_CHANGE;
-        return EXIT_OK;
+                return CMD_WOULD_CHANGE;
+        return 0;
 }
 
 int cmd_apply(struct ctx *c) {
@@ -464,7 +464,7 @@ int cmd_apply(struct ctx *c) {
                 return cmd_unit(c, false);
         if (c->argc < 1) {
                 log_error("apply: expected DOMAIN [SIZE] (or --unit UNIT SIZE)");
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         const char *domain = c->argv[0], *why;
         uint64_t size = 0, soft = 0, hard = 0;
@@ -474,40 +474,40 @@ int cmd_apply(struct ctx *c) {
 
         if (dropin_check_domain(domain, &why) < 0) {
                 log_error("domain '%s': %s", domain, why);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (c->argc > 1) {
                 if (ctx_parse_size("size", c->argv[1], &size) < 0)
-                        return EXIT_USAGE;
+                        return CMD_USAGE;
                 soft = hard = size;
                 has_soft = has_hard = true;
         }
         if (c->soft) {
                 if (ctx_parse_size("--soft", c->soft, &soft) < 0)
-                        return EXIT_USAGE;
+                        return CMD_USAGE;
                 has_soft = true;
         }
         if (c->hard) {
                 if (ctx_parse_size("--hard", c->hard, &hard) < 0)
-                        return EXIT_USAGE;
+                        return CMD_USAGE;
                 has_hard = true;
         }
         if (!has_soft && !has_hard) {
                 log_error("apply: give a SIZE, or --soft and/or --hard");
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (has_soft && dropin_check_bytes(soft, &why) < 0) {
                 log_error("soft size: %s", why);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (has_hard && dropin_check_bytes(hard, &why) < 0) {
                 log_error("hard size: %s", why);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (has_soft && has_hard && soft > hard) {
                 char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
                 log_error("the soft limit %s is above the hard limit %s", size_format(soft, a), size_format(hard, b));
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         r = edit_begin(c, &e, !c->check);
         if (r) {
@@ -518,7 +518,7 @@ int cmd_apply(struct ctx *c) {
             (has_hard && dropin_set(&e.d, domain, LC_HARD, hard) < 0)) {
                 log_error("out of memory");
                 edit_done(&e);
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         /* a value given apart keeps the domain's other entry: it must still fit */
         uint64_t s_now = 0, h_now = UINT64_MAX;
@@ -536,7 +536,7 @@ int cmd_apply(struct ctx *c) {
                 log_error("%s would get soft %s above its hard %s in %s; give both --soft and --hard", domain,
                           size_format(s_now, a), size_format(h_now, b), e.display);
                 edit_done(&e);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         warn_unresolved(c, domain);
         r = edit_commit(c, &e, domain, false);
@@ -549,7 +549,7 @@ int cmd_remove(struct ctx *c) {
                 return cmd_unit(c, true);
         if (c->argc != 1) {
                 log_error("remove: expected DOMAIN (or --unit UNIT)");
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         const char *domain = c->argv[0], *why;
         struct edit e;
@@ -557,7 +557,7 @@ int cmd_remove(struct ctx *c) {
 
         if (dropin_check_domain(domain, &why) < 0) {
                 log_error("domain '%s': %s", domain, why);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         r = edit_begin(c, &e, false);
         if (r) {
@@ -570,7 +570,7 @@ int cmd_remove(struct ctx *c) {
                 else if (!c->quiet)
                         printf("%s: does not exist, nothing to remove\n", e.display);
                 edit_done(&e);
-                return EXIT_OK;
+                return 0;
         }
         dropin_remove(&e.d, domain);
         r = edit_commit(c, &e, domain, true);

@@ -97,11 +97,11 @@ int cmd_check(struct ctx *c) {
         int r;
 
         if (ctx_ident(c, &id) < 0)
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         if (c->argc == 0) {
                 if (ctx_load_tree(c, &t) < 0) {
                         ident_free(id);
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 r = lc_check(t, id, &d);
                 lc_tree_free(t);
@@ -125,7 +125,7 @@ int cmd_check(struct ctx *c) {
         if (r < 0) {
                 log_error("check failed: %s", strerror(-r));
                 diag_list_clear(&d);
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         size_t errors = diag_count(&d, DIAG_ERROR), warnings = diag_count(&d, DIAG_WARNING);
         if (c->json) {
@@ -147,5 +147,5 @@ int cmd_check(struct ctx *c) {
                                warnings == 1 ? "" : "s");
         }
         diag_list_clear(&d);
-        return errors ? EXIT_FINDINGS : EXIT_OK;
+        return errors ? CMD_FINDINGS : 0;
 }

@@ -120,11 +120,11 @@ int cmd_doctor(struct ctx *c) {
         _cleanup_free_ char *policy_path = NULL, *policy_text = NULL;
         size_t policy_len = 0;
         uint32_t pid = 0;
-        int r, ret = EXIT_FINDINGS;
+        int r, ret = CMD_FINDINGS;
 
         if (c->pid && (parse_u32(c->pid, &pid) < 0 || pid == 0 || pid > INT32_MAX)) {
                 log_error("--pid '%s': expected a process id", c->pid);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (ctx_ident(c, &id) < 0 || ctx_load_tree(c, &t) < 0)
                 goto out;
@@ -163,7 +163,7 @@ int cmd_doctor(struct ctx *c) {
                 print_json(&rep);
         else
                 print_text(&rep, c->quiet);
-        ret = doctor_count(&rep, DOCTOR_ERROR) ? EXIT_FINDINGS : EXIT_OK;
+        ret = doctor_count(&rep, DOCTOR_ERROR) ? CMD_FINDINGS : 0;
 out:
         doctor_report_clear(&rep);
         diag_list_clear(&pd);

@@ -136,7 +136,7 @@ static int cmp_str(const void *a, const void *b) {
         return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The services of pam.d, sorted.  0 or an exit code. */
+/* The services of pam.d, sorted.  0 or a CMD_* outcome. */
 static int list_services(const struct run *r, char ***ret, size_t *ret_n) {
         _cleanup_close_ int fd = fcntl(r->pamfd, F_DUPFD_CLOEXEC, 3);
         char **v = NULL;
@@ -146,7 +146,7 @@ static int list_services(const struct run *r, char ***ret, size_t *ret_n) {
 
         if (fd < 0 || !(d = fdopendir(fd))) {
                 log_error("%s: %s", PAM_DIR, strerror(errno));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         fd = -1;
         rewinddir(d);
@@ -160,7 +160,7 @@ static int list_services(const struct run *r, char ***ret, size_t *ret_n) {
                         free(nv ? nv : v);
                         closedir(d);
                         log_error("out of memory");
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 v = nv;
                 n++;
@@ -524,7 +524,7 @@ static int spawn_wait(char *const argv[]) {
         return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
-/* Write every changed target (backup first).  0 or EXIT_FINDINGS. */
+/* Write every changed target (backup first).  0 or CMD_FINDINGS. */
 static int commit_targets(struct run *r) {
         for (size_t i = 0; i < r->nt; i++) {
                 struct target *t = &r->t[i];
@@ -534,28 +534,28 @@ static int commit_targets(struct run *r) {
                         continue;
                 if (asprintf(&bak, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX) < 0) {
                         log_error("out of memory");
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 k = fs_write_atomic(t->dirfd, bak, t->old, t->old_len, t->mode);
                 if (k < 0 && k != FS_ERR_DIRSYNC) {
                         log_error("%s%s: cannot write the backup: %s; %s is unchanged", t->display,
                                   PAMEDIT_BACKUP_SUFFIX, strerror(-k), t->display);
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 k = fs_write_atomic(t->dirfd, t->name, t->text, strlen(t->text), t->mode);
                 if (k == FS_ERR_DIRSYNC) {
                         log_error("%s: written, but syncing its directory to disk failed: check the disk", t->display);
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 if (k < 0) {
                         log_error("%s: cannot write: %s; the file is unchanged", t->display, strerror(-k));
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
         }
         return 0;
 }
 
-/* Run the mechanism's commands where that is possible.  0, or EXIT_FINDINGS. */
+/* Run the mechanism's commands where that is possible.  0, or CMD_FINDINGS. */
 static int run_mechanisms(struct run *r, bool *ran) {
         int k;
         *ran = false;
@@ -570,7 +570,7 @@ static int run_mechanisms(struct run *r, bool *ran) {
                 if (k != 0) {
                         log_error("pam-auth-update --enable rdmalimit failed (%s %d)", k < 0 ? "error" : "status",
                                   k < 0 ? -k : k);
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
         }
         if (r->need_authselect && r->pending) {
@@ -583,7 +583,7 @@ static int run_mechanisms(struct run *r, bool *ran) {
                         *ran = true;
                         if (k != 0) {
                                 log_error("authselect create-profile rdmalimit -b %s failed", base);
-                                return EXIT_FINDINGS;
+                                return CMD_FINDINGS;
                         }
                         if (!r->c->quiet && !r->c->json)
                                 printf("ran: authselect create-profile rdmalimit -b %s\n", base);
@@ -593,7 +593,7 @@ static int run_mechanisms(struct run *r, bool *ran) {
                         while (r->ncmds > ncmds)
                                 free(r->cmds[--r->ncmds]);
                         if (r->errors)
-                                return EXIT_FINDINGS;
+                                return CMD_FINDINGS;
                         for (size_t i = before; i < r->nt; i++)
                                 if (r->t[i].text && !r->c->quiet)
                                         printf("%s: %s\n", r->t[i].display, r->t[i].note);
@@ -605,7 +605,7 @@ static int run_mechanisms(struct run *r, bool *ran) {
                 size_t n = 0;
                 _cleanup_free_ char *feat = strdup(r->authselect_features);
                 if (!feat)
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 argv[n++] = "authselect";
                 argv[n++] = "select";
                 argv[n++] = (char *)AUTHSELECT_PROFILE;
@@ -622,7 +622,7 @@ static int run_mechanisms(struct run *r, bool *ran) {
                                r->authselect_features, k);
                 if (k != 0) {
                         log_error("authselect select %s failed", AUTHSELECT_PROFILE);
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
         }
         return 0;
@@ -670,31 +670,31 @@ static int enable_disable(struct ctx *c, bool disabling) {
         size_t nnames = 0;
         bool explicit = c->n_services > 0 || c->argc > 0;
         bool under_root = fs_root_is_set(c->root);
-        int k, rc = EXIT_OK;
+        int k, rc = 0;
 
         if (!pamdir) {
                 log_error("out of memory");
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         for (size_t i = 0; i < c->n_services; i++)
                 if (!valid_name(c->services[i])) {
                         log_error("--service '%s': not a PAM service name (a file name in %s)", c->services[i], PAM_DIR);
-                        return EXIT_USAGE;
+                        return CMD_USAGE;
                 }
         for (int i = 0; i < c->argc; i++)
                 if (!valid_name(c->argv[i])) {
                         log_error("'%s': not a PAM service name (a file name in %s)", c->argv[i], PAM_DIR);
-                        return EXIT_USAGE;
+                        return CMD_USAGE;
                 }
         k = fs_open_dir_in_root(c->root, PAM_DIR, 0, &r.pamfd);
         if (k == -ELOOP && under_root) {
                 log_error("%s: is or passes through a symbolic link that does not resolve inside %s; refusing to "
                           "follow it out of the tree", pamdir, c->root);
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (k < 0) {
                 log_error("%s: %s", pamdir, strerror(-k));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         /* the lock apply and remove take, on pam.d: --check reads only */
         k = c->check ? 0 : ctx_lock(c, r.pamfd, pamdir, &r.lockfd);
@@ -738,7 +738,7 @@ static int enable_disable(struct ctx *c, bool disabling) {
         if (r.errors) {
                 log_error("%u problem%s found; nothing written", r.errors, r.errors == 1 ? "" : "s");
                 run_done(&r);
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
 
         bool changed = false;
@@ -753,7 +753,7 @@ static int enable_disable(struct ctx *c, bool disabling) {
                         if (!d || asprintf(&nd, "%s%s", diff ? diff : "", d) < 0) {
                                 log_error("out of memory");
                                 run_done(&r);
-                                return EXIT_FINDINGS;
+                                return CMD_FINDINGS;
                         }
                         free(diff);
                         diff = nd;
@@ -801,8 +801,8 @@ static int enable_disable(struct ctx *c, bool disabling) {
                         printf("system-auth and password-auth are authselect's: 'authselect select PROFILE' goes back to "
                                "a profile without the module (rdmalimits disable does not)\n");
         }
-        if (rc == EXIT_OK && c->check && (changed || r.pending))
-                rc = EXIT_WOULD_CHANGE;
+        if (rc == 0 && c->check && (changed || r.pending))
+                rc = CMD_WOULD_CHANGE;
         run_done(&r);
         return rc;
 }

@@ -438,11 +438,11 @@ static int parse_pid(const struct ctx *c, pid_t *ret) {
                 return 0;
         if (parse_u32(c->pid, &pid) < 0 || pid == 0 || pid > INT32_MAX) {
                 log_error("--pid '%s': expected a process id", c->pid);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (c->root) {
                 log_error("--pid names a process of this system; --root does not apply to it");
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         *ret = (pid_t)pid;
         return 0;
@@ -470,5 +470,5 @@ int cmd_explain(struct ctx *c) {
         else
                 explain_text(&s, user, ssrc, hsrc);
         tool_session_clear(&s);
-        return EXIT_OK;
+        return 0;
 }

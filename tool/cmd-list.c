@@ -12,7 +12,7 @@ int cmd_list(struct ctx *c) {
         char where[4096];
 
         if (ctx_load_tree(c, &t) < 0)
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         if (c->json) {
                 json_init(&j, stdout);
                 json_obj_begin(&j);
@@ -85,5 +85,5 @@ int cmd_list(struct ctx *c) {
                 for (size_t i = 0; i < t->n_skipped; i++)
                         printf("# %s: not read (%s)\n", t->skipped[i].display, t->skipped[i].reason);
         lc_tree_free(t);
-        return EXIT_OK;
+        return 0;
 }

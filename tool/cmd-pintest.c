@@ -412,23 +412,23 @@ int cmd_pintest(struct ctx *c) {
         void *buf;
 
         if (ctx_parse_size("size", c->argv[0], &size) < 0)
-                return EXIT_USAGE;
+                return CMD_USAGE;
         if (size == 0 || size == SIZE_INFINITY || size > (UINT64_C(1) << 46)) {
                 log_error("size '%s': give a size between 1 byte and 64 TiB", c->argv[0]);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         size_t len = (size + 4095) & ~(size_t)4095; /* whole pages and UMEM chunks */
         if (rl_get_memlock(&lim) < 0) {
                 log_error("getrlimit: %s", strerror(errno));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         bool capipc = rl_have_cap(CAP_IPC_LOCK);
         if (pin_guard(c, len, lim, capipc) < 0)
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (buf == MAP_FAILED) {
                 log_error("cannot map %s: %s", size_format(len, a), strerror(errno));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         pin_mlock(buf, len, lim, &pins[n++]);
         pin_umem(buf, len, lim, &pins[n++]);
@@ -436,7 +436,7 @@ int cmd_pintest(struct ctx *c) {
         if (pin_verbs(buf, len, lim, &pv, &n) < 0) {
                 munmap(buf, len);
                 log_error("out of memory");
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         munmap(buf, len);
 
@@ -504,5 +504,5 @@ int cmd_pintest(struct ctx *c) {
                                "then log in again: limits are set when a session opens.\n");
         }
         status_report_clear(&acc.rep);
-        return failed ? EXIT_FINDINGS : EXIT_OK;
+        return failed ? CMD_FINDINGS : 0;
 }

@@ -648,10 +648,10 @@ int cmd_status(struct ctx *c) {
 
         if (c->json && c->prometheus) {
                 log_error("status: --json and --prometheus exclude each other");
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (c->threshold && ctx_parse_size("--threshold", c->threshold, &o.threshold) < 0)
-                return EXIT_USAGE;
+                return CMD_USAGE;
         if (c->argc == 1) {
                 struct passwd pw, *res = NULL;
                 char pwbuf[4096];
@@ -662,7 +662,7 @@ int cmd_status(struct ctx *c) {
                         o.filter.uid = (uid_t)uid;
                 else {
                         log_error("status: no such user '%s'", str_escape(c->argv[0], buf, sizeof buf));
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 o.filter.by_user = true;
         }
@@ -670,7 +670,7 @@ int cmd_status(struct ctx *c) {
                 uint32_t pid;
                 if (parse_u32(c->pid, &pid) < 0 || pid == 0 || pid > INT32_MAX) {
                         log_error("--pid '%s': expected a process id", str_escape(c->pid, buf, sizeof buf));
-                        return EXIT_USAGE;
+                        return CMD_USAGE;
                 }
                 o.filter.pid = (pid_t)pid;
         }
@@ -678,11 +678,11 @@ int cmd_status(struct ctx *c) {
         e = status_collect(&o, &r);
         if (e == -ESRCH) {
                 log_error("status: no process %s", c->pid);
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (e < 0) {
                 log_error("status: %s", strerror(-e));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (c->json)
                 print_json(&r);
@@ -691,5 +691,5 @@ int cmd_status(struct ctx *c) {
         else
                 print_text(c, &r, &o);
         status_report_clear(&r);
-        return EXIT_OK;
+        return 0;
 }

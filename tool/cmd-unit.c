@@ -126,18 +126,18 @@ static int later_dropin(const struct ctx *c, const char *unit, const char *name,
 }
 
 /* apply --unit: refuse a unit that does not exist (unless --force) and an entry a later
- * drop-in overrides (unless --allow-overridden).  0, or an exit code. */
+ * drop-in overrides (unless --allow-overridden).  0, or a CMD_* outcome. */
 static int unit_precheck(const struct ctx *c, const char *unit, const char *name) {
         _cleanup_free_ char *winner = NULL;
 
         if (!unit_exists(c, unit) && !c->force) {
                 log_error("unit %s does not exist%s: nothing would read the drop-in (--force writes it anyway)", unit,
                           c->root ? " in the tree" : "");
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (later_dropin(c, unit, name, &winner) < 0) {
                 log_error("out of memory");
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (!winner)
                 return 0;
@@ -149,7 +149,7 @@ static int unit_precheck(const struct ctx *c, const char *unit, const char *name
         }
         log_error("%s sets LimitMEMLOCK= and is applied after %s: the new limit would not take effect; nothing "
                   "written (change that drop-in, or --allow-overridden)", shown ? shown : winner, name);
-        return EXIT_NOT_EFFECTIVE;
+        return CMD_NOT_EFFECTIVE;
 }
 
 static void limit_text(uint64_t v, char buf[static SIZE_FMT_MAX]) {
@@ -186,49 +186,49 @@ int cmd_unit(struct ctx *c, bool removing) {
 
         if (unit_name(c->unit, &unit, &why) < 0) {
                 log_error("--unit '%s': %s", c->unit, why);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (c->file) {
                 log_error("--file does not apply with --unit (the drop-in is %s)", DROPIN_UNIT_NAME);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (!removing) {
                 /* apply --unit UNIT SIZE: the positional argument is the size */
                 if (c->argc != 1 && !(c->argc == 0 && (c->soft || c->hard))) {
                         log_error("apply --unit UNIT takes one SIZE (or --soft/--hard), no domain");
-                        return EXIT_USAGE;
+                        return CMD_USAGE;
                 }
                 bool has_s = false, has_h = false;
                 if (c->argc == 1) {
                         if (ctx_parse_size("size", c->argv[0], &soft) < 0)
-                                return EXIT_USAGE;
+                                return CMD_USAGE;
                         hard = soft;
                         has_s = has_h = true;
                 }
                 if (c->soft && ctx_parse_size("--soft", c->soft, &soft) == 0)
                         has_s = true;
                 else if (c->soft)
-                        return EXIT_USAGE;
+                        return CMD_USAGE;
                 if (c->hard && ctx_parse_size("--hard", c->hard, &hard) == 0)
                         has_h = true;
                 else if (c->hard)
-                        return EXIT_USAGE;
+                        return CMD_USAGE;
                 if (!has_s || !has_h) {
                         log_error("LimitMEMLOCK= sets both limits: give SIZE, or --soft and --hard");
-                        return EXIT_USAGE;
+                        return CMD_USAGE;
                 }
                 if (soft == 0 || hard == 0) {
                         log_error("memlock 0 makes every RDMA memory registration fail");
-                        return EXIT_USAGE;
+                        return CMD_USAGE;
                 }
                 if (soft > hard) {
                         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
                         log_error("the soft limit %s is above the hard limit %s", size_format(soft, a), size_format(hard, b));
-                        return EXIT_USAGE;
+                        return CMD_USAGE;
                 }
         } else if (c->argc != 0) {
                 log_error("remove --unit UNIT takes no other argument");
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (!removing && (r = unit_precheck(c, unit, name)))
                 return r;
@@ -237,7 +237,7 @@ int cmd_unit(struct ctx *c, bool removing) {
         if (!sysdir || asprintf(&dname, "%s.d", unit) < 0 || asprintf(&dir, "%s/%s", sysdir, dname) < 0 ||
             asprintf(&display, "%s/%s", dir, name) < 0) {
                 log_error("out of memory");
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         /* the unit directory inside --root (a link in the tree never leads to the host), locked
          * there (its dotfiles are no units), then UNIT.d in it, never through a link */
@@ -250,7 +250,7 @@ int cmd_unit(struct ctx *c, bool removing) {
                                   "refusing to follow it out of the tree", sysdir, c->root);
                 else
                         log_error("%s: %s", sysdir, strerror(-r));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (sfd >= 0 && !c->check) {
                 r = ctx_lock(c, sfd, sysdir, &lockfd);
@@ -263,7 +263,7 @@ int cmd_unit(struct ctx *c, bool removing) {
         if (dfd < 0 && errno == ENOENT && sfd >= 0 && !removing && !c->check) {
                 if (mkdirat(sfd, dname, 0755) < 0 && errno != EEXIST) {
                         log_error("%s: %s", dir, strerror(errno));
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 dfd = openat(sfd, dname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         }
@@ -271,7 +271,7 @@ int cmd_unit(struct ctx *c, bool removing) {
                 struct stat st;
                 if (fstatat(sfd, dname, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
                         log_error("%s is a symbolic link; refusing to write through it", dir);
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 errno = ENOTDIR;
         }
@@ -279,38 +279,38 @@ int cmd_unit(struct ctx *c, bool removing) {
                 fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
                 if (fd < 0 && errno == ELOOP) {
                         log_error("%s is a symbolic link; refusing to write through it", display);
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 if (fd < 0 && errno != ENOENT) {
                         log_error("%s: %s", display, strerror(errno));
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
         } else if (errno != ENOENT) {
                 log_error("%s: %s", dir, strerror(errno));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (fd >= 0) {
                 struct stat st;
                 if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
                         log_error("%s is not a regular file; refusing to replace it", display);
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 r = fs_read_all(fd, 65536, &old, &old_len);
                 if (r < 0) {
                         log_error("%s: %s", display, fs_strerror(r));
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 size_t ml = strlen(UNIT_MARKER);
                 if (!(old_len >= ml && memcmp(old, UNIT_MARKER, ml) == 0) && !c->force) {
                         log_error("%s was not written by rdmalimits (no marker line); refusing to change it "
                                   "(--force takes it over)", display);
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 exists = true;
         }
         if (!old && !(old = strdup(""))) {
                 log_error("out of memory");
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
         if (!removing) {
@@ -324,11 +324,11 @@ int cmd_unit(struct ctx *c, bool removing) {
                 if (asprintf(&text, "%s\n[%s]\nLimitMEMLOCK=%s%s%s\n", UNIT_MARKER, section, a, soft == hard ? "" : ":",
                              soft == hard ? "" : b) < 0) {
                         log_error("out of memory");
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
         } else if (!(text = strdup(""))) {
                 log_error("out of memory");
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         bool changed = removing ? exists : !(exists && streq(old, text));
         if (changed && (c->diff || c->json))
@@ -340,11 +340,11 @@ int cmd_unit(struct ctx *c, bool removing) {
                 if (r == FS_ERR_DIRSYNC) {
                         log_error("%s: %s, but syncing its directory to disk failed (%s): check the disk",
                                   display, removing ? "removed" : "written", strerror(EIO));
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 if (r < 0) {
                         log_error("%s: cannot write: %s; the file is unchanged", display, strerror(-r));
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 if (removing)
                         (void)unlinkat(sfd, dname, AT_REMOVEDIR); /* only if empty */
@@ -375,5 +375,5 @@ int cmd_unit(struct ctx *c, bool removing) {
                                 printf("systemd reloaded; restart the unit for it to take effect: systemctl restart %s\n", unit);
                 }
         }
-        return c->check && changed ? EXIT_WOULD_CHANGE : EXIT_OK;
+        return c->check && changed ? CMD_WOULD_CHANGE : 0;
 }

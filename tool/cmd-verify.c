@@ -321,19 +321,19 @@ static void verify_text(const struct ctx *c, const struct tool_session *s, struc
 static int verify_args(const struct ctx *c, const char *user) {
         if (c->root) {
                 log_error("verify opens a real session on this system; --root does not apply");
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (c->ssh && c->service) {
                 log_error("verify: give --service or --ssh, not both");
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (!c->ssh && geteuid() != 0) {
                 log_error("verify opens a PAM session for %s: run it as root (or use --ssh)", user);
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (c->service && (strchr(c->service, '/') || !*c->service)) {
                 log_error("--service '%s': a PAM service name from /etc/pam.d", c->service);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         return 0;
 }
@@ -358,7 +358,7 @@ int cmd_verify(struct ctx *c) {
         if (r < 0) {
                 log_error("cannot open a session: %s", strerror(-r));
                 tool_session_clear(&s);
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         judge(c, &s, &sr, &v);
         if (c->json)
@@ -366,5 +366,5 @@ int cmd_verify(struct ctx *c) {
         else
                 verify_text(c, &s, &sr, &v);
         tool_session_clear(&s);
-        return v.agree ? EXIT_OK : EXIT_FINDINGS;
+        return v.agree ? 0 : CMD_FINDINGS;
 }

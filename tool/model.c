@@ -39,7 +39,7 @@ static int load_service(const struct ctx *c, const char *service, pid_t want, st
                 r = session_service_from_pid(pid, &s->svc);
                 if (r < 0 && want > 0) {
                         log_error("--pid %d: cannot read its limits: %s", (int)want, strerror(-r));
-                        return EXIT_FINDINGS;
+                        return CMD_FINDINGS;
                 }
                 if (r >= 0)
                         return 0;
@@ -124,21 +124,21 @@ static int load_tree(const struct ctx *c, const struct pam_stack *st, const char
         int r;
 
         if (ctx_ident(c, &s->id) < 0 || ctx_load_tree_args(c, pam_limits_args(st), &s->t) < 0)
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         r = lc_baseline_load(s->t, c->proc1, &s->base);
         if (r < 0) {
                 log_error("cannot read the PID 1 limits: %s", strerror(-r));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         r = ident_user(s->id, user, &s->u);
         if (r == -ENOENT) {
                 log_error("user '%s' does not exist%s (pam_limits would fail the session)", user,
                           c->root ? " in the root's etc/passwd" : "");
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (r < 0) {
                 log_error("cannot look up user '%s': %s", user, strerror(-r));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         return 0;
 }
@@ -151,7 +151,7 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct t
 
         *s = (struct tool_session){ .service = c->service ? c->service : "sshd" };
         if (pam_stack_load(c->root, s->service, &st) < 0)
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         r = load_tree(c, &st, user, s);
         if (!r)
                 r = load_service(c, s->service, pid, s);
@@ -161,7 +161,7 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct t
                 return r;
         load_policy(&cc, s);
         if (s->p && needs_hardware(s, user) && load_hardware(c, cache_arg, s) < 0)
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         struct session_input in = {
                 .root = c->root, .service = s->service, .tree = s->t, .id = s->id, .user = user,
                 .base = &s->base, .svc = &s->svc, .policy = s->p, .hw = s->hw,
@@ -169,7 +169,7 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct t
         r = session_model_build(&in, &s->m);
         if (r < 0) {
                 log_error("cannot model a session of '%s': %s", user, strerror(-r));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         return 0;
 }

@@ -23,6 +23,13 @@
 
 #define POLICY_PATH SYSCONFDIR "/security/rdmalimit.conf"
 
+/* exit statuses: main() alone returns them */
+#define EXIT_OK 0
+#define EXIT_FINDINGS 1
+#define EXIT_USAGE 2
+#define EXIT_WOULD_CHANGE 3
+#define EXIT_NOT_EFFECTIVE 4
+
 static const struct command commands[] = {
         { "apply", cmd_apply, OPT_SOFT | OPT_HARD | OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE | OPT_UNIT | OPT_RELOAD |
                                   OPT_ALLOW_OVERRIDDEN, 0, 2,
@@ -50,102 +57,199 @@ static const struct command commands[] = {
           "take out the lines rdmalimits enable added" },
 };
 
+/* What an option does to the context when given. */
+enum opt_action {
+        ACT_TRUE,       /* the bool at field becomes true */
+        ACT_STRING,     /* the const char * at field becomes the argument */
+        ACT_SERVICE,    /* ACT_STRING, and the argument is added to services (repeatable) */
+        ACT_FLAVOUR,    /* the flavour named by the argument */
+        ACT_VENDORDIR,  /* ACT_STRING of an absolute directory or "none" */
+        ACT_HELP,
+        ACT_VERSION,
+};
+
+/* One sense of an option: the commands that read it so ("apply/remove"; NULL: every command
+ * that takes it) and what it does there. */
+struct opt_sense {
+        const char *cmds;
+        const char *help;
+};
+
+/*
+ * Every option, once: getopt_long's table, the switch, --help (general and per command) and
+ * the names in error messages all come from here.  Which commands take an option is the
+ * OPT_* bit in their struct command; options without one, or with a bit of OPT_GLOBAL, apply
+ * to every command.  A help text's "\n" continues it on the next line.
+ */
+static const struct opt_def {
+        const char *name;
+        int has_arg;
+        char short_name;
+        bool hidden;            /* another spelling of the option before it: not listed */
+        unsigned bit;
+        enum opt_action action;
+        size_t field;           /* in struct ctx, for ACT_TRUE, ACT_STRING, ACT_SERVICE, ACT_VENDORDIR */
+        const char *arg;        /* the argument's name in --help */
+        struct opt_sense sense[4];
+} options[] = {
+#define F(f) offsetof(struct ctx, f)
+        { "root", required_argument, 0, false, OPT_ROOT, ACT_STRING, F(root), "DIR",
+          { { NULL, "operate on DIR/etc instead of /etc (users from DIR/etc/passwd)" } } },
+        { "json", no_argument, 0, false, OPT_JSON, ACT_TRUE, F(json), NULL, { { NULL, "machine-readable output" } } },
+        { "quiet", no_argument, 'q', false, OPT_QUIET, ACT_TRUE, F(quiet), NULL, { { NULL, "only errors" } } },
+        { "flavour", required_argument, 0, false, OPT_FLAVOUR, ACT_FLAVOUR, 0, "NAME",
+          { { NULL, "pam_limits to model: debian-X.Y.Z, upstream-X.Y.Z, debian, upstream\n"
+                    "(default: the installed release)" } } },
+        { "flavor", required_argument, 0, true, OPT_FLAVOUR, ACT_FLAVOUR, 0, "NAME", {} },
+        { "vendordir", required_argument, 0, false, OPT_FLAVOUR, ACT_VENDORDIR, F(vendordir), "DIR",
+          { { NULL, "the vendor directory of the pam_limits build, or none" } } },
+        { "soft", required_argument, 0, false, OPT_SOFT, ACT_STRING, F(soft), "SIZE", { { "apply", "the soft limit" } } },
+        { "hard", required_argument, 0, false, OPT_HARD, ACT_STRING, F(hard), "SIZE", { { "apply", "the hard limit" } } },
+        { "file", required_argument, 0, false, OPT_FILE, ACT_STRING, F(file), "NAME",
+          { { "apply/remove", "the drop-in in limits.d (default " DROPIN_DEFAULT_NAME ")" } } },
+        { "unit", required_argument, 0, false, OPT_UNIT, ACT_STRING, F(unit), "UNIT",
+          { { "apply/remove", "LimitMEMLOCK= in a systemd drop-in for UNIT instead" },
+            { "doctor", "also examine this systemd unit" },
+            { "status", "only this unit's processes" } } },
+        { "reload", no_argument, 0, false, OPT_RELOAD, ACT_TRUE, F(reload), NULL,
+          { { "apply/remove", "with --unit: run systemctl daemon-reload afterwards" } } },
+        { "check", no_argument, 0, false, OPT_CHECK, ACT_TRUE, F(check), NULL,
+          { { "apply/remove/enable/disable", "change nothing; exit 3 when something would change" } } },
+        { "diff", no_argument, 0, false, OPT_DIFF, ACT_TRUE, F(diff), NULL,
+          { { "apply/remove/enable/disable", "show the change as a unified diff" } } },
+        { "force", no_argument, 0, false, OPT_FORCE, ACT_TRUE, F(force), NULL,
+          { { "apply/remove", "take over a drop-in without the rdmalimits marker" },
+            { "pin-test", "pin more than half of MemAvailable when no limit applies" } } },
+        { "allow-overridden", no_argument, 0, false, OPT_ALLOW_OVERRIDDEN, ACT_TRUE, F(allow_overridden), NULL,
+          { { "apply", "write the entry even when another entry still wins (exit 0)" } } },
+        { "policy", no_argument, 0, false, OPT_POLICY, ACT_TRUE, F(policy), NULL,
+          { { "check", "validate the policy file too" } } },
+        { "conf", required_argument, 0, false, OPT_CONF, ACT_STRING, F(policy_path), "FILE",
+          { { NULL, "the policy file (default " POLICY_PATH ")" } } },
+        { "service", required_argument, 0, false, OPT_SERVICE, ACT_SERVICE, F(service), "NAME",
+          { { "explain", "the PAM service whose stack decides the order (default sshd)" },
+            { "verify", "the PAM service that opens the session (default sshd)" },
+            { "doctor", "also examine this PAM service's stack" },
+            { "enable/disable", "a service to edit (repeatable; default: those that need it)" } } },
+        { "pid", required_argument, 0, false, OPT_PID, ACT_STRING, F(pid), "PID",
+          { { "doctor", "also examine this running process" },
+            { "explain", "model a session opened by this running process" },
+            { "status", "only this process" } } },
+        { "ssh", required_argument, 0, false, OPT_SSH, ACT_STRING, F(ssh), "DEST",
+          { { "verify", "log in with ssh to DEST (options for ssh after --)" } } },
+        { "save", no_argument, 0, false, OPT_SAVE, ACT_TRUE, F(save), NULL,
+          { { "probe", "write the hardware cache pam_rdmalimit reads at login" } } },
+        { "cache", required_argument, 0, false, OPT_CACHE, ACT_STRING, F(cache), "FILE",
+          { { "probe", "the cache file to write" },
+            { "explain", "the cache the module reads\n(default: its cache= argument, else " HW_CACHE_PATH ")" } } },
+        { "proc1-limits", required_argument, 0, false, OPT_PROC1, ACT_STRING, F(proc1), "FILE",
+          { { "explain", "read the Debian baseline from FILE instead of /proc/1/limits" } } },
+        { "prometheus", no_argument, 0, false, OPT_PROMETHEUS, ACT_TRUE, F(prometheus), NULL,
+          { { "status", "node_exporter textfile collector format" } } },
+        { "threshold", required_argument, 0, false, OPT_THRESHOLD, ACT_STRING, F(threshold), "SIZE",
+          { { "status", "with --prometheus: list processes charged at least SIZE (default 1M)" } } },
+        { "help", no_argument, 'h', false, 0, ACT_HELP, 0, NULL, { { NULL, "display this help" } } },
+        { "version", no_argument, 'V', false, 0, ACT_VERSION, 0, NULL, { { NULL, "display version" } } },
+#undef F
+};
+
+static bool option_is_global(const struct opt_def *o) {
+        return !o->bit || (o->bit & OPT_GLOBAL);
+}
+
+/* "--soft" for OPT_SOFT */
+static const char *option_name(unsigned bit, char *buf, size_t size) {
+        for (size_t i = 0; i < ELEMENTSOF(options); i++)
+                if (options[i].bit == bit) {
+                        snprintf(buf, size, "--%s", options[i].name);
+                        return buf;
+                }
+        return "?";
+}
+
+/* Does the command list cmds ("apply/remove") hold name? */
+static bool cmds_has(const char *cmds, const char *name) {
+        size_t n = strlen(name);
+        for (const char *p = cmds; p; p = strchr(p, '/') ? strchr(p, '/') + 1 : NULL)
+                if (strncmp(p, name, n) == 0 && (p[n] == '/' || !p[n]))
+                        return true;
+        return false;
+}
+
+/* text after prefix; each further line of it indented under the first */
+static void print_option_text(FILE *out, const char *prefix, const char *text) {
+        fputs(prefix, out);
+        for (const char *p = text; *p;) {
+                size_t n = strcspn(p, "\n");
+                fprintf(out, "%.*s\n", (int)n, p);
+                p += n;
+                if (*p == '\n' && *++p)
+                        fprintf(out, "%23s", "");
+        }
+}
+
+/* An option in --help: " -q, --quiet", "     --soft SIZE" in a column, then its help. */
+static void print_option(FILE *out, const struct opt_def *o, const char *prefix, const char *help) {
+        char col[64];
+        snprintf(col, sizeof col, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+        if (o->short_name)
+                fprintf(out, " -%c, %-17s ", o->short_name, col);
+        else
+                fprintf(out, "     %-17s ", col);
+        print_option_text(out, prefix, help);
+}
+
 static void usage(FILE *out) {
         fprintf(out, "Usage:\n rdmalimits [options] <command> [arguments]\n\n"
                      "Get locked-memory (memlock) limits right for RDMA and AF_XDP users.\n\nCommands:\n");
         for (size_t i = 0; i < ELEMENTSOF(commands); i++)
                 fprintf(out, " %-8s %-14s %s\n", commands[i].name, commands[i].args, commands[i].help);
         fputs(" help     [COMMAND]      this help, or a command's own (also: rdmalimits COMMAND --help)\n", out);
-        fputs("\nOptions:\n"
-              "     --root DIR        operate on DIR/etc instead of /etc (users from DIR/etc/passwd)\n"
-              "     --json            machine-readable output\n"
-              " -q, --quiet           only errors\n"
-              "     --flavour NAME    pam_limits to model: debian-X.Y.Z, upstream-X.Y.Z, debian, upstream\n"
-              "                       (default: the installed release)\n"
-              "     --vendordir DIR   the vendor directory of the pam_limits build, or none\n"
-              "     --soft SIZE       apply: the soft limit\n"
-              "     --hard SIZE       apply: the hard limit\n"
-              "     --file NAME       apply/remove: the drop-in in limits.d (default " DROPIN_DEFAULT_NAME ")\n"
-              "     --unit UNIT       apply/remove: LimitMEMLOCK= in a systemd drop-in for UNIT instead;\n"
-              "                       doctor: also examine this systemd unit\n"
-              "     --reload          apply/remove --unit: run systemctl daemon-reload afterwards\n"
-              "     --check           apply/remove/enable/disable: change nothing; exit 3 when something would change\n"
-              "     --diff            apply/remove/enable/disable: show the change as a unified diff\n"
-              "     --force           apply/remove: take over a drop-in without the rdmalimits marker;\n"
-              "                       pin-test: pin more than half of MemAvailable when no limit applies\n"
-              "     --policy          check: validate the policy file too\n"
-              "     --conf FILE       the policy file (default " POLICY_PATH ")\n"
-              "     --service NAME    explain: the PAM service whose stack decides the order (default sshd);\n"
-              "                       enable/disable: a service to edit (repeatable; default: those that need it)\n"
-              "     --pid PID         doctor: also examine this running process\n"
-              "     --ssh DEST        verify: log in with ssh to DEST (options for ssh after --)\n"
-              "     --save            probe: write the hardware cache pam_rdmalimit reads at login\n"
-              "     --cache FILE      probe: the cache file to write; explain: the cache the module\n"
-              "                       reads (default: its cache= argument, else " HW_CACHE_PATH ")\n"
-              "     --proc1-limits F  explain: read the Debian baseline from F instead of /proc/1/limits\n"
-              "     --pid PID         status: only this process; --unit UNIT: only this unit's\n"
-              "     --prometheus      status: node_exporter textfile collector format\n"
-              "     --threshold SIZE  status --prometheus: list processes charged at least SIZE (default 1M)\n"
-              " -h, --help            display this help\n"
-              " -V, --version         display version\n\n"
-              "Sizes take a unit: K, M, G, T (KiB, MiB, GiB, TiB), or \"unlimited\".\n"
-              "Exit status: 0 success, 1 failure or findings, 2 usage error, 3 apply --check: would change.\n\n"
+        fputs("\nOptions:\n", out);
+        for (const struct opt_def *o = options; o < options + ELEMENTSOF(options); o++) {
+                if (o->hidden)
+                        continue;
+                /* each sense on a line of its own, "cmds: " before it */
+                for (size_t s = 0; s < ELEMENTSOF(o->sense) && o->sense[s].help; s++) {
+                        char prefix[64];
+                        snprintf(prefix, sizeof prefix, "%s%s", o->sense[s].cmds ? o->sense[s].cmds : "",
+                                 o->sense[s].cmds ? ": " : "");
+                        if (s > 0)
+                                fprintf(out, "%23s", "");
+                        if (s == 0)
+                                print_option(out, o, prefix, o->sense[s].help);
+                        else
+                                print_option_text(out, prefix, o->sense[s].help);
+                }
+        }
+        fputs("\nSizes take a unit: K, M, G, T (KiB, MiB, GiB, TiB), or \"unlimited\".\n"
+              "Exit status: 0 success, 1 failure or findings, 2 usage error, 3 --check: would change,\n"
+              "4 apply: another entry still wins.\n\n"
               "For more details see rdmalimits(8).\n",
               out);
 }
 
-static const char *option_name(unsigned bit);
-
-/* What each option does, for `rdmalimits COMMAND --help` (the command's own sense first). */
-static const char *option_help(const struct command *cmd, unsigned bit, char *buf, size_t size) {
-        static const struct {
-                unsigned bit;
-                const char *cmd, *arg, *help;
-        } h[] = {
-                { OPT_SOFT, NULL, "SIZE", "the soft limit" },
-                { OPT_HARD, NULL, "SIZE", "the hard limit" },
-                { OPT_FILE, NULL, "NAME", "the drop-in in limits.d (default " DROPIN_DEFAULT_NAME ")" },
-                { OPT_CHECK, NULL, NULL, "change nothing; exit 3 when something would change" },
-                { OPT_DIFF, NULL, NULL, "show the change as a unified diff" },
-                { OPT_FORCE, "pin-test", NULL, "pin more than half of MemAvailable when no limit applies" },
-                { OPT_FORCE, NULL, NULL, "take over a drop-in without the rdmalimits marker" },
-                { OPT_ALLOW_OVERRIDDEN, NULL, NULL, "write the entry even when another entry still wins (exit 0)" },
-                { OPT_POLICY, NULL, NULL, "validate the policy file too" },
-                { OPT_CONF, NULL, "FILE", "the policy file (default " POLICY_PATH ")" },
-                { OPT_SERVICE, NULL, "NAME", "the PAM service (default sshd)" },
-                { OPT_SSH, NULL, "DEST", "log in with ssh to DEST (options for ssh after --)" },
-                { OPT_PID, NULL, "PID", "a running process" },
-                { OPT_UNIT, "doctor", "UNIT", "also examine this systemd unit" },
-                { OPT_UNIT, NULL, "UNIT", "LimitMEMLOCK= in a systemd drop-in for UNIT instead" },
-                { OPT_SAVE, NULL, NULL, "write the hardware cache pam_rdmalimit reads at login" },
-                { OPT_RELOAD, NULL, NULL, "with --unit: run systemctl daemon-reload afterwards" },
-                { OPT_PROC1, NULL, "FILE", "read the Debian baseline from FILE instead of /proc/1/limits" },
-                { OPT_CACHE, NULL, "FILE", "the hardware cache file" },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(h); i++)
-                if (h[i].bit == bit && (!h[i].cmd || streq(h[i].cmd, cmd->name))) {
-                        snprintf(buf, size, "%s%s%s", option_name(bit), h[i].arg ? " " : "", h[i].arg ? h[i].arg : "");
-                        return h[i].help;
-                }
-        snprintf(buf, size, "%s", option_name(bit));
-        return "";
+/* The sense of o for cmd: the one naming cmd, else the one for every command, else the first. */
+static const char *option_help(const struct opt_def *o, const struct command *cmd) {
+        const char *any = NULL;
+        for (size_t s = 0; s < ELEMENTSOF(o->sense) && o->sense[s].help; s++) {
+                if (o->sense[s].cmds && cmds_has(o->sense[s].cmds, cmd->name))
+                        return o->sense[s].help;
+                if (!o->sense[s].cmds && !any)
+                        any = o->sense[s].help;
+        }
+        return any ? any : o->sense[0].help ? o->sense[0].help : "";
 }
 
+/* rdmalimits COMMAND --help: the command's own options, then those of every command */
 static void command_usage(const struct command *cmd, FILE *out) {
         fprintf(out, "Usage:\n rdmalimits [options] %s%s%s\n\n%s.\n\nOptions:\n", cmd->name, cmd->args[0] ? " " : "",
                 cmd->args, cmd->help);
-        for (unsigned bit = 1; bit; bit <<= 1) {
-                if (!(cmd->options & bit) || (bit & OPT_GLOBAL))
-                        continue;
-                char opt[64];
-                const char *help = option_help(cmd, bit, opt, sizeof opt);
-                fprintf(out, "     %-17s %s\n", opt, help);
-        }
-        fputs("     --root DIR        operate on DIR/etc instead of /etc\n"
-              "     --json            machine-readable output\n"
-              " -q, --quiet           only errors\n"
-              " -h, --help            display this help\n\n"
-              "For more details see rdmalimits(8).\n", out);
+        for (int global = 0; global <= 1; global++)
+                for (const struct opt_def *o = options; o < options + ELEMENTSOF(options); o++)
+                        if (!o->hidden && option_is_global(o) == global && (global || (cmd->options & o->bit)))
+                                print_option(out, o, "", option_help(o, cmd));
+        fputs("\nFor more details see rdmalimits(8).\n", out);
 }
 
 const char *policy_default_path(void) {
@@ -251,19 +355,19 @@ int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_f
         (void)c;
         if (env && *env && parse_uint(env, &secs) < 0) {
                 log_error("RDMALIMITS_LOCK_TIMEOUT='%s': expected a whole number of seconds", env);
-                return EXIT_USAGE;
+                return CMD_USAGE;
         }
         if (secs > 86400)
                 secs = 86400;
         if (!(dir = lock_dir())) {
                 log_error("out of memory");
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         r = fs_lock_dir_open(dir, &ldfd);
         if (r < 0) {
                 log_error("%s: cannot use it for the lock of %s: %s; nothing written", dir, dir_display,
                           r == -ELOOP ? "a symbolic link" : fs_strerror(r));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         r = fs_lock_name(dirfd, name);
         if (r >= 0)
@@ -278,18 +382,18 @@ int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_f
                 } else
                         log_error("%s/%s (the lock of %s): still held after %u s (holder not found in /proc/locks); "
                                   "nothing written", dir, name, dir_display, secs);
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (r == FS_ERR_OWNER || r == FS_ERR_LOCKMODE || r == FS_ERR_NOTREG || r == -ELOOP) {
                 log_error("%s/%s (the lock of %s): refused: %s (a lock file is a regular file of %s, mode 0600); "
                           "remove it; nothing written", dir, name, dir_display,
                           r == -ELOOP ? "a symbolic link" : fs_strerror(r), geteuid() == 0 ? "root" : "yours");
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         if (r < 0) {
                 log_error("%s/%s (the lock of %s): cannot lock: %s; nothing written", dir, name, dir_display,
                           fs_strerror(r));
-                return EXIT_FINDINGS;
+                return CMD_FINDINGS;
         }
         return 0;
 }
@@ -385,347 +489,287 @@ static int close_stdout(void) {
         return 0;
 }
 
-enum {
-        ARG_ROOT = 0x100,
-        ARG_JSON,
-        ARG_FLAVOUR,
-        ARG_VENDORDIR,
-        ARG_SOFT,
-        ARG_HARD,
-        ARG_FILE,
-        ARG_CHECK,
-        ARG_DIFF,
-        ARG_FORCE,
-        ARG_ALLOW_OVERRIDDEN,
-        ARG_POLICY,
-        ARG_CONF,
-        ARG_SERVICE,
-        ARG_SSH,
-        ARG_PID,
-        ARG_UNIT,
-        ARG_SAVE,
-        ARG_RELOAD,
-        ARG_PROC1,
-        ARG_CACHE,
-        ARG_PROMETHEUS,
-        ARG_THRESHOLD,
-};
-
-static const struct option longopts[] = {
-        { "root", required_argument, NULL, ARG_ROOT },
-        { "json", no_argument, NULL, ARG_JSON },
-        { "quiet", no_argument, NULL, 'q' },
-        { "flavour", required_argument, NULL, ARG_FLAVOUR },
-        { "flavor", required_argument, NULL, ARG_FLAVOUR },
-        { "vendordir", required_argument, NULL, ARG_VENDORDIR },
-        { "soft", required_argument, NULL, ARG_SOFT },
-        { "hard", required_argument, NULL, ARG_HARD },
-        { "file", required_argument, NULL, ARG_FILE },
-        { "check", no_argument, NULL, ARG_CHECK },
-        { "diff", no_argument, NULL, ARG_DIFF },
-        { "force", no_argument, NULL, ARG_FORCE },
-        { "allow-overridden", no_argument, NULL, ARG_ALLOW_OVERRIDDEN },
-        { "policy", no_argument, NULL, ARG_POLICY },
-        { "conf", required_argument, NULL, ARG_CONF },
-        { "service", required_argument, NULL, ARG_SERVICE },
-        { "ssh", required_argument, NULL, ARG_SSH },
-        { "pid", required_argument, NULL, ARG_PID },
-        { "unit", required_argument, NULL, ARG_UNIT },
-        { "save", no_argument, NULL, ARG_SAVE },
-        { "reload", no_argument, NULL, ARG_RELOAD },
-        { "proc1-limits", required_argument, NULL, ARG_PROC1 },
-        { "cache", required_argument, NULL, ARG_CACHE },
-        { "prometheus", no_argument, NULL, ARG_PROMETHEUS },
-        { "threshold", required_argument, NULL, ARG_THRESHOLD },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
-        {}
-};
-
-static const char *option_name(unsigned bit) {
-        static const struct {
-                unsigned bit;
-                const char *name;
-        } names[] = {
-                { OPT_SOFT, "--soft" },       { OPT_HARD, "--hard" },    { OPT_FILE, "--file" },
-                { OPT_CHECK, "--check" },     { OPT_DIFF, "--diff" },    { OPT_FORCE, "--force" },
-                { OPT_ALLOW_OVERRIDDEN, "--allow-overridden" },
-                { OPT_POLICY, "--policy" },   { OPT_CONF, "--conf" },    { OPT_SERVICE, "--service" },
-                { OPT_SSH, "--ssh" },         { OPT_PID, "--pid" },      { OPT_UNIT, "--unit" },
-                { OPT_SAVE, "--save" },       { OPT_RELOAD, "--reload" }, { OPT_PROC1, "--proc1-limits" },
-                { OPT_CACHE, "--cache" },     { OPT_PROMETHEUS, "--prometheus" }, { OPT_THRESHOLD, "--threshold" },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(names); i++)
-                if (names[i].bit == bit)
-                        return names[i].name;
-        return "?";
-}
-
 /* Does arg name an option whose argument is the next word ("--soft", "--so", not "--soft=1G")? */
 static bool option_takes_argument(const char *arg) {
         if (strncmp(arg, "--", 2) != 0 || !arg[2] || strchr(arg, '='))
                 return false;
         size_t n = strlen(arg + 2);
-        for (const struct option *o = longopts; o->name; o++)
-                if (strncmp(o->name, arg + 2, n) == 0 && o->has_arg == required_argument)
+        for (size_t i = 0; i < ELEMENTSOF(options); i++)
+                if (strncmp(options[i].name, arg + 2, n) == 0 && options[i].has_arg == required_argument)
                         return true;
         return false;
 }
 
-static int run(int argc, char **argv) {
-        struct ctx c = {};
-        const struct command *cmd = NULL;
-        char **pos;
-        int npos = 0, opt;
-        char buf[256];
-        bool flavour_set = false;
-        _cleanup_free_ const char **services = NULL;
+/* The command line as parsed: the context, the words that are not options. */
+struct cli {
+        struct ctx c;
+        char **pos;             /* the command word and its arguments */
+        int npos;
+        const char **services;  /* every --service */
+        char **negative;        /* argv[i] of a negative number, whole (getopt sees it without its '-') */
+        bool flavour_set, want_help, want_version;
+};
 
-        pos = calloc((size_t)argc + 1, sizeof(char *));
-        if (!pos) {
-                log_error("out of memory");
-                return EXIT_FINDINGS;
+static void cli_free(struct cli *l) {
+        free(l->pos);
+        free(l->services);
+        free(l->negative);
+}
+
+/* Give o its effect on the context. 0 or CMD_USAGE. */
+static int option_apply(struct cli *l, int argc, const struct opt_def *o, char *arg) {
+        char *field = (char *)&l->c + o->field;
+
+        l->c.given |= o->bit;
+        switch (o->action) {
+        case ACT_TRUE:
+                *(bool *)field = true;
+                return 0;
+        case ACT_VENDORDIR:
+                if (!*arg || strlen(arg) >= sizeof(((struct lc_args *)0)->vendordir) ||
+                    (!streq(arg, "none") && arg[0] != '/')) {
+                        log_error("--vendordir '%s': expected an absolute directory or none", arg);
+                        return CMD_USAGE;
+                }
+                __attribute__((fallthrough));
+        case ACT_STRING:
+                *(const char **)field = arg;
+                return 0;
+        case ACT_SERVICE:
+                *(const char **)field = arg;
+                if (!l->services && !(l->services = calloc((size_t)argc, sizeof(*l->services))))
+                        return -ENOMEM;
+                l->services[l->c.n_services++] = arg;
+                return 0;
+        case ACT_FLAVOUR:
+                if (lc_flavour_from_string(arg, &l->c.flavour) < 0) {
+                        log_error("--flavour '%s': expected debian or upstream, or debian-X.Y.Z or "
+                                  "upstream-X.Y.Z (Linux-PAM 1.3.1 on)", arg);
+                        return CMD_USAGE;
+                }
+                l->flavour_set = true;
+                return 0;
+        case ACT_HELP:
+                l->want_help = true;
+                return 0;
+        case ACT_VERSION:
+                l->want_version = true;
+                return 0;
         }
-        opterr = 0;
+        return 0;
+}
+
+/* What getopt_long refused (opt is ':' or '?'), said the way util-linux says it. */
+static int option_refused(int opt, char **argv) {
+        char buf[256];
+        const char *word = printable(argv[optind - 1], buf, sizeof buf);
+        if (opt == ':')
+                log_error("option '%s' requires an argument", word);
+        else if (optopt >= 0x100)
+                log_error("option '%s' does not take an argument", word);
+        else if (optopt > 0x20 && optopt < 0x7f)
+                log_error("invalid option -- '%c'", optopt);
+        else
+                log_error("unrecognized option '%s'", word);
+        return CMD_USAGE;
+}
+
+/* The getopt_long value of an option: its short name, else 0x100 + its index. */
+static int option_val(size_t i) {
+        return options[i].short_name ? options[i].short_name : 0x100 + (int)i;
+}
+
+/* Options may stand anywhere; "--" ends them (the rest goes to the command). */
+static int parse_options(struct cli *l, int argc, char **argv) {
+        struct option longopts[ELEMENTSOF(options) + 1] = {};
+        char shortopts[8 + 2 * ELEMENTSOF(options)] = "-:";
+        int opt;
+
+        for (size_t i = 0; i < ELEMENTSOF(options); i++) {
+                longopts[i] = (struct option){ options[i].name, options[i].has_arg, NULL, option_val(i) };
+                if (options[i].short_name) {
+                        size_t n = strlen(shortopts);
+                        shortopts[n] = options[i].short_name;
+                        shortopts[n + 1] = '\0';
+                }
+        }
+        l->pos = calloc((size_t)argc + 1, sizeof(char *));
+        l->negative = calloc((size_t)argc + 1, sizeof(char *));
+        if (!l->pos || !l->negative)
+                return -ENOMEM;
         /* A negative number ("apply @g -1") is an argument, not an option: getopt sees it
          * without its '-', and it is given back whole. */
-        _cleanup_free_ char **negative = calloc((size_t)argc + 1, sizeof(char *));
-        if (!negative) {
-                free(pos);
-                log_error("out of memory");
-                return EXIT_FINDINGS;
-        }
         for (int i = 1; i < argc && !streq(argv[i], "--"); i++) {
                 if (argv[i][0] != '-' || !(argv[i][1] >= '0' && argv[i][1] <= '9') || option_takes_argument(argv[i - 1]))
                         continue;
-                negative[i] = argv[i];
+                l->negative[i] = argv[i];
                 argv[i]++;
         }
-        bool want_help = false;
-        /* options may stand anywhere; "--" ends them (the rest goes to the command) */
-        while ((opt = getopt_long(argc, argv, "-:qhV", longopts, NULL)) != -1) {
-                switch (opt) {
-                case 1:
+        opterr = 0;
+        while ((opt = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+                if (opt == 1) {
                         for (int i = 1; i < argc; i++)
-                                if (negative[i] && optarg == negative[i] + 1)
-                                        optarg = negative[i];
-                        pos[npos++] = optarg;
-                        break;
-                case ARG_ROOT:
-                        c.root = optarg;
-                        c.given |= OPT_ROOT;
-                        break;
-                case ARG_JSON:
-                        c.json = true;
-                        break;
-                case 'q':
-                        c.quiet = true;
-                        break;
-                case ARG_FLAVOUR:
-                        if (lc_flavour_from_string(optarg, &c.flavour) < 0) {
-                                log_error("--flavour '%s': expected debian or upstream, or debian-X.Y.Z or "
-                                          "upstream-X.Y.Z (Linux-PAM 1.3.1 on)", optarg);
-                                goto usage_error;
-                        }
-                        flavour_set = true;
-                        break;
-                case ARG_VENDORDIR:
-                        if (!*optarg || strlen(optarg) >= sizeof(((struct lc_args *)0)->vendordir) ||
-                            (!streq(optarg, "none") && optarg[0] != '/')) {
-                                log_error("--vendordir '%s': expected an absolute directory or none", optarg);
-                                goto usage_error;
-                        }
-                        c.vendordir = optarg;
-                        c.given |= OPT_FLAVOUR;
-                        break;
-                case ARG_SOFT:
-                        c.soft = optarg;
-                        c.given |= OPT_SOFT;
-                        break;
-                case ARG_HARD:
-                        c.hard = optarg;
-                        c.given |= OPT_HARD;
-                        break;
-                case ARG_FILE:
-                        c.file = optarg;
-                        c.given |= OPT_FILE;
-                        break;
-                case ARG_CHECK:
-                        c.check = true;
-                        c.given |= OPT_CHECK;
-                        break;
-                case ARG_DIFF:
-                        c.diff = true;
-                        c.given |= OPT_DIFF;
-                        break;
-                case ARG_FORCE:
-                        c.force = true;
-                        c.given |= OPT_FORCE;
-                        break;
-                case ARG_ALLOW_OVERRIDDEN:
-                        c.allow_overridden = true;
-                        c.given |= OPT_ALLOW_OVERRIDDEN;
-                        break;
-                case ARG_POLICY:
-                        c.policy = true;
-                        c.given |= OPT_POLICY;
-                        break;
-                case ARG_CONF:
-                        c.policy_path = optarg;
-                        c.given |= OPT_CONF;
-                        break;
-                case ARG_SERVICE:
-                        c.service = optarg;
-                        c.given |= OPT_SERVICE;
-                        if (!services && !(services = calloc((size_t)argc, sizeof(*services)))) {
-                                log_error("out of memory");
-                                free(pos);
-                                return EXIT_FINDINGS;
-                        }
-                        services[c.n_services++] = optarg;
-                        break;
-                case ARG_SSH:
-                        c.ssh = optarg;
-                        c.given |= OPT_SSH;
-                        break;
-                case ARG_PID:
-                        c.pid = optarg;
-                        c.given |= OPT_PID;
-                        break;
-                case ARG_UNIT:
-                        c.unit = optarg;
-                        c.given |= OPT_UNIT;
-                        break;
-                case ARG_SAVE:
-                        c.save = true;
-                        c.given |= OPT_SAVE;
-                        break;
-                case ARG_RELOAD:
-                        c.reload = true;
-                        c.given |= OPT_RELOAD;
-                        break;
-                case ARG_PROMETHEUS:
-                        c.prometheus = true;
-                        c.given |= OPT_PROMETHEUS;
-                        break;
-                case ARG_THRESHOLD:
-                        c.threshold = optarg;
-                        c.given |= OPT_THRESHOLD;
-                        break;
-                case ARG_CACHE:
-                        c.cache = optarg;
-                        c.given |= OPT_CACHE;
-                        break;
-                case ARG_PROC1:
-                        c.proc1 = optarg;
-                        c.given |= OPT_PROC1;
-                        break;
-                case 'h':
-                        want_help = true;
-                        break;
-                case 'V':
-                        printf("rdmalimits %s\n", VERSION);
-                        free(pos);
-                        return EXIT_OK;
-                case ':':
-                        log_error("option '%s' requires an argument", printable(argv[optind - 1], buf, sizeof buf));
-                        goto usage_error;
-                default:
-                        if (optopt >= 0x100)
-                                log_error("option '%s' does not take an argument", printable(argv[optind - 1], buf, sizeof buf));
-                        else if (optopt > 0x20 && optopt < 0x7f)
-                                log_error("invalid option -- '%c'", optopt);
-                        else
-                                log_error("unrecognized option '%s'", printable(argv[optind - 1], buf, sizeof buf));
-                        goto usage_error;
+                                if (l->negative[i] && optarg == l->negative[i] + 1)
+                                        optarg = l->negative[i];
+                        l->pos[l->npos++] = optarg;
+                        continue;
                 }
+                size_t i = 0;
+                while (i < ELEMENTSOF(options) && option_val(i) != opt)
+                        i++;
+                if (i == ELEMENTSOF(options))
+                        return option_refused(opt, argv);
+                int r = option_apply(l, argc, &options[i], optarg);
+                if (r != 0)
+                        return r;
+                if (l->want_version)
+                        return 0;
         }
         /* getopt_long with "-" stops at "--": the rest are extra arguments */
-        c.extra_argc = argc - optind;
-        c.extra_argv = argv + optind;
+        l->c.extra_argc = argc - optind;
+        l->c.extra_argv = argv + optind;
+        return 0;
+}
 
-        /* rdmalimits --help, rdmalimits COMMAND --help, rdmalimits help [COMMAND] */
-        if (want_help || (npos > 0 && streq(pos[0], "help"))) {
-                const char *name = want_help ? (npos > 0 && !streq(pos[0], "help") ? pos[0] : npos > 1 ? pos[1] : NULL)
-                                             : npos > 1 ? pos[1] : NULL;
-                for (size_t i = 0; name && i < ELEMENTSOF(commands); i++)
-                        if (streq(name, commands[i].name))
-                                cmd = &commands[i];
-                if (name && !cmd) {
-                        log_error("unknown command '%s'", printable(name, buf, sizeof buf));
-                        goto usage_error;
-                }
-                if (cmd)
-                        command_usage(cmd, stdout);
-                else
-                        usage(stdout);
-                free(pos);
-                return EXIT_OK;
-        }
-        if (npos == 0) {
-                log_error("no command given");
-                goto usage_error;
-        }
+static const struct command *command_find(const char *name) {
         for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-                if (streq(pos[0], commands[i].name))
-                        cmd = &commands[i];
-        if (!cmd) {
-                log_error("unknown command '%s'", printable(pos[0], buf, sizeof buf));
-                goto usage_error;
+                if (streq(name, commands[i].name))
+                        return &commands[i];
+        return NULL;
+}
+
+/* rdmalimits --help, rdmalimits COMMAND --help, rdmalimits help [COMMAND] */
+static int print_help(const struct cli *l) {
+        char buf[256];
+        const char *name = l->want_help ? (l->npos > 0 && !streq(l->pos[0], "help") ? l->pos[0] : l->npos > 1 ? l->pos[1] : NULL)
+                                        : l->npos > 1 ? l->pos[1] : NULL;
+        const struct command *cmd = name ? command_find(name) : NULL;
+        if (name && !cmd) {
+                log_error("unknown command '%s'", printable(name, buf, sizeof buf));
+                return CMD_USAGE;
         }
-        unsigned stray = c.given & ~(cmd->options | OPT_GLOBAL);
+        if (cmd)
+                command_usage(cmd, stdout);
+        else
+                usage(stdout);
+        return 0;
+}
+
+/* Does the command take what was given (options, arguments, "--")? 0 or CMD_USAGE. */
+static int command_check_args(const struct command *cmd, const struct ctx *c) {
+        unsigned stray = c->given & ~(cmd->options | OPT_GLOBAL);
+        char name[64];
+
         if (stray) {
-                for (unsigned bit = 1; bit; bit <<= 1)
-                        if (stray & bit) {
-                                log_error("%s: option %s does not apply", cmd->name, option_name(bit));
-                                break;
-                        }
-                goto usage_error;
+                log_error("%s: option %s does not apply", cmd->name, option_name(stray & -stray, name, sizeof name));
+                return CMD_USAGE;
         }
-        c.argc = npos - 1;
-        c.argv = pos + 1;
-        if (c.argc < cmd->min_args || (cmd->max_args >= 0 && c.argc > cmd->max_args)) {
-                log_error("%s: expected %s%s", cmd->name, cmd->args, c.argc < cmd->min_args ? "" : " (too many arguments)");
-                goto usage_error;
+        if (c->argc < cmd->min_args || (cmd->max_args >= 0 && c->argc > cmd->max_args)) {
+                log_error("%s: expected %s%s", cmd->name, cmd->args, c->argc < cmd->min_args ? "" : " (too many arguments)");
+                return CMD_USAGE;
         }
-        if (c.extra_argc > 0 && !(cmd->options & OPT_SSH)) {
+        if (c->extra_argc > 0 && !(cmd->options & OPT_SSH)) {
                 log_error("%s: unexpected arguments after '--'", cmd->name);
-                goto usage_error;
+                return CMD_USAGE;
         }
-        if (c.root) {
-                if (!*c.root) {
-                        log_error("--root: empty directory name");
-                        goto usage_error;
-                }
+        if (c->root && !*c->root) {
+                log_error("--root: empty directory name");
+                return CMD_USAGE;
+        }
+        return 0;
+}
+
+/* The defaults that depend on what was given; --root must be a directory. */
+static int ctx_finish(struct cli *l) {
+        struct ctx *c = &l->c;
+        if (c->root) {
                 struct stat st;
-                const char *err = stat(c.root, &st) < 0 ? strerror(errno) : !S_ISDIR(st.st_mode) ? strerror(ENOTDIR) : NULL;
+                const char *err = stat(c->root, &st) < 0 ? strerror(errno) : !S_ISDIR(st.st_mode) ? strerror(ENOTDIR) : NULL;
                 if (err) {
-                        log_error("--root %s: %s", c.root, err);
-                        free(pos);
-                        return EXIT_FINDINGS;
+                        log_error("--root %s: %s", c->root, err);
+                        return CMD_FINDINGS;
                 }
         }
-        if (!flavour_set)
-                c.flavour = lc_flavour_default(c.root);
+        if (!l->flavour_set)
+                c->flavour = lc_flavour_default(c->root);
         /* --root DIR works on DIR/etc, whatever sysconfdir this build was configured with */
-        if (!c.policy_path)
-                c.policy_path = c.root ? "/etc/security/rdmalimit.conf" : POLICY_PATH;
-        log_set_quiet(c.quiet);
+        if (!c->policy_path)
+                c->policy_path = c->root ? "/etc/security/rdmalimit.conf" : POLICY_PATH;
+        c->services = l->services;
+        log_set_quiet(c->quiet);
+        return 0;
+}
 
-        c.services = services;
-        int r = cmd->run(&c);
-        free(pos);
+/* Parse the command line into l and find the command; *ret_cmd stays NULL when the work is
+ * done already (--help, --version). */
+static int cli_prepare(struct cli *l, int argc, char **argv, const struct command **ret_cmd) {
+        char buf[256];
+        const struct command *cmd;
+        int r;
+
+        r = parse_options(l, argc, argv);
+        if (r == -ENOMEM)
+                log_error("out of memory");
+        if (r != 0)
+                return r;
+        if (l->want_version) {
+                printf("rdmalimits %s\n", VERSION);
+                return 0;
+        }
+        if (l->want_help || (l->npos > 0 && streq(l->pos[0], "help")))
+                return print_help(l);
+        if (l->npos == 0) {
+                log_error("no command given");
+                return CMD_USAGE;
+        }
+        cmd = command_find(l->pos[0]);
+        if (!cmd) {
+                log_error("unknown command '%s'", printable(l->pos[0], buf, sizeof buf));
+                return CMD_USAGE;
+        }
+        l->c.argc = l->npos - 1;
+        l->c.argv = l->pos + 1;
+        r = command_check_args(cmd, &l->c);
+        if (r == 0)
+                r = ctx_finish(l);
+        if (r == 0)
+                *ret_cmd = cmd;
         return r;
+}
 
-usage_error:
-        fputs("Try 'rdmalimits --help' for more information.\n", stderr);
-        free(pos);
-        return EXIT_USAGE;
+static int run(int argc, char **argv) {
+        _cleanup_(cli_free) struct cli l = {};
+        const struct command *cmd = NULL;
+
+        int r = cli_prepare(&l, argc, argv, &cmd);
+        if (r == CMD_USAGE)
+                fputs("Try 'rdmalimits --help' for more information.\n", stderr);
+        if (r != 0 || !cmd)
+                return r;
+        return cmd->run(&l.c);
+}
+
+/* The one place that turns what a command reports into an exit status (rdmalimits(8) EXIT STATUS). */
+static int exit_status(int r) {
+        if (r < 0)
+                return EXIT_FINDINGS;   /* a failure, reported where it happened */
+        switch (r) {
+        case 0:
+                return EXIT_OK;
+        case CMD_USAGE:
+                return EXIT_USAGE;
+        case CMD_WOULD_CHANGE:
+                return EXIT_WOULD_CHANGE;
+        case CMD_NOT_EFFECTIVE:
+                return EXIT_NOT_EFFECTIVE;
+        default:
+                return EXIT_FINDINGS;
+        }
 }
 
 int main(int argc, char **argv) {
-        int r = run(argc, argv);
-        if (close_stdout() < 0 && r == EXIT_OK)
-                r = EXIT_FINDINGS;
-        return r;
+        int status = exit_status(run(argc, argv));
+        if (close_stdout() < 0 && status == EXIT_OK)
+                status = EXIT_FINDINGS;
+        return status;
 }

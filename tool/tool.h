@@ -9,14 +9,16 @@
 #include "policy.h"
 #include "output.h"
 
-/* exit codes (only main() returns them) */
-#define EXIT_OK 0
-#define EXIT_FINDINGS 1
-#define EXIT_USAGE 2
-#define EXIT_WOULD_CHANGE 3
-#define EXIT_NOT_EFFECTIVE 4   /* apply: another entry still wins (--allow-overridden accepts it) */
+/* What a command returns: 0, a negative errno (a failure it has reported), or one of these
+ * outcomes.  Only main() turns them into exit statuses (rdmalimits(8) EXIT STATUS). */
+enum {
+        CMD_FINDINGS = 1,        /* findings, or a failure reported (exit 1) */
+        CMD_USAGE,               /* a usage error reported (exit 2) */
+        CMD_WOULD_CHANGE,        /* --check: something would change (exit 3) */
+        CMD_NOT_EFFECTIVE,       /* apply: another entry still wins; --allow-overridden accepts it (exit 4) */
+};
 
-/* options, one table for every command; each command says which it takes */
+/* the options a command takes (its struct command); the option table is in rdmalimits.c */
 enum {
         OPT_ROOT = 1u << 0,
         OPT_JSON = 1u << 1,
@@ -99,7 +101,7 @@ int ctx_ident(const struct ctx *c, struct ident **ret);
 /* Lock the directory dirfd (dir_display: as messages name it) against other apply/remove
  * runs: its lock file in FS_LOCK_DIR (see fs_lock_dir_open()), waited for up to
  * RDMALIMITS_LOCK_TIMEOUT seconds (default CTX_LOCK_TIMEOUT_DEFAULT); on failure prints
- * why, naming the lock file and its holder.  0 or an exit code. */
+ * why, naming the lock file and its holder.  0 or a CMD_* outcome. */
 #define CTX_LOCK_TIMEOUT_DEFAULT 10u
 int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_fd);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
@@ -131,7 +133,7 @@ struct tool_session {
         bool hw_cached;
         struct session_model m;
 };
-/* pid > 0: the session is opened by that process (explain --pid, verify). 0 or an exit code. */
+/* pid > 0: the session is opened by that process (explain --pid, verify). 0 or a CMD_* outcome. */
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *ret);
 void tool_session_clear(struct tool_session *s);
 

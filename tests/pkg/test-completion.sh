@@ -3,14 +3,13 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # contrib/bash-completion/rdmalimits: call the completion function with COMP_WORDS set and
 # check COMPREPLY, first without the bash-completion framework, then with it (when
-# installed).  Also checks that the completion knows every command and option of the
-# command table in tool/rdmalimits.c, so the two cannot drift apart.
+# installed).  Also checks that the completion knows every command and option the tool's
+# --help lists (generated from its option table), so the two cannot drift apart.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 no_plan
 
 COMPLETION=$top_srcdir/contrib/bash-completion/rdmalimits
 FRAMEWORK=${BASH_COMPLETION_FRAMEWORK:-/usr/share/bash-completion/bash_completion}
-TOOL_SRC=$top_srcdir/tool/rdmalimits.c
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -90,36 +89,63 @@ has() {
 	fi
 }
 
-# the command table of the tool: "name option..." a line
-table() {
-	local names
-	names=$(grep -o '{ OPT_[A-Z0-9_]*, "--[a-z0-9-]*" }' "$TOOL_SRC" | sed 's/{ \(OPT_[A-Z0-9_]*\), "\(.*\)" }/\1 \2/')
-	sed -n '/^static const struct command commands\[\] = {/,/^};/p' "$TOOL_SRC" |
-		grep -o '{ "[a-z-]*", cmd_[a-z_]*, [^,]*' |
-		while read -r _ name _ bits; do
-			name=${name//[\",]/}
-			printf '%s' "$name"
-			for b in $(printf '%s\n' "$bits" | grep -o 'OPT_[A-Z0-9_]*'); do
-				printf ' %s' "$(printf '%s\n' "$names" | awk -v b="$b" '$1 == b { print $2 }')"
-			done
-			echo
-		done
+# the options a --help output lists, one a line: "-q", "--quiet", "--soft SIZE"
+help_options() {
+	sed -n '/^Options:/,/^$/p' | sed -nE 's/^ (-[[:alnum:]]), (--[a-z0-9-]+).*/\1\n\2/p; s/^     (--[a-z0-9-]+)( [A-Z]+)?.*/\1\2/p'
 }
 
-GLOBAL='--root --json --quiet -q --flavour --help -h --version -V'
+# the commands of the tool, from its --help
+commands() {
+	"$RDMALIMITS" --help | sed -n '/^Commands:/,/^$/p' | sed -nE 's/^ ([a-z-]+) .*/\1/p'
+}
+
+# "name option..." a line: each command and the options its own --help lists
+table() {
+	local name
+	for name in $(commands); do
+		[ "$name" = help ] && continue
+		printf '%s %s\n' "$name" "$("$RDMALIMITS" "$name" --help | help_options | cut -d' ' -f1 | tr '\n' ' ')"
+	done
+}
+
+# the options every command takes (those each command's --help lists)
+global_options() {
+	local n
+	n=$(table | wc -l)
+	table | cut -d' ' -f2- | tr ' ' '\n' | sed '/^$/d' | sort | uniq -c | awk -v n="$n" '$1 == n { print $2 }' | tr '\n' ' '
+}
+
+# the options that take a value, from the general --help ("--soft SIZE")
+value_options() {
+	"$RDMALIMITS" --help | help_options | awk 'NF == 2 { print $1 }'
+}
+
+GLOBAL='--root --json --quiet -q --flavour --vendordir --help -h --version -V'
 
 suite() {
-	# --- commands and options, against the tool's own table
+	# --- commands and options, against the tool's own --help
 	local cmds
-	cmds=$(table | cut -d' ' -f1 | tr '\n' ' ')
+	cmds=$(commands | tr '\n' ' ')
 	if [ -z "$cmds" ]; then
-		fail "$mode: read the command table of $TOOL_SRC"
+		fail "$mode: read the commands of '$RDMALIMITS --help'"
 	else
-		is "every command of the tool's table" "$cmds help" rdmalimits ''
+		is "every command of the tool's --help" "$cmds" rdmalimits ''
+		is "help COMMAND: every command" "${cmds/ help / }" rdmalimits help ''
 		local name opts
 		while read -r name opts; do
-			is "options of '$name' match the command table" "$GLOBAL $opts" rdmalimits "$name" -
+			is "options of '$name' match '$name --help'" "$opts" rdmalimits "$name" -
 		done < <(table)
+		is "the global options are those every command's --help lists" "$(global_options)" rdmalimits -
+		local o missing=''
+		for o in $(value_options); do
+			[[ " $_rdmalimits_arg_opts " == *" $o "* ]] || missing+=" $o"
+		done
+		if [ -z "$missing" ]; then
+			ok "$mode: every option --help shows with a value completes a value"
+		else
+			fail "$mode: every option --help shows with a value completes a value"
+			diag "missing from _rdmalimits_arg_opts:$missing"
+		fi
 	fi
 	is "commands after global options" "pin-test probe" rdmalimits --json --root "$R" p
 	is "global options before the command" "$GLOBAL" rdmalimits -
