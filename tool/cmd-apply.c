@@ -286,7 +286,7 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
 static int report_effect(const struct ctx *c, const struct edit *e, const char *domain, const struct effect *f) {
         if (f->users == 0) {
                 if (!c->json && !c->quiet)
-                        log_warning("no known user matches %s yet: whether the entry takes effect cannot be checked",
+                        log_warning(c, "no known user matches %s yet: whether the entry takes effect cannot be checked",
                                     domain);
                 return 0;
         }
@@ -298,7 +298,7 @@ static int report_effect(const struct ctx *c, const struct edit *e, const char *
                 log_error("... and for %zu more of the %zu users checked", f->overridden - f->n_why, f->users);
         if (c->allow_overridden) {
                 if (!c->json)
-                        log_warning("--allow-overridden: writing it all the same");
+                        log_warning(c, "--allow-overridden: writing it all the same");
                 return 0;
         }
         if (!c->json)
@@ -316,11 +316,11 @@ static void warn_unresolved(const struct ctx *c, const char *domain) {
                 return;
         if (domain[0] == '@' && !strchr(domain, ':')) {
                 if (ident_group(id, domain + 1, &g) == -ENOENT)
-                        log_warning("group '%s' does not exist%s: the entry matches nobody until it does", domain + 1,
+                        log_warning(c, "group '%s' does not exist%s: the entry matches nobody until it does", domain + 1,
                                     c->root ? " in the root's etc/group" : "");
         } else if (domain[0] != '@' && !strchr(domain, ':') && !streq(domain, "*")) {
                 if (ident_user(id, domain, &u) == -ENOENT)
-                        log_warning("user '%s' does not exist%s: the entry matches nobody until it does", domain,
+                        log_warning(c, "user '%s' does not exist%s: the entry matches nobody until it does", domain,
                                     c->root ? " in the root's etc/passwd" : "");
         }
         ident_free(id);

@@ -324,7 +324,7 @@ static int save_cache(const struct ctx *c, const struct hw_summary *hw, const st
                 log_error("cannot write the cache %s: %s", path,
                           r == -E2BIG ? "more devices, ports or interfaces than a cache holds" : strerror(-r));
         else if (!c->json)
-                log_info("saved the hardware summary to %s (valid until reboot, a device or port change, or a "
+                log_info(c, "saved the hardware summary to %s (valid until reboot, a device or port change, or a "
                          "change of the policy's include/exclude)", path);
         return r;
 }

@@ -143,7 +143,7 @@ static int unit_precheck(const struct ctx *c, const char *unit, const char *name
                 return 0;
         _cleanup_free_ char *shown = fs_root_path(c->root, winner);
         if (c->allow_overridden) {
-                log_warning("%s sets LimitMEMLOCK= after %s and wins; --allow-overridden: writing it all the same",
+                log_warning(c, "%s sets LimitMEMLOCK= after %s and wins; --allow-overridden: writing it all the same",
                             shown ? shown : winner, name);
                 return 0;
         }
@@ -352,11 +352,11 @@ int cmd_unit(struct ctx *c, bool removing) {
         bool reloaded = false;
         if (changed && !c->check && c->reload) {
                 if (c->root)
-                        log_warning("--reload ignored with --root");
+                        log_warning(c, "--reload ignored with --root");
                 else if (access("/run/systemd/system", F_OK) < 0)
-                        log_warning("systemd is not running here: nothing to reload");
+                        log_warning(c, "systemd is not running here: nothing to reload");
                 else if ((r = daemon_reload()) < 0)
-                        log_warning("systemctl daemon-reload failed");
+                        log_warning(c, "systemctl daemon-reload failed");
                 else
                         reloaded = true;
         }

@@ -7,8 +7,7 @@
 #include <string.h>
 
 #include "output.h"
-
-static bool quiet_mode;
+#include "tool.h"
 
 const char *printable(const char *s, char *buf, size_t size) {
         size_t n = 0;
@@ -34,12 +33,6 @@ static void fputs_safe(const char *s, FILE *f) {
         }
 }
 
-void log_set_quiet(bool quiet) {
-        quiet_mode = quiet;
-}
-
-static void fputs_safe(const char *s, FILE *f);
-
 static void vlog(const char *level, const char *fmt, va_list ap) {
         char *msg = NULL;
         fputs("rdmalimits: ", stderr);
@@ -59,18 +52,18 @@ void log_error(const char *fmt, ...) {
         va_end(ap);
 }
 
-void log_warning(const char *fmt, ...) {
+void log_warning(const struct ctx *c, const char *fmt, ...) {
         va_list ap;
-        if (quiet_mode)
+        if (c->quiet)
                 return;
         va_start(ap, fmt);
         vlog("warning: ", fmt, ap);
         va_end(ap);
 }
 
-void log_info(const char *fmt, ...) {
+void log_info(const struct ctx *c, const char *fmt, ...) {
         va_list ap;
-        if (quiet_mode)
+        if (c->quiet)
                 return;
         va_start(ap, fmt);
         vlog(NULL, fmt, ap);
@@ -167,11 +160,6 @@ void json_u64(struct json *j, uint64_t v) {
 void json_i64(struct json *j, int64_t v) {
         sep(j);
         fprintf(j->f, "%" PRId64, v);
-}
-
-void json_double(struct json *j, double v) {
-        sep(j);
-        fprintf(j->f, "%.17g", v);
 }
 
 void json_bool(struct json *j, bool v) {
@@ -327,12 +315,4 @@ done:
                 out = strdup("");
         }
         return out;
-}
-
-bool print_unified_diff(FILE *f, const char *an, const char *a, const char *bn, const char *b) {
-        _cleanup_free_ char *s = unified_diff_string(an, a, bn, b);
-        if (!s || !*s)
-                return false;
-        fputs(s, f);
-        return true;
 }

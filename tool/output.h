@@ -10,11 +10,11 @@
 /* s with control characters and DEL as \xNN, cut to fit buf (for echoing input back). */
 const char *printable(const char *s, char *buf, size_t size);
 
-/* Messages to stderr, prefixed with the program name. */
+/* Messages to stderr, prefixed with the program name; warnings and information not with --quiet. */
+struct ctx;
 void log_error(const char *fmt, ...) _printf_(1, 2);
-void log_warning(const char *fmt, ...) _printf_(1, 2);
-void log_info(const char *fmt, ...) _printf_(1, 2);
-void log_set_quiet(bool quiet);
+void log_warning(const struct ctx *c, const char *fmt, ...) _printf_(2, 3);
+void log_info(const struct ctx *c, const char *fmt, ...) _printf_(2, 3);
 
 /* A small streaming JSON writer. */
 struct json {
@@ -32,7 +32,6 @@ void json_key(struct json *j, const char *key);
 void json_str(struct json *j, const char *s);   /* NULL -> null */
 void json_u64(struct json *j, uint64_t v);
 void json_i64(struct json *j, int64_t v);
-void json_double(struct json *j, double v);
 void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
 /* bytes as an integer, "unlimited" for UINT64_MAX */
@@ -43,7 +42,5 @@ void json_finish(struct json *j);  /* newline */
 void diag_print(const struct diag_list *l, FILE *f, bool errors_only);
 void diag_json(struct json *j, const struct diag_list *l);
 
-/* Unified diff of two texts ("--- a", "+++ b"), written to f.  Returns whether they differ. */
-bool print_unified_diff(FILE *f, const char *a_name, const char *a, const char *b_name, const char *b);
-/* The same into a malloc()ed string. */
+/* Unified diff of two texts ("--- a", "+++ b") into a malloc()ed string, "" when they are the same. */
 char *unified_diff_string(const char *a_name, const char *a, const char *b_name, const char *b);

@@ -252,10 +252,6 @@ static void command_usage(const struct command *cmd, FILE *out) {
         fputs("\nFor more details see rdmalimits(8).\n", out);
 }
 
-const char *policy_default_path(void) {
-        return POLICY_PATH;
-}
-
 void print_change_json(const struct ctx *c, bool changed, const char *file, const char *diff, const char *unit,
                        bool reloaded) {
         struct json j;
@@ -281,10 +277,6 @@ void print_change_json(const struct ctx *c, bool changed, const char *file, cons
         json_finish(&j);
 }
 
-const char *ctx_root(const struct ctx *c) {
-        return c->root ? c->root : "/";
-}
-
 char *ctx_path(const struct ctx *c, const char *abs) {
         return fs_root_path(c->root, abs);
 }
@@ -296,7 +288,7 @@ int ctx_load_tree(const struct ctx *c, struct lc_tree **ret) {
 int ctx_load_tree_args(const struct ctx *c, const char *pam_limits_args, struct lc_tree **ret) {
         struct lc_args a = {};
         if (pam_limits_args && lc_args_parse(pam_limits_args, &a) < 0)
-                log_warning("pam_limits arguments '%s': a conf= too long, ignored", pam_limits_args);
+                log_warning(c, "pam_limits arguments '%s': a conf= too long, ignored", pam_limits_args);
         if (c->vendordir && streq(c->vendordir, "none"))
                 a.vendor = LC_VENDOR_NONE;
         else if (c->vendordir) {
@@ -696,7 +688,6 @@ static int ctx_finish(struct cli *l) {
         if (!c->policy_path)
                 c->policy_path = c->root ? "/etc/security/rdmalimit.conf" : POLICY_PATH;
         c->services = l->services;
-        log_set_quiet(c->quiet);
         return 0;
 }
 

@@ -92,7 +92,6 @@ int cmd_disable(struct ctx *c);
 int cmd_unit(struct ctx *c, bool removing);
 
 /* shared helpers (rdmalimits.c) */
-const char *ctx_root(const struct ctx *c);   /* "/" when none */
 char *ctx_path(const struct ctx *c, const char *abs);
 int ctx_load_tree(const struct ctx *c, struct lc_tree **ret);
 /* ... as the pam_limits line with these arguments reads it (set_all, conf=; NULL: none) */
@@ -106,7 +105,6 @@ int ctx_ident(const struct ctx *c, struct ident **ret);
 int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_fd);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret);
-const char *policy_default_path(void);
 /* apply/remove --json: {"changed", "file", "diff"[, "unit", "reloaded"][, "check"]} */
 void print_change_json(const struct ctx *c, bool changed, const char *file, const char *diff, const char *unit,
                        bool reloaded);
