@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "array.h"
 #include "diag.h"
 
 static int diag_addv(struct diag_list *l, enum diag_severity sev, const char *id, const char *path, unsigned line,
@@ -13,14 +14,8 @@ static int diag_addv(struct diag_list *l, enum diag_severity sev, const char *id
 
         if (!l)
                 return 0;
-        if (l->n == l->cap) {
-                size_t cap = l->cap ? l->cap * 2 : 8;
-                struct diag *v = reallocarray(l->v, cap, sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                l->v = v;
-                l->cap = cap;
-        }
+        if (GROW(l->v, l->cap, l->n + 1) < 0)
+                return -ENOMEM;
         r = vasprintf(&msg, fmt, ap);
         if (r < 0)
                 return -ENOMEM;

@@ -233,6 +233,14 @@ char *size_format_arg(uint64_t bytes, char buf[static SIZE_FMT_MAX]) {
         return buf;
 }
 
+char *size_format_systemd(uint64_t bytes, char buf[static SIZE_FMT_MAX]) {
+        if (bytes == SIZE_INFINITY) {
+                snprintf(buf, SIZE_FMT_MAX, "infinity");
+                return buf;
+        }
+        return size_format_arg(bytes, buf);
+}
+
 /* Shared body of the C library emulations. */
 static unsigned long long c_strtou_max(const char *s, const char **ret_end, bool *ret_erange,
                                        unsigned long long max, bool *ret_neg) {

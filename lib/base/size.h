@@ -57,6 +57,9 @@ char *size_format(uint64_t bytes, char buf[static SIZE_FMT_MAX]);
 /* The same in the unit-suffix form the CLI and the policy accept ("1G", "64K", "4097B"). */
 char *size_format_arg(uint64_t bytes, char buf[static SIZE_FMT_MAX]);
 
+/* The same in the form systemd accepts in LimitMEMLOCK= ("1G", "infinity"). */
+char *size_format_systemd(uint64_t bytes, char buf[static SIZE_FMT_MAX]);
+
 /*
  * C library emulation, base 10: skips leading isspace(), accepts one '+' or '-' (a '-'
  * negates in unsigned arithmetic), saturates at the type's maximum on overflow.  *ret_end

@@ -37,6 +37,7 @@ enum {
 };
 #endif
 
+#include "array.h"
 #include "hw.h"
 #include "macro.h"
 #include "size.h"
@@ -116,12 +117,10 @@ static int rdma_ports(struct hw_rdma_dev *d, size_t *total) {
                         continue;
                 if (d->n_ports >= HW_MAX_PORTS || *total >= HW_MAX_PORTS_TOTAL)
                         break;
-                struct hw_port *v = reallocarray(d->ports, d->n_ports + 1, sizeof(*v));
-                if (!v) {
+                if (GROW_EXACT(d->ports, d->n_ports + 1) < 0) {
                         closedir(dir);
                         return -ENOMEM;
                 }
-                d->ports = v;
                 struct hw_port *p = &d->ports[d->n_ports++];
                 (*total)++;
                 *p = (struct hw_port){ .num = num };
@@ -161,12 +160,8 @@ static int probe_rdma(struct hw_summary *s) {
                         continue;
                 if (s->n_rdma >= HW_MAX_RDMA_DEVICES)
                         break;
-                struct hw_rdma_dev *v = reallocarray(s->rdma, s->n_rdma + 1, sizeof(*v));
-                if (!v) {
-                        r = -ENOMEM;
+                if ((r = GROW_EXACT(s->rdma, s->n_rdma + 1)) < 0)
                         break;
-                }
-                s->rdma = v;
                 struct hw_rdma_dev *d = &s->rdma[s->n_rdma++];
                 *d = (struct hw_rdma_dev){ .verbs_error = -ENODATA };
                 snprintf(d->name, sizeof d->name, "%s", de->d_name);
@@ -441,15 +436,9 @@ static int dev_cb(const struct nlmsghdr *nlh, void *data) {
         if (features == 0)
                 return MNL_CB_OK;
 
-        if (d->n == d->allocated) {
-                size_t na = d->allocated ? d->allocated * 2 : 8;
-                struct hw_xdp_if *p = reallocarray(d->ifs, na, sizeof(*p));
-                if (!p) {
-                        errno = ENOMEM;
-                        return MNL_CB_ERROR;
-                }
-                d->ifs = p;
-                d->allocated = na;
+        if (GROW(d->ifs, d->allocated, d->n + 1) < 0) {
+                errno = ENOMEM;
+                return MNL_CB_ERROR;
         }
         x = &d->ifs[d->n++];
         memset(x, 0, sizeof(*x));

@@ -11,16 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "fsutil.h"
 #include "hwcache.h"
 #include "macro.h"
 #include "size.h"
+#include "strv.h"
 
 #define MAGIC "# rdmalimit hardware cache v4"
-
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* Calls fn for each entry of a directory but "." and "..": one open, getdents64 and close,
  * which is all a login can afford per directory.  -ENOENT when the directory is missing. */
@@ -51,38 +49,24 @@ static int for_each_entry(const char *path, int (*fn)(const char *name, ino_t in
 struct names {
         const struct hw_netsel *sel;   /* interfaces: keep the counted ones only */
         bool select;
-        char **v;
-        size_t n;
+        struct strv s;
 };
-
-static void strv_free(char **v) {
-        for (char **p = v; p && *p; p++)
-                free(*p);
-        free(v);
-}
 
 /* "name@inode": sysfs gives every device node a new inode number (kernfs node id), so a
  * device removed and created again under the same name reads differently. */
 static int add_name(const char *name, ino_t ino, void *data) {
         struct names *l = data;
-        char **nv;
+        char *e;
 
         if (name[0] == '.')
                 return 0;
         if (l->select && !hw_netsel_counts(l->sel, name, hw_if_physical(name)))
                 return 0;
-        if (l->n >= HW_MAX_INTERFACES + HW_MAX_RDMA_DEVICES)
+        if (l->s.n >= HW_MAX_INTERFACES + HW_MAX_RDMA_DEVICES)
                 return -E2BIG;
-        nv = reallocarray(l->v, l->n + 2, sizeof(char *));
-        if (!nv)
-                return -ENOMEM;
-        l->v = nv;
-        if (asprintf(&l->v[l->n], "%s@%llu", name, (unsigned long long)ino) < 0) {
-                l->v[l->n] = NULL;
-                return -ENOMEM;
-        }
-        l->v[++l->n] = NULL;
-        return 0;
+        if (asprintf(&e, "%s@%llu", name, (unsigned long long)ino) < 0)
+                e = NULL;
+        return strv_consume(&l->s, e);
 }
 
 /* Sorted "name@inode" entries of a directory (no dotfiles), NULL-terminated; a missing
@@ -91,13 +75,10 @@ static int list_dir(const char *path, struct names *l) {
         int r = for_each_entry(path, add_name, l);
 
         if (r < 0) {
-                strv_free(l->v);
-                l->v = NULL;
-                l->n = 0;
+                strv_clear(&l->s);
                 return r == -ENOENT ? 0 : r;
         }
-        if (l->v)
-                qsort(l->v, l->n, sizeof(char *), cmp_str);
+        strv_sort(&l->s);
         return 0;
 }
 
@@ -142,25 +123,25 @@ static int put_rdma(FILE *f) {
         struct names l = {};
         int r = list_dir("/sys/class/infiniband", &l);
 
-        for (size_t i = 0; r >= 0 && i < l.n; i++) {
+        for (size_t i = 0; r >= 0 && i < l.s.n; i++) {
                 struct names ports = {};
                 char p[512], st[64];
 
-                fprintf(f, "%s", l.v[i]);
-                *strrchr(l.v[i], '@') = '\0';
-                snprintf(p, sizeof p, "/sys/class/infiniband/%s/ports", l.v[i]);
+                fprintf(f, "%s", l.s.v[i]);
+                *strrchr(l.s.v[i], '@') = '\0';
+                snprintf(p, sizeof p, "/sys/class/infiniband/%s/ports", l.s.v[i]);
                 r = list_dir(p, &ports);
-                for (size_t k = 0; r >= 0 && k < ports.n; k++) {
-                        *strrchr(ports.v[k], '@') = '\0';
-                        snprintf(p, sizeof p, "/sys/class/infiniband/%s/ports/%s/state", l.v[i], ports.v[k]);
+                for (size_t k = 0; r >= 0 && k < ports.s.n; k++) {
+                        *strrchr(ports.s.v[k], '@') = '\0';
+                        snprintf(p, sizeof p, "/sys/class/infiniband/%s/ports/%s/state", l.s.v[i], ports.s.v[k]);
                         if (read_line_file(p, st, sizeof st) < 0)
                                 snprintf(st, sizeof st, "?");
-                        fprintf(f, ":%s=%c", ports.v[k], st[0]);
+                        fprintf(f, ":%s=%c", ports.s.v[k], st[0]);
                 }
-                strv_free(ports.v);
+                strv_clear(&ports.s);
                 fputc(',', f);
         }
-        strv_free(l.v);
+        strv_clear(&l.s);
         return r;
 }
 
@@ -187,9 +168,9 @@ int hw_fingerprint(const struct hw_netsel *sel, char **ret) {
         fputs(";net=", f);
         if (r >= 0)
                 r = list_dir("/sys/class/net", &net);
-        for (size_t i = 0; r >= 0 && i < net.n; i++)
-                fprintf(f, "%s,", net.v[i]);
-        strv_free(net.v);
+        for (size_t i = 0; r >= 0 && i < net.s.n; i++)
+                fprintf(f, "%s,", net.s.v[i]);
+        strv_clear(&net.s);
         if (fclose(f) != 0 || r < 0) {
                 free(out);
                 return r < 0 ? r : -ENOMEM;
@@ -315,15 +296,13 @@ struct parser {
 };
 
 static int parse_rdma(struct parser *p, char **w) {
-        struct hw_rdma_dev *v, *d;
+        struct hw_rdma_dev *d;
         int qe, ve;
 
         if (p->s->n_rdma >= HW_MAX_RDMA_DEVICES)
                 return -E2BIG;
-        v = reallocarray(p->s->rdma, p->s->n_rdma + 1, sizeof(*v));
-        if (!v)
+        if (GROW_EXACT(p->s->rdma, p->s->n_rdma + 1) < 0)
                 return -ENOMEM;
-        p->s->rdma = v;
         d = p->dev = &p->s->rdma[p->s->n_rdma++];
         *d = (struct hw_rdma_dev){};
         if (!valid_name(w[1], sizeof d->name) || int_of(w[2], &d->node_type) < 0 || int_of(w[3], &qe) < 0 ||
@@ -337,7 +316,7 @@ static int parse_rdma(struct parser *p, char **w) {
 
 static int parse_port(struct parser *p, char **w) {
         struct hw_rdma_dev *d = p->dev;
-        struct hw_port *v, *port;
+        struct hw_port *port;
         int num, st, ll, e;
 
         if (!d)
@@ -347,10 +326,8 @@ static int parse_port(struct parser *p, char **w) {
         if (int_of(w[1], &num) < 0 || num <= 0 || num > HW_MAX_PORTS || int_of(w[2], &st) < 0 ||
             int_of(w[3], &ll) < 0 || int_of(w[4], &e) < 0)
                 return -EBADMSG;
-        v = reallocarray(d->ports, d->n_ports + 1, sizeof(*v));
-        if (!v)
+        if (GROW_EXACT(d->ports, d->n_ports + 1) < 0)
                 return -ENOMEM;
-        d->ports = v;
         port = &d->ports[d->n_ports++];
         p->ports++;
         *port = (struct hw_port){ .num = (unsigned)num, .state = st, .link_layer = ll, .query_error = -e };
@@ -358,7 +335,7 @@ static int parse_port(struct parser *p, char **w) {
 }
 
 static int parse_xdp(struct parser *p, char **w) {
-        struct hw_xdp_if *v, x = { .counted = true };
+        struct hw_xdp_if x = { .counted = true };
         uint32_t idx, rxq, phys;
 
         if (p->s->n_xdp >= HW_MAX_INTERFACES)
@@ -371,10 +348,8 @@ static int parse_xdp(struct parser *p, char **w) {
         x.zero_copy = x.xdp_features & HW_XDP_XSK_ZEROCOPY;
         x.rx_queues = rxq;
         x.physical = phys;
-        v = reallocarray(p->s->xdp, p->s->n_xdp + 1, sizeof(*v));
-        if (!v)
+        if (GROW_EXACT(p->s->xdp, p->s->n_xdp + 1) < 0)
                 return -ENOMEM;
-        p->s->xdp = v;
         p->s->xdp[p->s->n_xdp++] = x;
         return 0;
 }

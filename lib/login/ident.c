@@ -11,11 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "fsutil.h"
 #include "ident.h"
 #include "macro.h"
 #include "size.h"
 #include "strmap.h"
+#include "strv.h"
 
 /* Marks "looked up, does not exist" in the caches. */
 static char absent_marker;
@@ -44,11 +46,7 @@ static void user_free(void *p) {
 }
 
 void ident_strv_free(char **v) {
-        if (!v)
-                return;
-        for (char **p = v; *p; p++)
-                free(*p);
-        free(v);
+        strv_free(v);
 }
 
 static void group_free(void *p) {
@@ -56,7 +54,7 @@ static void group_free(void *p) {
         if (!g || p == ABSENT)
                 return;
         free(g->name);
-        ident_strv_free(g->members);
+        strv_free(g->members);
         free(g);
 }
 
@@ -128,7 +126,7 @@ static int split_members(const char *s, char ***ret) {
                         if (p > start) {
                                 v[k] = strndup(start, (size_t)(p - start));
                                 if (!v[k]) {
-                                        ident_strv_free(v);
+                                        strv_free(v);
                                         return -ENOMEM;
                                 }
                                 k++;
@@ -143,11 +141,9 @@ static int split_members(const char *s, char ***ret) {
 }
 
 static int push(void ***arr, size_t *n, void *item) {
-        void **v = reallocarray(*arr, *n + 1, sizeof(void *));
-        if (!v)
+        if (GROW_EXACT(*arr, *n + 1) < 0)
                 return -ENOMEM;
-        v[(*n)++] = item;
-        *arr = v;
+        (*arr)[(*n)++] = item;
         return 0;
 }
 
@@ -373,12 +369,6 @@ int ident_group_by_gid(struct ident *id, gid_t gid, const struct id_group **ret)
         return lookup(id, &id->gids, key, fetch_gid, &gid, group_free, (void **)ret);
 }
 
-static bool strv_contains(char **v, const char *s) {
-        for (; v && *v; v++)
-                if (streq(*v, s))
-                        return true;
-        return false;
-}
 
 int ident_user_gids(struct ident *id, const struct id_user *cu, const gid_t **ret, size_t *ret_n) {
         struct id_user *u = (struct id_user *)cu; /* the cache is ours to fill */

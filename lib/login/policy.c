@@ -29,6 +29,7 @@
 #include "macro.h"
 #include "policy.h"
 #include "size.h"
+#include "strv.h"
 
 /* A policy needs two levels (rules = ( { ... } )); a little slack keeps the messages for a
  * misplaced group ("unknown key") coming from the validator rather than from the scanner. */
@@ -44,13 +45,6 @@
 
 /* Longest user string quoted in a message. */
 #define QUOTE_MAX 64
-
-static void strv_free_p(char ***v) {
-        for (char **p = *v; p && *p; p++)
-                free(*p);
-        free(*v);
-        *v = NULL;
-}
 
 /* The libconfig functions the loader calls.  libconfig is opened when a policy is parsed,
  * not when pam_rdmalimit.so is loaded: a login that finds the policy compiled in the cache
@@ -329,7 +323,8 @@ static int load_patterns(struct loader *l, const config_setting_t *s, const char
                 error_at(l, line_of(s), "%s: %d patterns, at most 64", what, n);
                 return 0;
         }
-        strv_free_p(ret);
+        strv_free(*ret);
+        *ret = NULL;
         char **v = calloc((size_t)n + 1, sizeof(char *));
         if (!v)
                 return -ENOMEM;
@@ -736,8 +731,8 @@ int policy_read_fd(int fd, char **ret, size_t *ret_len) {
 void policy_free(struct policy *p) {
         if (!p)
                 return;
-        strv_free_p(&p->hw.sel.include);
-        strv_free_p(&p->hw.sel.exclude);
+        strv_free(p->hw.sel.include);
+        strv_free(p->hw.sel.exclude);
         for (size_t i = 0; i < p->n_rules; i++) {
                 free(p->rules[i].user);
                 free(p->rules[i].group);
@@ -871,7 +866,7 @@ int policy_user_groups(const struct policy *p, struct ident *id, const struct id
                 if (r > 0 && !(v[n++] = strdup(name)))
                         r = -ENOMEM;
                 if (r < 0) {
-                        ident_strv_free(v);
+                        strv_free(v);
                         return r;
                 }
         }

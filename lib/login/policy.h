@@ -80,7 +80,7 @@ bool policy_needs_groups(const struct policy *p, const char *user);
  * The names of the policy's group rules the user is a member of, as pam_limits decides an
  * @group line (ident_user_in_group: primary gid, gr_mem, then getgrouplist): one getgrnam per
  * group rule, and getgrouplist only when neither of the first two says yes.  Nothing is looked
- * up when policy_needs_groups() is false.  *ret is NULL-terminated (ident_strv_free()), NULL
+ * up when policy_needs_groups() is false.  *ret is NULL-terminated (strv_free()), NULL
  * with *ret_n 0 when nothing was looked up.  Negative errno on an NSS failure.
  */
 struct ident;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "dropin.h"
 #include "limitsconf.h"
 #include "macro.h"
@@ -162,10 +163,8 @@ void dropin_clear(struct dropin *d) {
 }
 
 static int push(struct dropin *d, const char *domain, unsigned type, uint64_t bytes) {
-        struct dropin_entry *v = reallocarray(d->v, d->n + 1, sizeof(*v));
-        if (!v)
+        if (GROW_EXACT(d->v, d->n + 1) < 0)
                 return -ENOMEM;
-        d->v = v;
         char *dom = strdup(domain);
         if (!dom)
                 return -ENOMEM;

@@ -23,12 +23,14 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "fsutil.h"
 #include "limits-internal.h"
 #include "limitsconf.h"
 #include "macro.h"
 #include "size.h"
 #include "strmap.h"
+#include "strv.h"
 
 #define W(t, l) lc_line_where((t), (l), where, sizeof where)
 
@@ -39,44 +41,17 @@
 
 /* ---- names of users and groups ---- */
 
-struct names {
-        char **v;
-        size_t n, cap;
-};
-
-static void names_clear(struct names *s) {
-        for (size_t i = 0; i < s->n; i++)
-                free(s->v[i]);
-        free(s->v);
-        *s = (struct names){};
-}
-
-static int names_add(struct names *s, const char *name) {
+/* a name worth knowing, up to CHECK_MAX_NAMES of them */
+static int names_add(struct strv *s, const char *name) {
         if (!name || !*name || s->n >= CHECK_MAX_NAMES)
                 return 0;
-        if (s->n == s->cap) {
-                size_t cap = s->cap ? s->cap * 2 : 32;
-                char **v = reallocarray(s->v, cap, sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                s->v = v;
-                s->cap = cap;
-        }
-        if (!(s->v[s->n] = strdup(name)))
-                return -ENOMEM;
-        s->n++;
-        return 0;
-}
-
-static int cmp_strp(const void *a, const void *b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
+        return strv_push(s, name);
 }
 
 /* sorted, each name once */
-static void names_finish(struct names *s) {
+static void names_finish(struct strv *s) {
         size_t k = 0;
-        if (s->n > 1)
-                qsort(s->v, s->n, sizeof(char *), cmp_strp);
+        strv_sort(s);
         for (size_t i = 0; i < s->n; i++) {
                 if (k > 0 && streq(s->v[k - 1], s->v[i]))
                         free(s->v[i]);
@@ -84,10 +59,12 @@ static void names_finish(struct names *s) {
                         s->v[k++] = s->v[i];
         }
         s->n = k;
+        if (s->v)
+                s->v[k] = NULL;
 }
 
 /* The first field of each line of ROOT/etc/passwd or ROOT/etc/group. */
-static int names_from_file(const char *root, const char *path, struct names *s) {
+static int names_from_file(const char *root, const char *path, struct strv *s) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
         size_t n = 0;
@@ -105,7 +82,7 @@ static int names_from_file(const char *root, const char *path, struct names *s) 
         return 0;
 }
 
-static int names_from_nss(bool groups, struct names *s) {
+static int names_from_nss(bool groups, struct strv *s) {
         int r = 0;
         if (groups) {
                 setgrent();
@@ -122,7 +99,7 @@ static int names_from_nss(bool groups, struct names *s) {
 }
 
 /* Every user (or group) name this check knows of: NSS enumeration, or the tree's files. */
-static int names_known(const struct lc_tree *t, struct ident *id, bool groups, struct names *s) {
+static int names_known(const struct lc_tree *t, struct ident *id, bool groups, struct strv *s) {
         if (ident_uses_nss(id))
                 return names_from_nss(groups, s);
         if (t->root)
@@ -177,7 +154,7 @@ static size_t edit_distance(const char *a, const char *b) {
 }
 
 /* The existing name closest to `name`: the same but for case, else at most 2 edits away. */
-static const char *closest_name(const struct names *s, const char *name) {
+static const char *closest_name(const struct strv *s, const char *name) {
         const char *best = NULL;
         size_t bestd = SIZE_MAX, len = strlen(name);
 
@@ -367,14 +344,8 @@ struct dead_index {
 };
 
 static int idxv_push(struct idxv *x, size_t i) {
-        if (x->n == x->cap) {
-                size_t c = x->cap ? x->cap * 2 : 4;
-                size_t *v = reallocarray(x->v, c, sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                x->v = v;
-                x->cap = c;
-        }
+        if (GROW(x->v, x->cap, x->n + 1) < 0)
+                return -ENOMEM;
         x->v[x->n++] = i;
         return 0;
 }
@@ -639,10 +610,77 @@ static bool ends_in_cr(const char *v) {
         return n > 0 && v[n - 1] == '\r';
 }
 
+/* A value pam_limits reads, but not as written */
+static int check_value(const struct lc_tree *t, const struct lc_line *l, struct diag_list *d) {
+        const char *path = t->files[l->file].display;
+        unsigned ln = l->lineno;
+        char fix[512];
+        int r = 0;
+        bool memlock = l->item_kind == LC_ITEM_MEMLOCK;
+        if (l->value_misread) {
+                if (ends_in_cr(l->value))
+                        r = diag_addf(d, DIAG_ERROR, "crlf", path, ln,
+                                      "convert the line ends: sed -i 's/\\r$//' FILE (or dos2unix FILE)",
+                                      "value '%.*s' is followed by a carriage return (a CRLF line end): "
+                                      "pam_limits >= 1.6 reads %llu and ignores it", (int)strlen(l->value) - 1,
+                                      l->value, (unsigned long long)l->value_raw);
+                else if (memlock && looks_like_units(l->value)) {
+                        snprintf(fix, sizeof fix, "write the size in KiB without a unit (1048576 for 1 GiB), "
+                                 "or use rdmalimits apply DOMAIN SIZE");
+                        r = diag_addf(d, DIAG_ERROR, "unit-misread", path, ln, fix,
+                                      "'%s' is read as %llu KiB: pam_limits has no units, memlock counts in KiB "
+                                      "(write e.g. 1048576 for 1 GiB)", l->value, (unsigned long long)l->value_raw);
+                } else
+                        r = diag_addf(d, DIAG_ERROR, "value-misread", path, ln, "write digits only",
+                                      "'%s' is read as %llu: pam_limits ignores what follows "
+                                      "the digits", l->value, (unsigned long long)l->value_raw);
+        } else if (!l->value_infinity && l->value[0] == '-' && l->item_kind != LC_ITEM_NICE &&
+                   l->item_kind != LC_ITEM_PRIORITY) {
+                r = diag_addf(d, DIAG_ERROR, "negative-value", path, ln, "write a positive number, or unlimited",
+                              "negative value '%s' wraps around to %llu", l->value,
+                              (unsigned long long)l->value_raw);
+        } else if (memlock && !l->value_infinity && l->value_raw == UINT64_MAX) {
+                r = diag_addf(d, DIAG_WARNING, "value-overflow", path, ln, "write unlimited if that is meant",
+                              "value '%s' overflows and is read as unlimited", l->value);
+        }
+        return r;
+}
+
+/* What a valid line does not do the way it reads */
+static int check_effect(const struct lc_tree *t, const struct lc_line *l, struct diag_list *d) {
+        const char *path = t->files[l->file].display;
+        unsigned ln = l->lineno;
+        bool memlock = l->item_kind == LC_ITEM_MEMLOCK;
+        int r = 0;
+
+        if (fgets_reader(t) && l->extra_words)
+                r = diag_addf(d, DIAG_WARNING, "extra-words", path, ln, "remove the words after the value",
+                              "words after the value are ignored");
+        if (r >= 0 && l->domain[0] == '%' && l->item_kind != LC_ITEM_LOGIN)
+                r = diag_addf(d, DIAG_WARNING, "percent-domain", path, ln,
+                              "use @group (or *) for this item; % counts only for maxlogins",
+                              "pam_limits ignores '%s' domains for every item but maxlogins", "%");
+        if (r >= 0 && l->domain[0] == '%' && (l->range == LC_RANGE_MIN || l->range == LC_RANGE_MM))
+                r = diag_addf(d, DIAG_WARNING, "percent-range", path, ln, "use %:GID or %group",
+                              "pam_limits does not support ranges for %%group matching");
+        if (r >= 0 && memlock && l->value_ok && !l->value_infinity && !l->value_misread) {
+                if (l->value_raw == 0)
+                        r = diag_addf(d, DIAG_WARNING, "memlock-zero", path, ln,
+                                      "give the size RDMA needs (rdmalimits probe says it), in KiB",
+                                      "memlock 0 makes every RDMA memory registration fail with EPERM");
+                else if (l->value_raw < 64)
+                        r = diag_addf(d, DIAG_WARNING, "memlock-tiny", path, ln,
+                                      "memlock counts in KiB: 1048576 is 1 GiB",
+                                      "memlock %llu is %llu KiB: limits.conf counts memlock in KiB",
+                                      (unsigned long long)l->value_raw, (unsigned long long)l->value_raw);
+        }
+        return r;
+}
+
+/* A line pam_limits skips or reads in a way of its own, then its value and its effect */
 static int check_line(const struct lc_tree *t, const struct lc_line *l, struct diag_list *d) {
         const char *path = t->files[l->file].display;
         unsigned ln = l->lineno;
-        bool debian = fgets_reader(t);
         char fix[512];
 
         if (l->chunk > 0)
@@ -699,64 +737,14 @@ static int check_line(const struct lc_tree *t, const struct lc_line *l, struct d
                                  "write a number, or unlimited", "value '%s' is not a number: pam_limits skips the line",
                                  l->value);
         }
-        int r = 0;
-        bool memlock = l->item_kind == LC_ITEM_MEMLOCK;
-        if (l->value_misread) {
-                if (ends_in_cr(l->value))
-                        r = diag_addf(d, DIAG_ERROR, "crlf", path, ln,
-                                      "convert the line ends: sed -i 's/\\r$//' FILE (or dos2unix FILE)",
-                                      "value '%.*s' is followed by a carriage return (a CRLF line end): "
-                                      "pam_limits >= 1.6 reads %llu and ignores it", (int)strlen(l->value) - 1,
-                                      l->value, (unsigned long long)l->value_raw);
-                else if (memlock && looks_like_units(l->value)) {
-                        snprintf(fix, sizeof fix, "write the size in KiB without a unit (1048576 for 1 GiB), "
-                                 "or use rdmalimits apply DOMAIN SIZE");
-                        r = diag_addf(d, DIAG_ERROR, "unit-misread", path, ln, fix,
-                                      "'%s' is read as %llu KiB: pam_limits has no units, memlock counts in KiB "
-                                      "(write e.g. 1048576 for 1 GiB)", l->value, (unsigned long long)l->value_raw);
-                } else
-                        r = diag_addf(d, DIAG_ERROR, "value-misread", path, ln, "write digits only",
-                                      "'%s' is read as %llu: pam_limits ignores what follows "
-                                      "the digits", l->value, (unsigned long long)l->value_raw);
-        } else if (!l->value_infinity && l->value[0] == '-' && l->item_kind != LC_ITEM_NICE &&
-                   l->item_kind != LC_ITEM_PRIORITY) {
-                r = diag_addf(d, DIAG_ERROR, "negative-value", path, ln, "write a positive number, or unlimited",
-                              "negative value '%s' wraps around to %llu", l->value,
-                              (unsigned long long)l->value_raw);
-        } else if (memlock && !l->value_infinity && l->value_raw == UINT64_MAX) {
-                r = diag_addf(d, DIAG_WARNING, "value-overflow", path, ln, "write unlimited if that is meant",
-                              "value '%s' overflows and is read as unlimited", l->value);
-        }
-        if (r < 0)
-                return r;
-        if (debian && l->extra_words)
-                r = diag_addf(d, DIAG_WARNING, "extra-words", path, ln, "remove the words after the value",
-                              "words after the value are ignored");
-        if (r >= 0 && l->domain[0] == '%' && l->item_kind != LC_ITEM_LOGIN)
-                r = diag_addf(d, DIAG_WARNING, "percent-domain", path, ln,
-                              "use @group (or *) for this item; % counts only for maxlogins",
-                              "pam_limits ignores '%s' domains for every item but maxlogins", "%");
-        if (r >= 0 && l->domain[0] == '%' && (l->range == LC_RANGE_MIN || l->range == LC_RANGE_MM))
-                r = diag_addf(d, DIAG_WARNING, "percent-range", path, ln, "use %:GID or %group",
-                              "pam_limits does not support ranges for %%group matching");
-        if (r >= 0 && memlock && l->value_ok && !l->value_infinity && !l->value_misread) {
-                if (l->value_raw == 0)
-                        r = diag_addf(d, DIAG_WARNING, "memlock-zero", path, ln,
-                                      "give the size RDMA needs (rdmalimits probe says it), in KiB",
-                                      "memlock 0 makes every RDMA memory registration fail with EPERM");
-                else if (l->value_raw < 64)
-                        r = diag_addf(d, DIAG_WARNING, "memlock-tiny", path, ln,
-                                      "memlock counts in KiB: 1048576 is 1 GiB",
-                                      "memlock %llu is %llu KiB: limits.conf counts memlock in KiB",
-                                      (unsigned long long)l->value_raw, (unsigned long long)l->value_raw);
-        }
-        return r;
+        int r = check_value(t, l, d);
+        return r < 0 ? r : check_effect(t, l, d);
 }
 
 /* ---- domains that name nobody ---- */
 
-static int check_domains(const struct lc_tree *t, struct ident *id, const struct names *users,
-                         const struct names *groups, struct diag_list *d) {
+static int check_domains(const struct lc_tree *t, struct ident *id, const struct strv *users,
+                         const struct strv *groups, struct diag_list *d) {
         struct strmap seen = {};
         char fix[600];
         int r = 0;
@@ -954,7 +942,7 @@ static const char *src_name(const struct lc_tree *t, const struct lc_slot *s, ch
         return buf;
 }
 
-static int collect_users(const struct lc_tree *t, struct ident *id, const struct names *users, struct names *ret) {
+static int collect_users(const struct lc_tree *t, struct ident *id, const struct strv *users, struct strv *ret) {
         int r;
         for (size_t i = 0; i < users->n; i++)
                 if ((r = names_add(ret, users->v[i])) < 0)
@@ -978,7 +966,7 @@ static int collect_users(const struct lc_tree *t, struct ident *id, const struct
         return 0;
 }
 
-static int per_user(const struct lc_tree *t, struct ident *id, const struct names *users, struct line_users *lu) {
+static int per_user(const struct lc_tree *t, struct ident *id, const struct strv *users, struct line_users *lu) {
         struct lc_baseline base = { .known = false, .rank = LC_RANK_NONE };
         char b1[4096], b2[4096], text[8400];
         size_t resolved = 0;
@@ -1075,9 +1063,9 @@ static int report_dead(const struct lc_tree *t, const struct lc_line *l, const s
         }
 }
 
-static int check_shadowed(const struct lc_tree *t, struct ident *id, const struct names *users, struct diag_list *d) {
+static int check_shadowed(const struct lc_tree *t, struct ident *id, const struct strv *users, struct diag_list *d) {
         _cleanup_free_ struct line_users *lu = NULL;
-        struct names known = {};
+        struct strv known = {};
         int r = 0;
 
         if (t->n_lines == 0)
@@ -1089,7 +1077,7 @@ static int check_shadowed(const struct lc_tree *t, struct ident *id, const struc
         r = collect_users(t, id, users, &known);
         if (r >= 0)
                 r = per_user(t, id, &known, lu);
-        names_clear(&known);
+        strv_clear(&known);
         if (r >= 0)
                 r = dead_index_build(t, &ix);
         if (r < 0)
@@ -1175,7 +1163,7 @@ static int check_duplicates(const struct lc_tree *t, struct diag_list *d, size_t
 }
 
 int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *d) {
-        struct names users = {}, groups = {};
+        struct strv users = {}, groups = {};
         int r = 0;
 
         for (size_t fi = 0; fi < t->n_files && r >= 0; fi++) {
@@ -1230,7 +1218,7 @@ int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *d) {
                 r = check_shadowed(t, id, &users, d);
         if (r >= 0 && d)
                 r = check_duplicates(t, d, before, d->n);
-        names_clear(&users);
-        names_clear(&groups);
+        strv_clear(&users);
+        strv_clear(&groups);
         return r;
 }

@@ -16,12 +16,14 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "fsutil.h"
 #include "limits-internal.h"
 #include "limitsconf.h"
 #include "macro.h"
 #include "size.h"
 #include "strmap.h"
+#include "strv.h"
 
 
 /* isspace() and tolower() of the "C" locale, which login services run in */
@@ -641,15 +643,9 @@ static int add_line(struct builder *b, unsigned file, unsigned lineno, unsigned 
                 free(text);
                 return 0;
         }
-        if (t->n_lines == b->cap_lines) {
-                size_t cap = b->cap_lines ? b->cap_lines * 2 : 64;
-                struct lc_line *v = reallocarray(t->lines, cap, sizeof(*v));
-                if (!v) {
-                        free(text);
-                        return -ENOMEM;
-                }
-                t->lines = v;
-                b->cap_lines = cap;
+        if (GROW(t->lines, b->cap_lines, t->n_lines + 1) < 0) {
+                free(text);
+                return -ENOMEM;
         }
         struct lc_line *l = &t->lines[t->n_lines++];
         *l = (struct lc_line){ .file = file, .lineno = lineno, .chunk = chunk, .text = text };
@@ -659,14 +655,8 @@ static int add_line(struct builder *b, unsigned file, unsigned lineno, unsigned 
 
 static int add_file(struct builder *b, const char *path, const char *display, unsigned *ret) {
         struct lc_tree *t = b->t;
-        if (t->n_files == b->cap_files) {
-                size_t cap = b->cap_files ? b->cap_files * 2 : 8;
-                struct lc_file *v = reallocarray(t->files, cap, sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                t->files = v;
-                b->cap_files = cap;
-        }
+        if (GROW(t->files, b->cap_files, t->n_files + 1) < 0)
+                return -ENOMEM;
         struct lc_file *f = &t->files[t->n_files];
         *f = (struct lc_file){};
         f->path = strdup(path);
@@ -754,7 +744,8 @@ static int parse_fd(struct builder *b, unsigned file, int fd, bool device) {
                 if (eof)
                         break;
                 /* keep the unfinished line, read more */
-                memmove(buf, buf + start, len - start);
+                if (start > 0 && len > start)
+                        memmove(buf, buf + start, len - start);
                 len -= start;
                 start = 0;
                 if (cap - len < 65536) {
@@ -836,14 +827,8 @@ static int read_file(struct builder *b, const char *rel, const char *path, const
 
 static int add_skipped(struct builder *b, const char *display, const char *reason) {
         struct lc_tree *t = b->t;
-        if (t->n_skipped == b->cap_skipped) {
-                size_t cap = b->cap_skipped ? b->cap_skipped * 2 : 8;
-                struct lc_skipped *v = reallocarray(t->skipped, cap, sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                t->skipped = v;
-                b->cap_skipped = cap;
-        }
+        if (GROW(t->skipped, b->cap_skipped, t->n_skipped + 1) < 0)
+                return -ENOMEM;
         char *d = strdup(display);
         if (!d)
                 return -ENOMEM;
@@ -863,40 +848,13 @@ static char *display_path(const struct lc_tree *t, const char *abs) {
         return strdup(abs[0] == '/' ? abs + 1 : abs);
 }
 
-struct names {
-        char **v;
-        size_t n, cap;
-};
-
-static void names_free(struct names *n) {
-        for (size_t i = 0; i < n->n; i++)
-                free(n->v[i]);
-        free(n->v);
-        *n = (struct names){};
-}
-
-static int names_add(struct names *n, const char *s) {
-        if (n->n == n->cap) {
-                size_t c = n->cap ? n->cap * 2 : 32;
-                char **v = reallocarray(n->v, c, sizeof(char *));
-                if (!v)
-                        return -ENOMEM;
-                n->v = v;
-                n->cap = c;
-        }
-        if (!(n->v[n->n] = strdup(s)))
-                return -ENOMEM;
-        n->n++;
-        return 0;
-}
-
 /* glob(DIR "/" "*.conf"): names ending in .conf, not starting with a dot */
 static bool glob_matches(const char *name) {
         return name[0] != '.' && ends_with(name, ".conf");
 }
 
 /* The entries of dir (inside the root); -errno when it cannot be read. */
-static int list_dir(const struct lc_tree *t, const char *dir, struct names *ret) {
+static int list_dir(const struct lc_tree *t, const char *dir, struct strv *ret) {
         DIR *d = NULL;
         int r = fs_opendir_in_root(t->root, dir, &d);
         if (r < 0)
@@ -904,7 +862,7 @@ static int list_dir(const struct lc_tree *t, const char *dir, struct names *ret)
         for (struct dirent *de; (de = readdir(d));) {
                 if (streq(de->d_name, ".") || streq(de->d_name, ".."))
                         continue;
-                r = names_add(ret, de->d_name);
+                r = strv_push(ret, de->d_name);
                 if (r < 0)
                         break;
         }
@@ -966,7 +924,7 @@ static int read_dir(struct builder *b) {
         struct lc_tree *t = b->t;
         _cleanup_free_ char *vdir = NULL;
         _cleanup_free_ struct entry *e = NULL;
-        struct names etc = {}, ven = {};
+        struct strv etc = {}, ven = {};
         size_t n = 0;
         int r;
 
@@ -978,7 +936,7 @@ static int read_dir(struct builder *b) {
                 /* glob(GLOB_ERR): a missing directory matches nothing, an unreadable one
                  * aborts the glob; either way no file of it is read */
                 t->dir_error = r == -ENOENT ? 0 : r;
-                names_free(&etc);
+                strv_clear(&etc);
                 if (r == -ENOMEM)
                         return r;
         }
@@ -994,21 +952,21 @@ static int read_dir(struct builder *b) {
                                 }
                                 break;
                         }
-                if (!found && b->edit->text && (r = names_add(&etc, b->edit->name)) < 0) {
-                        names_free(&etc);
+                if (!found && b->edit->text && (r = strv_push(&etc, b->edit->name)) < 0) {
+                        strv_clear(&etc);
                         return r;
                 }
         }
         if (t->vendor_dir) {
                 if (asprintf(&vdir, "%s/limits.d", t->vendor_dir) < 0) {
-                        names_free(&etc);
+                        strv_clear(&etc);
                         return -ENOMEM;
                 }
                 r = list_dir(t, vdir, &ven);
                 if (r < 0)
-                        names_free(&ven);
+                        strv_clear(&ven);
                 if (r == -ENOMEM) {
-                        names_free(&etc);
+                        strv_clear(&etc);
                         return r;
                 }
         }
@@ -1033,8 +991,8 @@ static int read_dir(struct builder *b) {
                 r = read_entry(b, e[i].vendor ? vdir : LC_LIMITS_DIR, e[i].name,
                                e[i].shadowed ? 2 : e[i].vendor);
 out:
-        names_free(&etc);
-        names_free(&ven);
+        strv_clear(&etc);
+        strv_clear(&ven);
         return r;
 }
 

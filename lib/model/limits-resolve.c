@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "fsutil.h"
 #include "limits-internal.h"
 #include "limitsconf.h"
@@ -128,14 +129,8 @@ enum lc_rank lc_line_rank(const struct lc_line *l) {
 static int add_event(struct lc_result *r, size_t *cap, const struct lc_line *l, unsigned slot,
                      enum lc_rank rank, enum lc_outcome out) {
         const struct lc_slot *held = slot == LC_HARD ? &r->hard : &r->soft;
-        if (r->n_events == *cap) {
-                size_t c = *cap ? *cap * 2 : 16;
-                struct lc_event *v = reallocarray(r->events, c, sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                r->events = v;
-                *cap = c;
-        }
+        if (GROW(r->events, *cap, r->n_events + 1) < 0)
+                return -ENOMEM;
         r->events[r->n_events++] = (struct lc_event){ .line = l, .slot = slot, .rank = rank, .outcome = out,
                                                       .held_rank = held->rank, .held = held->src };
         return 0;

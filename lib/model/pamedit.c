@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "array.h"
 #include "fsutil.h"
 #include "macro.h"
 #include "pamedit.h"
@@ -148,11 +149,9 @@ static int line_parse(const char *text, unsigned lineno, struct pam_line *ret, c
 }
 
 static int push_line(struct pam_file *f, size_t at, struct pam_line *l) {
-        struct pam_line *v = reallocarray(f->v, f->n + 1, sizeof(*v));
-        if (!v)
+        if (GROW_EXACT(f->v, f->n + 1) < 0)
                 return -ENOMEM;
-        f->v = v;
-        memmove(&f->v[at + 1], &f->v[at], (f->n - at) * sizeof(*v));
+        memmove(&f->v[at + 1], &f->v[at], (f->n - at) * sizeof(*f->v));
         f->v[at] = *l;
         f->n++;
         *l = (struct pam_line){};
@@ -366,9 +365,8 @@ static enum pam_manager manager_of(const char *root, const char *display, struct
         enum pam_manager m = PAM_MANAGER_NONE;
         if (pam_service_manager(root, name, &m) < 0)
                 m = PAM_MANAGER_NONE;
-        struct known *v = reallocarray(*k, *nk + 1, sizeof(*v));
-        if (v) {
-                *k = v;
+        if (GROW_EXACT(*k, *nk + 1) >= 0) {
+                struct known *v = *k;
                 if ((v[*nk].name = strdup(name))) {
                         v[*nk].manager = m;
                         (*nk)++;
@@ -400,12 +398,8 @@ int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan
                         continue;
                 size_t add = 1;
                 if (brings) {
-                        struct pam_stack *v = reallocarray(inc, ninc + 1, sizeof(*v));
-                        if (!v) {
-                                r = -ENOMEM;
+                        if ((r = GROW_EXACT(inc, ninc + 1)) < 0)
                                 goto out;
-                        }
-                        inc = v;
                         r = pam_stack_load(root, l->include, &inc[ninc]);
                         if (r < 0)
                                 goto out;
@@ -417,12 +411,8 @@ int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan
                         }
                         add = inc[ninc - 1].n;
                 }
-                struct step *sv = reallocarray(steps, nsteps + add + 1, sizeof(*sv));
-                if (!sv) {
-                        r = -ENOMEM;
+                if ((r = GROW_EXACT(steps, nsteps + add + 1)) < 0)
                         goto out;
-                }
-                steps = sv;
                 if (!brings) {
                         steps[nsteps++] = (struct step){ .top = i, .file = f->display, .line = l->lineno,
                                                          .name = l->name, .in_service = true, .marked = l->marked };

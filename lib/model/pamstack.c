@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "array.h"
 #include "fsutil.h"
 #include "macro.h"
 #include "pamstack.h"
@@ -15,10 +16,8 @@
 
 static int push(struct pam_stack *s, const char *file, unsigned line, bool dash, const char *control,
                 const char *module, const char *args, unsigned depth) {
-        struct pam_entry *v = reallocarray(s->v, s->n + 1, sizeof(*v));
-        if (!v)
+        if (GROW_EXACT(s->v, s->n + 1) < 0)
                 return -ENOMEM;
-        s->v = v;
         struct pam_entry *e = &s->v[s->n];
         *e = (struct pam_entry){ .line = line, .dash = dash, .depth = depth };
         const char *base = strrchr(module, '/');

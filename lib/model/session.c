@@ -16,6 +16,7 @@
 #include "macro.h"
 #include "session.h"
 #include "size.h"
+#include "strv.h"
 
 /* ---- PAM controls (Linux-PAM libpam/pam_handlers.c: _pam_parse_control) ---- */
 
@@ -413,7 +414,7 @@ static int decide_module(const struct session_input *in, struct session_model *m
         r = policy_user_groups(in->policy, in->id, u, &groups, &n);
         if (r >= 0)
                 r = policy_evaluate(in->policy, u->name, (const char *const *)groups, n, in->hw, &m->dec);
-        ident_strv_free(groups);
+        strv_free(groups);
         if (r < 0)
                 return r;
         m->module_matched = m->dec.matched && !m->dec.untouched;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "doctor-internal.h"
 #include "escape.h"
 
@@ -47,14 +48,8 @@ static int doctor_vadd(struct doctor_report *rep, enum doctor_group group, enum 
                        const char *where, const char *fix, const char *fmt, va_list ap) {
         _cleanup_free_ char *msg = NULL, *w = NULL, *f = NULL;
 
-        if (rep->n == rep->cap) {
-                size_t cap = rep->cap ? rep->cap * 2 : 16;
-                struct doctor_finding *v = reallocarray(rep->v, cap, sizeof(*v));
-                if (!v)
-                        return -ENOMEM;
-                rep->v = v;
-                rep->cap = cap;
-        }
+        if (GROW(rep->v, rep->cap, rep->n + 1) < 0)
+                return -ENOMEM;
         if (vasprintf(&msg, fmt, ap) < 0) {
                 msg = NULL;
                 return -ENOMEM;
@@ -286,7 +281,7 @@ int user_target(struct doc *d, const char *user, struct target *ret) {
                                 t.soft_known = t.hard_known = false;
                         r = target_raise_decision(d, &t, &dec);
                 }
-                ident_strv_free(groups);
+                strv_free(groups);
         }
         if (r < 0) {
                 target_clear(&t);

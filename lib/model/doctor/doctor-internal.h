@@ -26,6 +26,7 @@
 #include "hw.h"
 #include "policy.h"
 #include "size.h"
+#include "strv.h"
 
 #define DOC_TEXT_MAX (4u * 1024 * 1024)   /* larger configuration files are not read */
 #define CAP_IPC_LOCK_BIT 14
@@ -40,14 +41,6 @@
 /* asprintf() that yields NULL on failure (its pointer is undefined then). */
 char *strf(const char *fmt, ...) _printf_(1, 2);
 
-/* A NULL-terminated vector of strings (v is NULL while n is 0). */
-struct strv {
-        char **v;
-        size_t n;
-};
-void strv_clear(struct strv *s);
-int strv_push(struct strv *s, const char *x);
-bool strv_has(const struct strv *s, const char *x);
 
 /* Leading blanks skipped, trailing blanks and CR/LF cut (in place). */
 char *strip(char *s);
@@ -55,10 +48,6 @@ char *strip(char *s);
 void comm_trim(char *comm);
 /* "8 MiB" or "soft 8 MiB, hard unlimited" in buf. */
 const char *fmt_pair(uint64_t soft, uint64_t hard, char buf[static PAIR_MAX]);
-/* The form systemd accepts in LimitMEMLOCK= ("1G", "infinity"). */
-char *systemd_arg(uint64_t v, char buf[static SIZE_FMT_MAX]);
-/* The form `rdmalimits apply` accepts ("1G", "unlimited"). */
-char *apply_arg(uint64_t v, char buf[static SIZE_FMT_MAX]);
 
 struct doc;
 /* The name shown for an absolute path: relative to the root when there is one. */

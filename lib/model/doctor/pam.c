@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "doctor-internal.h"
+#include "session.h"
 #include "pamstack.h"
 
 static const struct {
@@ -48,12 +49,12 @@ static int moddirs_collect(struct doc *d, struct strv *v) {
                         _cleanup_free_ char *p = strf("%s/%s/security", libs[i], sub.v[k]);
                         if (!p)
                                 r = -ENOMEM;
-                        else if (!strv_has(v, p) && exists_rooted(d, p, true))
+                        else if (!strv_contains(v->v, p) && exists_rooted(d, p, true))
                                 r = strv_push(v, p);
                 }
                 strv_clear(&sub);
         }
-        if (r >= 0 && d->in->securedir && d->in->securedir[0] == '/' && !strv_has(v, d->in->securedir))
+        if (r >= 0 && d->in->securedir && d->in->securedir[0] == '/' && !strv_contains(v->v, d->in->securedir))
                 r = strv_push(v, d->in->securedir);
         return r;
 }
@@ -276,22 +277,36 @@ static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc,
  * values whenever it runs, so a pam_limits after the last pam_rdmalimit overrides it.
  */
 
-static long stack_last(const struct pam_stack *st, const char *name) {
-        for (size_t i = st->n; i > 0; i--)
-                if (streq(st->v[i - 1].name, name))
-                        return (long)(i - 1);
-        return -1;
-}
 
-/* 1 when pam_rdmalimit (at where) runs after the last pam_limits; 0 after adding the error. */
+/*
+ * 1 when pam_rdmalimit (at where) runs after the last pam_limits that runs; 0 after adding
+ * the error.  The order is the session model's (lib/model/session.c): the stack walked as
+ * libpam runs it, so a jumped-over or unreachable line does not count, and the last
+ * pam_limits that runs decides, as explain and verify say.
+ */
 static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
                            const char *where) {
-        long last_lim = stack_last(st, "pam_limits"), last_mod = stack_last(st, "pam_rdmalimit");
-        if (last_lim <= last_mod)
+        struct stack_run run;
+        int r = stack_run_walk(st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run);
+        if (r < 0)
+                return r;
+        long last_lim = run.last_limits, last_mod = run.last_module;
+        stack_run_clear(&run);
+        if (last_mod < 0 || last_lim <= last_mod)
                 return 1;
         const struct pam_entry *l = &st->v[last_lim];
-        _cleanup_free_ char *w2 = strf("%s:%u", l->file, l->line), *fix = NULL;
-        if (!w2 || !(fix = strf("move the pam_rdmalimit line (%s) after pam_limits (%s)", where, w2)))
+        /* the fix the tool can carry out: pam_rdmalimit after that pam_limits, in this
+         * service's own file (a file pam-auth-update or authselect manages is never edited) */
+        _cleanup_free_ char *w2 = strf("%s:%u", l->file, l->line), *fix = NULL, *own = strf("%s/%s", "pam.d", svc);
+        if (!w2 || !own)
+                return -ENOMEM;
+        const char *base = strstr(l->file, own);
+        bool in_own_file = base && streq(base, own);
+        if (in_own_file)
+                fix = strf("rdmalimits enable --service %s (puts pam_rdmalimit after %s)", svc, w2);
+        else
+                fix = strf("move the pam_rdmalimit line (%s) after pam_limits (%s)", where, w2);
+        if (!fix)
                 return -ENOMEM;
         ADD(d, g, DOCTOR_ERROR, where, fix,
             "%s: pam_rdmalimit runs before pam_limits (%s), which then sets its own values: pam_limits overrides it",

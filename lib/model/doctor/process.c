@@ -295,7 +295,7 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
                 return 0;
         }
         if (!(fix = strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s%s", s->unit,
-                         apply_arg(d->max.hard, arg), s->unit,
+                         size_format_arg(d->max.hard, arg), s->unit,
                          d->in_container ? " (in a container: start it with --ulimit memlock=...)" : "")) ||
             !(t1 = target_text(&d->max, true)))
                 return -ENOMEM;

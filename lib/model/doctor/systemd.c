@@ -196,7 +196,7 @@ static int report_system_default(struct doc *d, const struct limit_setting *sys)
             !(fix = strf("give the services that need it their own limit (rdmalimits apply --unit UNIT %s), or set "
                          "DefaultLimitMEMLOCK=%s in /etc/systemd/system.conf.d/memlock.conf and run systemctl "
                          "daemon-reexec",
-                         apply_arg(want, arg2), systemd_arg(want, arg))))
+                         size_format_arg(want, arg2), size_format_systemd(want, arg))))
                 return -ENOMEM;
         fmt_pair(soft, hard, pair);
         const char *tail = lvl == DOCTOR_OK ? "" : ": systemd services never read limits.conf";
@@ -404,7 +404,7 @@ int unit_load(struct doc *d, const char *unit, enum doctor_group g, struct unit_
 /* The fix for a unit that needs more: a drop-in rdmalimits owns, then a restart. */
 static char *unit_fix(const char *unit, uint64_t want) {
         char arg[SIZE_FMT_MAX];
-        return strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s", unit, apply_arg(want, arg),
+        return strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s", unit, size_format_arg(want, arg),
                     unit);
 }
 
@@ -567,7 +567,7 @@ static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const
                 return 0;
         }
         if (!(fix = strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s%s", c->short_name,
-                         apply_arg(c->fix_value ? c->fix_value : need, arg), c->short_name, c->fix_why ?: "")))
+                         size_format_arg(c->fix_value ? c->fix_value : need, arg), c->short_name, c->fix_why ?: "")))
                 return -ENOMEM;
         ADD_ID(d, c->group, DOCTOR_WARNING, c->id_low, u->where, fix,
                "%s: memlock %s (%s): %s, below the %s the hardware needs (%s)", u->name, pair, u->src, c->inherits,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * doctor's small helpers: heap strings, a string vector, paths shown relative to the root,
+ * doctor's small helpers: heap strings, paths shown relative to the root,
  * files and directories read inside the root (lib/base/fsutil.h only).
  */
 #include "config.h"
@@ -25,37 +25,6 @@ char *strf(const char *fmt, ...) {
         int r = vasprintf(&s, fmt, ap);
         va_end(ap);
         return r < 0 ? NULL : s;
-}
-
-/* ---- a string vector (what lib/base lacks; kept here, static to doctor) ---- */
-
-void strv_clear(struct strv *s) {
-        for (size_t i = 0; i < s->n; i++)
-                free(s->v[i]);
-        free(s->v);
-        *s = (struct strv){};
-}
-
-int strv_push(struct strv *s, const char *x) {
-        char **v = reallocarray(s->v, s->n + 2, sizeof(char *));
-        if (!v)
-                return -ENOMEM;
-        s->v = v;
-        if (!(v[s->n] = strdup(x)))
-                return -ENOMEM;
-        v[++s->n] = NULL;
-        return 0;
-}
-
-bool strv_has(const struct strv *s, const char *x) {
-        for (size_t i = 0; i < s->n; i++)
-                if (streq(s->v[i], x))
-                        return true;
-        return false;
-}
-
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* ---- text ---- */
@@ -84,22 +53,6 @@ const char *fmt_pair(uint64_t soft, uint64_t hard, char buf[static PAIR_MAX]) {
         else
                 snprintf(buf, PAIR_MAX, "soft %s, hard %s", size_format(soft, a), size_format(hard, b));
         return buf;
-}
-
-char *systemd_arg(uint64_t v, char buf[static SIZE_FMT_MAX]) {
-        if (v == SIZE_INFINITY) {
-                snprintf(buf, SIZE_FMT_MAX, "infinity");
-                return buf;
-        }
-        return size_format_arg(v, buf);
-}
-
-char *apply_arg(uint64_t v, char buf[static SIZE_FMT_MAX]) {
-        if (v == SIZE_INFINITY) {
-                snprintf(buf, SIZE_FMT_MAX, "unlimited");
-                return buf;
-        }
-        return size_format_arg(v, buf);
 }
 
 /* ---- paths and files ---- */
@@ -159,8 +112,7 @@ int list_dir(const struct doc *d, const char *absdir, const char *pattern, struc
                         break;
         }
         closedir(dir);
-        if (ret->n > 1)
-                qsort(ret->v, ret->n, sizeof(char *), cmp_str);
+        strv_sort(ret);
         return r;
 }
 
@@ -171,7 +123,7 @@ static int dropins_add_dir(const struct doc *d, const char *dir, struct strv *na
 
         for (size_t k = 0; k < here.n && r >= 0; k++) {
                 _cleanup_free_ char *full = NULL;
-                if (strv_has(names, here.v[k]))
+                if (strv_contains(names->v, here.v[k]))
                         continue;
                 if (!(full = strf("%s/%s", dir, here.v[k])))
                         r = -ENOMEM;

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/* Growing arrays. */
+#include <errno.h>
+#include <stdlib.h>
+
+/*
+ * Make room for need elements of size bytes in *v.  With cap, the array keeps spare room: it
+ * is reallocated only when need exceeds *cap, to twice its capacity (at least 8 and need),
+ * and *cap is updated.  Without cap (NULL), it is resized to need elements exactly.
+ * 0, or -ENOMEM with *v and *cap unchanged.
+ */
+static inline int grow_array(void **v, size_t *cap, size_t need, size_t size) {
+        size_t c = need;
+        if (cap) {
+                if (need <= *cap)
+                        return 0;
+                c = *cap > 4 ? *cap * 2 : 8;
+                if (c < need)
+                        c = need;
+        }
+        void *n = reallocarray(*v, c, size);
+        if (!n)
+                return -ENOMEM;
+        *v = n;
+        if (cap)
+                *cap = c;
+        return 0;
+}
+
+/* grow_array() for an array p (a typed pointer) with its capacity cap (a size_t) */
+#define GROW(p, cap, need) grow_array((void **)&(p), &(cap), (need), sizeof(*(p)))
+/* ... and for an array with no spare room: exactly need elements */
+#define GROW_EXACT(p, need) grow_array((void **)&(p), NULL, (need), sizeof(*(p)))
