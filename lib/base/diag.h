@@ -4,6 +4,8 @@
 #include <stddef.h>
 #include "macro.h"
 
+/* From the most to the least severe; doctor's levels (doctor.h) are these, and one more for
+ * a check that passed. */
 enum diag_severity {
         DIAG_ERROR,
         DIAG_WARNING,

@@ -20,15 +20,6 @@ bool rl_allowed(struct rl_pair cur, struct rl_pair want, bool cap) {
         return cap || want.hard <= cur.hard;
 }
 
-struct rl_pair rl_after_pam_limits(struct rl_pair cur, struct rl_pair target, bool cap, bool *ret_eperm) {
-        if (target.soft > target.hard)
-                target.soft = target.hard;
-        bool ok = rl_allowed(cur, target, cap);
-        if (ret_eperm)
-                *ret_eperm = !ok;
-        return ok ? target : cur;
-}
-
 struct rl_pair rl_module_want(struct rl_pair cur, struct rl_pair target, bool lower) {
         struct rl_pair w;
         w.hard = lower ? target.hard : (target.hard > cur.hard ? target.hard : cur.hard);

@@ -14,10 +14,6 @@ struct rl_pair {
 /* Would setrlimit(want) succeed from cur?  Raising the hard limit needs CAP_SYS_RESOURCE. */
 bool rl_allowed(struct rl_pair cur, struct rl_pair want, bool cap_sys_resource);
 
-/* pam_limits' setup_limits() for memlock: soft clamped to hard, then setrlimit; on EPERM
- * Debian keeps the old limit (upstream fails the session).  Returns the pair afterwards. */
-struct rl_pair rl_after_pam_limits(struct rl_pair cur, struct rl_pair target, bool cap_sys_resource, bool *ret_eperm);
-
 /* pam_rdmalimit: the pair it asks for (never lower than cur unless lower). */
 struct rl_pair rl_module_want(struct rl_pair cur, struct rl_pair target, bool lower);
 /* ... and the closest it settles for when raising the hard limit is not allowed. */

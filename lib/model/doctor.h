@@ -36,11 +36,12 @@ enum doctor_group {
         _DOCTOR_GROUP_MAX,
 };
 
+/* The severities of diag.h, in their order, and a check that passed */
 enum doctor_level {
-        DOCTOR_OK,           /* a check that passed */
-        DOCTOR_INFO,
-        DOCTOR_WARNING,
-        DOCTOR_ERROR,
+        DOCTOR_ERROR = DIAG_ERROR,
+        DOCTOR_WARNING = DIAG_WARNING,
+        DOCTOR_INFO = DIAG_INFO,
+        DOCTOR_OK,
 };
 
 struct doctor_finding {

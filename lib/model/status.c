@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "fsutil.h"
 #include "macro.h"
 #include "size.h"
@@ -777,14 +778,8 @@ int status_xdp_sockets(pid_t pid, uint64_t *ret) {
  * collection */
 
 static int append(void **v, size_t *n, size_t elem, const void *x) {
-        if (*n % 32 == 0) {
-                if (*n > SIZE_MAX / elem - 32)
-                        return -ENOMEM;
-                void *nv = realloc(*v, (*n + 32) * elem);
-                if (!nv)
-                        return -ENOMEM;
-                *v = nv;
-        }
+        if (*n % 32 == 0 && grow_array(v, NULL, *n + 32, elem) < 0)
+                return -ENOMEM;
         memcpy((char *)*v + *n * elem, x, elem);
         (*n)++;
         return 0;
@@ -1072,20 +1067,12 @@ static int gather_units(struct status_report *r) {
         return 0;
 }
 
-int status_collect(const struct status_options *o, struct status_report *ret) {
-        struct status_report r = { .xsk_method = STATUS_M_UNKNOWN, .mr_method = STATUS_M_UNKNOWN };
-        const char *proc = o->proc ? o->proc : "/proc";
-        struct mnl_fns f = {};
-        struct xsk_list diag = {};
-        struct rdma_list rdma = {};
-        bool have_diag = false, have_mnl;
-        DIR *d;
+/* The processes of proc the filter keeps */
+static int collect_procs(const struct status_options *o, const char *proc, struct status_report *r) {
         struct dirent *de;
         int e = 0;
+        DIR *d = opendir(proc);
 
-        r.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-        /* the processes */
-        d = opendir(proc);
         if (!d)
                 return negative_errno();
         while ((de = readdir(d))) {
@@ -1101,141 +1088,186 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
                         continue;
                 if (o->filter.unit && !unit_matches(&p, o->filter.unit))
                         continue;
-                if ((e = append((void **)&r.procs, &r.n_procs, sizeof p, &p)) < 0) {
-                        closedir(d);
-                        goto fail;
-                }
+                if ((e = append((void **)&r->procs, &r->n_procs, sizeof p, &p)) < 0)
+                        break;
         }
         closedir(d);
-        if (o->filter.pid && r.n_procs == 0) {
-                status_report_clear(&r);
-                return -ESRCH;
-        }
+        return e;
+}
 
-        /* XDP sockets per network namespace */
-        unsigned long long seen[64];
+/* The network namespaces of the processes (at most 64, in seen) and the XDP sockets in each */
+static size_t count_xdp_sockets(const char *proc, struct status_report *r, unsigned long long seen[static 64]) {
         size_t n_seen = 0;
-        for (size_t i = 0; i < r.n_procs; i++) {
+
+        for (size_t i = 0; i < r->n_procs; i++) {
                 size_t k;
                 uint64_t socks;
-                if (!r.procs[i].netns)
+                if (!r->procs[i].netns)
                         continue;
                 for (k = 0; k < n_seen; k++)
-                        if (seen[k] == r.procs[i].netns)
+                        if (seen[k] == r->procs[i].netns)
                                 break;
-                if (k < n_seen || n_seen >= ELEMENTSOF(seen))
+                if (k < n_seen || n_seen >= 64)
                         continue;
-                seen[n_seen++] = r.procs[i].netns;
-                r.n_netns = n_seen;
-                if (status_xdp_sockets(streq(proc, "/proc") ? r.procs[i].pid : 0, &socks) >= 0) {
-                        r.xdp_sockets += socks;
-                        r.xdp_sockets_known = true;
+                seen[n_seen++] = r->procs[i].netns;
+                r->n_netns = n_seen;
+                if (status_xdp_sockets(streq(proc, "/proc") ? r->procs[i].pid : 0, &socks) >= 0) {
+                        r->xdp_sockets += socks;
+                        r->xdp_sockets_known = true;
                 }
         }
-        if (r.n_netns == 0) {
+        if (r->n_netns == 0) {
                 uint64_t socks;
                 if (status_xdp_sockets(0, &socks) >= 0) {
-                        r.xdp_sockets = socks;
-                        r.xdp_sockets_known = true;
+                        r->xdp_sockets = socks;
+                        r->xdp_sockets_known = true;
                 }
-                r.n_netns = 1;
+                r->n_netns = 1;
         }
+        return n_seen;
+}
 
-        /* sock_diag, in every network namespace we can enter */
-        have_mnl = mnl_load(&f) >= 0;
-        if (!have_mnl) {
-                snprintf(r.xsk_why, sizeof r.xsk_why, "libmnl (" LIBMNL_SONAME ") could not be loaded");
-                snprintf(r.mr_why, sizeof r.mr_why, "%s", r.xsk_why);
-        } else {
-                _cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-                unsigned long long self_ns = 0;
-                struct stat st;
-                if (orig >= 0 && fstat(orig, &st) == 0)
-                        self_ns = (unsigned long long)st.st_ino;
-                int dr = xsk_diag_netns(&f, -1, -1, &diag);
-                if (dr >= 0) {
-                        have_diag = true;
-                        for (size_t k = 0; k < n_seen && orig >= 0; k++) {
-                                if (seen[k] == self_ns)
-                                        continue;
-                                for (size_t i = 0; i < r.n_procs; i++) {
-                                        if (r.procs[i].netns != seen[k])
-                                                continue;
-                                        char path[64];
-                                        snprintf(path, sizeof path, "%s/%d/ns/net", proc, (int)r.procs[i].pid);
-                                        _cleanup_close_ int nfd = open(path, O_RDONLY | O_CLOEXEC);
-                                        if (nfd >= 0)
-                                                (void)xsk_diag_netns(&f, nfd, orig, &diag);
-                                        break;
+/* sock_diag in our network namespace, then in each other one of seen through a process in it */
+static int diag_all_netns(const struct mnl_fns *f, const char *proc, const struct status_report *r,
+                          const unsigned long long *seen, size_t n_seen, struct xsk_list *diag) {
+        _cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+        unsigned long long self_ns = 0;
+        struct stat st;
+        if (orig >= 0 && fstat(orig, &st) == 0)
+                self_ns = (unsigned long long)st.st_ino;
+        int dr = xsk_diag_netns(f, -1, -1, diag);
+        if (dr < 0)
+                return dr;
+        for (size_t k = 0; k < n_seen && orig >= 0; k++) {
+                if (seen[k] == self_ns)
+                        continue;
+                for (size_t i = 0; i < r->n_procs; i++) {
+                        if (r->procs[i].netns != seen[k])
+                                continue;
+                        char path[64];
+                        snprintf(path, sizeof path, "%s/%d/ns/net", proc, (int)r->procs[i].pid);
+                        _cleanup_close_ int nfd = open(path, O_RDONLY | O_CLOEXEC);
+                        if (nfd >= 0)
+                                (void)xsk_diag_netns(f, nfd, orig, diag);
+                        break;
+                }
+        }
+        return 0;
+}
+
+/* The AF_XDP sockets (sock_diag) and the RDMA memory regions (RDMA netlink), through libmnl;
+ * why not in xsk_why and mr_why.  0 or -ENOMEM. */
+static int collect_netlink(const char *proc, struct status_report *r, const unsigned long long *seen, size_t n_seen,
+                           struct xsk_list *diag, bool *ret_have_diag, struct rdma_list *rdma) {
+        struct mnl_fns f = {};
+
+        if (mnl_load(&f) < 0) {
+                snprintf(r->xsk_why, sizeof r->xsk_why, "libmnl (" LIBMNL_SONAME ") could not be loaded");
+                snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
+                return 0;
+        }
+        int dr = diag_all_netns(&f, proc, r, seen, n_seen, diag);
+        int mr = dr == -ENOMEM ? 0 : rdma_mrs(&f, rdma);
+        mnl_unload(&f);
+        if (dr == -ENOMEM || mr == -ENOMEM)
+                return -ENOMEM;
+        if (dr >= 0)
+                *ret_have_diag = true;
+        else if (dr == -ENOENT)
+                snprintf(r->xsk_why, sizeof r->xsk_why,
+                         "sock_diag for AF_XDP: ENOENT (the kernel lacks CONFIG_XDP_SOCKETS_DIAG)");
+        else
+                snprintf(r->xsk_why, sizeof r->xsk_why, "sock_diag for AF_XDP: %s", strerror(-dr));
+        if (mr >= 0)
+                r->mr_method = STATUS_M_RDMA_NETLINK;
+        else if (mr == -EPROTONOSUPPORT || mr == -ENOENT)
+                snprintf(r->mr_why, sizeof r->mr_why, "no RDMA netlink in this kernel (no CONFIG_INFINIBAND)");
+        else
+                snprintf(r->mr_why, sizeof r->mr_why, "RDMA netlink resource dump: %s", strerror(-mr));
+        return 0;
+}
+
+/* Each UMEM the sockets share, charged once */
+static int collect_umems(struct status_report *r, const struct xsk_list *diag) {
+        for (size_t i = 0; i < diag->n; i++) {
+                const struct xdpdiag_sock *s = &diag->v[i];
+                bool dup = false;
+                int e;
+                if (!s->has_umem)
+                        continue;
+                for (size_t k = 0; k < r->n_umems; k++)
+                        dup |= r->umems[k].id == s->umem_id;
+                struct status_umem u = {
+                        .ino = s->ino, .uid = s->has_uid ? s->uid : UINT32_MAX, .id = s->umem_id,
+                        .refs = s->umem_refs, .size = s->umem_size,
+                        .charged = dup ? 0 : (uint64_t)s->umem_pages * r->page_size,
+                        .ifindex = s->ifindex, .queue_id = s->queue_id,
+                        .zerocopy = s->umem_flags & XDP_DU_F_ZEROCOPY,
+                };
+                if ((e = append((void **)&r->umems, &r->n_umems, sizeof u, &u)) < 0)
+                        return e;
+        }
+        return 0;
+}
+
+/* The memory regions of each process */
+static void attribute_mrs(struct status_report *r, const struct rdma_list *rdma) {
+        if (r->mr_method == STATUS_M_RDMA_NETLINK)
+                for (size_t i = 0; i < r->n_procs; i++) {
+                        r->procs[i].mr_method = STATUS_M_RDMA_NETLINK;
+                        for (size_t k = 0; k < rdma->n_mrs; k++)
+                                if (rdma->mrs[k].pid == (uint32_t)r->procs[i].pid) {
+                                        r->procs[i].n_mr++;
+                                        r->procs[i].mr_bytes += rdma->mrs[k].len;
                                 }
-                        }
-                } else if (dr == -ENOENT)
-                        snprintf(r.xsk_why, sizeof r.xsk_why,
-                                 "sock_diag for AF_XDP: ENOENT (the kernel lacks CONFIG_XDP_SOCKETS_DIAG)");
-                else if (dr == -ENOMEM)
-                        goto oom;
-                else
-                        snprintf(r.xsk_why, sizeof r.xsk_why, "sock_diag for AF_XDP: %s", strerror(-dr));
+                }
+}
 
-                int mr = rdma_mrs(&f, &rdma);
-                if (mr >= 0)
-                        r.mr_method = STATUS_M_RDMA_NETLINK;
-                else if (mr == -EPROTONOSUPPORT || mr == -ENOENT)
-                        snprintf(r.mr_why, sizeof r.mr_why, "no RDMA netlink in this kernel (no CONFIG_INFINIBAND)");
-                else if (mr == -ENOMEM)
-                        goto oom;
-                else
-                        snprintf(r.mr_why, sizeof r.mr_why, "RDMA netlink resource dump: %s", strerror(-mr));
-                mnl_unload(&f);
+/* Which processes pass the threshold */
+static void mark_over_threshold(const struct status_options *o, struct status_report *r) {
+        for (size_t i = 0; i < r->n_procs; i++) {
+                struct status_proc *p = &r->procs[i];
+                uint64_t c = max3(p->vmlck, p->vmpin, p->xsk_umem_bytes > p->mr_bytes ? p->xsk_umem_bytes : p->mr_bytes);
+                p->over_threshold = c >= o->threshold && c > 0;
         }
+}
+
+int status_collect(const struct status_options *o, struct status_report *ret) {
+        struct status_report r = { .xsk_method = STATUS_M_UNKNOWN, .mr_method = STATUS_M_UNKNOWN };
+        const char *proc = o->proc ? o->proc : "/proc";
+        struct xsk_list diag = {};
+        struct rdma_list rdma = {};
+        unsigned long long seen[64];
+        bool have_diag = false;
+        int e;
+
+        r.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
+        e = collect_procs(o, proc, &r);
+        if (e >= 0 && o->filter.pid && r.n_procs == 0)
+                e = -ESRCH;
+        if (e < 0)
+                goto fail;
+        size_t n_seen = count_xdp_sockets(proc, &r, seen);
+        if ((e = collect_netlink(proc, &r, seen, n_seen, &diag, &have_diag, &rdma)) < 0)
+                goto fail;
         if (have_diag) {
                 r.xsk_method = STATUS_M_SOCK_DIAG;
-                for (size_t i = 0; i < diag.n; i++) {
-                        const struct xdpdiag_sock *s = &diag.v[i];
-                        bool dup = false;
-                        if (!s->has_umem)
-                                continue;
-                        for (size_t k = 0; k < r.n_umems; k++)
-                                dup |= r.umems[k].id == s->umem_id;
-                        struct status_umem u = {
-                                .ino = s->ino, .uid = s->has_uid ? s->uid : UINT32_MAX, .id = s->umem_id,
-                                .refs = s->umem_refs, .size = s->umem_size,
-                                .charged = dup ? 0 : (uint64_t)s->umem_pages * r.page_size,
-                                .ifindex = s->ifindex, .queue_id = s->queue_id,
-                                .zerocopy = s->umem_flags & XDP_DU_F_ZEROCOPY,
-                        };
-                        if ((e = append((void **)&r.umems, &r.n_umems, sizeof u, &u)) < 0)
-                                goto fail;
-                }
+                if ((e = collect_umems(&r, &diag)) < 0)
+                        goto fail;
         } else if (o->probe)
                 r.xsk_method = STATUS_M_PROBE;
 
         match_sockets(proc, &r, &diag, have_diag);
-        if (r.mr_method == STATUS_M_RDMA_NETLINK)
-                for (size_t i = 0; i < r.n_procs; i++) {
-                        r.procs[i].mr_method = STATUS_M_RDMA_NETLINK;
-                        for (size_t k = 0; k < rdma.n_mrs; k++)
-                                if (rdma.mrs[k].pid == (uint32_t)r.procs[i].pid) {
-                                        r.procs[i].n_mr++;
-                                        r.procs[i].mr_bytes += rdma.mrs[k].len;
-                                }
-                }
+        attribute_mrs(&r, &rdma);
         if ((e = gather_users(&r, o)) < 0 || (e = gather_units(&r)) < 0)
                 goto fail;
-        for (size_t i = 0; i < r.n_procs; i++) {
-                struct status_proc *p = &r.procs[i];
-                uint64_t c = max3(p->vmlck, p->vmpin, p->xsk_umem_bytes > p->mr_bytes ? p->xsk_umem_bytes : p->mr_bytes);
-                p->over_threshold = c >= o->threshold && c > 0;
-        }
+        mark_over_threshold(o, &r);
         free(diag.v);
         free(rdma.devs);
         free(rdma.mrs);
         *ret = r;
         return 0;
-oom:
-        e = -ENOMEM;
 fail:
-        mnl_unload(&f);
         free(diag.v);
         free(rdma.devs);
         free(rdma.mrs);
@@ -1255,12 +1287,5 @@ const struct status_user *status_find_user(const struct status_report *r, uid_t 
         for (size_t i = 0; i < r->n_users; i++)
                 if (r->users[i].uid == uid)
                         return &r->users[i];
-        return NULL;
-}
-
-const struct status_unit *status_find_unit(const struct status_report *r, const char *name) {
-        for (size_t i = 0; i < r->n_units; i++)
-                if (streq(r->units[i].name, name))
-                        return &r->units[i];
         return NULL;
 }

@@ -177,9 +177,8 @@ struct status_report {
 int status_collect(const struct status_options *o, struct status_report *ret);
 void status_report_clear(struct status_report *r);
 
-/* Lookups in a report (NULL when absent). */
+/* The user uid in a report (NULL when absent). */
 const struct status_user *status_find_user(const struct status_report *r, uid_t uid);
-const struct status_unit *status_find_unit(const struct status_report *r, const char *name);
 
 /*
  * The active probe alone: the locked_vm of uid (pages x page size), measured by a child with

@@ -19,9 +19,7 @@
 static int add_diag(struct doc *d, const struct diag *x, const char *path, const char *subject, const char *fix_line,
                     const char *fix_file) {
         _cleanup_free_ char *where = NULL;
-        enum doctor_level lvl = x->severity == DIAG_ERROR     ? DOCTOR_ERROR
-                                : x->severity == DIAG_WARNING ? DOCTOR_WARNING
-                                                              : DOCTOR_INFO;
+        enum doctor_level lvl = (enum doctor_level)x->severity;
         const char *base = path ? strrchr(path, '/') : NULL;
         base = base ? base + 1 : path;
         if (path && x->line)
