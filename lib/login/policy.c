@@ -35,10 +35,10 @@
  * misplaced group ("unknown key") coming from the validator rather than from the scanner. */
 #define POLICY_MAX_DEPTH 4u
 
-/* Defaults of the hardware group (FACTS.md, "Sizing numbers"). */
+/* Defaults of the hardware group (rdmalimit.conf(5)). */
 #define DEFAULT_RDMA_PORT (UINT64_C(1) << 30)       /* 1G per active RDMA port */
 #define DEFAULT_XSK_QUEUE (UINT64_C(16) << 20)      /* 4096 frames x 4 KiB per zero-copy queue */
-/* a copy-mode UMEM is charged exactly like a zero-copy one (FACTS.md, kernel accounting) */
+/* a copy-mode UMEM is charged exactly like a zero-copy one (the kernel accounts both alike) */
 #define DEFAULT_XSK_COPY_QUEUE DEFAULT_XSK_QUEUE
 #define DEFAULT_BASE (UINT64_C(64) << 20)
 #define DEFAULT_RAM_SHARE 0.5
@@ -47,8 +47,7 @@
 #define QUOTE_MAX 64
 
 /* The libconfig functions the loader calls.  libconfig is opened when a policy is parsed,
- * not when pam_rdmalimit.so is loaded: a login that finds the policy compiled in the cache
- * (hwcache.h) never maps it. */
+ * not when pam_rdmalimit.so is loaded. */
 struct cfg_fns {
         __typeof__(config_init) *init;
         __typeof__(config_destroy) *destroy;

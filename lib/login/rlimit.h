@@ -2,7 +2,8 @@
 #pragma once
 /*
  * What setrlimit(RLIMIT_MEMLOCK) does with a service's limits: the rules the module applies
- * and the tool predicts with.  Pure functions, plus the one place that calls setrlimit.
+ * and the tool predicts with.  Pure functions, plus getrlimit and the capability check; the
+ * module makes the setrlimit call itself.
  */
 #include <stdbool.h>
 #include <stdint.h>

@@ -3,8 +3,7 @@
 /*
  * The pam_limits grammar: read limits.conf and limits.d exactly as pam_limits does (both
  * line readers), resolve the memlock limit a session of a user gets, and the facts that
- * `check` reports.  One resolver for the tool and the module: what `explain` predicts is
- * what a login gets.
+ * `check` reports.  The tool's model of pam_limits; the module does not use it.
  */
 #include <stdbool.h>
 #include <stddef.h>
