@@ -126,7 +126,7 @@ static int later_dropin(const struct ctx *c, const char *unit, const char *name,
 }
 
 /* apply --unit: refuse a unit that does not exist (unless --force) and an entry a later
- * drop-in overrides (unless --allow-overridden).  0, or a CMD_* outcome. */
+ * drop-in overrides (unless --allow-overridden).  0, a reported -errno or a CMD_* outcome. */
 static int unit_precheck(const struct ctx *c, const char *unit, const char *name) {
         _cleanup_free_ char *winner = NULL;
 
@@ -135,10 +135,8 @@ static int unit_precheck(const struct ctx *c, const char *unit, const char *name
                           c->root ? " in the tree" : "");
                 return CMD_FINDINGS;
         }
-        if (later_dropin(c, unit, name, &winner) < 0) {
-                log_error("out of memory");
-                return CMD_FINDINGS;
-        }
+        if (later_dropin(c, unit, name, &winner) < 0)
+                return log_oom();
         if (!winner)
                 return 0;
         _cleanup_free_ char *shown = fs_root_path(c->root, winner);
@@ -174,17 +172,78 @@ static int daemon_reload(void) {
         return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
 }
 
-int cmd_unit(struct ctx *c, bool removing) {
-        _cleanup_free_ char *unit = NULL, *sysdir = NULL, *dir = NULL, *display = NULL, *old = NULL, *text = NULL;
-        _cleanup_free_ char *diff = NULL, *dname = NULL;
-        _cleanup_close_ int sfd = -1, lockfd = -1, dfd = -1, fd = -1;
-        const char *why = "invalid", *name = DROPIN_UNIT_NAME;
-        uint64_t soft = 0, hard = 0;
-        size_t old_len = 0;
-        bool exists = false;
-        int r;
+/* An edit of UNIT.d/DROPIN_UNIT_NAME: the paths, the open directories, the old and new text. */
+struct unit_edit {
+        bool removing;
+        const char *name;       /* the drop-in's file name */
+        char *unit, *sysdir, *dname, *dir, *display;
+        int sfd, lockfd, dfd;   /* the unit directory, its lock, UNIT.d; -1 when none */
+        char *old, *text, *diff;
+        bool exists, changed, reloaded;
+        uint64_t soft, hard;
+};
 
-        if (unit_name(c->unit, &unit, &why) < 0) {
+static void unit_edit_clear(struct unit_edit *e) {
+        free(e->unit);
+        free(e->sysdir);
+        free(e->dname);
+        free(e->dir);
+        free(e->display);
+        free(e->old);
+        free(e->text);
+        free(e->diff);
+        closep(&e->sfd);
+        closep(&e->lockfd);
+        closep(&e->dfd);
+}
+
+/* One size argument into *ret; whether it was given. 0 or CMD_USAGE. */
+static int unit_size(const char *what, const char *arg, uint64_t *ret, bool *given) {
+        if (!arg)
+                return 0;
+        if (ctx_parse_size(what, arg, ret) < 0)
+                return CMD_USAGE;
+        *given = true;
+        return 0;
+}
+
+/* apply --unit UNIT SIZE (or --soft and --hard): the limits. 0 or CMD_USAGE. */
+static int unit_parse_limits(const struct ctx *c, struct unit_edit *e) {
+        bool has_s = false, has_h = false;
+
+        if (c->argc != 1 && !(c->argc == 0 && (c->soft || c->hard))) {
+                log_error("apply --unit UNIT takes one SIZE (or --soft/--hard), no domain");
+                return CMD_USAGE;
+        }
+        if (c->argc == 1) {
+                if (ctx_parse_size("size", c->argv[0], &e->soft) < 0)
+                        return CMD_USAGE;
+                e->hard = e->soft;
+                has_s = has_h = true;
+        }
+        if (unit_size("--soft", c->soft, &e->soft, &has_s) || unit_size("--hard", c->hard, &e->hard, &has_h))
+                return CMD_USAGE;
+        if (!has_s || !has_h) {
+                log_error("LimitMEMLOCK= sets both limits: give SIZE, or --soft and --hard");
+                return CMD_USAGE;
+        }
+        if (e->soft == 0 || e->hard == 0) {
+                log_error("memlock 0 makes every RDMA memory registration fail");
+                return CMD_USAGE;
+        }
+        if (e->soft > e->hard) {
+                char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+                log_error("the soft limit %s is above the hard limit %s", size_format(e->soft, a), size_format(e->hard, b));
+                return CMD_USAGE;
+        }
+        return 0;
+}
+
+/* The arguments: the unit, and what apply writes. 0 or CMD_USAGE. */
+static int unit_parse_args(const struct ctx *c, struct unit_edit *e) {
+        const char *why = "invalid";
+
+        if (unit_name(c->unit, &e->unit, &why) < 0) {
                 log_error("--unit '%s': %s", c->unit, why);
                 return CMD_USAGE;
         }
@@ -192,188 +251,210 @@ int cmd_unit(struct ctx *c, bool removing) {
                 log_error("--file does not apply with --unit (the drop-in is %s)", DROPIN_UNIT_NAME);
                 return CMD_USAGE;
         }
-        if (!removing) {
-                /* apply --unit UNIT SIZE: the positional argument is the size */
-                if (c->argc != 1 && !(c->argc == 0 && (c->soft || c->hard))) {
-                        log_error("apply --unit UNIT takes one SIZE (or --soft/--hard), no domain");
-                        return CMD_USAGE;
-                }
-                bool has_s = false, has_h = false;
-                if (c->argc == 1) {
-                        if (ctx_parse_size("size", c->argv[0], &soft) < 0)
-                                return CMD_USAGE;
-                        hard = soft;
-                        has_s = has_h = true;
-                }
-                if (c->soft && ctx_parse_size("--soft", c->soft, &soft) == 0)
-                        has_s = true;
-                else if (c->soft)
-                        return CMD_USAGE;
-                if (c->hard && ctx_parse_size("--hard", c->hard, &hard) == 0)
-                        has_h = true;
-                else if (c->hard)
-                        return CMD_USAGE;
-                if (!has_s || !has_h) {
-                        log_error("LimitMEMLOCK= sets both limits: give SIZE, or --soft and --hard");
-                        return CMD_USAGE;
-                }
-                if (soft == 0 || hard == 0) {
-                        log_error("memlock 0 makes every RDMA memory registration fail");
-                        return CMD_USAGE;
-                }
-                if (soft > hard) {
-                        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
-                        log_error("the soft limit %s is above the hard limit %s", size_format(soft, a), size_format(hard, b));
-                        return CMD_USAGE;
-                }
-        } else if (c->argc != 0) {
+        if (!e->removing)
+                return unit_parse_limits(c, e);
+        if (c->argc != 0) {
                 log_error("remove --unit UNIT takes no other argument");
                 return CMD_USAGE;
         }
-        if (!removing && (r = unit_precheck(c, unit, name)))
-                return r;
+        return 0;
+}
 
-        sysdir = ctx_path(c, UNIT_DIR);
-        if (!sysdir || asprintf(&dname, "%s.d", unit) < 0 || asprintf(&dir, "%s/%s", sysdir, dname) < 0 ||
-            asprintf(&display, "%s/%s", dir, name) < 0) {
+/* The unit directory inside --root (a link in the tree never leads to the host), locked there
+ * (its dotfiles are no units).  0, a reported -errno, or ctx_lock()'s outcome. */
+static int unit_open_sysdir(const struct ctx *c, struct unit_edit *e) {
+        e->sysdir = ctx_path(c, UNIT_DIR);
+        if (!e->sysdir || asprintf(&e->dname, "%s.d", e->unit) < 0 || asprintf(&e->dir, "%s/%s", e->sysdir, e->dname) < 0 ||
+            asprintf(&e->display, "%s/%s", e->dir, e->name) < 0) {
                 log_error("out of memory");
-                return CMD_FINDINGS;
+                return -ENOMEM;
         }
-        /* the unit directory inside --root (a link in the tree never leads to the host), locked
-         * there (its dotfiles are no units), then UNIT.d in it, never through a link */
-        r = fs_open_dir_in_root(c->root, UNIT_DIR, 0, &sfd);
-        if (r < 0 && (r != -ENOENT || (!removing && !c->check))) {
+        int r = fs_open_dir_in_root(c->root, UNIT_DIR, 0, &e->sfd);
+        if (r < 0 && (r != -ENOENT || (!e->removing && !c->check))) {
                 if (r == -ENOENT || r == -ENOTDIR)
-                        log_error("%s does not exist: is this a systemd system?", sysdir);
+                        log_error("%s does not exist: is this a systemd system?", e->sysdir);
                 else if (r == -ELOOP && fs_root_is_set(c->root))
                         log_error("%s: is or passes through a symbolic link that does not resolve inside %s; "
-                                  "refusing to follow it out of the tree", sysdir, c->root);
+                                  "refusing to follow it out of the tree", e->sysdir, c->root);
                 else
-                        log_error("%s: %s", sysdir, strerror(-r));
-                return CMD_FINDINGS;
+                        log_error("%s: %s", e->sysdir, strerror(-r));
+                return r;
         }
-        if (sfd >= 0 && !c->check) {
-                r = ctx_lock(c, sfd, sysdir, &lockfd);
-                if (r)
-                        return r;
-        }
+        if (e->sfd >= 0 && !c->check)
+                return ctx_lock(c, e->sfd, e->sysdir, &e->lockfd);
+        return 0;
+}
+
+/* UNIT.d in the unit directory, never through a link; made for apply. 0 or a reported -errno
+ * (-ENOENT unreported: it is not there, nor needed). */
+static int unit_open_dropin_dir(const struct ctx *c, struct unit_edit *e) {
         errno = ENOENT;
-        if (sfd >= 0)
-                dfd = openat(sfd, dname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-        if (dfd < 0 && errno == ENOENT && sfd >= 0 && !removing && !c->check) {
-                if (mkdirat(sfd, dname, 0755) < 0 && errno != EEXIST) {
-                        log_error("%s: %s", dir, strerror(errno));
-                        return CMD_FINDINGS;
+        if (e->sfd >= 0)
+                e->dfd = openat(e->sfd, e->dname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+        if (e->dfd < 0 && errno == ENOENT && e->sfd >= 0 && !e->removing && !c->check) {
+                if (mkdirat(e->sfd, e->dname, 0755) < 0 && errno != EEXIST) {
+                        int r = negative_errno();
+                        log_error("%s: %s", e->dir, strerror(-r));
+                        return r;
                 }
-                dfd = openat(sfd, dname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+                e->dfd = openat(e->sfd, e->dname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         }
-        if (dfd < 0 && (errno == ELOOP || errno == ENOTDIR)) {
+        if (e->dfd >= 0)
+                return 0;
+        if (errno == ELOOP || errno == ENOTDIR) {
                 struct stat st;
-                if (fstatat(sfd, dname, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
-                        log_error("%s is a symbolic link; refusing to write through it", dir);
-                        return CMD_FINDINGS;
+                if (fstatat(e->sfd, e->dname, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
+                        log_error("%s is a symbolic link; refusing to write through it", e->dir);
+                        return -ELOOP;
                 }
                 errno = ENOTDIR;
         }
-        if (dfd >= 0) {
-                fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (errno == ENOENT)
+                return -ENOENT;
+        int r = negative_errno();
+        log_error("%s: %s", e->dir, strerror(-r));
+        return r;
+}
+
+/* The drop-in as it is: e->old ("" when there is none), e->exists.  0 or a reported -errno. */
+static int unit_read_old(const struct ctx *c, struct unit_edit *e) {
+        _cleanup_close_ int fd = -1;
+        size_t old_len = 0;
+        struct stat st;
+        int r;
+
+        r = unit_open_dropin_dir(c, e);
+        if (r == 0) {
+                fd = openat(e->dfd, e->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
                 if (fd < 0 && errno == ELOOP) {
-                        log_error("%s is a symbolic link; refusing to write through it", display);
-                        return CMD_FINDINGS;
+                        log_error("%s is a symbolic link; refusing to write through it", e->display);
+                        return -ELOOP;
                 }
                 if (fd < 0 && errno != ENOENT) {
-                        log_error("%s: %s", display, strerror(errno));
-                        return CMD_FINDINGS;
+                        r = negative_errno();
+                        log_error("%s: %s", e->display, strerror(-r));
+                        return r;
                 }
-        } else if (errno != ENOENT) {
-                log_error("%s: %s", dir, strerror(errno));
-                return CMD_FINDINGS;
+        } else if (r != -ENOENT)
+                return r;
+        if (fd < 0) {
+                e->old = strdup("");
+                return e->old ? 0 : log_oom();
         }
-        if (fd >= 0) {
-                struct stat st;
-                if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                        log_error("%s is not a regular file; refusing to replace it", display);
-                        return CMD_FINDINGS;
-                }
-                r = fs_read_all(fd, 65536, &old, &old_len);
-                if (r < 0) {
-                        log_error("%s: %s", display, fs_strerror(r));
-                        return CMD_FINDINGS;
-                }
-                size_t ml = strlen(UNIT_MARKER);
-                if (!(old_len >= ml && memcmp(old, UNIT_MARKER, ml) == 0) && !c->force) {
-                        log_error("%s was not written by rdmalimits (no marker line); refusing to change it "
-                                  "(--force takes it over)", display);
-                        return CMD_FINDINGS;
-                }
-                exists = true;
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                log_error("%s is not a regular file; refusing to replace it", e->display);
+                return -EPERM;
         }
-        if (!old && !(old = strdup(""))) {
-                log_error("out of memory");
-                return CMD_FINDINGS;
+        r = fs_read_all(fd, 65536, &e->old, &old_len);
+        if (r < 0) {
+                log_error("%s: %s", e->display, fs_strerror(r));
+                return r;
         }
-        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
-        if (!removing) {
-                limit_text(soft, a);
-                limit_text(hard, b);
-                /* the section of the unit's type: [Service], [Socket], [Mount], [Swap] */
-                const char *dot = strrchr(unit, '.');
-                char section[16];
-                snprintf(section, sizeof section, "%s", dot + 1);
-                section[0] = (char)(section[0] - 'a' + 'A');
-                if (asprintf(&text, "%s\n[%s]\nLimitMEMLOCK=%s%s%s\n", UNIT_MARKER, section, a, soft == hard ? "" : ":",
-                             soft == hard ? "" : b) < 0) {
-                        log_error("out of memory");
-                        return CMD_FINDINGS;
-                }
-        } else if (!(text = strdup(""))) {
-                log_error("out of memory");
-                return CMD_FINDINGS;
+        size_t ml = strlen(UNIT_MARKER);
+        if (!(old_len >= ml && memcmp(e->old, UNIT_MARKER, ml) == 0) && !c->force) {
+                log_error("%s was not written by rdmalimits (no marker line); refusing to change it "
+                          "(--force takes it over)", e->display);
+                return -EPERM;
         }
-        bool changed = removing ? exists : !(exists && streq(old, text));
-        if (changed && (c->diff || c->json))
-                diff = unified_diff_string(exists ? display : "/dev/null", old, removing ? "/dev/null" : display, text);
-        if (c->diff && diff && !c->json)
-                fputs(diff, stdout);
-        if (changed && !c->check) {
-                r = removing ? fs_unlink_sync(dfd, name) : fs_write_atomic(dfd, name, text, strlen(text), 0644);
-                if (r == FS_ERR_DIRSYNC) {
-                        log_error("%s: %s, but syncing its directory to disk failed (%s): check the disk",
-                                  display, removing ? "removed" : "written", strerror(EIO));
-                        return CMD_FINDINGS;
-                }
-                if (r < 0) {
-                        log_error("%s: cannot write: %s; the file is unchanged", display, strerror(-r));
-                        return CMD_FINDINGS;
-                }
-                if (removing)
-                        (void)unlinkat(sfd, dname, AT_REMOVEDIR); /* only if empty */
+        e->exists = true;
+        return 0;
+}
+
+/* What the drop-in becomes: the marker and LimitMEMLOCK= in the section of the unit's type
+ * ([Service], [Socket], [Mount], [Swap]); "" for remove. */
+static int unit_new_text(struct unit_edit *e) {
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], section[16];
+
+        if (e->removing) {
+                e->text = strdup("");
+                return e->text ? 0 : log_oom();
         }
-        bool reloaded = false;
-        if (changed && !c->check && c->reload) {
-                if (c->root)
-                        log_warning(c, "--reload ignored with --root");
-                else if (access("/run/systemd/system", F_OK) < 0)
-                        log_warning(c, "systemd is not running here: nothing to reload");
-                else if ((r = daemon_reload()) < 0)
-                        log_warning(c, "systemctl daemon-reload failed");
+        limit_text(e->soft, a);
+        limit_text(e->hard, b);
+        snprintf(section, sizeof section, "%s", strrchr(e->unit, '.') + 1);
+        section[0] = (char)(section[0] - 'a' + 'A');
+        if (asprintf(&e->text, "%s\n[%s]\nLimitMEMLOCK=%s%s%s\n", UNIT_MARKER, section, a, e->soft == e->hard ? "" : ":",
+                     e->soft == e->hard ? "" : b) < 0) {
+                e->text = NULL;
+                return log_oom();
+        }
+        return 0;
+}
+
+/* Write (or remove) the drop-in, then --reload.  0 or a reported -errno. */
+static int unit_write(const struct ctx *c, struct unit_edit *e) {
+        int r = e->removing ? fs_unlink_sync(e->dfd, e->name) : fs_write_atomic(e->dfd, e->name, e->text, strlen(e->text), 0644);
+        if (r == FS_ERR_DIRSYNC) {
+                log_error("%s: %s, but syncing its directory to disk failed (%s): check the disk",
+                          e->display, e->removing ? "removed" : "written", strerror(EIO));
+                return -EIO;
+        }
+        if (r < 0) {
+                log_error("%s: cannot write: %s; the file is unchanged", e->display, strerror(-r));
+                return r;
+        }
+        if (e->removing)
+                (void)unlinkat(e->sfd, e->dname, AT_REMOVEDIR); /* only if empty */
+        if (!c->reload)
+                return 0;
+        if (c->root)
+                log_warning(c, "--reload ignored with --root");
+        else if (access("/run/systemd/system", F_OK) < 0)
+                log_warning(c, "systemd is not running here: nothing to reload");
+        else if (daemon_reload() < 0)
+                log_warning(c, "systemctl daemon-reload failed");
+        else
+                e->reloaded = true;
+        return 0;
+}
+
+static void unit_print_text(const struct unit_edit *e, bool check) {
+        if (!e->changed)
+                printf("%s: unchanged\n", e->display);
+        else if (check)
+                printf("%s: would be %s\n", e->display, e->removing ? "removed" : e->exists ? "changed" : "created");
+        else {
+                printf("%s: %s\n", e->display, e->removing ? "removed" : e->exists ? "updated" : "created");
+                if (!e->reloaded)
+                        printf("Now run: systemctl daemon-reload && systemctl restart %s\n", e->unit);
                 else
-                        reloaded = true;
+                        printf("systemd reloaded; restart the unit for it to take effect: systemctl restart %s\n", e->unit);
         }
+}
+
+/* Parse, check, read, compute, write, report. */
+static int unit_run(struct ctx *c, struct unit_edit *e) {
+        int r;
+
+        r = unit_parse_args(c, e);
+        if (r == 0 && !e->removing)
+                r = unit_precheck(c, e->unit, e->name);
+        if (r == 0)
+                r = unit_open_sysdir(c, e);
+        if (r == 0)
+                r = unit_read_old(c, e);
+        if (r == 0)
+                r = unit_new_text(e);
+        if (r != 0)
+                return r;
+        e->changed = e->removing ? e->exists : !(e->exists && streq(e->old, e->text));
+        if (e->changed && (c->diff || c->json))
+                e->diff = unified_diff_string(e->exists ? e->display : "/dev/null", e->old,
+                                              e->removing ? "/dev/null" : e->display, e->text);
+        if (c->diff && e->diff && !c->json)
+                fputs(e->diff, stdout);
+        if (e->changed && !c->check && (r = unit_write(c, e)) < 0)
+                return r;
         if (c->json)
-                print_change_json(c, changed, display, diff, unit, reloaded);
-        else if (!c->quiet) {
-                if (!changed)
-                        printf("%s: unchanged\n", display);
-                else if (c->check)
-                        printf("%s: would be %s\n", display, removing ? "removed" : exists ? "changed" : "created");
-                else {
-                        printf("%s: %s\n", display, removing ? "removed" : exists ? "updated" : "created");
-                        if (!reloaded)
-                                printf("Now run: systemctl daemon-reload && systemctl restart %s\n", unit);
-                        else
-                                printf("systemd reloaded; restart the unit for it to take effect: systemctl restart %s\n", unit);
-                }
-        }
-        return c->check && changed ? CMD_WOULD_CHANGE : 0;
+                print_change_json(c, e->changed, e->display, e->diff, e->unit, e->reloaded);
+        else if (!c->quiet)
+                unit_print_text(e, c->check);
+        return c->check && e->changed ? CMD_WOULD_CHANGE : 0;
+}
+
+int cmd_unit(struct ctx *c, bool removing) {
+        struct unit_edit e = { .removing = removing, .name = DROPIN_UNIT_NAME, .sfd = -1, .lockfd = -1, .dfd = -1 };
+        int r = unit_run(c, &e);
+        unit_edit_clear(&e);
+        return r;
 }

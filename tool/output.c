@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -50,6 +51,11 @@ void log_error(const char *fmt, ...) {
         va_start(ap, fmt);
         vlog(NULL, fmt, ap);
         va_end(ap);
+}
+
+int log_oom(void) {
+        log_error("out of memory");
+        return -ENOMEM;
 }
 
 void log_warning(const struct ctx *c, const char *fmt, ...) {

@@ -15,6 +15,8 @@ struct ctx;
 void log_error(const char *fmt, ...) _printf_(1, 2);
 void log_warning(const struct ctx *c, const char *fmt, ...) _printf_(2, 3);
 void log_info(const struct ctx *c, const char *fmt, ...) _printf_(2, 3);
+/* "out of memory", then -ENOMEM to return */
+int log_oom(void);
 
 /* A small streaming JSON writer. */
 struct json {
