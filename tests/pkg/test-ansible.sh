@@ -131,53 +131,65 @@ check "the others stay" test "$(grep -c '^@rdma_users\|^bob' "$D")" = 4
 check "absent again changes nothing" play "$T/v3.yml"
 check "absent again: changed=0" test "${changed:-x}" = 0
 
-# --- the module alone: a unit, a failure with the tool's message, the documentation
-adhoc() { ansible localhost -i localhost, -c local -m rdmalimits -a "$1" > "$T/out" 2>&1; }
-if adhoc "unit=ib-app.service memlock=1G root=$R executable=$RDMALIMITS"; then
-	check "unit: reports changed" grep -q '"changed": true' "$T/out"
-	check "unit: LimitMEMLOCK= in the unit's drop-in" \
-		grep -qx 'LimitMEMLOCK=1G' "$R/etc/systemd/system/ib-app.service.d/90-rdmalimits.conf"
-	adhoc "unit=ib-app.service state=absent root=$R executable=$RDMALIMITS"
-	check "unit absent: drop-in removed" test ! -e "$R/etc/systemd/system/ib-app.service.d/90-rdmalimits.conf"
-elif grep -q -- "--unit" "$T/out"; then
-	# an rdmalimits without apply --unit: the module fails with the tool's message
-	ok "unit: this rdmalimits has no apply --unit; the module fails with its message"
-else
-	fail "unit: the module failed"
-	sed 's/^/# /' "$T/out"
-fi
-sum2=$(tree_sum)
-adhoc "domain=bob memlock=1Q root=$R executable=$RDMALIMITS"
-check "bad size: the task fails" grep -q "FAILED" "$T/out"
-check "bad size: with the tool's message" grep -q "size '1Q'" "$T/out"
-check "bad size: nothing written" test "$(tree_sum)" = "$sum2"
-adhoc "domain=bob unit=x.service memlock=1G root=$R executable=$RDMALIMITS"
-check "domain and unit together are refused" grep -q "mutually exclusive" "$T/out"
-# an entry another file overrides: the task fails, names the winner, and writes nothing
-printf 'bob hard memlock 1024\n' > "$R/etc/security/limits.d/zzz-vendor.conf"
-sum3=$(tree_sum)
-adhoc "domain=bob memlock=2G root=$R executable=$RDMALIMITS"
-check "an overridden entry: the task fails" grep -q "FAILED" "$T/out"
-check "... naming the winning file:line" grep -q "zzz-vendor.conf:1" "$T/out"
-check "... with effective false" grep -q '"effective": false' "$T/out"
-check "... and nothing written" test "$(tree_sum)" = "$sum3"
-adhoc "domain=bob memlock=2G allow_overridden=true root=$R executable=$RDMALIMITS"
-check "allow_overridden: the task writes it" grep -q '"changed": true' "$T/out"
-rm "$R/etc/security/limits.d/zzz-vendor.conf"
-# --- state=status: facts per user and unit, compared with what status --json says
+# --- the module alone, in one playbook: a unit, failures with the tool's message, an overridden
+# entry, state=status.  Each task's result goes to $T/results.json; the tree's checksum is taken
+# between tasks to prove what a failed task did not write.
 me=$(id -un)
+printf '[Service]\nExecStart=/bin/true\n' > "$R/etc/systemd/system/ib-app.service"
+cat > "$T/module.yml" <<E
+- hosts: localhost
+  gather_facts: false
+  vars:
+    x: "$RDMALIMITS"
+    r: "$R"
+    sum: "cd $R && { find . -printf '%p %m %s\\\\n' | sort; find . -type f -exec cat {} + | md5sum; }"
+  tasks:
+    - { name: unit, rdmalimits: { unit: ib-app.service, memlock: 1G, root: "{{ r }}", executable: "{{ x }}" }, register: unit, ignore_errors: true }
+    - { name: unit file, command: "cat {{ r }}/etc/systemd/system/ib-app.service.d/90-rdmalimits.conf", register: unit_file, ignore_errors: true }
+    - { name: unit absent, rdmalimits: { unit: ib-app.service, state: absent, root: "{{ r }}", executable: "{{ x }}" }, register: unit_absent, ignore_errors: true }
+    - { name: unit file gone, stat: { path: "{{ r }}/etc/systemd/system/ib-app.service.d/90-rdmalimits.conf" }, register: unit_gone }
+    - { name: sum before, shell: "{{ sum }}", args: { executable: /bin/bash }, register: sum_bad0 }
+    - { name: bad size, rdmalimits: { domain: bob, memlock: 1Q, root: "{{ r }}", executable: "{{ x }}" }, register: bad, ignore_errors: true }
+    - { name: domain and unit, rdmalimits: { domain: bob, unit: x.service, memlock: 1G, root: "{{ r }}", executable: "{{ x }}" }, register: excl, ignore_errors: true }
+    - { name: sum after, shell: "{{ sum }}", args: { executable: /bin/bash }, register: sum_bad1 }
+    - { name: a later file sets bob's hard limit, copy: { dest: "{{ r }}/etc/security/limits.d/zzz-vendor.conf", content: "bob hard memlock 1024\n" } }
+    - { name: sum before, shell: "{{ sum }}", args: { executable: /bin/bash }, register: sum_over0 }
+    - { name: overridden, rdmalimits: { domain: bob, memlock: 2G, root: "{{ r }}", executable: "{{ x }}" }, register: over, ignore_errors: true }
+    - { name: sum after, shell: "{{ sum }}", args: { executable: /bin/bash }, register: sum_over1 }
+    - { name: allow_overridden, rdmalimits: { domain: bob, memlock: 2G, allow_overridden: true, root: "{{ r }}", executable: "{{ x }}" }, register: allow, ignore_errors: true }
+    - { name: remove the later file, file: { path: "{{ r }}/etc/security/limits.d/zzz-vendor.conf", state: absent } }
+    - { name: status, rdmalimits: { state: status, domain: "$me", needed: unlimited, executable: "{{ x }}" }, register: status, ignore_errors: true }
+    - { name: status with memlock, rdmalimits: { state: status, memlock: 1G, executable: "{{ x }}" }, register: status_bad, ignore_errors: true }
+    - name: results
+      copy:
+        dest: "$T/results.json"
+        content: "{{ dict(unit=unit, unit_file=unit_file, unit_absent=unit_absent, unit_gone=unit_gone, sum_bad0=sum_bad0, bad=bad, excl=excl, sum_bad1=sum_bad1, sum_over0=sum_over0, over=over, sum_over1=sum_over1, allow=allow, status=status, status_bad=status_bad) | to_json }}"
+E
+ansible-playbook -i localhost, -c local "$T/module.yml" > "$T/out" 2>&1
+check "the module's playbook runs to the end" test -s "$T/results.json"
+[ -s "$T/results.json" ] || sed 's/^/# /' "$T/out" | tail -40
+# res EXPR: EXPR, in Python over the results (r), is true
+res() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); sys.exit(0 if ($1) else 1)" "$T/results.json" 2>/dev/null; }
+check "unit: reports changed" res "r['unit'].get('changed') is True and not r['unit'].get('failed')"
+check "unit: LimitMEMLOCK= in the unit's drop-in" res "'LimitMEMLOCK=1G' in r['unit_file']['stdout_lines']"
+check "unit absent: drop-in removed" res "not r['unit_absent'].get('failed') and not r['unit_gone']['stat']['exists']"
+check "bad size: the task fails" res "r['bad'].get('failed') is True"
+check "bad size: with the tool's message" res "\"size '1Q'\" in r['bad']['msg']"
+check "bad size: nothing written" res "r['sum_bad0']['stdout'] == r['sum_bad1']['stdout']"
+check "domain and unit together are refused" res "r['excl'].get('failed') and 'mutually exclusive' in r['excl']['msg']"
+check "an overridden entry: the task fails" res "r['over'].get('failed') is True"
+check "... naming the winning file:line" res "'zzz-vendor.conf:1' in r['over']['msg']"
+check "... with effective false" res "r['over'].get('effective') is False"
+check "... and nothing written" res "r['sum_over0']['stdout'] == r['sum_over1']['stdout']"
+check "allow_overridden: the task writes it" res "r['allow'].get('changed') is True and not r['allow'].get('failed')"
+# state=status: facts per user and unit, compared with what status --json says
 "$RDMALIMITS" --json status "$me" > "$T/st.json" 2> /dev/null
 want=$(python3 -c "import json; u=[x for x in json.load(open('$T/st.json'))['users'] if x['user']=='$me'][0]; s=u['memlock']['soft'] if u['memlock'] else None; print(s, s != 'unlimited' if s is not None else None)")
-if adhoc "state=status domain=$me needed=unlimited executable=$RDMALIMITS"; then
-	got=$(sed -n '/=> {/,$p' "$T/out" | sed '1s/.*=> {/{/' | python3 -c "import json,sys; f=json.load(sys.stdin); d=f['ansible_facts']['rdmalimits_status']; u=[x for x in d['users'] if x['user']=='$me'][0]; print(f['changed'], d['needed'], d['needed_from'], u['limit'], u['below_needed'], 'charged' in u and 'headroom' in u)" 2>&1)
-	check "status facts: $me's limit and below_needed as status --json says ($want)" 		test "$got" = "False unlimited needed $want True"
-	[ "$got" = "False unlimited needed $want True" ] || diag "got: $got"
-else
-	fail "state=status runs"
-	sed 's/^/# /' "$T/out" | tail -20
-fi
-adhoc "state=status memlock=1G executable=$RDMALIMITS"
-check "state=status refuses memlock" grep -q "memlock does not apply to state=status" "$T/out"
+got=$(python3 -c "import json; r=json.load(open('$T/results.json'))['status']; d=r['ansible_facts']['rdmalimits_status']; u=[x for x in d['users'] if x['user']=='$me'][0]; print(r['changed'], d['needed'], d['needed_from'], u['limit'], u['below_needed'], 'charged' in u and 'headroom' in u)" 2>&1)
+check "status facts: $me's limit and below_needed as status --json says ($want)" \
+	test "$got" = "False unlimited needed $want True"
+[ "$got" = "False unlimited needed $want True" ] || diag "got: $got"
+check "state=status refuses memlock" res "'memlock does not apply to state=status' in r['status_bad']['msg']"
 ansible-doc -M "$ANSIBLE_DIR/library" rdmalimits > "$T/out" 2>&1
 check "ansible-doc reads the module's documentation" grep -q "memlock" "$T/out"
 
