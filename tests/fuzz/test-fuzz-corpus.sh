@@ -29,7 +29,6 @@ if [ $rc -ne 0 ]; then
 	sed 's/^/# /' "$out/build.log" | tail -n 20
 	done_testing
 fi
-ok "build the fuzz targets"
 
 export LSAN_OPTIONS="suppressions=$here/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"

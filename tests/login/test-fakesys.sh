@@ -68,10 +68,8 @@ check "fakesys_rdma with no spec: an empty class" fakesys_rdma
 check "... empty" [ -z "$(ls -A /sys/class/infiniband)" ]
 
 # a veth that looks physical, with the kernel's ifindex and queues
-if ip link add fs0 numrxqueues 3 numtxqueues 3 type veth peer name fs1 numrxqueues 3 numtxqueues 3; then
-	ok "veth pair created"
-else
-	fail "veth pair created"
+if ! ip link add fs0 numrxqueues 3 numtxqueues 3 type veth peer name fs1 numrxqueues 3 numtxqueues 3; then
+	fail "the veth pair fs0/fs1 cannot be created"
 fi
 idx=$(rd /sys/class/net/fs0/ifindex)
 ino_before=$(ls -i -d /sys/class/net/fs0 | cut -d' ' -f1)
