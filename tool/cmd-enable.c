@@ -663,19 +663,8 @@ static void print_json(const struct run *r, bool changed, const char *diff, bool
         json_finish(&j);
 }
 
-static int enable_disable(struct ctx *c, bool disabling) {
-        struct run r = { .c = c, .disabling = disabling, .pamfd = -1, .lockfd = -1, .profilefd = -1 };
-        _cleanup_free_ char *pamdir = display_of(c, PAM_DIR), *diff = NULL;
-        char **names = NULL;
-        size_t nnames = 0;
-        bool explicit = c->n_services > 0 || c->argc > 0;
-        bool under_root = fs_root_is_set(c->root);
-        int k, rc = 0;
-
-        if (!pamdir) {
-                log_error("out of memory");
-                return CMD_FINDINGS;
-        }
+/* The service names given (--service, arguments) are file names in pam.d. 0 or CMD_USAGE. */
+static int check_service_names(const struct ctx *c) {
         for (size_t i = 0; i < c->n_services; i++)
                 if (!valid_name(c->services[i])) {
                         log_error("--service '%s': not a PAM service name (a file name in %s)", c->services[i], PAM_DIR);
@@ -686,125 +675,164 @@ static int enable_disable(struct ctx *c, bool disabling) {
                         log_error("'%s': not a PAM service name (a file name in %s)", c->argv[i], PAM_DIR);
                         return CMD_USAGE;
                 }
-        k = fs_open_dir_in_root(c->root, PAM_DIR, 0, &r.pamfd);
-        if (k == -ELOOP && under_root) {
+        return 0;
+}
+
+/* pam.d inside the root, locked as apply and remove lock it (--check reads only). */
+static int open_pamdir(struct run *r, const char *pamdir) {
+        const struct ctx *c = r->c;
+        int k = fs_open_dir_in_root(c->root, PAM_DIR, 0, &r->pamfd);
+        if (k == -ELOOP && fs_root_is_set(c->root)) {
                 log_error("%s: is or passes through a symbolic link that does not resolve inside %s; refusing to "
                           "follow it out of the tree", pamdir, c->root);
-                return CMD_FINDINGS;
+                return k;
         }
         if (k < 0) {
                 log_error("%s: %s", pamdir, strerror(-k));
-                return CMD_FINDINGS;
-        }
-        /* the lock apply and remove take, on pam.d: --check reads only */
-        k = c->check ? 0 : ctx_lock(c, r.pamfd, pamdir, &r.lockfd);
-        if (k) {
-                run_done(&r);
                 return k;
         }
+        return c->check ? 0 : ctx_lock(c, r->pamfd, pamdir, &r->lockfd);
+}
 
-        if (explicit) {
-                for (size_t i = 0; i < c->n_services; i++)
-                        (disabling ? plan_disable : plan_enable)(&r, c->services[i], true);
-                for (int i = 0; i < c->argc; i++)
-                        (disabling ? plan_disable : plan_enable)(&r, c->argv[i], true);
-        } else {
-                k = list_services(&r, &names, &nnames);
-                if (k) {
-                        run_done(&r);
-                        return k;
-                }
-                for (size_t i = 0; i < nnames; i++)
-                        (disabling ? plan_disable : plan_enable)(&r, names[i], false);
-                for (size_t i = 0; i < nnames; i++)
-                        free(names[i]);
-                free(names);
-                /* the distribution's shared stacks: enable goes through its tool; disable says
-                 * how to take the module out when it is there */
-                enum pam_manager m;
-                if (pam_service_manager(c->root, "common-session", &m) >= 0 && m == PAM_MANAGER_PAM_AUTH_UPDATE)
-                        r.need_pau = !disabling || stack_has(c->root, "common-session", "pam_rdmalimit");
-                if ((pam_service_manager(c->root, "system-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT) ||
-                    (pam_service_manager(c->root, "password-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT))
-                        r.need_authselect = !disabling || stack_has(c->root, "system-auth", "pam_rdmalimit") ||
-                                            stack_has(c->root, "password-auth", "pam_rdmalimit");
-        }
-        if (!disabling && r.errors == 0) {
-                if (r.need_pau)
-                        plan_pau(&r);
-                if (r.need_authselect)
-                        plan_authselect(&r);
-        }
-        if (r.errors) {
-                log_error("%u problem%s found; nothing written", r.errors, r.errors == 1 ? "" : "s");
-                run_done(&r);
-                return CMD_FINDINGS;
-        }
+/* Every service of pam.d that needs it; the distribution's shared stacks: enable goes through
+ * its tool, disable says how to take the module out when it is there. */
+static int plan_all_services(struct run *r) {
+        const struct ctx *c = r->c;
+        char **names = NULL;
+        size_t nnames = 0;
+        enum pam_manager m;
 
+        int k = list_services(r, &names, &nnames);
+        if (k)
+                return k;
+        for (size_t i = 0; i < nnames; i++)
+                (r->disabling ? plan_disable : plan_enable)(r, names[i], false);
+        for (size_t i = 0; i < nnames; i++)
+                free(names[i]);
+        free(names);
+        if (pam_service_manager(c->root, "common-session", &m) >= 0 && m == PAM_MANAGER_PAM_AUTH_UPDATE)
+                r->need_pau = !r->disabling || stack_has(c->root, "common-session", "pam_rdmalimit");
+        if ((pam_service_manager(c->root, "system-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT) ||
+            (pam_service_manager(c->root, "password-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT))
+                r->need_authselect = !r->disabling || stack_has(c->root, "system-auth", "pam_rdmalimit") ||
+                                     stack_has(c->root, "password-auth", "pam_rdmalimit");
+        return 0;
+}
+
+/* What would change: whether anything does, and (for --diff, --json) the diff of every file. */
+static int collect_changes(const struct run *r, bool *ret_changed, char **ret_diff) {
+        _cleanup_free_ char *diff = NULL;
         bool changed = false;
-        for (size_t i = 0; i < r.nt; i++) {
-                struct target *t = &r.t[i];
+
+        for (size_t i = 0; i < r->nt; i++) {
+                const struct target *t = &r->t[i];
                 if (!t->text)
                         continue;
                 changed = true;
-                if (c->diff || c->json) {
+                if (r->c->diff || r->c->json) {
                         _cleanup_free_ char *d = unified_diff_string(t->display, t->old, t->display, t->text);
                         char *nd = NULL;
-                        if (!d || asprintf(&nd, "%s%s", diff ? diff : "", d) < 0) {
-                                log_error("out of memory");
-                                run_done(&r);
-                                return CMD_FINDINGS;
-                        }
+                        if (!d || asprintf(&nd, "%s%s", diff ? diff : "", d) < 0)
+                                return log_oom();
                         free(diff);
                         diff = nd;
                 }
         }
+        *ret_changed = changed;
+        *ret_diff = TAKE_PTR(diff);
+        return 0;
+}
+
+static void print_text(const struct run *r, bool changed, bool ran, bool explicit, const char *pamdir) {
+        const struct ctx *c = r->c;
+        bool disabling = r->disabling;
+
+        for (size_t i = 0; i < r->nt; i++) {
+                const struct target *t = &r->t[i];
+                if (t->text)
+                        printf("%s: %s %s\n", t->display,
+                               c->check ? (disabling ? "would remove" : "would add") : (disabling ? "removed" : "added"),
+                               t->note);
+                else if (t->note[0])
+                        printf("%s: %s\n", t->display, t->note);
+        }
+        if (changed && !c->check)
+                printf("The files as they were: FILE%s next to each.\n", PAMEDIT_BACKUP_SUFFIX);
+        if (r->ncmds > 0 && !ran) {
+                printf(c->check ? "It would run:\n"
+                                : fs_root_is_set(c->root) ? "To finish, run in the tree (the tools of a distribution edit its shared stacks):\n"
+                                                          : "To finish, run (the tools were not found):\n");
+                for (size_t i = 0; i < r->ncmds; i++)
+                        printf("  %s\n", r->cmds[i]);
+        }
+        if (!disabling)
+                return;
+        if (!changed && !explicit)
+                printf("%s: no line of rdmalimits enable in any service; nothing to remove\n", pamdir);
+        if (r->need_pau)
+                printf("common-session is pam-auth-update's: 'pam-auth-update --disable rdmalimit' takes the module "
+                       "out of it (rdmalimits disable does not)\n");
+        if (r->need_authselect)
+                printf("system-auth and password-auth are authselect's: 'authselect select PROFILE' goes back to "
+                       "a profile without the module (rdmalimits disable does not)\n");
+}
+
+/* Plan every edit, refuse them all on any problem, show, write, run the distribution's tools. */
+static int enable_run(struct run *r, const char *pamdir) {
+        const struct ctx *c = r->c;
+        _cleanup_free_ char *diff = NULL;
+        bool explicit = c->n_services > 0 || c->argc > 0, changed = false, ran = false;
+        int k;
+
+        k = check_service_names(c);
+        if (k == 0)
+                k = open_pamdir(r, pamdir);
+        if (k != 0)
+                return k;
+        if (explicit) {
+                for (size_t i = 0; i < c->n_services; i++)
+                        (r->disabling ? plan_disable : plan_enable)(r, c->services[i], true);
+                for (int i = 0; i < c->argc; i++)
+                        (r->disabling ? plan_disable : plan_enable)(r, c->argv[i], true);
+        } else if ((k = plan_all_services(r)))
+                return k;
+        if (!r->disabling && r->errors == 0) {
+                if (r->need_pau)
+                        plan_pau(r);
+                if (r->need_authselect)
+                        plan_authselect(r);
+        }
+        if (r->errors) {
+                log_error("%u problem%s found; nothing written", r->errors, r->errors == 1 ? "" : "s");
+                return CMD_FINDINGS;
+        }
+        k = collect_changes(r, &changed, &diff);
+        if (k < 0)
+                return k;
         if (c->diff && diff && !c->json)
                 fputs(diff, stdout);
-
-        bool ran = false;
         if (!c->check) {
-                rc = commit_targets(&r);
-                if (!rc && !under_root)
-                        rc = run_mechanisms(&r, &ran);
+                k = commit_targets(r);
+                if (!k && !fs_root_is_set(c->root))
+                        k = run_mechanisms(r, &ran);
         }
         if (c->json)
-                print_json(&r, changed || (r.pending && (ran || c->check)), diff, ran);
-        else if (!c->quiet) {
-                for (size_t i = 0; i < r.nt; i++) {
-                        const struct target *t = &r.t[i];
-                        if (t->text)
-                                printf("%s: %s %s\n", t->display,
-                                       c->check ? (disabling ? "would remove" : "would add")
-                                                : (disabling ? "removed" : "added"),
-                                       t->note);
-                        else if (t->note[0])
-                                printf("%s: %s\n", t->display, t->note);
-                }
-                if (changed && !c->check)
-                        printf("The files as they were: FILE%s next to each.\n", PAMEDIT_BACKUP_SUFFIX);
-                if (r.ncmds > 0 && !ran) {
-                        printf(c->check ? "It would run:\n"
-                                        : under_root ? "To finish, run in the tree (the tools of a distribution edit its shared stacks):\n"
-                                                     : "To finish, run (the tools were not found):\n");
-                        for (size_t i = 0; i < r.ncmds; i++)
-                                printf("  %s\n", r.cmds[i]);
-                }
-        }
-        if (disabling && !changed && !explicit && !c->quiet && !c->json)
-                printf("%s: no line of rdmalimits enable in any service; nothing to remove\n", pamdir);
-        if (disabling && !c->quiet && !c->json && (r.need_pau || r.need_authselect)) {
-                if (r.need_pau)
-                        printf("common-session is pam-auth-update's: 'pam-auth-update --disable rdmalimit' takes the module "
-                               "out of it (rdmalimits disable does not)\n");
-                if (r.need_authselect)
-                        printf("system-auth and password-auth are authselect's: 'authselect select PROFILE' goes back to "
-                               "a profile without the module (rdmalimits disable does not)\n");
-        }
-        if (rc == 0 && c->check && (changed || r.pending))
-                rc = CMD_WOULD_CHANGE;
+                print_json(r, changed || (r->pending && (ran || c->check)), diff, ran);
+        else if (!c->quiet)
+                print_text(r, changed, ran, explicit, pamdir);
+        if (k == 0 && c->check && (changed || r->pending))
+                k = CMD_WOULD_CHANGE;
+        return k;
+}
+
+static int enable_disable(struct ctx *c, bool disabling) {
+        struct run r = { .c = c, .disabling = disabling, .pamfd = -1, .lockfd = -1, .profilefd = -1 };
+        _cleanup_free_ char *pamdir = display_of(c, PAM_DIR);
+        if (!pamdir)
+                return log_oom();
+        int k = enable_run(&r, pamdir);
         run_done(&r);
-        return rc;
+        return k;
 }
 
 int cmd_enable(struct ctx *c) {

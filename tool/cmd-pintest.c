@@ -403,106 +403,138 @@ static void account_json(struct json *j, const struct pin_account *a) {
         json_obj_end(j);
 }
 
-int cmd_pintest(struct ctx *c) {
-        uint64_t size;
+/* What pin-test found: the size, the limits it ran under, each mechanism's result. */
+struct pin_run {
+        size_t len;
         struct rl_pair lim;
-        struct pin pins[2 + PIN_MAX_DEVICES] = {};
-        size_t n = 0;
-        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
-        void *buf;
+        bool capipc, failed;
+        struct pin pins[2 + PIN_MAX_DEVICES];
+        size_t n;
+        struct pin_account acc;
+};
 
-        if (ctx_parse_size("size", c->argv[0], &size) < 0)
+static void print_json(const struct pin_run *t) {
+        struct json j;
+        json_init(&j, stdout);
+        json_obj_begin(&j);
+        json_key(&j, "size");
+        json_u64(&j, t->len);
+        json_key(&j, "memlock");
+        json_obj_begin(&j);
+        json_key(&j, "soft");
+        json_limit(&j, t->lim.soft);
+        json_key(&j, "hard");
+        json_limit(&j, t->lim.hard);
+        json_obj_end(&j);
+        json_key(&j, "cap_ipc_lock");
+        json_bool(&j, t->capipc);
+        json_key(&j, "mechanisms");
+        json_arr_begin(&j);
+        for (size_t i = 0; i < t->n; i++) {
+                const struct pin *p = &t->pins[i];
+                json_obj_begin(&j);
+                json_key(&j, "name");
+                json_str(&j, p->mechanism);
+                if (p->device[0]) {
+                        json_key(&j, "device");
+                        json_str(&j, p->device);
+                }
+                json_key(&j, "result");
+                json_str(&j, result_word(p->result));
+                json_key(&j, "errno");
+                json_str(&j, errno_name(p->error));
+                json_key(&j, "message");
+                json_str(&j, p->result == PIN_OK ? "" : p->why);
+                json_obj_end(&j);
+        }
+        json_arr_end(&j);
+        account_json(&j, &t->acc);
+        json_obj_end(&j);
+        json_finish(&j);
+}
+
+static void print_text(const struct pin_run *t) {
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], h[SIZE_FMT_MAX];
+
+        printf("Pinning %s with memlock soft %s, hard %s%s:\n", size_format(t->len, a), size_format(t->lim.soft, b),
+               size_format(t->lim.hard, h), t->capipc ? " (CAP_IPC_LOCK: the kernel does not enforce the limit)" : "");
+        for (size_t i = 0; i < t->n; i++) {
+                const struct pin *p = &t->pins[i];
+                char label[96];
+                snprintf(label, sizeof label, "%s%s%s", p->mechanism, p->device[0] ? " " : "", p->device);
+                if (p->result == PIN_OK)
+                        printf("  %-24s ok\n", label);
+                else
+                        printf("  %-24s %s%s%s%s: %s\n", label, result_word(p->result), p->error ? " (" : "",
+                               p->error ? errno_name(p->error) : "", p->error ? ")" : "", p->why);
+        }
+        if (t->failed && t->acc.done)
+                account_text(&t->acc);
+        else if (t->failed)
+                printf("Fix: give this user more memlock (rdmalimits apply USER SIZE, or a pam_rdmalimit rule),\n"
+                       "then log in again: limits are set when a session opens.\n");
+}
+
+/* The size to pin, in whole pages and UMEM chunks. 0 or CMD_USAGE. */
+static int parse_pin_size(const char *arg, size_t *ret) {
+        uint64_t size;
+
+        if (ctx_parse_size("size", arg, &size) < 0)
                 return CMD_USAGE;
         if (size == 0 || size == SIZE_INFINITY || size > (UINT64_C(1) << 46)) {
-                log_error("size '%s': give a size between 1 byte and 64 TiB", c->argv[0]);
+                log_error("size '%s': give a size between 1 byte and 64 TiB", arg);
                 return CMD_USAGE;
         }
-        size_t len = (size + 4095) & ~(size_t)4095; /* whole pages and UMEM chunks */
-        if (rl_get_memlock(&lim) < 0) {
-                log_error("getrlimit: %s", strerror(errno));
-                return CMD_FINDINGS;
-        }
-        bool capipc = rl_have_cap(CAP_IPC_LOCK);
-        if (pin_guard(c, len, lim, capipc) < 0)
-                return CMD_FINDINGS;
-        buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (buf == MAP_FAILED) {
-                log_error("cannot map %s: %s", size_format(len, a), strerror(errno));
-                return CMD_FINDINGS;
-        }
-        pin_mlock(buf, len, lim, &pins[n++]);
-        pin_umem(buf, len, lim, &pins[n++]);
-        struct pin *pv = pins;
-        if (pin_verbs(buf, len, lim, &pv, &n) < 0) {
-                munmap(buf, len);
-                log_error("out of memory");
-                return CMD_FINDINGS;
-        }
-        munmap(buf, len);
+        *ret = (size + 4095) & ~(size_t)4095;
+        return 0;
+}
 
-        bool failed = false;
-        for (size_t i = 0; i < n; i++)
-                failed |= pins[i].result == PIN_FAILED;
-        struct pin_account acc = {};
-        if (failed)
-                pin_account(pins, n, len, lim, &acc);
-        if (c->json) {
-                struct json j;
-                json_init(&j, stdout);
-                json_obj_begin(&j);
-                json_key(&j, "size");
-                json_u64(&j, len);
-                json_key(&j, "memlock");
-                json_obj_begin(&j);
-                json_key(&j, "soft");
-                json_limit(&j, lim.soft);
-                json_key(&j, "hard");
-                json_limit(&j, lim.hard);
-                json_obj_end(&j);
-                json_key(&j, "cap_ipc_lock");
-                json_bool(&j, capipc);
-                json_key(&j, "mechanisms");
-                json_arr_begin(&j);
-                for (size_t i = 0; i < n; i++) {
-                        json_obj_begin(&j);
-                        json_key(&j, "name");
-                        json_str(&j, pins[i].mechanism);
-                        if (pins[i].device[0]) {
-                                json_key(&j, "device");
-                                json_str(&j, pins[i].device);
-                        }
-                        json_key(&j, "result");
-                        json_str(&j, result_word(pins[i].result));
-                        json_key(&j, "errno");
-                        json_str(&j, errno_name(pins[i].error));
-                        json_key(&j, "message");
-                        json_str(&j, pins[i].result == PIN_OK ? "" : pins[i].why);
-                        json_obj_end(&j);
-                }
-                json_arr_end(&j);
-                account_json(&j, &acc);
-                json_obj_end(&j);
-                json_finish(&j);
-        } else {
-                printf("Pinning %s with memlock soft %s, hard %s%s:\n", size_format(len, a), size_format(lim.soft, b),
-                       size_format(lim.hard, (char[SIZE_FMT_MAX]){}),
-                       capipc ? " (CAP_IPC_LOCK: the kernel does not enforce the limit)" : "");
-                for (size_t i = 0; i < n; i++) {
-                        const struct pin *p = &pins[i];
-                        char label[96];
-                        snprintf(label, sizeof label, "%s%s%s", p->mechanism, p->device[0] ? " " : "", p->device);
-                        if (p->result == PIN_OK)
-                                printf("  %-24s ok\n", label);
-                        else
-                                printf("  %-24s %s%s%s%s: %s\n", label, result_word(p->result), p->error ? " (" : "",
-                                       p->error ? errno_name(p->error) : "", p->error ? ")" : "", p->why);
-                }
-                if (failed && acc.done)
-                        account_text(&acc);
-                else if (failed)
-                        printf("Fix: give this user more memlock (rdmalimits apply USER SIZE, or a pam_rdmalimit rule),\n"
-                               "then log in again: limits are set when a session opens.\n");
+/* Pin t->len with each mechanism; when one fails, account for where the limit went. */
+static int pin_all(const struct ctx *c, struct pin_run *t) {
+        char a[SIZE_FMT_MAX];
+        void *buf;
+
+        if (rl_get_memlock(&t->lim) < 0) {
+                int r = negative_errno();
+                log_error("getrlimit: %s", strerror(-r));
+                return r;
         }
-        status_report_clear(&acc.rep);
-        return failed ? CMD_FINDINGS : 0;
+        t->capipc = rl_have_cap(CAP_IPC_LOCK);
+        if (pin_guard(c, t->len, t->lim, t->capipc) < 0)
+                return CMD_FINDINGS;
+        buf = mmap(NULL, t->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (buf == MAP_FAILED) {
+                int r = negative_errno();
+                log_error("cannot map %s: %s", size_format(t->len, a), strerror(-r));
+                return r;
+        }
+        pin_mlock(buf, t->len, t->lim, &t->pins[t->n++]);
+        pin_umem(buf, t->len, t->lim, &t->pins[t->n++]);
+        struct pin *pv = t->pins;
+        int r = pin_verbs(buf, t->len, t->lim, &pv, &t->n);
+        munmap(buf, t->len);
+        if (r < 0)
+                return log_oom();
+        for (size_t i = 0; i < t->n; i++)
+                t->failed |= t->pins[i].result == PIN_FAILED;
+        if (t->failed)
+                pin_account(t->pins, t->n, t->len, t->lim, &t->acc);
+        return 0;
+}
+
+int cmd_pintest(struct ctx *c) {
+        struct pin_run t = {};
+        int r;
+
+        r = parse_pin_size(c->argv[0], &t.len);
+        if (r == 0)
+                r = pin_all(c, &t);
+        if (r != 0)
+                return r;
+        if (c->json)
+                print_json(&t);
+        else
+                print_text(&t);
+        status_report_clear(&t.acc.rep);
+        return t.failed ? CMD_FINDINGS : 0;
 }

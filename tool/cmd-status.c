@@ -100,7 +100,7 @@ static const char *user_label(const char *name, uid_t uid, char *buf, size_t siz
 /* ---------------------------------------------------------------------------------------
  * text */
 
-static void print_text(const struct ctx *c, const struct status_report *r, const struct status_options *o) {
+static void print_users(const struct status_report *r) {
         char a[TBL_CELL];
         struct table t;
 
@@ -142,39 +142,79 @@ static void print_text(const struct ctx *c, const struct status_report *r, const
                         snprintf(row[10], TBL_CELL, "?");
         }
         tbl_print(&t);
-        if (r->n_units) {
-                static const char *const head[] = { "UNIT", "KIND", "PROCS", "SOFT", "HARD", "CHARGED", "METHOD",
-                                                    "HEADROOM", NULL };
-                putchar('\n');
-                tbl_init(&t, head, "llrrrrlr");
-                for (size_t i = 0; i < r->n_units; i++) {
-                        const struct status_unit *u = &r->units[i];
-                        char(*row)[TBL_CELL] = tbl_row(&t);
-                        if (!row)
-                                break;
-                        str_escape(u->name, row[0], TBL_CELL);
-                        snprintf(row[1], TBL_CELL, "%s", status_origin_name(u->origin));
-                        snprintf(row[2], TBL_CELL, "%zu", u->n_procs);
-                        if (u->limit_known) {
-                                fmt_size(u->memlock.soft, row[3], TBL_CELL);
-                                if (u->limits_differ)
-                                        strcat(row[3], "*");
-                                fmt_size(u->memlock.hard, row[4], TBL_CELL);
-                        } else {
-                                snprintf(row[3], TBL_CELL, "-");
-                                snprintf(row[4], TBL_CELL, "-");
-                        }
-                        fmt_size(u->charged, row[5], TBL_CELL);
-                        snprintf(row[6], TBL_CELL, "%s", status_method_name(u->charged_method));
-                        if (u->headroom_known)
-                                fmt_size(u->headroom, row[7], TBL_CELL);
-                        else
-                                snprintf(row[7], TBL_CELL, "-");
-                }
-                tbl_print(&t);
-        }
+}
 
-        /* processes: all of them when asked for by user, pid or unit; else those that hold something */
+static void print_units(const struct status_report *r) {
+        struct table t;
+
+        static const char *const head[] = { "UNIT", "KIND", "PROCS", "SOFT", "HARD", "CHARGED", "METHOD",
+                                            "HEADROOM", NULL };
+        putchar('\n');
+        tbl_init(&t, head, "llrrrrlr");
+        for (size_t i = 0; i < r->n_units; i++) {
+                const struct status_unit *u = &r->units[i];
+                char(*row)[TBL_CELL] = tbl_row(&t);
+                if (!row)
+                        break;
+                str_escape(u->name, row[0], TBL_CELL);
+                snprintf(row[1], TBL_CELL, "%s", status_origin_name(u->origin));
+                snprintf(row[2], TBL_CELL, "%zu", u->n_procs);
+                if (u->limit_known) {
+                        fmt_size(u->memlock.soft, row[3], TBL_CELL);
+                        if (u->limits_differ)
+                                strcat(row[3], "*");
+                        fmt_size(u->memlock.hard, row[4], TBL_CELL);
+                } else {
+                        snprintf(row[3], TBL_CELL, "-");
+                        snprintf(row[4], TBL_CELL, "-");
+                }
+                fmt_size(u->charged, row[5], TBL_CELL);
+                snprintf(row[6], TBL_CELL, "%s", status_method_name(u->charged_method));
+                if (u->headroom_known)
+                        fmt_size(u->headroom, row[7], TBL_CELL);
+                else
+                        snprintf(row[7], TBL_CELL, "-");
+        }
+        tbl_print(&t);
+}
+
+static void proc_row(const struct status_report *r, const struct status_proc *p, char (*row)[TBL_CELL]) {
+        const struct status_user *u = status_find_user(r, p->uid);
+        char a[TBL_CELL];
+
+        snprintf(row[0], TBL_CELL, "%d", (int)p->pid);
+        snprintf(row[1], TBL_CELL, "%d", (int)p->nspid);
+        user_label(u ? u->name : NULL, p->uid, row[2], TBL_CELL);
+        str_escape(p->comm, row[3], TBL_CELL);
+        if (p->limits_known) {
+                fmt_size(p->memlock.soft, row[4], TBL_CELL);
+                fmt_size(p->memlock.hard, row[5], TBL_CELL);
+        } else {
+                snprintf(row[4], TBL_CELL, "?");
+                snprintf(row[5], TBL_CELL, "?");
+        }
+        fmt_size(p->vmlck, row[6], TBL_CELL);
+        fmt_size(p->vmpin, row[7], TBL_CELL);
+        if (p->xsk_method == STATUS_M_SOCK_DIAG)
+                cellf(row[8], TBL_CELL, "%zu/%s", p->n_xsk, fmt_size(p->xsk_umem_bytes, a, sizeof a));
+        else if (p->xsk_method == STATUS_M_PIDFD)
+                snprintf(row[8], TBL_CELL, "%zu", p->n_xsk);
+        else
+                snprintf(row[8], TBL_CELL, "?");
+        if (p->mr_method == STATUS_M_RDMA_NETLINK)
+                cellf(row[9], TBL_CELL, "%zu/%s", p->n_mr, fmt_size(p->mr_bytes, a, sizeof a));
+        else
+                snprintf(row[9], TBL_CELL, "unknown");
+        char name[TBL_CELL];
+        str_escape(p->origin_name, name, sizeof name);
+        cellf(row[10], TBL_CELL, "%s %s%s%s%s", status_origin_name(p->origin), name,
+                 p->origin_owner[0] ? " (limits of " : "", p->origin_owner, p->origin_owner[0] ? ")" : "");
+}
+
+/* processes: all of them when asked for by user, pid or unit; else those that hold something */
+static void print_procs(const struct status_report *r, const struct status_options *o) {
+        struct table t;
+
         bool all = o->filter.by_user || o->filter.pid || o->filter.unit;
         size_t quiet = 0;
         static const char *const phead[] = { "PID", "NSPID", "USER", "COMM", "SOFT", "HARD", "VMLCK", "VMPIN", "XSK",
@@ -182,7 +222,6 @@ static void print_text(const struct ctx *c, const struct status_report *r, const
         tbl_init(&t, phead, "rrllrrrrrrl");
         for (size_t i = 0; i < r->n_procs; i++) {
                 const struct status_proc *p = &r->procs[i];
-                const struct status_user *u = status_find_user(r, p->uid);
                 bool holds = p->vmlck || p->vmpin || p->n_xsk || p->n_mr;
                 if (!all && !holds) {
                         quiet++;
@@ -191,33 +230,7 @@ static void print_text(const struct ctx *c, const struct status_report *r, const
                 char(*row)[TBL_CELL] = tbl_row(&t);
                 if (!row)
                         break;
-                snprintf(row[0], TBL_CELL, "%d", (int)p->pid);
-                snprintf(row[1], TBL_CELL, "%d", (int)p->nspid);
-                user_label(u ? u->name : NULL, p->uid, row[2], TBL_CELL);
-                str_escape(p->comm, row[3], TBL_CELL);
-                if (p->limits_known) {
-                        fmt_size(p->memlock.soft, row[4], TBL_CELL);
-                        fmt_size(p->memlock.hard, row[5], TBL_CELL);
-                } else {
-                        snprintf(row[4], TBL_CELL, "?");
-                        snprintf(row[5], TBL_CELL, "?");
-                }
-                fmt_size(p->vmlck, row[6], TBL_CELL);
-                fmt_size(p->vmpin, row[7], TBL_CELL);
-                if (p->xsk_method == STATUS_M_SOCK_DIAG)
-                        cellf(row[8], TBL_CELL, "%zu/%s", p->n_xsk, fmt_size(p->xsk_umem_bytes, a, sizeof a));
-                else if (p->xsk_method == STATUS_M_PIDFD)
-                        snprintf(row[8], TBL_CELL, "%zu", p->n_xsk);
-                else
-                        snprintf(row[8], TBL_CELL, "?");
-                if (p->mr_method == STATUS_M_RDMA_NETLINK)
-                        cellf(row[9], TBL_CELL, "%zu/%s", p->n_mr, fmt_size(p->mr_bytes, a, sizeof a));
-                else
-                        snprintf(row[9], TBL_CELL, "unknown");
-                char name[TBL_CELL];
-                str_escape(p->origin_name, name, sizeof name);
-                cellf(row[10], TBL_CELL, "%s %s%s%s%s", status_origin_name(p->origin), name,
-                         p->origin_owner[0] ? " (limits of " : "", p->origin_owner, p->origin_owner[0] ? ")" : "");
+                proc_row(r, p, row);
         }
         if (t.nrows) {
                 putchar('\n');
@@ -226,30 +239,34 @@ static void print_text(const struct ctx *c, const struct status_report *r, const
                 free(t.cells);
         if (quiet)
                 printf("(%zu other process%s lock, pin and hold nothing)\n", quiet, quiet == 1 ? "" : "es");
+}
 
-        if (r->n_umems) {
-                static const char *const head[] = { "INODE", "UID", "UMEM", "SIZE", "CHARGED", "HOLDER", "IFINDEX",
-                                                    "QUEUE", NULL };
-                putchar('\n');
-                tbl_init(&t, head, "rrrrrrrr");
-                for (size_t i = 0; i < r->n_umems; i++) {
-                        const struct status_umem *m = &r->umems[i];
-                        char(*row)[TBL_CELL] = tbl_row(&t);
-                        if (!row)
-                                break;
-                        snprintf(row[0], TBL_CELL, "%u", m->ino);
-                        snprintf(row[1], TBL_CELL, "%u", m->uid);
-                        snprintf(row[2], TBL_CELL, "%u", m->id);
-                        fmt_size(m->size, row[3], TBL_CELL);
-                        fmt_size(m->charged, row[4], TBL_CELL);
-                        snprintf(row[5], TBL_CELL, m->holder ? "%d" : "-", (int)m->holder);
-                        snprintf(row[6], TBL_CELL, "%u", m->ifindex);
-                        snprintf(row[7], TBL_CELL, "%u", m->queue_id);
-                }
-                tbl_print(&t);
-        }
+static void print_umems(const struct status_report *r) {
+        struct table t;
 
+        static const char *const head[] = { "INODE", "UID", "UMEM", "SIZE", "CHARGED", "HOLDER", "IFINDEX",
+                                            "QUEUE", NULL };
         putchar('\n');
+        tbl_init(&t, head, "rrrrrrrr");
+        for (size_t i = 0; i < r->n_umems; i++) {
+                const struct status_umem *m = &r->umems[i];
+                char(*row)[TBL_CELL] = tbl_row(&t);
+                if (!row)
+                        break;
+                snprintf(row[0], TBL_CELL, "%u", m->ino);
+                snprintf(row[1], TBL_CELL, "%u", m->uid);
+                snprintf(row[2], TBL_CELL, "%u", m->id);
+                fmt_size(m->size, row[3], TBL_CELL);
+                fmt_size(m->charged, row[4], TBL_CELL);
+                snprintf(row[5], TBL_CELL, m->holder ? "%d" : "-", (int)m->holder);
+                snprintf(row[6], TBL_CELL, "%u", m->ifindex);
+                snprintf(row[7], TBL_CELL, "%u", m->queue_id);
+        }
+        tbl_print(&t);
+}
+
+/* how each number was found */
+static void print_methods(const struct status_report *r) {
         if (r->xsk_method == STATUS_M_SOCK_DIAG)
                 printf("AF_XDP: UMEMs from sock_diag");
         else
@@ -272,7 +289,17 @@ static void print_text(const struct ctx *c, const struct status_report *r, const
                         printf("user %s: charge unknown: %s\n", user_label(r->users[i].name, r->users[i].uid, n, sizeof n),
                                r->users[i].charged_why);
                 }
-        (void)c;
+}
+
+static void print_text(const struct status_report *r, const struct status_options *o) {
+        print_users(r);
+        if (r->n_units)
+                print_units(r);
+        print_procs(r, o);
+        if (r->n_umems)
+                print_umems(r);
+        putchar('\n');
+        print_methods(r);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -288,6 +315,175 @@ static void json_memlock(struct json *j, bool known, struct rl_pair m) {
         json_limit(j, m.soft);
         json_key(j, "hard");
         json_limit(j, m.hard);
+        json_obj_end(j);
+}
+
+static void json_user(struct json *j, const struct status_report *r, const struct status_user *u) {
+        json_obj_begin(j);
+        json_key(j, "user");
+        json_str(j, u->name[0] ? u->name : NULL);
+        json_key(j, "uid");
+        json_u64(j, u->uid);
+        json_key(j, "processes");
+        json_u64(j, u->n_procs);
+        json_key(j, "memlock");
+        json_memlock(j, u->limit_known, u->memlock);
+        json_key(j, "limits_differ");
+        json_bool(j, u->limits_differ);
+        json_key(j, "vmlck");
+        json_u64(j, u->vmlck);
+        json_key(j, "vmpin");
+        json_u64(j, u->vmpin);
+        json_key(j, "charged");
+        if (u->charged_method != STATUS_M_UNKNOWN)
+                json_u64(j, u->charged);
+        else
+                json_null(j);
+        json_key(j, "charged_at_least");
+        json_bool(j, u->charged_at_least);
+        json_key(j, "charged_method");
+        json_str(j, status_method_name(u->charged_method));
+        json_key(j, "charged_why");
+        json_str(j, u->charged_why);
+        json_key(j, "headroom");
+        if (u->headroom_known)
+                json_limit(j, u->headroom);
+        else
+                json_null(j);
+        json_key(j, "xdp_sockets");
+        if (u->xsk_method != STATUS_M_UNKNOWN)
+                json_u64(j, u->n_xsk);
+        else
+                json_null(j);
+        json_key(j, "xdp_sockets_method");
+        json_str(j, status_method_name(u->xsk_method));
+        json_key(j, "umems");
+        if (r->xsk_method == STATUS_M_SOCK_DIAG)
+                json_u64(j, u->n_umem);
+        else
+                json_null(j);
+        json_obj_end(j);
+}
+
+static void json_unit(struct json *j, const struct status_unit *u) {
+        json_obj_begin(j);
+        json_key(j, "unit");
+        json_str(j, u->name);
+        json_key(j, "kind");
+        json_str(j, status_origin_name(u->origin));
+        json_key(j, "processes");
+        json_u64(j, u->n_procs);
+        json_key(j, "memlock");
+        json_memlock(j, u->limit_known, u->memlock);
+        json_key(j, "limits_differ");
+        json_bool(j, u->limits_differ);
+        json_key(j, "charged");
+        json_u64(j, u->charged);
+        json_key(j, "charged_method");
+        json_str(j, status_method_name(u->charged_method));
+        json_key(j, "headroom");
+        if (u->headroom_known)
+                json_limit(j, u->headroom);
+        else
+                json_null(j);
+        json_obj_end(j);
+}
+
+static void json_proc(struct json *j, const struct status_report *r, const struct status_proc *p) {
+        const struct status_user *u = status_find_user(r, p->uid);
+        json_obj_begin(j);
+        json_key(j, "pid");
+        json_i64(j, p->pid);
+        json_key(j, "nspid");
+        json_i64(j, p->nspid);
+        json_key(j, "uid");
+        json_u64(j, p->uid);
+        json_key(j, "user");
+        json_str(j, u && u->name[0] ? u->name : NULL);
+        json_key(j, "comm");
+        json_str(j, p->comm);
+        json_key(j, "memlock");
+        json_memlock(j, p->limits_known, p->memlock);
+        json_key(j, "cap_ipc_lock");
+        json_bool(j, p->cap_ipc_lock);
+        json_key(j, "cgroup");
+        json_str(j, p->cgroup);
+        json_key(j, "origin");
+        json_obj_begin(j);
+        json_key(j, "kind");
+        json_str(j, status_origin_name(p->origin));
+        json_key(j, "name");
+        json_str(j, p->origin_name);
+        json_key(j, "limits_from");
+        json_str(j, p->origin_owner[0] ? p->origin_owner : NULL);
+        json_obj_end(j);
+        json_key(j, "vmlck");
+        json_u64(j, p->vmlck);
+        json_key(j, "vmpin");
+        json_u64(j, p->vmpin);
+        json_key(j, "xdp_sockets");
+        json_obj_begin(j);
+        json_key(j, "method");
+        json_str(j, status_method_name(p->xsk_method));
+        json_key(j, "count");
+        if (p->xsk_method != STATUS_M_UNKNOWN)
+                json_u64(j, p->n_xsk);
+        else
+                json_null(j);
+        json_key(j, "inodes");
+        json_arr_begin(j);
+        for (size_t k = 0; k < p->n_xsk && k < ELEMENTSOF(p->xsk_ino); k++)
+                json_u64(j, p->xsk_ino[k]);
+        json_arr_end(j);
+        json_key(j, "umem_bytes");
+        if (p->xsk_method == STATUS_M_SOCK_DIAG)
+                json_u64(j, p->xsk_umem_bytes);
+        else
+                json_null(j);
+        json_obj_end(j);
+        json_key(j, "rdma_mrs");
+        json_obj_begin(j);
+        json_key(j, "method");
+        json_str(j, status_method_name(p->mr_method));
+        json_key(j, "count");
+        if (p->mr_method == STATUS_M_RDMA_NETLINK)
+                json_u64(j, p->n_mr);
+        else
+                json_null(j);
+        json_key(j, "bytes");
+        if (p->mr_method == STATUS_M_RDMA_NETLINK)
+                json_u64(j, p->mr_bytes);
+        else
+                json_null(j);
+        json_obj_end(j);
+        json_key(j, "over_threshold");
+        json_bool(j, p->over_threshold);
+        json_obj_end(j);
+}
+
+static void json_umem(struct json *j, const struct status_umem *m) {
+        json_obj_begin(j);
+        json_key(j, "inode");
+        json_u64(j, m->ino);
+        json_key(j, "uid");
+        json_u64(j, m->uid);
+        json_key(j, "id");
+        json_u64(j, m->id);
+        json_key(j, "size");
+        json_u64(j, m->size);
+        json_key(j, "charged");
+        json_u64(j, m->charged);
+        json_key(j, "holder");
+        if (m->holder)
+                json_i64(j, m->holder);
+        else
+                json_null(j);
+        json_key(j, "ifindex");
+        json_u64(j, m->ifindex);
+        json_key(j, "queue_id");
+        json_u64(j, m->queue_id);
+        json_key(j, "zerocopy");
+        json_bool(j, m->zerocopy);
         json_obj_end(j);
 }
 
@@ -318,187 +514,26 @@ static void print_json(const struct status_report *r) {
 
         json_key(&j, "users");
         json_arr_begin(&j);
-        for (size_t i = 0; i < r->n_users; i++) {
-                const struct status_user *u = &r->users[i];
-                json_obj_begin(&j);
-                json_key(&j, "user");
-                json_str(&j, u->name[0] ? u->name : NULL);
-                json_key(&j, "uid");
-                json_u64(&j, u->uid);
-                json_key(&j, "processes");
-                json_u64(&j, u->n_procs);
-                json_key(&j, "memlock");
-                json_memlock(&j, u->limit_known, u->memlock);
-                json_key(&j, "limits_differ");
-                json_bool(&j, u->limits_differ);
-                json_key(&j, "vmlck");
-                json_u64(&j, u->vmlck);
-                json_key(&j, "vmpin");
-                json_u64(&j, u->vmpin);
-                json_key(&j, "charged");
-                if (u->charged_method != STATUS_M_UNKNOWN)
-                        json_u64(&j, u->charged);
-                else
-                        json_null(&j);
-                json_key(&j, "charged_at_least");
-                json_bool(&j, u->charged_at_least);
-                json_key(&j, "charged_method");
-                json_str(&j, status_method_name(u->charged_method));
-                json_key(&j, "charged_why");
-                json_str(&j, u->charged_why);
-                json_key(&j, "headroom");
-                if (u->headroom_known)
-                        json_limit(&j, u->headroom);
-                else
-                        json_null(&j);
-                json_key(&j, "xdp_sockets");
-                if (u->xsk_method != STATUS_M_UNKNOWN)
-                        json_u64(&j, u->n_xsk);
-                else
-                        json_null(&j);
-                json_key(&j, "xdp_sockets_method");
-                json_str(&j, status_method_name(u->xsk_method));
-                json_key(&j, "umems");
-                if (r->xsk_method == STATUS_M_SOCK_DIAG)
-                        json_u64(&j, u->n_umem);
-                else
-                        json_null(&j);
-                json_obj_end(&j);
-        }
+        for (size_t i = 0; i < r->n_users; i++)
+                json_user(&j, r, &r->users[i]);
         json_arr_end(&j);
 
         json_key(&j, "units");
         json_arr_begin(&j);
-        for (size_t i = 0; i < r->n_units; i++) {
-                const struct status_unit *u = &r->units[i];
-                json_obj_begin(&j);
-                json_key(&j, "unit");
-                json_str(&j, u->name);
-                json_key(&j, "kind");
-                json_str(&j, status_origin_name(u->origin));
-                json_key(&j, "processes");
-                json_u64(&j, u->n_procs);
-                json_key(&j, "memlock");
-                json_memlock(&j, u->limit_known, u->memlock);
-                json_key(&j, "limits_differ");
-                json_bool(&j, u->limits_differ);
-                json_key(&j, "charged");
-                json_u64(&j, u->charged);
-                json_key(&j, "charged_method");
-                json_str(&j, status_method_name(u->charged_method));
-                json_key(&j, "headroom");
-                if (u->headroom_known)
-                        json_limit(&j, u->headroom);
-                else
-                        json_null(&j);
-                json_obj_end(&j);
-        }
+        for (size_t i = 0; i < r->n_units; i++)
+                json_unit(&j, &r->units[i]);
         json_arr_end(&j);
 
         json_key(&j, "processes");
         json_arr_begin(&j);
-        for (size_t i = 0; i < r->n_procs; i++) {
-                const struct status_proc *p = &r->procs[i];
-                const struct status_user *u = status_find_user(r, p->uid);
-                json_obj_begin(&j);
-                json_key(&j, "pid");
-                json_i64(&j, p->pid);
-                json_key(&j, "nspid");
-                json_i64(&j, p->nspid);
-                json_key(&j, "uid");
-                json_u64(&j, p->uid);
-                json_key(&j, "user");
-                json_str(&j, u && u->name[0] ? u->name : NULL);
-                json_key(&j, "comm");
-                json_str(&j, p->comm);
-                json_key(&j, "memlock");
-                json_memlock(&j, p->limits_known, p->memlock);
-                json_key(&j, "cap_ipc_lock");
-                json_bool(&j, p->cap_ipc_lock);
-                json_key(&j, "cgroup");
-                json_str(&j, p->cgroup);
-                json_key(&j, "origin");
-                json_obj_begin(&j);
-                json_key(&j, "kind");
-                json_str(&j, status_origin_name(p->origin));
-                json_key(&j, "name");
-                json_str(&j, p->origin_name);
-                json_key(&j, "limits_from");
-                json_str(&j, p->origin_owner[0] ? p->origin_owner : NULL);
-                json_obj_end(&j);
-                json_key(&j, "vmlck");
-                json_u64(&j, p->vmlck);
-                json_key(&j, "vmpin");
-                json_u64(&j, p->vmpin);
-                json_key(&j, "xdp_sockets");
-                json_obj_begin(&j);
-                json_key(&j, "method");
-                json_str(&j, status_method_name(p->xsk_method));
-                json_key(&j, "count");
-                if (p->xsk_method != STATUS_M_UNKNOWN)
-                        json_u64(&j, p->n_xsk);
-                else
-                        json_null(&j);
-                json_key(&j, "inodes");
-                json_arr_begin(&j);
-                for (size_t k = 0; k < p->n_xsk && k < ELEMENTSOF(p->xsk_ino); k++)
-                        json_u64(&j, p->xsk_ino[k]);
-                json_arr_end(&j);
-                json_key(&j, "umem_bytes");
-                if (p->xsk_method == STATUS_M_SOCK_DIAG)
-                        json_u64(&j, p->xsk_umem_bytes);
-                else
-                        json_null(&j);
-                json_obj_end(&j);
-                json_key(&j, "rdma_mrs");
-                json_obj_begin(&j);
-                json_key(&j, "method");
-                json_str(&j, status_method_name(p->mr_method));
-                json_key(&j, "count");
-                if (p->mr_method == STATUS_M_RDMA_NETLINK)
-                        json_u64(&j, p->n_mr);
-                else
-                        json_null(&j);
-                json_key(&j, "bytes");
-                if (p->mr_method == STATUS_M_RDMA_NETLINK)
-                        json_u64(&j, p->mr_bytes);
-                else
-                        json_null(&j);
-                json_obj_end(&j);
-                json_key(&j, "over_threshold");
-                json_bool(&j, p->over_threshold);
-                json_obj_end(&j);
-        }
+        for (size_t i = 0; i < r->n_procs; i++)
+                json_proc(&j, r, &r->procs[i]);
         json_arr_end(&j);
 
         json_key(&j, "umems");
         json_arr_begin(&j);
-        for (size_t i = 0; i < r->n_umems; i++) {
-                const struct status_umem *m = &r->umems[i];
-                json_obj_begin(&j);
-                json_key(&j, "inode");
-                json_u64(&j, m->ino);
-                json_key(&j, "uid");
-                json_u64(&j, m->uid);
-                json_key(&j, "id");
-                json_u64(&j, m->id);
-                json_key(&j, "size");
-                json_u64(&j, m->size);
-                json_key(&j, "charged");
-                json_u64(&j, m->charged);
-                json_key(&j, "holder");
-                if (m->holder)
-                        json_i64(&j, m->holder);
-                else
-                        json_null(&j);
-                json_key(&j, "ifindex");
-                json_u64(&j, m->ifindex);
-                json_key(&j, "queue_id");
-                json_u64(&j, m->queue_id);
-                json_key(&j, "zerocopy");
-                json_bool(&j, m->zerocopy);
-                json_obj_end(&j);
-        }
+        for (size_t i = 0; i < r->n_umems; i++)
+                json_umem(&j, &r->umems[i]);
         json_arr_end(&j);
         json_obj_end(&j);
         json_finish(&j);
@@ -532,8 +567,8 @@ static void prom_head(const char *name, const char *help) {
         printf("# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-static void print_prometheus(const struct status_report *r) {
-        char l1[600], l2[600], l3[600];
+static void prom_users(const struct status_report *r) {
+        char l1[600];
 
         prom_head("rdmalimit_user_memlock_limit_bytes",
                   "Soft RLIMIT_MEMLOCK of the user's processes (the largest), +Inf for unlimited.");
@@ -566,6 +601,11 @@ static void print_prometheus(const struct status_report *r) {
                 printf("rdmalimit_user_memlock_headroom_bytes{user=\"%s\",uid=\"%u\"} ", l1, (unsigned)u->uid);
                 prom_value(u->headroom);
         }
+}
+
+static void prom_units(const struct status_report *r) {
+        char l1[600];
+
         prom_head("rdmalimit_unit_memlock_limit_bytes",
                   "Soft RLIMIT_MEMLOCK of the unit's, session's, container's or job's processes (the largest).");
         for (size_t i = 0; i < r->n_units; i++) {
@@ -596,6 +636,12 @@ static void print_prometheus(const struct status_report *r) {
                        status_origin_name(u->origin));
                 prom_value(u->headroom);
         }
+}
+
+/* processes over the threshold */
+static void prom_procs(const struct status_report *r) {
+        char l1[600], l2[600], l3[600];
+
         prom_head("rdmalimit_process_memlock_charged_bytes",
                   "Locked (VmLck), pinned (VmPin) and AF_XDP or RDMA bytes of processes over the threshold.");
         for (size_t i = 0; i < r->n_procs; i++) {
@@ -631,6 +677,12 @@ static void print_prometheus(const struct status_report *r) {
                        (int)p->pid, l1, l2, (unsigned)p->uid, l3);
                 prom_value(p->memlock.soft);
         }
+}
+
+static void print_prometheus(const struct status_report *r) {
+        prom_users(r);
+        prom_units(r);
+        prom_procs(r);
         if (r->xdp_sockets_known) {
                 prom_head("rdmalimit_xdp_sockets", "AF_XDP sockets (/proc/net/protocols, summed over the network namespaces seen).");
                 printf("rdmalimit_xdp_sockets %llu\n", (unsigned long long)r->xdp_sockets);
@@ -640,31 +692,29 @@ static void print_prometheus(const struct status_report *r) {
         printf("rdmalimit_status_method_info{mechanism=\"rdma_mr\",method=\"%s\"} 1\n", status_method_name(r->mr_method));
 }
 
-int cmd_status(struct ctx *c) {
-        struct status_options o = { .probe = true, .threshold = STATUS_THRESHOLD_DEFAULT };
-        struct status_report r = {};
+/* The options of status from the command line. 0 or a CMD_* outcome. */
+static int status_parse_args(const struct ctx *c, struct status_options *o) {
         char buf[ESCAPE_NAME_MAX];
-        int e;
 
         if (c->json && c->prometheus) {
                 log_error("status: --json and --prometheus exclude each other");
                 return CMD_USAGE;
         }
-        if (c->threshold && ctx_parse_size("--threshold", c->threshold, &o.threshold) < 0)
+        if (c->threshold && ctx_parse_size("--threshold", c->threshold, &o->threshold) < 0)
                 return CMD_USAGE;
         if (c->argc == 1) {
                 struct passwd pw, *res = NULL;
                 char pwbuf[4096];
                 uint32_t uid;
                 if (getpwnam_r(c->argv[0], &pw, pwbuf, sizeof pwbuf, &res) == 0 && res)
-                        o.filter.uid = res->pw_uid;
+                        o->filter.uid = res->pw_uid;
                 else if (parse_u32(c->argv[0], &uid) >= 0)
-                        o.filter.uid = (uid_t)uid;
+                        o->filter.uid = (uid_t)uid;
                 else {
                         log_error("status: no such user '%s'", str_escape(c->argv[0], buf, sizeof buf));
                         return CMD_FINDINGS;
                 }
-                o.filter.by_user = true;
+                o->filter.by_user = true;
         }
         if (c->pid) {
                 uint32_t pid;
@@ -672,24 +722,35 @@ int cmd_status(struct ctx *c) {
                         log_error("--pid '%s': expected a process id", str_escape(c->pid, buf, sizeof buf));
                         return CMD_USAGE;
                 }
-                o.filter.pid = (pid_t)pid;
+                o->filter.pid = (pid_t)pid;
         }
-        o.filter.unit = c->unit;
+        o->filter.unit = c->unit;
+        return 0;
+}
+
+int cmd_status(struct ctx *c) {
+        struct status_options o = { .probe = true, .threshold = STATUS_THRESHOLD_DEFAULT };
+        struct status_report r = {};
+        int e;
+
+        e = status_parse_args(c, &o);
+        if (e != 0)
+                return e;
         e = status_collect(&o, &r);
         if (e == -ESRCH) {
                 log_error("status: no process %s", c->pid);
-                return CMD_FINDINGS;
+                return e;
         }
         if (e < 0) {
                 log_error("status: %s", strerror(-e));
-                return CMD_FINDINGS;
+                return e;
         }
         if (c->json)
                 print_json(&r);
         else if (c->prometheus)
                 print_prometheus(&r);
         else
-                print_text(c, &r, &o);
+                print_text(&r, &o);
         status_report_clear(&r);
         return 0;
 }
