@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* ident in root mode: users and groups from a throwaway tree's etc/passwd and etc/group. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "ident.h"
+
+static char root[] = "/tmp/test-ident-XXXXXX";
+
+static void put(const char *rel, const char *text) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/%s", root, rel);
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state) {
+        char etc[256];
+        (void)state;
+        if (!mkdtemp(root))
+                return -1;
+        snprintf(etc, sizeof etc, "%s/etc", root);
+        if (mkdir(etc, 0755) < 0)
+                return -1;
+        put("etc/passwd", "# a comment\n"
+                          "root:x:0:0:root:/root:/bin/sh\n"
+                          "alice:x:1000:1000::/home/alice:/bin/sh\n"
+                          "bob:x:1001:1001::/home/bob:/bin/sh\n"
+                          "carol:x:1002:2000::/home/carol:/bin/sh\n"
+                          "alice:x:4000:4000:second alice:/:/bin/false\n"
+                          "+nisuser\n"
+                          "broken:x:notanumber:1\n"
+                          "\n");
+        put("etc/group", "root:x:0:\n"
+                         "alice:x:1000:\n"
+                         "bob:x:1001:\n"
+                         "rdma:x:2000:alice,bob\n"
+                         "video:x:2001:bob\n"
+                         "dup:x:3000:alice\n"
+                         "dup:x:3001:bob\n"
+                         "samegid:x:3000:carol\n"
+                         "-netgroup\n"
+                         "bad:x:nogid:alice\n");
+        return 0;
+}
+
+static int teardown(void **state) {
+        char cmd[300];
+        (void)state;
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_users(void **state) {
+        struct ident *id;
+        const struct id_user *u;
+        (void)state;
+
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_false(ident_uses_nss(id));
+        assert_int_equal(ident_user(id, "alice", &u), 0);
+        assert_string_equal(u->name, "alice");
+        assert_int_equal(u->uid, 1000);   /* the first entry wins */
+        assert_int_equal(u->gid, 1000);
+        assert_int_equal(ident_user(id, "carol", &u), 0);
+        assert_int_equal(u->uid, 1002);
+        assert_int_equal(u->gid, 2000);
+        assert_int_equal(ident_user(id, "root", &u), 0);
+        assert_int_equal(u->uid, 0);
+
+        u = (const struct id_user *)0x1;  /* untouched on failure */
+        assert_int_equal(ident_user(id, "nobody-here", &u), -ENOENT);
+        assert_int_equal(ident_user(id, "nisuser", &u), -ENOENT);
+        assert_int_equal(ident_user(id, "+nisuser", &u), -ENOENT);
+        assert_int_equal(ident_user(id, "broken", &u), -ENOENT);
+        assert_int_equal(ident_user(id, "ALICE", &u), -ENOENT);
+        assert_ptr_equal(u, (const struct id_user *)0x1);
+        ident_free(id);
+}
+
+static void test_groups(void **state) {
+        struct ident *id;
+        const struct id_group *g;
+        (void)state;
+
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(ident_group(id, "rdma", &g), 0);
+        assert_int_equal(g->gid, 2000);
+        assert_non_null(g->members);
+        assert_string_equal(g->members[0], "alice");
+        assert_string_equal(g->members[1], "bob");
+        assert_null(g->members[2]);
+        assert_int_equal(ident_group(id, "root", &g), 0);
+        assert_non_null(g->members);
+        assert_null(g->members[0]);
+
+        /* a name twice: the name gives the first entry, each gid its own first entry */
+        assert_int_equal(ident_group(id, "dup", &g), 0);
+        assert_int_equal(g->gid, 3000);
+        assert_int_equal(ident_group_by_gid(id, 3001, &g), 0);
+        assert_string_equal(g->name, "dup");
+        assert_string_equal(g->members[0], "bob");
+        /* a gid twice: the gid gives the first entry, the later name is still found */
+        assert_int_equal(ident_group_by_gid(id, 3000, &g), 0);
+        assert_string_equal(g->name, "dup");
+        assert_int_equal(ident_group(id, "samegid", &g), 0);
+        assert_int_equal(g->gid, 3000);
+
+        assert_int_equal(ident_group_by_gid(id, 2001, &g), 0);
+        assert_string_equal(g->name, "video");
+        g = (const struct id_group *)0x1;
+        assert_int_equal(ident_group_by_gid(id, 9999, &g), -ENOENT);
+        assert_int_equal(ident_group(id, "nope", &g), -ENOENT);
+        assert_int_equal(ident_group(id, "netgroup", &g), -ENOENT);
+        assert_int_equal(ident_group(id, "bad", &g), -ENOENT);
+        assert_ptr_equal(g, (const struct id_group *)0x1);
+        ident_free(id);
+}
+
+static void test_membership(void **state) {
+        struct ident *id;
+        const struct id_user *alice, *bob, *carol;
+        const struct id_group *rdma, *video, *galice, *dup, *dup2, *same;
+        const gid_t *gids;
+        size_t n;
+        (void)state;
+
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(ident_user(id, "alice", &alice), 0);
+        assert_int_equal(ident_user(id, "bob", &bob), 0);
+        assert_int_equal(ident_user(id, "carol", &carol), 0);
+        assert_int_equal(ident_group(id, "rdma", &rdma), 0);
+        assert_int_equal(ident_group(id, "video", &video), 0);
+        assert_int_equal(ident_group(id, "alice", &galice), 0);
+        assert_int_equal(ident_group(id, "dup", &dup), 0);
+        assert_int_equal(ident_group_by_gid(id, 3001, &dup2), 0);
+        assert_int_equal(ident_group(id, "samegid", &same), 0);
+
+        /* primary gid */
+        assert_true(ident_user_in_group(id, alice, galice));
+        assert_true(ident_user_in_group(id, carol, rdma));
+        assert_int_equal(ident_user_member(id, carol, rdma), 1);
+        /* gr_mem */
+        assert_true(ident_user_in_group(id, alice, rdma));
+        assert_true(ident_user_in_group(id, bob, video));
+        assert_false(ident_user_in_group(id, alice, video));
+        assert_int_equal(ident_user_member(id, alice, video), 0);
+        /* the group list: every gr_mem entry's gid, primary first, each once */
+        assert_true(ident_user_in_group(id, carol, dup));   /* gid 3000 through samegid's gr_mem */
+        assert_false(ident_user_in_group(id, alice, dup2));
+        assert_true(ident_user_in_group(id, bob, dup2));
+        assert_int_equal(ident_user_gids(id, alice, &gids, &n), 0);
+        assert_int_equal(n, 3);
+        assert_int_equal(gids[0], 1000);
+        assert_int_equal(gids[1], 2000);
+        assert_int_equal(gids[2], 3000);
+        assert_int_equal(ident_user_gids(id, carol, &gids, &n), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(gids[0], 2000);
+        assert_int_equal(gids[1], 3000);
+        /* no group is never a member */
+        assert_false(ident_user_in_group(id, alice, NULL));
+        assert_int_equal(ident_user_member(id, NULL, rdma), 0);
+        ident_free(id);
+}
+
+static void test_missing_files(void **state) {
+        struct ident *id;
+        const struct id_user *u;
+        const struct id_group *g;
+        (void)state;
+
+        assert_int_equal(ident_new("/nonexistent-root-for-ident", &id), 0);
+        assert_int_equal(ident_user(id, "root", &u), -ENOENT);
+        assert_int_equal(ident_group(id, "root", &g), -ENOENT);
+        ident_free(id);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_users),
+                cmocka_unit_test(test_groups),
+                cmocka_unit_test(test_membership),
+                cmocka_unit_test(test_missing_files),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* pam_stack_load() over a throwaway root's etc/pam.d. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "pamstack.h"
+
+static char root[] = "/tmp/test-pamstack-XXXXXX";
+
+static void put(const char *name, const char *text) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/etc/pam.d/%s", root, name);
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        assert_int_equal(fclose(f), 0);
+}
+
+static int setup(void **state) {
+        char dir[256];
+        (void)state;
+        if (!mkdtemp(root))
+                return -1;
+        snprintf(dir, sizeof dir, "%s/etc", root);
+        if (mkdir(dir, 0755) < 0)
+                return -1;
+        snprintf(dir, sizeof dir, "%s/etc/pam.d", root);
+        return mkdir(dir, 0755);
+}
+
+static int teardown(void **state) {
+        char cmd[300];
+        (void)state;
+        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+        return system(cmd) == 0 ? 0 : -1;
+}
+
+static void assert_entry(const struct pam_entry *e, const char *file, unsigned line, bool dash, const char *control,
+                         const char *module, const char *name, const char *args, unsigned depth) {
+        assert_string_equal(e->file, file);
+        assert_int_equal(e->line, line);
+        assert_int_equal(e->dash, dash);
+        assert_string_equal(e->control, control);
+        assert_string_equal(e->module, module);
+        assert_string_equal(e->name, name);
+        assert_string_equal(e->args, args);
+        assert_int_equal(e->depth, depth);
+}
+
+static void test_includes(void **state) {
+        struct pam_stack s;
+        (void)state;
+
+        put("common-session", "# the common session\n"
+                              "session [default=1]   pam_permit.so\n"
+                              "session required pam_unix.so\n"
+                              "session optional /lib/security/pam_systemd.so  debug  x=1 \n"
+                              "auth required pam_deny.so\n");
+        put("extra", "session required pam_limits.so conf=/etc/x.conf # a comment\n");
+        put("sub", "Session optional pam_rdmalimit.so\n");
+        put("svc", "auth include common-auth\n"
+                   "@include common-session\n"
+                   "\n"
+                   "   # only a comment\n"
+                   "session include extra\n"
+                   "-session optional pam_gone.so\n"
+                   "session substack sub\n"
+                   "session\trequired\tpam_env.so\r\n"
+                   "session required\n"
+                   "account required pam_unix.so\n");
+        assert_int_equal(pam_stack_load(root, "svc", &s), 0);
+        assert_string_equal(s.service, "svc");
+        assert_int_equal(s.error, 0);
+        assert_int_equal(s.n, 7);
+        assert_entry(&s.v[0], "etc/pam.d/common-session", 2, false, "[default=1]", "pam_permit.so", "pam_permit", "", 1);
+        assert_entry(&s.v[1], "etc/pam.d/common-session", 3, false, "required", "pam_unix.so", "pam_unix", "", 1);
+        assert_entry(&s.v[2], "etc/pam.d/common-session", 4, false, "optional", "/lib/security/pam_systemd.so",
+                     "pam_systemd", "debug  x=1 ", 1);
+        assert_entry(&s.v[3], "etc/pam.d/extra", 1, false, "required", "pam_limits.so", "pam_limits",
+                     "conf=/etc/x.conf ", 1);
+        assert_entry(&s.v[4], "etc/pam.d/svc", 6, true, "optional", "pam_gone.so", "pam_gone", "", 0);
+        assert_entry(&s.v[5], "etc/pam.d/sub", 1, false, "optional", "pam_rdmalimit.so", "pam_rdmalimit", "", 1);
+        assert_entry(&s.v[6], "etc/pam.d/svc", 8, false, "required", "pam_env.so", "pam_env", "", 0);
+
+        assert_int_equal(pam_stack_find(&s, "pam_limits"), 3);
+        assert_int_equal(pam_stack_find(&s, "pam_rdmalimit"), 5);
+        assert_int_equal(pam_stack_find(&s, "pam_systemd"), 2);
+        assert_int_equal(pam_stack_find(&s, "pam_deny"), -1);
+        assert_int_equal(pam_stack_find(&s, "pam_limits.so"), -1);
+        pam_stack_clear(&s);
+        assert_null(s.v);
+        assert_int_equal(s.n, 0);
+}
+
+static void test_missing(void **state) {
+        struct pam_stack s;
+        (void)state;
+
+        /* a missing include is skipped */
+        put("withgap", "session include nowhere\n@include nothere\nsession required pam_unix.so\n");
+        assert_int_equal(pam_stack_load(root, "withgap", &s), 0);
+        assert_int_equal(s.error, 0);
+        assert_int_equal(s.n, 1);
+        assert_string_equal(s.v[0].name, "pam_unix");
+        pam_stack_clear(&s);
+
+        /* a missing service file is the stack's error, not the call's */
+        assert_int_equal(pam_stack_load(root, "no-such-service", &s), 0);
+        assert_int_equal(s.error, -ENOENT);
+        assert_int_equal(s.n, 0);
+        assert_string_equal(s.service, "no-such-service");
+        pam_stack_clear(&s);
+
+        /* names with a slash are not followed out of pam.d */
+        put("slash", "session include ../passwd\nsession required pam_env.so\n");
+        assert_int_equal(pam_stack_load(root, "slash", &s), 0);
+        assert_int_equal(s.n, 1);
+        assert_string_equal(s.v[0].name, "pam_env");
+        pam_stack_clear(&s);
+}
+
+static void test_loop_and_depth(void **state) {
+        struct pam_stack s;
+        char name[16], text[128];
+        (void)state;
+
+        /* a loop ends at the depth limit: each file is read 9 times (depths 0..8) */
+        put("loop-a", "session required pam_a.so\n@include loop-b\n");
+        put("loop-b", "session required pam_b.so\nsession include loop-a\n");
+        assert_int_equal(pam_stack_load(root, "loop-a", &s), 0);
+        assert_int_equal(s.error, 0);
+        assert_int_equal(s.n, 9);
+        for (size_t i = 0; i < s.n; i++) {
+                assert_int_equal(s.v[i].depth, i);
+                assert_string_equal(s.v[i].name, i % 2 ? "pam_b" : "pam_a");
+        }
+        pam_stack_clear(&s);
+
+        /* a chain of includes: depth 8 is read, depth 9 is not */
+        for (int i = 0; i < 10; i++) {
+                snprintf(name, sizeof name, "chain%d", i);
+                snprintf(text, sizeof text, "session required pam_c%d.so\nsession include chain%d\n", i, i + 1);
+                put(name, text);
+        }
+        assert_int_equal(pam_stack_load(root, "chain0", &s), 0);
+        assert_int_equal(s.n, 9);
+        assert_string_equal(s.v[8].name, "pam_c8");
+        assert_int_equal(s.v[8].depth, 8);
+        assert_int_equal(pam_stack_find(&s, "pam_c9"), -1);
+        pam_stack_clear(&s);
+}
+
+static void test_line_split(void **state) {
+        char line[] = "session [success=1 default=ignore] pam_x.so a b # c\n";
+        char *w[3], *rest;
+        (void)state;
+
+        assert_int_equal(pam_line_split(line, w, &rest), 3);
+        assert_string_equal(w[0], "session");
+        assert_string_equal(w[1], "[success=1 default=ignore]");
+        assert_string_equal(w[2], "pam_x.so");
+        assert_string_equal(rest, "a b ");
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_includes),
+                cmocka_unit_test(test_missing),
+                cmocka_unit_test(test_loop_and_depth),
+                cmocka_unit_test(test_line_split),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* The rules the module applies to RLIMIT_MEMLOCK and the tool predicts with. */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/capability.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <cmocka.h>
+
+#include "rlimit.h"
+
+#define INF UINT64_MAX
+#define M(x) ((uint64_t)(x) << 20)
+#define PAIR(s, h) ((struct rl_pair){ (s), (h) })
+
+static void assert_pair(struct rl_pair got, struct rl_pair want, const char *what) {
+        if (got.soft != want.soft || got.hard != want.hard)
+                fail_msg("%s: got %llu:%llu, want %llu:%llu", what, (unsigned long long)got.soft,
+                         (unsigned long long)got.hard, (unsigned long long)want.soft, (unsigned long long)want.hard);
+}
+
+static void test_allowed(void **state) {
+        static const struct {
+                struct rl_pair cur, want;
+                bool cap, ok;
+        } cases[] = {
+                { PAIR(M(8), M(8)), PAIR(M(8), M(8)), false, true },        /* nothing changes */
+                { PAIR(M(8), M(64)), PAIR(M(64), M(64)), false, true },     /* soft up to hard */
+                { PAIR(M(8), M(64)), PAIR(M(8), M(128)), false, false },    /* hard up: EPERM */
+                { PAIR(M(8), M(64)), PAIR(M(8), M(128)), true, true },      /* ... unless CAP_SYS_RESOURCE */
+                { PAIR(M(8), M(64)), PAIR(M(1), M(2)), false, true },       /* lowering needs nothing */
+                { PAIR(M(8), M(64)), PAIR(M(65), M(64)), false, false },    /* soft above hard: EINVAL */
+                { PAIR(M(8), M(64)), PAIR(M(65), M(64)), true, false },     /* ... with the capability too */
+                { PAIR(M(8), M(64)), PAIR(INF, INF), false, false },        /* unlimited is a raise */
+                { PAIR(M(8), M(64)), PAIR(INF, INF), true, true },
+                { PAIR(M(8), INF), PAIR(INF, INF), false, true },           /* under an unlimited hard */
+                { PAIR(INF, INF), PAIR(M(8), M(8)), false, true },
+                { PAIR(0, 0), PAIR(0, 0), false, true },
+        };
+        (void)state;
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+                if (rl_allowed(cases[i].cur, cases[i].want, cases[i].cap) != cases[i].ok)
+                        fail_msg("case %zu: rl_allowed() is %s", i, cases[i].ok ? "false" : "true");
+}
+
+static void test_want(void **state) {
+        static const struct {
+                struct rl_pair cur, target;
+                bool lower;
+                struct rl_pair want;
+        } cases[] = {
+                /* raising: the target */
+                { PAIR(M(8), M(8)), PAIR(M(1024), M(1024)), false, PAIR(M(1024), M(1024)) },
+                /* never lower than cur without lower, each half on its own */
+                { PAIR(M(8), M(2048)), PAIR(M(1024), M(1024)), false, PAIR(M(1024), M(2048)) },
+                { PAIR(M(2048), M(2048)), PAIR(M(1024), M(1024)), false, PAIR(M(2048), M(2048)) },
+                { PAIR(INF, INF), PAIR(M(1024), M(1024)), false, PAIR(INF, INF) },
+                /* lower: the target as it is */
+                { PAIR(M(2048), M(2048)), PAIR(M(1024), M(1024)), true, PAIR(M(1024), M(1024)) },
+                { PAIR(INF, INF), PAIR(M(1), M(2)), true, PAIR(M(1), M(2)) },
+                /* soft never above hard */
+                { PAIR(M(4096), M(4096)), PAIR(M(1024), M(1024)), true, PAIR(M(1024), M(1024)) },
+                { PAIR(M(8), M(8)), PAIR(M(64), M(32)), false, PAIR(M(32), M(32)) },
+                { PAIR(M(8), M(8)), PAIR(M(64), M(32)), true, PAIR(M(32), M(32)) },
+                /* unlimited */
+                { PAIR(M(8), M(8)), PAIR(INF, INF), false, PAIR(INF, INF) },
+                { PAIR(M(8), M(8)), PAIR(INF, INF), true, PAIR(INF, INF) },
+                { PAIR(M(8), INF), PAIR(M(64), M(64)), false, PAIR(M(64), INF) },
+        };
+        char what[32];
+        (void)state;
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+                snprintf(what, sizeof what, "case %zu", i);
+                assert_pair(rl_module_want(cases[i].cur, cases[i].target, cases[i].lower), cases[i].want, what);
+        }
+}
+
+static void test_closest(void **state) {
+        static const struct {
+                struct rl_pair cur, want;
+                bool lower;
+                struct rl_pair closest;
+        } cases[] = {
+                /* the hard limit stays; soft goes as far as it may */
+                { PAIR(M(8), M(64)), PAIR(M(1024), M(1024)), false, PAIR(M(64), M(64)) },
+                { PAIR(M(8), M(8)), PAIR(M(1024), M(1024)), false, PAIR(M(8), M(8)) },
+                { PAIR(M(8), M(64)), PAIR(M(32), M(1024)), false, PAIR(M(32), M(64)) },
+                /* a hard limit below cur's is taken */
+                { PAIR(M(8), M(64)), PAIR(M(16), M(32)), true, PAIR(M(16), M(32)) },
+                /* without lower, cur's soft is kept when it fits */
+                { PAIR(M(48), M(64)), PAIR(M(16), M(1024)), false, PAIR(M(48), M(64)) },
+                { PAIR(M(48), M(64)), PAIR(M(16), M(1024)), true, PAIR(M(16), M(64)) },
+                { PAIR(M(8), M(64)), PAIR(INF, INF), false, PAIR(M(64), M(64)) },
+        };
+        char what[32];
+        (void)state;
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+                snprintf(what, sizeof what, "case %zu", i);
+                assert_pair(rl_module_closest(cases[i].cur, cases[i].want, cases[i].lower), cases[i].closest, what);
+        }
+}
+
+static void test_after_module(void **state) {
+        static const struct {
+                struct rl_pair cur, target;
+                bool lower, cap;
+                struct rl_pair after;
+                bool eperm;
+        } cases[] = {
+                /* raising within the hard limit */
+                { PAIR(M(8), M(2048)), PAIR(M(1024), M(1024)), false, false, PAIR(M(1024), M(2048)), false },
+                /* raising the hard limit: needs CAP_SYS_RESOURCE, else the closest */
+                { PAIR(M(8), M(64)), PAIR(M(1024), M(1024)), false, true, PAIR(M(1024), M(1024)), false },
+                { PAIR(M(8), M(64)), PAIR(M(1024), M(1024)), false, false, PAIR(M(64), M(64)), true },
+                /* lowering: only with lower, and it needs no capability */
+                { PAIR(M(2048), M(2048)), PAIR(M(1024), M(1024)), false, false, PAIR(M(2048), M(2048)), false },
+                { PAIR(M(2048), M(2048)), PAIR(M(1024), M(1024)), true, false, PAIR(M(1024), M(1024)), false },
+                /* unlimited */
+                { PAIR(M(8), M(64)), PAIR(INF, INF), false, true, PAIR(INF, INF), false },
+                { PAIR(M(8), M(64)), PAIR(INF, INF), false, false, PAIR(M(64), M(64)), true },
+                { PAIR(M(8), INF), PAIR(INF, INF), false, false, PAIR(INF, INF), false },
+                { PAIR(INF, INF), PAIR(M(1024), M(1024)), false, false, PAIR(INF, INF), false },
+                { PAIR(INF, INF), PAIR(M(1024), M(1024)), true, false, PAIR(M(1024), M(1024)), false },
+        };
+        char what[32];
+        (void)state;
+        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+                bool eperm = !cases[i].eperm;
+                snprintf(what, sizeof what, "case %zu", i);
+                assert_pair(rl_after_module(cases[i].cur, cases[i].target, cases[i].lower, cases[i].cap, &eperm),
+                            cases[i].after, what);
+                if (eperm != cases[i].eperm)
+                        fail_msg("case %zu: eperm %d", i, eperm);
+        }
+        /* ret_eperm may be NULL */
+        assert_pair(rl_after_module(PAIR(M(8), M(64)), PAIR(M(1024), M(1024)), false, false, NULL), PAIR(M(64), M(64)),
+                    "NULL eperm");
+}
+
+static void test_process(void **state) {
+        struct rl_pair p = { 1, 1 };
+        struct rlimit r;
+        (void)state;
+
+        assert_int_equal(rl_get_memlock(&p), 0);
+        assert_int_equal(getrlimit(RLIMIT_MEMLOCK, &r), 0);
+        assert_true(p.soft == (uint64_t)r.rlim_cur && p.hard == (uint64_t)r.rlim_max);
+        /* out of range capabilities are never held */
+        assert_false(rl_have_cap(-1));
+        assert_false(rl_have_cap(64));
+        (void)rl_have_cap(CAP_SYS_RESOURCE);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_allowed), cmocka_unit_test(test_want), cmocka_unit_test(test_closest),
+                cmocka_unit_test(test_after_module), cmocka_unit_test(test_process),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* lib/base: the string vector and the growth helper under it. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "array.h"
+#include "macro.h"
+#include "strv.h"
+
+static void test_push(void **state) {
+        struct strv s = {};
+        char word[] = "beta";
+        (void)state;
+
+        assert_null(s.v);
+        assert_false(strv_contains(s.v, "x"));
+        assert_int_equal(strv_push(&s, "alpha"), 0);
+        assert_int_equal(strv_push(&s, word), 0);
+        word[0] = 'Z';                          /* pushed as a copy */
+        assert_int_equal(s.n, 2);
+        assert_string_equal(s.v[0], "alpha");
+        assert_string_equal(s.v[1], "beta");
+        assert_null(s.v[2]);
+        assert_true(strv_contains(s.v, "beta"));
+        assert_false(strv_contains(s.v, "Zeta"));
+        assert_false(strv_contains(s.v, ""));
+        strv_clear(&s);
+        assert_null(s.v);
+        assert_int_equal(s.n, 0);
+        assert_int_equal(s.cap, 0);
+}
+
+static void test_consume(void **state) {
+        struct strv s = {};
+        (void)state;
+
+        assert_int_equal(strv_consume(&s, strdup("owned")), 0);
+        assert_int_equal(strv_consume(&s, NULL), -ENOMEM);   /* a failed allocation */
+        assert_int_equal(s.n, 1);
+        assert_string_equal(s.v[0], "owned");
+        assert_null(s.v[1]);
+        strv_clear(&s);
+}
+
+static void test_many(void **state) {
+        struct strv s = {};
+        char buf[32];
+        (void)state;
+
+        for (int i = 0; i < 1000; i++) {
+                snprintf(buf, sizeof buf, "n%04d", 999 - i);
+                assert_int_equal(strv_push(&s, buf), 0);
+                assert_true(s.cap >= s.n + 1);
+                assert_null(s.v[s.n]);
+        }
+        strv_sort(&s);
+        for (size_t i = 0; i < s.n; i++) {
+                snprintf(buf, sizeof buf, "n%04zu", i);
+                assert_string_equal(s.v[i], buf);
+        }
+        assert_null(s.v[s.n]);
+        assert_true(strv_contains(s.v, "n0500"));
+        strv_clear(&s);
+        strv_sort(&s);                          /* empty: nothing to do */
+}
+
+static void test_sort_cmp(void **state) {
+        struct strv s = {};
+        const char *in[] = { "b", "B", "a", "", "ab", "a" }, *out[] = { "", "B", "a", "a", "ab", "b" };
+        const char *x = "a", *y = "b";
+        (void)state;
+
+        assert_true(cmp_str(&x, &y) < 0);
+        assert_true(cmp_str(&y, &x) > 0);
+        assert_int_equal(cmp_str(&x, &x), 0);
+        for (size_t i = 0; i < ELEMENTSOF(in); i++)
+                assert_int_equal(strv_push(&s, in[i]), 0);
+        strv_sort(&s);
+        for (size_t i = 0; i < ELEMENTSOF(out); i++)
+                assert_string_equal(s.v[i], out[i]);
+        strv_clear(&s);
+}
+
+static void test_free_array(void **state) {
+        char **v = calloc(3, sizeof(char *));
+        (void)state;
+
+        assert_non_null(v);
+        v[0] = strdup("x");
+        v[1] = strdup("y");
+        assert_true(strv_contains(v, "y"));
+        strv_free(v);
+        strv_free(NULL);
+}
+
+static void test_grow(void **state) {
+        int *v = NULL;
+        size_t cap = 0;
+        (void)state;
+
+        assert_int_equal(GROW(v, cap, 1), 0);
+        assert_int_equal(cap, 8);
+        int *before = v;
+        assert_int_equal(GROW(v, cap, 8), 0);   /* room enough: nothing moves */
+        assert_ptr_equal(v, before);
+        assert_int_equal(cap, 8);
+        assert_int_equal(GROW(v, cap, 9), 0);
+        assert_int_equal(cap, 16);
+        assert_int_equal(GROW(v, cap, 100), 0);
+        assert_int_equal(cap, 100);
+        for (int i = 0; i < 100; i++)
+                v[i] = i;
+        assert_int_equal(GROW(v, cap, 50), 0);   /* never shrinks */
+        assert_int_equal(cap, 100);
+        assert_int_equal(v[99], 99);
+
+        assert_int_equal(GROW_EXACT(v, 3), 0);
+        assert_int_equal(v[2], 2);
+        assert_int_equal(GROW_EXACT(v, 5), 0);
+        assert_int_equal(v[2], 2);
+        free(v);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_push), cmocka_unit_test(test_consume), cmocka_unit_test(test_many),
+                cmocka_unit_test(test_sort_cmp), cmocka_unit_test(test_free_array), cmocka_unit_test(test_grow),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
