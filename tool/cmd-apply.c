@@ -459,87 +459,108 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
         return 0;
 }
 
+/* What apply sets: SIZE for both, or --soft and/or --hard. */
+struct apply_limits {
+        uint64_t soft, hard;
+        bool has_soft, has_hard;
+};
+
+/* The limits from the command line, each one a drop-in may hold. 0 or CMD_USAGE. */
+static int apply_parse_limits(const struct ctx *c, struct apply_limits *l) {
+        const char *why;
+
+        if (c->argc > 1) {
+                if (ctx_parse_size("size", c->argv[1], &l->soft) < 0)
+                        return CMD_USAGE;
+                l->hard = l->soft;
+                l->has_soft = l->has_hard = true;
+        }
+        if (c->soft) {
+                if (ctx_parse_size("--soft", c->soft, &l->soft) < 0)
+                        return CMD_USAGE;
+                l->has_soft = true;
+        }
+        if (c->hard) {
+                if (ctx_parse_size("--hard", c->hard, &l->hard) < 0)
+                        return CMD_USAGE;
+                l->has_hard = true;
+        }
+        if (!l->has_soft && !l->has_hard) {
+                log_error("apply: give a SIZE, or --soft and/or --hard");
+                return CMD_USAGE;
+        }
+        if (l->has_soft && dropin_check_bytes(l->soft, &why) < 0) {
+                log_error("soft size: %s", why);
+                return CMD_USAGE;
+        }
+        if (l->has_hard && dropin_check_bytes(l->hard, &why) < 0) {
+                log_error("hard size: %s", why);
+                return CMD_USAGE;
+        }
+        if (l->has_soft && l->has_hard && l->soft > l->hard) {
+                char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+                log_error("the soft limit %s is above the hard limit %s", size_format(l->soft, a), size_format(l->hard, b));
+                return CMD_USAGE;
+        }
+        return 0;
+}
+
+/* A value given apart keeps the domain's other entry: it must still fit. 0 or CMD_USAGE. */
+static int apply_check_fit(const struct edit *e, const char *domain) {
+        uint64_t s_now = 0, h_now = UINT64_MAX;
+        bool s_set = false;
+
+        for (size_t i = 0; i < e->d.n; i++)
+                if (streq(e->d.v[i].domain, domain)) {
+                        if (e->d.v[i].type == LC_SOFT) {
+                                s_now = e->d.v[i].bytes;
+                                s_set = true;
+                        } else
+                                h_now = e->d.v[i].bytes;
+                }
+        if (s_set && s_now > h_now) {
+                char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+                log_error("%s would get soft %s above its hard %s in %s; give both --soft and --hard", domain,
+                          size_format(s_now, a), size_format(h_now, b), e->display);
+                return CMD_USAGE;
+        }
+        return 0;
+}
+
+static int apply_edit(struct ctx *c, struct edit *e, const char *domain, const struct apply_limits *l) {
+        int r = edit_begin(c, e, !c->check);
+        if (r)
+                return r;
+        if ((l->has_soft && dropin_set(&e->d, domain, LC_SOFT, l->soft) < 0) ||
+            (l->has_hard && dropin_set(&e->d, domain, LC_HARD, l->hard) < 0))
+                return log_oom();
+        r = apply_check_fit(e, domain);
+        if (r)
+                return r;
+        warn_unresolved(c, domain);
+        return edit_commit(c, e, domain, false);
+}
+
 int cmd_apply(struct ctx *c) {
+        struct apply_limits l = {};
+        const char *why;
+        struct edit e;
+        int r;
+
         if (c->unit)
                 return cmd_unit(c, false);
         if (c->argc < 1) {
                 log_error("apply: expected DOMAIN [SIZE] (or --unit UNIT SIZE)");
                 return CMD_USAGE;
         }
-        const char *domain = c->argv[0], *why;
-        uint64_t size = 0, soft = 0, hard = 0;
-        bool has_soft = false, has_hard = false;
-        struct edit e;
-        int r;
-
-        if (dropin_check_domain(domain, &why) < 0) {
-                log_error("domain '%s': %s", domain, why);
+        if (dropin_check_domain(c->argv[0], &why) < 0) {
+                log_error("domain '%s': %s", c->argv[0], why);
                 return CMD_USAGE;
         }
-        if (c->argc > 1) {
-                if (ctx_parse_size("size", c->argv[1], &size) < 0)
-                        return CMD_USAGE;
-                soft = hard = size;
-                has_soft = has_hard = true;
-        }
-        if (c->soft) {
-                if (ctx_parse_size("--soft", c->soft, &soft) < 0)
-                        return CMD_USAGE;
-                has_soft = true;
-        }
-        if (c->hard) {
-                if (ctx_parse_size("--hard", c->hard, &hard) < 0)
-                        return CMD_USAGE;
-                has_hard = true;
-        }
-        if (!has_soft && !has_hard) {
-                log_error("apply: give a SIZE, or --soft and/or --hard");
-                return CMD_USAGE;
-        }
-        if (has_soft && dropin_check_bytes(soft, &why) < 0) {
-                log_error("soft size: %s", why);
-                return CMD_USAGE;
-        }
-        if (has_hard && dropin_check_bytes(hard, &why) < 0) {
-                log_error("hard size: %s", why);
-                return CMD_USAGE;
-        }
-        if (has_soft && has_hard && soft > hard) {
-                char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
-                log_error("the soft limit %s is above the hard limit %s", size_format(soft, a), size_format(hard, b));
-                return CMD_USAGE;
-        }
-        r = edit_begin(c, &e, !c->check);
-        if (r) {
-                edit_done(&e);
+        r = apply_parse_limits(c, &l);
+        if (r)
                 return r;
-        }
-        if ((has_soft && dropin_set(&e.d, domain, LC_SOFT, soft) < 0) ||
-            (has_hard && dropin_set(&e.d, domain, LC_HARD, hard) < 0)) {
-                log_error("out of memory");
-                edit_done(&e);
-                return CMD_FINDINGS;
-        }
-        /* a value given apart keeps the domain's other entry: it must still fit */
-        uint64_t s_now = 0, h_now = UINT64_MAX;
-        bool s_set = false;
-        for (size_t i = 0; i < e.d.n; i++)
-                if (streq(e.d.v[i].domain, domain)) {
-                        if (e.d.v[i].type == LC_SOFT) {
-                                s_now = e.d.v[i].bytes;
-                                s_set = true;
-                        } else
-                                h_now = e.d.v[i].bytes;
-                }
-        if (s_set && s_now > h_now) {
-                char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
-                log_error("%s would get soft %s above its hard %s in %s; give both --soft and --hard", domain,
-                          size_format(s_now, a), size_format(h_now, b), e.display);
-                edit_done(&e);
-                return CMD_USAGE;
-        }
-        warn_unresolved(c, domain);
-        r = edit_commit(c, &e, domain, false);
+        r = apply_edit(c, &e, c->argv[0], &l);
         edit_done(&e);
         return r;
 }

@@ -6,84 +6,105 @@
 #include "size.h"
 #include "tool.h"
 
-int cmd_list(struct ctx *c) {
-        struct lc_tree *t = NULL;
-        struct json j;
-        char where[4096];
+/* Is l a memlock entry, or a "-" line that stops pam_limits (*ret_stop)? */
+static bool listed(const struct lc_line *l, bool *ret_stop) {
+        *ret_stop = l->nfields == 2 && l->type[0] == '-';
+        return *ret_stop || (l->nfields == 4 && l->item_kind == LC_ITEM_MEMLOCK);
+}
 
-        if (ctx_load_tree(c, &t) < 0)
-                return CMD_FINDINGS;
-        if (c->json) {
-                json_init(&j, stdout);
-                json_obj_begin(&j);
-                json_key(&j, "flavour");
-                json_str(&j, lc_flavour_to_string(t->flavour));
-                json_key(&j, "entries");
-                json_arr_begin(&j);
-        } else
-                printf("# memlock entries in the order pam_limits (%s) reads them\n", lc_flavour_to_string(t->flavour));
+static void list_json_line(struct json *j, const struct lc_file *f, const struct lc_line *l, bool stop) {
+        json_obj_begin(j);
+        json_key(j, "file");
+        json_str(j, f->display);
+        json_key(j, "line");
+        json_u64(j, l->lineno);
+        json_key(j, "domain");
+        json_str(j, l->domain);
+        json_key(j, "type");
+        json_str(j, l->type);
+        json_key(j, "rank");
+        json_str(j, lc_rank_name(lc_line_rank(l)));
+        if (!stop) {
+                json_key(j, "value");
+                json_str(j, l->value);
+                json_key(j, "bytes");
+                if (l->value_ok)
+                        json_limit(j, l->bytes);
+                else
+                        json_null(j);
+        } else {
+                json_key(j, "no_limits");
+                json_bool(j, true);
+        }
+        json_obj_end(j);
+}
+
+static void list_json(const struct lc_tree *t) {
+        struct json j;
+        bool stop;
+
+        json_init(&j, stdout);
+        json_obj_begin(&j);
+        json_key(&j, "flavour");
+        json_str(&j, lc_flavour_to_string(t->flavour));
+        json_key(&j, "entries");
+        json_arr_begin(&j);
         for (size_t fi = 0; fi < t->n_files; fi++) {
                 const struct lc_file *f = &t->files[fi];
-                if (f->open_error && !c->json)
-                        printf("# %s: %s\n", f->display, strerror(-f->open_error));
-                for (size_t li = f->first; li < f->first + f->n; li++) {
-                        const struct lc_line *l = &t->lines[li];
-                        bool stop = l->nfields == 2 && l->type[0] == '-';
-                        if (!stop && (l->nfields != 4 || l->item_kind != LC_ITEM_MEMLOCK))
-                                continue;
-                        lc_line_where(t, l, where, sizeof where);
-                        if (c->json) {
-                                json_obj_begin(&j);
-                                json_key(&j, "file");
-                                json_str(&j, f->display);
-                                json_key(&j, "line");
-                                json_u64(&j, l->lineno);
-                                json_key(&j, "domain");
-                                json_str(&j, l->domain);
-                                json_key(&j, "type");
-                                json_str(&j, l->type);
-                                json_key(&j, "rank");
-                                json_str(&j, lc_rank_name(lc_line_rank(l)));
-                                if (!stop) {
-                                        json_key(&j, "value");
-                                        json_str(&j, l->value);
-                                        json_key(&j, "bytes");
-                                        if (l->value_ok)
-                                                json_limit(&j, l->bytes);
-                                        else
-                                                json_null(&j);
-                                } else {
-                                        json_key(&j, "no_limits");
-                                        json_bool(&j, true);
-                                }
-                                json_obj_end(&j);
-                        } else if (stop) {
-                                char d[512], ty[128];
-                                printf("%-48s %-16s %-5s (no limits: stops pam_limits for matching users)\n",
-                                       printable(where, (char[4096]){}, 4096), printable(l->domain, d, sizeof d),
-                                       printable(l->type, ty, sizeof ty));
-                        } else {
-                                char buf[SIZE_FMT_MAX], d[512], ty[128], v[512];
-                                printf("%-48s %-16s %-5s %-12s %s%s\n", printable(where, (char[4096]){}, 4096),
-                                       printable(l->domain, d, sizeof d), printable(l->type, ty, sizeof ty),
-                                       printable(l->value, v, sizeof v),
-                                       l->value_ok ? size_format(l->bytes, buf) : "(invalid: skipped)",
-                                       l->value_misread ? " (misread)" : "");
-                        }
-                }
+                for (size_t li = f->first; li < f->first + f->n; li++)
+                        if (listed(&t->lines[li], &stop))
+                                list_json_line(&j, f, &t->lines[li], stop);
         }
-        if (c->json) {
-                json_arr_end(&j);
-                json_key(&j, "ignored_files");
-                json_arr_begin(&j);
-                for (size_t i = 0; i < t->n_skipped; i++)
-                        json_str(&j, t->skipped[i].display);
-                json_arr_end(&j);
-                json_obj_end(&j);
-                json_finish(&j);
-        } else
-                for (size_t i = 0; i < t->n_skipped; i++)
-                        printf("# %s: not read (%s)\n", t->skipped[i].display, t->skipped[i].reason);
+        json_arr_end(&j);
+        json_key(&j, "ignored_files");
+        json_arr_begin(&j);
+        for (size_t i = 0; i < t->n_skipped; i++)
+                json_str(&j, t->skipped[i].display);
+        json_arr_end(&j);
+        json_obj_end(&j);
+        json_finish(&j);
+}
+
+static void list_text_line(const struct lc_tree *t, const struct lc_line *l, bool stop) {
+        char where[4096], w[4096], d[512], ty[128], v[512], buf[SIZE_FMT_MAX];
+
+        lc_line_where(t, l, where, sizeof where);
+        if (stop)
+                printf("%-48s %-16s %-5s (no limits: stops pam_limits for matching users)\n",
+                       printable(where, w, sizeof w), printable(l->domain, d, sizeof d), printable(l->type, ty, sizeof ty));
+        else
+                printf("%-48s %-16s %-5s %-12s %s%s\n", printable(where, w, sizeof w), printable(l->domain, d, sizeof d),
+                       printable(l->type, ty, sizeof ty), printable(l->value, v, sizeof v),
+                       l->value_ok ? size_format(l->bytes, buf) : "(invalid: skipped)",
+                       l->value_misread ? " (misread)" : "");
+}
+
+static void list_text(const struct lc_tree *t) {
+        bool stop;
+
+        printf("# memlock entries in the order pam_limits (%s) reads them\n", lc_flavour_to_string(t->flavour));
+        for (size_t fi = 0; fi < t->n_files; fi++) {
+                const struct lc_file *f = &t->files[fi];
+                if (f->open_error)
+                        printf("# %s: %s\n", f->display, strerror(-f->open_error));
+                for (size_t li = f->first; li < f->first + f->n; li++)
+                        if (listed(&t->lines[li], &stop))
+                                list_text_line(t, &t->lines[li], stop);
+        }
+        for (size_t i = 0; i < t->n_skipped; i++)
+                printf("# %s: not read (%s)\n", t->skipped[i].display, t->skipped[i].reason);
+}
+
+int cmd_list(struct ctx *c) {
+        struct lc_tree *t = NULL;
+        int r = ctx_load_tree(c, &t);
+
+        if (r < 0)
+                return r;
+        if (c->json)
+                list_json(t);
+        else
+                list_text(t);
         lc_tree_free(t);
         return 0;
 }
