@@ -1152,11 +1152,7 @@ const char *lc_line_where(const struct lc_tree *t, const struct lc_line *l, char
 
 /* ---- baseline ---- */
 
-/* the rows of /proc/PID/limits */
-static const struct {
-        const char *row;
-        int resource;
-} proc_rows[] = {
+const struct lc_proc_row lc_proc_rows[16] = {
         { "Max cpu time", RLIMIT_CPU },            { "Max file size", RLIMIT_FSIZE },
         { "Max data size", RLIMIT_DATA },          { "Max stack size", RLIMIT_STACK },
         { "Max core file size", RLIMIT_CORE },     { "Max resident set", RLIMIT_RSS },
@@ -1194,13 +1190,13 @@ static void parse_proc_limits(char *buf, struct lc_baseline *b) {
                 next = strchr(line, '\n');
                 if (next)
                         *next++ = '\0';
-                for (size_t i = 0; i < ELEMENTSOF(proc_rows); i++) {
-                        size_t k = strlen(proc_rows[i].row);
+                for (size_t i = 0; i < ELEMENTSOF(lc_proc_rows); i++) {
+                        size_t k = strlen(lc_proc_rows[i].row);
                         uint64_t v[2];
-                        if (strncmp(line, proc_rows[i].row, k) != 0 || line[k] != ' ')
+                        if (strncmp(line, lc_proc_rows[i].row, k) != 0 || line[k] != ' ')
                                 continue;
                         if (parse_row(line + k, v)) {
-                                int res = proc_rows[i].resource;
+                                int res = lc_proc_rows[i].resource;
                                 b->rl[res].known = true;
                                 b->rl[res].soft = v[0];
                                 b->rl[res].hard = v[1];

@@ -239,6 +239,13 @@ struct lc_baseline {
                 uint64_t soft, hard;
         } rl[RLIM_NLIMITS];
 };
+/* The rows of /proc/PID/limits ("Max locked memory") and the resource of each. */
+struct lc_proc_row {
+        const char *row;
+        int resource;
+};
+extern const struct lc_proc_row lc_proc_rows[16];
+
 /* proc1_limits: the file to read (NULL: /proc/1/limits, or ROOT/proc/1/limits if present). */
 int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct lc_baseline *ret);
 

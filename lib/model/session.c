@@ -212,25 +212,12 @@ static int read_proc(pid_t pid, const char *what, char **ret) {
 
 /* /proc/PID/limits: "Max locked memory  65536  8388608  bytes" and the other rows */
 static void parse_limits(const char *text, struct lc_service *s) {
-        static const struct {
-                const char *row;
-                int res;
-        } rows[] = {
-                { "Max cpu time", RLIMIT_CPU },           { "Max file size", RLIMIT_FSIZE },
-                { "Max data size", RLIMIT_DATA },         { "Max stack size", RLIMIT_STACK },
-                { "Max core file size", RLIMIT_CORE },    { "Max resident set", RLIMIT_RSS },
-                { "Max processes", RLIMIT_NPROC },        { "Max open files", RLIMIT_NOFILE },
-                { "Max locked memory", RLIMIT_MEMLOCK },  { "Max address space", RLIMIT_AS },
-                { "Max file locks", RLIMIT_LOCKS },       { "Max pending signals", RLIMIT_SIGPENDING },
-                { "Max msgqueue size", RLIMIT_MSGQUEUE }, { "Max nice priority", RLIMIT_NICE },
-                { "Max realtime priority", RLIMIT_RTPRIO }, { "Max realtime timeout", RLIMIT_RTTIME },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
-                const char *p = strstr(text, rows[i].row);
+        for (size_t i = 0; i < ELEMENTSOF(lc_proc_rows); i++) {
+                const char *p = strstr(text, lc_proc_rows[i].row);
                 uint64_t v[2];
                 if (!p)
                         continue;
-                p += strlen(rows[i].row);
+                p += strlen(lc_proc_rows[i].row);
                 bool ok = true;
                 for (int k = 0; k < 2 && ok; k++) {
                         p += strspn(p, " \t");
@@ -241,7 +228,8 @@ static void parse_limits(const char *text, struct lc_service *s) {
                                 ok = parse_u64_prefix(p, &v[k], &p) >= 0;
                 }
                 if (ok)
-                        s->rl[rows[i].res] = (__typeof__(s->rl[0])){ .known = true, .soft = v[0], .hard = v[1] };
+                        s->rl[lc_proc_rows[i].resource] =
+                                (__typeof__(s->rl[0])){ .known = true, .soft = v[0], .hard = v[1] };
         }
 }
 

@@ -946,6 +946,18 @@ static uint64_t max3(uint64_t a, uint64_t b, uint64_t c) {
         return m > c ? m : c;
 }
 
+/* A process's memlock into a user's or a unit's: the largest soft and hard, and whether the
+ * soft limits differ. */
+static void merge_memlock(struct rl_pair *m, bool *known, bool *differ, struct rl_pair p) {
+        if (*known && m->soft != p.soft)
+                *differ = true;
+        if (!*known || p.soft > m->soft)
+                m->soft = p.soft;
+        if (!*known || p.hard > m->hard)
+                m->hard = p.hard;
+        *known = true;
+}
+
 static int gather_users(struct status_report *r, const struct status_options *o) {
         int err = 0;
 
@@ -956,15 +968,8 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                 struct status_user *u = user_slot(r, p->uid, &err);
                 if (!u)
                         return err;
-                if (p->limits_known) {
-                        if (u->limit_known && u->memlock.soft != p->memlock.soft)
-                                u->limits_differ = true;
-                        if (!u->limit_known || p->memlock.soft > u->memlock.soft)
-                                u->memlock.soft = p->memlock.soft;
-                        if (!u->limit_known || p->memlock.hard > u->memlock.hard)
-                                u->memlock.hard = p->memlock.hard;
-                        u->limit_known = true;
-                }
+                if (p->limits_known)
+                        merge_memlock(&u->memlock, &u->limit_known, &u->limits_differ, p->memlock);
                 u->n_procs++;
                 u->vmlck += p->vmlck;
                 u->vmpin += p->vmpin;
@@ -1051,13 +1056,7 @@ static int gather_units(struct status_report *r) {
                                                     : STATUS_M_PROC;
                 }
                 if (p->limits_known) {
-                        if (u->limit_known && u->memlock.soft != p->memlock.soft)
-                                u->limits_differ = true;
-                        if (!u->limit_known || p->memlock.soft > u->memlock.soft)
-                                u->memlock.soft = p->memlock.soft;
-                        if (!u->limit_known || p->memlock.hard > u->memlock.hard)
-                                u->memlock.hard = p->memlock.hard;
-                        u->limit_known = true;
+                        merge_memlock(&u->memlock, &u->limit_known, &u->limits_differ, p->memlock);
                         uint64_t h = sub_sat(p->memlock.soft, charge);
                         if (!u->headroom_known || h < u->headroom)
                                 u->headroom = h;

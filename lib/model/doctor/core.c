@@ -117,17 +117,10 @@ const char *doctor_group_name(enum doctor_group g) {
 }
 
 const char *doctor_level_name(enum doctor_level l) {
-        switch (l) {
-        case DOCTOR_OK:
+        if (l == DOCTOR_OK)
                 return "ok";
-        case DOCTOR_INFO:
-                return "info";
-        case DOCTOR_WARNING:
-                return "warning";
-        case DOCTOR_ERROR:
-                return "error";
-        }
-        return "?";
+        /* the others are diag's severities */
+        return (unsigned)l <= DIAG_INFO ? diag_severity_name((enum diag_severity)l) : "?";
 }
 
 /* ------------------------------------------------------------------------------------ */
