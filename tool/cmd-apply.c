@@ -55,8 +55,7 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         }
         e->dir = ctx_path(c, LC_LIMITS_DIR);
         if (!e->dir || asprintf(&e->display, "%s/%s", e->dir, e->name) < 0) {
-                log_error("out of memory");
-                return CMD_FINDINGS;
+                return log_oom();
         }
         /* under --root, resolved inside the tree: a link in it never leads to the host's files */
         r = fs_open_dir_in_root(c->root, LC_LIMITS_DIR, create_dir ? FS_DIR_CREATE : 0, &e->dirfd);
@@ -67,7 +66,7 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         }
         if (r < 0) {
                 log_error("%s: %s", e->dir, strerror(-r));
-                return CMD_FINDINGS;
+                return r;
         }
         /* --check reads only: renames are atomic, and it leaves no lock file behind */
         r = c->check ? 0 : ctx_lock(c, e->dirfd, e->dir, &e->lockfd);
@@ -371,15 +370,13 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
 
         text = delete_file ? strdup("") : dropin_render(&e->d);
         if (!text) {
-                log_error("out of memory");
-                return CMD_FINDINGS;
+                return log_oom();
         }
         /* validate: pam_limits must read back exactly the entries we mean */
         if (!delete_file) {
                 r = lc_tree_load_text(e->display, text, strlen(text), c->flavour, &t);
                 if (r < 0) {
-                        log_error("out of memory");
-                        return CMD_FINDINGS;
+                        return log_oom();
                 }
                 size_t k = 0;
                 bool ok = true;
@@ -403,8 +400,7 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
         int eff_rc = 0;
         if (!removing) {
                 if (check_effect(c, e, text, domain, &eff) == -ENOMEM) {
-                        log_error("out of memory");
-                        return CMD_FINDINGS;
+                        return log_oom();
                 }
                 eff_rc = report_effect(c, e, domain, &eff);
         }
@@ -425,14 +421,14 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                 }
                 if (r < 0) {
                         log_error("%s: cannot write: %s; the file is unchanged", e->display, strerror(-r));
-                        return CMD_FINDINGS;
+                        return r;
                 }
                 /* the entries now live under the new name: the old file goes (after, so that
                  * a failure leaves them in one place or both, never none) */
                 if (e->legacy && !delete_file && (r = fs_unlink_sync(e->dirfd, DROPIN_LEGACY_NAME)) < 0 && r != FS_ERR_DIRSYNC) {
                         log_error("%s/%s: cannot remove it after moving its entries to %s: %s", e->dir,
                                   DROPIN_LEGACY_NAME, e->name, strerror(-r));
-                        return CMD_FINDINGS;
+                        return r;
                 }
                 if (e->legacy && !delete_file && !c->quiet && !c->json)
                         printf("%s/%s: its entries moved to %s (which pam_limits reads after vendor files)\n", e->dir,

@@ -125,7 +125,7 @@ int cmd_check(struct ctx *c) {
         if (r < 0) {
                 log_error("check failed: %s", strerror(-r));
                 diag_list_clear(&d);
-                return CMD_FINDINGS;
+                return r;
         }
         size_t errors = diag_count(&d, DIAG_ERROR), warnings = diag_count(&d, DIAG_WARNING);
         if (c->json) {

@@ -159,8 +159,7 @@ static int list_services(const struct run *r, char ***ret, size_t *ret_n) {
                 if (!nv || !(nv[n] = strdup(de->d_name))) {
                         free(nv ? nv : v);
                         closedir(d);
-                        log_error("out of memory");
-                        return CMD_FINDINGS;
+                        return log_oom();
                 }
                 v = nv;
                 n++;
@@ -533,14 +532,13 @@ static int commit_targets(struct run *r) {
                 if (!t->text)
                         continue;
                 if (asprintf(&bak, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX) < 0) {
-                        log_error("out of memory");
-                        return CMD_FINDINGS;
+                        return log_oom();
                 }
                 k = fs_write_atomic(t->dirfd, bak, t->old, t->old_len, t->mode);
                 if (k < 0 && k != FS_ERR_DIRSYNC) {
                         log_error("%s%s: cannot write the backup: %s; %s is unchanged", t->display,
                                   PAMEDIT_BACKUP_SUFFIX, strerror(-k), t->display);
-                        return CMD_FINDINGS;
+                        return k;
                 }
                 k = fs_write_atomic(t->dirfd, t->name, t->text, strlen(t->text), t->mode);
                 if (k == FS_ERR_DIRSYNC) {
@@ -549,7 +547,7 @@ static int commit_targets(struct run *r) {
                 }
                 if (k < 0) {
                         log_error("%s: cannot write: %s; the file is unchanged", t->display, strerror(-k));
-                        return CMD_FINDINGS;
+                        return k;
                 }
         }
         return 0;

@@ -342,7 +342,7 @@ int cmd_probe(struct ctx *c) {
         r = check_policy_file(c, &d, &p, &text, &len);
         if (r == -ENOMEM) {
                 diag_list_clear(&d);
-                return CMD_FINDINGS;
+                return r;
         }
         r = hw_probe(HW_ALL, p ? &p->hw.sel : NULL, &hw);
         if (r >= 0)
@@ -361,5 +361,5 @@ int cmd_probe(struct ctx *c) {
         diag_list_clear(&d);
         policy_free(p);
         hw_summary_free(hw);
-        return r < 0 ? CMD_FINDINGS : 0;
+        return r < 0 ? r : 0;
 }

@@ -329,7 +329,7 @@ static int verify_args(const struct ctx *c, const char *user) {
         }
         if (!c->ssh && geteuid() != 0) {
                 log_error("verify opens a PAM session for %s: run it as root (or use --ssh)", user);
-                return CMD_FINDINGS;
+                return -EPERM;
         }
         if (c->service && (strchr(c->service, '/') || !*c->service)) {
                 log_error("--service '%s': a PAM service name from /etc/pam.d", c->service);
@@ -358,7 +358,7 @@ int cmd_verify(struct ctx *c) {
         if (r < 0) {
                 log_error("cannot open a session: %s", strerror(-r));
                 tool_session_clear(&s);
-                return CMD_FINDINGS;
+                return r;
         }
         judge(c, &s, &sr, &v);
         if (c->json)

@@ -39,7 +39,7 @@ static int load_service(const struct ctx *c, const char *service, pid_t want, st
                 r = session_service_from_pid(pid, &s->svc);
                 if (r < 0 && want > 0) {
                         log_error("--pid %d: cannot read its limits: %s", (int)want, strerror(-r));
-                        return CMD_FINDINGS;
+                        return r;
                 }
                 if (r >= 0)
                         return 0;
@@ -128,7 +128,7 @@ static int load_tree(const struct ctx *c, const struct pam_stack *st, const char
         r = lc_baseline_load(s->t, c->proc1, &s->base);
         if (r < 0) {
                 log_error("cannot read the PID 1 limits: %s", strerror(-r));
-                return CMD_FINDINGS;
+                return r;
         }
         r = ident_user(s->id, user, &s->u);
         if (r == -ENOENT) {
@@ -138,7 +138,7 @@ static int load_tree(const struct ctx *c, const struct pam_stack *st, const char
         }
         if (r < 0) {
                 log_error("cannot look up user '%s': %s", user, strerror(-r));
-                return CMD_FINDINGS;
+                return r;
         }
         return 0;
 }
@@ -169,7 +169,7 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct t
         r = session_model_build(&in, &s->m);
         if (r < 0) {
                 log_error("cannot model a session of '%s': %s", user, strerror(-r));
-                return CMD_FINDINGS;
+                return r;
         }
         return 0;
 }

@@ -351,15 +351,13 @@ int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_f
         }
         if (secs > 86400)
                 secs = 86400;
-        if (!(dir = lock_dir())) {
-                log_error("out of memory");
-                return CMD_FINDINGS;
-        }
+        if (!(dir = lock_dir()))
+                return log_oom();
         r = fs_lock_dir_open(dir, &ldfd);
         if (r < 0) {
                 log_error("%s: cannot use it for the lock of %s: %s; nothing written", dir, dir_display,
                           r == -ELOOP ? "a symbolic link" : fs_strerror(r));
-                return CMD_FINDINGS;
+                return r;
         }
         r = fs_lock_name(dirfd, name);
         if (r >= 0)
@@ -374,18 +372,18 @@ int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_f
                 } else
                         log_error("%s/%s (the lock of %s): still held after %u s (holder not found in /proc/locks); "
                                   "nothing written", dir, name, dir_display, secs);
-                return CMD_FINDINGS;
+                return r;
         }
         if (r == FS_ERR_OWNER || r == FS_ERR_LOCKMODE || r == FS_ERR_NOTREG || r == -ELOOP) {
                 log_error("%s/%s (the lock of %s): refused: %s (a lock file is a regular file of %s, mode 0600); "
                           "remove it; nothing written", dir, name, dir_display,
                           r == -ELOOP ? "a symbolic link" : fs_strerror(r), geteuid() == 0 ? "root" : "yours");
-                return CMD_FINDINGS;
+                return r;
         }
         if (r < 0) {
                 log_error("%s/%s (the lock of %s): cannot lock: %s; nothing written", dir, name, dir_display,
                           fs_strerror(r));
-                return CMD_FINDINGS;
+                return r;
         }
         return 0;
 }

@@ -100,7 +100,8 @@ int ctx_ident(const struct ctx *c, struct ident **ret);
 /* Lock the directory dirfd (dir_display: as messages name it) against other apply/remove
  * runs: its lock file in FS_LOCK_DIR (see fs_lock_dir_open()), waited for up to
  * RDMALIMITS_LOCK_TIMEOUT seconds (default CTX_LOCK_TIMEOUT_DEFAULT); on failure prints
- * why, naming the lock file and its holder.  0 or a CMD_* outcome. */
+ * why, naming the lock file and its holder.  0, a reported negative errno, or CMD_USAGE (a bad
+ * RDMALIMITS_LOCK_TIMEOUT). */
 #define CTX_LOCK_TIMEOUT_DEFAULT 10u
 int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_fd);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
@@ -131,7 +132,8 @@ struct tool_session {
         bool hw_cached;
         struct session_model m;
 };
-/* pid > 0: the session is opened by that process (explain --pid, verify). 0 or a CMD_* outcome. */
+/* pid > 0: the session is opened by that process (explain --pid, verify).  0, a reported
+ * negative errno, or CMD_FINDINGS (the model cannot be built). */
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *ret);
 void tool_session_clear(struct tool_session *s);
 
