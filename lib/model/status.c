@@ -793,6 +793,58 @@ static bool unit_matches(const struct status_proc *p, const char *unit) {
         return strncmp(p->origin_name, unit, l) == 0 && streq(p->origin_name + l, ".service");
 }
 
+/* "slurmstepd: [JOB.STEP]" (or [JOB.batch], [JOB.extern]), the title of a step's slurmstepd, as
+ * job_JOB/step_STEP in name. */
+static void slurm_step_name(const char *proc, pid_t stepd, char *name, size_t name_size) {
+        _cleanup_free_ char *cmd = NULL;
+        uint64_t job, step;
+        const char *q;
+
+        if (read_text(proc, stepd, "cmdline", 4096, &cmd) < 0 || !(q = strstr(cmd, "[")) ||
+            parse_u64_prefix(q + 1, &job, &q) < 0 || *q != '.')
+                return;
+        size_t l = strcspn(q + 1, "]");
+        if (parse_u64_prefix(q + 1, &step, NULL) >= 0)
+                snprintf(name, name_size, "job_%llu/step_%llu", (unsigned long long)job, (unsigned long long)step);
+        else
+                snprintf(name, name_size, "job_%llu/step_%.*s", (unsigned long long)job, (int)(l < 16 ? l : 16), q + 1);
+}
+
+/* A Slurm task: its cgroup says so (proctrack/cgroup), or a slurmstepd is among its ancestors
+ * (proctrack/linuxproc).  slurmstepd has slurmd's limits; srun's PropagateResourceLimits (ALL
+ * unless slurm.conf says otherwise) gives the task the submit shell's soft limit instead, within
+ * slurmd's hard limit.  Where the task's limits differ from its slurmstepd's, say where they came
+ * from rather than name slurmd.service. */
+static void slurm_task(const char *proc, pid_t pid, struct status_proc *p) {
+        pid_t a = pid, stepd = 0;
+
+        for (int depth = 0; depth < 8 && a > 1; depth++) {
+                char comm[64] = "";
+                pid_t parent = parent_of(proc, a, comm, sizeof comm); /* comm: a's */
+                if (streq(comm, "slurmstepd")) {
+                        stepd = a;
+                        break;
+                }
+                a = parent;
+        }
+        if (!stepd && p->origin != STATUS_O_SLURM)
+                return;
+        if (p->origin != STATUS_O_SLURM) {
+                p->origin = STATUS_O_SLURM;
+                slurm_step_name(proc, stepd, p->origin_name, sizeof p->origin_name);
+        }
+        snprintf(p->origin_owner, sizeof p->origin_owner, "slurmd.service");
+        _cleanup_free_ char *lim = NULL;
+        struct rl_pair sd;
+        if (!stepd || !p->limits_known || read_text(proc, stepd, "limits", 64 * 1024, &lim) < 0 ||
+            parse_memlock(lim, &sd) < 0)
+                return;
+        if (sd.hard != p->memlock.hard)
+                snprintf(p->origin_owner, sizeof p->origin_owner, "the job itself (not slurmd.service's)");
+        else if (sd.soft != p->memlock.soft)
+                snprintf(p->origin_owner, sizeof p->origin_owner, "the submit host (soft), slurmd.service (hard)");
+}
+
 static int read_proc_entry(const char *proc, pid_t pid, struct status_proc *ret) {
         _cleanup_free_ char *st = NULL, *lim = NULL, *cg = NULL;
         struct status_proc p = { .pid = pid };
@@ -820,37 +872,7 @@ static int read_proc_entry(const char *proc, pid_t pid, struct status_proc *ret)
                 parse_cgroup(cg, p.cgroup, sizeof p.cgroup);
         p.origin = status_classify_cgroup(p.cgroup, p.origin_name, sizeof p.origin_name, p.origin_owner,
                                           sizeof p.origin_owner);
-        /* a Slurm task whose cgroup does not say it: slurmstepd among its ancestors */
-        if (p.origin != STATUS_O_SLURM) {
-                pid_t a = pid;
-                for (int depth = 0; depth < 8 && a > 1; depth++) {
-                        char comm[64] = "";
-                        pid_t parent = parent_of(proc, a, comm, sizeof comm); /* comm: a's */
-                        if (!streq(comm, "slurmstepd")) {
-                                a = parent;
-                                continue;
-                        }
-                        {
-                                _cleanup_free_ char *cmd = NULL;
-                                uint64_t job, step;
-                                const char *q;
-                                p.origin = STATUS_O_SLURM;
-                                snprintf(p.origin_owner, sizeof p.origin_owner, "slurmd.service");
-                                /* its title: "slurmstepd: [JOB.STEP]" (or [JOB.batch], [JOB.extern]) */
-                                if (read_text(proc, a, "cmdline", 4096, &cmd) >= 0 && (q = strstr(cmd, "[")) &&
-                                    parse_u64_prefix(q + 1, &job, &q) >= 0 && *q == '.') {
-                                        size_t l = strcspn(q + 1, "]");
-                                        if (parse_u64_prefix(q + 1, &step, NULL) >= 0)
-                                                snprintf(p.origin_name, sizeof p.origin_name, "job_%llu/step_%llu",
-                                                         (unsigned long long)job, (unsigned long long)step);
-                                        else
-                                                snprintf(p.origin_name, sizeof p.origin_name, "job_%llu/step_%.*s",
-                                                         (unsigned long long)job, (int)(l < 16 ? l : 16), q + 1);
-                                }
-                                break;
-                        }
-                }
-        }
+        slurm_task(proc, pid, &p);
         char nspath[64], link[64];
         snprintf(nspath, sizeof nspath, "%s/%d/ns/net", proc, (int)pid);
         ssize_t l = readlink(nspath, link, sizeof link - 1);
