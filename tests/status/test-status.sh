@@ -223,6 +223,25 @@ out=$(as_user $ID1 $L1 $L1 "$XSK_HOLD" try 3M)
 is "kernel: with soft 4 MiB the 3 MiB UMEM registers" "$out" ok
 check "$U1's charge back at 1 MiB after that UMEM's release" settled $U1 $MIB
 
+# --- doctor --pid: the same accounting for a process of the user that holds nothing itself
+"$RDMALIMITS" doctor --pid "$P4" > "$T/doc4" 2>&1
+check "doctor --pid $P4: the charge of $U1, what this process can still register, the holder" \
+	grep -qF "sleep (pid $P4): charged to user $U1's locked memory (AF_XDP UMEMs of all its processes): 1 MiB (probe); this process can still register 1 MiB; held by pid $P1 (xsk-hold, 1 AF_XDP socket, inode $I1)" "$T/doc4"
+check "doctor --pid $P4: no warning with 1 MiB of its 2 MiB left" test -z "$(grep "WARN.*already charged" "$T/doc4")"
+# a process whose soft limit the charge nearly fills, its hard limit higher
+prlimit --memlock=$((1088 * KIB)):$L1 setpriv --reuid $ID1 --regid $ID1 --clear-groups --inh-caps=-all \
+	--bounding-set=-all sleep 600 &
+P5=$!
+for ((i = 0; i < 200; i++)); do [ "$(cat /proc/$P5/comm 2>/dev/null)" = sleep ] && break; sleep 0.05; done
+"$RDMALIMITS" doctor --pid "$P5" > "$T/doc5" 2>&1
+check "doctor --pid $P5 (soft 1088 KiB): WARN, the charge leaves 64 KiB" \
+	grep -qF "WARN sleep (pid $P5): user $U1's locked memory already charged (1 MiB) leaves 64 KiB under this process's soft limit 1088 KiB: its next AF_XDP UMEM registration may fail with ENOBUFS" "$T/doc5"
+check "... fix: raise only the soft limit (the hard one allows it), or stop the other holder" \
+	grep -qF "fix: raise only the soft limit, the hard one (4 MiB) allows it (ulimit -S -l, or LimitMEMLOCK=SOFT:HARD), or stop the other holder" "$T/doc5"
+out=$(as_user $ID1 $((1088 * KIB)) $L1 "$XSK_HOLD" try 128K)
+is "kernel: that process's limits refuse a 128 KiB UMEM, as doctor warned" "$out" "errno=ENOBUFS"
+kill "$P5" 2>/dev/null
+
 # --- Prometheus
 P=$T/rdmalimit.prom
 "$RDMALIMITS" status --prometheus --threshold 1K > "$P"

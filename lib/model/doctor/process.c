@@ -19,6 +19,7 @@
 
 #include "doctor-internal.h"
 #include "fsutil.h"
+#include "status.h"
 
 /* ------------------------------------------------------------------------------------ */
 /* /proc */
@@ -577,11 +578,116 @@ static int pid_read(struct doc *d, struct pid_view *v) {
         return 1;
 }
 
+/* Other processes of the user holding AF_XDP sockets, as "pid P (comm, N sockets: inode I ...)"
+ * joined by "; " (NULL: none; -ENOMEM in *ret_r). */
+static char *acct_holders(const struct status_report *rep, pid_t self, size_t *ret_n, int *ret_r) {
+        char *out = NULL;
+
+        *ret_n = 0;
+        *ret_r = 0;
+        for (size_t i = 0; i < rep->n_procs; i++) {
+                const struct status_proc *p = &rep->procs[i];
+                if (p->pid == self || !p->n_xsk)
+                        continue;
+                char inodes[16 * 12] = "";
+                size_t l = 0;
+                for (size_t k = 0; k < p->n_xsk && k < ELEMENTSOF(p->xsk_ino) && l < sizeof inodes - 12; k++)
+                        l += (size_t)snprintf(inodes + l, sizeof inodes - l, " %u", p->xsk_ino[k]);
+                char *n = strf("%s%spid %d (%s, %zu AF_XDP socket%s, inode%s)", out ?: "", out ? "; " : "", (int)p->pid,
+                               p->comm, p->n_xsk, p->n_xsk == 1 ? "" : "s", inodes);
+                free(out);
+                if (!(out = n)) {
+                        *ret_r = -ENOMEM;
+                        return NULL;
+                }
+                (*ret_n)++;
+        }
+        return out;
+}
+
+/*
+ * What is already charged to the user's locked memory, the way the kernel charges AF_XDP UMEMs
+ * (all of the user's processes against each one's own soft limit), with pin-test's and status's
+ * accounting: the charge, its holders, and the fix when little is left under this process's
+ * soft limit.  The next UMEM of this process fails with ENOBUFS once charge + size > soft.
+ */
+static int pid_accounting(struct doc *d, const struct pid_view *v) {
+        struct status_options o = { .probe = true, .threshold = UINT64_MAX,
+                                    .filter = { .by_user = true, .uid = (uid_t)v->uid } };
+        struct status_report rep;
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], c[SIZE_FMT_MAX];
+        size_t n_holders;
+        _cleanup_free_ char *fix = NULL, *holders = NULL;
+        int r = status_collect(&o, &rep);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;
+        const struct status_user *u = status_find_user(&rep, (uid_t)v->uid);
+        holders = acct_holders(&rep, v->pid, &n_holders, &r);
+        if (r < 0)
+                goto out;
+        r = -ENOMEM;
+        if (!u || u->charged_method == STATUS_M_UNKNOWN) {
+                if (doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                               "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): unknown (%s)",
+                               v->user ?: "?", u && u->charged_why[0] ? u->charged_why : rep.xsk_why) < 0)
+                        goto out;
+                r = 0;
+                goto out;
+        }
+        const struct status_proc *self = NULL;
+        for (size_t i = 0; i < rep.n_procs; i++)
+                if (rep.procs[i].pid == v->pid)
+                        self = &rep.procs[i];
+        if (self && self->cap_ipc_lock) {
+                /* the kernel neither charges nor limits the UMEMs of a process with CAP_IPC_LOCK */
+                if (doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                               "has CAP_IPC_LOCK: its AF_XDP UMEMs are neither charged nor limited (user %s's "
+                               "locked memory holds %s%s (%s)%s%s)",
+                               v->user ?: "?", u->charged_at_least ? "at least " : "", size_format(u->charged, a),
+                               status_method_name(u->charged_method), holders ? "; held by " : "", holders ?: "") < 0)
+                        goto out;
+                r = 0;
+                goto out;
+        }
+        bool finite = v->soft != SIZE_INFINITY;
+        uint64_t left = finite && v->soft > u->charged ? v->soft - u->charged : 0;
+        if (doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                       "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): %s%s (%s)%s%s%s%s",
+                       v->user ?: "?", u->charged_at_least ? "at least " : "", size_format(u->charged, a),
+                       status_method_name(u->charged_method), finite ? "; this process can still register " : "",
+                       finite ? size_format(left, b) : "", holders ? "; held by " : "", holders ?: "") < 0)
+                goto out;
+        r = 0;
+        if (!finite || u->charged == 0 || u->charged < v->soft / 10 * 9)
+                goto out;
+        if (v->hard == SIZE_INFINITY || v->hard > v->soft)
+                fix = strf("raise only the soft limit, the hard one (%s) allows it (ulimit -S -l, or LimitMEMLOCK=SOFT:HARD)%s",
+                           size_format(v->hard, a), n_holders ? ", or stop the other holder" : "");
+        else if (n_holders)
+                fix = strf("stop the other holder (%s already charged), or raise memlock (rdmalimits apply %s SIZE)",
+                           size_format(u->charged, a), v->user ?: "USER");
+        else
+                fix = strf("raise memlock (rdmalimits apply %s SIZE), then start the process again", v->user ?: "USER");
+        r = -ENOMEM;
+        if (!fix || doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where, fix,
+                               "user %s's locked memory already charged (%s) leaves %s under this process's soft "
+                               "limit %s: its next AF_XDP UMEM registration may fail with ENOBUFS",
+                               v->user ?: "?", size_format(u->charged, a), size_format(left, b),
+                               size_format(v->soft, c)) < 0)
+                goto out;
+        r = 0;
+out:
+        status_report_clear(&rep);
+        return r;
+}
+
 static int pid_examine(struct doc *d, struct pid_view *v) {
         int r = pid_read(d, v);
         if (r <= 0)
                 return r;
-        if ((r = pid_check_stale(d, v)) < 0)
+        if ((r = pid_check_stale(d, v)) < 0 || (r = pid_accounting(d, v)) < 0)
                 return r;
         if (!v->user) {
                 ADD(d, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
