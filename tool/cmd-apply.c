@@ -43,8 +43,6 @@ static void edit_done(struct edit *e) {
 static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         const char *why;
         struct diag_list diags = {};
-        _cleanup_close_ int fd = -1;
-        struct stat st;
         int r;
 
         *e = (struct edit){ .dirfd = -1, .lockfd = -1 };
@@ -54,9 +52,8 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
                 return CMD_USAGE;
         }
         e->dir = ctx_path(c, LC_LIMITS_DIR);
-        if (!e->dir || asprintf(&e->display, "%s/%s", e->dir, e->name) < 0) {
+        if (!e->dir || asprintf(&e->display, "%s/%s", e->dir, e->name) < 0)
                 return log_oom();
-        }
         /* under --root, resolved inside the tree: a link in it never leads to the host's files */
         r = fs_open_dir_in_root(c->root, LC_LIMITS_DIR, create_dir ? FS_DIR_CREATE : 0, &e->dirfd);
         if (r == -ELOOP && fs_root_is_set(c->root)) {
@@ -73,40 +70,13 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         if (r)
                 return r;
         /* the default name used to be DROPIN_LEGACY_NAME: its entries move to the new name */
-        if (!c->file && faccessat(e->dirfd, e->name, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
-            faccessat(e->dirfd, DROPIN_LEGACY_NAME, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
-                e->legacy = true;
-                fd = openat(e->dirfd, DROPIN_LEGACY_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        } else
-                fd = openat(e->dirfd, e->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd < 0) {
-                if (errno == ENOENT) {
-                        e->old = strdup("");
-                        return e->old ? 0 : (log_error("out of memory"), CMD_FINDINGS);
-                }
-                if (errno == ELOOP) {
-                        log_error("%s is a symbolic link; refusing to write through it", e->display);
-                        return CMD_FINDINGS;
-                }
-                log_error("%s: %s", e->display, strerror(errno));
-                return CMD_FINDINGS;
-        }
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                log_error("%s is not a regular file; refusing to replace it", e->display);
-                return CMD_FINDINGS;
-        }
+        e->legacy = !c->file && faccessat(e->dirfd, e->name, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
+                    faccessat(e->dirfd, DROPIN_LEGACY_NAME, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+        r = managed_read(c, e->dirfd, e->legacy ? DROPIN_LEGACY_NAME : e->name, e->display, 1024 * 1024, true, &e->old,
+                         &e->old_len);
+        if (r <= 0)
+                return r;
         e->exists = !e->legacy;
-        r = fs_check_trusted(&st);
-        if (r < 0 && !c->force) {
-                log_error("%s is %s: someone else may have changed it; refusing to take its lines over "
-                          "(fix its owner and mode, or --force)", e->display, fs_strerror(r));
-                return CMD_FINDINGS;
-        }
-        r = fs_read_all(fd, 1024 * 1024, &e->old, &e->old_len);
-        if (r < 0) {
-                log_error("%s: %s", e->display, fs_strerror(r));
-                return CMD_FINDINGS;
-        }
         if (!dropin_has_marker(e->old, e->old_len) && !c->force) {
                 log_error("%s was not written by rdmalimits (no marker line); refusing to change it "
                           "(use --file to pick another name, or --force to take it over)", e->display);
@@ -369,15 +339,13 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
         int r;
 
         text = delete_file ? strdup("") : dropin_render(&e->d);
-        if (!text) {
+        if (!text)
                 return log_oom();
-        }
         /* validate: pam_limits must read back exactly the entries we mean */
         if (!delete_file) {
                 r = lc_tree_load_text(e->display, text, strlen(text), c->flavour, &t);
-                if (r < 0) {
+                if (r < 0)
                         return log_oom();
-                }
                 size_t k = 0;
                 bool ok = true;
                 for (size_t i = 0; i < t->n_lines; i++) {
@@ -399,9 +367,8 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
         struct effect eff = {};
         int eff_rc = 0;
         if (!removing) {
-                if (check_effect(c, e, text, domain, &eff) == -ENOMEM) {
+                if (check_effect(c, e, text, domain, &eff) == -ENOMEM)
                         return log_oom();
-                }
                 eff_rc = report_effect(c, e, domain, &eff);
         }
         bool changed = e->legacy || (delete_file ? e->exists : !(e->exists && streq(text, e->old)));
@@ -412,17 +379,10 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                 fputs(diff, stdout);
 
         if (changed && !c->check && !eff_rc) {
-                r = delete_file ? fs_unlink_sync(e->dirfd, e->legacy ? DROPIN_LEGACY_NAME : e->name)
-                                : fs_write_atomic(e->dirfd, e->name, text, strlen(text), 0644);
-                if (r == FS_ERR_DIRSYNC) {
-                        log_error("%s: %s, but syncing its directory to disk failed (%s): check the disk",
-                                  e->display, delete_file ? "removed" : "written", strerror(EIO));
-                        return CMD_FINDINGS;
-                }
-                if (r < 0) {
-                        log_error("%s: cannot write: %s; the file is unchanged", e->display, strerror(-r));
+                r = managed_write(e->dirfd, delete_file && e->legacy ? DROPIN_LEGACY_NAME : e->name, e->display,
+                                  delete_file ? NULL : text);
+                if (r < 0)
                         return r;
-                }
                 /* the entries now live under the new name: the old file goes (after, so that
                  * a failure leaves them in one place or both, never none) */
                 if (e->legacy && !delete_file && (r = fs_unlink_sync(e->dirfd, DROPIN_LEGACY_NAME)) < 0 && r != FS_ERR_DIRSYNC) {

@@ -318,39 +318,14 @@ static int unit_open_dropin_dir(const struct ctx *c, struct unit_edit *e) {
 
 /* The drop-in as it is: e->old ("" when there is none), e->exists.  0 or a reported -errno. */
 static int unit_read_old(const struct ctx *c, struct unit_edit *e) {
-        _cleanup_close_ int fd = -1;
-        size_t old_len = 0;
-        struct stat st;
-        int r;
+        size_t old_len = 0, ml = strlen(UNIT_MARKER);
 
-        r = unit_open_dropin_dir(c, e);
-        if (r == 0) {
-                fd = openat(e->dfd, e->name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-                if (fd < 0 && errno == ELOOP) {
-                        log_error("%s is a symbolic link; refusing to write through it", e->display);
-                        return -ELOOP;
-                }
-                if (fd < 0 && errno != ENOENT) {
-                        r = negative_errno();
-                        log_error("%s: %s", e->display, strerror(-r));
-                        return r;
-                }
-        } else if (r != -ENOENT)
+        int r = unit_open_dropin_dir(c, e);
+        if (r < 0 && r != -ENOENT)
                 return r;
-        if (fd < 0) {
-                e->old = strdup("");
-                return e->old ? 0 : log_oom();
-        }
-        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-                log_error("%s is not a regular file; refusing to replace it", e->display);
-                return -EPERM;
-        }
-        r = fs_read_all(fd, 65536, &e->old, &old_len);
-        if (r < 0) {
-                log_error("%s: %s", e->display, fs_strerror(r));
+        r = managed_read(c, e->dfd, e->name, e->display, 65536, false, &e->old, &old_len);
+        if (r <= 0)
                 return r;
-        }
-        size_t ml = strlen(UNIT_MARKER);
         if (!(old_len >= ml && memcmp(e->old, UNIT_MARKER, ml) == 0) && !c->force) {
                 log_error("%s was not written by rdmalimits (no marker line); refusing to change it "
                           "(--force takes it over)", e->display);
@@ -383,16 +358,9 @@ static int unit_new_text(struct unit_edit *e) {
 
 /* Write (or remove) the drop-in, then --reload.  0 or a reported -errno. */
 static int unit_write(const struct ctx *c, struct unit_edit *e) {
-        int r = e->removing ? fs_unlink_sync(e->dfd, e->name) : fs_write_atomic(e->dfd, e->name, e->text, strlen(e->text), 0644);
-        if (r == FS_ERR_DIRSYNC) {
-                log_error("%s: %s, but syncing its directory to disk failed (%s): check the disk",
-                          e->display, e->removing ? "removed" : "written", strerror(EIO));
-                return -EIO;
-        }
-        if (r < 0) {
-                log_error("%s: cannot write: %s; the file is unchanged", e->display, strerror(-r));
+        int r = managed_write(e->dfd, e->name, e->display, e->removing ? NULL : e->text);
+        if (r < 0)
                 return r;
-        }
         if (e->removing)
                 (void)unlinkat(e->sfd, e->dname, AT_REMOVEDIR); /* only if empty */
         if (!c->reload)

@@ -388,6 +388,58 @@ int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_f
         return 0;
 }
 
+int managed_read(const struct ctx *c, int dirfd, const char *name, const char *display, size_t max, bool trusted,
+                 char **ret_text, size_t *ret_len) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        int r;
+
+        errno = ENOENT;
+        if (dirfd >= 0)
+                fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd < 0) {
+                if (errno == ENOENT) {
+                        *ret_text = strdup("");
+                        *ret_len = 0;
+                        return *ret_text ? 0 : log_oom();
+                }
+                r = negative_errno();
+                if (r == -ELOOP)
+                        log_error("%s is a symbolic link; refusing to write through it", display);
+                else
+                        log_error("%s: %s", display, strerror(-r));
+                return r;
+        }
+        if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+                log_error("%s is not a regular file; refusing to replace it", display);
+                return -EBADFD;
+        }
+        r = trusted ? fs_check_trusted(&st) : 0;
+        if (r < 0 && !c->force) {
+                log_error("%s is %s: someone else may have changed it; refusing to take its lines over "
+                          "(fix its owner and mode, or --force)", display, fs_strerror(r));
+                return r;
+        }
+        r = fs_read_all(fd, max, ret_text, ret_len);
+        if (r < 0) {
+                log_error("%s: %s", display, fs_strerror(r));
+                return r;
+        }
+        return 1;
+}
+
+int managed_write(int dirfd, const char *name, const char *display, const char *text) {
+        int r = text ? fs_write_atomic(dirfd, name, text, strlen(text), 0644) : fs_unlink_sync(dirfd, name);
+        if (r == FS_ERR_DIRSYNC) {
+                log_error("%s: %s, but syncing its directory to disk failed (%s): check the disk", display,
+                          text ? "written" : "removed", strerror(EIO));
+                return r;
+        }
+        if (r < 0)
+                log_error("%s: cannot write: %s; the file is unchanged", display, strerror(-r));
+        return r;
+}
+
 /*
  * A size the parser refuses but whose meaning is plain: "512MB" (a B after the unit),
  * "1.5G" or "1,5G" (a fraction: in the next smaller unit), "-1" (a sign).  The suggestion,

@@ -104,6 +104,15 @@ int ctx_ident(const struct ctx *c, struct ident **ret);
  * RDMALIMITS_LOCK_TIMEOUT). */
 #define CTX_LOCK_TIMEOUT_DEFAULT 10u
 int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_fd);
+/* A file rdmalimits manages (a limits.d or a unit drop-in), name in dirfd (-1: the directory is
+ * not there), display as messages name it: read it, never through a link, only a regular file,
+ * at most max bytes; with trusted, one root owns and only root may write (unless --force).
+ * 1 and its text, 0 and "" when it does not exist, or a reported negative errno. */
+int managed_read(const struct ctx *c, int dirfd, const char *name, const char *display, size_t max, bool trusted,
+                 char **ret_text, size_t *ret_len);
+/* Replace it atomically with text, or (text NULL) remove it.  0 or a reported negative errno
+ * (FS_ERR_DIRSYNC: done, but its directory not synced). */
+int managed_write(int dirfd, const char *name, const char *display, const char *text);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret);
 /* apply/remove --json: {"changed", "file", "diff"[, "unit", "reloaded"][, "check"]} */
