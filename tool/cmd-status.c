@@ -100,6 +100,19 @@ static const char *user_label(const char *name, uid_t uid, char *buf, size_t siz
 /* ---------------------------------------------------------------------------------------
  * text */
 
+/* SOFT and HARD of a user or unit: "*" when its processes' limits differ, "-" when unknown */
+static void limit_cells(char (*cell)[TBL_CELL], bool known, struct rl_pair m, bool differ) {
+        if (!known) {
+                snprintf(cell[0], TBL_CELL, "-");
+                snprintf(cell[1], TBL_CELL, "-");
+                return;
+        }
+        fmt_size(m.soft, cell[0], TBL_CELL);
+        if (differ)
+                strcat(cell[0], "*");
+        fmt_size(m.hard, cell[1], TBL_CELL);
+}
+
 static void print_users(const struct status_report *r) {
         char a[TBL_CELL];
         struct table t;
@@ -115,15 +128,7 @@ static void print_users(const struct status_report *r) {
                 user_label(u->name, u->uid, row[0], TBL_CELL);
                 snprintf(row[1], TBL_CELL, "%u", (unsigned)u->uid);
                 snprintf(row[2], TBL_CELL, "%zu", u->n_procs);
-                if (u->limit_known) {
-                        fmt_size(u->memlock.soft, row[3], TBL_CELL);
-                        if (u->limits_differ)
-                                strcat(row[3], "*");
-                        fmt_size(u->memlock.hard, row[4], TBL_CELL);
-                } else {
-                        snprintf(row[3], TBL_CELL, "-");
-                        snprintf(row[4], TBL_CELL, "-");
-                }
+                limit_cells(row + 3, u->limit_known, u->memlock, u->limits_differ);
                 if (u->charged_method != STATUS_M_UNKNOWN) {
                         fmt_size(u->charged, a, sizeof a);
                         cellf(row[5], TBL_CELL, "%s%s", u->charged_at_least ? ">=" : "", a);
@@ -159,15 +164,7 @@ static void print_units(const struct status_report *r) {
                 str_escape(u->name, row[0], TBL_CELL);
                 snprintf(row[1], TBL_CELL, "%s", status_origin_name(u->origin));
                 snprintf(row[2], TBL_CELL, "%zu", u->n_procs);
-                if (u->limit_known) {
-                        fmt_size(u->memlock.soft, row[3], TBL_CELL);
-                        if (u->limits_differ)
-                                strcat(row[3], "*");
-                        fmt_size(u->memlock.hard, row[4], TBL_CELL);
-                } else {
-                        snprintf(row[3], TBL_CELL, "-");
-                        snprintf(row[4], TBL_CELL, "-");
-                }
+                limit_cells(row + 3, u->limit_known, u->memlock, u->limits_differ);
                 fmt_size(u->charged, row[5], TBL_CELL);
                 snprintf(row[6], TBL_CELL, "%s", status_method_name(u->charged_method));
                 if (u->headroom_known)
