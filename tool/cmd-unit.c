@@ -81,7 +81,13 @@ static bool sets_memlock(const struct ctx *c, const char *path) {
         _cleanup_free_ char *line = NULL;
         size_t n = 0;
 
-        if (fs_fopen_in_root(c->root, path, &f) < 0)
+        int r = fs_fopen_in_root(c->root, path, &f);
+        if (r == -EINVAL) {
+                _cleanup_free_ char *shown = fs_root_path(c->root, path);
+                log_warning(c, "%s: not a regular file, not read: assumed not to set LimitMEMLOCK= (check it "
+                            "yourself)", shown ? shown : path);
+        }
+        if (r < 0)
                 return false;
         while (getline(&line, &n, f) > 0) {
                 const char *p = line + strspn(line, " \t");

@@ -516,9 +516,18 @@ int fs_opendir_in_root(const char *root, const char *path, DIR **ret) {
 int fs_fopen_in_root(const char *root, const char *path, FILE **ret) {
         int fd, r;
 
-        r = fs_open_in_root(root, path, O_RDONLY | O_NOCTTY, 0, &fd);
+        /* never block in open() or read() on a FIFO, socket or device someone put there:
+         * a regular file, or /dev/null (a masked unit) */
+        r = fs_open_in_root(root, path, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd);
         if (r < 0)
                 return r;
+        struct stat st = { 0 };
+        if (fstat(fd, &st) < 0 || (!S_ISREG(st.st_mode) && !(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3))) ||
+            fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
+                r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+                close(fd);
+                return r;
+        }
         FILE *f = fdopen(fd, "re");
         if (!f) {
                 r = negative_errno();

@@ -103,7 +103,9 @@ int fs_open_config_in_root(const char *root, const char *path, bool trusted, boo
                            struct stat *ret_st);
 /* stat(2) (lstat(2) with nofollow) of a path inside the root. */
 int fs_stat_in_root(const char *root, const char *path, bool nofollow, struct stat *ret);
-/* opendir(3) and fopen(path, "re") of a path inside the root. */
+/* opendir(3) and fopen(path, "re") of a path inside the root.  fs_fopen_in_root() opens a
+ * regular file or /dev/null only (-EINVAL for a FIFO, socket or other device, -EISDIR), and
+ * never blocks in open(). */
 int fs_opendir_in_root(const char *root, const char *path, DIR **ret);
 int fs_fopen_in_root(const char *root, const char *path, FILE **ret);
 /* readlink(2) of a path inside the root, NUL-terminated in buf (cut to size - 1);

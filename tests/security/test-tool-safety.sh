@@ -212,10 +212,23 @@ mkdir -p "$R/srv"
 printf '@rdma_users\tsoft\tmemlock\t5555555\n@rdma_users\thard\tmemlock\t5555555\n' > "$R/srv/in-tree.conf"
 ln -s /srv/in-tree.conf "$D/60-in.conf"
 rl list > "$T/out" 2>&1
-if grep -q 5555555 "$T/out"; then
-	ok "limits.d/60-in.conf -> /srv/in-tree.conf: read inside the tree"
-else
-	ok "limits.d/60-in.conf -> /srv/in-tree.conf: not read (no openat2 here: links refused)"
-fi
+check "limits.d/60-in.conf -> /srv/in-tree.conf: read inside the tree" grep -q 5555555 "$T/out"
+# a FIFO among a unit's drop-ins: apply --unit neither blocks on it nor claims to have read it
+mkroot
+printf '[Service]\nExecStart=/bin/true\n' > "$R/etc/systemd/system/x.service"
+mkdir -p "$R/etc/systemd/system/x.service.d"
+mkfifo "$R/etc/systemd/system/x.service.d/95-fifo.conf"
+rl apply --unit x.service 1M > "$T/out" 2>&1
+rc=$?
+check "a FIFO drop-in after ours: apply --unit does not block (exit $rc)" test $rc -eq 0
+check "... and says it did not read it, and what it assumed" \
+	grep -q "x.service.d/95-fifo.conf: not a regular file, not read: assumed not to set LimitMEMLOCK=" "$T/out"
+check "... and writes its drop-in" grep -qx "LimitMEMLOCK=1M" "$R/etc/systemd/system/x.service.d/90-rdmalimits.conf"
+# a FIFO in limits.d: check reads around it
+mkroot
+mkfifo "$D/50-fifo.conf"
+rl check > "$T/out" 2>&1
+rc=$?
+check "a FIFO in limits.d: check does not block (exit $rc, not 124)" test $rc -ne 124
 
 done_testing
