@@ -128,6 +128,57 @@ sandbox_reexec() {
 	return $rc
 }
 
+# sandbox_outer LABEL SCRIPT ARGS...: the host side of a sandboxed test.  Runs SCRIPT again in
+# the sandbox (its TAP lines go to stdout, its counters come back on fd 3 and are taken over),
+# then checks that the host is as it was (with the test's host_state function, when it has
+# one; LABEL says what that covers) and that no process of the sandbox is left running.
+sandbox_outer() {
+	local label=$1 before= after counters rc n failed left
+	shift
+	declare -F host_state >/dev/null && before=$(host_state)
+	sandbox_new_dir # here: the command substitution below is a subshell
+	exec 4>&1
+	counters=$(sandbox_reexec "$@" 3>&1 1>&4 4>&-)
+	rc=$?
+	exec 4>&-
+	if read -r n failed <<<"$counters" && [ -n "$failed" ]; then
+		_tap_n=$n _tap_failed=$failed
+	else
+		fail "the sandboxed part ran to the end (status $rc)"
+	fi
+	[ "$rc" = 0 ] || diag "the sandboxed part exited with status $rc"
+	if declare -F host_state >/dev/null; then
+		after=$(host_state)
+		if [ "$before" = "$after" ]; then
+			ok "the host's $label are unchanged"
+		else
+			fail "the host's $label are unchanged"
+			diff -u <(echo "$before") <(echo "$after") | sed 's/^/# /'
+		fi
+	fi
+	if left=$(sandbox_leftovers); then
+		fail "no sshd or other process of the sandbox is left running"
+		printf '%s\n' "$left" | sed 's/^/# /'
+	else
+		ok "no sshd or other process of the sandbox is left running"
+	fi
+}
+
+# sandbox_inner: the start of the sandbox side: when it exits, the sandbox is stopped and the
+# TAP counters go back to sandbox_outer on fd 3.
+sandbox_inner() {
+	no_plan
+	SANDBOX_NO_TRAP=1
+	trap _sandbox_inner_finish EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+}
+# shellcheck disable=SC2317 # called from the trap
+_sandbox_inner_finish() {
+	sandbox_stop
+	echo "$_tap_n $_tap_failed" >&3
+}
+
 # The sandbox's directory: it lives in the tmpfs mounted over /run inside, so nothing is
 # created on the host.  The random part makes it unique, for sandbox_leftovers and concurrent
 # runs.

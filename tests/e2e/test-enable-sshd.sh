@@ -73,46 +73,13 @@ if ! sandbox_inside; then
 		echo "Bail out! missing:$missing"
 		exit 99
 	fi
-	before=$(host_state)
-	sandbox_new_dir
-	exec 4>&1
-	counters=$(sandbox_reexec "$0" "$@" 3>&1 1>&4 4>&-)
-	rc=$?
-	exec 4>&-
-	if read -r n failed <<<"$counters" && [ -n "$failed" ]; then
-		_tap_n=$n _tap_failed=$failed
-	else
-		fail "the sandboxed part ran to the end (status $rc)"
-	fi
-	[ "$rc" = 0 ] || diag "the sandboxed part exited with status $rc"
-	after=$(host_state)
-	if [ "$before" = "$after" ]; then
-		ok "the host's /etc/pam.d, /etc/security, PAM module directory, utmp/wtmp, /dev/log are unchanged"
-	else
-		fail "the host's /etc/pam.d, /etc/security, PAM module directory, utmp/wtmp, /dev/log are unchanged"
-		diff -u <(echo "$before") <(echo "$after") | sed 's/^/# /'
-	fi
-	if left=$(sandbox_leftovers); then
-		fail "no process of the sandbox is left running"
-		printf '%s\n' "$left" | sed 's/^/# /'
-	else
-		ok "no process of the sandbox is left running"
-	fi
+	sandbox_outer "/etc/pam.d, /etc/security, PAM module directory, utmp/wtmp, /dev/log" "$0" "$@"
 	done_testing
 fi
 
 # ---------------------------------------------------------------------------------------------
 # Inside the sandbox.  TAP counters go back on fd 3.
-no_plan
-SANDBOX_NO_TRAP=1
-# shellcheck disable=SC2317 # called from the trap
-finish() {
-	sandbox_stop
-	echo "$_tap_n $_tap_failed" >&3
-}
-trap finish EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+sandbox_inner
 
 # the module goes in by name, through enable: not the sandbox's own line after pam_limits
 MODULE=$PAM_MODULE

@@ -25,34 +25,11 @@ if ! sandbox_inside; then
 	for t in "$SANDBOX_SSHD" ssh ssh-keygen unshare prlimit python3; do
 		command -v "$t" >/dev/null || { echo "Bail out! missing $t"; exit 99; }
 	done
-	sandbox_new_dir
-	exec 4>&1
-	counters=$(sandbox_reexec "$0" "$@" 3>&1 1>&4 4>&-)
-	rc=$?
-	exec 4>&-
-	if read -r n failed <<<"$counters" && [ -n "$failed" ]; then
-		_tap_n=$n _tap_failed=$failed
-	else
-		fail "the sandboxed part ran to the end (status $rc)"
-	fi
-	if left=$(sandbox_leftovers); then
-		fail "no process of the sandbox is left running"
-	else
-		ok "no process of the sandbox is left running"
-	fi
+	sandbox_outer "" "$0" "$@"
 	done_testing
 fi
 
-no_plan
-SANDBOX_NO_TRAP=1
-# shellcheck disable=SC2317 # called from the trap
-finish() {
-	sandbox_stop
-	echo "$_tap_n $_tap_failed" >&3
-}
-trap finish EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+sandbox_inner
 
 sandbox_start || { fail "sandbox started"; exit 1; }
 tmp=$SANDBOX_DIR/t

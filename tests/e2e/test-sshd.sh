@@ -61,33 +61,7 @@ if ! sandbox_inside; then
 		echo "Bail out! missing:$missing"
 		exit 99
 	fi
-	before=$(host_state)
-	sandbox_new_dir # here: the command substitution below is a subshell
-	# TAP lines go to stdout (fd 4 here); the inner part's counters come back on fd 3
-	exec 4>&1
-	counters=$(sandbox_reexec "$0" "$@" 3>&1 1>&4 4>&-)
-	rc=$?
-	exec 4>&-
-	if read -r n failed <<<"$counters" && [ -n "$failed" ]; then
-		_tap_n=$n _tap_failed=$failed
-	else
-		fail "the sandboxed part ran to the end (status $rc)"
-	fi
-	[ "$rc" = 0 ] || diag "the sandboxed part exited with status $rc"
-
-	after=$(host_state)
-	if [ "$before" = "$after" ]; then
-		ok "the host's /etc/passwd, group, shadow, pam.d, security, utmp/wtmp, /dev/log are unchanged"
-	else
-		fail "the host's /etc/passwd, group, shadow, pam.d, security, utmp/wtmp, /dev/log are unchanged"
-		diff -u <(echo "$before") <(echo "$after") | sed 's/^/# /'
-	fi
-	if left=$(sandbox_leftovers); then
-		fail "no sshd or other process of the sandbox is left running"
-		printf '%s\n' "$left" | sed 's/^/# /'
-	else
-		ok "no sshd or other process of the sandbox is left running"
-	fi
+	sandbox_outer "/etc/passwd, group, shadow, pam.d, security, utmp/wtmp, /dev/log" "$0" "$@"
 	check "the sandbox directory $SANDBOX_DIR does not exist on the host" test ! -e "$SANDBOX_DIR"
 	done_testing
 fi
@@ -95,16 +69,7 @@ fi
 # ---------------------------------------------------------------------------------------------
 # Inside the sandbox (PID 1 of a private PID namespace).  The TAP counters go back to the host
 # side on fd 3; the plan is printed there.
-no_plan
-SANDBOX_NO_TRAP=1
-# shellcheck disable=SC2317 # called from the trap
-finish() {
-	sandbox_stop
-	echo "$_tap_n $_tap_failed" >&3
-}
-trap finish EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+sandbox_inner
 
 if ! sandbox_start; then
 	fail "sandbox started"
