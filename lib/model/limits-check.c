@@ -550,6 +550,13 @@ static int check_file_meta(const struct lc_tree *t, size_t fi, struct diag_list 
                                          "remove it, or replace it with a regular file",
                                          "is not a regular file (a FIFO or a device): pam_limits blocks on it or "
                                          "reads garbage at every login; remove it");
+                if (f->would_block || f->endless)
+                        return diag_addf(d, DIAG_ERROR, "not-regular-file", f->display, 0,
+                                         "remove it, or replace it with a regular file",
+                                         f->would_block ? "blocks when read (a FIFO or a device without data): pam_limits "
+                                                          "waits on it forever and every login that reads it hangs"
+                                                        : "is a device that never ends: pam_limits reads it forever "
+                                                          "and every login that reads it hangs");
                 /* the tree is read with a plain open(): EACCES is a permission, not the mode check */
                 const char *why = f->open_error == -EACCES ? "permission denied" : fs_strerror(f->open_error);
                 if (f->open_error == -EACCES)

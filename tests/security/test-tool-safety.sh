@@ -230,5 +230,7 @@ mkfifo "$D/50-fifo.conf"
 rl check > "$T/out" 2>&1
 rc=$?
 check "a FIFO in limits.d: check does not block (exit $rc, not 124)" test $rc -ne 124
+check "... and says that pam_limits would hang on it, not that it fails the session" \
+	grep -q "50-fifo.conf: error: blocks when read (a FIFO or a device without data): pam_limits waits on it forever and every login that reads it hangs" "$T/out"
 
 done_testing
