@@ -376,16 +376,7 @@ static void account_json(struct json *j, const struct pin_account *a) {
                 json_i64(j, p->pid);
                 json_key(j, "comm");
                 json_str(j, p->comm);
-                json_key(j, "sockets");
-                json_arr_begin(j);
-                for (size_t k = 0; k < p->n_xsk && k < ELEMENTSOF(p->xsk_ino); k++)
-                        json_u64(j, p->xsk_ino[k]);
-                json_arr_end(j);
-                json_key(j, "umem_bytes");
-                if (p->xsk_method == STATUS_M_SOCK_DIAG)
-                        json_u64(j, p->xsk_umem_bytes);
-                else
-                        json_null(j);
+                json_xsk_sockets(j, p, "sockets");
                 json_key(j, "method");
                 json_str(j, status_method_name(p->xsk_method));
                 json_obj_end(j);

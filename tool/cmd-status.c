@@ -386,6 +386,21 @@ static void json_unit(struct json *j, const struct status_unit *u) {
         json_obj_end(j);
 }
 
+/* KEY: the inodes of p's AF_XDP sockets (the first 16), then "umem_bytes": what they
+ * registered (sock_diag only, else null).  status --json and pin-test --json. */
+void json_xsk_sockets(struct json *j, const struct status_proc *p, const char *key) {
+        json_key(j, key);
+        json_arr_begin(j);
+        for (size_t k = 0; k < p->n_xsk && k < ELEMENTSOF(p->xsk_ino); k++)
+                json_u64(j, p->xsk_ino[k]);
+        json_arr_end(j);
+        json_key(j, "umem_bytes");
+        if (p->xsk_method == STATUS_M_SOCK_DIAG)
+                json_u64(j, p->xsk_umem_bytes);
+        else
+                json_null(j);
+}
+
 static void json_proc(struct json *j, const struct status_report *r, const struct status_proc *p) {
         const struct status_user *u = status_find_user(r, p->uid);
         json_obj_begin(j);
@@ -427,16 +442,7 @@ static void json_proc(struct json *j, const struct status_report *r, const struc
                 json_u64(j, p->n_xsk);
         else
                 json_null(j);
-        json_key(j, "inodes");
-        json_arr_begin(j);
-        for (size_t k = 0; k < p->n_xsk && k < ELEMENTSOF(p->xsk_ino); k++)
-                json_u64(j, p->xsk_ino[k]);
-        json_arr_end(j);
-        json_key(j, "umem_bytes");
-        if (p->xsk_method == STATUS_M_SOCK_DIAG)
-                json_u64(j, p->xsk_umem_bytes);
-        else
-                json_null(j);
+        json_xsk_sockets(j, p, "inodes");
         json_obj_end(j);
         json_key(j, "rdma_mrs");
         json_obj_begin(j);

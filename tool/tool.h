@@ -87,6 +87,8 @@ int cmd_pintest(struct ctx *c);
 int cmd_verify(struct ctx *c);
 int cmd_doctor(struct ctx *c);
 int cmd_status(struct ctx *c);
+struct status_proc;
+void json_xsk_sockets(struct json *j, const struct status_proc *p, const char *key);
 int cmd_enable(struct ctx *c);
 int cmd_disable(struct ctx *c);
 int cmd_unit(struct ctx *c, bool removing);
