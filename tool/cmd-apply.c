@@ -295,20 +295,13 @@ static void warn_unresolved(const struct ctx *c, const char *domain) {
         ident_free(id);
 }
 
-/* apply/remove --json: print_change_json()'s fields, and for apply whether the entry takes
+/* apply/remove --json: change_json_begin()'s fields, and for apply whether the entry takes
  * effect: "effective", "checked_users", "overridden_by" (one text per user shown). */
 static void print_apply_json(const struct ctx *c, bool changed, const char *file, const char *diff,
                              const struct effect *f) {
         struct json j;
 
-        json_init(&j, stdout);
-        json_obj_begin(&j);
-        json_key(&j, "changed");
-        json_bool(&j, changed);
-        json_key(&j, "file");
-        json_str(&j, file);
-        json_key(&j, "diff");
-        json_str(&j, diff ? diff : "");
+        change_json_begin(&j, changed, file, diff);
         if (f) {
                 json_key(&j, "effective");
                 if (f->users)
@@ -323,12 +316,7 @@ static void print_apply_json(const struct ctx *c, bool changed, const char *file
                         json_str(&j, f->why[i]);
                 json_arr_end(&j);
         }
-        if (c->check) {
-                json_key(&j, "check");
-                json_bool(&j, true);
-        }
-        json_obj_end(&j);
-        json_finish(&j);
+        change_json_end(c, &j);
 }
 
 /* Validate, show, write.  Returns 0 or a CMD_* outcome. */

@@ -252,29 +252,37 @@ static void command_usage(const struct command *cmd, FILE *out) {
         fputs("\nFor more details see rdmalimits(8).\n", out);
 }
 
+void change_json_begin(struct json *j, bool changed, const char *file, const char *diff) {
+        json_init(j, stdout);
+        json_obj_begin(j);
+        json_key(j, "changed");
+        json_bool(j, changed);
+        json_key(j, "file");
+        json_str(j, file);
+        json_key(j, "diff");
+        json_str(j, diff ? diff : "");
+}
+
+void change_json_end(const struct ctx *c, struct json *j) {
+        if (c->check) {
+                json_key(j, "check");
+                json_bool(j, true);
+        }
+        json_obj_end(j);
+        json_finish(j);
+}
+
 void print_change_json(const struct ctx *c, bool changed, const char *file, const char *diff, const char *unit,
                        bool reloaded) {
         struct json j;
-        json_init(&j, stdout);
-        json_obj_begin(&j);
-        json_key(&j, "changed");
-        json_bool(&j, changed);
-        json_key(&j, "file");
-        json_str(&j, file);
-        json_key(&j, "diff");
-        json_str(&j, diff ? diff : "");
+        change_json_begin(&j, changed, file, diff);
         if (unit) {
                 json_key(&j, "unit");
                 json_str(&j, unit);
                 json_key(&j, "reloaded");
                 json_bool(&j, reloaded);
         }
-        if (c->check) {
-                json_key(&j, "check");
-                json_bool(&j, true);
-        }
-        json_obj_end(&j);
-        json_finish(&j);
+        change_json_end(c, &j);
 }
 
 char *ctx_path(const struct ctx *c, const char *abs) {

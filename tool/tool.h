@@ -117,6 +117,9 @@ int managed_read(const struct ctx *c, int dirfd, const char *name, const char *d
 int managed_write(int dirfd, const char *name, const char *display, const char *text);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret);
+/* --json of a change: {"changed", "file", "diff", ... then "check" under --check} */
+void change_json_begin(struct json *j, bool changed, const char *file, const char *diff);
+void change_json_end(const struct ctx *c, struct json *j);
 /* apply/remove --json: {"changed", "file", "diff"[, "unit", "reloaded"][, "check"]} */
 void print_change_json(const struct ctx *c, bool changed, const char *file, const char *diff, const char *unit,
                        bool reloaded);
