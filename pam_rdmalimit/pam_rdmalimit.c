@@ -32,6 +32,7 @@
 #include "hw.h"
 #include "hwcache.h"
 #include "ident.h"
+#include "strv.h"
 #include "macro.h"
 #include "policy.h"
 #include "rlimit.h"
@@ -283,12 +284,12 @@ static int decide(pam_handle_t *pamh, const struct args *a, const struct policy 
         if (policy_needs_hw(p, u->name, (const char *const *)groups, n_groups)) {
                 r = load_hardware(pamh, a, p, &hw);     /* it logs its failure */
                 if (r < 0) {
-                        ident_strv_free(groups);
+                        strv_free(groups);
                         return r;
                 }
         }
         r = policy_evaluate(p, u->name, (const char *const *)groups, n_groups, hw, &dec);
-        ident_strv_free(groups);
+        strv_free(groups);
         if (r < 0) {
                 pam_syslog(pamh, LOG_ERR, "cannot evaluate the policy for %s: %s", ename, strerror(-r));
                 return r;

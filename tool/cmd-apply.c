@@ -12,6 +12,7 @@
 #include "dropin.h"
 #include "fsutil.h"
 #include "ident.h"
+#include "strv.h"
 #include "size.h"
 #include "tool.h"
 
@@ -245,7 +246,7 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
                 if (ident_user(id, domain, &u) >= 0)
                         effect_user(t, id, &base, domain, slots, ours, ret);
         }
-        ident_strv_free(names);
+        strv_free(names);
         ident_free(id);
         lc_tree_free(t);
         return r;

@@ -15,6 +15,7 @@
 #include "fsutil.h"
 #include "hwcache.h"
 #include "ident.h"
+#include "strv.h"
 #include "pamstack.h"
 #include "size.h"
 #include "tool.h"
@@ -107,7 +108,7 @@ static bool needs_hardware(struct tool_session *s, const char *user) {
         if (!s->p || ident_user(s->id, user, &u) < 0 || policy_user_groups(s->p, s->id, u, &groups, &n) < 0)
                 return false;
         needs = policy_needs_hw(s->p, u->name, (const char *const *)groups, n);
-        ident_strv_free(groups);
+        strv_free(groups);
         return needs;
 }
 

@@ -45,10 +45,6 @@ static void user_free(void *p) {
         free(u);
 }
 
-void ident_strv_free(char **v) {
-        strv_free(v);
-}
-
 static void group_free(void *p) {
         struct id_group *g = p;
         if (!g || p == ABSENT)

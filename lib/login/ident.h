@@ -49,5 +49,3 @@ bool ident_user_in_group(struct ident *id, const struct id_user *u, const struct
 /* The same, with getgrouplist's failure reported: 1 member, 0 not, negative errno. */
 int ident_user_member(struct ident *id, const struct id_user *u, const struct id_group *g);
 
-/* strv_free() (lib/base/strv.h) under its older name */
-void ident_strv_free(char **v);
