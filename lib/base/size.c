@@ -92,14 +92,8 @@ int parse_u32(const char *s, uint32_t *ret) {
 }
 
 int parse_uint(const char *s, unsigned *ret) {
-        uint64_t v;
-        int r = parse_u64(s, &v);
-        if (r < 0)
-                return r;
-        if (v > UINT_MAX)
-                return -ERANGE;
-        *ret = (unsigned)v;
-        return 0;
+        _Static_assert(sizeof(unsigned) == sizeof(uint32_t) && UINT_MAX == UINT32_MAX, "unsigned is uint32_t");
+        return parse_u32(s, ret);
 }
 
 int parse_share(const char *s, double *ret) {
