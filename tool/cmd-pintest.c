@@ -269,12 +269,12 @@ static void pin_account(const struct pin *pins, size_t n, size_t len, struct rl_
         a->need = len;
         a->need_known = true;
         if (a->umem_failed) {
-                if (a->user && a->user->charged_method != STATUS_M_UNKNOWN && !a->user->charged_at_least)
-                        a->need = len + a->user->charged;
+                if (a->user && a->user->a.charged_method != STATUS_M_UNKNOWN && !a->user->a.charged_at_least)
+                        a->need = len + a->user->a.charged;
                 else
                         a->need_known = false;
         }
-        bool others = a->umem_failed && a->user && a->user->charged > 0;
+        bool others = a->umem_failed && a->user && a->user->a.charged > 0;
         if (a->need_known && a->need <= lim.hard) {
                 a->fix = FIX_RAISE_SOFT;
                 snprintf(a->fix_text, sizeof a->fix_text,
@@ -286,7 +286,7 @@ static void pin_account(const struct pin *pins, size_t n, size_t len, struct rl_
                 snprintf(a->fix_text, sizeof a->fix_text,
                          "stop the other holder of this user's locked memory (%s already charged), or raise memlock to "
                          "at least %s (rdmalimits apply USER SIZE)",
-                         size_format(a->user->charged, s1), a->need_known ? size_format(a->need, s2) : "more");
+                         size_format(a->user->a.charged, s1), a->need_known ? size_format(a->need, s2) : "more");
         } else {
                 a->fix = FIX_RAISE_LIMIT;
                 snprintf(a->fix_text, sizeof a->fix_text,
@@ -303,11 +303,11 @@ static void account_text(const struct pin_account *a) {
         if (a->umem_failed) {
                 struct passwd *pw = getpwuid(getuid());
                 str_escape(pw ? pw->pw_name : "?", name, sizeof name);
-                if (u && u->charged_method != STATUS_M_UNKNOWN)
+                if (u && u->a.charged_method != STATUS_M_UNKNOWN)
                         printf("Already charged to %s's locked memory (AF_XDP UMEMs and the like, all of the user's "
                                "processes): %s%s (%s)\n",
-                               name, u->charged_at_least ? "at least " : "", size_format(u->charged, s1),
-                               status_method_name(u->charged_method));
+                               name, u->a.charged_at_least ? "at least " : "", size_format(u->a.charged, s1),
+                               status_method_name(u->a.charged_method));
                 else
                         printf("Already charged to %s's locked memory: unknown (%s)\n", name,
                                u && u->charged_why[0] ? u->charged_why : a->rep.xsk_why);
@@ -332,11 +332,11 @@ static void account_text(const struct pin_account *a) {
                         else
                                 printf("; %s)\n", status_method_name(p->xsk_method));
                 }
-                if (a->n_holders == 0 && u && u->charged)
+                if (a->n_holders == 0 && u && u->a.charged)
                         printf("  the holder: not found among the user's processes (%s; VmLck of its %zu processes: %s)\n",
                                a->rep.xsk_method == STATUS_M_SOCK_DIAG ? "sock_diag"
                                                                        : "without sock_diag a socket's family needs ptrace access",
-                               u->n_procs, size_format(u->vmlck, s2));
+                               u->a.n_procs, size_format(u->vmlck, s2));
         }
         printf("Fix: %s.\n", a->fix_text);
 }
@@ -350,14 +350,14 @@ static void account_json(struct json *j, const struct pin_account *a) {
         }
         json_obj_begin(j);
         json_key(j, "user_charged");
-        if (u && u->charged_method != STATUS_M_UNKNOWN)
-                json_u64(j, u->charged);
+        if (u && u->a.charged_method != STATUS_M_UNKNOWN)
+                json_u64(j, u->a.charged);
         else
                 json_null(j);
         json_key(j, "user_charged_at_least");
-        json_bool(j, u && u->charged_at_least);
+        json_bool(j, u && u->a.charged_at_least);
         json_key(j, "method");
-        json_str(j, status_method_name(u ? u->charged_method : STATUS_M_UNKNOWN));
+        json_str(j, status_method_name(u ? u->a.charged_method : STATUS_M_UNKNOWN));
         json_key(j, "xdp_sockets");
         if (a->rep.xdp_sockets_known)
                 json_u64(j, a->rep.xdp_sockets);

@@ -100,21 +100,32 @@ static const char *user_label(const char *name, uid_t uid, char *buf, size_t siz
 /* ---------------------------------------------------------------------------------------
  * text */
 
-/* SOFT and HARD of a user or unit: "*" when its processes' limits differ, "-" when unknown */
-static void limit_cells(char (*cell)[TBL_CELL], bool known, struct rl_pair m, bool differ) {
-        if (!known) {
-                snprintf(cell[0], TBL_CELL, "-");
+/* PROCS SOFT HARD CHARGED METHOD HEADROOM of a user or unit: "*" after SOFT when its
+ * processes' soft limits differ, "-" where no limit is known, "unknown" for a charge or a
+ * headroom that is not known */
+static void account_cells(char (*cell)[TBL_CELL], const struct status_account *a) {
+        char s[TBL_CELL];
+
+        snprintf(cell[0], TBL_CELL, "%zu", a->n_procs);
+        if (a->limit_known) {
+                cellf(cell[1], TBL_CELL, "%s%s", fmt_size(a->memlock.soft, s, sizeof s), a->limits_differ ? "*" : "");
+                fmt_size(a->memlock.hard, cell[2], TBL_CELL);
+        } else {
                 snprintf(cell[1], TBL_CELL, "-");
-                return;
+                snprintf(cell[2], TBL_CELL, "-");
         }
-        fmt_size(m.soft, cell[0], TBL_CELL);
-        if (differ)
-                strcat(cell[0], "*");
-        fmt_size(m.hard, cell[1], TBL_CELL);
+        if (a->charged_method != STATUS_M_UNKNOWN)
+                cellf(cell[3], TBL_CELL, "%s%s", a->charged_at_least ? ">=" : "", fmt_size(a->charged, s, sizeof s));
+        else
+                snprintf(cell[3], TBL_CELL, "unknown");
+        snprintf(cell[4], TBL_CELL, "%s", status_method_name(a->charged_method));
+        if (a->headroom_known)
+                fmt_size(a->headroom, cell[5], TBL_CELL);
+        else
+                snprintf(cell[5], TBL_CELL, a->limit_known ? "unknown" : "-");
 }
 
 static void print_users(const struct status_report *r) {
-        char a[TBL_CELL];
         struct table t;
 
         static const char *const uhead[] = { "USER", "UID", "PROCS", "SOFT", "HARD", "CHARGED", "METHOD", "HEADROOM",
@@ -127,18 +138,7 @@ static void print_users(const struct status_report *r) {
                         break;
                 user_label(u->name, u->uid, row[0], TBL_CELL);
                 snprintf(row[1], TBL_CELL, "%u", (unsigned)u->uid);
-                snprintf(row[2], TBL_CELL, "%zu", u->n_procs);
-                limit_cells(row + 3, u->limit_known, u->memlock, u->limits_differ);
-                if (u->charged_method != STATUS_M_UNKNOWN) {
-                        fmt_size(u->charged, a, sizeof a);
-                        cellf(row[5], TBL_CELL, "%s%s", u->charged_at_least ? ">=" : "", a);
-                } else
-                        snprintf(row[5], TBL_CELL, "unknown");
-                snprintf(row[6], TBL_CELL, "%s", status_method_name(u->charged_method));
-                if (u->headroom_known)
-                        fmt_size(u->headroom, row[7], TBL_CELL);
-                else
-                        snprintf(row[7], TBL_CELL, "unknown");
+                account_cells(row + 2, &u->a);
                 fmt_size(u->vmlck, row[8], TBL_CELL);
                 fmt_size(u->vmpin, row[9], TBL_CELL);
                 if (u->xsk_method != STATUS_M_UNKNOWN)
@@ -163,14 +163,7 @@ static void print_units(const struct status_report *r) {
                         break;
                 str_escape(u->name, row[0], TBL_CELL);
                 snprintf(row[1], TBL_CELL, "%s", status_origin_name(u->origin));
-                snprintf(row[2], TBL_CELL, "%zu", u->n_procs);
-                limit_cells(row + 3, u->limit_known, u->memlock, u->limits_differ);
-                fmt_size(u->charged, row[5], TBL_CELL);
-                snprintf(row[6], TBL_CELL, "%s", status_method_name(u->charged_method));
-                if (u->headroom_known)
-                        fmt_size(u->headroom, row[7], TBL_CELL);
-                else
-                        snprintf(row[7], TBL_CELL, "-");
+                account_cells(row + 2, &u->a);
         }
         tbl_print(&t);
 }
@@ -281,7 +274,7 @@ static void print_methods(const struct status_report *r) {
         else
                 printf("RDMA MRs: unknown (%s); VmPin includes them\n", r->mr_why);
         for (size_t i = 0; i < r->n_users; i++)
-                if (r->users[i].charged_method == STATUS_M_UNKNOWN && r->users[i].charged_why[0]) {
+                if (r->users[i].a.charged_method == STATUS_M_UNKNOWN && r->users[i].charged_why[0]) {
                         char n[ESCAPE_NAME_MAX];
                         printf("user %s: charge unknown: %s\n", user_label(r->users[i].name, r->users[i].uid, n, sizeof n),
                                r->users[i].charged_why);
@@ -315,38 +308,44 @@ static void json_memlock(struct json *j, bool known, struct rl_pair m) {
         json_obj_end(j);
 }
 
+/* processes, memlock, limits_differ, charged (null: unknown), charged_at_least,
+ * charged_method and headroom (null: unknown) of a user or unit */
+static void json_account(struct json *j, const struct status_account *a) {
+        json_key(j, "processes");
+        json_u64(j, a->n_procs);
+        json_key(j, "memlock");
+        json_memlock(j, a->limit_known, a->memlock);
+        json_key(j, "limits_differ");
+        json_bool(j, a->limits_differ);
+        json_key(j, "charged");
+        if (a->charged_method != STATUS_M_UNKNOWN)
+                json_u64(j, a->charged);
+        else
+                json_null(j);
+        json_key(j, "charged_at_least");
+        json_bool(j, a->charged_at_least);
+        json_key(j, "charged_method");
+        json_str(j, status_method_name(a->charged_method));
+        json_key(j, "headroom");
+        if (a->headroom_known)
+                json_limit(j, a->headroom);
+        else
+                json_null(j);
+}
+
 static void json_user(struct json *j, const struct status_report *r, const struct status_user *u) {
         json_obj_begin(j);
         json_key(j, "user");
         json_str(j, u->name[0] ? u->name : NULL);
         json_key(j, "uid");
         json_u64(j, u->uid);
-        json_key(j, "processes");
-        json_u64(j, u->n_procs);
-        json_key(j, "memlock");
-        json_memlock(j, u->limit_known, u->memlock);
-        json_key(j, "limits_differ");
-        json_bool(j, u->limits_differ);
+        json_account(j, &u->a);
+        json_key(j, "charged_why");
+        json_str(j, u->charged_why);
         json_key(j, "vmlck");
         json_u64(j, u->vmlck);
         json_key(j, "vmpin");
         json_u64(j, u->vmpin);
-        json_key(j, "charged");
-        if (u->charged_method != STATUS_M_UNKNOWN)
-                json_u64(j, u->charged);
-        else
-                json_null(j);
-        json_key(j, "charged_at_least");
-        json_bool(j, u->charged_at_least);
-        json_key(j, "charged_method");
-        json_str(j, status_method_name(u->charged_method));
-        json_key(j, "charged_why");
-        json_str(j, u->charged_why);
-        json_key(j, "headroom");
-        if (u->headroom_known)
-                json_limit(j, u->headroom);
-        else
-                json_null(j);
         json_key(j, "xdp_sockets");
         if (u->xsk_method != STATUS_M_UNKNOWN)
                 json_u64(j, u->n_xsk);
@@ -368,21 +367,7 @@ static void json_unit(struct json *j, const struct status_unit *u) {
         json_str(j, u->name);
         json_key(j, "kind");
         json_str(j, status_origin_name(u->origin));
-        json_key(j, "processes");
-        json_u64(j, u->n_procs);
-        json_key(j, "memlock");
-        json_memlock(j, u->limit_known, u->memlock);
-        json_key(j, "limits_differ");
-        json_bool(j, u->limits_differ);
-        json_key(j, "charged");
-        json_u64(j, u->charged);
-        json_key(j, "charged_method");
-        json_str(j, status_method_name(u->charged_method));
-        json_key(j, "headroom");
-        if (u->headroom_known)
-                json_limit(j, u->headroom);
-        else
-                json_null(j);
+        json_account(j, &u->a);
         json_obj_end(j);
 }
 
@@ -547,6 +532,8 @@ static void print_json(const struct status_report *r) {
 
 /* A label value: escaped for a terminal first (ASCII only, so valid UTF-8), then " and \ as
  * the exposition format wants them. */
+#define PROM_LABELS 700
+
 static void prom_label(const char *s, char *buf, size_t size) {
         char e[512];
         size_t o = 0;
@@ -570,75 +557,68 @@ static void prom_head(const char *name, const char *help) {
         printf("# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-static void prom_users(const struct status_report *r) {
-        char l1[600];
+/* The three gauges of users or units (KIND "user" or "unit"): limit, charged and headroom,
+ * each with the labels label[i] of account a[i]; what is unknown is left out. */
+static void prom_accounts(const char *kind, size_t n, const struct status_account *const *a,
+                          char (*label)[PROM_LABELS], const char *const help[3]) {
+        static const char *const gauge[] = { "limit", "charged", "headroom" };
 
-        prom_head("rdmalimit_user_memlock_limit_bytes",
-                  "Soft RLIMIT_MEMLOCK of the user's processes (the largest), +Inf for unlimited.");
-        for (size_t i = 0; i < r->n_users; i++) {
-                const struct status_user *u = &r->users[i];
-                if (!u->limit_known)
-                        continue;
-                prom_label(u->name, l1, sizeof l1);
-                printf("rdmalimit_user_memlock_limit_bytes{user=\"%s\",uid=\"%u\"} ", l1, (unsigned)u->uid);
-                prom_value(u->memlock.soft);
-        }
-        prom_head("rdmalimit_user_memlock_charged_bytes",
-                  "The user's locked_vm, what AF_XDP UMEMs are charged against (method: sock_diag or probe).");
-        for (size_t i = 0; i < r->n_users; i++) {
-                const struct status_user *u = &r->users[i];
-                if (u->charged_method == STATUS_M_UNKNOWN)
-                        continue;
-                prom_label(u->name, l1, sizeof l1);
-                printf("rdmalimit_user_memlock_charged_bytes{user=\"%s\",uid=\"%u\",method=\"%s\"} ", l1,
-                       (unsigned)u->uid, status_method_name(u->charged_method));
-                prom_value(u->charged);
-        }
-        prom_head("rdmalimit_user_memlock_headroom_bytes",
-                  "What a new AF_XDP UMEM of the user may still register: limit minus charged.");
-        for (size_t i = 0; i < r->n_users; i++) {
-                const struct status_user *u = &r->users[i];
-                if (!u->headroom_known)
-                        continue;
-                prom_label(u->name, l1, sizeof l1);
-                printf("rdmalimit_user_memlock_headroom_bytes{user=\"%s\",uid=\"%u\"} ", l1, (unsigned)u->uid);
-                prom_value(u->headroom);
+        for (size_t g = 0; g < ELEMENTSOF(gauge); g++) {
+                char name[64];
+                snprintf(name, sizeof name, "rdmalimit_%s_memlock_%s_bytes", kind, gauge[g]);
+                prom_head(name, help[g]);
+                for (size_t i = 0; i < n; i++) {
+                        bool known = g == 0 ? a[i]->limit_known
+                                     : g == 1 ? a[i]->charged_method != STATUS_M_UNKNOWN
+                                              : a[i]->headroom_known;
+                        if (!known)
+                                continue;
+                        if (g == 1)
+                                printf("%s{%s,method=\"%s\"} ", name, label[i], status_method_name(a[i]->charged_method));
+                        else
+                                printf("%s{%s} ", name, label[i]);
+                        prom_value(g == 0 ? a[i]->memlock.soft : g == 1 ? a[i]->charged : a[i]->headroom);
+                }
         }
 }
 
-static void prom_units(const struct status_report *r) {
-        char l1[600];
+static int prom_users_units(const struct status_report *r) {
+        static const char *const uhelp[] = {
+                "Soft RLIMIT_MEMLOCK of the user's processes (the largest), +Inf for unlimited.",
+                "The user's locked_vm, what AF_XDP UMEMs are charged against (method: sock_diag or probe).",
+                "What a new AF_XDP UMEM of the user may still register: limit minus charged.",
+        };
+        static const char *const nhelp[] = {
+                "Soft RLIMIT_MEMLOCK of the unit's, session's, container's or job's processes (the largest).",
+                "The largest charge one of the unit's processes has against its limit (method: proc, sock_diag or probe).",
+                "The smallest headroom (soft limit minus charge) among the unit's processes.",
+        };
+        size_t n = r->n_users > r->n_units ? r->n_users : r->n_units;
+        const struct status_account **a = calloc(n ?: 1, sizeof *a);
+        char(*label)[PROM_LABELS] = calloc(n ?: 1, sizeof *label);
+        char l[600];
+        int e = 0;
 
-        prom_head("rdmalimit_unit_memlock_limit_bytes",
-                  "Soft RLIMIT_MEMLOCK of the unit's, session's, container's or job's processes (the largest).");
-        for (size_t i = 0; i < r->n_units; i++) {
-                const struct status_unit *u = &r->units[i];
-                if (!u->limit_known)
-                        continue;
-                prom_label(u->name, l1, sizeof l1);
-                printf("rdmalimit_unit_memlock_limit_bytes{unit=\"%s\",kind=\"%s\"} ", l1, status_origin_name(u->origin));
-                prom_value(u->memlock.soft);
+        if (!a || !label) {
+                e = -ENOMEM;
+                goto out;
         }
-        prom_head("rdmalimit_unit_memlock_charged_bytes",
-                  "The largest charge one of the unit's processes has against its limit.");
-        for (size_t i = 0; i < r->n_units; i++) {
-                const struct status_unit *u = &r->units[i];
-                prom_label(u->name, l1, sizeof l1);
-                printf("rdmalimit_unit_memlock_charged_bytes{unit=\"%s\",kind=\"%s\"} ", l1,
-                       status_origin_name(u->origin));
-                prom_value(u->charged);
+        for (size_t i = 0; i < r->n_users; i++) {
+                prom_label(r->users[i].name, l, sizeof l);
+                snprintf(label[i], PROM_LABELS, "user=\"%s\",uid=\"%u\"", l, (unsigned)r->users[i].uid);
+                a[i] = &r->users[i].a;
         }
-        prom_head("rdmalimit_unit_memlock_headroom_bytes",
-                  "The smallest headroom (soft limit minus charge) among the unit's processes.");
+        prom_accounts("user", r->n_users, a, label, uhelp);
         for (size_t i = 0; i < r->n_units; i++) {
-                const struct status_unit *u = &r->units[i];
-                if (!u->headroom_known)
-                        continue;
-                prom_label(u->name, l1, sizeof l1);
-                printf("rdmalimit_unit_memlock_headroom_bytes{unit=\"%s\",kind=\"%s\"} ", l1,
-                       status_origin_name(u->origin));
-                prom_value(u->headroom);
+                prom_label(r->units[i].name, l, sizeof l);
+                snprintf(label[i], PROM_LABELS, "unit=\"%s\",kind=\"%s\"", l, status_origin_name(r->units[i].origin));
+                a[i] = &r->units[i].a;
         }
+        prom_accounts("unit", r->n_units, a, label, nhelp);
+out:
+        free(a);
+        free(label);
+        return e;
 }
 
 /* processes over the threshold */
@@ -682,9 +662,10 @@ static void prom_procs(const struct status_report *r) {
         }
 }
 
-static void print_prometheus(const struct status_report *r) {
-        prom_users(r);
-        prom_units(r);
+static int print_prometheus(const struct status_report *r) {
+        int e = prom_users_units(r);
+        if (e < 0)
+                return e;
         prom_procs(r);
         if (r->xdp_sockets_known) {
                 prom_head("rdmalimit_xdp_sockets", "AF_XDP sockets (/proc/net/protocols, summed over the network namespaces seen).");
@@ -693,6 +674,7 @@ static void print_prometheus(const struct status_report *r) {
         prom_head("rdmalimit_status_method_info", "Which method gave the AF_XDP and RDMA numbers (1 for the one in use).");
         printf("rdmalimit_status_method_info{mechanism=\"af_xdp\",method=\"%s\"} 1\n", status_method_name(r->xsk_method));
         printf("rdmalimit_status_method_info{mechanism=\"rdma_mr\",method=\"%s\"} 1\n", status_method_name(r->mr_method));
+        return 0;
 }
 
 /* The options of status from the command line. 0 or a CMD_* outcome. */
@@ -751,9 +733,11 @@ int cmd_status(struct ctx *c) {
         if (c->json)
                 print_json(&r);
         else if (c->prometheus)
-                print_prometheus(&r);
+                e = print_prometheus(&r);
         else
                 print_text(&r, &o);
         status_report_clear(&r);
-        return 0;
+        if (e < 0)
+                log_error("status: %s", strerror(-e));
+        return e;
 }

@@ -949,7 +949,7 @@ static struct status_user *user_slot(struct status_report *r, uid_t uid, int *er
         for (size_t i = 0; i < r->n_users; i++)
                 if (r->users[i].uid == uid)
                         return &r->users[i];
-        struct status_user u = { .uid = uid, .charged_method = STATUS_M_UNKNOWN, .xsk_method = STATUS_M_UNKNOWN };
+        struct status_user u = { .uid = uid, .a.charged_method = STATUS_M_UNKNOWN, .xsk_method = STATUS_M_UNKNOWN };
         struct passwd pw, *res = NULL;
         char buf[4096];
         if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
@@ -968,16 +968,32 @@ static uint64_t max3(uint64_t a, uint64_t b, uint64_t c) {
         return m > c ? m : c;
 }
 
-/* A process's memlock into a user's or a unit's: the largest soft and hard, and whether the
+/* A process into a user's or a unit's account: the largest soft and hard, and whether the
  * soft limits differ. */
-static void merge_memlock(struct rl_pair *m, bool *known, bool *differ, struct rl_pair p) {
-        if (*known && m->soft != p.soft)
-                *differ = true;
-        if (!*known || p.soft > m->soft)
-                m->soft = p.soft;
-        if (!*known || p.hard > m->hard)
-                m->hard = p.hard;
-        *known = true;
+static void account_add(struct status_account *a, const struct status_proc *p) {
+        a->n_procs++;
+        if (!p->limits_known)
+                return;
+        if (a->limit_known && a->memlock.soft != p->memlock.soft)
+                a->limits_differ = true;
+        if (!a->limit_known || p->memlock.soft > a->memlock.soft)
+                a->memlock.soft = p->memlock.soft;
+        if (!a->limit_known || p->memlock.hard > a->memlock.hard)
+                a->memlock.hard = p->memlock.hard;
+        a->limit_known = true;
+}
+
+/* A user's headroom: what is left of the soft limit once the charge is known. */
+static void account_headroom(struct status_account *a) {
+        if (a->charged_method == STATUS_M_UNKNOWN || !a->limit_known)
+                return;
+        if (!a->charged_at_least) {
+                a->headroom_known = true;
+                a->headroom = sub_sat(a->memlock.soft, a->charged);
+        } else if (a->memlock.soft != UINT64_MAX && a->charged >= a->memlock.soft) {
+                a->headroom_known = true; /* at least the limit charged: nothing left */
+                a->headroom = 0;
+        }
 }
 
 static int gather_users(struct status_report *r, const struct status_options *o) {
@@ -990,9 +1006,7 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                 struct status_user *u = user_slot(r, p->uid, &err);
                 if (!u)
                         return err;
-                if (p->limits_known)
-                        merge_memlock(&u->memlock, &u->limit_known, &u->limits_differ, p->memlock);
-                u->n_procs++;
+                account_add(&u->a, p);
                 u->vmlck += p->vmlck;
                 u->vmpin += p->vmpin;
                 u->n_xsk += p->n_xsk;
@@ -1006,10 +1020,10 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                 if (u->xsk_partial)
                         u->xsk_method = STATUS_M_UNKNOWN;
                 if (r->xsk_method == STATUS_M_SOCK_DIAG) {
-                        u->charged_method = STATUS_M_SOCK_DIAG;
+                        u->a.charged_method = STATUS_M_SOCK_DIAG;
                         for (size_t k = 0; k < r->n_umems; k++)
                                 if (r->umems[k].uid == u->uid) {
-                                        u->charged += r->umems[k].charged;
+                                        u->a.charged += r->umems[k].charged;
                                         u->n_umem++;
                                 }
                 } else if (o->probe) {
@@ -1027,24 +1041,17 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                                 else
                                         gid = (gid_t)u->uid;
                         }
-                        uint64_t ceiling = u->limit_known && u->memlock.soft != UINT64_MAX ? u->memlock.soft : 0;
+                        uint64_t ceiling = u->a.limit_known && u->a.memlock.soft != UINT64_MAX ? u->a.memlock.soft : 0;
                         struct rlimit own;
                         /* the probe cannot go above our own hard limit without CAP_SYS_RESOURCE */
                         if (getrlimit(RLIMIT_MEMLOCK, &own) == 0 && (ceiling == 0 || ceiling > own.rlim_max))
                                 ceiling = own.rlim_max == RLIM_INFINITY ? 0 : (uint64_t)own.rlim_max;
-                        if (status_probe_user(u->uid, gid, ceiling, &u->charged, &u->charged_at_least, u->charged_why,
-                                              sizeof u->charged_why) >= 0)
-                                u->charged_method = STATUS_M_PROBE;
+                        if (status_probe_user(u->uid, gid, ceiling, &u->a.charged, &u->a.charged_at_least,
+                                              u->charged_why, sizeof u->charged_why) >= 0)
+                                u->a.charged_method = STATUS_M_PROBE;
                 } else
                         snprintf(u->charged_why, sizeof u->charged_why, "%s", r->xsk_why);
-                if (u->charged_method != STATUS_M_UNKNOWN && u->limit_known && !u->charged_at_least) {
-                        u->headroom_known = true;
-                        u->headroom = sub_sat(u->memlock.soft, u->charged);
-                } else if (u->charged_method != STATUS_M_UNKNOWN && u->limit_known &&
-                           u->memlock.soft != UINT64_MAX && u->charged >= u->memlock.soft) {
-                        u->headroom_known = true; /* at least the limit charged: nothing left */
-                        u->headroom = 0;
-                }
+                account_headroom(&u->a);
         }
         return 0;
 }
@@ -1059,30 +1066,30 @@ static int gather_units(struct status_report *r) {
                         if (r->units[k].origin == p->origin && streq(r->units[k].name, p->origin_name))
                                 u = &r->units[k];
                 if (!u) {
-                        struct status_unit nu = { .origin = p->origin, .charged_method = STATUS_M_PROC };
+                        struct status_unit nu = { .origin = p->origin, .a.charged_method = STATUS_M_PROC };
                         snprintf(nu.name, sizeof nu.name, "%s", p->origin_name);
                         int e = append((void **)&r->units, &r->n_units, sizeof nu, &nu);
                         if (e < 0)
                                 return e;
                         u = &r->units[r->n_units - 1];
-                        u->headroom = UINT64_MAX;
+                        u->a.headroom = UINT64_MAX;
                 }
                 const struct status_user *us = status_find_user(r, p->uid);
-                bool xsk_known = us && us->charged_method != STATUS_M_UNKNOWN;
-                uint64_t charge = max3(p->vmlck, p->vmpin, xsk_known ? us->charged : 0);
-                u->n_procs++;
-                if (charge > u->charged || u->n_procs == 1) {
-                        u->charged = charge;
-                        u->charged_method = xsk_known && us->charged > p->vmlck && us->charged > p->vmpin
-                                                    ? us->charged_method
+                bool xsk_known = us && us->a.charged_method != STATUS_M_UNKNOWN;
+                uint64_t charge = max3(p->vmlck, p->vmpin, xsk_known ? us->a.charged : 0);
+                struct status_account *a = &u->a;
+                account_add(a, p);
+                if (charge > a->charged || a->n_procs == 1) {
+                        a->charged = charge;
+                        a->charged_method = xsk_known && us->a.charged > p->vmlck && us->a.charged > p->vmpin
+                                                    ? us->a.charged_method
                                                     : STATUS_M_PROC;
                 }
                 if (p->limits_known) {
-                        merge_memlock(&u->memlock, &u->limit_known, &u->limits_differ, p->memlock);
                         uint64_t h = sub_sat(p->memlock.soft, charge);
-                        if (!u->headroom_known || h < u->headroom)
-                                u->headroom = h;
-                        u->headroom_known = true;
+                        if (!a->headroom_known || h < a->headroom)
+                                a->headroom = h;
+                        a->headroom_known = true;
                 }
         }
         return 0;

@@ -102,21 +102,27 @@ struct status_umem {                     /* sock_diag only */
         bool zerocopy;
 };
 
+/* What a user's or a unit's processes may lock and what is charged against that. */
+struct status_account {
+        size_t n_procs;
+        bool limit_known;
+        struct rl_pair memlock;          /* the largest soft (and hard) of the processes */
+        bool limits_differ;              /* the processes do not all have the same soft limit */
+        enum status_method charged_method; /* unknown: charged is not known */
+        uint64_t charged;
+        bool charged_at_least;           /* the probe hit its ceiling: charged is a lower bound */
+        bool headroom_known;
+        uint64_t headroom;               /* soft limit minus charge (UINT64_MAX: unlimited) */
+};
+
 struct status_user {
         uid_t uid;
         char name[64];                   /* raw; "" when NSS does not know the uid */
-        size_t n_procs;
-        bool limit_known;
-        struct rl_pair memlock;          /* the largest soft (and hard) of the user's processes */
-        bool limits_differ;              /* its processes do not all have the same soft limit */
+        /* charged: the user's locked_vm, what AF_XDP UMEMs are charged against (sock_diag or
+         * probe); headroom: memlock.soft - charged */
+        struct status_account a;
         uint64_t vmlck, vmpin;           /* sums over its processes (informational) */
-        /* the user's locked_vm, what AF_XDP UMEMs are charged against */
-        enum status_method charged_method;
-        uint64_t charged;
-        bool charged_at_least;           /* the probe hit its ceiling: charged is a lower bound */
         char charged_why[160];           /* why unknown, or what the probe could not do */
-        bool headroom_known;
-        uint64_t headroom;               /* memlock.soft - charged (UINT64_MAX: unlimited) */
         size_t n_umem;                   /* sock_diag: UMEMs it registered */
         size_t n_xsk;                    /* its AF_XDP sockets found (sock_diag or pidfd) */
         enum status_method xsk_method;   /* unknown when the sockets of one of its processes are */
@@ -126,16 +132,10 @@ struct status_user {
 struct status_unit {
         enum status_origin origin;
         char name[256];
-        size_t n_procs;
-        bool limit_known;
-        struct rl_pair memlock;          /* the largest soft (and hard) of its processes */
-        bool limits_differ;
-        /* the largest charge any of its processes has against its own soft limit:
-         * max(VmLck, VmPin, its user's locked_vm where known) */
-        uint64_t charged;
-        enum status_method charged_method; /* proc when only VmLck/VmPin were known */
-        bool headroom_known;
-        uint64_t headroom;               /* the smallest soft - charge of its processes */
+        /* charged: the largest charge any of its processes has against its own soft limit,
+         * max(VmLck, VmPin, its user's locked_vm where known), method proc when only
+         * VmLck/VmPin were known; headroom: the smallest soft - charge of its processes */
+        struct status_account a;
 };
 
 struct status_filter {

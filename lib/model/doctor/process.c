@@ -628,7 +628,7 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
         if (r < 0)
                 goto out;
         r = -ENOMEM;
-        if (!u || u->charged_method == STATUS_M_UNKNOWN) {
+        if (!u || u->a.charged_method == STATUS_M_UNKNOWN) {
                 if (doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
                                "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): unknown (%s)",
                                v->user ?: "?", u && u->charged_why[0] ? u->charged_why : rep.xsk_why) < 0)
@@ -645,36 +645,36 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                 if (doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
                                "has CAP_IPC_LOCK: its AF_XDP UMEMs are neither charged nor limited (user %s's "
                                "locked memory holds %s%s (%s)%s%s)",
-                               v->user ?: "?", u->charged_at_least ? "at least " : "", size_format(u->charged, a),
-                               status_method_name(u->charged_method), holders ? "; held by " : "", holders ?: "") < 0)
+                               v->user ?: "?", u->a.charged_at_least ? "at least " : "", size_format(u->a.charged, a),
+                               status_method_name(u->a.charged_method), holders ? "; held by " : "", holders ?: "") < 0)
                         goto out;
                 r = 0;
                 goto out;
         }
         bool finite = v->soft != SIZE_INFINITY;
-        uint64_t left = finite && v->soft > u->charged ? v->soft - u->charged : 0;
+        uint64_t left = finite && v->soft > u->a.charged ? v->soft - u->a.charged : 0;
         if (doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
                        "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): %s%s (%s)%s%s%s%s",
-                       v->user ?: "?", u->charged_at_least ? "at least " : "", size_format(u->charged, a),
-                       status_method_name(u->charged_method), finite ? "; this process can still register " : "",
+                       v->user ?: "?", u->a.charged_at_least ? "at least " : "", size_format(u->a.charged, a),
+                       status_method_name(u->a.charged_method), finite ? "; this process can still register " : "",
                        finite ? size_format(left, b) : "", holders ? "; held by " : "", holders ?: "") < 0)
                 goto out;
         r = 0;
-        if (!finite || u->charged == 0 || u->charged < v->soft / 10 * 9)
+        if (!finite || u->a.charged == 0 || u->a.charged < v->soft / 10 * 9)
                 goto out;
         if (v->hard == SIZE_INFINITY || v->hard > v->soft)
                 fix = strf("raise only the soft limit, the hard one (%s) allows it (ulimit -S -l, or LimitMEMLOCK=SOFT:HARD)%s",
                            size_format(v->hard, a), n_holders ? ", or stop the other holder" : "");
         else if (n_holders)
                 fix = strf("stop the other holder (%s already charged), or raise memlock (rdmalimits apply %s SIZE)",
-                           size_format(u->charged, a), v->user ?: "USER");
+                           size_format(u->a.charged, a), v->user ?: "USER");
         else
                 fix = strf("raise memlock (rdmalimits apply %s SIZE), then start the process again", v->user ?: "USER");
         r = -ENOMEM;
         if (!fix || doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where, fix,
                                "user %s's locked memory already charged (%s) leaves %s under this process's soft "
                                "limit %s: its next AF_XDP UMEM registration may fail with ENOBUFS",
-                               v->user ?: "?", size_format(u->charged, a), size_format(left, b),
+                               v->user ?: "?", size_format(u->a.charged, a), size_format(left, b),
                                size_format(v->soft, c)) < 0)
                 goto out;
         r = 0;
