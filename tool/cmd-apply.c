@@ -309,10 +309,8 @@ static void print_apply_json(const struct ctx *c, bool changed, const char *file
                         json_bool(&j, f->overridden == 0);
                 else
                         json_null(&j);
-                json_key(&j, "checked_users");
-                json_u64(&j, f->users);
-                json_key(&j, "overridden_by");
-                json_arr_begin(&j);
+                json_ku64(&j, "checked_users", f->users);
+                json_karr_begin(&j, "overridden_by");
                 for (size_t i = 0; i < f->n_why; i++)
                         json_str(&j, f->why[i]);
                 json_arr_end(&j);

@@ -132,10 +132,8 @@ int cmd_check(struct ctx *c) {
                 struct json j;
                 json_init(&j, stdout);
                 json_obj_begin(&j);
-                json_key(&j, "errors");
-                json_u64(&j, errors);
-                json_key(&j, "warnings");
-                json_u64(&j, warnings);
+                json_ku64(&j, "errors", errors);
+                json_ku64(&j, "warnings", warnings);
                 json_key(&j, "findings");
                 diag_json(&j, &d);
                 json_obj_end(&j);

@@ -81,32 +81,22 @@ static void print_json(const struct doctor_report *rep) {
         struct json j;
         json_init(&j, stdout);
         json_obj_begin(&j);
-        json_key(&j, "findings");
-        json_arr_begin(&j);
+        json_karr_begin(&j, "findings");
         for (size_t i = 0; i < rep->n; i++) {
                 const struct doctor_finding *f = &rep->v[i];
                 json_obj_begin(&j);
-                json_key(&j, "severity");
-                json_str(&j, f->level == DOCTOR_OK ? "info" : doctor_level_name(f->level));
-                json_key(&j, "id");
-                json_str(&j, f->id);
-                json_key(&j, "where");
-                json_str(&j, f->where);
-                json_key(&j, "message");
-                json_str(&j, f->message);
-                json_key(&j, "fix");
-                json_str(&j, f->fix);
-                json_key(&j, "group");
-                json_str(&j, doctor_group_name(f->group));
-                json_key(&j, "ok");
-                json_bool(&j, f->level == DOCTOR_OK);
+                json_kstr(&j, "severity", f->level == DOCTOR_OK ? "info" : doctor_level_name(f->level));
+                json_kstr(&j, "id", f->id);
+                json_kstr(&j, "where", f->where);
+                json_kstr(&j, "message", f->message);
+                json_kstr(&j, "fix", f->fix);
+                json_kstr(&j, "group", doctor_group_name(f->group));
+                json_kbool(&j, "ok", f->level == DOCTOR_OK);
                 json_obj_end(&j);
         }
         json_arr_end(&j);
-        json_key(&j, "errors");
-        json_u64(&j, doctor_count(rep, DOCTOR_ERROR));
-        json_key(&j, "warnings");
-        json_u64(&j, doctor_count(rep, DOCTOR_WARNING));
+        json_ku64(&j, "errors", doctor_count(rep, DOCTOR_ERROR));
+        json_ku64(&j, "warnings", doctor_count(rep, DOCTOR_WARNING));
         json_obj_end(&j);
         json_finish(&j);
 }

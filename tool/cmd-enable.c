@@ -630,32 +630,24 @@ static void print_json(const struct run *r, bool changed, const char *diff, bool
         struct json j;
         json_init(&j, stdout);
         json_obj_begin(&j);
-        json_key(&j, "changed");
-        json_bool(&j, changed);
-        json_key(&j, "files");
-        json_arr_begin(&j);
+        json_kbool(&j, "changed", changed);
+        json_karr_begin(&j, "files");
         for (size_t i = 0; i < r->nt; i++)
                 if (r->t[i].text) {
                         json_obj_begin(&j);
-                        json_key(&j, "file");
-                        json_str(&j, r->t[i].display);
-                        json_key(&j, "change");
-                        json_str(&j, r->t[i].note);
+                        json_kstr(&j, "file", r->t[i].display);
+                        json_kstr(&j, "change", r->t[i].note);
                         json_obj_end(&j);
                 }
         json_arr_end(&j);
-        json_key(&j, "commands");
-        json_arr_begin(&j);
+        json_karr_begin(&j, "commands");
         for (size_t i = 0; i < r->ncmds; i++)
                 json_str(&j, r->cmds[i]);
         json_arr_end(&j);
-        json_key(&j, "commands_run");
-        json_bool(&j, ran);
-        json_key(&j, "diff");
-        json_str(&j, diff ? diff : "");
+        json_kbool(&j, "commands_run", ran);
+        json_kstr(&j, "diff", diff ? diff : "");
         if (r->c->check) {
-                json_key(&j, "check");
-                json_bool(&j, true);
+                json_kbool(&j, "check", true);
         }
         json_obj_end(&j);
         json_finish(&j);

@@ -84,11 +84,7 @@ static const char *session_word(enum lc_session_kind k) {
 }
 
 static void json_opt_limit(struct json *j, const char *key, bool known, uint64_t v) {
-        json_key(j, key);
-        if (known)
-                json_limit(j, v);
-        else
-                json_null(j);
+        json_klimit_opt(j, key, known, v);
 }
 
 static void module_json_cache(struct json *j, const struct tool_session *s) {
@@ -102,10 +98,8 @@ static void module_json_cache(struct json *j, const struct tool_session *s) {
         json_key(j, "cache");
         if (s->cache[0] && used_auto) {
                 json_obj_begin(j);
-                json_key(j, "path");
-                json_str(j, s->cache);
-                json_key(j, "state");
-                json_str(j, cache_word(s->cache_r));
+                json_kstr(j, "path", s->cache);
+                json_kstr(j, "state", cache_word(s->cache_r));
                 json_obj_end(j);
         } else
                 json_null(j);
@@ -117,20 +111,13 @@ static void module_json(struct json *j, const struct tool_session *s) {
         char rule[300];
 
         snprintf(rule, sizeof rule, "%s %s", r->user ? "user" : "group", r->user ? r->user : r->group);
-        json_key(j, "policy");
-        json_obj_begin(j);
-        json_key(j, "file");
-        json_str(j, s->p->path);
-        json_key(j, "rule");
-        json_str(j, rule);
-        json_key(j, "line");
-        json_u64(j, r->line);
-        json_key(j, "soft");
-        json_limit(j, m->dec.soft);
-        json_key(j, "hard");
-        json_limit(j, m->dec.hard);
-        json_key(j, "lower");
-        json_bool(j, m->dec.lower);
+        json_kobj_begin(j, "policy");
+        json_kstr(j, "file", s->p->path);
+        json_kstr(j, "rule", rule);
+        json_ku64(j, "line", r->line);
+        json_klimit(j, "soft", m->dec.soft);
+        json_klimit(j, "hard", m->dec.hard);
+        json_kbool(j, "lower", m->dec.lower);
         json_key(j, "auto");
         if (m->dec.used_auto)
                 print_auto_json(j, s->p, &m->dec.auto_info);
@@ -138,18 +125,13 @@ static void module_json(struct json *j, const struct tool_session *s) {
                 json_null(j);
         if (m->dec.used_auto) {
                 /* a --root tree holds no devices: auto is this host's hardware */
-                json_key(j, "hardware_of");
-                json_str(j, "host");
+                json_kstr(j, "hardware_of", "host");
         }
         module_json_cache(j, s);
-        json_key(j, "service");
-        json_str(j, s->service);
-        json_key(j, "order");
-        json_str(j, session_order_name(m->order));
-        json_key(j, "eperm");
-        json_bool(j, m->module_eperm);
-        json_key(j, "session");
-        json_obj_begin(j);
+        json_kstr(j, "service", s->service);
+        json_kstr(j, "order", session_order_name(m->order));
+        json_kbool(j, "eperm", m->module_eperm);
+        json_kobj_begin(j, "session");
         json_opt_limit(j, "soft", m->final_known && m->order != SESSION_NO_STACK, m->final.soft);
         json_opt_limit(j, "hard", m->final_known && m->order != SESSION_NO_STACK, m->final.hard);
         json_obj_end(j);
@@ -228,20 +210,15 @@ static void json_memlock(struct json *j, const struct tool_session *s, const cha
         const struct lc_result *res = &s->m.limits;
         bool limits = s->m.kind == LC_SESSION_LIMITS && pl->memlock_known;
 
-        json_key(j, "memlock");
-        json_obj_begin(j);
+        json_kobj_begin(j, "memlock");
         json_opt_limit(j, "soft", limits && res->soft.known, pl->memlock_soft);
         json_opt_limit(j, "hard", limits && res->hard.known, pl->memlock_hard);
-        json_key(j, "soft_source");
-        json_str(j, limits ? ssrc : "inherited");
-        json_key(j, "hard_source");
-        json_str(j, limits ? hsrc : "inherited");
+        json_kstr(j, "soft_source", limits ? ssrc : "inherited");
+        json_kstr(j, "hard_source", limits ? hsrc : "inherited");
         if (res->soft_clamped) {
-                json_key(j, "soft_clamped");
-                json_bool(j, true);
+                json_kbool(j, "soft_clamped", true);
         }
-        json_key(j, "requested");
-        json_obj_begin(j);
+        json_kobj_begin(j, "requested");
         json_opt_limit(j, "soft", pl->requested_soft_known, pl->requested_soft);
         json_opt_limit(j, "hard", pl->requested_hard_known, pl->requested_hard);
         json_obj_end(j);
@@ -249,18 +226,13 @@ static void json_memlock(struct json *j, const struct tool_session *s, const cha
 }
 
 static void json_service(struct json *j, const struct tool_session *s) {
-        json_key(j, "service");
-        json_obj_begin(j);
-        json_key(j, "name");
-        json_str(j, s->service);
-        json_key(j, "process");
-        json_str(j, s->svc.source);
-        json_key(j, "assumed");
-        json_bool(j, !s->svc.known);
+        json_kobj_begin(j, "service");
+        json_kstr(j, "name", s->service);
+        json_kstr(j, "process", s->svc.source);
+        json_kbool(j, "assumed", !s->svc.known);
         json_opt_limit(j, "memlock_soft", s->svc.rl[RLIMIT_MEMLOCK].known, s->svc.rl[RLIMIT_MEMLOCK].soft);
         json_opt_limit(j, "memlock_hard", s->svc.rl[RLIMIT_MEMLOCK].known, s->svc.rl[RLIMIT_MEMLOCK].hard);
-        json_key(j, "cap_sys_resource");
-        json_bool(j, s->svc.cap_sys_resource);
+        json_kbool(j, "cap_sys_resource", s->svc.cap_sys_resource);
         json_obj_end(j);
 }
 
@@ -268,22 +240,17 @@ static void json_overridden(struct json *j, const struct tool_session *s) {
         const struct lc_result *res = &s->m.limits;
         char where[4096], why[4096];
 
-        json_key(j, "overridden");
-        json_arr_begin(j);
+        json_karr_begin(j, "overridden");
         for (size_t i = 0; i < res->n_events; i++) {
                 const struct lc_event *e = &res->events[i];
                 const struct lc_slot *fin = e->slot == LC_HARD ? &res->hard : &res->soft;
                 if (e->outcome == LC_OUT_APPLIED && fin->src == e->line)
                         continue;
                 json_obj_begin(j);
-                json_key(j, "source");
-                json_str(j, lc_line_where(s->t, e->line, where, sizeof where));
-                json_key(j, "slot");
-                json_str(j, e->slot == LC_SOFT ? "soft" : e->slot == LC_HARD ? "hard" : "both");
-                json_key(j, "rank");
-                json_str(j, lc_rank_name(e->rank));
-                json_key(j, "reason");
-                json_str(j, outcome_text(s->t, e, res, why, sizeof why));
+                json_kstr(j, "source", lc_line_where(s->t, e->line, where, sizeof where));
+                json_kstr(j, "slot", e->slot == LC_SOFT ? "soft" : e->slot == LC_HARD ? "hard" : "both");
+                json_kstr(j, "rank", lc_rank_name(e->rank));
+                json_kstr(j, "reason", outcome_text(s->t, e, res, why, sizeof why));
                 json_obj_end(j);
         }
         json_arr_end(j);
@@ -296,36 +263,26 @@ static void explain_json(const struct tool_session *s, const char *user, const c
 
         json_init(&j, stdout);
         json_obj_begin(&j);
-        json_key(&j, "user");
-        json_str(&j, user);
-        json_key(&j, "uid");
-        json_u64(&j, s->u->uid);
-        json_key(&j, "flavour");
-        json_obj_begin(&j);
-        json_key(&j, "name");
-        json_str(&j, lc_tree_flavour_name(s->t));
-        json_key(&j, "from");
-        json_str(&j, lc_tree_flavour_from(s->t));
+        json_kstr(&j, "user", user);
+        json_ku64(&j, "uid", s->u->uid);
+        json_kobj_begin(&j, "flavour");
+        json_kstr(&j, "name", lc_tree_flavour_name(s->t));
+        json_kstr(&j, "from", lc_tree_flavour_from(s->t));
         json_obj_end(&j);
-        json_key(&j, "session");
-        json_str(&j, session_word(s->m.kind));
+        json_kstr(&j, "session", session_word(s->m.kind));
         if (s->m.cause[0]) {
-                json_key(&j, "cause");
-                json_str(&j, s->m.cause);
+                json_kstr(&j, "cause", s->m.cause);
         }
         json_service(&j, s);
         json_memlock(&j, s, ssrc, hsrc);
         if (res->stop) {
-                json_key(&j, "stop");
-                json_str(&j, lc_line_where(s->t, res->stop, where, sizeof where));
+                json_kstr(&j, "stop", lc_line_where(s->t, res->stop, where, sizeof where));
         }
         if (res->kind == LC_RES_LOGINS_DENIED) {
-                json_key(&j, "denied_by");
-                json_str(&j, lc_line_where(s->t, res->login_line, where, sizeof where));
+                json_kstr(&j, "denied_by", lc_line_where(s->t, res->login_line, where, sizeof where));
         }
         if (res->bad_file) {
-                json_key(&j, "unreadable");
-                json_str(&j, res->bad_file->display);
+                json_kstr(&j, "unreadable", res->bad_file->display);
         }
         json_overridden(&j, s);
         if (s->m.module_matched)

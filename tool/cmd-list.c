@@ -14,27 +14,16 @@ static bool listed(const struct lc_line *l, bool *ret_stop) {
 
 static void list_json_line(struct json *j, const struct lc_file *f, const struct lc_line *l, bool stop) {
         json_obj_begin(j);
-        json_key(j, "file");
-        json_str(j, f->display);
-        json_key(j, "line");
-        json_u64(j, l->lineno);
-        json_key(j, "domain");
-        json_str(j, l->domain);
-        json_key(j, "type");
-        json_str(j, l->type);
-        json_key(j, "rank");
-        json_str(j, lc_rank_name(lc_line_rank(l)));
+        json_kstr(j, "file", f->display);
+        json_ku64(j, "line", l->lineno);
+        json_kstr(j, "domain", l->domain);
+        json_kstr(j, "type", l->type);
+        json_kstr(j, "rank", lc_rank_name(lc_line_rank(l)));
         if (!stop) {
-                json_key(j, "value");
-                json_str(j, l->value);
-                json_key(j, "bytes");
-                if (l->value_ok)
-                        json_limit(j, l->bytes);
-                else
-                        json_null(j);
+                json_kstr(j, "value", l->value);
+                json_klimit_opt(j, "bytes", l->value_ok, l->bytes);
         } else {
-                json_key(j, "no_limits");
-                json_bool(j, true);
+                json_kbool(j, "no_limits", true);
         }
         json_obj_end(j);
 }
@@ -45,10 +34,8 @@ static void list_json(const struct lc_tree *t) {
 
         json_init(&j, stdout);
         json_obj_begin(&j);
-        json_key(&j, "flavour");
-        json_str(&j, lc_flavour_to_string(t->flavour));
-        json_key(&j, "entries");
-        json_arr_begin(&j);
+        json_kstr(&j, "flavour", lc_flavour_to_string(t->flavour));
+        json_karr_begin(&j, "entries");
         for (size_t fi = 0; fi < t->n_files; fi++) {
                 const struct lc_file *f = &t->files[fi];
                 for (size_t li = f->first; li < f->first + f->n; li++)
@@ -56,8 +43,7 @@ static void list_json(const struct lc_tree *t) {
                                 list_json_line(&j, f, &t->lines[li], stop);
         }
         json_arr_end(&j);
-        json_key(&j, "ignored_files");
-        json_arr_begin(&j);
+        json_karr_begin(&j, "ignored_files");
         for (size_t i = 0; i < t->n_skipped; i++)
                 json_str(&j, t->skipped[i].display);
         json_arr_end(&j);

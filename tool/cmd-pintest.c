@@ -349,48 +349,27 @@ static void account_json(struct json *j, const struct pin_account *a) {
                 return;
         }
         json_obj_begin(j);
-        json_key(j, "user_charged");
-        if (u && u->a.charged_method != STATUS_M_UNKNOWN)
-                json_u64(j, u->a.charged);
-        else
-                json_null(j);
-        json_key(j, "user_charged_at_least");
-        json_bool(j, u && u->a.charged_at_least);
-        json_key(j, "method");
-        json_str(j, status_method_name(u ? u->a.charged_method : STATUS_M_UNKNOWN));
-        json_key(j, "xdp_sockets");
-        if (a->rep.xdp_sockets_known)
-                json_u64(j, a->rep.xdp_sockets);
-        else
-                json_null(j);
-        json_key(j, "user_vmlck");
-        json_u64(j, u ? u->vmlck : 0);
-        json_key(j, "holders");
-        json_arr_begin(j);
+        json_ku64_opt(j, "user_charged", u && u->a.charged_method != STATUS_M_UNKNOWN, u ? u->a.charged : 0);
+        json_kbool(j, "user_charged_at_least", u && u->a.charged_at_least);
+        json_kstr(j, "method", status_method_name(u ? u->a.charged_method : STATUS_M_UNKNOWN));
+        json_ku64_opt(j, "xdp_sockets", a->rep.xdp_sockets_known, a->rep.xdp_sockets);
+        json_ku64(j, "user_vmlck", u ? u->vmlck : 0);
+        json_karr_begin(j, "holders");
         for (size_t i = 0; i < a->rep.n_procs; i++) {
                 const struct status_proc *p = &a->rep.procs[i];
                 if (p->pid == getpid() || !p->n_xsk)
                         continue;
                 json_obj_begin(j);
-                json_key(j, "pid");
-                json_i64(j, p->pid);
-                json_key(j, "comm");
-                json_str(j, p->comm);
+                json_ki64(j, "pid", p->pid);
+                json_kstr(j, "comm", p->comm);
                 json_xsk_sockets(j, p, "sockets");
-                json_key(j, "method");
-                json_str(j, status_method_name(p->xsk_method));
+                json_kstr(j, "method", status_method_name(p->xsk_method));
                 json_obj_end(j);
         }
         json_arr_end(j);
-        json_key(j, "need");
-        if (a->need_known)
-                json_u64(j, a->need);
-        else
-                json_null(j);
-        json_key(j, "fix");
-        json_str(j, fix_word(a->fix));
-        json_key(j, "fix_text");
-        json_str(j, a->fix_text);
+        json_ku64_opt(j, "need", a->need_known, a->need);
+        json_kstr(j, "fix", fix_word(a->fix));
+        json_kstr(j, "fix_text", a->fix_text);
         json_obj_end(j);
 }
 
@@ -408,34 +387,23 @@ static void print_json(const struct pin_run *t) {
         struct json j;
         json_init(&j, stdout);
         json_obj_begin(&j);
-        json_key(&j, "size");
-        json_u64(&j, t->len);
-        json_key(&j, "memlock");
-        json_obj_begin(&j);
-        json_key(&j, "soft");
-        json_limit(&j, t->lim.soft);
-        json_key(&j, "hard");
-        json_limit(&j, t->lim.hard);
+        json_ku64(&j, "size", t->len);
+        json_kobj_begin(&j, "memlock");
+        json_klimit(&j, "soft", t->lim.soft);
+        json_klimit(&j, "hard", t->lim.hard);
         json_obj_end(&j);
-        json_key(&j, "cap_ipc_lock");
-        json_bool(&j, t->capipc);
-        json_key(&j, "mechanisms");
-        json_arr_begin(&j);
+        json_kbool(&j, "cap_ipc_lock", t->capipc);
+        json_karr_begin(&j, "mechanisms");
         for (size_t i = 0; i < t->n; i++) {
                 const struct pin *p = &t->pins[i];
                 json_obj_begin(&j);
-                json_key(&j, "name");
-                json_str(&j, p->mechanism);
+                json_kstr(&j, "name", p->mechanism);
                 if (p->device[0]) {
-                        json_key(&j, "device");
-                        json_str(&j, p->device);
+                        json_kstr(&j, "device", p->device);
                 }
-                json_key(&j, "result");
-                json_str(&j, result_word(p->result));
-                json_key(&j, "errno");
-                json_str(&j, errno_name(p->error));
-                json_key(&j, "message");
-                json_str(&j, p->result == PIN_OK ? "" : p->why);
+                json_kstr(&j, "result", result_word(p->result));
+                json_kstr(&j, "errno", errno_name(p->error));
+                json_kstr(&j, "message", p->result == PIN_OK ? "" : p->why);
                 json_obj_end(&j);
         }
         json_arr_end(&j);

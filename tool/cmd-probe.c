@@ -48,33 +48,18 @@ static void features_text(uint64_t f, char *buf, size_t size) {
 
 void print_auto_json(struct json *j, const struct policy *p, const struct policy_auto *a) {
         json_obj_begin(j);
-        json_key(j, "policy");
-        json_str(j, p->path);
-        json_key(j, "value");
-        if (a->value)
-                json_limit(j, a->value);
-        else
-                json_null(j);
-        json_key(j, "hardware_found");
-        json_bool(j, a->hardware_found);
-        json_key(j, "active_ports");
-        json_u64(j, a->active_ports);
-        json_key(j, "zc_queues");
-        json_u64(j, a->zc_queues);
-        json_key(j, "copy_queues");
-        json_u64(j, a->copy_queues);
-        json_key(j, "xdp_unknown");
-        json_bool(j, a->xdp_unknown);
-        json_key(j, "sum");
-        json_limit(j, a->sum);
-        json_key(j, "ram_cap");
-        json_limit(j, a->ram_cap);
-        json_key(j, "mr_cap");
-        json_limit(j, a->mr_cap);
-        json_key(j, "mr_cap_unknown");
-        json_bool(j, a->mr_unknown);
-        json_key(j, "used_fallback");
-        json_bool(j, a->used_fallback);
+        json_kstr(j, "policy", p->path);
+        json_klimit_opt(j, "value", a->value, a->value);
+        json_kbool(j, "hardware_found", a->hardware_found);
+        json_ku64(j, "active_ports", a->active_ports);
+        json_ku64(j, "zc_queues", a->zc_queues);
+        json_ku64(j, "copy_queues", a->copy_queues);
+        json_kbool(j, "xdp_unknown", a->xdp_unknown);
+        json_klimit(j, "sum", a->sum);
+        json_klimit(j, "ram_cap", a->ram_cap);
+        json_klimit(j, "mr_cap", a->mr_cap);
+        json_kbool(j, "mr_cap_unknown", a->mr_unknown);
+        json_kbool(j, "used_fallback", a->used_fallback);
         json_obj_end(j);
 }
 
@@ -108,50 +93,30 @@ void print_auto_text(const struct policy *p, const struct policy_auto *a, const 
 
 static void print_rdma_json(struct json *j, const struct hw_summary *hw) {
         json_obj_begin(j);
-        json_key(j, "status");
-        json_str(j, rdma_status_word(hw));
+        json_kstr(j, "status", rdma_status_word(hw));
         if (hw->rdma_status < 0) {
-                json_key(j, "error");
-                json_str(j, strerror(-hw->rdma_status));
+                json_kstr(j, "error", strerror(-hw->rdma_status));
         }
-        json_key(j, "verbs");
-        json_str(j, verbs_status_word(hw->verbs_status));
-        json_key(j, "devices");
-        json_arr_begin(j);
+        json_kstr(j, "verbs", verbs_status_word(hw->verbs_status));
+        json_karr_begin(j, "devices");
         for (size_t i = 0; i < hw->n_rdma; i++) {
                 const struct hw_rdma_dev *dv = &hw->rdma[i];
                 json_obj_begin(j);
-                json_key(j, "name");
-                json_str(j, dv->name);
-                json_key(j, "node_type");
-                json_str(j, hw_node_type_name(dv->node_type));
-                json_key(j, "max_mr_size");
-                if (dv->verbs_error == 0)
-                        json_u64(j, dv->max_mr_size);
-                else
-                        json_null(j);
-                json_key(j, "max_mr");
-                if (dv->verbs_error == 0)
-                        json_i64(j, dv->max_mr);
-                else
-                        json_null(j);
+                json_kstr(j, "name", dv->name);
+                json_kstr(j, "node_type", hw_node_type_name(dv->node_type));
+                json_ku64_opt(j, "max_mr_size", dv->verbs_error == 0, dv->max_mr_size);
+                json_ki64_opt(j, "max_mr", dv->verbs_error == 0, dv->max_mr);
                 if (dv->query_error || (dv->verbs_error && dv->verbs_error != -ENODATA)) {
-                        json_key(j, "error");
-                        json_str(j, strerror(-(dv->query_error ? dv->query_error : dv->verbs_error)));
+                        json_kstr(j, "error", strerror(-(dv->query_error ? dv->query_error : dv->verbs_error)));
                 }
-                json_key(j, "ports");
-                json_arr_begin(j);
+                json_karr_begin(j, "ports");
                 for (size_t k = 0; k < dv->n_ports; k++) {
                         json_obj_begin(j);
-                        json_key(j, "port");
-                        json_u64(j, dv->ports[k].num);
-                        json_key(j, "state");
-                        json_str(j, hw_port_state_name(dv->ports[k].state));
-                        json_key(j, "link_layer");
-                        json_str(j, hw_link_layer_name(dv->ports[k].link_layer));
+                        json_ku64(j, "port", dv->ports[k].num);
+                        json_kstr(j, "state", hw_port_state_name(dv->ports[k].state));
+                        json_kstr(j, "link_layer", hw_link_layer_name(dv->ports[k].link_layer));
                         if (dv->ports[k].query_error) {
-                                json_key(j, "error");
-                                json_str(j, strerror(-dv->ports[k].query_error));
+                                json_kstr(j, "error", strerror(-dv->ports[k].query_error));
                         }
                         json_obj_end(j);
                 }
@@ -164,27 +129,18 @@ static void print_rdma_json(struct json *j, const struct hw_summary *hw) {
 
 static void print_xdp_json(struct json *j, const struct hw_summary *hw) {
         json_obj_begin(j);
-        json_key(j, "status");
-        json_str(j, hw->xdp_status == 0 ? "ok" : hw->xdp_status == -EOPNOTSUPP ? "unknown" : "error");
-        json_key(j, "interfaces");
-        json_arr_begin(j);
+        json_kstr(j, "status", hw->xdp_status == 0 ? "ok" : hw->xdp_status == -EOPNOTSUPP ? "unknown" : "error");
+        json_karr_begin(j, "interfaces");
         for (size_t i = 0; i < hw->n_xdp; i++) {
                 const struct hw_xdp_if *x = &hw->xdp[i];
                 json_obj_begin(j);
-                json_key(j, "ifindex");
-                json_u64(j, x->ifindex);
-                json_key(j, "name");
-                json_str(j, x->name);
-                json_key(j, "xdp_features");
-                json_u64(j, x->xdp_features);
-                json_key(j, "zero_copy");
-                json_bool(j, x->zero_copy);
-                json_key(j, "physical");
-                json_bool(j, x->physical);
-                json_key(j, "counted");
-                json_bool(j, x->counted);
-                json_key(j, "rx_queues");
-                json_u64(j, x->rx_queues);
+                json_ku64(j, "ifindex", x->ifindex);
+                json_kstr(j, "name", x->name);
+                json_ku64(j, "xdp_features", x->xdp_features);
+                json_kbool(j, "zero_copy", x->zero_copy);
+                json_kbool(j, "physical", x->physical);
+                json_kbool(j, "counted", x->counted);
+                json_ku64(j, "rx_queues", x->rx_queues);
                 json_obj_end(j);
         }
         json_arr_end(j);
@@ -198,8 +154,7 @@ static void print_probe_json(const struct ctx *c, const struct hw_summary *hw, c
         json_init(&j, stdout);
         json_obj_begin(&j);
         /* the hardware is always this host's: a --root tree holds no devices */
-        json_key(&j, "hardware_of");
-        json_str(&j, "host");
+        json_kstr(&j, "hardware_of", "host");
         json_key(&j, "root");
         if (c->root)
                 json_str(&j, c->root);
@@ -209,11 +164,7 @@ static void print_probe_json(const struct ctx *c, const struct hw_summary *hw, c
         print_rdma_json(&j, hw);
         json_key(&j, "xdp");
         print_xdp_json(&j, hw);
-        json_key(&j, "mem_total");
-        if (hw->mem_status == 0)
-                json_u64(&j, hw->mem_total);
-        else
-                json_null(&j);
+        json_ku64_opt(&j, "mem_total", hw->mem_status == 0, hw->mem_total);
         json_key(&j, "auto");
         if (p)
                 print_auto_json(&j, p, a);

@@ -301,72 +301,42 @@ static void json_memlock(struct json *j, bool known, struct rl_pair m) {
                 return;
         }
         json_obj_begin(j);
-        json_key(j, "soft");
-        json_limit(j, m.soft);
-        json_key(j, "hard");
-        json_limit(j, m.hard);
+        json_klimit(j, "soft", m.soft);
+        json_klimit(j, "hard", m.hard);
         json_obj_end(j);
 }
 
 /* processes, memlock, limits_differ, charged (null: unknown), charged_at_least,
  * charged_method and headroom (null: unknown) of a user or unit */
 static void json_account(struct json *j, const struct status_account *a) {
-        json_key(j, "processes");
-        json_u64(j, a->n_procs);
+        json_ku64(j, "processes", a->n_procs);
         json_key(j, "memlock");
         json_memlock(j, a->limit_known, a->memlock);
-        json_key(j, "limits_differ");
-        json_bool(j, a->limits_differ);
-        json_key(j, "charged");
-        if (a->charged_method != STATUS_M_UNKNOWN)
-                json_u64(j, a->charged);
-        else
-                json_null(j);
-        json_key(j, "charged_at_least");
-        json_bool(j, a->charged_at_least);
-        json_key(j, "charged_method");
-        json_str(j, status_method_name(a->charged_method));
-        json_key(j, "headroom");
-        if (a->headroom_known)
-                json_limit(j, a->headroom);
-        else
-                json_null(j);
+        json_kbool(j, "limits_differ", a->limits_differ);
+        json_ku64_opt(j, "charged", a->charged_method != STATUS_M_UNKNOWN, a->charged);
+        json_kbool(j, "charged_at_least", a->charged_at_least);
+        json_kstr(j, "charged_method", status_method_name(a->charged_method));
+        json_klimit_opt(j, "headroom", a->headroom_known, a->headroom);
 }
 
 static void json_user(struct json *j, const struct status_report *r, const struct status_user *u) {
         json_obj_begin(j);
-        json_key(j, "user");
-        json_str(j, u->name[0] ? u->name : NULL);
-        json_key(j, "uid");
-        json_u64(j, u->uid);
+        json_kstr(j, "user", u->name[0] ? u->name : NULL);
+        json_ku64(j, "uid", u->uid);
         json_account(j, &u->a);
-        json_key(j, "charged_why");
-        json_str(j, u->charged_why);
-        json_key(j, "vmlck");
-        json_u64(j, u->vmlck);
-        json_key(j, "vmpin");
-        json_u64(j, u->vmpin);
-        json_key(j, "xdp_sockets");
-        if (u->xsk_method != STATUS_M_UNKNOWN)
-                json_u64(j, u->n_xsk);
-        else
-                json_null(j);
-        json_key(j, "xdp_sockets_method");
-        json_str(j, status_method_name(u->xsk_method));
-        json_key(j, "umems");
-        if (r->xsk_method == STATUS_M_SOCK_DIAG)
-                json_u64(j, u->n_umem);
-        else
-                json_null(j);
+        json_kstr(j, "charged_why", u->charged_why);
+        json_ku64(j, "vmlck", u->vmlck);
+        json_ku64(j, "vmpin", u->vmpin);
+        json_ku64_opt(j, "xdp_sockets", u->xsk_method != STATUS_M_UNKNOWN, u->n_xsk);
+        json_kstr(j, "xdp_sockets_method", status_method_name(u->xsk_method));
+        json_ku64_opt(j, "umems", r->xsk_method == STATUS_M_SOCK_DIAG, u->n_umem);
         json_obj_end(j);
 }
 
 static void json_unit(struct json *j, const struct status_unit *u) {
         json_obj_begin(j);
-        json_key(j, "unit");
-        json_str(j, u->name);
-        json_key(j, "kind");
-        json_str(j, status_origin_name(u->origin));
+        json_kstr(j, "unit", u->name);
+        json_kstr(j, "kind", status_origin_name(u->origin));
         json_account(j, &u->a);
         json_obj_end(j);
 }
@@ -374,104 +344,57 @@ static void json_unit(struct json *j, const struct status_unit *u) {
 /* KEY: the inodes of p's AF_XDP sockets (the first 16), then "umem_bytes": what they
  * registered (sock_diag only, else null).  status --json and pin-test --json. */
 void json_xsk_sockets(struct json *j, const struct status_proc *p, const char *key) {
-        json_key(j, key);
-        json_arr_begin(j);
+        json_karr_begin(j, key);
         for (size_t k = 0; k < p->n_xsk && k < ELEMENTSOF(p->xsk_ino); k++)
                 json_u64(j, p->xsk_ino[k]);
         json_arr_end(j);
-        json_key(j, "umem_bytes");
-        if (p->xsk_method == STATUS_M_SOCK_DIAG)
-                json_u64(j, p->xsk_umem_bytes);
-        else
-                json_null(j);
+        json_ku64_opt(j, "umem_bytes", p->xsk_method == STATUS_M_SOCK_DIAG, p->xsk_umem_bytes);
 }
 
 static void json_proc(struct json *j, const struct status_report *r, const struct status_proc *p) {
         const struct status_user *u = status_find_user(r, p->uid);
         json_obj_begin(j);
-        json_key(j, "pid");
-        json_i64(j, p->pid);
-        json_key(j, "nspid");
-        json_i64(j, p->nspid);
-        json_key(j, "uid");
-        json_u64(j, p->uid);
-        json_key(j, "user");
-        json_str(j, u && u->name[0] ? u->name : NULL);
-        json_key(j, "comm");
-        json_str(j, p->comm);
+        json_ki64(j, "pid", p->pid);
+        json_ki64(j, "nspid", p->nspid);
+        json_ku64(j, "uid", p->uid);
+        json_kstr(j, "user", u && u->name[0] ? u->name : NULL);
+        json_kstr(j, "comm", p->comm);
         json_key(j, "memlock");
         json_memlock(j, p->limits_known, p->memlock);
-        json_key(j, "cap_ipc_lock");
-        json_bool(j, p->cap_ipc_lock);
-        json_key(j, "cgroup");
-        json_str(j, p->cgroup);
-        json_key(j, "origin");
-        json_obj_begin(j);
-        json_key(j, "kind");
-        json_str(j, status_origin_name(p->origin));
-        json_key(j, "name");
-        json_str(j, p->origin_name);
-        json_key(j, "limits_from");
-        json_str(j, p->origin_owner[0] ? p->origin_owner : NULL);
+        json_kbool(j, "cap_ipc_lock", p->cap_ipc_lock);
+        json_kstr(j, "cgroup", p->cgroup);
+        json_kobj_begin(j, "origin");
+        json_kstr(j, "kind", status_origin_name(p->origin));
+        json_kstr(j, "name", p->origin_name);
+        json_kstr(j, "limits_from", p->origin_owner[0] ? p->origin_owner : NULL);
         json_obj_end(j);
-        json_key(j, "vmlck");
-        json_u64(j, p->vmlck);
-        json_key(j, "vmpin");
-        json_u64(j, p->vmpin);
-        json_key(j, "xdp_sockets");
-        json_obj_begin(j);
-        json_key(j, "method");
-        json_str(j, status_method_name(p->xsk_method));
-        json_key(j, "count");
-        if (p->xsk_method != STATUS_M_UNKNOWN)
-                json_u64(j, p->n_xsk);
-        else
-                json_null(j);
+        json_ku64(j, "vmlck", p->vmlck);
+        json_ku64(j, "vmpin", p->vmpin);
+        json_kobj_begin(j, "xdp_sockets");
+        json_kstr(j, "method", status_method_name(p->xsk_method));
+        json_ku64_opt(j, "count", p->xsk_method != STATUS_M_UNKNOWN, p->n_xsk);
         json_xsk_sockets(j, p, "inodes");
         json_obj_end(j);
-        json_key(j, "rdma_mrs");
-        json_obj_begin(j);
-        json_key(j, "method");
-        json_str(j, status_method_name(p->mr_method));
-        json_key(j, "count");
-        if (p->mr_method == STATUS_M_RDMA_NETLINK)
-                json_u64(j, p->n_mr);
-        else
-                json_null(j);
-        json_key(j, "bytes");
-        if (p->mr_method == STATUS_M_RDMA_NETLINK)
-                json_u64(j, p->mr_bytes);
-        else
-                json_null(j);
+        json_kobj_begin(j, "rdma_mrs");
+        json_kstr(j, "method", status_method_name(p->mr_method));
+        json_ku64_opt(j, "count", p->mr_method == STATUS_M_RDMA_NETLINK, p->n_mr);
+        json_ku64_opt(j, "bytes", p->mr_method == STATUS_M_RDMA_NETLINK, p->mr_bytes);
         json_obj_end(j);
-        json_key(j, "over_threshold");
-        json_bool(j, p->over_threshold);
+        json_kbool(j, "over_threshold", p->over_threshold);
         json_obj_end(j);
 }
 
 static void json_umem(struct json *j, const struct status_umem *m) {
         json_obj_begin(j);
-        json_key(j, "inode");
-        json_u64(j, m->ino);
-        json_key(j, "uid");
-        json_u64(j, m->uid);
-        json_key(j, "id");
-        json_u64(j, m->id);
-        json_key(j, "size");
-        json_u64(j, m->size);
-        json_key(j, "charged");
-        json_u64(j, m->charged);
-        json_key(j, "holder");
-        if (m->holder)
-                json_i64(j, m->holder);
-        else
-                json_null(j);
-        json_key(j, "ifindex");
-        json_u64(j, m->ifindex);
-        json_key(j, "queue_id");
-        json_u64(j, m->queue_id);
-        json_key(j, "zerocopy");
-        json_bool(j, m->zerocopy);
+        json_ku64(j, "inode", m->ino);
+        json_ku64(j, "uid", m->uid);
+        json_ku64(j, "id", m->id);
+        json_ku64(j, "size", m->size);
+        json_ku64(j, "charged", m->charged);
+        json_ki64_opt(j, "holder", m->holder, m->holder);
+        json_ku64(j, "ifindex", m->ifindex);
+        json_ku64(j, "queue_id", m->queue_id);
+        json_kbool(j, "zerocopy", m->zerocopy);
         json_obj_end(j);
 }
 
@@ -479,47 +402,32 @@ static void print_json(const struct status_report *r) {
         struct json j;
         json_init(&j, stdout);
         json_obj_begin(&j);
-        json_key(&j, "page_size");
-        json_u64(&j, r->page_size);
-        json_key(&j, "methods");
-        json_obj_begin(&j);
-        json_key(&j, "af_xdp");
-        json_str(&j, status_method_name(r->xsk_method));
-        json_key(&j, "af_xdp_why");
-        json_str(&j, r->xsk_why);
-        json_key(&j, "rdma_mr");
-        json_str(&j, status_method_name(r->mr_method));
-        json_key(&j, "rdma_mr_why");
-        json_str(&j, r->mr_why);
+        json_ku64(&j, "page_size", r->page_size);
+        json_kobj_begin(&j, "methods");
+        json_kstr(&j, "af_xdp", status_method_name(r->xsk_method));
+        json_kstr(&j, "af_xdp_why", r->xsk_why);
+        json_kstr(&j, "rdma_mr", status_method_name(r->mr_method));
+        json_kstr(&j, "rdma_mr_why", r->mr_why);
         json_obj_end(&j);
-        json_key(&j, "xdp_sockets");
-        if (r->xdp_sockets_known)
-                json_u64(&j, r->xdp_sockets);
-        else
-                json_null(&j);
-        json_key(&j, "network_namespaces");
-        json_u64(&j, r->n_netns);
+        json_ku64_opt(&j, "xdp_sockets", r->xdp_sockets_known, r->xdp_sockets);
+        json_ku64(&j, "network_namespaces", r->n_netns);
 
-        json_key(&j, "users");
-        json_arr_begin(&j);
+        json_karr_begin(&j, "users");
         for (size_t i = 0; i < r->n_users; i++)
                 json_user(&j, r, &r->users[i]);
         json_arr_end(&j);
 
-        json_key(&j, "units");
-        json_arr_begin(&j);
+        json_karr_begin(&j, "units");
         for (size_t i = 0; i < r->n_units; i++)
                 json_unit(&j, &r->units[i]);
         json_arr_end(&j);
 
-        json_key(&j, "processes");
-        json_arr_begin(&j);
+        json_karr_begin(&j, "processes");
         for (size_t i = 0; i < r->n_procs; i++)
                 json_proc(&j, r, &r->procs[i]);
         json_arr_end(&j);
 
-        json_key(&j, "umems");
-        json_arr_begin(&j);
+        json_karr_begin(&j, "umems");
         for (size_t i = 0; i < r->n_umems; i++)
                 json_umem(&j, &r->umems[i]);
         json_arr_end(&j);

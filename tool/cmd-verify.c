@@ -166,18 +166,9 @@ static int ssh_session(const struct ctx *c, struct session_result *ret) {
 }
 
 static void json_pair(struct json *j, const char *key, bool known, struct rl_pair p) {
-        json_key(j, key);
-        json_obj_begin(j);
-        json_key(j, "soft");
-        if (known)
-                json_limit(j, p.soft);
-        else
-                json_null(j);
-        json_key(j, "hard");
-        if (known)
-                json_limit(j, p.hard);
-        else
-                json_null(j);
+        json_kobj_begin(j, key);
+        json_klimit_opt(j, "soft", known, p.soft);
+        json_klimit_opt(j, "hard", known, p.hard);
         json_obj_end(j);
 }
 
@@ -248,38 +239,28 @@ static void verify_json(const struct ctx *c, const char *user, const struct tool
 
         json_init(&j, stdout);
         json_obj_begin(&j);
-        json_key(&j, "user");
-        json_str(&j, user);
-        json_key(&j, "method");
-        json_str(&j, c->ssh ? "ssh" : "pam");
+        json_kstr(&j, "user", user);
+        json_kstr(&j, "method", c->ssh ? "ssh" : "pam");
         json_key(&j, c->ssh ? "destination" : "service");
         json_str(&j, c->ssh ? c->ssh : service);
         json_pair(&j, "predicted", v->predicted_known, v->predicted);
-        json_key(&j, "predicted_session");
-        json_str(&j, v->predicted_open ? "opens" : "fails");
-        json_key(&j, "service_process");
-        json_str(&j, s->svc.source);
-        json_key(&j, "assumed");
-        json_bool(&j, !s->svc.known);
+        json_kstr(&j, "predicted_session", v->predicted_open ? "opens" : "fails");
+        json_kstr(&j, "service_process", s->svc.source);
+        json_kbool(&j, "assumed", !s->svc.known);
         if (!c->ssh) {
                 json_pair(&j, "start", s->m.start_known,
                           (struct rl_pair){ s->m.start.soft, s->m.start.hard });
-                json_key(&j, "cap_sys_resource");
-                json_bool(&j, s->svc.cap_sys_resource);
+                json_kbool(&j, "cap_sys_resource", s->svc.cap_sys_resource);
                 json_pair(&j, "expected", v->predicted_known, v->predicted);
         }
         json_pair(&j, "got", v->ok, sr->got);
-        json_key(&j, "session_opened");
-        json_bool(&j, v->ok);
-        json_key(&j, "agree");
-        json_bool(&j, v->agree);
-        json_key(&j, "reasons");
-        json_arr_begin(&j);
+        json_kbool(&j, "session_opened", v->ok);
+        json_kbool(&j, "agree", v->agree);
+        json_karr_begin(&j, "reasons");
         for (int i = 0; i < v->n; i++)
                 json_str(&j, v->reasons[i]);
         json_arr_end(&j);
-        json_key(&j, "messages");
-        json_str(&j, sr->messages);
+        json_kstr(&j, "messages", sr->messages);
         json_obj_end(&j);
         json_finish(&j);
 }

@@ -189,6 +189,67 @@ void json_finish(struct json *j) {
         fputc('\n', j->f);
 }
 
+void json_kstr(struct json *j, const char *key, const char *s) {
+        json_key(j, key);
+        json_str(j, s);
+}
+
+void json_ku64(struct json *j, const char *key, uint64_t v) {
+        json_key(j, key);
+        json_u64(j, v);
+}
+
+void json_ki64(struct json *j, const char *key, int64_t v) {
+        json_key(j, key);
+        json_i64(j, v);
+}
+
+void json_kbool(struct json *j, const char *key, bool v) {
+        json_key(j, key);
+        json_bool(j, v);
+}
+
+void json_klimit(struct json *j, const char *key, uint64_t v) {
+        json_key(j, key);
+        json_limit(j, v);
+}
+
+void json_knull(struct json *j, const char *key) {
+        json_key(j, key);
+        json_null(j);
+}
+
+void json_ku64_opt(struct json *j, const char *key, bool known, uint64_t v) {
+        if (known)
+                json_ku64(j, key, v);
+        else
+                json_knull(j, key);
+}
+
+void json_ki64_opt(struct json *j, const char *key, bool known, int64_t v) {
+        if (known)
+                json_ki64(j, key, v);
+        else
+                json_knull(j, key);
+}
+
+void json_klimit_opt(struct json *j, const char *key, bool known, uint64_t v) {
+        if (known)
+                json_klimit(j, key, v);
+        else
+                json_knull(j, key);
+}
+
+void json_kobj_begin(struct json *j, const char *key) {
+        json_key(j, key);
+        json_obj_begin(j);
+}
+
+void json_karr_begin(struct json *j, const char *key) {
+        json_key(j, key);
+        json_arr_begin(j);
+}
+
 void diag_print(const struct diag_list *l, FILE *f, bool errors_only) {
         for (size_t i = 0; i < l->n; i++) {
                 const struct diag *d = &l->v[i];
@@ -211,24 +272,15 @@ void diag_json(struct json *j, const struct diag_list *l) {
         for (size_t i = 0; i < l->n; i++) {
                 const struct diag *d = &l->v[i];
                 json_obj_begin(j);
-                json_key(j, "severity");
-                json_str(j, diag_severity_name(d->severity));
-                json_key(j, "file");
-                json_str(j, d->path);
-                json_key(j, "line");
-                if (d->line)
-                        json_u64(j, d->line);
-                else
-                        json_null(j);
-                json_key(j, "message");
-                json_str(j, d->message);
+                json_kstr(j, "severity", diag_severity_name(d->severity));
+                json_kstr(j, "file", d->path);
+                json_ku64_opt(j, "line", d->line, d->line);
+                json_kstr(j, "message", d->message);
                 if (d->id) {
-                        json_key(j, "id");
-                        json_str(j, d->id);
+                        json_kstr(j, "id", d->id);
                 }
                 if (d->fix) {
-                        json_key(j, "fix");
-                        json_str(j, d->fix);
+                        json_kstr(j, "fix", d->fix);
                 }
                 json_obj_end(j);
         }

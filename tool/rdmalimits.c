@@ -255,18 +255,14 @@ static void command_usage(const struct command *cmd, FILE *out) {
 void change_json_begin(struct json *j, bool changed, const char *file, const char *diff) {
         json_init(j, stdout);
         json_obj_begin(j);
-        json_key(j, "changed");
-        json_bool(j, changed);
-        json_key(j, "file");
-        json_str(j, file);
-        json_key(j, "diff");
-        json_str(j, diff ? diff : "");
+        json_kbool(j, "changed", changed);
+        json_kstr(j, "file", file);
+        json_kstr(j, "diff", diff ? diff : "");
 }
 
 void change_json_end(const struct ctx *c, struct json *j) {
         if (c->check) {
-                json_key(j, "check");
-                json_bool(j, true);
+                json_kbool(j, "check", true);
         }
         json_obj_end(j);
         json_finish(j);
@@ -277,10 +273,8 @@ void print_change_json(const struct ctx *c, bool changed, const char *file, cons
         struct json j;
         change_json_begin(&j, changed, file, diff);
         if (unit) {
-                json_key(&j, "unit");
-                json_str(&j, unit);
-                json_key(&j, "reloaded");
-                json_bool(&j, reloaded);
+                json_kstr(&j, "unit", unit);
+                json_kbool(&j, "reloaded", reloaded);
         }
         change_json_end(c, &j);
 }
