@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <pwd.h>
 #include <linux/capability.h>
-#include <linux/if_xdp.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -17,13 +16,8 @@
 #include "size.h"
 #include "status.h"
 #include "tool.h"
+#include "umem.h"
 
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-#ifndef SOL_XDP
-#define SOL_XDP 283
-#endif
 
 enum pin_result { PIN_OK, PIN_FAILED, PIN_SKIPPED };
 
@@ -82,41 +76,35 @@ static void pin_mlock(void *buf, size_t len, struct rl_pair lim, struct pin *p) 
 
 static void pin_umem(void *buf, size_t len, struct rl_pair lim, struct pin *p) {
         char a[SIZE_FMT_MAX];
-        _cleanup_close_ int fd = -1;
-        struct xdp_umem_reg reg = {
-                .addr = (uintptr_t)buf,
-                .len = len,
-                .chunk_size = 4096,
-                .headroom = 0,
-        };
+        enum umem_step step;
+        int fd = umem_register(buf, len, &step);
 
         p->mechanism = "af_xdp_umem";
-        fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
-        if (fd < 0) {
-                p->error = errno;
-                p->result = PIN_SKIPPED;
-                if (errno == EPERM || errno == EACCES)
-                        snprintf(p->why, sizeof p->why, "socket(AF_XDP) needs CAP_NET_RAW");
-                else if (errno == EAFNOSUPPORT)
-                        snprintf(p->why, sizeof p->why, "this kernel has no AF_XDP");
-                else
-                        snprintf(p->why, sizeof p->why, "socket(AF_XDP): %s", strerror(errno));
-                return;
-        }
-        if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg) == 0) {
+        if (fd >= 0) {
+                close(fd);
                 p->result = PIN_OK;
                 return;
         }
+        p->error = -fd;
+        if (step == UMEM_SOCKET) {
+                p->result = PIN_SKIPPED;
+                if (fd == -EPERM || fd == -EACCES)
+                        snprintf(p->why, sizeof p->why, "socket(AF_XDP) needs CAP_NET_RAW");
+                else if (fd == -EAFNOSUPPORT)
+                        snprintf(p->why, sizeof p->why, "this kernel has no AF_XDP");
+                else
+                        snprintf(p->why, sizeof p->why, "socket(AF_XDP): %s", strerror(-fd));
+                return;
+        }
         p->result = PIN_FAILED;
-        p->error = errno;
-        if (errno == ENOBUFS)
+        if (fd == -ENOBUFS)
                 snprintf(p->why, sizeof p->why,
                          "over RLIMIT_MEMLOCK (soft %s, charged to all of this user's locked memory)",
                          size_format(lim.soft, a));
-        else if (errno == ENOMEM)
+        else if (fd == -ENOMEM)
                 snprintf(p->why, sizeof p->why, "the kernel could not pin the pages");
         else
-                snprintf(p->why, sizeof p->why, "XDP_UMEM_REG: %s", strerror(errno));
+                snprintf(p->why, sizeof p->why, "XDP_UMEM_REG: %s", strerror(-fd));
 }
 
 static int pin_verbs(void *buf, size_t len, struct rl_pair lim, struct pin **v, size_t *n) {

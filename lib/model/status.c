@@ -9,7 +9,6 @@
 #include <libmnl/libmnl.h>
 #include <grp.h>
 #include <linux/capability.h>
-#include <linux/if_xdp.h>
 #include <limits.h>
 #include <linux/netlink.h>
 #include <linux/xdp_diag.h>
@@ -33,14 +32,9 @@
 #include "macro.h"
 #include "size.h"
 #include "status.h"
+#include "umem.h"
 #include "xdpdiag.h"
 
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-#ifndef SOL_XDP
-#define SOL_XDP 283
-#endif
 #ifndef NETLINK_RDMA
 #define NETLINK_RDMA 20
 #endif
@@ -610,18 +604,15 @@ static int fits_one_page(void *nopage, uint64_t page_size, uint64_t limit) {
         rl.rlim_cur = limit;
         if (setrlimit(RLIMIT_MEMLOCK, &rl) < 0)
                 return -errno;
-        _cleanup_close_ int s = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
-        if (s < 0)
-                return -errno;
-        struct xdp_umem_reg reg = {
-                .addr = (uintptr_t)nopage,
-                .len = page_size,
-                .chunk_size = (uint32_t)(page_size < 4096 ? page_size : 4096),
-                .headroom = 0,
-        };
-        if (setsockopt(s, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg) == 0)
+        enum umem_step step;
+        int s = umem_register(nopage, page_size, &step);
+        if (s >= 0) {
+                close(s);
                 return -EPROTO; /* pinned a PROT_NONE page: not the kernel this was written for */
-        return errno == ENOBUFS ? 0 : errno == EFAULT || errno == ENOMEM ? 1 : -errno;
+        }
+        if (step == UMEM_SOCKET)
+                return s;
+        return s == -ENOBUFS ? 0 : s == -EFAULT || s == -ENOMEM ? 1 : s;
 }
 
 /*

@@ -12,11 +12,9 @@
 #include <sys/socket.h>
 
 #include "macro.h"
+#include "umem.h" /* AF_XDP */
 #include "xdpdiag.h"
 
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
 
 /* An attribute walk over [p, p + len): each attribute checked against the rest. */
 struct nla_iter {
