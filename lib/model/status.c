@@ -108,6 +108,32 @@ static bool hex_id(const char *s, size_t len) {
         return true;
 }
 
+/* The scope a container runtime's systemd cgroup driver makes for a container, PREFIX-ID.scope,
+ * and the unit whose limits its processes get. */
+struct runtime_scope {
+        const char *prefix;
+        enum status_origin origin;
+        const char *owner;
+};
+
+static const struct runtime_scope *runtime_scope(const char *c, size_t len) {
+        static const struct runtime_scope scopes[] = {
+                { "docker-", STATUS_O_DOCKER, "docker.service" },
+                { "cri-containerd-", STATUS_O_CONTAINERD, "containerd.service" },
+                { "crio-", STATUS_O_CRIO, "crio.service" },
+                { "libpod-", STATUS_O_PODMAN, "" },
+        };
+
+        if (!has_suffix(c, len, ".scope") || has_suffix(c, len, "conmon.scope"))
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(scopes); i++) {
+                size_t n = strlen(scopes[i].prefix);
+                if (len > n && memcmp(c, scopes[i].prefix, n) == 0)
+                        return &scopes[i];
+        }
+        return NULL;
+}
+
 enum status_origin status_classify_cgroup(const char *path, char *name, size_t name_size, char *owner,
                                           size_t owner_size) {
         enum status_origin o = STATUS_O_CGROUP;
@@ -139,23 +165,11 @@ enum status_origin status_classify_cgroup(const char *path, char *name, size_t n
                 const char *c = p;
                 p += len;
 
-                if (len > 7 && memcmp(c, "docker-", 7) == 0 && has_suffix(c, len, ".scope")) {
-                        o = STATUS_O_DOCKER;
+                const struct runtime_scope *rt = runtime_scope(c, len);
+                if (rt) {
+                        o = rt->origin;
                         container_id(name, name_size, c, len);
-                        snprintf(own, sizeof own, "docker.service");
-                } else if (len > 15 && memcmp(c, "cri-containerd-", 15) == 0 && has_suffix(c, len, ".scope")) {
-                        o = STATUS_O_CONTAINERD;
-                        container_id(name, name_size, c, len);
-                        snprintf(own, sizeof own, "containerd.service");
-                } else if (len > 5 && memcmp(c, "crio-", 5) == 0 && has_suffix(c, len, ".scope") &&
-                           !has_suffix(c, len, "conmon.scope")) {
-                        o = STATUS_O_CRIO;
-                        container_id(name, name_size, c, len);
-                        snprintf(own, sizeof own, "crio.service");
-                } else if (len > 7 && memcmp(c, "libpod-", 7) == 0 && has_suffix(c, len, ".scope")) {
-                        o = STATUS_O_PODMAN;
-                        container_id(name, name_size, c, len);
-                        own[0] = '\0';
+                        snprintf(own, sizeof own, "%s", rt->owner);
                 } else if (len >= 8 && memcmp(c, "kubepods", 8) == 0) {
                         kubepods = true;
                 } else if (hex_id(c, len) && (o == STATUS_O_CGROUP || o == STATUS_O_UNIT || kubepods)) {
