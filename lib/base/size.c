@@ -19,12 +19,11 @@ static const struct {
         { "G", 30 },   { "GiB", 30 }, { "T", 40 },   { "TiB", 40 },
 };
 
-/* Digits only; -EINVAL without any digit, -ERANGE on overflow.  *ret_end after the digits. */
-static int parse_digits(const char *s, uint64_t *ret, const char **ret_end) {
+int parse_u64_prefix(const char *s, uint64_t *ret, const char **ret_end) {
         uint64_t v = 0;
         const char *p = s;
 
-        if (!isdigit((unsigned char)*p))
+        if (!s || !isdigit((unsigned char)*p))
                 return -EINVAL;
         for (; isdigit((unsigned char)*p); p++) {
                 unsigned d = (unsigned)(*p - '0');
@@ -33,23 +32,8 @@ static int parse_digits(const char *s, uint64_t *ret, const char **ret_end) {
                 v = v * 10 + d;
         }
         *ret = v;
-        *ret_end = p;
-        return 0;
-}
-
-int parse_u64_prefix(const char *s, uint64_t *ret, const char **ret_end) {
-        const char *end;
-        uint64_t v;
-        int r;
-
-        if (!s)
-                return -EINVAL;
-        r = parse_digits(s, &v, &end);
-        if (r < 0)
-                return r;
-        *ret = v;
         if (ret_end)
-                *ret_end = end;
+                *ret_end = p;
         return 0;
 }
 
@@ -67,11 +51,8 @@ static int scale(uint64_t v, unsigned shift, uint64_t *ret) {
 int parse_u64(const char *s, uint64_t *ret) {
         const char *end;
         uint64_t v;
-        int r;
+        int r = parse_u64_prefix(s, &v, &end);
 
-        if (!s)
-                return -EINVAL;
-        r = parse_digits(s, &v, &end);
         if (r < 0)
                 return r;
         if (*end)
@@ -103,7 +84,7 @@ int parse_share(const char *s, double *ret) {
 
         if (!s)
                 return -EINVAL;
-        r = parse_digits(s, &ip, &end);
+        r = parse_u64_prefix(s, &ip, &end);
         if (r < 0)
                 return r;
         if (*end == '.') {
@@ -138,7 +119,7 @@ int size_parse(const char *s, uint64_t *ret) {
                 *ret = SIZE_INFINITY;
                 return 0;
         }
-        r = parse_digits(s, &v, &end);
+        r = parse_u64_prefix(s, &v, &end);
         if (r < 0)
                 return r;
         if (!*end) {
@@ -170,7 +151,7 @@ int size_parse_systemd(const char *s, uint64_t *ret) {
                 *ret = SIZE_INFINITY;
                 return 0;
         }
-        r = parse_digits(s, &v, &end);
+        r = parse_u64_prefix(s, &v, &end);
         if (r < 0)
                 return r;
         for (size_t i = 0; i < ELEMENTSOF(sd_units); i++)
