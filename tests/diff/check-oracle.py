@@ -18,7 +18,6 @@ import copy
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 
@@ -139,18 +138,6 @@ class Oracle:
         except (ValueError, KeyError):
             raise RuntimeError("check --json failed (exit %d): %s" % (p.returncode, p.stderr[:500]))
 
-    def save(self, label, tree, text):
-        d = os.path.join(self.a.failures, label.replace("/", "-"))
-        try:
-            os.makedirs(self.a.failures, exist_ok=True)
-            if os.path.exists(d):
-                shutil.rmtree(d)
-            os.makedirs(d)
-            with open(os.path.join(d, "REPORT"), "w") as f:
-                f.write(text + "\n\n" + tree.describe() + "\n")
-        except OSError:
-            pass
-
     def one(self, label, tree):
         self.trees += 1
         findings = self.check(tree)
@@ -178,7 +165,8 @@ class Oracle:
                         path, lineno, fid, msg, how, "changed to " + marker.decode() if how == "value" else "removed",
                         "; ".join("%s %s -> %s" % d for d in diff))
                     print("# VIOLATION tree %s: %s" % (label, text.replace("\n", "\n#   ")))
-                    self.save("%s-%d" % (label, lineno), tree, text)
+                    self.env.save_failure("%s-%d" % (label, lineno), text + "\n\n" + tree.describe() + "\n",
+                                          copy_root=False)
                     break
             if tried:
                 self.judged += 1
@@ -236,16 +224,7 @@ def fixed_trees():
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--root")
-    ap.add_argument("--work")
-    ap.add_argument("--pam-session")
-    ap.add_argument("--rdmalimits")
-    ap.add_argument("--failures")
-    ap.add_argument("--seed", default="1")
-    ap.add_argument("--first", type=int, default=0)
-    ap.add_argument("--last", type=int, default=0)
-    ap.add_argument("--tap-start", type=int, default=1)
-    ap.add_argument("--max-reports", type=int, default=20)
+    difftest.add_driver_args(ap)
     # what difftest.Env may read beyond the above: no other oracles, no model driver
     ap.set_defaults(oracles="", model_session=None, conf=None)
     a = ap.parse_args()

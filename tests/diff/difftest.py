@@ -90,6 +90,43 @@ class Env:
                 f = spec.split("=")
                 self.oracles.append((f[0], f[1], f[2], f[3].split(), f[4] if len(f) > 4 else ""))
 
+    # -- what every driver runs: sessions, failure reports --------------------------------
+    def session_env(self, start, tree=None):
+        """The environment of a session driver (pam-session, model-session): the service's
+        memlock start, and with a tree the service's other limits."""
+        env = dict(os.environ, PAM_SESSION_MEMLOCK=fmt_pair(start))
+        if tree is not None and tree.other:
+            env["PAM_SESSION_RLIMITS"] = self.other_spec(tree)
+        return env
+
+    def session(self, driver, svc, user, start, tree=None, what="pam-session"):
+        """(rc, memlock) of a real session of user: driver (pam-session's command) with the
+        stack svc of pam_dir."""
+        p = subprocess.run(driver + [svc, user, self.pam_dir], env=self.session_env(start, tree),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
+        words = dict(w.split("=", 1) for w in p.stdout.split() if "=" in w)
+        if p.returncode != 0 or not {"rc", "soft", "hard"} <= words.keys():
+            raise RuntimeError("%s %s failed (%d): %s%s" % (what, user, p.returncode, p.stdout, p.stderr))
+        return words["rc"], (parse_lim(words["soft"]), parse_lim(words["hard"]))
+
+    def save_failure(self, name, report, copy_root=True):
+        """FAILURES/NAME afresh, with REPORT (the text report) and, with copy_root, a copy of
+        the root as it is now; the directory, or why it could not be saved."""
+        d = os.path.join(self.a.failures, name.replace("/", "-"))
+        try:
+            os.makedirs(self.a.failures, exist_ok=True)
+            if os.path.exists(d):
+                shutil.rmtree(d)
+            if copy_root:
+                shutil.copytree(self.root, d, symlinks=True)
+            else:
+                os.makedirs(d)
+            with open(os.path.join(d, "REPORT"), "w") as f:
+                f.write(report)
+        except OSError as e:
+            return "(could not save: %s)" % e
+        return d
+
     # -- the oracles: every real module against the model with its flavour ---------------
     def oracle_run(self, o, tree, user, start):
         """(rc, memlock) of the real module o for user; the stack names it by path."""
@@ -98,15 +135,7 @@ class Env:
         args = " set_all" if tree.set_all else ""
         with open(os.path.join(self.pam_dir, svc), "w") as f:
             f.write("session required %s%s\n" % (module, args))
-        env = dict(os.environ, PAM_SESSION_MEMLOCK=fmt_pair(start))
-        if tree.other:
-            env["PAM_SESSION_RLIMITS"] = self.other_spec(tree)
-        p = subprocess.run(driver + [svc, user, self.pam_dir], env=env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True, timeout=30)
-        words = dict(w.split("=", 1) for w in p.stdout.split() if "=" in w)
-        if p.returncode != 0 or not {"rc", "soft", "hard"} <= words.keys():
-            raise RuntimeError("%s: pam-session %s failed (%d): %s%s" % (name, user, p.returncode, p.stdout, p.stderr))
-        return words["rc"], (parse_lim(words["soft"]), parse_lim(words["hard"]))
+        return self.session(driver, svc, user, start, tree, what=name + ": pam-session")
 
     RES = {"nofile": resource.RLIMIT_NOFILE, "nproc": resource.RLIMIT_NPROC, "nice": resource.RLIMIT_NICE,
            "rtprio": resource.RLIMIT_RTPRIO, "sigpending": resource.RLIMIT_SIGPENDING}
@@ -122,12 +151,9 @@ class Env:
 
     def model_run(self, o, tree, user, start):
         name, flavour, module, driver, vendor = o
-        env = dict(os.environ, PAM_SESSION_MEMLOCK=fmt_pair(start))
-        if tree.other:
-            env["PAM_SESSION_RLIMITS"] = self.other_spec(tree)
         p = subprocess.run([self.a.model_session, flavour, user, "set_all" if tree.set_all else "",
-                            vendor or "none"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                           text=True, timeout=30)
+                            vendor or "none"], env=self.session_env(start, tree), stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True, timeout=30)
         line = p.stdout.strip()
         words = dict(w.split("=", 1) for w in line.split(" cause=")[0].split() if "=" in w)
         if p.returncode != 0 or "session" not in words:
@@ -157,17 +183,9 @@ class Env:
     def report_oracle(self, o, label, tree, user, start, rc, got, text):
         n = len(self.failures) + 1
         self.failures.append(label)
-        d = os.path.join(self.a.failures, "%s-%s-%s" % (o[0], label.replace("/", "-"), user))
-        try:
-            os.makedirs(self.a.failures, exist_ok=True)
-            if os.path.exists(d):
-                shutil.rmtree(d)
-            shutil.copytree(self.root, d, symlinks=True)
-            with open(os.path.join(d, "REPORT"), "w") as f:
-                f.write("oracle %s, tree %s, user %s, start %s\nreal: rc=%s memlock=%s\nmodel: %s\n\n%s\n" % (
-                    o[0], label, user, fmt_pair(start), rc, fmt_pair(got), text, tree.describe()))
-        except OSError:
-            pass
+        self.save_failure("%s-%s-%s" % (o[0], label, user),
+                          "oracle %s, tree %s, user %s, start %s\nreal: rc=%s memlock=%s\nmodel: %s\n\n%s\n" % (
+                              o[0], label, user, fmt_pair(start), rc, fmt_pair(got), text, tree.describe()))
         if n <= self.a.max_reports:
             print("# DISAGREEMENT %d: oracle %s, tree %s, user %s, start %s: real rc=%s memlock %s; model %s" % (
                 n, o[0], label, user, fmt_pair(start), rc, fmt_pair(got), text))
@@ -184,13 +202,7 @@ class Env:
 
     # -- the real module -----------------------------------------------------------------
     def pam(self, user, start):
-        env = dict(os.environ, PAM_SESSION_MEMLOCK=fmt_pair(start))
-        p = subprocess.run([self.a.pam_session, SERVICE, user, self.pam_dir], env=env,
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
-        words = dict(w.split("=", 1) for w in p.stdout.split() if "=" in w)
-        if p.returncode != 0 or not {"rc", "soft", "hard"} <= words.keys():
-            raise RuntimeError("pam-session %s failed (%d): %s%s" % (user, p.returncode, p.stdout, p.stderr))
-        return words["rc"], (parse_lim(words["soft"]), parse_lim(words["hard"]))
+        return self.session([self.a.pam_session], SERVICE, user, start)
 
     # -- the prediction --------------------------------------------------------------------
     def explain(self, user, extra):
@@ -268,24 +280,12 @@ class Env:
     def report(self, label, tree, user, start, pid1, rc, got, bad):
         n = len(self.failures) + 1
         self.failures.append(label)
-        d = os.path.join(self.a.failures, "%s-%s" % (label.replace("/", "-"), user))
-        saved = ""
-        try:
-            os.makedirs(self.a.failures, exist_ok=True)
-            if os.path.exists(d):
-                shutil.rmtree(d)
-            shutil.copytree(self.root, d, symlinks=True)
-            with open(os.path.join(d, "REPORT"), "w") as f:
-                f.write("tree %s, user %s\nPID 1 memlock %s, session child starts at %s\n"
-                        "pam_limits: rc=%s memlock=%s\n" % (label, user, fmt_pair(pid1),
-                                                            fmt_pair(start), rc, fmt_pair(got)))
-                for ex, exp in bad:
-                    f.write("\n$ %s\nexpected: %s\n%s\n" % (" ".join(ex[0]), exp[2],
-                                                          json.dumps(ex[2], indent=1) if ex[2] else ex[3]))
-                f.write("\n" + tree.describe() + "\n")
-            saved = d
-        except OSError as e:
-            saved = "(could not save: %s)" % e
+        text = "tree %s, user %s\nPID 1 memlock %s, session child starts at %s\npam_limits: rc=%s memlock=%s\n" % (
+            label, user, fmt_pair(pid1), fmt_pair(start), rc, fmt_pair(got))
+        for ex, exp in bad:
+            text += "\n$ %s\nexpected: %s\n%s\n" % (" ".join(ex[0]), exp[2],
+                                                   json.dumps(ex[2], indent=1) if ex[2] else ex[3])
+        saved = self.save_failure("%s-%s" % (label, user), text + "\n" + tree.describe() + "\n")
         if n > self.a.max_reports:
             return
         print("# DISAGREEMENT %d: tree %s, user %s, PID 1 memlock %s, child starts %s" % (
@@ -447,21 +447,27 @@ def run_facts(e, a):
     return 1 if failed else 0
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--count-facts", action="store_true")
-    ap.add_argument("--facts", action="store_true")
+def add_driver_args(ap):
+    """The arguments of a driver the shell script runs in a namespace (check-oracle.py too),
+    the ones Env reads among them."""
     ap.add_argument("--root")
     ap.add_argument("--work")
     ap.add_argument("--pam-session")
     ap.add_argument("--rdmalimits")
     ap.add_argument("--failures")
     ap.add_argument("--seed", default="1")
-    ap.add_argument("--batch", type=int, default=0)
     ap.add_argument("--first", type=int, default=0)
     ap.add_argument("--last", type=int, default=0)
     ap.add_argument("--tap-start", type=int, default=1)
     ap.add_argument("--max-reports", type=int, default=20)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--count-facts", action="store_true")
+    ap.add_argument("--facts", action="store_true")
+    add_driver_args(ap)
+    ap.add_argument("--batch", type=int, default=0)
     ap.add_argument("--oracles", default="")
     ap.add_argument("--model-session")
     a = ap.parse_args()

@@ -32,6 +32,16 @@ IDS = [500, 999, 1000, 1001, 1002, 1003, 1005, 1010, 2000, 3000]
 GHOST = "ghost"   # a user that exists nowhere
 
 
+def empty_dir(d):
+    """Remove what directory d holds, not d itself (it may be a bind mount)."""
+    for e in os.listdir(d):
+        p = os.path.join(d, e)
+        if os.path.isdir(p) and not os.path.islink(p):
+            shutil.rmtree(p)
+        else:
+            os.unlink(p)
+
+
 class Tree:
     def __init__(self):
         self.users = []      # (name, uid, gid)
@@ -60,21 +70,10 @@ class Tree:
         for name, text in (("passwd", self.passwd()), ("group", self.group())):
             with open(os.path.join(etc, name), "w", encoding="utf-8") as f:
                 f.write(text)
-        # empty etc/security without replacing the directory itself
-        for e in os.listdir(sec):
-            p = os.path.join(sec, e)
-            if os.path.isdir(p) and not os.path.islink(p):
-                shutil.rmtree(p)
-            else:
-                os.unlink(p)
-        ven = os.path.join(root, "vendor")     # may be a bind mount: emptied, not replaced
+        empty_dir(sec)
+        ven = os.path.join(root, "vendor")     # may be a bind mount too
         os.makedirs(ven, exist_ok=True)
-        for e in os.listdir(ven):
-            p = os.path.join(ven, e)
-            if os.path.isdir(p) and not os.path.islink(p):
-                shutil.rmtree(p)
-            else:
-                os.unlink(p)
+        empty_dir(ven)
         os.makedirs(os.path.join(ven, "limits.d"))
         if self.vendor_conf is not None:
             with open(os.path.join(ven, "limits.conf"), "wb") as f:

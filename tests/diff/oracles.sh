@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# oracles.sh DIR PAM_SESSION_SRC: fetch and build the real pam_limits modules the differential
+# oracles.sh DIR PAM_SESSION_SRC...: fetch and build the real pam_limits modules the differential
 # test compares `rdmalimits` with, into DIR (cached: a second run does nothing).
 #
 #   DIR/debian-1.4.0/pam_limits.so      Debian 11's libpam-modules (bullseye, from the archive)
@@ -17,7 +17,7 @@
 # Prints one line per oracle: NAME OK|FAIL reason.  Exit 0 when every oracle is ready.
 set -u
 DIR=$1
-SRC=$2      # tests/diff/pam-session.c
+SRC=("${@:2}")      # tests/diff/pam-session.c tests/diff/service-limits.c
 mkdir -p "$DIR" || exit 1
 DIR=$(cd "$DIR" && pwd)
 LOG=$DIR/log
@@ -135,7 +135,7 @@ if download trixie "$T" libpam-modules libpam0g libc6 libsystemd0 libcap2 libaud
 		# a driver of our own, run through trixie's ld.so with trixie's libraries only
 		if [ ! -x "$T/pam-session" ]; then
 			mkdir -p "$T/gen" && : >"$T/gen/config.h"
-			gcc -O1 -I"$T/gen" -o "$T/pam-session" "$SRC" -lpam >>"$LOG" 2>&1
+			gcc -O1 -I"$T/gen" -o "$T/pam-session" "${SRC[@]}" -lpam >>"$LOG" 2>&1
 		fi
 		{
 			echo '#!/bin/sh'
