@@ -18,15 +18,7 @@ if [ -z "${HOSTILE_NS:-}" ]; then
 	for t in unshare setpriv prlimit python3 perl ip ssh-keygen; do
 		command -v "$t" > /dev/null || missing+=" $t"
 	done
-	if [ -n "$missing" ]; then
-		if [ "${CI:-}" = true ]; then
-			echo "1..1"
-			echo "not ok 1 - missing:$missing"
-			exit 1
-		fi
-		echo "1..0 # SKIP missing:$missing"
-		exit 0
-	fi
+	[ -z "$missing" ] || skip_all "missing:$missing"
 	export HOSTILE_NS=1 RDMALIMITS
 	exec unshare --mount --propagation private --pid --fork --kill-child --mount-proc --net -- bash "$0" "$@"
 fi
