@@ -18,49 +18,22 @@
 # (without BUILD/tests/e2e/umem-reg, the helper is compiled with $CC inside the sandbox).
 set -u
 
-e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../tap.sh
-. "$e2e_dir/../tap.sh"
-# shellcheck source=sandbox.sh
-. "$e2e_dir/sandbox.sh"
+# shellcheck source=e2e.sh
+. "$(dirname "${BASH_SOURCE[0]}")/e2e.sh"
 
-: "${PAM_MODULE:=$top_builddir/pam_rdmalimit/.libs/pam_rdmalimit.so}"
 : "${UMEM_REG:=$top_builddir/tests/e2e/umem-reg}"
-export top_srcdir top_builddir RDMALIMITS PAM_MODULE UMEM_REG
+export UMEM_REG
 
 # What must not change on the host: the files the sandbox shadows, and the places sshd, PAM
 # and syslog would write to.
-host_state() {
-	local f
-	for f in /etc/passwd /etc/group /etc/shadow /etc/gshadow; do
-		[ -e "$f" ] && sha256sum "$f"
-	done
-	find /etc/pam.d /etc/security -printf '%p %y %m %u:%g %s\n' | LC_ALL=C sort
-	find /etc/pam.d /etc/security -type f -exec sha256sum {} + | LC_ALL=C sort
-	for f in /var/log/wtmp /var/log/btmp /var/log/lastlog /run/utmp /run/sshd /run/motd.dynamic \
-		/dev/log /root/.ssh; do
-		if [ -e "$f" ] || [ -L "$f" ]; then
-			stat -c '%n %F %a %s %Y' "$f"
-		else
-			echo "$f absent"
-		fi
-	done
-}
+host_state() { sandbox_host_state /run/motd.dynamic /root/.ssh; }
 
 # ---------------------------------------------------------------------------------------------
 # Host side: check the prerequisites, record the host, run the rest in the sandbox, compare.
 if ! sandbox_inside; then
 	require_root "sshd e2e"
 	no_plan
-	missing=
-	for t in "$SANDBOX_SSHD" ssh ssh-keygen unshare prlimit setcap ss ip "$SANDBOX_PYTHON"; do
-		command -v "$t" >/dev/null || missing+=" $t"
-	done
-	[ -f "$PAM_MODULE" ] || missing+=" $PAM_MODULE"
-	if [ -n "$missing" ]; then
-		echo "Bail out! missing:$missing"
-		exit 99
-	fi
+	sandbox_require -f "$PAM_MODULE" setcap
 	sandbox_outer "/etc/passwd, group, shadow, pam.d, security, utmp/wtmp, /dev/log" "$0" "$@"
 	check "the sandbox directory $SANDBOX_DIR does not exist on the host" test ! -e "$SANDBOX_DIR"
 	done_testing
