@@ -31,17 +31,9 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # Inside the sandbox.  TAP counters go back on fd 3.
-sandbox_inner
-
 # pam_limits alone decides: no pam_rdmalimit line
 unset PAM_MODULE SANDBOX_PAM_MODULE
-if ! sandbox_start; then
-	fail "sandbox started"
-	exit 1
-fi
-ok "sandbox started in private mount, PID and network namespaces"
-tmp=$SANDBOX_DIR/t
-mkdir -m 0700 "$tmp"
+e2e_inner
 
 H=$SANDBOX_MEMLOCK_HARD
 if [ "$H" != unlimited ] && [ "$H" -lt $((4 * 1024 * 1024)) ]; then

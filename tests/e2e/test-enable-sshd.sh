@@ -53,18 +53,10 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 # Inside the sandbox.  TAP counters go back on fd 3.
-sandbox_inner
-
 # the module goes in by name, through enable: not the sandbox's own line after pam_limits
 MODULE=$PAM_MODULE
 unset PAM_MODULE SANDBOX_PAM_MODULE
-if ! sandbox_start; then
-	fail "sandbox started"
-	exit 1
-fi
-tmp=$SANDBOX_DIR/t
-mkdir -m 0700 "$tmp"
-ok "sandbox started in private mount, PID and network namespaces"
+e2e_inner
 
 # the PAM module directory: a copy with the build's module, bound over the real one (this mount
 # namespace only)

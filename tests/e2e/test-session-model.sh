@@ -21,11 +21,7 @@ if ! sandbox_inside; then
 	done_testing
 fi
 
-sandbox_inner
-
-sandbox_start || { fail "sandbox started"; exit 1; }
-tmp=$SANDBOX_DIR/t
-mkdir -m 0700 "$tmp"
+e2e_inner
 sandbox_pam_module "$PAM_MODULE" conf=/etc/security/rdmalimit.conf || { echo "Bail out! module line"; exit 1; }
 H=$SANDBOX_MEMLOCK_HARD
 KiB64=65536 M2=$((2 * 1024 * 1024)) M4=$((4 * 1024 * 1024))

@@ -42,15 +42,7 @@ fi
 # ---------------------------------------------------------------------------------------------
 # Inside the sandbox (PID 1 of a private PID namespace).  The TAP counters go back to the host
 # side on fd 3; the plan is printed there.
-sandbox_inner
-
-if ! sandbox_start; then
-	fail "sandbox started"
-	exit 1
-fi
-tmp=$SANDBOX_DIR/t
-mkdir -m 0700 "$tmp"
-ok "sandbox started in private mount, PID and network namespaces"
+e2e_inner
 if ! sandbox_pam_module "$PAM_MODULE" conf=/etc/security/rdmalimit.conf debug; then
 	echo "Bail out! cannot put $PAM_MODULE into the sandbox's sshd stack"
 	exit 1
@@ -97,12 +89,17 @@ if [ "$(id -nG e2e-member 2>&1)" = "e2e-member rdma_users" ] && id e2e-other >/d
 else
 	fail "users e2e-member (in rdma_users) and e2e-other created"
 fi
-sandbox_policy <<'EOF'
+# member_policy MEMLOCK [HARD]: a policy of one rule (line 3 of /etc/security/rdmalimit.conf):
+# memlock MEMLOCK for the group rdma_users, and hard HARD when given
+member_policy() {
+	sandbox_policy <<EOF
 version = 1;
 rules = (
-  { group = "rdma_users"; memlock = "6M"; }
+  { group = "rdma_users"; memlock = "$1";${2:+ hard = \"$2\";} }
 );
 EOF
+}
+member_policy 6M
 
 if sandbox_sshd_start; then
 	ok "sshd listening on 127.0.0.1:$SANDBOX_PORT (memlock soft $SANDBOX_SSHD_MEMLOCK_SOFT, hard $SANDBOX_SSHD_MEMLOCK_HARD)"
@@ -193,12 +190,7 @@ else
 fi
 
 # --- a policy above what sshd can give -----------------------------------------------------------
-sandbox_policy <<'EOF'
-version = 1;
-rules = (
-  { group = "rdma_users"; memlock = "16M"; }
-);
-EOF
+member_policy 16M
 mark=$(sandbox_log_mark)
 if login e2e-member "$tmp/limits" cat /proc/self/limits; then
 	ok "policy 16M > sshd's hard limit: the login still succeeds"
@@ -213,23 +205,13 @@ logged "the module warns, naming the cause (no CAP_SYS_RESOURCE) and the fix (Li
 	"$mark"
 sandbox_log_wait "pam_rdmalimit\(sshd:session\): user=e2e-member .*wanted" 1 "$mark" | sed 's/^/#   /'
 # soft and hard apart: the warning must report each.
-sandbox_policy <<'EOF'
-version = 1;
-rules = (
-  { group = "rdma_users"; memlock = "12M"; hard = "16M"; }
-);
-EOF
+member_policy 12M 16M
 mark=$(sandbox_log_mark)
 login e2e-member "$tmp/true" true
 check "policy 12M, hard 16M above sshd's hard limit: the warning says wanted soft=12M hard=16M" \
 	sandbox_log_wait "pam_rdmalimit\(sshd:session\): user=e2e-member .*wanted memlock soft=12 ?(M|MiB) hard=16 ?(M|MiB)" \
 	2 "$mark"
-sandbox_policy <<'EOF'
-version = 1;
-rules = (
-  { group = "rdma_users"; memlock = "16M"; }
-);
-EOF
+member_policy 16M
 # an interactive login (pty) shows the module's pam_info message
 mark=$(sandbox_log_mark)
 printf 'exit\n' | sandbox_ssh_tty e2e-member >"$tmp/tty" 2>&1
