@@ -116,6 +116,19 @@ login() {
 	shift 2
 	sandbox_ssh "$user" "$@" </dev/null >"$out" 2>"$out.err"
 }
+# login_ok DESC USER OUTFILE COMMAND...: ok when the login succeeds, else its stderr and the
+# end of sshd's log as diagnostics
+login_ok() {
+	local d=$1
+	shift
+	if login "$@"; then
+		ok "$d"
+	else
+		fail "$d"
+		sed 's/^/# /' "$2.err"
+		tail -n 20 "$SANDBOX_SSHD_LOG" | sed 's/^/# sshd: /'
+	fi
+}
 # expect DESC FILE EXPECTED: the file's content is EXPECTED
 expect() {
 	local got
@@ -144,13 +157,7 @@ pin_umem() {
 
 # --- 6M for members, untouched for the others ------------------------------------------------
 mark=$(sandbox_log_mark)
-if login e2e-member "$tmp/limits" cat /proc/self/limits; then
-	ok "ssh login of e2e-member works"
-else
-	fail "ssh login of e2e-member works"
-	sed 's/^/# /' "$tmp/limits.err"
-	tail -n 20 "$SANDBOX_SSHD_LOG" | sed 's/^/# sshd: /'
-fi
+login_ok "ssh login of e2e-member works" e2e-member "$tmp/limits" cat /proc/self/limits
 memlock_of "$tmp/limits" >"$tmp/m"
 expect "member of rdma_users: memlock soft 6 MiB, hard $H (sshd's, never lowered)" "$tmp/m" "$MiB6 $H"
 logged "the module logged the member's session: rule, values" \
@@ -192,12 +199,7 @@ fi
 # --- a policy above what sshd can give -----------------------------------------------------------
 member_policy 16M
 mark=$(sandbox_log_mark)
-if login e2e-member "$tmp/limits" cat /proc/self/limits; then
-	ok "policy 16M > sshd's hard limit: the login still succeeds"
-else
-	fail "policy 16M > sshd's hard limit: the login still succeeds"
-	sed 's/^/# /' "$tmp/limits.err"
-fi
+login_ok "policy 16M > sshd's hard limit: the login still succeeds" e2e-member "$tmp/limits" cat /proc/self/limits
 memlock_of "$tmp/limits" >"$tmp/m"
 expect "policy 16M: the closest value, soft = hard = $H" "$tmp/m" "$H $H"
 logged "the module warns, naming the cause (no CAP_SYS_RESOURCE) and the fix (LimitMEMLOCK=16M)" \
