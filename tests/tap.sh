@@ -1,5 +1,6 @@
 # TAP helpers for the shell tests.  Source it; call plan N (or no_plan), then ok/fail.
-# Root-only tests call require_root: they skip as a normal user, and fail under CI=true.
+# Root-only tests call require_root: they skip as a normal user, and fail under CI=true;
+# skip_all does the same for any other reason a test cannot run.
 set -u
 _tap_n=0
 _tap_failed=0
@@ -37,16 +38,32 @@ done_testing() {
 	exit $?
 }
 
-require_root() {
-	if [ "$(id -u)" != 0 ]; then
-		if [ "${CI:-}" = true ]; then
+# skip_all REASON [CI-REASON]: the whole test cannot run here: skipped (a plan of 0), but a
+# failure under CI=true, where nothing may be skipped (CI-REASON, default REASON, says why)
+skip_all() {
+	if [ "${CI:-}" = true ]; then
+		echo "1..1"
+		echo "not ok 1 - ${2:-$1}"
+		exit 1
+	fi
+	echo "1..0 # SKIP $1"
+	exit 0
+}
+
+# require_built FILE...: each FILE exists, else the test fails (make check builds them)
+require_built() {
+	local f
+	for f in "$@"; do
+		if [ ! -e "$f" ]; then
 			echo "1..1"
-			echo "not ok 1 - $1: root-only test cannot run as $(id -un) under CI"
+			echo "not ok 1 - $f is missing (make check builds it)"
 			exit 1
 		fi
-		echo "1..0 # SKIP $1: needs root"
-		exit 0
-	fi
+	done
+}
+
+require_root() {
+	[ "$(id -u)" = 0 ] || skip_all "$1: needs root" "$1: root-only test cannot run as $(id -un) under CI"
 }
 
 # Compare a file with expected text on stdin; show a diff on mismatch.

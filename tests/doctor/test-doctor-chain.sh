@@ -6,6 +6,8 @@
 # Each finding and its fix.  The policy in the tree gives `auto` = 2 GiB on any host (base 2G,
 # per-unit sizes 0, fallback 2G): the policy must be root's, so this test runs as root.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+# shellcheck source=doctor.sh
+. "$(dirname "$0")/doctor.sh"
 require_root "doctor reads the tree's policy only when root owns it"
 no_plan
 
@@ -13,19 +15,6 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 R=$T/root
 OUT=$T/out
-run() {
-	"$RDMALIMITS" --root "$R" --flavour debian doctor "$@" > "$OUT.raw" 2> "$T/err"
-	rc=$?
-	sed "s|$R/||g" "$OUT.raw" > "$OUT"
-}
-has() { grep -qF -- "$1" "$OUT"; }
-hasnt() { ! grep -qF -- "$1" "$OUT"; }
-line() {
-	local l w
-	l=$(cat "$OUT")
-	for w in "$@"; do l=$(grep -F -- "$w" <<< "$l"); done
-	[ -n "$l" ]
-}
 # the JSON finding with this id: its severity, where and fix, one per line
 json_of() {
 	python3 -c '

@@ -11,6 +11,8 @@
 # processes; /run and /etc/security/limits.d are replaced there only, the host is unchanged).
 set -u
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+# shellcheck source=doctor.sh
+. "$(dirname "$0")/doctor.sh"
 
 if [ -z "${HOSTILE_NS:-}" ]; then
 	require_root "doctor and pin-test against hostile processes"
@@ -18,15 +20,7 @@ if [ -z "${HOSTILE_NS:-}" ]; then
 	for t in unshare setpriv prlimit python3 perl ip ssh-keygen; do
 		command -v "$t" > /dev/null || missing+=" $t"
 	done
-	if [ -n "$missing" ]; then
-		if [ "${CI:-}" = true ]; then
-			echo "1..1"
-			echo "not ok 1 - missing:$missing"
-			exit 1
-		fi
-		echo "1..0 # SKIP missing:$missing"
-		exit 0
-	fi
+	[ -z "$missing" ] || skip_all "missing:$missing"
 	export HOSTILE_NS=1 RDMALIMITS
 	exec unshare --mount --propagation private --pid --fork --kill-child --mount-proc --net -- bash "$0" "$@"
 fi
@@ -58,16 +52,7 @@ wait_for() {
 	done
 	return 1
 }
-has() { grep -qF -- "$1" "$OUT"; }
-hasnt() { ! grep -qF -- "$1" "$OUT"; }
-line() {
-	local l w
-	l=$(cat "$OUT")
-	for w in "$@"; do l=$(grep -F -- "$w" <<< "$l"); done
-	[ -n "$l" ]
-}
 no_control_bytes() { ! LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]' "$1"; }
-show() { sed 's/^/#   /' "$OUT" | LC_ALL=C tr -d '\000-\010\013-\037\177'; }
 fails() { grep -c '^  FAIL' "$OUT"; }
 
 # A configured hard memlock (1 MiB: above the daemons' here, not above this process's own hard

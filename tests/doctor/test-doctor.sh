@@ -2,6 +2,8 @@
 # rdmalimits doctor against throwaway root trees: every check, passing and failing; --pid
 # on a live process of this test; a smoke run on the real system.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+# shellcheck source=doctor.sh
+. "$(dirname "$0")/doctor.sh"
 no_plan
 
 T=$(mktemp -d)
@@ -14,22 +16,6 @@ trap cleanup EXIT
 R=$T/root
 OUT=$T/out
 doc() { "$RDMALIMITS" --root "$R" --flavour debian doctor "$@"; }
-# run doctor, keep stdout in $OUT (root prefix stripped), the exit status in $rc
-run() {
-	doc "$@" > "$OUT.raw" 2> "$T/err"
-	rc=$?
-	sed "s|$R/||g" "$OUT.raw" > "$OUT"
-}
-has() { grep -qF -- "$1" "$OUT"; }
-hasnt() { ! grep -qF -- "$1" "$OUT"; }
-# check that a line with all the given words exists
-line() {
-	local l
-	l=$(cat "$OUT")
-	for w in "$@"; do l=$(grep -F -- "$w" <<< "$l"); done
-	[ -n "$l" ]
-}
-show() { sed 's/^/#   /' "$OUT"; }
 is_root() { [ "$(id -u)" = 0 ]; }
 # As another user the tree's files are not root's, which check (and doctor) report as
 # errors: then only the failing exit status can be asserted.

@@ -45,6 +45,16 @@
 #                                  subshell
 #   sandbox_leftovers              (host side, after) list host processes still naming the
 #                                  sandbox directory; false when there are none
+#   sandbox_require [-f FILE | -m WHAT | COMMAND]...
+#                                  (host side, before) bail out (exit 99), naming what is
+#                                  missing, unless the commands the sandbox runs and each
+#                                  COMMAND (a name or an executable's path) and FILE are here,
+#                                  and /etc/pam.d/sshd runs pam_limits; -m WHAT: missing too
+#                                  (a check of the caller's that failed)
+#   sandbox_host_state [-d DIR]... [PATH...]
+#                                  (host side) print what a sandboxed run must leave as it was:
+#                                  the files it shadows in /etc, the places sshd, PAM and syslog
+#                                  write to, each DIR listed and each PATH (see below)
 #   sandbox_start                  build the sandbox (see above); PAM module line from
 #                                  $SANDBOX_PAM_MODULE or $PAM_MODULE when set; installs
 #                                  traps (EXIT: sandbox_stop) unless $SANDBOX_NO_TRAP is set
@@ -126,6 +136,55 @@ sandbox_reexec() {
 	rc=$?
 	unset SANDBOX_NS
 	return $rc
+}
+
+sandbox_require() {
+	local missing= t
+	for t in "$SANDBOX_SSHD" ssh ssh-keygen unshare prlimit ss ip "$SANDBOX_PYTHON"; do
+		command -v "$t" >/dev/null || missing+=" $t"
+	done
+	while [ $# -gt 0 ]; do
+		if [ "$1" = -f ]; then
+			[ -f "$2" ] || missing+=" $2"
+			shift 2
+		elif [ "$1" = -m ]; then
+			missing+=" $2"
+			shift 2
+		else
+			command -v "$1" >/dev/null || missing+=" $1"
+			shift
+		fi
+	done
+	grep -Eq '^[[:space:]]*session[[:space:]].*pam_limits\.so' /etc/pam.d/sshd 2>/dev/null ||
+		missing+=" an /etc/pam.d/sshd with pam_limits"
+	if [ -n "$missing" ]; then
+		echo "Bail out! missing:$missing"
+		exit 99
+	fi
+}
+
+# sandbox_host_state [-d DIR]... [PATH...]: the hashes of /etc/passwd, group, shadow, gshadow
+# and of every file under /etc/pam.d and /etc/security; the listing (type, mode, owner, size)
+# of those two directories and of each DIR; the type, mode, size and time (or absence) of
+# wtmp, btmp, lastlog, utmp, /run/sshd, /dev/log and each PATH.  For a test's host_state.
+sandbox_host_state() {
+	local dirs=(/etc/pam.d /etc/security) f
+	while [ "${1:-}" = -d ]; do
+		dirs+=("$2")
+		shift 2
+	done
+	for f in /etc/passwd /etc/group /etc/shadow /etc/gshadow; do
+		[ -e "$f" ] && sha256sum "$f"
+	done
+	find "${dirs[@]}" -printf '%p %y %m %u:%g %s\n' | LC_ALL=C sort
+	find /etc/pam.d /etc/security -type f -exec sha256sum {} + | LC_ALL=C sort
+	for f in /var/log/wtmp /var/log/btmp /var/log/lastlog /run/utmp /run/sshd /dev/log "$@"; do
+		if [ -e "$f" ] || [ -L "$f" ]; then
+			stat -c '%n %F %a %s %Y' "$f"
+		else
+			echo "$f absent"
+		fi
+	done
 }
 
 # sandbox_outer LABEL SCRIPT ARGS...: the host side of a sandboxed test.  Runs SCRIPT again in

@@ -15,61 +15,25 @@
 # Root only (skips as a normal user, fails under CI=true).  Run by `make check`.
 set -u
 
-e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../tap.sh
-. "$e2e_dir/../tap.sh"
-# shellcheck source=sandbox.sh
-. "$e2e_dir/sandbox.sh"
-export top_srcdir top_builddir RDMALIMITS
+# shellcheck source=e2e.sh
+. "$(dirname "${BASH_SOURCE[0]}")/e2e.sh"
 
-host_state() {
-	local f
-	for f in /etc/passwd /etc/group /etc/shadow /etc/gshadow; do
-		[ -e "$f" ] && sha256sum "$f"
-	done
-	find /etc/pam.d /etc/security -printf '%p %y %m %u:%g %s\n' | LC_ALL=C sort
-	find /etc/pam.d /etc/security -type f -exec sha256sum {} + | LC_ALL=C sort
-	for f in /var/log/wtmp /var/log/btmp /var/log/lastlog /run/utmp /run/sshd /dev/log; do
-		if [ -e "$f" ] || [ -L "$f" ]; then
-			stat -c '%n %F %a %s %Y' "$f"
-		else
-			echo "$f absent"
-		fi
-	done
-}
+host_state() { sandbox_host_state; }
 
 # ---------------------------------------------------------------------------------------------
 if ! sandbox_inside; then
 	require_root "check sshd e2e"
 	no_plan
-	missing=
-	for t in "$SANDBOX_SSHD" ssh ssh-keygen unshare prlimit ss ip "$SANDBOX_PYTHON"; do
-		command -v "$t" >/dev/null || missing+=" $t"
-	done
-	[ -x "$RDMALIMITS" ] || missing+=" $RDMALIMITS"
-	grep -Eq '^[[:space:]]*session[[:space:]].*pam_limits\.so' /etc/pam.d/sshd 2>/dev/null ||
-		missing+=" an /etc/pam.d/sshd with pam_limits"
-	if [ -n "$missing" ]; then
-		echo "Bail out! missing:$missing"
-		exit 99
-	fi
+	sandbox_require "$RDMALIMITS"
 	sandbox_outer "/etc/passwd, group, shadow, pam.d, security, utmp/wtmp, /dev/log" "$0" "$@"
 	done_testing
 fi
 
 # ---------------------------------------------------------------------------------------------
 # Inside the sandbox.  TAP counters go back on fd 3.
-sandbox_inner
-
 # pam_limits alone decides: no pam_rdmalimit line
 unset PAM_MODULE SANDBOX_PAM_MODULE
-if ! sandbox_start; then
-	fail "sandbox started"
-	exit 1
-fi
-ok "sandbox started in private mount, PID and network namespaces"
-tmp=$SANDBOX_DIR/t
-mkdir -m 0700 "$tmp"
+e2e_inner
 
 H=$SANDBOX_MEMLOCK_HARD
 if [ "$H" != unlimited ] && [ "$H" -lt $((4 * 1024 * 1024)) ]; then

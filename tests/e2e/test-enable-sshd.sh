@@ -16,14 +16,8 @@
 # Root only.  Run by `make check` (top_srcdir, top_builddir, RDMALIMITS, PAM_MODULE exported).
 set -u
 
-e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../tap.sh
-. "$e2e_dir/../tap.sh"
-# shellcheck source=sandbox.sh
-. "$e2e_dir/sandbox.sh"
-
-: "${PAM_MODULE:=$top_builddir/pam_rdmalimit/.libs/pam_rdmalimit.so}"
-export top_srcdir top_builddir RDMALIMITS PAM_MODULE
+# shellcheck source=e2e.sh
+. "$(dirname "${BASH_SOURCE[0]}")/e2e.sh"
 
 # where this system's libpam loads modules from: next to pam_unix.so
 secdir() {
@@ -39,70 +33,30 @@ secdir() {
 	return 1
 }
 
-host_state() {
-	local f
-	for f in /etc/passwd /etc/group /etc/shadow; do
-		[ -e "$f" ] && sha256sum "$f"
-	done
-	find /etc/pam.d /etc/security "$(secdir)" -printf '%p %y %m %u:%g %s\n' | LC_ALL=C sort
-	find /etc/pam.d /etc/security -type f -exec sha256sum {} + | LC_ALL=C sort
-	for f in /var/log/wtmp /var/log/btmp /var/log/lastlog /run/utmp /run/sshd /dev/log /run/rdmalimit; do
-		if [ -e "$f" ] || [ -L "$f" ]; then
-			stat -c '%n %F %a %s %Y' "$f"
-		else
-			echo "$f absent"
-		fi
-	done
-}
+host_state() { sandbox_host_state -d "$(secdir)" /run/rdmalimit; }
 
 # ---------------------------------------------------------------------------------------------
 if ! sandbox_inside; then
 	require_root "enable e2e"
 	# enable writes the module's line without conf=: the module reads SYSCONFDIR/security, which
 	# the sandbox covers only for /etc
-	if [ "${MODULE_SYSCONFDIR:-/etc}" != /etc ]; then
-		why="the module reads its policy from $MODULE_SYSCONFDIR/security; this test needs a build configured with --sysconfdir=/etc (./run configures so)"
-		if [ "${CI:-}" = true ]; then
-			echo "1..1"
-			echo "not ok 1 - $why"
-			exit 1
-		fi
-		echo "1..0 # SKIP $why"
-		exit 0
-	fi
+	[ "${MODULE_SYSCONFDIR:-/etc}" = /etc ] ||
+		skip_all "the module reads its policy from $MODULE_SYSCONFDIR/security; this test needs a build configured with --sysconfdir=/etc (./run configures so)"
 	no_plan
-	missing=
-	for t in "$SANDBOX_SSHD" ssh ssh-keygen unshare prlimit ss ip "$SANDBOX_PYTHON"; do
-		command -v "$t" >/dev/null || missing+=" $t"
-	done
-	[ -f "$PAM_MODULE" ] || missing+=" $PAM_MODULE"
-	[ -x "$RDMALIMITS" ] || missing+=" $RDMALIMITS"
-	secdir >/dev/null || missing+=" pam_unix.so"
-	grep -q 'pam-auth-update' /etc/pam.d/common-session 2>/dev/null || missing+=" a pam-auth-update common-session"
-	grep -Eq '^[[:space:]]*session[[:space:]].*pam_limits\.so' /etc/pam.d/sshd 2>/dev/null ||
-		missing+=" Debian's /etc/pam.d/sshd"
-	if [ -n "$missing" ]; then
-		echo "Bail out! missing:$missing"
-		exit 99
-	fi
+	need=(-f "$PAM_MODULE" "$RDMALIMITS")
+	secdir >/dev/null || need+=(-m pam_unix.so)
+	grep -q 'pam-auth-update' /etc/pam.d/common-session 2>/dev/null || need+=(-m "a pam-auth-update common-session")
+	sandbox_require "${need[@]}"
 	sandbox_outer "/etc/pam.d, /etc/security, PAM module directory, utmp/wtmp, /dev/log" "$0" "$@"
 	done_testing
 fi
 
 # ---------------------------------------------------------------------------------------------
 # Inside the sandbox.  TAP counters go back on fd 3.
-sandbox_inner
-
 # the module goes in by name, through enable: not the sandbox's own line after pam_limits
 MODULE=$PAM_MODULE
 unset PAM_MODULE SANDBOX_PAM_MODULE
-if ! sandbox_start; then
-	fail "sandbox started"
-	exit 1
-fi
-tmp=$SANDBOX_DIR/t
-mkdir -m 0700 "$tmp"
-ok "sandbox started in private mount, PID and network namespaces"
+e2e_inner
 
 # the PAM module directory: a copy with the build's module, bound over the real one (this mount
 # namespace only)

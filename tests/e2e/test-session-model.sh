@@ -10,30 +10,18 @@
 # In the e2e sandbox (tests/e2e/sandbox.sh); root only, runs under CI=true.
 set -u
 
-e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../tap.sh
-. "$e2e_dir/../tap.sh"
-# shellcheck source=sandbox.sh
-. "$e2e_dir/sandbox.sh"
-
-: "${PAM_MODULE:=$top_builddir/pam_rdmalimit/.libs/pam_rdmalimit.so}"
-export top_srcdir top_builddir RDMALIMITS PAM_MODULE
+# shellcheck source=e2e.sh
+. "$(dirname "${BASH_SOURCE[0]}")/e2e.sh"
 
 if ! sandbox_inside; then
 	require_root "session model e2e"
 	no_plan
-	for t in "$SANDBOX_SSHD" ssh ssh-keygen unshare prlimit python3; do
-		command -v "$t" >/dev/null || { echo "Bail out! missing $t"; exit 99; }
-	done
+	sandbox_require python3
 	sandbox_outer "" "$0" "$@"
 	done_testing
 fi
 
-sandbox_inner
-
-sandbox_start || { fail "sandbox started"; exit 1; }
-tmp=$SANDBOX_DIR/t
-mkdir -m 0700 "$tmp"
+e2e_inner
 sandbox_pam_module "$PAM_MODULE" conf=/etc/security/rdmalimit.conf || { echo "Bail out! module line"; exit 1; }
 H=$SANDBOX_MEMLOCK_HARD
 KiB64=65536 M2=$((2 * 1024 * 1024)) M4=$((4 * 1024 * 1024))

@@ -18,15 +18,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ "${1:-}" != --in-netns ]; then
 	require_root "a single-node Slurm"
 	for t in munged slurmctld slurmd srun scontrol sinfo unshare prlimit python3; do
-		if ! command -v "$t" >/dev/null; then
-			if [ "${CI:-}" = true ]; then
-				echo "1..1"
-				echo "not ok 1 - $t is missing (Debian: slurmctld slurmd slurm-client munge)"
-				exit 1
-			fi
-			echo "1..0 # SKIP $t is missing (Debian: slurmctld slurmd slurm-client munge)"
-			exit 0
-		fi
+		command -v "$t" >/dev/null || skip_all "$t is missing (Debian: slurmctld slurmd slurm-client munge)"
 	done
 	exec unshare --net -- "$BASH" "$0" --in-netns
 fi

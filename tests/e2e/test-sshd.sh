@@ -18,49 +18,22 @@
 # (without BUILD/tests/e2e/umem-reg, the helper is compiled with $CC inside the sandbox).
 set -u
 
-e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=../tap.sh
-. "$e2e_dir/../tap.sh"
-# shellcheck source=sandbox.sh
-. "$e2e_dir/sandbox.sh"
+# shellcheck source=e2e.sh
+. "$(dirname "${BASH_SOURCE[0]}")/e2e.sh"
 
-: "${PAM_MODULE:=$top_builddir/pam_rdmalimit/.libs/pam_rdmalimit.so}"
 : "${UMEM_REG:=$top_builddir/tests/e2e/umem-reg}"
-export top_srcdir top_builddir RDMALIMITS PAM_MODULE UMEM_REG
+export UMEM_REG
 
 # What must not change on the host: the files the sandbox shadows, and the places sshd, PAM
 # and syslog would write to.
-host_state() {
-	local f
-	for f in /etc/passwd /etc/group /etc/shadow /etc/gshadow; do
-		[ -e "$f" ] && sha256sum "$f"
-	done
-	find /etc/pam.d /etc/security -printf '%p %y %m %u:%g %s\n' | LC_ALL=C sort
-	find /etc/pam.d /etc/security -type f -exec sha256sum {} + | LC_ALL=C sort
-	for f in /var/log/wtmp /var/log/btmp /var/log/lastlog /run/utmp /run/sshd /run/motd.dynamic \
-		/dev/log /root/.ssh; do
-		if [ -e "$f" ] || [ -L "$f" ]; then
-			stat -c '%n %F %a %s %Y' "$f"
-		else
-			echo "$f absent"
-		fi
-	done
-}
+host_state() { sandbox_host_state /run/motd.dynamic /root/.ssh; }
 
 # ---------------------------------------------------------------------------------------------
 # Host side: check the prerequisites, record the host, run the rest in the sandbox, compare.
 if ! sandbox_inside; then
 	require_root "sshd e2e"
 	no_plan
-	missing=
-	for t in "$SANDBOX_SSHD" ssh ssh-keygen unshare prlimit setcap ss ip "$SANDBOX_PYTHON"; do
-		command -v "$t" >/dev/null || missing+=" $t"
-	done
-	[ -f "$PAM_MODULE" ] || missing+=" $PAM_MODULE"
-	if [ -n "$missing" ]; then
-		echo "Bail out! missing:$missing"
-		exit 99
-	fi
+	sandbox_require -f "$PAM_MODULE" setcap
 	sandbox_outer "/etc/passwd, group, shadow, pam.d, security, utmp/wtmp, /dev/log" "$0" "$@"
 	check "the sandbox directory $SANDBOX_DIR does not exist on the host" test ! -e "$SANDBOX_DIR"
 	done_testing
@@ -69,15 +42,7 @@ fi
 # ---------------------------------------------------------------------------------------------
 # Inside the sandbox (PID 1 of a private PID namespace).  The TAP counters go back to the host
 # side on fd 3; the plan is printed there.
-sandbox_inner
-
-if ! sandbox_start; then
-	fail "sandbox started"
-	exit 1
-fi
-tmp=$SANDBOX_DIR/t
-mkdir -m 0700 "$tmp"
-ok "sandbox started in private mount, PID and network namespaces"
+e2e_inner
 if ! sandbox_pam_module "$PAM_MODULE" conf=/etc/security/rdmalimit.conf debug; then
 	echo "Bail out! cannot put $PAM_MODULE into the sandbox's sshd stack"
 	exit 1
@@ -124,12 +89,17 @@ if [ "$(id -nG e2e-member 2>&1)" = "e2e-member rdma_users" ] && id e2e-other >/d
 else
 	fail "users e2e-member (in rdma_users) and e2e-other created"
 fi
-sandbox_policy <<'EOF'
+# member_policy MEMLOCK [HARD]: a policy of one rule (line 3 of /etc/security/rdmalimit.conf):
+# memlock MEMLOCK for the group rdma_users, and hard HARD when given
+member_policy() {
+	sandbox_policy <<EOF
 version = 1;
 rules = (
-  { group = "rdma_users"; memlock = "6M"; }
+  { group = "rdma_users"; memlock = "$1";${2:+ hard = \"$2\";} }
 );
 EOF
+}
+member_policy 6M
 
 if sandbox_sshd_start; then
 	ok "sshd listening on 127.0.0.1:$SANDBOX_PORT (memlock soft $SANDBOX_SSHD_MEMLOCK_SOFT, hard $SANDBOX_SSHD_MEMLOCK_HARD)"
@@ -145,6 +115,19 @@ login() {
 	local user=$1 out=$2
 	shift 2
 	sandbox_ssh "$user" "$@" </dev/null >"$out" 2>"$out.err"
+}
+# login_ok DESC USER OUTFILE COMMAND...: ok when the login succeeds, else its stderr and the
+# end of sshd's log as diagnostics
+login_ok() {
+	local d=$1
+	shift
+	if login "$@"; then
+		ok "$d"
+	else
+		fail "$d"
+		sed 's/^/# /' "$2.err"
+		tail -n 20 "$SANDBOX_SSHD_LOG" | sed 's/^/# sshd: /'
+	fi
 }
 # expect DESC FILE EXPECTED: the file's content is EXPECTED
 expect() {
@@ -174,13 +157,7 @@ pin_umem() {
 
 # --- 6M for members, untouched for the others ------------------------------------------------
 mark=$(sandbox_log_mark)
-if login e2e-member "$tmp/limits" cat /proc/self/limits; then
-	ok "ssh login of e2e-member works"
-else
-	fail "ssh login of e2e-member works"
-	sed 's/^/# /' "$tmp/limits.err"
-	tail -n 20 "$SANDBOX_SSHD_LOG" | sed 's/^/# sshd: /'
-fi
+login_ok "ssh login of e2e-member works" e2e-member "$tmp/limits" cat /proc/self/limits
 memlock_of "$tmp/limits" >"$tmp/m"
 expect "member of rdma_users: memlock soft 6 MiB, hard $H (sshd's, never lowered)" "$tmp/m" "$MiB6 $H"
 logged "the module logged the member's session: rule, values" \
@@ -220,19 +197,9 @@ else
 fi
 
 # --- a policy above what sshd can give -----------------------------------------------------------
-sandbox_policy <<'EOF'
-version = 1;
-rules = (
-  { group = "rdma_users"; memlock = "16M"; }
-);
-EOF
+member_policy 16M
 mark=$(sandbox_log_mark)
-if login e2e-member "$tmp/limits" cat /proc/self/limits; then
-	ok "policy 16M > sshd's hard limit: the login still succeeds"
-else
-	fail "policy 16M > sshd's hard limit: the login still succeeds"
-	sed 's/^/# /' "$tmp/limits.err"
-fi
+login_ok "policy 16M > sshd's hard limit: the login still succeeds" e2e-member "$tmp/limits" cat /proc/self/limits
 memlock_of "$tmp/limits" >"$tmp/m"
 expect "policy 16M: the closest value, soft = hard = $H" "$tmp/m" "$H $H"
 logged "the module warns, naming the cause (no CAP_SYS_RESOURCE) and the fix (LimitMEMLOCK=16M)" \
@@ -240,23 +207,13 @@ logged "the module warns, naming the cause (no CAP_SYS_RESOURCE) and the fix (Li
 	"$mark"
 sandbox_log_wait "pam_rdmalimit\(sshd:session\): user=e2e-member .*wanted" 1 "$mark" | sed 's/^/#   /'
 # soft and hard apart: the warning must report each.
-sandbox_policy <<'EOF'
-version = 1;
-rules = (
-  { group = "rdma_users"; memlock = "12M"; hard = "16M"; }
-);
-EOF
+member_policy 12M 16M
 mark=$(sandbox_log_mark)
 login e2e-member "$tmp/true" true
 check "policy 12M, hard 16M above sshd's hard limit: the warning says wanted soft=12M hard=16M" \
 	sandbox_log_wait "pam_rdmalimit\(sshd:session\): user=e2e-member .*wanted memlock soft=12 ?(M|MiB) hard=16 ?(M|MiB)" \
 	2 "$mark"
-sandbox_policy <<'EOF'
-version = 1;
-rules = (
-  { group = "rdma_users"; memlock = "16M"; }
-);
-EOF
+member_policy 16M
 # an interactive login (pty) shows the module's pam_info message
 mark=$(sandbox_log_mark)
 printf 'exit\n' | sandbox_ssh_tty e2e-member >"$tmp/tty" 2>&1

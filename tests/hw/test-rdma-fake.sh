@@ -10,27 +10,18 @@ set -u
 
 # shellcheck source=../tap.sh
 . "$(dirname "$0")/../tap.sh"
+# shellcheck source=../lib/fakesys.sh
+. "$top_srcdir/tests/lib/fakesys.sh"
 HW_DUMP=$top_builddir/tests/hw/hw-dump
 FAKE_IBVERBS_DIR=$top_builddir/tests/fake-ibverbs/lib
 # value KEY FILE: the value of a KEY=VALUE line of hw-dump output
 value() { sed -n "s/^$1=//p" "$2"; }
 
 if [ "${RDMALIMIT_RDMA_TEST_INNER:-}" != 1 ]; then
-	if [ "$(id -u)" != 0 ] || ! unshare -m true 2>/dev/null; then
-		if [ "${CI:-}" = true ]; then
-			echo "1..1"
-			echo "not ok 1 - RDMA probe tests need root and unshare -m (CI)"
-			exit 1
-		fi
-		echo "1..0 # SKIP RDMA probe tests need root and unshare -m"
-		exit 0
-	fi
-	FAKESYS_HOST_MNTNS=$(readlink /proc/self/ns/mnt)
-	export FAKESYS_HOST_MNTNS RDMALIMIT_RDMA_TEST_INNER=1 top_srcdir top_builddir
-	exec unshare -m --propagation private "$BASH" "$0" "$@"
+	require_root "RDMA probe tests"
+	export RDMALIMIT_RDMA_TEST_INNER=1
+	fakesys_unshare -m --propagation private -- "$BASH" "$0" "$@"
 fi
-# shellcheck source=../lib/fakesys.sh
-. "$top_srcdir/tests/lib/fakesys.sh"
 
 tmp=$(mktemp -d)
 trap 'fakesys_reset; rm -rf "$tmp"' EXIT

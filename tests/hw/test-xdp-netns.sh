@@ -17,15 +17,7 @@ FAKE_IBVERBS_DIR=$top_builddir/tests/fake-ibverbs/lib
 # value KEY FILE: the value of a KEY=VALUE line of hw-dump output
 value() { sed -n "s/^$1=//p" "$2"; }
 
-if [ "$(id -u)" != 0 ]; then
-	if [ "${CI:-}" = true ]; then
-		echo "1..1"
-		echo "not ok 1 - root-only test cannot run as non-root under CI"
-		exit 1
-	fi
-	echo "1..0 # SKIP not root"
-	exit 0
-fi
+require_root "AF_XDP probe in a network namespace"
 
 ns=rdmalimit-hw-$$-$RANDOM
 tmp=$(mktemp -d)

@@ -9,6 +9,12 @@
 # inside tests/e2e/sandbox.sh, SANDBOX_HOST_MNTNS.
 #
 # Functions
+#   fakesys_unshare OPTION... -- COMMAND...
+#                             (host side, before the namespaces) run COMMAND, in place of this
+#                             shell, in the namespaces of `unshare OPTION...`, with
+#                             FAKESYS_HOST_MNTNS (this namespace), top_srcdir and top_builddir
+#                             exported; where unshare OPTION... is not permitted the whole test
+#                             is skipped, or fails under CI=true (skip_all of tests/tap.sh)
 #   fakesys_rdma SPEC...      replace /sys/class/infiniband by the devices SPEC... (none: an
 #                             empty directory).  SPEC = DEV:PORT[,PORT...] (or DEV: for a
 #                             device without ports), PORT = STATE[/LL] for ports 1, 2, ...
@@ -36,6 +42,19 @@
 #   for the mounts are made, and removed right after.
 
 _fakesys_phys_mounts=()
+
+fakesys_unshare() {
+	local opts=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		opts+=("$1")
+		shift
+	done
+	shift
+	unshare "${opts[@]}" true 2>/dev/null || skip_all "unshare ${opts[*]} is not permitted here"
+	FAKESYS_HOST_MNTNS=$(readlink /proc/self/ns/mnt)
+	export FAKESYS_HOST_MNTNS top_srcdir top_builddir
+	exec unshare "${opts[@]}" "$@"
+}
 
 _fakesys_msg() { echo "fakesys: $*" >&2; }
 

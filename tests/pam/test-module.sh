@@ -23,6 +23,8 @@ set -u
 
 # shellcheck source=tests/tap.sh
 . "$(dirname "$0")/../tap.sh"
+# shellcheck source=tests/lib/fakesys.sh
+. "$top_srcdir/tests/lib/fakesys.sh"
 
 : "${PAM_MODULE:=$top_builddir/pam_rdmalimit/.libs/pam_rdmalimit.so}"
 PAM_RUN=$top_builddir/tests/pam/pam-run
@@ -35,29 +37,13 @@ SUPP=$top_srcdir/tests/pam/valgrind.supp
 # Outside: check what is needed, then re-run this script in the namespaces.
 if [ "${RDMALIMIT_PAM_TEST_INNER:-}" != 1 ]; then
 	require_root "pam_rdmalimit module tests"
-	for f in "$PAM_MODULE" "$PAM_RUN" "$DLOPEN_MODULE" "$FAKE_DIR/libibverbs.so.1"; do
-		if [ ! -e "$f" ]; then
-			echo "1..1"
-			echo "not ok 1 - $f is missing (make check builds it)"
-			exit 1
-		fi
-	done
-	if ! unshare --mount --net true 2>/dev/null; then
-		if [ "${CI:-}" = true ]; then
-			echo "1..1"
-			echo "not ok 1 - unshare --mount --net is not permitted here"
-			exit 1
-		fi
-		echo "1..0 # SKIP unshare --mount --net is not permitted here"
-		exit 0
-	fi
-	FAKESYS_HOST_MNTNS=$(readlink /proc/self/ns/mnt)
-	export RDMALIMIT_PAM_TEST_INNER=1 PAM_MODULE top_srcdir top_builddir FAKESYS_HOST_MNTNS
+	require_built "$PAM_MODULE" "$PAM_RUN" "$DLOPEN_MODULE" "$FAKE_DIR/libibverbs.so.1"
+	export RDMALIMIT_PAM_TEST_INNER=1 PAM_MODULE
 	if command -v capsh >/dev/null; then
 		# capsh -- ARGS runs /bin/bash ARGS with cap_sys_resource out of the bounding set
-		exec unshare --mount --net capsh --drop=cap_sys_resource -- "$0"
+		fakesys_unshare --mount --net -- capsh --drop=cap_sys_resource -- "$0"
 	fi
-	exec unshare --mount --net "$BASH" "$0"
+	fakesys_unshare --mount --net -- "$BASH" "$0"
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -146,8 +132,6 @@ done
 mount -t sysfs rdmalimit-sysfs /sys || bail "cannot mount sysfs in the network namespace"
 # RDMA devices are made in this namespace's sysfs (tests/lib/fakesys.sh): the module counts
 # ports from sysfs and never loads libibverbs
-# shellcheck source=../lib/fakesys.sh
-. "$top_srcdir/tests/lib/fakesys.sh"
 
 # The hard limit, and CAP_SYS_RESOURCE (bit 24 of CapEff).
 hard_kib=$(ulimit -H -l)

@@ -8,15 +8,7 @@
 
 ANSIBLE_DIR=$top_srcdir/contrib/ansible
 
-if ! command -v ansible-playbook >/dev/null 2>&1; then
-	if [ "${CI:-}" = true ]; then
-		echo "1..1"
-		echo "not ok 1 - ansible-playbook is missing (Debian: apt-get install ansible)"
-		exit 1
-	fi
-	echo "1..0 # SKIP ansible-playbook is missing (Debian: apt-get install ansible)"
-	exit 0
-fi
+command -v ansible-playbook >/dev/null 2>&1 || skip_all "ansible-playbook is missing (Debian: apt-get install ansible)"
 no_plan
 
 T=$(mktemp -d)

@@ -73,14 +73,21 @@ is() {
 	fi
 }
 
+# missing_words "WORD..." "HAVE...": each WORD that is not among HAVE, a space before each
+missing_words() {
+	local have=" $2 " w out=
+	for w in $1; do
+		[[ $have == *" $w "* ]] || out+=" $w"
+	done
+	printf '%s' "$out"
+}
+
 # has DESC "WORD..." WORD...: every expected word is among the candidates
 has() {
-	local desc=$1 exp=$2 e missing=
+	local desc=$1 exp=$2 missing
 	shift 2
 	complete_words "$@"
-	for e in $exp; do
-		[[ " $got " == *" $e "* ]] || missing+=" $e"
-	done
+	missing=$(missing_words "$exp" "$got")
 	if [ -z "$missing" ]; then
 		ok "$mode: $desc"
 	else
@@ -136,10 +143,8 @@ suite() {
 			is "options of '$name' match '$name --help'" "$opts" rdmalimits "$name" -
 		done < <(table)
 		is "the global options are those every command's --help lists" "$(global_options)" rdmalimits -
-		local o missing=''
-		for o in $(value_options); do
-			[[ " $_rdmalimits_arg_opts " == *" $o "* ]] || missing+=" $o"
-		done
+		local missing
+		missing=$(missing_words "$(value_options)" "$_rdmalimits_arg_opts")
 		if [ -z "$missing" ]; then
 			ok "$mode: every option --help shows with a value completes a value"
 		else

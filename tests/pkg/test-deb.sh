@@ -14,16 +14,6 @@ DEB_DIR=${PKG_DEB_DIR:-$top_builddir/tests/pkg/debs}
 BUILD=${PKG_BUILD:-}
 [ "${CI:-}" = true ] && BUILD=${PKG_BUILD:-1}
 
-skip_all() {
-	if [ "${CI:-}" = true ]; then
-		echo "1..1"
-		echo "not ok 1 - $*"
-		exit 1
-	fi
-	echo "1..0 # SKIP $*"
-	exit 0
-}
-
 command -v dpkg-deb >/dev/null 2>&1 || skip_all "dpkg-deb is missing (not a Debian system)"
 ARCH=$(dpkg --print-architecture)
 MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch 2>/dev/null)

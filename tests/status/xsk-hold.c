@@ -12,66 +12,30 @@
  *                            still register under this process's soft limit; prints "max BYTES"
  *   xsk-hold try SIZE        register SIZE once: "ok" or "errno=NAME"
  *
- * SIZE: bytes, or a number with K or M (powers of 1024), a multiple of the page size.
+ * SIZE: bytes, or a number with K, M or G (powers of 1024), a multiple of the page size.
  * Exit status: 0 ok, 1 refused, 2 usage or setup error.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1 /* strerrorname_np */
 #endif
-#include <errno.h>
 #include <inttypes.h>
-#include <linux/if_xdp.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-#ifndef SOL_XDP
-#define SOL_XDP 283
-#endif
-
-static const char *errname(int e) {
-        const char *n = strerrorname_np(e);
-        return n ? n : "unknown";
-}
-
-static int parse_size(const char *s, uint64_t *ret) {
-        uint64_t v = 0, mul = 1;
-        const char *p = s;
-        if (*p < '0' || *p > '9')
-                return -EINVAL;
-        for (; *p >= '0' && *p <= '9'; p++) {
-                if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
-                        return -ERANGE;
-                v = v * 10 + (uint64_t)(*p - '0');
-        }
-        if (*p == 'K')
-                mul = 1ull << 10, p++;
-        else if (*p == 'M')
-                mul = 1ull << 20, p++;
-        if (*p || v > UINT64_MAX / mul)
-                return -EINVAL;
-        *ret = v * mul;
-        return 0;
-}
+#include "../lib/xsk-umem.h"
 
 /* Register len bytes at buf on a new socket: the socket (kept), or -errno. */
 static int reg(void *buf, uint64_t len) {
-        int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+        int fd = xsk_socket(), r;
         if (fd < 0)
-                return -errno;
-        struct xdp_umem_reg r = { .addr = (uintptr_t)buf, .len = len, .chunk_size = 4096, .headroom = 0 };
-        if (setsockopt(fd, SOL_XDP, XDP_UMEM_REG, &r, sizeof r) < 0) {
-                int e = errno;
+                return fd;
+        r = xsk_umem_reg(fd, buf, len);
+        if (r < 0) {
                 close(fd);
-                return -e;
+                return r;
         }
         return fd;
 }
@@ -88,7 +52,7 @@ int main(int argc, char **argv) {
                 void *buf = mmap(NULL, (size_t)(ps << 15), PROT_READ | PROT_WRITE,
                                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
                 if (buf == MAP_FAILED) {
-                        printf("mmap errno=%s\n", errname(errno));
+                        printf("mmap errno=%s\n", xsk_errname(errno));
                         return 2;
                 }
                 for (int k = 15; k >= 0; k--) {
@@ -96,26 +60,26 @@ int main(int argc, char **argv) {
                         if (fd >= 0)
                                 total += ps << k;
                         else if (fd != -ENOBUFS) {
-                                printf("errno=%s\n", errname(-fd));
+                                printf("errno=%s\n", xsk_errname(-fd));
                                 return 2;
                         }
                 }
                 printf("max %" PRIu64 "\n", total);
                 return 0;
         }
-        if (argc < 3 || parse_size(argv[2], &size) < 0 || size == 0 || size % ps)
+        if (argc < 3 || xsk_parse_size(argv[2], &size) < 0 || size == 0 || size % ps)
                 goto usage;
-        if (argc == 4 && (parse_size(argv[3], &n) < 0 || n == 0 || n > 64))
+        if (argc == 4 && (xsk_parse_size(argv[3], &n) < 0 || n == 0 || n > 64))
                 goto usage;
         void *buf = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (buf == MAP_FAILED) {
-                printf("mmap errno=%s\n", errname(errno));
+                printf("mmap errno=%s\n", xsk_errname(errno));
                 return 2;
         }
         if (strcmp(argv[1], "try") == 0 && argc == 3) {
                 int fd = reg(buf, size);
                 if (fd < 0) {
-                        printf("errno=%s\n", errname(-fd));
+                        printf("errno=%s\n", xsk_errname(-fd));
                         return 1;
                 }
                 printf("ok\n");
@@ -128,7 +92,7 @@ int main(int argc, char **argv) {
                 struct stat st;
                 int fd = reg(buf, size);
                 if (fd < 0) {
-                        printf(" errno=%s\n", errname(-fd));
+                        printf(" errno=%s\n", xsk_errname(-fd));
                         return 1;
                 }
                 if (fstat(fd, &st) == 0)

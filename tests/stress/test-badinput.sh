@@ -11,17 +11,10 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 export LC_ALL=C
 no_plan
+# shellcheck source=stress.sh
+. "$(dirname "$0")/stress.sh"
 
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-R=$T/root
-D=$R/etc/security/limits.d
-F=$D/zz-rdmalimits.conf
-
-mkdir -p "$D" "$R/proc/1"
-printf 'root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n' > "$R/etc/passwd"
-printf 'root:x:0:\nrdma_users:x:2000:alice\n' > "$R/etc/group"
-printf '*\tsoft\tmemlock\t8192\n*\thard\tmemlock\t8192\n' > "$R/etc/security/limits.conf"
+stress_tree
 "$RDMALIMITS" --root "$R" --flavour debian apply @rdma_users 1G > /dev/null 2>&1
 "$RDMALIMITS" --root "$R" --flavour debian apply alice --soft 1G --hard 2G > /dev/null 2>&1
 check "set-up: the drop-in exists" test -f "$F"

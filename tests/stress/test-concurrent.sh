@@ -4,14 +4,9 @@
 # removed is gone, the file parses and keeps its marker, no temporary file is left.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 no_plan
-
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-R=$T/root
-D=$R/etc/security/limits.d
-F=$D/zz-rdmalimits.conf
+# shellcheck source=stress.sh
+. "$(dirname "$0")/stress.sh"
 N=${STRESS_N:-50}
-MARKER="# rdmalimits: managed file; change it with 'rdmalimits apply' and 'rdmalimits remove'."
 rl() { "$RDMALIMITS" --root "$R" --flavour debian "$@"; }
 
 mkroot() {

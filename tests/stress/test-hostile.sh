@@ -8,22 +8,15 @@
 # files owned by another user, devices: root only (skips as a normal user, fails under CI)
 require_root "test-hostile"
 no_plan
-
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-R=$T/root
+# shellcheck source=stress.sh
+. "$(dirname "$0")/stress.sh"
 S=$R/etc/security
-D=$S/limits.d
-F=$D/zz-rdmalimits.conf
-MARKER="# rdmalimits: managed file; change it with 'rdmalimits apply' and 'rdmalimits remove'."
 TIMEOUT=${HOSTILE_TIMEOUT:-10}
 
 mkroot() {
 	rm -rf "$R"
-	mkdir -p "$D" "$R/proc/1" "$R/dev"
-	printf 'root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n' > "$R/etc/passwd"
-	printf 'root:x:0:\nrdma_users:x:2000:alice\n' > "$R/etc/group"
-	printf '*\tsoft\tmemlock\t8192\n*\thard\tmemlock\t8192\n' > "$S/limits.conf"
+	stress_tree
+	mkdir "$R/dev"
 	printf 'Limit                     Soft Limit           Hard Limit           Units     \nMax locked memory         65536                8388608              bytes     \n' > "$R/proc/1/limits"
 	printf 'version = 1;\nrules = ( { user = "alice"; memlock = "1G"; } );\n' > "$S/rdmalimit.conf"
 	chmod 0755 "$R" "$R/etc" "$S" "$D"

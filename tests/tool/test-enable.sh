@@ -206,18 +206,22 @@ echo 'session    optionl    pam_foo.so' >>"$P/login"
 n=$(wc -l <"$P/login")
 refused "a line it cannot parse (login:$n), even in a file it would not change" "etc/pam.d/login:$n: error: unknown control" enable
 refused "disable refuses it too" "etc/pam.d/login:$n: error" disable
-mkroot
-printf 'session    required   pam_limits.so \\\n    debug\n' >>"$P/cron"
-refused "a continued line" "etc/pam.d/cron:[0-9]*: error: a continued line" enable --service cron
-mkroot
-printf 'session [success=1 default=ignore pam_foo.so\n' >>"$P/sshd"
-refused "an unclosed bracket" "error: the bracketed control is not closed" enable --service sshd
-mkroot
-printf '@include /etc/pam.d/common-session\n' >>"$P/cron"
-refused "an include by path" "included file given by path" enable --service cron
-mkroot
-printf '@include no-such-file\n' >>"$P/cron"
-refused "an include that does not exist" "etc/pam.d/cron:[0-9]*: the included file cannot be read" enable --service cron
+# refused_with SERVICE TEXT DESCRIPTION PATTERN ARGS...: refused, in a new tree where
+# etc/pam.d/SERVICE ends with TEXT (printf %b: \n, \\)
+refused_with() {
+	mkroot
+	printf '%b' "$2" >>"$P/$1"
+	shift 2
+	refused "$@"
+}
+refused_with cron 'session    required   pam_limits.so \\\n    debug\n' \
+	"a continued line" "etc/pam.d/cron:[0-9]*: error: a continued line" enable --service cron
+refused_with sshd 'session [success=1 default=ignore pam_foo.so\n' \
+	"an unclosed bracket" "error: the bracketed control is not closed" enable --service sshd
+refused_with cron '@include /etc/pam.d/common-session\n' \
+	"an include by path" "included file given by path" enable --service cron
+refused_with cron '@include no-such-file\n' \
+	"an include that does not exist" "etc/pam.d/cron:[0-9]*: the included file cannot be read" enable --service cron
 mkroot
 refused "--service naming a stack without pam_limits" "etc/pam.d/chfn: no session pam_limits line" enable --service chfn
 refused "--service naming no service" "etc/pam.d/nosuch: no such PAM service" enable --service nosuch
