@@ -16,8 +16,15 @@ config_h=${2:-}
 CC=${CC:-clang}
 SAN=${FUZZ_SANITIZERS:-address,undefined}
 TARGETS="size limits policy dropin cache"
-LIBSRC="base/diag base/size base/escape base/strmap base/fsutil login/ident login/policy login/hw login/hwcache
-	model/limits-read model/limits-resolve model/limits-check model/dropin"
+# the lib sources: every .c of the libraries' lib_*_la_SOURCES in Makefile.am (lib/base/x.c
+# as base/x).  They go into one archive, from which each target links only what it uses.
+LIBSRC=$(sed -e ':a' -e '/\\$/{N;s/\\\n/ /;ba' -e '}' "$srcdir/Makefile.am" |
+	sed -n 's/^lib_[a-z_]*_la_SOURCES[[:space:]]*+\{0,1\}=//p' | tr -s ' \t' '\n\n' | sed -n 's|^lib/\(.*\)\.c$|\1|p')
+if [ -z "$LIBSRC" ]; then
+	echo "build.sh: no lib_*_la_SOURCES in $srcdir/Makefile.am" >&2
+	exit 1
+fi
+AR=${AR:-ar}
 
 mkdir -p "$out/include" "$out/obj"
 out=$(cd "$out" && pwd)
@@ -58,7 +65,10 @@ else
 	fi
 fi
 
-pkg_cflags=$(pkg-config --cflags libconfig libmnl 2> /dev/null || true)
+pkg_cflags=
+for m in libconfig libmnl libibverbs; do
+	pkg_cflags="$pkg_cflags $(pkg-config --cflags $m 2> /dev/null || true)"
+done
 pkg_libs=$(pkg-config --libs libconfig libmnl 2> /dev/null || echo "-lconfig -lmnl")
 CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all -Wall -Wno-unused-parameter
 	-I$out/include -iquote $srcdir/lib/base -iquote $srcdir/lib/login -iquote $srcdir/lib/model $pkg_cflags ${FUZZ_CFLAGS:-}"
@@ -69,7 +79,7 @@ stale() {
 	[ -e "$obj" ] || return 0
 	[ "$src" -nt "$obj" ] && return 0
 	[ "$out/include/config.h" -nt "$obj" ] && return 0
-	for h in "$srcdir"/lib/*/*.h "$here"/*.h; do
+	for h in "$srcdir"/lib/*/*.h "$srcdir"/lib/*/*/*.h "$here"/*.h; do
 		[ "$h" -nt "$obj" ] && return 0
 	done
 	return 1
@@ -88,17 +98,36 @@ for s in $LIBSRC; do
 	compile "$srcdir/lib/$s.c" "$o" "fuzzer-no-link,$SAN"
 	objs="$objs $o"
 done
+# the archive again when an object is newer, or the list of sources changed
+lib=$out/obj/liblib.a
+echo "$LIBSRC" > "$out/obj/liblib.list.new"
+rearchive=false
+if ! [ -e "$lib" ] || ! cmp -s "$out/obj/liblib.list.new" "$out/obj/liblib.list"; then
+	rearchive=true
+fi
+for o in $objs; do
+	[ "$o" -nt "$lib" ] && rearchive=true
+done
+if $rearchive; then
+	echo "  AR       liblib.a"
+	rm -f "$lib"
+	# shellcheck disable=SC2086
+	"$AR" rcs "$lib" $objs
+	mv "$out/obj/liblib.list.new" "$out/obj/liblib.list"
+else
+	rm -f "$out/obj/liblib.list.new"
+fi
 for t in $TARGETS; do
 	compile "$here/fuzz-$t.c" "$out/obj/fuzz-$t.o" "fuzzer-no-link,$SAN"
 	bin=$out/fuzz-$t
 	relink=false
 	[ -e "$bin" ] || relink=true
-	for o in $objs "$out/obj/fuzz-$t.o"; do
+	for o in "$lib" "$out/obj/fuzz-$t.o"; do
 		[ "$o" -nt "$bin" ] && relink=true
 	done
 	if $relink; then
 		echo "  CCLD     fuzz-$t"
 		# shellcheck disable=SC2086
-		"$CC" -fsanitize=fuzzer,$SAN "$out/obj/fuzz-$t.o" $objs $pkg_libs -ldl -o "$bin"
+		"$CC" -fsanitize=fuzzer,$SAN "$out/obj/fuzz-$t.o" "$lib" $pkg_libs -ldl -o "$bin"
 	fi
 done

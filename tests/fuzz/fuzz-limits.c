@@ -89,15 +89,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
         if (ident_new(root, &id) < 0)
                 abort();
         atexit(cleanup);
-        for (size_t i = 0; i < sizeof flavour_names / sizeof flavour_names[0]; i++) {
-                if (lc_flavour_from_string(flavour_names[i], &flavours[n_flavours]) < 0) {
-                        fprintf(stderr, "fuzz-limits: unknown flavour %s\n", flavour_names[i]);
-                        abort();
-                }
-                n_flavours++;
-        }
-        /* a loop that runs zero times tests nothing */
-        CHECK(n_flavours > 0);
+        n_flavours = fuzz_flavours("fuzz-limits", flavour_names, sizeof flavour_names / sizeof flavour_names[0],
+                                   flavours);
         return 0;
 }
 

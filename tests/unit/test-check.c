@@ -3,8 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -14,58 +12,41 @@
 #include <grp.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "unit.h"
 #include "ident.h"
+#include "macro.h"
 #include "limitsconf.h"
 
 static char root[] = "/tmp/test-check-XXXXXX";
 
-static void write_file(const char *rel, const char *text) {
-        char p[512];
-        snprintf(p, sizeof p, "%s/%s", root, rel);
-        FILE *f = fopen(p, "we");
-        assert_non_null(f);
-        fputs(text, f);
-        fclose(f);
-}
-
 static int setup(void **state) {
-        char p[512];
         (void)state;
-        if (!mkdtemp(root))
-                return -1;
-        snprintf(p, sizeof p, "%s/etc", root);
-        mkdir(p, 0755);
-        snprintf(p, sizeof p, "%s/etc/security", root);
-        mkdir(p, 0755);
-        snprintf(p, sizeof p, "%s/etc/security/limits.d", root);
-        mkdir(p, 0755);
-        write_file("etc/passwd", "root:x:0:0::/root:/bin/sh\n"
-                                 "alice:x:1001:1001::/home/alice:/bin/sh\n"
-                                 "bob:x:1002:1002::/home/bob:/bin/sh\n"
-                                 "carol:x:1003:2000::/home/carol:/bin/sh\n");
-        write_file("etc/group", "root:x:0:\nalice:x:1001:\nbob:x:1002:\nrdma_users:x:2000:alice\n");
-        return 0;
+        return unit_tree(root, (const struct unit_file[]){
+                { "etc/security/limits.d", NULL },
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\n"
+                                "alice:x:1001:1001::/home/alice:/bin/sh\n"
+                                "bob:x:1002:1002::/home/bob:/bin/sh\n"
+                                "carol:x:1003:2000::/home/carol:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\nbob:x:1002:\nrdma_users:x:2000:alice\n" },
+                {},
+        });
 }
 
-static int teardown(void **state) {
-        char cmd[600];
-        (void)state;
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-        return system(cmd) == 0 ? 0 : -1;
+/* limits.conf (text), and limits.d/50-x.conf (dropin) when not NULL, in the root tree */
+static void put_conf(const char *conf, const char *dropin) {
+        char p[PATH_MAX];
+        unit_put(root, "etc/security/limits.conf", conf);
+        unlink(unit_path(p, root, "etc/security/limits.d/50-x.conf"));
+        if (dropin)
+                unit_put(root, "etc/security/limits.d/50-x.conf", dropin);
 }
 
-/* check of limits.conf (text) alone in the root tree, flavour f */
+/* check of that tree, flavour f */
 static void run(enum lc_flavour f, const char *conf, const char *dropin, struct diag_list *d) {
         struct lc_tree *t;
         struct ident *id;
-        char p[600];
-        write_file("etc/security/limits.conf", conf);
-        snprintf(p, sizeof p, "%s/etc/security/limits.d/50-x.conf", root);
-        unlink(p);
-        if (dropin)
-                write_file("etc/security/limits.d/50-x.conf", dropin);
+        put_conf(conf, dropin);
         *d = (struct diag_list){};
         assert_int_equal(lc_tree_load(root, f, NULL, &t), 0);
         assert_int_equal(ident_new(root, &id), 0);
@@ -98,153 +79,167 @@ static void assert_ids(const struct diag_list *d) {
         }
 }
 
+/* A finding a check must or must not give: id at line (0: any line).  When it is there: words
+ * its message contains, its fix (fix_is: exactly, fix_has: a part of it), its severity. */
+struct want {
+        const char *id;
+        unsigned line;
+        bool absent;
+        const char *message[2], *fix_is, *fix_has;
+        bool check_severity;
+        enum diag_severity severity;
+};
+#define SEVERITY(s) .check_severity = true, .severity = (s)
+
+/* One check: the files, the findings wanted, and a message no finding at line gives. */
+struct check_case {
+        enum lc_flavour flavour;
+        const char *conf, *dropin;
+        struct want want[16];
+        unsigned unsaid_line;
+        const char *unsaid;
+};
+
+static void run_cases(const struct check_case *cases, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                const struct check_case *c = &cases[i];
+                struct diag_list d;
+                run(c->flavour, c->conf, c->dropin, &d);
+                for (const struct want *w = c->want; w->id; w++) {
+                        const struct diag *x = find(&d, w->id, w->line);
+                        if (w->absent) {
+                                if (x)
+                                        fail_msg("case %zu: %s at %u: %s", i, w->id, w->line, x->message);
+                                continue;
+                        }
+                        if (!x)
+                                fail_msg("case %zu: no %s at %u", i, w->id, w->line);
+                        for (size_t k = 0; k < ELEMENTSOF(w->message) && w->message[k]; k++)
+                                if (!strstr(x->message, w->message[k]))
+                                        fail_msg("case %zu: %s: '%s' has no '%s'", i, w->id, x->message, w->message[k]);
+                        if (w->fix_is) {
+                                assert_non_null(x->fix);
+                                assert_string_equal(x->fix, w->fix_is);
+                        }
+                        if (w->fix_has && (!x->fix || !strstr(x->fix, w->fix_has)))
+                                fail_msg("case %zu: %s: fix '%s' has no '%s'", i, w->id, x->fix ? x->fix : "",
+                                         w->fix_has);
+                        if (w->check_severity)
+                                assert_int_equal(x->severity, w->severity);
+                }
+                if (c->unsaid && says(&d, c->unsaid_line, c->unsaid))
+                        fail_msg("case %zu: line %u says '%s'", i, c->unsaid_line, c->unsaid);
+                assert_ids(&d);
+                diag_list_clear(&d);
+        }
+}
+
 static void test_quirk(void **state) {
-        struct diag_list d;
+        static const struct check_case cases[] = {
+                /* alice (in rdma_users) keeps line 1 as her hard limit: the '-' line is refused in
+                 * her soft slot and so never reaches the hard one */
+                { LC_FLAVOUR_DEBIAN,
+                  "@rdma_users hard memlock 1024\nalice soft memlock 1024\n@rdma_users - memlock 4096\n", NULL,
+                  { { "shadowed-entry", 1, .absent = true },
+                    { "shadowed-for-some-users", 1, .message = { "takes effect for alice", "carol" } } },
+                  1, "never takes effect" },
+                /* bob is in no group today, but may be tomorrow: overridden for the known users only */
+                { LC_FLAVOUR_DEBIAN,
+                  "@rdma_users hard memlock 1024\nbob soft memlock 1024\n@rdma_users - memlock 4096\n", NULL,
+                  { { "shadowed-entry", 1, .absent = true }, { "shadowed-for-known-users", 1 } } },
+                /* without a user's soft line, line 2 takes both slots for everyone: line 1 is dead */
+                { LC_FLAVOUR_DEBIAN, "@rdma_users hard memlock 1024\n@rdma_users - memlock 4096\n", NULL,
+                  { { "shadowed-entry", 1 } } },
+                /* a '-' line after a '-' line of the same domain: the quirk refuses both or neither */
+                { LC_FLAVOUR_DEBIAN, "alice soft memlock 64\n@rdma_users - memlock 100\n@rdma_users - memlock 200\n",
+                  NULL, { { "shadowed-entry", 2 } } },
+                /* removing line 1 would let line 2's hard half apply: line 1 is not dead */
+                { LC_FLAVOUR_DEBIAN, "alice soft memlock 64\n* - memlock 100\nalice soft memlock 128\n", NULL,
+                  { { "shadowed-entry", 1, .absent = true } } },
+        };
         (void)state;
-        /* alice (in rdma_users) keeps line 1 as her hard limit: the '-' line is refused in
-         * her soft slot and so never reaches the hard one */
-        run(LC_FLAVOUR_DEBIAN, "@rdma_users hard memlock 1024\nalice soft memlock 1024\n@rdma_users - memlock 4096\n",
-            NULL, &d);
-        assert_false(says(&d, 1, "never takes effect"));
-        assert_null(find(&d, "shadowed-entry", 1));
-        const struct diag *x = find(&d, "shadowed-for-some-users", 1);
-        assert_non_null(x);
-        assert_non_null(strstr(x->message, "takes effect for alice"));
-        assert_non_null(strstr(x->message, "carol"));
-        assert_ids(&d);
-        diag_list_clear(&d);
-        /* bob is in no group today, but may be tomorrow: overridden for the known users only */
-        run(LC_FLAVOUR_DEBIAN, "@rdma_users hard memlock 1024\nbob soft memlock 1024\n@rdma_users - memlock 4096\n",
-            NULL, &d);
-        assert_null(find(&d, "shadowed-entry", 1));
-        assert_non_null(find(&d, "shadowed-for-known-users", 1));
-        diag_list_clear(&d);
-        /* without a user's soft line, line 2 takes both slots for everyone: line 1 is dead */
-        run(LC_FLAVOUR_DEBIAN, "@rdma_users hard memlock 1024\n@rdma_users - memlock 4096\n", NULL, &d);
-        assert_non_null(find(&d, "shadowed-entry", 1));
-        diag_list_clear(&d);
-        /* a '-' line after a '-' line of the same domain: the quirk refuses both or neither */
-        run(LC_FLAVOUR_DEBIAN, "alice soft memlock 64\n@rdma_users - memlock 100\n@rdma_users - memlock 200\n", NULL, &d);
-        assert_non_null(find(&d, "shadowed-entry", 2));
-        diag_list_clear(&d);
-        /* removing line 1 would let line 2's hard half apply: line 1 is not dead */
-        run(LC_FLAVOUR_DEBIAN, "alice soft memlock 64\n* - memlock 100\nalice soft memlock 128\n", NULL, &d);
-        assert_null(find(&d, "shadowed-entry", 1));
-        diag_list_clear(&d);
+        run_cases(cases, ELEMENTSOF(cases));
 }
 
 static void test_stop(void **state) {
-        struct diag_list d;
+        static const struct check_case cases[] = {
+                { LC_FLAVOUR_DEBIAN, "alice soft memlock 1024\nalice -\n", "alice hard memlock 2048\n",
+                  { { "unreachable-entry", 1 }, { "no-limits-line", 2 } } },
+                /* '* -' stops nobody */
+                { LC_FLAVOUR_DEBIAN, "* soft memlock 1024\n* -\n", NULL,
+                  { { "unreachable-entry", 1, .absent = true }, { "no-limits-ignored", 2 } } },
+                /* a range stop covering the line's range */
+                { LC_FLAVOUR_UPSTREAM, "1000:1010 - memlock 1024\n0:2000 -\n", NULL, { { "unreachable-entry", 1 } } },
+        };
         (void)state;
-        run(LC_FLAVOUR_DEBIAN, "alice soft memlock 1024\nalice -\n", "alice hard memlock 2048\n", &d);
-        assert_non_null(find(&d, "unreachable-entry", 1));
-        assert_non_null(find(&d, "no-limits-line", 2));
-        diag_list_clear(&d);
-        /* '* -' stops nobody */
-        run(LC_FLAVOUR_DEBIAN, "* soft memlock 1024\n* -\n", NULL, &d);
-        assert_null(find(&d, "unreachable-entry", 1));
-        assert_non_null(find(&d, "no-limits-ignored", 2));
-        diag_list_clear(&d);
-        /* a range stop covering the line's range */
-        run(LC_FLAVOUR_UPSTREAM, "1000:1010 - memlock 1024\n0:2000 -\n", NULL, &d);
-        assert_non_null(find(&d, "unreachable-entry", 1));
-        diag_list_clear(&d);
+        run_cases(cases, ELEMENTSOF(cases));
 }
 
 static void test_prior(void **state) {
-        struct diag_list d;
+        static const struct check_case cases[] = {
+                { LC_FLAVOUR_UPSTREAM, "0: - memlock 1024\n* - memlock 2048\n@rdma_users soft memlock 1\n", NULL,
+                  { { "shadowed-entry", 2 }, { "shadowed-entry", 3 } } },
+                /* Debian's root rule: @ ranges match root by uid, with the USER rank: not refused */
+                { LC_FLAVOUR_DEBIAN, "0: - memlock 1024\n@0:10 - memlock 2048\n", NULL,
+                  { { "shadowed-entry", 2, .absent = true } } },
+        };
         (void)state;
-        run(LC_FLAVOUR_UPSTREAM, "0: - memlock 1024\n* - memlock 2048\n@rdma_users soft memlock 1\n", NULL, &d);
-        assert_non_null(find(&d, "shadowed-entry", 2));
-        assert_non_null(find(&d, "shadowed-entry", 3));
-        diag_list_clear(&d);
-        /* Debian's root rule: @ ranges match root by uid, with the USER rank: not refused */
-        run(LC_FLAVOUR_DEBIAN, "0: - memlock 1024\n@0:10 - memlock 2048\n", NULL, &d);
-        assert_null(find(&d, "shadowed-entry", 2));
-        diag_list_clear(&d);
+        run_cases(cases, ELEMENTSOF(cases));
 }
 
 static void test_known_users(void **state) {
-        struct diag_list d;
+        static const struct check_case cases[] = {
+                /* rdma_users: alice (listed) and carol (primary gid); both have their own line */
+                { LC_FLAVOUR_DEBIAN, "@rdma_users - memlock 1024\nalice - memlock 2048\ncarol - memlock 2048\n", NULL,
+                  { { "shadowed-entry", 1, .absent = true },
+                    { "shadowed-for-known-users", 1, .message = { "alice", "carol" } } } },
+        };
         (void)state;
-        /* rdma_users: alice (listed) and carol (primary gid); both have their own line */
-        run(LC_FLAVOUR_DEBIAN, "@rdma_users - memlock 1024\nalice - memlock 2048\ncarol - memlock 2048\n", NULL, &d);
-        assert_null(find(&d, "shadowed-entry", 1));
-        const struct diag *x = find(&d, "shadowed-for-known-users", 1);
-        assert_non_null(x);
-        assert_non_null(strstr(x->message, "alice"));
-        assert_non_null(strstr(x->message, "carol"));
-        diag_list_clear(&d);
+        run_cases(cases, ELEMENTSOF(cases));
 }
 
 static void test_new_findings(void **state) {
-        struct diag_list d;
+        static const struct check_case cases[] = {
+                { LC_FLAVOUR_DEBIAN,
+                  "2000:1000 soft memlock 1024\n"        /* 1 */
+                  "@3000:2000 soft memlock 1024\n"       /* 2 */
+                  "@rdma-users soft memlock 1024\n"      /* 3 */
+                  "Alice soft memlock 1024\n"            /* 4 */
+                  "@RDMA_USERS soft memlock 1024\n"      /* 5 */
+                  "* soft nofile 1048576\n"              /* 6 */
+                  "* hard nofile 65536\n"                /* 7 */
+                  "bob hard nofile 4000000000\n"         /* 8 */
+                  "bob soft nofile unlimited\n"          /* 9 */
+                  "alice soft memlock 4096\n"            /* 10 */
+                  "alice soft memlock 4096\n"            /* 11 */
+                  "@rdma_users soft core 0\n"            /* 12 */
+                  "@rdma_users soft core 0\n",           /* 13 */
+                  NULL,
+                  { { "inverted-range", 1, .fix_is = "write 1000:2000" },
+                    { "inverted-range", 2, .fix_is = "write @2000:3000" },
+                    { "unknown-domain", 3, .fix_has = "'@rdma_users'", SEVERITY(DIAG_WARNING) },
+                    { "unknown-domain", 4, .fix_has = "'alice'" },
+                    { "unknown-domain", 5, .fix_has = "'@rdma_users'" },
+                    { "soft-above-hard", 6, .message = { "nofile" } },
+                    { "nofile-unlimited", 9 },
+                    { "duplicate-entry", 10, .message = { "never takes effect" }, SEVERITY(DIAG_INFO) },
+                    { "shadowed-entry", 10, .absent = true },
+                    { "duplicate-entry", 13, SEVERITY(DIAG_INFO) } } },
+        };
         (void)state;
-        run(LC_FLAVOUR_DEBIAN,
-            "2000:1000 soft memlock 1024\n"        /* 1 */
-            "@3000:2000 soft memlock 1024\n"       /* 2 */
-            "@rdma-users soft memlock 1024\n"      /* 3 */
-            "Alice soft memlock 1024\n"            /* 4 */
-            "@RDMA_USERS soft memlock 1024\n"      /* 5 */
-            "* soft nofile 1048576\n"              /* 6 */
-            "* hard nofile 65536\n"                /* 7 */
-            "bob hard nofile 4000000000\n"         /* 8 */
-            "bob soft nofile unlimited\n"          /* 9 */
-            "alice soft memlock 4096\n"            /* 10 */
-            "alice soft memlock 4096\n"            /* 11 */
-            "@rdma_users soft core 0\n"            /* 12 */
-            "@rdma_users soft core 0\n",           /* 13 */
-            NULL, &d);
-        const struct diag *x = find(&d, "inverted-range", 1);
-        assert_non_null(x);
-        assert_string_equal(x->fix, "write 1000:2000");
-        x = find(&d, "inverted-range", 2);
-        assert_non_null(x);
-        assert_string_equal(x->fix, "write @2000:3000");
-        x = find(&d, "unknown-domain", 3);
-        assert_non_null(x);
-        assert_non_null(strstr(x->fix, "'@rdma_users'"));
-        assert_int_equal(x->severity, DIAG_WARNING);
-        x = find(&d, "unknown-domain", 4);
-        assert_non_null(x);
-        assert_non_null(strstr(x->fix, "'alice'"));
-        x = find(&d, "unknown-domain", 5);
-        assert_non_null(x);
-        assert_non_null(strstr(x->fix, "'@rdma_users'"));
-        x = find(&d, "soft-above-hard", 6);
-        assert_non_null(x);
-        assert_non_null(strstr(x->message, "nofile"));
-        assert_non_null(find(&d, "nofile-unlimited", 9));
-        x = find(&d, "duplicate-entry", 10);
-        assert_non_null(x);
-        assert_int_equal(x->severity, DIAG_INFO);
-        assert_non_null(strstr(x->message, "never takes effect"));
-        assert_null(find(&d, "shadowed-entry", 10));
-        x = find(&d, "duplicate-entry", 13);
-        assert_non_null(x);
-        assert_int_equal(x->severity, DIAG_INFO);
-        assert_ids(&d);
-        diag_list_clear(&d);
+        run_cases(cases, ELEMENTSOF(cases));
 }
 
 static void test_crlf(void **state) {
-        struct diag_list d;
+#define CRLF_TEXT "alice soft memlock unlimited\r\nalice hard memlock unlimited\r\n"
+        static const struct check_case cases[] = {
+                { LC_FLAVOUR_DEBIAN, CRLF_TEXT, NULL, { { "crlf", 0, .message = { "CRLF" } } } },
+                { LC_FLAVOUR_UPSTREAM, CRLF_TEXT, NULL,
+                  { { "crlf", 0, SEVERITY(DIAG_ERROR) }, { "crlf", 1 } }, 1, "is not a number" },
+        };
+#undef CRLF_TEXT
         (void)state;
-        const char *text = "alice soft memlock unlimited\r\nalice hard memlock unlimited\r\n";
-        run(LC_FLAVOUR_DEBIAN, text, NULL, &d);
-        const struct diag *x = find(&d, "crlf", 0);
-        assert_non_null(x);
-        assert_non_null(strstr(x->message, "CRLF"));
-        assert_ids(&d);
-        diag_list_clear(&d);
-        run(LC_FLAVOUR_UPSTREAM, text, NULL, &d);
-        x = find(&d, "crlf", 0);
-        assert_non_null(x);
-        assert_int_equal(x->severity, DIAG_ERROR);
-        assert_non_null(find(&d, "crlf", 1));
-        assert_false(says(&d, 1, "is not a number"));
-        assert_ids(&d);
-        diag_list_clear(&d);
+        run_cases(cases, ELEMENTSOF(cases));
 }
 
 /* A file the checking user cannot read is "permission denied", not a mode problem.  Root
@@ -264,13 +259,11 @@ static int eacces_check(void) {
 }
 
 static void test_eacces(void **state) {
-        char p[600];
+        char p[PATH_MAX];
         (void)state;
-        write_file("etc/security/limits.conf", "");
-        snprintf(p, sizeof p, "%s/etc/security/limits.d/50-x.conf", root);
-        unlink(p);
-        write_file("etc/security/limits.d/60-secret.conf", "* soft memlock 1\n");
-        snprintf(p, sizeof p, "%s/etc/security/limits.d/60-secret.conf", root);
+        put_conf("", NULL);
+        unit_put(root, "etc/security/limits.d/60-secret.conf", "* soft memlock 1\n");
+        unit_path(p, root, "etc/security/limits.d/60-secret.conf");
         assert_int_equal(chmod(p, 0), 0);
         if (geteuid() != 0)
                 assert_int_equal(eacces_check(), 0);
@@ -294,12 +287,7 @@ static void test_eacces(void **state) {
         unlink(p);
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_quirk),       cmocka_unit_test(test_stop),
-                cmocka_unit_test(test_prior),       cmocka_unit_test(test_known_users),
-                cmocka_unit_test(test_new_findings), cmocka_unit_test(test_crlf),
-                cmocka_unit_test(test_eacces),
-        };
-        return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, unit_teardown,
+          cmocka_unit_test(test_quirk), cmocka_unit_test(test_stop), cmocka_unit_test(test_prior),
+          cmocka_unit_test(test_known_users), cmocka_unit_test(test_new_findings), cmocka_unit_test(test_crlf),
+          cmocka_unit_test(test_eacces))

@@ -2,14 +2,12 @@
 #include "config.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "unit.h"
 #include "dropin.h"
 #include "limitsconf.h"
 
@@ -107,10 +105,6 @@ static void test_parse_refuses(void **state) {
         assert_false(dropin_has_marker("# hand written\n", 16));
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_domains), cmocka_unit_test(test_names), cmocka_unit_test(test_bytes),
-                cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_parse_refuses),
-        };
-        return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+          cmocka_unit_test(test_domains), cmocka_unit_test(test_names), cmocka_unit_test(test_bytes),
+          cmocka_unit_test(test_roundtrip), cmocka_unit_test(test_parse_refuses))

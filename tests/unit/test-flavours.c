@@ -10,8 +10,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,8 +17,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "unit.h"
 #include "ident.h"
 #include "limitsconf.h"
 
@@ -50,30 +48,8 @@ static enum lc_flavour flavour(const char *name) {
 
 /* ---- the throwaway root ---- */
 
-static void mkdir_p(const char *rel) {
-        char p[512], *s;
-        snprintf(p, sizeof p, "%s/%s", root, rel);
-        for (s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
-                *s = '\0';
-                (void)mkdir(p, 0755);
-                *s = '/';
-        }
-        (void)mkdir(p, 0755);
-}
-
 static void put(const char *rel, const char *text) {
-        char p[512], dir[512];
-        snprintf(dir, sizeof dir, "%s", rel);
-        char *slash = strrchr(dir, '/');
-        if (slash) {
-                *slash = '\0';
-                mkdir_p(dir);
-        }
-        snprintf(p, sizeof p, "%s/%s", root, rel);
-        FILE *f = fopen(p, "we");
-        assert_non_null(f);
-        fputs(text, f);
-        assert_int_equal(fclose(f), 0);
+        unit_put(root, rel, text);
 }
 
 static void put_link(const char *rel, const char *target) {
@@ -85,32 +61,32 @@ static void put_link(const char *rel, const char *target) {
 
 /* a fresh etc/security and no vendor directory */
 static void clear_tree(void) {
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s/etc/security' '%s/usr'", root, root);
-        assert_int_equal(system(cmd), 0);
-        mkdir_p("etc/security/limits.d");
+        char p[PATH_MAX];
+        assert_int_equal(unit_rm_rf(unit_path(p, root, "etc/security")), 0);
+        assert_int_equal(unit_rm_rf(unit_path(p, root, "usr")), 0);
+        unit_mkdir_p(root, "etc/security/limits.d");
 }
 
 static int setup(void **state) {
         (void)state;
-        if (!mkdtemp(root))
+        if (unit_tree(root, (const struct unit_file[]){
+                    { "etc/passwd", "root:x:0:0::/root:/bin/sh\n"
+                                    "alice:x:1001:1001::/home/alice:/bin/sh\n"
+                                    "bob:x:1002:2000::/home/bob:/bin/sh\n" },
+                    { "etc/group", "root:x:0:\nalice:x:1001:\nrdma:x:2000:alice\n" },
+                    { "proc/1/limits",
+                      "Limit                     Soft Limit           Hard Limit           Units     \n"
+                      "Max open files            1024                 524288               files     \n"
+                      "Max locked memory         65536                65536                bytes     \n" },
+                    {},
+            }) < 0)
                 return -1;
-        put("etc/passwd", "root:x:0:0::/root:/bin/sh\n"
-                          "alice:x:1001:1001::/home/alice:/bin/sh\n"
-                          "bob:x:1002:2000::/home/bob:/bin/sh\n");
-        put("etc/group", "root:x:0:\nalice:x:1001:\nrdma:x:2000:alice\n");
-        put("proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
-                             "Max open files            1024                 524288               files     \n"
-                             "Max locked memory         65536                65536                bytes     \n");
         return ident_new(root, &id) < 0 ? -1 : 0;
 }
 
 static int teardown(void **state) {
-        char cmd[600];
-        (void)state;
         ident_free(id);
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-        return system(cmd) == 0 ? 0 : -1;
+        return unit_teardown(state);
 }
 
 /* ---- one session ---- */
@@ -268,6 +244,10 @@ static void test_names(void **state) {
 }
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+/* for each release name rel of the array list */
+#define FOR_EACH_REL(rel, list)                                                       \
+        for (const char *const *rel##_p = (list); rel##_p < (list) + N(list); rel##_p++) \
+                for (const char *rel = *rel##_p; rel; rel = NULL)
 /* an assertion that names the release it failed for */
 #define CHECK_REL(rel, cond)                                                          \
         do {                                                                          \
@@ -364,8 +344,7 @@ static void expect_hard(const char *rel, const char *text, uint64_t want) {
  */
 static void test_reader_extra_words(void **state) {
         (void)state;
-        for (size_t i = 0; i < N(fgets_releases); i++) {
-                const char *rel = fgets_releases[i];
+        FOR_EACH_REL(rel, fgets_releases) {
                 expect_hard(rel, "alice hard memlock unlimited extra\n", INF);
                 struct run x;
                 run_text(&x, rel, "alice hard memlock 2048 4096\n", "alice", true);
@@ -373,8 +352,7 @@ static void test_reader_extra_words(void **state) {
                 CHECK_REL(rel, !x.t->lines[0].value_misread && x.r.hard.value == 2 * MiB);
                 run_done(&x);
         }
-        for (size_t i = 0; i < N(getline_releases); i++) {
-                const char *rel = getline_releases[i];
+        FOR_EACH_REL(rel, getline_releases) {
                 expect_hard(rel, "alice hard memlock unlimited extra\n", 0);
                 struct run x;
                 run_text(&x, rel, "alice hard memlock 2048 4096\n", "alice", true);
@@ -392,12 +370,11 @@ static void test_reader_extra_words(void **state) {
  */
 static void test_reader_crlf(void **state) {
         (void)state;
-        for (size_t i = 0; i < N(fgets_releases); i++) {
-                expect_hard(fgets_releases[i], "alice hard memlock unlimited\r\n", INF);
-                expect_hard(fgets_releases[i], "alice hard memlock 2048\r\n", 2 * MiB);
+        FOR_EACH_REL(rel, fgets_releases) {
+                expect_hard(rel, "alice hard memlock unlimited\r\n", INF);
+                expect_hard(rel, "alice hard memlock 2048\r\n", 2 * MiB);
         }
-        for (size_t i = 0; i < N(getline_releases); i++) {
-                const char *rel = getline_releases[i];
+        FOR_EACH_REL(rel, getline_releases) {
                 struct run x;
                 expect_hard(rel, "alice hard memlock unlimited\r\n", 0);
                 run_text(&x, rel, "alice hard memlock 2048\r\n", "alice", true);
@@ -424,8 +401,8 @@ static void test_reader_blanks(void **state) {
         };
         (void)state;
         for (size_t k = 0; k < N(keyword_lines); k++) {
-                for (size_t i = 0; i < N(fgets_releases); i++)
-                        expect_hard(fgets_releases[i], keyword_lines[k], INF);
+                FOR_EACH_REL(rel, fgets_releases)
+                        expect_hard(rel, keyword_lines[k], INF);
                 expect_hard("upstream-1.6.0", keyword_lines[k], 0);
                 expect_hard("upstream-1.6.1", keyword_lines[k], INF);
                 expect_hard("upstream-1.7.1", keyword_lines[k], INF);
@@ -455,12 +432,11 @@ static void test_reader_blanks(void **state) {
  */
 static void test_reader_separators(void **state) {
         (void)state;
-        for (size_t i = 0; i < N(fgets_releases); i++) {
-                expect_hard(fgets_releases[i], "alice\vhard memlock 2048\n", 2 * MiB);
-                expect_hard(fgets_releases[i], "\f\v alice hard\fmemlock 2048\n", 2 * MiB);
+        FOR_EACH_REL(rel, fgets_releases) {
+                expect_hard(rel, "alice\vhard memlock 2048\n", 2 * MiB);
+                expect_hard(rel, "\f\v alice hard\fmemlock 2048\n", 2 * MiB);
         }
-        for (size_t i = 0; i < N(getline_releases); i++) {
-                const char *rel = getline_releases[i];
+        FOR_EACH_REL(rel, getline_releases) {
                 struct run x;
                 run_text(&x, rel, "alice\vhard memlock 2048\n", "alice", true);
                 CHECK_REL(rel, x.t->lines[0].nfields == 3 && x.r.n_events == 0);
@@ -469,8 +445,7 @@ static void test_reader_separators(void **state) {
                 expect_hard(rel, "\f\v alice hard memlock 2048\n", 2 * MiB);
         }
         /* every release: type, item and value lowercased, the domain not; 3 fields invalid */
-        for (size_t i = 0; i < N(source_only); i++) {
-                const char *rel = source_only[i];
+        FOR_EACH_REL(rel, source_only) {
                 struct run x;
                 expect_hard(rel, "alice HARD MemLock UNLIMITED\n", INF);
                 run_text(&x, rel, "ALICE hard memlock 2048\nalice hard memlock\n", "alice", true);
@@ -491,19 +466,18 @@ static void test_reader_long_line(void **state) {
         text[0] = '#';
         memset(text + 1, 'x', 1022);   /* the first piece: 1023 bytes */
         snprintf(text + 1023, sizeof text - 1023, "alice hard memlock 2048\n");
-        for (size_t i = 0; i < N(fgets_releases); i++) {
+        FOR_EACH_REL(rel, fgets_releases) {
                 struct run x;
-                const char *rel = fgets_releases[i];
                 expect_hard(rel, text, 2 * MiB);
                 run_text(&x, rel, text, "alice", true);
                 CHECK_REL(rel, x.t->n_lines == 1 && x.t->lines[0].chunk == 1 && x.t->lines[0].lineno == 1);
                 CHECK_REL(rel, x.t->files[0].has_long_lines);
                 run_done(&x);
         }
-        for (size_t i = 0; i < N(getline_releases); i++) {
+        FOR_EACH_REL(rel, getline_releases) {
                 struct run x;
-                run_text(&x, getline_releases[i], text, "alice", true);
-                CHECK_REL(getline_releases[i], x.t->n_lines == 0 && !x.r.hard.known);
+                run_text(&x, rel, text, "alice", true);
+                CHECK_REL(rel, x.t->n_lines == 0 && !x.r.hard.known);
                 run_done(&x);
         }
 }
@@ -527,8 +501,7 @@ static void test_missing_files(void **state) {
         /* no limits.conf */
         clear_tree();
         put("etc/security/limits.d/10-a.conf", "alice hard memlock 4096\n");
-        for (size_t i = 0; i < N(enoent_fails); i++) {
-                const char *rel = enoent_fails[i];
+        FOR_EACH_REL(rel, enoent_fails) {
                 run_root(&x, rel, &none, "alice");
                 CHECK_REL(rel, x.r.kind == LC_RES_SERVICE_ERR && x.s.kind == LC_SESSION_FAILS);
                 CHECK_REL(rel, strcmp(x.r.bad_file->display, "etc/security/limits.conf") == 0);
@@ -536,8 +509,7 @@ static void test_missing_files(void **state) {
                 assert_contains(x.s.cause, "PAM_SERVICE_ERR");
                 run_done(&x);
         }
-        for (size_t i = 0; i < N(enoent_ok); i++) {
-                const char *rel = enoent_ok[i];
+        FOR_EACH_REL(rel, enoent_ok) {
                 run_root(&x, rel, &none, "alice");
                 CHECK_REL(rel, x.r.kind == LC_RES_LIMITS && x.s.kind == LC_SESSION_LIMITS);
                 CHECK_REL(rel, x.r.hard.value == 4 * MiB && x.s.memlock_hard == 4 * MiB);
@@ -547,15 +519,13 @@ static void test_missing_files(void **state) {
         /* a dangling link in limits.d, read after 10-a.conf */
         put("etc/security/limits.conf", "alice soft memlock 1024\n");
         put_link("etc/security/limits.d/20-gone.conf", "/etc/security/nowhere.conf");
-        for (size_t i = 0; i < N(enoent_fails); i++) {
-                const char *rel = enoent_fails[i];
+        FOR_EACH_REL(rel, enoent_fails) {
                 run_root(&x, rel, &none, "alice");
                 CHECK_REL(rel, x.r.kind == LC_RES_SERVICE_ERR && x.s.kind == LC_SESSION_FAILS);
                 CHECK_REL(rel, strcmp(x.r.bad_file->display, "etc/security/limits.d/20-gone.conf") == 0);
                 run_done(&x);
         }
-        for (size_t i = 0; i < N(enoent_ok); i++) {
-                const char *rel = enoent_ok[i];
+        FOR_EACH_REL(rel, enoent_ok) {
                 run_root(&x, rel, &none, "alice");
                 CHECK_REL(rel, x.r.kind == LC_RES_LIMITS);
                 CHECK_REL(rel, x.r.soft.value == 1 * MiB && x.r.hard.value == 4 * MiB);
@@ -568,8 +538,7 @@ static void test_missing_files(void **state) {
         snprintf(p, sizeof p, "%s/etc/security/limits.d/20-gone.conf", root);
         assert_int_equal(unlink(p), 0);
         put_link("etc/security/limits.d/30-loop.conf", "30-loop.conf");
-        for (size_t i = 0; i < N(source_only); i++) {
-                const char *rel = source_only[i];
+        FOR_EACH_REL(rel, source_only) {
                 run_root(&x, rel, &none, "alice");
                 CHECK_REL(rel, x.r.kind == LC_RES_SERVICE_ERR && x.s.kind == LC_SESSION_FAILS);
                 CHECK_REL(rel, strcmp(x.r.bad_file->display, "etc/security/limits.d/30-loop.conf") == 0);
@@ -581,15 +550,13 @@ static void test_missing_files(void **state) {
          * a present one is the only file read (pam_sm_open_session() skips limits.d) */
         struct lc_args conf = { .vendor = LC_VENDOR_NONE, .conf_set = true };
         snprintf(conf.conf, sizeof conf.conf, "/etc/security/other.conf");
-        for (size_t i = 0; i < N(source_only); i++) {
-                const char *rel = source_only[i];
+        FOR_EACH_REL(rel, source_only) {
                 run_root(&x, rel, &conf, "alice");
                 CHECK_REL(rel, x.r.kind == LC_RES_SERVICE_ERR && x.s.kind == LC_SESSION_FAILS);
                 run_done(&x);
         }
         put("etc/security/other.conf", "alice - memlock 512\n");
-        for (size_t i = 0; i < N(source_only); i++) {
-                const char *rel = source_only[i];
+        FOR_EACH_REL(rel, source_only) {
                 run_root(&x, rel, &conf, "alice");
                 CHECK_REL(rel, x.r.kind == LC_RES_LIMITS && x.t->n_files == 1);
                 CHECK_REL(rel, x.s.memlock_soft == 512 * KiB && x.s.memlock_hard == 512 * KiB);
@@ -609,8 +576,7 @@ static void test_no_limits_stop(void **state) {
         put("etc/security/limits.conf", "alice hard memlock 1\n@rdma -\n");
         put("etc/security/limits.d/10-a.conf", "alice hard memlock 2\n");
         put_link("etc/security/limits.d/30-loop.conf", "30-loop.conf");
-        for (size_t i = 0; i < N(source_only); i++) {
-                const char *rel = source_only[i];
+        FOR_EACH_REL(rel, source_only) {
                 struct run x;
                 run_root(&x, rel, &none, "alice");
                 CHECK_REL(rel, x.r.kind == LC_RES_NO_LIMITS && x.r.stop && x.r.stop->lineno == 2);
@@ -656,8 +622,7 @@ static void test_vendor_dir(void **state) {
         run_done(&x);
         static const char *const no_default[] = { "upstream-1.5.3", "upstream-1.6.0", "upstream-1.6.1",
                                                   "upstream-1.7.1" };
-        for (size_t i = 0; i < N(no_default); i++) {
-                const char *rel = no_default[i];
+        FOR_EACH_REL(rel, no_default) {
                 /* built without a vendor directory: limits.conf is missing, which is fine */
                 run_root(&x, rel, &build, "alice");
                 CHECK_REL(rel, x.t->vendor_dir == NULL && x.r.kind == LC_RES_LIMITS && !x.r.hard.known);
@@ -669,8 +634,7 @@ static void test_vendor_dir(void **state) {
                 run_done(&x);
         }
         static const char *const no_vendor[] = { "upstream-1.3.1", "upstream-1.5.1" };
-        for (size_t i = 0; i < N(no_vendor); i++) {
-                const char *rel = no_vendor[i];
+        FOR_EACH_REL(rel, no_vendor) {
                 run_root(&x, rel, &given, "alice");
                 CHECK_REL(rel, x.t->vendor_dir == NULL);
                 CHECK_REL(rel, x.r.kind == LC_RES_SERVICE_ERR && x.s.kind == LC_SESSION_FAILS);
@@ -712,8 +676,7 @@ static void test_vendor_dir(void **state) {
  */
 static void test_items(void **state) {
         (void)state;
-        for (size_t i = 0; i < N(source_only); i++) {
-                const char *rel = source_only[i];
+        FOR_EACH_REL(rel, source_only) {
                 bool nnp = (int)flavour(rel) >= LC_FLAVOUR_MAKE(1, 5, 0, 0);
                 bool rtt = (int)flavour(rel) >= LC_FLAVOUR_MAKE(1, 7, 1, 0);
                 struct run x;
@@ -746,8 +709,7 @@ static void test_items(void **state) {
  */
 static void test_nofile_unlimited(void **state) {
         (void)state;
-        for (size_t i = 0; i < N(source_only); i++) {
-                const char *rel = source_only[i];
+        FOR_EACH_REL(rel, source_only) {
                 bool mapped = (int)flavour(rel) >= LC_FLAVOUR_MAKE(1, 5, 2, 0);
                 struct run x;
                 run_text(&x, rel, "alice - nofile unlimited\n", "alice", true);
@@ -779,8 +741,7 @@ static void test_nofile_unlimited(void **state) {
  */
 static void test_setrlimit_failures(void **state) {
         (void)state;
-        for (size_t i = 0; i < N(source_only); i++) {
-                const char *rel = source_only[i];
+        FOR_EACH_REL(rel, source_only) {
                 struct run x;
                 /* 16 GiB hard, sshd's hard is 8 MiB */
                 run_text(&x, rel, "alice hard memlock 16777216\n", "alice", false);
@@ -845,8 +806,7 @@ static void test_set_all(void **state) {
 
         clear_tree();
         put("etc/security/limits.conf", "# nothing\n");
-        for (size_t i = 0; i < N(rels); i++) {
-                const char *rel = rels[i];
+        FOR_EACH_REL(rel, rels) {
                 run_root_svc(&x, rel, &plain, "alice", &svc);
                 CHECK_REL(rel, !x.b.known && x.b.rank == LC_RANK_NONE);
                 CHECK_REL(rel, x.r.rl_hard[RLIMIT_NOFILE].rank == LC_RANK_NONE);
@@ -865,8 +825,7 @@ static void test_set_all(void **state) {
         }
         /* '*' beats PID 1's; the soft above PID 1's hard is clamped */
         put("etc/security/limits.conf", "* soft memlock 128\n");
-        for (size_t i = 0; i < N(rels); i++) {
-                const char *rel = rels[i];
+        FOR_EACH_REL(rel, rels) {
                 run_root_svc(&x, rel, &set_all, "alice", &svc);
                 CHECK_REL(rel, x.r.soft.rank == LC_RANK_DEFAULT && x.r.soft.value == 128 * KiB);
                 CHECK_REL(rel, x.r.hard.rank == LC_RANK_KERNEL && x.r.soft_clamped);
@@ -875,8 +834,7 @@ static void test_set_all(void **state) {
         }
         /* PID 1's nofile hard 524288 above a service's 4096: upstream refuses the login */
         svc.rl[RLIMIT_NOFILE].hard = 4096;
-        for (size_t i = 0; i < N(rels); i++) {
-                const char *rel = rels[i];
+        FOR_EACH_REL(rel, rels) {
                 bool debian = strncmp(rel, "debian", 6) == 0;
                 run_root_svc(&x, rel, &set_all, "alice", &svc);
                 CHECK_REL(rel, x.s.kind == (debian ? LC_SESSION_LIMITS : LC_SESSION_REFUSED));
@@ -905,8 +863,7 @@ static void test_set_all(void **state) {
 static void test_root(void **state) {
         const char *text = "* hard memlock 1024\n@root hard memlock 2048\n* soft memlock 512\n";
         (void)state;
-        for (size_t i = 0; i < N(source_only); i++) {
-                const char *rel = source_only[i];
+        FOR_EACH_REL(rel, source_only) {
                 struct run x;
                 run_text(&x, rel, text, "root", true);
                 CHECK_REL(rel, !x.r.root_user_debian);
@@ -939,8 +896,7 @@ static void test_quirks(void **state) {
                            "alice both memlock 6\n"        /* unknown type */
                            "alice hard memlock lots\n";    /* unknown value */
         (void)state;
-        for (size_t i = 0; i < N(source_only); i++) {
-                const char *rel = source_only[i];
+        FOR_EACH_REL(rel, source_only) {
                 struct run x;
                 run_text(&x, rel, text, "alice", true);
                 assert_event(&x, 1, LC_SOFT, LC_OUT_APPLIED);
@@ -963,24 +919,12 @@ static void test_quirks(void **state) {
         }
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_names),
-                cmocka_unit_test(test_behaviour),
-                cmocka_unit_test(test_reader_extra_words),
-                cmocka_unit_test(test_reader_crlf),
-                cmocka_unit_test(test_reader_blanks),
-                cmocka_unit_test(test_reader_separators),
-                cmocka_unit_test(test_reader_long_line),
-                cmocka_unit_test(test_missing_files),
-                cmocka_unit_test(test_no_limits_stop),
-                cmocka_unit_test(test_vendor_dir),
-                cmocka_unit_test(test_items),
-                cmocka_unit_test(test_nofile_unlimited),
-                cmocka_unit_test(test_setrlimit_failures),
-                cmocka_unit_test(test_set_all),
-                cmocka_unit_test(test_root),
-                cmocka_unit_test(test_quirks),
-        };
-        return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, teardown,
+          cmocka_unit_test(test_names), cmocka_unit_test(test_behaviour),
+          cmocka_unit_test(test_reader_extra_words), cmocka_unit_test(test_reader_crlf),
+          cmocka_unit_test(test_reader_blanks), cmocka_unit_test(test_reader_separators),
+          cmocka_unit_test(test_reader_long_line), cmocka_unit_test(test_missing_files),
+          cmocka_unit_test(test_no_limits_stop), cmocka_unit_test(test_vendor_dir),
+          cmocka_unit_test(test_items), cmocka_unit_test(test_nofile_unlimited),
+          cmocka_unit_test(test_setrlimit_failures), cmocka_unit_test(test_set_all),
+          cmocka_unit_test(test_root), cmocka_unit_test(test_quirks))

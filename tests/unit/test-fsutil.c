@@ -4,11 +4,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,55 +13,36 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "unit.h"
 #include "fsutil.h"
 #include "macro.h"
 
 static char top[] = "/tmp/test-fsutil-XXXXXX";
 static char root[128], host[128];
 
-static void put(const char *path, const char *text) {
-        FILE *f = fopen(path, "we");
-        assert_non_null(f);
-        fputs(text, f);
-        fclose(f);
-}
-
 /* TOP/host/secret ("host"), TOP/root/etc/{file ("tree"), abs -> /etc/file, out -> TOP/host,
  * up -> ../../../../host/secret, dotdot -> ../../..}, TOP/root/host/secret ("in-tree") */
 static int setup(void **state) {
-        char p[4096], t[4096];
+        static const struct { const char *path, *target; } links[] = {
+                { "etc/abs", "/etc/file" },
+                { "etc/out", host },
+                { "etc/up", "../../../../../../../../host/secret" },
+                { "etc/dotdot", "../../../.." },
+        };
+        char p[PATH_MAX];
         (void)state;
-        assert_non_null(mkdtemp(top));
+        assert_int_equal(unit_tree(top, (const struct unit_file[]){
+                                 { "host/secret", "host" },
+                                 { "root/etc/file", "tree" },
+                                 { "root/host/secret", "in-tree" },
+                                 {},
+                         }),
+                         0);
         snprintf(root, sizeof root, "%s/root", top);
         snprintf(host, sizeof host, "%s/host", top);
-        assert_int_equal(mkdir(root, 0755), 0);
-        assert_int_equal(mkdir(host, 0755), 0);
-        snprintf(p, sizeof p, "%s/secret", host);
-        put(p, "host");
-        snprintf(p, sizeof p, "%s/etc", root);
-        assert_int_equal(mkdir(p, 0755), 0);
-        snprintf(p, sizeof p, "%s/host", root);
-        assert_int_equal(mkdir(p, 0755), 0);
-        snprintf(p, sizeof p, "%s/host/secret", root);
-        put(p, "in-tree");
-        snprintf(p, sizeof p, "%s/etc/file", root);
-        put(p, "tree");
-        snprintf(p, sizeof p, "%s/etc/abs", root);
-        assert_int_equal(symlink("/etc/file", p), 0);
-        snprintf(p, sizeof p, "%s/etc/out", root);
-        assert_int_equal(symlink(host, p), 0);
-        snprintf(p, sizeof p, "%s/etc/up", root);
-        assert_int_equal(symlink("../../../../../../../../host/secret", p), 0);
-        snprintf(t, sizeof t, "%s/etc/dotdot", root);
-        assert_int_equal(symlink("../../../..", t), 0);
+        for (size_t i = 0; i < ELEMENTSOF(links); i++)
+                assert_int_equal(symlink(links[i].target, unit_path(p, root, links[i].path)), 0);
         return 0;
-}
-
-static int teardown(void **state) {
-        char cmd[4200];
-        (void)state;
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", top);
-        return system(cmd) == 0 ? 0 : -1;
 }
 
 /* read rootfd/path with fn; "" when it fails (r set) */
@@ -85,43 +63,59 @@ static const char *read_with(int (*fn)(int, const char *, int, mode_t, int *), c
         return buf;
 }
 
+/* What a read of path gives: its text, or with no text the error. */
+struct read_case {
+        const char *path, *text;
+        int r;
+};
+
+static void check_reads(int (*fn)(int, const char *, int, mode_t, int *), const struct read_case *cases, size_t n) {
+        char buf[64];
+        int r;
+        for (size_t i = 0; i < n; i++) {
+                read_with(fn, cases[i].path, &r, buf, sizeof buf);
+                if (cases[i].text)
+                        assert_string_equal(buf, cases[i].text);
+                else
+                        assert_int_equal(r, cases[i].r);
+        }
+}
+
 static void test_in_root_openat2(void **state) {
+        static const struct read_case cases[] = {
+                { "/etc/file", "tree" },
+                { "etc/file", "tree" },
+                /* an absolute link resolves inside the tree */
+                { "/etc/abs", "tree" },
+                /* a link to a host directory, and .. above the root, stay in the tree */
+                { "/etc/up", "in-tree" },
+                { "/../../../host/secret", "in-tree" },
+                { "/etc/dotdot/host/secret", "in-tree" },
+        };
         char buf[64];
         int r;
         (void)state;
-        assert_string_equal(read_with(fs_openat_in_root, "/etc/file", &r, buf, sizeof buf), "tree");
-        assert_string_equal(read_with(fs_openat_in_root, "etc/file", &r, buf, sizeof buf), "tree");
-        /* an absolute link resolves inside the tree */
-        assert_string_equal(read_with(fs_openat_in_root, "/etc/abs", &r, buf, sizeof buf), "tree");
-        /* a link to a host directory, and .. above the root, stay in the tree */
-        assert_string_equal(read_with(fs_openat_in_root, "/etc/up", &r, buf, sizeof buf), "in-tree");
-        assert_string_equal(read_with(fs_openat_in_root, "/../../../host/secret", &r, buf, sizeof buf), "in-tree");
-        assert_string_equal(read_with(fs_openat_in_root, "/etc/dotdot/host/secret", &r, buf, sizeof buf), "in-tree");
+        check_reads(fs_openat_in_root, cases, ELEMENTSOF(cases));
         read_with(fs_openat_in_root, "/etc/out/secret", &r, buf, sizeof buf);
         assert_true(r < 0 || strcmp(buf, "host") != 0);
 }
 
 static void test_in_root_walk(void **state) {
-        char buf[64];
-        int r;
+        static const struct read_case cases[] = {
+                { "/etc/file", "tree" },
+                { "//etc/./file", "tree" },
+                { "/../../host/secret", "in-tree" },
+                { "/etc/../etc/file", "tree" },
+                /* every link is refused, the last component's and a directory's */
+                { "/etc/abs", .r = -ELOOP },
+                { "/etc/up", .r = -ELOOP },
+                { "/etc/out/secret", .r = -ELOOP },
+                { "/etc/dotdot/host/secret", .r = -ELOOP },
+                { "/etc/file/x", .r = -ENOTDIR },
+                { "/etc/missing", .r = -ENOENT },
+        };
         (void)state;
-        assert_string_equal(read_with(fs_openat_in_root_walk, "/etc/file", &r, buf, sizeof buf), "tree");
-        assert_string_equal(read_with(fs_openat_in_root_walk, "//etc/./file", &r, buf, sizeof buf), "tree");
-        assert_string_equal(read_with(fs_openat_in_root_walk, "/../../host/secret", &r, buf, sizeof buf), "in-tree");
-        assert_string_equal(read_with(fs_openat_in_root_walk, "/etc/../etc/file", &r, buf, sizeof buf), "tree");
-        /* every link is refused, the last component's and a directory's */
-        read_with(fs_openat_in_root_walk, "/etc/abs", &r, buf, sizeof buf);
-        assert_int_equal(r, -ELOOP);
-        read_with(fs_openat_in_root_walk, "/etc/up", &r, buf, sizeof buf);
-        assert_int_equal(r, -ELOOP);
-        read_with(fs_openat_in_root_walk, "/etc/out/secret", &r, buf, sizeof buf);
-        assert_int_equal(r, -ELOOP);
-        read_with(fs_openat_in_root_walk, "/etc/dotdot/host/secret", &r, buf, sizeof buf);
-        assert_int_equal(r, -ELOOP);
-        read_with(fs_openat_in_root_walk, "/etc/file/x", &r, buf, sizeof buf);
-        assert_int_equal(r, -ENOTDIR);
-        read_with(fs_openat_in_root_walk, "/etc/missing", &r, buf, sizeof buf);
-        assert_int_equal(r, -ENOENT);
+        check_reads(fs_openat_in_root_walk, cases, ELEMENTSOF(cases));
         /* O_PATH|O_NOFOLLOW opens the link itself (for readlink) */
         _cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
         int fd = -1;
@@ -185,8 +179,8 @@ static void test_lock_file(void **state) {
         /* refused: a link, a file others may open, a FIFO */
         assert_int_equal(symlinkat("t.lock", dfd, "l.lock"), 0);
         assert_int_equal(fs_lock_file(dfd, "l.lock", 0, &a, NULL), -ELOOP);
+        unit_put(root, "m.lock", "");
         snprintf(p, sizeof p, "%s/m.lock", root);
-        put(p, "");
         assert_int_equal(chmod(p, 0644), 0);
         assert_int_equal(fs_lock_file(dfd, "m.lock", 0, &a, NULL), FS_ERR_LOCKMODE);
         assert_int_equal(mkfifoat(dfd, "f.lock", 0600), 0);
@@ -194,12 +188,6 @@ static void test_lock_file(void **state) {
         assert_int_equal(fs_lock_file(dfd, "a/b", 0, &a, NULL), -EINVAL);
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_in_root_openat2),
-                cmocka_unit_test(test_in_root_walk),
-                cmocka_unit_test(test_in_root_paths),
-                cmocka_unit_test(test_lock_file),
-        };
-        return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, unit_teardown,
+          cmocka_unit_test(test_in_root_openat2), cmocka_unit_test(test_in_root_walk),
+          cmocka_unit_test(test_in_root_paths), cmocka_unit_test(test_lock_file))

@@ -7,8 +7,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,8 +14,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "unit.h"
 #include "fsutil.h"
 #include "macro.h"
 #include "hwcache.h"
@@ -28,16 +26,11 @@ static char dir[] = "/tmp/test-hwcache-XXXXXX";
 static char path[256];
 
 static int setup(void **state) {
-        if (!mkdtemp(dir))
+        (void)state;
+        if (unit_tree(dir, NULL) < 0)
                 return -1;
         snprintf(path, sizeof path, "%s/sub/hw.cache", dir);
         return 0;
-}
-
-static int teardown(void **state) {
-        char cmd[300];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-        return system(cmd) == 0 ? 0 : -1;
 }
 
 static struct hw_summary *sample(void) {
@@ -180,6 +173,25 @@ static void test_bad(void **state) {
         assert_int_equal(hw_cache_parse(nul, sizeof nul - 1, &b, &fp), -EBADMSG);
 }
 
+/* A cache's text in the making: the magic line and a fingerprint, then what the caller
+ * prints to the stream returned */
+static FILE *cache_begin(char **text, size_t *size) {
+        FILE *f = open_memstream(text, size);
+        assert_non_null(f);
+        fprintf(f, MAGIC "fingerprint x\n");
+        return f;
+}
+
+/* Its end line, then parse() of the text, which is freed */
+static int cache_end_parse(FILE *f, char **text) {
+        fprintf(f, "end\n");
+        assert_int_equal(fclose(f), 0);
+        int r = parse(*text);
+        free(*text);
+        *text = NULL;
+        return r;
+}
+
 /* Every count is bounded before it costs memory: devices, ports per device and in all,
  * interfaces, bytes. */
 static void test_bounds(void **state) {
@@ -188,45 +200,30 @@ static void test_bounds(void **state) {
         FILE *f;
 
         /* one device too many */
-        f = open_memstream(&text, &size);
-        fprintf(f, MAGIC "fingerprint x\n");
+        f = cache_begin(&text, &size);
         for (int i = 0; i <= HW_MAX_RDMA_DEVICES; i++)
                 fprintf(f, "rdma d%d 1 0 0 0 1\n", i);
-        fprintf(f, "end\n");
-        fclose(f);
-        assert_int_equal(parse(text), -E2BIG);
-        free(text);
+        assert_int_equal(cache_end_parse(f, &text), -E2BIG);
 
         /* ports: over the per-device bound, then over the total */
-        f = open_memstream(&text, &size);
-        fprintf(f, MAGIC "fingerprint x\nrdma d 1 0 0 0 1\n");
+        f = cache_begin(&text, &size);
+        fprintf(f, "rdma d 1 0 0 0 1\n");
         for (int p = 1; p <= HW_MAX_PORTS + 1; p++)
                 fprintf(f, "port %d 4 1 0\n", p > HW_MAX_PORTS ? 1 : p);
-        fprintf(f, "end\n");
-        fclose(f);
-        assert_int_equal(parse(text), -E2BIG);
-        free(text);
-        f = open_memstream(&text, &size);
-        fprintf(f, MAGIC "fingerprint x\n");
+        assert_int_equal(cache_end_parse(f, &text), -E2BIG);
+        f = cache_begin(&text, &size);
         for (int d = 0, n = 0; n <= HW_MAX_PORTS_TOTAL; d++) {
                 fprintf(f, "rdma d%d 1 0 0 0 1\n", d);
                 for (int p = 1; p <= 200 && n <= HW_MAX_PORTS_TOTAL; p++, n++)
                         fprintf(f, "port %d 4 1 0\n", p);
         }
-        fprintf(f, "end\n");
-        fclose(f);
-        assert_int_equal(parse(text), -E2BIG);
-        free(text);
+        assert_int_equal(cache_end_parse(f, &text), -E2BIG);
 
         /* interfaces */
-        f = open_memstream(&text, &size);
-        fprintf(f, MAGIC "fingerprint x\n");
+        f = cache_begin(&text, &size);
         for (int i = 0; i <= HW_MAX_INTERFACES; i++)
                 fprintf(f, "xdp %d if%d 35 1 1\n", i + 1, i);
-        fprintf(f, "end\n");
-        fclose(f);
-        assert_int_equal(parse(text), -E2BIG);
-        free(text);
+        assert_int_equal(cache_end_parse(f, &text), -E2BIG);
 
         /* bytes */
         size = HW_CACHE_MAX + 1;
@@ -250,10 +247,7 @@ static void test_bounds(void **state) {
 }
 
 static void write_text(const char *text, mode_t mode) {
-        FILE *f = fopen(path, "we");
-        assert_non_null(f);
-        fputs(text, f);
-        fclose(f);
+        unit_write(path, text);
         chmod(path, mode);
 }
 
@@ -310,13 +304,6 @@ static void test_load(void **state) {
         free(fp);
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_format_parse),
-                cmocka_unit_test(test_selection),
-                cmocka_unit_test(test_bad),
-                cmocka_unit_test(test_bounds),
-                cmocka_unit_test(test_load),
-        };
-        return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, unit_teardown,
+          cmocka_unit_test(test_format_parse), cmocka_unit_test(test_selection), cmocka_unit_test(test_bad),
+          cmocka_unit_test(test_bounds), cmocka_unit_test(test_load))

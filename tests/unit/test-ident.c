@@ -4,8 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,56 +11,37 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "unit.h"
 #include "ident.h"
+#include "macro.h"
 
 static char root[] = "/tmp/test-ident-XXXXXX";
 
-static void put(const char *rel, const char *text) {
-        char path[256];
-        snprintf(path, sizeof path, "%s/%s", root, rel);
-        FILE *f = fopen(path, "we");
-        assert_non_null(f);
-        fputs(text, f);
-        assert_int_equal(fclose(f), 0);
-}
-
 static int setup(void **state) {
-        char etc[256];
         (void)state;
-        if (!mkdtemp(root))
-                return -1;
-        snprintf(etc, sizeof etc, "%s/etc", root);
-        if (mkdir(etc, 0755) < 0)
-                return -1;
-        put("etc/passwd", "# a comment\n"
-                          "root:x:0:0:root:/root:/bin/sh\n"
-                          "alice:x:1000:1000::/home/alice:/bin/sh\n"
-                          "bob:x:1001:1001::/home/bob:/bin/sh\n"
-                          "carol:x:1002:2000::/home/carol:/bin/sh\n"
-                          "alice:x:4000:4000:second alice:/:/bin/false\n"
-                          "+nisuser\n"
-                          "broken:x:notanumber:1\n"
-                          "\n");
-        put("etc/group", "root:x:0:\n"
-                         "alice:x:1000:\n"
-                         "bob:x:1001:\n"
-                         "rdma:x:2000:alice,bob\n"
-                         "video:x:2001:bob\n"
-                         "dup:x:3000:alice\n"
-                         "dup:x:3001:bob\n"
-                         "samegid:x:3000:carol\n"
-                         "-netgroup\n"
-                         "bad:x:nogid:alice\n");
-        return 0;
-}
-
-static int teardown(void **state) {
-        char cmd[300];
-        (void)state;
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-        return system(cmd) == 0 ? 0 : -1;
+        return unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "# a comment\n"
+                                "root:x:0:0:root:/root:/bin/sh\n"
+                                "alice:x:1000:1000::/home/alice:/bin/sh\n"
+                                "bob:x:1001:1001::/home/bob:/bin/sh\n"
+                                "carol:x:1002:2000::/home/carol:/bin/sh\n"
+                                "alice:x:4000:4000:second alice:/:/bin/false\n"
+                                "+nisuser\n"
+                                "broken:x:notanumber:1\n"
+                                "\n" },
+                { "etc/group", "root:x:0:\n"
+                               "alice:x:1000:\n"
+                               "bob:x:1001:\n"
+                               "rdma:x:2000:alice,bob\n"
+                               "video:x:2001:bob\n"
+                               "dup:x:3000:alice\n"
+                               "dup:x:3001:bob\n"
+                               "samegid:x:3000:carol\n"
+                               "-netgroup\n"
+                               "bad:x:nogid:alice\n" },
+                {},
+        });
 }
 
 static void test_users(void **state) {
@@ -82,13 +61,13 @@ static void test_users(void **state) {
         assert_int_equal(ident_user(id, "root", &u), 0);
         assert_int_equal(u->uid, 0);
 
-        u = (const struct id_user *)0x1;  /* untouched on failure */
-        assert_int_equal(ident_user(id, "nobody-here", &u), -ENOENT);
-        assert_int_equal(ident_user(id, "nisuser", &u), -ENOENT);
-        assert_int_equal(ident_user(id, "+nisuser", &u), -ENOENT);
-        assert_int_equal(ident_user(id, "broken", &u), -ENOENT);
-        assert_int_equal(ident_user(id, "ALICE", &u), -ENOENT);
-        assert_ptr_equal(u, (const struct id_user *)0x1);
+        /* not found, and u untouched on failure */
+        static const char *const none[] = { "nobody-here", "nisuser", "+nisuser", "broken", "ALICE" };
+        for (size_t i = 0; i < ELEMENTSOF(none); i++) {
+                u = (const struct id_user *)0x1;
+                assert_int_equal(ident_user(id, none[i], &u), -ENOENT);
+                assert_ptr_equal(u, (const struct id_user *)0x1);
+        }
         ident_free(id);
 }
 
@@ -122,12 +101,15 @@ static void test_groups(void **state) {
 
         assert_int_equal(ident_group_by_gid(id, 2001, &g), 0);
         assert_string_equal(g->name, "video");
+        /* not found, and g untouched on failure */
         g = (const struct id_group *)0x1;
         assert_int_equal(ident_group_by_gid(id, 9999, &g), -ENOENT);
-        assert_int_equal(ident_group(id, "nope", &g), -ENOENT);
-        assert_int_equal(ident_group(id, "netgroup", &g), -ENOENT);
-        assert_int_equal(ident_group(id, "bad", &g), -ENOENT);
         assert_ptr_equal(g, (const struct id_group *)0x1);
+        static const char *const none[] = { "nope", "netgroup", "bad" };
+        for (size_t i = 0; i < ELEMENTSOF(none); i++) {
+                assert_int_equal(ident_group(id, none[i], &g), -ENOENT);
+                assert_ptr_equal(g, (const struct id_group *)0x1);
+        }
         ident_free(id);
 }
 
@@ -190,12 +172,6 @@ static void test_missing_files(void **state) {
         ident_free(id);
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_users),
-                cmocka_unit_test(test_groups),
-                cmocka_unit_test(test_membership),
-                cmocka_unit_test(test_missing_files),
-        };
-        return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, unit_teardown,
+          cmocka_unit_test(test_users), cmocka_unit_test(test_groups), cmocka_unit_test(test_membership),
+          cmocka_unit_test(test_missing_files))

@@ -3,8 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,8 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
 
+#include "unit.h"
 #include "ident.h"
 #include "limitsconf.h"
 
@@ -22,40 +20,19 @@
 
 static char root[] = "/tmp/test-limits-XXXXXX";
 
-static void write_file(const char *rel, const char *text) {
-        char p[512];
-        snprintf(p, sizeof p, "%s/%s", root, rel);
-        FILE *f = fopen(p, "we");
-        assert_non_null(f);
-        fputs(text, f);
-        fclose(f);
-}
-
 static int setup(void **state) {
-        char p[512];
-        if (!mkdtemp(root))
-                return -1;
-        snprintf(p, sizeof p, "%s/etc", root);
-        mkdir(p, 0755);
-        snprintf(p, sizeof p, "%s/proc", root);
-        mkdir(p, 0755);
-        snprintf(p, sizeof p, "%s/proc/1", root);
-        mkdir(p, 0755);
-        write_file("etc/passwd", "root:x:0:0::/root:/bin/sh\n"
-                                 "alice:x:1001:1001::/home/alice:/bin/sh\n"
-                                 "bob:x:1002:2000::/home/bob:/bin/sh\n"
-                                 "carol:x:1003:1003::/home/carol:/bin/sh\n");
-        write_file("etc/group", "root:x:0:\nalice:x:1001:\ncarol:x:1003:\n"
-                                "rdma:x:2000:alice\nspdk:x:2001:carol,alice\nempty:x:2002:\n");
-        write_file("proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
-                                    "Max locked memory         131072               6291456              bytes     \n");
-        return 0;
-}
-
-static int teardown(void **state) {
-        char cmd[600];
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-        return system(cmd) == 0 ? 0 : -1;
+        (void)state;
+        return unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\n"
+                                "alice:x:1001:1001::/home/alice:/bin/sh\n"
+                                "bob:x:1002:2000::/home/bob:/bin/sh\n"
+                                "carol:x:1003:1003::/home/carol:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\ncarol:x:1003:\n"
+                               "rdma:x:2000:alice\nspdk:x:2001:carol,alice\nempty:x:2002:\n" },
+                { "proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
+                                   "Max locked memory         131072               6291456              bytes     \n" },
+                {},
+        });
 }
 
 struct outcome {
@@ -279,16 +256,13 @@ static void test_long_lines(void **state) {
 static void test_tree_files(void **state) {
         char p[600];
         struct lc_tree *t;
-        snprintf(p, sizeof p, "%s/etc/security", root);
-        mkdir(p, 0755);
-        snprintf(p, sizeof p, "%s/etc/security/limits.d", root);
-        mkdir(p, 0755);
-        write_file("etc/security/limits.conf", "* soft memlock 1\n");
-        write_file("etc/security/limits.d/b.conf", "* soft memlock 3\n");
-        write_file("etc/security/limits.d/a.conf", "* soft memlock 2\n");
-        write_file("etc/security/limits.d/B.conf", "* soft memlock 4\n");
-        write_file("etc/security/limits.d/.hidden.conf", "* soft memlock 5\n");
-        write_file("etc/security/limits.d/c.conf.bak", "* soft memlock 6\n");
+        unit_mkdir_p(root, "etc/security/limits.d");
+        unit_put(root, "etc/security/limits.conf", "* soft memlock 1\n");
+        unit_put(root, "etc/security/limits.d/b.conf", "* soft memlock 3\n");
+        unit_put(root, "etc/security/limits.d/a.conf", "* soft memlock 2\n");
+        unit_put(root, "etc/security/limits.d/B.conf", "* soft memlock 4\n");
+        unit_put(root, "etc/security/limits.d/.hidden.conf", "* soft memlock 5\n");
+        unit_put(root, "etc/security/limits.d/c.conf.bak", "* soft memlock 6\n");
         assert_int_equal(lc_tree_load(root, D, NULL, &t), 0);
         assert_int_equal(t->n_files, 4);
         assert_string_equal(t->files[0].display, "etc/security/limits.conf");
@@ -386,13 +360,8 @@ static void test_check(void **state) {
         ident_free(id);
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_baseline),   cmocka_unit_test(test_values),
-                cmocka_unit_test(test_case_and_syntax), cmocka_unit_test(test_ranks),
-                cmocka_unit_test(test_quirks),     cmocka_unit_test(test_root_debian),
-                cmocka_unit_test(test_long_lines), cmocka_unit_test(test_tree_files),
-                cmocka_unit_test(test_check),
-        };
-        return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, unit_teardown,
+          cmocka_unit_test(test_baseline), cmocka_unit_test(test_values),
+          cmocka_unit_test(test_case_and_syntax), cmocka_unit_test(test_ranks), cmocka_unit_test(test_quirks),
+          cmocka_unit_test(test_root_debian), cmocka_unit_test(test_long_lines),
+          cmocka_unit_test(test_tree_files), cmocka_unit_test(test_check))

@@ -3,46 +3,28 @@
 #include "config.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <cmocka.h>
 
+#include "unit.h"
 #include "pamstack.h"
 
 static char root[] = "/tmp/test-pamstack-XXXXXX";
 
+/* etc/pam.d/name */
 static void put(const char *name, const char *text) {
-        char path[256];
-        snprintf(path, sizeof path, "%s/etc/pam.d/%s", root, name);
-        FILE *f = fopen(path, "we");
-        assert_non_null(f);
-        fputs(text, f);
-        assert_int_equal(fclose(f), 0);
+        char rel[256];
+        snprintf(rel, sizeof rel, "etc/pam.d/%s", name);
+        unit_put(root, rel, text);
 }
 
 static int setup(void **state) {
-        char dir[256];
         (void)state;
-        if (!mkdtemp(root))
-                return -1;
-        snprintf(dir, sizeof dir, "%s/etc", root);
-        if (mkdir(dir, 0755) < 0)
-                return -1;
-        snprintf(dir, sizeof dir, "%s/etc/pam.d", root);
-        return mkdir(dir, 0755);
-}
-
-static int teardown(void **state) {
-        char cmd[300];
-        (void)state;
-        snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
-        return system(cmd) == 0 ? 0 : -1;
+        return unit_tree(root, (const struct unit_file[]){ { "etc/pam.d", NULL }, {} });
 }
 
 static void assert_entry(const struct pam_entry *e, const char *file, unsigned line, bool dash, const char *control,
@@ -172,12 +154,6 @@ static void test_line_split(void **state) {
         assert_string_equal(rest, "a b ");
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_includes),
-                cmocka_unit_test(test_missing),
-                cmocka_unit_test(test_loop_and_depth),
-                cmocka_unit_test(test_line_split),
-        };
-        return cmocka_run_group_tests(tests, setup, teardown);
-}
+UNIT_MAIN(setup, unit_teardown,
+          cmocka_unit_test(test_includes), cmocka_unit_test(test_missing),
+          cmocka_unit_test(test_loop_and_depth), cmocka_unit_test(test_line_split))

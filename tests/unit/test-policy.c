@@ -5,9 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <setjmp.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -17,8 +15,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmocka.h>
 
+#include "unit.h"
 #include "diag.h"
 #include "hw.h"
 #include "macro.h"
@@ -1070,37 +1068,17 @@ static void test_eval_groups_auto(void **state) {
         policy_free(p);
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_good_full),
-                cmocka_unit_test(test_good_defaults),
-                cmocka_unit_test(test_good_patterns),
-                cmocka_unit_test(test_no_rules_warns),
-                cmocka_unit_test(test_duplicate_rules_warn),
-                cmocka_unit_test(test_err_version),
-                cmocka_unit_test(test_err_top),
-                cmocka_unit_test(test_err_hardware),
-                cmocka_unit_test(test_err_rules),
-                cmocka_unit_test(test_err_parse),
-                cmocka_unit_test(test_err_include),
-                cmocka_unit_test(test_err_nul),
-                cmocka_unit_test(test_err_depth),
-                cmocka_unit_test(test_err_many_lines),
-                cmocka_unit_test(test_too_big_string),
-                cmocka_unit_test(test_fd_fifo),
-                cmocka_unit_test(test_fd_dev_zero),
-                cmocka_unit_test(test_fd_files),
-                cmocka_unit_test(test_shipped_conf),
-                cmocka_unit_test(test_eval_precedence),
-                cmocka_unit_test(test_eval_lower),
-                cmocka_unit_test(test_eval_auto_arithmetic),
-                cmocka_unit_test(test_eval_auto_saturates),
-                cmocka_unit_test(test_eval_fallback_untouched),
-                cmocka_unit_test(test_eval_xdp_unknown),
-                cmocka_unit_test(test_eval_bounds),
-                cmocka_unit_test(test_eval_never_zero),
-                cmocka_unit_test(test_eval_groups_auto),
-        };
-
-        return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+          cmocka_unit_test(test_good_full), cmocka_unit_test(test_good_defaults),
+          cmocka_unit_test(test_good_patterns), cmocka_unit_test(test_no_rules_warns),
+          cmocka_unit_test(test_duplicate_rules_warn), cmocka_unit_test(test_err_version),
+          cmocka_unit_test(test_err_top), cmocka_unit_test(test_err_hardware),
+          cmocka_unit_test(test_err_rules), cmocka_unit_test(test_err_parse),
+          cmocka_unit_test(test_err_include), cmocka_unit_test(test_err_nul), cmocka_unit_test(test_err_depth),
+          cmocka_unit_test(test_err_many_lines), cmocka_unit_test(test_too_big_string),
+          cmocka_unit_test(test_fd_fifo), cmocka_unit_test(test_fd_dev_zero), cmocka_unit_test(test_fd_files),
+          cmocka_unit_test(test_shipped_conf), cmocka_unit_test(test_eval_precedence),
+          cmocka_unit_test(test_eval_lower), cmocka_unit_test(test_eval_auto_arithmetic),
+          cmocka_unit_test(test_eval_auto_saturates), cmocka_unit_test(test_eval_fallback_untouched),
+          cmocka_unit_test(test_eval_xdp_unknown), cmocka_unit_test(test_eval_bounds),
+          cmocka_unit_test(test_eval_never_zero), cmocka_unit_test(test_eval_groups_auto))

@@ -4,15 +4,13 @@
 
 #include <errno.h>
 #include <linux/capability.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/resource.h>
-#include <cmocka.h>
 
+#include "unit.h"
 #include "rlimit.h"
 
 #define INF UINT64_MAX
@@ -49,12 +47,24 @@ static void test_allowed(void **state) {
                         fail_msg("case %zu: rl_allowed() is %s", i, cases[i].ok ? "false" : "true");
 }
 
+/* A rule of the module over cur and a target (lower or not), and the pair it gives. */
+struct pair_case {
+        struct rl_pair cur, target;
+        bool lower;
+        struct rl_pair want;
+};
+
+static void check_pairs(struct rl_pair (*rule)(struct rl_pair, struct rl_pair, bool), const struct pair_case *cases,
+                        size_t n) {
+        char what[32];
+        for (size_t i = 0; i < n; i++) {
+                snprintf(what, sizeof what, "case %zu", i);
+                assert_pair(rule(cases[i].cur, cases[i].target, cases[i].lower), cases[i].want, what);
+        }
+}
+
 static void test_want(void **state) {
-        static const struct {
-                struct rl_pair cur, target;
-                bool lower;
-                struct rl_pair want;
-        } cases[] = {
+        static const struct pair_case cases[] = {
                 /* raising: the target */
                 { PAIR(M(8), M(8)), PAIR(M(1024), M(1024)), false, PAIR(M(1024), M(1024)) },
                 /* never lower than cur without lower, each half on its own */
@@ -73,20 +83,13 @@ static void test_want(void **state) {
                 { PAIR(M(8), M(8)), PAIR(INF, INF), true, PAIR(INF, INF) },
                 { PAIR(M(8), INF), PAIR(M(64), M(64)), false, PAIR(M(64), INF) },
         };
-        char what[32];
         (void)state;
-        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-                snprintf(what, sizeof what, "case %zu", i);
-                assert_pair(rl_module_want(cases[i].cur, cases[i].target, cases[i].lower), cases[i].want, what);
-        }
+        check_pairs(rl_module_want, cases, sizeof cases / sizeof *cases);
 }
 
+/* rl_module_closest(): a case's target is its want, want the closest pair */
 static void test_closest(void **state) {
-        static const struct {
-                struct rl_pair cur, want;
-                bool lower;
-                struct rl_pair closest;
-        } cases[] = {
+        static const struct pair_case cases[] = {
                 /* the hard limit stays; soft goes as far as it may */
                 { PAIR(M(8), M(64)), PAIR(M(1024), M(1024)), false, PAIR(M(64), M(64)) },
                 { PAIR(M(8), M(8)), PAIR(M(1024), M(1024)), false, PAIR(M(8), M(8)) },
@@ -98,12 +101,8 @@ static void test_closest(void **state) {
                 { PAIR(M(48), M(64)), PAIR(M(16), M(1024)), true, PAIR(M(16), M(64)) },
                 { PAIR(M(8), M(64)), PAIR(INF, INF), false, PAIR(M(64), M(64)) },
         };
-        char what[32];
         (void)state;
-        for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-                snprintf(what, sizeof what, "case %zu", i);
-                assert_pair(rl_module_closest(cases[i].cur, cases[i].want, cases[i].lower), cases[i].closest, what);
-        }
+        check_pairs(rl_module_closest, cases, sizeof cases / sizeof *cases);
 }
 
 static void test_after_module(void **state) {
@@ -157,10 +156,6 @@ static void test_process(void **state) {
         (void)rl_have_cap(CAP_SYS_RESOURCE);
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_allowed), cmocka_unit_test(test_want), cmocka_unit_test(test_closest),
-                cmocka_unit_test(test_after_module), cmocka_unit_test(test_process),
-        };
-        return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+          cmocka_unit_test(test_allowed), cmocka_unit_test(test_want), cmocka_unit_test(test_closest),
+          cmocka_unit_test(test_after_module), cmocka_unit_test(test_process))

@@ -2,14 +2,12 @@
 /* The session model's PAM stack walk: controls as libpam reads them, jumps, the early ends. */
 #include "config.h"
 
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "unit.h"
 #include "macro.h"
 #include "session.h"
 
@@ -115,10 +113,5 @@ static void test_walk(void **state) {
         pam_stack_clear(&st);
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_controls),
-                cmocka_unit_test(test_walk),
-        };
-        return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+          cmocka_unit_test(test_controls), cmocka_unit_test(test_walk))

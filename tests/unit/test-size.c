@@ -3,14 +3,12 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "unit.h"
 #include "size.h"
 
 #define MARKER UINT64_C(0xdeadbeef)
@@ -164,12 +162,7 @@ static void test_c_strto(void **state) {
         }
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_size_units),  cmocka_unit_test(test_size_refused),
-                cmocka_unit_test(test_size_limits), cmocka_unit_test(test_parse_u64),
-                cmocka_unit_test(test_parse_share), cmocka_unit_test(test_format),
-                cmocka_unit_test(test_c_strto),
-        };
-        return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+          cmocka_unit_test(test_size_units), cmocka_unit_test(test_size_refused),
+          cmocka_unit_test(test_size_limits), cmocka_unit_test(test_parse_u64),
+          cmocka_unit_test(test_parse_share), cmocka_unit_test(test_format), cmocka_unit_test(test_c_strto))

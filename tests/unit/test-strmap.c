@@ -2,15 +2,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "unit.h"
 #include "strmap.h"
 
 static void test_put_get(void **state) {
@@ -114,10 +112,6 @@ static void test_clear(void **state) {
         strmap_clear(&m, NULL);
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_put_get), cmocka_unit_test(test_key_copied), cmocka_unit_test(test_replace),
-                cmocka_unit_test(test_growth), cmocka_unit_test(test_clear),
-        };
-        return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+          cmocka_unit_test(test_put_get), cmocka_unit_test(test_key_copied), cmocka_unit_test(test_replace),
+          cmocka_unit_test(test_growth), cmocka_unit_test(test_clear))

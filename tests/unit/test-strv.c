@@ -3,15 +3,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
 
+#include "unit.h"
 #include "array.h"
 #include "macro.h"
 #include "strv.h"
@@ -130,10 +128,6 @@ static void test_grow(void **state) {
         free(v);
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_push), cmocka_unit_test(test_consume), cmocka_unit_test(test_many),
-                cmocka_unit_test(test_sort_cmp), cmocka_unit_test(test_free_array), cmocka_unit_test(test_grow),
-        };
-        return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+          cmocka_unit_test(test_push), cmocka_unit_test(test_consume), cmocka_unit_test(test_many),
+          cmocka_unit_test(test_sort_cmp), cmocka_unit_test(test_free_array), cmocka_unit_test(test_grow))

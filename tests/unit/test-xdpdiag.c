@@ -12,16 +12,14 @@
 #include <linux/sock_diag.h>
 #include <linux/xdp_diag.h>
 #include <rdma/rdma_netlink.h>
-#include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <cmocka.h>
 
+#include "unit.h"
 #include "macro.h"
 #include "status.h"
 #include "xdpdiag.h"
@@ -324,10 +322,6 @@ static void test_cgroup(void **state) {
         }
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_request), cmocka_unit_test(test_dump),   cmocka_unit_test(test_errors),
-                cmocka_unit_test(test_rdma),    cmocka_unit_test(test_cgroup),
-        };
-        return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+          cmocka_unit_test(test_request), cmocka_unit_test(test_dump), cmocka_unit_test(test_errors),
+          cmocka_unit_test(test_rdma), cmocka_unit_test(test_cgroup))
