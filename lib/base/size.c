@@ -77,37 +77,6 @@ int parse_uint(const char *s, unsigned *ret) {
         return parse_u32(s, ret);
 }
 
-int parse_share(const char *s, double *ret) {
-        const char *end;
-        uint64_t ip = 0, frac = 0, scale = 1;
-        int r;
-
-        if (!s)
-                return -EINVAL;
-        r = parse_u64_prefix(s, &ip, &end);
-        if (r < 0)
-                return r;
-        if (*end == '.') {
-                const char *f = end + 1;
-                if (!isdigit((unsigned char)*f))
-                        return -EINVAL;
-                for (; isdigit((unsigned char)*f); f++) {
-                        if (scale >= 1000000000ULL)
-                                return -EINVAL; /* more precision than makes sense */
-                        frac = frac * 10 + (uint64_t)(*f - '0');
-                        scale *= 10;
-                }
-                end = f;
-        }
-        if (*end)
-                return -EINVAL;
-        double v = (double)ip + (double)frac / (double)scale;
-        if (v > 1.0)
-                return -ERANGE;
-        *ret = v;
-        return 0;
-}
-
 int size_parse(const char *s, uint64_t *ret) {
         const char *end;
         uint64_t v;

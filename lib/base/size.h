@@ -45,9 +45,6 @@ int parse_u64(const char *s, uint64_t *ret);
 int parse_u32(const char *s, uint32_t *ret);
 int parse_uint(const char *s, unsigned *ret);
 
-/* Strict decimal fraction "0.5", "1", "0.25" in [0, 1]: used for ram_share on the CLI. */
-int parse_share(const char *s, double *ret);
-
 /*
  * Bytes as a human string: "unlimited", the largest exact binary unit ("1 GiB", "64 KiB",
  * "4097 B"), never rounded.  Returns buf.

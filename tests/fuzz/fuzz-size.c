@@ -5,7 +5,7 @@
  *    in base 10 (value, end pointer, ERANGE): they model how pam_limits reads its files;
  *  - size_parse(): strict (no sign, no blank, no junk), and size_format_arg() of the result
  *    reads back as the same value; size_format() never overflows its buffer;
- *  - parse_u64()/parse_u32()/parse_share(): strict subsets of strtoull()/strtod().
+ *  - parse_u64()/parse_u32(): strict subsets of strtoull().
  */
 #include "config.h"
 
@@ -144,17 +144,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         r = parse_uint(s, &uu);
         if (r == 0)
                 CHECK(uu == u32);
-
-        double share = -1;
-        r = parse_share(s, &share);
-        if (r == 0) {
-                CHECK(share >= 0.0 && share <= 1.0);
-                CHECK(isdigit((unsigned char)s[0]));
-                double d = strtod(s, &lend);
-                CHECK(*lend == '\0');
-                CHECK(d - share < 1e-9 && share - d < 1e-9);
-        } else
-                CHECK(share == -1);
 
         free(s);
         return 0;

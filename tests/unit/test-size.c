@@ -92,18 +92,6 @@ static void test_parse_u64(void **state) {
         assert_int_equal(parse_uint("trout", &u), -EINVAL);
 }
 
-static void test_parse_share(void **state) {
-        double d = 0;
-        assert_int_equal(parse_share("0.5", &d), 0);
-        assert_true(d == 0.5);
-        assert_int_equal(parse_share("1", &d), 0);
-        assert_true(d == 1.0);
-        assert_int_equal(parse_share("1.5", &d), -ERANGE);
-        assert_int_equal(parse_share(".5", &d), -EINVAL);
-        assert_int_equal(parse_share("0.", &d), -EINVAL);
-        assert_int_equal(parse_share("-0.5", &d), -EINVAL);
-}
-
 static void test_format(void **state) {
         char b[SIZE_FMT_MAX];
         assert_string_equal(size_format(UINT64_C(1) << 30, b), "1 GiB");
@@ -165,4 +153,4 @@ static void test_c_strto(void **state) {
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_size_units), cmocka_unit_test(test_size_refused),
           cmocka_unit_test(test_size_limits), cmocka_unit_test(test_parse_u64),
-          cmocka_unit_test(test_parse_share), cmocka_unit_test(test_format), cmocka_unit_test(test_c_strto))
+          cmocka_unit_test(test_format), cmocka_unit_test(test_c_strto))
