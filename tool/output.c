@@ -219,25 +219,27 @@ void json_knull(struct json *j, const char *key) {
         json_null(j);
 }
 
+/* KEY, then null when !known; whether the value is still to be written */
+static bool json_kknown(struct json *j, const char *key, bool known) {
+        json_key(j, key);
+        if (!known)
+                json_null(j);
+        return known;
+}
+
 void json_ku64_opt(struct json *j, const char *key, bool known, uint64_t v) {
-        if (known)
-                json_ku64(j, key, v);
-        else
-                json_knull(j, key);
+        if (json_kknown(j, key, known))
+                json_u64(j, v);
 }
 
 void json_ki64_opt(struct json *j, const char *key, bool known, int64_t v) {
-        if (known)
-                json_ki64(j, key, v);
-        else
-                json_knull(j, key);
+        if (json_kknown(j, key, known))
+                json_i64(j, v);
 }
 
 void json_klimit_opt(struct json *j, const char *key, bool known, uint64_t v) {
-        if (known)
-                json_klimit(j, key, v);
-        else
-                json_knull(j, key);
+        if (json_kknown(j, key, known))
+                json_limit(j, v);
 }
 
 void json_kobj_begin(struct json *j, const char *key) {
