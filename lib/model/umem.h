@@ -4,14 +4,7 @@
  * status's probe asks the kernel what is charged. */
 #include <linux/if_xdp.h>
 #include <stdint.h>
-#include <sys/socket.h>
-
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-#ifndef SOL_XDP
-#define SOL_XDP 283
-#endif
+#include <sys/socket.h> /* AF_XDP, SOL_XDP (glibc >= 2.27, musl) */
 
 enum umem_step {
         UMEM_SOCKET,             /* socket(AF_XDP) failed: no AF_XDP, or no CAP_NET_RAW */

@@ -12,7 +12,6 @@
 #include <sys/socket.h>
 
 #include "macro.h"
-#include "umem.h" /* AF_XDP */
 #include "xdpdiag.h"
 
 

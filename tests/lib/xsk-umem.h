@@ -16,13 +16,6 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#ifndef AF_XDP
-#define AF_XDP 44
-#endif
-#ifndef SOL_XDP
-#define SOL_XDP 283
-#endif
-
 /* The chunk size of every UMEM the tests register; sizes are multiples of it. */
 #define XSK_CHUNK 4096u
 
