@@ -36,6 +36,22 @@ static const char *verbs_status_word(int st) {
         }
 }
 
+/* the AF_XDP part's status in --json, from hw_summary.xdp_status */
+static const char *xdp_status_word(int st) {
+        switch (st) {
+        case 0:
+                return "ok";
+        case -EOPNOTSUPP:
+                return "unknown";
+        case -ELIBACC:
+                return "not-installed";
+        case -ENOPKG:
+                return "not-built";
+        default:
+                return "error";
+        }
+}
+
 static void features_text(uint64_t f, char *buf, size_t size) {
         static const char *const names[] = { "basic", "redirect", "ndo-xmit", "xsk-zerocopy", "hw-offload",
                                              "rx-sg", "ndo-xmit-sg" };
@@ -129,7 +145,7 @@ static void print_rdma_json(struct json *j, const struct hw_summary *hw) {
 
 static void print_xdp_json(struct json *j, const struct hw_summary *hw) {
         json_obj_begin(j);
-        json_kstr(j, "status", hw->xdp_status == 0 ? "ok" : hw->xdp_status == -EOPNOTSUPP ? "unknown" : "error");
+        json_kstr(j, "status", xdp_status_word(hw->xdp_status));
         json_karr_begin(j, "interfaces");
         for (size_t i = 0; i < hw->n_xdp; i++) {
                 const struct hw_xdp_if *x = &hw->xdp[i];
@@ -217,6 +233,10 @@ static void print_xdp_text(const struct hw_summary *hw) {
                 printf("  unknown: this kernel has no netdev family (Linux < 6.3)\n");
         else if (hw->xdp_status == -ENOPKG)
                 printf("  unknown: rdmalimits was built without AF_XDP detection (--disable-xdp)\n");
+#ifdef HAVE_LIBMNL
+        else if (hw->xdp_status == -ELIBACC)
+                printf("  unknown: libmnl (%s) is not installed\n", LIBMNL_SONAME);
+#endif
         else if (hw->xdp_status < 0)
                 printf("  unknown (%s)\n", strerror(-hw->xdp_status));
         else if (hw->n_xdp == 0)

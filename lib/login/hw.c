@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <fnmatch.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +15,6 @@
 #include <unistd.h>
 
 #ifdef HAVE_LIBMNL
-#include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #endif
@@ -38,6 +36,7 @@ enum {
 #endif
 
 #include "array.h"
+#include "mnl.h"
 #include "hw.h"
 #include "macro.h"
 #include "size.h"
@@ -208,61 +207,13 @@ bool hw_netsel_counts(const struct hw_netsel *sel, const char *name, bool physic
 /* ---------------------------------------------------------------------------------------
  * AF_XDP: the netdev generic netlink family, RX queues from sysfs.
  *
- * libmnl is loaded here, with dlopen(), only when a live probe runs: a login that reads the
+ * libmnl is loaded (mnl.c, dlopen()) only when a live probe runs: a login that reads the
  * hardware cache, or needs no "auto" at all, maps one library less (on the machines we
  * measure, each library a login maps costs about as much as pam_limits' whole session).  The
- * table is filled per probe and passed down, so nothing global changes.  Its soname comes
- * from configure (config.h); --disable-xdp builds without it.
+ * table is filled per probe and passed down, so nothing global changes; --disable-xdp builds
+ * without it.
  */
 #ifdef HAVE_LIBMNL
-static void dlclosep(void **h) {
-        if (*h)
-                dlclose(*h);
-}
-
-/* fns->field = the symbol name of version in h, or return -ELIBBAD */
-#define RESOLVE(h, fns, field, name, version) DL_ASSIGN((fns)->field, dlvsym((h), (name), (version)))
-
-/* The libmnl functions the probe calls, typed by libmnl's own declarations. */
-struct mnl_fns {
-        __typeof__(mnl_socket_open2) *socket_open2;
-        __typeof__(mnl_socket_bind) *socket_bind;
-        __typeof__(mnl_socket_close) *socket_close;
-        __typeof__(mnl_socket_get_portid) *socket_get_portid;
-        __typeof__(mnl_socket_sendto) *socket_sendto;
-        __typeof__(mnl_socket_recvfrom) *socket_recvfrom;
-        __typeof__(mnl_cb_run) *cb_run;
-        __typeof__(mnl_nlmsg_put_header) *nlmsg_put_header;
-        __typeof__(mnl_nlmsg_put_extra_header) *nlmsg_put_extra_header;
-        __typeof__(mnl_attr_get_type) *attr_get_type;
-        __typeof__(mnl_attr_validate) *attr_validate;
-        __typeof__(mnl_attr_parse) *attr_parse;
-        __typeof__(mnl_attr_get_u16) *attr_get_u16;
-        __typeof__(mnl_attr_get_u32) *attr_get_u32;
-        __typeof__(mnl_attr_get_u64) *attr_get_u64;
-        __typeof__(mnl_attr_put_strz_check) *attr_put_strz_check;
-};
-
-static int mnl_resolve(void *h, struct mnl_fns *f) {
-        RESOLVE(h, f, socket_open2, "mnl_socket_open2", "LIBMNL_1.2");
-        RESOLVE(h, f, socket_bind, "mnl_socket_bind", "LIBMNL_1.0");
-        RESOLVE(h, f, socket_close, "mnl_socket_close", "LIBMNL_1.0");
-        RESOLVE(h, f, socket_get_portid, "mnl_socket_get_portid", "LIBMNL_1.0");
-        RESOLVE(h, f, socket_sendto, "mnl_socket_sendto", "LIBMNL_1.0");
-        RESOLVE(h, f, socket_recvfrom, "mnl_socket_recvfrom", "LIBMNL_1.0");
-        RESOLVE(h, f, cb_run, "mnl_cb_run", "LIBMNL_1.0");
-        RESOLVE(h, f, nlmsg_put_header, "mnl_nlmsg_put_header", "LIBMNL_1.0");
-        RESOLVE(h, f, nlmsg_put_extra_header, "mnl_nlmsg_put_extra_header", "LIBMNL_1.0");
-        RESOLVE(h, f, attr_get_type, "mnl_attr_get_type", "LIBMNL_1.0");
-        RESOLVE(h, f, attr_validate, "mnl_attr_validate", "LIBMNL_1.0");
-        RESOLVE(h, f, attr_parse, "mnl_attr_parse", "LIBMNL_1.0");
-        RESOLVE(h, f, attr_get_u16, "mnl_attr_get_u16", "LIBMNL_1.0");
-        RESOLVE(h, f, attr_get_u32, "mnl_attr_get_u32", "LIBMNL_1.0");
-        RESOLVE(h, f, attr_get_u64, "mnl_attr_get_u64", "LIBMNL_1.0");
-        RESOLVE(h, f, attr_put_strz_check, "mnl_attr_put_strz_check", "LIBMNL_1.0");
-        return 0;
-}
-
 /* An open generic netlink socket and the functions to use it. */
 struct genl {
         const struct mnl_fns *f;
@@ -276,15 +227,7 @@ static void genl_close(struct genl *g) {
 }
 
 static int genl_open(struct genl *g) {
-        g->nl = g->f->socket_open2(NETLINK_GENERIC, SOCK_CLOEXEC);
-        if (!g->nl)
-                return negative_errno();
-        if (g->f->socket_bind(g->nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-                int r = negative_errno();
-                genl_close(g);
-                return r;
-        }
-        return 0;
+        return mnl_open(g->f, NETLINK_GENERIC, &g->nl);
 }
 
 /* Send one request and run cb over the replies until DONE, an ACK or an error.
@@ -562,21 +505,15 @@ static int probe_xdp_with(const struct mnl_fns *f, const struct hw_netsel *sel, 
 
 /* libmnl missing or unusable: the AF_XDP part is unknown, with the reason. */
 static int probe_xdp(const struct hw_netsel *sel, struct hw_summary *s) {
-        _cleanup_(dlclosep) void *h = NULL;
         struct mnl_fns f;
-        int r;
-
-        h = dlopen(LIBMNL_SONAME, RTLD_NOW | RTLD_LOCAL);
-        if (!h) {
-                s->xdp_status = -ELIBACC;
-                return 0;
-        }
-        r = mnl_resolve(h, &f);
+        int r = mnl_load(&f);
         if (r < 0) {
                 s->xdp_status = r;
                 return 0;
         }
-        return probe_xdp_with(&f, sel, s);
+        r = probe_xdp_with(&f, sel, s);
+        mnl_unload(&f);
+        return r;
 }
 #else
 /* built without libmnl (--disable-xdp): the AF_XDP part is unknown */

@@ -224,37 +224,51 @@ static int load_files(struct ident *id) {
 
 /* ---- NSS backend ---- */
 
-static size_t nss_bufsize(int which) {
+/*
+ * getpwnam_r()/getgr*_r() want a caller's buffer: fn is called with one that doubles on ERANGE
+ * up to max bytes, and copies what it needs before the buffer goes.
+ */
+static int nss_with_buffer(int which, size_t max, int (*fn)(void *ctx, char *buf, size_t size), void *ctx) {
         long s = sysconf(which);
-        return s > 0 ? (size_t)s : 16384;
-}
-
-static int nss_user(const char *name, struct id_user **ret) {
-        struct passwd pw, *res = NULL;
-        size_t bs = nss_bufsize(_SC_GETPW_R_SIZE_MAX);
+        size_t bs = s > 0 ? (size_t)s : 16384;
         for (;;) {
                 _cleanup_free_ char *buf = malloc(bs);
                 if (!buf)
                         return -ENOMEM;
-                int r = getpwnam_r(name, &pw, buf, bs, &res);
-                if (r == ERANGE && bs < (1u << 20)) {
-                        bs *= 2;
-                        continue;
-                }
-                if (r != 0)
-                        return -r;
-                if (!res)
-                        return -ENOENT;
-                struct id_user *u = calloc(1, sizeof(*u));
-                if (!u || !(u->name = strdup(pw.pw_name))) {
-                        free(u);
-                        return -ENOMEM;
-                }
-                u->uid = pw.pw_uid;
-                u->gid = pw.pw_gid;
-                *ret = u;
-                return 0;
+                int r = fn(ctx, buf, bs);
+                if (r != -ERANGE || bs >= max)
+                        return r;
+                bs *= 2;
         }
+}
+
+struct nss_user_query {
+        const char *name;
+        struct id_user **ret;
+};
+
+static int nss_user_fetch(void *ctx, char *buf, size_t size) {
+        struct nss_user_query *q = ctx;
+        struct passwd pw, *res = NULL;
+        int r = getpwnam_r(q->name, &pw, buf, size, &res);
+        if (r != 0)
+                return -r;
+        if (!res)
+                return -ENOENT;
+        struct id_user *u = calloc(1, sizeof(*u));
+        if (!u || !(u->name = strdup(pw.pw_name))) {
+                free(u);
+                return -ENOMEM;
+        }
+        u->uid = pw.pw_uid;
+        u->gid = pw.pw_gid;
+        *q->ret = u;
+        return 0;
+}
+
+static int nss_user(const char *name, struct id_user **ret) {
+        struct nss_user_query q = { name, ret };
+        return nss_with_buffer(_SC_GETPW_R_SIZE_MAX, 1u << 20, nss_user_fetch, &q);
 }
 
 static int group_copy(const struct group *gr, struct id_group **ret) {
@@ -278,24 +292,27 @@ oom:
         return -ENOMEM;
 }
 
-static int nss_group(const char *name, gid_t gid, struct id_group **ret) {
+struct nss_group_query {
+        const char *name; /* or NULL: by gid */
+        gid_t gid;
+        struct id_group **ret;
+};
+
+static int nss_group_fetch(void *ctx, char *buf, size_t size) {
+        struct nss_group_query *q = ctx;
         struct group gr, *res = NULL;
-        size_t bs = nss_bufsize(_SC_GETGR_R_SIZE_MAX);
-        for (;;) {
-                _cleanup_free_ char *buf = malloc(bs);
-                if (!buf)
-                        return -ENOMEM;
-                int r = name ? getgrnam_r(name, &gr, buf, bs, &res) : getgrgid_r(gid, &gr, buf, bs, &res);
-                if (r == ERANGE && bs < (1u << 24)) {
-                        bs *= 2;
-                        continue;
-                }
-                if (r != 0)
-                        return -r;
-                if (!res)
-                        return -ENOENT;
-                return group_copy(&gr, ret);
-        }
+        int r = q->name ? getgrnam_r(q->name, &gr, buf, size, &res) : getgrgid_r(q->gid, &gr, buf, size, &res);
+        if (r != 0)
+                return -r;
+        if (!res)
+                return -ENOENT;
+        return group_copy(&gr, q->ret);
+}
+
+/* Groups get the larger cap: a group's member list is what grows. */
+static int nss_group(const char *name, gid_t gid, struct id_group **ret) {
+        struct nss_group_query q = { name, gid, ret };
+        return nss_with_buffer(_SC_GETGR_R_SIZE_MAX, 1u << 24, nss_group_fetch, &q);
 }
 
 /* ---- public ---- */

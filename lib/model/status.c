@@ -3,10 +3,8 @@
 #include "config.h"
 
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <libmnl/libmnl.h>
 #include <grp.h>
 #include <linux/capability.h>
 #include <limits.h>
@@ -30,6 +28,7 @@
 #include "array.h"
 #include "fsutil.h"
 #include "macro.h"
+#include "mnl.h"
 #include "size.h"
 #include "status.h"
 #include "umem.h"
@@ -416,57 +415,23 @@ static int socket_family_of(int pidfd, int fd) {
 }
 
 /* ---------------------------------------------------------------------------------------
- * libmnl, loaded with dlopen() as lib/login/hw.c does: the tool starts (and everything but
- * the netlink answers works) where libmnl is missing. */
+ * Netlink (sock_diag, RDMA) through libmnl, loaded with dlopen() (lib/login/mnl.c): the tool
+ * starts, and everything but the netlink answers works, where libmnl is missing. */
 
-#define LIBMNL_SONAME "libmnl.so.0"
-
-struct mnl_fns {
-        void *handle;
-        __typeof__(mnl_socket_open2) *socket_open2;
-        __typeof__(mnl_socket_bind) *socket_bind;
-        __typeof__(mnl_socket_close) *socket_close;
-        __typeof__(mnl_socket_get_portid) *socket_get_portid;
-        __typeof__(mnl_socket_sendto) *socket_sendto;
-        __typeof__(mnl_socket_recvfrom) *socket_recvfrom;
+struct xsk_list {
+        struct xdpdiag_sock *v;
+        size_t n;
 };
 
-#define RESOLVE(h, fns, field, name, version) DL_ASSIGN((fns)->field, dlvsym((h), (name), (version)))
+struct rdma_list {
+        struct rdmanl_dev *devs;
+        size_t n_devs;
+        struct rdmanl_mr *mrs;
+        size_t n_mrs;
+        bool want_devs;
+};
 
-static int mnl_load(struct mnl_fns *f) {
-        void *h = dlopen(LIBMNL_SONAME, RTLD_NOW | RTLD_LOCAL);
-        if (!h)
-                return -ENOENT;
-        f->handle = h;
-        RESOLVE(h, f, socket_open2, "mnl_socket_open2", "LIBMNL_1.2");
-        RESOLVE(h, f, socket_bind, "mnl_socket_bind", "LIBMNL_1.0");
-        RESOLVE(h, f, socket_close, "mnl_socket_close", "LIBMNL_1.0");
-        RESOLVE(h, f, socket_get_portid, "mnl_socket_get_portid", "LIBMNL_1.0");
-        RESOLVE(h, f, socket_sendto, "mnl_socket_sendto", "LIBMNL_1.0");
-        RESOLVE(h, f, socket_recvfrom, "mnl_socket_recvfrom", "LIBMNL_1.0");
-        return 0;
-}
-
-static void mnl_unload(struct mnl_fns *f) {
-        if (f->handle)
-                dlclose(f->handle);
-        f->handle = NULL;
-}
-
-static struct mnl_socket *nl_open(const struct mnl_fns *f, int bus, int *ret_err) {
-        struct mnl_socket *nl = f->socket_open2(bus, SOCK_CLOEXEC);
-        if (!nl) {
-                *ret_err = negative_errno();
-                return NULL;
-        }
-        if (f->socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-                *ret_err = negative_errno();
-                f->socket_close(nl);
-                return NULL;
-        }
-        return nl;
-}
-
+#ifdef HAVE_LIBMNL
 typedef int (*batch_fn)(const void *buf, size_t len, uint32_t seq, uint32_t portid, void *data,
                         enum nl_batch_end *ret_end);
 
@@ -497,24 +462,11 @@ static int nl_dump(const struct mnl_fns *f, struct mnl_socket *nl, const void *r
         return -E2BIG;
 }
 
-struct xsk_list {
-        struct xdpdiag_sock *v;
-        size_t n;
-};
-
 static int xsk_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, void *data,
                      enum nl_batch_end *ret_end) {
         struct xsk_list *l = data;
         return xdpdiag_parse_batch(buf, len, seq, portid, &l->v, &l->n, ret_end);
 }
-
-struct rdma_list {
-        struct rdmanl_dev *devs;
-        size_t n_devs;
-        struct rdmanl_mr *mrs;
-        size_t n_mrs;
-        bool want_devs;
-};
 
 static int rdma_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, void *data,
                       enum nl_batch_end *ret_end) {
@@ -532,10 +484,10 @@ static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, st
 
         if (netns_fd >= 0 && setns(netns_fd, CLONE_NEWNET) < 0)
                 return negative_errno();
-        nl = nl_open(f, NETLINK_SOCK_DIAG, &r);
+        r = mnl_open(f, NETLINK_SOCK_DIAG, &nl);
         if (netns_fd >= 0 && setns(orig_fd, CLONE_NEWNET) < 0)
                 abort(); /* cannot return to our own namespace: nothing after this is right */
-        if (!nl)
+        if (r < 0)
                 return r;
         int len = xdpdiag_build_request(req, sizeof req, seq);
         r = len < 0 ? len : nl_dump(f, nl, req, (size_t)len, seq, xsk_batch, l);
@@ -549,8 +501,8 @@ static int rdma_mrs(const struct mnl_fns *f, struct rdma_list *l) {
         uint32_t seq = (uint32_t)getpid() ^ 0x2d3a;
         int r = 0;
 
-        nl = nl_open(f, NETLINK_RDMA, &r);
-        if (!nl)
+        r = mnl_open(f, NETLINK_RDMA, &nl);
+        if (r < 0)
                 return r;
         l->want_devs = true;
         int len = rdmanl_build_dev_request(req, sizeof req, seq);
@@ -564,6 +516,7 @@ static int rdma_mrs(const struct mnl_fns *f, struct rdma_list *l) {
         f->socket_close(nl);
         return r;
 }
+#endif /* HAVE_LIBMNL */
 
 /* ---------------------------------------------------------------------------------------
  * the active probe */
@@ -1160,6 +1113,7 @@ static size_t count_xdp_sockets(const char *proc, struct status_report *r, unsig
         return n_seen;
 }
 
+#ifdef HAVE_LIBMNL
 /* sock_diag in our network namespace, then in each other one of seen through a process in it */
 static int diag_all_netns(const struct mnl_fns *f, const char *proc, const struct status_report *r,
                           const unsigned long long *seen, size_t n_seen, struct xsk_list *diag) {
@@ -1194,8 +1148,10 @@ static int collect_netlink(const char *proc, struct status_report *r, const unsi
                            struct xsk_list *diag, bool *ret_have_diag, struct rdma_list *rdma) {
         struct mnl_fns f = {};
 
-        if (mnl_load(&f) < 0) {
-                snprintf(r->xsk_why, sizeof r->xsk_why, "libmnl (" LIBMNL_SONAME ") could not be loaded");
+        int lr = mnl_load(&f);
+        if (lr < 0) {
+                snprintf(r->xsk_why, sizeof r->xsk_why, "libmnl (" LIBMNL_SONAME ") could not be loaded: %s",
+                         strerror(-lr));
                 snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
                 return 0;
         }
@@ -1219,6 +1175,15 @@ static int collect_netlink(const char *proc, struct status_report *r, const unsi
                 snprintf(r->mr_why, sizeof r->mr_why, "RDMA netlink resource dump: %s", strerror(-mr));
         return 0;
 }
+#else
+static int collect_netlink(const char *proc, struct status_report *r, const unsigned long long *seen, size_t n_seen,
+                           struct xsk_list *diag, bool *ret_have_diag, struct rdma_list *rdma) {
+        (void)proc, (void)seen, (void)n_seen, (void)diag, (void)ret_have_diag, (void)rdma;
+        snprintf(r->xsk_why, sizeof r->xsk_why, "built without libmnl (--disable-xdp)");
+        snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
+        return 0;
+}
+#endif /* HAVE_LIBMNL */
 
 /* Each UMEM the sockets share, charged once */
 static int collect_umems(struct status_report *r, const struct xsk_list *diag) {

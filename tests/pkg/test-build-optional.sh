@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# libibverbs and libmnl are optional at build time: `configure --disable-rdma --disable-xdp`
+# builds the module and the tool without either header.  The include path is poisoned with a
+# libmnl/libmnl.h and an infiniband/verbs.h that stop the compiler, so a file that still
+# includes one (unguarded) fails the build here.  The built tool then says why each part is
+# unknown.  Configures and builds a throwaway directory of its own (the module and the tool).
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+no_plan
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+mkdir -p "$T/poison/libmnl" "$T/poison/infiniband" "$T/b"
+echo '#error libmnl/libmnl.h included in a --disable-xdp build' >"$T/poison/libmnl/libmnl.h"
+echo '#error infiniband/verbs.h included in a --disable-rdma build' >"$T/poison/infiniband/verbs.h"
+
+if (cd "$T/b" && "$top_srcdir/configure" -q --disable-rdma --disable-xdp --enable-werror \
+	CPPFLAGS="-I$T/poison" >"$T/log" 2>&1); then
+	ok "configure --disable-rdma --disable-xdp"
+else
+	not_ok "configure --disable-rdma --disable-xdp" "$(tail -5 "$T/log")"
+	done_testing
+fi
+check "config.h defines neither HAVE_LIBMNL nor HAVE_LIBIBVERBS" \
+	bash -c "! grep -E '^#define HAVE_(LIBMNL|LIBIBVERBS) ' '$T/b/config.h'"
+
+if make -C "$T/b" -j"$(nproc)" rdmalimits pam_rdmalimit/pam_rdmalimit.la >"$T/make.log" 2>&1; then
+	ok "the module and the tool build with the optional headers poisoned"
+else
+	not_ok "the module and the tool build with the optional headers poisoned" \
+		"$(grep -m5 -E 'error' "$T/make.log")"
+	done_testing
+fi
+
+mod=$T/b/pam_rdmalimit/.libs/pam_rdmalimit.so
+check "the module names no libmnl soname (nothing to dlopen)" bash -c "! strings '$mod' | grep -q 'libmnl\.so'"
+check "the tool names no libibverbs or libmnl soname" \
+	bash -c "! strings '$T/b/rdmalimits' | grep -qE 'lib(ibverbs|mnl)\.so'"
+
+out=$("$T/b/rdmalimits" probe 2>&1)
+check "probe: AF_XDP unknown, built without it" grep -q 'built without AF_XDP detection (--disable-xdp)' <<<"$out"
+json=$("$T/b/rdmalimits" probe --json 2>&1)
+check "probe --json: xdp status not-built" grep -q '"xdp": {"status": "not-built"' <<<"$json"
+check "probe --json: verbs not-built" grep -q '"verbs": "not-built"' <<<"$json"
+json=$("$T/b/rdmalimits" status --json 2>&1)
+check "status --json: AF_XDP sockets unknown, built without libmnl" \
+	grep -q '"af_xdp_why": "built without libmnl (--disable-xdp)"' <<<"$json"
+check "status --json: RDMA MRs unknown, built without libmnl" \
+	grep -q '"rdma_mr_why": "built without libmnl (--disable-xdp)"' <<<"$json"
+done_testing
