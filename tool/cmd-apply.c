@@ -367,7 +367,7 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
 
         if (changed && !c->check && !eff_rc) {
                 r = managed_write(e->dirfd, delete_file && e->legacy ? DROPIN_LEGACY_NAME : e->name, e->display,
-                                  delete_file ? NULL : text);
+                                  delete_file ? NULL : text, 0644);
                 if (r < 0)
                         return r;
                 /* the entries now live under the new name: the old file goes (after, so that

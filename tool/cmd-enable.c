@@ -25,6 +25,7 @@
 #include "fsutil.h"
 #include "pamedit.h"
 #include "pamstack.h"
+#include "strv.h"
 #include "tool.h"
 
 #define PAM_DIR "/etc/pam.d"
@@ -54,12 +55,11 @@ struct run {
         bool disabling;
         int pamfd, lockfd, profilefd;
         struct target *t;
-        size_t nt;
+        size_t nt, t_cap;
         unsigned errors;
         bool pending;            /* commands remain (printed or run) */
         bool need_pau, need_authselect;
-        char **cmds;             /* the commands of the distribution's mechanism, as shown */
-        size_t ncmds;
+        struct strv cmds;        /* the commands of the distribution's mechanism, as shown */
         /* what the mechanism runs (not under --root, --check, or when the tool is missing) */
         bool run_pau, run_authselect_create;
         char authselect_base[256], authselect_features[1024];
@@ -74,9 +74,7 @@ static void run_done(struct run *r) {
                 pam_file_clear(&r->t[i].f);
         }
         free(r->t);
-        for (size_t i = 0; i < r->ncmds; i++)
-                free(r->cmds[i]);
-        free(r->cmds);
+        strv_clear(&r->cmds);
         if (r->pamfd >= 0)
                 close(r->pamfd);
         if (r->profilefd >= 0)
@@ -100,14 +98,8 @@ static int add_cmd(struct run *r, const char *fmt, ...) {
         va_start(ap, fmt);
         int n = vasprintf(&s, fmt, ap);
         va_end(ap);
-        char **v = n < 0 ? NULL : reallocarray(r->cmds, r->ncmds + 1, sizeof(*v));
-        if (!v) {
-                free(n < 0 ? NULL : s);
-                log_error("out of memory");
-                return -ENOMEM;
-        }
-        r->cmds = v;
-        r->cmds[r->ncmds++] = s;
+        if (strv_consume(&r->cmds, n < 0 ? NULL : s) < 0)
+                return log_oom();
         return 0;
 }
 
@@ -132,15 +124,10 @@ static bool skipped_name(const char *s) {
         return false;
 }
 
-static int cmp_str(const void *a, const void *b) {
-        return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The services of pam.d, sorted.  0 or a CMD_* outcome. */
-static int list_services(const struct run *r, char ***ret, size_t *ret_n) {
+static int list_services(const struct run *r, struct strv *ret) {
         _cleanup_close_ int fd = fcntl(r->pamfd, F_DUPFD_CLOEXEC, 3);
-        char **v = NULL;
-        size_t n = 0;
+        struct strv v = {};
         DIR *d;
         struct dirent *de;
 
@@ -155,19 +142,15 @@ static int list_services(const struct run *r, char ***ret, size_t *ret_n) {
                         continue;
                 if (de->d_type != DT_REG && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
                         continue;
-                char **nv = reallocarray(v, n + 1, sizeof(*nv));
-                if (!nv || !(nv[n] = strdup(de->d_name))) {
-                        free(nv ? nv : v);
+                if (strv_push(&v, de->d_name) < 0) {
+                        strv_clear(&v);
                         closedir(d);
                         return log_oom();
                 }
-                v = nv;
-                n++;
         }
         closedir(d);
-        qsort(v, n, sizeof(*v), cmp_str);
+        strv_sort(&v);
         *ret = v;
-        *ret_n = n;
         return 0;
 }
 
@@ -211,10 +194,8 @@ static struct target *target_load(struct run *r, int dirfd, const char *dir, con
                           t.display);
                 goto fail;
         }
-        struct target *v = reallocarray(r->t, r->nt + 1, sizeof(*v));
-        if (!v)
+        if (GROW(r->t, r->t_cap, r->nt + 1) < 0)
                 goto oom;
-        r->t = v;
         r->t[r->nt] = t;
         return &r->t[r->nt++];
 oom:
@@ -229,6 +210,24 @@ fail_quiet:
         return NULL;
 }
 
+/* out of memory: said, and counted as an error of the run */
+static int run_oom(struct run *r) {
+        r->errors++;
+        return log_oom();
+}
+
+/* The distribution's manager of service name (none, or it does not exist); false, said,
+ * when a service named by --service does not exist. */
+static bool service_lookup(struct run *r, const char *name, bool explicit, enum pam_manager *m) {
+        *m = PAM_MANAGER_NONE;
+        if (pam_service_manager(r->c->root, name, m) == -ENOENT && explicit) {
+                log_error("%s/%s: no such PAM service", fs_root_is_set(r->c->root) ? PAM_DIR + 1 : PAM_DIR, name);
+                r->errors++;
+                return false;
+        }
+        return true;
+}
+
 static void target_drop_last(struct run *r) {
         struct target *t = &r->t[--r->nt];
         free(t->name);
@@ -241,9 +240,7 @@ static void target_drop_last(struct run *r) {
 static int target_render(struct run *r, struct target *t) {
         char *s = pam_file_render(&t->f);
         if (!s) {
-                log_error("out of memory");
-                r->errors++;
-                return -ENOMEM;
+                return run_oom(r);
         }
         if (streq(s, t->old)) {
                 free(s);
@@ -270,17 +267,12 @@ static bool stack_has(const char *root, const char *service, const char *module)
 /* enable: plan one service.  explicit: named by --service. */
 static void plan_enable(struct run *r, const char *name, bool explicit) {
         const struct ctx *c = r->c;
-        enum pam_manager m = PAM_MANAGER_NONE;
+        enum pam_manager m;
         struct pam_plan p;
         struct target *t;
-        int k;
 
-        k = pam_service_manager(c->root, name, &m);
-        if (k == -ENOENT && explicit) {
-                log_error("%s/%s: no such PAM service", fs_root_is_set(c->root) ? PAM_DIR + 1 : PAM_DIR, name);
-                r->errors++;
+        if (!service_lookup(r, name, explicit, &m))
                 return;
-        }
         if (m == PAM_MANAGER_PAM_AUTH_UPDATE) {
                 r->need_pau |= explicit;
                 return;
@@ -292,8 +284,7 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
         if (!(t = target_load(r, r->pamfd, PAM_DIR, name, false)))
                 return;
         if (pam_plan_service(c->root, &t->f, &p) < 0) {
-                log_error("out of memory");
-                r->errors++;
+                run_oom(r);
                 return;
         }
         if (p.verdict == PAM_V_INSERT && !explicit && !p.after_managed) {
@@ -308,8 +299,7 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
         if (p.verdict == PAM_V_INSERT || p.verdict == PAM_V_CONFLICT) {
                 /* a line of ours that pam_limits now follows moves after it */
                 if (pam_file_remove_marked(&t->f) > 0 && pam_plan_service(c->root, &t->f, &p) < 0) {
-                        log_error("out of memory");
-                        r->errors++;
+                        run_oom(r);
                         return;
                 }
         }
@@ -346,8 +336,7 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
                 return;
         case PAM_V_INSERT:
                 if (pam_file_insert_mark(&t->f, p.at) < 0) {
-                        log_error("out of memory");
-                        r->errors++;
+                        run_oom(r);
                         return;
                 }
                 if (target_render(r, t) > 0)
@@ -358,17 +347,11 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
 }
 
 static void plan_disable(struct run *r, const char *name, bool explicit) {
-        const struct ctx *c = r->c;
-        enum pam_manager m = PAM_MANAGER_NONE;
+        enum pam_manager m;
         struct target *t;
-        int k;
 
-        k = pam_service_manager(c->root, name, &m);
-        if (k == -ENOENT && explicit) {
-                log_error("%s/%s: no such PAM service", fs_root_is_set(c->root) ? PAM_DIR + 1 : PAM_DIR, name);
-                r->errors++;
+        if (!service_lookup(r, name, explicit, &m))
                 return;
-        }
         if (m != PAM_MANAGER_NONE) {
                 if (explicit)
                         r->need_pau |= m == PAM_MANAGER_PAM_AUTH_UPDATE, r->need_authselect |= m == PAM_MANAGER_AUTHSELECT;
@@ -468,8 +451,7 @@ static void plan_authselect(struct run *r) {
                                 log_error("%s: no session pam_limits line to follow", t->display);
                                 r->errors++;
                         } else if (k < 0) {
-                                log_error("out of memory");
-                                r->errors++;
+                                run_oom(r);
                         } else if (k == 0 && target_render(r, t) > 0)
                                 snprintf(t->note, sizeof t->note, "pam_rdmalimit after pam_limits in the authselect profile");
                         else
@@ -523,32 +505,26 @@ static int spawn_wait(char *const argv[]) {
         return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
-/* Write every changed target (backup first).  0 or CMD_FINDINGS. */
+/* Write every changed target, its backup first (the old bytes as they were, so that the
+ * backup is exact; a failed directory sync of the backup alone does not stop the edit).  0 or
+ * a reported negative errno. */
 static int commit_targets(struct run *r) {
         for (size_t i = 0; i < r->nt; i++) {
                 struct target *t = &r->t[i];
                 _cleanup_free_ char *bak = NULL;
-                int k;
                 if (!t->text)
                         continue;
-                if (asprintf(&bak, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX) < 0) {
+                if (asprintf(&bak, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX) < 0)
                         return log_oom();
-                }
-                k = fs_write_atomic(t->dirfd, bak, t->old, t->old_len, t->mode);
+                int k = fs_write_atomic(t->dirfd, bak, t->old, t->old_len, t->mode);
                 if (k < 0 && k != FS_ERR_DIRSYNC) {
                         log_error("%s%s: cannot write the backup: %s; %s is unchanged", t->display,
                                   PAMEDIT_BACKUP_SUFFIX, strerror(-k), t->display);
                         return k;
                 }
-                k = fs_write_atomic(t->dirfd, t->name, t->text, strlen(t->text), t->mode);
-                if (k == FS_ERR_DIRSYNC) {
-                        log_error("%s: written, but syncing its directory to disk failed: check the disk", t->display);
-                        return CMD_FINDINGS;
-                }
-                if (k < 0) {
-                        log_error("%s: cannot write: %s; the file is unchanged", t->display, strerror(-k));
+                k = managed_write(t->dirfd, t->name, t->display, t->text, t->mode);
+                if (k < 0)
                         return k;
-                }
         }
         return 0;
 }
@@ -586,10 +562,9 @@ static int run_mechanisms(struct run *r, bool *ran) {
                         if (!r->c->quiet && !r->c->json)
                                 printf("ran: authselect create-profile rdmalimit -b %s\n", base);
                         /* the new profile's files: the same edit as when it exists */
-                        size_t before = r->nt, ncmds = r->ncmds;
+                        size_t before = r->nt, ncmds = r->cmds.n;
                         plan_authselect(r);
-                        while (r->ncmds > ncmds)
-                                free(r->cmds[--r->ncmds]);
+                        strv_truncate(&r->cmds, ncmds);
                         if (r->errors)
                                 return CMD_FINDINGS;
                         for (size_t i = before; i < r->nt; i++)
@@ -641,8 +616,8 @@ static void print_json(const struct run *r, bool changed, const char *diff, bool
                 }
         json_arr_end(&j);
         json_karr_begin(&j, "commands");
-        for (size_t i = 0; i < r->ncmds; i++)
-                json_str(&j, r->cmds[i]);
+        for (size_t i = 0; i < r->cmds.n; i++)
+                json_str(&j, r->cmds.v[i]);
         json_arr_end(&j);
         json_kbool(&j, "commands_run", ran);
         json_kstr(&j, "diff", diff ? diff : "");
@@ -688,18 +663,15 @@ static int open_pamdir(struct run *r, const char *pamdir) {
  * its tool, disable says how to take the module out when it is there. */
 static int plan_all_services(struct run *r) {
         const struct ctx *c = r->c;
-        char **names = NULL;
-        size_t nnames = 0;
+        struct strv names = {};
         enum pam_manager m;
 
-        int k = list_services(r, &names, &nnames);
+        int k = list_services(r, &names);
         if (k)
                 return k;
-        for (size_t i = 0; i < nnames; i++)
-                (r->disabling ? plan_disable : plan_enable)(r, names[i], false);
-        for (size_t i = 0; i < nnames; i++)
-                free(names[i]);
-        free(names);
+        for (size_t i = 0; i < names.n; i++)
+                (r->disabling ? plan_disable : plan_enable)(r, names.v[i], false);
+        strv_clear(&names);
         if (pam_service_manager(c->root, "common-session", &m) >= 0 && m == PAM_MANAGER_PAM_AUTH_UPDATE)
                 r->need_pau = !r->disabling || stack_has(c->root, "common-session", "pam_rdmalimit");
         if ((pam_service_manager(c->root, "system-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT) ||
@@ -748,12 +720,12 @@ static void print_text(const struct run *r, bool changed, bool ran, bool explici
         }
         if (changed && !c->check)
                 printf("The files as they were: FILE%s next to each.\n", PAMEDIT_BACKUP_SUFFIX);
-        if (r->ncmds > 0 && !ran) {
+        if (r->cmds.n > 0 && !ran) {
                 printf(c->check ? "It would run:\n"
                                 : fs_root_is_set(c->root) ? "To finish, run in the tree (the tools of a distribution edit its shared stacks):\n"
                                                           : "To finish, run (the tools were not found):\n");
-                for (size_t i = 0; i < r->ncmds; i++)
-                        printf("  %s\n", r->cmds[i]);
+                for (size_t i = 0; i < r->cmds.n; i++)
+                        printf("  %s\n", r->cmds.v[i]);
         }
         if (!disabling)
                 return;

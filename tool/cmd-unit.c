@@ -364,7 +364,7 @@ static int unit_new_text(struct unit_edit *e) {
 
 /* Write (or remove) the drop-in, then --reload.  0 or a reported -errno. */
 static int unit_write(const struct ctx *c, struct unit_edit *e) {
-        int r = managed_write(e->dfd, e->name, e->display, e->removing ? NULL : e->text);
+        int r = managed_write(e->dfd, e->name, e->display, e->removing ? NULL : e->text, 0644);
         if (r < 0)
                 return r;
         if (e->removing)

@@ -430,8 +430,8 @@ int managed_read(const struct ctx *c, int dirfd, const char *name, const char *d
         return 1;
 }
 
-int managed_write(int dirfd, const char *name, const char *display, const char *text) {
-        int r = text ? fs_write_atomic(dirfd, name, text, strlen(text), 0644) : fs_unlink_sync(dirfd, name);
+int managed_write(int dirfd, const char *name, const char *display, const char *text, mode_t mode) {
+        int r = text ? fs_write_atomic(dirfd, name, text, strlen(text), mode) : fs_unlink_sync(dirfd, name);
         if (r == FS_ERR_DIRSYNC) {
                 log_error("%s: %s, but syncing its directory to disk failed (%s): check the disk", display,
                           text ? "written" : "removed", strerror(EIO));

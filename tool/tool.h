@@ -112,9 +112,9 @@ int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_f
  * 1 and its text, 0 and "" when it does not exist, or a reported negative errno. */
 int managed_read(const struct ctx *c, int dirfd, const char *name, const char *display, size_t max, bool trusted,
                  char **ret_text, size_t *ret_len);
-/* Replace it atomically with text, or (text NULL) remove it.  0 or a reported negative errno
+/* Replace it atomically with text (mode: its permissions), or (text NULL) remove it.  0 or a reported negative errno
  * (FS_ERR_DIRSYNC: done, but its directory not synced). */
-int managed_write(int dirfd, const char *name, const char *display, const char *text);
+int managed_write(int dirfd, const char *name, const char *display, const char *text, mode_t mode);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret);
 /* --json of a change: {"changed", "file", "diff", ... then "check" under --check} */

@@ -36,6 +36,13 @@ int strv_consume(struct strv *s, char *x) {
         return 0;
 }
 
+void strv_truncate(struct strv *s, size_t n) {
+        while (s->n > n) {
+                free(s->v[--s->n]);
+                s->v[s->n] = NULL;
+        }
+}
+
 void strv_sort(struct strv *s) {
         if (s->n > 1)
                 qsort(s->v, s->n, sizeof(char *), cmp_str);

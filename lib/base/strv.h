@@ -32,6 +32,9 @@ static inline int strv_push(struct strv *s, const char *x) {
         return strv_consume(s, strdup(x));
 }
 
+/* Free the strings after the first n (n <= s->n). */
+void strv_truncate(struct strv *s, size_t n);
+
 /* Free the strings and the vector; s is empty again. */
 static inline void strv_clear(struct strv *s) {
         strv_free(s->v);

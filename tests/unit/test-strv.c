@@ -71,6 +71,31 @@ static void test_many(void **state) {
         strv_sort(&s);                          /* empty: nothing to do */
 }
 
+static void test_truncate(void **state) {
+        struct strv s = {};
+        (void)state;
+
+        for (unsigned i = 0; i < 5; i++) {
+                char w[8];
+                snprintf(w, sizeof w, "w%u", i);
+                assert_int_equal(strv_push(&s, w), 0);
+        }
+        strv_truncate(&s, 5);                   /* nothing after the fifth */
+        assert_int_equal(s.n, 5);
+        strv_truncate(&s, 2);
+        assert_int_equal(s.n, 2);
+        assert_string_equal(s.v[1], "w1");
+        assert_null(s.v[2]);                    /* still NULL-terminated */
+        assert_false(strv_contains(s.v, "w2"));
+        assert_int_equal(strv_push(&s, "again"), 0);
+        assert_string_equal(s.v[2], "again");
+        assert_null(s.v[3]);
+        strv_truncate(&s, 0);
+        assert_int_equal(s.n, 0);
+        assert_null(s.v[0]);
+        strv_clear(&s);
+}
+
 static void test_sort_cmp(void **state) {
         struct strv s = {};
         const char *in[] = { "b", "B", "a", "", "ab", "a" }, *out[] = { "", "B", "a", "a", "ab", "b" };
@@ -129,5 +154,5 @@ static void test_grow(void **state) {
 }
 
 UNIT_MAIN(NULL, NULL,
-          cmocka_unit_test(test_push), cmocka_unit_test(test_consume), cmocka_unit_test(test_many),
+          cmocka_unit_test(test_push), cmocka_unit_test(test_consume), cmocka_unit_test(test_many), cmocka_unit_test(test_truncate),
           cmocka_unit_test(test_sort_cmp), cmocka_unit_test(test_free_array), cmocka_unit_test(test_grow))
