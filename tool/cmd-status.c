@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "escape.h"
 #include "size.h"
 #include "status.h"
@@ -38,14 +39,8 @@ static void tbl_init(struct table *t, const char *const *head, const char *align
 
 /* A new row; NULL when out of memory (the row is then left out). */
 static char (*tbl_row(struct table *t))[TBL_CELL] {
-        if (t->nrows == t->cap) {
-                size_t nc = t->cap ? t->cap * 2 : 16;
-                void *nv = realloc(t->cells, nc * sizeof *t->cells);
-                if (!nv)
-                        return NULL;
-                t->cells = nv;
-                t->cap = nc;
-        }
+        if (GROW(t->cells, t->cap, t->nrows + 1) < 0)
+                return NULL;
         memset(t->cells[t->nrows], 0, sizeof t->cells[0]);
         return t->cells[t->nrows++];
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "output.h"
 #include "tool.h"
 
@@ -305,15 +306,10 @@ static int split_lines(const char *s, struct lines *ret) {
         size_t cap = 0;
         for (char *p = l.buf; *p;) {
                 char *nl = strchr(p, '\n');
-                if (l.n == cap) {
-                        cap = cap ? cap * 2 : 16;
-                        char **v = reallocarray(l.v, cap, sizeof(char *));
-                        if (!v) {
-                                free(l.v);
-                                free(l.buf);
-                                return -ENOMEM;
-                        }
-                        l.v = v;
+                if (GROW(l.v, cap, l.n + 1) < 0) {
+                        free(l.v);
+                        free(l.buf);
+                        return -ENOMEM;
                 }
                 l.v[l.n++] = p;
                 if (!nl)

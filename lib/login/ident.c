@@ -408,13 +408,11 @@ int ident_user_gids(struct ident *id, const struct id_user *cu, const gid_t **re
                 } else {
                         int ng = 64;
                         for (;;) {
-                                gid_t *nv = reallocarray(v, (size_t)ng, sizeof(gid_t));
                                 int want = ng;
-                                if (!nv) {
+                                if (GROW_EXACT(v, (size_t)ng) < 0) {
                                         free(v);
                                         return -ENOMEM;
                                 }
-                                v = nv;
                                 if (getgrouplist(u->name, u->gid, v, &ng) >= 0)
                                         break;
                                 if (ng <= want)

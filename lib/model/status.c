@@ -354,7 +354,7 @@ static int socket_inodes(const char *proc, pid_t pid, uint32_t **ret, int **ret_
         _cleanup_free_ char *path = NULL;
         _cleanup_free_ uint32_t *v = NULL;
         _cleanup_free_ int *fds = NULL;
-        size_t n = 0, cap = 0;
+        size_t n = 0, cap = 0, fcap = 0;
         DIR *d;
         struct dirent *de;
 
@@ -376,18 +376,8 @@ static int socket_inodes(const char *proc, pid_t pid, uint32_t **ret, int **ret_
                 if (strncmp(link, "socket:[", 8) != 0 || parse_u64_prefix(link + 8, &ino, &end) < 0 ||
                     strcmp(end, "]") != 0 || ino > UINT32_MAX)
                         continue;
-                if (n == cap) {
-                        size_t nc = cap ? cap * 2 : 16;
-                        uint32_t *nv = realloc(v, nc * sizeof *v);
-                        if (!nv)
-                                goto oom;
-                        v = nv;
-                        int *nf = realloc(fds, nc * sizeof *fds);
-                        if (!nf)
-                                goto oom;
-                        fds = nf;
-                        cap = nc;
-                }
+                if (GROW(v, cap, n + 1) < 0 || GROW(fds, fcap, n + 1) < 0)
+                        goto oom;
                 v[n] = (uint32_t)ino;
                 fds[n++] = (int)fd;
         }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "array.h"
 #include "macro.h"
 #include "xdpdiag.h"
 
@@ -210,16 +211,9 @@ static int parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t porti
         return 0;
 }
 
+/* room for one more of n elements, 16 at a time */
 static int grow(void **v, size_t n, size_t elem) {
-        if (n % 16)
-                return 0;
-        if (n > SIZE_MAX / elem - 16)
-                return -ENOMEM;
-        void *nv = realloc(*v, (n + 16) * elem);
-        if (!nv)
-                return -ENOMEM;
-        *v = nv;
-        return 0;
+        return n % 16 ? 0 : grow_array(v, NULL, n + 16, elem);
 }
 
 struct xsk_acc {
