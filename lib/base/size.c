@@ -151,38 +151,32 @@ static unsigned exact_shift(uint64_t bytes) {
         return sh;
 }
 
-char *size_format(uint64_t bytes, char buf[static SIZE_FMT_MAX]) {
-        static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB" };
-        if (bytes == SIZE_INFINITY) {
-                snprintf(buf, SIZE_FMT_MAX, "unlimited");
+/* bytes in the largest unit (names[]: bytes, K, M, G, T) that holds it exactly, after sep;
+ * infinity for SIZE_INFINITY; 0 as zero when that is given */
+static char *format_exact(uint64_t bytes, char buf[static SIZE_FMT_MAX], const char *const names[static 5],
+                          const char *sep, const char *infinity, const char *zero) {
+        if (bytes == SIZE_INFINITY || (bytes == 0 && zero)) {
+                snprintf(buf, SIZE_FMT_MAX, "%s", bytes ? infinity : zero);
                 return buf;
         }
         unsigned sh = exact_shift(bytes);
-        snprintf(buf, SIZE_FMT_MAX, "%llu %s", (unsigned long long)(bytes >> sh), names[sh / 10]);
+        snprintf(buf, SIZE_FMT_MAX, "%llu%s%s", (unsigned long long)(bytes >> sh), sep, names[sh / 10]);
         return buf;
+}
+
+static const char *const units_iec[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+static const char *const units_arg[] = { "B", "K", "M", "G", "T" };
+
+char *size_format(uint64_t bytes, char buf[static SIZE_FMT_MAX]) {
+        return format_exact(bytes, buf, units_iec, " ", "unlimited", NULL);
 }
 
 char *size_format_arg(uint64_t bytes, char buf[static SIZE_FMT_MAX]) {
-        static const char *const names[] = { "B", "K", "M", "G", "T" };
-        if (bytes == SIZE_INFINITY) {
-                snprintf(buf, SIZE_FMT_MAX, "unlimited");
-                return buf;
-        }
-        if (bytes == 0) {
-                snprintf(buf, SIZE_FMT_MAX, "0");
-                return buf;
-        }
-        unsigned sh = exact_shift(bytes);
-        snprintf(buf, SIZE_FMT_MAX, "%llu%s", (unsigned long long)(bytes >> sh), names[sh / 10]);
-        return buf;
+        return format_exact(bytes, buf, units_arg, "", "unlimited", "0");
 }
 
 char *size_format_systemd(uint64_t bytes, char buf[static SIZE_FMT_MAX]) {
-        if (bytes == SIZE_INFINITY) {
-                snprintf(buf, SIZE_FMT_MAX, "infinity");
-                return buf;
-        }
-        return size_format_arg(bytes, buf);
+        return format_exact(bytes, buf, units_arg, "", "infinity", "0");
 }
 
 /* Shared body of the C library emulations. */

@@ -126,14 +126,7 @@ static int config_unused_policy(struct doc *d) {
 }
 
 int check_config(struct doc *d) {
-        int r = config_max(d);
-        if (r >= 0)
-                r = config_limits(d);
-        if (r >= 0)
-                r = config_policy(d);
-        if (r >= 0)
-                r = config_cache(d);
-        if (r >= 0)
-                r = config_unused_policy(d);
-        return r;
+        static doc_check_fn *const steps[] = { config_max, config_limits, config_policy, config_cache,
+                                               config_unused_policy };
+        return doc_run(d, steps, ELEMENTSOF(steps));
 }

@@ -402,40 +402,26 @@ int host_need(struct doc *d, uint64_t *ret, char **ret_why) {
 
 /* ------------------------------------------------------------------------------------ */
 
-static int run_checks(struct doc *d) {
-        const struct doctor_input *in = d->in;
-        int r = compute_max(d);
-
-        if (r >= 0)
-                r = check_pam_services(d);
-        if (r >= 0)
-                r = check_sshd_config(d);
-        if (r >= 0)
-                r = check_container(d);
-        if (r >= 0 && !in->root)
-                r = check_services(d);
-        if (r >= 0)
-                r = check_systemd_defaults(d);
-        if (r >= 0 && in->unit)
-                r = check_unit(d);
-        if (r >= 0)
-                r = check_docker(d);
-        if (r >= 0)
-                r = check_podman(d);
-        if (r >= 0)
-                r = check_kubernetes(d);
-        if (r >= 0)
-                r = check_slurm(d);
-        if (r >= 0 && in->pid > 0)
-                r = check_pid(d);
-        if (r >= 0)
-                r = check_config(d);
-        return r;
+int doc_run(struct doc *d, doc_check_fn *const *checks, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                int r = checks[i](d);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
 }
+
+/* Every link of the chain, in the order the report lists them.  A check that does not
+ * apply (--unit, --pid not given; the running processes under --root) returns at once. */
+static doc_check_fn *const checks[] = {
+        compute_max,      check_pam_services, check_sshd_config, check_container, check_services,
+        check_systemd_defaults, check_unit,   check_docker,      check_podman,    check_kubernetes,
+        check_slurm,      check_pid,          check_config,
+};
 
 int doctor_run(const struct doctor_input *in, struct doctor_report *rep) {
         struct doc d = { .in = in, .rep = rep, .pamdir = -1 };
-        int r = run_checks(&d);
+        int r = doc_run(&d, checks, ELEMENTSOF(checks));
 
         strv_clear(&d.moddirs);
         target_clear(&d.max);

@@ -132,6 +132,11 @@ void host_auto_clear(struct host_auto *a);
 int host_need(struct doc *d, uint64_t *ret, char **ret_why);
 
 /* ---- the links ---- */
+/* A check: 0, or a negative errno (-ENOMEM) that ends the run; findings go to d->rep. */
+typedef int doc_check_fn(struct doc *d);
+/* Run each of checks[n] in order, up to the first that fails.  0 or its negative errno. */
+int doc_run(struct doc *d, doc_check_fn *const *checks, size_t n);
+
 int check_pam_services(struct doc *d);                 /* pam.c */
 int check_sshd_config(struct doc *d);                  /* sshd.c */
 int check_systemd_defaults(struct doc *d);             /* systemd.c */

@@ -342,11 +342,14 @@ static int check_process(struct doc *d, const struct daemon *s, pid_t pid, const
 int check_services(struct doc *d) {
         struct dirent *de;
         bool found[ELEMENTSOF(services)] = {};
-        bool systemd = systemd_manages();
-        DIR *dir = opendir("/proc");
+        bool systemd;
+        DIR *dir;
         int r = 0;
 
-        if (!dir)
+        if (d->in->root)
+                return 0; /* the running services are this machine's, not the tree's */
+        systemd = systemd_manages();
+        if (!(dir = opendir("/proc")))
                 return 0;
         while ((de = readdir(dir)) && r >= 0) {
                 _cleanup_free_ char *comm = NULL;
@@ -703,6 +706,8 @@ int check_pid(struct doc *d) {
         struct pid_view v = { .pid = d->in->pid };
         int r;
 
+        if (v.pid <= 0)
+                return 0; /* no --pid */
         if (read_proc(v.pid, "comm", &comm) < 0) {
                 char where[32];
                 snprintf(where, sizeof where, "pid %d", (int)v.pid);

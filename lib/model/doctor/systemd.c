@@ -532,6 +532,8 @@ int check_unit(struct doc *d) {
         struct unit_info u;
         int r;
 
+        if (!unit)
+                return 0; /* no --unit */
         if (!unit[0] || strchr(unit, '/')) {
                 ADD(d, DOCTOR_SYSTEMD, DOCTOR_ERROR, unit, "give a unit name such as slurmd.service", "not a unit name");
                 return 0;
