@@ -347,7 +347,7 @@ int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_f
         int r;
 
         (void)c;
-        if (env && *env && parse_uint(env, &secs) < 0) {
+        if (env && *env && parse_u32(env, &secs) < 0) {
                 log_error("RDMALIMITS_LOCK_TIMEOUT='%s': expected a whole number of seconds", env);
                 return CMD_USAGE;
         }

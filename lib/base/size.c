@@ -72,11 +72,6 @@ int parse_u32(const char *s, uint32_t *ret) {
         return 0;
 }
 
-int parse_uint(const char *s, unsigned *ret) {
-        _Static_assert(sizeof(unsigned) == sizeof(uint32_t) && UINT_MAX == UINT32_MAX, "unsigned is uint32_t");
-        return parse_u32(s, ret);
-}
-
 int size_parse(const char *s, uint64_t *ret) {
         const char *end;
         uint64_t v;

@@ -43,7 +43,6 @@ int parse_u64_prefix(const char *s, uint64_t *ret, const char **ret_end);
 /* Strict decimal integers: digits only, no sign, no junk, no overflow. */
 int parse_u64(const char *s, uint64_t *ret);
 int parse_u32(const char *s, uint32_t *ret);
-int parse_uint(const char *s, unsigned *ret);
 
 /*
  * Bytes as a human string: "unlimited", the largest exact binary unit ("1 GiB", "64 KiB",

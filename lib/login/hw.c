@@ -72,7 +72,7 @@ static int read_sysfs_enum(const char *path, int *ret) {
         colon = strchr(buf, ':');
         if (colon)
                 *colon = '\0';
-        if (parse_uint(buf, &v) < 0 || v > 255)
+        if (parse_u32(buf, &v) < 0 || v > 255)
                 return -EBADMSG;
         *ret = (int)v;
         return 0;
@@ -112,7 +112,7 @@ static int rdma_ports(struct hw_rdma_dev *d, size_t *total) {
         }
         while ((de = readdir(dir))) {
                 unsigned num;
-                if (de->d_name[0] == '.' || parse_uint(de->d_name, &num) < 0 || num == 0 || num > HW_MAX_PORTS)
+                if (de->d_name[0] == '.' || parse_u32(de->d_name, &num) < 0 || num == 0 || num > HW_MAX_PORTS)
                         continue;
                 if (d->n_ports >= HW_MAX_PORTS || *total >= HW_MAX_PORTS_TOTAL)
                         break;
@@ -401,7 +401,7 @@ unsigned hw_count_rx_queues(const char *name, unsigned ifindex) {
         int fd;
 
         snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", name);
-        if (read_small_file(path, buf, sizeof(buf)) < 0 || parse_uint(buf, &idx) < 0 ||
+        if (read_small_file(path, buf, sizeof(buf)) < 0 || parse_u32(buf, &idx) < 0 ||
             idx != ifindex)
                 return 0;
 

@@ -40,7 +40,7 @@ static int parse_action(const char *s, size_t len, enum pam_action *ret, unsigne
                         *ret = names[i].a;
                         return 0;
                 }
-        if (parse_uint(buf, &n) < 0 || n == 0)
+        if (parse_u32(buf, &n) < 0 || n == 0)
                 return -EINVAL;
         *ret = PAM_ACT_JUMP;
         *ret_jump = n;
@@ -339,7 +339,7 @@ int session_service_find(const char *service, pid_t *ret_pid) {
                 return negative_errno();
         while ((de = readdir(d))) {
                 unsigned pid;
-                if (parse_uint(de->d_name, &pid) < 0 || pid == 0)
+                if (parse_u32(de->d_name, &pid) < 0 || pid == 0)
                         continue;
                 if (is_daemon((pid_t)pid, exe)) {
                         *ret_pid = (pid_t)pid;

@@ -100,7 +100,7 @@ int main(int argc, char *argv[]) {
 
         for (int i = 1; i < argc; i++) {
                 if (streq(argv[i], "--repeat") && i + 1 < argc) {
-                        if (parse_uint(argv[++i], &repeat) < 0 || repeat == 0) {
+                        if (parse_u32(argv[++i], &repeat) < 0 || repeat == 0) {
                                 fprintf(stderr, "hw-dump: bad --repeat '%s'\n", argv[i]);
                                 return 2;
                         }

@@ -87,9 +87,9 @@ static void test_parse_u64(void **state) {
         assert_int_equal(parse_u32("4294967295", &w), 0);
         assert_true(w == UINT32_MAX);
         assert_int_equal(parse_u32("4294967296", &w), -ERANGE);
-        unsigned u;
-        assert_int_equal(parse_uint("2147483647", &u), 0);
-        assert_int_equal(parse_uint("trout", &u), -EINVAL);
+        assert_int_equal(parse_u32("2147483647", &w), 0);
+        assert_true(w == INT32_MAX);
+        assert_int_equal(parse_u32("trout", &w), -EINVAL);
 }
 
 static void test_format(void **state) {

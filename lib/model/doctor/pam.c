@@ -197,15 +197,15 @@ static int pam_parse_control(const char *control, struct pam_ctl *ret) {
                         succ = eq + 1;
                 else if (strcasecmp(tok, "default") == 0)
                         def = eq + 1;
-                else if (parse_uint(eq + 1, &n) == 0 && n > c.other_jump)
+                else if (parse_u32(eq + 1, &n) == 0 && n > c.other_jump)
                         c.other_jump = n;
         }
         if (!succ)
                 succ = def;   /* an unlisted value takes default's action */
-        else if (def && parse_uint(def, &n) == 0 && n > c.other_jump)
+        else if (def && parse_u32(def, &n) == 0 && n > c.other_jump)
                 c.other_jump = n;
         if (succ) {
-                if (parse_uint(succ, &n) == 0)
+                if (parse_u32(succ, &n) == 0)
                         c.succ_jump = n;
                 else if (strcasecmp(succ, "done") == 0 || strcasecmp(succ, "die") == 0)
                         c.succ_stop = true;
