@@ -597,6 +597,25 @@ static int cfg_open(struct cfg *x) {
 }
 
 /* buf: len bytes followed by a NUL; modified by the scanner. */
+/* version = 1; (the only version this build reads) */
+static void load_version(struct loader *l, const config_setting_t *s, struct policy *p) {
+        long long v;
+
+        if (config_setting_type(s) == CONFIG_TYPE_INT)
+                v = l->cf->get_int(s);
+        else if (config_setting_type(s) == CONFIG_TYPE_INT64)
+                v = l->cf->get_int64(s);
+        else {
+                error_at(l, line_of(s), "version must be an integer, not %s", type_name(config_setting_type(s)));
+                return;
+        }
+        if (v != 1) {
+                error_at(l, line_of(s), "version %lld is not supported: this build reads version 1", v);
+                return;
+        }
+        p->version = 1;
+}
+
 static int load_buffer(char *buf, size_t len, const char *path, struct policy **ret,
                        struct diag_list *diags) {
         _cleanup_(policy_freep) struct policy *p = NULL;
@@ -650,24 +669,8 @@ static int load_buffer(char *buf, size_t len, const char *path, struct policy **
                 const char *name = config_setting_name(s);
 
                 if (streq(name, "version")) {
-                        long long v;
-
                         has_version = true;
-                        if (config_setting_type(s) == CONFIG_TYPE_INT)
-                                v = l.cf->get_int(s);
-                        else if (config_setting_type(s) == CONFIG_TYPE_INT64)
-                                v = l.cf->get_int64(s);
-                        else {
-                                error_at(&l, line_of(s), "version must be an integer, not %s",
-                                         type_name(config_setting_type(s)));
-                                continue;
-                        }
-                        if (v != 1) {
-                                error_at(&l, line_of(s), "version %lld is not supported: this "
-                                         "build reads version 1", v);
-                                continue;
-                        }
-                        p->version = 1;
+                        load_version(&l, s, p);
                 } else if (streq(name, "lower")) {
                         if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
                                 error_at(&l, line_of(s), "lower must be true or false, not %s",
