@@ -11,11 +11,8 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 no_plan
 
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-R=$T/root
-D=$R/etc/security/limits.d
-F=$D/zz-rdmalimits.conf
+# T, R, D and F as the stress tests have them (its tree of its own: mkroot below)
+. "$top_srcdir/tests/stress/stress.sh"
 
 # the shim: built by tests/fault/fault.am (libtool module), or compiled here when run alone
 SHIM=
@@ -26,15 +23,10 @@ if [ -z "$SHIM" ]; then
 	if ${CC:-cc} -std=gnu11 -fPIC -shared -o "$T/fault.so" "$top_srcdir/tests/fault/fault.c" -ldl 2> "$T/cc.log"; then
 		SHIM=$T/fault.so
 	else
-		echo "1..0 # SKIP fault.so not built and no compiler: $(head -1 "$T/cc.log")"
-		exit 0
+		skip_all "fault.so not built and no compiler: $(head -1 "$T/cc.log")"
 	fi
 fi
-if [ ! -x "$RDMALIMITS" ]; then
-	echo "1..1"
-	echo "not ok 1 - $RDMALIMITS not built"
-	exit 1
-fi
+require_built "$RDMALIMITS"
 # a sanitizer build links libasan first; the shim must still come before libc
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 

@@ -65,10 +65,8 @@ if [ -n "$phys" ]; then
 	rmdir /run/systemd/system
 	check "physical $phys add without systemd: no restart" [ "$(runs add "/sys/class/net/$phys")" = 0 ]
 	mkdir /run/systemd/system
-elif [ "${CI:-}" = true ]; then
-	fail "a physical network interface to test the rule on"
 else
-	skip "no physical network interface here"
+	skip_ci "a physical network interface to test the rule on (none here)"
 fi
 
 # a veth pair in a network namespace of its own, with its sysfs

@@ -242,10 +242,8 @@ if [ -r "$FRAMEWORK" ]; then
 		fail "framework: loaded on demand from completions/rdmalimits"
 	fi
 	set -u
-elif [ "${CI:-}" = true ]; then
-	fail "framework: $FRAMEWORK not installed (Debian: bash-completion)"
 else
-	skip "framework: $FRAMEWORK not installed (Debian: bash-completion)"
+	skip_ci "framework: $FRAMEWORK not installed (Debian: bash-completion)"
 fi
 
 done_testing

@@ -167,11 +167,7 @@ pau() {
 	fi
 }
 if [ "$(id -u)" = 0 ] && ! unshare --mount --propagation private true 2>/dev/null; then
-	if [ "${CI:-}" = true ]; then
-		fail "pam-auth-update: no private mount namespace for root (unshare --mount)"
-	else
-		skip "pam-auth-update: no private mount namespace for root (unshare --mount)"
-	fi
+	skip_ci "pam-auth-update: no private mount namespace for root (unshare --mount)"
 	done_testing
 fi
 session() { grep -v '^#' "$TR/etc/pam.d/common-$1" | grep -v '^$'; }

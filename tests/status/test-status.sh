@@ -257,10 +257,8 @@ if command -v promtool > /dev/null; then
 		fail "promtool check metrics accepts the output"
 		sed 's/^/# /' "$T/promtool.out"
 	fi
-elif [ "${CI:-}" = true ]; then
-	fail "promtool is installed (Debian package prometheus)"
 else
-	skip "promtool is missing (Debian package prometheus)"
+	skip_ci "promtool is installed (Debian package prometheus)"
 fi
 
 done_testing
