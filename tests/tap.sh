@@ -64,6 +64,13 @@ require_built() {
 	done
 }
 
+# require_fake_verbs: the test needs tests/fake-ibverbs, which a --disable-rdma build (no
+# infiniband/verbs.h to compile it against) does not have: skipped there
+require_fake_verbs() {
+	[ "${BUILT_WITH_VERBS:-yes}" = yes ] ||
+		skip_all "built with --disable-rdma: no fake libibverbs" "built with --disable-rdma under CI: no fake libibverbs"
+}
+
 require_root() {
 	[ "$(id -u)" = 0 ] || skip_all "$1: needs root" "$1: root-only test cannot run as $(id -un) under CI"
 }

@@ -10,6 +10,7 @@ set -u
 
 # shellcheck source=../tap.sh
 . "$(dirname "$0")/../tap.sh"
+require_fake_verbs
 # shellcheck source=../lib/fakesys.sh
 . "$top_srcdir/tests/lib/fakesys.sh"
 HW_DUMP=$top_builddir/tests/hw/hw-dump

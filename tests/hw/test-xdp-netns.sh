@@ -13,7 +13,6 @@ set -u
 # shellcheck source=../tap.sh
 . "$(dirname "$0")/../tap.sh"
 HW_DUMP=$top_builddir/tests/hw/hw-dump
-FAKE_IBVERBS_DIR=$top_builddir/tests/fake-ibverbs/lib
 # value KEY FILE: the value of a KEY=VALUE line of hw-dump output
 value() { sed -n "s/^$1=//p" "$2"; }
 

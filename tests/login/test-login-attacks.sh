@@ -38,6 +38,7 @@ set -u
 
 # shellcheck source=tests/tap.sh
 . "$(dirname "$0")/../tap.sh"
+require_fake_verbs
 # shellcheck source=tests/e2e/sandbox.sh
 . "$top_srcdir/tests/e2e/sandbox.sh"
 # shellcheck source=tests/lib/fakesys.sh

@@ -23,6 +23,7 @@ set -u
 
 # shellcheck source=tests/tap.sh
 . "$(dirname "$0")/../tap.sh"
+require_fake_verbs
 # shellcheck source=tests/lib/fakesys.sh
 . "$top_srcdir/tests/lib/fakesys.sh"
 

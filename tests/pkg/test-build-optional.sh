@@ -4,7 +4,7 @@
 # builds the module and the tool without either header.  The include path is poisoned with a
 # libmnl/libmnl.h and an infiniband/verbs.h that stop the compiler, so a file that still
 # includes one (unguarded) fails the build here.  The built tool then says why each part is
-# unknown.  Configures and builds a throwaway directory of its own (the module and the tool).
+# unknown, and `make check` runs there.  Configures and builds a throwaway directory of its own.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 no_plan
 
@@ -13,6 +13,10 @@ trap 'rm -rf "$T"' EXIT
 mkdir -p "$T/poison/libmnl" "$T/poison/infiniband" "$T/b"
 echo '#error libmnl/libmnl.h included in a --disable-xdp build' >"$T/poison/libmnl/libmnl.h"
 echo '#error infiniband/verbs.h included in a --disable-rdma build' >"$T/poison/infiniband/verbs.h"
+
+# a make of our own: nothing of the make running this test (its TESTS=, -j, jobserver)
+# reaches the throwaway build, or `make check TESTS=<this test>` would run itself again
+submake() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u TESTS make "$@"; }
 
 if (cd "$T/b" && "$top_srcdir/configure" -q --disable-rdma --disable-xdp --enable-werror \
 	CPPFLAGS="-I$T/poison" >"$T/log" 2>&1); then
@@ -24,7 +28,7 @@ fi
 check "config.h defines neither HAVE_LIBMNL nor HAVE_LIBIBVERBS" \
 	bash -c "! grep -E '^#define HAVE_(LIBMNL|LIBIBVERBS) ' '$T/b/config.h'"
 
-if make -C "$T/b" -j"$(nproc)" rdmalimits pam_rdmalimit/pam_rdmalimit.la >"$T/make.log" 2>&1; then
+if submake -C "$T/b" -j"$(nproc)" rdmalimits pam_rdmalimit/pam_rdmalimit.la >"$T/make.log" 2>&1; then
 	ok "the module and the tool build with the optional headers poisoned"
 else
 	not_ok "the module and the tool build with the optional headers poisoned" \
@@ -47,4 +51,15 @@ check "status --json: AF_XDP sockets unknown, built without libmnl" \
 	grep -q '"af_xdp_why": "built without libmnl (--disable-xdp)"' <<<"$json"
 check "status --json: RDMA MRs unknown, built without libmnl" \
 	grep -q '"rdma_mr_why": "built without libmnl (--disable-xdp)"' <<<"$json"
+
+# make check there too: the test programs build without the headers, the tool's own tests
+# pass, and a test that needs the fake libibverbs (compiled against the real header) says
+# why it skips (CI=true is taken away: there, a skip is a failure)
+CI= submake -C "$T/b" -j"$(nproc)" check TESTS="tests/hw/test-rdma-fake.sh tests/tool/test-tool.sh" \
+	>"$T/check.log" 2>&1
+check "make check builds and runs in that build: test-tool.sh passes" \
+	grep -q '^:test-result: PASS' "$T/b/tests/tool/test-tool.trs"
+check "... with no failure" bash -c "! grep -qE '^:test-result: (FAIL|ERROR)' '$T/b/tests/tool/test-tool.trs'"
+check "test-rdma-fake.sh skips: built with --disable-rdma, no fake libibverbs" \
+	grep -q 'SKIP.*built with --disable-rdma: no fake libibverbs' "$T/b/tests/hw/test-rdma-fake.log"
 done_testing
