@@ -525,6 +525,19 @@ static void analyse_values(struct lc_line *l, const struct lc_behaviour *beh) {
         }
 }
 
+/* The fields as pam_limits has them: an absent one is empty, the type is lowercased, and with
+ * all four the item and the value too. */
+static void set_fields(struct lc_line *l, char *f[4], int n) {
+        for (int i = 1; i < 4; i++)
+                if (f[i] && (i == 1 || n == 4))
+                        lowercase(f[i]);
+        l->nfields = n;
+        l->domain = f[0] ? f[0] : "";
+        l->type = f[1] ? f[1] : "";
+        l->item = f[2] ? f[2] : "";
+        l->value = f[3] ? f[3] : "";
+}
+
 /* Debian 1.5.2: four whitespace-separated "%s" words, as its scanf call reads them.  Splits in place. */
 static void split_sscanf(struct lc_line *l) {
         char *f[4] = {};
@@ -547,11 +560,7 @@ static void split_sscanf(struct lc_line *l) {
                         p++;
                 l->extra_words = *p != '\0';
         }
-        l->nfields = n;
-        l->domain = f[0];
-        l->type = f[1];
-        l->item = f[2];
-        l->value = f[3];
+        set_fields(l, f, n);
 }
 
 /* Upstream >= 1.6: strtok_r(" \t") for three fields, the rest of the line (1.6.1 on: trimmed
@@ -578,14 +587,8 @@ static void split_upstream(struct lc_line *l, bool trim) {
         for (int i = 0; i < 4; i++)
                 if (f[i])
                         n++;
-        l->nfields = n;
-        l->domain = f[0];
-        l->type = f[1];
-        l->item = f[2];
-        l->value = f[3];
+        set_fields(l, f, n);
 }
-
-static char empty_field[1] = "";
 
 static void analyse_line(struct lc_line *l, const struct lc_behaviour *beh) {
         l->resource = -1;
@@ -593,22 +596,10 @@ static void analyse_line(struct lc_line *l, const struct lc_behaviour *beh) {
                 split_sscanf(l);
         else
                 split_upstream(l, beh->trim_value);
-        /* absent fields are empty strings, as in pam_limits */
-        if (!l->domain)
-                l->domain = empty_field;
-        if (!l->type)
-                l->type = empty_field;
-        if (!l->item)
-                l->item = empty_field;
-        if (!l->value)
-                l->value = empty_field;
-        lowercase(l->type);
         l->range = parse_range(l->domain, &l->rmin, &l->rmax);
-        if (l->nfields == 4) {
-                lowercase(l->item);
-                lowercase(l->value);
+        if (l->nfields == 4)
                 analyse_values(l, beh);
-        } else
+        else
                 l->item_kind = LC_ITEM_UNKNOWN;
 }
 

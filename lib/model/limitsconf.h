@@ -121,7 +121,7 @@ struct lc_line {
         unsigned chunk;      /* > 0: a continuation piece of a line longer than 1023 bytes */
         char *text;          /* the line after stripping (what the parser splits) */
         int nfields;         /* fields found (Debian: up to 4 of sscanf; upstream: split()) */
-        char *domain, *type, *item, *value;   /* after pam_limits' lowercasing */
+        const char *domain, *type, *item, *value; /* in text, lowercased as by pam_limits; "" when absent */
         bool extra_words;    /* Debian: words after the 4th, ignored */
 
         /* analysis */
