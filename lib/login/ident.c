@@ -20,8 +20,8 @@
 #include "strv.h"
 
 /* Marks "looked up, does not exist" in the caches. */
-static char absent_marker;
-#define ABSENT ((void *)&absent_marker)
+static const char absent_marker;
+#define ABSENT ((void *)(uintptr_t)&absent_marker)
 
 struct ident {
         char *root;

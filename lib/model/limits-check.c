@@ -37,7 +37,6 @@
 #define CHECK_MAX_NAMES 10000u   /* users or groups enumerated for the per-user analysis */
 #define CHECK_MAX_USERS 4096u    /* users resolved one by one */
 #define CHECK_NAMES_SHOWN 4u     /* names listed in a message before "and N more" */
-#define NR_OPEN_PATH "/proc/sys/fs/nr_open"
 
 /* ---- names of users and groups ---- */
 
@@ -873,16 +872,6 @@ static int check_soft_above_hard(const struct lc_tree *t, const struct strmap *l
         return r;
 }
 
-static uint64_t read_nr_open(void) {
-        _cleanup_close_ int fd = open(NR_OPEN_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        _cleanup_free_ char *buf = NULL;
-        uint64_t v = 0;
-        if (fd < 0 || fs_read_all(fd, 64, &buf, NULL) < 0)
-                return 0;
-        buf[strcspn(buf, "\n")] = '\0';
-        return parse_u64(buf, &v) < 0 ? 0 : v;
-}
-
 static int check_nofile(const struct lc_tree *t, struct diag_list *d) {
         uint64_t nr_open = 0;
         bool have = false, host = t->root != NULL;
@@ -894,7 +883,7 @@ static int check_nofile(const struct lc_tree *t, struct diag_list *d) {
                 if (!rlimit_counts(l) || !streq(l->item, "nofile"))
                         continue;
                 if (!have) {
-                        nr_open = read_nr_open();
+                        nr_open = lc_nr_open();
                         have = true;
                 }
                 const char *path = t->files[l->file].display;

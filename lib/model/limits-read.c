@@ -1197,6 +1197,16 @@ static void parse_proc_limits(char *buf, struct lc_baseline *b) {
         }
 }
 
+uint64_t lc_nr_open(void) {
+        _cleanup_close_ int fd = open("/proc/sys/fs/nr_open", O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        _cleanup_free_ char *buf = NULL;
+        uint64_t v = 0;
+        if (fd < 0 || fs_read_all(fd, 64, &buf, NULL) < 0)
+                return 0;
+        buf[strcspn(buf, "\n")] = '\0';
+        return parse_u64(buf, &v) < 0 ? 0 : v;
+}
+
 int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct lc_baseline *ret) {
         _cleanup_free_ char *buf = NULL;
         _cleanup_close_ int fd = -1;

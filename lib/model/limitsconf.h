@@ -248,6 +248,8 @@ extern const struct lc_proc_row lc_proc_rows[16];
 
 /* proc1_limits: the file to read (NULL: /proc/1/limits, or ROOT/proc/1/limits if present). */
 int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct lc_baseline *ret);
+/* This host's fs.nr_open (what releases >= 1.5.2 set nofile unlimited to); 0 when unknown. */
+uint64_t lc_nr_open(void);
 
 enum lc_outcome {
         LC_OUT_APPLIED,       /* took the slot (a later one may still take it) */

@@ -245,19 +245,6 @@ static bool has_cap_sys_resource(const char *status) {
         return (caps >> CAP_SYS_RESOURCE) & 1;
 }
 
-static uint64_t read_nr_open(void) {
-        _cleanup_free_ char *text = NULL;
-        _cleanup_close_ int fd = open("/proc/sys/fs/nr_open", O_RDONLY | O_CLOEXEC);
-        uint64_t v = 0;
-
-        if (fd >= 0 && fs_read_all(fd, 64, &text, NULL) >= 0) {
-                text[strcspn(text, "\n")] = '\0';
-                if (parse_u64(text, &v) < 0)
-                        v = 0;
-        }
-        return v;
-}
-
 int session_service_from_pid(pid_t pid, struct lc_service *ret) {
         _cleanup_free_ char *limits = NULL, *status = NULL, *comm = NULL;
         struct lc_service s = { .known = true };
@@ -271,7 +258,7 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret) {
         if (!s.rl[RLIMIT_MEMLOCK].known)
                 return -EBADMSG;
         s.cap_sys_resource = has_cap_sys_resource(status);
-        s.nr_open = read_nr_open();
+        s.nr_open = lc_nr_open();
         snprintf(s.source, sizeof s.source, "%s (pid %d)", comm ? comm : "?", (int)pid);
         *ret = s;
         return 0;
@@ -374,7 +361,7 @@ void session_service_assume(const char *root, struct lc_service *ret) {
                 s.cap_sys_resource = true;
         else if (read_proc(getpid(), "status", &status) >= 0)
                 s.cap_sys_resource = has_cap_sys_resource(status);
-        s.nr_open = read_nr_open();
+        s.nr_open = lc_nr_open();
         snprintf(s.source, sizeof s.source, "assumed: the limits of PID 1 (%s) and %s CAP_SYS_RESOURCE (%s)",
                  from_tree ? "the tree's proc/1/limits" : fs_root_is_set(root) ? "the host's" : "init's defaults",
                  s.cap_sys_resource ? "with" : "without",
