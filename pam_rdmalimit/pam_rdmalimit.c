@@ -76,14 +76,6 @@ enum outcome {
         OUT_PARTIAL,        /* the target could not be reached: closest value set */
 };
 
-static void hw_summary_freep(struct hw_summary **s) {
-        hw_summary_free(*s);
-}
-
-static void fmt_limit(uint64_t v, char buf[static SIZE_FMT_MAX]) {
-        size_format(v, buf);
-}
-
 static void log_policy_diags(pam_handle_t *pamh, const struct diag_list *d) {
         for (size_t i = 0; i < d->n; i++) {
                 const struct diag *x = &d->v[i];
@@ -221,10 +213,10 @@ static int apply_decision(pam_handle_t *pamh, const struct args *a, const char *
         int err, r;
 
         r = apply_memlock((struct rl_pair){ dec->soft, dec->hard }, dec->lower, &before, &got, &err);
-        fmt_limit(dec->soft, s1);
-        fmt_limit(dec->hard, s2);
-        fmt_limit(got.soft, s3);
-        fmt_limit(got.hard, s4);
+        size_format(dec->soft, s1);
+        size_format(dec->hard, s2);
+        size_format(got.soft, s3);
+        size_format(got.hard, s4);
         if (r == -EPERM) {
                 const char *service = NULL;
                 char fix[SIZE_FMT_MAX], esvc[ESCAPE_NAME_MAX];

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <stdio.h>
+#include <string.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
@@ -41,6 +43,11 @@ static inline int negative_errno(void) {
 }
 
 #define streq(a, b) (strcmp((a), (b)) == 0)
+
+static inline bool endswith(const char *s, const char *suffix) {
+        size_t a = strlen(s), b = strlen(suffix);
+        return a >= b && streq(s + a - b, suffix);
+}
 
 /* dst = the symbol p (a dlsym() or dlvsym() result), or return -ELIBBAD: the library loaded
  * lacks a function this build calls (libibverbs, libmnl, libconfig, opened with dlopen()). */

@@ -41,10 +41,6 @@ enum {
 #include "macro.h"
 #include "size.h"
 
-static void hw_summary_freep(struct hw_summary **s) {
-        hw_summary_free(*s);
-}
-
 
 static int read_small_file(const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = -1;

@@ -108,6 +108,9 @@ struct hw_summary {
  * is negative only for -ENOMEM or bad arguments.  *ret set only on success. */
 int hw_probe(unsigned what, const struct hw_netsel *sel, struct hw_summary **ret);
 void hw_summary_free(struct hw_summary *s);
+static inline void hw_summary_freep(struct hw_summary **s) {
+        hw_summary_free(*s);
+}
 
 /* Add the ibverbs attributes of the devices sysfs showed (lib/model/hw-verbs.c: loads libibverbs,
  * never in a login).  Records the outcome in s->verbs_status; -ENOMEM only. */

@@ -106,11 +106,6 @@ int dropin_check_domain(const char *domain, const char **why) {
         return 0;
 }
 
-static bool ends_with(const char *s, const char *suffix) {
-        size_t a = strlen(s), b = strlen(suffix);
-        return a >= b && streq(s + a - b, suffix);
-}
-
 int dropin_check_name(const char *name, const char **why) {
         if (!*name || strchr(name, '/')) {
                 *why = "a file name inside limits.d, without '/'";
@@ -120,7 +115,7 @@ int dropin_check_name(const char *name, const char **why) {
                 *why = "pam_limits skips names starting with a dot";
                 return -EINVAL;
         }
-        if (!ends_with(name, ".conf") || streq(name, ".conf")) {
+        if (!endswith(name, ".conf") || streq(name, ".conf")) {
                 *why = "pam_limits reads only names ending in .conf";
                 return -EINVAL;
         }

@@ -827,11 +827,6 @@ static int add_skipped(struct builder *b, const char *display, const char *reaso
         return 0;
 }
 
-static bool ends_with(const char *s, const char *suffix) {
-        size_t a = strlen(s), b = strlen(suffix);
-        return a >= b && streq(s + a - b, suffix);
-}
-
 /* display form of a path under the root: relative to it, or absolute without a root */
 static char *display_path(const struct lc_tree *t, const char *abs) {
         if (!t->root)
@@ -841,7 +836,7 @@ static char *display_path(const struct lc_tree *t, const char *abs) {
 
 /* glob(DIR "/" "*.conf"): names ending in .conf, not starting with a dot */
 static bool glob_matches(const char *name) {
-        return name[0] != '.' && ends_with(name, ".conf");
+        return name[0] != '.' && endswith(name, ".conf");
 }
 
 /* The entries of dir (inside the root); -errno when it cannot be read. */
@@ -890,7 +885,7 @@ static int read_entry(struct builder *b, const char *dir, const char *name, int 
                 return read_edited(b, path, disp);
         if (name[0] == '.')
                 return add_skipped(b, disp, "a dotfile; pam_limits reads only names matching *.conf that do not start with a dot");
-        if (!ends_with(name, ".conf"))
+        if (!endswith(name, ".conf"))
                 return add_skipped(b, disp, "the name does not end in .conf; pam_limits reads only limits.d/*.conf");
         if (vendor == 2)
                 return add_skipped(b, disp, "the same name is in /etc/security/limits.d, which pam_limits reads instead");
