@@ -108,31 +108,6 @@ static int names_known(const struct lc_tree *t, struct ident *id, bool groups, s
 
 /* ---- small helpers ---- */
 
-/* What the modelled release does.  The release flags (lc_tree.beh) replace the two flavours
- * where the tree has them. */
-#ifdef LC_FLAVOUR_MAKE
-static bool fgets_reader(const struct lc_tree *t) {
-        return t->beh.fgets_reader;
-}
-static bool root_rule(const struct lc_tree *t) {
-        return t->beh.root_rule;
-}
-static bool nofile_nr_open(const struct lc_tree *t) {
-        return t->beh.nofile_nr_open;
-}
-#else
-static bool nofile_nr_open(const struct lc_tree *t) {
-        (void)t;
-        return true;
-}
-static bool fgets_reader(const struct lc_tree *t) {
-        return t->flavour == LC_FLAVOUR_DEBIAN;
-}
-static bool root_rule(const struct lc_tree *t) {
-        return t->flavour == LC_FLAVOUR_DEBIAN;
-}
-#endif
-
 static size_t edit_distance(const char *a, const char *b) {
         size_t la = strlen(a), lb = strlen(b);
         if (la > 64 || lb > 64)
@@ -284,7 +259,7 @@ static bool stop_covers(const struct lc_tree *t, const struct lc_line *s, const 
         if (kl == DK_STAR || kl == DK_OTHER)
                 return false;
         /* @ ranges: the stop compares the gid, the limit line (root on Debian) the uid */
-        bool upstream = !root_rule(t);
+        bool upstream = !t->beh.root_rule;
         if (streq(s->domain, l->domain))
                 return upstream || (kl != DK_GIDR && kl != DK_GIDONE);
         if (ks == DK_UIDR)
@@ -458,7 +433,7 @@ static struct dead line_dead(const struct lc_tree *t, const struct dead_index *i
         size_t li = line_index(t, l);
 
         /* with Debian's root rule, @ ranges match uid 0 by uid, with the USER rank */
-        bool root_gid_range = root_rule(t) && (dkind(l) == DK_GIDR || dkind(l) == DK_GIDONE);
+        bool root_gid_range = t->beh.root_rule && (dkind(l) == DK_GIDR || dkind(l) == DK_GIDONE);
 
         if (inverted(l))
                 return (struct dead){};    /* reported as inverted-range */
@@ -589,7 +564,7 @@ static int check_file_meta(const struct lc_tree *t, size_t fi, struct diag_list 
                 unsigned n;
                 r = count_crlf(t, f, &n);
                 if (r >= 0 && n > 0) {
-                        bool debian = fgets_reader(t);
+                        bool debian = t->beh.fgets_reader;
                         r = diag_addf(d, debian ? DIAG_WARNING : DIAG_ERROR, "crlf", f->display, 0,
                                       "convert the line ends: sed -i 's/\\r$//' FILE (or dos2unix FILE)",
                                       "has CRLF (DOS) line ends on %u line%s: %s", n, n == 1 ? "" : "s",
@@ -659,7 +634,7 @@ static int check_effect(const struct lc_tree *t, const struct lc_line *l, struct
         bool memlock = l->item_kind == LC_ITEM_MEMLOCK;
         int r = 0;
 
-        if (fgets_reader(t) && l->extra_words)
+        if (t->beh.fgets_reader && l->extra_words)
                 r = diag_addf(d, DIAG_WARNING, "extra-words", path, ln, "remove the words after the value",
                               "words after the value are ignored");
         if (r >= 0 && l->domain[0] == '%' && l->item_kind != LC_ITEM_LOGIN)
@@ -894,7 +869,7 @@ static int check_nofile(const struct lc_tree *t, struct diag_list *d) {
                         else
                                 snprintf(fix, sizeof fix, "write a number no larger than fs.nr_open");
                         /* a release before 1.5.2 passes RLIM_INFINITY on: the login is refused */
-                        r = diag_addf(d, nofile_nr_open(t) ? DIAG_WARNING : DIAG_ERROR, "nofile-unlimited", path,
+                        r = diag_addf(d, t->beh.nofile_nr_open ? DIAG_WARNING : DIAG_ERROR, "nofile-unlimited", path,
                                       l->lineno, fix,
                                       "nofile unlimited: the kernel refuses it (at most fs.nr_open); pam_limits "
                                       ">= 1.5.2 sets fs.nr_open instead, older releases (RHEL 8 and 9) fail "
