@@ -14,6 +14,7 @@
 #include "fsutil.h"
 #include "ident.h"
 #include "macro.h"
+#include "procfs.h"
 #include "session.h"
 #include "size.h"
 #include "strv.h"
@@ -198,51 +199,14 @@ const char *session_order_name(enum session_order o) {
 
 /* ---- the service ---- */
 
-static int read_proc(pid_t pid, const char *what, char **ret) {
-        _cleanup_free_ char *path = NULL;
-        _cleanup_close_ int fd = -1;
-
-        if (asprintf(&path, "/proc/%d/%s", (int)pid, what) < 0)
-                return -ENOMEM;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        return fs_read_all(fd, 64 * 1024, ret, NULL);
-}
-
 /* /proc/PID/limits: "Max locked memory  65536  8388608  bytes" and the other rows */
 static void parse_limits(const char *text, struct lc_service *s) {
         for (size_t i = 0; i < ELEMENTSOF(lc_proc_rows); i++) {
-                const char *p = strstr(text, lc_proc_rows[i].row);
-                uint64_t v[2];
-                if (!p)
-                        continue;
-                p += strlen(lc_proc_rows[i].row);
-                bool ok = true;
-                for (int k = 0; k < 2 && ok; k++) {
-                        p += strspn(p, " \t");
-                        if (strncmp(p, "unlimited", 9) == 0) {
-                                v[k] = UINT64_MAX;
-                                p += 9;
-                        } else
-                                ok = parse_u64_prefix(p, &v[k], &p) >= 0;
-                }
-                if (ok)
+                uint64_t soft, hard;
+                if (proc_limits_row(text, lc_proc_rows[i].row, &soft, &hard) == 0)
                         s->rl[lc_proc_rows[i].resource] =
-                                (__typeof__(s->rl[0])){ .known = true, .soft = v[0], .hard = v[1] };
+                                (__typeof__(s->rl[0])){ .known = true, .soft = soft, .hard = hard };
         }
-}
-
-static bool has_cap_sys_resource(const char *status) {
-        const char *p = strstr(status, "\nCapEff:");
-        uint64_t caps = 0;
-        if (!p)
-                return false;
-        p += 8;
-        p += strspn(p, " \t");
-        for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
-                caps = caps << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
-        return (caps >> CAP_SYS_RESOURCE) & 1;
 }
 
 int session_service_from_pid(pid_t pid, struct lc_service *ret) {
@@ -250,14 +214,15 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret) {
         struct lc_service s = { .known = true };
         int r;
 
-        if ((r = read_proc(pid, "limits", &limits)) < 0 || (r = read_proc(pid, "status", &status)) < 0)
+        if ((r = proc_read(NULL, pid, "limits", PROC_TEXT_MAX, &limits)) < 0 ||
+            (r = proc_read(NULL, pid, "status", PROC_TEXT_MAX, &status)) < 0)
                 return r;
-        if (read_proc(pid, "comm", &comm) >= 0)
+        if (proc_read(NULL, pid, "comm", PROC_TEXT_MAX, &comm) >= 0)
                 comm[strcspn(comm, "\n")] = '\0';
         parse_limits(limits, &s);
         if (!s.rl[RLIMIT_MEMLOCK].known)
                 return -EBADMSG;
-        s.cap_sys_resource = has_cap_sys_resource(status);
+        s.cap_sys_resource = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE);
         s.nr_open = lc_nr_open();
         snprintf(s.source, sizeof s.source, "%s (pid %d)", comm ? comm : "?", (int)pid);
         *ret = s;
@@ -271,16 +236,6 @@ static const char *daemon_exe(const char *service) {
         if (streq(service, "cron"))
                 return "/usr/sbin/cron";
         return NULL;
-}
-
-/* A number field of /proc/PID/status ("Uid:\t0\t0..." gives the first) */
-static int status_field(const char *status, const char *name, uint64_t *ret) {
-        const char *p = strstr(status, name);
-        if (!p || (p != status && p[-1] != '\n'))
-                return -ENOENT;
-        p += strlen(name);
-        p += strspn(p, " \t");
-        return parse_u64_prefix(p, ret, NULL);
 }
 
 /* A root process running exe whose parent does not run it too (the listener, not a
@@ -298,10 +253,10 @@ static bool is_daemon(pid_t pid, const char *exe) {
         target[n] = '\0';
         if (strncmp(target, exe, strlen(exe)) != 0 || (target[strlen(exe)] && strcmp(target + strlen(exe), " (deleted)")))
                 return false;
-        if (read_proc(pid, "status", &status) < 0)
+        if (proc_read(NULL, pid, "status", PROC_TEXT_MAX, &status) < 0)
                 return false;
         uint64_t uid, ppid;
-        if (status_field(status, "Uid:", &uid) < 0 || uid != 0 || status_field(status, "PPid:", &ppid) < 0)
+        if (proc_field_u64(status, "Uid", &uid) < 0 || uid != 0 || proc_field_u64(status, "PPid", &ppid) < 0)
                 return false;
         if (ppid <= 1)
                 return true;
@@ -359,8 +314,8 @@ void session_service_assume(const char *root, struct lc_service *ret) {
          * tree is taken to have CAP_SYS_RESOURCE, as root daemons do on a normal host */
         if (fs_root_is_set(root))
                 s.cap_sys_resource = true;
-        else if (read_proc(getpid(), "status", &status) >= 0)
-                s.cap_sys_resource = has_cap_sys_resource(status);
+        else if (proc_read(NULL, getpid(), "status", PROC_TEXT_MAX, &status) >= 0)
+                s.cap_sys_resource = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE);
         s.nr_open = lc_nr_open();
         snprintf(s.source, sizeof s.source, "assumed: the limits of PID 1 (%s) and %s CAP_SYS_RESOURCE (%s)",
                  from_tree ? "the tree's proc/1/limits" : fs_root_is_set(root) ? "the host's" : "init's defaults",

@@ -29,6 +29,7 @@
 #include "fsutil.h"
 #include "macro.h"
 #include "mnl.h"
+#include "procfs.h"
 #include "size.h"
 #include "status.h"
 #include "umem.h"
@@ -234,37 +235,9 @@ enum status_origin status_classify_cgroup(const char *path, char *name, size_t n
 /* ---------------------------------------------------------------------------------------
  * /proc */
 
-static int read_text(const char *proc, pid_t pid, const char *what, size_t max, char **ret) {
-        _cleanup_free_ char *path = NULL;
-        _cleanup_close_ int fd = -1;
-
-        if (asprintf(&path, "%s/%d/%s", proc, (int)pid, what) < 0)
-                return -ENOMEM;
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        return fs_read_all(fd, max, ret, NULL);
-}
-
-/* "Name:\tvalue" of /proc/PID/status: a pointer to the value, or NULL. */
-static const char *status_field(const char *text, const char *key) {
-        size_t l = strlen(key);
-        for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-                if (strncmp(p, key, l) == 0 && p[l] == ':')
-                        return p + l + 1 + strspn(p + l + 1, " \t");
-        return NULL;
-}
-
-static int field_u64(const char *text, const char *key, uint64_t *ret) {
-        const char *v = status_field(text, key);
-        if (!v)
-                return -ENOENT;
-        return parse_u64_prefix(v, ret, NULL);
-}
-
 static int field_kib(const char *text, const char *key, uint64_t *ret) {
         uint64_t kib;
-        int r = field_u64(text, key, &kib);
+        int r = proc_field_u64(text, key, &kib);
         if (r < 0)
                 return r;
         if (kib > UINT64_MAX / 1024)
@@ -273,17 +246,9 @@ static int field_kib(const char *text, const char *key, uint64_t *ret) {
         return 0;
 }
 
-static uint64_t field_hex(const char *text, const char *key) {
-        const char *p = status_field(text, key);
-        uint64_t v = 0;
-        for (; p && ((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')); p++)
-                v = v << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
-        return v;
-}
-
 /* The last number of "NSpid:\t1234\t5": its pid in its innermost namespace. */
 static pid_t field_nspid(const char *text, pid_t fallback) {
-        const char *p = status_field(text, "NSpid");
+        const char *p = proc_field(text, "NSpid", NULL);
         uint64_t v = 0;
         bool any = false;
         while (p && *p && *p != '\n') {
@@ -295,25 +260,6 @@ static pid_t field_nspid(const char *text, pid_t fallback) {
                 any = true;
         }
         return any && v <= INT_MAX ? (pid_t)v : fallback;
-}
-
-static int parse_memlock(const char *text, struct rl_pair *ret) {
-        const char *p = strstr(text, "Max locked memory");
-        uint64_t v[2];
-        if (!p)
-                return -ENOENT;
-        p += strlen("Max locked memory");
-        for (int k = 0; k < 2; k++) {
-                p += strspn(p, " \t");
-                if (strncmp(p, "unlimited", 9) == 0) {
-                        v[k] = UINT64_MAX;
-                        p += 9;
-                } else if (parse_u64_prefix(p, &v[k], &p) < 0)
-                        return -EBADMSG;
-        }
-        ret->soft = v[0];
-        ret->hard = v[1];
-        return 0;
 }
 
 /* The cgroup v2 line "0::PATH", else the name=systemd hierarchy's path (hybrid systems). */
@@ -340,10 +286,10 @@ static void parse_cgroup(const char *text, char *buf, size_t size) {
 static pid_t parent_of(const char *proc, pid_t pid, char *comm, size_t comm_size) {
         _cleanup_free_ char *status = NULL;
         uint64_t ppid;
-        if (read_text(proc, pid, "status", 64 * 1024, &status) < 0 || field_u64(status, "PPid", &ppid) < 0 ||
+        if (proc_read(proc, pid, "status", PROC_TEXT_MAX, &status) < 0 || proc_field_u64(status, "PPid", &ppid) < 0 ||
             ppid > INT_MAX)
                 return 0;
-        const char *n = status_field(status, "Name");
+        const char *n = proc_field(status, "Name", NULL);
         if (n && comm)
                 copy_span(comm, comm_size, n, strcspn(n, "\n"));
         return (pid_t)ppid;
@@ -748,7 +694,7 @@ static void slurm_step_name(const char *proc, pid_t stepd, char *name, size_t na
         uint64_t job, step;
         const char *q;
 
-        if (read_text(proc, stepd, "cmdline", 4096, &cmd) < 0 || !(q = strstr(cmd, "[")) ||
+        if (proc_read(proc, stepd, "cmdline", 4096, &cmd) < 0 || !(q = strstr(cmd, "[")) ||
             parse_u64_prefix(q + 1, &job, &q) < 0 || *q != '.')
                 return;
         size_t l = strcspn(q + 1, "]");
@@ -784,8 +730,8 @@ static void slurm_task(const char *proc, pid_t pid, struct status_proc *p) {
         snprintf(p->origin_owner, sizeof p->origin_owner, "slurmd.service");
         _cleanup_free_ char *lim = NULL;
         struct rl_pair sd;
-        if (!stepd || !p->limits_known || read_text(proc, stepd, "limits", 64 * 1024, &lim) < 0 ||
-            parse_memlock(lim, &sd) < 0)
+        if (!stepd || !p->limits_known || proc_read(proc, stepd, "limits", PROC_TEXT_MAX, &lim) < 0 ||
+            proc_limits_row(lim, "Max locked memory", &sd.soft, &sd.hard) < 0)
                 return;
         if (sd.hard != p->memlock.hard)
                 snprintf(p->origin_owner, sizeof p->origin_owner, "the job itself (not slurmd.service's)");
@@ -799,9 +745,9 @@ static int read_proc_entry(const char *proc, pid_t pid, struct status_proc *ret)
         uint64_t uid, gid;
         int r;
 
-        if ((r = read_text(proc, pid, "status", 64 * 1024, &st)) < 0)
+        if ((r = proc_read(proc, pid, "status", PROC_TEXT_MAX, &st)) < 0)
                 return r;
-        if (field_u64(st, "Uid", &uid) < 0 || field_u64(st, "Gid", &gid) < 0)
+        if (proc_field_u64(st, "Uid", &uid) < 0 || proc_field_u64(st, "Gid", &gid) < 0)
                 return -EBADMSG;
         if (field_kib(st, "VmLck", &p.vmlck) < 0)
                 return -ENOEXEC; /* no mm: a kernel thread */
@@ -810,13 +756,14 @@ static int read_proc_entry(const char *proc, pid_t pid, struct status_proc *ret)
         p.uid = (uid_t)uid;
         p.gid = (gid_t)gid;
         p.nspid = field_nspid(st, pid);
-        p.cap_ipc_lock = (field_hex(st, "CapEff") >> CAP_IPC_LOCK) & 1;
-        const char *name = status_field(st, "Name");
+        p.cap_ipc_lock = proc_field_cap(st, "CapEff", CAP_IPC_LOCK);
+        const char *name = proc_field(st, "Name", NULL);
         if (name)
                 copy_span(p.comm, sizeof p.comm, name, strcspn(name, "\n"));
-        if (read_text(proc, pid, "limits", 64 * 1024, &lim) >= 0 && parse_memlock(lim, &p.memlock) >= 0)
+        if (proc_read(proc, pid, "limits", PROC_TEXT_MAX, &lim) >= 0 &&
+            proc_limits_row(lim, "Max locked memory", &p.memlock.soft, &p.memlock.hard) >= 0)
                 p.limits_known = true;
-        if (read_text(proc, pid, "cgroup", 64 * 1024, &cg) >= 0)
+        if (proc_read(proc, pid, "cgroup", PROC_TEXT_MAX, &cg) >= 0)
                 parse_cgroup(cg, p.cgroup, sizeof p.cgroup);
         p.origin = status_classify_cgroup(p.cgroup, p.origin_name, sizeof p.origin_name, p.origin_owner,
                                           sizeof p.origin_owner);

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsutil.h"
+#include "macro.h"
+#include "procfs.h"
+#include "size.h"
+
+int proc_read(const char *proc, pid_t pid, const char *file, size_t max, char **ret) {
+        _cleanup_free_ char *path = NULL;
+        _cleanup_close_ int fd = -1;
+
+        if (asprintf(&path, "%s/%d/%s", proc ? proc : "/proc", (int)pid, file) < 0)
+                return -ENOMEM;
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        return fs_read_all(fd, max, ret, NULL);
+}
+
+const char *proc_field(const char *text, const char *key, size_t *ret_len) {
+        size_t kl = strlen(key);
+        for (const char *line = text; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL)
+                if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
+                        const char *v = line + kl + 1 + strspn(line + kl + 1, " \t");
+                        if (ret_len)
+                                *ret_len = strcspn(v, "\n");
+                        return v;
+                }
+        return NULL;
+}
+
+int proc_field_u64(const char *text, const char *key, uint64_t *ret) {
+        const char *v = proc_field(text, key, NULL);
+        return v ? parse_u64_prefix(v, ret, NULL) : -ENOENT;
+}
+
+int proc_field_hex(const char *text, const char *key, uint64_t *ret) {
+        size_t n;
+        const char *v = proc_field(text, key, &n);
+        uint64_t x = 0;
+        if (!v)
+                return -ENOENT;
+        if (n == 0 || n > 16)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++) {
+                char c = v[i];
+                int dgt = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+                if (dgt < 0)
+                        return -EINVAL;
+                x = x << 4 | (uint64_t)dgt;
+        }
+        *ret = x;
+        return 0;
+}
+
+bool proc_field_cap(const char *text, const char *key, unsigned bit) {
+        uint64_t caps;
+        return proc_field_hex(text, key, &caps) == 0 && bit < 64 && (caps >> bit) & 1;
+}
+
+int proc_limits_row(const char *text, const char *row, uint64_t *ret_soft, uint64_t *ret_hard) {
+        const char *p = strstr(text, row);
+        uint64_t v[2];
+        if (!p)
+                return -ENOENT;
+        p += strlen(row);
+        for (int k = 0; k < 2; k++) {
+                p += strspn(p, " \t");
+                if (strncmp(p, "unlimited", 9) == 0) {
+                        v[k] = UINT64_MAX;
+                        p += 9;
+                } else if (parse_u64_prefix(p, &v[k], &p) < 0)
+                        return -EBADMSG;
+        }
+        *ret_soft = v[0];
+        *ret_hard = v[1];
+        return 0;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/*
+ * /proc/PID files and their fields, for status, the session model and doctor: one reader,
+ * one field lookup.  Texts are the kernel's (status: "Key:\tvalue" lines; limits: one row a
+ * limit, "unlimited" or a number for soft and hard).
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PROC_TEXT_MAX (64u * 1024)
+
+/* PROC/PID/FILE (proc NULL: /proc), at most max bytes, NUL-terminated.  0 or -errno. */
+int proc_read(const char *proc, pid_t pid, const char *file, size_t max, char **ret);
+
+/* The value of the line "KEY:" (past its blanks, up to the newline: *ret_len when ret_len is
+ * not NULL), or NULL when there is no such line. */
+const char *proc_field(const char *text, const char *key, size_t *ret_len);
+/* Its first number ("Uid:\t1000\t1000...", "VmLck:\t  0 kB"): 0, -ENOENT, or parse_u64's error. */
+int proc_field_u64(const char *text, const char *key, uint64_t *ret);
+/* A mask of 1 to 16 hex digits (CapEff): 0, -ENOENT, -EINVAL. */
+int proc_field_hex(const char *text, const char *key, uint64_t *ret);
+/* Whether bit is set in the mask KEY; false when it cannot be read. */
+bool proc_field_cap(const char *text, const char *key, unsigned bit);
+
+/* The soft and hard value of the row (e.g. "Max locked memory") of a limits text, UINT64_MAX
+ * for "unlimited": 0, -ENOENT (no such row), -EBADMSG. */
+int proc_limits_row(const char *text, const char *row, uint64_t *ret_soft, uint64_t *ret_hard);

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* lib/model/procfs: the fields of /proc/PID/status and the rows of /proc/PID/limits, from
+ * texts as the kernel writes them, and proc_read() of this process. */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "procfs.h"
+
+static const char status_text[] =
+        "Name:\tsshd\n"
+        "Umask:\t0022\n"
+        "State:\tS (sleeping)\n"
+        "PPid:\t1\n"
+        "Uid:\t0\t0\t0\t0\n"
+        "NSpid:\t812\t7\n"
+        "VmLck:\t       8 kB\n"
+        "CapEff:\t000001ffffffffff\n"
+        "CapBnd:\t0000000000004000\n"
+        "CapOdd:\t00000000000000000\n"
+        "CapBad:\t0000xyz\n"
+        "XPPid:\t99\n";
+
+static void test_field(void **state) {
+        size_t n = 99;
+        (void)state;
+
+        const char *v = proc_field(status_text, "Name", NULL);   /* the value and the rest */
+        assert_int_equal(strncmp(v, "sshd\nUmask:", 11), 0);
+        v = proc_field(status_text, "State", &n);
+        assert_non_null(v);
+        assert_int_equal(n, strlen("S (sleeping)"));
+        assert_memory_equal(v, "S (sleeping)", n);
+        v = proc_field(status_text, "VmLck", &n);          /* the blanks after the colon skipped */
+        assert_memory_equal(v, "8 kB", n);
+        assert_null(proc_field(status_text, "Nope", NULL));
+        assert_null(proc_field(status_text, "Nam", NULL));  /* a prefix of a key is not the key */
+        assert_null(proc_field("", "Name", NULL));
+}
+
+static void test_numbers(void **state) {
+        uint64_t v = 0;
+        (void)state;
+
+        assert_int_equal(proc_field_u64(status_text, "PPid", &v), 0);     /* not XPPid's */
+        assert_int_equal(v, 1);
+        assert_int_equal(proc_field_u64(status_text, "Uid", &v), 0);      /* the first of four */
+        assert_int_equal(v, 0);
+        assert_int_equal(proc_field_u64(status_text, "VmLck", &v), 0);
+        assert_int_equal(v, 8);
+        assert_int_equal(proc_field_u64(status_text, "Gid", &v), -ENOENT);
+        assert_true(proc_field_u64(status_text, "State", &v) < 0);
+
+        assert_int_equal(proc_field_hex(status_text, "CapEff", &v), 0);
+        assert_int_equal(v, UINT64_C(0x1ffffffffff));
+        assert_int_equal(proc_field_hex(status_text, "CapOdd", &v), -EINVAL);   /* 17 digits */
+        assert_int_equal(proc_field_hex(status_text, "CapBad", &v), -EINVAL);
+        assert_int_equal(proc_field_hex(status_text, "CapAmb", &v), -ENOENT);
+
+        assert_true(proc_field_cap(status_text, "CapEff", 24));   /* CAP_SYS_RESOURCE */
+        assert_true(proc_field_cap(status_text, "CapBnd", 14));   /* CAP_IPC_LOCK */
+        assert_false(proc_field_cap(status_text, "CapBnd", 24));
+        assert_false(proc_field_cap(status_text, "CapBad", 0));
+        assert_false(proc_field_cap(status_text, "CapAmb", 0));
+        assert_false(proc_field_cap(status_text, "CapEff", 64));
+}
+
+static void test_limits_row(void **state) {
+        static const char limits[] =
+                "Limit                     Soft Limit           Hard Limit           Units     \n"
+                "Max cpu time              unlimited            unlimited            seconds   \n"
+                "Max open files            1024                 524288               files     \n"
+                "Max locked memory         8388608              unlimited            bytes     \n"
+                "Max msgqueue size         819200               junk                 bytes     \n";
+        uint64_t soft = 1, hard = 1;
+        (void)state;
+
+        assert_int_equal(proc_limits_row(limits, "Max locked memory", &soft, &hard), 0);
+        assert_int_equal(soft, 8388608);
+        assert_int_equal(hard, UINT64_MAX);
+        assert_int_equal(proc_limits_row(limits, "Max open files", &soft, &hard), 0);
+        assert_int_equal(soft, 1024);
+        assert_int_equal(hard, 524288);
+        assert_int_equal(proc_limits_row(limits, "Max cpu time", &soft, &hard), 0);
+        assert_int_equal(soft, UINT64_MAX);
+        soft = hard = 7;
+        assert_int_equal(proc_limits_row(limits, "Max msgqueue size", &soft, &hard), -EBADMSG);
+        assert_int_equal(soft, 7);                                /* nothing written */
+        assert_int_equal(hard, 7);
+        assert_int_equal(proc_limits_row(limits, "Max realtime timeout", &soft, &hard), -ENOENT);
+}
+
+static void test_read(void **state) {
+        char *text = NULL;
+        uint64_t v = 0;
+        (void)state;
+
+        assert_int_equal(proc_read(NULL, getpid(), "status", PROC_TEXT_MAX, &text), 0);
+        assert_int_equal(proc_field_u64(text, "Pid", &v), 0);
+        assert_int_equal(v, (uint64_t)getpid());
+        free(text);
+        text = NULL;
+        assert_int_equal(proc_read("/proc", getpid(), "limits", PROC_TEXT_MAX, &text), 0);
+        assert_non_null(strstr(text, "Max locked memory"));
+        free(text);
+        text = NULL;
+        assert_int_equal(proc_read("/nonexistent", getpid(), "status", PROC_TEXT_MAX, &text), -ENOENT);
+        assert_null(text);
+}
+
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_field), cmocka_unit_test(test_numbers), cmocka_unit_test(test_limits_row),
+          cmocka_unit_test(test_read))
