@@ -56,18 +56,7 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         if (!e->dir || asprintf(&e->display, "%s/%s", e->dir, e->name) < 0)
                 return log_oom();
         /* under --root, resolved inside the tree: a link in it never leads to the host's files */
-        r = fs_open_dir_in_root(c->root, LC_LIMITS_DIR, create_dir ? FS_DIR_CREATE : 0, &e->dirfd);
-        if (r == -ELOOP && fs_root_is_set(c->root)) {
-                log_error("%s: is or passes through a symbolic link that does not resolve inside %s; "
-                          "refusing to follow it out of the tree", e->dir, c->root);
-                return CMD_FINDINGS;
-        }
-        if (r < 0) {
-                log_error("%s: %s", e->dir, strerror(-r));
-                return r;
-        }
-        /* --check reads only: renames are atomic, and it leaves no lock file behind */
-        r = c->check ? 0 : ctx_lock(c, e->dirfd, e->dir, &e->lockfd);
+        r = ctx_open_dir_locked(c, LC_LIMITS_DIR, create_dir ? FS_DIR_CREATE : 0, e->dir, &e->dirfd, &e->lockfd);
         if (r)
                 return r;
         /* the default name used to be DROPIN_LEGACY_NAME: its entries move to the new name */

@@ -643,22 +643,6 @@ static int check_service_names(const struct ctx *c) {
         return 0;
 }
 
-/* pam.d inside the root, locked as apply and remove lock it (--check reads only). */
-static int open_pamdir(struct run *r, const char *pamdir) {
-        const struct ctx *c = r->c;
-        int k = fs_open_dir_in_root(c->root, PAM_DIR, 0, &r->pamfd);
-        if (k == -ELOOP && fs_root_is_set(c->root)) {
-                log_error("%s: is or passes through a symbolic link that does not resolve inside %s; refusing to "
-                          "follow it out of the tree", pamdir, c->root);
-                return k;
-        }
-        if (k < 0) {
-                log_error("%s: %s", pamdir, strerror(-k));
-                return k;
-        }
-        return c->check ? 0 : ctx_lock(c, r->pamfd, pamdir, &r->lockfd);
-}
-
 /* Every service of pam.d that needs it; the distribution's shared stacks: enable goes through
  * its tool, disable says how to take the module out when it is there. */
 static int plan_all_services(struct run *r) {
@@ -748,7 +732,7 @@ static int enable_run(struct run *r, const char *pamdir) {
 
         k = check_service_names(c);
         if (k == 0)
-                k = open_pamdir(r, pamdir);
+                k = ctx_open_dir_locked(c, PAM_DIR, 0, pamdir, &r->pamfd, &r->lockfd); /* as apply locks limits.d */
         if (k != 0)
                 return k;
         if (explicit) {

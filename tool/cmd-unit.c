@@ -279,15 +279,12 @@ static int unit_open_sysdir(const struct ctx *c, struct unit_edit *e) {
         if (r < 0 && (r != -ENOENT || (!e->removing && !c->check))) {
                 if (r == -ENOENT || r == -ENOTDIR)
                         log_error("%s does not exist: is this a systemd system?", e->sysdir);
-                else if (r == -ELOOP && fs_root_is_set(c->root))
-                        log_error("%s: is or passes through a symbolic link that does not resolve inside %s; "
-                                  "refusing to follow it out of the tree", e->sysdir, c->root);
                 else
-                        log_error("%s: %s", e->sysdir, strerror(-r));
+                        ctx_dir_error(c, e->sysdir, r);
                 return r;
         }
         if (e->sfd >= 0 && !c->check)
-                return ctx_lock(c, e->sfd, e->sysdir, &e->lockfd);
+                return ctx_lock(e->sfd, e->sysdir, &e->lockfd);
         return 0;
 }
 

@@ -337,7 +337,25 @@ static char *lock_dir(void) {
         return r < 0 ? NULL : s;
 }
 
-int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_fd) {
+int ctx_dir_error(const struct ctx *c, const char *display, int r) {
+        if (r == -ELOOP && fs_root_is_set(c->root))
+                log_error("%s: is or passes through a symbolic link that does not resolve inside %s; "
+                          "refusing to follow it out of the tree", display, c->root);
+        else
+                log_error("%s: %s", display, strerror(-r));
+        return r;
+}
+
+int ctx_open_dir_locked(const struct ctx *c, const char *abs, unsigned flags, const char *display, int *ret_dirfd,
+                        int *ret_lockfd) {
+        int r = fs_open_dir_in_root(c->root, abs, flags, ret_dirfd);
+        if (r < 0)
+                return ctx_dir_error(c, display, r);
+        /* --check reads only: renames are atomic, and it leaves no lock file behind */
+        return c->check ? 0 : ctx_lock(*ret_dirfd, display, ret_lockfd);
+}
+
+int ctx_lock(int dirfd, const char *dir_display, int *ret_fd) {
         _cleanup_free_ char *dir = NULL;
         _cleanup_close_ int ldfd = -1;
         unsigned secs = CTX_LOCK_TIMEOUT_DEFAULT;
@@ -346,7 +364,6 @@ int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_f
         pid_t holder = 0;
         int r;
 
-        (void)c;
         if (env && *env && parse_u32(env, &secs) < 0) {
                 log_error("RDMALIMITS_LOCK_TIMEOUT='%s': expected a whole number of seconds", env);
                 return CMD_USAGE;

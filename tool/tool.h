@@ -105,7 +105,14 @@ int ctx_ident(const struct ctx *c, struct ident **ret);
  * why, naming the lock file and its holder.  0, a reported negative errno, or CMD_USAGE (a bad
  * RDMALIMITS_LOCK_TIMEOUT). */
 #define CTX_LOCK_TIMEOUT_DEFAULT 10u
-int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_fd);
+int ctx_lock(int dirfd, const char *dir_display, int *ret_fd);
+/* Say why the directory display (inside --root) did not open, r its negative errno: a link
+ * out of the tree, or the error.  Returns r. */
+int ctx_dir_error(const struct ctx *c, const char *display, int r);
+/* Open the directory abs inside --root (fs_open_dir_in_root() flags) and, but for --check,
+ * lock it with ctx_lock().  0, a reported negative errno, or CMD_USAGE. */
+int ctx_open_dir_locked(const struct ctx *c, const char *abs, unsigned flags, const char *display, int *ret_dirfd,
+                        int *ret_lockfd);
 /* A file rdmalimits manages (a limits.d or a unit drop-in), name in dirfd (-1: the directory is
  * not there), display as messages name it: read it, never through a link, only a regular file,
  * at most max bytes; with trusted, one root owns and only root may write (unless --force).
