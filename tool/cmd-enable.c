@@ -65,14 +65,17 @@ struct run {
         char authselect_base[256], authselect_features[1024];
 };
 
+static void target_clear(struct target *t) {
+        free(t->name);
+        free(t->display);
+        free(t->old);
+        free(t->text);
+        pam_file_clear(&t->f);
+}
+
 static void run_done(struct run *r) {
-        for (size_t i = 0; i < r->nt; i++) {
-                free(r->t[i].name);
-                free(r->t[i].display);
-                free(r->t[i].old);
-                free(r->t[i].text);
-                pam_file_clear(&r->t[i].f);
-        }
+        for (size_t i = 0; i < r->nt; i++)
+                target_clear(&r->t[i]);
         free(r->t);
         strv_clear(&r->cmds);
         if (r->pamfd >= 0)
@@ -83,23 +86,26 @@ static void run_done(struct run *r) {
                 close(r->lockfd);
 }
 
-static char *display_of(const struct ctx *c, const char *abs) {
-        char *s = NULL;
-        /* as pamstack.h names the files of a stack: relative to the root under --root */
-        if (asprintf(&s, "%s", fs_root_is_set(c->root) ? abs + 1 : abs) < 0)
-                return NULL;
-        return s;
+/* abs as pamstack.h names the files of a stack: relative to the root under --root */
+static const char *shown(const struct ctx *c, const char *abs) {
+        return fs_root_is_set(c->root) ? abs + 1 : abs;
 }
 
-static int add_cmd(struct run *r, const char *fmt, ...) _printf_(2, 3);
-static int add_cmd(struct run *r, const char *fmt, ...) {
+/* out of memory: said, and counted as an error of the run */
+static int run_oom(struct run *r) {
+        r->errors++;
+        return log_oom();
+}
+
+/* One more command of the distribution's mechanism; 0, or run_oom(). */
+_printf_(2, 3) static int add_cmd(struct run *r, const char *fmt, ...) {
         char *s = NULL;
         va_list ap;
         va_start(ap, fmt);
         int n = vasprintf(&s, fmt, ap);
         va_end(ap);
         if (strv_consume(&r->cmds, n < 0 ? NULL : s) < 0)
-                return log_oom();
+                return run_oom(r);
         return 0;
 }
 
@@ -164,7 +170,7 @@ static struct target *target_load(struct run *r, int dirfd, const char *dir, con
         struct target t = { .dirfd = dirfd };
         int k;
 
-        if (asprintf(&abs, "%s/%s", dir, name) < 0 || !(t.display = display_of(r->c, abs)) || !(t.name = strdup(name)))
+        if (asprintf(&abs, "%s/%s", dir, name) < 0 || !(t.display = strdup(shown(r->c, abs))) || !(t.name = strdup(name)))
                 goto oom;
         k = fs_open_config(dirfd, name, false, true, &fd, &st);
         if (k == -ELOOP) {
@@ -203,17 +209,8 @@ oom:
 fail:
         r->errors++;
 fail_quiet:
-        free(t.name);
-        free(t.display);
-        free(t.old);
-        pam_file_clear(&t.f);
+        target_clear(&t);
         return NULL;
-}
-
-/* out of memory: said, and counted as an error of the run */
-static int run_oom(struct run *r) {
-        r->errors++;
-        return log_oom();
 }
 
 /* The distribution's manager of service name (none, or it does not exist); false, said,
@@ -221,7 +218,7 @@ static int run_oom(struct run *r) {
 static bool service_lookup(struct run *r, const char *name, bool explicit, enum pam_manager *m) {
         *m = PAM_MANAGER_NONE;
         if (pam_service_manager(r->c->root, name, m) == -ENOENT && explicit) {
-                log_error("%s/%s: no such PAM service", fs_root_is_set(r->c->root) ? PAM_DIR + 1 : PAM_DIR, name);
+                log_error("%s/%s: no such PAM service", shown(r->c, PAM_DIR), name);
                 r->errors++;
                 return false;
         }
@@ -229,12 +226,7 @@ static bool service_lookup(struct run *r, const char *name, bool explicit, enum 
 }
 
 static void target_drop_last(struct run *r) {
-        struct target *t = &r->t[--r->nt];
-        free(t->name);
-        free(t->display);
-        free(t->old);
-        free(t->text);
-        pam_file_clear(&t->f);
+        target_clear(&r->t[--r->nt]);
 }
 
 static int target_render(struct run *r, struct target *t) {
@@ -406,7 +398,7 @@ static void plan_authselect(struct run *r) {
         if (k < 0) {
                 log_error("%s: %s; authselect has no profile selected here: select one first "
                           "(e.g. 'authselect select sssd'), then run rdmalimits enable again",
-                          under_root ? AUTHSELECT_CONF + 1 : AUTHSELECT_CONF, k == -ENODATA ? "empty" : fs_strerror(k));
+                          shown(c, AUTHSELECT_CONF), k == -ENODATA ? "empty" : fs_strerror(k));
                 r->errors++;
                 return;
         }
@@ -420,7 +412,7 @@ static void plan_authselect(struct run *r) {
         }
         k = fs_open_dir_in_root(c->root, AUTHSELECT_PROFILE_DIR, FS_DIR_NOFOLLOW, &r->profilefd);
         if (k < 0 && k != -ENOENT) {
-                log_error("%s: %s", under_root ? AUTHSELECT_PROFILE_DIR + 1 : AUTHSELECT_PROFILE_DIR, fs_strerror(k));
+                log_error("%s: %s", shown(c, AUTHSELECT_PROFILE_DIR), fs_strerror(k));
                 r->errors++;
                 return;
         }
@@ -432,13 +424,15 @@ static void plan_authselect(struct run *r) {
                         return;
                 }
                 _cleanup_free_ char *pdir = fs_root_path(c->root, AUTHSELECT_PROFILE_DIR);
-                if (!pdir || add_cmd(r, "%s%s%sauthselect create-profile rdmalimit -b %s", under_root ? "chroot " : "",
-                                     under_root ? c->root : "", under_root ? " " : "", r->authselect_base) < 0 ||
-                    add_cmd(r, "sed -i '/^session[[:space:]].*pam_limits\\.so/a %s' %s/system-auth %s/password-auth",
-                            PAMEDIT_LINE, pdir, pdir) < 0) {
-                        r->errors++;
+                if (!pdir) {
+                        run_oom(r);
                         return;
                 }
+                if (add_cmd(r, "%s%s%sauthselect create-profile rdmalimit -b %s", under_root ? "chroot " : "",
+                            under_root ? c->root : "", under_root ? " " : "", r->authselect_base) < 0 ||
+                    add_cmd(r, "sed -i '/^session[[:space:]].*pam_limits\\.so/a %s' %s/system-auth %s/password-auth",
+                            PAMEDIT_LINE, pdir, pdir) < 0)
+                        return;
                 r->run_authselect_create = true;
         } else {
                 static const char *const files[] = { "system-auth", "password-auth" };
@@ -458,9 +452,8 @@ static void plan_authselect(struct run *r) {
                                 target_drop_last(r);
                 }
         }
-        if (add_cmd(r, "%s%s%sauthselect select %s%s --force", under_root ? "chroot " : "", under_root ? c->root : "",
-                    under_root ? " " : "", AUTHSELECT_PROFILE, r->authselect_features) < 0)
-                r->errors++;
+        add_cmd(r, "%s%s%sauthselect select %s%s --force", under_root ? "chroot " : "", under_root ? c->root : "",
+                under_root ? " " : "", AUTHSELECT_PROFILE, r->authselect_features);
         r->pending = true;
 }
 
@@ -472,21 +465,19 @@ static void plan_pau(struct run *r) {
         if (stack_has(c->root, "common-session", "pam_rdmalimit")) {
                 if (!c->quiet && !c->json)
                         printf("%s/common-session: unchanged: pam_rdmalimit is enabled there (pam-auth-update)\n",
-                               under_root ? PAM_DIR + 1 : PAM_DIR);
+                               shown(c, PAM_DIR));
                 return;
         }
         if (fs_stat_in_root(c->root, PAM_CONFIGS_PROFILE, false, &st) < 0 || !S_ISREG(st.st_mode)) {
                 log_error("%s is not installed: pam-auth-update enables the module in common-session through that "
                           "profile ('make install' or the package installs it; the source is conf/pam-configs/rdmalimit)",
-                          under_root ? PAM_CONFIGS_PROFILE + 1 : PAM_CONFIGS_PROFILE);
+                          shown(c, PAM_CONFIGS_PROFILE));
                 r->errors++;
                 return;
         }
         if ((under_root ? add_cmd(r, "chroot %s pam-auth-update --enable rdmalimit", c->root)
-                        : add_cmd(r, "pam-auth-update --enable rdmalimit")) < 0) {
-                r->errors++;
+                        : add_cmd(r, "pam-auth-update --enable rdmalimit")) < 0)
                 return;
-        }
         r->run_pau = true;
         r->pending = true;
 }
@@ -621,23 +612,24 @@ static void print_json(const struct run *r, bool changed, const char *diff, bool
         json_arr_end(&j);
         json_kbool(&j, "commands_run", ran);
         json_kstr(&j, "diff", diff ? diff : "");
-        if (r->c->check) {
-                json_kbool(&j, "check", true);
-        }
-        json_obj_end(&j);
-        json_finish(&j);
+        change_json_end(r->c, &j);
 }
 
-/* The service names given (--service, arguments) are file names in pam.d. 0 or CMD_USAGE. */
+/* The services named: every --service, then the arguments (n_named() of them). */
+static size_t n_named(const struct ctx *c) {
+        return c->n_services + (size_t)c->argc;
+}
+
+static const char *named(const struct ctx *c, size_t i) {
+        return i < c->n_services ? c->services[i] : c->argv[i - c->n_services];
+}
+
+/* The service names given are file names in pam.d. 0 or CMD_USAGE. */
 static int check_service_names(const struct ctx *c) {
-        for (size_t i = 0; i < c->n_services; i++)
-                if (!valid_name(c->services[i])) {
-                        log_error("--service '%s': not a PAM service name (a file name in %s)", c->services[i], PAM_DIR);
-                        return CMD_USAGE;
-                }
-        for (int i = 0; i < c->argc; i++)
-                if (!valid_name(c->argv[i])) {
-                        log_error("'%s': not a PAM service name (a file name in %s)", c->argv[i], PAM_DIR);
+        for (size_t i = 0; i < n_named(c); i++)
+                if (!valid_name(named(c, i))) {
+                        log_error("%s'%s': not a PAM service name (a file name in %s)", i < c->n_services ? "--service " : "",
+                                  named(c, i), PAM_DIR);
                         return CMD_USAGE;
                 }
         return 0;
@@ -727,7 +719,7 @@ static void print_text(const struct run *r, bool changed, bool ran, bool explici
 static int enable_run(struct run *r, const char *pamdir) {
         const struct ctx *c = r->c;
         _cleanup_free_ char *diff = NULL;
-        bool explicit = c->n_services > 0 || c->argc > 0, changed = false, ran = false;
+        bool explicit = n_named(c) > 0, changed = false, ran = false;
         int k;
 
         k = check_service_names(c);
@@ -735,12 +727,9 @@ static int enable_run(struct run *r, const char *pamdir) {
                 k = ctx_open_dir_locked(c, PAM_DIR, 0, pamdir, &r->pamfd, &r->lockfd); /* as apply locks limits.d */
         if (k != 0)
                 return k;
-        if (explicit) {
-                for (size_t i = 0; i < c->n_services; i++)
-                        (r->disabling ? plan_disable : plan_enable)(r, c->services[i], true);
-                for (int i = 0; i < c->argc; i++)
-                        (r->disabling ? plan_disable : plan_enable)(r, c->argv[i], true);
-        } else if ((k = plan_all_services(r)))
+        for (size_t i = 0; i < n_named(c); i++)
+                (r->disabling ? plan_disable : plan_enable)(r, named(c, i), true);
+        if (!explicit && (k = plan_all_services(r)))
                 return k;
         if (!r->disabling && r->errors == 0) {
                 if (r->need_pau)
@@ -773,10 +762,7 @@ static int enable_run(struct run *r, const char *pamdir) {
 
 static int enable_disable(struct ctx *c, bool disabling) {
         struct run r = { .c = c, .disabling = disabling, .pamfd = -1, .lockfd = -1, .profilefd = -1 };
-        _cleanup_free_ char *pamdir = display_of(c, PAM_DIR);
-        if (!pamdir)
-                return log_oom();
-        int k = enable_run(&r, pamdir);
+        int k = enable_run(&r, shown(c, PAM_DIR));
         run_done(&r);
         return k;
 }
