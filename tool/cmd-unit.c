@@ -203,16 +203,6 @@ static void unit_edit_clear(struct unit_edit *e) {
         closep(&e->dfd);
 }
 
-/* One size argument into *ret; whether it was given. 0 or CMD_USAGE. */
-static int unit_size(const char *what, const char *arg, uint64_t *ret, bool *given) {
-        if (!arg)
-                return 0;
-        if (ctx_parse_size(what, arg, ret) < 0)
-                return CMD_USAGE;
-        *given = true;
-        return 0;
-}
-
 /* apply --unit UNIT SIZE (or --soft and --hard): the limits. 0 or CMD_USAGE. */
 static int unit_parse_limits(const struct ctx *c, struct unit_edit *e) {
         bool has_s = false, has_h = false;
@@ -227,7 +217,7 @@ static int unit_parse_limits(const struct ctx *c, struct unit_edit *e) {
                 e->hard = e->soft;
                 has_s = has_h = true;
         }
-        if (unit_size("--soft", c->soft, &e->soft, &has_s) || unit_size("--hard", c->hard, &e->hard, &has_h))
+        if (ctx_parse_size_opt("--soft", c->soft, &e->soft, &has_s) || ctx_parse_size_opt("--hard", c->hard, &e->hard, &has_h))
                 return CMD_USAGE;
         if (!has_s || !has_h) {
                 log_error("LimitMEMLOCK= sets both limits: give SIZE, or --soft and --hard");
@@ -237,12 +227,7 @@ static int unit_parse_limits(const struct ctx *c, struct unit_edit *e) {
                 log_error("memlock 0 makes every RDMA memory registration fail");
                 return CMD_USAGE;
         }
-        if (e->soft > e->hard) {
-                char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
-                log_error("the soft limit %s is above the hard limit %s", size_format(e->soft, a), size_format(e->hard, b));
-                return CMD_USAGE;
-        }
-        return 0;
+        return ctx_check_order(e->soft, e->hard);
 }
 
 /* The arguments: the unit, and what apply writes. 0 or CMD_USAGE. */
@@ -409,11 +394,7 @@ static int unit_run(struct ctx *c, struct unit_edit *e) {
         if (r != 0)
                 return r;
         e->changed = e->removing ? e->exists : !(e->exists && streq(e->old, e->text));
-        if (e->changed && (c->diff || c->json))
-                e->diff = unified_diff_string(e->exists ? e->display : "/dev/null", e->old,
-                                              e->removing ? "/dev/null" : e->display, e->text);
-        if (c->diff && e->diff && !c->json)
-                fputs(e->diff, stdout);
+        e->diff = change_diff(c, e->changed, e->display, e->exists, e->old, e->removing, e->text);
         if (e->changed && !c->check && (r = unit_write(c, e)) < 0)
                 return r;
         if (c->json)

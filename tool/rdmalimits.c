@@ -279,6 +279,16 @@ void print_change_json(const struct ctx *c, bool changed, const char *file, cons
         change_json_end(c, &j);
 }
 
+char *change_diff(const struct ctx *c, bool changed, const char *display, bool existed, const char *old, bool removed,
+                  const char *text) {
+        char *diff = NULL;
+        if (changed && (c->diff || c->json))
+                diff = unified_diff_string(existed ? display : "/dev/null", old, removed ? "/dev/null" : display, text);
+        if (c->diff && diff && !c->json)
+                fputs(diff, stdout);
+        return diff;
+}
+
 char *ctx_path(const struct ctx *c, const char *abs) {
         return fs_root_path(c->root, abs);
 }
@@ -538,6 +548,23 @@ int ctx_parse_size(const char *what, const char *arg, uint64_t *ret) {
                 return -EINVAL;
         }
         return 0;
+}
+
+int ctx_parse_size_opt(const char *what, const char *arg, uint64_t *ret, bool *given) {
+        if (!arg)
+                return 0;
+        if (ctx_parse_size(what, arg, ret) < 0)
+                return CMD_USAGE;
+        *given = true;
+        return 0;
+}
+
+int ctx_check_order(uint64_t soft, uint64_t hard) {
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        if (soft <= hard)
+                return 0;
+        log_error("the soft limit %s is above the hard limit %s", size_format(soft, a), size_format(hard, b));
+        return CMD_USAGE;
 }
 
 static int close_stdout(void) {

@@ -124,6 +124,15 @@ int managed_read(const struct ctx *c, int dirfd, const char *name, const char *d
 int managed_write(int dirfd, const char *name, const char *display, const char *text, mode_t mode);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret);
+/* The same for an option (--soft, --hard) when given (arg not NULL): *given set.  0 or CMD_USAGE. */
+int ctx_parse_size_opt(const char *what, const char *arg, uint64_t *ret, bool *given);
+/* 0, or CMD_USAGE with a message when the soft limit is above the hard one. */
+int ctx_check_order(uint64_t soft, uint64_t hard);
+/* A managed file's change for --diff and --json, from old (display, or /dev/null when it did
+ * not exist) to text (/dev/null when removed); printed at once for --diff without --json.
+ * NULL when it does not change or neither was asked for (or out of memory). */
+char *change_diff(const struct ctx *c, bool changed, const char *display, bool existed, const char *old, bool removed,
+                  const char *text);
 /* --json of a change: {"changed", "file", "diff", ... then "check" under --check} */
 void change_json_begin(struct json *j, bool changed, const char *file, const char *diff);
 void change_json_end(const struct ctx *c, struct json *j);
