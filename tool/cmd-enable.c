@@ -231,9 +231,8 @@ static void target_drop_last(struct run *r) {
 
 static int target_render(struct run *r, struct target *t) {
         char *s = pam_file_render(&t->f);
-        if (!s) {
+        if (!s)
                 return run_oom(r);
-        }
         if (streq(s, t->old)) {
                 free(s);
                 return 0;

@@ -386,9 +386,8 @@ static void print_json(const struct pin_run *t) {
                 const struct pin *p = &t->pins[i];
                 json_obj_begin(&j);
                 json_kstr(&j, "name", p->mechanism);
-                if (p->device[0]) {
+                if (p->device[0])
                         json_kstr(&j, "device", p->device);
-                }
                 json_kstr(&j, "result", result_word(p->result));
                 json_kstr(&j, "errno", errno_name(p->error));
                 json_kstr(&j, "message", p->result == PIN_OK ? "" : p->why);

@@ -215,11 +215,6 @@ void json_klimit(struct json *j, const char *key, uint64_t v) {
         json_limit(j, v);
 }
 
-void json_knull(struct json *j, const char *key) {
-        json_key(j, key);
-        json_null(j);
-}
-
 /* KEY, then null when !known; whether the value is still to be written */
 static bool json_kknown(struct json *j, const char *key, bool known) {
         json_key(j, key);
@@ -279,12 +274,10 @@ void diag_json(struct json *j, const struct diag_list *l) {
                 json_kstr(j, "file", d->path);
                 json_ku64_opt(j, "line", d->line, d->line);
                 json_kstr(j, "message", d->message);
-                if (d->id) {
+                if (d->id)
                         json_kstr(j, "id", d->id);
-                }
-                if (d->fix) {
+                if (d->fix)
                         json_kstr(j, "fix", d->fix);
-                }
                 json_obj_end(j);
         }
         json_arr_end(j);

@@ -45,7 +45,6 @@ void json_ku64(struct json *j, const char *key, uint64_t v);
 void json_ki64(struct json *j, const char *key, int64_t v);
 void json_kbool(struct json *j, const char *key, bool v);
 void json_klimit(struct json *j, const char *key, uint64_t v);
-void json_knull(struct json *j, const char *key);
 void json_ku64_opt(struct json *j, const char *key, bool known, uint64_t v);
 void json_ki64_opt(struct json *j, const char *key, bool known, int64_t v);
 void json_klimit_opt(struct json *j, const char *key, bool known, uint64_t v);

@@ -261,9 +261,8 @@ void change_json_begin(struct json *j, bool changed, const char *file, const cha
 }
 
 void change_json_end(const struct ctx *c, struct json *j) {
-        if (c->check) {
+        if (c->check)
                 json_kbool(j, "check", true);
-        }
         json_obj_end(j);
         json_finish(j);
 }
