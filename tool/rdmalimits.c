@@ -718,23 +718,24 @@ static int parse_options(struct cli *l, int argc, char **argv) {
         return 0;
 }
 
+/* The command called name; NULL, said, when there is none. */
 static const struct command *command_find(const char *name) {
+        char buf[256];
         for (size_t i = 0; i < ELEMENTSOF(commands); i++)
                 if (streq(name, commands[i].name))
                         return &commands[i];
+        log_error("unknown command '%s'", printable(name, buf, sizeof buf));
         return NULL;
 }
 
 /* rdmalimits --help, rdmalimits COMMAND --help, rdmalimits help [COMMAND] */
 static int print_help(const struct cli *l) {
-        char buf[256];
-        const char *name = l->want_help ? (l->npos > 0 && !streq(l->pos[0], "help") ? l->pos[0] : l->npos > 1 ? l->pos[1] : NULL)
-                                        : l->npos > 1 ? l->pos[1] : NULL;
-        const struct command *cmd = name ? command_find(name) : NULL;
-        if (name && !cmd) {
-                log_error("unknown command '%s'", printable(name, buf, sizeof buf));
+        const char *name = l->want_help && l->npos > 0 && !streq(l->pos[0], "help") ? l->pos[0]
+                           : l->npos > 1                                        ? l->pos[1]
+                                                                                : NULL;
+        const struct command *cmd = NULL;
+        if (name && !(cmd = command_find(name)))
                 return CMD_USAGE;
-        }
         if (cmd)
                 command_usage(cmd, stdout);
         else
@@ -789,7 +790,6 @@ static int ctx_finish(struct cli *l) {
 /* Parse the command line into l and find the command; *ret_cmd stays NULL when the work is
  * done already (--help, --version). */
 static int cli_prepare(struct cli *l, int argc, char **argv, const struct command **ret_cmd) {
-        char buf[256];
         const struct command *cmd;
         int r;
 
@@ -809,10 +809,8 @@ static int cli_prepare(struct cli *l, int argc, char **argv, const struct comman
                 return CMD_USAGE;
         }
         cmd = command_find(l->pos[0]);
-        if (!cmd) {
-                log_error("unknown command '%s'", printable(l->pos[0], buf, sizeof buf));
+        if (!cmd)
                 return CMD_USAGE;
-        }
         l->c.argc = l->npos - 1;
         l->c.argv = l->pos + 1;
         r = command_check_args(cmd, &l->c);
