@@ -161,8 +161,8 @@ static int list_services(const struct run *r, struct strv *ret) {
 }
 
 /* Read and parse dirfd/name into a new target.  Returns the target, or NULL with r->errors
- * counted (or quietly when missing_ok and it does not exist). */
-static struct target *target_load(struct run *r, int dirfd, const char *dir, const char *name, bool missing_ok) {
+ * counted. */
+static struct target *target_load(struct run *r, int dirfd, const char *dir, const char *name) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *abs = NULL;
         struct diag_list diags = {};
@@ -178,8 +178,6 @@ static struct target *target_load(struct run *r, int dirfd, const char *dir, con
                 t.symlink = true;
                 k = fs_open_config_in_root(r->c->root, abs, false, false, &fd, &st);
         }
-        if (k == -ENOENT && missing_ok)
-                goto fail_quiet;
         if (k < 0) {
                 log_error("%s: %s", t.display, k == -ENOENT ? "no such PAM service" : fs_strerror(k));
                 goto fail;
@@ -208,21 +206,27 @@ oom:
         log_error("out of memory");
 fail:
         r->errors++;
-fail_quiet:
         target_clear(&t);
         return NULL;
 }
 
-/* The distribution's manager of service name (none, or it does not exist); false, said,
- * when a service named by --service does not exist. */
-static bool service_lookup(struct run *r, const char *name, bool explicit, enum pam_manager *m) {
-        *m = PAM_MANAGER_NONE;
-        if (pam_service_manager(r->c->root, name, m) == -ENOENT && explicit) {
+/* The service's file in pam.d as a new target; NULL when a service named (explicit) does not
+ * exist (said), when it does not load, or when the distribution's tool manages it (if named,
+ * that tool's side is planned then). */
+static struct target *service_target(struct run *r, const char *name, bool explicit) {
+        enum pam_manager m = PAM_MANAGER_NONE;
+
+        if (pam_service_manager(r->c->root, name, &m) == -ENOENT && explicit) {
                 log_error("%s/%s: no such PAM service", shown(r->c, PAM_DIR), name);
                 r->errors++;
-                return false;
+                return NULL;
         }
-        return true;
+        if (m != PAM_MANAGER_NONE) {
+                r->need_pau |= explicit && m == PAM_MANAGER_PAM_AUTH_UPDATE;
+                r->need_authselect |= explicit && m == PAM_MANAGER_AUTHSELECT;
+                return NULL;
+        }
+        return target_load(r, r->pamfd, PAM_DIR, name);
 }
 
 static void target_drop_last(struct run *r) {
@@ -258,21 +262,10 @@ static bool stack_has(const char *root, const char *service, const char *module)
 /* enable: plan one service.  explicit: named by --service. */
 static void plan_enable(struct run *r, const char *name, bool explicit) {
         const struct ctx *c = r->c;
-        enum pam_manager m;
+        struct target *t = service_target(r, name, explicit);
         struct pam_plan p;
-        struct target *t;
 
-        if (!service_lookup(r, name, explicit, &m))
-                return;
-        if (m == PAM_MANAGER_PAM_AUTH_UPDATE) {
-                r->need_pau |= explicit;
-                return;
-        }
-        if (m == PAM_MANAGER_AUTHSELECT) {
-                r->need_authselect |= explicit;
-                return;
-        }
-        if (!(t = target_load(r, r->pamfd, PAM_DIR, name, false)))
+        if (!t)
                 return;
         if (pam_plan_service(c->root, &t->f, &p) < 0) {
                 run_oom(r);
@@ -338,17 +331,9 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
 }
 
 static void plan_disable(struct run *r, const char *name, bool explicit) {
-        enum pam_manager m;
-        struct target *t;
+        struct target *t = service_target(r, name, explicit);
 
-        if (!service_lookup(r, name, explicit, &m))
-                return;
-        if (m != PAM_MANAGER_NONE) {
-                if (explicit)
-                        r->need_pau |= m == PAM_MANAGER_PAM_AUTH_UPDATE, r->need_authselect |= m == PAM_MANAGER_AUTHSELECT;
-                return;
-        }
-        if (!(t = target_load(r, r->pamfd, PAM_DIR, name, false)))
+        if (!t)
                 return;
         size_t n = pam_file_remove_marked(&t->f);
         if (n == 0) {
@@ -436,7 +421,7 @@ static void plan_authselect(struct run *r) {
         } else {
                 static const char *const files[] = { "system-auth", "password-auth" };
                 for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-                        struct target *t = target_load(r, r->profilefd, AUTHSELECT_PROFILE_DIR, files[i], false);
+                        struct target *t = target_load(r, r->profilefd, AUTHSELECT_PROFILE_DIR, files[i]);
                         if (!t)
                                 continue;
                         k = pam_file_mark_after_limits(&t->f);
