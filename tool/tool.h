@@ -6,8 +6,10 @@
 #include <sys/types.h>
 
 #include "limitsconf.h"
-#include "policy.h"
 #include "output.h"
+#include "policy.h"
+#include "rlimit.h"
+#include "session.h"
 
 /* What a command returns: 0, a negative errno (a failure it has reported), or one of these
  * outcomes.  Only main() turns them into exit statuses (rdmalimits(8) EXIT STATUS). */
@@ -140,10 +142,6 @@ void change_json_end(const struct ctx *c, struct json *j);
 void print_change_json(const struct ctx *c, bool changed, const char *file, const char *diff, const char *unit,
                        bool reloaded);
 
-#include "rlimit.h"
-
-#include "session.h"
-
 /* A session of a user as the tool models it (tool/model.c): what explain prints and verify
  * compares with a real session. */
 struct tool_session {
@@ -167,7 +165,6 @@ struct tool_session {
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *ret);
 void tool_session_clear(struct tool_session *s);
 
-struct policy;
 /* Open (root-owned, not group/world-writable), read and load the policy; findings into d.
  * ret_text (may be NULL) gets the bytes it was loaded from, ret_len their length. */
 int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret, char **ret_text, size_t *ret_len);
