@@ -578,8 +578,7 @@ static int run_mechanisms(struct run *r, bool *ran) {
 
 static void print_json(const struct run *r, bool changed, const char *diff, bool ran) {
         struct json j;
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         json_kbool(&j, "changed", changed);
         json_karr_begin(&j, "files");
         for (size_t i = 0; i < r->nt; i++)

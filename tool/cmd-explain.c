@@ -254,8 +254,7 @@ static void explain_json(const struct tool_session *s, const char *user, const c
         char where[4096];
         struct json j;
 
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         json_kstr(&j, "user", user);
         json_ku64(&j, "uid", s->u->uid);
         json_kobj_begin(&j, "flavour");
@@ -276,8 +275,7 @@ static void explain_json(const struct tool_session *s, const char *user, const c
         json_overridden(&j, s);
         if (s->m.module_matched)
                 module_json(&j, s);
-        json_obj_end(&j);
-        json_finish(&j);
+        json_doc_end(&j);
 }
 
 static void text_result(const struct tool_session *s, const char *user, const char *ssrc, const char *hsrc) {

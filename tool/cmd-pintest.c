@@ -373,8 +373,7 @@ struct pin_run {
 
 static void print_json(const struct pin_run *t) {
         struct json j;
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         json_ku64(&j, "size", t->len);
         json_kobj_begin(&j, "memlock");
         json_klimit(&j, "soft", t->lim.soft);
@@ -395,8 +394,7 @@ static void print_json(const struct pin_run *t) {
         }
         json_arr_end(&j);
         account_json(&j, &t->acc);
-        json_obj_end(&j);
-        json_finish(&j);
+        json_doc_end(&j);
 }
 
 static void print_text(const struct pin_run *t) {

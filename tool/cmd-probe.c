@@ -164,8 +164,7 @@ static void print_probe_json(const struct ctx *c, const struct hw_summary *hw, c
                              const struct policy_auto *a, const struct diag_list *d) {
         struct json j;
 
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         /* the hardware is always this host's: a --root tree holds no devices */
         json_kstr(&j, "hardware_of", "host");
         json_kstr(&j, "root", c->root);
@@ -181,8 +180,7 @@ static void print_probe_json(const struct ctx *c, const struct hw_summary *hw, c
                 json_null(&j);
         json_key(&j, "policy_findings");
         diag_json(&j, d);
-        json_obj_end(&j);
-        json_finish(&j);
+        json_doc_end(&j);
 }
 
 static void print_rdma_text(const struct hw_summary *hw) {

@@ -394,8 +394,7 @@ static void json_umem(struct json *j, const struct status_umem *m) {
 
 static void print_json(const struct status_report *r) {
         struct json j;
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         json_ku64(&j, "page_size", r->page_size);
         json_kobj_begin(&j, "methods");
         json_kstr(&j, "af_xdp", status_method_name(r->xsk_method));
@@ -425,8 +424,7 @@ static void print_json(const struct status_report *r) {
         for (size_t i = 0; i < r->n_umems; i++)
                 json_umem(&j, &r->umems[i]);
         json_arr_end(&j);
-        json_obj_end(&j);
-        json_finish(&j);
+        json_doc_end(&j);
 }
 
 /* ---------------------------------------------------------------------------------------

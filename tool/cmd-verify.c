@@ -236,8 +236,7 @@ static void verify_json(const struct ctx *c, const char *user, const struct tool
                         const struct session_result *sr, const struct verdict *v) {
         struct json j;
 
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         json_kstr(&j, "user", user);
         json_kstr(&j, "method", c->ssh ? "ssh" : "pam");
         json_kstr(&j, c->ssh ? "destination" : "service", c->ssh ? c->ssh : s->service);
@@ -258,8 +257,7 @@ static void verify_json(const struct ctx *c, const char *user, const struct tool
                 json_str(&j, v->reasons[i]);
         json_arr_end(&j);
         json_kstr(&j, "messages", sr->messages);
-        json_obj_end(&j);
-        json_finish(&j);
+        json_doc_end(&j);
 }
 
 static void verify_text(const struct ctx *c, const struct tool_session *s, struct session_result *sr,

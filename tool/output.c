@@ -190,6 +190,16 @@ void json_finish(struct json *j) {
         fputc('\n', j->f);
 }
 
+void json_doc_begin(struct json *j) {
+        json_init(j, stdout);
+        json_obj_begin(j);
+}
+
+void json_doc_end(struct json *j) {
+        json_obj_end(j);
+        json_finish(j);
+}
+
 void json_kstr(struct json *j, const char *key, const char *s) {
         json_key(j, key);
         json_str(j, s);

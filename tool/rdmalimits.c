@@ -253,8 +253,7 @@ static void command_usage(const struct command *cmd, FILE *out) {
 }
 
 void change_json_begin(struct json *j, bool changed, const char *file, const char *diff) {
-        json_init(j, stdout);
-        json_obj_begin(j);
+        json_doc_begin(j);
         json_kbool(j, "changed", changed);
         json_kstr(j, "file", file);
         json_kstr(j, "diff", diff ? diff : "");
@@ -263,8 +262,7 @@ void change_json_begin(struct json *j, bool changed, const char *file, const cha
 void change_json_end(const struct ctx *c, struct json *j) {
         if (c->check)
                 json_kbool(j, "check", true);
-        json_obj_end(j);
-        json_finish(j);
+        json_doc_end(j);
 }
 
 void print_change_json(const struct ctx *c, bool changed, const char *file, const char *diff, const char *unit,
