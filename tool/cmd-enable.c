@@ -14,12 +14,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -33,8 +31,6 @@
 #define AUTHSELECT_CONF "/etc/authselect/authselect.conf"
 #define AUTHSELECT_PROFILE_DIR "/etc/authselect/custom/rdmalimit"
 #define AUTHSELECT_PROFILE "custom/rdmalimit"
-
-extern char **environ;
 
 /* One file enable or disable may rewrite. */
 struct target {
@@ -466,20 +462,6 @@ static void plan_pau(struct run *r) {
         r->pending = true;
 }
 
-static int spawn_wait(char *const argv[]) {
-        pid_t pid;
-        int st, k;
-        if (!isatty(STDIN_FILENO))
-                setenv("DEBIAN_FRONTEND", "noninteractive", 0);
-        k = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-        if (k != 0)
-                return -k;
-        while (waitpid(pid, &st, 0) < 0)
-                if (errno != EINTR)
-                        return negative_errno();
-        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-}
-
 /* Write every changed target, its backup first (the old bytes as they were, so that the
  * backup is exact; a failed directory sync of the backup alone does not stop the edit).  0 or
  * a reported negative errno. */
@@ -508,9 +490,11 @@ static int commit_targets(struct run *r) {
 static int run_mechanisms(struct run *r, bool *ran) {
         int k;
         *ran = false;
+        if (!isatty(STDIN_FILENO))
+                setenv("DEBIAN_FRONTEND", "noninteractive", 0);
         if (r->run_pau) {
                 char *argv[] = { "pam-auth-update", "--enable", "rdmalimit", NULL };
-                k = spawn_wait(argv);
+                k = run_wait(argv);
                 if (k == -ENOENT)
                         return 0;
                 *ran = true;
@@ -526,7 +510,7 @@ static int run_mechanisms(struct run *r, bool *ran) {
                 char profile[] = "rdmalimit", *base = r->authselect_base;
                 if (r->run_authselect_create) {
                         char *argv[] = { "authselect", "create-profile", profile, "-b", base, NULL };
-                        k = spawn_wait(argv);
+                        k = run_wait(argv);
                         if (k == -ENOENT)
                                 return 0;
                         *ran = true;
@@ -561,7 +545,7 @@ static int run_mechanisms(struct run *r, bool *ran) {
                         argv[n++] = w;
                 argv[n++] = "--force";
                 argv[n] = NULL;
-                k = spawn_wait(argv);
+                k = run_wait(argv);
                 if (k == -ENOENT)
                         return 0;
                 *ran = true;

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dropin.h"
@@ -161,21 +160,6 @@ static void limit_text(uint64_t v, char buf[static SIZE_FMT_MAX]) {
                 snprintf(buf, SIZE_FMT_MAX, "infinity");
         else
                 size_format_arg(v, buf);
-}
-
-static int daemon_reload(void) {
-        pid_t pid = fork();
-        if (pid < 0)
-                return negative_errno();
-        if (pid == 0) {
-                execlp("systemctl", "systemctl", "daemon-reload", (char *)NULL);
-                _exit(127);
-        }
-        int st;
-        while (waitpid(pid, &st, 0) < 0)
-                if (errno != EINTR)
-                        return negative_errno();
-        return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
 }
 
 /* An edit of UNIT.d/DROPIN_UNIT_NAME: the paths, the open directories, the old and new text. */
@@ -357,7 +341,7 @@ static int unit_write(const struct ctx *c, struct unit_edit *e) {
                 log_warning(c, "--reload ignored with --root");
         else if (access("/run/systemd/system", F_OK) < 0)
                 log_warning(c, "systemd is not running here: nothing to reload");
-        else if (daemon_reload() < 0)
+        else if (run_wait((char *[]){ "systemctl", "daemon-reload", NULL }) != 0)
                 log_warning(c, "systemctl daemon-reload failed");
         else
                 e->reloaded = true;

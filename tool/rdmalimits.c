@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dropin.h"
@@ -22,6 +24,8 @@
 #include "tool.h"
 
 #define POLICY_PATH SYSCONFDIR "/security/rdmalimit.conf"
+
+extern char **environ;
 
 /* exit statuses: main() alone returns them */
 #define EXIT_OK 0
@@ -562,6 +566,17 @@ int ctx_check_order(uint64_t soft, uint64_t hard) {
                 return 0;
         log_error("the soft limit %s is above the hard limit %s", size_format(soft, a), size_format(hard, b));
         return CMD_USAGE;
+}
+
+int run_wait(char *const argv[]) {
+        pid_t pid;
+        int st, k = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+        if (k != 0)
+                return -k;
+        while (waitpid(pid, &st, 0) < 0)
+                if (errno != EINTR)
+                        return negative_errno();
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
 static int close_stdout(void) {

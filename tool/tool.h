@@ -135,6 +135,9 @@ int ctx_check_order(uint64_t soft, uint64_t hard);
  * NULL when it does not change or neither was asked for (or out of memory). */
 char *change_diff(const struct ctx *c, bool changed, const char *display, bool existed, const char *old, bool removed,
                   const char *text);
+/* Run argv (found in PATH) and wait for it: its exit status, 128 + the signal that ended it,
+ * or a negative errno (-ENOENT: not found). */
+int run_wait(char *const argv[]);
 /* --json of a change: {"changed", "file", "diff", ... then "check" under --check} */
 void change_json_begin(struct json *j, bool changed, const char *file, const char *diff);
 void change_json_end(const struct ctx *c, struct json *j);
