@@ -484,26 +484,22 @@ static bool size_near_miss(const char *arg, char *buf, size_t size) {
                 snprintf(buf, size, "unlimited");    /* a negative size: "-1" means no limit in limits.conf */
                 return true;
         }
-        size_t n = strlen(arg);
-        /* "2.5GiB": the fraction is the near miss; read it as "2.5G" */
+        size_t n = strlen(arg), cut = 0;
+        /* "512MB": without the B; "2.5GiB": the fraction is the near miss, read as "2.5G" */
         if (n >= 4 && n < 64 && (arg[n - 1] | 0x20) == 'b' && (arg[n - 2] | 0x20) == 'i' &&
-            strchr(units, arg[n - 3] & ~0x20) && strpbrk(arg, ".,")) {
+            strchr(units, arg[n - 3] & ~0x20) && strpbrk(arg, ".,"))
+                cut = 2;
+        else if (n >= 3 && n < 64 && (arg[n - 1] | 0x20) == 'b' && strchr(units, arg[n - 2] & ~0x20))
+                cut = 1;
+        if (cut) {
                 char s[64];
-                memcpy(s, arg, n - 2);
-                s[n - 2] = '\0';
-                return size_near_miss(s, buf, size);
-        }
-        if (n >= 3 && n < 64 && (arg[n - 1] == 'B' || arg[n - 1] == 'b') && strchr(units, arg[n - 2] & ~0x20)) {
-                char s[64];
-                memcpy(s, arg, n - 1);
-                s[n - 1] = '\0';
+                memcpy(s, arg, n - cut);
+                s[n - cut] = '\0';
                 if (size_parse(s, &v) == 0) {
                         snprintf(buf, size, "%s", size_format_arg(v, fmt));
                         return true;
                 }
-                if (strchr(s, '.') || strchr(s, ','))
-                        return size_near_miss(s, buf, size);
-                return false;
+                return strpbrk(s, ".,") && size_near_miss(s, buf, size);
         }
         /* WHOLE[.,]FRACTION UNIT */
         const char *sep = strpbrk(arg, ".,");
