@@ -199,7 +199,7 @@ static struct target *target_load(struct run *r, int dirfd, const char *dir, con
         r->t[r->nt] = t;
         return &r->t[r->nt++];
 oom:
-        log_error("out of memory");
+        log_oom();
 fail:
         r->errors++;
         target_clear(&t);

@@ -240,10 +240,8 @@ static int unit_parse_args(const struct ctx *c, struct unit_edit *e) {
 static int unit_open_sysdir(const struct ctx *c, struct unit_edit *e) {
         e->sysdir = ctx_path(c, UNIT_DIR);
         if (!e->sysdir || asprintf(&e->dname, "%s.d", e->unit) < 0 || asprintf(&e->dir, "%s/%s", e->sysdir, e->dname) < 0 ||
-            asprintf(&e->display, "%s/%s", e->dir, e->name) < 0) {
-                log_error("out of memory");
-                return -ENOMEM;
-        }
+            asprintf(&e->display, "%s/%s", e->dir, e->name) < 0)
+                return log_oom();
         int r = fs_open_dir_in_root(c->root, UNIT_DIR, 0, &e->sfd);
         if (r < 0 && (r != -ENOENT || (!e->removing && !c->check))) {
                 if (r == -ENOENT || r == -ENOTDIR)
