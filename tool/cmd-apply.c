@@ -244,7 +244,7 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
 /* Report an entry that does not take effect; the CMD_* outcome to return, 0 to go on. */
 static int report_effect(const struct ctx *c, const struct edit *e, const char *domain, const struct effect *f) {
         if (f->users == 0) {
-                if (!c->json && !c->quiet)
+                if (!c->json)
                         log_warning(c, "no known user matches %s yet: whether the entry takes effect cannot be checked",
                                     domain);
                 return 0;
