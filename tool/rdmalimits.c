@@ -601,14 +601,13 @@ struct cli {
         struct ctx c;
         char **pos;             /* the command word and its arguments */
         int npos;
-        const char **services;  /* every --service */
         char **negative;        /* argv[i] of a negative number, whole (getopt sees it without its '-') */
         bool flavour_set, want_help, want_version;
 };
 
 static void cli_free(struct cli *l) {
         free(l->pos);
-        free(l->services);
+        free(l->c.services);
         free(l->negative);
 }
 
@@ -633,9 +632,9 @@ static int option_apply(struct cli *l, int argc, const struct opt_def *o, char *
                 return 0;
         case ACT_SERVICE:
                 *(const char **)field = arg;
-                if (!l->services && !(l->services = calloc((size_t)argc, sizeof(*l->services))))
+                if (!l->c.services && !(l->c.services = calloc((size_t)argc, sizeof(*l->c.services))))
                         return -ENOMEM;
-                l->services[l->c.n_services++] = arg;
+                l->c.services[l->c.n_services++] = arg;
                 return 0;
         case ACT_FLAVOUR:
                 if (lc_flavour_from_string(arg, &l->c.flavour) < 0) {
@@ -792,7 +791,6 @@ static int ctx_finish(struct cli *l) {
         /* --root DIR works on DIR/etc, whatever sysconfdir this build was configured with */
         if (!c->policy_path)
                 c->policy_path = c->root ? "/etc/security/rdmalimit.conf" : POLICY_PATH;
-        c->services = l->services;
         return 0;
 }
 
