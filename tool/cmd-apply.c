@@ -56,18 +56,7 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         if (!e->dir || asprintf(&e->display, "%s/%s", e->dir, e->name) < 0)
                 return log_oom();
         /* under --root, resolved inside the tree: a link in it never leads to the host's files */
-        r = fs_open_dir_in_root(c->root, LC_LIMITS_DIR, create_dir ? FS_DIR_CREATE : 0, &e->dirfd);
-        if (r == -ELOOP && fs_root_is_set(c->root)) {
-                log_error("%s: is or passes through a symbolic link that does not resolve inside %s; "
-                          "refusing to follow it out of the tree", e->dir, c->root);
-                return CMD_FINDINGS;
-        }
-        if (r < 0) {
-                log_error("%s: %s", e->dir, strerror(-r));
-                return r;
-        }
-        /* --check reads only: renames are atomic, and it leaves no lock file behind */
-        r = c->check ? 0 : ctx_lock(c, e->dirfd, e->dir, &e->lockfd);
+        r = ctx_open_dir_locked(c, LC_LIMITS_DIR, create_dir ? FS_DIR_CREATE : 0, e->dir, &e->dirfd, &e->lockfd);
         if (r)
                 return r;
         /* the default name used to be DROPIN_LEGACY_NAME: its entries move to the new name */
@@ -255,7 +244,7 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
 /* Report an entry that does not take effect; the CMD_* outcome to return, 0 to go on. */
 static int report_effect(const struct ctx *c, const struct edit *e, const char *domain, const struct effect *f) {
         if (f->users == 0) {
-                if (!c->json && !c->quiet)
+                if (!c->json)
                         log_warning(c, "no known user matches %s yet: whether the entry takes effect cannot be checked",
                                     domain);
                 return 0;
@@ -359,11 +348,7 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                 eff_rc = report_effect(c, e, domain, &eff);
         }
         bool changed = e->legacy || (delete_file ? e->exists : !(e->exists && streq(text, e->old)));
-        if (changed && (c->diff || c->json))
-                diff = unified_diff_string(e->exists ? e->display : "/dev/null", e->old,
-                                           delete_file ? "/dev/null" : e->display, text);
-        if (c->diff && diff && !c->json)
-                fputs(diff, stdout);
+        diff = change_diff(c, changed, e->display, e->exists, e->old, delete_file, text);
 
         if (changed && !c->check && !eff_rc) {
                 r = managed_write(e->dirfd, delete_file && e->legacy ? DROPIN_LEGACY_NAME : e->name, e->display,
@@ -418,16 +403,9 @@ static int apply_parse_limits(const struct ctx *c, struct apply_limits *l) {
                 l->hard = l->soft;
                 l->has_soft = l->has_hard = true;
         }
-        if (c->soft) {
-                if (ctx_parse_size("--soft", c->soft, &l->soft) < 0)
-                        return CMD_USAGE;
-                l->has_soft = true;
-        }
-        if (c->hard) {
-                if (ctx_parse_size("--hard", c->hard, &l->hard) < 0)
-                        return CMD_USAGE;
-                l->has_hard = true;
-        }
+        if (ctx_parse_size_opt("--soft", c->soft, &l->soft, &l->has_soft) ||
+            ctx_parse_size_opt("--hard", c->hard, &l->hard, &l->has_hard))
+                return CMD_USAGE;
         if (!l->has_soft && !l->has_hard) {
                 log_error("apply: give a SIZE, or --soft and/or --hard");
                 return CMD_USAGE;
@@ -440,12 +418,7 @@ static int apply_parse_limits(const struct ctx *c, struct apply_limits *l) {
                 log_error("hard size: %s", why);
                 return CMD_USAGE;
         }
-        if (l->has_soft && l->has_hard && l->soft > l->hard) {
-                char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
-                log_error("the soft limit %s is above the hard limit %s", size_format(l->soft, a), size_format(l->hard, b));
-                return CMD_USAGE;
-        }
-        return 0;
+        return l->has_soft && l->has_hard ? ctx_check_order(l->soft, l->hard) : 0;
 }
 
 /* A value given apart keeps the domain's other entry: it must still fit. 0 or CMD_USAGE. */
@@ -484,9 +457,18 @@ static int apply_edit(struct ctx *c, struct edit *e, const char *domain, const s
         return edit_commit(c, e, domain, false);
 }
 
+/* DOMAIN as a drop-in line may name it. 0 or CMD_USAGE. */
+static int check_domain(const char *domain) {
+        const char *why;
+        if (dropin_check_domain(domain, &why) < 0) {
+                log_error("domain '%s': %s", domain, why);
+                return CMD_USAGE;
+        }
+        return 0;
+}
+
 int cmd_apply(struct ctx *c) {
         struct apply_limits l = {};
-        const char *why;
         struct edit e;
         int r;
 
@@ -496,11 +478,9 @@ int cmd_apply(struct ctx *c) {
                 log_error("apply: expected DOMAIN [SIZE] (or --unit UNIT SIZE)");
                 return CMD_USAGE;
         }
-        if (dropin_check_domain(c->argv[0], &why) < 0) {
-                log_error("domain '%s': %s", c->argv[0], why);
-                return CMD_USAGE;
-        }
-        r = apply_parse_limits(c, &l);
+        r = check_domain(c->argv[0]);
+        if (r == 0)
+                r = apply_parse_limits(c, &l);
         if (r)
                 return r;
         r = apply_edit(c, &e, c->argv[0], &l);
@@ -515,14 +495,12 @@ int cmd_remove(struct ctx *c) {
                 log_error("remove: expected DOMAIN (or --unit UNIT)");
                 return CMD_USAGE;
         }
-        const char *domain = c->argv[0], *why;
+        const char *domain = c->argv[0];
         struct edit e;
-        int r;
+        int r = check_domain(domain);
 
-        if (dropin_check_domain(domain, &why) < 0) {
-                log_error("domain '%s': %s", domain, why);
-                return CMD_USAGE;
-        }
+        if (r)
+                return r;
         r = edit_begin(c, &e, false);
         if (r) {
                 edit_done(&e);

@@ -14,12 +14,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -33,8 +31,6 @@
 #define AUTHSELECT_CONF "/etc/authselect/authselect.conf"
 #define AUTHSELECT_PROFILE_DIR "/etc/authselect/custom/rdmalimit"
 #define AUTHSELECT_PROFILE "custom/rdmalimit"
-
-extern char **environ;
 
 /* One file enable or disable may rewrite. */
 struct target {
@@ -65,14 +61,17 @@ struct run {
         char authselect_base[256], authselect_features[1024];
 };
 
+static void target_clear(struct target *t) {
+        free(t->name);
+        free(t->display);
+        free(t->old);
+        free(t->text);
+        pam_file_clear(&t->f);
+}
+
 static void run_done(struct run *r) {
-        for (size_t i = 0; i < r->nt; i++) {
-                free(r->t[i].name);
-                free(r->t[i].display);
-                free(r->t[i].old);
-                free(r->t[i].text);
-                pam_file_clear(&r->t[i].f);
-        }
+        for (size_t i = 0; i < r->nt; i++)
+                target_clear(&r->t[i]);
         free(r->t);
         strv_clear(&r->cmds);
         if (r->pamfd >= 0)
@@ -83,23 +82,26 @@ static void run_done(struct run *r) {
                 close(r->lockfd);
 }
 
-static char *display_of(const struct ctx *c, const char *abs) {
-        char *s = NULL;
-        /* as pamstack.h names the files of a stack: relative to the root under --root */
-        if (asprintf(&s, "%s", fs_root_is_set(c->root) ? abs + 1 : abs) < 0)
-                return NULL;
-        return s;
+/* abs as pamstack.h names the files of a stack: relative to the root under --root */
+static const char *shown(const struct ctx *c, const char *abs) {
+        return fs_root_is_set(c->root) ? abs + 1 : abs;
 }
 
-static int add_cmd(struct run *r, const char *fmt, ...) _printf_(2, 3);
-static int add_cmd(struct run *r, const char *fmt, ...) {
+/* out of memory: said, and counted as an error of the run */
+static int run_oom(struct run *r) {
+        r->errors++;
+        return log_oom();
+}
+
+/* One more command of the distribution's mechanism; 0, or run_oom(). */
+_printf_(2, 3) static int add_cmd(struct run *r, const char *fmt, ...) {
         char *s = NULL;
         va_list ap;
         va_start(ap, fmt);
         int n = vasprintf(&s, fmt, ap);
         va_end(ap);
         if (strv_consume(&r->cmds, n < 0 ? NULL : s) < 0)
-                return log_oom();
+                return run_oom(r);
         return 0;
 }
 
@@ -155,8 +157,8 @@ static int list_services(const struct run *r, struct strv *ret) {
 }
 
 /* Read and parse dirfd/name into a new target.  Returns the target, or NULL with r->errors
- * counted (or quietly when missing_ok and it does not exist). */
-static struct target *target_load(struct run *r, int dirfd, const char *dir, const char *name, bool missing_ok) {
+ * counted. */
+static struct target *target_load(struct run *r, int dirfd, const char *dir, const char *name) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *abs = NULL;
         struct diag_list diags = {};
@@ -164,7 +166,7 @@ static struct target *target_load(struct run *r, int dirfd, const char *dir, con
         struct target t = { .dirfd = dirfd };
         int k;
 
-        if (asprintf(&abs, "%s/%s", dir, name) < 0 || !(t.display = display_of(r->c, abs)) || !(t.name = strdup(name)))
+        if (asprintf(&abs, "%s/%s", dir, name) < 0 || !(t.display = strdup(shown(r->c, abs))) || !(t.name = strdup(name)))
                 goto oom;
         k = fs_open_config(dirfd, name, false, true, &fd, &st);
         if (k == -ELOOP) {
@@ -172,8 +174,6 @@ static struct target *target_load(struct run *r, int dirfd, const char *dir, con
                 t.symlink = true;
                 k = fs_open_config_in_root(r->c->root, abs, false, false, &fd, &st);
         }
-        if (k == -ENOENT && missing_ok)
-                goto fail_quiet;
         if (k < 0) {
                 log_error("%s: %s", t.display, k == -ENOENT ? "no such PAM service" : fs_strerror(k));
                 goto fail;
@@ -199,49 +199,40 @@ static struct target *target_load(struct run *r, int dirfd, const char *dir, con
         r->t[r->nt] = t;
         return &r->t[r->nt++];
 oom:
-        log_error("out of memory");
+        log_oom();
 fail:
         r->errors++;
-fail_quiet:
-        free(t.name);
-        free(t.display);
-        free(t.old);
-        pam_file_clear(&t.f);
+        target_clear(&t);
         return NULL;
 }
 
-/* out of memory: said, and counted as an error of the run */
-static int run_oom(struct run *r) {
-        r->errors++;
-        return log_oom();
-}
+/* The service's file in pam.d as a new target; NULL when a service named (explicit) does not
+ * exist (said), when it does not load, or when the distribution's tool manages it (if named,
+ * that tool's side is planned then). */
+static struct target *service_target(struct run *r, const char *name, bool explicit) {
+        enum pam_manager m = PAM_MANAGER_NONE;
 
-/* The distribution's manager of service name (none, or it does not exist); false, said,
- * when a service named by --service does not exist. */
-static bool service_lookup(struct run *r, const char *name, bool explicit, enum pam_manager *m) {
-        *m = PAM_MANAGER_NONE;
-        if (pam_service_manager(r->c->root, name, m) == -ENOENT && explicit) {
-                log_error("%s/%s: no such PAM service", fs_root_is_set(r->c->root) ? PAM_DIR + 1 : PAM_DIR, name);
+        if (pam_service_manager(r->c->root, name, &m) == -ENOENT && explicit) {
+                log_error("%s/%s: no such PAM service", shown(r->c, PAM_DIR), name);
                 r->errors++;
-                return false;
+                return NULL;
         }
-        return true;
+        if (m != PAM_MANAGER_NONE) {
+                r->need_pau |= explicit && m == PAM_MANAGER_PAM_AUTH_UPDATE;
+                r->need_authselect |= explicit && m == PAM_MANAGER_AUTHSELECT;
+                return NULL;
+        }
+        return target_load(r, r->pamfd, PAM_DIR, name);
 }
 
 static void target_drop_last(struct run *r) {
-        struct target *t = &r->t[--r->nt];
-        free(t->name);
-        free(t->display);
-        free(t->old);
-        free(t->text);
-        pam_file_clear(&t->f);
+        target_clear(&r->t[--r->nt]);
 }
 
 static int target_render(struct run *r, struct target *t) {
         char *s = pam_file_render(&t->f);
-        if (!s) {
+        if (!s)
                 return run_oom(r);
-        }
         if (streq(s, t->old)) {
                 free(s);
                 return 0;
@@ -267,21 +258,10 @@ static bool stack_has(const char *root, const char *service, const char *module)
 /* enable: plan one service.  explicit: named by --service. */
 static void plan_enable(struct run *r, const char *name, bool explicit) {
         const struct ctx *c = r->c;
-        enum pam_manager m;
+        struct target *t = service_target(r, name, explicit);
         struct pam_plan p;
-        struct target *t;
 
-        if (!service_lookup(r, name, explicit, &m))
-                return;
-        if (m == PAM_MANAGER_PAM_AUTH_UPDATE) {
-                r->need_pau |= explicit;
-                return;
-        }
-        if (m == PAM_MANAGER_AUTHSELECT) {
-                r->need_authselect |= explicit;
-                return;
-        }
-        if (!(t = target_load(r, r->pamfd, PAM_DIR, name, false)))
+        if (!t)
                 return;
         if (pam_plan_service(c->root, &t->f, &p) < 0) {
                 run_oom(r);
@@ -347,17 +327,9 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
 }
 
 static void plan_disable(struct run *r, const char *name, bool explicit) {
-        enum pam_manager m;
-        struct target *t;
+        struct target *t = service_target(r, name, explicit);
 
-        if (!service_lookup(r, name, explicit, &m))
-                return;
-        if (m != PAM_MANAGER_NONE) {
-                if (explicit)
-                        r->need_pau |= m == PAM_MANAGER_PAM_AUTH_UPDATE, r->need_authselect |= m == PAM_MANAGER_AUTHSELECT;
-                return;
-        }
-        if (!(t = target_load(r, r->pamfd, PAM_DIR, name, false)))
+        if (!t)
                 return;
         size_t n = pam_file_remove_marked(&t->f);
         if (n == 0) {
@@ -406,7 +378,7 @@ static void plan_authselect(struct run *r) {
         if (k < 0) {
                 log_error("%s: %s; authselect has no profile selected here: select one first "
                           "(e.g. 'authselect select sssd'), then run rdmalimits enable again",
-                          under_root ? AUTHSELECT_CONF + 1 : AUTHSELECT_CONF, k == -ENODATA ? "empty" : fs_strerror(k));
+                          shown(c, AUTHSELECT_CONF), k == -ENODATA ? "empty" : fs_strerror(k));
                 r->errors++;
                 return;
         }
@@ -420,7 +392,7 @@ static void plan_authselect(struct run *r) {
         }
         k = fs_open_dir_in_root(c->root, AUTHSELECT_PROFILE_DIR, FS_DIR_NOFOLLOW, &r->profilefd);
         if (k < 0 && k != -ENOENT) {
-                log_error("%s: %s", under_root ? AUTHSELECT_PROFILE_DIR + 1 : AUTHSELECT_PROFILE_DIR, fs_strerror(k));
+                log_error("%s: %s", shown(c, AUTHSELECT_PROFILE_DIR), fs_strerror(k));
                 r->errors++;
                 return;
         }
@@ -432,18 +404,20 @@ static void plan_authselect(struct run *r) {
                         return;
                 }
                 _cleanup_free_ char *pdir = fs_root_path(c->root, AUTHSELECT_PROFILE_DIR);
-                if (!pdir || add_cmd(r, "%s%s%sauthselect create-profile rdmalimit -b %s", under_root ? "chroot " : "",
-                                     under_root ? c->root : "", under_root ? " " : "", r->authselect_base) < 0 ||
-                    add_cmd(r, "sed -i '/^session[[:space:]].*pam_limits\\.so/a %s' %s/system-auth %s/password-auth",
-                            PAMEDIT_LINE, pdir, pdir) < 0) {
-                        r->errors++;
+                if (!pdir) {
+                        run_oom(r);
                         return;
                 }
+                if (add_cmd(r, "%s%s%sauthselect create-profile rdmalimit -b %s", under_root ? "chroot " : "",
+                            under_root ? c->root : "", under_root ? " " : "", r->authselect_base) < 0 ||
+                    add_cmd(r, "sed -i '/^session[[:space:]].*pam_limits\\.so/a %s' %s/system-auth %s/password-auth",
+                            PAMEDIT_LINE, pdir, pdir) < 0)
+                        return;
                 r->run_authselect_create = true;
         } else {
                 static const char *const files[] = { "system-auth", "password-auth" };
                 for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-                        struct target *t = target_load(r, r->profilefd, AUTHSELECT_PROFILE_DIR, files[i], false);
+                        struct target *t = target_load(r, r->profilefd, AUTHSELECT_PROFILE_DIR, files[i]);
                         if (!t)
                                 continue;
                         k = pam_file_mark_after_limits(&t->f);
@@ -458,9 +432,8 @@ static void plan_authselect(struct run *r) {
                                 target_drop_last(r);
                 }
         }
-        if (add_cmd(r, "%s%s%sauthselect select %s%s --force", under_root ? "chroot " : "", under_root ? c->root : "",
-                    under_root ? " " : "", AUTHSELECT_PROFILE, r->authselect_features) < 0)
-                r->errors++;
+        add_cmd(r, "%s%s%sauthselect select %s%s --force", under_root ? "chroot " : "", under_root ? c->root : "",
+                under_root ? " " : "", AUTHSELECT_PROFILE, r->authselect_features);
         r->pending = true;
 }
 
@@ -472,37 +445,21 @@ static void plan_pau(struct run *r) {
         if (stack_has(c->root, "common-session", "pam_rdmalimit")) {
                 if (!c->quiet && !c->json)
                         printf("%s/common-session: unchanged: pam_rdmalimit is enabled there (pam-auth-update)\n",
-                               under_root ? PAM_DIR + 1 : PAM_DIR);
+                               shown(c, PAM_DIR));
                 return;
         }
         if (fs_stat_in_root(c->root, PAM_CONFIGS_PROFILE, false, &st) < 0 || !S_ISREG(st.st_mode)) {
                 log_error("%s is not installed: pam-auth-update enables the module in common-session through that "
                           "profile ('make install' or the package installs it; the source is conf/pam-configs/rdmalimit)",
-                          under_root ? PAM_CONFIGS_PROFILE + 1 : PAM_CONFIGS_PROFILE);
+                          shown(c, PAM_CONFIGS_PROFILE));
                 r->errors++;
                 return;
         }
         if ((under_root ? add_cmd(r, "chroot %s pam-auth-update --enable rdmalimit", c->root)
-                        : add_cmd(r, "pam-auth-update --enable rdmalimit")) < 0) {
-                r->errors++;
+                        : add_cmd(r, "pam-auth-update --enable rdmalimit")) < 0)
                 return;
-        }
         r->run_pau = true;
         r->pending = true;
-}
-
-static int spawn_wait(char *const argv[]) {
-        pid_t pid;
-        int st, k;
-        if (!isatty(STDIN_FILENO))
-                setenv("DEBIAN_FRONTEND", "noninteractive", 0);
-        k = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-        if (k != 0)
-                return -k;
-        while (waitpid(pid, &st, 0) < 0)
-                if (errno != EINTR)
-                        return negative_errno();
-        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
 }
 
 /* Write every changed target, its backup first (the old bytes as they were, so that the
@@ -533,9 +490,11 @@ static int commit_targets(struct run *r) {
 static int run_mechanisms(struct run *r, bool *ran) {
         int k;
         *ran = false;
+        if (!isatty(STDIN_FILENO))
+                setenv("DEBIAN_FRONTEND", "noninteractive", 0);
         if (r->run_pau) {
                 char *argv[] = { "pam-auth-update", "--enable", "rdmalimit", NULL };
-                k = spawn_wait(argv);
+                k = run_wait(argv);
                 if (k == -ENOENT)
                         return 0;
                 *ran = true;
@@ -551,7 +510,7 @@ static int run_mechanisms(struct run *r, bool *ran) {
                 char profile[] = "rdmalimit", *base = r->authselect_base;
                 if (r->run_authselect_create) {
                         char *argv[] = { "authselect", "create-profile", profile, "-b", base, NULL };
-                        k = spawn_wait(argv);
+                        k = run_wait(argv);
                         if (k == -ENOENT)
                                 return 0;
                         *ran = true;
@@ -586,7 +545,7 @@ static int run_mechanisms(struct run *r, bool *ran) {
                         argv[n++] = w;
                 argv[n++] = "--force";
                 argv[n] = NULL;
-                k = spawn_wait(argv);
+                k = run_wait(argv);
                 if (k == -ENOENT)
                         return 0;
                 *ran = true;
@@ -603,8 +562,7 @@ static int run_mechanisms(struct run *r, bool *ran) {
 
 static void print_json(const struct run *r, bool changed, const char *diff, bool ran) {
         struct json j;
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         json_kbool(&j, "changed", changed);
         json_karr_begin(&j, "files");
         for (size_t i = 0; i < r->nt; i++)
@@ -621,42 +579,27 @@ static void print_json(const struct run *r, bool changed, const char *diff, bool
         json_arr_end(&j);
         json_kbool(&j, "commands_run", ran);
         json_kstr(&j, "diff", diff ? diff : "");
-        if (r->c->check) {
-                json_kbool(&j, "check", true);
-        }
-        json_obj_end(&j);
-        json_finish(&j);
+        change_json_end(r->c, &j);
 }
 
-/* The service names given (--service, arguments) are file names in pam.d. 0 or CMD_USAGE. */
+/* The services named: every --service, then the arguments (n_named() of them). */
+static size_t n_named(const struct ctx *c) {
+        return c->n_services + (size_t)c->argc;
+}
+
+static const char *named(const struct ctx *c, size_t i) {
+        return i < c->n_services ? c->services[i] : c->argv[i - c->n_services];
+}
+
+/* The service names given are file names in pam.d. 0 or CMD_USAGE. */
 static int check_service_names(const struct ctx *c) {
-        for (size_t i = 0; i < c->n_services; i++)
-                if (!valid_name(c->services[i])) {
-                        log_error("--service '%s': not a PAM service name (a file name in %s)", c->services[i], PAM_DIR);
-                        return CMD_USAGE;
-                }
-        for (int i = 0; i < c->argc; i++)
-                if (!valid_name(c->argv[i])) {
-                        log_error("'%s': not a PAM service name (a file name in %s)", c->argv[i], PAM_DIR);
+        for (size_t i = 0; i < n_named(c); i++)
+                if (!valid_name(named(c, i))) {
+                        log_error("%s'%s': not a PAM service name (a file name in %s)", i < c->n_services ? "--service " : "",
+                                  named(c, i), PAM_DIR);
                         return CMD_USAGE;
                 }
         return 0;
-}
-
-/* pam.d inside the root, locked as apply and remove lock it (--check reads only). */
-static int open_pamdir(struct run *r, const char *pamdir) {
-        const struct ctx *c = r->c;
-        int k = fs_open_dir_in_root(c->root, PAM_DIR, 0, &r->pamfd);
-        if (k == -ELOOP && fs_root_is_set(c->root)) {
-                log_error("%s: is or passes through a symbolic link that does not resolve inside %s; refusing to "
-                          "follow it out of the tree", pamdir, c->root);
-                return k;
-        }
-        if (k < 0) {
-                log_error("%s: %s", pamdir, strerror(-k));
-                return k;
-        }
-        return c->check ? 0 : ctx_lock(c, r->pamfd, pamdir, &r->lockfd);
 }
 
 /* Every service of pam.d that needs it; the distribution's shared stacks: enable goes through
@@ -743,20 +686,17 @@ static void print_text(const struct run *r, bool changed, bool ran, bool explici
 static int enable_run(struct run *r, const char *pamdir) {
         const struct ctx *c = r->c;
         _cleanup_free_ char *diff = NULL;
-        bool explicit = c->n_services > 0 || c->argc > 0, changed = false, ran = false;
+        bool explicit = n_named(c) > 0, changed = false, ran = false;
         int k;
 
         k = check_service_names(c);
         if (k == 0)
-                k = open_pamdir(r, pamdir);
+                k = ctx_open_dir_locked(c, PAM_DIR, 0, pamdir, &r->pamfd, &r->lockfd); /* as apply locks limits.d */
         if (k != 0)
                 return k;
-        if (explicit) {
-                for (size_t i = 0; i < c->n_services; i++)
-                        (r->disabling ? plan_disable : plan_enable)(r, c->services[i], true);
-                for (int i = 0; i < c->argc; i++)
-                        (r->disabling ? plan_disable : plan_enable)(r, c->argv[i], true);
-        } else if ((k = plan_all_services(r)))
+        for (size_t i = 0; i < n_named(c); i++)
+                (r->disabling ? plan_disable : plan_enable)(r, named(c, i), true);
+        if (!explicit && (k = plan_all_services(r)))
                 return k;
         if (!r->disabling && r->errors == 0) {
                 if (r->need_pau)
@@ -789,10 +729,7 @@ static int enable_run(struct run *r, const char *pamdir) {
 
 static int enable_disable(struct ctx *c, bool disabling) {
         struct run r = { .c = c, .disabling = disabling, .pamfd = -1, .lockfd = -1, .profilefd = -1 };
-        _cleanup_free_ char *pamdir = display_of(c, PAM_DIR);
-        if (!pamdir)
-                return log_oom();
-        int k = enable_run(&r, pamdir);
+        int k = enable_run(&r, shown(c, PAM_DIR));
         run_done(&r);
         return k;
 }

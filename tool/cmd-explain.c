@@ -83,18 +83,10 @@ static const char *session_word(enum lc_session_kind k) {
         }
 }
 
-static void json_opt_limit(struct json *j, const char *key, bool known, uint64_t v) {
-        json_klimit_opt(j, key, known, v);
-}
-
 static void module_json_cache(struct json *j, const struct tool_session *s) {
         bool used_auto = s->m.dec.used_auto;
 
-        json_key(j, "hardware_cache");
-        if (used_auto && s->hw_cached)
-                json_str(j, s->cache);
-        else
-                json_null(j);
+        json_kstr(j, "hardware_cache", used_auto && s->hw_cached ? s->cache : NULL);
         json_key(j, "cache");
         if (s->cache[0] && used_auto) {
                 json_obj_begin(j);
@@ -119,21 +111,19 @@ static void module_json(struct json *j, const struct tool_session *s) {
         json_klimit(j, "hard", m->dec.hard);
         json_kbool(j, "lower", m->dec.lower);
         json_key(j, "auto");
-        if (m->dec.used_auto)
-                print_auto_json(j, s->p, &m->dec.auto_info);
-        else
-                json_null(j);
         if (m->dec.used_auto) {
+                print_auto_json(j, s->p, &m->dec.auto_info);
                 /* a --root tree holds no devices: auto is this host's hardware */
                 json_kstr(j, "hardware_of", "host");
-        }
+        } else
+                json_null(j);
         module_json_cache(j, s);
         json_kstr(j, "service", s->service);
         json_kstr(j, "order", session_order_name(m->order));
         json_kbool(j, "eperm", m->module_eperm);
         json_kobj_begin(j, "session");
-        json_opt_limit(j, "soft", m->final_known && m->order != SESSION_NO_STACK, m->final.soft);
-        json_opt_limit(j, "hard", m->final_known && m->order != SESSION_NO_STACK, m->final.hard);
+        json_klimit_opt(j, "soft", m->final_known && m->order != SESSION_NO_STACK, m->final.soft);
+        json_klimit_opt(j, "hard", m->final_known && m->order != SESSION_NO_STACK, m->final.hard);
         json_obj_end(j);
         json_obj_end(j);
 }
@@ -204,23 +194,21 @@ static void print_value(const char *label, const struct lc_slot *s, uint64_t sho
         printf("  %-5s %-28s from %s\n", label, val, src);
 }
 
-
 static void json_memlock(struct json *j, const struct tool_session *s, const char *ssrc, const char *hsrc) {
         const struct lc_session *pl = &s->m.pl;
         const struct lc_result *res = &s->m.limits;
         bool limits = s->m.kind == LC_SESSION_LIMITS && pl->memlock_known;
 
         json_kobj_begin(j, "memlock");
-        json_opt_limit(j, "soft", limits && res->soft.known, pl->memlock_soft);
-        json_opt_limit(j, "hard", limits && res->hard.known, pl->memlock_hard);
+        json_klimit_opt(j, "soft", limits && res->soft.known, pl->memlock_soft);
+        json_klimit_opt(j, "hard", limits && res->hard.known, pl->memlock_hard);
         json_kstr(j, "soft_source", limits ? ssrc : "inherited");
         json_kstr(j, "hard_source", limits ? hsrc : "inherited");
-        if (res->soft_clamped) {
+        if (res->soft_clamped)
                 json_kbool(j, "soft_clamped", true);
-        }
         json_kobj_begin(j, "requested");
-        json_opt_limit(j, "soft", pl->requested_soft_known, pl->requested_soft);
-        json_opt_limit(j, "hard", pl->requested_hard_known, pl->requested_hard);
+        json_klimit_opt(j, "soft", pl->requested_soft_known, pl->requested_soft);
+        json_klimit_opt(j, "hard", pl->requested_hard_known, pl->requested_hard);
         json_obj_end(j);
         json_obj_end(j);
 }
@@ -230,10 +218,16 @@ static void json_service(struct json *j, const struct tool_session *s) {
         json_kstr(j, "name", s->service);
         json_kstr(j, "process", s->svc.source);
         json_kbool(j, "assumed", !s->svc.known);
-        json_opt_limit(j, "memlock_soft", s->svc.rl[RLIMIT_MEMLOCK].known, s->svc.rl[RLIMIT_MEMLOCK].soft);
-        json_opt_limit(j, "memlock_hard", s->svc.rl[RLIMIT_MEMLOCK].known, s->svc.rl[RLIMIT_MEMLOCK].hard);
+        json_klimit_opt(j, "memlock_soft", s->svc.rl[RLIMIT_MEMLOCK].known, s->svc.rl[RLIMIT_MEMLOCK].soft);
+        json_klimit_opt(j, "memlock_hard", s->svc.rl[RLIMIT_MEMLOCK].known, s->svc.rl[RLIMIT_MEMLOCK].hard);
         json_kbool(j, "cap_sys_resource", s->svc.cap_sys_resource);
         json_obj_end(j);
+}
+
+/* Is e an entry that matches but does not give the session its value (explain lists those)? */
+static bool overridden(const struct lc_result *res, const struct lc_event *e) {
+        const struct lc_slot *fin = e->slot == LC_HARD ? &res->hard : &res->soft;
+        return !(e->outcome == LC_OUT_APPLIED && fin->src == e->line);
 }
 
 static void json_overridden(struct json *j, const struct tool_session *s) {
@@ -243,8 +237,7 @@ static void json_overridden(struct json *j, const struct tool_session *s) {
         json_karr_begin(j, "overridden");
         for (size_t i = 0; i < res->n_events; i++) {
                 const struct lc_event *e = &res->events[i];
-                const struct lc_slot *fin = e->slot == LC_HARD ? &res->hard : &res->soft;
-                if (e->outcome == LC_OUT_APPLIED && fin->src == e->line)
+                if (!overridden(res, e))
                         continue;
                 json_obj_begin(j);
                 json_kstr(j, "source", lc_line_where(s->t, e->line, where, sizeof where));
@@ -261,8 +254,7 @@ static void explain_json(const struct tool_session *s, const char *user, const c
         char where[4096];
         struct json j;
 
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         json_kstr(&j, "user", user);
         json_ku64(&j, "uid", s->u->uid);
         json_kobj_begin(&j, "flavour");
@@ -270,25 +262,20 @@ static void explain_json(const struct tool_session *s, const char *user, const c
         json_kstr(&j, "from", lc_tree_flavour_from(s->t));
         json_obj_end(&j);
         json_kstr(&j, "session", session_word(s->m.kind));
-        if (s->m.cause[0]) {
+        if (s->m.cause[0])
                 json_kstr(&j, "cause", s->m.cause);
-        }
         json_service(&j, s);
         json_memlock(&j, s, ssrc, hsrc);
-        if (res->stop) {
+        if (res->stop)
                 json_kstr(&j, "stop", lc_line_where(s->t, res->stop, where, sizeof where));
-        }
-        if (res->kind == LC_RES_LOGINS_DENIED) {
+        if (res->kind == LC_RES_LOGINS_DENIED)
                 json_kstr(&j, "denied_by", lc_line_where(s->t, res->login_line, where, sizeof where));
-        }
-        if (res->bad_file) {
+        if (res->bad_file)
                 json_kstr(&j, "unreadable", res->bad_file->display);
-        }
         json_overridden(&j, s);
         if (s->m.module_matched)
                 module_json(&j, s);
-        json_obj_end(&j);
-        json_finish(&j);
+        json_doc_end(&j);
 }
 
 static void text_result(const struct tool_session *s, const char *user, const char *ssrc, const char *hsrc) {
@@ -342,8 +329,7 @@ static void text_overridden(const struct tool_session *s, const char *user) {
 
         for (size_t i = 0; i < res->n_events; i++) {
                 const struct lc_event *e = &res->events[i];
-                const struct lc_slot *fin = e->slot == LC_HARD ? &res->hard : &res->soft;
-                if (e->outcome == LC_OUT_APPLIED && fin->src == e->line)
+                if (!overridden(res, e))
                         continue;
                 if (!header) {
                         printf("\nOther entries that match %s:\n", user);

@@ -32,8 +32,7 @@ static void list_json(const struct lc_tree *t) {
         struct json j;
         bool stop;
 
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         json_kstr(&j, "flavour", lc_flavour_to_string(t->flavour));
         json_karr_begin(&j, "entries");
         for (size_t fi = 0; fi < t->n_files; fi++) {
@@ -47,8 +46,7 @@ static void list_json(const struct lc_tree *t) {
         for (size_t i = 0; i < t->n_skipped; i++)
                 json_str(&j, t->skipped[i].display);
         json_arr_end(&j);
-        json_obj_end(&j);
-        json_finish(&j);
+        json_doc_end(&j);
 }
 
 static void list_text_line(const struct lc_tree *t, const struct lc_line *l, bool stop) {

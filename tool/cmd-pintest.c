@@ -373,8 +373,7 @@ struct pin_run {
 
 static void print_json(const struct pin_run *t) {
         struct json j;
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         json_ku64(&j, "size", t->len);
         json_kobj_begin(&j, "memlock");
         json_klimit(&j, "soft", t->lim.soft);
@@ -386,9 +385,8 @@ static void print_json(const struct pin_run *t) {
                 const struct pin *p = &t->pins[i];
                 json_obj_begin(&j);
                 json_kstr(&j, "name", p->mechanism);
-                if (p->device[0]) {
+                if (p->device[0])
                         json_kstr(&j, "device", p->device);
-                }
                 json_kstr(&j, "result", result_word(p->result));
                 json_kstr(&j, "errno", errno_name(p->error));
                 json_kstr(&j, "message", p->result == PIN_OK ? "" : p->why);
@@ -396,8 +394,7 @@ static void print_json(const struct pin_run *t) {
         }
         json_arr_end(&j);
         account_json(&j, &t->acc);
-        json_obj_end(&j);
-        json_finish(&j);
+        json_doc_end(&j);
 }
 
 static void print_text(const struct pin_run *t) {

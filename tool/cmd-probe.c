@@ -110,9 +110,8 @@ void print_auto_text(const struct policy *p, const struct policy_auto *a, const 
 static void print_rdma_json(struct json *j, const struct hw_summary *hw) {
         json_obj_begin(j);
         json_kstr(j, "status", rdma_status_word(hw));
-        if (hw->rdma_status < 0) {
+        if (hw->rdma_status < 0)
                 json_kstr(j, "error", strerror(-hw->rdma_status));
-        }
         json_kstr(j, "verbs", verbs_status_word(hw->verbs_status));
         json_karr_begin(j, "devices");
         for (size_t i = 0; i < hw->n_rdma; i++) {
@@ -122,18 +121,16 @@ static void print_rdma_json(struct json *j, const struct hw_summary *hw) {
                 json_kstr(j, "node_type", hw_node_type_name(dv->node_type));
                 json_ku64_opt(j, "max_mr_size", dv->verbs_error == 0, dv->max_mr_size);
                 json_ki64_opt(j, "max_mr", dv->verbs_error == 0, dv->max_mr);
-                if (dv->query_error || (dv->verbs_error && dv->verbs_error != -ENODATA)) {
+                if (dv->query_error || (dv->verbs_error && dv->verbs_error != -ENODATA))
                         json_kstr(j, "error", strerror(-(dv->query_error ? dv->query_error : dv->verbs_error)));
-                }
                 json_karr_begin(j, "ports");
                 for (size_t k = 0; k < dv->n_ports; k++) {
                         json_obj_begin(j);
                         json_ku64(j, "port", dv->ports[k].num);
                         json_kstr(j, "state", hw_port_state_name(dv->ports[k].state));
                         json_kstr(j, "link_layer", hw_link_layer_name(dv->ports[k].link_layer));
-                        if (dv->ports[k].query_error) {
+                        if (dv->ports[k].query_error)
                                 json_kstr(j, "error", strerror(-dv->ports[k].query_error));
-                        }
                         json_obj_end(j);
                 }
                 json_arr_end(j);
@@ -167,15 +164,10 @@ static void print_probe_json(const struct ctx *c, const struct hw_summary *hw, c
                              const struct policy_auto *a, const struct diag_list *d) {
         struct json j;
 
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         /* the hardware is always this host's: a --root tree holds no devices */
         json_kstr(&j, "hardware_of", "host");
-        json_key(&j, "root");
-        if (c->root)
-                json_str(&j, c->root);
-        else
-                json_null(&j);
+        json_kstr(&j, "root", c->root);
         json_key(&j, "rdma");
         print_rdma_json(&j, hw);
         json_key(&j, "xdp");
@@ -188,8 +180,7 @@ static void print_probe_json(const struct ctx *c, const struct hw_summary *hw, c
                 json_null(&j);
         json_key(&j, "policy_findings");
         diag_json(&j, d);
-        json_obj_end(&j);
-        json_finish(&j);
+        json_doc_end(&j);
 }
 
 static void print_rdma_text(const struct hw_summary *hw) {

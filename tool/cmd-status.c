@@ -220,8 +220,7 @@ static void print_procs(const struct status_report *r, const struct status_optio
         if (t.nrows) {
                 putchar('\n');
                 tbl_print(&t);
-        } else
-                free(t.cells);
+        }
         if (quiet)
                 printf("(%zu other process%s lock, pin and hold nothing)\n", quiet, quiet == 1 ? "" : "es");
 }
@@ -395,8 +394,7 @@ static void json_umem(struct json *j, const struct status_umem *m) {
 
 static void print_json(const struct status_report *r) {
         struct json j;
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         json_ku64(&j, "page_size", r->page_size);
         json_kobj_begin(&j, "methods");
         json_kstr(&j, "af_xdp", status_method_name(r->xsk_method));
@@ -426,8 +424,7 @@ static void print_json(const struct status_report *r) {
         for (size_t i = 0; i < r->n_umems; i++)
                 json_umem(&j, &r->umems[i]);
         json_arr_end(&j);
-        json_obj_end(&j);
-        json_finish(&j);
+        json_doc_end(&j);
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -524,43 +521,46 @@ out:
         return e;
 }
 
+/* the labels of a process: pid, comm, user, uid, unit */
+static void prom_proc_labels(const struct status_report *r, const struct status_proc *p, char *buf, size_t size) {
+        const struct status_user *u = status_find_user(r, p->uid);
+        char l1[600], l2[600], l3[600];
+
+        prom_label(p->comm, l1, sizeof l1);
+        prom_label(u ? u->name : "", l2, sizeof l2);
+        prom_label(p->origin_name, l3, sizeof l3);
+        snprintf(buf, size, "pid=\"%d\",comm=\"%s\",user=\"%s\",uid=\"%u\",unit=\"%s\"", (int)p->pid, l1, l2,
+                 (unsigned)p->uid, l3);
+}
+
 /* processes over the threshold */
 static void prom_procs(const struct status_report *r) {
-        char l1[600], l2[600], l3[600];
+        char l[2048];
 
         prom_head("rdmalimit_process_memlock_charged_bytes",
                   "Locked (VmLck), pinned (VmPin) and AF_XDP or RDMA bytes of processes over the threshold.");
         for (size_t i = 0; i < r->n_procs; i++) {
                 const struct status_proc *p = &r->procs[i];
-                const struct status_user *u = status_find_user(r, p->uid);
                 if (!p->over_threshold)
                         continue;
-                prom_label(p->comm, l1, sizeof l1);
-                prom_label(u ? u->name : "", l2, sizeof l2);
-                prom_label(p->origin_name, l3, sizeof l3);
+                prom_proc_labels(r, p, l, sizeof l);
                 const char *kinds[] = { "vmlck", "vmpin", "umem", "rdma_mr" };
                 uint64_t vals[] = { p->vmlck, p->vmpin, p->xsk_umem_bytes, p->mr_bytes };
                 bool known[] = { true, true, p->xsk_method == STATUS_M_SOCK_DIAG, p->mr_method == STATUS_M_RDMA_NETLINK };
                 for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
                         if (!known[k])
                                 continue;
-                        printf("rdmalimit_process_memlock_charged_bytes{pid=\"%d\",comm=\"%s\",user=\"%s\",uid=\"%u\","
-                               "unit=\"%s\",counter=\"%s\"} ",
-                               (int)p->pid, l1, l2, (unsigned)p->uid, l3, kinds[k]);
+                        printf("rdmalimit_process_memlock_charged_bytes{%s,counter=\"%s\"} ", l, kinds[k]);
                         prom_value(vals[k]);
                 }
         }
         prom_head("rdmalimit_process_memlock_limit_bytes", "Soft RLIMIT_MEMLOCK of processes over the threshold.");
         for (size_t i = 0; i < r->n_procs; i++) {
                 const struct status_proc *p = &r->procs[i];
-                const struct status_user *u = status_find_user(r, p->uid);
                 if (!p->over_threshold || !p->limits_known)
                         continue;
-                prom_label(p->comm, l1, sizeof l1);
-                prom_label(u ? u->name : "", l2, sizeof l2);
-                prom_label(p->origin_name, l3, sizeof l3);
-                printf("rdmalimit_process_memlock_limit_bytes{pid=\"%d\",comm=\"%s\",user=\"%s\",uid=\"%u\",unit=\"%s\"} ",
-                       (int)p->pid, l1, l2, (unsigned)p->uid, l3);
+                prom_proc_labels(r, p, l, sizeof l);
+                printf("rdmalimit_process_memlock_limit_bytes{%s} ", l);
                 prom_value(p->memlock.soft);
         }
 }

@@ -7,7 +7,6 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dropin.h"
@@ -163,21 +162,6 @@ static void limit_text(uint64_t v, char buf[static SIZE_FMT_MAX]) {
                 size_format_arg(v, buf);
 }
 
-static int daemon_reload(void) {
-        pid_t pid = fork();
-        if (pid < 0)
-                return negative_errno();
-        if (pid == 0) {
-                execlp("systemctl", "systemctl", "daemon-reload", (char *)NULL);
-                _exit(127);
-        }
-        int st;
-        while (waitpid(pid, &st, 0) < 0)
-                if (errno != EINTR)
-                        return negative_errno();
-        return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -EIO;
-}
-
 /* An edit of UNIT.d/DROPIN_UNIT_NAME: the paths, the open directories, the old and new text. */
 struct unit_edit {
         bool removing;
@@ -203,16 +187,6 @@ static void unit_edit_clear(struct unit_edit *e) {
         closep(&e->dfd);
 }
 
-/* One size argument into *ret; whether it was given. 0 or CMD_USAGE. */
-static int unit_size(const char *what, const char *arg, uint64_t *ret, bool *given) {
-        if (!arg)
-                return 0;
-        if (ctx_parse_size(what, arg, ret) < 0)
-                return CMD_USAGE;
-        *given = true;
-        return 0;
-}
-
 /* apply --unit UNIT SIZE (or --soft and --hard): the limits. 0 or CMD_USAGE. */
 static int unit_parse_limits(const struct ctx *c, struct unit_edit *e) {
         bool has_s = false, has_h = false;
@@ -227,7 +201,7 @@ static int unit_parse_limits(const struct ctx *c, struct unit_edit *e) {
                 e->hard = e->soft;
                 has_s = has_h = true;
         }
-        if (unit_size("--soft", c->soft, &e->soft, &has_s) || unit_size("--hard", c->hard, &e->hard, &has_h))
+        if (ctx_parse_size_opt("--soft", c->soft, &e->soft, &has_s) || ctx_parse_size_opt("--hard", c->hard, &e->hard, &has_h))
                 return CMD_USAGE;
         if (!has_s || !has_h) {
                 log_error("LimitMEMLOCK= sets both limits: give SIZE, or --soft and --hard");
@@ -237,12 +211,7 @@ static int unit_parse_limits(const struct ctx *c, struct unit_edit *e) {
                 log_error("memlock 0 makes every RDMA memory registration fail");
                 return CMD_USAGE;
         }
-        if (e->soft > e->hard) {
-                char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
-                log_error("the soft limit %s is above the hard limit %s", size_format(e->soft, a), size_format(e->hard, b));
-                return CMD_USAGE;
-        }
-        return 0;
+        return ctx_check_order(e->soft, e->hard);
 }
 
 /* The arguments: the unit, and what apply writes. 0 or CMD_USAGE. */
@@ -271,23 +240,18 @@ static int unit_parse_args(const struct ctx *c, struct unit_edit *e) {
 static int unit_open_sysdir(const struct ctx *c, struct unit_edit *e) {
         e->sysdir = ctx_path(c, UNIT_DIR);
         if (!e->sysdir || asprintf(&e->dname, "%s.d", e->unit) < 0 || asprintf(&e->dir, "%s/%s", e->sysdir, e->dname) < 0 ||
-            asprintf(&e->display, "%s/%s", e->dir, e->name) < 0) {
-                log_error("out of memory");
-                return -ENOMEM;
-        }
+            asprintf(&e->display, "%s/%s", e->dir, e->name) < 0)
+                return log_oom();
         int r = fs_open_dir_in_root(c->root, UNIT_DIR, 0, &e->sfd);
         if (r < 0 && (r != -ENOENT || (!e->removing && !c->check))) {
                 if (r == -ENOENT || r == -ENOTDIR)
                         log_error("%s does not exist: is this a systemd system?", e->sysdir);
-                else if (r == -ELOOP && fs_root_is_set(c->root))
-                        log_error("%s: is or passes through a symbolic link that does not resolve inside %s; "
-                                  "refusing to follow it out of the tree", e->sysdir, c->root);
                 else
-                        log_error("%s: %s", e->sysdir, strerror(-r));
+                        ctx_dir_error(c, e->sysdir, r);
                 return r;
         }
         if (e->sfd >= 0 && !c->check)
-                return ctx_lock(c, e->sfd, e->sysdir, &e->lockfd);
+                return ctx_lock(e->sfd, e->sysdir, &e->lockfd);
         return 0;
 }
 
@@ -375,7 +339,7 @@ static int unit_write(const struct ctx *c, struct unit_edit *e) {
                 log_warning(c, "--reload ignored with --root");
         else if (access("/run/systemd/system", F_OK) < 0)
                 log_warning(c, "systemd is not running here: nothing to reload");
-        else if (daemon_reload() < 0)
+        else if (run_wait((char *[]){ "systemctl", "daemon-reload", NULL }) != 0)
                 log_warning(c, "systemctl daemon-reload failed");
         else
                 e->reloaded = true;
@@ -412,11 +376,7 @@ static int unit_run(struct ctx *c, struct unit_edit *e) {
         if (r != 0)
                 return r;
         e->changed = e->removing ? e->exists : !(e->exists && streq(e->old, e->text));
-        if (e->changed && (c->diff || c->json))
-                e->diff = unified_diff_string(e->exists ? e->display : "/dev/null", e->old,
-                                              e->removing ? "/dev/null" : e->display, e->text);
-        if (c->diff && e->diff && !c->json)
-                fputs(e->diff, stdout);
+        e->diff = change_diff(c, e->changed, e->display, e->exists, e->old, e->removing, e->text);
         if (e->changed && !c->check && (r = unit_write(c, e)) < 0)
                 return r;
         if (c->json)

@@ -234,22 +234,18 @@ static void judge(const struct ctx *c, const struct tool_session *s, const struc
 
 static void verify_json(const struct ctx *c, const char *user, const struct tool_session *s,
                         const struct session_result *sr, const struct verdict *v) {
-        const char *service = s->service;
         struct json j;
 
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         json_kstr(&j, "user", user);
         json_kstr(&j, "method", c->ssh ? "ssh" : "pam");
-        json_key(&j, c->ssh ? "destination" : "service");
-        json_str(&j, c->ssh ? c->ssh : service);
+        json_kstr(&j, c->ssh ? "destination" : "service", c->ssh ? c->ssh : s->service);
         json_pair(&j, "predicted", v->predicted_known, v->predicted);
         json_kstr(&j, "predicted_session", v->predicted_open ? "opens" : "fails");
         json_kstr(&j, "service_process", s->svc.source);
         json_kbool(&j, "assumed", !s->svc.known);
         if (!c->ssh) {
-                json_pair(&j, "start", s->m.start_known,
-                          (struct rl_pair){ s->m.start.soft, s->m.start.hard });
+                json_pair(&j, "start", s->m.start_known, s->m.start);
                 json_kbool(&j, "cap_sys_resource", s->svc.cap_sys_resource);
                 json_pair(&j, "expected", v->predicted_known, v->predicted);
         }
@@ -261,8 +257,7 @@ static void verify_json(const struct ctx *c, const char *user, const struct tool
                 json_str(&j, v->reasons[i]);
         json_arr_end(&j);
         json_kstr(&j, "messages", sr->messages);
-        json_obj_end(&j);
-        json_finish(&j);
+        json_doc_end(&j);
 }
 
 static void verify_text(const struct ctx *c, const struct tool_session *s, struct session_result *sr,

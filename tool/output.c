@@ -190,6 +190,16 @@ void json_finish(struct json *j) {
         fputc('\n', j->f);
 }
 
+void json_doc_begin(struct json *j) {
+        json_init(j, stdout);
+        json_obj_begin(j);
+}
+
+void json_doc_end(struct json *j) {
+        json_obj_end(j);
+        json_finish(j);
+}
+
 void json_kstr(struct json *j, const char *key, const char *s) {
         json_key(j, key);
         json_str(j, s);
@@ -213,11 +223,6 @@ void json_kbool(struct json *j, const char *key, bool v) {
 void json_klimit(struct json *j, const char *key, uint64_t v) {
         json_key(j, key);
         json_limit(j, v);
-}
-
-void json_knull(struct json *j, const char *key) {
-        json_key(j, key);
-        json_null(j);
 }
 
 /* KEY, then null when !known; whether the value is still to be written */
@@ -279,12 +284,10 @@ void diag_json(struct json *j, const struct diag_list *l) {
                 json_kstr(j, "file", d->path);
                 json_ku64_opt(j, "line", d->line, d->line);
                 json_kstr(j, "message", d->message);
-                if (d->id) {
+                if (d->id)
                         json_kstr(j, "id", d->id);
-                }
-                if (d->fix) {
+                if (d->fix)
                         json_kstr(j, "fix", d->fix);
-                }
                 json_obj_end(j);
         }
         json_arr_end(j);

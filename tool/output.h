@@ -39,13 +39,15 @@ void json_null(struct json *j);
 /* bytes as an integer, "unlimited" for UINT64_MAX */
 void json_limit(struct json *j, uint64_t v);
 void json_finish(struct json *j);  /* newline */
+/* The one object a command prints on stdout: json_init() and its "{"; its "}" and newline */
+void json_doc_begin(struct json *j);
+void json_doc_end(struct json *j);
 /* KEY and its value in one call; the _opt ones write null when !known */
 void json_kstr(struct json *j, const char *key, const char *s);
 void json_ku64(struct json *j, const char *key, uint64_t v);
 void json_ki64(struct json *j, const char *key, int64_t v);
 void json_kbool(struct json *j, const char *key, bool v);
 void json_klimit(struct json *j, const char *key, uint64_t v);
-void json_knull(struct json *j, const char *key);
 void json_ku64_opt(struct json *j, const char *key, bool known, uint64_t v);
 void json_ki64_opt(struct json *j, const char *key, bool known, int64_t v);
 void json_klimit_opt(struct json *j, const char *key, bool known, uint64_t v);

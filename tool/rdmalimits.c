@@ -7,10 +7,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dropin.h"
@@ -22,6 +24,8 @@
 #include "tool.h"
 
 #define POLICY_PATH SYSCONFDIR "/security/rdmalimit.conf"
+
+extern char **environ;
 
 /* exit statuses: main() alone returns them */
 #define EXIT_OK 0
@@ -253,19 +257,16 @@ static void command_usage(const struct command *cmd, FILE *out) {
 }
 
 void change_json_begin(struct json *j, bool changed, const char *file, const char *diff) {
-        json_init(j, stdout);
-        json_obj_begin(j);
+        json_doc_begin(j);
         json_kbool(j, "changed", changed);
         json_kstr(j, "file", file);
         json_kstr(j, "diff", diff ? diff : "");
 }
 
 void change_json_end(const struct ctx *c, struct json *j) {
-        if (c->check) {
+        if (c->check)
                 json_kbool(j, "check", true);
-        }
-        json_obj_end(j);
-        json_finish(j);
+        json_doc_end(j);
 }
 
 void print_change_json(const struct ctx *c, bool changed, const char *file, const char *diff, const char *unit,
@@ -277,6 +278,16 @@ void print_change_json(const struct ctx *c, bool changed, const char *file, cons
                 json_kbool(&j, "reloaded", reloaded);
         }
         change_json_end(c, &j);
+}
+
+char *change_diff(const struct ctx *c, bool changed, const char *display, bool existed, const char *old, bool removed,
+                  const char *text) {
+        char *diff = NULL;
+        if (changed && (c->diff || c->json))
+                diff = unified_diff_string(existed ? display : "/dev/null", old, removed ? "/dev/null" : display, text);
+        if (c->diff && diff && !c->json)
+                fputs(diff, stdout);
+        return diff;
 }
 
 char *ctx_path(const struct ctx *c, const char *abs) {
@@ -337,7 +348,25 @@ static char *lock_dir(void) {
         return r < 0 ? NULL : s;
 }
 
-int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_fd) {
+int ctx_dir_error(const struct ctx *c, const char *display, int r) {
+        if (r == -ELOOP && fs_root_is_set(c->root))
+                log_error("%s: is or passes through a symbolic link that does not resolve inside %s; "
+                          "refusing to follow it out of the tree", display, c->root);
+        else
+                log_error("%s: %s", display, strerror(-r));
+        return r;
+}
+
+int ctx_open_dir_locked(const struct ctx *c, const char *abs, unsigned flags, const char *display, int *ret_dirfd,
+                        int *ret_lockfd) {
+        int r = fs_open_dir_in_root(c->root, abs, flags, ret_dirfd);
+        if (r < 0)
+                return ctx_dir_error(c, display, r);
+        /* --check reads only: renames are atomic, and it leaves no lock file behind */
+        return c->check ? 0 : ctx_lock(*ret_dirfd, display, ret_lockfd);
+}
+
+int ctx_lock(int dirfd, const char *dir_display, int *ret_fd) {
         _cleanup_free_ char *dir = NULL;
         _cleanup_close_ int ldfd = -1;
         unsigned secs = CTX_LOCK_TIMEOUT_DEFAULT;
@@ -346,7 +375,6 @@ int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_f
         pid_t holder = 0;
         int r;
 
-        (void)c;
         if (env && *env && parse_u32(env, &secs) < 0) {
                 log_error("RDMALIMITS_LOCK_TIMEOUT='%s': expected a whole number of seconds", env);
                 return CMD_USAGE;
@@ -456,26 +484,22 @@ static bool size_near_miss(const char *arg, char *buf, size_t size) {
                 snprintf(buf, size, "unlimited");    /* a negative size: "-1" means no limit in limits.conf */
                 return true;
         }
-        size_t n = strlen(arg);
-        /* "2.5GiB": the fraction is the near miss; read it as "2.5G" */
+        size_t n = strlen(arg), cut = 0;
+        /* "512MB": without the B; "2.5GiB": the fraction is the near miss, read as "2.5G" */
         if (n >= 4 && n < 64 && (arg[n - 1] | 0x20) == 'b' && (arg[n - 2] | 0x20) == 'i' &&
-            strchr(units, arg[n - 3] & ~0x20) && strpbrk(arg, ".,")) {
+            strchr(units, arg[n - 3] & ~0x20) && strpbrk(arg, ".,"))
+                cut = 2;
+        else if (n >= 3 && n < 64 && (arg[n - 1] | 0x20) == 'b' && strchr(units, arg[n - 2] & ~0x20))
+                cut = 1;
+        if (cut) {
                 char s[64];
-                memcpy(s, arg, n - 2);
-                s[n - 2] = '\0';
-                return size_near_miss(s, buf, size);
-        }
-        if (n >= 3 && n < 64 && (arg[n - 1] == 'B' || arg[n - 1] == 'b') && strchr(units, arg[n - 2] & ~0x20)) {
-                char s[64];
-                memcpy(s, arg, n - 1);
-                s[n - 1] = '\0';
+                memcpy(s, arg, n - cut);
+                s[n - cut] = '\0';
                 if (size_parse(s, &v) == 0) {
                         snprintf(buf, size, "%s", size_format_arg(v, fmt));
                         return true;
                 }
-                if (strchr(s, '.') || strchr(s, ','))
-                        return size_near_miss(s, buf, size);
-                return false;
+                return strpbrk(s, ".,") && size_near_miss(s, buf, size);
         }
         /* WHOLE[.,]FRACTION UNIT */
         const char *sep = strpbrk(arg, ".,");
@@ -523,6 +547,34 @@ int ctx_parse_size(const char *what, const char *arg, uint64_t *ret) {
         return 0;
 }
 
+int ctx_parse_size_opt(const char *what, const char *arg, uint64_t *ret, bool *given) {
+        if (!arg)
+                return 0;
+        if (ctx_parse_size(what, arg, ret) < 0)
+                return CMD_USAGE;
+        *given = true;
+        return 0;
+}
+
+int ctx_check_order(uint64_t soft, uint64_t hard) {
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        if (soft <= hard)
+                return 0;
+        log_error("the soft limit %s is above the hard limit %s", size_format(soft, a), size_format(hard, b));
+        return CMD_USAGE;
+}
+
+int run_wait(char *const argv[]) {
+        pid_t pid;
+        int st, k = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
+        if (k != 0)
+                return -k;
+        while (waitpid(pid, &st, 0) < 0)
+                if (errno != EINTR)
+                        return negative_errno();
+        return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+}
+
 static int close_stdout(void) {
         if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
                 if (errno == EPIPE)
@@ -549,14 +601,13 @@ struct cli {
         struct ctx c;
         char **pos;             /* the command word and its arguments */
         int npos;
-        const char **services;  /* every --service */
         char **negative;        /* argv[i] of a negative number, whole (getopt sees it without its '-') */
         bool flavour_set, want_help, want_version;
 };
 
 static void cli_free(struct cli *l) {
         free(l->pos);
-        free(l->services);
+        free(l->c.services);
         free(l->negative);
 }
 
@@ -581,9 +632,9 @@ static int option_apply(struct cli *l, int argc, const struct opt_def *o, char *
                 return 0;
         case ACT_SERVICE:
                 *(const char **)field = arg;
-                if (!l->services && !(l->services = calloc((size_t)argc, sizeof(*l->services))))
+                if (!l->c.services && !(l->c.services = calloc((size_t)argc, sizeof(*l->c.services))))
                         return -ENOMEM;
-                l->services[l->c.n_services++] = arg;
+                l->c.services[l->c.n_services++] = arg;
                 return 0;
         case ACT_FLAVOUR:
                 if (lc_flavour_from_string(arg, &l->c.flavour) < 0) {
@@ -675,23 +726,24 @@ static int parse_options(struct cli *l, int argc, char **argv) {
         return 0;
 }
 
+/* The command called name; NULL, said, when there is none. */
 static const struct command *command_find(const char *name) {
+        char buf[256];
         for (size_t i = 0; i < ELEMENTSOF(commands); i++)
                 if (streq(name, commands[i].name))
                         return &commands[i];
+        log_error("unknown command '%s'", printable(name, buf, sizeof buf));
         return NULL;
 }
 
 /* rdmalimits --help, rdmalimits COMMAND --help, rdmalimits help [COMMAND] */
 static int print_help(const struct cli *l) {
-        char buf[256];
-        const char *name = l->want_help ? (l->npos > 0 && !streq(l->pos[0], "help") ? l->pos[0] : l->npos > 1 ? l->pos[1] : NULL)
-                                        : l->npos > 1 ? l->pos[1] : NULL;
-        const struct command *cmd = name ? command_find(name) : NULL;
-        if (name && !cmd) {
-                log_error("unknown command '%s'", printable(name, buf, sizeof buf));
+        const char *name = l->want_help && l->npos > 0 && !streq(l->pos[0], "help") ? l->pos[0]
+                           : l->npos > 1                                        ? l->pos[1]
+                                                                                : NULL;
+        const struct command *cmd = NULL;
+        if (name && !(cmd = command_find(name)))
                 return CMD_USAGE;
-        }
         if (cmd)
                 command_usage(cmd, stdout);
         else
@@ -739,14 +791,12 @@ static int ctx_finish(struct cli *l) {
         /* --root DIR works on DIR/etc, whatever sysconfdir this build was configured with */
         if (!c->policy_path)
                 c->policy_path = c->root ? "/etc/security/rdmalimit.conf" : POLICY_PATH;
-        c->services = l->services;
         return 0;
 }
 
 /* Parse the command line into l and find the command; *ret_cmd stays NULL when the work is
  * done already (--help, --version). */
 static int cli_prepare(struct cli *l, int argc, char **argv, const struct command **ret_cmd) {
-        char buf[256];
         const struct command *cmd;
         int r;
 
@@ -766,10 +816,8 @@ static int cli_prepare(struct cli *l, int argc, char **argv, const struct comman
                 return CMD_USAGE;
         }
         cmd = command_find(l->pos[0]);
-        if (!cmd) {
-                log_error("unknown command '%s'", printable(l->pos[0], buf, sizeof buf));
+        if (!cmd)
                 return CMD_USAGE;
-        }
         l->c.argc = l->npos - 1;
         l->c.argv = l->pos + 1;
         r = command_check_args(cmd, &l->c);

@@ -6,8 +6,10 @@
 #include <sys/types.h>
 
 #include "limitsconf.h"
-#include "policy.h"
 #include "output.h"
+#include "policy.h"
+#include "rlimit.h"
+#include "session.h"
 
 /* What a command returns: 0, a negative errno (a failure it has reported), or one of these
  * outcomes.  Only main() turns them into exit statuses (rdmalimits(8) EXIT STATUS). */
@@ -105,7 +107,14 @@ int ctx_ident(const struct ctx *c, struct ident **ret);
  * why, naming the lock file and its holder.  0, a reported negative errno, or CMD_USAGE (a bad
  * RDMALIMITS_LOCK_TIMEOUT). */
 #define CTX_LOCK_TIMEOUT_DEFAULT 10u
-int ctx_lock(const struct ctx *c, int dirfd, const char *dir_display, int *ret_fd);
+int ctx_lock(int dirfd, const char *dir_display, int *ret_fd);
+/* Say why the directory display (inside --root) did not open, r its negative errno: a link
+ * out of the tree, or the error.  Returns r. */
+int ctx_dir_error(const struct ctx *c, const char *display, int r);
+/* Open the directory abs inside --root (fs_open_dir_in_root() flags) and, but for --check,
+ * lock it with ctx_lock().  0, a reported negative errno, or CMD_USAGE. */
+int ctx_open_dir_locked(const struct ctx *c, const char *abs, unsigned flags, const char *display, int *ret_dirfd,
+                        int *ret_lockfd);
 /* A file rdmalimits manages (a limits.d or a unit drop-in), name in dirfd (-1: the directory is
  * not there), display as messages name it: read it, never through a link, only a regular file,
  * at most max bytes; with trusted, one root owns and only root may write (unless --force).
@@ -117,16 +126,24 @@ int managed_read(const struct ctx *c, int dirfd, const char *name, const char *d
 int managed_write(int dirfd, const char *name, const char *display, const char *text, mode_t mode);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret);
+/* The same for an option (--soft, --hard) when given (arg not NULL): *given set.  0 or CMD_USAGE. */
+int ctx_parse_size_opt(const char *what, const char *arg, uint64_t *ret, bool *given);
+/* 0, or CMD_USAGE with a message when the soft limit is above the hard one. */
+int ctx_check_order(uint64_t soft, uint64_t hard);
+/* A managed file's change for --diff and --json, from old (display, or /dev/null when it did
+ * not exist) to text (/dev/null when removed); printed at once for --diff without --json.
+ * NULL when it does not change or neither was asked for (or out of memory). */
+char *change_diff(const struct ctx *c, bool changed, const char *display, bool existed, const char *old, bool removed,
+                  const char *text);
+/* Run argv (found in PATH) and wait for it: its exit status, 128 + the signal that ended it,
+ * or a negative errno (-ENOENT: not found). */
+int run_wait(char *const argv[]);
 /* --json of a change: {"changed", "file", "diff", ... then "check" under --check} */
 void change_json_begin(struct json *j, bool changed, const char *file, const char *diff);
 void change_json_end(const struct ctx *c, struct json *j);
 /* apply/remove --json: {"changed", "file", "diff"[, "unit", "reloaded"][, "check"]} */
 void print_change_json(const struct ctx *c, bool changed, const char *file, const char *diff, const char *unit,
                        bool reloaded);
-
-#include "rlimit.h"
-
-#include "session.h"
 
 /* A session of a user as the tool models it (tool/model.c): what explain prints and verify
  * compares with a real session. */
@@ -151,7 +168,6 @@ struct tool_session {
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *ret);
 void tool_session_clear(struct tool_session *s);
 
-struct policy;
 /* Open (root-owned, not group/world-writable), read and load the policy; findings into d.
  * ret_text (may be NULL) gets the bytes it was loaded from, ret_len their length. */
 int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret, char **ret_text, size_t *ret_len);
