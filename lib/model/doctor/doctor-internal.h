@@ -82,7 +82,7 @@ char *target_text(const struct target *t, bool hard);
 
 struct doc {
         const struct doctor_input *in;
-        struct doctor_report *rep;
+        struct diag_list *rep;
         struct hw_summary *hw;
         bool hw_probed;
         struct target max;           /* the largest memlock any entry or rule gives */
@@ -100,14 +100,10 @@ struct doc {
         char *sysdef_where;
 };
 
-#define ADD(d, g, lvl, where, fix, ...)                                              \
-        do {                                                                         \
-                if (doctor_add((d)->rep, (g), (lvl), (where), (fix), __VA_ARGS__) < 0) \
-                        return -ENOMEM;                                              \
-        } while (0)
+#define ADD(d, g, lvl, where, fix, ...) ADD_ID(d, g, lvl, NULL, where, fix, __VA_ARGS__)
 #define ADD_ID(d, g, lvl, id, where, fix, ...)                                                \
         do {                                                                                  \
-                if (doctor_add_id((d)->rep, (g), (lvl), (id), (where), (fix), __VA_ARGS__) < 0) \
+                if (doctor_add((d)->rep, (g), (lvl), (id), (where), (fix), __VA_ARGS__) < 0) \
                         return -ENOMEM;                                                       \
         } while (0)
 
@@ -116,9 +112,9 @@ const struct hw_summary *need_hw(struct doc *d);
 /* What the configuration gives USER: -ENOENT for an unknown user; an empty target when no
  * entry or rule names the user (the baseline is not a target). */
 int user_target(struct doc *d, const char *user, struct target *ret);
-/* Compare a service's memlock with d->max: DOCTOR_WARNING and *ret_why (", below the ...")
- * when below, else DOCTOR_OK and *ret_why "".  -ENOMEM. */
-int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum doctor_level *ret_lvl, char **ret_why);
+/* Compare a service's memlock with d->max: DIAG_WARNING and *ret_why (", below the ...")
+ * when below, else DIAG_OK and *ret_why "".  -ENOMEM. */
+int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum diag_severity *ret_lvl, char **ret_why);
 
 /* `auto` for this host: the policy's hardware section, or the defaults (a policy without one). */
 struct host_auto {

@@ -279,18 +279,18 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
                 return -ENOMEM;
         if (read_proc(pid, "limits", &limits) < 0 || proc_memlock(limits, &soft, &hard) < 0 ||
             read_proc(pid, "status", &status) < 0) {
-                ADD(d, s->group, DOCTOR_INFO, where, NULL, "cannot read its limits");
+                ADD(d, s->group, DIAG_INFO, where, NULL, "cannot read its limits");
                 return 0;
         }
         bool cap = proc_cap(status, "CapEff", CAP_SYS_RESOURCE_BIT);
         fmt_pair(soft, hard, pair);
         if (!d->max.hard_known || hard >= d->max.hard) {
-                ADD(d, s->group, DOCTOR_OK, where, NULL, "memlock %s%s", pair,
+                ADD(d, s->group, DIAG_OK, where, NULL, "memlock %s%s", pair,
                     d->max.hard_known ? ": enough for the configured hard limits" : "");
                 return 0;
         }
         if (cap) {
-                ADD(d, s->group, DOCTOR_OK, where, NULL,
+                ADD(d, s->group, DIAG_OK, where, NULL,
                     "memlock %s, below the configured %s, but it has CAP_SYS_RESOURCE: the session modules can raise it",
                     pair, size_format(d->max.hard, size));
                 return 0;
@@ -300,7 +300,7 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
                          d->in_container ? " (in a container: start it with --ulimit memlock=...)" : "")) ||
             !(t1 = target_text(&d->max, true)))
                 return -ENOMEM;
-        ADD(d, s->group, DOCTOR_ERROR, where, fix,
+        ADD(d, s->group, DIAG_ERROR, where, fix,
             "memlock %s and no CAP_SYS_RESOURCE: the sessions it opens cannot get the %s (setrlimit fails with EPERM, "
             "silently on Debian)",
             pair, t1);
@@ -328,7 +328,7 @@ static int check_process(struct doc *d, const struct daemon *s, pid_t pid, const
         if (r == 0) {
                 char where[32];
                 snprintf(where, sizeof where, "pid %d", (int)pid);
-                ADD(d, s->group, DOCTOR_INFO, where, NULL, "a process named %s is not the daemon (%s): ignored", comm,
+                ADD(d, s->group, DIAG_INFO, where, NULL, "a process named %s is not the daemon (%s): ignored", comm,
                     why);
                 return 0;
         }
@@ -370,7 +370,7 @@ int check_services(struct doc *d) {
         if (r < 0)
                 return r;
         if (!found[0] && (exists_rooted(d, "/etc/ssh/sshd_config", false) || exists_rooted(d, "/etc/pam.d/sshd", false)))
-                ADD(d, DOCTOR_SSH, DOCTOR_INFO, "sshd", NULL, "not running: its own memlock cannot be checked");
+                ADD(d, DOCTOR_SSH, DIAG_INFO, "sshd", NULL, "not running: its own memlock cannot be checked");
         return 0;
 }
 
@@ -509,7 +509,7 @@ static int pid_check_stale(struct doc *d, struct pid_view *v) {
         if (proc_start(v->pid, &start) < 0 || !what || newest.tv_sec <= start + 1)
                 return 0;
         v->stale = true;
-        ADD(d, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where,
+        ADD(d, DOCTOR_PROCESSES, DIAG_WARNING, v->where,
             "restart it (a new login, or systemctl restart for a service): limits are set when a session opens",
             "started %s, before %s changed (%s): it still runs with the limits it got then: restart it",
             fmt_time(start, ts1, sizeof ts1), what, fmt_time(newest.tv_sec, ts2, sizeof ts2));
@@ -527,7 +527,7 @@ static int pid_compare(struct doc *d, const struct pid_view *v) {
                 return r;
         if (r < 0 || (!t.soft_known && !t.hard_known)) {
                 target_clear(&t);
-                ADD(d, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
                     "no limits entry or policy rule gives %s a memlock: nothing to compare", v->user);
                 return 0;
         }
@@ -535,14 +535,14 @@ static int pid_compare(struct doc *d, const struct pid_view *v) {
         if ((low_soft || low_hard) && !(tt = target_text(&t, low_hard)))
                 r = -ENOMEM;
         else if (low_soft || low_hard)
-                r = doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where,
+                r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where,
                                v->stale ? "restart it from a new session"
                                         : "start it from a PAM session that runs pam_limits/pam_rdmalimit; for a "
                                           "systemd service: rdmalimits apply --unit UNIT SIZE",
                                "memlock %s %s is below the %s that the configuration gives %s",
                                low_soft ? "soft" : "hard", size_format(low_soft ? v->soft : v->hard, a), tt, v->user);
         else
-                r = doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_OK, v->where, NULL,
+                r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_OK, NULL, v->where, NULL,
                                "memlock %s: at least what the configuration gives %s", fmt_pair(v->soft, v->hard, pair),
                                v->user);
         target_clear(&t);
@@ -560,7 +560,7 @@ static int pid_read(struct doc *d, struct pid_view *v) {
             proc_memlock(limits, &v->soft, &v->hard) < 0 || proc_number(status, "Uid", &v->uid) < 0) {
                 if (r == -ENOMEM)
                         return r;
-                ADD(d, DOCTOR_PROCESSES, DOCTOR_ERROR, v->where, NULL, "cannot read /proc/%d/limits and status",
+                ADD(d, DOCTOR_PROCESSES, DIAG_ERROR, v->where, NULL, "cannot read /proc/%d/limits and status",
                     (int)v->pid);
                 return 0;
         }
@@ -570,11 +570,11 @@ static int pid_read(struct doc *d, struct pid_view *v) {
         vmpin *= 1024;
         if ((r = uid_name(d, (uid_t)v->uid, &v->user)) == -ENOMEM)
                 return r;
-        ADD(d, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+        ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
             "user %s (uid %llu): memlock %s; locked %s (VmLck), pinned %s (VmPin)", v->user ?: "?",
             (unsigned long long)v->uid, fmt_pair(v->soft, v->hard, pair), size_format(vmlck, a), size_format(vmpin, b));
         if (v->soft != SIZE_INFINITY && v->soft > 0 && (vmlck + vmpin) >= v->soft / 10 * 9)
-                ADD(d, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where, "raise its memlock (see the other findings)",
+                ADD(d, DOCTOR_PROCESSES, DIAG_WARNING, v->where, "raise its memlock (see the other findings)",
                     "locked and pinned memory (%s) is close to its soft limit %s: the next registration may fail "
                     "with ENOMEM/ENOBUFS",
                     size_format(vmlck + vmpin, a), size_format(v->soft, b));
@@ -632,7 +632,7 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                 goto out;
         r = -ENOMEM;
         if (!u || u->a.charged_method == STATUS_M_UNKNOWN) {
-                if (doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                if (doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
                                "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): unknown (%s)",
                                v->user ?: "?", u && u->charged_why[0] ? u->charged_why : rep.xsk_why) < 0)
                         goto out;
@@ -645,7 +645,7 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                         self = &rep.procs[i];
         if (self && self->cap_ipc_lock) {
                 /* the kernel neither charges nor limits the UMEMs of a process with CAP_IPC_LOCK */
-                if (doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                if (doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
                                "has CAP_IPC_LOCK: its AF_XDP UMEMs are neither charged nor limited (user %s's "
                                "locked memory holds %s%s (%s)%s%s)",
                                v->user ?: "?", u->a.charged_at_least ? "at least " : "", size_format(u->a.charged, a),
@@ -656,7 +656,7 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
         }
         bool finite = v->soft != SIZE_INFINITY;
         uint64_t left = finite && v->soft > u->a.charged ? v->soft - u->a.charged : 0;
-        if (doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+        if (doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
                        "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): %s%s (%s)%s%s%s%s",
                        v->user ?: "?", u->a.charged_at_least ? "at least " : "", size_format(u->a.charged, a),
                        status_method_name(u->a.charged_method), finite ? "; this process can still register " : "",
@@ -674,7 +674,7 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
         else
                 fix = strf("raise memlock (rdmalimits apply %s SIZE), then start the process again", v->user ?: "USER");
         r = -ENOMEM;
-        if (!fix || doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where, fix,
+        if (!fix || doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where, fix,
                                "user %s's locked memory already charged (%s) leaves %s under this process's soft "
                                "limit %s: its next AF_XDP UMEM registration may fail with ENOBUFS",
                                v->user ?: "?", size_format(u->a.charged, a), size_format(left, b),
@@ -693,7 +693,7 @@ static int pid_examine(struct doc *d, struct pid_view *v) {
         if ((r = pid_check_stale(d, v)) < 0 || (r = pid_accounting(d, v)) < 0)
                 return r;
         if (!v->user) {
-                ADD(d, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
                     "uid %llu has no name%s: cannot look up its configured limit", (unsigned long long)v->uid,
                     d->in->root ? " in etc/passwd" : "");
                 return 0;
@@ -711,7 +711,7 @@ int check_pid(struct doc *d) {
         if (read_proc(v.pid, "comm", &comm) < 0) {
                 char where[32];
                 snprintf(where, sizeof where, "pid %d", (int)v.pid);
-                ADD(d, DOCTOR_PROCESSES, DOCTOR_ERROR, where, NULL, "no such process");
+                ADD(d, DOCTOR_PROCESSES, DIAG_ERROR, where, NULL, "no such process");
                 return 0;
         }
         comm_trim(comm);

@@ -133,11 +133,11 @@ static int slurm_check_propagation(struct doc *d, const struct slurm_conf *c) {
         if (!what)
                 return -ENOMEM;
         if (!prop) {
-                ADD_ID(d, DOCTOR_SLURM, DOCTOR_OK, "slurm-keeps-slurmd-memlock", where, NULL,
+                ADD_ID(d, DOCTOR_SLURM, DIAG_OK, "slurm-keeps-slurmd-memlock", where, NULL,
                        "slurm.conf: %s: tasks get slurmd's memlock, not the submit host's", what);
                 return 0;
         }
-        ADD_ID(d, DOCTOR_SLURM, DOCTOR_WARNING, "slurm-propagates-memlock", where,
+        ADD_ID(d, DOCTOR_SLURM, DIAG_WARNING, "slurm-propagates-memlock", where,
                "set PropagateResourceLimitsExcept=MEMLOCK in slurm.conf (or take MEMLOCK out of "
                "PropagateResourceLimits), then scontrol reconfigure",
                "slurm.conf: %s: srun and sbatch copy the submit host's soft memlock into every task (a login node's "
@@ -209,7 +209,7 @@ static int slurm_check_pam_systemd(struct doc *d) {
         long i = st.error ? -1 : pam_stack_find(&st, "pam_systemd");
         if (i >= 0) {
                 _cleanup_free_ char *where = strf("%s:%u", st.v[i].file, st.v[i].line);
-                r = where ? doctor_add_id(d->rep, DOCTOR_SLURM, DOCTOR_WARNING, "slurm-adopt-pam-systemd", where,
+                r = where ? doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-pam-systemd", where,
                                           "take pam_systemd out of the files sshd includes, and stop and mask "
                                           "systemd-logind, as Slurm's pam_slurm_adopt documentation says",
                                           "sshd: pam_systemd in the session stack conflicts with pam_slurm_adopt: it "
@@ -229,12 +229,12 @@ static int slurm_check_adopt(struct doc *d) {
                 if (streq(a.modules.v[i], "pam_slurm_adopt"))
                         at = (long)i;
         if (r >= 0 && at >= 0) {
-                r = doctor_add_id(d->rep, DOCTOR_SLURM, DOCTOR_INFO, "slurm-adopt", a.wheres.v[at], NULL,
+                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-adopt", a.wheres.v[at], NULL,
                                   "sshd: pam_slurm_adopt adopts ssh logins into the user's job (its cgroup), not its "
                                   "limits: an adopted session's memlock comes from sshd's session stack (pam_limits, "
                                   "pam_rdmalimit), not from slurmd");
                 if (r >= 0 && (size_t)at + 1 < a.modules.n)
-                        r = doctor_add_id(d->rep, DOCTOR_SLURM, DOCTOR_WARNING, "slurm-adopt-not-last", a.wheres.v[at],
+                        r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-not-last", a.wheres.v[at],
                                           "make pam_slurm_adopt the last module of sshd's account stack (Slurm's "
                                           "pam_slurm_adopt documentation)",
                                           "sshd: %s (%s) runs after pam_slurm_adopt in the account stack",
@@ -269,14 +269,14 @@ int check_slurm(struct doc *d) {
         if (r == 0)
                 r = slurm_check_propagation(d, &c);
         else if (r != -ENOENT && r != -ENOMEM)
-                r = doctor_add(d->rep, DOCTOR_SLURM, DOCTOR_WARNING, disp(d, confs[i - 1]), NULL,
+                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, NULL, disp(d, confs[i - 1]), NULL,
                                "slurm.conf cannot be read (%s)", strerror(-r));
         else if (r == -ENOENT)
                 r = 0;
         if (r >= 0)
                 r = daemon_unit_check(d, &slurmd, &found);
         if (r >= 0 && c.file && !found)
-                r = doctor_add_id(d->rep, DOCTOR_SLURM, DOCTOR_INFO, "slurmd-no-unit", c.file, NULL,
+                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurmd-no-unit", c.file, NULL,
                                   "no slurmd.service: not a compute node, or slurmd is started another way (its "
                                   "memlock is then that of whatever starts it)");
         if (r >= 0)

@@ -126,7 +126,7 @@ static int limit_assign(struct limit_setting *l, const char *where, const char *
 
 /* An unparsable limit: systemd ignores it. */
 static int limit_bad(struct doc *d, enum doctor_group g, const char *where, const char *key, const char *value) {
-        return doctor_add(d->rep, g, DOCTOR_ERROR, where, "write a size such as 64M, 1G or infinity (or SOFT:HARD)",
+        return doctor_add(d->rep, g, DIAG_ERROR, NULL, where, "write a size such as 64M, 1G or infinity (or SOFT:HARD)",
                           "%s=%s cannot be parsed: systemd ignores it", key, value);
 }
 
@@ -180,7 +180,7 @@ static int check_pid1(struct doc *d) {
                 return 0;
         comm_trim(comm);
         if (!streq(comm, "systemd"))
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, "/proc/1/comm", NULL,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, "/proc/1/comm", NULL,
                     "PID 1 is %s, not systemd: system.conf and units take effect only where systemd runs", comm);
         return 0;
 }
@@ -188,7 +188,7 @@ static int check_pid1(struct doc *d) {
 static int report_system_default(struct doc *d, const struct limit_setting *sys) {
         _cleanup_free_ char *why = NULL, *fix = NULL;
         char pair[PAIR_MAX], arg[SIZE_FMT_MAX], arg2[SIZE_FMT_MAX];
-        enum doctor_level lvl;
+        enum diag_severity lvl;
         uint64_t soft = sys->set ? sys->soft : SYSTEMD_DEFAULT_MEMLOCK, hard = sys->set ? sys->hard : SYSTEMD_DEFAULT_MEMLOCK;
         uint64_t want = d->max.hard_known && d->max.hard > d->max.soft ? d->max.hard : d->max.soft;
 
@@ -199,10 +199,10 @@ static int report_system_default(struct doc *d, const struct limit_setting *sys)
                          size_format_arg(want, arg2), size_format_systemd(want, arg))))
                 return -ENOMEM;
         fmt_pair(soft, hard, pair);
-        const char *tail = lvl == DOCTOR_OK ? "" : ": systemd services never read limits.conf";
+        const char *tail = lvl == DIAG_OK ? "" : ": systemd services never read limits.conf";
         if (!sys->set) {
-                ADD(d, DOCTOR_SYSTEMD, lvl == DOCTOR_OK ? DOCTOR_INFO : lvl, disp(d, "/etc/systemd/system.conf"),
-                    lvl == DOCTOR_OK ? NULL : fix,
+                ADD(d, DOCTOR_SYSTEMD, lvl == DIAG_OK ? DIAG_INFO : lvl, disp(d, "/etc/systemd/system.conf"),
+                    lvl == DIAG_OK ? NULL : fix,
                     "DefaultLimitMEMLOCK is not set: services without LimitMEMLOCK= get systemd's default of %s%s%s",
                     pair, why, tail);
                 return 0;
@@ -212,11 +212,11 @@ static int report_system_default(struct doc *d, const struct limit_setting *sys)
         d->sysdef_hard = sys->hard;
         if (!(d->sysdef_where = strdup(sys->where)))
                 return -ENOMEM;
-        ADD(d, DOCTOR_SYSTEMD, lvl, sys->where, lvl == DOCTOR_OK ? NULL : fix,
+        ADD(d, DOCTOR_SYSTEMD, lvl, sys->where, lvl == DIAG_OK ? NULL : fix,
             "services without LimitMEMLOCK= get memlock %s (DefaultLimitMEMLOCK=%s%s)%s%s", pair, sys->text,
             sys->assignments > 1 ? ", the last of several assignments" : "", why, tail);
         if (sys->overridden)
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, sys->overridden, NULL,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, sys->overridden, NULL,
                     "DefaultLimitMEMLOCK=%s here is overridden by %s (the last assignment wins)", sys->overridden_text,
                     sys->where);
         return 0;
@@ -237,7 +237,7 @@ int check_systemd_defaults(struct doc *d) {
         if (r >= 0)
                 r = manager_default(d, "user.conf", &user);
         if (r >= 0 && user.set)
-                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_INFO, user.where, NULL,
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_INFO, NULL, user.where, NULL,
                                "user services (systemd --user) without LimitMEMLOCK= get memlock %s "
                                "(DefaultLimitMEMLOCK=%s)",
                                fmt_pair(user.soft, user.hard, pair), user.text);
@@ -418,12 +418,12 @@ static int unit_compare_auto(struct doc *d, const struct unit_info *u) {
         if (r < 0)
                 return r;
         if (!a.value)
-                r = doctor_add_id(d->rep, DOCTOR_SYSTEMD, DOCTOR_INFO, "unit-auto-unknown", u->user_where, NULL,
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_INFO, "unit-auto-unknown", u->user_where, NULL,
                                   "%s: runs as %s; no limits entry or policy rule gives %s a memlock, and %s: nothing "
                                   "to compare",
                                   u->name, u->user, u->user, a.why);
         else if (u->soft >= a.value)
-                r = doctor_add_id(d->rep, DOCTOR_SYSTEMD, DOCTOR_OK, "unit-auto", u->where, NULL,
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_OK, "unit-auto", u->where, NULL,
                                   "%s: runs as %s with memlock %s, at least the %s the hardware needs (%s); no limits "
                                   "entry or policy rule names %s",
                                   u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
@@ -431,7 +431,7 @@ static int unit_compare_auto(struct doc *d, const struct unit_info *u) {
         else if (!(fix = unit_fix(u->name, a.value)))
                 r = -ENOMEM;
         else
-                r = doctor_add_id(d->rep, DOCTOR_SYSTEMD, DOCTOR_WARNING, "unit-below-auto", u->where, fix,
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_WARNING, "unit-below-auto", u->where, fix,
                                   "%s: runs as %s with memlock %s, below the %s the hardware needs (%s); no limits "
                                   "entry or policy rule names %s, and systemd services never read limits.conf or the "
                                   "policy",
@@ -450,7 +450,7 @@ static int unit_compare(struct doc *d, const struct unit_info *u, const struct t
         bool low_soft = t->soft_known && u->soft < t->soft, low_hard = !low_soft && t->hard_known && u->hard < t->hard;
 
         if (!low_soft && !low_hard) {
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_OK, u->where, NULL,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_OK, u->where, NULL,
                     "%s: runs as %s with memlock %s, as much as the configuration gives %s", u->name, u->user,
                     fmt_pair(u->soft, u->hard, pair), u->user);
                 return 0;
@@ -458,7 +458,7 @@ static int unit_compare(struct doc *d, const struct unit_info *u, const struct t
         if (!(fix = unit_fix(u->name, want)) ||
             !(tt = target_text(t, low_hard)))
                 return -ENOMEM;
-        ADD(d, DOCTOR_SYSTEMD, low_soft ? DOCTOR_ERROR : DOCTOR_WARNING, u->where, fix,
+        ADD(d, DOCTOR_SYSTEMD, low_soft ? DIAG_ERROR : DIAG_WARNING, u->where, fix,
             "%s: runs as %s with memlock %s %s, below the %s that the configuration gives %s: systemd services never "
             "read limits.conf or the policy",
             u->name, u->user, low_soft ? "soft" : "hard", size_format(low_soft ? u->soft : u->hard, pair), tt,
@@ -472,12 +472,12 @@ static int unit_check_user(struct doc *d, const struct unit_info *u) {
         int r;
 
         if (u->dynamic_user) {
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, disp(d, u->path), NULL,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, disp(d, u->path), NULL,
                     "%s: DynamicUser=yes: no configured user to compare its memlock with", u->name);
                 return 0;
         }
         if (!u->user || streq(u->user, "root") || streq(u->user, "0")) {
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, u->user ? u->user_where : disp(d, u->path), NULL,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, u->user ? u->user_where : disp(d, u->path), NULL,
                     "%s: runs as root: with CAP_IPC_LOCK its memlock limit does not restrict what it pins", u->name);
                 return 0;
         }
@@ -485,12 +485,12 @@ static int unit_check_user(struct doc *d, const struct unit_info *u) {
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_WARNING, u->user_where, "create the user, or correct User=",
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_WARNING, NULL, u->user_where, "create the user, or correct User=",
                                "%s: User=%s does not exist%s", u->name, u->user, d->in->root ? " in etc/passwd" : "");
         else if (!t.soft_known && !t.hard_known)
                 r = unit_compare_auto(d, u);
         else if (u->pam_name)
-                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_INFO, u->user_where, NULL,
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_INFO, NULL, u->user_where, NULL,
                                "%s: runs as %s with PAMName=%s: systemd opens a '%s' PAM session, so that stack's "
                                "pam_limits and pam_rdmalimit apply on top of LimitMEMLOCK=",
                                u->name, u->user, u->pam_name, u->pam_name);
@@ -507,21 +507,21 @@ static int unit_report(struct doc *d, const struct unit_info *u) {
         if (u->masked) {
                 if (!(fix = strf("systemctl unmask %s", u->name)))
                         return -ENOMEM;
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_WARNING, u->name, fix, "masked: it does not start");
+                ADD(d, DOCTOR_SYSTEMD, DIAG_WARNING, u->name, fix, "masked: it does not start");
                 return 0;
         }
         if (!u->path) {
                 if (!(fix = strf("check the name (systemctl list-unit-files '%s')", u->name)))
                         return -ENOMEM;
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_ERROR, u->name, fix,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_ERROR, u->name, fix,
                     "no unit file in etc/systemd/system, run/systemd/system, usr/lib/systemd/system or "
                     "lib/systemd/system");
                 return 0;
         }
-        ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, u->where, NULL, "%s: memlock %s (%s; %s and %zu drop-in%s read)", u->name,
+        ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, u->where, NULL, "%s: memlock %s (%s; %s and %zu drop-in%s read)", u->name,
             fmt_pair(u->soft, u->hard, pair), u->src, disp(d, u->path), u->n_dropins, u->n_dropins == 1 ? "" : "s");
         if (u->limit.overridden)
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, u->limit.overridden, NULL,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, u->limit.overridden, NULL,
                     "%s: LimitMEMLOCK=%s here is overridden by %s (a later drop-in wins)", u->name,
                     u->limit.overridden_text, u->limit.where);
         return unit_check_user(d, u);
@@ -535,7 +535,7 @@ int check_unit(struct doc *d) {
         if (!unit)
                 return 0; /* no --unit */
         if (!unit[0] || strchr(unit, '/')) {
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_ERROR, unit, "give a unit name such as slurmd.service", "not a unit name");
+                ADD(d, DOCTOR_SYSTEMD, DIAG_ERROR, unit, "give a unit name such as slurmd.service", "not a unit name");
                 return 0;
         }
         if ((r = unit_load(d, unit, DOCTOR_SYSTEMD, &u)) < 0)
@@ -558,12 +558,12 @@ static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const
                 return r;
         fmt_pair(u->soft, u->hard, pair);
         if (!need) {
-                ADD_ID(d, c->group, DOCTOR_INFO, c->id_ok, u->where, NULL, "%s: memlock %s (%s): %s; %s: nothing to compare",
+                ADD_ID(d, c->group, DIAG_INFO, c->id_ok, u->where, NULL, "%s: memlock %s (%s): %s; %s: nothing to compare",
                        u->name, pair, u->src, c->inherits, why);
                 return 0;
         }
         if (u->soft >= need) {
-                ADD_ID(d, c->group, DOCTOR_OK, c->id_ok, u->where, NULL,
+                ADD_ID(d, c->group, DIAG_OK, c->id_ok, u->where, NULL,
                        "%s: memlock %s (%s): %s; at least the %s the hardware needs", u->name, pair, u->src,
                        c->inherits, size_format(need, size));
                 return 0;
@@ -571,7 +571,7 @@ static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const
         if (!(fix = strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s%s", c->short_name,
                          size_format_arg(c->fix_value ? c->fix_value : need, arg), c->short_name, c->fix_why ?: "")))
                 return -ENOMEM;
-        ADD_ID(d, c->group, DOCTOR_WARNING, c->id_low, u->where, fix,
+        ADD_ID(d, c->group, DIAG_WARNING, c->id_low, u->where, fix,
                "%s: memlock %s (%s): %s, below the %s the hardware needs (%s)", u->name, pair, u->src, c->inherits,
                size_format(need, size), why);
         return 0;
@@ -585,12 +585,12 @@ int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_foun
         if (r < 0)
                 return r;
         if (u.masked)
-                r = doctor_add_id(d->rep, c->group, DOCTOR_INFO, c->id_ok, u.name, NULL, "masked: it does not start");
+                r = doctor_add(d->rep, c->group, DIAG_INFO, c->id_ok, u.name, NULL, "masked: it does not start");
         else if (u.path) {
                 *ret_found = true;
                 r = daemon_unit_compare(d, c, &u);
                 if (r >= 0 && u.limit.overridden)
-                        r = doctor_add(d->rep, c->group, DOCTOR_INFO, u.limit.overridden, NULL,
+                        r = doctor_add(d->rep, c->group, DIAG_INFO, NULL, u.limit.overridden, NULL,
                                        "%s: LimitMEMLOCK=%s here is overridden by %s (a later drop-in wins)", u.name,
                                        u.limit.overridden_text, u.limit.where);
         }
