@@ -207,9 +207,9 @@ static int docker_unit(struct doc *d, bool has_default) {
                 return r;
         if (u.path)
                 r = doctor_add(d->rep, DOCTOR_CONTAINERS, DIAG_INFO, "dockerd-memlock", u.where, NULL,
-                                  "%s: memlock %s (%s): containers get daemon.json's default-ulimits instead (dockerd "
-                                  "starts them with CAP_SYS_RESOURCE)",
-                                  u.name, fmt_pair(u.soft, u.hard, pair), u.src);
+                               "%s: memlock %s (%s): containers get daemon.json's default-ulimits instead (dockerd "
+                               "starts them with CAP_SYS_RESOURCE)",
+                               u.name, fmt_pair(u.soft, u.hard, pair), u.src);
         unit_info_clear(&u);
         return r;
 }

@@ -59,11 +59,8 @@ void target_clear(struct target *t) {
 }
 
 static int target_set(bool *known, uint64_t *value, char **where_field, uint64_t v, const char *where) {
-        char *w = strdup(where);
-        if (!w)
+        if (set_str(where_field, where) < 0)
                 return -ENOMEM;
-        free(*where_field);
-        *where_field = w;
         *known = true;
         *value = v;
         return 0;

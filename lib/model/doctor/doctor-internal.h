@@ -42,6 +42,11 @@
 char *strf(const char *fmt, ...) _printf_(1, 2);
 
 
+/* *field replaced by a copy of value: 0 or -ENOMEM (*field unchanged then). */
+int set_str(char **field, const char *value);
+/* The line *cursor starts (its newline cut, in place), *cursor moved to the next one; NULL
+ * after the last: for (char *cur = text, *line; (line = line_next(&cur));) */
+char *line_next(char **cursor);
 /* Leading blanks skipped, trailing blanks and CR/LF cut (in place). */
 char *strip(char *s);
 /* A /proc/PID/comm as read: its one final newline cut. */
@@ -182,6 +187,9 @@ void unit_info_clear(struct unit_info *u);
  * reported in group g.  0 with u->path NULL when there is no unit file (or it is masked).
  */
 int unit_load(struct doc *d, const char *name, enum doctor_group g, struct unit_info *ret);
+
+/* "rdmalimits apply --unit UNIT SIZE --reload, then systemctl restart UNIT" and tail (or NULL). */
+char *unit_fix(const char *unit, uint64_t want, const char *tail);
 
 /* A daemon whose own memlock the processes it starts inherit (containerd, dockerd, slurmd). */
 struct daemon_unit {

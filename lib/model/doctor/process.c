@@ -272,7 +272,7 @@ static int daemon_identify(const struct daemon *s, pid_t pid, const char *status
 static int check_service_process(struct doc *d, const struct daemon *s, pid_t pid) {
         _cleanup_free_ char *limits = NULL, *status = NULL, *where = strf("%s (pid %d)", s->comm, (int)pid);
         _cleanup_free_ char *fix = NULL, *t1 = NULL;
-        char pair[PAIR_MAX], arg[SIZE_FMT_MAX], size[SIZE_FMT_MAX];
+        char pair[PAIR_MAX], size[SIZE_FMT_MAX];
         uint64_t soft, hard;
 
         if (!where)
@@ -295,9 +295,8 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
                     pair, size_format(d->max.hard, size));
                 return 0;
         }
-        if (!(fix = strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s%s", s->unit,
-                         size_format_arg(d->max.hard, arg), s->unit,
-                         d->in_container ? " (in a container: start it with --ulimit memlock=...)" : "")) ||
+        if (!(fix = unit_fix(s->unit, d->max.hard,
+                             d->in_container ? " (in a container: start it with --ulimit memlock=...)" : NULL)) ||
             !(t1 = target_text(&d->max, true)))
                 return -ENOMEM;
         ADD(d, s->group, DIAG_ERROR, where, fix,
@@ -406,10 +405,7 @@ static int uid_name(const struct doc *d, uid_t uid, char **ret) {
                 return uid_name_nss(uid, ret);
         if ((r = read_rooted(d, "/etc/passwd", &text)) < 0)
                 return r;
-        for (char *line = text, *next; line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
+        for (char *cur = text, *line; (line = line_next(&cur));) {
                 char *f[4] = {}, *p = line;
                 size_t n = 0;
                 /* name:x:uid: (empty fields matter, so no strtok) */

@@ -85,10 +85,7 @@ static int slurm_scan(struct doc *d, const char *abs, unsigned depth, struct slu
 
         if (r < 0)
                 return r == -ENOMEM ? r : (depth == 0 ? r : 0);
-        for (char *line = text, *next; line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
+        for (char *cur = text, *line; (line = line_next(&cur));) {
                 lineno++;
                 if ((r = slurm_line(d, abs, line, lineno, depth, c)) < 0)
                         return r;
@@ -185,10 +182,7 @@ static int account_scan(struct doc *d, const char *service, unsigned depth, stru
                 return 0;
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
-        for (char *line = text, *next; line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
+        for (char *cur = text, *line; (line = line_next(&cur));) {
                 lineno++;
                 _cleanup_free_ char *where = strf("%s:%u", disp(d, abs), lineno);
                 if (!where)
@@ -210,10 +204,10 @@ static int slurm_check_pam_systemd(struct doc *d) {
         if (i >= 0) {
                 _cleanup_free_ char *where = strf("%s:%u", st.v[i].file, st.v[i].line);
                 r = where ? doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-pam-systemd", where,
-                                          "take pam_systemd out of the files sshd includes, and stop and mask "
-                                          "systemd-logind, as Slurm's pam_slurm_adopt documentation says",
-                                          "sshd: pam_systemd in the session stack conflicts with pam_slurm_adopt: it "
-                                          "moves the adopted ssh session out of the job")
+                                       "take pam_systemd out of the files sshd includes, and stop and mask "
+                                       "systemd-logind, as Slurm's pam_slurm_adopt documentation says",
+                                       "sshd: pam_systemd in the session stack conflicts with pam_slurm_adopt: it "
+                                       "moves the adopted ssh session out of the job")
                           : -ENOMEM;
         }
         pam_stack_clear(&st);
@@ -230,15 +224,15 @@ static int slurm_check_adopt(struct doc *d) {
                         at = (long)i;
         if (r >= 0 && at >= 0) {
                 r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-adopt", a.wheres.v[at], NULL,
-                                  "sshd: pam_slurm_adopt adopts ssh logins into the user's job (its cgroup), not its "
-                                  "limits: an adopted session's memlock comes from sshd's session stack (pam_limits, "
-                                  "pam_rdmalimit), not from slurmd");
+                               "sshd: pam_slurm_adopt adopts ssh logins into the user's job (its cgroup), not its "
+                               "limits: an adopted session's memlock comes from sshd's session stack (pam_limits, "
+                               "pam_rdmalimit), not from slurmd");
                 if (r >= 0 && (size_t)at + 1 < a.modules.n)
                         r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-not-last", a.wheres.v[at],
-                                          "make pam_slurm_adopt the last module of sshd's account stack (Slurm's "
-                                          "pam_slurm_adopt documentation)",
-                                          "sshd: %s (%s) runs after pam_slurm_adopt in the account stack",
-                                          a.modules.v[a.modules.n - 1], a.wheres.v[a.modules.n - 1]);
+                                       "make pam_slurm_adopt the last module of sshd's account stack (Slurm's "
+                                       "pam_slurm_adopt documentation)",
+                                       "sshd: %s (%s) runs after pam_slurm_adopt in the account stack",
+                                       a.modules.v[a.modules.n - 1], a.wheres.v[a.modules.n - 1]);
                 if (r >= 0)
                         r = slurm_check_pam_systemd(d);
         }
@@ -277,8 +271,8 @@ int check_slurm(struct doc *d) {
                 r = daemon_unit_check(d, &slurmd, &found);
         if (r >= 0 && c.file && !found)
                 r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurmd-no-unit", c.file, NULL,
-                                  "no slurmd.service: not a compute node, or slurmd is started another way (its "
-                                  "memlock is then that of whatever starts it)");
+                               "no slurmd.service: not a compute node, or slurmd is started another way (its "
+                               "memlock is then that of whatever starts it)");
         if (r >= 0)
                 r = slurm_check_adopt(d);
         slurm_conf_clear(&c);

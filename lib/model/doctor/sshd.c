@@ -138,10 +138,7 @@ static int sshd_scan_file(struct doc *d, const char *abs, unsigned depth, bool i
         if (r < 0)
                 return r == -ENOMEM ? r : (depth == 0 ? r : 0);
         s->files++;
-        for (char *line = text, *next; line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
+        for (char *cur = text, *line; (line = line_next(&cur));) {
                 lineno++;
                 if ((r = sshd_scan_line(d, line, abs, lineno, depth, &in_match, s)) < 0)
                         return r;

@@ -60,10 +60,7 @@ static int ini_parse(struct doc *d, const char *abs, ini_cb cb, void *userdata) 
         r = read_rooted(d, abs, &text);
         if (r < 0)
                 return r;
-        for (char *line = text, *next; line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
+        for (char *cur = text, *line; (line = line_next(&cur));) {
                 lineno++;
                 char *p = strip(line), *eq;
                 if (!*p || *p == '#' || *p == ';')
@@ -254,15 +251,6 @@ struct unit_scan {
         enum doctor_group group;
 };
 
-static int set_str(char **field, const char *value) {
-        char *v = strdup(value);
-        if (!v)
-                return -ENOMEM;
-        free(*field);
-        *field = v;
-        return 0;
-}
-
 static int unit_cb(struct doc *d, const char *where, const char *section, const char *key, const char *value,
                    void *userdata) {
         struct unit_scan *s = userdata;
@@ -402,10 +390,10 @@ int unit_load(struct doc *d, const char *unit, enum doctor_group g, struct unit_
 /* ---- --unit ---- */
 
 /* The fix for a unit that needs more: a drop-in rdmalimits owns, then a restart. */
-static char *unit_fix(const char *unit, uint64_t want) {
+char *unit_fix(const char *unit, uint64_t want, const char *tail) {
         char arg[SIZE_FMT_MAX];
-        return strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s", unit, size_format_arg(want, arg),
-                    unit);
+        return strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s%s", unit,
+                    size_format_arg(want, arg), unit, tail ?: "");
 }
 
 /* No configuration names the unit's user: compare with what the hardware here needs. */
@@ -419,24 +407,24 @@ static int unit_compare_auto(struct doc *d, const struct unit_info *u) {
                 return r;
         if (!a.value)
                 r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_INFO, "unit-auto-unknown", u->user_where, NULL,
-                                  "%s: runs as %s; no limits entry or policy rule gives %s a memlock, and %s: nothing "
-                                  "to compare",
-                                  u->name, u->user, u->user, a.why);
+                               "%s: runs as %s; no limits entry or policy rule gives %s a memlock, and %s: nothing "
+                               "to compare",
+                               u->name, u->user, u->user, a.why);
         else if (u->soft >= a.value)
                 r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_OK, "unit-auto", u->where, NULL,
-                                  "%s: runs as %s with memlock %s, at least the %s the hardware needs (%s); no limits "
-                                  "entry or policy rule names %s",
-                                  u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
-                                  a.why, u->user);
-        else if (!(fix = unit_fix(u->name, a.value)))
+                               "%s: runs as %s with memlock %s, at least the %s the hardware needs (%s); no limits "
+                               "entry or policy rule names %s",
+                               u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
+                               a.why, u->user);
+        else if (!(fix = unit_fix(u->name, a.value, NULL)))
                 r = -ENOMEM;
         else
                 r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_WARNING, "unit-below-auto", u->where, fix,
-                                  "%s: runs as %s with memlock %s, below the %s the hardware needs (%s); no limits "
-                                  "entry or policy rule names %s, and systemd services never read limits.conf or the "
-                                  "policy",
-                                  u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
-                                  a.why, u->user);
+                               "%s: runs as %s with memlock %s, below the %s the hardware needs (%s); no limits "
+                               "entry or policy rule names %s, and systemd services never read limits.conf or the "
+                               "policy",
+                               u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
+                               a.why, u->user);
         host_auto_clear(&a);
         return r;
 }
@@ -455,7 +443,7 @@ static int unit_compare(struct doc *d, const struct unit_info *u, const struct t
                     fmt_pair(u->soft, u->hard, pair), u->user);
                 return 0;
         }
-        if (!(fix = unit_fix(u->name, want)) ||
+        if (!(fix = unit_fix(u->name, want, NULL)) ||
             !(tt = target_text(t, low_hard)))
                 return -ENOMEM;
         ADD(d, DOCTOR_SYSTEMD, low_soft ? DIAG_ERROR : DIAG_WARNING, u->where, fix,
@@ -550,7 +538,7 @@ int check_unit(struct doc *d) {
 
 static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const struct unit_info *u) {
         _cleanup_free_ char *why = NULL, *fix = NULL;
-        char pair[PAIR_MAX], size[SIZE_FMT_MAX], arg[SIZE_FMT_MAX];
+        char pair[PAIR_MAX], size[SIZE_FMT_MAX];
         uint64_t need;
         int r = host_need(d, &need, &why);
 
@@ -568,8 +556,7 @@ static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const
                        c->inherits, size_format(need, size));
                 return 0;
         }
-        if (!(fix = strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s%s", c->short_name,
-                         size_format_arg(c->fix_value ? c->fix_value : need, arg), c->short_name, c->fix_why ?: "")))
+        if (!(fix = unit_fix(c->short_name, c->fix_value ? c->fix_value : need, c->fix_why)))
                 return -ENOMEM;
         ADD_ID(d, c->group, DIAG_WARNING, c->id_low, u->where, fix,
                "%s: memlock %s (%s): %s, below the %s the hardware needs (%s)", u->name, pair, u->src, c->inherits,

@@ -29,6 +29,22 @@ char *strf(const char *fmt, ...) {
 
 /* ---- text ---- */
 
+int set_str(char **field, const char *value) {
+        char *v = strdup(value);
+        if (!v)
+                return -ENOMEM;
+        free(*field);
+        *field = v;
+        return 0;
+}
+
+char *line_next(char **cursor) {
+        char *line = *cursor;
+        if (line && (*cursor = strchr(line, '\n')))
+                *(*cursor)++ = '\0';
+        return line;
+}
+
 char *strip(char *s) {
         while (*s == ' ' || *s == '\t')
                 s++;
@@ -75,20 +91,21 @@ const char *disp_rooted(const struct doc *d, const char *path) {
         return path;
 }
 
-int read_text(const char *path, char **ret) {
+/* root NULL: the running system's file */
+static int read_in(const char *root, const char *abs, char **ret) {
         _cleanup_close_ int fd = -1;
-        int r = fs_open_config(AT_FDCWD, path, false, false, &fd, NULL);
+        int r = fs_open_config_in_root(root, abs, false, false, &fd, NULL);
         if (r < 0)
                 return r;
         return fs_read_all(fd, DOC_TEXT_MAX, ret, NULL);
 }
 
+int read_text(const char *path, char **ret) {
+        return read_in(NULL, path, ret);
+}
+
 int read_rooted(const struct doc *d, const char *abs, char **ret) {
-        _cleanup_close_ int fd = -1;
-        int r = fs_open_config_in_root(d->in->root, abs, false, false, &fd, NULL);
-        if (r < 0)
-                return r;
-        return fs_read_all(fd, DOC_TEXT_MAX, ret, NULL);
+        return read_in(d->in->root, abs, ret);
 }
 
 bool exists_rooted(const struct doc *d, const char *abs, bool want_dir) {
