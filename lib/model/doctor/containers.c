@@ -381,8 +381,6 @@ int check_podman(struct doc *d) {
                                   "add default_ulimits = [ \"memlock=-1:-1\" ] (bytes, -1: unlimited) to the [containers] "
                                   "table of /etc/containers/containers.conf (or a containers.conf.d drop-in), or podman "
                                   "run --ulimit memlock=-1:-1");
-        else if (r >= 0 && !u.where && files.n == 0)
-                r = 0;
         strv_clear(&files);
         free(u.where);
         return r;

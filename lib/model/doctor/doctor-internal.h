@@ -49,8 +49,6 @@ int set_str(char **field, const char *value);
 char *line_next(char **cursor);
 /* Leading blanks skipped, trailing blanks and CR/LF cut (in place). */
 char *strip(char *s);
-/* A /proc/PID/comm as read: its one final newline cut. */
-void comm_trim(char *comm);
 /* "8 MiB" or "soft 8 MiB, hard unlimited" in buf. */
 const char *fmt_pair(uint64_t soft, uint64_t hard, char buf[static PAIR_MAX]);
 
@@ -207,3 +205,5 @@ int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_foun
 /* ---- process.c: /proc for the other links ---- */
 int proc_memlock(const char *text, uint64_t *ret_soft, uint64_t *ret_hard);
 bool proc_cap(const char *status, const char *key, unsigned bit);
+/* /proc/PID/comm without the kernel's one final newline. */
+int proc_comm(pid_t pid, char **ret);

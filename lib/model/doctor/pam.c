@@ -92,23 +92,19 @@ static int module_state(struct doc *d, const char *module, enum mod_state *ret, 
         }
         *ret = MOD_MISSING;
         for (size_t i = 0; i < d->moddirs.n; i++) {
-                char *p = strf("%s/%s", d->moddirs.v[i], module);
+                _cleanup_free_ char *p = strf("%s/%s", d->moddirs.v[i], module);
                 if (!p)
                         return -ENOMEM;
-                if (!exists_rooted(d, p, false)) {
-                        free(p);
+                if (!exists_rooted(d, p, false))
                         continue;
-                }
+                free(*ret_found);
+                *ret_found = NULL;
                 if (d->pamdir < 0 || (long)i == d->pamdir) {
-                        free(p);
-                        free(*ret_found);
-                        *ret_found = NULL;
                         *ret = MOD_FOUND;
                         return 0;
                 }
                 *ret = MOD_ELSEWHERE;
-                free(*ret_found);
-                *ret_found = p;
+                *ret_found = TAKE_PTR(p);
         }
         return 0;
 }
@@ -249,18 +245,15 @@ static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, c
         return 0;
 }
 
-/* The module at index idx: its file exists, and nothing before it jumps over it (flattened
- * like include/@include; a substack's jumps cannot leave it, which this does not model).
- * Adds the problems; *ret_ok when there were none. */
+/* The module at index idx (its line: where): its file exists, and nothing before it jumps
+ * over it (flattened like include/@include; a substack's jumps cannot leave it, which this
+ * does not model).  Adds the problems; *ret_ok when there were none. */
 static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
-                            size_t idx, bool *ret_ok) {
+                            size_t idx, const char *where, bool *ret_ok) {
         const struct pam_entry *e = &st->v[idx];
-        _cleanup_free_ char *where = strf("%s:%u", e->file, e->line);
         int r;
 
         *ret_ok = true;
-        if (!where)
-                return -ENOMEM;
         if ((r = pam_check_file(d, g, svc, e, where, ret_ok)) < 0)
                 return r;
         for (size_t j = 0; j < idx; j++)
@@ -271,18 +264,11 @@ static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc,
 
 /* ------------------------------------------------------------------------------------ */
 /*
- * The order of pam_limits and pam_rdmalimit in one stack.  Kept apart from the rest: this
- * is the part the session model (lib/model/session.h) answers for explain and verify, and
- * the one to switch to it.  The last line of each that runs decides: pam_limits sets its
- * values whenever it runs, so a pam_limits after the last pam_rdmalimit overrides it.
- */
-
-
-/*
- * 1 when pam_rdmalimit (at where) runs after the last pam_limits that runs; 0 after adding
- * the error.  The order is the session model's (lib/model/session.c): the stack walked as
- * libpam runs it, so a jumped-over or unreachable line does not count, and the last
- * pam_limits that runs decides, as explain and verify say.
+ * The order of pam_limits and pam_rdmalimit in one stack: 1 when pam_rdmalimit (at where)
+ * runs after the last pam_limits that runs; 0 after adding the error.  The order is the
+ * session model's (lib/model/session.c), as explain and verify say: the stack walked as
+ * libpam runs it, so a jumped-over or unreachable line does not count, and pam_limits sets
+ * its values whenever it runs, so a pam_limits after the last pam_rdmalimit overrides it.
  */
 static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
                            const char *where) {
@@ -349,7 +335,7 @@ static int pam_check_limits_line(struct doc *d, enum doctor_group g, const char 
 
         if (!where)
                 return -ENOMEM;
-        if ((r = pam_check_module(d, g, svc, st, (size_t)lim, &ok)) < 0)
+        if ((r = pam_check_module(d, g, svc, st, (size_t)lim, where, &ok)) < 0)
                 return r;
         if (ok)
                 ADD(d, g, DIAG_OK, where, NULL, "%s: pam_limits runs in the session stack as '%s'", svc, e->control);
@@ -381,7 +367,7 @@ static int pam_check_module_line(struct doc *d, enum doctor_group g, const char 
         d->module_in_any_stack = true;
         if (!(where = strf("%s:%u", e->file, e->line)))
                 return -ENOMEM;
-        if ((r = pam_check_module(d, g, svc, st, (size_t)mod, &ok)) < 0)
+        if ((r = pam_check_module(d, g, svc, st, (size_t)mod, where, &ok)) < 0)
                 return r;
         if ((r = pam_order_check(d, g, svc, st, where)) <= 0)
                 return r;

@@ -97,6 +97,18 @@ static int read_proc(pid_t pid, const char *file, char **ret) {
         return read_text(path, ret);
 }
 
+int proc_comm(pid_t pid, char **ret) {
+        int r = read_proc(pid, "comm", ret);
+        if (r < 0)
+                return r;
+        /* any byte before that newline, a newline included, is the process's own name and
+         * is kept (to be escaped, not cut) */
+        size_t n = strlen(*ret);
+        if (n > 0 && (*ret)[n - 1] == '\n')
+                (*ret)[n - 1] = '\0';
+        return 0;
+}
+
 bool proc_cap(const char *status, const char *key, unsigned bit) {
         uint64_t caps;
         return proc_hex(status, key, &caps) == 0 && (caps & (UINT64_C(1) << bit));
@@ -186,9 +198,8 @@ static int cgroup_unit(const char *text, char **ret) {
 static bool systemd_manages(void) {
         _cleanup_free_ char *comm = NULL;
         struct stat st;
-        if (stat("/run/systemd/system", &st) < 0 || !S_ISDIR(st.st_mode) || read_proc(1, "comm", &comm) < 0)
+        if (stat("/run/systemd/system", &st) < 0 || !S_ISDIR(st.st_mode) || proc_comm(1, &comm) < 0)
                 return false;
-        comm_trim(comm);
         return streq(comm, "systemd");
 }
 
@@ -353,9 +364,8 @@ int check_services(struct doc *d) {
         while ((de = readdir(dir)) && r >= 0) {
                 _cleanup_free_ char *comm = NULL;
                 uint32_t pid;
-                if (parse_u32(de->d_name, &pid) < 0 || pid == 0 || read_proc((pid_t)pid, "comm", &comm) < 0)
+                if (parse_u32(de->d_name, &pid) < 0 || pid == 0 || proc_comm((pid_t)pid, &comm) < 0)
                         continue;
-                comm_trim(comm);
                 for (size_t i = 0; i < ELEMENTSOF(services); i++) {
                         if (!streq(comm, services[i].comm))
                                 continue;
@@ -704,13 +714,12 @@ int check_pid(struct doc *d) {
 
         if (v.pid <= 0)
                 return 0; /* no --pid */
-        if (read_proc(v.pid, "comm", &comm) < 0) {
+        if (proc_comm(v.pid, &comm) < 0) {
                 char where[32];
                 snprintf(where, sizeof where, "pid %d", (int)v.pid);
                 ADD(d, DOCTOR_PROCESSES, DIAG_ERROR, where, NULL, "no such process");
                 return 0;
         }
-        comm_trim(comm);
         if (!(v.where = strf("%s (pid %d)", comm, (int)v.pid)))
                 return -ENOMEM;
         r = pid_examine(d, &v);

@@ -173,9 +173,8 @@ static int manager_default(struct doc *d, const char *name, struct limit_setting
 /* Outside a root: is PID 1 systemd at all? */
 static int check_pid1(struct doc *d) {
         _cleanup_free_ char *comm = NULL;
-        if (d->in->root || read_text("/proc/1/comm", &comm) < 0)
+        if (d->in->root || proc_comm(1, &comm) < 0)
                 return 0;
-        comm_trim(comm);
         if (!streq(comm, "systemd"))
                 ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, "/proc/1/comm", NULL,
                     "PID 1 is %s, not systemd: system.conf and units take effect only where systemd runs", comm);

@@ -54,14 +54,6 @@ char *strip(char *s) {
         return s;
 }
 
-/* Any byte before the kernel's one final newline, a newline included, is the process's own
- * name and is kept (to be escaped, not cut). */
-void comm_trim(char *comm) {
-        size_t n = strlen(comm);
-        if (n > 0 && comm[n - 1] == '\n')
-                comm[n - 1] = '\0';
-}
-
 const char *fmt_pair(uint64_t soft, uint64_t hard, char buf[static PAIR_MAX]) {
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
         if (soft == hard)
