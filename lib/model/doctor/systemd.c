@@ -140,34 +140,35 @@ static int manager_cb(struct doc *d, const char *where, const char *section, con
 static const char *const systemd_conf_dirs[] = { "/etc/systemd", "/run/systemd", "/usr/local/lib/systemd",
                                                  "/usr/lib/systemd", "/lib/systemd" };
 
-/* Parse each file of a drop-in list; a file that cannot be read is skipped. */
-static int ini_parse_all(struct doc *d, const struct strv *files, ini_cb cb, void *userdata) {
-        for (size_t i = 0; i < files->n; i++) {
-                int r = ini_parse(d, files->v[i], cb, userdata);
-                if (r == -ENOMEM)
-                        return r;
-        }
-        return 0;
+/* Parse abs, then its drop-ins (list_dropins() of subs in dirs); a file that cannot be read
+ * is skipped.  *ret_n: how many drop-ins there are (ret_n may be NULL). */
+static int ini_parse_dropins(struct doc *d, const char *abs, const char *const *dirs, size_t n_dirs,
+                             const char *const *subs, size_t n_subs, ini_cb cb, void *userdata, size_t *ret_n) {
+        struct strv drop = {};
+        int r = ini_parse(d, abs, cb, userdata);
+
+        if (r == -ENOMEM)
+                return r;
+        r = list_dropins(d, dirs, n_dirs, subs, n_subs, &drop);
+        for (size_t i = 0; i < drop.n && r >= 0; i++)
+                if ((r = ini_parse(d, drop.v[i], cb, userdata)) != -ENOMEM)
+                        r = 0;
+        if (ret_n)
+                *ret_n = drop.n;
+        strv_clear(&drop);
+        return r;
 }
 
 /* system.conf or user.conf and their drop-ins: the last DefaultLimitMEMLOCK= wins. */
 static int manager_default(struct doc *d, const char *name, struct limit_setting *ret) {
         _cleanup_free_ char *main_abs = strf("/etc/systemd/%s", name), *sub = strf("%s.d", name);
-        struct strv drop = {};
-        int r;
 
         *ret = (struct limit_setting){};
         if (!main_abs || !sub)
                 return -ENOMEM;
-        r = ini_parse(d, main_abs, manager_cb, ret);
-        if (r == -ENOMEM)
-                return r;
         const char *subs[] = { sub };
-        r = list_dropins(d, systemd_conf_dirs, ELEMENTSOF(systemd_conf_dirs), subs, 1, &drop);
-        if (r >= 0)
-                r = ini_parse_all(d, &drop, manager_cb, ret);
-        strv_clear(&drop);
-        return r;
+        return ini_parse_dropins(d, main_abs, systemd_conf_dirs, ELEMENTSOF(systemd_conf_dirs), subs, 1, manager_cb,
+                                 ret, NULL);
 }
 
 /* Outside a root: is PID 1 systemd at all? */
@@ -301,19 +302,15 @@ static int unit_find(const struct doc *d, const char *name, const char *tmpl, st
                         const char *n = k == 0 ? name : tmpl;
                         if (!n)
                                 continue;
-                        char *p = strf("%s/%s", unit_dirs[i], n);
+                        _cleanup_free_ char *p = strf("%s/%s", unit_dirs[i], n);
                         if (!p)
                                 return -ENOMEM;
-                        if (masked(d, p)) {
-                                u->masked = true;
-                                free(p);
+                        if ((u->masked = masked(d, p)))
                                 return 0;
-                        }
                         if (exists_rooted(d, p, false)) {
-                                u->path = p;
+                                u->path = TAKE_PTR(p);
                                 return 0;
                         }
-                        free(p);
                 }
         return 0;
 }
@@ -324,17 +321,15 @@ static int unit_effective(const struct doc *d, struct unit_info *u) {
                 u->soft = u->limit.soft;
                 u->hard = u->limit.hard;
                 u->src = strf("LimitMEMLOCK=%s", u->limit.text);
-                u->where = strdup(u->limit.where);
         } else if (d->sysdef_set) {
                 u->soft = d->sysdef_soft;
                 u->hard = d->sysdef_hard;
                 u->src = strf("no LimitMEMLOCK=: DefaultLimitMEMLOCK of %s", d->sysdef_where);
-                u->where = strdup(disp(d, u->path));
         } else {
                 u->soft = u->hard = SYSTEMD_DEFAULT_MEMLOCK;
                 u->src = strdup("no LimitMEMLOCK= or DefaultLimitMEMLOCK=: systemd's default");
-                u->where = strdup(disp(d, u->path));
         }
+        u->where = strdup(u->limit.set ? u->limit.where : disp(d, u->path));
         return u->src && u->where ? 0 : -ENOMEM;
 }
 
@@ -342,20 +337,12 @@ static int unit_effective(const struct doc *d, struct unit_info *u) {
 static int unit_read(struct doc *d, const char *tmpl, enum doctor_group g, struct unit_info *u) {
         _cleanup_free_ char *sub = strf("%s.d", u->name), *tsub = tmpl ? strf("%s.d", tmpl) : NULL;
         struct unit_scan s = { .u = u, .group = g };
-        struct strv drop = {};
-        int r;
 
         if (!sub || (tmpl && !tsub))
                 return -ENOMEM;
         const char *subs[] = { sub, tsub };
-        r = ini_parse(d, u->path, unit_cb, &s);
-        if (r == -ENOMEM)
-                return r;
-        r = list_dropins(d, unit_dirs, ELEMENTSOF(unit_dirs), subs, tsub ? 2 : 1, &drop);
-        if (r >= 0)
-                r = ini_parse_all(d, &drop, unit_cb, &s);
-        u->n_dropins = drop.n;
-        strv_clear(&drop);
+        int r = ini_parse_dropins(d, u->path, unit_dirs, ELEMENTSOF(unit_dirs), subs, tsub ? 2 : 1, unit_cb, &s,
+                                  &u->n_dropins);
         return r < 0 ? r : unit_effective(d, u);
 }
 
@@ -487,6 +474,15 @@ static int unit_check_user(struct doc *d, const struct unit_info *u) {
         return r;
 }
 
+/* The LimitMEMLOCK= that the one in effect overrides. */
+static int unit_overridden(struct doc *d, enum doctor_group g, const struct unit_info *u) {
+        if (!u->limit.overridden)
+                return 0;
+        return doctor_add(d->rep, g, DIAG_INFO, NULL, u->limit.overridden, NULL,
+                          "%s: LimitMEMLOCK=%s here is overridden by %s (a later drop-in wins)", u->name,
+                          u->limit.overridden_text, u->limit.where);
+}
+
 static int unit_report(struct doc *d, const struct unit_info *u) {
         _cleanup_free_ char *fix = NULL;
         char pair[PAIR_MAX];
@@ -507,11 +503,8 @@ static int unit_report(struct doc *d, const struct unit_info *u) {
         }
         ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, u->where, NULL, "%s: memlock %s (%s; %s and %zu drop-in%s read)", u->name,
             fmt_pair(u->soft, u->hard, pair), u->src, disp(d, u->path), u->n_dropins, u->n_dropins == 1 ? "" : "s");
-        if (u->limit.overridden)
-                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, u->limit.overridden, NULL,
-                    "%s: LimitMEMLOCK=%s here is overridden by %s (a later drop-in wins)", u->name,
-                    u->limit.overridden_text, u->limit.where);
-        return unit_check_user(d, u);
+        int r = unit_overridden(d, DOCTOR_SYSTEMD, u);
+        return r < 0 ? r : unit_check_user(d, u);
 }
 
 int check_unit(struct doc *d) {
@@ -575,10 +568,8 @@ int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_foun
         else if (u.path) {
                 *ret_found = true;
                 r = daemon_unit_compare(d, c, &u);
-                if (r >= 0 && u.limit.overridden)
-                        r = doctor_add(d->rep, c->group, DIAG_INFO, NULL, u.limit.overridden, NULL,
-                                       "%s: LimitMEMLOCK=%s here is overridden by %s (a later drop-in wins)", u.name,
-                                       u.limit.overridden_text, u.limit.where);
+                if (r >= 0)
+                        r = unit_overridden(d, c->group, &u);
         }
         unit_info_clear(&u);
         return r;
