@@ -19,7 +19,7 @@
 static int add_diag(struct doc *d, const struct diag *x, const char *path, const char *subject, const char *fix_line,
                     const char *fix_file) {
         _cleanup_free_ char *where = NULL;
-        enum diag_severity lvl = (enum diag_severity)x->severity;
+        enum diag_severity lvl = x->severity;
         const char *base = path ? strrchr(path, '/') : NULL;
         base = base ? base + 1 : path;
         if (path && x->line)

@@ -10,10 +10,10 @@
  *        Kubernetes, Slurm)                sshd.c systemd.c containers.c kube.c slurm.c process.c
  *     -> the running process (/proc/PID/limits, VmLck/VmPin, started before a change?)
  *
- * This file: the report, the targets (what the configuration, or the hardware, says a
- * service needs: `auto` of the policy's hardware section or of the defaults) and the run.  Everything under in->root; /proc only for the running system
- * (no root), except --pid, which names a live process explicitly.  Every failure to read
- * something becomes a finding; only -ENOMEM is returned.
+ * This file: doctor_add(), the targets (what the configuration, or the hardware, says a
+ * service needs: `auto` of the policy's hardware section or of the defaults) and the run.
+ * /proc is read only for the running system (no root), and for --pid, which names a live
+ * process explicitly.
  */
 #include "config.h"
 
@@ -23,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "doctor-internal.h"
 
 /* ------------------------------------------------------------------------------------ */

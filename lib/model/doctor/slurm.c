@@ -35,11 +35,8 @@ static void slurm_conf_clear(struct slurm_conf *c) {
 }
 
 static int set2(char **value, char **where, const char *v, const char *file, unsigned line) {
-        free(*value);
-        free(*where);
-        *value = strdup(v);
-        *where = strf("%s:%u", file, line);
-        return *value && *where ? 0 : -ENOMEM;
+        _cleanup_free_ char *w = strf("%s:%u", file, line);
+        return w && set_str(value, v) >= 0 && set_str(where, w) >= 0 ? 0 : -ENOMEM;
 }
 
 static int slurm_scan(struct doc *d, const char *abs, unsigned depth, struct slurm_conf *c);
