@@ -32,17 +32,9 @@
 #endif
 
 static const char *prefix(enum diag_severity l) {
-        switch (l) {
-        case DIAG_OK:
-                return "OK";
-        case DIAG_INFO:
-                return "INFO";
-        case DIAG_WARNING:
-                return "WARN";
-        case DIAG_ERROR:
-                return "FAIL";
-        }
-        return "?";
+        static const char *const names[] = { [DIAG_ERROR] = "FAIL", [DIAG_WARNING] = "WARN", [DIAG_INFO] = "INFO",
+                                             [DIAG_OK] = "OK" };
+        return (unsigned)l < ELEMENTSOF(names) ? names[l] : "?";
 }
 
 static void print_text(const struct diag_list *rep, bool quiet) {

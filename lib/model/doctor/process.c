@@ -636,13 +636,10 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
         holders = acct_holders(&rep, v->pid, &n_holders, &r);
         if (r < 0)
                 goto out;
-        r = -ENOMEM;
         if (!u || u->a.charged_method == STATUS_M_UNKNOWN) {
-                if (doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
+                r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
                                "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): unknown (%s)",
-                               v->user ?: "?", u && u->charged_why[0] ? u->charged_why : rep.xsk_why) < 0)
-                        goto out;
-                r = 0;
+                               v->user ?: "?", u && u->charged_why[0] ? u->charged_why : rep.xsk_why);
                 goto out;
         }
         const struct status_proc *self = NULL;
@@ -650,26 +647,21 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                 if (rep.procs[i].pid == v->pid)
                         self = &rep.procs[i];
         if (self && self->cap_ipc_lock) {
-                /* the kernel neither charges nor limits the UMEMs of a process with CAP_IPC_LOCK */
-                if (doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
+                r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
                                "has CAP_IPC_LOCK: its AF_XDP UMEMs are neither charged nor limited (user %s's "
                                "locked memory holds %s%s (%s)%s%s)",
                                v->user ?: "?", u->a.charged_at_least ? "at least " : "", size_format(u->a.charged, a),
-                               status_method_name(u->a.charged_method), holders ? "; held by " : "", holders ?: "") < 0)
-                        goto out;
-                r = 0;
+                               status_method_name(u->a.charged_method), holders ? "; held by " : "", holders ?: "");
                 goto out;
         }
         bool finite = v->soft != SIZE_INFINITY;
         uint64_t left = finite && v->soft > u->a.charged ? v->soft - u->a.charged : 0;
-        if (doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
+        r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
                        "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): %s%s (%s)%s%s%s%s",
                        v->user ?: "?", u->a.charged_at_least ? "at least " : "", size_format(u->a.charged, a),
                        status_method_name(u->a.charged_method), finite ? "; this process can still register " : "",
-                       finite ? size_format(left, b) : "", holders ? "; held by " : "", holders ?: "") < 0)
-                goto out;
-        r = 0;
-        if (!finite || u->a.charged == 0 || u->a.charged < v->soft / 10 * 9)
+                       finite ? size_format(left, b) : "", holders ? "; held by " : "", holders ?: "");
+        if (r < 0 || !finite || u->a.charged == 0 || u->a.charged < v->soft / 10 * 9)
                 goto out;
         if (v->hard == SIZE_INFINITY || v->hard > v->soft)
                 fix = strf("raise only the soft limit, the hard one (%s) allows it (ulimit -S -l, or LimitMEMLOCK=SOFT:HARD)%s",
@@ -679,14 +671,12 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                            size_format(u->a.charged, a), v->user ?: "USER");
         else
                 fix = strf("raise memlock (rdmalimits apply %s SIZE), then start the process again", v->user ?: "USER");
-        r = -ENOMEM;
-        if (!fix || doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where, fix,
-                               "user %s's locked memory already charged (%s) leaves %s under this process's soft "
-                               "limit %s: its next AF_XDP UMEM registration may fail with ENOBUFS",
-                               v->user ?: "?", size_format(u->a.charged, a), size_format(left, b),
-                               size_format(v->soft, c)) < 0)
-                goto out;
-        r = 0;
+        r = !fix ? -ENOMEM
+                 : doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where, fix,
+                              "user %s's locked memory already charged (%s) leaves %s under this process's soft "
+                              "limit %s: its next AF_XDP UMEM registration may fail with ENOBUFS",
+                              v->user ?: "?", size_format(u->a.charged, a), size_format(left, b),
+                              size_format(v->soft, c));
 out:
         status_report_clear(&rep);
         return r;
