@@ -6,10 +6,9 @@
  * process).  Library code: nothing is printed; every result is a finding with a severity,
  * where it was found (file:line or an object such as "sshd (pid 123)"), a message and a fix.
  * Checks that pass are recorded too (DIAG_OK), so a healthy system reads as healthy.
- * doctor_add() escapes every finding's where, message and fix (escape.h: control bytes,
- * DEL, bytes >= 0x80 and the backslash as \xHH or \\), so the process names, user names,
- * unit names and file contents they carry reach no terminal or JSON raw: callers pass the
- * raw bytes and never escape themselves.
+ * doctor_add() escapes every finding's where, message and fix (escape.h), so the process
+ * names, user names, unit names and file contents they carry reach no terminal or JSON raw:
+ * callers pass the raw bytes and never escape themselves.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,10 +35,9 @@ enum doctor_group {
         _DOCTOR_GROUP_MAX,
 };
 
-/* A report is a diag_list (diag.h): a finding's group is its enum doctor_group, its path where
- * it was found ("etc/pam.d/sshd:21", "sshd (pid 123)"; line 0), its fix a command or an edit
- * (NULL when there is nothing to do), its id a stable name ("unit-below-auto") or NULL.  A
- * check that passed is DIAG_OK.  Returns 0 or -ENOMEM; where and fix may be NULL. */
+/* A report is a diag_list (diag.h): a finding's group is an enum doctor_group, its path the
+ * where ("etc/pam.d/sshd:21", line 0), its id a stable name ("unit-below-auto"), a literal.
+ * id, where and fix may be NULL.  Returns 0 or -ENOMEM. */
 int doctor_add(struct diag_list *rep, enum doctor_group group, enum diag_severity level, const char *id,
                const char *where, const char *fix, const char *fmt, ...) _printf_(7, 8);
 const char *doctor_group_name(enum doctor_group g);     /* "ssh login", ... */
