@@ -31,18 +31,14 @@ static int kubelet_evidence(struct doc *d, char **ret) {
         *ret = NULL;
         if (r < 0)
                 return r;
-        if (u.path)
-                *ret = strf("%s", disp(d, u.path));
-        else if (exists_rooted(d, "/var/lib/kubelet", true))
-                *ret = strdup(disp(d, "/var/lib/kubelet"));
-        else if (exists_rooted(d, "/etc/kubernetes", true))
-                *ret = strdup(disp(d, "/etc/kubernetes"));
-        else {
-                unit_info_clear(&u);
-                return 0;
-        }
+        const char *found = u.path                                        ? u.path
+                            : exists_rooted(d, "/var/lib/kubelet", true) ? "/var/lib/kubelet"
+                            : exists_rooted(d, "/etc/kubernetes", true)  ? "/etc/kubernetes"
+                                                                           : NULL;
+        if (found && !(*ret = strdup(disp(d, found))))
+                r = -ENOMEM;
         unit_info_clear(&u);
-        return *ret ? 0 : -ENOMEM;
+        return r;
 }
 
 int check_kubernetes(struct doc *d) {
