@@ -65,7 +65,7 @@ static int target_set(bool *known, uint64_t *value, char **where_field, uint64_t
         return 0;
 }
 
-int target_raise(struct target *t, bool soft, uint64_t v, const char *where) {
+static int target_raise(struct target *t, bool soft, uint64_t v, const char *where) {
         if (soft && (!t->soft_known || v > t->soft))
                 return target_set(&t->soft_known, &t->soft, &t->soft_where, v, where);
         if (!soft && (!t->hard_known || v > t->hard))
@@ -79,7 +79,8 @@ char *target_text(const struct target *t, bool hard) {
                     (hard ? t->hard_where : t->soft_where) ?: "?");
 }
 
-const struct hw_summary *need_hw(struct doc *d) {
+/* The host's hardware (probed once; NULL when the probe failed). */
+static const struct hw_summary *need_hw(struct doc *d) {
         if (!d->hw_probed) {
                 d->hw_probed = true;
                 if (hw_probe(HW_ALL, d->in->policy ? &d->in->policy->hw.sel : NULL, &d->hw) < 0)

@@ -79,7 +79,6 @@ struct target {
         char *soft_where, *hard_where;
 };
 void target_clear(struct target *t);
-int target_raise(struct target *t, bool soft, uint64_t v, const char *where);
 /* "hard 1 GiB (etc/security/limits.d/90.conf:3)"; NULL on -ENOMEM. */
 char *target_text(const struct target *t, bool hard);
 
@@ -110,8 +109,6 @@ struct doc {
                         return -ENOMEM;                                                       \
         } while (0)
 
-/* The host's hardware (probed once; NULL when the probe failed). */
-const struct hw_summary *need_hw(struct doc *d);
 /* What the configuration gives USER: -ENOENT for an unknown user; an empty target when no
  * entry or rule names the user (the baseline is not a target). */
 int user_target(struct doc *d, const char *user, struct target *ret);
@@ -162,7 +159,6 @@ struct limit_setting {
         char *overridden;      /* the assignment the final one overrides, and its value */
         char *overridden_text;
 };
-void limit_setting_clear(struct limit_setting *l);
 
 /* A unit file and its drop-ins as systemd reads them. */
 struct unit_info {

@@ -84,7 +84,7 @@ static int ini_parse(struct doc *d, const char *abs, ini_cb cb, void *userdata) 
         return 0;
 }
 
-void limit_setting_clear(struct limit_setting *l) {
+static void limit_setting_clear(struct limit_setting *l) {
         free(l->text);
         free(l->where);
         free(l->overridden);
