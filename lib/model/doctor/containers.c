@@ -395,18 +395,16 @@ static int container_evidence(struct doc *d, char **ret) {
         int r;
 
         *ret = NULL;
-        if (exists_rooted(d, "/.dockerenv", false))
-                return (*ret = strdup(disp(d, "/.dockerenv"))) ? 0 : -ENOMEM;
-        if (exists_rooted(d, "/run/.containerenv", false))
-                return (*ret = strdup(disp(d, "/run/.containerenv"))) ? 0 : -ENOMEM;
+        static const char *const markers[] = { "/.dockerenv", "/run/.containerenv" };
+        for (size_t i = 0; i < ELEMENTSOF(markers); i++)
+                if (exists_rooted(d, markers[i], false))
+                        return (*ret = strdup(disp(d, markers[i]))) ? 0 : -ENOMEM;
         if ((r = read_rooted(d, "/run/systemd/container", &text)) >= 0) {
                 text[strcspn(text, "\n")] = '\0';
                 return (*ret = strf("%s says %s", disp(d, "/run/systemd/container"), text)) ? 0 : -ENOMEM;
         }
         if (r == -ENOMEM)
                 return r;
-        free(text);
-        text = NULL;
         if (d->in->root || read_text("/proc/1/cgroup", &text) < 0)
                 return 0;
         static const char *const words[] = { "docker", "kubepods", "lxc", "containerd", "libpod" };

@@ -57,19 +57,16 @@ void target_clear(struct target *t) {
         *t = (struct target){};
 }
 
-static int target_set(bool *known, uint64_t *value, char **where_field, uint64_t v, const char *where) {
-        if (set_str(where_field, where) < 0)
+static int target_raise(struct target *t, bool soft, uint64_t v, const char *where) {
+        bool *known = soft ? &t->soft_known : &t->hard_known;
+        uint64_t *value = soft ? &t->soft : &t->hard;
+
+        if (*known && v <= *value)
+                return 0;
+        if (set_str(soft ? &t->soft_where : &t->hard_where, where) < 0)
                 return -ENOMEM;
         *known = true;
         *value = v;
-        return 0;
-}
-
-static int target_raise(struct target *t, bool soft, uint64_t v, const char *where) {
-        if (soft && (!t->soft_known || v > t->soft))
-                return target_set(&t->soft_known, &t->soft, &t->soft_where, v, where);
-        if (!soft && (!t->hard_known || v > t->hard))
-                return target_set(&t->hard_known, &t->hard, &t->hard_where, v, where);
         return 0;
 }
 
