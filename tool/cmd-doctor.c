@@ -31,27 +31,19 @@
 #define SECUREDIR "/lib/security"
 #endif
 
-static const char *prefix(enum doctor_level l) {
-        switch (l) {
-        case DOCTOR_OK:
-                return "OK";
-        case DOCTOR_INFO:
-                return "INFO";
-        case DOCTOR_WARNING:
-                return "WARN";
-        case DOCTOR_ERROR:
-                return "FAIL";
-        }
-        return "?";
+static const char *prefix(enum diag_severity l) {
+        static const char *const names[] = { [DIAG_ERROR] = "FAIL", [DIAG_WARNING] = "WARN", [DIAG_INFO] = "INFO",
+                                             [DIAG_OK] = "OK" };
+        return (unsigned)l < ELEMENTSOF(names) ? names[l] : "?";
 }
 
-static void print_text(const struct doctor_report *rep, bool quiet) {
+static void print_text(const struct diag_list *rep, bool quiet) {
         bool first = true;
         for (int g = 0; g < _DOCTOR_GROUP_MAX; g++) {
                 bool header = false;
                 for (size_t i = 0; i < rep->n; i++) {
-                        const struct doctor_finding *f = &rep->v[i];
-                        if ((int)f->group != g || (quiet && f->level != DOCTOR_ERROR))
+                        const struct diag *f = &rep->v[i];
+                        if ((int)f->group != g || (quiet && f->severity != DIAG_ERROR))
                                 continue;
                         if (!header) {
                                 printf("%s%s\n", first ? "" : "\n", doctor_group_name(f->group));
@@ -60,49 +52,49 @@ static void print_text(const struct doctor_report *rep, bool quiet) {
                         }
                         /* a file location follows the message in parentheses; an object
                          * ("sshd (pid 123)", a unit name) leads the line as its subject */
-                        if (f->where && !strchr(f->where, '/'))
-                                printf("  %-4s %s: %s\n", prefix(f->level), f->where, f->message);
-                        else if (f->where)
-                                printf("  %-4s %s (%s)\n", prefix(f->level), f->message, f->where);
+                        if (f->path && !strchr(f->path, '/'))
+                                printf("  %-4s %s: %s\n", prefix(f->severity), f->path, f->message);
+                        else if (f->path)
+                                printf("  %-4s %s (%s)\n", prefix(f->severity), f->message, f->path);
                         else
-                                printf("  %-4s %s\n", prefix(f->level), f->message);
+                                printf("  %-4s %s\n", prefix(f->severity), f->message);
                         if (f->fix)
                                 printf("       fix: %s\n", f->fix);
                 }
         }
         if (quiet)
                 return;
-        size_t e = doctor_count(rep, DOCTOR_ERROR), w = doctor_count(rep, DOCTOR_WARNING);
+        size_t e = diag_count(rep, DIAG_ERROR), w = diag_count(rep, DIAG_WARNING);
         printf("\n%s: %zu error%s, %zu warning%s, %zu info, %zu ok\n", e ? "FAIL" : w ? "WARN" : "OK", e,
-               e == 1 ? "" : "s", w, w == 1 ? "" : "s", doctor_count(rep, DOCTOR_INFO), doctor_count(rep, DOCTOR_OK));
+               e == 1 ? "" : "s", w, w == 1 ? "" : "s", diag_count(rep, DIAG_INFO), diag_count(rep, DIAG_OK));
 }
 
-static void print_json(const struct doctor_report *rep) {
+static void print_json(const struct diag_list *rep) {
         struct json j;
         json_init(&j, stdout);
         json_obj_begin(&j);
         json_karr_begin(&j, "findings");
         for (size_t i = 0; i < rep->n; i++) {
-                const struct doctor_finding *f = &rep->v[i];
+                const struct diag *f = &rep->v[i];
                 json_obj_begin(&j);
-                json_kstr(&j, "severity", f->level == DOCTOR_OK ? "info" : doctor_level_name(f->level));
+                json_kstr(&j, "severity", f->severity == DIAG_OK ? "info" : diag_severity_name(f->severity));
                 json_kstr(&j, "id", f->id);
-                json_kstr(&j, "where", f->where);
+                json_kstr(&j, "where", f->path);
                 json_kstr(&j, "message", f->message);
                 json_kstr(&j, "fix", f->fix);
                 json_kstr(&j, "group", doctor_group_name(f->group));
-                json_kbool(&j, "ok", f->level == DOCTOR_OK);
+                json_kbool(&j, "ok", f->severity == DIAG_OK);
                 json_obj_end(&j);
         }
         json_arr_end(&j);
-        json_ku64(&j, "errors", doctor_count(rep, DOCTOR_ERROR));
-        json_ku64(&j, "warnings", doctor_count(rep, DOCTOR_WARNING));
+        json_ku64(&j, "errors", diag_count(rep, DIAG_ERROR));
+        json_ku64(&j, "warnings", diag_count(rep, DIAG_WARNING));
         json_obj_end(&j);
         json_finish(&j);
 }
 
 int cmd_doctor(struct ctx *c) {
-        struct doctor_report rep = {};
+        struct diag_list rep = {};
         struct diag_list pd = {};
         struct lc_tree *t = NULL;
         struct ident *id = NULL;
@@ -153,9 +145,9 @@ int cmd_doctor(struct ctx *c) {
                 print_json(&rep);
         else
                 print_text(&rep, c->quiet);
-        ret = doctor_count(&rep, DOCTOR_ERROR) ? CMD_FINDINGS : 0;
+        ret = diag_count(&rep, DIAG_ERROR) ? CMD_FINDINGS : 0;
 out:
-        doctor_report_clear(&rep);
+        diag_list_clear(&rep);
         diag_list_clear(&pd);
         policy_free(p);
         lc_tree_free(t);

@@ -6,32 +6,45 @@
 
 #include "array.h"
 #include "diag.h"
+#include "escape.h"
 
-static int diag_addv(struct diag_list *l, enum diag_severity sev, const char *id, const char *path, unsigned line,
-                     const char *fix, const char *fmt, va_list ap) {
-        char *msg = NULL, *p = NULL, *fx = NULL;
-        int r;
+/* *s escaped in place when it holds anything but plain ASCII.  0 or -ENOMEM. */
+static int escape_in_place(char **s) {
+        if (!*s || str_is_plain(*s))
+                return 0;
+        char *e = str_escape_dup(*s);
+        if (!e)
+                return -ENOMEM;
+        free(*s);
+        *s = e;
+        return 0;
+}
+
+int diag_vadd(struct diag_list *l, enum diag_severity sev, unsigned group, const char *id, const char *path,
+              unsigned line, const char *fix, bool escape, const char *fmt, va_list ap) {
+        _cleanup_free_ char *msg = NULL, *p = NULL, *fx = NULL;
 
         if (!l)
                 return 0;
         if (GROW(l->v, l->cap, l->n + 1) < 0)
                 return -ENOMEM;
-        r = vasprintf(&msg, fmt, ap);
-        if (r < 0)
-                return -ENOMEM;
-        if ((path && !(p = strdup(path))) || (fix && !(fx = strdup(fix)))) {
-                free(msg);
-                free(p);
+        if (vasprintf(&msg, fmt, ap) < 0) {
+                msg = NULL;
                 return -ENOMEM;
         }
-        l->v[l->n++] = (struct diag){ .severity = sev, .path = p, .line = line, .message = msg, .id = id, .fix = fx };
+        if ((path && !(p = strdup(path))) || (fix && !(fx = strdup(fix))))
+                return -ENOMEM;
+        if (escape && (escape_in_place(&msg) < 0 || escape_in_place(&p) < 0 || escape_in_place(&fx) < 0))
+                return -ENOMEM;
+        l->v[l->n++] = (struct diag){ .severity = sev, .group = group, .path = TAKE_PTR(p), .line = line,
+                                      .message = TAKE_PTR(msg), .id = id, .fix = TAKE_PTR(fx) };
         return 0;
 }
 
 int diag_add(struct diag_list *l, enum diag_severity sev, const char *path, unsigned line, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        int r = diag_addv(l, sev, NULL, path, line, NULL, fmt, ap);
+        int r = diag_vadd(l, sev, 0, NULL, path, line, NULL, false, fmt, ap);
         va_end(ap);
         return r;
 }
@@ -40,7 +53,7 @@ int diag_addf(struct diag_list *l, enum diag_severity sev, const char *id, const
               const char *fix, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        int r = diag_addv(l, sev, id, path, line, fix, fmt, ap);
+        int r = diag_vadd(l, sev, 0, id, path, line, fix, false, fmt, ap);
         va_end(ap);
         return r;
 }
@@ -69,7 +82,10 @@ const char *diag_severity_name(enum diag_severity sev) {
                 return "error";
         case DIAG_WARNING:
                 return "warning";
-        default:
+        case DIAG_INFO:
                 return "info";
+        case DIAG_OK:
+                return "ok";
         }
+        return "?";
 }

@@ -1,20 +1,24 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 /* Findings collected by the library: library code never prints. */
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include "macro.h"
 
-/* From the most to the least severe; doctor's levels (doctor.h) are these, and one more for
- * a check that passed. */
+/* From the most to the least severe, and a check that passed: doctor records those too, the
+ * other lists never. */
 enum diag_severity {
         DIAG_ERROR,
         DIAG_WARNING,
         DIAG_INFO,
+        DIAG_OK,
 };
 
 struct diag {
         enum diag_severity severity;
-        char *path;     /* may be NULL */
+        unsigned group; /* the list owner's grouping (doctor's path of entry); 0 unless set */
+        char *path;     /* may be NULL; doctor: a file:line or an object, with line 0 */
         unsigned line;  /* 0: no line */
         char *message;
         const char *id; /* a stable name of the finding ("shadowed-entry"), a literal; may be NULL */
@@ -32,6 +36,10 @@ int diag_add(struct diag_list *l, enum diag_severity sev, const char *path, unsi
 /* The same with a stable id (a string literal) and a fix (copied; NULL for none). */
 int diag_addf(struct diag_list *l, enum diag_severity sev, const char *id, const char *path, unsigned line,
               const char *fix, const char *fmt, ...) _printf_(7, 8);
+/* What both are: with escape, the message, path and fix are escaped (escape.h) when they are
+ * not plain ASCII. */
+int diag_vadd(struct diag_list *l, enum diag_severity sev, unsigned group, const char *id, const char *path,
+              unsigned line, const char *fix, bool escape, const char *fmt, va_list ap) _printf_(9, 0);
 size_t diag_count(const struct diag_list *l, enum diag_severity sev);
 void diag_list_clear(struct diag_list *l);
-const char *diag_severity_name(enum diag_severity sev);
+const char *diag_severity_name(enum diag_severity sev); /* "error", "warning", "info", "ok" */

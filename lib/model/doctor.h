@@ -5,11 +5,10 @@
  * process (PAM stacks, sshd_config, systemd, containers, the login services' own limits, a
  * process).  Library code: nothing is printed; every result is a finding with a severity,
  * where it was found (file:line or an object such as "sshd (pid 123)"), a message and a fix.
- * Checks that pass are recorded too (DOCTOR_OK), so a healthy system reads as healthy.
- * doctor_add() escapes every finding's where, message and fix (escape.h: control bytes,
- * DEL, bytes >= 0x80 and the backslash as \xHH or \\), so the process names, user names,
- * unit names and file contents they carry reach no terminal or JSON raw: callers pass the
- * raw bytes and never escape themselves.
+ * Checks that pass are recorded too (DIAG_OK), so a healthy system reads as healthy.
+ * doctor_add() escapes every finding's where, message and fix (escape.h), so the process
+ * names, user names, unit names and file contents they carry reach no terminal or JSON raw:
+ * callers pass the raw bytes and never escape themselves.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,38 +35,12 @@ enum doctor_group {
         _DOCTOR_GROUP_MAX,
 };
 
-/* The severities of diag.h, in their order, and a check that passed */
-enum doctor_level {
-        DOCTOR_ERROR = DIAG_ERROR,
-        DOCTOR_WARNING = DIAG_WARNING,
-        DOCTOR_INFO = DIAG_INFO,
-        DOCTOR_OK,
-};
-
-struct doctor_finding {
-        enum doctor_group group;
-        enum doctor_level level;
-        const char *id;      /* a stable name of the finding ("unit-below-auto"), a literal; may be NULL */
-        char *where;         /* "etc/pam.d/sshd:21", "sshd (pid 123)"; may be NULL */
-        char *message;
-        char *fix;           /* a command or an edit; NULL when there is nothing to do */
-};
-
-struct doctor_report {
-        struct doctor_finding *v;
-        size_t n, cap;
-};
-
-/* Returns 0 or -ENOMEM.  where and fix may be NULL. */
-int doctor_add(struct doctor_report *rep, enum doctor_group group, enum doctor_level level, const char *where,
-               const char *fix, const char *fmt, ...) _printf_(6, 7);
-/* The same with a stable id (a string literal, or NULL). */
-int doctor_add_id(struct doctor_report *rep, enum doctor_group group, enum doctor_level level, const char *id,
-                  const char *where, const char *fix, const char *fmt, ...) _printf_(7, 8);
-size_t doctor_count(const struct doctor_report *rep, enum doctor_level level);
-void doctor_report_clear(struct doctor_report *rep);
+/* A report is a diag_list (diag.h): a finding's group is an enum doctor_group, its path the
+ * where ("etc/pam.d/sshd:21", line 0), its id a stable name ("unit-below-auto"), a literal.
+ * id, where and fix may be NULL.  Returns 0 or -ENOMEM. */
+int doctor_add(struct diag_list *rep, enum doctor_group group, enum diag_severity level, const char *id,
+               const char *where, const char *fix, const char *fmt, ...) _printf_(7, 8);
 const char *doctor_group_name(enum doctor_group g);     /* "ssh login", ... */
-const char *doctor_level_name(enum doctor_level l);     /* "ok", "info", "warning", "error" */
 
 struct doctor_input {
         const char *root;                /* NULL: the running system; then /proc is examined too */
@@ -88,7 +61,7 @@ struct doctor_input {
 };
 
 /* Run every check.  Returns 0, or -ENOMEM (the report then holds what was found so far). */
-int doctor_run(const struct doctor_input *in, struct doctor_report *rep);
+int doctor_run(const struct doctor_input *in, struct diag_list *rep);
 
 /*
  * A systemd resource limit (LimitMEMLOCK=, DefaultLimitMEMLOCK=): "VALUE" (soft and hard) or

@@ -19,7 +19,7 @@
 static int add_diag(struct doc *d, const struct diag *x, const char *path, const char *subject, const char *fix_line,
                     const char *fix_file) {
         _cleanup_free_ char *where = NULL;
-        enum doctor_level lvl = (enum doctor_level)x->severity;
+        enum diag_severity lvl = x->severity;
         const char *base = path ? strrchr(path, '/') : NULL;
         base = base ? base + 1 : path;
         if (path && x->line)
@@ -29,9 +29,9 @@ static int add_diag(struct doc *d, const struct diag *x, const char *path, const
         if (!where)
                 return -ENOMEM;
         if (x->line || !base || subject[0])
-                return doctor_add(d->rep, DOCTOR_CONFIG, lvl, where[0] ? where : NULL,
-                                  lvl == DOCTOR_INFO ? NULL : fix_line, "%s%s", subject, x->message);
-        return doctor_add(d->rep, DOCTOR_CONFIG, lvl, where, lvl == DOCTOR_INFO ? NULL : fix_file, "%s%s: %s", subject,
+                return doctor_add(d->rep, DOCTOR_CONFIG, lvl, NULL, where[0] ? where : NULL,
+                                  lvl == DIAG_INFO ? NULL : fix_line, "%s%s", subject, x->message);
+        return doctor_add(d->rep, DOCTOR_CONFIG, lvl, NULL, where, lvl == DIAG_INFO ? NULL : fix_file, "%s%s: %s", subject,
                           base, x->message);
 }
 
@@ -39,14 +39,14 @@ static int config_max(struct doc *d) {
         _cleanup_free_ char *s1 = NULL, *s2 = NULL;
 
         if (!d->max.soft_known && !d->max.hard_known) {
-                ADD(d, DOCTOR_CONFIG, DOCTOR_INFO, NULL, NULL, "no limits entry or policy rule sets memlock");
+                ADD(d, DOCTOR_CONFIG, DIAG_INFO, NULL, NULL, "no limits entry or policy rule sets memlock");
                 return 0;
         }
         s1 = d->max.soft_known ? target_text(&d->max, false) : strdup("soft none");
         s2 = d->max.hard_known ? target_text(&d->max, true) : strdup("hard none");
         if (!s1 || !s2)
                 return -ENOMEM;
-        ADD(d, DOCTOR_CONFIG, DOCTOR_INFO, NULL, NULL, "the largest memlock configured: %s; %s", s1, s2);
+        ADD(d, DOCTOR_CONFIG, DIAG_INFO, NULL, NULL, "the largest memlock configured: %s; %s", s1, s2);
         return 0;
 }
 
@@ -66,7 +66,7 @@ static int config_limits(struct doc *d) {
         if (r < 0)
                 return r;
         if (!bad)
-                ADD(d, DOCTOR_CONFIG, DOCTOR_OK, disp(d, LC_LIMITS_CONF), NULL,
+                ADD(d, DOCTOR_CONFIG, DIAG_OK, disp(d, LC_LIMITS_CONF), NULL,
                     "limits.conf and limits.d: no problems (%zu file%s read)", d->in->tree->n_files,
                     d->in->tree->n_files == 1 ? "" : "s");
         return 0;
@@ -83,7 +83,7 @@ static int config_policy(struct doc *d) {
                         return -ENOMEM;
         }
         if (d->in->policy)
-                ADD(d, DOCTOR_CONFIG, DOCTOR_OK, disp_rooted(d, d->in->policy->path), NULL, "policy: valid, %zu rule%s",
+                ADD(d, DOCTOR_CONFIG, DIAG_OK, disp_rooted(d, d->in->policy->path), NULL, "policy: valid, %zu rule%s",
                     d->in->policy->n_rules, d->in->policy->n_rules == 1 ? "" : "s");
         return 0;
 }
@@ -101,10 +101,10 @@ static int config_cache(struct doc *d) {
         if (r == -ENOMEM)
                 return r;
         if (r == 0)
-                ADD(d, DOCTOR_CONFIG, DOCTOR_OK, where, NULL,
+                ADD(d, DOCTOR_CONFIG, DIAG_OK, where, NULL,
                     "the hardware cache is current: logins read it (with the devices' max_mr_size)");
         else
-                ADD(d, DOCTOR_CONFIG, r == -ENOENT ? DOCTOR_INFO : DOCTOR_WARNING, where, save,
+                ADD(d, DOCTOR_CONFIG, r == -ENOENT ? DIAG_INFO : DIAG_WARNING, where, save,
                     "hardware cache: %s: logins with an auto rule probe sysfs and netlink themselves and do not know "
                     "the devices' max_mr_size",
                     hw_cache_strerror(r));
@@ -120,7 +120,7 @@ static int config_unused_policy(struct doc *d) {
         if (!(fix = strf("add 'session optional pam_rdmalimit.so' after pam_limits in %s",
                          disp(d, "/etc/pam.d/common-session"))))
                 return -ENOMEM;
-        ADD(d, DOCTOR_CONFIG, DOCTOR_ERROR, disp_rooted(d, d->in->policy_path), fix,
+        ADD(d, DOCTOR_CONFIG, DIAG_ERROR, disp_rooted(d, d->in->policy_path), fix,
             "a policy exists, but pam_rdmalimit is in no PAM session stack: it is never applied");
         return 0;
 }

@@ -133,7 +133,7 @@ int doctor_docker_memlock(const char *json, uint64_t *ret_soft, uint64_t *ret_ha
 static int docker_report(struct doc *d, const char *abs, uint64_t soft, uint64_t hard) {
         _cleanup_free_ char *why = NULL, *fix = NULL;
         char pair[PAIR_MAX];
-        enum doctor_level lvl;
+        enum diag_severity lvl;
 
         if (below_max(d, soft, hard, &lvl, &why) < 0 ||
             !(fix = strf("set \"Hard\": -1, \"Soft\": -1 (or the bytes needed) for memlock in %s and restart docker, "
@@ -142,11 +142,11 @@ static int docker_report(struct doc *d, const char *abs, uint64_t soft, uint64_t
                 return -ENOMEM;
         bool zero = soft == 0 || hard == 0;
         if (zero)
-                lvl = DOCTOR_WARNING;
-        ADD(d, DOCTOR_CONTAINERS, lvl, disp(d, abs), lvl == DOCTOR_OK ? NULL : fix,
+                lvl = DIAG_WARNING;
+        ADD(d, DOCTOR_CONTAINERS, lvl, disp(d, abs), lvl == DIAG_OK ? NULL : fix,
             "docker: containers start with memlock %s (default-ulimits)%s%s", fmt_pair(soft, hard, pair), why,
             zero                ? ": 0 breaks every RDMA memory registration"
-            : lvl == DOCTOR_OK ? ""
+            : lvl == DIAG_OK ? ""
                                : "; no login inside a container goes above its hard limit");
         return 0;
 }
@@ -163,7 +163,7 @@ static int docker_daemon_json(struct doc *d, bool *ret_has) {
                 return r;
         if (r < 0) {
                 if (exists_rooted(d, "/etc/docker", true))
-                        ADD(d, DOCTOR_CONTAINERS, DOCTOR_INFO, disp(d, abs),
+                        ADD(d, DOCTOR_CONTAINERS, DIAG_INFO, disp(d, abs),
                             "docker run --ulimit memlock=-1:-1 ..., or set \"default-ulimits\" in daemon.json",
                             "docker: no daemon.json: containers get dockerd's own memlock (LimitMEMLOCK= of "
                             "docker.service, else DefaultLimitMEMLOCK)");
@@ -171,13 +171,13 @@ static int docker_daemon_json(struct doc *d, bool *ret_has) {
         }
         r = doctor_docker_memlock(text, &soft, &hard);
         if (r == 0)
-                ADD(d, DOCTOR_CONTAINERS, DOCTOR_INFO, disp(d, abs),
+                ADD(d, DOCTOR_CONTAINERS, DIAG_INFO, disp(d, abs),
                     "docker run --ulimit memlock=-1:-1 ..., or add \"default-ulimits\": {\"memlock\": {\"Name\": "
                     "\"memlock\", \"Hard\": -1, \"Soft\": -1}}",
                     "docker: no default-ulimits memlock: containers get dockerd's own memlock (LimitMEMLOCK= of "
                     "docker.service, else DefaultLimitMEMLOCK)");
         else if (r < 0)
-                ADD(d, DOCTOR_CONTAINERS, DOCTOR_WARNING, disp(d, abs),
+                ADD(d, DOCTOR_CONTAINERS, DIAG_WARNING, disp(d, abs),
                     "write \"memlock\": {\"Name\": \"memlock\", \"Hard\": BYTES, \"Soft\": BYTES} (-1: unlimited)",
                     "docker: the default-ulimits memlock entry cannot be read");
         else {
@@ -206,10 +206,10 @@ static int docker_unit(struct doc *d, bool has_default) {
         if ((r = unit_load(d, dockerd.unit, DOCTOR_CONTAINERS, &u)) < 0)
                 return r;
         if (u.path)
-                r = doctor_add_id(d->rep, DOCTOR_CONTAINERS, DOCTOR_INFO, "dockerd-memlock", u.where, NULL,
-                                  "%s: memlock %s (%s): containers get daemon.json's default-ulimits instead (dockerd "
-                                  "starts them with CAP_SYS_RESOURCE)",
-                                  u.name, fmt_pair(u.soft, u.hard, pair), u.src);
+                r = doctor_add(d->rep, DOCTOR_CONTAINERS, DIAG_INFO, "dockerd-memlock", u.where, NULL,
+                               "%s: memlock %s (%s): containers get daemon.json's default-ulimits instead (dockerd "
+                               "starts them with CAP_SYS_RESOURCE)",
+                               u.name, fmt_pair(u.soft, u.hard, pair), u.src);
         unit_info_clear(&u);
         return r;
 }
@@ -339,16 +339,16 @@ static int podman_scan(struct doc *d, const char *abs, struct podman_ulimit *u) 
 static int podman_report(struct doc *d, const struct podman_ulimit *u, const char *fix) {
         _cleanup_free_ char *why = NULL;
         char pair[PAIR_MAX];
-        enum doctor_level lvl;
+        enum diag_severity lvl;
 
         if (!u->memlock) {
-                ADD_ID(d, DOCTOR_CONTAINERS, DOCTOR_INFO, "podman-no-default-ulimits", u->where, fix,
+                ADD_ID(d, DOCTOR_CONTAINERS, DIAG_INFO, "podman-no-default-ulimits", u->where, fix,
                        "podman: no memlock in containers.conf's default_ulimits: containers get the memlock of the "
                        "process that runs podman (the user's session, or the unit that starts it)");
                 return 0;
         }
         if (u->bad) {
-                ADD_ID(d, DOCTOR_CONTAINERS, DOCTOR_WARNING, "podman-default-ulimits-bad", u->where,
+                ADD_ID(d, DOCTOR_CONTAINERS, DIAG_WARNING, "podman-default-ulimits-bad", u->where,
                        "write \"memlock=SOFT:HARD\" in bytes (-1: unlimited)",
                        "podman: the memlock entry of default_ulimits cannot be read");
                 return 0;
@@ -356,13 +356,13 @@ static int podman_report(struct doc *d, const struct podman_ulimit *u, const cha
         if (below_max(d, u->soft, u->hard, &lvl, &why) < 0)
                 return -ENOMEM;
         bool zero = u->soft == 0 || u->hard == 0;
-        ADD_ID(d, DOCTOR_CONTAINERS, zero ? DOCTOR_WARNING : lvl, lvl == DOCTOR_OK && !zero ? "podman-default-ulimits"
+        ADD_ID(d, DOCTOR_CONTAINERS, zero ? DIAG_WARNING : lvl, lvl == DIAG_OK && !zero ? "podman-default-ulimits"
                                                                                        : "podman-default-ulimits-low",
-               u->where, lvl == DOCTOR_OK && !zero ? NULL : fix,
+               u->where, lvl == DIAG_OK && !zero ? NULL : fix,
                "podman: containers start with memlock %s (default_ulimits)%s%s", fmt_pair(u->soft, u->hard, pair),
                why,
                zero                 ? ": 0 breaks every RDMA memory registration"
-               : lvl == DOCTOR_OK ? "; rootless podman cannot go above the hard limit of the user running it"
+               : lvl == DIAG_OK ? "; rootless podman cannot go above the hard limit of the user running it"
                                   : "");
         return 0;
 }
@@ -381,8 +381,6 @@ int check_podman(struct doc *d) {
                                   "add default_ulimits = [ \"memlock=-1:-1\" ] (bytes, -1: unlimited) to the [containers] "
                                   "table of /etc/containers/containers.conf (or a containers.conf.d drop-in), or podman "
                                   "run --ulimit memlock=-1:-1");
-        else if (r >= 0 && !u.where && files.n == 0)
-                r = 0;
         strv_clear(&files);
         free(u.where);
         return r;
@@ -397,18 +395,16 @@ static int container_evidence(struct doc *d, char **ret) {
         int r;
 
         *ret = NULL;
-        if (exists_rooted(d, "/.dockerenv", false))
-                return (*ret = strdup(disp(d, "/.dockerenv"))) ? 0 : -ENOMEM;
-        if (exists_rooted(d, "/run/.containerenv", false))
-                return (*ret = strdup(disp(d, "/run/.containerenv"))) ? 0 : -ENOMEM;
+        static const char *const markers[] = { "/.dockerenv", "/run/.containerenv" };
+        for (size_t i = 0; i < ELEMENTSOF(markers); i++)
+                if (exists_rooted(d, markers[i], false))
+                        return (*ret = strdup(disp(d, markers[i]))) ? 0 : -ENOMEM;
         if ((r = read_rooted(d, "/run/systemd/container", &text)) >= 0) {
                 text[strcspn(text, "\n")] = '\0';
                 return (*ret = strf("%s says %s", disp(d, "/run/systemd/container"), text)) ? 0 : -ENOMEM;
         }
         if (r == -ENOMEM)
                 return r;
-        free(text);
-        text = NULL;
         if (d->in->root || read_text("/proc/1/cgroup", &text) < 0)
                 return 0;
         static const char *const words[] = { "docker", "kubepods", "lxc", "containerd", "libpod" };
@@ -453,7 +449,7 @@ static int container_hard_unreachable(struct doc *d, const struct hard_limits *h
                          arg, arg)) ||
             !(t1 = target_text(&d->max, true)))
                 return -ENOMEM;
-        ADD(d, DOCTOR_CONTAINERS, DOCTOR_ERROR, "/proc/self/status CapBnd", fix,
+        ADD(d, DOCTOR_CONTAINERS, DIAG_ERROR, "/proc/self/status CapBnd", fix,
             "the configuration gives up to %s, but the hard memlock here is %s and cannot be raised without "
             "CAP_SYS_RESOURCE: sessions silently keep %s (Debian's pam_limits ignores EPERM)",
             t1, size_format(h->max, pair), pair);
@@ -466,7 +462,7 @@ static int container_sys_resource(struct doc *d, bool sys_resource) {
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
 
         if (sys_resource) {
-                ADD(d, DOCTOR_CONTAINERS, DOCTOR_OK, "/proc/self/status CapBnd", NULL,
+                ADD(d, DOCTOR_CONTAINERS, DIAG_OK, "/proc/self/status CapBnd", NULL,
                     "CAP_SYS_RESOURCE is in the capability bounding set: services running as root can raise hard "
                     "limits");
                 return 0;
@@ -478,7 +474,7 @@ static int container_sys_resource(struct doc *d, bool sys_resource) {
                               : strdup("");
         if (!hards)
                 return -ENOMEM;
-        ADD(d, DOCTOR_CONTAINERS, DOCTOR_WARNING, "/proc/self/status CapBnd",
+        ADD(d, DOCTOR_CONTAINERS, DIAG_WARNING, "/proc/self/status CapBnd",
             d->in_container ? "on the host: docker run --ulimit memlock=-1:-1 (or the bytes needed), or --cap-add "
                               "SYS_RESOURCE; or LimitMEMLOCK=infinity for the container runtime's service"
                             : "give the login services back CAP_SYS_RESOURCE (CapabilityBoundingSet= of their units, "
@@ -499,10 +495,10 @@ static int container_caps(struct doc *d) {
         if ((r = container_sys_resource(d, proc_cap(status, "CapBnd", CAP_SYS_RESOURCE_BIT))) < 0)
                 return r;
         if (proc_cap(status, "CapBnd", CAP_IPC_LOCK_BIT))
-                ADD(d, DOCTOR_CONTAINERS, DOCTOR_OK, "/proc/self/status CapBnd", NULL,
+                ADD(d, DOCTOR_CONTAINERS, DIAG_OK, "/proc/self/status CapBnd", NULL,
                     "CAP_IPC_LOCK is in the capability bounding set");
         else
-                ADD(d, DOCTOR_CONTAINERS, DOCTOR_INFO, "/proc/self/status CapBnd", NULL,
+                ADD(d, DOCTOR_CONTAINERS, DIAG_INFO, "/proc/self/status CapBnd", NULL,
                     "CAP_IPC_LOCK is not in the capability bounding set: every pinned page counts against "
                     "RLIMIT_MEMLOCK, even root's");
         return 0;
@@ -516,11 +512,11 @@ int check_container(struct doc *d) {
                 return r;
         d->in_container = evidence;
         if (evidence)
-                ADD(d, DOCTOR_CONTAINERS, DOCTOR_INFO, evidence, NULL,
+                ADD(d, DOCTOR_CONTAINERS, DIAG_INFO, evidence, NULL,
                     "inside a container: the host decides its memlock (docker --ulimit, the runtime's LimitMEMLOCK=) "
                     "and its capabilities");
         else
-                ADD(d, DOCTOR_CONTAINERS, DOCTOR_OK, NULL, NULL,
+                ADD(d, DOCTOR_CONTAINERS, DIAG_OK, NULL, NULL,
                     "not inside a container (no .dockerenv, run/.containerenv or run/systemd/container%s)",
                     d->in->root ? "" : "; /proc/1/cgroup plain");
         return d->in->root ? 0 : container_caps(d);

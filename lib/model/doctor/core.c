@@ -10,10 +10,10 @@
  *        Kubernetes, Slurm)                sshd.c systemd.c containers.c kube.c slurm.c process.c
  *     -> the running process (/proc/PID/limits, VmLck/VmPin, started before a change?)
  *
- * This file: the report, the targets (what the configuration, or the hardware, says a
- * service needs: `auto` of the policy's hardware section or of the defaults) and the run.  Everything under in->root; /proc only for the running system
- * (no root), except --pid, which names a live process explicitly.  Every failure to read
- * something becomes a finding; only -ENOMEM is returned.
+ * This file: doctor_add(), the targets (what the configuration, or the hardware, says a
+ * service needs: `auto` of the policy's hardware section or of the defaults) and the run.
+ * /proc is read only for the running system (no root), and for --pid, which names a live
+ * process explicitly.
  */
 #include "config.h"
 
@@ -23,86 +23,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
 #include "doctor-internal.h"
-#include "escape.h"
 
 /* ------------------------------------------------------------------------------------ */
 /* the report */
 
-/* *s escaped in place (str_escape) when it holds anything but plain ASCII: a finding is built
- * from process names, user names, unit names and file contents, and every finding reaches a
- * terminal or JSON.  Returns 0 or -ENOMEM. */
-static int escape_in_place(char **s) {
-        if (!*s || str_is_plain(*s))
-                return 0;
-        char *e = str_escape_dup(*s);
-        if (!e)
-                return -ENOMEM;
-        free(*s);
-        *s = e;
-        return 0;
-}
-
-static int doctor_vadd(struct doctor_report *rep, enum doctor_group group, enum doctor_level level, const char *id,
-                       const char *where, const char *fix, const char *fmt, va_list ap) {
-        _cleanup_free_ char *msg = NULL, *w = NULL, *f = NULL;
-
-        if (GROW(rep->v, rep->cap, rep->n + 1) < 0)
-                return -ENOMEM;
-        if (vasprintf(&msg, fmt, ap) < 0) {
-                msg = NULL;
-                return -ENOMEM;
-        }
-        if ((where && !(w = strdup(where))) || (fix && !(f = strdup(fix))))
-                return -ENOMEM;
-        if (escape_in_place(&msg) < 0 || escape_in_place(&w) < 0 || escape_in_place(&f) < 0)
-                return -ENOMEM;
-        rep->v[rep->n++] = (struct doctor_finding){
-                .group = group,
-                .level = level,
-                .id = id,
-                .where = TAKE_PTR(w),
-                .message = TAKE_PTR(msg),
-                .fix = TAKE_PTR(f),
-        };
-        return 0;
-}
-
-int doctor_add(struct doctor_report *rep, enum doctor_group group, enum doctor_level level, const char *where,
-               const char *fix, const char *fmt, ...) {
+int doctor_add(struct diag_list *rep, enum doctor_group group, enum diag_severity level, const char *id,
+               const char *where, const char *fix, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        int r = doctor_vadd(rep, group, level, NULL, where, fix, fmt, ap);
+        int r = diag_vadd(rep, level, group, id, where, 0, fix, true, fmt, ap);
         va_end(ap);
         return r;
-}
-
-int doctor_add_id(struct doctor_report *rep, enum doctor_group group, enum doctor_level level, const char *id,
-                  const char *where, const char *fix, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        int r = doctor_vadd(rep, group, level, id, where, fix, fmt, ap);
-        va_end(ap);
-        return r;
-}
-
-size_t doctor_count(const struct doctor_report *rep, enum doctor_level level) {
-        size_t n = 0;
-        for (size_t i = 0; i < rep->n; i++)
-                if (rep->v[i].level == level)
-                        n++;
-        return n;
-}
-
-void doctor_report_clear(struct doctor_report *rep) {
-        for (size_t i = 0; i < rep->n; i++) {
-                free(rep->v[i].where);
-                free(rep->v[i].message);
-                free(rep->v[i].fix);
-        }
-        free(rep->v);
-        *rep = (struct doctor_report){};
 }
 
 const char *doctor_group_name(enum doctor_group g) {
@@ -116,13 +48,6 @@ const char *doctor_group_name(enum doctor_group g) {
         return (unsigned)g < _DOCTOR_GROUP_MAX ? names[g] : "?";
 }
 
-const char *doctor_level_name(enum doctor_level l) {
-        if (l == DOCTOR_OK)
-                return "ok";
-        /* the others are diag's severities */
-        return (unsigned)l <= DIAG_INFO ? diag_severity_name((enum diag_severity)l) : "?";
-}
-
 /* ------------------------------------------------------------------------------------ */
 /* targets: what the configuration gives */
 
@@ -132,22 +57,16 @@ void target_clear(struct target *t) {
         *t = (struct target){};
 }
 
-static int target_set(bool *known, uint64_t *value, char **where_field, uint64_t v, const char *where) {
-        char *w = strdup(where);
-        if (!w)
+static int target_raise(struct target *t, bool soft, uint64_t v, const char *where) {
+        bool *known = soft ? &t->soft_known : &t->hard_known;
+        uint64_t *value = soft ? &t->soft : &t->hard;
+
+        if (*known && v <= *value)
+                return 0;
+        if (set_str(soft ? &t->soft_where : &t->hard_where, where) < 0)
                 return -ENOMEM;
-        free(*where_field);
-        *where_field = w;
         *known = true;
         *value = v;
-        return 0;
-}
-
-int target_raise(struct target *t, bool soft, uint64_t v, const char *where) {
-        if (soft && (!t->soft_known || v > t->soft))
-                return target_set(&t->soft_known, &t->soft, &t->soft_where, v, where);
-        if (!soft && (!t->hard_known || v > t->hard))
-                return target_set(&t->hard_known, &t->hard, &t->hard_where, v, where);
         return 0;
 }
 
@@ -157,7 +76,8 @@ char *target_text(const struct target *t, bool hard) {
                     (hard ? t->hard_where : t->soft_where) ?: "?");
 }
 
-const struct hw_summary *need_hw(struct doc *d) {
+/* The host's hardware (probed once; NULL when the probe failed). */
+static const struct hw_summary *need_hw(struct doc *d) {
         if (!d->hw_probed) {
                 d->hw_probed = true;
                 if (hw_probe(HW_ALL, d->in->policy ? &d->in->policy->hw.sel : NULL, &d->hw) < 0)
@@ -284,19 +204,19 @@ int user_target(struct doc *d, const char *user, struct target *ret) {
         return 0;
 }
 
-int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum doctor_level *ret_lvl, char **ret_why) {
+int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum diag_severity *ret_lvl, char **ret_why) {
         _cleanup_free_ char *t = NULL;
         bool low_soft = d->max.soft_known && soft < d->max.soft;
         bool low_hard = !low_soft && d->max.hard_known && hard < d->max.hard;
 
         if (!low_soft && !low_hard) {
-                *ret_lvl = DOCTOR_OK;
+                *ret_lvl = DIAG_OK;
                 return (*ret_why = strdup("")) ? 0 : -ENOMEM;
         }
         if (!(t = target_text(&d->max, low_hard)) ||
             !(*ret_why = strf(", below the %s that the configuration gives", t)))
                 return -ENOMEM;
-        *ret_lvl = DOCTOR_WARNING;
+        *ret_lvl = DIAG_WARNING;
         return 0;
 }
 
@@ -419,7 +339,7 @@ static doc_check_fn *const checks[] = {
         check_slurm,      check_pid,          check_config,
 };
 
-int doctor_run(const struct doctor_input *in, struct doctor_report *rep) {
+int doctor_run(const struct doctor_input *in, struct diag_list *rep) {
         struct doc d = { .in = in, .rep = rep, .pamdir = -1 };
         int r = doc_run(&d, checks, ELEMENTSOF(checks));
 

@@ -42,10 +42,13 @@
 char *strf(const char *fmt, ...) _printf_(1, 2);
 
 
+/* *field replaced by a copy of value: 0 or -ENOMEM (*field unchanged then). */
+int set_str(char **field, const char *value);
+/* The line *cursor starts (its newline cut, in place), *cursor moved to the next one; NULL
+ * after the last: for (char *cur = text, *line; (line = line_next(&cur));) */
+char *line_next(char **cursor);
 /* Leading blanks skipped, trailing blanks and CR/LF cut (in place). */
 char *strip(char *s);
-/* A /proc/PID/comm as read: its one final newline cut. */
-void comm_trim(char *comm);
 /* "8 MiB" or "soft 8 MiB, hard unlimited" in buf. */
 const char *fmt_pair(uint64_t soft, uint64_t hard, char buf[static PAIR_MAX]);
 
@@ -76,13 +79,12 @@ struct target {
         char *soft_where, *hard_where;
 };
 void target_clear(struct target *t);
-int target_raise(struct target *t, bool soft, uint64_t v, const char *where);
 /* "hard 1 GiB (etc/security/limits.d/90.conf:3)"; NULL on -ENOMEM. */
 char *target_text(const struct target *t, bool hard);
 
 struct doc {
         const struct doctor_input *in;
-        struct doctor_report *rep;
+        struct diag_list *rep;
         struct hw_summary *hw;
         bool hw_probed;
         struct target max;           /* the largest memlock any entry or rule gives */
@@ -100,25 +102,19 @@ struct doc {
         char *sysdef_where;
 };
 
-#define ADD(d, g, lvl, where, fix, ...)                                              \
-        do {                                                                         \
-                if (doctor_add((d)->rep, (g), (lvl), (where), (fix), __VA_ARGS__) < 0) \
-                        return -ENOMEM;                                              \
-        } while (0)
+#define ADD(d, g, lvl, where, fix, ...) ADD_ID(d, g, lvl, NULL, where, fix, __VA_ARGS__)
 #define ADD_ID(d, g, lvl, id, where, fix, ...)                                                \
         do {                                                                                  \
-                if (doctor_add_id((d)->rep, (g), (lvl), (id), (where), (fix), __VA_ARGS__) < 0) \
+                if (doctor_add((d)->rep, (g), (lvl), (id), (where), (fix), __VA_ARGS__) < 0) \
                         return -ENOMEM;                                                       \
         } while (0)
 
-/* The host's hardware (probed once; NULL when the probe failed). */
-const struct hw_summary *need_hw(struct doc *d);
 /* What the configuration gives USER: -ENOENT for an unknown user; an empty target when no
  * entry or rule names the user (the baseline is not a target). */
 int user_target(struct doc *d, const char *user, struct target *ret);
-/* Compare a service's memlock with d->max: DOCTOR_WARNING and *ret_why (", below the ...")
- * when below, else DOCTOR_OK and *ret_why "".  -ENOMEM. */
-int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum doctor_level *ret_lvl, char **ret_why);
+/* Compare a service's memlock with d->max: DIAG_WARNING and *ret_why (", below the ...")
+ * when below, else DIAG_OK and *ret_why "".  -ENOMEM. */
+int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum diag_severity *ret_lvl, char **ret_why);
 
 /* `auto` for this host: the policy's hardware section, or the defaults (a policy without one). */
 struct host_auto {
@@ -163,7 +159,6 @@ struct limit_setting {
         char *overridden;      /* the assignment the final one overrides, and its value */
         char *overridden_text;
 };
-void limit_setting_clear(struct limit_setting *l);
 
 /* A unit file and its drop-ins as systemd reads them. */
 struct unit_info {
@@ -187,6 +182,9 @@ void unit_info_clear(struct unit_info *u);
  */
 int unit_load(struct doc *d, const char *name, enum doctor_group g, struct unit_info *ret);
 
+/* "rdmalimits apply --unit UNIT SIZE --reload, then systemctl restart UNIT" and tail (or NULL). */
+char *unit_fix(const char *unit, uint64_t want, const char *tail);
+
 /* A daemon whose own memlock the processes it starts inherit (containerd, dockerd, slurmd). */
 struct daemon_unit {
         const char *unit;            /* "containerd.service" */
@@ -203,3 +201,5 @@ int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_foun
 /* ---- process.c: /proc for the other links ---- */
 int proc_memlock(const char *text, uint64_t *ret_soft, uint64_t *ret_hard);
 bool proc_cap(const char *status, const char *key, unsigned bit);
+/* /proc/PID/comm without the kernel's one final newline. */
+int proc_comm(pid_t pid, char **ret);

@@ -31,18 +31,14 @@ static int kubelet_evidence(struct doc *d, char **ret) {
         *ret = NULL;
         if (r < 0)
                 return r;
-        if (u.path)
-                *ret = strf("%s", disp(d, u.path));
-        else if (exists_rooted(d, "/var/lib/kubelet", true))
-                *ret = strdup(disp(d, "/var/lib/kubelet"));
-        else if (exists_rooted(d, "/etc/kubernetes", true))
-                *ret = strdup(disp(d, "/etc/kubernetes"));
-        else {
-                unit_info_clear(&u);
-                return 0;
-        }
+        const char *found = u.path                                        ? u.path
+                            : exists_rooted(d, "/var/lib/kubelet", true) ? "/var/lib/kubelet"
+                            : exists_rooted(d, "/etc/kubernetes", true)  ? "/etc/kubernetes"
+                                                                           : NULL;
+        if (found && !(*ret = strdup(disp(d, found))))
+                r = -ENOMEM;
         unit_info_clear(&u);
-        return *ret ? 0 : -ENOMEM;
+        return r;
 }
 
 int check_kubernetes(struct doc *d) {
@@ -53,7 +49,7 @@ int check_kubernetes(struct doc *d) {
         if (r < 0)
                 return r;
         if (node)
-                ADD_ID(d, DOCTOR_CONTAINERS, DOCTOR_INFO, "kubernetes-node", node, NULL,
+                ADD_ID(d, DOCTOR_CONTAINERS, DIAG_INFO, "kubernetes-node", node, NULL,
                        "a Kubernetes node: pods have no ulimit field, their processes get the memlock of the "
                        "container runtime (containerd.service or crio.service LimitMEMLOCK=), and CAP_IPC_LOCK does "
                        "not lift the memlock accounting of a non-root process's AF_XDP UMEM");
@@ -63,7 +59,7 @@ int check_kubernetes(struct doc *d) {
                 any = any || found;
         }
         if (node && !any)
-                ADD_ID(d, DOCTOR_CONTAINERS, DOCTOR_WARNING, "kubernetes-no-runtime-unit", node,
+                ADD_ID(d, DOCTOR_CONTAINERS, DIAG_WARNING, "kubernetes-no-runtime-unit", node,
                        "give the runtime's unit the memlock the pods need: rdmalimits apply --unit containerd SIZE "
                        "(or crio)",
                        "a Kubernetes node without a containerd.service or crio.service unit: the pods' memlock "

@@ -92,23 +92,19 @@ static int module_state(struct doc *d, const char *module, enum mod_state *ret, 
         }
         *ret = MOD_MISSING;
         for (size_t i = 0; i < d->moddirs.n; i++) {
-                char *p = strf("%s/%s", d->moddirs.v[i], module);
+                _cleanup_free_ char *p = strf("%s/%s", d->moddirs.v[i], module);
                 if (!p)
                         return -ENOMEM;
-                if (!exists_rooted(d, p, false)) {
-                        free(p);
+                if (!exists_rooted(d, p, false))
                         continue;
-                }
+                free(*ret_found);
+                *ret_found = NULL;
                 if (d->pamdir < 0 || (long)i == d->pamdir) {
-                        free(p);
-                        free(*ret_found);
-                        *ret_found = NULL;
                         *ret = MOD_FOUND;
                         return 0;
                 }
                 *ret = MOD_ELSEWHERE;
-                free(*ret_found);
-                *ret_found = p;
+                *ret_found = TAKE_PTR(p);
         }
         return 0;
 }
@@ -131,12 +127,12 @@ static int pam_check_file(struct doc *d, enum doctor_group g, const char *svc, c
                                  where)))
                         return -ENOMEM;
                 if (e->dash)
-                        ADD(d, g, DOCTOR_ERROR, where, fix,
+                        ADD(d, g, DIAG_ERROR, where, fix,
                             "%s: '-session %s %s': the module file is missing, and the '-' makes PAM skip it "
                             "without a word",
                             svc, e->control, e->module);
                 else
-                        ADD(d, g, DOCTOR_ERROR, where, fix,
+                        ADD(d, g, DIAG_ERROR, where, fix,
                             "%s: the module file %s is missing: PAM cannot load it (a required module then "
                             "fails every session)",
                             svc, e->module);
@@ -145,7 +141,7 @@ static int pam_check_file(struct doc *d, enum doctor_group g, const char *svc, c
                 if (!(fix = strf("write the full path in %s: session %s %s, or install it into %s", where, e->control,
                                  found, pamdir_name(d))))
                         return -ENOMEM;
-                ADD(d, g, DOCTOR_ERROR, where, fix,
+                ADD(d, g, DIAG_ERROR, where, fix,
                     "%s: %s is installed as %s, but libpam loads bare module names from %s only%s", svc, e->module,
                     found, pamdir_name(d), e->dash ? " (and '-session' hides the failure)" : "");
         }
@@ -228,14 +224,14 @@ static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, c
                 if (!(fix = strf("correct the jump count of '%s' at %s so it does not cross %s, or move %s above it",
                                  x->control, w2, e->name, e->name)))
                         return -ENOMEM;
-                ADD(d, g, cond ? DOCTOR_WARNING : DOCTOR_ERROR, w2, fix,
+                ADD(d, g, cond ? DIAG_WARNING : DIAG_ERROR, w2, fix,
                     "%s: '%s %s' jumps over %s (%s) when it succeeds%s", svc, x->control, x->module, e->name, where,
                     cond ? ": only sessions failing its condition get the limit" : ", so it never runs");
         } else if (c.succ_stop) {
                 *ok = false;
                 if (!(fix = strf("move %s (%s) above %s, or make that line 'optional'/'required'", e->name, where, w2)))
                         return -ENOMEM;
-                ADD(d, g, cond ? DOCTOR_WARNING : DOCTOR_ERROR, w2, fix,
+                ADD(d, g, cond ? DIAG_WARNING : DIAG_ERROR, w2, fix,
                     "%s: '%s %s' ends the session stack when it succeeds, before %s (%s) runs", svc, x->control,
                     x->module, e->name, where);
         } else if (c.other_jump && j + c.other_jump >= idx) {
@@ -243,24 +239,21 @@ static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, c
                 if (!(fix = strf("correct the jump count of '%s' at %s, or move %s above it", x->control, w2,
                                  e->name)))
                         return -ENOMEM;
-                ADD(d, g, DOCTOR_WARNING, w2, fix, "%s: '%s %s' jumps over %s (%s) when it does not succeed", svc,
+                ADD(d, g, DIAG_WARNING, w2, fix, "%s: '%s %s' jumps over %s (%s) when it does not succeed", svc,
                     x->control, x->module, e->name, where);
         }
         return 0;
 }
 
-/* The module at index idx: its file exists, and nothing before it jumps over it (flattened
- * like include/@include; a substack's jumps cannot leave it, which this does not model).
- * Adds the problems; *ret_ok when there were none. */
+/* The module at index idx (its line: where): its file exists, and nothing before it jumps
+ * over it (flattened like include/@include; a substack's jumps cannot leave it, which this
+ * does not model).  Adds the problems; *ret_ok when there were none. */
 static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
-                            size_t idx, bool *ret_ok) {
+                            size_t idx, const char *where, bool *ret_ok) {
         const struct pam_entry *e = &st->v[idx];
-        _cleanup_free_ char *where = strf("%s:%u", e->file, e->line);
         int r;
 
         *ret_ok = true;
-        if (!where)
-                return -ENOMEM;
         if ((r = pam_check_file(d, g, svc, e, where, ret_ok)) < 0)
                 return r;
         for (size_t j = 0; j < idx; j++)
@@ -271,18 +264,11 @@ static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc,
 
 /* ------------------------------------------------------------------------------------ */
 /*
- * The order of pam_limits and pam_rdmalimit in one stack.  Kept apart from the rest: this
- * is the part the session model (lib/model/session.h) answers for explain and verify, and
- * the one to switch to it.  The last line of each that runs decides: pam_limits sets its
- * values whenever it runs, so a pam_limits after the last pam_rdmalimit overrides it.
- */
-
-
-/*
- * 1 when pam_rdmalimit (at where) runs after the last pam_limits that runs; 0 after adding
- * the error.  The order is the session model's (lib/model/session.c): the stack walked as
- * libpam runs it, so a jumped-over or unreachable line does not count, and the last
- * pam_limits that runs decides, as explain and verify say.
+ * The order of pam_limits and pam_rdmalimit in one stack: 1 when pam_rdmalimit (at where)
+ * runs after the last pam_limits that runs; 0 after adding the error.  The order is the
+ * session model's (lib/model/session.c), as explain and verify say: the stack walked as
+ * libpam runs it, so a jumped-over or unreachable line does not count, and pam_limits sets
+ * its values whenever it runs, so a pam_limits after the last pam_rdmalimit overrides it.
  */
 static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
                            const char *where) {
@@ -308,7 +294,7 @@ static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, 
                 fix = strf("move the pam_rdmalimit line (%s) after pam_limits (%s)", where, w2);
         if (!fix)
                 return -ENOMEM;
-        ADD(d, g, DOCTOR_ERROR, where, fix,
+        ADD(d, g, DIAG_ERROR, where, fix,
             "%s: pam_rdmalimit runs before pam_limits (%s), which then sets its own values: pam_limits overrides it",
             svc, w2);
         return 0;
@@ -325,14 +311,14 @@ static int pam_check_presence(struct doc *d, enum doctor_group g, const char *sv
         if (lim < 0 && mod < 0) {
                 if (!(fix = strf("add 'session required pam_limits.so' to %s", file)))
                         return -ENOMEM;
-                ADD(d, g, d->max.soft_known || d->max.hard_known ? DOCTOR_ERROR : DOCTOR_WARNING, file, fix,
+                ADD(d, g, d->max.soft_known || d->max.hard_known ? DIAG_ERROR : DIAG_WARNING, file, fix,
                     "%s: neither pam_limits nor pam_rdmalimit is in the session stack: %s sessions keep the memlock "
                     "of the service that opens them",
                     svc, svc);
         } else if (lim < 0) {
                 if (!(fix = strf("add 'session required pam_limits.so' before pam_rdmalimit in %s", file)))
                         return -ENOMEM;
-                ADD(d, g, d->tree_has_memlock ? DOCTOR_WARNING : DOCTOR_INFO, file, d->tree_has_memlock ? fix : NULL,
+                ADD(d, g, d->tree_has_memlock ? DIAG_WARNING : DIAG_INFO, file, d->tree_has_memlock ? fix : NULL,
                     "%s: pam_limits is not in the session stack: limits.conf and limits.d do not apply to %s "
                     "sessions, only pam_rdmalimit does",
                     svc, svc);
@@ -349,13 +335,13 @@ static int pam_check_limits_line(struct doc *d, enum doctor_group g, const char 
 
         if (!where)
                 return -ENOMEM;
-        if ((r = pam_check_module(d, g, svc, st, (size_t)lim, &ok)) < 0)
+        if ((r = pam_check_module(d, g, svc, st, (size_t)lim, where, &ok)) < 0)
                 return r;
         if (ok)
-                ADD(d, g, DOCTOR_OK, where, NULL, "%s: pam_limits runs in the session stack as '%s'", svc, e->control);
+                ADD(d, g, DIAG_OK, where, NULL, "%s: pam_limits runs in the session stack as '%s'", svc, e->control);
         const char *conf = strstr(e->args, "conf=");
         if (conf)
-                ADD(d, g, DOCTOR_INFO, where, NULL,
+                ADD(d, g, DIAG_INFO, where, NULL,
                     "%s: pam_limits has '%.*s': it reads only that file, not limits.conf and limits.d", svc,
                     (int)strcspn(conf, " \t"), conf);
         return 0;
@@ -372,7 +358,7 @@ static int pam_check_module_line(struct doc *d, enum doctor_group g, const char 
                         return 0;
                 if (!(fix = strf("add 'session optional pam_rdmalimit.so' after pam_limits in %s", file)))
                         return -ENOMEM;
-                ADD(d, g, DOCTOR_INFO, file, fix,
+                ADD(d, g, DIAG_INFO, file, fix,
                     "%s: pam_rdmalimit is not in the session stack: the policy does not apply to %s sessions", svc,
                     svc);
                 return 0;
@@ -381,12 +367,12 @@ static int pam_check_module_line(struct doc *d, enum doctor_group g, const char 
         d->module_in_any_stack = true;
         if (!(where = strf("%s:%u", e->file, e->line)))
                 return -ENOMEM;
-        if ((r = pam_check_module(d, g, svc, st, (size_t)mod, &ok)) < 0)
+        if ((r = pam_check_module(d, g, svc, st, (size_t)mod, where, &ok)) < 0)
                 return r;
         if ((r = pam_order_check(d, g, svc, st, where)) <= 0)
                 return r;
         if (ok)
-                ADD(d, g, DOCTOR_OK, where, NULL, "%s: pam_rdmalimit runs%s as '%s'", svc,
+                ADD(d, g, DIAG_OK, where, NULL, "%s: pam_rdmalimit runs%s as '%s'", svc,
                     lim >= 0 ? " after pam_limits" : "", e->control);
         return 0;
 }
@@ -397,7 +383,7 @@ static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, 
         int r;
 
         if (st->error) {
-                ADD(d, g, DOCTOR_WARNING, file, NULL, "%s: cannot be read (%s)", svc, strerror(-st->error));
+                ADD(d, g, DIAG_WARNING, file, NULL, "%s: cannot be read (%s)", svc, strerror(-st->error));
                 return 0;
         }
         if ((r = pam_check_presence(d, g, svc, file, lim, mod)) < 0)
@@ -432,7 +418,7 @@ static int check_extra_service(struct doc *d, const char *svc) {
         int r;
 
         if (!svc[0] || strchr(svc, '/') || svc[0] == '.') {
-                ADD(d, DOCTOR_CONSOLE, DOCTOR_ERROR, svc, NULL, "not a PAM service name");
+                ADD(d, DOCTOR_CONSOLE, DIAG_ERROR, svc, NULL, "not a PAM service name");
                 return 0;
         }
         if (!(abs = strf("/etc/pam.d/%s", svc)))
@@ -440,7 +426,7 @@ static int check_extra_service(struct doc *d, const char *svc) {
         if ((r = check_pam_service(d, svc, DOCTOR_CONSOLE)) < 0)
                 return r;
         if (d->stacks_seen == seen)
-                ADD(d, DOCTOR_CONSOLE, DOCTOR_ERROR, disp(d, abs), NULL, "%s: no such PAM service", svc);
+                ADD(d, DOCTOR_CONSOLE, DIAG_ERROR, disp(d, abs), NULL, "%s: no such PAM service", svc);
         return 0;
 }
 

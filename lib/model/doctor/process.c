@@ -97,6 +97,18 @@ static int read_proc(pid_t pid, const char *file, char **ret) {
         return read_text(path, ret);
 }
 
+int proc_comm(pid_t pid, char **ret) {
+        int r = read_proc(pid, "comm", ret);
+        if (r < 0)
+                return r;
+        /* any byte before that newline, a newline included, is the process's own name and
+         * is kept (to be escaped, not cut) */
+        size_t n = strlen(*ret);
+        if (n > 0 && (*ret)[n - 1] == '\n')
+                (*ret)[n - 1] = '\0';
+        return 0;
+}
+
 bool proc_cap(const char *status, const char *key, unsigned bit) {
         uint64_t caps;
         return proc_hex(status, key, &caps) == 0 && (caps & (UINT64_C(1) << bit));
@@ -186,9 +198,8 @@ static int cgroup_unit(const char *text, char **ret) {
 static bool systemd_manages(void) {
         _cleanup_free_ char *comm = NULL;
         struct stat st;
-        if (stat("/run/systemd/system", &st) < 0 || !S_ISDIR(st.st_mode) || read_proc(1, "comm", &comm) < 0)
+        if (stat("/run/systemd/system", &st) < 0 || !S_ISDIR(st.st_mode) || proc_comm(1, &comm) < 0)
                 return false;
-        comm_trim(comm);
         return streq(comm, "systemd");
 }
 
@@ -272,35 +283,34 @@ static int daemon_identify(const struct daemon *s, pid_t pid, const char *status
 static int check_service_process(struct doc *d, const struct daemon *s, pid_t pid) {
         _cleanup_free_ char *limits = NULL, *status = NULL, *where = strf("%s (pid %d)", s->comm, (int)pid);
         _cleanup_free_ char *fix = NULL, *t1 = NULL;
-        char pair[PAIR_MAX], arg[SIZE_FMT_MAX], size[SIZE_FMT_MAX];
+        char pair[PAIR_MAX], size[SIZE_FMT_MAX];
         uint64_t soft, hard;
 
         if (!where)
                 return -ENOMEM;
         if (read_proc(pid, "limits", &limits) < 0 || proc_memlock(limits, &soft, &hard) < 0 ||
             read_proc(pid, "status", &status) < 0) {
-                ADD(d, s->group, DOCTOR_INFO, where, NULL, "cannot read its limits");
+                ADD(d, s->group, DIAG_INFO, where, NULL, "cannot read its limits");
                 return 0;
         }
         bool cap = proc_cap(status, "CapEff", CAP_SYS_RESOURCE_BIT);
         fmt_pair(soft, hard, pair);
         if (!d->max.hard_known || hard >= d->max.hard) {
-                ADD(d, s->group, DOCTOR_OK, where, NULL, "memlock %s%s", pair,
+                ADD(d, s->group, DIAG_OK, where, NULL, "memlock %s%s", pair,
                     d->max.hard_known ? ": enough for the configured hard limits" : "");
                 return 0;
         }
         if (cap) {
-                ADD(d, s->group, DOCTOR_OK, where, NULL,
+                ADD(d, s->group, DIAG_OK, where, NULL,
                     "memlock %s, below the configured %s, but it has CAP_SYS_RESOURCE: the session modules can raise it",
                     pair, size_format(d->max.hard, size));
                 return 0;
         }
-        if (!(fix = strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s%s", s->unit,
-                         size_format_arg(d->max.hard, arg), s->unit,
-                         d->in_container ? " (in a container: start it with --ulimit memlock=...)" : "")) ||
+        if (!(fix = unit_fix(s->unit, d->max.hard,
+                             d->in_container ? " (in a container: start it with --ulimit memlock=...)" : NULL)) ||
             !(t1 = target_text(&d->max, true)))
                 return -ENOMEM;
-        ADD(d, s->group, DOCTOR_ERROR, where, fix,
+        ADD(d, s->group, DIAG_ERROR, where, fix,
             "memlock %s and no CAP_SYS_RESOURCE: the sessions it opens cannot get the %s (setrlimit fails with EPERM, "
             "silently on Debian)",
             pair, t1);
@@ -328,7 +338,7 @@ static int check_process(struct doc *d, const struct daemon *s, pid_t pid, const
         if (r == 0) {
                 char where[32];
                 snprintf(where, sizeof where, "pid %d", (int)pid);
-                ADD(d, s->group, DOCTOR_INFO, where, NULL, "a process named %s is not the daemon (%s): ignored", comm,
+                ADD(d, s->group, DIAG_INFO, where, NULL, "a process named %s is not the daemon (%s): ignored", comm,
                     why);
                 return 0;
         }
@@ -354,9 +364,8 @@ int check_services(struct doc *d) {
         while ((de = readdir(dir)) && r >= 0) {
                 _cleanup_free_ char *comm = NULL;
                 uint32_t pid;
-                if (parse_u32(de->d_name, &pid) < 0 || pid == 0 || read_proc((pid_t)pid, "comm", &comm) < 0)
+                if (parse_u32(de->d_name, &pid) < 0 || pid == 0 || proc_comm((pid_t)pid, &comm) < 0)
                         continue;
-                comm_trim(comm);
                 for (size_t i = 0; i < ELEMENTSOF(services); i++) {
                         if (!streq(comm, services[i].comm))
                                 continue;
@@ -370,7 +379,7 @@ int check_services(struct doc *d) {
         if (r < 0)
                 return r;
         if (!found[0] && (exists_rooted(d, "/etc/ssh/sshd_config", false) || exists_rooted(d, "/etc/pam.d/sshd", false)))
-                ADD(d, DOCTOR_SSH, DOCTOR_INFO, "sshd", NULL, "not running: its own memlock cannot be checked");
+                ADD(d, DOCTOR_SSH, DIAG_INFO, "sshd", NULL, "not running: its own memlock cannot be checked");
         return 0;
 }
 
@@ -406,10 +415,7 @@ static int uid_name(const struct doc *d, uid_t uid, char **ret) {
                 return uid_name_nss(uid, ret);
         if ((r = read_rooted(d, "/etc/passwd", &text)) < 0)
                 return r;
-        for (char *line = text, *next; line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
+        for (char *cur = text, *line; (line = line_next(&cur));) {
                 char *f[4] = {}, *p = line;
                 size_t n = 0;
                 /* name:x:uid: (empty fields matter, so no strtok) */
@@ -509,7 +515,7 @@ static int pid_check_stale(struct doc *d, struct pid_view *v) {
         if (proc_start(v->pid, &start) < 0 || !what || newest.tv_sec <= start + 1)
                 return 0;
         v->stale = true;
-        ADD(d, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where,
+        ADD(d, DOCTOR_PROCESSES, DIAG_WARNING, v->where,
             "restart it (a new login, or systemctl restart for a service): limits are set when a session opens",
             "started %s, before %s changed (%s): it still runs with the limits it got then: restart it",
             fmt_time(start, ts1, sizeof ts1), what, fmt_time(newest.tv_sec, ts2, sizeof ts2));
@@ -527,7 +533,7 @@ static int pid_compare(struct doc *d, const struct pid_view *v) {
                 return r;
         if (r < 0 || (!t.soft_known && !t.hard_known)) {
                 target_clear(&t);
-                ADD(d, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
                     "no limits entry or policy rule gives %s a memlock: nothing to compare", v->user);
                 return 0;
         }
@@ -535,14 +541,14 @@ static int pid_compare(struct doc *d, const struct pid_view *v) {
         if ((low_soft || low_hard) && !(tt = target_text(&t, low_hard)))
                 r = -ENOMEM;
         else if (low_soft || low_hard)
-                r = doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where,
+                r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where,
                                v->stale ? "restart it from a new session"
                                         : "start it from a PAM session that runs pam_limits/pam_rdmalimit; for a "
                                           "systemd service: rdmalimits apply --unit UNIT SIZE",
                                "memlock %s %s is below the %s that the configuration gives %s",
                                low_soft ? "soft" : "hard", size_format(low_soft ? v->soft : v->hard, a), tt, v->user);
         else
-                r = doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_OK, v->where, NULL,
+                r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_OK, NULL, v->where, NULL,
                                "memlock %s: at least what the configuration gives %s", fmt_pair(v->soft, v->hard, pair),
                                v->user);
         target_clear(&t);
@@ -560,7 +566,7 @@ static int pid_read(struct doc *d, struct pid_view *v) {
             proc_memlock(limits, &v->soft, &v->hard) < 0 || proc_number(status, "Uid", &v->uid) < 0) {
                 if (r == -ENOMEM)
                         return r;
-                ADD(d, DOCTOR_PROCESSES, DOCTOR_ERROR, v->where, NULL, "cannot read /proc/%d/limits and status",
+                ADD(d, DOCTOR_PROCESSES, DIAG_ERROR, v->where, NULL, "cannot read /proc/%d/limits and status",
                     (int)v->pid);
                 return 0;
         }
@@ -570,11 +576,11 @@ static int pid_read(struct doc *d, struct pid_view *v) {
         vmpin *= 1024;
         if ((r = uid_name(d, (uid_t)v->uid, &v->user)) == -ENOMEM)
                 return r;
-        ADD(d, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+        ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
             "user %s (uid %llu): memlock %s; locked %s (VmLck), pinned %s (VmPin)", v->user ?: "?",
             (unsigned long long)v->uid, fmt_pair(v->soft, v->hard, pair), size_format(vmlck, a), size_format(vmpin, b));
         if (v->soft != SIZE_INFINITY && v->soft > 0 && (vmlck + vmpin) >= v->soft / 10 * 9)
-                ADD(d, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where, "raise its memlock (see the other findings)",
+                ADD(d, DOCTOR_PROCESSES, DIAG_WARNING, v->where, "raise its memlock (see the other findings)",
                     "locked and pinned memory (%s) is close to its soft limit %s: the next registration may fail "
                     "with ENOMEM/ENOBUFS",
                     size_format(vmlck + vmpin, a), size_format(v->soft, b));
@@ -630,13 +636,10 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
         holders = acct_holders(&rep, v->pid, &n_holders, &r);
         if (r < 0)
                 goto out;
-        r = -ENOMEM;
         if (!u || u->a.charged_method == STATUS_M_UNKNOWN) {
-                if (doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
                                "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): unknown (%s)",
-                               v->user ?: "?", u && u->charged_why[0] ? u->charged_why : rep.xsk_why) < 0)
-                        goto out;
-                r = 0;
+                               v->user ?: "?", u && u->charged_why[0] ? u->charged_why : rep.xsk_why);
                 goto out;
         }
         const struct status_proc *self = NULL;
@@ -644,26 +647,21 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                 if (rep.procs[i].pid == v->pid)
                         self = &rep.procs[i];
         if (self && self->cap_ipc_lock) {
-                /* the kernel neither charges nor limits the UMEMs of a process with CAP_IPC_LOCK */
-                if (doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
                                "has CAP_IPC_LOCK: its AF_XDP UMEMs are neither charged nor limited (user %s's "
                                "locked memory holds %s%s (%s)%s%s)",
                                v->user ?: "?", u->a.charged_at_least ? "at least " : "", size_format(u->a.charged, a),
-                               status_method_name(u->a.charged_method), holders ? "; held by " : "", holders ?: "") < 0)
-                        goto out;
-                r = 0;
+                               status_method_name(u->a.charged_method), holders ? "; held by " : "", holders ?: "");
                 goto out;
         }
         bool finite = v->soft != SIZE_INFINITY;
         uint64_t left = finite && v->soft > u->a.charged ? v->soft - u->a.charged : 0;
-        if (doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+        r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
                        "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): %s%s (%s)%s%s%s%s",
                        v->user ?: "?", u->a.charged_at_least ? "at least " : "", size_format(u->a.charged, a),
                        status_method_name(u->a.charged_method), finite ? "; this process can still register " : "",
-                       finite ? size_format(left, b) : "", holders ? "; held by " : "", holders ?: "") < 0)
-                goto out;
-        r = 0;
-        if (!finite || u->a.charged == 0 || u->a.charged < v->soft / 10 * 9)
+                       finite ? size_format(left, b) : "", holders ? "; held by " : "", holders ?: "");
+        if (r < 0 || !finite || u->a.charged == 0 || u->a.charged < v->soft / 10 * 9)
                 goto out;
         if (v->hard == SIZE_INFINITY || v->hard > v->soft)
                 fix = strf("raise only the soft limit, the hard one (%s) allows it (ulimit -S -l, or LimitMEMLOCK=SOFT:HARD)%s",
@@ -673,14 +671,12 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                            size_format(u->a.charged, a), v->user ?: "USER");
         else
                 fix = strf("raise memlock (rdmalimits apply %s SIZE), then start the process again", v->user ?: "USER");
-        r = -ENOMEM;
-        if (!fix || doctor_add(d->rep, DOCTOR_PROCESSES, DOCTOR_WARNING, v->where, fix,
-                               "user %s's locked memory already charged (%s) leaves %s under this process's soft "
-                               "limit %s: its next AF_XDP UMEM registration may fail with ENOBUFS",
-                               v->user ?: "?", size_format(u->a.charged, a), size_format(left, b),
-                               size_format(v->soft, c)) < 0)
-                goto out;
-        r = 0;
+        r = !fix ? -ENOMEM
+                 : doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where, fix,
+                              "user %s's locked memory already charged (%s) leaves %s under this process's soft "
+                              "limit %s: its next AF_XDP UMEM registration may fail with ENOBUFS",
+                              v->user ?: "?", size_format(u->a.charged, a), size_format(left, b),
+                              size_format(v->soft, c));
 out:
         status_report_clear(&rep);
         return r;
@@ -693,7 +689,7 @@ static int pid_examine(struct doc *d, struct pid_view *v) {
         if ((r = pid_check_stale(d, v)) < 0 || (r = pid_accounting(d, v)) < 0)
                 return r;
         if (!v->user) {
-                ADD(d, DOCTOR_PROCESSES, DOCTOR_INFO, v->where, NULL,
+                ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
                     "uid %llu has no name%s: cannot look up its configured limit", (unsigned long long)v->uid,
                     d->in->root ? " in etc/passwd" : "");
                 return 0;
@@ -708,13 +704,12 @@ int check_pid(struct doc *d) {
 
         if (v.pid <= 0)
                 return 0; /* no --pid */
-        if (read_proc(v.pid, "comm", &comm) < 0) {
+        if (proc_comm(v.pid, &comm) < 0) {
                 char where[32];
                 snprintf(where, sizeof where, "pid %d", (int)v.pid);
-                ADD(d, DOCTOR_PROCESSES, DOCTOR_ERROR, where, NULL, "no such process");
+                ADD(d, DOCTOR_PROCESSES, DIAG_ERROR, where, NULL, "no such process");
                 return 0;
         }
-        comm_trim(comm);
         if (!(v.where = strf("%s (pid %d)", comm, (int)v.pid)))
                 return -ENOMEM;
         r = pid_examine(d, &v);

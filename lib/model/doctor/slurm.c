@@ -35,11 +35,8 @@ static void slurm_conf_clear(struct slurm_conf *c) {
 }
 
 static int set2(char **value, char **where, const char *v, const char *file, unsigned line) {
-        free(*value);
-        free(*where);
-        *value = strdup(v);
-        *where = strf("%s:%u", file, line);
-        return *value && *where ? 0 : -ENOMEM;
+        _cleanup_free_ char *w = strf("%s:%u", file, line);
+        return w && set_str(value, v) >= 0 && set_str(where, w) >= 0 ? 0 : -ENOMEM;
 }
 
 static int slurm_scan(struct doc *d, const char *abs, unsigned depth, struct slurm_conf *c);
@@ -85,10 +82,7 @@ static int slurm_scan(struct doc *d, const char *abs, unsigned depth, struct slu
 
         if (r < 0)
                 return r == -ENOMEM ? r : (depth == 0 ? r : 0);
-        for (char *line = text, *next; line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
+        for (char *cur = text, *line; (line = line_next(&cur));) {
                 lineno++;
                 if ((r = slurm_line(d, abs, line, lineno, depth, c)) < 0)
                         return r;
@@ -133,11 +127,11 @@ static int slurm_check_propagation(struct doc *d, const struct slurm_conf *c) {
         if (!what)
                 return -ENOMEM;
         if (!prop) {
-                ADD_ID(d, DOCTOR_SLURM, DOCTOR_OK, "slurm-keeps-slurmd-memlock", where, NULL,
+                ADD_ID(d, DOCTOR_SLURM, DIAG_OK, "slurm-keeps-slurmd-memlock", where, NULL,
                        "slurm.conf: %s: tasks get slurmd's memlock, not the submit host's", what);
                 return 0;
         }
-        ADD_ID(d, DOCTOR_SLURM, DOCTOR_WARNING, "slurm-propagates-memlock", where,
+        ADD_ID(d, DOCTOR_SLURM, DIAG_WARNING, "slurm-propagates-memlock", where,
                "set PropagateResourceLimitsExcept=MEMLOCK in slurm.conf (or take MEMLOCK out of "
                "PropagateResourceLimits), then scontrol reconfigure",
                "slurm.conf: %s: srun and sbatch copy the submit host's soft memlock into every task (a login node's "
@@ -185,10 +179,7 @@ static int account_scan(struct doc *d, const char *service, unsigned depth, stru
                 return 0;
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
-        for (char *line = text, *next; line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
+        for (char *cur = text, *line; (line = line_next(&cur));) {
                 lineno++;
                 _cleanup_free_ char *where = strf("%s:%u", disp(d, abs), lineno);
                 if (!where)
@@ -209,11 +200,11 @@ static int slurm_check_pam_systemd(struct doc *d) {
         long i = st.error ? -1 : pam_stack_find(&st, "pam_systemd");
         if (i >= 0) {
                 _cleanup_free_ char *where = strf("%s:%u", st.v[i].file, st.v[i].line);
-                r = where ? doctor_add_id(d->rep, DOCTOR_SLURM, DOCTOR_WARNING, "slurm-adopt-pam-systemd", where,
-                                          "take pam_systemd out of the files sshd includes, and stop and mask "
-                                          "systemd-logind, as Slurm's pam_slurm_adopt documentation says",
-                                          "sshd: pam_systemd in the session stack conflicts with pam_slurm_adopt: it "
-                                          "moves the adopted ssh session out of the job")
+                r = where ? doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-pam-systemd", where,
+                                       "take pam_systemd out of the files sshd includes, and stop and mask "
+                                       "systemd-logind, as Slurm's pam_slurm_adopt documentation says",
+                                       "sshd: pam_systemd in the session stack conflicts with pam_slurm_adopt: it "
+                                       "moves the adopted ssh session out of the job")
                           : -ENOMEM;
         }
         pam_stack_clear(&st);
@@ -229,16 +220,16 @@ static int slurm_check_adopt(struct doc *d) {
                 if (streq(a.modules.v[i], "pam_slurm_adopt"))
                         at = (long)i;
         if (r >= 0 && at >= 0) {
-                r = doctor_add_id(d->rep, DOCTOR_SLURM, DOCTOR_INFO, "slurm-adopt", a.wheres.v[at], NULL,
-                                  "sshd: pam_slurm_adopt adopts ssh logins into the user's job (its cgroup), not its "
-                                  "limits: an adopted session's memlock comes from sshd's session stack (pam_limits, "
-                                  "pam_rdmalimit), not from slurmd");
+                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-adopt", a.wheres.v[at], NULL,
+                               "sshd: pam_slurm_adopt adopts ssh logins into the user's job (its cgroup), not its "
+                               "limits: an adopted session's memlock comes from sshd's session stack (pam_limits, "
+                               "pam_rdmalimit), not from slurmd");
                 if (r >= 0 && (size_t)at + 1 < a.modules.n)
-                        r = doctor_add_id(d->rep, DOCTOR_SLURM, DOCTOR_WARNING, "slurm-adopt-not-last", a.wheres.v[at],
-                                          "make pam_slurm_adopt the last module of sshd's account stack (Slurm's "
-                                          "pam_slurm_adopt documentation)",
-                                          "sshd: %s (%s) runs after pam_slurm_adopt in the account stack",
-                                          a.modules.v[a.modules.n - 1], a.wheres.v[a.modules.n - 1]);
+                        r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-not-last", a.wheres.v[at],
+                                       "make pam_slurm_adopt the last module of sshd's account stack (Slurm's "
+                                       "pam_slurm_adopt documentation)",
+                                       "sshd: %s (%s) runs after pam_slurm_adopt in the account stack",
+                                       a.modules.v[a.modules.n - 1], a.wheres.v[a.modules.n - 1]);
                 if (r >= 0)
                         r = slurm_check_pam_systemd(d);
         }
@@ -269,16 +260,16 @@ int check_slurm(struct doc *d) {
         if (r == 0)
                 r = slurm_check_propagation(d, &c);
         else if (r != -ENOENT && r != -ENOMEM)
-                r = doctor_add(d->rep, DOCTOR_SLURM, DOCTOR_WARNING, disp(d, confs[i - 1]), NULL,
+                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, NULL, disp(d, confs[i - 1]), NULL,
                                "slurm.conf cannot be read (%s)", strerror(-r));
         else if (r == -ENOENT)
                 r = 0;
         if (r >= 0)
                 r = daemon_unit_check(d, &slurmd, &found);
         if (r >= 0 && c.file && !found)
-                r = doctor_add_id(d->rep, DOCTOR_SLURM, DOCTOR_INFO, "slurmd-no-unit", c.file, NULL,
-                                  "no slurmd.service: not a compute node, or slurmd is started another way (its "
-                                  "memlock is then that of whatever starts it)");
+                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurmd-no-unit", c.file, NULL,
+                               "no slurmd.service: not a compute node, or slurmd is started another way (its "
+                               "memlock is then that of whatever starts it)");
         if (r >= 0)
                 r = slurm_check_adopt(d);
         slurm_conf_clear(&c);

@@ -138,10 +138,7 @@ static int sshd_scan_file(struct doc *d, const char *abs, unsigned depth, bool i
         if (r < 0)
                 return r == -ENOMEM ? r : (depth == 0 ? r : 0);
         s->files++;
-        for (char *line = text, *next; line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
+        for (char *cur = text, *line; (line = line_next(&cur));) {
                 lineno++;
                 if ((r = sshd_scan_line(d, line, abs, lineno, depth, &in_match, s)) < 0)
                         return r;
@@ -153,28 +150,28 @@ static int sshd_report(struct doc *d, const char *cfg, const struct sshd_scan *s
         _cleanup_free_ char *fix = NULL;
 
         if (s->set && s->value)
-                ADD(d, DOCTOR_SSH, DOCTOR_OK, s->where, NULL, "sshd: UsePAM yes");
+                ADD(d, DOCTOR_SSH, DIAG_OK, s->where, NULL, "sshd: UsePAM yes");
         else if (s->set) {
                 if (!(fix = strf("set 'UsePAM yes' at %s (sshd takes the first value it reads), then restart sshd "
                                  "(systemctl restart ssh)",
                                  s->where)))
                         return -ENOMEM;
-                ADD(d, DOCTOR_SSH, DOCTOR_ERROR, s->where, fix,
+                ADD(d, DOCTOR_SSH, DIAG_ERROR, s->where, fix,
                     "sshd: UsePAM no: sshd opens no PAM session, so neither pam_limits nor pam_rdmalimit runs for "
                     "ssh logins");
         } else {
                 if (!(fix = strf("add 'UsePAM yes' to %s, then restart sshd (systemctl restart ssh)", disp(d, cfg))))
                         return -ENOMEM;
-                ADD(d, DOCTOR_SSH, DOCTOR_ERROR, disp(d, cfg), fix,
+                ADD(d, DOCTOR_SSH, DIAG_ERROR, disp(d, cfg), fix,
                     "sshd: UsePAM is not set: OpenSSH's built-in default is no, so ssh logins get no PAM session "
                     "and no limits");
         }
         if (s->ignored)
-                ADD(d, DOCTOR_SSH, DOCTOR_INFO, s->ignored_where, NULL,
+                ADD(d, DOCTOR_SSH, DIAG_INFO, s->ignored_where, NULL,
                     "sshd: this 'UsePAM %s' is ignored: the first value (%s) wins", s->ignored_value ? "yes" : "no",
                     s->where);
         if (s->match_where)
-                ADD(d, DOCTOR_SSH, DOCTOR_WARNING, s->match_where, "move UsePAM out of the Match block",
+                ADD(d, DOCTOR_SSH, DIAG_WARNING, s->match_where, "move UsePAM out of the Match block",
                     "sshd: UsePAM inside a Match block is not allowed: sshd refuses the configuration");
         return 0;
 }
@@ -188,10 +185,10 @@ int check_sshd_config(struct doc *d) {
         if (r == -ENOENT) {
                 r = 0;
                 if (exists_rooted(d, "/etc/pam.d/sshd", false))
-                        r = doctor_add(d->rep, DOCTOR_SSH, DOCTOR_INFO, disp(d, cfg), NULL,
+                        r = doctor_add(d->rep, DOCTOR_SSH, DIAG_INFO, NULL, disp(d, cfg), NULL,
                                        "sshd: %s does not exist: OpenSSH server not installed?", disp(d, cfg));
         } else if (r < 0 && r != -ENOMEM)
-                r = doctor_add(d->rep, DOCTOR_SSH, DOCTOR_WARNING, disp(d, cfg), NULL, "sshd: cannot read %s (%s)",
+                r = doctor_add(d->rep, DOCTOR_SSH, DIAG_WARNING, NULL, disp(d, cfg), NULL, "sshd: cannot read %s (%s)",
                                disp(d, cfg), strerror(-r));
         else if (r >= 0)
                 r = sshd_report(d, cfg, &s);

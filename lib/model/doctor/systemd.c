@@ -60,10 +60,7 @@ static int ini_parse(struct doc *d, const char *abs, ini_cb cb, void *userdata) 
         r = read_rooted(d, abs, &text);
         if (r < 0)
                 return r;
-        for (char *line = text, *next; line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
+        for (char *cur = text, *line; (line = line_next(&cur));) {
                 lineno++;
                 char *p = strip(line), *eq;
                 if (!*p || *p == '#' || *p == ';')
@@ -87,7 +84,7 @@ static int ini_parse(struct doc *d, const char *abs, ini_cb cb, void *userdata) 
         return 0;
 }
 
-void limit_setting_clear(struct limit_setting *l) {
+static void limit_setting_clear(struct limit_setting *l) {
         free(l->text);
         free(l->where);
         free(l->overridden);
@@ -126,7 +123,7 @@ static int limit_assign(struct limit_setting *l, const char *where, const char *
 
 /* An unparsable limit: systemd ignores it. */
 static int limit_bad(struct doc *d, enum doctor_group g, const char *where, const char *key, const char *value) {
-        return doctor_add(d->rep, g, DOCTOR_ERROR, where, "write a size such as 64M, 1G or infinity (or SOFT:HARD)",
+        return doctor_add(d->rep, g, DIAG_ERROR, NULL, where, "write a size such as 64M, 1G or infinity (or SOFT:HARD)",
                           "%s=%s cannot be parsed: systemd ignores it", key, value);
 }
 
@@ -143,44 +140,44 @@ static int manager_cb(struct doc *d, const char *where, const char *section, con
 static const char *const systemd_conf_dirs[] = { "/etc/systemd", "/run/systemd", "/usr/local/lib/systemd",
                                                  "/usr/lib/systemd", "/lib/systemd" };
 
-/* Parse each file of a drop-in list; a file that cannot be read is skipped. */
-static int ini_parse_all(struct doc *d, const struct strv *files, ini_cb cb, void *userdata) {
-        for (size_t i = 0; i < files->n; i++) {
-                int r = ini_parse(d, files->v[i], cb, userdata);
-                if (r == -ENOMEM)
-                        return r;
-        }
-        return 0;
+/* Parse abs, then its drop-ins (list_dropins() of subs in dirs); a file that cannot be read
+ * is skipped.  *ret_n: how many drop-ins there are (ret_n may be NULL). */
+static int ini_parse_dropins(struct doc *d, const char *abs, const char *const *dirs, size_t n_dirs,
+                             const char *const *subs, size_t n_subs, ini_cb cb, void *userdata, size_t *ret_n) {
+        struct strv drop = {};
+        int r = ini_parse(d, abs, cb, userdata);
+
+        if (r == -ENOMEM)
+                return r;
+        r = list_dropins(d, dirs, n_dirs, subs, n_subs, &drop);
+        for (size_t i = 0; i < drop.n && r >= 0; i++)
+                if ((r = ini_parse(d, drop.v[i], cb, userdata)) != -ENOMEM)
+                        r = 0;
+        if (ret_n)
+                *ret_n = drop.n;
+        strv_clear(&drop);
+        return r;
 }
 
 /* system.conf or user.conf and their drop-ins: the last DefaultLimitMEMLOCK= wins. */
 static int manager_default(struct doc *d, const char *name, struct limit_setting *ret) {
         _cleanup_free_ char *main_abs = strf("/etc/systemd/%s", name), *sub = strf("%s.d", name);
-        struct strv drop = {};
-        int r;
 
         *ret = (struct limit_setting){};
         if (!main_abs || !sub)
                 return -ENOMEM;
-        r = ini_parse(d, main_abs, manager_cb, ret);
-        if (r == -ENOMEM)
-                return r;
         const char *subs[] = { sub };
-        r = list_dropins(d, systemd_conf_dirs, ELEMENTSOF(systemd_conf_dirs), subs, 1, &drop);
-        if (r >= 0)
-                r = ini_parse_all(d, &drop, manager_cb, ret);
-        strv_clear(&drop);
-        return r;
+        return ini_parse_dropins(d, main_abs, systemd_conf_dirs, ELEMENTSOF(systemd_conf_dirs), subs, 1, manager_cb,
+                                 ret, NULL);
 }
 
 /* Outside a root: is PID 1 systemd at all? */
 static int check_pid1(struct doc *d) {
         _cleanup_free_ char *comm = NULL;
-        if (d->in->root || read_text("/proc/1/comm", &comm) < 0)
+        if (d->in->root || proc_comm(1, &comm) < 0)
                 return 0;
-        comm_trim(comm);
         if (!streq(comm, "systemd"))
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, "/proc/1/comm", NULL,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, "/proc/1/comm", NULL,
                     "PID 1 is %s, not systemd: system.conf and units take effect only where systemd runs", comm);
         return 0;
 }
@@ -188,7 +185,7 @@ static int check_pid1(struct doc *d) {
 static int report_system_default(struct doc *d, const struct limit_setting *sys) {
         _cleanup_free_ char *why = NULL, *fix = NULL;
         char pair[PAIR_MAX], arg[SIZE_FMT_MAX], arg2[SIZE_FMT_MAX];
-        enum doctor_level lvl;
+        enum diag_severity lvl;
         uint64_t soft = sys->set ? sys->soft : SYSTEMD_DEFAULT_MEMLOCK, hard = sys->set ? sys->hard : SYSTEMD_DEFAULT_MEMLOCK;
         uint64_t want = d->max.hard_known && d->max.hard > d->max.soft ? d->max.hard : d->max.soft;
 
@@ -199,10 +196,10 @@ static int report_system_default(struct doc *d, const struct limit_setting *sys)
                          size_format_arg(want, arg2), size_format_systemd(want, arg))))
                 return -ENOMEM;
         fmt_pair(soft, hard, pair);
-        const char *tail = lvl == DOCTOR_OK ? "" : ": systemd services never read limits.conf";
+        const char *tail = lvl == DIAG_OK ? "" : ": systemd services never read limits.conf";
         if (!sys->set) {
-                ADD(d, DOCTOR_SYSTEMD, lvl == DOCTOR_OK ? DOCTOR_INFO : lvl, disp(d, "/etc/systemd/system.conf"),
-                    lvl == DOCTOR_OK ? NULL : fix,
+                ADD(d, DOCTOR_SYSTEMD, lvl == DIAG_OK ? DIAG_INFO : lvl, disp(d, "/etc/systemd/system.conf"),
+                    lvl == DIAG_OK ? NULL : fix,
                     "DefaultLimitMEMLOCK is not set: services without LimitMEMLOCK= get systemd's default of %s%s%s",
                     pair, why, tail);
                 return 0;
@@ -212,11 +209,11 @@ static int report_system_default(struct doc *d, const struct limit_setting *sys)
         d->sysdef_hard = sys->hard;
         if (!(d->sysdef_where = strdup(sys->where)))
                 return -ENOMEM;
-        ADD(d, DOCTOR_SYSTEMD, lvl, sys->where, lvl == DOCTOR_OK ? NULL : fix,
+        ADD(d, DOCTOR_SYSTEMD, lvl, sys->where, lvl == DIAG_OK ? NULL : fix,
             "services without LimitMEMLOCK= get memlock %s (DefaultLimitMEMLOCK=%s%s)%s%s", pair, sys->text,
             sys->assignments > 1 ? ", the last of several assignments" : "", why, tail);
         if (sys->overridden)
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, sys->overridden, NULL,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, sys->overridden, NULL,
                     "DefaultLimitMEMLOCK=%s here is overridden by %s (the last assignment wins)", sys->overridden_text,
                     sys->where);
         return 0;
@@ -237,7 +234,7 @@ int check_systemd_defaults(struct doc *d) {
         if (r >= 0)
                 r = manager_default(d, "user.conf", &user);
         if (r >= 0 && user.set)
-                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_INFO, user.where, NULL,
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_INFO, NULL, user.where, NULL,
                                "user services (systemd --user) without LimitMEMLOCK= get memlock %s "
                                "(DefaultLimitMEMLOCK=%s)",
                                fmt_pair(user.soft, user.hard, pair), user.text);
@@ -253,15 +250,6 @@ struct unit_scan {
         struct unit_info *u;
         enum doctor_group group;
 };
-
-static int set_str(char **field, const char *value) {
-        char *v = strdup(value);
-        if (!v)
-                return -ENOMEM;
-        free(*field);
-        *field = v;
-        return 0;
-}
 
 static int unit_cb(struct doc *d, const char *where, const char *section, const char *key, const char *value,
                    void *userdata) {
@@ -314,19 +302,15 @@ static int unit_find(const struct doc *d, const char *name, const char *tmpl, st
                         const char *n = k == 0 ? name : tmpl;
                         if (!n)
                                 continue;
-                        char *p = strf("%s/%s", unit_dirs[i], n);
+                        _cleanup_free_ char *p = strf("%s/%s", unit_dirs[i], n);
                         if (!p)
                                 return -ENOMEM;
-                        if (masked(d, p)) {
-                                u->masked = true;
-                                free(p);
+                        if ((u->masked = masked(d, p)))
                                 return 0;
-                        }
                         if (exists_rooted(d, p, false)) {
-                                u->path = p;
+                                u->path = TAKE_PTR(p);
                                 return 0;
                         }
-                        free(p);
                 }
         return 0;
 }
@@ -337,17 +321,15 @@ static int unit_effective(const struct doc *d, struct unit_info *u) {
                 u->soft = u->limit.soft;
                 u->hard = u->limit.hard;
                 u->src = strf("LimitMEMLOCK=%s", u->limit.text);
-                u->where = strdup(u->limit.where);
         } else if (d->sysdef_set) {
                 u->soft = d->sysdef_soft;
                 u->hard = d->sysdef_hard;
                 u->src = strf("no LimitMEMLOCK=: DefaultLimitMEMLOCK of %s", d->sysdef_where);
-                u->where = strdup(disp(d, u->path));
         } else {
                 u->soft = u->hard = SYSTEMD_DEFAULT_MEMLOCK;
                 u->src = strdup("no LimitMEMLOCK= or DefaultLimitMEMLOCK=: systemd's default");
-                u->where = strdup(disp(d, u->path));
         }
+        u->where = strdup(u->limit.set ? u->limit.where : disp(d, u->path));
         return u->src && u->where ? 0 : -ENOMEM;
 }
 
@@ -355,20 +337,12 @@ static int unit_effective(const struct doc *d, struct unit_info *u) {
 static int unit_read(struct doc *d, const char *tmpl, enum doctor_group g, struct unit_info *u) {
         _cleanup_free_ char *sub = strf("%s.d", u->name), *tsub = tmpl ? strf("%s.d", tmpl) : NULL;
         struct unit_scan s = { .u = u, .group = g };
-        struct strv drop = {};
-        int r;
 
         if (!sub || (tmpl && !tsub))
                 return -ENOMEM;
         const char *subs[] = { sub, tsub };
-        r = ini_parse(d, u->path, unit_cb, &s);
-        if (r == -ENOMEM)
-                return r;
-        r = list_dropins(d, unit_dirs, ELEMENTSOF(unit_dirs), subs, tsub ? 2 : 1, &drop);
-        if (r >= 0)
-                r = ini_parse_all(d, &drop, unit_cb, &s);
-        u->n_dropins = drop.n;
-        strv_clear(&drop);
+        int r = ini_parse_dropins(d, u->path, unit_dirs, ELEMENTSOF(unit_dirs), subs, tsub ? 2 : 1, unit_cb, &s,
+                                  &u->n_dropins);
         return r < 0 ? r : unit_effective(d, u);
 }
 
@@ -402,10 +376,10 @@ int unit_load(struct doc *d, const char *unit, enum doctor_group g, struct unit_
 /* ---- --unit ---- */
 
 /* The fix for a unit that needs more: a drop-in rdmalimits owns, then a restart. */
-static char *unit_fix(const char *unit, uint64_t want) {
+char *unit_fix(const char *unit, uint64_t want, const char *tail) {
         char arg[SIZE_FMT_MAX];
-        return strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s", unit, size_format_arg(want, arg),
-                    unit);
+        return strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s%s", unit,
+                    size_format_arg(want, arg), unit, tail ?: "");
 }
 
 /* No configuration names the unit's user: compare with what the hardware here needs. */
@@ -418,25 +392,25 @@ static int unit_compare_auto(struct doc *d, const struct unit_info *u) {
         if (r < 0)
                 return r;
         if (!a.value)
-                r = doctor_add_id(d->rep, DOCTOR_SYSTEMD, DOCTOR_INFO, "unit-auto-unknown", u->user_where, NULL,
-                                  "%s: runs as %s; no limits entry or policy rule gives %s a memlock, and %s: nothing "
-                                  "to compare",
-                                  u->name, u->user, u->user, a.why);
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_INFO, "unit-auto-unknown", u->user_where, NULL,
+                               "%s: runs as %s; no limits entry or policy rule gives %s a memlock, and %s: nothing "
+                               "to compare",
+                               u->name, u->user, u->user, a.why);
         else if (u->soft >= a.value)
-                r = doctor_add_id(d->rep, DOCTOR_SYSTEMD, DOCTOR_OK, "unit-auto", u->where, NULL,
-                                  "%s: runs as %s with memlock %s, at least the %s the hardware needs (%s); no limits "
-                                  "entry or policy rule names %s",
-                                  u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
-                                  a.why, u->user);
-        else if (!(fix = unit_fix(u->name, a.value)))
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_OK, "unit-auto", u->where, NULL,
+                               "%s: runs as %s with memlock %s, at least the %s the hardware needs (%s); no limits "
+                               "entry or policy rule names %s",
+                               u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
+                               a.why, u->user);
+        else if (!(fix = unit_fix(u->name, a.value, NULL)))
                 r = -ENOMEM;
         else
-                r = doctor_add_id(d->rep, DOCTOR_SYSTEMD, DOCTOR_WARNING, "unit-below-auto", u->where, fix,
-                                  "%s: runs as %s with memlock %s, below the %s the hardware needs (%s); no limits "
-                                  "entry or policy rule names %s, and systemd services never read limits.conf or the "
-                                  "policy",
-                                  u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
-                                  a.why, u->user);
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_WARNING, "unit-below-auto", u->where, fix,
+                               "%s: runs as %s with memlock %s, below the %s the hardware needs (%s); no limits "
+                               "entry or policy rule names %s, and systemd services never read limits.conf or the "
+                               "policy",
+                               u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
+                               a.why, u->user);
         host_auto_clear(&a);
         return r;
 }
@@ -450,15 +424,15 @@ static int unit_compare(struct doc *d, const struct unit_info *u, const struct t
         bool low_soft = t->soft_known && u->soft < t->soft, low_hard = !low_soft && t->hard_known && u->hard < t->hard;
 
         if (!low_soft && !low_hard) {
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_OK, u->where, NULL,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_OK, u->where, NULL,
                     "%s: runs as %s with memlock %s, as much as the configuration gives %s", u->name, u->user,
                     fmt_pair(u->soft, u->hard, pair), u->user);
                 return 0;
         }
-        if (!(fix = unit_fix(u->name, want)) ||
+        if (!(fix = unit_fix(u->name, want, NULL)) ||
             !(tt = target_text(t, low_hard)))
                 return -ENOMEM;
-        ADD(d, DOCTOR_SYSTEMD, low_soft ? DOCTOR_ERROR : DOCTOR_WARNING, u->where, fix,
+        ADD(d, DOCTOR_SYSTEMD, low_soft ? DIAG_ERROR : DIAG_WARNING, u->where, fix,
             "%s: runs as %s with memlock %s %s, below the %s that the configuration gives %s: systemd services never "
             "read limits.conf or the policy",
             u->name, u->user, low_soft ? "soft" : "hard", size_format(low_soft ? u->soft : u->hard, pair), tt,
@@ -472,12 +446,12 @@ static int unit_check_user(struct doc *d, const struct unit_info *u) {
         int r;
 
         if (u->dynamic_user) {
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, disp(d, u->path), NULL,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, disp(d, u->path), NULL,
                     "%s: DynamicUser=yes: no configured user to compare its memlock with", u->name);
                 return 0;
         }
         if (!u->user || streq(u->user, "root") || streq(u->user, "0")) {
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, u->user ? u->user_where : disp(d, u->path), NULL,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, u->user ? u->user_where : disp(d, u->path), NULL,
                     "%s: runs as root: with CAP_IPC_LOCK its memlock limit does not restrict what it pins", u->name);
                 return 0;
         }
@@ -485,12 +459,12 @@ static int unit_check_user(struct doc *d, const struct unit_info *u) {
         if (r == -ENOMEM)
                 return r;
         if (r < 0)
-                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_WARNING, u->user_where, "create the user, or correct User=",
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_WARNING, NULL, u->user_where, "create the user, or correct User=",
                                "%s: User=%s does not exist%s", u->name, u->user, d->in->root ? " in etc/passwd" : "");
         else if (!t.soft_known && !t.hard_known)
                 r = unit_compare_auto(d, u);
         else if (u->pam_name)
-                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DOCTOR_INFO, u->user_where, NULL,
+                r = doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_INFO, NULL, u->user_where, NULL,
                                "%s: runs as %s with PAMName=%s: systemd opens a '%s' PAM session, so that stack's "
                                "pam_limits and pam_rdmalimit apply on top of LimitMEMLOCK=",
                                u->name, u->user, u->pam_name, u->pam_name);
@@ -500,6 +474,15 @@ static int unit_check_user(struct doc *d, const struct unit_info *u) {
         return r;
 }
 
+/* The LimitMEMLOCK= that the one in effect overrides. */
+static int unit_overridden(struct doc *d, enum doctor_group g, const struct unit_info *u) {
+        if (!u->limit.overridden)
+                return 0;
+        return doctor_add(d->rep, g, DIAG_INFO, NULL, u->limit.overridden, NULL,
+                          "%s: LimitMEMLOCK=%s here is overridden by %s (a later drop-in wins)", u->name,
+                          u->limit.overridden_text, u->limit.where);
+}
+
 static int unit_report(struct doc *d, const struct unit_info *u) {
         _cleanup_free_ char *fix = NULL;
         char pair[PAIR_MAX];
@@ -507,24 +490,21 @@ static int unit_report(struct doc *d, const struct unit_info *u) {
         if (u->masked) {
                 if (!(fix = strf("systemctl unmask %s", u->name)))
                         return -ENOMEM;
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_WARNING, u->name, fix, "masked: it does not start");
+                ADD(d, DOCTOR_SYSTEMD, DIAG_WARNING, u->name, fix, "masked: it does not start");
                 return 0;
         }
         if (!u->path) {
                 if (!(fix = strf("check the name (systemctl list-unit-files '%s')", u->name)))
                         return -ENOMEM;
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_ERROR, u->name, fix,
+                ADD(d, DOCTOR_SYSTEMD, DIAG_ERROR, u->name, fix,
                     "no unit file in etc/systemd/system, run/systemd/system, usr/lib/systemd/system or "
                     "lib/systemd/system");
                 return 0;
         }
-        ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, u->where, NULL, "%s: memlock %s (%s; %s and %zu drop-in%s read)", u->name,
+        ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, u->where, NULL, "%s: memlock %s (%s; %s and %zu drop-in%s read)", u->name,
             fmt_pair(u->soft, u->hard, pair), u->src, disp(d, u->path), u->n_dropins, u->n_dropins == 1 ? "" : "s");
-        if (u->limit.overridden)
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_INFO, u->limit.overridden, NULL,
-                    "%s: LimitMEMLOCK=%s here is overridden by %s (a later drop-in wins)", u->name,
-                    u->limit.overridden_text, u->limit.where);
-        return unit_check_user(d, u);
+        int r = unit_overridden(d, DOCTOR_SYSTEMD, u);
+        return r < 0 ? r : unit_check_user(d, u);
 }
 
 int check_unit(struct doc *d) {
@@ -535,7 +515,7 @@ int check_unit(struct doc *d) {
         if (!unit)
                 return 0; /* no --unit */
         if (!unit[0] || strchr(unit, '/')) {
-                ADD(d, DOCTOR_SYSTEMD, DOCTOR_ERROR, unit, "give a unit name such as slurmd.service", "not a unit name");
+                ADD(d, DOCTOR_SYSTEMD, DIAG_ERROR, unit, "give a unit name such as slurmd.service", "not a unit name");
                 return 0;
         }
         if ((r = unit_load(d, unit, DOCTOR_SYSTEMD, &u)) < 0)
@@ -550,7 +530,7 @@ int check_unit(struct doc *d) {
 
 static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const struct unit_info *u) {
         _cleanup_free_ char *why = NULL, *fix = NULL;
-        char pair[PAIR_MAX], size[SIZE_FMT_MAX], arg[SIZE_FMT_MAX];
+        char pair[PAIR_MAX], size[SIZE_FMT_MAX];
         uint64_t need;
         int r = host_need(d, &need, &why);
 
@@ -558,20 +538,19 @@ static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const
                 return r;
         fmt_pair(u->soft, u->hard, pair);
         if (!need) {
-                ADD_ID(d, c->group, DOCTOR_INFO, c->id_ok, u->where, NULL, "%s: memlock %s (%s): %s; %s: nothing to compare",
+                ADD_ID(d, c->group, DIAG_INFO, c->id_ok, u->where, NULL, "%s: memlock %s (%s): %s; %s: nothing to compare",
                        u->name, pair, u->src, c->inherits, why);
                 return 0;
         }
         if (u->soft >= need) {
-                ADD_ID(d, c->group, DOCTOR_OK, c->id_ok, u->where, NULL,
+                ADD_ID(d, c->group, DIAG_OK, c->id_ok, u->where, NULL,
                        "%s: memlock %s (%s): %s; at least the %s the hardware needs", u->name, pair, u->src,
                        c->inherits, size_format(need, size));
                 return 0;
         }
-        if (!(fix = strf("rdmalimits apply --unit %s %s --reload, then systemctl restart %s%s", c->short_name,
-                         size_format_arg(c->fix_value ? c->fix_value : need, arg), c->short_name, c->fix_why ?: "")))
+        if (!(fix = unit_fix(c->short_name, c->fix_value ? c->fix_value : need, c->fix_why)))
                 return -ENOMEM;
-        ADD_ID(d, c->group, DOCTOR_WARNING, c->id_low, u->where, fix,
+        ADD_ID(d, c->group, DIAG_WARNING, c->id_low, u->where, fix,
                "%s: memlock %s (%s): %s, below the %s the hardware needs (%s)", u->name, pair, u->src, c->inherits,
                size_format(need, size), why);
         return 0;
@@ -585,14 +564,12 @@ int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_foun
         if (r < 0)
                 return r;
         if (u.masked)
-                r = doctor_add_id(d->rep, c->group, DOCTOR_INFO, c->id_ok, u.name, NULL, "masked: it does not start");
+                r = doctor_add(d->rep, c->group, DIAG_INFO, c->id_ok, u.name, NULL, "masked: it does not start");
         else if (u.path) {
                 *ret_found = true;
                 r = daemon_unit_compare(d, c, &u);
-                if (r >= 0 && u.limit.overridden)
-                        r = doctor_add(d->rep, c->group, DOCTOR_INFO, u.limit.overridden, NULL,
-                                       "%s: LimitMEMLOCK=%s here is overridden by %s (a later drop-in wins)", u.name,
-                                       u.limit.overridden_text, u.limit.where);
+                if (r >= 0)
+                        r = unit_overridden(d, c->group, &u);
         }
         unit_info_clear(&u);
         return r;

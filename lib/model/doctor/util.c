@@ -29,6 +29,22 @@ char *strf(const char *fmt, ...) {
 
 /* ---- text ---- */
 
+int set_str(char **field, const char *value) {
+        char *v = strdup(value);
+        if (!v)
+                return -ENOMEM;
+        free(*field);
+        *field = v;
+        return 0;
+}
+
+char *line_next(char **cursor) {
+        char *line = *cursor;
+        if (line && (*cursor = strchr(line, '\n')))
+                *(*cursor)++ = '\0';
+        return line;
+}
+
 char *strip(char *s) {
         while (*s == ' ' || *s == '\t')
                 s++;
@@ -36,14 +52,6 @@ char *strip(char *s) {
         while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' || s[n - 1] == '\n'))
                 s[--n] = '\0';
         return s;
-}
-
-/* Any byte before the kernel's one final newline, a newline included, is the process's own
- * name and is kept (to be escaped, not cut). */
-void comm_trim(char *comm) {
-        size_t n = strlen(comm);
-        if (n > 0 && comm[n - 1] == '\n')
-                comm[n - 1] = '\0';
 }
 
 const char *fmt_pair(uint64_t soft, uint64_t hard, char buf[static PAIR_MAX]) {
@@ -75,20 +83,21 @@ const char *disp_rooted(const struct doc *d, const char *path) {
         return path;
 }
 
-int read_text(const char *path, char **ret) {
+/* root NULL: the running system's file */
+static int read_in(const char *root, const char *abs, char **ret) {
         _cleanup_close_ int fd = -1;
-        int r = fs_open_config(AT_FDCWD, path, false, false, &fd, NULL);
+        int r = fs_open_config_in_root(root, abs, false, false, &fd, NULL);
         if (r < 0)
                 return r;
         return fs_read_all(fd, DOC_TEXT_MAX, ret, NULL);
 }
 
+int read_text(const char *path, char **ret) {
+        return read_in(NULL, path, ret);
+}
+
 int read_rooted(const struct doc *d, const char *abs, char **ret) {
-        _cleanup_close_ int fd = -1;
-        int r = fs_open_config_in_root(d->in->root, abs, false, false, &fd, NULL);
-        if (r < 0)
-                return r;
-        return fs_read_all(fd, DOC_TEXT_MAX, ret, NULL);
+        return read_in(d->in->root, abs, ret);
 }
 
 bool exists_rooted(const struct doc *d, const char *abs, bool want_dir) {
