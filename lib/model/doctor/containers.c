@@ -15,6 +15,7 @@
 #include <sys/resource.h>
 
 #include "doctor-internal.h"
+#include "procfs.h"
 
 /* ------------------------------------------------------------------------------------ */
 /* a targeted look into daemon.json */
@@ -426,7 +427,8 @@ static void hard_limits_read(struct hard_limits *h) {
         struct rlimit rl;
 
         *h = (struct hard_limits){};
-        h->p1 = read_text("/proc/1/limits", &limits) >= 0 && proc_memlock(limits, &s1, &h->h1) >= 0;
+        h->p1 = read_text("/proc/1/limits", &limits) >= 0 &&
+                proc_limits_row(limits, "Max locked memory", &s1, &h->h1) >= 0;
         h->own = getrlimit(RLIMIT_MEMLOCK, &rl) == 0;
         if (h->own)
                 h->own_hard = rl.rlim_max;
@@ -492,9 +494,9 @@ static int container_caps(struct doc *d) {
 
         if ((r = read_text("/proc/self/status", &status)) < 0)
                 return r == -ENOMEM ? r : 0;
-        if ((r = container_sys_resource(d, proc_cap(status, "CapBnd", CAP_SYS_RESOURCE_BIT))) < 0)
+        if ((r = container_sys_resource(d, proc_field_cap(status, "CapBnd", CAP_SYS_RESOURCE_BIT))) < 0)
                 return r;
-        if (proc_cap(status, "CapBnd", CAP_IPC_LOCK_BIT))
+        if (proc_field_cap(status, "CapBnd", CAP_IPC_LOCK_BIT))
                 ADD(d, DOCTOR_CONTAINERS, DIAG_OK, "/proc/self/status CapBnd", NULL,
                     "CAP_IPC_LOCK is in the capability bounding set");
         else

@@ -199,7 +199,5 @@ struct daemon_unit {
 int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_found);
 
 /* ---- process.c: /proc for the other links ---- */
-int proc_memlock(const char *text, uint64_t *ret_soft, uint64_t *ret_hard);
-bool proc_cap(const char *status, const char *key, unsigned bit);
 /* /proc/PID/comm without the kernel's one final newline. */
 int proc_comm(pid_t pid, char **ret);

@@ -19,77 +19,11 @@
 
 #include "doctor-internal.h"
 #include "fsutil.h"
+#include "procfs.h"
 #include "status.h"
 
 /* ------------------------------------------------------------------------------------ */
 /* /proc */
-
-/* The value of "Key:" in a /proc status-like text (points into text, up to the newline). */
-static const char *proc_field(const char *text, const char *key, size_t *ret_len) {
-        size_t kl = strlen(key);
-        for (const char *line = text; line && *line;) {
-                if (strncmp(line, key, kl) == 0 && line[kl] == ':') {
-                        const char *v = line + kl + 1;
-                        while (*v == ' ' || *v == '\t')
-                                v++;
-                        *ret_len = strcspn(v, "\n");
-                        return v;
-                }
-                line = strchr(line, '\n');
-                if (line)
-                        line++;
-        }
-        return NULL;
-}
-
-static int proc_hex(const char *text, const char *key, uint64_t *ret) {
-        size_t n;
-        const char *v = proc_field(text, key, &n);
-        uint64_t x = 0;
-        if (!v || n == 0 || n > 16)
-                return -EINVAL;
-        for (size_t i = 0; i < n; i++) {
-                int c = v[i];
-                int dgt = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-                if (dgt < 0)
-                        return -EINVAL;
-                x = x << 4 | (uint64_t)dgt;
-        }
-        *ret = x;
-        return 0;
-}
-
-/* The first number of a field ("Uid:\t1000\t1000...", "VmLck:\t  0 kB"). */
-static int proc_number(const char *text, const char *key, uint64_t *ret) {
-        size_t n;
-        const char *v = proc_field(text, key, &n);
-        if (!v)
-                return -ENOENT;
-        return parse_u64_prefix(v, ret, NULL);
-}
-
-/* "Max locked memory  SOFT  HARD  bytes" of a limits file. */
-int proc_memlock(const char *text, uint64_t *ret_soft, uint64_t *ret_hard) {
-        const char *line = strstr(text, "Max locked memory");
-        uint64_t v[2];
-        if (!line)
-                return -ENOENT;
-        const char *p = line + strlen("Max locked memory");
-        for (int i = 0; i < 2; i++) {
-                while (*p == ' ' || *p == '\t')
-                        p++;
-                if (strncmp(p, "unlimited", 9) == 0) {
-                        v[i] = SIZE_INFINITY;
-                        p += 9;
-                        continue;
-                }
-                if (parse_u64_prefix(p, &v[i], &p) < 0)
-                        return -EINVAL;
-        }
-        *ret_soft = v[0];
-        *ret_hard = v[1];
-        return 0;
-}
 
 static int read_proc(pid_t pid, const char *file, char **ret) {
         char path[64];
@@ -107,11 +41,6 @@ int proc_comm(pid_t pid, char **ret) {
         if (n > 0 && (*ret)[n - 1] == '\n')
                 (*ret)[n - 1] = '\0';
         return 0;
-}
-
-bool proc_cap(const char *status, const char *key, unsigned bit) {
-        uint64_t caps;
-        return proc_hex(status, key, &caps) == 0 && (caps & (UINT64_C(1) << bit));
 }
 
 /* The target of /proc/PID/exe (heap), without the " (deleted)" the kernel appends once the
@@ -261,7 +190,7 @@ static int daemon_identify(const struct daemon *s, pid_t pid, const char *status
         int r;
 
         *exe = *why = NULL;
-        if (proc_number(status, "Uid", &uid) < 0)
+        if (proc_field_u64(status, "Uid", &uid) < 0)
                 *why = strdup("its owner cannot be read");
         else if (uid != 0)
                 *why = strf("it runs as uid %llu, not root", (unsigned long long)uid);
@@ -288,12 +217,13 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
 
         if (!where)
                 return -ENOMEM;
-        if (read_proc(pid, "limits", &limits) < 0 || proc_memlock(limits, &soft, &hard) < 0 ||
+        if (read_proc(pid, "limits", &limits) < 0 ||
+            proc_limits_row(limits, "Max locked memory", &soft, &hard) < 0 ||
             read_proc(pid, "status", &status) < 0) {
                 ADD(d, s->group, DIAG_INFO, where, NULL, "cannot read its limits");
                 return 0;
         }
-        bool cap = proc_cap(status, "CapEff", CAP_SYS_RESOURCE_BIT);
+        bool cap = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE_BIT);
         fmt_pair(soft, hard, pair);
         if (!d->max.hard_known || hard >= d->max.hard) {
                 ADD(d, s->group, DIAG_OK, where, NULL, "memlock %s%s", pair,
@@ -321,7 +251,7 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
 static bool same_daemon(pid_t ppid, const char *exe) {
         _cleanup_free_ char *status = NULL, *pexe = NULL;
         uint64_t uid;
-        return ppid > 0 && read_proc(ppid, "status", &status) >= 0 && proc_number(status, "Uid", &uid) >= 0 &&
+        return ppid > 0 && read_proc(ppid, "status", &status) >= 0 && proc_field_u64(status, "Uid", &uid) >= 0 &&
                uid == 0 && proc_exe(ppid, &pexe) >= 0 && streq(pexe, exe);
 }
 
@@ -343,7 +273,7 @@ static int check_process(struct doc *d, const struct daemon *s, pid_t pid, const
                 return 0;
         }
         /* the listener only: its parent is not the same daemon */
-        if (proc_number(status, "PPid", &ppid) < 0 || same_daemon((pid_t)ppid, exe))
+        if (proc_field_u64(status, "PPid", &ppid) < 0 || same_daemon((pid_t)ppid, exe))
                 return 0;
         r = check_service_process(d, s, pid);
         return r < 0 ? r : 1;
@@ -563,15 +493,16 @@ static int pid_read(struct doc *d, struct pid_view *v) {
         int r;
 
         if ((r = read_proc(v->pid, "limits", &limits)) < 0 || (r = read_proc(v->pid, "status", &status)) < 0 ||
-            proc_memlock(limits, &v->soft, &v->hard) < 0 || proc_number(status, "Uid", &v->uid) < 0) {
+            proc_limits_row(limits, "Max locked memory", &v->soft, &v->hard) < 0 ||
+            proc_field_u64(status, "Uid", &v->uid) < 0) {
                 if (r == -ENOMEM)
                         return r;
                 ADD(d, DOCTOR_PROCESSES, DIAG_ERROR, v->where, NULL, "cannot read /proc/%d/limits and status",
                     (int)v->pid);
                 return 0;
         }
-        (void)proc_number(status, "VmLck", &vmlck);
-        (void)proc_number(status, "VmPin", &vmpin);
+        (void)proc_field_u64(status, "VmLck", &vmlck);
+        (void)proc_field_u64(status, "VmPin", &vmpin);
         vmlck *= 1024;
         vmpin *= 1024;
         if ((r = uid_name(d, (uid_t)v->uid, &v->user)) == -ENOMEM)
