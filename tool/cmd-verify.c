@@ -128,10 +128,16 @@ static int ssh_session(const struct ctx *c, struct session_result *ret) {
                         len += (size_t)n;
         buf[len] = '\0';
         close(fds[0]);
-        int st;
-        while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        int st = 0;
+        pid_t waited;
+        while ((waited = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
                 ;
         *ret = (struct session_result){};
+        if (waited < 0) {                    /* no status to read: the login's result is unknown */
+                ret->pam_rc = PAM_SESSION_ERR;
+                snprintf(ret->pam_error, sizeof ret->pam_error, "ssh %s: waitpid: %s", c->ssh, strerror(errno));
+                return 0;
+        }
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
                 ret->pam_rc = PAM_SESSION_ERR;
                 snprintf(ret->pam_error, sizeof ret->pam_error, "ssh %s failed (exit %d)", c->ssh,
