@@ -101,13 +101,8 @@ int cmd_doctor(struct ctx *c) {
         struct policy *p = NULL;
         _cleanup_free_ char *policy_path = NULL, *policy_text = NULL;
         size_t policy_len = 0;
-        uint32_t pid = 0;
         int r, ret = CMD_FINDINGS;
 
-        if (c->pid && (parse_u32(c->pid, &pid) < 0 || pid == 0 || pid > INT32_MAX)) {
-                log_error("--pid '%s': expected a process id", c->pid);
-                return CMD_USAGE;
-        }
         if (ctx_ident(c, &id) < 0 || ctx_load_tree(c, &t) < 0)
                 goto out;
         policy_path = ctx_path(c, c->policy_path);
@@ -134,7 +129,7 @@ int cmd_doctor(struct ctx *c) {
                 .securedir = SECUREDIR,
                 .service = c->service,
                 .unit = c->unit,
-                .pid = (pid_t)pid,
+                .pid = c->pid,
         };
         r = doctor_run(&in, &rep);
         if (r < 0) {

@@ -372,36 +372,18 @@ static void explain_text(const struct tool_session *s, const char *user, const c
                        "naming root or a uid range count.\n");
 }
 
-/* --pid PID: the session is opened by that process */
-static int parse_pid(const struct ctx *c, pid_t *ret) {
-        uint32_t pid = 0;
-
-        *ret = 0;
-        if (!c->pid)
-                return 0;
-        if (parse_u32(c->pid, &pid) < 0 || pid == 0 || pid > INT32_MAX) {
-                log_error("--pid '%s': expected a process id", c->pid);
-                return CMD_USAGE;
-        }
-        if (c->root) {
-                log_error("--pid names a process of this system; --root does not apply to it");
-                return CMD_USAGE;
-        }
-        *ret = (pid_t)pid;
-        return 0;
-}
-
 int cmd_explain(struct ctx *c) {
         const char *user = c->argv[0];
         struct tool_session s;
         char ssrc[4096], hsrc[4096];
-        pid_t pid;
         int r;
 
-        r = parse_pid(c, &pid);
-        if (r)
-                return r;
-        r = tool_session_load(c, user, pid, &s);
+        /* --pid PID: the session is opened by that process */
+        if (c->pid && c->root) {
+                log_error("--pid names a process of this system; --root does not apply to it");
+                return CMD_USAGE;
+        }
+        r = tool_session_load(c, user, c->pid, &s);
         if (r) {
                 tool_session_clear(&s);
                 return r;

@@ -604,14 +604,7 @@ static int status_parse_args(const struct ctx *c, struct status_options *o) {
                 }
                 o->filter.by_user = true;
         }
-        if (c->pid) {
-                uint32_t pid;
-                if (parse_u32(c->pid, &pid) < 0 || pid == 0 || pid > INT32_MAX) {
-                        log_error("--pid '%s': expected a process id", str_escape(c->pid, buf, sizeof buf));
-                        return CMD_USAGE;
-                }
-                o->filter.pid = (pid_t)pid;
-        }
+        o->filter.pid = c->pid;
         o->filter.unit = c->unit;
         return 0;
 }
@@ -626,7 +619,7 @@ int cmd_status(struct ctx *c) {
                 return e;
         e = status_collect(&o, &r);
         if (e == -ESRCH) {
-                log_error("status: no process %s", c->pid);
+                log_error("status: no process %d", (int)c->pid);
                 return e;
         }
         if (e < 0) {

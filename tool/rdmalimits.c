@@ -68,6 +68,7 @@ enum opt_action {
         ACT_SERVICE,    /* ACT_STRING, and the argument is added to services (repeatable) */
         ACT_FLAVOUR,    /* the flavour named by the argument */
         ACT_VENDORDIR,  /* ACT_STRING of an absolute directory or "none" */
+        ACT_PID,        /* the pid_t at field becomes the process id of the argument */
         ACT_HELP,
         ACT_VERSION,
 };
@@ -92,7 +93,7 @@ static const struct opt_def {
         bool hidden;            /* another spelling of the option before it: not listed */
         unsigned bit;
         enum opt_action action;
-        size_t field;           /* in struct ctx, for ACT_TRUE, ACT_STRING, ACT_SERVICE, ACT_VENDORDIR */
+        size_t field;           /* in struct ctx, for ACT_TRUE, ACT_STRING, ACT_SERVICE, ACT_VENDORDIR, ACT_PID */
         const char *arg;        /* the argument's name in --help */
         struct opt_sense sense[4];
 } options[] = {
@@ -135,7 +136,7 @@ static const struct opt_def {
             { "verify", "the PAM service that opens the session (default sshd)" },
             { "doctor", "also examine this PAM service's stack" },
             { "enable/disable", "a service to edit (repeatable; default: those that need it)" } } },
-        { "pid", required_argument, 0, false, OPT_PID, ACT_STRING, F(pid), "PID",
+        { "pid", required_argument, 0, false, OPT_PID, ACT_PID, F(pid), "PID",
           { { "doctor", "also examine this running process" },
             { "explain", "model a session opened by this running process" },
             { "status", "only this process" } } },
@@ -630,6 +631,15 @@ static int option_apply(struct cli *l, int argc, const struct opt_def *o, char *
         case ACT_STRING:
                 *(const char **)field = arg;
                 return 0;
+        case ACT_PID: {
+                uint32_t pid;
+                if (parse_u32(arg, &pid) < 0 || pid == 0 || pid > INT32_MAX) {
+                        log_error("--pid '%s': expected a process id", arg);
+                        return CMD_USAGE;
+                }
+                *(pid_t *)field = (pid_t)pid;
+                return 0;
+        }
         case ACT_SERVICE:
                 *(const char **)field = arg;
                 if (!l->c.services && !(l->c.services = calloc((size_t)argc, sizeof(*l->c.services))))

@@ -61,7 +61,7 @@ struct ctx {
         const char **services;   /* every --service, in order (enable, disable) */
         size_t n_services;
         const char *cache;       /* --cache: the hardware cache file */
-        const char *pid;
+        pid_t pid;               /* --pid, 0: not given */
         bool prometheus;         /* status --prometheus */
         const char *threshold;   /* status --threshold SIZE */
         int argc;                /* positional arguments after the command word */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # rdmalimits command-line habits: per-command help, negative sizes reach the size parser,
 # near-miss sizes get a hint, --help lists each option once, probe without RDMA, an empty
-# policy file.
+# policy file, --pid.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 no_plan
 
@@ -71,6 +71,15 @@ if ! ls /sys/class/infiniband/* > /dev/null 2>&1; then
 else
 	skip "probe: this host has RDMA devices"
 fi
+
+# --- --pid is checked once, for every command that takes it, and echoed escaped
+for cmd in "explain alice" doctor status; do
+	run "$cmd --pid abc: expected a process id" 2 "^rdmalimits: --pid 'abc': expected a process id" $cmd --pid abc
+	run "$cmd --pid 0 is no process" 2 "--pid '0': expected a process id" $cmd --pid 0
+	run "$cmd --pid: control bytes echoed escaped" 2 "--pid 'x.x1b\[31m': expected" $cmd --pid "$(printf 'x\033[31m')"
+	check "$cmd --pid: no raw escape byte in the message" sh -c '! grep -q "$(printf "\033")" "$1"' _ "$T/out"
+done
+run "list --pid: the option does not apply" 2 "list: option --pid does not apply" list --pid 1
 
 # --- an empty policy file is a clear finding
 : > "$R/etc/security/rdmalimit.conf"
