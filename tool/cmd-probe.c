@@ -274,7 +274,7 @@ static int save_cache(const struct ctx *c, const struct hw_summary *hw, const st
         int r;
 
         if (!path)
-                return -ENOMEM;
+                return log_oom();
         if (!c->cache && fs_root_is_set(c->root)) {
                 _cleanup_close_ int dfd = -1;
                 r = fs_open_dir_in_root(c->root, HW_CACHE_DIR, FS_DIR_CREATE, &dfd);
