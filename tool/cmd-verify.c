@@ -15,6 +15,7 @@
 
 #include <security/pam_appl.h>
 
+#include "procfs.h"
 #include "rlimit.h"
 #include "size.h"
 #include "tool.h"
@@ -144,29 +145,14 @@ static int ssh_session(const struct ctx *c, struct session_result *ret) {
                          WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
                 return 0;
         }
-        char *l = strstr(buf, "Max locked memory");
-        if (!l) {
+        int r = proc_limits_row(buf, "Max locked memory", &ret->got.soft, &ret->got.hard);
+        if (r < 0) {
                 ret->pam_rc = PAM_SESSION_ERR;
-                snprintf(ret->pam_error, sizeof ret->pam_error, "no 'Max locked memory' in the remote /proc/self/limits");
+                snprintf(ret->pam_error, sizeof ret->pam_error, r == -ENOENT
+                                 ? "no 'Max locked memory' in the remote /proc/self/limits"
+                                 : "cannot read the remote memlock");
                 return 0;
         }
-        char *w[3] = {}, *p = l + 17, *save = NULL;
-        char *eol = strchr(p, '\n');
-        if (eol)
-                *eol = '\0';
-        w[0] = strtok_r(p, " ", &save);
-        w[1] = strtok_r(NULL, " ", &save);
-        uint64_t v[2];
-        for (int i = 0; i < 2; i++) {
-                if (!w[i] || (!streq(w[i], "unlimited") && parse_u64(w[i], &v[i]) < 0)) {
-                        ret->pam_rc = PAM_SESSION_ERR;
-                        snprintf(ret->pam_error, sizeof ret->pam_error, "cannot read the remote memlock");
-                        return 0;
-                }
-                if (streq(w[i], "unlimited"))
-                        v[i] = UINT64_MAX;
-        }
-        ret->got = (struct rl_pair){ v[0], v[1] };
         ret->pam_rc = PAM_SUCCESS;
         return 0;
 }
