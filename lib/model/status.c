@@ -40,21 +40,12 @@
 #endif
 
 const char *status_method_name(enum status_method m) {
-        switch (m) {
-        case STATUS_M_SOCK_DIAG:
-                return "sock_diag";
-        case STATUS_M_PROBE:
-                return "probe";
-        case STATUS_M_PROC:
-                return "proc";
-        case STATUS_M_RDMA_NETLINK:
-                return "rdma_netlink";
-        case STATUS_M_PIDFD:
-                return "pidfd";
-        case STATUS_M_UNKNOWN:
-        default:
-                return "unknown";
-        }
+        static const char *const names[] = {
+                [STATUS_M_UNKNOWN] = "unknown",     [STATUS_M_SOCK_DIAG] = "sock_diag", [STATUS_M_PROBE] = "probe",
+                [STATUS_M_PROC] = "proc",           [STATUS_M_RDMA_NETLINK] = "rdma_netlink",
+                [STATUS_M_PIDFD] = "pidfd",
+        };
+        return (size_t)m < ELEMENTSOF(names) && names[m] ? names[m] : "unknown";
 }
 
 const char *status_origin_name(enum status_origin o) {
@@ -323,18 +314,17 @@ static int socket_inodes(const char *proc, pid_t pid, uint32_t **ret, int **ret_
                     strcmp(end, "]") != 0 || ino > UINT32_MAX)
                         continue;
                 if (GROW(v, cap, n + 1) < 0 || GROW(fds, fcap, n + 1) < 0)
-                        goto oom;
+                        break;
                 v[n] = (uint32_t)ino;
                 fds[n++] = (int)fd;
         }
         closedir(d);
+        if (de)
+                return -ENOMEM;
         *ret = TAKE_PTR(v);
         *ret_fds = TAKE_PTR(fds);
         *ret_n = n;
         return 0;
-oom:
-        closedir(d);
-        return -ENOMEM;
 }
 
 /* The socket's family through a copy of the descriptor (pidfd_getfd: ptrace access to the
@@ -578,8 +568,15 @@ out:
         _exit(0);
 }
 
-int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *ret_charged, bool *ret_at_least, char *why,
-                      size_t why_size) {
+/*
+ * The locked_vm of uid (pages x page size), measured by a child with uid/gid, CAP_NET_RAW only,
+ * memlock limits set by bisection below `ceiling` bytes (0: the caller's hard limit).  Run as
+ * root, or as uid itself with CAP_NET_RAW.  0 and *ret_charged (and *ret_at_least when the
+ * charge reaches the ceiling), or -EPERM (no CAP_NET_RAW / cannot become uid), -EAFNOSUPPORT
+ * (no AF_XDP), -errno; why gets a reason.
+ */
+static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *ret_charged, bool *ret_at_least,
+                             char *why, size_t why_size) {
         struct probe_result res = {};
         int p[2], status;
         uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -635,7 +632,8 @@ int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *ret_char
         return 0;
 }
 
-int status_xdp_sockets(pid_t pid, uint64_t *ret) {
+/* XDP sockets of the network namespace of pid (0: ours): the "XDP" row of /proc/PID/net/protocols. */
+static int status_xdp_sockets(pid_t pid, uint64_t *ret) {
         char path[64];
         _cleanup_free_ char *text = NULL;
         _cleanup_close_ int fd = -1;
@@ -1181,28 +1179,25 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
         if (e >= 0 && o->filter.pid && r.n_procs == 0)
                 e = -ESRCH;
         if (e < 0)
-                goto fail;
+                goto out;
         size_t n_seen = count_xdp_sockets(proc, &r, seen);
         if ((e = collect_netlink(proc, &r, seen, n_seen, &diag, &have_diag, &rdma)) < 0)
-                goto fail;
+                goto out;
         if (have_diag) {
                 r.xsk_method = STATUS_M_SOCK_DIAG;
                 if ((e = collect_umems(&r, &diag)) < 0)
-                        goto fail;
+                        goto out;
         } else if (o->probe)
                 r.xsk_method = STATUS_M_PROBE;
 
         match_sockets(proc, &r, &diag, have_diag);
         attribute_mrs(&r, &rdma);
         if ((e = gather_users(&r, o)) < 0 || (e = gather_units(&r)) < 0)
-                goto fail;
+                goto out;
         mark_over_threshold(o, &r);
-        free(diag.v);
-        free(rdma.devs);
-        free(rdma.mrs);
         *ret = r;
-        return 0;
-fail:
+        r = (struct status_report){};
+out:
         free(diag.v);
         free(rdma.devs);
         free(rdma.mrs);
