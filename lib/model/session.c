@@ -238,34 +238,31 @@ static const char *daemon_exe(const char *service) {
         return NULL;
 }
 
-/* A root process running exe whose parent does not run it too (the listener, not a
- * connection's child). */
-static bool is_daemon(pid_t pid, const char *exe) {
-        _cleanup_free_ char *status = NULL, *path = NULL;
-        char target[PATH_MAX];
-        ssize_t n;
+/* Whether /proc/PID/exe is exe (" (deleted)" after it when exact: replaced since it started);
+ * false when it cannot be read. */
+static bool runs_exe(pid_t pid, const char *exe, bool exact) {
+        char path[64], target[PATH_MAX];
+        size_t l = strlen(exe);
 
-        if (asprintf(&path, "/proc/%d/exe", (int)pid) < 0)
-                return false;
-        n = readlink(path, target, sizeof target - 1);
+        snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+        ssize_t n = readlink(path, target, sizeof target - 1);
         if (n <= 0)
                 return false;
         target[n] = '\0';
-        if (strncmp(target, exe, strlen(exe)) != 0 || (target[strlen(exe)] && strcmp(target + strlen(exe), " (deleted)")))
-                return false;
-        if (proc_read(NULL, pid, "status", PROC_TEXT_MAX, &status) < 0)
-                return false;
+        return strncmp(target, exe, l) == 0 && (!exact || !target[l] || streq(target + l, " (deleted)"));
+}
+
+/* A root process running exe whose parent does not run it too (the listener, not a
+ * connection's child). */
+static bool is_daemon(pid_t pid, const char *exe) {
+        _cleanup_free_ char *status = NULL;
         uint64_t uid, ppid;
+
+        if (!runs_exe(pid, exe, true) || proc_read(NULL, pid, "status", PROC_TEXT_MAX, &status) < 0)
+                return false;
         if (proc_field_u64(status, "Uid", &uid) < 0 || uid != 0 || proc_field_u64(status, "PPid", &ppid) < 0)
                 return false;
-        if (ppid <= 1)
-                return true;
-        free(path);
-        path = NULL;
-        if (asprintf(&path, "/proc/%d/exe", (int)ppid) < 0)
-                return false;
-        n = readlink(path, target, sizeof target - 1);
-        return n <= 0 || (target[n] = '\0', strncmp(target, exe, strlen(exe)) != 0);
+        return ppid <= 1 || !runs_exe((pid_t)ppid, exe, false);
 }
 
 int session_service_find(const char *service, pid_t *ret_pid) {
