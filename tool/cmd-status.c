@@ -494,15 +494,12 @@ static int prom_users_units(const struct status_report *r) {
                 "The smallest headroom (soft limit minus charge) among the unit's processes.",
         };
         size_t n = r->n_users > r->n_units ? r->n_users : r->n_units;
-        const struct status_account **a = calloc(n ?: 1, sizeof *a);
-        char(*label)[PROM_LABELS] = calloc(n ?: 1, sizeof *label);
+        _cleanup_free_ const struct status_account **a = calloc(n ?: 1, sizeof *a);
+        _cleanup_free_ char(*label)[PROM_LABELS] = calloc(n ?: 1, sizeof *label);
         char l[600];
-        int e = 0;
 
-        if (!a || !label) {
-                e = -ENOMEM;
-                goto out;
-        }
+        if (!a || !label)
+                return -ENOMEM;
         for (size_t i = 0; i < r->n_users; i++) {
                 prom_label(r->users[i].name, l, sizeof l);
                 snprintf(label[i], PROM_LABELS, "user=\"%s\",uid=\"%u\"", l, (unsigned)r->users[i].uid);
@@ -515,10 +512,7 @@ static int prom_users_units(const struct status_report *r) {
                 a[i] = &r->units[i].a;
         }
         prom_accounts("unit", r->n_units, a, label, nhelp);
-out:
-        free(a);
-        free(label);
-        return e;
+        return 0;
 }
 
 /* the labels of a process: pid, comm, user, uid, unit */
