@@ -100,28 +100,26 @@ static int bracket_action(const char *control, enum pam_ret ret, enum pam_action
 }
 
 int pam_control_action(const char *control, enum pam_ret ret, enum pam_action *ret_action, unsigned *ret_jump) {
+        static const struct {
+                const char *name;
+                enum pam_action ok, fail;
+        } simple[] = {
+                { "required", PAM_ACT_OK, PAM_ACT_BAD },        { "requisite", PAM_ACT_OK, PAM_ACT_DIE },
+                { "sufficient", PAM_ACT_DONE, PAM_ACT_IGNORE }, { "optional", PAM_ACT_OK, PAM_ACT_IGNORE },
+        };
+
         *ret_jump = 0;
         if (control[0] == '[')
                 return bracket_action(control, ret, ret_action, ret_jump);
-        if (ret == PAM_RET_IGNORE) {
+        if (ret == PAM_RET_IGNORE)
                 *ret_action = PAM_ACT_IGNORE;
-                return streq(control, "required") || streq(control, "requisite") || streq(control, "sufficient") ||
-                                       streq(control, "optional")
-                               ? 0
-                               : -EINVAL;
-        }
-        bool ok = ret == PAM_RET_SUCCESS;
-        if (streq(control, "required"))
-                *ret_action = ok ? PAM_ACT_OK : PAM_ACT_BAD;
-        else if (streq(control, "requisite"))
-                *ret_action = ok ? PAM_ACT_OK : PAM_ACT_DIE;
-        else if (streq(control, "sufficient"))
-                *ret_action = ok ? PAM_ACT_DONE : PAM_ACT_IGNORE;
-        else if (streq(control, "optional"))
-                *ret_action = ok ? PAM_ACT_OK : PAM_ACT_IGNORE;
-        else
-                return -EINVAL;
-        return 0;
+        for (size_t i = 0; i < ELEMENTSOF(simple); i++)
+                if (streq(control, simple[i].name)) {
+                        if (ret != PAM_RET_IGNORE)
+                                *ret_action = ret == PAM_RET_SUCCESS ? simple[i].ok : simple[i].fail;
+                        return 0;
+                }
+        return -EINVAL;
 }
 
 /* ---- walking a stack ---- */
@@ -185,16 +183,12 @@ void stack_run_clear(struct stack_run *r) {
 }
 
 const char *session_order_name(enum session_order o) {
-        switch (o) {
-        case SESSION_MODULE_LAST:
-                return "after-pam_limits";
-        case SESSION_LIMITS_LAST:
-                return "before-pam_limits";
-        case SESSION_NO_MODULE:
-                return "not-in-stack";
-        default:
-                return "unknown";
-        }
+        static const char *const names[] = {
+                [SESSION_MODULE_LAST] = "after-pam_limits",
+                [SESSION_LIMITS_LAST] = "before-pam_limits",
+                [SESSION_NO_MODULE] = "not-in-stack",
+        };
+        return (size_t)o < ELEMENTSOF(names) && names[o] ? names[o] : "unknown";
 }
 
 /* ---- the service ---- */
@@ -294,7 +288,7 @@ void session_service_assume(const char *root, struct lc_service *ret) {
         _cleanup_free_ char *limits = NULL, *status = NULL;
         struct lc_service s = {};
         bool from_tree = false;
-        int fd = -1;
+        _cleanup_close_ int fd = -1;
 
         /* PID 1's limits: what init gives a service without LimitMEMLOCK=; under --root the
          * tree's proc/1/limits when it has one, else the host's (and said so) */
@@ -302,11 +296,8 @@ void session_service_assume(const char *root, struct lc_service *ret) {
                 from_tree = true;
         else
                 fd = open("/proc/1/limits", O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-                if (fs_read_all(fd, 64 * 1024, &limits, NULL) >= 0)
-                        parse_limits(limits, &s);
-                close(fd);
-        }
+        if (fd >= 0 && fs_read_all(fd, 64 * 1024, &limits, NULL) >= 0)
+                parse_limits(limits, &s);
         /* a daemon of the running system has this process's capabilities at most; one of a
          * tree is taken to have CAP_SYS_RESOURCE, as root daemons do on a normal host */
         if (fs_root_is_set(root))
