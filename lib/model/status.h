@@ -80,7 +80,6 @@ struct status_proc {
         char origin_name[256];
         char origin_owner[64];           /* see status_classify_cgroup() */
         uint64_t vmlck, vmpin;           /* bytes (VmLck, VmPin) */
-        bool proc_known;                 /* /proc/PID/status read */
         unsigned long long netns;        /* inode of its network namespace, 0: unknown */
         /* AF_XDP sockets among its descriptors, where the method can tell */
         size_t n_xsk;
@@ -149,7 +148,6 @@ struct status_options {
         struct status_filter filter;
         bool probe;                      /* run the active probe where sock_diag is missing */
         uint64_t threshold;              /* status_proc.over_threshold: charge at least this */
-        const char *proc;                /* /proc (tests may point elsewhere): NULL for /proc */
 };
 
 struct status_report {
