@@ -517,36 +517,29 @@ static int fits_one_page(void *nopage, uint64_t page_size, uint64_t limit) {
  * Bisection over t finds X exactly, in pages.
  */
 static void probe_child(uid_t uid, gid_t gid, uint64_t ceiling, int out) {
-        struct probe_result res = {};
+        struct probe_result res = { .step = 1 }; /* step: where r < 0 came from */
         struct rlimit rl;
         uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
         int r;
 
-        r = drop_to(uid, gid, ceiling);
-        if (r < 0) {
-                res.error = r;
-                res.step = 1;
+        if ((r = drop_to(uid, gid, ceiling)) < 0)
                 goto out;
-        }
+        res.step = 4;
         void *nopage = mmap(NULL, ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (nopage == MAP_FAILED || getrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
-                res.error = -errno;
-                res.step = 4;
+                r = -errno;
                 goto out;
         }
         uint64_t hard_pages = rl.rlim_max == RLIM_INFINITY ? (UINT64_C(1) << 40) : (uint64_t)rl.rlim_max / ps;
         if (hard_pages < 2) {
-                res.error = -ERANGE;
-                res.step = 4;
+                r = -ERANGE;
                 goto out;
         }
         uint64_t lo = 0, hi = hard_pages - 1; /* X in [lo, hi] if X <= hi */
         r = fits_one_page(nopage, ps, (hi + 1) * ps);
-        if (r < 0) {
-                res.error = r;
-                res.step = r == -EPERM || r == -EACCES || r == -EAFNOSUPPORT ? 0 : 3;
+        res.step = r == -EPERM || r == -EACCES || r == -EAFNOSUPPORT ? 0 : 3;
+        if (r < 0)
                 goto out;
-        }
         if (r == 0) {
                 res.pages = hi;
                 res.at_least = 1;
@@ -555,11 +548,8 @@ static void probe_child(uid_t uid, gid_t gid, uint64_t ceiling, int out) {
         while (lo < hi) {
                 uint64_t mid = lo + (hi - lo) / 2;
                 r = fits_one_page(nopage, ps, (mid + 1) * ps);
-                if (r < 0) {
-                        res.error = r;
-                        res.step = 3;
+                if (r < 0)
                         goto out;
-                }
                 if (r == 1)
                         hi = mid;
                 else
@@ -567,6 +557,7 @@ static void probe_child(uid_t uid, gid_t gid, uint64_t ceiling, int out) {
         }
         res.pages = lo;
 out:
+        res.error = r < 0 ? r : 0;
         (void)!write(out, &res, sizeof res);
         _exit(0);
 }
