@@ -139,10 +139,7 @@ static void print_users(const struct status_report *r) {
                 account_cells(row + 2, &u->a);
                 fmt_size(u->vmlck, row[8], TBL_CELL);
                 fmt_size(u->vmpin, row[9], TBL_CELL);
-                if (u->xsk_method != STATUS_M_UNKNOWN)
-                        snprintf(row[10], TBL_CELL, "%zu", u->n_xsk);
-                else
-                        snprintf(row[10], TBL_CELL, "?");
+                snprintf(row[10], TBL_CELL, u->xsk_method != STATUS_M_UNKNOWN ? "%zu" : "?", u->n_xsk);
         }
         tbl_print(&t);
 }
