@@ -162,9 +162,7 @@ enum status_origin status_classify_cgroup(const char *path, char *name, size_t n
                         kubepods = true;
                 } else if (hex_id(c, len) && (o == STATUS_O_CGROUP || o == STATUS_O_UNIT || kubepods)) {
                         /* cgroupfs driver: /docker/ID, /kubepods/burstable/podUID/ID */
-                        if (unit && unit_len == 14 && memcmp(unit, "docker.service", 14) == 0)
-                                o = STATUS_O_DOCKER;
-                        else if (strstr(path, "/docker/"))
+                        if ((unit && unit_len == 14 && memcmp(unit, "docker.service", 14) == 0) || strstr(path, "/docker/"))
                                 o = STATUS_O_DOCKER;
                         else if (kubepods)
                                 o = STATUS_O_KUBEPODS;
