@@ -84,6 +84,14 @@ static const char *fmt_size(uint64_t v, char *buf, size_t size) {
         return buf;
 }
 
+/* A size, or `unknown` where it is not known */
+static void size_cell(char *cell, bool known, uint64_t v, const char *unknown) {
+        if (known)
+                fmt_size(v, cell, TBL_CELL);
+        else
+                snprintf(cell, TBL_CELL, "%s", unknown);
+}
+
 static const char *user_label(const char *name, uid_t uid, char *buf, size_t size) {
         if (name && *name)
                 str_escape(name, buf, size);
@@ -102,22 +110,17 @@ static void account_cells(char (*cell)[TBL_CELL], const struct status_account *a
         char s[TBL_CELL];
 
         snprintf(cell[0], TBL_CELL, "%zu", a->n_procs);
-        if (a->limit_known) {
+        if (a->limit_known)
                 cellf(cell[1], TBL_CELL, "%s%s", fmt_size(a->memlock.soft, s, sizeof s), a->limits_differ ? "*" : "");
-                fmt_size(a->memlock.hard, cell[2], TBL_CELL);
-        } else {
+        else
                 snprintf(cell[1], TBL_CELL, "-");
-                snprintf(cell[2], TBL_CELL, "-");
-        }
+        size_cell(cell[2], a->limit_known, a->memlock.hard, "-");
         if (a->charged_method != STATUS_M_UNKNOWN)
                 cellf(cell[3], TBL_CELL, "%s%s", a->charged_at_least ? ">=" : "", fmt_size(a->charged, s, sizeof s));
         else
                 snprintf(cell[3], TBL_CELL, "unknown");
         snprintf(cell[4], TBL_CELL, "%s", status_method_name(a->charged_method));
-        if (a->headroom_known)
-                fmt_size(a->headroom, cell[5], TBL_CELL);
-        else
-                snprintf(cell[5], TBL_CELL, a->limit_known ? "unknown" : "-");
+        size_cell(cell[5], a->headroom_known, a->headroom, a->limit_known ? "unknown" : "-");
 }
 
 static void print_users(const struct status_report *r) {
@@ -136,10 +139,7 @@ static void print_users(const struct status_report *r) {
                 account_cells(row + 2, &u->a);
                 fmt_size(u->vmlck, row[8], TBL_CELL);
                 fmt_size(u->vmpin, row[9], TBL_CELL);
-                if (u->xsk_method != STATUS_M_UNKNOWN)
-                        snprintf(row[10], TBL_CELL, "%zu", u->n_xsk);
-                else
-                        snprintf(row[10], TBL_CELL, "?");
+                snprintf(row[10], TBL_CELL, u->xsk_method != STATUS_M_UNKNOWN ? "%zu" : "?", u->n_xsk);
         }
         tbl_print(&t);
 }
@@ -171,13 +171,8 @@ static void proc_row(const struct status_report *r, const struct status_proc *p,
         snprintf(row[1], TBL_CELL, "%d", (int)p->nspid);
         user_label(u ? u->name : NULL, p->uid, row[2], TBL_CELL);
         str_escape(p->comm, row[3], TBL_CELL);
-        if (p->limits_known) {
-                fmt_size(p->memlock.soft, row[4], TBL_CELL);
-                fmt_size(p->memlock.hard, row[5], TBL_CELL);
-        } else {
-                snprintf(row[4], TBL_CELL, "?");
-                snprintf(row[5], TBL_CELL, "?");
-        }
+        size_cell(row[4], p->limits_known, p->memlock.soft, "?");
+        size_cell(row[5], p->limits_known, p->memlock.hard, "?");
         fmt_size(p->vmlck, row[6], TBL_CELL);
         fmt_size(p->vmpin, row[7], TBL_CELL);
         if (p->xsk_method == STATUS_M_SOCK_DIAG)
@@ -494,15 +489,12 @@ static int prom_users_units(const struct status_report *r) {
                 "The smallest headroom (soft limit minus charge) among the unit's processes.",
         };
         size_t n = r->n_users > r->n_units ? r->n_users : r->n_units;
-        const struct status_account **a = calloc(n ?: 1, sizeof *a);
-        char(*label)[PROM_LABELS] = calloc(n ?: 1, sizeof *label);
+        _cleanup_free_ const struct status_account **a = calloc(n ?: 1, sizeof *a);
+        _cleanup_free_ char(*label)[PROM_LABELS] = calloc(n ?: 1, sizeof *label);
         char l[600];
-        int e = 0;
 
-        if (!a || !label) {
-                e = -ENOMEM;
-                goto out;
-        }
+        if (!a || !label)
+                return -ENOMEM;
         for (size_t i = 0; i < r->n_users; i++) {
                 prom_label(r->users[i].name, l, sizeof l);
                 snprintf(label[i], PROM_LABELS, "user=\"%s\",uid=\"%u\"", l, (unsigned)r->users[i].uid);
@@ -515,10 +507,7 @@ static int prom_users_units(const struct status_report *r) {
                 a[i] = &r->units[i].a;
         }
         prom_accounts("unit", r->n_units, a, label, nhelp);
-out:
-        free(a);
-        free(label);
-        return e;
+        return 0;
 }
 
 /* the labels of a process: pid, comm, user, uid, unit */

@@ -100,28 +100,26 @@ static int bracket_action(const char *control, enum pam_ret ret, enum pam_action
 }
 
 int pam_control_action(const char *control, enum pam_ret ret, enum pam_action *ret_action, unsigned *ret_jump) {
+        static const struct {
+                const char *name;
+                enum pam_action ok, fail;
+        } simple[] = {
+                { "required", PAM_ACT_OK, PAM_ACT_BAD },        { "requisite", PAM_ACT_OK, PAM_ACT_DIE },
+                { "sufficient", PAM_ACT_DONE, PAM_ACT_IGNORE }, { "optional", PAM_ACT_OK, PAM_ACT_IGNORE },
+        };
+
         *ret_jump = 0;
         if (control[0] == '[')
                 return bracket_action(control, ret, ret_action, ret_jump);
-        if (ret == PAM_RET_IGNORE) {
+        if (ret == PAM_RET_IGNORE)
                 *ret_action = PAM_ACT_IGNORE;
-                return streq(control, "required") || streq(control, "requisite") || streq(control, "sufficient") ||
-                                       streq(control, "optional")
-                               ? 0
-                               : -EINVAL;
-        }
-        bool ok = ret == PAM_RET_SUCCESS;
-        if (streq(control, "required"))
-                *ret_action = ok ? PAM_ACT_OK : PAM_ACT_BAD;
-        else if (streq(control, "requisite"))
-                *ret_action = ok ? PAM_ACT_OK : PAM_ACT_DIE;
-        else if (streq(control, "sufficient"))
-                *ret_action = ok ? PAM_ACT_DONE : PAM_ACT_IGNORE;
-        else if (streq(control, "optional"))
-                *ret_action = ok ? PAM_ACT_OK : PAM_ACT_IGNORE;
-        else
-                return -EINVAL;
-        return 0;
+        for (size_t i = 0; i < ELEMENTSOF(simple); i++)
+                if (streq(control, simple[i].name)) {
+                        if (ret != PAM_RET_IGNORE)
+                                *ret_action = ret == PAM_RET_SUCCESS ? simple[i].ok : simple[i].fail;
+                        return 0;
+                }
+        return -EINVAL;
 }
 
 /* ---- walking a stack ---- */
@@ -185,16 +183,12 @@ void stack_run_clear(struct stack_run *r) {
 }
 
 const char *session_order_name(enum session_order o) {
-        switch (o) {
-        case SESSION_MODULE_LAST:
-                return "after-pam_limits";
-        case SESSION_LIMITS_LAST:
-                return "before-pam_limits";
-        case SESSION_NO_MODULE:
-                return "not-in-stack";
-        default:
-                return "unknown";
-        }
+        static const char *const names[] = {
+                [SESSION_MODULE_LAST] = "after-pam_limits",
+                [SESSION_LIMITS_LAST] = "before-pam_limits",
+                [SESSION_NO_MODULE] = "not-in-stack",
+        };
+        return (size_t)o < ELEMENTSOF(names) && names[o] ? names[o] : "unknown";
 }
 
 /* ---- the service ---- */
@@ -238,34 +232,31 @@ static const char *daemon_exe(const char *service) {
         return NULL;
 }
 
-/* A root process running exe whose parent does not run it too (the listener, not a
- * connection's child). */
-static bool is_daemon(pid_t pid, const char *exe) {
-        _cleanup_free_ char *status = NULL, *path = NULL;
-        char target[PATH_MAX];
-        ssize_t n;
+/* Whether /proc/PID/exe is exe (" (deleted)" after it when exact: replaced since it started);
+ * false when it cannot be read. */
+static bool runs_exe(pid_t pid, const char *exe, bool exact) {
+        char path[64], target[PATH_MAX];
+        size_t l = strlen(exe);
 
-        if (asprintf(&path, "/proc/%d/exe", (int)pid) < 0)
-                return false;
-        n = readlink(path, target, sizeof target - 1);
+        snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+        ssize_t n = readlink(path, target, sizeof target - 1);
         if (n <= 0)
                 return false;
         target[n] = '\0';
-        if (strncmp(target, exe, strlen(exe)) != 0 || (target[strlen(exe)] && strcmp(target + strlen(exe), " (deleted)")))
-                return false;
-        if (proc_read(NULL, pid, "status", PROC_TEXT_MAX, &status) < 0)
-                return false;
+        return strncmp(target, exe, l) == 0 && (!exact || !target[l] || streq(target + l, " (deleted)"));
+}
+
+/* A root process running exe whose parent does not run it too (the listener, not a
+ * connection's child). */
+static bool is_daemon(pid_t pid, const char *exe) {
+        _cleanup_free_ char *status = NULL;
         uint64_t uid, ppid;
+
+        if (!runs_exe(pid, exe, true) || proc_read(NULL, pid, "status", PROC_TEXT_MAX, &status) < 0)
+                return false;
         if (proc_field_u64(status, "Uid", &uid) < 0 || uid != 0 || proc_field_u64(status, "PPid", &ppid) < 0)
                 return false;
-        if (ppid <= 1)
-                return true;
-        free(path);
-        path = NULL;
-        if (asprintf(&path, "/proc/%d/exe", (int)ppid) < 0)
-                return false;
-        n = readlink(path, target, sizeof target - 1);
-        return n <= 0 || (target[n] = '\0', strncmp(target, exe, strlen(exe)) != 0);
+        return ppid <= 1 || !runs_exe((pid_t)ppid, exe, false);
 }
 
 int session_service_find(const char *service, pid_t *ret_pid) {
@@ -297,7 +288,7 @@ void session_service_assume(const char *root, struct lc_service *ret) {
         _cleanup_free_ char *limits = NULL, *status = NULL;
         struct lc_service s = {};
         bool from_tree = false;
-        int fd = -1;
+        _cleanup_close_ int fd = -1;
 
         /* PID 1's limits: what init gives a service without LimitMEMLOCK=; under --root the
          * tree's proc/1/limits when it has one, else the host's (and said so) */
@@ -305,11 +296,8 @@ void session_service_assume(const char *root, struct lc_service *ret) {
                 from_tree = true;
         else
                 fd = open("/proc/1/limits", O_RDONLY | O_CLOEXEC);
-        if (fd >= 0) {
-                if (fs_read_all(fd, 64 * 1024, &limits, NULL) >= 0)
-                        parse_limits(limits, &s);
-                close(fd);
-        }
+        if (fd >= 0 && fs_read_all(fd, 64 * 1024, &limits, NULL) >= 0)
+                parse_limits(limits, &s);
         /* a daemon of the running system has this process's capabilities at most; one of a
          * tree is taken to have CAP_SYS_RESOURCE, as root daemons do on a normal host */
         if (fs_root_is_set(root))

@@ -40,21 +40,12 @@
 #endif
 
 const char *status_method_name(enum status_method m) {
-        switch (m) {
-        case STATUS_M_SOCK_DIAG:
-                return "sock_diag";
-        case STATUS_M_PROBE:
-                return "probe";
-        case STATUS_M_PROC:
-                return "proc";
-        case STATUS_M_RDMA_NETLINK:
-                return "rdma_netlink";
-        case STATUS_M_PIDFD:
-                return "pidfd";
-        case STATUS_M_UNKNOWN:
-        default:
-                return "unknown";
-        }
+        static const char *const names[] = {
+                [STATUS_M_UNKNOWN] = "unknown",     [STATUS_M_SOCK_DIAG] = "sock_diag", [STATUS_M_PROBE] = "probe",
+                [STATUS_M_PROC] = "proc",           [STATUS_M_RDMA_NETLINK] = "rdma_netlink",
+                [STATUS_M_PIDFD] = "pidfd",
+        };
+        return (size_t)m < ELEMENTSOF(names) && names[m] ? names[m] : "unknown";
 }
 
 const char *status_origin_name(enum status_origin o) {
@@ -144,15 +135,12 @@ enum status_origin status_classify_cgroup(const char *path, char *name, size_t n
 
         if (name_size)
                 name[0] = '\0';
-        if (!path || !*path) {
-                if (owner && owner_size)
-                        owner[0] = '\0';
+        if (owner && owner_size)
+                owner[0] = '\0';
+        if (!path || !*path)
                 return STATUS_O_UNKNOWN;
-        }
         if (streq(path, "/")) {
                 copy_span(name, name_size, "/", 1);
-                if (owner && owner_size)
-                        owner[0] = '\0';
                 return STATUS_O_INIT;
         }
         copy_span(name, name_size, path, strlen(path));
@@ -174,9 +162,7 @@ enum status_origin status_classify_cgroup(const char *path, char *name, size_t n
                         kubepods = true;
                 } else if (hex_id(c, len) && (o == STATUS_O_CGROUP || o == STATUS_O_UNIT || kubepods)) {
                         /* cgroupfs driver: /docker/ID, /kubepods/burstable/podUID/ID */
-                        if (unit && unit_len == 14 && memcmp(unit, "docker.service", 14) == 0)
-                                o = STATUS_O_DOCKER;
-                        else if (strstr(path, "/docker/"))
+                        if ((unit && unit_len == 14 && memcmp(unit, "docker.service", 14) == 0) || strstr(path, "/docker/"))
                                 o = STATUS_O_DOCKER;
                         else if (kubepods)
                                 o = STATUS_O_KUBEPODS;
@@ -283,10 +269,10 @@ static void parse_cgroup(const char *text, char *buf, size_t size) {
         copy_span(buf, size, use, strcspn(use, "\n"));
 }
 
-static pid_t parent_of(const char *proc, pid_t pid, char *comm, size_t comm_size) {
+static pid_t parent_of(pid_t pid, char *comm, size_t comm_size) {
         _cleanup_free_ char *status = NULL;
         uint64_t ppid;
-        if (proc_read(proc, pid, "status", PROC_TEXT_MAX, &status) < 0 || proc_field_u64(status, "PPid", &ppid) < 0 ||
+        if (proc_read(NULL, pid, "status", PROC_TEXT_MAX, &status) < 0 || proc_field_u64(status, "PPid", &ppid) < 0 ||
             ppid > INT_MAX)
                 return 0;
         const char *n = proc_field(status, "Name", NULL);
@@ -295,46 +281,51 @@ static pid_t parent_of(const char *proc, pid_t pid, char *comm, size_t comm_size
         return (pid_t)ppid;
 }
 
+/* The inode of a link "PREFIX[INODE]" (socket:[...], net:[...]) at dirfd/path: 0 or -errno. */
+static int link_inode(int dirfd, const char *path, const char *prefix, uint64_t *ret) {
+        char link[64];
+        const char *end;
+        size_t n = strlen(prefix);
+        ssize_t l = readlinkat(dirfd, path, link, sizeof link - 1);
+
+        if (l <= 0)
+                return -ENOENT;
+        link[l] = '\0';
+        if (strncmp(link, prefix, n) != 0 || parse_u64_prefix(link + n, ret, &end) < 0 || !streq(end, "]"))
+                return -EINVAL;
+        return 0;
+}
+
 /* Socket inodes among the process's descriptors. */
-static int socket_inodes(const char *proc, pid_t pid, uint32_t **ret, int **ret_fds, size_t *ret_n) {
-        _cleanup_free_ char *path = NULL;
+static int socket_inodes(pid_t pid, uint32_t **ret, int **ret_fds, size_t *ret_n) {
+        char path[64];
         _cleanup_free_ uint32_t *v = NULL;
         _cleanup_free_ int *fds = NULL;
         size_t n = 0, cap = 0, fcap = 0;
         DIR *d;
         struct dirent *de;
 
-        if (asprintf(&path, "%s/%d/fd", proc, (int)pid) < 0)
-                return -ENOMEM;
+        snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
         d = opendir(path);
         if (!d)
                 return negative_errno();
         while ((de = readdir(d))) {
-                char link[64];
                 uint64_t ino, fd;
-                const char *end;
-                if (parse_u64(de->d_name, &fd) < 0 || fd > INT_MAX)
-                        continue;
-                ssize_t l = readlinkat(dirfd(d), de->d_name, link, sizeof link - 1);
-                if (l <= 0)
-                        continue;
-                link[l] = '\0';
-                if (strncmp(link, "socket:[", 8) != 0 || parse_u64_prefix(link + 8, &ino, &end) < 0 ||
-                    strcmp(end, "]") != 0 || ino > UINT32_MAX)
+                if (parse_u64(de->d_name, &fd) < 0 || fd > INT_MAX ||
+                    link_inode(dirfd(d), de->d_name, "socket:[", &ino) < 0 || ino > UINT32_MAX)
                         continue;
                 if (GROW(v, cap, n + 1) < 0 || GROW(fds, fcap, n + 1) < 0)
-                        goto oom;
+                        break;
                 v[n] = (uint32_t)ino;
                 fds[n++] = (int)fd;
         }
         closedir(d);
+        if (de)
+                return -ENOMEM;
         *ret = TAKE_PTR(v);
         *ret_fds = TAKE_PTR(fds);
         *ret_n = n;
         return 0;
-oom:
-        closedir(d);
-        return -ENOMEM;
 }
 
 /* The socket's family through a copy of the descriptor (pidfd_getfd: ptrace access to the
@@ -524,36 +515,29 @@ static int fits_one_page(void *nopage, uint64_t page_size, uint64_t limit) {
  * Bisection over t finds X exactly, in pages.
  */
 static void probe_child(uid_t uid, gid_t gid, uint64_t ceiling, int out) {
-        struct probe_result res = {};
+        struct probe_result res = { .step = 1 }; /* step: where r < 0 came from */
         struct rlimit rl;
         uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
         int r;
 
-        r = drop_to(uid, gid, ceiling);
-        if (r < 0) {
-                res.error = r;
-                res.step = 1;
+        if ((r = drop_to(uid, gid, ceiling)) < 0)
                 goto out;
-        }
+        res.step = 4;
         void *nopage = mmap(NULL, ps, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (nopage == MAP_FAILED || getrlimit(RLIMIT_MEMLOCK, &rl) < 0) {
-                res.error = -errno;
-                res.step = 4;
+                r = -errno;
                 goto out;
         }
         uint64_t hard_pages = rl.rlim_max == RLIM_INFINITY ? (UINT64_C(1) << 40) : (uint64_t)rl.rlim_max / ps;
         if (hard_pages < 2) {
-                res.error = -ERANGE;
-                res.step = 4;
+                r = -ERANGE;
                 goto out;
         }
         uint64_t lo = 0, hi = hard_pages - 1; /* X in [lo, hi] if X <= hi */
         r = fits_one_page(nopage, ps, (hi + 1) * ps);
-        if (r < 0) {
-                res.error = r;
-                res.step = r == -EPERM || r == -EACCES || r == -EAFNOSUPPORT ? 0 : 3;
+        res.step = r == -EPERM || r == -EACCES || r == -EAFNOSUPPORT ? 0 : 3;
+        if (r < 0)
                 goto out;
-        }
         if (r == 0) {
                 res.pages = hi;
                 res.at_least = 1;
@@ -562,11 +546,8 @@ static void probe_child(uid_t uid, gid_t gid, uint64_t ceiling, int out) {
         while (lo < hi) {
                 uint64_t mid = lo + (hi - lo) / 2;
                 r = fits_one_page(nopage, ps, (mid + 1) * ps);
-                if (r < 0) {
-                        res.error = r;
-                        res.step = 3;
+                if (r < 0)
                         goto out;
-                }
                 if (r == 1)
                         hi = mid;
                 else
@@ -574,12 +555,20 @@ static void probe_child(uid_t uid, gid_t gid, uint64_t ceiling, int out) {
         }
         res.pages = lo;
 out:
+        res.error = r < 0 ? r : 0;
         (void)!write(out, &res, sizeof res);
         _exit(0);
 }
 
-int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *ret_charged, bool *ret_at_least, char *why,
-                      size_t why_size) {
+/*
+ * The locked_vm of uid (pages x page size), measured by a child with uid/gid, CAP_NET_RAW only,
+ * memlock limits set by bisection below `ceiling` bytes (0: the caller's hard limit).  Run as
+ * root, or as uid itself with CAP_NET_RAW.  0 and *ret_charged (and *ret_at_least when the
+ * charge reaches the ceiling), or -EPERM (no CAP_NET_RAW / cannot become uid), -EAFNOSUPPORT
+ * (no AF_XDP), -errno; why gets a reason.
+ */
+static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *ret_charged, bool *ret_at_least,
+                             char *why, size_t why_size) {
         struct probe_result res = {};
         int p[2], status;
         uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -635,7 +624,8 @@ int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *ret_char
         return 0;
 }
 
-int status_xdp_sockets(pid_t pid, uint64_t *ret) {
+/* XDP sockets of the network namespace of pid (0: ours): the "XDP" row of /proc/PID/net/protocols. */
+static int status_xdp_sockets(pid_t pid, uint64_t *ret) {
         char path[64];
         _cleanup_free_ char *text = NULL;
         _cleanup_close_ int fd = -1;
@@ -689,12 +679,12 @@ static bool unit_matches(const struct status_proc *p, const char *unit) {
 
 /* "slurmstepd: [JOB.STEP]" (or [JOB.batch], [JOB.extern]), the title of a step's slurmstepd, as
  * job_JOB/step_STEP in name. */
-static void slurm_step_name(const char *proc, pid_t stepd, char *name, size_t name_size) {
+static void slurm_step_name(pid_t stepd, char *name, size_t name_size) {
         _cleanup_free_ char *cmd = NULL;
         uint64_t job, step;
         const char *q;
 
-        if (proc_read(proc, stepd, "cmdline", 4096, &cmd) < 0 || !(q = strstr(cmd, "[")) ||
+        if (proc_read(NULL, stepd, "cmdline", 4096, &cmd) < 0 || !(q = strstr(cmd, "[")) ||
             parse_u64_prefix(q + 1, &job, &q) < 0 || *q != '.')
                 return;
         size_t l = strcspn(q + 1, "]");
@@ -709,12 +699,12 @@ static void slurm_step_name(const char *proc, pid_t stepd, char *name, size_t na
  * unless slurm.conf says otherwise) gives the task the submit shell's soft limit instead, within
  * slurmd's hard limit.  Where the task's limits differ from its slurmstepd's, say where they came
  * from rather than name slurmd.service. */
-static void slurm_task(const char *proc, pid_t pid, struct status_proc *p) {
+static void slurm_task(pid_t pid, struct status_proc *p) {
         pid_t a = pid, stepd = 0;
 
         for (int depth = 0; depth < 8 && a > 1; depth++) {
                 char comm[64] = "";
-                pid_t parent = parent_of(proc, a, comm, sizeof comm); /* comm: a's */
+                pid_t parent = parent_of(a, comm, sizeof comm); /* comm: a's */
                 if (streq(comm, "slurmstepd")) {
                         stepd = a;
                         break;
@@ -725,12 +715,12 @@ static void slurm_task(const char *proc, pid_t pid, struct status_proc *p) {
                 return;
         if (p->origin != STATUS_O_SLURM) {
                 p->origin = STATUS_O_SLURM;
-                slurm_step_name(proc, stepd, p->origin_name, sizeof p->origin_name);
+                slurm_step_name(stepd, p->origin_name, sizeof p->origin_name);
         }
         snprintf(p->origin_owner, sizeof p->origin_owner, "slurmd.service");
         _cleanup_free_ char *lim = NULL;
         struct rl_pair sd;
-        if (!stepd || !p->limits_known || proc_read(proc, stepd, "limits", PROC_TEXT_MAX, &lim) < 0 ||
+        if (!stepd || !p->limits_known || proc_read(NULL, stepd, "limits", PROC_TEXT_MAX, &lim) < 0 ||
             proc_limits_row(lim, "Max locked memory", &sd.soft, &sd.hard) < 0)
                 return;
         if (sd.hard != p->memlock.hard)
@@ -739,20 +729,19 @@ static void slurm_task(const char *proc, pid_t pid, struct status_proc *p) {
                 snprintf(p->origin_owner, sizeof p->origin_owner, "the submit host (soft), slurmd.service (hard)");
 }
 
-static int read_proc_entry(const char *proc, pid_t pid, struct status_proc *ret) {
+static int read_proc_entry(pid_t pid, struct status_proc *ret) {
         _cleanup_free_ char *st = NULL, *lim = NULL, *cg = NULL;
         struct status_proc p = { .pid = pid };
         uint64_t uid, gid;
         int r;
 
-        if ((r = proc_read(proc, pid, "status", PROC_TEXT_MAX, &st)) < 0)
+        if ((r = proc_read(NULL, pid, "status", PROC_TEXT_MAX, &st)) < 0)
                 return r;
         if (proc_field_u64(st, "Uid", &uid) < 0 || proc_field_u64(st, "Gid", &gid) < 0)
                 return -EBADMSG;
         if (field_kib(st, "VmLck", &p.vmlck) < 0)
                 return -ENOEXEC; /* no mm: a kernel thread */
         (void)field_kib(st, "VmPin", &p.vmpin);
-        p.proc_known = true;
         p.uid = (uid_t)uid;
         p.gid = (gid_t)gid;
         p.nspid = field_nspid(st, pid);
@@ -760,23 +749,19 @@ static int read_proc_entry(const char *proc, pid_t pid, struct status_proc *ret)
         const char *name = proc_field(st, "Name", NULL);
         if (name)
                 copy_span(p.comm, sizeof p.comm, name, strcspn(name, "\n"));
-        if (proc_read(proc, pid, "limits", PROC_TEXT_MAX, &lim) >= 0 &&
+        if (proc_read(NULL, pid, "limits", PROC_TEXT_MAX, &lim) >= 0 &&
             proc_limits_row(lim, "Max locked memory", &p.memlock.soft, &p.memlock.hard) >= 0)
                 p.limits_known = true;
-        if (proc_read(proc, pid, "cgroup", PROC_TEXT_MAX, &cg) >= 0)
+        if (proc_read(NULL, pid, "cgroup", PROC_TEXT_MAX, &cg) >= 0)
                 parse_cgroup(cg, p.cgroup, sizeof p.cgroup);
         p.origin = status_classify_cgroup(p.cgroup, p.origin_name, sizeof p.origin_name, p.origin_owner,
                                           sizeof p.origin_owner);
-        slurm_task(proc, pid, &p);
-        char nspath[64], link[64];
-        snprintf(nspath, sizeof nspath, "%s/%d/ns/net", proc, (int)pid);
-        ssize_t l = readlink(nspath, link, sizeof link - 1);
-        if (l > 0) {
-                link[l] = '\0';
-                uint64_t ino;
-                if (strncmp(link, "net:[", 5) == 0 && parse_u64_prefix(link + 5, &ino, NULL) >= 0)
-                        p.netns = ino;
-        }
+        slurm_task(pid, &p);
+        char nspath[64];
+        uint64_t ino;
+        snprintf(nspath, sizeof nspath, "/proc/%d/ns/net", (int)pid);
+        if (link_inode(AT_FDCWD, nspath, "net:[", &ino) >= 0)
+                p.netns = ino;
         p.xsk_method = STATUS_M_UNKNOWN;
         p.mr_method = STATUS_M_UNKNOWN;
         *ret = p;
@@ -790,7 +775,7 @@ static void add_xsk(struct status_proc *p, uint32_t ino) {
 }
 
 /* Match sock_diag's sockets (or, without it, ask each socket's family) to the processes. */
-static void match_sockets(const char *proc, struct status_report *r, const struct xsk_list *diag, bool have_diag) {
+static void match_sockets(struct status_report *r, const struct xsk_list *diag, bool have_diag) {
         for (size_t i = 0; i < r->n_procs; i++) {
                 struct status_proc *p = &r->procs[i];
                 _cleanup_free_ uint32_t *inos = NULL;
@@ -799,7 +784,7 @@ static void match_sockets(const char *proc, struct status_report *r, const struc
                 size_t n = 0;
                 bool asked = false, refused = false;
 
-                if (socket_inodes(proc, p->pid, &inos, &fds, &n) < 0)
+                if (socket_inodes(p->pid, &inos, &fds, &n) < 0)
                         continue;
                 if (n == 0) {
                         p->xsk_method = STATUS_M_PROC; /* no socket at all: none of them AF_XDP */
@@ -821,8 +806,6 @@ static void match_sockets(const char *proc, struct status_report *r, const struc
                                 }
                         continue;
                 }
-                if (!streq(proc, "/proc"))
-                        continue;
                 pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
                 if (pidfd < 0)
                         continue;
@@ -990,11 +973,11 @@ static int gather_units(struct status_report *r) {
         return 0;
 }
 
-/* The processes of proc the filter keeps */
-static int collect_procs(const struct status_options *o, const char *proc, struct status_report *r) {
+/* The processes the filter keeps */
+static int collect_procs(const struct status_options *o, struct status_report *r) {
         struct dirent *de;
         int e = 0;
-        DIR *d = opendir(proc);
+        DIR *d = opendir("/proc");
 
         if (!d)
                 return negative_errno();
@@ -1005,7 +988,7 @@ static int collect_procs(const struct status_options *o, const char *proc, struc
                         continue;
                 if (o->filter.pid && (pid_t)v != o->filter.pid)
                         continue;
-                if (read_proc_entry(proc, (pid_t)v, &p) < 0)
+                if (read_proc_entry((pid_t)v, &p) < 0)
                         continue;
                 if (o->filter.by_user && p.uid != o->filter.uid)
                         continue;
@@ -1019,7 +1002,7 @@ static int collect_procs(const struct status_options *o, const char *proc, struc
 }
 
 /* The network namespaces of the processes (at most 64, in seen) and the XDP sockets in each */
-static size_t count_xdp_sockets(const char *proc, struct status_report *r, unsigned long long seen[static 64]) {
+static size_t count_xdp_sockets(struct status_report *r, unsigned long long seen[static 64]) {
         size_t n_seen = 0;
 
         for (size_t i = 0; i < r->n_procs; i++) {
@@ -1034,7 +1017,7 @@ static size_t count_xdp_sockets(const char *proc, struct status_report *r, unsig
                         continue;
                 seen[n_seen++] = r->procs[i].netns;
                 r->n_netns = n_seen;
-                if (status_xdp_sockets(streq(proc, "/proc") ? r->procs[i].pid : 0, &socks) >= 0) {
+                if (status_xdp_sockets(r->procs[i].pid, &socks) >= 0) {
                         r->xdp_sockets += socks;
                         r->xdp_sockets_known = true;
                 }
@@ -1052,7 +1035,7 @@ static size_t count_xdp_sockets(const char *proc, struct status_report *r, unsig
 
 #ifdef HAVE_LIBMNL
 /* sock_diag in our network namespace, then in each other one of seen through a process in it */
-static int diag_all_netns(const struct mnl_fns *f, const char *proc, const struct status_report *r,
+static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r,
                           const unsigned long long *seen, size_t n_seen, struct xsk_list *diag) {
         _cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
         unsigned long long self_ns = 0;
@@ -1069,7 +1052,7 @@ static int diag_all_netns(const struct mnl_fns *f, const char *proc, const struc
                         if (r->procs[i].netns != seen[k])
                                 continue;
                         char path[64];
-                        snprintf(path, sizeof path, "%s/%d/ns/net", proc, (int)r->procs[i].pid);
+                        snprintf(path, sizeof path, "/proc/%d/ns/net", (int)r->procs[i].pid);
                         _cleanup_close_ int nfd = open(path, O_RDONLY | O_CLOEXEC);
                         if (nfd >= 0)
                                 (void)xsk_diag_netns(f, nfd, orig, diag);
@@ -1081,7 +1064,7 @@ static int diag_all_netns(const struct mnl_fns *f, const char *proc, const struc
 
 /* The AF_XDP sockets (sock_diag) and the RDMA memory regions (RDMA netlink), through libmnl;
  * why not in xsk_why and mr_why.  0 or -ENOMEM. */
-static int collect_netlink(const char *proc, struct status_report *r, const unsigned long long *seen, size_t n_seen,
+static int collect_netlink(struct status_report *r, const unsigned long long *seen, size_t n_seen,
                            struct xsk_list *diag, bool *ret_have_diag, struct rdma_list *rdma) {
         struct mnl_fns f = {};
 
@@ -1092,7 +1075,7 @@ static int collect_netlink(const char *proc, struct status_report *r, const unsi
                 snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
                 return 0;
         }
-        int dr = diag_all_netns(&f, proc, r, seen, n_seen, diag);
+        int dr = diag_all_netns(&f, r, seen, n_seen, diag);
         int mr = dr == -ENOMEM ? 0 : rdma_mrs(&f, rdma);
         mnl_unload(&f);
         if (dr == -ENOMEM || mr == -ENOMEM)
@@ -1113,9 +1096,9 @@ static int collect_netlink(const char *proc, struct status_report *r, const unsi
         return 0;
 }
 #else
-static int collect_netlink(const char *proc, struct status_report *r, const unsigned long long *seen, size_t n_seen,
+static int collect_netlink(struct status_report *r, const unsigned long long *seen, size_t n_seen,
                            struct xsk_list *diag, bool *ret_have_diag, struct rdma_list *rdma) {
-        (void)proc, (void)seen, (void)n_seen, (void)diag, (void)ret_have_diag, (void)rdma;
+        (void)seen, (void)n_seen, (void)diag, (void)ret_have_diag, (void)rdma;
         snprintf(r->xsk_why, sizeof r->xsk_why, "built without libmnl (--disable-xdp)");
         snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
         return 0;
@@ -1169,7 +1152,6 @@ static void mark_over_threshold(const struct status_options *o, struct status_re
 
 int status_collect(const struct status_options *o, struct status_report *ret) {
         struct status_report r = { .xsk_method = STATUS_M_UNKNOWN, .mr_method = STATUS_M_UNKNOWN };
-        const char *proc = o->proc ? o->proc : "/proc";
         struct xsk_list diag = {};
         struct rdma_list rdma = {};
         unsigned long long seen[64];
@@ -1177,32 +1159,29 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
         int e;
 
         r.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-        e = collect_procs(o, proc, &r);
+        e = collect_procs(o, &r);
         if (e >= 0 && o->filter.pid && r.n_procs == 0)
                 e = -ESRCH;
         if (e < 0)
-                goto fail;
-        size_t n_seen = count_xdp_sockets(proc, &r, seen);
-        if ((e = collect_netlink(proc, &r, seen, n_seen, &diag, &have_diag, &rdma)) < 0)
-                goto fail;
+                goto out;
+        size_t n_seen = count_xdp_sockets(&r, seen);
+        if ((e = collect_netlink(&r, seen, n_seen, &diag, &have_diag, &rdma)) < 0)
+                goto out;
         if (have_diag) {
                 r.xsk_method = STATUS_M_SOCK_DIAG;
                 if ((e = collect_umems(&r, &diag)) < 0)
-                        goto fail;
+                        goto out;
         } else if (o->probe)
                 r.xsk_method = STATUS_M_PROBE;
 
-        match_sockets(proc, &r, &diag, have_diag);
+        match_sockets(&r, &diag, have_diag);
         attribute_mrs(&r, &rdma);
         if ((e = gather_users(&r, o)) < 0 || (e = gather_units(&r)) < 0)
-                goto fail;
+                goto out;
         mark_over_threshold(o, &r);
-        free(diag.v);
-        free(rdma.devs);
-        free(rdma.mrs);
         *ret = r;
-        return 0;
-fail:
+        r = (struct status_report){};
+out:
         free(diag.v);
         free(rdma.devs);
         free(rdma.mrs);

@@ -80,7 +80,6 @@ struct status_proc {
         char origin_name[256];
         char origin_owner[64];           /* see status_classify_cgroup() */
         uint64_t vmlck, vmpin;           /* bytes (VmLck, VmPin) */
-        bool proc_known;                 /* /proc/PID/status read */
         unsigned long long netns;        /* inode of its network namespace, 0: unknown */
         /* AF_XDP sockets among its descriptors, where the method can tell */
         size_t n_xsk;
@@ -149,7 +148,6 @@ struct status_options {
         struct status_filter filter;
         bool probe;                      /* run the active probe where sock_diag is missing */
         uint64_t threshold;              /* status_proc.over_threshold: charge at least this */
-        const char *proc;                /* /proc (tests may point elsewhere): NULL for /proc */
 };
 
 struct status_report {
@@ -180,15 +178,3 @@ void status_report_clear(struct status_report *r);
 /* The user uid in a report (NULL when absent). */
 const struct status_user *status_find_user(const struct status_report *r, uid_t uid);
 
-/*
- * The active probe alone: the locked_vm of uid (pages x page size), measured by a child with
- * uid/gid, CAP_NET_RAW only, memlock limits set by bisection below `ceiling` bytes (0: the
- * caller's hard limit).  Run as root, or as uid itself with CAP_NET_RAW.
- * 0 and *ret_charged (and *ret_at_least when the charge reaches the ceiling), or -EPERM (no
- * CAP_NET_RAW / cannot become uid), -EAFNOSUPPORT (no AF_XDP), -errno; why gets a reason.
- */
-int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *ret_charged, bool *ret_at_least, char *why,
-                      size_t why_size);
-
-/* XDP sockets of the network namespace of pid (0: ours): the "XDP" row of /proc/PID/net/protocols. */
-int status_xdp_sockets(pid_t pid, uint64_t *ret);
