@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,28 +43,16 @@ int proc_comm(pid_t pid, char **ret) {
  * kernel thread, a zombie, another user's process without privileges). */
 static int proc_exe(pid_t pid, char **ret) {
         static const char deleted[] = " (deleted)";
-        char path[64];
-        size_t size = 256;
+        char path[64], buf[PATH_MAX];
 
         snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-        for (;;) {
-                _cleanup_free_ char *buf = malloc(size);
-                if (!buf)
-                        return -ENOMEM;
-                ssize_t n = readlink(path, buf, size);
-                if (n < 0)
-                        return -errno;
-                if ((size_t)n < size) {
-                        buf[n] = '\0';
-                        if ((size_t)n > strlen(deleted) && streq(buf + n - strlen(deleted), deleted))
-                                buf[n - strlen(deleted)] = '\0';
-                        *ret = TAKE_PTR(buf);
-                        return 0;
-                }
-                if (size >= 65536)
-                        return -ENAMETOOLONG;
-                size *= 2;
-        }
+        ssize_t n = readlink(path, buf, sizeof buf - 1); /* the kernel's d_path() is at most PATH_MAX */
+        if (n < 0)
+                return -errno;
+        buf[n] = '\0';
+        if ((size_t)n > strlen(deleted) && endswith(buf, deleted))
+                buf[n - strlen(deleted)] = '\0';
+        return (*ret = strdup(buf)) ? 0 : -ENOMEM;
 }
 
 /* The path of the systemd hierarchy in a /proc/PID/cgroup text ("0::" on cgroup v2, which
