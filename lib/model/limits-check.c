@@ -144,17 +144,13 @@ static const char *closest_name(const struct strv *s, const char *name) {
         return best;
 }
 
-static bool is_fourfield_limit(const struct lc_line *l) {
-        return l->nfields == 4 && l->range != LC_RANGE_ERR;
-}
-
 static bool is_stop_line(const struct lc_line *l) {
         return l->nfields == 2 && l->type[0] == '-' && l->range != LC_RANGE_ERR;
 }
 
 /* A limit line of a setrlimit item pam_limits applies (memlock or another rlimit). */
 static bool rlimit_counts(const struct lc_line *l) {
-        return is_fourfield_limit(l) && (l->item_kind == LC_ITEM_MEMLOCK || l->item_kind == LC_ITEM_RLIMIT) &&
+        return l->nfields == 4 && l->range != LC_RANGE_ERR && (l->item_kind == LC_ITEM_MEMLOCK || l->item_kind == LC_ITEM_RLIMIT) &&
                l->type_mask && l->value_ok && l->domain[0] != '%';
 }
 

@@ -145,12 +145,8 @@ int lc_flavour_from_string(const char *s, enum lc_flavour *ret) {
 
         if (!s)
                 return -EINVAL;
-        if (streq(s, "debian")) {
-                *ret = LC_FLAVOUR_DEBIAN_NEWEST;
-                return 0;
-        }
-        if (streq(s, "upstream")) {
-                *ret = LC_FLAVOUR_UPSTREAM;
+        if (streq(s, "debian") || streq(s, "upstream")) {
+                *ret = s[0] == 'd' ? LC_FLAVOUR_DEBIAN_NEWEST : LC_FLAVOUR_UPSTREAM;
                 return 0;
         }
         if (strncmp(s, "debian-", 7) == 0)
@@ -462,15 +458,13 @@ static uint64_t scaled_value(const struct lc_line *l) {
 
 /* process_limit()'s reading of item, type and value, without the domain. */
 static void analyse_values(struct lc_line *l, const struct lc_behaviour *beh) {
+        static const char *const types[] = { [LC_SOFT] = "soft", [LC_HARD] = "hard", [LC_SOFT | LC_HARD] = "-" };
+
         l->item_kind = item_kind(l->item, beh, &l->resource);
-        if (streq(l->type, "soft"))
-                l->type_mask = LC_SOFT;
-        else if (streq(l->type, "hard"))
-                l->type_mask = LC_HARD;
-        else if (streq(l->type, "-"))
-                l->type_mask = LC_SOFT | LC_HARD;
-        else
-                l->type_mask = 0;
+        l->type_mask = 0;
+        for (unsigned m = LC_SOFT; m < ELEMENTSOF(types); m++)
+                if (streq(l->type, types[m]))
+                        l->type_mask = m;
 
         switch (l->item_kind) {
         case LC_ITEM_MEMLOCK:
