@@ -17,131 +17,93 @@ static bool valid_name_char(char c) {
                c == '-' || c == '.' || c == '$';
 }
 
+/* A check's refusal: *why says what is wrong. */
+static int refuse(const char **why, const char *msg) {
+        *why = msg;
+        return -EINVAL;
+}
+
 /* "min:max", ":id", "min:" with strict decimal parts; min <= max */
 static int check_range(const char *s, const char **why) {
         const char *colon = strchr(s, ':');
         char a[16], b[16];
         uint32_t lo = 0, hi = UINT32_MAX;
 
-        if (strchr(colon + 1, ':')) {
-                *why = "a range has one ':' (min:max, :id or min:)";
-                return -EINVAL;
-        }
+        if (strchr(colon + 1, ':'))
+                return refuse(why, "a range has one ':' (min:max, :id or min:)");
         size_t la = (size_t)(colon - s), lb = strlen(colon + 1);
-        if (la >= sizeof a || lb >= sizeof b) {
-                *why = "an id in a range is too long";
-                return -EINVAL;
-        }
+        if (la >= sizeof a || lb >= sizeof b)
+                return refuse(why, "an id in a range is too long");
         memcpy(a, s, la);
         a[la] = '\0';
         memcpy(b, colon + 1, lb + 1);
-        if (!la && !lb) {
-                *why = "a range needs an id on at least one side of ':'";
-                return -EINVAL;
-        }
-        if ((la && parse_u32(a, &lo) < 0) || (lb && parse_u32(b, &hi) < 0)) {
-                *why = "the ids of a range are decimal numbers below 2^32";
-                return -EINVAL;
-        }
-        if (la && lb && lo > hi) {
-                *why = "the range's minimum is above its maximum";
-                return -EINVAL;
-        }
+        if (!la && !lb)
+                return refuse(why, "a range needs an id on at least one side of ':'");
+        if ((la && parse_u32(a, &lo) < 0) || (lb && parse_u32(b, &hi) < 0))
+                return refuse(why, "the ids of a range are decimal numbers below 2^32");
+        if (la && lb && lo > hi)
+                return refuse(why, "the range's minimum is above its maximum");
         return 0;
 }
 
 int dropin_check_domain(const char *domain, const char **why) {
         const char *p = domain;
 
-        if (!*domain) {
-                *why = "the domain is empty";
-                return -EINVAL;
-        }
-        if (strlen(domain) > DROPIN_DOMAIN_MAX) {
-                *why = "the domain is longer than 256 characters";
-                return -EINVAL;
-        }
+        if (!*domain)
+                return refuse(why, "the domain is empty");
+        if (strlen(domain) > DROPIN_DOMAIN_MAX)
+                return refuse(why, "the domain is longer than 256 characters");
         for (const char *c = domain; *c; c++) {
                 unsigned char ch = (unsigned char)*c;
-                if (ch <= 0x20 || ch == 0x7f) {
-                        *why = "the domain contains whitespace or a control character";
-                        return -EINVAL;
-                }
-                if (ch == '#') {
-                        *why = "the domain contains '#', which starts a comment in limits.conf";
-                        return -EINVAL;
-                }
-                if (ch == '/') {
-                        *why = "the domain contains '/'";
-                        return -EINVAL;
-                }
+                if (ch <= 0x20 || ch == 0x7f)
+                        return refuse(why, "the domain contains whitespace or a control character");
+                if (ch == '#')
+                        return refuse(why, "the domain contains '#', which starts a comment in limits.conf");
+                if (ch == '/')
+                        return refuse(why, "the domain contains '/'");
         }
         if (streq(domain, "*"))
                 return 0;
-        if (domain[0] == '%') {
-                *why = "pam_limits ignores %-domains for memlock (they count only for maxlogins); use @group";
-                return -EINVAL;
-        }
+        if (domain[0] == '%')
+                return refuse(why, "pam_limits ignores %-domains for memlock (they count only for maxlogins); use @group");
         if (domain[0] == '@')
                 p++;
         if (strchr(p, ':'))
                 return check_range(p, why);
-        if (!*p) {
-                *why = "'@' needs a group name";
-                return -EINVAL;
-        }
-        if (*p == '-') {
-                *why = "user and group names do not start with '-'";
-                return -EINVAL;
-        }
+        if (!*p)
+                return refuse(why, "'@' needs a group name");
+        if (*p == '-')
+                return refuse(why, "user and group names do not start with '-'");
         for (const char *c = p; *c; c++)
-                if (!valid_name_char(*c)) {
-                        *why = "user and group names use letters, digits, '.', '_', '-' (and a final '$')";
-                        return -EINVAL;
-                }
-        if (strchr(p, '$') && strchr(p, '$') != p + strlen(p) - 1) {
-                *why = "'$' may only end a user or group name";
-                return -EINVAL;
-        }
+                if (!valid_name_char(*c))
+                        return refuse(why, "user and group names use letters, digits, '.', '_', '-' (and a final '$')");
+        if (strchr(p, '$') && strchr(p, '$') != p + strlen(p) - 1)
+                return refuse(why, "'$' may only end a user or group name");
         return 0;
 }
 
 int dropin_check_name(const char *name, const char **why) {
-        if (!*name || strchr(name, '/')) {
-                *why = "a file name inside limits.d, without '/'";
-                return -EINVAL;
-        }
-        if (name[0] == '.') {
-                *why = "pam_limits skips names starting with a dot";
-                return -EINVAL;
-        }
-        if (!endswith(name, ".conf") || streq(name, ".conf")) {
-                *why = "pam_limits reads only names ending in .conf";
-                return -EINVAL;
-        }
-        if (strlen(name) > 200) {
-                *why = "the name is longer than 200 characters";
-                return -EINVAL;
-        }
+        if (!*name || strchr(name, '/'))
+                return refuse(why, "a file name inside limits.d, without '/'");
+        if (name[0] == '.')
+                return refuse(why, "pam_limits skips names starting with a dot");
+        if (!endswith(name, ".conf") || streq(name, ".conf"))
+                return refuse(why, "pam_limits reads only names ending in .conf");
+        if (strlen(name) > 200)
+                return refuse(why, "the name is longer than 200 characters");
         for (const char *c = name; *c; c++)
-                if (!valid_name_char(*c) || *c == '$') {
-                        *why = "use letters, digits, '.', '_' and '-' in the name";
-                        return -EINVAL;
-                }
+                if (!valid_name_char(*c) || *c == '$')
+                        return refuse(why, "use letters, digits, '.', '_' and '-' in the name");
         return 0;
 }
 
 int dropin_check_bytes(uint64_t bytes, const char **why) {
         if (bytes == UINT64_MAX)
                 return 0;
-        if (bytes == 0) {
-                *why = "memlock 0 makes every RDMA memory registration fail";
-                return -EINVAL;
-        }
-        if (bytes % 1024) {
-                *why = "limits.conf stores memlock in whole KiB";
-                return -EINVAL;
-        }
+        if (bytes == 0)
+                return refuse(why, "memlock 0 makes every RDMA memory registration fail");
+        if (bytes % 1024)
+                return refuse(why, "limits.conf stores memlock in whole KiB");
         return 0;
 }
 
@@ -168,7 +130,7 @@ static int push(struct dropin *d, const char *domain, unsigned type, uint64_t by
 }
 
 int dropin_parse(const char *text, size_t len, const char *display, struct dropin *ret, struct diag_list *diags) {
-        struct dropin d = {};
+        _cleanup_(dropin_clear) struct dropin d = {};
         unsigned lineno = 0;
         bool bad = false;
         int r;
@@ -186,10 +148,8 @@ int dropin_parse(const char *text, size_t len, const char *display, struct dropi
 
                 lineno++;
                 p += ll + (nl ? 1 : 0);
-                if (!line) {
-                        dropin_clear(&d);
+                if (!line)
                         return -ENOMEM;
-                }
                 if (!line[0] || line[0] == '#')
                         continue;
                 for (char *tok = strtok_r(line, " \t", &save); tok && n < 5; tok = strtok_r(NULL, " \t", &save))
@@ -223,16 +183,13 @@ int dropin_parse(const char *text, size_t len, const char *display, struct dropi
                         continue;
                 }
                 r = push(&d, f[0], type, bytes);
-                if (r < 0) {
-                        dropin_clear(&d);
+                if (r < 0)
                         return r;
-                }
         }
-        if (bad) {
-                dropin_clear(&d);
+        if (bad)
                 return -EBADMSG;
-        }
         *ret = d;
+        d = (struct dropin){};
         return 0;
 }
 

@@ -144,17 +144,13 @@ static const char *closest_name(const struct strv *s, const char *name) {
         return best;
 }
 
-static bool is_fourfield_limit(const struct lc_line *l) {
-        return l->nfields == 4 && l->range != LC_RANGE_ERR;
-}
-
 static bool is_stop_line(const struct lc_line *l) {
         return l->nfields == 2 && l->type[0] == '-' && l->range != LC_RANGE_ERR;
 }
 
 /* A limit line of a setrlimit item pam_limits applies (memlock or another rlimit). */
 static bool rlimit_counts(const struct lc_line *l) {
-        return is_fourfield_limit(l) && (l->item_kind == LC_ITEM_MEMLOCK || l->item_kind == LC_ITEM_RLIMIT) &&
+        return l->nfields == 4 && l->range != LC_RANGE_ERR && (l->item_kind == LC_ITEM_MEMLOCK || l->item_kind == LC_ITEM_RLIMIT) &&
                l->type_mask && l->value_ok && l->domain[0] != '%';
 }
 
@@ -478,6 +474,23 @@ static struct dead line_dead(const struct lc_tree *t, const struct dead_index *i
 
 /* ---- files ---- */
 
+/* Who but root can change a file (both findings), or limits.d (the first only) */
+static int check_owner_mode(const char *display, const struct stat *st, bool dir, struct diag_list *d) {
+        const char *can = dir ? "add limits files" : "set any user's limits";
+        int r = 0;
+
+        if (st->st_uid != 0)
+                r = diag_addf(d, DIAG_ERROR, "not-root-owned", display, 0,
+                              dir ? "chown root:root the directory" : "chown root:root the file",
+                              "is owned by uid %u, not root: its owner can %s", (unsigned)st->st_uid, can);
+        if (r >= 0 && (!dir || st->st_uid == 0) && (st->st_mode & (S_IWGRP | S_IWOTH)))
+                r = diag_addf(d, DIAG_ERROR, "writable-file", display, 0,
+                              dir ? "chmod go-w the directory" : "chmod go-w the file",
+                              "is writable by %s (mode %04o): anyone who can write it can %s",
+                              (st->st_mode & S_IWOTH) ? "everyone" : "its group", (unsigned)(st->st_mode & 07777), can);
+        return r;
+}
+
 /* The file read again, for what the parsed lines no longer show (CRLF line ends). */
 static int count_crlf(const struct lc_tree *t, const struct lc_file *f, unsigned *ret) {
         _cleanup_free_ char *rel = NULL, *buf = NULL;
@@ -507,7 +520,6 @@ static int count_crlf(const struct lc_tree *t, const struct lc_file *f, unsigned
 
 static int check_file_meta(const struct lc_tree *t, size_t fi, struct diag_list *d) {
         const struct lc_file *f = &t->files[fi];
-        char fix[512];
         int r = 0;
 
         if (f->open_error) {
@@ -519,40 +531,30 @@ static int check_file_meta(const struct lc_tree *t, size_t fi, struct diag_list 
                                          "create it, even empty (touch it, mode 0644, owned by root)",
                                          "does not exist: pam_limits 1.5.2 fails every session that uses it "
                                          "(PAM_SERVICE_ERR); create it, even empty");
-                if (f->open_error == FS_ERR_NOTREG)
+                if (f->open_error == FS_ERR_NOTREG || f->would_block || f->endless)
                         return diag_addf(d, DIAG_ERROR, "not-regular-file", f->display, 0,
                                          "remove it, or replace it with a regular file",
-                                         "is not a regular file (a FIFO or a device): pam_limits blocks on it or "
-                                         "reads garbage at every login; remove it");
-                if (f->would_block || f->endless)
-                        return diag_addf(d, DIAG_ERROR, "not-regular-file", f->display, 0,
-                                         "remove it, or replace it with a regular file",
-                                         f->would_block ? "blocks when read (a FIFO or a device without data): pam_limits "
-                                                          "waits on it forever and every login that reads it hangs"
-                                                        : "is a device that never ends: pam_limits reads it forever "
-                                                          "and every login that reads it hangs");
+                                         f->open_error == FS_ERR_NOTREG
+                                                 ? "is not a regular file (a FIFO or a device): pam_limits blocks on "
+                                                   "it or reads garbage at every login; remove it"
+                                         : f->would_block ? "blocks when read (a FIFO or a device without data): pam_limits "
+                                                            "waits on it forever and every login that reads it hangs"
+                                                          : "is a device that never ends: pam_limits reads it forever "
+                                                            "and every login that reads it hangs");
                 /* the tree is read with a plain open(): EACCES is a permission, not the mode check */
-                const char *why = f->open_error == -EACCES ? "permission denied" : fs_strerror(f->open_error);
-                if (f->open_error == -EACCES)
-                        snprintf(fix, sizeof fix, "run check as root, or make it readable by root (chmod 0644)");
-                else
-                        snprintf(fix, sizeof fix, "make it a readable regular file, or remove it");
-                return diag_addf(d, DIAG_ERROR, "unreadable-file", f->display, 0, fix,
-                                 "cannot be read (%s): pam_limits fails the session", why);
+                bool eacces = f->open_error == -EACCES;
+                return diag_addf(d, DIAG_ERROR, "unreadable-file", f->display, 0,
+                                 eacces ? "run check as root, or make it readable by root (chmod 0644)"
+                                        : "make it a readable regular file, or remove it",
+                                 "cannot be read (%s): pam_limits fails the session",
+                                 eacces ? "permission denied" : fs_strerror(f->open_error));
         }
         if (f->is_dir)
                 r = diag_addf(d, DIAG_WARNING, "directory-file", f->display, 0,
                               "remove the directory or rename it so it does not end in .conf",
                               "is a directory: pam_limits reads nothing from it");
-        if (r >= 0 && f->stat_ok && f->st.st_uid != 0)
-                r = diag_addf(d, DIAG_ERROR, "not-root-owned", f->display, 0, "chown root:root the file",
-                              "is owned by uid %u, not root: its owner can set any user's limits",
-                              (unsigned)f->st.st_uid);
-        if (r >= 0 && f->stat_ok && (f->st.st_mode & (S_IWGRP | S_IWOTH)))
-                r = diag_addf(d, DIAG_ERROR, "writable-file", f->display, 0, "chmod go-w the file",
-                              "is writable by %s (mode %04o): anyone who can write it can set any user's limits",
-                              (f->st.st_mode & S_IWOTH) ? "everyone" : "its group",
-                              (unsigned)(f->st.st_mode & 07777));
+        if (r >= 0 && f->stat_ok)
+                r = check_owner_mode(f->display, &f->st, false, d);
         if (r >= 0 && f->no_final_newline)
                 r = diag_addf(d, DIAG_WARNING, "no-final-newline", f->display, f->n_physical,
                               "end the file with a newline",
@@ -595,7 +597,6 @@ static bool ends_in_cr(const char *v) {
 static int check_value(const struct lc_tree *t, const struct lc_line *l, struct diag_list *d) {
         const char *path = t->files[l->file].display;
         unsigned ln = l->lineno;
-        char fix[512];
         int r = 0;
         bool memlock = l->item_kind == LC_ITEM_MEMLOCK;
         if (l->value_misread) {
@@ -605,13 +606,13 @@ static int check_value(const struct lc_tree *t, const struct lc_line *l, struct 
                                       "value '%.*s' is followed by a carriage return (a CRLF line end): "
                                       "pam_limits >= 1.6 reads %llu and ignores it", (int)strlen(l->value) - 1,
                                       l->value, (unsigned long long)l->value_raw);
-                else if (memlock && looks_like_units(l->value)) {
-                        snprintf(fix, sizeof fix, "write the size in KiB without a unit (1048576 for 1 GiB), "
-                                 "or use rdmalimits apply DOMAIN SIZE");
-                        r = diag_addf(d, DIAG_ERROR, "unit-misread", path, ln, fix,
+                else if (memlock && looks_like_units(l->value))
+                        r = diag_addf(d, DIAG_ERROR, "unit-misread", path, ln,
+                                      "write the size in KiB without a unit (1048576 for 1 GiB), "
+                                      "or use rdmalimits apply DOMAIN SIZE",
                                       "'%s' is read as %llu KiB: pam_limits has no units, memlock counts in KiB "
                                       "(write e.g. 1048576 for 1 GiB)", l->value, (unsigned long long)l->value_raw);
-                } else
+                else
                         r = diag_addf(d, DIAG_ERROR, "value-misread", path, ln, "write digits only",
                                       "'%s' is read as %llu: pam_limits ignores what follows "
                                       "the digits", l->value, (unsigned long long)l->value_raw);
@@ -1013,11 +1014,9 @@ static int report_dead(const struct lc_tree *t, const struct lc_line *l, const s
                                  "replaces a stronger one", W(t, x->by), x->by->domain,
                                  lc_rank_name(lc_line_rank(x->by)));
         case DEAD_OVERRIDE:
-                if (same_entry(l, x->by) && !x->by_hard) {
-                        snprintf(fix, sizeof fix, "remove this copy");
-                        return diag_addf(d, DIAG_INFO, "duplicate-entry", path, l->lineno, fix,
+                if (same_entry(l, x->by) && !x->by_hard)
+                        return diag_addf(d, DIAG_INFO, "duplicate-entry", path, l->lineno, "remove this copy",
                                          "never takes effect: the same entry is read again at %s", W(t, x->by));
-                }
                 snprintf(fix, sizeof fix, "remove it, or change %s%s%s instead", W(t, x->by),
                          x->by_hard ? " and " : "", x->by_hard ? lc_line_where(t, x->by_hard, where2, sizeof where2) : "");
                 if (x->by_hard)
@@ -1153,19 +1152,8 @@ int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *d) {
                               t->dir_error == -EACCES ? "permission denied" : fs_strerror(t->dir_error));
         if (r >= 0 && !t->conf_override && t->dir_display) {
                 struct stat st;
-                if (fs_stat_in_root(t->root, LC_LIMITS_DIR, false, &st) == 0 && S_ISDIR(st.st_mode)) {
-                        if (st.st_uid != 0)
-                                r = diag_addf(d, DIAG_ERROR, "not-root-owned", t->dir_display, 0,
-                                              "chown root:root the directory",
-                                              "is owned by uid %u, not root: its owner can add limits files",
-                                              (unsigned)st.st_uid);
-                        else if (st.st_mode & (S_IWGRP | S_IWOTH))
-                                r = diag_addf(d, DIAG_ERROR, "writable-file", t->dir_display, 0,
-                                              "chmod go-w the directory",
-                                              "is writable by %s (mode %04o): anyone who can write it can add limits files",
-                                              (st.st_mode & S_IWOTH) ? "everyone" : "its group",
-                                              (unsigned)(st.st_mode & 07777));
-                }
+                if (fs_stat_in_root(t->root, LC_LIMITS_DIR, false, &st) == 0 && S_ISDIR(st.st_mode))
+                        r = check_owner_mode(t->dir_display, &st, true, d);
         }
         if (r >= 0)
                 r = names_known(t, id, false, &users);

@@ -109,12 +109,6 @@ const char *lc_flavour_to_string(enum lc_flavour f) {
         return buf;
 }
 
-const char *lc_flavour_from_name(enum lc_flavour f) {
-        static const char *const names[] = { "--flavour", "dpkg", "rpm", "pam_limits.so", "os-release", "default" };
-        unsigned from = ((unsigned)f >> LC_FLAVOUR_FROM_SHIFT) & 7;
-        return from < ELEMENTSOF(names) ? names[from] : "?";
-}
-
 static int parse_version(const char *v, unsigned *maj, unsigned *min, unsigned *pat) {
         unsigned x[3] = {};
         const char *p = v, *end;
@@ -151,12 +145,8 @@ int lc_flavour_from_string(const char *s, enum lc_flavour *ret) {
 
         if (!s)
                 return -EINVAL;
-        if (streq(s, "debian")) {
-                *ret = LC_FLAVOUR_DEBIAN_NEWEST;
-                return 0;
-        }
-        if (streq(s, "upstream")) {
-                *ret = LC_FLAVOUR_UPSTREAM;
+        if (streq(s, "debian") || streq(s, "upstream")) {
+                *ret = s[0] == 'd' ? LC_FLAVOUR_DEBIAN_NEWEST : LC_FLAVOUR_UPSTREAM;
                 return 0;
         }
         if (strncmp(s, "debian-", 7) == 0)
@@ -176,7 +166,9 @@ const char *lc_tree_flavour_name(const struct lc_tree *t) {
 }
 
 const char *lc_tree_flavour_from(const struct lc_tree *t) {
-        return lc_flavour_from_name(t->release);
+        static const char *const names[] = { "--flavour", "dpkg", "rpm", "pam_limits.so", "os-release", "default" };
+        unsigned from = ((unsigned)t->release >> LC_FLAVOUR_FROM_SHIFT) & 7;
+        return from < ELEMENTSOF(names) ? names[from] : "?";
 }
 
 /* libpam-modules' Version in var/lib/dpkg/status ("1.5.2-6+deb12u1"): Debian's build */
@@ -276,39 +268,43 @@ static int flavour_module(const char *root, enum lc_flavour *ret) {
         return -ENOENT;
 }
 
-/* Debian family: /etc/debian_version, or ID/ID_LIKE of os-release naming debian. */
-static int family_of(const char *root) {
+/* Does an ID= or ID_LIKE= line of /etc/os-release (or, with usr_lib, of /usr/lib/os-release
+ * when /etc has none) name word?  1, 0, or -ENOENT without the file. */
+static int os_release_like(const char *root, const char *word, bool usr_lib) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
-        struct stat st;
         size_t n = 0;
 
-        if (fs_stat_in_root(root, "/etc/debian_version", false, &st) == 0)
-                return 1;
-        if (fs_fopen_in_root(root, "/etc/os-release", &f) < 0)
+        if (fs_fopen_in_root(root, "/etc/os-release", &f) < 0 &&
+            (!usr_lib || fs_fopen_in_root(root, "/usr/lib/os-release", &f) < 0))
                 return -ENOENT;
         while (getline(&line, &n, f) > 0)
-                if ((strncmp(line, "ID=", 3) == 0 || strncmp(line, "ID_LIKE=", 8) == 0) && strstr(line, "debian"))
+                if ((strncmp(line, "ID=", 3) == 0 || strncmp(line, "ID_LIKE=", 8) == 0) && strstr(line, word))
                         return 1;
         return 0;
 }
 
+/* Debian family: /etc/debian_version, or ID/ID_LIKE of os-release naming debian. */
+static int family_of(const char *root) {
+        struct stat st;
+        if (fs_stat_in_root(root, "/etc/debian_version", false, &st) == 0)
+                return 1;
+        return os_release_like(root, "debian", false);
+}
+
 static int flavour_detect(const char *root, enum lc_flavour *ret) {
+        static const struct {
+                int (*detect)(const char *root, enum lc_flavour *ret);
+                enum lc_flavour_from from;
+        } sources[] = { { flavour_dpkg, LC_FROM_DPKG }, { flavour_rpm, LC_FROM_RPM }, { flavour_module, LC_FROM_MODULE } };
         enum lc_flavour f;
         int r;
 
-        if (flavour_dpkg(root, &f) == 0) {
-                *ret = fl_with_from(f, LC_FROM_DPKG);
-                return 0;
-        }
-        if (flavour_rpm(root, &f) == 0) {
-                *ret = fl_with_from(f, LC_FROM_RPM);
-                return 0;
-        }
-        if (flavour_module(root, &f) == 0) {
-                *ret = fl_with_from(f, LC_FROM_MODULE);
-                return 0;
-        }
+        for (size_t i = 0; i < ELEMENTSOF(sources); i++)
+                if (sources[i].detect(root, &f) == 0) {
+                        *ret = fl_with_from(f, sources[i].from);
+                        return 0;
+                }
         r = family_of(root);
         if (r < 0)
                 return r;
@@ -462,15 +458,13 @@ static uint64_t scaled_value(const struct lc_line *l) {
 
 /* process_limit()'s reading of item, type and value, without the domain. */
 static void analyse_values(struct lc_line *l, const struct lc_behaviour *beh) {
+        static const char *const types[] = { [LC_SOFT] = "soft", [LC_HARD] = "hard", [LC_SOFT | LC_HARD] = "-" };
+
         l->item_kind = item_kind(l->item, beh, &l->resource);
-        if (streq(l->type, "soft"))
-                l->type_mask = LC_SOFT;
-        else if (streq(l->type, "hard"))
-                l->type_mask = LC_HARD;
-        else if (streq(l->type, "-"))
-                l->type_mask = LC_SOFT | LC_HARD;
-        else
-                l->type_mask = 0;
+        l->type_mask = 0;
+        for (unsigned m = LC_SOFT; m < ELEMENTSOF(types); m++)
+                if (streq(l->type, types[m]))
+                        l->type_mask = m;
 
         switch (l->item_kind) {
         case LC_ITEM_MEMLOCK:
@@ -862,7 +856,6 @@ static int read_edited(struct builder *b, const char *path, const char *disp) {
         int r = add_file(b, path, disp, &idx);
         if (r < 0)
                 return r;
-        b->t->files[idx].first = b->t->n_lines;
         return parse_buffer(b, idx, b->edit->text, b->edit->len);
 }
 
@@ -910,7 +903,7 @@ static int read_dir(struct builder *b) {
         struct lc_tree *t = b->t;
         _cleanup_free_ char *vdir = NULL;
         _cleanup_free_ struct entry *e = NULL;
-        struct strv etc = {}, ven = {};
+        _cleanup_(strv_clear) struct strv etc = {}, ven = {};
         size_t n = 0;
         int r;
 
@@ -922,7 +915,7 @@ static int read_dir(struct builder *b) {
                 /* glob(GLOB_ERR): a missing directory matches nothing, an unreadable one
                  * aborts the glob; either way no file of it is read */
                 t->dir_error = r == -ENOENT ? 0 : r;
-                strv_clear(&etc);
+                strv_clear(&etc);   /* what it listed before it failed */
                 if (r == -ENOMEM)
                         return r;
         }
@@ -938,29 +931,21 @@ static int read_dir(struct builder *b) {
                                 }
                                 break;
                         }
-                if (!found && b->edit->text && (r = strv_push(&etc, b->edit->name)) < 0) {
-                        strv_clear(&etc);
+                if (!found && b->edit->text && (r = strv_push(&etc, b->edit->name)) < 0)
                         return r;
-                }
         }
         if (t->vendor_dir) {
-                if (asprintf(&vdir, "%s/limits.d", t->vendor_dir) < 0) {
-                        strv_clear(&etc);
+                if (asprintf(&vdir, "%s/limits.d", t->vendor_dir) < 0)
                         return -ENOMEM;
-                }
                 r = list_dir(t, vdir, &ven);
                 if (r < 0)
                         strv_clear(&ven);
-                if (r == -ENOMEM) {
-                        strv_clear(&etc);
+                if (r == -ENOMEM)
                         return r;
-                }
         }
         e = calloc(etc.n + ven.n + 1, sizeof(*e));
-        if (!e) {
-                r = -ENOMEM;
-                goto out;
-        }
+        if (!e)
+                return -ENOMEM;
         for (size_t i = 0; i < etc.n; i++)
                 e[n++] = (struct entry){ .name = etc.v[i] };
         for (size_t i = 0; i < ven.n; i++) {
@@ -976,9 +961,6 @@ static int read_dir(struct builder *b) {
         for (size_t i = 0; i < n && r >= 0; i++)
                 r = read_entry(b, e[i].vendor ? vdir : LC_LIMITS_DIR, e[i].name,
                                e[i].shadowed ? 2 : e[i].vendor);
-out:
-        strv_clear(&etc);
-        strv_clear(&ven);
         return r;
 }
 
@@ -1003,15 +985,7 @@ static struct lc_tree *tree_new(const char *root, enum lc_flavour flavour) {
 
 /* openSUSE builds with --enable-vendordir=/usr/etc */
 static bool is_suse(const char *root) {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *line = NULL;
-        size_t n = 0;
-        if (fs_fopen_in_root(root, "/etc/os-release", &f) < 0 && fs_fopen_in_root(root, "/usr/lib/os-release", &f) < 0)
-                return false;
-        while (getline(&line, &n, f) > 0)
-                if ((strncmp(line, "ID=", 3) == 0 || strncmp(line, "ID_LIKE=", 8) == 0) && strstr(line, "suse"))
-                        return true;
-        return false;
+        return os_release_like(root, "suse", true) > 0;
 }
 
 /* VENDOR_SCONFIGDIR: read by pam_limits from 1.5.3 on only; a directory given for an older

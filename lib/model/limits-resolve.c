@@ -48,6 +48,18 @@ static bool range_match(enum lc_range rng, uint32_t rmin, uint32_t rmax, uint32_
         }
 }
 
+/* An @ domain: @name and @:gid by membership, @min:max and @min: by the primary gid only */
+static bool group_match(struct ident *id, const struct id_user *u, const struct lc_line *l) {
+        switch (l->range) {
+        case LC_RANGE_NONE:
+                return in_group_name(id, u, l->domain + 1);
+        case LC_RANGE_ONE:
+                return in_group_gid(id, u, l->rmax);
+        default:
+                return range_match(l->range, l->rmin, l->rmax, u->gid);
+        }
+}
+
 static bool is_root_debian(const struct lc_tree *t, const struct id_user *u) {
         return t->beh.root_rule && u->uid == 0;
 }
@@ -61,17 +73,8 @@ int lc_line_match(const struct lc_tree *t, struct ident *id, const struct id_use
                 return -1;
         if (streq(u->name, d))
                 return LC_RANK_USER;
-        if (d[0] == '@' && !root) {
-                switch (l->range) {
-                case LC_RANGE_NONE:
-                        return in_group_name(id, u, d + 1) ? LC_RANK_GROUP : -1;
-                case LC_RANGE_ONE:
-                        return in_group_gid(id, u, l->rmax) ? LC_RANK_GROUP : -1;
-                default:
-                        /* @min:max and @min: compare the primary gid only */
-                        return range_match(l->range, l->rmin, l->rmax, u->gid) ? LC_RANK_GROUP : -1;
-                }
-        }
+        if (d[0] == '@' && !root)
+                return group_match(id, u, l) ? LC_RANK_GROUP : -1;
         if (d[0] == '%' && !root) {
                 switch (l->range) {
                 case LC_RANGE_NONE:
@@ -98,16 +101,8 @@ static bool stop_match(struct ident *id, const struct id_user *u, const struct l
                 return false;
         if (streq(u->name, d))
                 return true;
-        if (d[0] == '@') {
-                switch (l->range) {
-                case LC_RANGE_NONE:
-                        return in_group_name(id, u, d + 1);
-                case LC_RANGE_ONE:
-                        return in_group_gid(id, u, l->rmax);
-                default:
-                        return range_match(l->range, l->rmin, l->rmax, u->gid);
-                }
-        }
+        if (d[0] == '@')
+                return group_match(id, u, l);
         if (l->range == LC_RANGE_NONE)
                 return false;
         return range_match(l->range, l->rmin, l->rmax, u->uid);
@@ -317,11 +312,8 @@ void lc_result_clear(struct lc_result *r) {
 
 /* Does `l` match every user (uid range 0:, @0:, or the ranges that cover all ids)? */
 bool lc_line_matches_everyone(const struct lc_line *l) {
-        if (l->range == LC_RANGE_MIN && l->rmin == 0)
-                return l->domain[0] != '%';
-        if (l->range == LC_RANGE_MM && l->rmin == 0 && l->rmax == UINT32_MAX)
-                return l->domain[0] != '%';
-        return false;
+        return l->rmin == 0 && (l->range == LC_RANGE_MIN || (l->range == LC_RANGE_MM && l->rmax == UINT32_MAX)) &&
+               l->domain[0] != '%';
 }
 
 bool lc_line_counts(const struct lc_line *l) {

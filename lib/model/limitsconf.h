@@ -188,13 +188,12 @@ int lc_flavour_from_string(const char *s, enum lc_flavour *ret);
 /* "debian-1.5.2"; a static string per model for LC_FLAVOUR_DEBIAN/UPSTREAM, else in a
  * thread-local buffer */
 const char *lc_flavour_to_string(enum lc_flavour f);
-/* "--flavour", "dpkg", "rpm", "pam_limits.so", "os-release", "default" */
-const char *lc_flavour_from_name(enum lc_flavour f);
 void lc_flavour_behaviour(enum lc_flavour f, struct lc_behaviour *ret);
 /* The canonical value of f's model: LC_FLAVOUR_DEBIAN for Debian < 1.7, LC_FLAVOUR_UPSTREAM
  * for upstream >= 1.6.1, else f without its LC_FROM_ bits. */
 enum lc_flavour lc_flavour_model(enum lc_flavour f);
-/* For explain: the release the tree models ("debian-1.5.2") and why ("dpkg"). */
+/* For explain: the release the tree models ("debian-1.5.2") and why ("dpkg", "rpm",
+ * "pam_limits.so", "os-release", "default" or "--flavour"). */
 const char *lc_tree_flavour_name(const struct lc_tree *t);
 const char *lc_tree_flavour_from(const struct lc_tree *t);
 const char *lc_rank_name(enum lc_rank r);

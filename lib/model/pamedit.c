@@ -59,10 +59,18 @@ static bool has_mark(const char *text) {
         return n == strlen(PAMEDIT_MARK) && strncmp(c, PAMEDIT_MARK, n) == 0;
 }
 
-/* Parse one line (text: its bytes, no newline) into l.  0, -ENOMEM, or -EBADMSG with *why. */
+/* Hand l over to ret, l empty again. */
+static int line_take(struct pam_line *l, struct pam_line *ret) {
+        *ret = *l;
+        *l = (struct pam_line){};
+        return 0;
+}
+
+/* Parse one line (text: its bytes, no newline) into ret, untouched on failure.  0, -ENOMEM,
+ * or -EBADMSG with *why. */
 static int line_parse(const char *text, unsigned lineno, struct pam_line *ret, const char **why) {
         _cleanup_free_ char *buf = NULL;
-        struct pam_line l = { .lineno = lineno };
+        _cleanup_(line_clear) struct pam_line l = { .lineno = lineno };
         char *w[3], *rest;
         unsigned n;
         size_t tl = strlen(text);
@@ -79,16 +87,13 @@ static int line_parse(const char *text, unsigned lineno, struct pam_line *ret, c
         }
         buf = strdup(text);
         l.text = strdup(text);
-        if (!buf || !l.text) {
-                free(l.text);
+        if (!buf || !l.text)
                 return -ENOMEM;
-        }
         n = pam_line_split(buf, w, &rest);
         l.marked = has_mark(text);
         if (n == 0) {
                 l.kind = PAM_LINE_BLANK;
-                *ret = l;
-                return 0;
+                return line_take(&l, ret);
         }
         if (streq(w[0], "@include")) {
                 if (n < 2)
@@ -97,17 +102,12 @@ static int line_parse(const char *text, unsigned lineno, struct pam_line *ret, c
                         *why = "@include takes one file name";
                 else if (strchr(w[1], '/'))
                         *why = "an included file given by path is not understood (only names in pam.d)";
-                if (*why) {
-                        line_clear(&l);
+                if (*why)
                         return -EBADMSG;
-                }
                 l.kind = PAM_LINE_INCLUDE;
-                if (!(l.include = strdup(w[1]))) {
-                        line_clear(&l);
+                if (!(l.include = strdup(w[1])))
                         return -ENOMEM;
-                }
-                *ret = l;
-                return 0;
+                return line_take(&l, ret);
         }
         l.dash = w[0][0] == '-';
         if (!is_type(w[0] + l.dash))
@@ -120,10 +120,8 @@ static int line_parse(const char *text, unsigned lineno, struct pam_line *ret, c
                 *why = "unknown control (expected required, requisite, sufficient, optional, include, substack or [...])";
         else if ((strcasecmp(w[1], "include") == 0 || strcasecmp(w[1], "substack") == 0) && strchr(w[2], '/'))
                 *why = "an included file given by path is not understood (only names in pam.d)";
-        if (*why) {
-                line_clear(&l);
+        if (*why)
                 return -EBADMSG;
-        }
         l.kind = PAM_LINE_RULE;
         const char *base = strrchr(w[2], '/');
         base = base ? base + 1 : w[2];
@@ -134,32 +132,23 @@ static int line_parse(const char *text, unsigned lineno, struct pam_line *ret, c
         l.control = strdup(w[1]);
         l.module = strdup(w[2]);
         l.name = strndup(base, bl);
-        if (!l.type || !l.control || !l.module || !l.name) {
-                line_clear(&l);
+        if (!l.type || !l.control || !l.module || !l.name)
                 return -ENOMEM;
-        }
-        if (strcasecmp(w[1], "include") == 0 || strcasecmp(w[1], "substack") == 0) {
-                if (!(l.include = strdup(w[2]))) {
-                        line_clear(&l);
-                        return -ENOMEM;
-                }
-        }
-        *ret = l;
-        return 0;
+        if ((strcasecmp(w[1], "include") == 0 || strcasecmp(w[1], "substack") == 0) && !(l.include = strdup(w[2])))
+                return -ENOMEM;
+        return line_take(&l, ret);
 }
 
 static int push_line(struct pam_file *f, size_t at, struct pam_line *l) {
         if (GROW_EXACT(f->v, f->n + 1) < 0)
                 return -ENOMEM;
         memmove(&f->v[at + 1], &f->v[at], (f->n - at) * sizeof(*f->v));
-        f->v[at] = *l;
         f->n++;
-        *l = (struct pam_line){};
-        return 0;
+        return line_take(l, &f->v[at]);
 }
 
 int pam_file_parse(const char *display, const char *text, size_t len, struct pam_file *ret, struct diag_list *d) {
-        struct pam_file f = {};
+        _cleanup_(pam_file_clear) struct pam_file f = {};
         unsigned lineno = 0;
         bool bad = false;
         int r;
@@ -177,41 +166,33 @@ int pam_file_parse(const char *display, const char *text, size_t len, struct pam
                 if (memchr(s, '\0', ll)) {
                         bad = true;
                         if (diag_add(d, DIAG_ERROR, display, lineno, "a NUL byte: not a text file") < 0)
-                                goto oom;
+                                return -ENOMEM;
                         continue;
                 }
                 _cleanup_free_ char *one = strndup(s, ll);
-                struct pam_line l;
+                _cleanup_(line_clear) struct pam_line l = {};
                 const char *why;
                 if (!one)
-                        goto oom;
+                        return -ENOMEM;
                 r = line_parse(one, lineno, &l, &why);
                 if (r == -EBADMSG) {
                         bad = true;
                         if (diag_add(d, DIAG_ERROR, display, lineno, "%s", why) < 0)
-                                goto oom;
+                                return -ENOMEM;
                         continue;
                 }
                 if (r < 0)
-                        goto oom;
-                if (bad) {
-                        line_clear(&l);
+                        return -ENOMEM;
+                if (bad)
                         continue;
-                }
-                if (push_line(&f, f.n, &l) < 0) {
-                        line_clear(&l);
-                        goto oom;
-                }
+                if (push_line(&f, f.n, &l) < 0)
+                        return -ENOMEM;
         }
-        if (bad) {
-                pam_file_clear(&f);
+        if (bad)
                 return -EBADMSG;
-        }
         *ret = f;
+        f = (struct pam_file){};
         return 0;
-oom:
-        pam_file_clear(&f);
-        return -ENOMEM;
 }
 
 char *pam_file_render(const struct pam_file *f) {
@@ -233,7 +214,7 @@ char *pam_file_render(const struct pam_file *f) {
 }
 
 int pam_file_insert_mark(struct pam_file *f, size_t idx) {
-        struct pam_line l;
+        _cleanup_(line_clear) struct pam_line l = {};
         const char *why;
         size_t at = idx == SIZE_MAX ? 0 : idx + 1;
         int r;
@@ -246,10 +227,7 @@ int pam_file_insert_mark(struct pam_file *f, size_t idx) {
         /* a file without a final newline gets one before the new last line */
         if (at == f->n)
                 f->final_newline = true;
-        r = push_line(f, at, &l);
-        if (r < 0)
-                line_clear(&l);
-        return r;
+        return push_line(f, at, &l);
 }
 
 static bool is_ours(const struct pam_line *l) {
@@ -433,12 +411,10 @@ int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan
                 goto done;
         const struct step *L = &steps[last];
         where_set(p.limits_where, L->file, L->line);
-        for (size_t i = 0; i < last; i++)
-                if (steps[i].manager != PAM_MANAGER_NONE)
-                        p.after_managed = true;
-        for (size_t i = last + 1; i < nsteps; i++)
-                if (steps[i].manager != PAM_MANAGER_NONE)
-                        p.managed_later = true;
+        for (size_t i = 0; i < nsteps; i++) {
+                p.after_managed |= i < last && steps[i].manager != PAM_MANAGER_NONE;
+                p.managed_later |= i > last && steps[i].manager != PAM_MANAGER_NONE;
+        }
         for (size_t i = last + 1; i < nsteps; i++)
                 if (streq(steps[i].name, "pam_rdmalimit")) {
                         p.verdict = PAM_V_DONE;
