@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fsutil.h"
 #include "macro.h"
@@ -22,6 +23,20 @@ int proc_read(const char *proc, pid_t pid, const char *file, size_t max, char **
         if (fd < 0)
                 return negative_errno();
         return fs_read_all(fd, max, ret, NULL);
+}
+
+int proc_exe(pid_t pid, char buf[static PATH_MAX]) {
+        static const char deleted[] = " (deleted)";
+        char path[64];
+
+        snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+        ssize_t n = readlink(path, buf, PATH_MAX - 1); /* the kernel's d_path() is at most PATH_MAX */
+        if (n < 0)
+                return negative_errno();
+        buf[n] = '\0';
+        if ((size_t)n > strlen(deleted) && endswith(buf, deleted))
+                buf[n - strlen(deleted)] = '\0';
+        return 0;
 }
 
 const char *proc_field(const char *text, const char *key, size_t *ret_len) {

@@ -7,6 +7,7 @@
  */
 #include <stdbool.h>
 #include <stddef.h>
+#include <limits.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -14,6 +15,11 @@
 
 /* PROC/PID/FILE (proc NULL: /proc), at most max bytes, NUL-terminated.  0 or -errno. */
 int proc_read(const char *proc, pid_t pid, const char *file, size_t max, char **ret);
+
+/* The target of /proc/PID/exe into buf, without the " (deleted)" the kernel appends once the
+ * file was replaced (an upgrade while the daemon runs).  0 or -errno (a kernel thread, a
+ * zombie, another user's process without privileges). */
+int proc_exe(pid_t pid, char buf[static PATH_MAX]);
 
 /* The value of the line "KEY:" (past its blanks, up to the newline: *ret_len when ret_len is
  * not NULL), or NULL when there is no such line. */

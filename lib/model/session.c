@@ -232,18 +232,13 @@ static const char *daemon_exe(const char *service) {
         return NULL;
 }
 
-/* Whether /proc/PID/exe is exe (" (deleted)" after it when exact: replaced since it started);
- * false when it cannot be read. */
+/* Whether /proc/PID/exe (proc_exe()) is exe, or (!exact) starts with it; false when it cannot
+ * be read. */
 static bool runs_exe(pid_t pid, const char *exe, bool exact) {
-        char path[64], target[PATH_MAX];
-        size_t l = strlen(exe);
-
-        snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-        ssize_t n = readlink(path, target, sizeof target - 1);
-        if (n <= 0)
+        char target[PATH_MAX];
+        if (proc_exe(pid, target) < 0)
                 return false;
-        target[n] = '\0';
-        return strncmp(target, exe, l) == 0 && (!exact || !target[l] || streq(target + l, " (deleted)"));
+        return exact ? streq(target, exe) : strncmp(target, exe, strlen(exe)) == 0;
 }
 
 /* A root process running exe whose parent does not run it too (the listener, not a

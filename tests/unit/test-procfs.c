@@ -114,5 +114,18 @@ static void test_read(void **state) {
         assert_null(text);
 }
 
+/* proc_exe() of this process: what /proc/self/exe names, no " (deleted)" */
+static void test_exe(void **state) {
+        char want[PATH_MAX], got[PATH_MAX];
+        (void)state;
+
+        ssize_t n = readlink("/proc/self/exe", want, sizeof want - 1);
+        assert_true(n > 0);
+        want[n] = '\0';
+        assert_int_equal(proc_exe(getpid(), got), 0);
+        assert_string_equal(got, want);
+        assert_int_equal(proc_exe(INT32_MAX, got), -ENOENT);
+}
+
 UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_field), cmocka_unit_test(test_numbers), cmocka_unit_test(test_limits_row),
-          cmocka_unit_test(test_read))
+          cmocka_unit_test(test_read), cmocka_unit_test(test_exe))

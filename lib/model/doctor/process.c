@@ -9,7 +9,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <limits.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,20 +37,12 @@ int proc_comm(pid_t pid, char **ret) {
         return 0;
 }
 
-/* The target of /proc/PID/exe (heap), without the " (deleted)" the kernel appends once the
- * file was replaced (an upgrade while the daemon runs).  -errno when it cannot be read (a
- * kernel thread, a zombie, another user's process without privileges). */
-static int proc_exe(pid_t pid, char **ret) {
-        static const char deleted[] = " (deleted)";
-        char path[64], buf[PATH_MAX];
-
-        snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-        ssize_t n = readlink(path, buf, sizeof buf - 1); /* the kernel's d_path() is at most PATH_MAX */
-        if (n < 0)
-                return -errno;
-        buf[n] = '\0';
-        if ((size_t)n > strlen(deleted) && endswith(buf, deleted))
-                buf[n - strlen(deleted)] = '\0';
+/* proc_exe() as a heap string */
+static int proc_exe_dup(pid_t pid, char **ret) {
+        char buf[PATH_MAX];
+        int r = proc_exe(pid, buf);
+        if (r < 0)
+                return r;
         return (*ret = strdup(buf)) ? 0 : -ENOMEM;
 }
 
@@ -177,7 +168,7 @@ static int daemon_identify(const struct daemon *s, pid_t pid, const char *status
                 *why = strdup("its owner cannot be read");
         else if (uid != 0)
                 *why = strf("it runs as uid %llu, not root", (unsigned long long)uid);
-        else if ((r = proc_exe(pid, exe)) == -ENOMEM)
+        else if ((r = proc_exe_dup(pid, exe)) == -ENOMEM)
                 return r;
         else if (r < 0)
                 *why = strf("its executable cannot be read (%s)", strerror(-r));
@@ -232,11 +223,12 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
 
 /* Is ppid the same daemon as its child (a per-connection process's parent, not the listener's)? */
 static bool same_daemon(pid_t ppid, const char *exe) {
-        _cleanup_free_ char *status = NULL, *pexe = NULL;
+        _cleanup_free_ char *status = NULL;
+        char pexe[PATH_MAX];
         uint64_t uid;
         return ppid > 0 && proc_read(NULL, ppid, "status", DOC_TEXT_MAX, &status) >= 0 &&
                proc_field_u64(status, "Uid", &uid) >= 0 &&
-               uid == 0 && proc_exe(ppid, &pexe) >= 0 && streq(pexe, exe);
+               uid == 0 && proc_exe(ppid, pexe) >= 0 && streq(pexe, exe);
 }
 
 /* One process of /proc named like one of the daemons: 1 when it is that daemon's listener. */
