@@ -13,11 +13,11 @@
 #include "procfs.h"
 #include "size.h"
 
-int proc_read(const char *proc, pid_t pid, const char *file, size_t max, char **ret) {
+int proc_read(pid_t pid, const char *file, size_t max, char **ret) {
         _cleanup_free_ char *path = NULL;
         _cleanup_close_ int fd = -1;
 
-        if (asprintf(&path, "%s/%d/%s", proc ? proc : "/proc", (int)pid, file) < 0)
+        if (asprintf(&path, "/proc/%d/%s", (int)pid, file) < 0)
                 return -ENOMEM;
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)

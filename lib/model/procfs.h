@@ -13,8 +13,8 @@
 
 #define PROC_TEXT_MAX (64u * 1024)
 
-/* PROC/PID/FILE (proc NULL: /proc), at most max bytes, NUL-terminated.  0 or -errno. */
-int proc_read(const char *proc, pid_t pid, const char *file, size_t max, char **ret);
+/* /proc/PID/FILE, at most max bytes, NUL-terminated.  0 or -errno. */
+int proc_read(pid_t pid, const char *file, size_t max, char **ret);
 
 /* The target of /proc/PID/exe into buf, without the " (deleted)" the kernel appends once the
  * file was replaced (an upgrade while the daemon runs).  0 or -errno (a kernel thread, a

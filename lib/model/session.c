@@ -208,10 +208,10 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret) {
         struct lc_service s = { .known = true };
         int r;
 
-        if ((r = proc_read(NULL, pid, "limits", PROC_TEXT_MAX, &limits)) < 0 ||
-            (r = proc_read(NULL, pid, "status", PROC_TEXT_MAX, &status)) < 0)
+        if ((r = proc_read(pid, "limits", PROC_TEXT_MAX, &limits)) < 0 ||
+            (r = proc_read(pid, "status", PROC_TEXT_MAX, &status)) < 0)
                 return r;
-        if (proc_read(NULL, pid, "comm", PROC_TEXT_MAX, &comm) >= 0)
+        if (proc_read(pid, "comm", PROC_TEXT_MAX, &comm) >= 0)
                 comm[strcspn(comm, "\n")] = '\0';
         parse_limits(limits, &s);
         if (!s.rl[RLIMIT_MEMLOCK].known)
@@ -247,7 +247,7 @@ static bool is_daemon(pid_t pid, const char *exe) {
         _cleanup_free_ char *status = NULL;
         uint64_t uid, ppid;
 
-        if (!runs_exe(pid, exe, true) || proc_read(NULL, pid, "status", PROC_TEXT_MAX, &status) < 0)
+        if (!runs_exe(pid, exe, true) || proc_read(pid, "status", PROC_TEXT_MAX, &status) < 0)
                 return false;
         if (proc_field_u64(status, "Uid", &uid) < 0 || uid != 0 || proc_field_u64(status, "PPid", &ppid) < 0)
                 return false;
@@ -297,7 +297,7 @@ void session_service_assume(const char *root, struct lc_service *ret) {
          * tree is taken to have CAP_SYS_RESOURCE, as root daemons do on a normal host */
         if (fs_root_is_set(root))
                 s.cap_sys_resource = true;
-        else if (proc_read(NULL, getpid(), "status", PROC_TEXT_MAX, &status) >= 0)
+        else if (proc_read(getpid(), "status", PROC_TEXT_MAX, &status) >= 0)
                 s.cap_sys_resource = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE);
         s.nr_open = lc_nr_open();
         snprintf(s.source, sizeof s.source, "assumed: the limits of PID 1 (%s) and %s CAP_SYS_RESOURCE (%s)",

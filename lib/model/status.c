@@ -272,7 +272,7 @@ static void parse_cgroup(const char *text, char *buf, size_t size) {
 static pid_t parent_of(pid_t pid, char *comm, size_t comm_size) {
         _cleanup_free_ char *status = NULL;
         uint64_t ppid;
-        if (proc_read(NULL, pid, "status", PROC_TEXT_MAX, &status) < 0 || proc_field_u64(status, "PPid", &ppid) < 0 ||
+        if (proc_read(pid, "status", PROC_TEXT_MAX, &status) < 0 || proc_field_u64(status, "PPid", &ppid) < 0 ||
             ppid > INT_MAX)
                 return 0;
         const char *n = proc_field(status, "Name", NULL);
@@ -684,7 +684,7 @@ static void slurm_step_name(pid_t stepd, char *name, size_t name_size) {
         uint64_t job, step;
         const char *q;
 
-        if (proc_read(NULL, stepd, "cmdline", 4096, &cmd) < 0 || !(q = strstr(cmd, "[")) ||
+        if (proc_read(stepd, "cmdline", 4096, &cmd) < 0 || !(q = strstr(cmd, "[")) ||
             parse_u64_prefix(q + 1, &job, &q) < 0 || *q != '.')
                 return;
         size_t l = strcspn(q + 1, "]");
@@ -720,7 +720,7 @@ static void slurm_task(pid_t pid, struct status_proc *p) {
         snprintf(p->origin_owner, sizeof p->origin_owner, "slurmd.service");
         _cleanup_free_ char *lim = NULL;
         struct rl_pair sd;
-        if (!stepd || !p->limits_known || proc_read(NULL, stepd, "limits", PROC_TEXT_MAX, &lim) < 0 ||
+        if (!stepd || !p->limits_known || proc_read(stepd, "limits", PROC_TEXT_MAX, &lim) < 0 ||
             proc_limits_row(lim, "Max locked memory", &sd.soft, &sd.hard) < 0)
                 return;
         if (sd.hard != p->memlock.hard)
@@ -735,7 +735,7 @@ static int read_proc_entry(pid_t pid, struct status_proc *ret) {
         uint64_t uid, gid;
         int r;
 
-        if ((r = proc_read(NULL, pid, "status", PROC_TEXT_MAX, &st)) < 0)
+        if ((r = proc_read(pid, "status", PROC_TEXT_MAX, &st)) < 0)
                 return r;
         if (proc_field_u64(st, "Uid", &uid) < 0 || proc_field_u64(st, "Gid", &gid) < 0)
                 return -EBADMSG;
@@ -749,10 +749,10 @@ static int read_proc_entry(pid_t pid, struct status_proc *ret) {
         const char *name = proc_field(st, "Name", NULL);
         if (name)
                 copy_span(p.comm, sizeof p.comm, name, strcspn(name, "\n"));
-        if (proc_read(NULL, pid, "limits", PROC_TEXT_MAX, &lim) >= 0 &&
+        if (proc_read(pid, "limits", PROC_TEXT_MAX, &lim) >= 0 &&
             proc_limits_row(lim, "Max locked memory", &p.memlock.soft, &p.memlock.hard) >= 0)
                 p.limits_known = true;
-        if (proc_read(NULL, pid, "cgroup", PROC_TEXT_MAX, &cg) >= 0)
+        if (proc_read(pid, "cgroup", PROC_TEXT_MAX, &cg) >= 0)
                 parse_cgroup(cg, p.cgroup, sizeof p.cgroup);
         p.origin = status_classify_cgroup(p.cgroup, p.origin_name, sizeof p.origin_name, p.origin_owner,
                                           sizeof p.origin_owner);

@@ -26,7 +26,7 @@
 /* /proc */
 
 int proc_comm(pid_t pid, char **ret) {
-        int r = proc_read(NULL, pid, "comm", DOC_TEXT_MAX, ret);
+        int r = proc_read(pid, "comm", DOC_TEXT_MAX, ret);
         if (r < 0)
                 return r;
         /* any byte before that newline, a newline included, is the process's own name and
@@ -135,7 +135,7 @@ static const struct daemon {
 /* Does the cgroup of pid name one of the daemon's units?  1 yes; 0 no, *why set. */
 static int daemon_in_unit(const struct daemon *s, pid_t pid, char **why) {
         _cleanup_free_ char *cgroup = NULL, *unit = NULL;
-        int r = proc_read(NULL, pid, "cgroup", DOC_TEXT_MAX, &cgroup);
+        int r = proc_read(pid, "cgroup", DOC_TEXT_MAX, &cgroup);
 
         if (r == -ENOMEM)
                 return r;
@@ -191,9 +191,9 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
 
         if (!where)
                 return -ENOMEM;
-        if (proc_read(NULL, pid, "limits", DOC_TEXT_MAX, &limits) < 0 ||
+        if (proc_read(pid, "limits", DOC_TEXT_MAX, &limits) < 0 ||
             proc_limits_row(limits, "Max locked memory", &soft, &hard) < 0 ||
-            proc_read(NULL, pid, "status", DOC_TEXT_MAX, &status) < 0) {
+            proc_read(pid, "status", DOC_TEXT_MAX, &status) < 0) {
                 ADD(d, s->group, DIAG_INFO, where, NULL, "cannot read its limits");
                 return 0;
         }
@@ -226,7 +226,7 @@ static bool same_daemon(pid_t ppid, const char *exe) {
         _cleanup_free_ char *status = NULL;
         char pexe[PATH_MAX];
         uint64_t uid;
-        return ppid > 0 && proc_read(NULL, ppid, "status", DOC_TEXT_MAX, &status) >= 0 &&
+        return ppid > 0 && proc_read(ppid, "status", DOC_TEXT_MAX, &status) >= 0 &&
                proc_field_u64(status, "Uid", &uid) >= 0 &&
                uid == 0 && proc_exe(ppid, pexe) >= 0 && streq(pexe, exe);
 }
@@ -237,7 +237,7 @@ static int check_process(struct doc *d, const struct daemon *s, pid_t pid, const
         uint64_t ppid;
         int r;
 
-        if (proc_read(NULL, pid, "status", DOC_TEXT_MAX, &status) < 0)
+        if (proc_read(pid, "status", DOC_TEXT_MAX, &status) < 0)
                 return 0;
         if ((r = daemon_identify(s, pid, status, systemd, &exe, &why)) < 0)
                 return r;
@@ -376,7 +376,7 @@ static int proc_start(pid_t pid, time_t *ret) {
         long hz = sysconf(_SC_CLK_TCK);
         int r;
 
-        if ((r = proc_read(NULL, pid, "stat", DOC_TEXT_MAX, &stat)) < 0 ||
+        if ((r = proc_read(pid, "stat", DOC_TEXT_MAX, &stat)) < 0 ||
             (r = read_text("/proc/stat", &sys)) < 0)
                 return r;
         const char *p = strrchr(stat, ')');
@@ -469,8 +469,8 @@ static int pid_read(struct doc *d, struct pid_view *v) {
         uint64_t vmlck = 0, vmpin = 0;
         int r;
 
-        if ((r = proc_read(NULL, v->pid, "limits", DOC_TEXT_MAX, &limits)) < 0 ||
-            (r = proc_read(NULL, v->pid, "status", DOC_TEXT_MAX, &status)) < 0 ||
+        if ((r = proc_read(v->pid, "limits", DOC_TEXT_MAX, &limits)) < 0 ||
+            (r = proc_read(v->pid, "status", DOC_TEXT_MAX, &status)) < 0 ||
             proc_limits_row(limits, "Max locked memory", &v->soft, &v->hard) < 0 ||
             proc_field_u64(status, "Uid", &v->uid) < 0) {
                 if (r == -ENOMEM)
