@@ -52,7 +52,7 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
                 log_error("--file '%s': %s", e->name, why);
                 return CMD_USAGE;
         }
-        e->dir = ctx_path(c, LC_LIMITS_DIR);
+        e->dir = fs_root_path(c->root, LC_LIMITS_DIR);
         if (!e->dir || asprintf(&e->display, "%s/%s", e->dir, e->name) < 0)
                 return log_oom();
         /* under --root, resolved inside the tree: a link in it never leads to the host's files */

@@ -33,7 +33,7 @@ static bool policy_text_empty(const char *s, size_t len) {
 }
 
 int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret, char **ret_text, size_t *ret_len) {
-        _cleanup_free_ char *path = ctx_path(c, c->policy_path), *text = NULL;
+        _cleanup_free_ char *path = fs_root_path(c->root, c->policy_path), *text = NULL;
         _cleanup_close_ int fd = -1;
         struct policy *p = NULL;
         size_t len = 0;
@@ -99,7 +99,7 @@ int cmd_check(struct ctx *c) {
         if (ctx_ident(c, &id) < 0)
                 return CMD_FINDINGS;
         if (c->argc == 0) {
-                if (ctx_load_tree(c, &t) < 0) {
+                if (ctx_load_tree(c, NULL, &t) < 0) {
                         ident_free(id);
                         return CMD_FINDINGS;
                 }
@@ -130,14 +130,12 @@ int cmd_check(struct ctx *c) {
         size_t errors = diag_count(&d, DIAG_ERROR), warnings = diag_count(&d, DIAG_WARNING);
         if (c->json) {
                 struct json j;
-                json_init(&j, stdout);
-                json_obj_begin(&j);
+                json_doc_begin(&j);
                 json_ku64(&j, "errors", errors);
                 json_ku64(&j, "warnings", warnings);
                 json_key(&j, "findings");
                 diag_json(&j, &d);
-                json_obj_end(&j);
-                json_finish(&j);
+                json_doc_end(&j);
         } else {
                 diag_print(&d, stdout, c->quiet);
                 if (!c->quiet)

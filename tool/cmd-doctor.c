@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "doctor.h"
+#include "fsutil.h"
 #include "ident.h"
 #include "policy.h"
 #include "size.h"
@@ -71,8 +72,7 @@ static void print_text(const struct diag_list *rep, bool quiet) {
 
 static void print_json(const struct diag_list *rep) {
         struct json j;
-        json_init(&j, stdout);
-        json_obj_begin(&j);
+        json_doc_begin(&j);
         json_karr_begin(&j, "findings");
         for (size_t i = 0; i < rep->n; i++) {
                 const struct diag *f = &rep->v[i];
@@ -89,8 +89,7 @@ static void print_json(const struct diag_list *rep) {
         json_arr_end(&j);
         json_ku64(&j, "errors", diag_count(rep, DIAG_ERROR));
         json_ku64(&j, "warnings", diag_count(rep, DIAG_WARNING));
-        json_obj_end(&j);
-        json_finish(&j);
+        json_doc_end(&j);
 }
 
 int cmd_doctor(struct ctx *c) {
@@ -103,14 +102,10 @@ int cmd_doctor(struct ctx *c) {
         size_t policy_len = 0;
         int r, ret = CMD_FINDINGS;
 
-        if (ctx_ident(c, &id) < 0 || ctx_load_tree(c, &t) < 0)
+        if (ctx_ident(c, &id) < 0 || ctx_load_tree(c, NULL, &t) < 0)
                 goto out;
-        policy_path = ctx_path(c, c->policy_path);
-        if (!policy_path) {
-                log_error("out of memory");
-                goto out;
-        }
-        r = check_policy_file(c, &pd, &p, &policy_text, &policy_len);
+        policy_path = fs_root_path(c->root, c->policy_path);
+        r = policy_path ? check_policy_file(c, &pd, &p, &policy_text, &policy_len) : -ENOMEM;
         if (r == -ENOMEM) {
                 log_error("out of memory");
                 goto out;

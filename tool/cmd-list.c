@@ -81,7 +81,7 @@ static void list_text(const struct lc_tree *t) {
 
 int cmd_list(struct ctx *c) {
         struct lc_tree *t = NULL;
-        int r = ctx_load_tree(c, &t);
+        int r = ctx_load_tree(c, NULL, &t);
 
         if (r < 0)
                 return r;

@@ -268,7 +268,7 @@ static void print_probe_text(const struct ctx *c, const struct hw_summary *hw, c
 /* The cache the module reads: the hardware summary, for the policy's interface selection.
  * The default place under --root is the tree's, resolved inside the tree. */
 static int save_cache(const struct ctx *c, const struct hw_summary *hw, const struct policy *p) {
-        _cleanup_free_ char *rooted = c->cache ? NULL : ctx_path(c, HW_CACHE_PATH);
+        _cleanup_free_ char *rooted = c->cache ? NULL : fs_root_path(c->root, HW_CACHE_PATH);
         const char *path = c->cache ? c->cache : rooted;
         const struct hw_netsel *sel = p ? &p->hw.sel : NULL;
         int r;

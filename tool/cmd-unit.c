@@ -238,7 +238,7 @@ static int unit_parse_args(const struct ctx *c, struct unit_edit *e) {
 /* The unit directory inside --root (a link in the tree never leads to the host), locked there
  * (its dotfiles are no units).  0, a reported -errno, or ctx_lock()'s outcome. */
 static int unit_open_sysdir(const struct ctx *c, struct unit_edit *e) {
-        e->sysdir = ctx_path(c, UNIT_DIR);
+        e->sysdir = fs_root_path(c->root, UNIT_DIR);
         if (!e->sysdir || asprintf(&e->dname, "%s.d", e->unit) < 0 || asprintf(&e->dir, "%s/%s", e->sysdir, e->dname) < 0 ||
             asprintf(&e->display, "%s/%s", e->dir, e->name) < 0)
                 return log_oom();

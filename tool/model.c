@@ -124,7 +124,7 @@ static const char *pam_limits_args(const struct pam_stack *st) {
 static int load_tree(const struct ctx *c, const struct pam_stack *st, const char *user, struct tool_session *s) {
         int r;
 
-        if (ctx_ident(c, &s->id) < 0 || ctx_load_tree_args(c, pam_limits_args(st), &s->t) < 0)
+        if (ctx_ident(c, &s->id) < 0 || ctx_load_tree(c, pam_limits_args(st), &s->t) < 0)
                 return CMD_FINDINGS;
         r = lc_baseline_load(s->t, c->proc1, &s->base);
         if (r < 0) {

@@ -77,11 +77,6 @@ void log_info(const struct ctx *c, const char *fmt, ...) {
         va_end(ap);
 }
 
-void json_init(struct json *j, FILE *f) {
-        *j = (struct json){ .f = f };
-        j->first[0] = true;
-}
-
 static void sep(struct json *j) {
         if (j->after_key) {
                 j->after_key = false;
@@ -186,18 +181,14 @@ void json_limit(struct json *j, uint64_t v) {
                 json_u64(j, v);
 }
 
-void json_finish(struct json *j) {
-        fputc('\n', j->f);
-}
-
 void json_doc_begin(struct json *j) {
-        json_init(j, stdout);
+        *j = (struct json){ .f = stdout, .first = { true } };
         json_obj_begin(j);
 }
 
 void json_doc_end(struct json *j) {
         json_obj_end(j);
-        json_finish(j);
+        fputc('\n', j->f);
 }
 
 void json_kstr(struct json *j, const char *key, const char *s) {

@@ -25,7 +25,6 @@ struct json {
         bool first[32];
         bool after_key;
 };
-void json_init(struct json *j, FILE *f);
 void json_obj_begin(struct json *j);
 void json_obj_end(struct json *j);
 void json_arr_begin(struct json *j);
@@ -38,8 +37,7 @@ void json_bool(struct json *j, bool v);
 void json_null(struct json *j);
 /* bytes as an integer, "unlimited" for UINT64_MAX */
 void json_limit(struct json *j, uint64_t v);
-void json_finish(struct json *j);  /* newline */
-/* The one object a command prints on stdout: json_init() and its "{"; its "}" and newline */
+/* The one object a command prints on stdout: its "{"; its "}" and newline */
 void json_doc_begin(struct json *j);
 void json_doc_end(struct json *j);
 /* KEY and its value in one call; the _opt ones write null when !known */

@@ -27,13 +27,6 @@
 
 extern char **environ;
 
-/* exit statuses: main() alone returns them */
-#define EXIT_OK 0
-#define EXIT_FINDINGS 1
-#define EXIT_USAGE 2
-#define EXIT_WOULD_CHANGE 3
-#define EXIT_NOT_EFFECTIVE 4
-
 static const struct command commands[] = {
         { "apply", cmd_apply, OPT_SOFT | OPT_HARD | OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE | OPT_UNIT | OPT_RELOAD |
                                   OPT_ALLOW_OVERRIDDEN, 0, 2,
@@ -291,15 +284,7 @@ char *change_diff(const struct ctx *c, bool changed, const char *display, bool e
         return diff;
 }
 
-char *ctx_path(const struct ctx *c, const char *abs) {
-        return fs_root_path(c->root, abs);
-}
-
-int ctx_load_tree(const struct ctx *c, struct lc_tree **ret) {
-        return ctx_load_tree_args(c, NULL, ret);
-}
-
-int ctx_load_tree_args(const struct ctx *c, const char *pam_limits_args, struct lc_tree **ret) {
+int ctx_load_tree(const struct ctx *c, const char *pam_limits_args, struct lc_tree **ret) {
         struct lc_args a = {};
         if (pam_limits_args && lc_args_parse(pam_limits_args, &a) < 0)
                 log_warning(c, "pam_limits arguments '%s': a conf= too long, ignored", pam_limits_args);
@@ -850,27 +835,14 @@ static int run(int argc, char **argv) {
         return cmd->run(&l.c);
 }
 
-/* The one place that turns what a command reports into an exit status (rdmalimits(8) EXIT STATUS). */
-static int exit_status(int r) {
-        if (r < 0)
-                return EXIT_FINDINGS;   /* a failure, reported where it happened */
-        switch (r) {
-        case 0:
-                return EXIT_OK;
-        case CMD_USAGE:
-                return EXIT_USAGE;
-        case CMD_WOULD_CHANGE:
-                return EXIT_WOULD_CHANGE;
-        case CMD_NOT_EFFECTIVE:
-                return EXIT_NOT_EFFECTIVE;
-        default:
-                return EXIT_FINDINGS;
-        }
-}
-
+/* The one place that turns what a command reports into an exit status (rdmalimits(8) EXIT
+ * STATUS): a CMD_* outcome is its own; a negative errno, a failure reported where it
+ * happened, is CMD_FINDINGS. */
 int main(int argc, char **argv) {
-        int status = exit_status(run(argc, argv));
-        if (close_stdout() < 0 && status == EXIT_OK)
-                status = EXIT_FINDINGS;
+        int status = run(argc, argv);
+        if (status < 0 || status > CMD_NOT_EFFECTIVE)
+                status = CMD_FINDINGS;
+        if (close_stdout() < 0 && status == 0)
+                status = CMD_FINDINGS;
         return status;
 }

@@ -12,7 +12,7 @@
 #include "session.h"
 
 /* What a command returns: 0, a negative errno (a failure it has reported), or one of these
- * outcomes.  Only main() turns them into exit statuses (rdmalimits(8) EXIT STATUS). */
+ * outcomes, whose values are the exit statuses main() returns (rdmalimits(8) EXIT STATUS). */
 enum {
         CMD_FINDINGS = 1,        /* findings, or a failure reported (exit 1) */
         CMD_USAGE,               /* a usage error reported (exit 2) */
@@ -96,10 +96,8 @@ int cmd_disable(struct ctx *c);
 int cmd_unit(struct ctx *c, bool removing);
 
 /* shared helpers (rdmalimits.c) */
-char *ctx_path(const struct ctx *c, const char *abs);
-int ctx_load_tree(const struct ctx *c, struct lc_tree **ret);
-/* ... as the pam_limits line with these arguments reads it (set_all, conf=; NULL: none) */
-int ctx_load_tree_args(const struct ctx *c, const char *pam_limits_args, struct lc_tree **ret);
+/* The limits tree as the pam_limits line with these arguments reads it (set_all, conf=; NULL: none) */
+int ctx_load_tree(const struct ctx *c, const char *pam_limits_args, struct lc_tree **ret);
 int ctx_ident(const struct ctx *c, struct ident **ret);
 /* Lock the directory dirfd (dir_display: as messages name it) against other apply/remove
  * runs: its lock file in FS_LOCK_DIR (see fs_lock_dir_open()), waited for up to
