@@ -53,34 +53,17 @@ static const char *outcome_text(const struct lc_tree *t, const struct lc_event *
 
 /* The state of the hardware cache for a login, in a word (JSON). */
 static const char *cache_word(int r) {
-        switch (r) {
-        case 0:
-                return "used";
-        case -ENOENT:
-                return "no-cache";
-        case -ESTALE:
-                return "stale";
-        case -EBADMSG:
-                return "malformed";
-        case -E2BIG:
-        case -EFBIG:
-                return "too-large";
-        default:
-                return "refused";
-        }
+        static const struct code_word words[] = { { 0, "used" }, { -ENOENT, "no-cache" }, { -ESTALE, "stale" },
+                                                  { -EBADMSG, "malformed" }, { -E2BIG, "too-large" },
+                                                  { -EFBIG, "too-large" } };
+        return CODE_WORD(r, words, "refused");
 }
 
 static const char *session_word(enum lc_session_kind k) {
-        switch (k) {
-        case LC_SESSION_LIMITS:
-                return "limits";
-        case LC_SESSION_NO_LIMITS:
-                return "no-limits";
-        case LC_SESSION_FAILS:
-                return "fails";
-        default:
-                return "refused";
-        }
+        static const struct code_word words[] = { { LC_SESSION_LIMITS, "limits" },
+                                                  { LC_SESSION_NO_LIMITS, "no-limits" },
+                                                  { LC_SESSION_FAILS, "fails" } };
+        return CODE_WORD((int)k, words, "refused");
 }
 
 static void module_json_cache(struct json *j, const struct tool_session *s) {

@@ -32,28 +32,11 @@ struct pin {
 };
 
 static const char *errno_name(int e) {
-        switch (e) {
-        case 0:
-                return NULL;
-        case ENOBUFS:
-                return "ENOBUFS";
-        case ENOMEM:
-                return "ENOMEM";
-        case EPERM:
-                return "EPERM";
-        case EACCES:
-                return "EACCES";
-        case EAFNOSUPPORT:
-                return "EAFNOSUPPORT";
-        case EINVAL:
-                return "EINVAL";
-        case ENOSYS:
-                return "ENOSYS";
-        case EFAULT:
-                return "EFAULT";
-        default:
-                return "EOTHER";
-        }
+#define E(x) { x, #x }
+        static const struct code_word names[] = { { 0, NULL }, E(ENOBUFS), E(ENOMEM), E(EPERM), E(EACCES),
+                                                  E(EAFNOSUPPORT), E(EINVAL), E(ENOSYS), E(EFAULT) };
+#undef E
+        return CODE_WORD(e, names, "EOTHER");
 }
 
 static void pin_mlock(void *buf, size_t len, struct rl_pair lim, struct pin *p) {

@@ -19,37 +19,17 @@ static const char *rdma_status_word(const struct hw_summary *hw) {
 }
 
 static const char *verbs_status_word(int st) {
-        switch (st) {
-        case 0:
-                return "ok";
-        case -ENOENT:
-                return "not-installed";
-        case -ENOSYS:
-        case -ENODEV:
-                return "no-device";
-        case -ENODATA:
-                return "not-queried";
-        case -ENOPKG:
-                return "not-built";
-        default:
-                return "error";
-        }
+        static const struct code_word words[] = { { 0, "ok" }, { -ENOENT, "not-installed" }, { -ENOSYS, "no-device" },
+                                                  { -ENODEV, "no-device" }, { -ENODATA, "not-queried" },
+                                                  { -ENOPKG, "not-built" } };
+        return CODE_WORD(st, words, "error");
 }
 
 /* the AF_XDP part's status in --json, from hw_summary.xdp_status */
 static const char *xdp_status_word(int st) {
-        switch (st) {
-        case 0:
-                return "ok";
-        case -EOPNOTSUPP:
-                return "unknown";
-        case -ELIBACC:
-                return "not-installed";
-        case -ENOPKG:
-                return "not-built";
-        default:
-                return "error";
-        }
+        static const struct code_word words[] = { { 0, "ok" }, { -EOPNOTSUPP, "unknown" }, { -ELIBACC, "not-installed" },
+                                                  { -ENOPKG, "not-built" } };
+        return CODE_WORD(st, words, "error");
 }
 
 static void features_text(uint64_t f, char *buf, size_t size) {

@@ -25,6 +25,13 @@ const char *printable(const char *s, char *buf, size_t size) {
         return buf;
 }
 
+const char *code_word(int code, const struct code_word *words, size_t n, const char *dflt) {
+        for (size_t i = 0; i < n; i++)
+                if (words[i].code == code)
+                        return words[i].word;
+        return dflt;
+}
+
 /* fputs with control characters escaped */
 static void fputs_safe(const char *s, FILE *f) {
         for (const unsigned char *p = (const unsigned char *)s; *p; p++) {

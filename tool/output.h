@@ -10,6 +10,14 @@
 /* s with control characters and DEL as \xNN, cut to fit buf (for echoing input back). */
 const char *printable(const char *s, char *buf, size_t size);
 
+/* The word for a code (an errno, a state) in a table of them, else dflt. */
+struct code_word {
+        int code;
+        const char *word;
+};
+const char *code_word(int code, const struct code_word *words, size_t n, const char *dflt);
+#define CODE_WORD(code, words, dflt) code_word((code), (words), ELEMENTSOF(words), (dflt))
+
 /* Messages to stderr, prefixed with the program name; warnings and information not with --quiet. */
 struct ctx;
 void log_error(const char *fmt, ...) _printf_(1, 2);
