@@ -34,19 +34,17 @@ static void edit_done(struct edit *e) {
         free(e->display);
         free(e->old);
         dropin_clear(&e->d);
-        if (e->dirfd >= 0)
-                close(e->dirfd);
-        if (e->lockfd >= 0)
-                close(e->lockfd);
+        closep(&e->dirfd);
+        closep(&e->lockfd);
 }
 
-/* Open limits.d, lock it, read and parse the drop-in.  Returns 0 or a CMD_* outcome. */
+/* Open limits.d, lock it, read and parse the drop-in into e (dirfd and lockfd -1).  Returns 0
+ * or a CMD_* outcome. */
 static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         const char *why;
         struct diag_list diags = {};
         int r;
 
-        *e = (struct edit){ .dirfd = -1, .lockfd = -1 };
         e->name = c->file ? c->file : DROPIN_DEFAULT_NAME;
         if (dropin_check_name(e->name, &why) < 0) {
                 log_error("--file '%s': %s", e->name, why);
@@ -397,14 +395,8 @@ struct apply_limits {
 static int apply_parse_limits(const struct ctx *c, struct apply_limits *l) {
         const char *why;
 
-        if (c->argc > 1) {
-                if (ctx_parse_size("size", c->argv[1], &l->soft) < 0)
-                        return CMD_USAGE;
-                l->hard = l->soft;
-                l->has_soft = l->has_hard = true;
-        }
-        if (ctx_parse_size_opt("--soft", c->soft, &l->soft, &l->has_soft) ||
-            ctx_parse_size_opt("--hard", c->hard, &l->hard, &l->has_hard))
+        if (ctx_parse_limits(c, c->argc > 1 ? c->argv[1] : NULL, &l->soft, &l->hard, &l->has_soft,
+                             &l->has_hard))
                 return CMD_USAGE;
         if (!l->has_soft && !l->has_hard) {
                 log_error("apply: give a SIZE, or --soft and/or --hard");
@@ -468,8 +460,8 @@ static int check_domain(const char *domain) {
 }
 
 int cmd_apply(struct ctx *c) {
+        _cleanup_(edit_done) struct edit e = { .dirfd = -1, .lockfd = -1 };
         struct apply_limits l = {};
-        struct edit e;
         int r;
 
         if (c->unit)
@@ -483,9 +475,7 @@ int cmd_apply(struct ctx *c) {
                 r = apply_parse_limits(c, &l);
         if (r)
                 return r;
-        r = apply_edit(c, &e, c->argv[0], &l);
-        edit_done(&e);
-        return r;
+        return apply_edit(c, &e, c->argv[0], &l);
 }
 
 int cmd_remove(struct ctx *c) {
@@ -496,26 +486,20 @@ int cmd_remove(struct ctx *c) {
                 return CMD_USAGE;
         }
         const char *domain = c->argv[0];
-        struct edit e;
+        _cleanup_(edit_done) struct edit e = { .dirfd = -1, .lockfd = -1 };
         int r = check_domain(domain);
 
+        if (r == 0)
+                r = edit_begin(c, &e, false);
         if (r)
                 return r;
-        r = edit_begin(c, &e, false);
-        if (r) {
-                edit_done(&e);
-                return r;
-        }
         if (!e.exists && !e.legacy) {
                 if (c->json)
                         print_change_json(c, false, e.display, "", NULL, false);
                 else if (!c->quiet)
                         printf("%s: does not exist, nothing to remove\n", e.display);
-                edit_done(&e);
                 return 0;
         }
         dropin_remove(&e.d, domain);
-        r = edit_commit(c, &e, domain, true);
-        edit_done(&e);
-        return r;
+        return edit_commit(c, &e, domain, true);
 }

@@ -74,12 +74,9 @@ static void run_done(struct run *r) {
                 target_clear(&r->t[i]);
         free(r->t);
         strv_clear(&r->cmds);
-        if (r->pamfd >= 0)
-                close(r->pamfd);
-        if (r->profilefd >= 0)
-                close(r->profilefd);
-        if (r->lockfd >= 0)
-                close(r->lockfd);
+        closep(&r->pamfd);
+        closep(&r->profilefd);
+        closep(&r->lockfd);
 }
 
 /* abs as pamstack.h names the files of a stack: relative to the root under --root */
@@ -126,12 +123,12 @@ static bool skipped_name(const char *s) {
         return false;
 }
 
-/* The services of pam.d, sorted.  0 or a CMD_* outcome. */
+/* The services of pam.d, sorted, into ret.  0 or a CMD_* outcome. */
 static int list_services(const struct run *r, struct strv *ret) {
         _cleanup_close_ int fd = fcntl(r->pamfd, F_DUPFD_CLOEXEC, 3);
-        struct strv v = {};
         DIR *d;
         struct dirent *de;
+        int k = 0;
 
         if (fd < 0 || !(d = fdopendir(fd))) {
                 log_error("%s: %s", PAM_DIR, strerror(errno));
@@ -139,20 +136,17 @@ static int list_services(const struct run *r, struct strv *ret) {
         }
         fd = -1;
         rewinddir(d);
-        while ((de = readdir(d))) {
+        while (k == 0 && (de = readdir(d))) {
                 if (skipped_name(de->d_name) || !valid_name(de->d_name))
                         continue;
                 if (de->d_type != DT_REG && de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
                         continue;
-                if (strv_push(&v, de->d_name) < 0) {
-                        strv_clear(&v);
-                        closedir(d);
-                        return log_oom();
-                }
+                k = strv_push(ret, de->d_name);
         }
         closedir(d);
-        strv_sort(&v);
-        *ret = v;
+        if (k < 0)
+                return log_oom();
+        strv_sort(ret);
         return 0;
 }
 
@@ -230,21 +224,18 @@ static void target_drop_last(struct run *r) {
 }
 
 static int target_render(struct run *r, struct target *t) {
-        char *s = pam_file_render(&t->f);
+        _cleanup_free_ char *s = pam_file_render(&t->f);
         if (!s)
                 return run_oom(r);
-        if (streq(s, t->old)) {
-                free(s);
+        if (streq(s, t->old))
                 return 0;
-        }
         if (t->symlink) {
                 log_error("%s is a symbolic link; refusing to write through it (edit its target, or replace the "
                           "link by a file)", t->display);
-                free(s);
                 r->errors++;
                 return -ELOOP;
         }
-        t->text = s;
+        t->text = TAKE_PTR(s);
         return 1;
 }
 
@@ -606,7 +597,7 @@ static int check_service_names(const struct ctx *c) {
  * its tool, disable says how to take the module out when it is there. */
 static int plan_all_services(struct run *r) {
         const struct ctx *c = r->c;
-        struct strv names = {};
+        _cleanup_(strv_clear) struct strv names = {};
         enum pam_manager m;
 
         int k = list_services(r, &names);
@@ -614,7 +605,6 @@ static int plan_all_services(struct run *r) {
                 return k;
         for (size_t i = 0; i < names.n; i++)
                 (r->disabling ? plan_disable : plan_enable)(r, names.v[i], false);
-        strv_clear(&names);
         if (pam_service_manager(c->root, "common-session", &m) >= 0 && m == PAM_MANAGER_PAM_AUTH_UPDATE)
                 r->need_pau = !r->disabling || stack_has(c->root, "common-session", "pam_rdmalimit");
         if ((pam_service_manager(c->root, "system-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT) ||
@@ -728,10 +718,10 @@ static int enable_run(struct run *r, const char *pamdir) {
 }
 
 static int enable_disable(struct ctx *c, bool disabling) {
-        struct run r = { .c = c, .disabling = disabling, .pamfd = -1, .lockfd = -1, .profilefd = -1 };
-        int k = enable_run(&r, shown(c, PAM_DIR));
-        run_done(&r);
-        return k;
+        _cleanup_(run_done) struct run r = {
+                .c = c, .disabling = disabling, .pamfd = -1, .lockfd = -1, .profilefd = -1
+        };
+        return enable_run(&r, shown(c, PAM_DIR));
 }
 
 int cmd_enable(struct ctx *c) {

@@ -53,9 +53,10 @@ static const char *outcome_text(const struct lc_tree *t, const struct lc_event *
 
 /* The state of the hardware cache for a login, in a word (JSON). */
 static const char *cache_word(int r) {
-        static const struct code_word words[] = { { 0, "used" }, { -ENOENT, "no-cache" }, { -ESTALE, "stale" },
-                                                  { -EBADMSG, "malformed" }, { -E2BIG, "too-large" },
-                                                  { -EFBIG, "too-large" } };
+        static const struct code_word words[] = {
+                { 0, "used" }, { -ENOENT, "no-cache" }, { -ESTALE, "stale" },
+                { -EBADMSG, "malformed" }, { -E2BIG, "too-large" }, { -EFBIG, "too-large" },
+        };
         return CODE_WORD(r, words, "refused");
 }
 
@@ -357,7 +358,7 @@ static void explain_text(const struct tool_session *s, const char *user, const c
 
 int cmd_explain(struct ctx *c) {
         const char *user = c->argv[0];
-        struct tool_session s;
+        _cleanup_(tool_session_clear) struct tool_session s = {};
         char ssrc[4096], hsrc[4096];
         int r;
 
@@ -367,16 +368,13 @@ int cmd_explain(struct ctx *c) {
                 return CMD_USAGE;
         }
         r = tool_session_load(c, user, c->pid, &s);
-        if (r) {
-                tool_session_clear(&s);
+        if (r)
                 return r;
-        }
         slot_source(s.t, &s.m.limits.soft, &s.base, ssrc, sizeof ssrc);
         slot_source(s.t, &s.m.limits.hard, &s.base, hsrc, sizeof hsrc);
         if (c->json)
                 explain_json(&s, user, ssrc, hsrc);
         else
                 explain_text(&s, user, ssrc, hsrc);
-        tool_session_clear(&s);
         return 0;
 }

@@ -33,8 +33,10 @@ struct pin {
 
 static const char *errno_name(int e) {
 #define E(x) { x, #x }
-        static const struct code_word names[] = { { 0, NULL }, E(ENOBUFS), E(ENOMEM), E(EPERM), E(EACCES),
-                                                  E(EAFNOSUPPORT), E(EINVAL), E(ENOSYS), E(EFAULT) };
+        static const struct code_word names[] = {
+                { 0, NULL }, E(ENOBUFS), E(ENOMEM), E(EPERM), E(EACCES),
+                E(EAFNOSUPPORT), E(EINVAL), E(ENOSYS), E(EFAULT),
+        };
 #undef E
         return CODE_WORD(e, names, "EOTHER");
 }

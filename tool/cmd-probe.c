@@ -19,16 +19,19 @@ static const char *rdma_status_word(const struct hw_summary *hw) {
 }
 
 static const char *verbs_status_word(int st) {
-        static const struct code_word words[] = { { 0, "ok" }, { -ENOENT, "not-installed" }, { -ENOSYS, "no-device" },
-                                                  { -ENODEV, "no-device" }, { -ENODATA, "not-queried" },
-                                                  { -ENOPKG, "not-built" } };
+        static const struct code_word words[] = {
+                { 0, "ok" }, { -ENOENT, "not-installed" }, { -ENOSYS, "no-device" },
+                { -ENODEV, "no-device" }, { -ENODATA, "not-queried" }, { -ENOPKG, "not-built" },
+        };
         return CODE_WORD(st, words, "error");
 }
 
 /* the AF_XDP part's status in --json, from hw_summary.xdp_status */
 static const char *xdp_status_word(int st) {
-        static const struct code_word words[] = { { 0, "ok" }, { -EOPNOTSUPP, "unknown" }, { -ELIBACC, "not-installed" },
-                                                  { -ENOPKG, "not-built" } };
+        static const struct code_word words[] = {
+                { 0, "ok" }, { -EOPNOTSUPP, "unknown" }, { -ELIBACC, "not-installed" },
+                { -ENOPKG, "not-built" },
+        };
         return CODE_WORD(st, words, "error");
 }
 

@@ -195,13 +195,8 @@ static int unit_parse_limits(const struct ctx *c, struct unit_edit *e) {
                 log_error("apply --unit UNIT takes one SIZE (or --soft/--hard), no domain");
                 return CMD_USAGE;
         }
-        if (c->argc == 1) {
-                if (ctx_parse_size("size", c->argv[0], &e->soft) < 0)
-                        return CMD_USAGE;
-                e->hard = e->soft;
-                has_s = has_h = true;
-        }
-        if (ctx_parse_size_opt("--soft", c->soft, &e->soft, &has_s) || ctx_parse_size_opt("--hard", c->hard, &e->hard, &has_h))
+        if (ctx_parse_limits(c, c->argc == 1 ? c->argv[0] : NULL, &e->soft, &e->hard, &has_s,
+                             &has_h))
                 return CMD_USAGE;
         if (!has_s || !has_h) {
                 log_error("LimitMEMLOCK= sets both limits: give SIZE, or --soft and --hard");
@@ -387,8 +382,8 @@ static int unit_run(struct ctx *c, struct unit_edit *e) {
 }
 
 int cmd_unit(struct ctx *c, bool removing) {
-        struct unit_edit e = { .removing = removing, .name = DROPIN_UNIT_NAME, .sfd = -1, .lockfd = -1, .dfd = -1 };
-        int r = unit_run(c, &e);
-        unit_edit_clear(&e);
-        return r;
+        _cleanup_(unit_edit_clear) struct unit_edit e = {
+                .removing = removing, .name = DROPIN_UNIT_NAME, .sfd = -1, .lockfd = -1, .dfd = -1
+        };
+        return unit_run(c, &e);
 }

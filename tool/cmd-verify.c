@@ -309,7 +309,7 @@ static int verify_args(const struct ctx *c, const char *user) {
 int cmd_verify(struct ctx *c) {
         const char *user = c->argv[0];
         struct session_result sr = {};
-        struct tool_session s;
+        _cleanup_(tool_session_clear) struct tool_session s = {};
         struct verdict v = {};
         int r;
 
@@ -318,14 +318,11 @@ int cmd_verify(struct ctx *c) {
                 return r;
         /* a PAM session is opened by this process: the model starts from its limits */
         r = tool_session_load(c, user, c->ssh ? 0 : getpid(), &s);
-        if (r) {
-                tool_session_clear(&s);
+        if (r)
                 return r;
-        }
         r = c->ssh ? ssh_session(c, &sr) : pam_session(s.service, user, &sr);
         if (r < 0) {
                 log_error("cannot open a session: %s", strerror(-r));
-                tool_session_clear(&s);
                 return r;
         }
         judge(c, &s, &sr, &v);
@@ -333,6 +330,5 @@ int cmd_verify(struct ctx *c) {
                 verify_json(c, user, &s, &sr, &v);
         else
                 verify_text(c, &s, &sr, &v);
-        tool_session_clear(&s);
         return v.agree ? 0 : CMD_FINDINGS;
 }

@@ -533,12 +533,19 @@ int ctx_parse_size(const char *what, const char *arg, uint64_t *ret) {
         return 0;
 }
 
-int ctx_parse_size_opt(const char *what, const char *arg, uint64_t *ret, bool *given) {
-        if (!arg)
-                return 0;
-        if (ctx_parse_size(what, arg, ret) < 0)
+int ctx_parse_limits(const struct ctx *c, const char *size, uint64_t *soft, uint64_t *hard,
+                     bool *has_soft, bool *has_hard) {
+        if (size) {
+                if (ctx_parse_size("size", size, soft) < 0)
+                        return CMD_USAGE;
+                *hard = *soft;
+                *has_soft = *has_hard = true;
+        }
+        if ((c->soft && ctx_parse_size("--soft", c->soft, soft) < 0) ||
+            (c->hard && ctx_parse_size("--hard", c->hard, hard) < 0))
                 return CMD_USAGE;
-        *given = true;
+        *has_soft |= c->soft != NULL;
+        *has_hard |= c->hard != NULL;
         return 0;
 }
 

@@ -96,7 +96,8 @@ int cmd_disable(struct ctx *c);
 int cmd_unit(struct ctx *c, bool removing);
 
 /* shared helpers (rdmalimits.c) */
-/* The limits tree as the pam_limits line with these arguments reads it (set_all, conf=; NULL: none) */
+/* The limits tree as the pam_limits line with these arguments reads it (set_all, conf=;
+ * NULL: none) */
 int ctx_load_tree(const struct ctx *c, const char *pam_limits_args, struct lc_tree **ret);
 int ctx_ident(const struct ctx *c, struct ident **ret);
 /* Lock the directory dirfd (dir_display: as messages name it) against other apply/remove
@@ -124,8 +125,10 @@ int managed_read(const struct ctx *c, int dirfd, const char *name, const char *d
 int managed_write(int dirfd, const char *name, const char *display, const char *text, mode_t mode);
 /* Parse a CLI size argument; prints the error naming `what`.  Returns 0 or -EINVAL. */
 int ctx_parse_size(const char *what, const char *arg, uint64_t *ret);
-/* The same for an option (--soft, --hard) when given (arg not NULL): *given set.  0 or CMD_USAGE. */
-int ctx_parse_size_opt(const char *what, const char *arg, uint64_t *ret, bool *given);
+/* The limits apply sets: size (not NULL) for both, then --soft and --hard; *has_soft and *has_hard
+ * set for those given.  0 or CMD_USAGE. */
+int ctx_parse_limits(const struct ctx *c, const char *size, uint64_t *soft, uint64_t *hard,
+                     bool *has_soft, bool *has_hard);
 /* 0, or CMD_USAGE with a message when the soft limit is above the hard one. */
 int ctx_check_order(uint64_t soft, uint64_t hard);
 /* A managed file's change for --diff and --json, from old (display, or /dev/null when it did
