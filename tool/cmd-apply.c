@@ -41,8 +41,8 @@ static void edit_done(struct edit *e) {
 /* Open limits.d, lock it, read and parse the drop-in into e (dirfd and lockfd -1).  Returns 0
  * or a CMD_* outcome. */
 static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
+        _cleanup_(diag_list_clear) struct diag_list diags = {};
         const char *why;
-        struct diag_list diags = {};
         int r;
 
         e->name = c->file ? c->file : DROPIN_DEFAULT_NAME;
@@ -73,11 +73,9 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         r = dropin_parse(e->old, e->old_len, e->display, &e->d, &diags);
         if (r < 0) {
                 diag_print(&diags, stderr, false);
-                diag_list_clear(&diags);
                 log_error("%s has lines rdmalimits does not write; fix them by hand first", e->display);
                 return CMD_FINDINGS;
         }
-        diag_list_clear(&diags);
         return 0;
 }
 
@@ -495,7 +493,7 @@ int cmd_remove(struct ctx *c) {
                 return r;
         if (!e.exists && !e.legacy) {
                 if (c->json)
-                        print_change_json(c, false, e.display, "", NULL, false);
+                        print_apply_json(c, false, e.display, "", NULL);
                 else if (!c->quiet)
                         printf("%s: does not exist, nothing to remove\n", e.display);
                 return 0;

@@ -91,7 +91,7 @@ int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **
 }
 
 int cmd_check(struct ctx *c) {
-        struct diag_list d = {};
+        _cleanup_(diag_list_clear) struct diag_list d = {};
         struct lc_tree *t = NULL;
         struct ident *id = NULL;
         int r;
@@ -124,7 +124,6 @@ int cmd_check(struct ctx *c) {
         ident_free(id);
         if (r < 0) {
                 log_error("check failed: %s", strerror(-r));
-                diag_list_clear(&d);
                 return r;
         }
         size_t errors = diag_count(&d, DIAG_ERROR), warnings = diag_count(&d, DIAG_WARNING);
@@ -142,6 +141,5 @@ int cmd_check(struct ctx *c) {
                         printf("%zu error%s, %zu warning%s\n", errors, errors == 1 ? "" : "s", warnings,
                                warnings == 1 ? "" : "s");
         }
-        diag_list_clear(&d);
         return errors ? CMD_FINDINGS : 0;
 }

@@ -93,8 +93,7 @@ static void print_json(const struct diag_list *rep) {
 }
 
 int cmd_doctor(struct ctx *c) {
-        struct diag_list rep = {};
-        struct diag_list pd = {};
+        _cleanup_(diag_list_clear) struct diag_list rep = {}, pd = {};
         struct lc_tree *t = NULL;
         struct ident *id = NULL;
         struct policy *p = NULL;
@@ -137,8 +136,6 @@ int cmd_doctor(struct ctx *c) {
                 print_text(&rep, c->quiet);
         ret = diag_count(&rep, DIAG_ERROR) ? CMD_FINDINGS : 0;
 out:
-        diag_list_clear(&rep);
-        diag_list_clear(&pd);
         policy_free(p);
         lc_tree_free(t);
         ident_free(id);

@@ -155,7 +155,7 @@ static int list_services(const struct run *r, struct strv *ret) {
 static struct target *target_load(struct run *r, int dirfd, const char *dir, const char *name) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *abs = NULL;
-        struct diag_list diags = {};
+        _cleanup_(diag_list_clear) struct diag_list diags = {};
         struct stat st;
         struct target t = { .dirfd = dirfd };
         int k;
@@ -183,7 +183,6 @@ static struct target *target_load(struct run *r, int dirfd, const char *dir, con
                 goto oom;
         if (k < 0) {
                 diag_print(&diags, stderr, false);
-                diag_list_clear(&diags);
                 log_error("%s: lines rdmalimits does not understand; it changes nothing until they are fixed",
                           t.display);
                 goto fail;

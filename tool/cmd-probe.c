@@ -275,20 +275,16 @@ static int save_cache(const struct ctx *c, const struct hw_summary *hw, const st
 }
 
 int cmd_probe(struct ctx *c) {
-        struct hw_summary *hw = NULL;
+        _cleanup_(hw_summary_freep) struct hw_summary *hw = NULL;
+        _cleanup_(diag_list_clear) struct diag_list d = {};
         struct policy *p = NULL;
-        struct diag_list d = {};
         struct policy_auto a = {};
-        _cleanup_free_ char *text = NULL;
-        size_t len = 0;
         int r;
 
         /* the policy first: its include/exclude decide which interfaces count */
-        r = check_policy_file(c, &d, &p, &text, &len);
-        if (r == -ENOMEM) {
-                diag_list_clear(&d);
+        r = check_policy_file(c, &d, &p, NULL, NULL);
+        if (r == -ENOMEM)
                 return r;
-        }
         r = hw_probe(HW_ALL, p ? &p->hw.sel : NULL, &hw);
         if (r >= 0)
                 r = hw_probe_verbs(hw);
@@ -303,8 +299,6 @@ int cmd_probe(struct ctx *c) {
                         print_probe_text(c, hw, p, &a, &d);
         } else if (!c->save)
                 log_error("hardware probe failed: %s", strerror(-r));
-        diag_list_clear(&d);
         policy_free(p);
-        hw_summary_free(hw);
         return r < 0 ? r : 0;
 }

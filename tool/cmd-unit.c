@@ -374,9 +374,13 @@ static int unit_run(struct ctx *c, struct unit_edit *e) {
         e->diff = change_diff(c, e->changed, e->display, e->exists, e->old, e->removing, e->text);
         if (e->changed && !c->check && (r = unit_write(c, e)) < 0)
                 return r;
-        if (c->json)
-                print_change_json(c, e->changed, e->display, e->diff, e->unit, e->reloaded);
-        else if (!c->quiet)
+        if (c->json) {
+                struct json j;
+                change_json_begin(&j, e->changed, e->display, e->diff);
+                json_kstr(&j, "unit", e->unit);
+                json_kbool(&j, "reloaded", e->reloaded);
+                change_json_end(c, &j);
+        } else if (!c->quiet)
                 unit_print_text(e, c->check);
         return c->check && e->changed ? CMD_WOULD_CHANGE : 0;
 }

@@ -67,10 +67,9 @@ static void module_paths(const struct ctx *c, const struct pam_stack *st, struct
 }
 
 static void load_policy(const struct ctx *cc, struct tool_session *s) {
-        struct diag_list d = {};
-        _cleanup_free_ char *text = NULL;
-        size_t len = 0, n = 0;
-        int r = check_policy_file(cc, &d, &s->p, &text, &len);
+        _cleanup_(diag_list_clear) struct diag_list d = {};
+        size_t n = 0;
+        int r = check_policy_file(cc, &d, &s->p, NULL, NULL);
 
         s->have_policy = r >= 0;
         for (size_t i = 0; r < 0 && r != -ENOENT && i < d.n && n + 2 < sizeof s->refused; i++)
@@ -78,7 +77,6 @@ static void load_policy(const struct ctx *cc, struct tool_session *s) {
                                       d.v[i].path ? d.v[i].path : "", d.v[i].path ? ": " : "", d.v[i].message);
         if (r < 0 && r != -ENOENT && !n)
                 snprintf(s->refused, sizeof s->refused, "%s", strerror(-r));
-        diag_list_clear(&d);
 }
 
 /* The hardware the module sees: the cache it reads when valid, else a live probe. */

@@ -299,44 +299,41 @@ struct lines {
         char *buf;
 };
 
-static int split_lines(const char *s, struct lines *ret) {
-        struct lines l = {};
-        l.buf = strdup(s ? s : "");
-        if (!l.buf)
+static void lines_clear(struct lines *l) {
+        free(l->v);
+        free(l->buf);
+}
+
+/* s into l (empty), line by line; 0 or -ENOMEM (l is to be cleared then). */
+static int split_lines(const char *s, struct lines *l) {
+        l->buf = strdup(s ? s : "");
+        if (!l->buf)
                 return -ENOMEM;
         size_t cap = 0;
-        for (char *p = l.buf; *p;) {
+        for (char *p = l->buf; *p;) {
                 char *nl = strchr(p, '\n');
-                if (GROW(l.v, cap, l.n + 1) < 0) {
-                        free(l.v);
-                        free(l.buf);
+                if (GROW(l->v, cap, l->n + 1) < 0)
                         return -ENOMEM;
-                }
-                l.v[l.n++] = p;
+                l->v[l->n++] = p;
                 if (!nl)
                         break;
                 *nl = '\0';
                 p = nl + 1;
         }
-        *ret = l;
         return 0;
 }
 
 char *unified_diff_string(const char *an, const char *a, const char *bn, const char *b) {
-        struct lines la, lb;
+        _cleanup_(lines_clear) struct lines la = {}, lb = {};
+        _cleanup_free_ unsigned *t = NULL;
         char *out = NULL;
         size_t size = 0;
         FILE *f;
 
-        if (split_lines(a, &la) < 0)
+        if (split_lines(a, &la) < 0 || split_lines(b, &lb) < 0)
                 return NULL;
-        if (split_lines(b, &lb) < 0) {
-                free(la.v);
-                free(la.buf);
-                return NULL;
-        }
         size_t n = la.n, m = lb.n;
-        unsigned *t = calloc((n + 1) * (m + 1), sizeof(unsigned));
+        t = calloc((n + 1) * (m + 1), sizeof(unsigned));
         f = open_memstream(&out, &size);
         if (!t || !f)
                 goto done;
@@ -362,11 +359,6 @@ char *unified_diff_string(const char *an, const char *a, const char *bn, const c
 done:
         if (f)
                 fclose(f);
-        free(t);
-        free(la.v);
-        free(la.buf);
-        free(lb.v);
-        free(lb.buf);
         if (out && !*out) {
                 free(out);
                 out = strdup("");

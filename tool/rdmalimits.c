@@ -263,17 +263,6 @@ void change_json_end(const struct ctx *c, struct json *j) {
         json_doc_end(j);
 }
 
-void print_change_json(const struct ctx *c, bool changed, const char *file, const char *diff, const char *unit,
-                       bool reloaded) {
-        struct json j;
-        change_json_begin(&j, changed, file, diff);
-        if (unit) {
-                json_kstr(&j, "unit", unit);
-                json_kbool(&j, "reloaded", reloaded);
-        }
-        change_json_end(c, &j);
-}
-
 char *change_diff(const struct ctx *c, bool changed, const char *display, bool existed, const char *old, bool removed,
                   const char *text) {
         char *diff = NULL;

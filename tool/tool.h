@@ -142,9 +142,6 @@ int run_wait(char *const argv[]);
 /* --json of a change: {"changed", "file", "diff", ... then "check" under --check} */
 void change_json_begin(struct json *j, bool changed, const char *file, const char *diff);
 void change_json_end(const struct ctx *c, struct json *j);
-/* apply/remove --json: {"changed", "file", "diff"[, "unit", "reloaded"][, "check"]} */
-void print_change_json(const struct ctx *c, bool changed, const char *file, const char *diff, const char *unit,
-                       bool reloaded);
 
 /* A session of a user as the tool models it (tool/model.c): what explain prints and verify
  * compares with a real session. */
