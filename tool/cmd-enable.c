@@ -112,14 +112,11 @@ static bool skipped_name(const char *s) {
                                                 ".dpkg-old", ".dpkg-new", ".dpkg-dist", ".dpkg-tmp", ".dpkg-bak",
                                                 ".ucf-old", ".ucf-new", ".ucf-dist", ".rpmnew", ".rpmsave",
                                                 ".pacnew", ".pacsave" };
-        size_t l = strlen(s);
         if (s[0] == '.')
                 return true;
-        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
-                size_t k = strlen(suffixes[i]);
-                if (l > k && streq(s + l - k, suffixes[i]))
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++)
+                if (strlen(s) > strlen(suffixes[i]) && endswith(s, suffixes[i]))
                         return true;
-        }
         return false;
 }
 

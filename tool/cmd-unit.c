@@ -38,11 +38,8 @@ static int unit_name(const char *arg, char **ret, const char **why) {
                 *why = "a unit name does not start with '.' or '-'";
                 return -EINVAL;
         }
-        for (size_t i = 0; i < ELEMENTSOF(types); i++) {
-                size_t tl = strlen(types[i]);
-                if (len > tl && streq(arg + len - tl, types[i]))
-                        typed = true;
-        }
+        for (size_t i = 0; i < ELEMENTSOF(types); i++)
+                typed |= len > strlen(types[i]) && endswith(arg, types[i]);
         if (!typed && strchr(arg, '.')) {
                 *why = "LimitMEMLOCK= applies to .service, .socket, .mount and .swap units";
                 return -EINVAL;

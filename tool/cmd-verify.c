@@ -91,7 +91,7 @@ static int pam_session(const char *service, const char *user, struct session_res
 
 /* ssh DEST cat /proc/self/limits */
 static int ssh_session(const struct ctx *c, struct session_result *ret) {
-        char **argv = calloc((size_t)c->extra_argc + 8, sizeof(char *));
+        _cleanup_free_ char **argv = calloc((size_t)c->extra_argc + 8, sizeof(char *));
         int fds[2], k = 0;
         pid_t pid;
 
@@ -105,17 +105,14 @@ static int ssh_session(const struct ctx *c, struct session_result *ret) {
         argv[k++] = (char *)c->ssh;
         argv[k++] = (char *)"cat /proc/self/limits";
         argv[k] = NULL;
-        if (pipe2(fds, O_CLOEXEC) < 0) {
-                free(argv);
+        if (pipe2(fds, O_CLOEXEC) < 0)
                 return negative_errno();
-        }
         pid = fork();
         if (pid == 0) {
                 dup2(fds[1], STDOUT_FILENO);
                 execvp("ssh", argv);
                 _exit(127);
         }
-        free(argv);
         close(fds[1]);
         if (pid < 0) {
                 close(fds[0]);
