@@ -131,10 +131,6 @@ static int passwd_names(const struct ctx *c, char ***ret, size_t *ret_n) {
         return 0;
 }
 
-static const char *slot_name(unsigned slot) {
-        return slot == LC_SOFT ? "soft" : "hard";
-}
-
 /* Why the drop-in's line does not hold a slot for the user, or NULL when it does. */
 static char *slot_loss(const struct lc_tree *t, const struct lc_result *res, unsigned slot, size_t ours) {
         const struct lc_slot *s = slot == LC_SOFT ? &res->soft : &res->hard;
@@ -152,7 +148,7 @@ static char *slot_loss(const struct lc_tree *t, const struct lc_result *res, uns
         }
         if (s->src && s->src->file == ours)
                 return NULL;
-        if (asprintf(&out, "%s from %s (%s rank)", slot_name(slot),
+        if (asprintf(&out, "%s from %s (%s rank)", slot == LC_SOFT ? "soft" : "hard",
                      s->src ? lc_line_where(t, s->src, where, sizeof where) : "the baseline", lc_rank_name(s->rank)) < 0)
                 return NULL;
         return out;
@@ -433,20 +429,6 @@ static int apply_check_fit(const struct edit *e, const char *domain) {
         return 0;
 }
 
-static int apply_edit(struct ctx *c, struct edit *e, const char *domain, const struct apply_limits *l) {
-        int r = edit_begin(c, e, !c->check);
-        if (r)
-                return r;
-        if ((l->has_soft && dropin_set(&e->d, domain, LC_SOFT, l->soft) < 0) ||
-            (l->has_hard && dropin_set(&e->d, domain, LC_HARD, l->hard) < 0))
-                return log_oom();
-        r = apply_check_fit(e, domain);
-        if (r)
-                return r;
-        warn_unresolved(c, domain);
-        return edit_commit(c, e, domain, false);
-}
-
 /* DOMAIN as a drop-in line may name it. 0 or CMD_USAGE. */
 static int check_domain(const char *domain) {
         const char *why;
@@ -460,6 +442,7 @@ static int check_domain(const char *domain) {
 int cmd_apply(struct ctx *c) {
         _cleanup_(edit_done) struct edit e = { .dirfd = -1, .lockfd = -1 };
         struct apply_limits l = {};
+        const char *domain;
         int r;
 
         if (c->unit)
@@ -468,12 +451,22 @@ int cmd_apply(struct ctx *c) {
                 log_error("apply: expected DOMAIN [SIZE] (or --unit UNIT SIZE)");
                 return CMD_USAGE;
         }
-        r = check_domain(c->argv[0]);
+        domain = c->argv[0];
+        r = check_domain(domain);
         if (r == 0)
                 r = apply_parse_limits(c, &l);
+        if (r == 0)
+                r = edit_begin(c, &e, !c->check);
         if (r)
                 return r;
-        return apply_edit(c, &e, c->argv[0], &l);
+        if ((l.has_soft && dropin_set(&e.d, domain, LC_SOFT, l.soft) < 0) ||
+            (l.has_hard && dropin_set(&e.d, domain, LC_HARD, l.hard) < 0))
+                return log_oom();
+        r = apply_check_fit(&e, domain);
+        if (r)
+                return r;
+        warn_unresolved(c, domain);
+        return edit_commit(c, &e, domain, false);
 }
 
 int cmd_remove(struct ctx *c) {

@@ -11,13 +11,6 @@
 #include "size.h"
 #include "tool.h"
 
-/* "ok" with devices, "none" without (no device, or no RDMA support in the kernel), "error" */
-static const char *rdma_status_word(const struct hw_summary *hw) {
-        if (hw->rdma_status < 0)
-                return "error";
-        return hw->n_rdma ? "ok" : "none";
-}
-
 static const char *verbs_status_word(int st) {
         static const struct code_word words[] = {
                 { 0, "ok" }, { -ENOENT, "not-installed" }, { -ENOSYS, "no-device" },
@@ -92,7 +85,8 @@ void print_auto_text(const struct policy *p, const struct policy_auto *a, const 
 
 static void print_rdma_json(struct json *j, const struct hw_summary *hw) {
         json_obj_begin(j);
-        json_kstr(j, "status", rdma_status_word(hw));
+        /* "ok" with devices, "none" without (no device, or no RDMA support in the kernel), "error" */
+        json_kstr(j, "status", hw->rdma_status < 0 ? "error" : hw->n_rdma ? "ok" : "none");
         if (hw->rdma_status < 0)
                 json_kstr(j, "error", strerror(-hw->rdma_status));
         json_kstr(j, "verbs", verbs_status_word(hw->verbs_status));

@@ -353,38 +353,34 @@ static void unit_print_text(const struct unit_edit *e, bool check) {
 }
 
 /* Parse, check, read, compute, write, report. */
-static int unit_run(struct ctx *c, struct unit_edit *e) {
-        int r;
-
-        r = unit_parse_args(c, e);
-        if (r == 0 && !e->removing)
-                r = unit_precheck(c, e->unit, e->name);
-        if (r == 0)
-                r = unit_open_sysdir(c, e);
-        if (r == 0)
-                r = unit_read_old(c, e);
-        if (r == 0)
-                r = unit_new_text(e);
-        if (r != 0)
-                return r;
-        e->changed = e->removing ? e->exists : !(e->exists && streq(e->old, e->text));
-        e->diff = change_diff(c, e->changed, e->display, e->exists, e->old, e->removing, e->text);
-        if (e->changed && !c->check && (r = unit_write(c, e)) < 0)
-                return r;
-        if (c->json) {
-                struct json j;
-                change_json_begin(&j, e->changed, e->display, e->diff);
-                json_kstr(&j, "unit", e->unit);
-                json_kbool(&j, "reloaded", e->reloaded);
-                change_json_end(c, &j);
-        } else if (!c->quiet)
-                unit_print_text(e, c->check);
-        return c->check && e->changed ? CMD_WOULD_CHANGE : 0;
-}
-
 int cmd_unit(struct ctx *c, bool removing) {
         _cleanup_(unit_edit_clear) struct unit_edit e = {
                 .removing = removing, .name = DROPIN_UNIT_NAME, .sfd = -1, .lockfd = -1, .dfd = -1
         };
-        return unit_run(c, &e);
+        int r;
+
+        r = unit_parse_args(c, &e);
+        if (r == 0 && !e.removing)
+                r = unit_precheck(c, e.unit, e.name);
+        if (r == 0)
+                r = unit_open_sysdir(c, &e);
+        if (r == 0)
+                r = unit_read_old(c, &e);
+        if (r == 0)
+                r = unit_new_text(&e);
+        if (r != 0)
+                return r;
+        e.changed = e.removing ? e.exists : !(e.exists && streq(e.old, e.text));
+        e.diff = change_diff(c, e.changed, e.display, e.exists, e.old, e.removing, e.text);
+        if (e.changed && !c->check && (r = unit_write(c, &e)) < 0)
+                return r;
+        if (c->json) {
+                struct json j;
+                change_json_begin(&j, e.changed, e.display, e.diff);
+                json_kstr(&j, "unit", e.unit);
+                json_kbool(&j, "reloaded", e.reloaded);
+                change_json_end(c, &j);
+        } else if (!c->quiet)
+                unit_print_text(&e, c->check);
+        return c->check && e.changed ? CMD_WOULD_CHANGE : 0;
 }

@@ -151,10 +151,6 @@ static const struct opt_def {
 #undef F
 };
 
-static bool option_is_global(const struct opt_def *o) {
-        return !o->bit || (o->bit & OPT_GLOBAL);
-}
-
 /* "--soft" for OPT_SOFT */
 static const char *option_name(unsigned bit, char *buf, size_t size) {
         for (size_t i = 0; i < ELEMENTSOF(options); i++)
@@ -245,7 +241,7 @@ static void command_usage(const struct command *cmd, FILE *out) {
                 cmd->args, cmd->help);
         for (int global = 0; global <= 1; global++)
                 for (const struct opt_def *o = options; o < options + ELEMENTSOF(options); o++)
-                        if (!o->hidden && option_is_global(o) == global && (global || (cmd->options & o->bit)))
+                        if (!o->hidden && (!o->bit || (o->bit & OPT_GLOBAL)) == global && (global || (cmd->options & o->bit)))
                                 print_option(out, o, "", option_help(o, cmd));
         fputs("\nFor more details see rdmalimits(8).\n", out);
 }
