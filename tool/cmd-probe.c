@@ -85,7 +85,7 @@ void print_auto_text(const struct policy *p, const struct policy_auto *a, const 
 
 static void print_rdma_json(struct json *j, const struct hw_summary *hw) {
         json_obj_begin(j);
-        /* "ok" with devices, "none" without (no device, or no RDMA support in the kernel), "error" */
+        /* "ok" with devices, "none" without (no device, or no RDMA support in the kernel) */
         json_kstr(j, "status", hw->rdma_status < 0 ? "error" : hw->n_rdma ? "ok" : "none");
         if (hw->rdma_status < 0)
                 json_kstr(j, "error", strerror(-hw->rdma_status));

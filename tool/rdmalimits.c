@@ -241,7 +241,8 @@ static void command_usage(const struct command *cmd, FILE *out) {
                 cmd->args, cmd->help);
         for (int global = 0; global <= 1; global++)
                 for (const struct opt_def *o = options; o < options + ELEMENTSOF(options); o++)
-                        if (!o->hidden && (!o->bit || (o->bit & OPT_GLOBAL)) == global && (global || (cmd->options & o->bit)))
+                        if (!o->hidden && (!o->bit || (o->bit & OPT_GLOBAL)) == global &&
+                            (global || (cmd->options & o->bit)))
                                 print_option(out, o, "", option_help(o, cmd));
         fputs("\nFor more details see rdmalimits(8).\n", out);
 }
