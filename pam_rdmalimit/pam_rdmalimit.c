@@ -222,16 +222,13 @@ static int apply_decision(pam_handle_t *pamh, const struct args *a, const char *
                 char fix[SIZE_FMT_MAX], esvc[ESCAPE_NAME_MAX];
                 (void)pam_get_item(pamh, PAM_SERVICE, (const void **)&service);
                 str_escape(service ? service : "?", esvc, sizeof esvc);
-                if (dec->hard == UINT64_MAX)
-                        snprintf(fix, sizeof fix, "infinity");
-                else
-                        size_format_arg(dec->hard, fix);
                 pam_syslog(pamh, LOG_WARNING,
                            "user=%s %s: wanted memlock soft=%s hard=%s, set soft=%s hard=%s: setrlimit: %s: "
                            "the service (%s, pid %d) cannot raise its hard memlock limit above %s "
                            "(it lacks CAP_SYS_RESOURCE); fix: give the service LimitMEMLOCK=%s "
                            "(rdmalimits apply --unit <its unit>), or run it with a higher hard limit",
-                           user, rule, s1, s2, s3, s4, strerror(err), esvc, (int)getpid(), s4, fix);
+                           user, rule, s1, s2, s3, s4, strerror(err), esvc, (int)getpid(), s4,
+                           size_format_systemd(dec->hard, fix));
                 if (!a->quiet) {
                         if (got.soft < dec->soft)
                                 pam_info(pamh, "memlock is %s, not %s: %s cannot raise its hard limit (see rdmalimits doctor)",
@@ -264,7 +261,7 @@ static int decide(pam_handle_t *pamh, const struct args *a, const struct policy 
         _cleanup_(hw_summary_freep) struct hw_summary *hw = NULL;
         struct policy_decision dec = {};
         char rule[512], why[512];
-        char **groups = NULL;
+        _cleanup_(strv_freep) char **groups = NULL;
         size_t n_groups = 0;
         int r;
 
@@ -275,13 +272,10 @@ static int decide(pam_handle_t *pamh, const struct args *a, const struct policy 
         }
         if (policy_needs_hw(p, u->name, (const char *const *)groups, n_groups)) {
                 r = load_hardware(pamh, a, p, &hw);     /* it logs its failure */
-                if (r < 0) {
-                        strv_free(groups);
+                if (r < 0)
                         return r;
-                }
         }
         r = policy_evaluate(p, u->name, (const char *const *)groups, n_groups, hw, &dec);
-        strv_free(groups);
         if (r < 0) {
                 pam_syslog(pamh, LOG_ERR, "cannot evaluate the policy for %s: %s", ename, strerror(-r));
                 return r;

@@ -22,6 +22,9 @@ int cmp_str(const void *a, const void *b);
  * empty array. */
 bool strv_contains(char *const *v, const char *x);
 void strv_free(char **v);
+static inline void strv_freep(char ***v) {
+        strv_free(*v);
+}
 
 /* Append x itself (a heap string, NULL for a failed allocation): the vector owns it from
  * now on, and frees it on failure.  0 or -ENOMEM. */

@@ -609,11 +609,12 @@ void hw_summary_free(struct hw_summary *s) {
         free(s);
 }
 
-static bool dev_active(const struct hw_rdma_dev *d) {
+static unsigned dev_active_ports(const struct hw_rdma_dev *d) {
+        unsigned n = 0;
         for (size_t p = 0; p < d->n_ports; p++)
                 if (d->ports[p].query_error == 0 && d->ports[p].state == HW_PORT_ACTIVE)
-                        return true;
-        return false;
+                        n++;
+        return n;
 }
 
 unsigned hw_active_ports(const struct hw_summary *s) {
@@ -621,9 +622,7 @@ unsigned hw_active_ports(const struct hw_summary *s) {
         if (!s || s->rdma_status < 0)
                 return 0;
         for (size_t i = 0; i < s->n_rdma; i++)
-                for (size_t p = 0; p < s->rdma[i].n_ports; p++)
-                        if (s->rdma[i].ports[p].query_error == 0 && s->rdma[i].ports[p].state == HW_PORT_ACTIVE)
-                                n++;
+                n += dev_active_ports(&s->rdma[i]);
         return n;
 }
 
@@ -652,7 +651,7 @@ uint64_t hw_min_max_mr_size(const struct hw_summary *s, bool *ret_unknown) {
         if (s && s->rdma_status >= 0)
                 for (size_t i = 0; i < s->n_rdma; i++) {
                         const struct hw_rdma_dev *d = &s->rdma[i];
-                        if (!dev_active(d))
+                        if (dev_active_ports(d) == 0)
                                 continue;
                         if (d->verbs_error || d->max_mr_size == 0) {
                                 unknown = true;
@@ -666,41 +665,23 @@ uint64_t hw_min_max_mr_size(const struct hw_summary *s, bool *ret_unknown) {
         return m;
 }
 
+static const char *name_of(const char *const *names, size_t n, int i, const char *other) {
+        return i >= 0 && (size_t)i < n && names[i] ? names[i] : other;
+}
+
 const char *hw_port_state_name(int state) {
         static const char *const names[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER" };
-        if (state >= 0 && (size_t)state < sizeof(names) / sizeof(names[0]))
-                return names[state];
-        return "UNKNOWN";
+        return name_of(names, ELEMENTSOF(names), state, "UNKNOWN");
 }
 
 const char *hw_link_layer_name(int ll) {
-        switch (ll) {
-        case 1:
-                return "InfiniBand";
-        case 2:
-                return "Ethernet";
-        default:
-                return "unspecified";
-        }
+        static const char *const names[] = { [1] = "InfiniBand", [2] = "Ethernet" };
+        return name_of(names, ELEMENTSOF(names), ll, "unspecified");
 }
 
 const char *hw_node_type_name(int nt) {
-        switch (nt) {
-        case 1:
-                return "CA";
-        case 2:
-                return "switch";
-        case 3:
-                return "router";
-        case 4:
-                return "RNIC";
-        case 5:
-                return "usNIC";
-        case 6:
-                return "usNIC_UDP";
-        case 7:
-                return "unspecified";
-        default:
-                return "unknown";
-        }
+        static const char *const names[] = {
+                [1] = "CA", "switch", "router", "RNIC", "usNIC", "usNIC_UDP", "unspecified",
+        };
+        return name_of(names, ELEMENTSOF(names), nt, "unknown");
 }
