@@ -33,12 +33,10 @@
  * Exit status: 0 when every session or run went as the first one did, 1 otherwise, 2 on a
  * usage error.
  */
-#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,21 +49,13 @@
 
 #include <security/pam_appl.h>
 
+#define PAM_DRIVER "pam-bench"
+#include "../tests/lib/pam-driver.h"
+
 extern char **environ;
 
 #define MAX_REPORTS 16
 #define MAX_OK 16
-
-__attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt, ...) {
-        va_list ap;
-
-        va_start(ap, fmt);
-        fprintf(stderr, "pam-bench: ");
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        va_end(ap);
-        exit(2);
-}
 
 static uint64_t now_ns(void) {
         struct timespec ts;
@@ -113,25 +103,6 @@ static size_t parse_list(const char *s, uint64_t *v, size_t max, const char *wha
         }
 }
 
-static const char *rc_name(int rc, char buf[static 16]) {
-        static const struct {
-                int rc;
-                const char *name;
-        } names[] = {
-                { PAM_SUCCESS, "PAM_SUCCESS" },         { PAM_OPEN_ERR, "PAM_OPEN_ERR" },
-                { PAM_SYMBOL_ERR, "PAM_SYMBOL_ERR" },   { PAM_SERVICE_ERR, "PAM_SERVICE_ERR" },
-                { PAM_SYSTEM_ERR, "PAM_SYSTEM_ERR" },   { PAM_BUF_ERR, "PAM_BUF_ERR" },
-                { PAM_PERM_DENIED, "PAM_PERM_DENIED" }, { PAM_USER_UNKNOWN, "PAM_USER_UNKNOWN" },
-                { PAM_SESSION_ERR, "PAM_SESSION_ERR" }, { PAM_ABORT, "PAM_ABORT" },
-                { PAM_IGNORE, "PAM_IGNORE" },           { PAM_CONV_ERR, "PAM_CONV_ERR" },
-        };
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-                if (names[i].rc == rc)
-                        return names[i].name;
-        snprintf(buf, 16, "%d", rc);
-        return buf;
-}
-
 /* Informational messages are accepted and dropped; prompts are refused. */
 static int conv(int n, const struct pam_message **msg, struct pam_response **resp, void *data) {
         struct pam_response *r;
@@ -147,49 +118,6 @@ static int conv(int n, const struct pam_message **msg, struct pam_response **res
                 return PAM_BUF_ERR;
         *resp = r;
         return PAM_SUCCESS;
-}
-
-static int count_fds(void) {
-        DIR *d = opendir("/proc/self/fd");
-        int n = 0;
-
-        if (!d)
-                return -1;
-        for (struct dirent *de; (de = readdir(d));)
-                if (de->d_name[0] != '.')
-                        n++;
-        closedir(d);
-        return n - 1; /* the directory's own descriptor */
-}
-
-static long rss_kb(void) {
-        FILE *f = fopen("/proc/self/status", "re");
-        char line[256];
-        long v = -1;
-
-        if (!f)
-                return -1;
-        while (fgets(line, sizeof line, f))
-                if (strncmp(line, "VmRSS:", 6) == 0) {
-                        const char *p = line + 6, *e;
-                        uint64_t u;
-                        while (*p == ' ' || *p == '\t')
-                                p++;
-                        for (e = p; *e >= '0' && *e <= '9'; e++)
-                                ;
-                        if (parse_u64n(p, e, &u) == 0)
-                                v = (long)u;
-                        break;
-                }
-        fclose(f);
-        return v;
-}
-
-static void fmt_rlim(rlim_t v, char buf[static 24]) {
-        if (v == RLIM_INFINITY)
-                snprintf(buf, 24, "unlimited");
-        else
-                snprintf(buf, 24, "%llu", (unsigned long long)v);
 }
 
 static int cmd_session(int argc, char **argv) {
@@ -247,7 +175,7 @@ static int cmd_session(int argc, char **argv) {
                 rc = pam_start_confdir(service, user, &c, confdir, &h);
                 if (rc != PAM_SUCCESS) {
                         char b[16];
-                        fprintf(stderr, "pam-bench: pam_start_confdir: %s\n", rc_name(rc, b));
+                        fprintf(stderr, "pam-bench: pam_start_confdir: %s\n", pam_rc_text(rc, b));
                         return 1;
                 }
                 rc = pam_open_session(h, 0);
@@ -274,7 +202,7 @@ static int cmd_session(int argc, char **argv) {
         fmt_rlim(first.rlim_max, hd);
         printf("sessions=%llu ns_per_session=%llu total_ns=%llu rc=%s close_rc=%s soft=%s hard=%s bad=%llu\n",
                (unsigned long long)n, (unsigned long long)(total / n), (unsigned long long)total,
-               rc_name(first_rc, b1), rc_name(first_close, b2), s, hd, (unsigned long long)bad);
+               pam_rc_text(first_rc, b1), pam_rc_text(first_close, b2), s, hd, (unsigned long long)bad);
         return bad ? 1 : 0;
 }
 

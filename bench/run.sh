@@ -48,7 +48,8 @@ PY=/usr/bin/python3
 
 # the driver: from the build system when bench/bench.am is included, else compiled here
 DRIVER=$B/bench/pam-bench
-if [ ! -x "$DRIVER" ] || [ "$SRC/bench/pam-bench.c" -nt "$DRIVER" ]; then
+if [ ! -x "$DRIVER" ] || [ "$SRC/bench/pam-bench.c" -nt "$DRIVER" ] ||
+	[ "$SRC/tests/lib/pam-driver.h" -nt "$DRIVER" ]; then
 	if ! make -C "$B" bench/pam-bench >/dev/null 2>&1; then
 		mkdir -p "$B/bench"
 		"${CC:-cc}" -std=gnu11 -O2 -Wall -Wextra -o "$DRIVER" "$SRC/bench/pam-bench.c" -lpam

@@ -22,6 +22,7 @@
 
 #include <security/pam_appl.h>
 
+#include "../lib/pam-driver.h"
 #include "service-limits.h"
 
 /* Messages of the modules (pam_error, pam_info) go to stderr; nobody answers prompts. */
@@ -41,25 +42,6 @@ static int conv(int n, const struct pam_message **msg, struct pam_response **res
         return PAM_SUCCESS;
 }
 
-static const char *rc_name(int rc, char *buf, size_t size) {
-        static const struct {
-                int rc;
-                const char *name;
-        } names[] = {
-                { PAM_SUCCESS, "PAM_SUCCESS" },         { PAM_OPEN_ERR, "PAM_OPEN_ERR" },
-                { PAM_SYMBOL_ERR, "PAM_SYMBOL_ERR" },   { PAM_SERVICE_ERR, "PAM_SERVICE_ERR" },
-                { PAM_SYSTEM_ERR, "PAM_SYSTEM_ERR" },   { PAM_BUF_ERR, "PAM_BUF_ERR" },
-                { PAM_PERM_DENIED, "PAM_PERM_DENIED" }, { PAM_USER_UNKNOWN, "PAM_USER_UNKNOWN" },
-                { PAM_SESSION_ERR, "PAM_SESSION_ERR" }, { PAM_ABORT, "PAM_ABORT" },
-                { PAM_IGNORE, "PAM_IGNORE" },           { PAM_CONV_ERR, "PAM_CONV_ERR" },
-        };
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-                if (names[i].rc == rc)
-                        return names[i].name;
-        snprintf(buf, size, "%d", rc);
-        return buf;
-}
-
 int main(int argc, char **argv) {
         struct pam_conv c = { conv, NULL };
         pam_handle_t *h = NULL;
@@ -75,7 +57,7 @@ int main(int argc, char **argv) {
                 return 1;
         rc = pam_start_confdir(argv[1], argv[2], &c, argv[3], &h);
         if (rc != PAM_SUCCESS) {
-                fprintf(stderr, "pam-session: pam_start_confdir: %s\n", rc_name(rc, b1, sizeof b1));
+                fprintf(stderr, "pam-session: pam_start_confdir: %s\n", pam_rc_text(rc, b1));
                 return 1;
         }
         rc = pam_open_session(h, 0);
@@ -84,7 +66,7 @@ int main(int argc, char **argv) {
                 pam_end(h, rc);
                 return 1;
         }
-        printf("rc=%s soft=%s hard=%s\n", rc_name(rc, b1, sizeof b1), rlim_text(rl.rlim_cur, b2, sizeof b2),
+        printf("rc=%s soft=%s hard=%s\n", pam_rc_text(rc, b1), rlim_text(rl.rlim_cur, b2, sizeof b2),
                rlim_text(rl.rlim_max, b3, sizeof b3));
         if (rc == PAM_SUCCESS)
                 (void)pam_close_session(h, 0);

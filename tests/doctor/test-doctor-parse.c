@@ -3,27 +3,12 @@
  * and the docker daemon.json memlock entry. */
 #include "config.h"
 
-#include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <stdlib.h>
-#include <string.h>
-
+#include "../unit/unit.h"
 #include "doctor.h"
 #include "size.h"
 
-#define MARKER UINT64_C(0xdeadbeef)
-
 static void expect_sd(const char *s, int r, uint64_t v) {
-        uint64_t got = MARKER;
-        assert_int_equal(size_parse_systemd(s, &got), r);
-        if (r == 0)
-                assert_true(got == v);
-        else
-                assert_true(got == MARKER);
+        unit_expect_parse(size_parse_systemd, s, r, v);
 }
 
 static void test_systemd_size(void **state) {
@@ -53,29 +38,29 @@ static void test_systemd_size(void **state) {
 }
 
 static void test_systemd_limit(void **state) {
-        uint64_t s = MARKER, h = MARKER;
+        uint64_t s = UNIT_MARKER, h = UNIT_MARKER;
         assert_int_equal(doctor_parse_systemd_limit("64M", &s, &h), 0);
         assert_true(s == UINT64_C(64) << 20 && h == UINT64_C(64) << 20);
         assert_int_equal(doctor_parse_systemd_limit("64M:infinity", &s, &h), 0);
         assert_true(s == UINT64_C(64) << 20 && h == SIZE_INFINITY);
         assert_int_equal(doctor_parse_systemd_limit("8388608:1G", &s, &h), 0);
         assert_true(s == 8388608 && h == UINT64_C(1) << 30);
-        s = h = MARKER;
+        s = h = UNIT_MARKER;
         assert_int_equal(doctor_parse_systemd_limit("1G:64M", &s, &h), -EINVAL);   /* soft above hard */
         assert_int_equal(doctor_parse_systemd_limit("1G:", &s, &h), -EINVAL);
         assert_int_equal(doctor_parse_systemd_limit(":1G", &s, &h), -EINVAL);
         assert_int_equal(doctor_parse_systemd_limit("1G:2G:3G", &s, &h), -EINVAL);
-        assert_true(s == MARKER && h == MARKER);
+        assert_true(s == UNIT_MARKER && h == UNIT_MARKER);
 }
 
 static void expect_docker(const char *json, int r, uint64_t soft, uint64_t hard) {
-        uint64_t s = MARKER, h = MARKER;
+        uint64_t s = UNIT_MARKER, h = UNIT_MARKER;
         assert_int_equal(doctor_docker_memlock(json, &s, &h), r);
         if (r == 1) {
                 assert_true(s == soft);
                 assert_true(h == hard);
         } else
-                assert_true(s == MARKER && h == MARKER);
+                assert_true(s == UNIT_MARKER && h == UNIT_MARKER);
 }
 
 static void test_docker(void **state) {
@@ -109,11 +94,6 @@ static void test_docker(void **state) {
         expect_docker("{\"default-ulimits\"", 0, 0, 0);
 }
 
-int main(void) {
-        const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_systemd_size),
-                cmocka_unit_test(test_systemd_limit),
-                cmocka_unit_test(test_docker),
-        };
-        return cmocka_run_group_tests(tests, NULL, NULL);
-}
+UNIT_MAIN(NULL, NULL,
+          cmocka_unit_test(test_systemd_size), cmocka_unit_test(test_systemd_limit),
+          cmocka_unit_test(test_docker))

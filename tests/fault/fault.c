@@ -133,224 +133,121 @@ static bool after_mode(void) {
         return m && strcmp(m, "after") == 0;
 }
 
-/* The call's fault: 0 for none.  In "before" mode a faulted call is not made. */
+/* The call's fault: 0 for none. */
 #define FAULT(cond, call, what) ((cond) ? should_fail((call), (what)) : 0)
-/* ret: the real call's result when made; close_fd: an opened descriptor to release */
-#define FINISH(e, made, ret, close_fd)                                    \
+
+/*
+ * The rest of a wrapper once e, the call's fault, is known: in "before" mode a faulted call is
+ * not made; in "after" mode it is made, then reported as failed, and a descriptor it opened
+ * (close_fd) is closed again.
+ */
+#define FINISH(e, type, close_fd, real_call)                              \
         do {                                                              \
-                if (e) {                                                  \
-                        if ((made) && (close_fd) && (ret) >= 0)           \
-                                real_close_fd((int)(ret));                \
+                if ((e) && !after_mode()) {                               \
                         errno = (e);                                      \
                         return -1;                                        \
                 }                                                         \
-                return (ret);                                             \
+                type ret_ = (real_call);                                  \
+                if (e) {                                                  \
+                        if ((close_fd) && ret_ >= 0)                      \
+                                real_close_fd((int)ret_);                 \
+                        errno = (e);                                      \
+                        return -1;                                        \
+                }                                                         \
+                return ret_;                                              \
         } while (0)
 
-#define REAL(ret, name, ...)                                              \
-        static ret (*real_##name)(__VA_ARGS__);                           \
+/* real_NAME: libc's NAME, of the type of its declaration */
+#define REAL(name)                                                        \
+        static __typeof__(name) *real_##name;                             \
         if (!real_##name)                                                 \
-                real_##name = (ret(*)(__VA_ARGS__))dlsym(RTLD_NEXT, #name);
-
-static void real_close_fd(int fd);
-
-static int open_fault(const char *path) {
-        return FAULT(call_selected("open") && path_matches(path), "open", path);
-}
-
-EXPORT int open(const char *path, int flags, ...) {
-        mode_t mode = 0;
-        if (flags & (O_CREAT | O_TMPFILE)) {
-                va_list ap;
-                va_start(ap, flags);
-                mode = va_arg(ap, mode_t);
-                va_end(ap);
-        }
-        REAL(int, open, const char *, int, ...);
-        int e = open_fault(path);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        int fd = real_open(path, flags, mode);
-        FINISH(e, true, fd, true);
-}
-
-EXPORT int open64(const char *path, int flags, ...) {
-        mode_t mode = 0;
-        if (flags & (O_CREAT | O_TMPFILE)) {
-                va_list ap;
-                va_start(ap, flags);
-                mode = va_arg(ap, mode_t);
-                va_end(ap);
-        }
-        REAL(int, open64, const char *, int, ...);
-        int e = open_fault(path);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        int fd = real_open64(path, flags, mode);
-        FINISH(e, true, fd, true);
-}
-
-EXPORT int openat(int dirfd, const char *path, int flags, ...) {
-        mode_t mode = 0;
-        if (flags & (O_CREAT | O_TMPFILE)) {
-                va_list ap;
-                va_start(ap, flags);
-                mode = va_arg(ap, mode_t);
-                va_end(ap);
-        }
-        REAL(int, openat, int, const char *, int, ...);
-        int e = open_fault(path);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        int fd = real_openat(dirfd, path, flags, mode);
-        FINISH(e, true, fd, true);
-}
-
-EXPORT int openat64(int dirfd, const char *path, int flags, ...) {
-        mode_t mode = 0;
-        if (flags & (O_CREAT | O_TMPFILE)) {
-                va_list ap;
-                va_start(ap, flags);
-                mode = va_arg(ap, mode_t);
-                va_end(ap);
-        }
-        REAL(int, openat64, int, const char *, int, ...);
-        int e = open_fault(path);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        int fd = real_openat64(dirfd, path, flags, mode);
-        FINISH(e, true, fd, true);
-}
-
-EXPORT ssize_t write(int fd, const void *buf, size_t len) {
-        REAL(ssize_t, write, int, const void *, size_t);
-        int e = FAULT(call_selected("write") && fd_matches(fd), "write", NULL);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        ssize_t ret = real_write(fd, buf, len);
-        FINISH(e, true, ret, false);
-}
-
-EXPORT ssize_t read(int fd, void *buf, size_t len) {
-        REAL(ssize_t, read, int, void *, size_t);
-        int e = FAULT(call_selected("read") && fd_matches(fd), "read", NULL);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        ssize_t ret = real_read(fd, buf, len);
-        FINISH(e, true, ret, false);
-}
-
-EXPORT int fsync(int fd) {
-        REAL(int, fsync, int);
-        int e = FAULT(call_selected("fsync") && fd_matches(fd), "fsync", NULL);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        int ret = real_fsync(fd);
-        FINISH(e, true, ret, false);
-}
-
-EXPORT int fchmod(int fd, mode_t mode) {
-        REAL(int, fchmod, int, mode_t);
-        int e = FAULT(call_selected("fchmod") && fd_matches(fd), "fchmod", NULL);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        int ret = real_fchmod(fd, mode);
-        FINISH(e, true, ret, false);
-}
-
-EXPORT int flock(int fd, int op) {
-        REAL(int, flock, int, int);
-        int e = FAULT(call_selected("flock") && fd_matches(fd), "flock", NULL);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        int ret = real_flock(fd, op);
-        FINISH(e, true, ret, false);
-}
+                real_##name = (__typeof__(name) *)dlsym(RTLD_NEXT, #name);
 
 static void real_close_fd(int fd) {
-        REAL(int, close, int);
+        REAL(close);
         int saved = errno;
         real_close(fd);
         errno = saved;
 }
 
+/* open, open64, openat, openat64: the mode is there only with O_CREAT or O_TMPFILE */
+#define OPEN_WRAPPER(name, params, args)                                  \
+        EXPORT int name params {                                          \
+                mode_t mode = 0;                                          \
+                if (flags & (O_CREAT | O_TMPFILE)) {                      \
+                        va_list ap;                                       \
+                        va_start(ap, flags);                              \
+                        mode = va_arg(ap, mode_t);                        \
+                        va_end(ap);                                       \
+                }                                                         \
+                REAL(name);                                               \
+                int e = FAULT(call_selected("open") && path_matches(path), "open", path); \
+                FINISH(e, int, true, real_##name args);                   \
+        }
+
+OPEN_WRAPPER(open, (const char *path, int flags, ...), (path, flags, mode))
+OPEN_WRAPPER(open64, (const char *path, int flags, ...), (path, flags, mode))
+OPEN_WRAPPER(openat, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode))
+OPEN_WRAPPER(openat64, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode))
+
+/* a call on the descriptor fd: FAULT_PATH is matched against the file it refers to */
+#define FD_WRAPPER(type, name, params, args)                              \
+        EXPORT type name params {                                         \
+                REAL(name);                                               \
+                int e = FAULT(call_selected(#name) && fd_matches(fd), #name, NULL); \
+                FINISH(e, type, false, real_##name args);                 \
+        }
+
+FD_WRAPPER(ssize_t, write, (int fd, const void *buf, size_t len), (fd, buf, len))
+FD_WRAPPER(ssize_t, read, (int fd, void *buf, size_t len), (fd, buf, len))
+FD_WRAPPER(int, fsync, (int fd), (fd))
+FD_WRAPPER(int, fchmod, (int fd, mode_t mode), (fd, mode))
+FD_WRAPPER(int, flock, (int fd, int op), (fd, op))
+
 /* Linux releases the descriptor even when close() fails: so does the shim, in both modes. */
 EXPORT int close(int fd) {
-        REAL(int, close, int);
+        REAL(close);
         int e = FAULT(call_selected("close") && fd_matches(fd), "close", NULL);
         int ret = real_close(fd);
-        FINISH(e, true, ret, false);
+        if (e) {
+                errno = e;
+                return -1;
+        }
+        return ret;
+}
+
+/* rename, renameat, renameat2: counted when either name matches FAULT_PATH */
+static int rename_fault(const char *from, const char *to) {
+        return FAULT(call_selected("rename") && (path_matches(from) || path_matches(to)),
+                     "rename", to);
 }
 
 EXPORT int rename(const char *from, const char *to) {
-        REAL(int, rename, const char *, const char *);
-        int e = FAULT(call_selected("rename") && (path_matches(from) || path_matches(to)), "rename", to);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        int ret = real_rename(from, to);
-        FINISH(e, true, ret, false);
+        REAL(rename);
+        int e = rename_fault(from, to);
+        FINISH(e, int, false, real_rename(from, to));
 }
 
 EXPORT int renameat(int fromfd, const char *from, int tofd, const char *to) {
-        REAL(int, renameat, int, const char *, int, const char *);
-        int e = FAULT(call_selected("rename") && (path_matches(from) || path_matches(to)), "rename", to);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        int ret = real_renameat(fromfd, from, tofd, to);
-        FINISH(e, true, ret, false);
+        REAL(renameat);
+        int e = rename_fault(from, to);
+        FINISH(e, int, false, real_renameat(fromfd, from, tofd, to));
 }
 
 EXPORT int renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags) {
-        REAL(int, renameat2, int, const char *, int, const char *, unsigned);
-        int e = FAULT(call_selected("rename") && (path_matches(from) || path_matches(to)), "rename", to);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        int ret = real_renameat2(fromfd, from, tofd, to, flags);
-        FINISH(e, true, ret, false);
+        REAL(renameat2);
+        int e = rename_fault(from, to);
+        FINISH(e, int, false, real_renameat2(fromfd, from, tofd, to, flags));
 }
 
 EXPORT int unlinkat(int dirfd, const char *path, int flags) {
-        REAL(int, unlinkat, int, const char *, int);
+        REAL(unlinkat);
         int e = FAULT(call_selected("unlinkat") && path_matches(path), "unlinkat", path);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        int ret = real_unlinkat(dirfd, path, flags);
-        FINISH(e, true, ret, false);
+        FINISH(e, int, false, real_unlinkat(dirfd, path, flags));
 }
 
 EXPORT int mkdir(const char *path, mode_t mode) {
-        REAL(int, mkdir, const char *, mode_t);
+        REAL(mkdir);
         int e = FAULT(call_selected("mkdir") && path_matches(path), "mkdir", path);
-        if (e && !after_mode()) {
-                errno = e;
-                return -1;
-        }
-        int ret = real_mkdir(path, mode);
-        FINISH(e, true, ret, false);
+        FINISH(e, int, false, real_mkdir(path, mode));
 }

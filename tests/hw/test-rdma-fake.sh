@@ -31,15 +31,12 @@ trap 'fakesys_reset; rm -rf "$tmp"' EXIT
 # library, output in $tmp/out, stderr in $tmp/err
 run=()
 fake() {
-	local sc=$1
+	local sc=$1 var=FAKE_IBVERBS_SCENARIO
 	shift
-	if [[ $sc == SPEC=* ]]; then
-		env LD_LIBRARY_PATH="$FAKE_IBVERBS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-			FAKE_IBVERBS_SPEC="${sc#SPEC=}" "${run[@]}" "$HW_DUMP" "$@" >"$tmp/out" 2>"$tmp/err"
-	else
-		env -u FAKE_IBVERBS_SPEC LD_LIBRARY_PATH="$FAKE_IBVERBS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-			FAKE_IBVERBS_SCENARIO="$sc" "${run[@]}" "$HW_DUMP" "$@" >"$tmp/out" 2>"$tmp/err"
-	fi
+	[[ $sc == SPEC=* ]] && var=FAKE_IBVERBS_SPEC sc=${sc#SPEC=}
+	env -u FAKE_IBVERBS_SPEC -u FAKE_IBVERBS_SCENARIO "$var=$sc" \
+		LD_LIBRARY_PATH="$FAKE_IBVERBS_DIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+		"${run[@]}" "$HW_DUMP" "$@" >"$tmp/out" 2>"$tmp/err"
 }
 
 # rdma_lines: the RDMA facts of $tmp/out (and the exit status and stderr when not clean)

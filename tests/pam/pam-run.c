@@ -31,12 +31,10 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -51,19 +49,11 @@
 
 #include <security/pam_appl.h>
 
+#define PAM_DRIVER "pam-run"
+#include "../lib/pam-driver.h"
+
 #define LOG_PATH "/dev/log"
 #define MAX_KEPT 256            /* messages and log lines kept (of the first session) */
-
-__attribute__((noreturn, format(printf, 1, 2))) static void die(const char *fmt, ...) {
-        va_list ap;
-
-        va_start(ap, fmt);
-        fprintf(stderr, "pam-run: ");
-        vfprintf(stderr, fmt, ap);
-        fputc('\n', stderr);
-        va_end(ap);
-        exit(2);
-}
 
 /* ----------------------------------------------------------------------------------------- */
 /* A list of strings, filled from the conversation and the log thread. */
@@ -255,62 +245,6 @@ static bool parse_num(const char *s, size_t len, uint64_t *ret) {
         return true;
 }
 
-static void fmt_rlim(rlim_t v, char *buf, size_t size) {
-        if (v == RLIM_INFINITY)
-                snprintf(buf, size, "unlimited");
-        else
-                snprintf(buf, size, "%llu", (unsigned long long)v);
-}
-
-static const char *pam_name(int rc) {
-        switch (rc) {
-#define N(x) case x: return #x
-        N(PAM_SUCCESS); N(PAM_OPEN_ERR); N(PAM_SYMBOL_ERR); N(PAM_SERVICE_ERR);
-        N(PAM_SYSTEM_ERR); N(PAM_BUF_ERR); N(PAM_PERM_DENIED); N(PAM_AUTH_ERR);
-        N(PAM_USER_UNKNOWN); N(PAM_SESSION_ERR); N(PAM_CONV_ERR); N(PAM_ABORT);
-        N(PAM_IGNORE); N(PAM_MODULE_UNKNOWN); N(PAM_BAD_ITEM);
-#undef N
-        default:
-                return NULL;
-        }
-}
-
-static int count_fds(void) {
-        DIR *d = opendir("/proc/self/fd");
-        struct dirent *de;
-        int n = 0;
-
-        if (!d)
-                return -1;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.')
-                        n++;
-        closedir(d);
-        return n - 1;   /* the directory's own descriptor */
-}
-
-static long rss_kb(void) {
-        char line[256];
-        long v = -1;
-        FILE *f = fopen("/proc/self/status", "re");
-
-        if (!f)
-                return -1;
-        while (fgets(line, sizeof line, f)) {
-                if (strncmp(line, "VmRSS:", 6) == 0) {
-                        const char *p = line + 6;
-                        v = 0;
-                        while (*p == ' ' || *p == '\t')
-                                p++;
-                        for (; *p >= '0' && *p <= '9'; p++)
-                                v = v * 10 + (*p - '0');
-                        break;
-                }
-        }
-        fclose(f);
-        return v;
-}
-
 struct result {
         int rc, close_rc;
         struct rlimit got;
@@ -326,7 +260,7 @@ static int one_session(const char *confdir, const char *service, const char *use
                 die("setrlimit(RLIMIT_MEMLOCK) before the session: %s", strerror(errno));
         rc = pam_start_confdir(service, user, &c, confdir, &h);
         if (rc != PAM_SUCCESS) {
-                printf("pam_start=%s\n", pam_name(rc) ? pam_name(rc) : pam_strerror(NULL, rc));
+                printf("pam_start=%s\n", pam_rc_name(rc) ? pam_rc_name(rc) : pam_strerror(NULL, rc));
                 return -1;
         }
         res->rc = pam_open_session(h, 0);
@@ -339,14 +273,14 @@ static int one_session(const char *confdir, const char *service, const char *use
 
 static void print_result(pam_handle_t *h, const struct result *r) {
         char s[32], hd[32];
-        const char *n = pam_name(r->rc);
+        const char *n = pam_rc_name(r->rc);
 
         if (n)
                 printf("rc=%s\n", n);
         else
                 printf("rc=%d (%s)\n", r->rc, pam_strerror(h, r->rc));
-        fmt_rlim(r->got.rlim_cur, s, sizeof s);
-        fmt_rlim(r->got.rlim_max, hd, sizeof hd);
+        fmt_rlim(r->got.rlim_cur, s);
+        fmt_rlim(r->got.rlim_max, hd);
         printf("soft=%s hard=%s\n", s, hd);
 }
 
@@ -430,7 +364,7 @@ int main(int argc, char **argv) {
                         first = cur;
                         print_result(NULL, &first);
                         strlist_print(&infos, "info: ");
-                        printf("close_rc=%s\n", pam_name(cur.close_rc) ? pam_name(cur.close_rc) : "?");
+                        printf("close_rc=%s\n", pam_rc_name(cur.close_rc) ? pam_rc_name(cur.close_rc) : "?");
                         fflush(stdout);
                         /* keep the messages of the first session only: no growth from here */
                         infos.keep = false;

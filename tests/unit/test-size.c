@@ -11,15 +11,8 @@
 #include "unit.h"
 #include "size.h"
 
-#define MARKER UINT64_C(0xdeadbeef)
-
 static void expect_size(const char *s, int r, uint64_t v) {
-        uint64_t got = MARKER;
-        assert_int_equal(size_parse(s, &got), r);
-        if (r == 0)
-                assert_true(got == v);
-        else
-                assert_true(got == MARKER); /* untouched on failure */
+        unit_expect_parse(size_parse, s, r, v);
 }
 
 static void test_size_units(void **state) {
@@ -70,20 +63,20 @@ static void test_size_limits(void **state) {
 }
 
 static void test_parse_u64(void **state) {
-        uint64_t v = MARKER;
+        uint64_t v = UNIT_MARKER;
         uint32_t w = 7;
         assert_int_equal(parse_u64("0", &v), 0);
         assert_true(v == 0);
         assert_int_equal(parse_u64("18446744073709551615", &v), 0);
         assert_true(v == UINT64_MAX);
-        v = MARKER;
+        v = UNIT_MARKER;
         assert_int_equal(parse_u64("18446744073709551616", &v), -ERANGE);
         assert_int_equal(parse_u64("-1", &v), -EINVAL);
         assert_int_equal(parse_u64("", &v), -EINVAL);
         assert_int_equal(parse_u64("10abc", &v), -EINVAL);
         assert_int_equal(parse_u64(" 1", &v), -EINVAL);
         assert_int_equal(parse_u64("+1", &v), -EINVAL);
-        assert_true(v == MARKER);
+        assert_true(v == UNIT_MARKER);
         assert_int_equal(parse_u32("4294967295", &w), 0);
         assert_true(w == UINT32_MAX);
         assert_int_equal(parse_u32("4294967296", &w), -ERANGE);

@@ -3,7 +3,7 @@
 /*
  * What the cmocka unit tests share: cmocka and the headers it needs, a throwaway tree under
  * /tmp made from a table (unit_tree()) and removed again (unit_teardown()), the files written
- * in it, and main() (UNIT_MAIN()).
+ * in it, a parser's expected answer (unit_expect_parse()), and main() (UNIT_MAIN()).
  */
 #include <errno.h>
 #include <limits.h>
@@ -24,6 +24,20 @@ static inline void unit_write(const char *path, const char *text) {
                 fail_msg("%s: %s", path, strerror(errno));
         fputs(text, f);
         assert_int_equal(fclose(f), 0);
+}
+
+/* What a number parser leaves in its result when it fails: the value it was given. */
+#define UNIT_MARKER UINT64_C(0xdeadbeef)
+
+/* parse(s) returns r, and stores v when r is 0; on failure it leaves the result untouched. */
+static inline void unit_expect_parse(int (*parse)(const char *, uint64_t *), const char *s, int r,
+                                     uint64_t v) {
+        uint64_t got = UNIT_MARKER;
+        assert_int_equal(parse(s, &got), r);
+        if (r == 0)
+                assert_true(got == v);
+        else
+                assert_true(got == UNIT_MARKER);
 }
 
 /* dir/rel, asserted to fit in p[PATH_MAX] */

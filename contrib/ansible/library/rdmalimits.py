@@ -162,24 +162,18 @@ def build_command(module, exe):
     cmd = [exe, "--json"]
     if p["root"]:
         cmd += ["--root", p["root"]]
+    cmd.append("apply" if p["state"] == "present" else "remove")
+    if p["unit"]:
+        cmd += ["--unit", p["unit"]]
+    else:
+        cmd.append(p["domain"])
     if p["state"] == "present":
-        cmd.append("apply")
-        if p["unit"]:
-            cmd += ["--unit", p["unit"]]
-        else:
-            cmd.append(p["domain"])
         if p["memlock"]:
             cmd.append(p["memlock"])
         if p["soft"]:
             cmd += ["--soft", p["soft"]]
         if p["hard"]:
             cmd += ["--hard", p["hard"]]
-    else:
-        cmd.append("remove")
-        if p["unit"]:
-            cmd += ["--unit", p["unit"]]
-        else:
-            cmd.append(p["domain"])
     if p["file"]:
         cmd += ["--file", p["file"]]
     if p["force"]:
