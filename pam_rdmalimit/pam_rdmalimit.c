@@ -309,9 +309,9 @@ static int decide(pam_handle_t *pamh, const struct args *a, const struct policy 
 }
 
 static int session_open(pam_handle_t *pamh, const struct args *a, const char *user, enum outcome *ret_out) {
+        _cleanup_(policy_freep) struct policy *p = NULL;
+        _cleanup_(ident_freep) struct ident *id = NULL;
         char ename[ESCAPE_NAME_MAX];
-        struct policy *p = NULL;
-        struct ident *id = NULL;
         const struct id_user *u;
         int r;
 
@@ -319,19 +319,16 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
         if (r < 0)
                 return r;
         r = ident_new(NULL, &id);
-        if (r >= 0) {
-                r = ident_user(id, user, &u);
-                if (r < 0)
-                        pam_syslog(pamh, LOG_ERR, "cannot look up user %s: %s", str_escape(user, ename, sizeof ename),
-                                   r == -ENOENT ? "no such user" : strerror(-r));
+        if (r < 0)
+                return r;
+        r = ident_user(id, user, &u);
+        if (r < 0) {
+                pam_syslog(pamh, LOG_ERR, "cannot look up user %s: %s", str_escape(user, ename, sizeof ename),
+                           r == -ENOENT ? "no such user" : strerror(-r));
+                return r;
         }
-        if (r >= 0) {
-                str_escape(u->name, ename, sizeof ename);
-                r = decide(pamh, a, p, id, u, ename, ret_out);
-        }
-        ident_free(id);
-        policy_free(p);
-        return r;
+        str_escape(u->name, ename, sizeof ename);
+        return decide(pamh, a, p, id, u, ename, ret_out);
 }
 
 PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv) {

@@ -259,7 +259,7 @@ static int report_effect(const struct ctx *c, const struct edit *e, const char *
 }
 
 static void warn_unresolved(const struct ctx *c, const char *domain) {
-        struct ident *id = NULL;
+        _cleanup_(ident_freep) struct ident *id = NULL;
         const struct id_user *u;
         const struct id_group *g;
 
@@ -274,7 +274,6 @@ static void warn_unresolved(const struct ctx *c, const char *domain) {
                         log_warning(c, "user '%s' does not exist%s: the entry matches nobody until it does", domain,
                                     c->root ? " in the root's etc/passwd" : "");
         }
-        ident_free(id);
 }
 
 /* apply/remove --json: change_json_begin()'s fields, and for apply whether the entry takes

@@ -35,7 +35,7 @@ static bool policy_text_empty(const char *s, size_t len) {
 int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret, char **ret_text, size_t *ret_len) {
         _cleanup_free_ char *path = fs_root_path(c->root, c->policy_path), *text = NULL;
         _cleanup_close_ int fd = -1;
-        struct policy *p = NULL;
+        _cleanup_(policy_freep) struct policy *p = NULL;
         size_t len = 0;
         int r;
 
@@ -80,9 +80,7 @@ int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **
                 return r;
         }
         if (ret)
-                *ret = p;
-        else
-                policy_free(p);
+                *ret = TAKE_PTR(p);
         if (ret_text) {
                 *ret_text = TAKE_PTR(text);
                 *ret_len = len;

@@ -271,7 +271,7 @@ static int save_cache(const struct ctx *c, const struct hw_summary *hw, const st
 int cmd_probe(struct ctx *c) {
         _cleanup_(hw_summary_freep) struct hw_summary *hw = NULL;
         _cleanup_(diag_list_clear) struct diag_list d = {};
-        struct policy *p = NULL;
+        _cleanup_(policy_freep) struct policy *p = NULL;
         struct policy_auto a = {};
         int r;
 
@@ -293,6 +293,5 @@ int cmd_probe(struct ctx *c) {
                         print_probe_text(c, hw, p, &a, &d);
         } else if (!c->save)
                 log_error("hardware probe failed: %s", strerror(-r));
-        policy_free(p);
         return r < 0 ? r : 0;
 }

@@ -152,13 +152,6 @@ static int unit_precheck(const struct ctx *c, const char *unit, const char *name
         return CMD_NOT_EFFECTIVE;
 }
 
-static void limit_text(uint64_t v, char buf[static SIZE_FMT_MAX]) {
-        if (v == SIZE_INFINITY)
-                snprintf(buf, SIZE_FMT_MAX, "infinity");
-        else
-                size_format_arg(v, buf);
-}
-
 /* An edit of UNIT.d/DROPIN_UNIT_NAME: the paths, the open directories, the old and new text. */
 struct unit_edit {
         bool removing;
@@ -306,8 +299,8 @@ static int unit_new_text(struct unit_edit *e) {
                 e->text = strdup("");
                 return e->text ? 0 : log_oom();
         }
-        limit_text(e->soft, a);
-        limit_text(e->hard, b);
+        size_format_systemd(e->soft, a);
+        size_format_systemd(e->hard, b);
         snprintf(section, sizeof section, "%s", strrchr(e->unit, '.') + 1);
         section[0] = (char)(section[0] - 'a' + 'A');
         if (asprintf(&e->text, "%s\n[%s]\nLimitMEMLOCK=%s%s%s\n", UNIT_MARKER, section, a, e->soft == e->hard ? "" : ":",

@@ -209,7 +209,7 @@ static void judge(const struct ctx *c, const struct tool_session *s, const struc
                 reason(v, "pam_rdmalimit asks hard %s but the hard limit cannot rise above %s without CAP_SYS_RESOURCE: "
                        "it set the closest value; give the service LimitMEMLOCK=%s (rdmalimits apply --unit)",
                        size_format(m->dec.hard, a), size_format(m->final.hard, b),
-                       m->dec.hard == UINT64_MAX ? "infinity" : size_format_arg(m->dec.hard, x));
+                       size_format_systemd(m->dec.hard, x));
         if (m->order == SESSION_LIMITS_LAST && m->module_matched)
                 reason(v, "in the %s stack pam_limits runs after pam_rdmalimit and sets its own values "
                        "(rdmalimits enable --service %s)", s->service, s->service);

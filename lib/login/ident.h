@@ -30,6 +30,9 @@ struct ident;
 /* root: NULL for NSS, else a directory holding etc/passwd and etc/group. */
 int ident_new(const char *root, struct ident **ret);
 void ident_free(struct ident *id);
+static inline void ident_freep(struct ident **id) {
+        ident_free(*id);
+}
 bool ident_uses_nss(const struct ident *id);
 
 /* -ENOENT when unknown; other negative errno on NSS failure.  The result lives as long as

@@ -555,10 +555,6 @@ static int load_rules(struct loader *l, const config_setting_t *list, struct pol
         return check_duplicates(l, p);
 }
 
-static void policy_freep(struct policy **p) {
-        policy_free(*p);
-}
-
 /* libconfig, opened for one parse */
 struct cfg {
         void *h;

@@ -68,6 +68,9 @@ int policy_read_fd(int fd, char **ret, size_t *ret_len);
 int policy_load_string(const char *text, size_t len, const char *path, struct policy **ret,
                        struct diag_list *diags);
 void policy_free(struct policy *p);
+static inline void policy_freep(struct policy **p) {
+        policy_free(*p);
+}
 
 /* A user or group name the policy accepts (no blanks, control characters, ':' or ','). */
 bool policy_valid_name(const char *s);
