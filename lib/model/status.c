@@ -359,19 +359,19 @@ struct rdma_list {
 };
 
 #ifdef HAVE_LIBMNL
-typedef int (*batch_fn)(const void *buf, size_t len, uint32_t seq, uint32_t portid, void *data,
-                        enum nl_batch_end *ret_end);
-
-/* Send a dump request and feed every reply datagram to fn until the dump ends. */
-static int nl_dump(const struct mnl_fns *f, struct mnl_socket *nl, const void *req, size_t len, uint32_t seq,
-                   batch_fn fn, void *data) {
+/* Send a dump request (len: its length, or -errno from building it) and parse every reply
+ * datagram into xsk (sock_diag), else into rdma, until the dump ends. */
+static int nl_dump(const struct mnl_fns *f, struct mnl_socket *nl, const void *req, int len, uint32_t seq,
+                   struct xsk_list *xsk, struct rdma_list *rdma) {
+        if (len < 0)
+                return len;
         size_t bufsz = (size_t)MNL_SOCKET_BUFFER_SIZE;
         _cleanup_free_ char *buf = malloc(bufsz);
         unsigned portid = f->socket_get_portid(nl);
 
         if (!buf)
                 return -ENOMEM;
-        if (f->socket_sendto(nl, req, len) < 0)
+        if (f->socket_sendto(nl, req, (size_t)len) < 0)
                 return negative_errno();
         for (unsigned rounds = 0; rounds < 100000; rounds++) {
                 enum nl_batch_end end;
@@ -380,26 +380,16 @@ static int nl_dump(const struct mnl_fns *f, struct mnl_socket *nl, const void *r
                         return negative_errno();
                 if (n == 0)
                         return -EPROTO;
-                int r = fn(buf, (size_t)n, seq, portid, data, &end);
+                int r = xsk ? xdpdiag_parse_batch(buf, (size_t)n, seq, portid, &xsk->v, &xsk->n, &end)
+                            : rdmanl_parse_batch(buf, (size_t)n, seq, portid, rdma->want_devs ? &rdma->devs : NULL,
+                                                 &rdma->n_devs, rdma->want_devs ? NULL : &rdma->mrs,
+                                                 &rdma->n_mrs, &end);
                 if (r < 0)
                         return r;
                 if (end == NL_BATCH_DONE)
                         return 0;
         }
         return -E2BIG;
-}
-
-static int xsk_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, void *data,
-                     enum nl_batch_end *ret_end) {
-        struct xsk_list *l = data;
-        return xdpdiag_parse_batch(buf, len, seq, portid, &l->v, &l->n, ret_end);
-}
-
-static int rdma_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, void *data,
-                      enum nl_batch_end *ret_end) {
-        struct rdma_list *l = data;
-        return rdmanl_parse_batch(buf, len, seq, portid, l->want_devs ? &l->devs : NULL, &l->n_devs,
-                                  l->want_devs ? NULL : &l->mrs, &l->n_mrs, ret_end);
 }
 
 /* sock_diag of one network namespace (netns_fd < 0: ours), sockets appended to *l. */
@@ -416,8 +406,7 @@ static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, st
                 abort(); /* cannot return to our own namespace: nothing after this is right */
         if (r < 0)
                 return r;
-        int len = xdpdiag_build_request(req, sizeof req, seq);
-        r = len < 0 ? len : nl_dump(f, nl, req, (size_t)len, seq, xsk_batch, l);
+        r = nl_dump(f, nl, req, xdpdiag_build_request(req, sizeof req, seq), seq, l, NULL);
         f->socket_close(nl);
         return r;
 }
@@ -432,13 +421,12 @@ static int rdma_mrs(const struct mnl_fns *f, struct rdma_list *l) {
         if (r < 0)
                 return r;
         l->want_devs = true;
-        int len = rdmanl_build_dev_request(req, sizeof req, seq);
-        r = len < 0 ? len : nl_dump(f, nl, req, (size_t)len, seq, rdma_batch, l);
+        r = nl_dump(f, nl, req, rdmanl_build_dev_request(req, sizeof req, seq), seq, NULL, l);
         l->want_devs = false;
         for (size_t i = 0; r >= 0 && i < l->n_devs; i++) {
                 seq++;
-                len = rdmanl_build_mr_request(req, sizeof req, seq, l->devs[i].index);
-                r = len < 0 ? len : nl_dump(f, nl, req, (size_t)len, seq, rdma_batch, l);
+                r = nl_dump(f, nl, req, rdmanl_build_mr_request(req, sizeof req, seq, l->devs[i].index), seq,
+                            NULL, l);
         }
         f->socket_close(nl);
         return r;
@@ -573,31 +561,25 @@ static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *r
         int p[2], status;
         uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
 
-        if (why_size)
-                why[0] = '\0';
         if (geteuid() != 0 && geteuid() != uid) {
                 snprintf(why, why_size, "the probe runs as the user: needs root");
                 return -EPERM;
         }
         if (pipe2(p, O_CLOEXEC) < 0)
                 return negative_errno();
+        _cleanup_close_ int rd = p[0], wr = p[1];
         pid_t pid = fork();
-        if (pid < 0) {
-                int r = negative_errno();
-                close(p[0]);
-                close(p[1]);
-                return r;
-        }
+        if (pid < 0)
+                return negative_errno();
         if (pid == 0) {
-                close(p[0]);
-                probe_child(uid, gid, ceiling, p[1]);
+                close(rd);
+                probe_child(uid, gid, ceiling, wr);
         }
-        close(p[1]);
+        close(TAKE_FD(wr));
         ssize_t n;
         do
-                n = read(p[0], &res, sizeof res);
+                n = read(rd, &res, sizeof res);
         while (n < 0 && errno == EINTR);
-        close(p[0]);
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
         if (n != (ssize_t)sizeof res) {
@@ -624,22 +606,20 @@ static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *r
         return 0;
 }
 
-/* XDP sockets of the network namespace of pid (0: ours): the "XDP" row of /proc/PID/net/protocols. */
-static int status_xdp_sockets(pid_t pid, uint64_t *ret) {
+/* The XDP sockets of the network namespace of pid (0: ours), the "XDP" row of
+ * /proc/PID/net/protocols (none: no AF_XDP in this kernel), added to the report's when known. */
+static void add_xdp_sockets(struct status_report *r, pid_t pid) {
         char path[64];
         _cleanup_free_ char *text = NULL;
         _cleanup_close_ int fd = -1;
-        int r;
 
         if (pid > 0)
                 snprintf(path, sizeof path, "/proc/%d/net/protocols", (int)pid);
         else
                 snprintf(path, sizeof path, "/proc/net/protocols");
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        if ((r = fs_read_all(fd, 256 * 1024, &text, NULL)) < 0)
-                return r;
+        if (fd < 0 || fs_read_all(fd, 256 * 1024, &text, NULL) < 0)
+                return;
         /* "protocol  size sockets  memory press maxhdr  slab module ..." */
         for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
                 uint64_t size, socks;
@@ -647,15 +627,13 @@ static int status_xdp_sockets(pid_t pid, uint64_t *ret) {
                 if (strncmp(p, "XDP", 3) != 0 || (p[3] != ' ' && p[3] != '\t'))
                         continue;
                 q = p + 3 + strspn(p + 3, " \t");
-                if (parse_u64_prefix(q, &size, &q) < 0)
-                        return -EBADMSG;
-                q += strspn(q, " \t");
-                if (parse_u64_prefix(q, &socks, NULL) < 0)
-                        return -EBADMSG;
-                *ret = socks;
-                return 0;
+                if (parse_u64_prefix(q, &size, &q) >= 0 &&
+                    parse_u64_prefix(q + strspn(q, " \t"), &socks, NULL) >= 0) {
+                        r->xdp_sockets += socks;
+                        r->xdp_sockets_known = true;
+                }
+                return;
         }
-        return -ENOENT; /* no AF_XDP in this kernel */
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -762,8 +740,6 @@ static int read_proc_entry(pid_t pid, struct status_proc *ret) {
         snprintf(nspath, sizeof nspath, "/proc/%d/ns/net", (int)pid);
         if (link_inode(AT_FDCWD, nspath, "net:[", &ino) >= 0)
                 p.netns = ino;
-        p.xsk_method = STATUS_M_UNKNOWN;
-        p.mr_method = STATUS_M_UNKNOWN;
         *ret = p;
         return 0;
 }
@@ -1007,7 +983,6 @@ static size_t count_xdp_sockets(struct status_report *r, unsigned long long seen
 
         for (size_t i = 0; i < r->n_procs; i++) {
                 size_t k;
-                uint64_t socks;
                 if (!r->procs[i].netns)
                         continue;
                 for (k = 0; k < n_seen; k++)
@@ -1017,17 +992,10 @@ static size_t count_xdp_sockets(struct status_report *r, unsigned long long seen
                         continue;
                 seen[n_seen++] = r->procs[i].netns;
                 r->n_netns = n_seen;
-                if (status_xdp_sockets(r->procs[i].pid, &socks) >= 0) {
-                        r->xdp_sockets += socks;
-                        r->xdp_sockets_known = true;
-                }
+                add_xdp_sockets(r, r->procs[i].pid);
         }
         if (r->n_netns == 0) {
-                uint64_t socks;
-                if (status_xdp_sockets(0, &socks) >= 0) {
-                        r->xdp_sockets = socks;
-                        r->xdp_sockets_known = true;
-                }
+                add_xdp_sockets(r, 0); /* nothing added yet */
                 r->n_netns = 1;
         }
         return n_seen;
