@@ -751,7 +751,7 @@ static void add_xsk(struct status_proc *p, uint32_t ino) {
 }
 
 /* Match sock_diag's sockets (or, without it, ask each socket's family) to the processes. */
-static void match_sockets(struct status_report *r, const struct xsk_list *diag, bool have_diag) {
+static void match_sockets(struct status_report *r, const struct xsk_list *diag) {
         for (size_t i = 0; i < r->n_procs; i++) {
                 struct status_proc *p = &r->procs[i];
                 _cleanup_free_ uint32_t *inos = NULL;
@@ -766,7 +766,7 @@ static void match_sockets(struct status_report *r, const struct xsk_list *diag, 
                         p->xsk_method = STATUS_M_PROC; /* no socket at all: none of them AF_XDP */
                         continue;
                 }
-                if (have_diag) {
+                if (r->xsk_method == STATUS_M_SOCK_DIAG) {
                         p->xsk_method = STATUS_M_SOCK_DIAG;
                         for (size_t k = 0; k < n; k++)
                                 for (size_t d = 0; d < diag->n; d++) {
@@ -808,6 +808,7 @@ static struct status_user *user_slot(struct status_report *r, uid_t uid, int *er
         char buf[4096];
         if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
                 snprintf(u.name, sizeof u.name, "%s", res->pw_name);
+        u.gid = res && uid != 0 ? res->pw_gid : (gid_t)uid;
         if ((*err = append((void **)&r->users, &r->n_users, sizeof u, &u)) < 0)
                 return NULL;
         return &r->users[r->n_users - 1];
@@ -860,6 +861,8 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                 struct status_user *u = user_slot(r, p->uid, &err);
                 if (!u)
                         return err;
+                if (u->a.n_procs == 0 && p->gid != 0)
+                        u->gid = p->gid;
                 account_add(&u->a, p);
                 u->vmlck += p->vmlck;
                 u->vmpin += p->vmpin;
@@ -881,26 +884,12 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                                         u->n_umem++;
                                 }
                 } else if (o->probe) {
-                        gid_t gid = 0;
-                        for (size_t k = 0; k < r->n_procs; k++)
-                                if (r->procs[k].uid == u->uid) {
-                                        gid = r->procs[k].gid;
-                                        break;
-                                }
-                        if (gid == 0 && u->uid != 0) {
-                                struct passwd pw, *res = NULL;
-                                char buf[4096];
-                                if (getpwuid_r(u->uid, &pw, buf, sizeof buf, &res) == 0 && res)
-                                        gid = res->pw_gid;
-                                else
-                                        gid = (gid_t)u->uid;
-                        }
                         uint64_t ceiling = u->a.limit_known && u->a.memlock.soft != UINT64_MAX ? u->a.memlock.soft : 0;
                         struct rlimit own;
                         /* the probe cannot go above our own hard limit without CAP_SYS_RESOURCE */
                         if (getrlimit(RLIMIT_MEMLOCK, &own) == 0 && (ceiling == 0 || ceiling > own.rlim_max))
                                 ceiling = own.rlim_max == RLIM_INFINITY ? 0 : (uint64_t)own.rlim_max;
-                        if (status_probe_user(u->uid, gid, ceiling, &u->a.charged, &u->a.charged_at_least,
+                        if (status_probe_user(u->uid, u->gid, ceiling, &u->a.charged, &u->a.charged_at_least,
                                               u->charged_why, sizeof u->charged_why) >= 0)
                                 u->a.charged_method = STATUS_M_PROBE;
                 } else
@@ -922,11 +911,9 @@ static int gather_units(struct status_report *r) {
                 if (!u) {
                         struct status_unit nu = { .origin = p->origin, .a.charged_method = STATUS_M_PROC };
                         snprintf(nu.name, sizeof nu.name, "%s", p->origin_name);
-                        int e = append((void **)&r->units, &r->n_units, sizeof nu, &nu);
-                        if (e < 0)
-                                return e;
+                        if (append((void **)&r->units, &r->n_units, sizeof nu, &nu) < 0)
+                                return -ENOMEM;
                         u = &r->units[r->n_units - 1];
-                        u->a.headroom = UINT64_MAX;
                 }
                 const struct status_user *us = status_find_user(r, p->uid);
                 bool xsk_known = us && us->a.charged_method != STATUS_M_UNKNOWN;
@@ -1030,10 +1017,10 @@ static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r
         return 0;
 }
 
-/* The AF_XDP sockets (sock_diag) and the RDMA memory regions (RDMA netlink), through libmnl;
- * why not in xsk_why and mr_why.  0 or -ENOMEM. */
+/* The AF_XDP sockets (sock_diag: xsk_method) and the RDMA memory regions (RDMA netlink:
+ * mr_method), through libmnl; why not in xsk_why and mr_why.  0 or -ENOMEM. */
 static int collect_netlink(struct status_report *r, const unsigned long long *seen, size_t n_seen,
-                           struct xsk_list *diag, bool *ret_have_diag, struct rdma_list *rdma) {
+                           struct xsk_list *diag, struct rdma_list *rdma) {
         struct mnl_fns f = {};
 
         int lr = mnl_load(&f);
@@ -1049,7 +1036,7 @@ static int collect_netlink(struct status_report *r, const unsigned long long *se
         if (dr == -ENOMEM || mr == -ENOMEM)
                 return -ENOMEM;
         if (dr >= 0)
-                *ret_have_diag = true;
+                r->xsk_method = STATUS_M_SOCK_DIAG;
         else if (dr == -ENOENT)
                 snprintf(r->xsk_why, sizeof r->xsk_why,
                          "sock_diag for AF_XDP: ENOENT (the kernel lacks CONFIG_XDP_SOCKETS_DIAG)");
@@ -1065,8 +1052,8 @@ static int collect_netlink(struct status_report *r, const unsigned long long *se
 }
 #else
 static int collect_netlink(struct status_report *r, const unsigned long long *seen, size_t n_seen,
-                           struct xsk_list *diag, bool *ret_have_diag, struct rdma_list *rdma) {
-        (void)seen, (void)n_seen, (void)diag, (void)ret_have_diag, (void)rdma;
+                           struct xsk_list *diag, struct rdma_list *rdma) {
+        (void)seen, (void)n_seen, (void)diag, (void)rdma;
         snprintf(r->xsk_why, sizeof r->xsk_why, "built without libmnl (--disable-xdp)");
         snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
         return 0;
@@ -1123,7 +1110,6 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
         struct xsk_list diag = {};
         struct rdma_list rdma = {};
         unsigned long long seen[64];
-        bool have_diag = false;
         int e;
 
         r.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -1133,16 +1119,15 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
         if (e < 0)
                 goto out;
         size_t n_seen = count_xdp_sockets(&r, seen);
-        if ((e = collect_netlink(&r, seen, n_seen, &diag, &have_diag, &rdma)) < 0)
+        if ((e = collect_netlink(&r, seen, n_seen, &diag, &rdma)) < 0)
                 goto out;
-        if (have_diag) {
-                r.xsk_method = STATUS_M_SOCK_DIAG;
+        if (r.xsk_method == STATUS_M_SOCK_DIAG) {
                 if ((e = collect_umems(&r, &diag)) < 0)
                         goto out;
         } else if (o->probe)
                 r.xsk_method = STATUS_M_PROBE;
 
-        match_sockets(&r, &diag, have_diag);
+        match_sockets(&r, &diag);
         attribute_mrs(&r, &rdma);
         if ((e = gather_users(&r, o)) < 0 || (e = gather_units(&r)) < 0)
                 goto out;

@@ -116,6 +116,7 @@ struct status_account {
 
 struct status_user {
         uid_t uid;
+        gid_t gid;                       /* the probe's: its first process's, else NSS's (0 for root) */
         char name[64];                   /* raw; "" when NSS does not know the uid */
         /* charged: the user's locked_vm, what AF_XDP UMEMs are charged against (sock_diag or
          * probe); headroom: memlock.soft - charged */
