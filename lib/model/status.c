@@ -799,7 +799,8 @@ static void match_sockets(struct status_report *r, const struct xsk_list *diag) 
         }
 }
 
-static struct status_user *user_slot(struct status_report *r, uid_t uid, int *err) {
+/* The user uid in the report, added when absent; NULL: -ENOMEM */
+static struct status_user *user_slot(struct status_report *r, uid_t uid) {
         for (size_t i = 0; i < r->n_users; i++)
                 if (r->users[i].uid == uid)
                         return &r->users[i];
@@ -809,7 +810,7 @@ static struct status_user *user_slot(struct status_report *r, uid_t uid, int *er
         if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
                 snprintf(u.name, sizeof u.name, "%s", res->pw_name);
         u.gid = res && uid != 0 ? res->pw_gid : (gid_t)uid;
-        if ((*err = append((void **)&r->users, &r->n_users, sizeof u, &u)) < 0)
+        if (append((void **)&r->users, &r->n_users, sizeof u, &u) < 0)
                 return NULL;
         return &r->users[r->n_users - 1];
 }
@@ -852,15 +853,13 @@ static void account_headroom(struct status_account *a) {
 }
 
 static int gather_users(struct status_report *r, const struct status_options *o) {
-        int err = 0;
-
-        if (o->filter.by_user && !user_slot(r, o->filter.uid, &err))
-                return err;
+        if (o->filter.by_user && !user_slot(r, o->filter.uid))
+                return -ENOMEM;
         for (size_t i = 0; i < r->n_procs; i++) {
                 const struct status_proc *p = &r->procs[i];
-                struct status_user *u = user_slot(r, p->uid, &err);
+                struct status_user *u = user_slot(r, p->uid);
                 if (!u)
-                        return err;
+                        return -ENOMEM;
                 if (u->a.n_procs == 0 && p->gid != 0)
                         u->gid = p->gid;
                 account_add(&u->a, p);
@@ -1065,20 +1064,19 @@ static int collect_umems(struct status_report *r, const struct xsk_list *diag) {
         for (size_t i = 0; i < diag->n; i++) {
                 const struct xdpdiag_sock *s = &diag->v[i];
                 bool dup = false;
-                int e;
                 if (!s->has_umem)
                         continue;
                 for (size_t k = 0; k < r->n_umems; k++)
                         dup |= r->umems[k].id == s->umem_id;
                 struct status_umem u = {
                         .ino = s->ino, .uid = s->has_uid ? s->uid : UINT32_MAX, .id = s->umem_id,
-                        .refs = s->umem_refs, .size = s->umem_size,
+                        .size = s->umem_size,
                         .charged = dup ? 0 : (uint64_t)s->umem_pages * r->page_size,
                         .ifindex = s->ifindex, .queue_id = s->queue_id,
                         .zerocopy = s->umem_flags & XDP_DU_F_ZEROCOPY,
                 };
-                if ((e = append((void **)&r->umems, &r->n_umems, sizeof u, &u)) < 0)
-                        return e;
+                if (append((void **)&r->umems, &r->n_umems, sizeof u, &u) < 0)
+                        return -ENOMEM;
         }
         return 0;
 }

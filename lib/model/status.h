@@ -94,7 +94,7 @@ struct status_proc {
 };
 
 struct status_umem {                     /* sock_diag only */
-        uint32_t ino, uid, id, refs;
+        uint32_t ino, uid, id;
         uint64_t size, charged;          /* charged: pages x page size */
         pid_t holder;                    /* first process holding the socket, 0: none found */
         uint32_t ifindex, queue_id;
