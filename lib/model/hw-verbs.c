@@ -72,13 +72,6 @@ static int ibv_resolve(void *h, struct ibv_fns *f) {
         return 0;
 }
 
-/* Verbs return a positive errno (older providers: -1 and errno). */
-static int verbs_error(int r) {
-        if (r > 0)
-                return -r;
-        return negative_errno();
-}
-
 /* libibverbs opened, its functions and its device list; status as hw_summary.verbs_status.
  * verbs_close() (a _cleanup_ function) releases what verbs_open() got, even when it failed. */
 struct verbs {
@@ -126,7 +119,7 @@ static void query_one(const struct ibv_fns *f, struct ibv_device *dev, struct hw
         errno = 0;
         r = f->query_device(ctx, &attr);
         if (r != 0)
-                d->verbs_error = verbs_error(r);
+                d->verbs_error = r > 0 ? -r : negative_errno(); /* older providers: -1 and errno */
         else {
                 d->verbs_error = 0;
                 d->max_mr_size = attr.max_mr_size;

@@ -262,10 +262,8 @@ static void parse_cgroup(const char *text, char *buf, size_t size) {
         }
         /* hybrid: the unified line may say "/" while name=systemd has the unit */
         const char *use = v2 && !(v2[0] == '/' && (v2[1] == '\n' || v2[1] == '\0') && v1) ? v2 : v1;
-        if (!use) {
-                buf[0] = '\0';
-                return;
-        }
+        if (!use)
+                use = "";
         copy_span(buf, size, use, strcspn(use, "\n"));
 }
 
@@ -963,8 +961,9 @@ static int collect_procs(const struct status_options *o, struct status_report *r
         return e;
 }
 
-/* The network namespaces of the processes (at most 64, in seen) and the XDP sockets in each */
-static size_t count_xdp_sockets(struct status_report *r, unsigned long long seen[static 64]) {
+/* The network namespaces of the processes (at most 64: in seen, the index of the first process
+ * in each) and the XDP sockets in each */
+static size_t count_xdp_sockets(struct status_report *r, size_t seen[static 64]) {
         size_t n_seen = 0;
 
         for (size_t i = 0; i < r->n_procs; i++) {
@@ -972,11 +971,11 @@ static size_t count_xdp_sockets(struct status_report *r, unsigned long long seen
                 if (!r->procs[i].netns)
                         continue;
                 for (k = 0; k < n_seen; k++)
-                        if (seen[k] == r->procs[i].netns)
+                        if (r->procs[seen[k]].netns == r->procs[i].netns)
                                 break;
                 if (k < n_seen || n_seen >= 64)
                         continue;
-                seen[n_seen++] = r->procs[i].netns;
+                seen[n_seen++] = i;
                 r->n_netns = n_seen;
                 add_xdp_sockets(r, r->procs[i].pid);
         }
@@ -988,9 +987,9 @@ static size_t count_xdp_sockets(struct status_report *r, unsigned long long seen
 }
 
 #ifdef HAVE_LIBMNL
-/* sock_diag in our network namespace, then in each other one of seen through a process in it */
-static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r,
-                          const unsigned long long *seen, size_t n_seen, struct xsk_list *diag) {
+/* sock_diag in our network namespace, then in each other one of seen through its first process */
+static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r, const size_t *seen,
+                          size_t n_seen, struct xsk_list *diag) {
         _cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
         unsigned long long self_ns = 0;
         struct stat st;
@@ -1000,25 +999,21 @@ static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r
         if (dr < 0)
                 return dr;
         for (size_t k = 0; k < n_seen && orig >= 0; k++) {
-                if (seen[k] == self_ns)
+                const struct status_proc *p = &r->procs[seen[k]];
+                char path[64];
+                if (p->netns == self_ns)
                         continue;
-                for (size_t i = 0; i < r->n_procs; i++) {
-                        if (r->procs[i].netns != seen[k])
-                                continue;
-                        char path[64];
-                        snprintf(path, sizeof path, "/proc/%d/ns/net", (int)r->procs[i].pid);
-                        _cleanup_close_ int nfd = open(path, O_RDONLY | O_CLOEXEC);
-                        if (nfd >= 0)
-                                (void)xsk_diag_netns(f, nfd, orig, diag);
-                        break;
-                }
+                snprintf(path, sizeof path, "/proc/%d/ns/net", (int)p->pid);
+                _cleanup_close_ int nfd = open(path, O_RDONLY | O_CLOEXEC);
+                if (nfd >= 0)
+                        (void)xsk_diag_netns(f, nfd, orig, diag);
         }
         return 0;
 }
 
 /* The AF_XDP sockets (sock_diag: xsk_method) and the RDMA memory regions (RDMA netlink:
  * mr_method), through libmnl; why not in xsk_why and mr_why.  0 or -ENOMEM. */
-static int collect_netlink(struct status_report *r, const unsigned long long *seen, size_t n_seen,
+static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen,
                            struct xsk_list *diag, struct rdma_list *rdma) {
         struct mnl_fns f = {};
 
@@ -1050,7 +1045,7 @@ static int collect_netlink(struct status_report *r, const unsigned long long *se
         return 0;
 }
 #else
-static int collect_netlink(struct status_report *r, const unsigned long long *seen, size_t n_seen,
+static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen,
                            struct xsk_list *diag, struct rdma_list *rdma) {
         (void)seen, (void)n_seen, (void)diag, (void)rdma;
         snprintf(r->xsk_why, sizeof r->xsk_why, "built without libmnl (--disable-xdp)");
@@ -1107,7 +1102,7 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
         struct status_report r = { .xsk_method = STATUS_M_UNKNOWN, .mr_method = STATUS_M_UNKNOWN };
         struct xsk_list diag = {};
         struct rdma_list rdma = {};
-        unsigned long long seen[64];
+        size_t seen[64];
         int e;
 
         r.page_size = (uint64_t)sysconf(_SC_PAGESIZE);

@@ -105,7 +105,6 @@ static int put_request(void *buf, size_t size, uint16_t type, uint16_t flags, ui
         nlh->nlmsg_type = type;
         nlh->nlmsg_flags = flags;
         nlh->nlmsg_seq = seq;
-        nlh->nlmsg_pid = 0;
         if (body_len)
                 memcpy(NLMSG_DATA(nlh), body, body_len);
         return (int)len;
@@ -206,9 +205,13 @@ static int parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t porti
         return 0;
 }
 
-/* room for one more of n elements, 16 at a time */
-static int grow(void **v, size_t n, size_t elem) {
-        return n % 16 ? 0 : grow_array(v, NULL, n + 16, elem);
+/* x appended to the *n elements of *v, room made 16 at a time */
+static int push(void **v, size_t *n, size_t elem, const void *x) {
+        if (*n % 16 == 0 && grow_array(v, NULL, *n + 16, elem) < 0)
+                return -ENOMEM;
+        memcpy((char *)*v + *n * elem, x, elem);
+        (*n)++;
+        return 0;
 }
 
 struct xsk_acc {
@@ -222,10 +225,7 @@ static int xsk_one(const struct nlmsghdr *nlh, size_t len, void *data) {
         int r = xdpdiag_parse_msg(nlh, len, &s);
         if (r < 0)
                 return r;
-        if ((r = grow((void **)acc->v, *acc->n, sizeof s)) < 0)
-                return r;
-        (*acc->v)[(*acc->n)++] = s;
-        return 0;
+        return push((void **)acc->v, acc->n, sizeof s, &s);
 }
 
 int xdpdiag_parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, struct xdpdiag_sock **v,
@@ -282,10 +282,7 @@ static int mr_entry(const struct nlattr *entry, uint32_t dev_index, struct rdma_
 
         if (r < 0 || !have_len || !acc->mrs)
                 return r;
-        if ((r = grow((void **)acc->mrs, *acc->n_mrs, sizeof mr)) < 0)
-                return r;
-        (*acc->mrs)[(*acc->n_mrs)++] = mr;
-        return 0;
+        return push((void **)acc->mrs, acc->n_mrs, sizeof mr, &mr);
 }
 
 static int rdma_one(const struct nlmsghdr *nlh, size_t len, void *data) {
@@ -313,11 +310,8 @@ static int rdma_one(const struct nlmsghdr *nlh, size_t len, void *data) {
                                 return r;
                 return bad ? -EBADMSG : 0;
         }
-        if (have_index && acc->devs) {
-                if ((r = grow((void **)acc->devs, *acc->n_devs, sizeof dev)) < 0)
-                        return r;
-                (*acc->devs)[(*acc->n_devs)++] = dev;
-        }
+        if (have_index && acc->devs)
+                return push((void **)acc->devs, acc->n_devs, sizeof dev, &dev);
         return 0;
 }
 
