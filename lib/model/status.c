@@ -128,8 +128,7 @@ static const struct runtime_scope *runtime_scope(const char *c, size_t len) {
 enum status_origin status_classify_cgroup(const char *path, char *name, size_t name_size, char *owner,
                                           size_t owner_size) {
         enum status_origin o = STATUS_O_CGROUP;
-        const char *unit = NULL, *session = NULL, *user_unit = NULL, *job = NULL;
-        size_t unit_len = 0, session_len = 0, user_unit_len = 0;
+        const char *unit = NULL, *session = NULL, *user_unit = NULL; /* components: up to the next '/' */
         bool user_manager = false, kubepods = false;
         char own[64] = "";
 
@@ -162,7 +161,8 @@ enum status_origin status_classify_cgroup(const char *path, char *name, size_t n
                         kubepods = true;
                 } else if (hex_id(c, len) && (o == STATUS_O_CGROUP || o == STATUS_O_UNIT || kubepods)) {
                         /* cgroupfs driver: /docker/ID, /kubepods/burstable/podUID/ID */
-                        if ((unit && unit_len == 14 && memcmp(unit, "docker.service", 14) == 0) || strstr(path, "/docker/"))
+                        if ((unit && strcspn(unit, "/") == 14 && memcmp(unit, "docker.service", 14) == 0) ||
+                            strstr(path, "/docker/"))
                                 o = STATUS_O_DOCKER;
                         else if (kubepods)
                                 o = STATUS_O_KUBEPODS;
@@ -172,43 +172,36 @@ enum status_origin status_classify_cgroup(const char *path, char *name, size_t n
                         if (o == STATUS_O_DOCKER)
                                 snprintf(own, sizeof own, "docker.service");
                 } else if (len > 4 && memcmp(c, "job_", 4) == 0) {
-                        job = c;
                         o = STATUS_O_SLURM;
                         /* job_N or job_N/step_M: up to the next component after the step */
                         const char *end = c + len;
                         if (*end == '/' && strncmp(end + 1, "step_", 5) == 0)
                                 end += 1 + strcspn(end + 1, "/");
-                        copy_span(name, name_size, job, (size_t)(end - job));
+                        copy_span(name, name_size, c, (size_t)(end - c));
                         snprintf(own, sizeof own, "slurmd.service");
                 } else if (len > 5 && memcmp(c, "user@", 5) == 0 && has_suffix(c, len, ".service")) {
                         user_manager = true;
                         unit = c;
-                        unit_len = len;
                 } else if (len > 8 && memcmp(c, "session-", 8) == 0 && has_suffix(c, len, ".scope")) {
                         session = c;
-                        session_len = len;
                 } else if (has_suffix(c, len, ".service") || has_suffix(c, len, ".scope")) {
                         if (user_manager) {
-                                if (!user_unit) {
+                                if (!user_unit)
                                         user_unit = c;
-                                        user_unit_len = len;
-                                }
-                        } else if (!unit) {
+                        } else if (!unit)
                                 unit = c;
-                                unit_len = len;
-                        }
                 }
         }
         if (o == STATUS_O_CGROUP) {
                 if (session) {
                         o = STATUS_O_SESSION;
-                        copy_span(name, name_size, session, session_len);
+                        copy_span(name, name_size, session, strcspn(session, "/"));
                 } else if (user_unit) {
                         o = STATUS_O_USER_UNIT;
-                        copy_span(name, name_size, user_unit, user_unit_len);
+                        copy_span(name, name_size, user_unit, strcspn(user_unit, "/"));
                 } else if (unit) {
                         o = user_manager ? STATUS_O_USER_UNIT : STATUS_O_UNIT;
-                        copy_span(name, name_size, unit, unit_len);
+                        copy_span(name, name_size, unit, strcspn(unit, "/"));
                 } else if (kubepods)
                         o = STATUS_O_KUBEPODS;
         } else if (o == STATUS_O_KUBEPODS && strstr(path, "containerd"))
