@@ -56,11 +56,6 @@ struct ibv_fns {
         int (*dereg_mr)(struct ibv_mr *mr);
 };
 
-static void dlclosep(void **h) {
-        if (*h)
-                dlclose(*h);
-}
-
 #define RESOLVE(h, fns, field, name) DL_ASSIGN((fns)->field, dlvsym((h), (name), IBVERBS_VERSION))
 
 static int ibv_resolve(void *h, struct ibv_fns *f) {
@@ -77,14 +72,8 @@ static int ibv_resolve(void *h, struct ibv_fns *f) {
         return 0;
 }
 
-/* Verbs return a positive errno (older providers: -1 and errno). */
-static int verbs_error(int r) {
-        if (r > 0)
-                return -r;
-        return negative_errno();
-}
-
-/* libibverbs opened, its functions and its device list; status as hw_summary.verbs_status. */
+/* libibverbs opened, its functions and its device list; status as hw_summary.verbs_status.
+ * verbs_close() (a _cleanup_ function) releases what verbs_open() got, even when it failed. */
 struct verbs {
         void *h;
         struct ibv_fns f;
@@ -95,7 +84,6 @@ struct verbs {
 static int verbs_open(struct verbs *v) {
         int r;
 
-        *v = (struct verbs){};
         v->h = dlopen(LIBIBVERBS_SONAME, RTLD_NOW | RTLD_LOCAL);
         if (!v->h)
                 return -ENOENT;
@@ -113,12 +101,12 @@ static int verbs_open(struct verbs *v) {
 static void verbs_close(struct verbs *v) {
         if (v->list)
                 v->f.free_device_list(v->list);
-        dlclosep(&v->h);
-        *v = (struct verbs){};
+        if (v->h)
+                dlclose(v->h);
 }
 
 static void query_one(const struct ibv_fns *f, struct ibv_device *dev, struct hw_rdma_dev *d) {
-        struct ibv_device_attr attr;
+        struct ibv_device_attr attr = {};
         struct ibv_context *ctx;
         int r;
 
@@ -128,11 +116,10 @@ static void query_one(const struct ibv_fns *f, struct ibv_device *dev, struct hw
                 d->verbs_error = negative_errno();
                 return;
         }
-        memset(&attr, 0, sizeof(attr));
         errno = 0;
         r = f->query_device(ctx, &attr);
         if (r != 0)
-                d->verbs_error = verbs_error(r);
+                d->verbs_error = r > 0 ? -r : negative_errno(); /* older providers: -1 and errno */
         else {
                 d->verbs_error = 0;
                 d->max_mr_size = attr.max_mr_size;
@@ -142,17 +129,13 @@ static void query_one(const struct ibv_fns *f, struct ibv_device *dev, struct hw
 }
 
 int hw_probe_verbs(struct hw_summary *s) {
-        struct verbs v;
-        int r;
+        _cleanup_(verbs_close) struct verbs v = {};
 
         if (!s)
                 return -EINVAL;
-        r = verbs_open(&v);
-        s->verbs_status = r;
-        if (r < 0) {
-                verbs_close(&v);
+        s->verbs_status = verbs_open(&v);
+        if (s->verbs_status < 0)
                 return 0;
-        }
         /* libibverbs names its devices as sysfs does: match them by name */
         for (int i = 0; i < v.n; i++) {
                 const char *name = v.f.get_device_name(v.list[i]);
@@ -160,28 +143,21 @@ int hw_probe_verbs(struct hw_summary *s) {
                         if (streq(s->rdma[k].name, name))
                                 query_one(&v.f, v.list[i], &s->rdma[k]);
         }
-        verbs_close(&v);
         return 0;
 }
 
 int hw_rdma_reg_mr_test(void *buf, size_t len, int *ret_status, struct hw_mr_result **ret, size_t *ret_n) {
         struct hw_mr_result *res;
-        struct verbs v;
-        int r;
+        _cleanup_(verbs_close) struct verbs v = {};
 
         *ret = NULL;
         *ret_n = 0;
-        r = verbs_open(&v);
-        *ret_status = r;
-        if (r < 0) {
-                verbs_close(&v);
+        *ret_status = verbs_open(&v);
+        if (*ret_status < 0)
                 return 0;
-        }
         res = calloc(v.n > 0 ? (size_t)v.n : 1, sizeof(*res));
-        if (!res) {
-                verbs_close(&v);
+        if (!res)
                 return -ENOMEM;
-        }
         for (int i = 0; i < v.n; i++) {
                 struct hw_mr_result *x = &res[i];
                 const char *name = v.f.get_device_name(v.list[i]);
@@ -217,7 +193,6 @@ int hw_rdma_reg_mr_test(void *buf, size_t len, int *ret_status, struct hw_mr_res
         }
         *ret = res;
         *ret_n = (size_t)v.n;
-        verbs_close(&v);
         return 0;
 }
 #endif /* HAVE_LIBIBVERBS */

@@ -128,8 +128,7 @@ static const struct runtime_scope *runtime_scope(const char *c, size_t len) {
 enum status_origin status_classify_cgroup(const char *path, char *name, size_t name_size, char *owner,
                                           size_t owner_size) {
         enum status_origin o = STATUS_O_CGROUP;
-        const char *unit = NULL, *session = NULL, *user_unit = NULL, *job = NULL;
-        size_t unit_len = 0, session_len = 0, user_unit_len = 0;
+        const char *unit = NULL, *session = NULL, *user_unit = NULL; /* components: up to the next '/' */
         bool user_manager = false, kubepods = false;
         char own[64] = "";
 
@@ -162,7 +161,8 @@ enum status_origin status_classify_cgroup(const char *path, char *name, size_t n
                         kubepods = true;
                 } else if (hex_id(c, len) && (o == STATUS_O_CGROUP || o == STATUS_O_UNIT || kubepods)) {
                         /* cgroupfs driver: /docker/ID, /kubepods/burstable/podUID/ID */
-                        if ((unit && unit_len == 14 && memcmp(unit, "docker.service", 14) == 0) || strstr(path, "/docker/"))
+                        if ((unit && strcspn(unit, "/") == 14 && memcmp(unit, "docker.service", 14) == 0) ||
+                            strstr(path, "/docker/"))
                                 o = STATUS_O_DOCKER;
                         else if (kubepods)
                                 o = STATUS_O_KUBEPODS;
@@ -172,43 +172,36 @@ enum status_origin status_classify_cgroup(const char *path, char *name, size_t n
                         if (o == STATUS_O_DOCKER)
                                 snprintf(own, sizeof own, "docker.service");
                 } else if (len > 4 && memcmp(c, "job_", 4) == 0) {
-                        job = c;
                         o = STATUS_O_SLURM;
                         /* job_N or job_N/step_M: up to the next component after the step */
                         const char *end = c + len;
                         if (*end == '/' && strncmp(end + 1, "step_", 5) == 0)
                                 end += 1 + strcspn(end + 1, "/");
-                        copy_span(name, name_size, job, (size_t)(end - job));
+                        copy_span(name, name_size, c, (size_t)(end - c));
                         snprintf(own, sizeof own, "slurmd.service");
                 } else if (len > 5 && memcmp(c, "user@", 5) == 0 && has_suffix(c, len, ".service")) {
                         user_manager = true;
                         unit = c;
-                        unit_len = len;
                 } else if (len > 8 && memcmp(c, "session-", 8) == 0 && has_suffix(c, len, ".scope")) {
                         session = c;
-                        session_len = len;
                 } else if (has_suffix(c, len, ".service") || has_suffix(c, len, ".scope")) {
                         if (user_manager) {
-                                if (!user_unit) {
+                                if (!user_unit)
                                         user_unit = c;
-                                        user_unit_len = len;
-                                }
-                        } else if (!unit) {
+                        } else if (!unit)
                                 unit = c;
-                                unit_len = len;
-                        }
                 }
         }
         if (o == STATUS_O_CGROUP) {
                 if (session) {
                         o = STATUS_O_SESSION;
-                        copy_span(name, name_size, session, session_len);
+                        copy_span(name, name_size, session, strcspn(session, "/"));
                 } else if (user_unit) {
                         o = STATUS_O_USER_UNIT;
-                        copy_span(name, name_size, user_unit, user_unit_len);
+                        copy_span(name, name_size, user_unit, strcspn(user_unit, "/"));
                 } else if (unit) {
                         o = user_manager ? STATUS_O_USER_UNIT : STATUS_O_UNIT;
-                        copy_span(name, name_size, unit, unit_len);
+                        copy_span(name, name_size, unit, strcspn(unit, "/"));
                 } else if (kubepods)
                         o = STATUS_O_KUBEPODS;
         } else if (o == STATUS_O_KUBEPODS && strstr(path, "containerd"))
@@ -262,10 +255,8 @@ static void parse_cgroup(const char *text, char *buf, size_t size) {
         }
         /* hybrid: the unified line may say "/" while name=systemd has the unit */
         const char *use = v2 && !(v2[0] == '/' && (v2[1] == '\n' || v2[1] == '\0') && v1) ? v2 : v1;
-        if (!use) {
-                buf[0] = '\0';
-                return;
-        }
+        if (!use)
+                use = "";
         copy_span(buf, size, use, strcspn(use, "\n"));
 }
 
@@ -359,19 +350,19 @@ struct rdma_list {
 };
 
 #ifdef HAVE_LIBMNL
-typedef int (*batch_fn)(const void *buf, size_t len, uint32_t seq, uint32_t portid, void *data,
-                        enum nl_batch_end *ret_end);
-
-/* Send a dump request and feed every reply datagram to fn until the dump ends. */
-static int nl_dump(const struct mnl_fns *f, struct mnl_socket *nl, const void *req, size_t len, uint32_t seq,
-                   batch_fn fn, void *data) {
+/* Send a dump request (len: its length, or -errno from building it) and parse every reply
+ * datagram into xsk (sock_diag), else into rdma, until the dump ends. */
+static int nl_dump(const struct mnl_fns *f, struct mnl_socket *nl, const void *req, int len, uint32_t seq,
+                   struct xsk_list *xsk, struct rdma_list *rdma) {
+        if (len < 0)
+                return len;
         size_t bufsz = (size_t)MNL_SOCKET_BUFFER_SIZE;
         _cleanup_free_ char *buf = malloc(bufsz);
         unsigned portid = f->socket_get_portid(nl);
 
         if (!buf)
                 return -ENOMEM;
-        if (f->socket_sendto(nl, req, len) < 0)
+        if (f->socket_sendto(nl, req, (size_t)len) < 0)
                 return negative_errno();
         for (unsigned rounds = 0; rounds < 100000; rounds++) {
                 enum nl_batch_end end;
@@ -380,26 +371,16 @@ static int nl_dump(const struct mnl_fns *f, struct mnl_socket *nl, const void *r
                         return negative_errno();
                 if (n == 0)
                         return -EPROTO;
-                int r = fn(buf, (size_t)n, seq, portid, data, &end);
+                int r = xsk ? xdpdiag_parse_batch(buf, (size_t)n, seq, portid, &xsk->v, &xsk->n, &end)
+                            : rdmanl_parse_batch(buf, (size_t)n, seq, portid, rdma->want_devs ? &rdma->devs : NULL,
+                                                 &rdma->n_devs, rdma->want_devs ? NULL : &rdma->mrs,
+                                                 &rdma->n_mrs, &end);
                 if (r < 0)
                         return r;
                 if (end == NL_BATCH_DONE)
                         return 0;
         }
         return -E2BIG;
-}
-
-static int xsk_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, void *data,
-                     enum nl_batch_end *ret_end) {
-        struct xsk_list *l = data;
-        return xdpdiag_parse_batch(buf, len, seq, portid, &l->v, &l->n, ret_end);
-}
-
-static int rdma_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, void *data,
-                      enum nl_batch_end *ret_end) {
-        struct rdma_list *l = data;
-        return rdmanl_parse_batch(buf, len, seq, portid, l->want_devs ? &l->devs : NULL, &l->n_devs,
-                                  l->want_devs ? NULL : &l->mrs, &l->n_mrs, ret_end);
 }
 
 /* sock_diag of one network namespace (netns_fd < 0: ours), sockets appended to *l. */
@@ -416,8 +397,7 @@ static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, st
                 abort(); /* cannot return to our own namespace: nothing after this is right */
         if (r < 0)
                 return r;
-        int len = xdpdiag_build_request(req, sizeof req, seq);
-        r = len < 0 ? len : nl_dump(f, nl, req, (size_t)len, seq, xsk_batch, l);
+        r = nl_dump(f, nl, req, xdpdiag_build_request(req, sizeof req, seq), seq, l, NULL);
         f->socket_close(nl);
         return r;
 }
@@ -432,13 +412,12 @@ static int rdma_mrs(const struct mnl_fns *f, struct rdma_list *l) {
         if (r < 0)
                 return r;
         l->want_devs = true;
-        int len = rdmanl_build_dev_request(req, sizeof req, seq);
-        r = len < 0 ? len : nl_dump(f, nl, req, (size_t)len, seq, rdma_batch, l);
+        r = nl_dump(f, nl, req, rdmanl_build_dev_request(req, sizeof req, seq), seq, NULL, l);
         l->want_devs = false;
         for (size_t i = 0; r >= 0 && i < l->n_devs; i++) {
                 seq++;
-                len = rdmanl_build_mr_request(req, sizeof req, seq, l->devs[i].index);
-                r = len < 0 ? len : nl_dump(f, nl, req, (size_t)len, seq, rdma_batch, l);
+                r = nl_dump(f, nl, req, rdmanl_build_mr_request(req, sizeof req, seq, l->devs[i].index), seq,
+                            NULL, l);
         }
         f->socket_close(nl);
         return r;
@@ -573,31 +552,25 @@ static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *r
         int p[2], status;
         uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
 
-        if (why_size)
-                why[0] = '\0';
         if (geteuid() != 0 && geteuid() != uid) {
                 snprintf(why, why_size, "the probe runs as the user: needs root");
                 return -EPERM;
         }
         if (pipe2(p, O_CLOEXEC) < 0)
                 return negative_errno();
+        _cleanup_close_ int rd = p[0], wr = p[1];
         pid_t pid = fork();
-        if (pid < 0) {
-                int r = negative_errno();
-                close(p[0]);
-                close(p[1]);
-                return r;
-        }
+        if (pid < 0)
+                return negative_errno();
         if (pid == 0) {
-                close(p[0]);
-                probe_child(uid, gid, ceiling, p[1]);
+                close(rd);
+                probe_child(uid, gid, ceiling, wr);
         }
-        close(p[1]);
+        close(TAKE_FD(wr));
         ssize_t n;
         do
-                n = read(p[0], &res, sizeof res);
+                n = read(rd, &res, sizeof res);
         while (n < 0 && errno == EINTR);
-        close(p[0]);
         while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
                 ;
         if (n != (ssize_t)sizeof res) {
@@ -624,22 +597,20 @@ static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *r
         return 0;
 }
 
-/* XDP sockets of the network namespace of pid (0: ours): the "XDP" row of /proc/PID/net/protocols. */
-static int status_xdp_sockets(pid_t pid, uint64_t *ret) {
+/* The XDP sockets of the network namespace of pid (0: ours), the "XDP" row of
+ * /proc/PID/net/protocols (none: no AF_XDP in this kernel), added to the report's when known. */
+static void add_xdp_sockets(struct status_report *r, pid_t pid) {
         char path[64];
         _cleanup_free_ char *text = NULL;
         _cleanup_close_ int fd = -1;
-        int r;
 
         if (pid > 0)
                 snprintf(path, sizeof path, "/proc/%d/net/protocols", (int)pid);
         else
                 snprintf(path, sizeof path, "/proc/net/protocols");
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        if ((r = fs_read_all(fd, 256 * 1024, &text, NULL)) < 0)
-                return r;
+        if (fd < 0 || fs_read_all(fd, 256 * 1024, &text, NULL) < 0)
+                return;
         /* "protocol  size sockets  memory press maxhdr  slab module ..." */
         for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
                 uint64_t size, socks;
@@ -647,15 +618,13 @@ static int status_xdp_sockets(pid_t pid, uint64_t *ret) {
                 if (strncmp(p, "XDP", 3) != 0 || (p[3] != ' ' && p[3] != '\t'))
                         continue;
                 q = p + 3 + strspn(p + 3, " \t");
-                if (parse_u64_prefix(q, &size, &q) < 0)
-                        return -EBADMSG;
-                q += strspn(q, " \t");
-                if (parse_u64_prefix(q, &socks, NULL) < 0)
-                        return -EBADMSG;
-                *ret = socks;
-                return 0;
+                if (parse_u64_prefix(q, &size, &q) >= 0 &&
+                    parse_u64_prefix(q + strspn(q, " \t"), &socks, NULL) >= 0) {
+                        r->xdp_sockets += socks;
+                        r->xdp_sockets_known = true;
+                }
+                return;
         }
-        return -ENOENT; /* no AF_XDP in this kernel */
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -762,8 +731,6 @@ static int read_proc_entry(pid_t pid, struct status_proc *ret) {
         snprintf(nspath, sizeof nspath, "/proc/%d/ns/net", (int)pid);
         if (link_inode(AT_FDCWD, nspath, "net:[", &ino) >= 0)
                 p.netns = ino;
-        p.xsk_method = STATUS_M_UNKNOWN;
-        p.mr_method = STATUS_M_UNKNOWN;
         *ret = p;
         return 0;
 }
@@ -775,7 +742,7 @@ static void add_xsk(struct status_proc *p, uint32_t ino) {
 }
 
 /* Match sock_diag's sockets (or, without it, ask each socket's family) to the processes. */
-static void match_sockets(struct status_report *r, const struct xsk_list *diag, bool have_diag) {
+static void match_sockets(struct status_report *r, const struct xsk_list *diag) {
         for (size_t i = 0; i < r->n_procs; i++) {
                 struct status_proc *p = &r->procs[i];
                 _cleanup_free_ uint32_t *inos = NULL;
@@ -790,7 +757,7 @@ static void match_sockets(struct status_report *r, const struct xsk_list *diag, 
                         p->xsk_method = STATUS_M_PROC; /* no socket at all: none of them AF_XDP */
                         continue;
                 }
-                if (have_diag) {
+                if (r->xsk_method == STATUS_M_SOCK_DIAG) {
                         p->xsk_method = STATUS_M_SOCK_DIAG;
                         for (size_t k = 0; k < n; k++)
                                 for (size_t d = 0; d < diag->n; d++) {
@@ -823,7 +790,8 @@ static void match_sockets(struct status_report *r, const struct xsk_list *diag, 
         }
 }
 
-static struct status_user *user_slot(struct status_report *r, uid_t uid, int *err) {
+/* The user uid in the report, added when absent; NULL: -ENOMEM */
+static struct status_user *user_slot(struct status_report *r, uid_t uid) {
         for (size_t i = 0; i < r->n_users; i++)
                 if (r->users[i].uid == uid)
                         return &r->users[i];
@@ -832,7 +800,8 @@ static struct status_user *user_slot(struct status_report *r, uid_t uid, int *er
         char buf[4096];
         if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
                 snprintf(u.name, sizeof u.name, "%s", res->pw_name);
-        if ((*err = append((void **)&r->users, &r->n_users, sizeof u, &u)) < 0)
+        u.gid = res && uid != 0 ? res->pw_gid : (gid_t)uid;
+        if (append((void **)&r->users, &r->n_users, sizeof u, &u) < 0)
                 return NULL;
         return &r->users[r->n_users - 1];
 }
@@ -875,15 +844,15 @@ static void account_headroom(struct status_account *a) {
 }
 
 static int gather_users(struct status_report *r, const struct status_options *o) {
-        int err = 0;
-
-        if (o->filter.by_user && !user_slot(r, o->filter.uid, &err))
-                return err;
+        if (o->filter.by_user && !user_slot(r, o->filter.uid))
+                return -ENOMEM;
         for (size_t i = 0; i < r->n_procs; i++) {
                 const struct status_proc *p = &r->procs[i];
-                struct status_user *u = user_slot(r, p->uid, &err);
+                struct status_user *u = user_slot(r, p->uid);
                 if (!u)
-                        return err;
+                        return -ENOMEM;
+                if (u->a.n_procs == 0 && p->gid != 0)
+                        u->gid = p->gid;
                 account_add(&u->a, p);
                 u->vmlck += p->vmlck;
                 u->vmpin += p->vmpin;
@@ -905,26 +874,12 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                                         u->n_umem++;
                                 }
                 } else if (o->probe) {
-                        gid_t gid = 0;
-                        for (size_t k = 0; k < r->n_procs; k++)
-                                if (r->procs[k].uid == u->uid) {
-                                        gid = r->procs[k].gid;
-                                        break;
-                                }
-                        if (gid == 0 && u->uid != 0) {
-                                struct passwd pw, *res = NULL;
-                                char buf[4096];
-                                if (getpwuid_r(u->uid, &pw, buf, sizeof buf, &res) == 0 && res)
-                                        gid = res->pw_gid;
-                                else
-                                        gid = (gid_t)u->uid;
-                        }
                         uint64_t ceiling = u->a.limit_known && u->a.memlock.soft != UINT64_MAX ? u->a.memlock.soft : 0;
                         struct rlimit own;
                         /* the probe cannot go above our own hard limit without CAP_SYS_RESOURCE */
                         if (getrlimit(RLIMIT_MEMLOCK, &own) == 0 && (ceiling == 0 || ceiling > own.rlim_max))
                                 ceiling = own.rlim_max == RLIM_INFINITY ? 0 : (uint64_t)own.rlim_max;
-                        if (status_probe_user(u->uid, gid, ceiling, &u->a.charged, &u->a.charged_at_least,
+                        if (status_probe_user(u->uid, u->gid, ceiling, &u->a.charged, &u->a.charged_at_least,
                                               u->charged_why, sizeof u->charged_why) >= 0)
                                 u->a.charged_method = STATUS_M_PROBE;
                 } else
@@ -946,11 +901,9 @@ static int gather_units(struct status_report *r) {
                 if (!u) {
                         struct status_unit nu = { .origin = p->origin, .a.charged_method = STATUS_M_PROC };
                         snprintf(nu.name, sizeof nu.name, "%s", p->origin_name);
-                        int e = append((void **)&r->units, &r->n_units, sizeof nu, &nu);
-                        if (e < 0)
-                                return e;
+                        if (append((void **)&r->units, &r->n_units, sizeof nu, &nu) < 0)
+                                return -ENOMEM;
                         u = &r->units[r->n_units - 1];
-                        u->a.headroom = UINT64_MAX;
                 }
                 const struct status_user *us = status_find_user(r, p->uid);
                 bool xsk_known = us && us->a.charged_method != STATUS_M_UNKNOWN;
@@ -1001,42 +954,35 @@ static int collect_procs(const struct status_options *o, struct status_report *r
         return e;
 }
 
-/* The network namespaces of the processes (at most 64, in seen) and the XDP sockets in each */
-static size_t count_xdp_sockets(struct status_report *r, unsigned long long seen[static 64]) {
+/* The network namespaces of the processes (at most 64: in seen, the index of the first process
+ * in each) and the XDP sockets in each */
+static size_t count_xdp_sockets(struct status_report *r, size_t seen[static 64]) {
         size_t n_seen = 0;
 
         for (size_t i = 0; i < r->n_procs; i++) {
                 size_t k;
-                uint64_t socks;
                 if (!r->procs[i].netns)
                         continue;
                 for (k = 0; k < n_seen; k++)
-                        if (seen[k] == r->procs[i].netns)
+                        if (r->procs[seen[k]].netns == r->procs[i].netns)
                                 break;
                 if (k < n_seen || n_seen >= 64)
                         continue;
-                seen[n_seen++] = r->procs[i].netns;
+                seen[n_seen++] = i;
                 r->n_netns = n_seen;
-                if (status_xdp_sockets(r->procs[i].pid, &socks) >= 0) {
-                        r->xdp_sockets += socks;
-                        r->xdp_sockets_known = true;
-                }
+                add_xdp_sockets(r, r->procs[i].pid);
         }
         if (r->n_netns == 0) {
-                uint64_t socks;
-                if (status_xdp_sockets(0, &socks) >= 0) {
-                        r->xdp_sockets = socks;
-                        r->xdp_sockets_known = true;
-                }
+                add_xdp_sockets(r, 0); /* nothing added yet */
                 r->n_netns = 1;
         }
         return n_seen;
 }
 
 #ifdef HAVE_LIBMNL
-/* sock_diag in our network namespace, then in each other one of seen through a process in it */
-static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r,
-                          const unsigned long long *seen, size_t n_seen, struct xsk_list *diag) {
+/* sock_diag in our network namespace, then in each other one of seen through its first process */
+static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r, const size_t *seen,
+                          size_t n_seen, struct xsk_list *diag) {
         _cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
         unsigned long long self_ns = 0;
         struct stat st;
@@ -1046,26 +992,22 @@ static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r
         if (dr < 0)
                 return dr;
         for (size_t k = 0; k < n_seen && orig >= 0; k++) {
-                if (seen[k] == self_ns)
+                const struct status_proc *p = &r->procs[seen[k]];
+                char path[64];
+                if (p->netns == self_ns)
                         continue;
-                for (size_t i = 0; i < r->n_procs; i++) {
-                        if (r->procs[i].netns != seen[k])
-                                continue;
-                        char path[64];
-                        snprintf(path, sizeof path, "/proc/%d/ns/net", (int)r->procs[i].pid);
-                        _cleanup_close_ int nfd = open(path, O_RDONLY | O_CLOEXEC);
-                        if (nfd >= 0)
-                                (void)xsk_diag_netns(f, nfd, orig, diag);
-                        break;
-                }
+                snprintf(path, sizeof path, "/proc/%d/ns/net", (int)p->pid);
+                _cleanup_close_ int nfd = open(path, O_RDONLY | O_CLOEXEC);
+                if (nfd >= 0)
+                        (void)xsk_diag_netns(f, nfd, orig, diag);
         }
         return 0;
 }
 
-/* The AF_XDP sockets (sock_diag) and the RDMA memory regions (RDMA netlink), through libmnl;
- * why not in xsk_why and mr_why.  0 or -ENOMEM. */
-static int collect_netlink(struct status_report *r, const unsigned long long *seen, size_t n_seen,
-                           struct xsk_list *diag, bool *ret_have_diag, struct rdma_list *rdma) {
+/* The AF_XDP sockets (sock_diag: xsk_method) and the RDMA memory regions (RDMA netlink:
+ * mr_method), through libmnl; why not in xsk_why and mr_why.  0 or -ENOMEM. */
+static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen,
+                           struct xsk_list *diag, struct rdma_list *rdma) {
         struct mnl_fns f = {};
 
         int lr = mnl_load(&f);
@@ -1081,7 +1023,7 @@ static int collect_netlink(struct status_report *r, const unsigned long long *se
         if (dr == -ENOMEM || mr == -ENOMEM)
                 return -ENOMEM;
         if (dr >= 0)
-                *ret_have_diag = true;
+                r->xsk_method = STATUS_M_SOCK_DIAG;
         else if (dr == -ENOENT)
                 snprintf(r->xsk_why, sizeof r->xsk_why,
                          "sock_diag for AF_XDP: ENOENT (the kernel lacks CONFIG_XDP_SOCKETS_DIAG)");
@@ -1096,9 +1038,9 @@ static int collect_netlink(struct status_report *r, const unsigned long long *se
         return 0;
 }
 #else
-static int collect_netlink(struct status_report *r, const unsigned long long *seen, size_t n_seen,
-                           struct xsk_list *diag, bool *ret_have_diag, struct rdma_list *rdma) {
-        (void)seen, (void)n_seen, (void)diag, (void)ret_have_diag, (void)rdma;
+static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen,
+                           struct xsk_list *diag, struct rdma_list *rdma) {
+        (void)seen, (void)n_seen, (void)diag, (void)rdma;
         snprintf(r->xsk_why, sizeof r->xsk_why, "built without libmnl (--disable-xdp)");
         snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
         return 0;
@@ -1110,20 +1052,19 @@ static int collect_umems(struct status_report *r, const struct xsk_list *diag) {
         for (size_t i = 0; i < diag->n; i++) {
                 const struct xdpdiag_sock *s = &diag->v[i];
                 bool dup = false;
-                int e;
                 if (!s->has_umem)
                         continue;
                 for (size_t k = 0; k < r->n_umems; k++)
                         dup |= r->umems[k].id == s->umem_id;
                 struct status_umem u = {
                         .ino = s->ino, .uid = s->has_uid ? s->uid : UINT32_MAX, .id = s->umem_id,
-                        .refs = s->umem_refs, .size = s->umem_size,
+                        .size = s->umem_size,
                         .charged = dup ? 0 : (uint64_t)s->umem_pages * r->page_size,
                         .ifindex = s->ifindex, .queue_id = s->queue_id,
                         .zerocopy = s->umem_flags & XDP_DU_F_ZEROCOPY,
                 };
-                if ((e = append((void **)&r->umems, &r->n_umems, sizeof u, &u)) < 0)
-                        return e;
+                if (append((void **)&r->umems, &r->n_umems, sizeof u, &u) < 0)
+                        return -ENOMEM;
         }
         return 0;
 }
@@ -1154,8 +1095,7 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
         struct status_report r = { .xsk_method = STATUS_M_UNKNOWN, .mr_method = STATUS_M_UNKNOWN };
         struct xsk_list diag = {};
         struct rdma_list rdma = {};
-        unsigned long long seen[64];
-        bool have_diag = false;
+        size_t seen[64];
         int e;
 
         r.page_size = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -1165,16 +1105,15 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
         if (e < 0)
                 goto out;
         size_t n_seen = count_xdp_sockets(&r, seen);
-        if ((e = collect_netlink(&r, seen, n_seen, &diag, &have_diag, &rdma)) < 0)
+        if ((e = collect_netlink(&r, seen, n_seen, &diag, &rdma)) < 0)
                 goto out;
-        if (have_diag) {
-                r.xsk_method = STATUS_M_SOCK_DIAG;
+        if (r.xsk_method == STATUS_M_SOCK_DIAG) {
                 if ((e = collect_umems(&r, &diag)) < 0)
                         goto out;
         } else if (o->probe)
                 r.xsk_method = STATUS_M_PROBE;
 
-        match_sockets(&r, &diag, have_diag);
+        match_sockets(&r, &diag);
         attribute_mrs(&r, &rdma);
         if ((e = gather_users(&r, o)) < 0 || (e = gather_units(&r)) < 0)
                 goto out;

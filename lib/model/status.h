@@ -94,7 +94,7 @@ struct status_proc {
 };
 
 struct status_umem {                     /* sock_diag only */
-        uint32_t ino, uid, id, refs;
+        uint32_t ino, uid, id;
         uint64_t size, charged;          /* charged: pages x page size */
         pid_t holder;                    /* first process holding the socket, 0: none found */
         uint32_t ifindex, queue_id;
@@ -116,6 +116,7 @@ struct status_account {
 
 struct status_user {
         uid_t uid;
+        gid_t gid;                       /* the probe's: its first process's, else NSS's (0 for root) */
         char name[64];                   /* raw; "" when NSS does not know the uid */
         /* charged: the user's locked_vm, what AF_XDP UMEMs are charged against (sock_diag or
          * probe); headroom: memlock.soft - charged */

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <unistd.h>
 
+#include "macro.h"
 #include "umem.h"
 
 int umem_register(void *addr, uint64_t len, enum umem_step *ret_step) {
@@ -13,17 +14,15 @@ int umem_register(void *addr, uint64_t len, enum umem_step *ret_step) {
                 .len = len,
                 .chunk_size = (uint32_t)(len < 4096 ? len : 4096),
         };
-        int s = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+        _cleanup_close_ int s = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
 
         if (s < 0) {
                 *ret_step = UMEM_SOCKET;
                 return -errno;
         }
         if (setsockopt(s, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg) < 0) {
-                int e = -errno;
-                close(s);
                 *ret_step = UMEM_REG;
-                return e;
+                return -errno;
         }
-        return s;
+        return TAKE_FD(s);
 }

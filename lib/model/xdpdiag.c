@@ -7,6 +7,7 @@
 #include <linux/sock_diag.h>
 #include <linux/xdp_diag.h>
 #include <rdma/rdma_netlink.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -14,7 +15,6 @@
 #include "array.h"
 #include "macro.h"
 #include "xdpdiag.h"
-
 
 /* An attribute walk over [p, p + len): each attribute checked against the rest. */
 struct nla_iter {
@@ -56,22 +56,40 @@ static uint16_t nla_type(const struct nlattr *a) {
         return a->nla_type & NLA_TYPE_MASK;
 }
 
-static int nla_u32(const struct nlattr *a, uint32_t *ret) {
-        if (nla_payload(a) < sizeof(uint32_t))
-                return -EBADMSG;
-        memcpy(ret, nla_data(a), sizeof *ret);
-        return 0;
-}
-
-static int nla_u64(const struct nlattr *a, uint64_t *ret) {
-        if (nla_payload(a) < sizeof(uint64_t))
-                return -EBADMSG;
-        memcpy(ret, nla_data(a), sizeof *ret);
-        return 0;
-}
-
 static struct nla_iter nla_iter_nested(const struct nlattr *a) {
         return (struct nla_iter){ .p = nla_data(a), .left = nla_payload(a) };
+}
+
+/* An attribute a walk keeps: the first size bytes of its payload copied to dst (-EBADMSG when
+ * it is shorter) or, with size 0, the attribute itself in *(const struct nlattr **)dst; *have
+ * (when not NULL) set.  The last of a type wins. */
+struct nla_want {
+        uint16_t type;
+        void *dst;
+        size_t size;
+        bool *have;
+};
+
+/* Walk it, keeping the attributes of want and skipping the others: 0, or -EBADMSG when an
+ * attribute or what is left is malformed. */
+static int nla_parse(struct nla_iter it, const struct nla_want *want, size_t n) {
+        const struct nlattr *a;
+        bool bad = false;
+
+        while ((a = nla_next(&it, &bad)))
+                for (size_t i = 0; i < n; i++) {
+                        if (nla_type(a) != want[i].type)
+                                continue;
+                        if (want[i].size == 0)
+                                *(const struct nlattr **)want[i].dst = a;
+                        else if (nla_payload(a) < want[i].size)
+                                return -EBADMSG;
+                        else
+                                memcpy(want[i].dst, nla_data(a), want[i].size);
+                        if (want[i].have)
+                                *want[i].have = true;
+                }
+        return bad ? -EBADMSG : 0;
 }
 
 /* A request header + fixed part into buf. */
@@ -87,7 +105,6 @@ static int put_request(void *buf, size_t size, uint16_t type, uint16_t flags, ui
         nlh->nlmsg_type = type;
         nlh->nlmsg_flags = flags;
         nlh->nlmsg_seq = seq;
-        nlh->nlmsg_pid = 0;
         if (body_len)
                 memcpy(NLMSG_DATA(nlh), body, body_len);
         return (int)len;
@@ -107,7 +124,13 @@ int xdpdiag_build_request(void *buf, size_t size, uint32_t seq) {
 int xdpdiag_parse_msg(const struct nlmsghdr *nlh, size_t len, struct xdpdiag_sock *ret) {
         struct xdpdiag_sock s = {};
         struct xdp_diag_msg msg;
-        bool bad = false;
+        struct xdp_diag_info info = {};
+        struct xdp_diag_umem u = {};
+        const struct nla_want want[] = { /* the others: rings, meminfo, stats, newer attributes */
+                { XDP_DIAG_UID, &s.uid, sizeof s.uid, &s.has_uid },
+                { XDP_DIAG_INFO, &info, sizeof info, &s.has_info },
+                { XDP_DIAG_UMEM, &u, sizeof u, &s.has_umem },
+        };
 
         if (len < NLMSG_HDRLEN || nlh->nlmsg_len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
                 return -EBADMSG;
@@ -125,44 +148,15 @@ int xdpdiag_parse_msg(const struct nlmsghdr *nlh, size_t len, struct xdpdiag_soc
         size_t off = NLMSG_ALIGN(sizeof msg);
         struct nla_iter it = { .p = (const uint8_t *)NLMSG_DATA(nlh) + (off < payload ? off : payload),
                                .left = off < payload ? payload - off : 0 };
-        const struct nlattr *a;
-        while ((a = nla_next(&it, &bad))) {
-                switch (nla_type(a)) {
-                case XDP_DIAG_UID:
-                        if (nla_u32(a, &s.uid) < 0)
-                                return -EBADMSG;
-                        s.has_uid = true;
-                        break;
-                case XDP_DIAG_INFO: {
-                        struct xdp_diag_info info;
-                        if (nla_payload(a) < sizeof info)
-                                return -EBADMSG;
-                        memcpy(&info, nla_data(a), sizeof info);
-                        s.has_info = true;
-                        s.ifindex = info.ifindex;
-                        s.queue_id = info.queue_id;
-                        break;
-                }
-                case XDP_DIAG_UMEM: {
-                        struct xdp_diag_umem u;
-                        if (nla_payload(a) < sizeof u)
-                                return -EBADMSG;
-                        memcpy(&u, nla_data(a), sizeof u);
-                        s.has_umem = true;
-                        s.umem_size = u.size;
-                        s.umem_id = u.id;
-                        s.umem_pages = u.num_pages;
-                        s.umem_chunk_size = u.chunk_size;
-                        s.umem_refs = u.refs;
-                        s.umem_flags = u.flags;
-                        break;
-                }
-                default:
-                        break; /* rings, meminfo, stats, newer attributes */
-                }
-        }
-        if (bad)
+        if (nla_parse(it, want, ELEMENTSOF(want)) < 0)
                 return -EBADMSG;
+        s.ifindex = info.ifindex; /* 0/0 (and the UMEM's fields 0) when absent */
+        s.queue_id = info.queue_id;
+        s.umem_size = u.size;
+        s.umem_id = u.id;
+        s.umem_pages = u.num_pages;
+        s.umem_refs = u.refs;
+        s.umem_flags = u.flags;
         *ret = s;
         return 0;
 }
@@ -211,9 +205,13 @@ static int parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t porti
         return 0;
 }
 
-/* room for one more of n elements, 16 at a time */
-static int grow(void **v, size_t n, size_t elem) {
-        return n % 16 ? 0 : grow_array(v, NULL, n + 16, elem);
+/* x appended to the *n elements of *v, room made 16 at a time */
+static int push(void **v, size_t *n, size_t elem, const void *x) {
+        if (*n % 16 == 0 && grow_array(v, NULL, *n + 16, elem) < 0)
+                return -ENOMEM;
+        memcpy((char *)*v + *n * elem, x, elem);
+        (*n)++;
+        return 0;
 }
 
 struct xsk_acc {
@@ -227,10 +225,7 @@ static int xsk_one(const struct nlmsghdr *nlh, size_t len, void *data) {
         int r = xdpdiag_parse_msg(nlh, len, &s);
         if (r < 0)
                 return r;
-        if ((r = grow((void **)acc->v, *acc->n, sizeof s)) < 0)
-                return r;
-        (*acc->v)[(*acc->n)++] = s;
-        return 0;
+        return push((void **)acc->v, acc->n, sizeof s, &s);
 }
 
 int xdpdiag_parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, struct xdpdiag_sock **v,
@@ -276,89 +271,47 @@ struct rdma_acc {
 };
 
 static int mr_entry(const struct nlattr *entry, uint32_t dev_index, struct rdma_acc *acc) {
-        struct nla_iter it = nla_iter_nested(entry);
         struct rdmanl_mr mr = { .dev_index = dev_index };
-        const struct nlattr *a;
-        bool bad = false, have_len = false;
-        int r;
+        bool have_len = false;
+        const struct nla_want want[] = {
+                { RDMA_NLDEV_ATTR_RES_MRLEN, &mr.len, sizeof mr.len, &have_len },
+                { RDMA_NLDEV_ATTR_RES_PID, &mr.pid, sizeof mr.pid, NULL },
+                { RDMA_NLDEV_ATTR_RES_MRN, &mr.mrn, sizeof mr.mrn, NULL },
+        };
+        int r = nla_parse(nla_iter_nested(entry), want, ELEMENTSOF(want));
 
-        while ((a = nla_next(&it, &bad))) {
-                switch (nla_type(a)) {
-                case RDMA_NLDEV_ATTR_RES_MRLEN:
-                        if (nla_u64(a, &mr.len) < 0)
-                                return -EBADMSG;
-                        have_len = true;
-                        break;
-                case RDMA_NLDEV_ATTR_RES_PID:
-                        if (nla_u32(a, &mr.pid) < 0)
-                                return -EBADMSG;
-                        break;
-                case RDMA_NLDEV_ATTR_RES_MRN:
-                        if (nla_u32(a, &mr.mrn) < 0)
-                                return -EBADMSG;
-                        break;
-                default:
-                        break;
-                }
-        }
-        if (bad)
-                return -EBADMSG;
-        if (!have_len || !acc->mrs)
-                return 0;
-        if ((r = grow((void **)acc->mrs, *acc->n_mrs, sizeof mr)) < 0)
+        if (r < 0 || !have_len || !acc->mrs)
                 return r;
-        (*acc->mrs)[(*acc->n_mrs)++] = mr;
-        return 0;
+        return push((void **)acc->mrs, acc->n_mrs, sizeof mr, &mr);
 }
 
 static int rdma_one(const struct nlmsghdr *nlh, size_t len, void *data) {
         struct rdma_acc *acc = data;
         struct nla_iter it = { .p = (const uint8_t *)nlh + NLMSG_HDRLEN, .left = len - NLMSG_HDRLEN };
         struct rdmanl_dev dev = {};
-        const struct nlattr *a, *mr_table = NULL;
+        const struct nlattr *a, *name = NULL, *mr_table = NULL;
         bool bad = false, have_index = false;
-        int r;
+        const struct nla_want want[] = {
+                { RDMA_NLDEV_ATTR_DEV_INDEX, &dev.index, sizeof dev.index, &have_index },
+                { RDMA_NLDEV_ATTR_DEV_NAME, &name, 0, NULL },
+                { RDMA_NLDEV_ATTR_RES_MR, &mr_table, 0, NULL },
+        };
+        int r = nla_parse(it, want, ELEMENTSOF(want));
 
-        while ((a = nla_next(&it, &bad))) {
-                switch (nla_type(a)) {
-                case RDMA_NLDEV_ATTR_DEV_INDEX:
-                        if (nla_u32(a, &dev.index) < 0)
-                                return -EBADMSG;
-                        have_index = true;
-                        break;
-                case RDMA_NLDEV_ATTR_DEV_NAME: {
-                        size_t l = nla_payload(a);
-                        const char *s = nla_data(a);
-                        l = strnlen(s, l);
-                        if (l >= sizeof dev.name)
-                                l = sizeof dev.name - 1;
-                        memcpy(dev.name, s, l);
-                        dev.name[l] = '\0';
-                        break;
-                }
-                case RDMA_NLDEV_ATTR_RES_MR:
-                        mr_table = a;
-                        break;
-                default:
-                        break;
-                }
-        }
-        if (bad)
-                return -EBADMSG;
+        if (r < 0)
+                return r;
+        if (name)
+                snprintf(dev.name, sizeof dev.name, "%.*s", (int)nla_payload(name),
+                         (const char *)nla_data(name));
         if (mr_table) {
                 struct nla_iter t = nla_iter_nested(mr_table);
                 while ((a = nla_next(&t, &bad)))
                         if (nla_type(a) == RDMA_NLDEV_ATTR_RES_MR_ENTRY && (r = mr_entry(a, dev.index, acc)) < 0)
                                 return r;
-                if (bad)
-                        return -EBADMSG;
-                return 0;
+                return bad ? -EBADMSG : 0;
         }
-        if (have_index && acc->devs) {
-                if ((r = grow((void **)acc->devs, *acc->n_devs, sizeof dev)) < 0)
-                        return r;
-                (*acc->devs)[(*acc->n_devs)++] = dev;
-        }
+        if (have_index && acc->devs)
+                return push((void **)acc->devs, acc->n_devs, sizeof dev, &dev);
         return 0;
 }
 

@@ -34,7 +34,6 @@ struct xdpdiag_sock {
         uint64_t umem_size;              /* bytes registered (XDP_DIAG_UMEM) */
         uint32_t umem_id;                /* shared UMEMs have one id */
         uint32_t umem_pages;             /* pages charged to the registering user's locked_vm */
-        uint32_t umem_chunk_size;
         uint32_t umem_refs;
         uint32_t umem_flags;             /* XDP_DU_F_ZEROCOPY */
 };
