@@ -230,12 +230,18 @@ static int flavour_rpm(const char *root, enum lc_flavour *ret) {
         return -ENOENT;
 }
 
-static bool mem_has(const char *buf, size_t len, const char *needle) {
-        return memmem(buf, len, needle, strlen(needle) + 1) != NULL;   /* with its NUL */
-}
-
 /* The strings of the installed pam_limits.so: each release added one (read in each tag) */
 static int flavour_module(const char *root, enum lc_flavour *ret) {
+        /* newest first; a marker's length counts its NUL where the whole string must match */
+        static const struct {
+                const char *s;
+                size_t len;
+                unsigned min, pat;
+        } marks[] = {
+                { "rttime", 7, 7, 1 },           { "sd_get_sessions", 15, 7, 0 },
+                { "invalid line %llu", 17, 6, 1 }, { "/proc/sys/fs/nr_open", 20, 5, 2 },
+                { "nonewprivs", 11, 5, 1 },
+        };
         static const char *const dirs[] = { "/usr/lib/x86_64-linux-gnu/security", "/lib/x86_64-linux-gnu/security",
                                             "/usr/lib64/security", "/lib64/security", "/usr/lib/security",
                                             "/lib/security", "/usr/lib/aarch64-linux-gnu/security" };
@@ -249,20 +255,14 @@ static int flavour_module(const char *root, enum lc_flavour *ret) {
                         continue;
                 if (fs_read_all(fd, 8u * 1024 * 1024, &buf, &len) < 0)
                         continue;
-                bool deb = mem_has(buf, len, "chroot");
-                unsigned min = 3, pat = 1;
-                if (mem_has(buf, len, "rttime"))
-                        min = 7, pat = 1;
-                else if (memmem(buf, len, "sd_get_sessions", 15))
-                        min = 7, pat = 0;
-                else if (memmem(buf, len, "invalid line %llu", 17))
-                        min = 6, pat = 1;
-                else if (memmem(buf, len, "/proc/sys/fs/nr_open", 20))
-                        min = 5, pat = 2;
-                else if (mem_has(buf, len, "nonewprivs"))
-                        min = 5, pat = 1;
-                else if (deb)
-                        min = 4, pat = 0;
+                bool deb = memmem(buf, len, "chroot", 7) != NULL;
+                unsigned min = deb ? 4 : 3, pat = deb ? 0 : 1;
+                for (size_t k = 0; k < ELEMENTSOF(marks); k++)
+                        if (memmem(buf, len, marks[k].s, marks[k].len)) {
+                                min = marks[k].min;
+                                pat = marks[k].pat;
+                                break;
+                        }
                 return flavour_make(deb, 1, min, pat, ret);
         }
         return -ENOENT;
@@ -334,22 +334,17 @@ int lc_args_parse(const char *module_args, struct lc_args *ret) {
                 n = strcspn(p, " \t\n\v\f\r");
                 if (!n)
                         break;
+                /* utmp_early, noaudit, debug and the arguments pam_limits does not know (it
+                 * logs and ignores them) have no effect on the limits */
                 if (n == 7 && strncmp(p, "set_all", n) == 0)
                         a.set_all = true;
-                else if (n == 10 && strncmp(p, "utmp_early", n) == 0)
-                        a.utmp_early = true;
-                else if (n == 7 && strncmp(p, "noaudit", n) == 0)
-                        a.noaudit = true;
-                else if (n == 5 && strncmp(p, "debug", n) == 0)
-                        a.debug = true;
                 else if (n > 5 && strncmp(p, "conf=", 5) == 0) {
                         if (n - 5 >= sizeof a.conf)
                                 return -EINVAL;
                         memcpy(a.conf, p + 5, n - 5);
                         a.conf[n - 5] = '\0';
                         a.conf_set = true;
-                } else
-                        a.unknown++;
+                }
                 p += n;
         }
         *ret = a;
@@ -456,6 +451,11 @@ static uint64_t scaled_value(const struct lc_line *l) {
         }
 }
 
+/* the words process_limit() reads as no limit */
+static bool is_unlimited(const char *v) {
+        return streq(v, "-1") || streq(v, "-") || streq(v, "unlimited") || streq(v, "infinity");
+}
+
 /* process_limit()'s reading of item, type and value, without the domain. */
 static void analyse_values(struct lc_line *l, const struct lc_behaviour *beh) {
         static const char *const types[] = { [LC_SOFT] = "soft", [LC_HARD] = "hard", [LC_SOFT | LC_HARD] = "-" };
@@ -470,7 +470,7 @@ static void analyse_values(struct lc_line *l, const struct lc_behaviour *beh) {
         case LC_ITEM_MEMLOCK:
         case LC_ITEM_RLIMIT: {
                 const char *v = l->value, *end;
-                if (streq(v, "-1") || streq(v, "-") || streq(v, "unlimited") || streq(v, "infinity")) {
+                if (is_unlimited(v)) {
                         l->value_ok = true;
                         l->value_infinity = true;
                         l->value_raw = UINT64_MAX;
@@ -495,8 +495,7 @@ static void analyse_values(struct lc_line *l, const struct lc_behaviour *beh) {
         case LC_ITEM_PRIORITY:
         case LC_ITEM_LOGIN: {
                 const char *v = l->value, *end;
-                if (l->item_kind == LC_ITEM_LOGIN &&
-                    (streq(v, "-1") || streq(v, "-") || streq(v, "unlimited") || streq(v, "infinity"))) {
+                if (l->item_kind == LC_ITEM_LOGIN && is_unlimited(v)) {
                         l->value_ok = true;
                         l->ivalue = -1;
                         break;
@@ -607,7 +606,8 @@ struct builder {
 
 static int add_line(struct builder *b, unsigned file, unsigned lineno, unsigned chunk, const char *piece, size_t len) {
         struct lc_tree *t = b->t;
-        char *text, *c;
+        _cleanup_free_ char *text = NULL;
+        char *c;
 
         /* C string semantics: a NUL ends the line for pam_limits */
         len = strnlen(piece, len);
@@ -624,33 +624,22 @@ static int add_line(struct builder *b, unsigned file, unsigned lineno, unsigned 
                 *c = '\0';
         if ((c = strchr(text, '\n')))
                 *c = '\0';
-        if (!*text) {
-                free(text);
+        if (!*text)
                 return 0;
-        }
-        if (GROW(t->lines, b->cap_lines, t->n_lines + 1) < 0) {
-                free(text);
+        if (GROW(t->lines, b->cap_lines, t->n_lines + 1) < 0)
                 return -ENOMEM;
-        }
         struct lc_line *l = &t->lines[t->n_lines++];
-        *l = (struct lc_line){ .file = file, .lineno = lineno, .chunk = chunk, .text = text };
+        *l = (struct lc_line){ .file = file, .lineno = lineno, .chunk = chunk, .text = TAKE_PTR(text) };
         analyse_line(l, &t->beh);
         return 0;
 }
 
 static int add_file(struct builder *b, const char *path, const char *display, unsigned *ret) {
         struct lc_tree *t = b->t;
-        if (GROW(t->files, b->cap_files, t->n_files + 1) < 0)
+        _cleanup_free_ char *p = strdup(path), *d = strdup(display);
+        if (!p || !d || GROW(t->files, b->cap_files, t->n_files + 1) < 0)
                 return -ENOMEM;
-        struct lc_file *f = &t->files[t->n_files];
-        *f = (struct lc_file){};
-        f->path = strdup(path);
-        f->display = strdup(display);
-        if (!f->path || !f->display) {
-                free(f->path);
-                free(f->display);
-                return -ENOMEM;
-        }
+        t->files[t->n_files] = (struct lc_file){ .path = TAKE_PTR(p), .display = TAKE_PTR(d) };
         *ret = (unsigned)t->n_files++;
         return 0;
 }
@@ -965,22 +954,19 @@ static int read_dir(struct builder *b) {
 }
 
 static struct lc_tree *tree_new(const char *root, enum lc_flavour flavour) {
-        struct lc_tree *t = calloc(1, sizeof(*t));
-        if (!t)
+        _cleanup_free_ struct lc_tree *t = calloc(1, sizeof(*t));
+        if (!t || (root && *root && !streq(root, "/") && !(t->root = strdup(root))))
                 return NULL;
-        if (root && *root && !streq(root, "/")) {
-                t->root = strdup(root);
-                if (!t->root) {
-                        free(t);
-                        return NULL;
-                }
-        }
         if (fl_release(flavour) == LC_FLAVOUR_AUTO)
                 flavour = lc_flavour_default(t->root);
         t->release = flavour;
         t->flavour = lc_flavour_model(flavour);
         lc_flavour_behaviour(flavour, &t->beh);
-        return t;
+        return TAKE_PTR(t);
+}
+
+static void tree_freep(struct lc_tree **t) {
+        lc_tree_free(*t);
 }
 
 /* openSUSE builds with --enable-vendordir=/usr/etc */
@@ -1011,46 +997,41 @@ int lc_tree_load_args(const char *root, enum lc_flavour flavour, const struct lc
 int lc_tree_load_edited(const char *root, enum lc_flavour flavour, const struct lc_args *args,
                         const struct lc_edit *edit, struct lc_tree **ret) {
         _cleanup_free_ char *path = NULL, *disp = NULL, *vconf = NULL;
-        struct builder b = { .edit = edit };
+        _cleanup_(tree_freep) struct lc_tree *t = tree_new(root, flavour);
+        struct builder b = { .t = t, .edit = edit };
         const char *conf = LC_LIMITS_CONF;
         bool vendor = false;
         struct stat st;
         int r;
 
-        b.t = tree_new(root, flavour);
-        if (!b.t)
+        if (!t)
                 return -ENOMEM;
         if (args)
-                b.t->args = *args;
-        b.t->conf_override = b.t->args.conf_set;
-        r = choose_vendor_dir(b.t);
+                t->args = *args;
+        t->conf_override = t->args.conf_set;
+        r = choose_vendor_dir(t);
         if (r < 0)
-                goto fail;
-        if (b.t->args.conf_set)
-                conf = b.t->args.conf;
-        else if (b.t->vendor_dir && fs_stat_in_root(b.t->root, LC_LIMITS_CONF, false, &st) == -ENOENT) {
+                return r;
+        if (t->args.conf_set)
+                conf = t->args.conf;
+        else if (t->vendor_dir && fs_stat_in_root(t->root, LC_LIMITS_CONF, false, &st) == -ENOENT) {
                 /* stat(LIMITS_FILE) fails with ENOENT: the vendor's limits.conf */
-                r = -ENOMEM;
-                if (asprintf(&vconf, "%s/limits.conf", b.t->vendor_dir) < 0)
-                        goto fail;
+                if (asprintf(&vconf, "%s/limits.conf", t->vendor_dir) < 0)
+                        return -ENOMEM;
                 conf = vconf;
                 vendor = true;
         }
-        path = fs_root_path(b.t->root, conf);
-        disp = display_path(b.t, conf);
-        r = -ENOMEM;
+        path = fs_root_path(t->root, conf);
+        disp = display_path(t, conf);
         if (!path || !disp)
-                goto fail;
+                return -ENOMEM;
         r = read_file(&b, conf, path, disp, vendor);
-        if (r >= 0 && !b.t->conf_override)
+        if (r >= 0 && !t->conf_override)
                 r = read_dir(&b);
         if (r < 0)
-                goto fail;
-        *ret = b.t;
+                return r;
+        *ret = TAKE_PTR(t);
         return 0;
-fail:
-        lc_tree_free(b.t);
-        return r;
 }
 
 int lc_tree_load(const char *root, enum lc_flavour flavour, const char *conf_file, struct lc_tree **ret) {
@@ -1066,22 +1047,20 @@ int lc_tree_load(const char *root, enum lc_flavour flavour, const char *conf_fil
 
 int lc_tree_load_text(const char *display, const char *text, size_t len, enum lc_flavour flavour,
                       struct lc_tree **ret) {
-        struct builder b = {};
+        _cleanup_(tree_freep) struct lc_tree *t = tree_new(NULL, flavour);
+        struct builder b = { .t = t };
         unsigned idx;
         int r;
 
-        b.t = tree_new(NULL, flavour);
-        if (!b.t)
+        if (!t)
                 return -ENOMEM;
-        b.t->conf_override = true;
+        t->conf_override = true;
         r = add_file(&b, display, display, &idx);
         if (r >= 0)
                 r = parse_buffer(&b, idx, text, len);
-        if (r < 0) {
-                lc_tree_free(b.t);
+        if (r < 0)
                 return r;
-        }
-        *ret = b.t;
+        *ret = TAKE_PTR(t);
         return 0;
 }
 
@@ -1185,10 +1164,7 @@ int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct l
 
         if (!t->beh.pid1_always && !t->args.set_all) {
                 /* upstream, and Debian from 1.7.0 on: the service's own limits (unless set_all) */
-                b.known = false;
-                b.rank = LC_RANK_NONE;
-                snprintf(b.source, sizeof b.source, "inherited");
-                *ret = b;
+                *ret = (struct lc_baseline){ .rank = LC_RANK_NONE, .source = "inherited" };
                 return 0;
         }
         if (!path) {

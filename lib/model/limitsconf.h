@@ -71,10 +71,8 @@ struct lc_behaviour {
  * directory. */
 struct lc_args {
         bool set_all;         /* every limit starts from PID 1's (/proc/1/limits) */
-        bool utmp_early, noaudit, debug;   /* no effect on the limits */
         bool conf_set;
         char conf[1024];      /* conf=FILE: only that file, no limits.d */
-        unsigned unknown;     /* arguments pam_limits does not know (it logs and ignores them) */
         enum { LC_VENDOR_BUILD, LC_VENDOR_NONE, LC_VENDOR_DIR } vendor;
         char vendordir[1024]; /* LC_VENDOR_DIR: DIR (its limits.conf and limits.d/) */
 };
