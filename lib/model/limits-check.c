@@ -566,7 +566,8 @@ static int check_file_meta(const struct lc_tree *t, size_t fi, struct diag_list 
                 r = count_crlf(t, f, &n);
                 if (r >= 0 && n > 0) {
                         bool debian = t->beh.fgets_reader;
-                        r = diag_addf(d, debian ? DIAG_WARNING : DIAG_ERROR, "crlf", f->display, 0, CRLF_FIX,
+                        r = diag_addf(d, debian ? DIAG_WARNING : DIAG_ERROR, "crlf", f->display, 0,
+                                      CRLF_FIX,
                                       "has CRLF (DOS) line ends on %u line%s: %s", n, n == 1 ? "" : "s",
                                       debian ? "this pam_limits (< 1.6) reads the carriage return as a blank, "
                                                "but pam_limits >= 1.6 (Debian 13, RHEL 10) refuses every value "
@@ -943,11 +944,8 @@ static int per_user(const struct lc_tree *t, struct ident *id, const struct strv
                 if (r < 0)
                         return r;
                 resolved++;
-                if (res.kind != LC_RES_LIMITS && res.kind != LC_RES_NO_LIMITS) {
-                        lc_result_clear(&res);
-                        continue;
-                }
-                for (size_t e = 0; e < res.n_events; e++) {
+                bool ran = res.kind == LC_RES_LIMITS || res.kind == LC_RES_NO_LIMITS;
+                for (size_t e = 0; ran && e < res.n_events; e++) {
                         const struct lc_event *ev = &res.events[e];
                         if (ev->outcome != LC_OUT_APPLIED && ev->outcome != LC_OUT_WEAKER && ev->outcome != LC_OUT_QUIRK)
                                 continue;

@@ -629,7 +629,8 @@ static int add_line(struct builder *b, unsigned file, unsigned lineno, unsigned 
         if (GROW(t->lines, b->cap_lines, t->n_lines + 1) < 0)
                 return -ENOMEM;
         struct lc_line *l = &t->lines[t->n_lines++];
-        *l = (struct lc_line){ .file = file, .lineno = lineno, .chunk = chunk, .text = TAKE_PTR(text) };
+        *l = (struct lc_line){ .file = file, .lineno = lineno, .chunk = chunk,
+                               .text = TAKE_PTR(text) };
         analyse_line(l, &t->beh);
         return 0;
 }
@@ -668,12 +669,16 @@ static int parse_line(struct builder *b, unsigned file, unsigned lineno, const c
         return 0;
 }
 
-static int parse_buffer(struct builder *b, unsigned file, const char *buf, size_t len) {
-        struct lc_file *f = &b->t->files[file];
-        unsigned lineno = 1;
+/* A file given as text (path and display as add_file() takes them), read from memory. */
+static int parse_buffer(struct builder *b, const char *path, const char *display, const char *buf,
+                        size_t len) {
+        unsigned file, lineno = 1;
         size_t pos = 0;
-        int r;
+        int r = add_file(b, path, display, &file);
 
+        if (r < 0)
+                return r;
+        struct lc_file *f = &b->t->files[file];
         f->first = b->t->n_lines;
         f->no_final_newline = len > 0 && buf[len - 1] != '\n';
         while (pos < len) {
@@ -839,15 +844,6 @@ static int list_dir(const struct lc_tree *t, const char *dir, struct strv *ret) 
         return r < 0 ? r : 0;
 }
 
-/* The edited file of /etc's limits.d in place of what is on disk. */
-static int read_edited(struct builder *b, const char *path, const char *disp) {
-        unsigned idx;
-        int r = add_file(b, path, disp, &idx);
-        if (r < 0)
-                return r;
-        return parse_buffer(b, idx, b->edit->text, b->edit->len);
-}
-
 static bool is_edited(const struct builder *b, const char *name, int vendor) {
         return b->edit && !vendor && streq(name, b->edit->name);
 }
@@ -863,8 +859,8 @@ static int read_entry(struct builder *b, const char *dir, const char *name, int 
         disp = display_path(b->t, rel);
         if (!path || !disp)
                 return -ENOMEM;
-        if (is_edited(b, name, vendor) && glob_matches(name))
-                return read_edited(b, path, disp);
+        if (is_edited(b, name, vendor) && glob_matches(name))   /* in place of what is on disk */
+                return parse_buffer(b, path, disp, b->edit->text, b->edit->len);
         if (name[0] == '.')
                 return add_skipped(b, disp, "a dotfile; pam_limits reads only names matching *.conf that do not start with a dot");
         if (!endswith(name, ".conf"))
@@ -1049,15 +1045,12 @@ int lc_tree_load_text(const char *display, const char *text, size_t len, enum lc
                       struct lc_tree **ret) {
         _cleanup_(tree_freep) struct lc_tree *t = tree_new(NULL, flavour);
         struct builder b = { .t = t };
-        unsigned idx;
         int r;
 
         if (!t)
                 return -ENOMEM;
         t->conf_override = true;
-        r = add_file(&b, display, display, &idx);
-        if (r >= 0)
-                r = parse_buffer(&b, idx, text, len);
+        r = parse_buffer(&b, display, display, text, len);
         if (r < 0)
                 return r;
         *ret = TAKE_PTR(t);

@@ -438,11 +438,11 @@ static void session_limits(const struct lc_tree *t, const struct lc_result *r, c
                 if (!o.set)
                         continue;
                 if (o.fails && !t->beh.eperm_silent) {
+                        const char *at = o.line ? lc_line_where(t, o.line, where, sizeof where)
+                                                : LC_PROC1_LIMITS;
                         if (s->kind != LC_SESSION_REFUSED)
                                 set_cause(s, "%s: %s: setrlimit fails (EPERM) and pam_limits refuses the login "
-                                          "(PAM_PERM_DENIED)",
-                                          o.line ? lc_line_where(t, o.line, where, sizeof where) : LC_PROC1_LIMITS,
-                                          o.why);
+                                          "(PAM_PERM_DENIED)", at, o.why);
                         s->kind = LC_SESSION_REFUSED;
                 }
                 if (i != RLIMIT_MEMLOCK || o.fails)
