@@ -727,14 +727,8 @@ static int parse_fd(struct builder *b, unsigned file, int fd, bool device) {
                         memmove(buf, buf + start, len - start);
                 len -= start;
                 start = 0;
-                if (cap - len < 65536) {
-                        size_t c = cap ? cap * 2 : 65536;
-                        char *v = realloc(buf, c);
-                        if (!v)
-                                return -ENOMEM;
-                        buf = v;
-                        cap = c;
-                }
+                if (GROW(buf, cap, len + 65536) < 0)   /* room for 64 KiB more, the buffer doubled */
+                        return -ENOMEM;
                 ssize_t k = read(fd, buf + len, cap - len);
                 if (k < 0 && errno == EINTR)
                         continue;

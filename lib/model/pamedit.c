@@ -195,9 +195,7 @@ char *pam_file_render(const struct pam_file *f) {
         if (!s)
                 return NULL;
         for (size_t i = 0; i < f->n; i++) {
-                size_t l = strlen(f->v[i].text);
-                memcpy(p, f->v[i].text, l);
-                p += l;
+                p = stpcpy(p, f->v[i].text);
                 if (i + 1 < f->n || f->final_newline)
                         *p++ = '\n';
         }

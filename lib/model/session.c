@@ -156,10 +156,8 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
                 if (streq(e->name, "pam_limits")) {
                         r.last_limits = (long)i;
                         r.n_limits++;
-                } else if (streq(e->name, "pam_rdmalimit")) {
+                } else if (streq(e->name, "pam_rdmalimit"))
                         r.last_module = (long)i;
-                        r.n_module++;
-                }
                 if (pam_control_action(e->control, rv, &a, &jump) < 0)
                         a = PAM_ACT_BAD;   /* libpam treats an unreadable control as a failure */
                 bool decides = a == PAM_ACT_JUMP || a == PAM_ACT_DONE || a == PAM_ACT_DIE;
