@@ -328,10 +328,9 @@ int lc_args_parse(const char *module_args, struct lc_args *ret) {
         const char *p = module_args ? module_args : "";
 
         while (*p) {
-                size_t n;
                 while (*p && c_isspace(*p))
                         p++;
-                n = strcspn(p, " \t\n\v\f\r");
+                size_t n = strcspn(p, " \t\n\v\f\r");
                 if (!n)
                         break;
                 /* utmp_early, noaudit, debug and the arguments pam_limits does not know (it
@@ -838,22 +837,18 @@ static int list_dir(const struct lc_tree *t, const char *dir, struct strv *ret) 
         return r < 0 ? r : 0;
 }
 
-static bool is_edited(const struct builder *b, const char *name, int vendor) {
-        return b->edit && !vendor && streq(name, b->edit->name);
-}
-
 /* One entry of a limits.d: skipped with the reason, or read */
 static int read_entry(struct builder *b, const char *dir, const char *name, int vendor) {
         _cleanup_free_ char *rel = NULL, *path = NULL, *disp = NULL;
-        if (is_edited(b, name, vendor) && !b->edit->text)
-                return 0;       /* removed by the edit */
         if (asprintf(&rel, "%s/%s", dir, name) < 0)
                 return -ENOMEM;
         path = fs_root_path(b->t->root, rel);
         disp = display_path(b->t, rel);
         if (!path || !disp)
                 return -ENOMEM;
-        if (is_edited(b, name, vendor) && glob_matches(name))   /* in place of what is on disk */
+        /* the edited file of /etc's limits.d (read_dir() took out a removed one) in place of what
+         * is on disk */
+        if (b->edit && !vendor && streq(name, b->edit->name) && glob_matches(name))
                 return parse_buffer(b, path, disp, b->edit->text, b->edit->len);
         if (name[0] == '.')
                 return add_skipped(b, disp, "a dotfile; pam_limits reads only names matching *.conf that do not start with a dot");

@@ -183,8 +183,7 @@ struct lc_tree {
 enum lc_flavour lc_flavour_default(const char *root);
 /* "debian-1.5.2", "upstream-1.4.0", "debian", "upstream" (the newest); -EINVAL otherwise. */
 int lc_flavour_from_string(const char *s, enum lc_flavour *ret);
-/* "debian-1.5.2"; a static string per model for LC_FLAVOUR_DEBIAN/UPSTREAM, else in a
- * thread-local buffer */
+/* "debian-1.5.2" (in a thread-local buffer), or "auto" */
 const char *lc_flavour_to_string(enum lc_flavour f);
 void lc_flavour_behaviour(enum lc_flavour f, struct lc_behaviour *ret);
 /* The canonical value of f's model: LC_FLAVOUR_DEBIAN for Debian < 1.7, LC_FLAVOUR_UPSTREAM
