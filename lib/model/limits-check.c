@@ -181,20 +181,10 @@ static enum dkind dkind(const struct lc_line *l) {
         return streq(d, "*") ? DK_STAR : DK_NAME;
 }
 
+/* the ids of a range: :id is id alone, min: goes up to the largest */
 static void interval(const struct lc_line *l, uint32_t *lo, uint32_t *hi) {
-        switch (l->range) {
-        case LC_RANGE_ONE:
-                *lo = *hi = l->rmax;
-                break;
-        case LC_RANGE_MIN:
-                *lo = l->rmin;
-                *hi = UINT32_MAX;
-                break;
-        default:
-                *lo = l->rmin;
-                *hi = l->rmax;
-                break;
-        }
+        *lo = l->range == LC_RANGE_ONE ? l->rmax : l->rmin;
+        *hi = l->range == LC_RANGE_MIN ? UINT32_MAX : l->rmax;
 }
 
 static bool is_range(enum dkind k) {
@@ -333,7 +323,6 @@ static void dead_index_clear(struct dead_index *ix) {
         free(ix->everyone.v);
         free(ix->ranges.v);
         strmap_clear(&ix->by_domain, idxv_free);
-        *ix = (struct dead_index){};
 }
 
 /* into an empty ix, which the caller clears (also on failure) */

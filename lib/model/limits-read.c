@@ -284,20 +284,13 @@ static int os_release_like(const char *root, const char *word, bool usr_lib) {
         return 0;
 }
 
-/* Debian family: /etc/debian_version, or ID/ID_LIKE of os-release naming debian. */
-static int family_of(const char *root) {
-        struct stat st;
-        if (fs_stat_in_root(root, "/etc/debian_version", false, &st) == 0)
-                return 1;
-        return os_release_like(root, "debian", false);
-}
-
 static int flavour_detect(const char *root, enum lc_flavour *ret) {
         static const struct {
                 int (*detect)(const char *root, enum lc_flavour *ret);
                 enum lc_flavour_from from;
         } sources[] = { { flavour_dpkg, LC_FROM_DPKG }, { flavour_rpm, LC_FROM_RPM }, { flavour_module, LC_FROM_MODULE } };
         enum lc_flavour f;
+        struct stat st;
         int r;
 
         for (size_t i = 0; i < ELEMENTSOF(sources); i++)
@@ -305,7 +298,10 @@ static int flavour_detect(const char *root, enum lc_flavour *ret) {
                         *ret = fl_with_from(f, sources[i].from);
                         return 0;
                 }
-        r = family_of(root);
+        /* the Debian family: /etc/debian_version, or ID/ID_LIKE of os-release naming debian */
+        r = 1;
+        if (fs_stat_in_root(root, "/etc/debian_version", false, &st) != 0)
+                r = os_release_like(root, "debian", false);
         if (r < 0)
                 return r;
         *ret = fl_with_from(r ? LC_FLAVOUR_DEBIAN : LC_FLAVOUR_UPSTREAM, LC_FROM_OS_RELEASE);
@@ -726,7 +722,7 @@ static int parse_fd(struct builder *b, unsigned file, int fd, bool device) {
                         memmove(buf, buf + start, len - start);
                 len -= start;
                 start = 0;
-                if (GROW(buf, cap, len + 65536) < 0)   /* room for 64 KiB more, the buffer doubled */
+                if (GROW(buf, cap, len + 65536) < 0)   /* 64 KiB free at least */
                         return -ENOMEM;
                 ssize_t k = read(fd, buf + len, cap - len);
                 if (k < 0 && errno == EINTR)
@@ -768,12 +764,11 @@ static int read_file(struct builder *b, const char *rel, const char *path, const
         /* A link to /dev/null is the usual way to mask a file, and pam_limits reads it as
          * empty.  Under --root the tree's links resolve inside the tree, where /dev/null is not
          * the device: the link itself says what pam_limits would read. */
-        if (b->t->root) {
-                char target[32];
-                if (fs_readlink_in_root(b->t->root, rel, target, sizeof target) > 0 && streq(target, "/dev/null")) {
-                        f->masked = true;
-                        return 0;
-                }
+        char target[32];
+        if (b->t->root && fs_readlink_in_root(b->t->root, rel, target, sizeof target) > 0 &&
+            streq(target, "/dev/null")) {
+                f->masked = true;
+                return 0;
         }
         r = fs_open_in_root(b->t->root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd);
         if (r < 0) {
@@ -954,11 +949,6 @@ static void tree_freep(struct lc_tree **t) {
         lc_tree_free(*t);
 }
 
-/* openSUSE builds with --enable-vendordir=/usr/etc */
-static bool is_suse(const char *root) {
-        return os_release_like(root, "suse", true) > 0;
-}
-
 /* VENDOR_SCONFIGDIR: read by pam_limits from 1.5.3 on only; a directory given for an older
  * release is no directory of its build */
 static int choose_vendor_dir(struct lc_tree *t) {
@@ -967,8 +957,9 @@ static int choose_vendor_dir(struct lc_tree *t) {
                 return 0;
         if (t->args.vendor == LC_VENDOR_DIR)
                 v = t->args.vendordir;
-        else if (t->args.vendor == LC_VENDOR_BUILD)
-                v = is_suse(t->root) ? "/usr/etc/security" : t->beh.vendor_default;
+        else if (t->args.vendor == LC_VENDOR_BUILD)   /* openSUSE: --enable-vendordir=/usr/etc */
+                v = os_release_like(t->root, "suse", true) > 0 ? "/usr/etc/security"
+                                                               : t->beh.vendor_default;
         if (!v || !*v)
                 return 0;
         t->vendor_dir = strdup(v);

@@ -256,14 +256,9 @@ int pam_file_mark_after_limits(struct pam_file *f) {
 }
 
 const char *pam_manager_name(enum pam_manager m) {
-        switch (m) {
-        case PAM_MANAGER_PAM_AUTH_UPDATE:
-                return "pam-auth-update";
-        case PAM_MANAGER_AUTHSELECT:
-                return "authselect";
-        default:
-                return "none";
-        }
+        static const char *const names[] = { [PAM_MANAGER_PAM_AUTH_UPDATE] = "pam-auth-update",
+                                             [PAM_MANAGER_AUTHSELECT] = "authselect" };
+        return (size_t)m < ELEMENTSOF(names) && names[m] ? names[m] : "none";
 }
 
 int pam_service_manager(const char *root, const char *name, enum pam_manager *ret) {
