@@ -966,11 +966,6 @@ static int per_user(const struct lc_tree *t, struct ident *id, const struct strv
         return 0;
 }
 
-static bool same_entry(const struct lc_line *a, const struct lc_line *b) {
-        return a && b && streq(a->domain, b->domain) && streq(a->type, b->type) && streq(a->item, b->item) &&
-               streq(a->value, b->value);
-}
-
 static int report_dead(const struct lc_tree *t, const struct lc_line *l, const struct dead *x, struct diag_list *d) {
         const char *path = t->files[l->file].display;
         char where[4096], where2[4096], fix[4200];
@@ -989,7 +984,9 @@ static int report_dead(const struct lc_tree *t, const struct lc_line *l, const s
                                  "replaces a stronger one", W(t, x->by), x->by->domain,
                                  lc_rank_name(lc_line_rank(x->by)));
         case DEAD_OVERRIDE:
-                if (same_entry(l, x->by) && !x->by_hard)
+                /* the same entry again */
+                if (!x->by_hard && streq(l->domain, x->by->domain) && streq(l->type, x->by->type) &&
+                    streq(l->item, x->by->item) && streq(l->value, x->by->value))
                         return diag_addf(d, DIAG_INFO, "duplicate-entry", path, l->lineno, "remove this copy",
                                          "never takes effect: the same entry is read again at %s", W(t, x->by));
                 snprintf(fix, sizeof fix, "remove it, or change %s%s%s instead", W(t, x->by),

@@ -805,9 +805,7 @@ static int add_skipped(struct builder *b, const char *display, const char *reaso
 
 /* display form of a path under the root: relative to it, or absolute without a root */
 static char *display_path(const struct lc_tree *t, const char *abs) {
-        if (!t->root)
-                return strdup(abs);
-        return strdup(abs[0] == '/' ? abs + 1 : abs);
+        return strdup(t->root && abs[0] == '/' ? abs + 1 : abs);
 }
 
 /* glob(DIR "/" "*.conf"): names ending in .conf, not starting with a dot */

@@ -34,8 +34,7 @@ static int parse_action(const char *s, size_t len, enum pam_action *ret, unsigne
 
         if (len == 0 || len >= sizeof buf)
                 return -EINVAL;
-        memcpy(buf, s, len);
-        buf[len] = '\0';
+        snprintf(buf, sizeof buf, "%.*s", (int)len, s);
         for (size_t i = 0; i < ELEMENTSOF(names); i++)
                 if (streq(buf, names[i].name)) {
                         *ret = names[i].a;
