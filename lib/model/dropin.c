@@ -34,8 +34,7 @@ static int check_range(const char *s, const char **why) {
         size_t la = (size_t)(colon - s), lb = strlen(colon + 1);
         if (la >= sizeof a || lb >= sizeof b)
                 return refuse(why, "an id in a range is too long");
-        memcpy(a, s, la);
-        a[la] = '\0';
+        snprintf(a, sizeof a, "%.*s", (int)la, s);
         memcpy(b, colon + 1, lb + 1);
         if (!la && !lb)
                 return refuse(why, "a range needs an id on at least one side of ':'");
@@ -202,11 +201,11 @@ char *dropin_render(const struct dropin *d) {
         fprintf(f, "%s\n%s\n", DROPIN_MARKER, DROPIN_HEADER2);
         for (size_t i = 0; i < d->n; i++) {
                 const struct dropin_entry *e = &d->v[i];
-                if (e->bytes == UINT64_MAX)
-                        fprintf(f, "%s\t%s\tmemlock\tunlimited\n", e->domain, e->type == LC_SOFT ? "soft" : "hard");
-                else
-                        fprintf(f, "%s\t%s\tmemlock\t%llu\n", e->domain, e->type == LC_SOFT ? "soft" : "hard",
-                                (unsigned long long)(e->bytes / 1024));
+                char kib[24] = "unlimited";
+                if (e->bytes != UINT64_MAX)
+                        snprintf(kib, sizeof kib, "%llu", (unsigned long long)(e->bytes / 1024));
+                fprintf(f, "%s\t%s\tmemlock\t%s\n", e->domain, e->type == LC_SOFT ? "soft" : "hard",
+                        kib);
         }
         if (fclose(f) != 0) {
                 free(buf);

@@ -37,6 +37,7 @@
 #define CHECK_MAX_NAMES 10000u   /* users or groups enumerated for the per-user analysis */
 #define CHECK_MAX_USERS 4096u    /* users resolved one by one */
 #define CHECK_NAMES_SHOWN 4u     /* names listed in a message before "and N more" */
+#define CRLF_FIX "convert the line ends: sed -i 's/\\r$//' FILE (or dos2unix FILE)"
 
 /* ---- names of users and groups ---- */
 
@@ -180,20 +181,10 @@ static enum dkind dkind(const struct lc_line *l) {
         return streq(d, "*") ? DK_STAR : DK_NAME;
 }
 
+/* the ids of a range: :id is id alone, min: goes up to the largest */
 static void interval(const struct lc_line *l, uint32_t *lo, uint32_t *hi) {
-        switch (l->range) {
-        case LC_RANGE_ONE:
-                *lo = *hi = l->rmax;
-                break;
-        case LC_RANGE_MIN:
-                *lo = l->rmin;
-                *hi = UINT32_MAX;
-                break;
-        default:
-                *lo = l->rmin;
-                *hi = l->rmax;
-                break;
-        }
+        *lo = l->range == LC_RANGE_ONE ? l->rmax : l->rmin;
+        *hi = l->range == LC_RANGE_MIN ? UINT32_MAX : l->rmax;
 }
 
 static bool is_range(enum dkind k) {
@@ -332,13 +323,12 @@ static void dead_index_clear(struct dead_index *ix) {
         free(ix->everyone.v);
         free(ix->ranges.v);
         strmap_clear(&ix->by_domain, idxv_free);
-        *ix = (struct dead_index){};
 }
 
+/* into an empty ix, which the caller clears (also on failure) */
 static int dead_index_build(const struct lc_tree *t, struct dead_index *ix) {
         int r = 0;
 
-        *ix = (struct dead_index){};
         for (size_t i = 0; i < t->n_lines && r >= 0; i++) {
                 const struct lc_line *l = &t->lines[i];
                 if (is_stop_line(l)) {
@@ -362,8 +352,6 @@ static int dead_index_build(const struct lc_tree *t, struct dead_index *ix) {
                 }
                 r = idxv_push(x, i);
         }
-        if (r < 0)
-                dead_index_clear(ix);
         return r;
 }
 
@@ -568,7 +556,7 @@ static int check_file_meta(const struct lc_tree *t, size_t fi, struct diag_list 
                 if (r >= 0 && n > 0) {
                         bool debian = t->beh.fgets_reader;
                         r = diag_addf(d, debian ? DIAG_WARNING : DIAG_ERROR, "crlf", f->display, 0,
-                                      "convert the line ends: sed -i 's/\\r$//' FILE (or dos2unix FILE)",
+                                      CRLF_FIX,
                                       "has CRLF (DOS) line ends on %u line%s: %s", n, n == 1 ? "" : "s",
                                       debian ? "this pam_limits (< 1.6) reads the carriage return as a blank, "
                                                "but pam_limits >= 1.6 (Debian 13, RHEL 10) refuses every value "
@@ -601,8 +589,7 @@ static int check_value(const struct lc_tree *t, const struct lc_line *l, struct 
         bool memlock = l->item_kind == LC_ITEM_MEMLOCK;
         if (l->value_misread) {
                 if (ends_in_cr(l->value))
-                        r = diag_addf(d, DIAG_ERROR, "crlf", path, ln,
-                                      "convert the line ends: sed -i 's/\\r$//' FILE (or dos2unix FILE)",
+                        r = diag_addf(d, DIAG_ERROR, "crlf", path, ln, CRLF_FIX,
                                       "value '%.*s' is followed by a carriage return (a CRLF line end): "
                                       "pam_limits >= 1.6 reads %llu and ignores it", (int)strlen(l->value) - 1,
                                       l->value, (unsigned long long)l->value_raw);
@@ -710,8 +697,7 @@ static int check_line(const struct lc_tree *t, const struct lc_line *l, struct d
                                  "unknown type '%s' (soft, hard or -): pam_limits skips the line", l->type);
         if (!l->value_ok) {
                 if (ends_in_cr(l->value))
-                        return diag_addf(d, DIAG_ERROR, "crlf", path, ln,
-                                         "convert the line ends: sed -i 's/\\r$//' FILE (or dos2unix FILE)",
+                        return diag_addf(d, DIAG_ERROR, "crlf", path, ln, CRLF_FIX,
                                          "value '%.*s' is followed by a carriage return (a CRLF line end): "
                                          "pam_limits >= 1.6 does not read it as a number and skips the line",
                                          (int)strlen(l->value) - 1, l->value);
@@ -744,15 +730,9 @@ static int check_domains(const struct lc_tree *t, struct ident *id, const struct
                         continue;
                 if ((r = strmap_put(&seen, dom, (void *)"")) < 0)
                         break;
-                int q;
-                if (group) {
-                        const struct id_group *g;
-                        q = ident_group(id, name, &g);
-                } else {
-                        const struct id_user *u;
-                        q = ident_user(id, name, &u);
-                }
-                if (q != -ENOENT)
+                const struct id_group *g;
+                const struct id_user *u;
+                if ((group ? ident_group(id, name, &g) : ident_user(id, name, &u)) != -ENOENT)
                         continue;     /* found, or the name service failed: say nothing */
                 const char *hint = closest_name(group ? groups : users, name);
                 if (hint)
@@ -893,7 +873,7 @@ static int check_nofile(const struct lc_tree *t, struct diag_list *d) {
 
 /* What the known users' sessions say about one line. */
 struct line_users {
-        size_t matched, effective, overridden;
+        size_t effective, overridden;
         char shown_eff[200], shown_ovr[800];
         unsigned n_shown_eff, n_shown_ovr;
         size_t stamp;
@@ -939,12 +919,11 @@ static int collect_users(const struct lc_tree *t, struct ident *id, const struct
 }
 
 static int per_user(const struct lc_tree *t, struct ident *id, const struct strv *users, struct line_users *lu) {
-        struct lc_baseline base = { .known = false, .rank = LC_RANK_NONE };
+        struct lc_baseline base = { .known = false, .rank = LC_RANK_NONE, .source = "inherited" };
         char b1[4096], b2[4096], text[8400];
         size_t resolved = 0;
         int r;
 
-        snprintf(base.source, sizeof base.source, "inherited");
         for (size_t ui = 0; ui < users->n && resolved < CHECK_MAX_USERS; ui++) {
                 const struct id_user *u;
                 if (ident_user(id, users->v[ui], &u) < 0)
@@ -954,11 +933,8 @@ static int per_user(const struct lc_tree *t, struct ident *id, const struct strv
                 if (r < 0)
                         return r;
                 resolved++;
-                if (res.kind != LC_RES_LIMITS && res.kind != LC_RES_NO_LIMITS) {
-                        lc_result_clear(&res);
-                        continue;
-                }
-                for (size_t e = 0; e < res.n_events; e++) {
+                bool ran = res.kind == LC_RES_LIMITS || res.kind == LC_RES_NO_LIMITS;
+                for (size_t e = 0; ran && e < res.n_events; e++) {
                         const struct lc_event *ev = &res.events[e];
                         if (ev->outcome != LC_OUT_APPLIED && ev->outcome != LC_OUT_WEAKER && ev->outcome != LC_OUT_QUIRK)
                                 continue;
@@ -966,7 +942,6 @@ static int per_user(const struct lc_tree *t, struct ident *id, const struct strv
                         if (x->stamp == ui + 1)
                                 continue;
                         x->stamp = ui + 1;
-                        x->matched++;
                         const struct lc_line *l = ev->line;
                         if (res.kind == LC_RES_LIMITS && (res.soft.src == l || res.hard.src == l)) {
                                 x->effective++;
@@ -991,11 +966,6 @@ static int per_user(const struct lc_tree *t, struct ident *id, const struct strv
         return 0;
 }
 
-static bool same_entry(const struct lc_line *a, const struct lc_line *b) {
-        return a && b && streq(a->domain, b->domain) && streq(a->type, b->type) && streq(a->item, b->item) &&
-               streq(a->value, b->value);
-}
-
 static int report_dead(const struct lc_tree *t, const struct lc_line *l, const struct dead *x, struct diag_list *d) {
         const char *path = t->files[l->file].display;
         char where[4096], where2[4096], fix[4200];
@@ -1014,7 +984,9 @@ static int report_dead(const struct lc_tree *t, const struct lc_line *l, const s
                                  "replaces a stronger one", W(t, x->by), x->by->domain,
                                  lc_rank_name(lc_line_rank(x->by)));
         case DEAD_OVERRIDE:
-                if (same_entry(l, x->by) && !x->by_hard)
+                /* the same entry again */
+                if (!x->by_hard && streq(l->domain, x->by->domain) && streq(l->type, x->by->type) &&
+                    streq(l->item, x->by->item) && streq(l->value, x->by->value))
                         return diag_addf(d, DIAG_INFO, "duplicate-entry", path, l->lineno, "remove this copy",
                                          "never takes effect: the same entry is read again at %s", W(t, x->by));
                 snprintf(fix, sizeof fix, "remove it, or change %s%s%s instead", W(t, x->by),
@@ -1033,9 +1005,19 @@ static int report_dead(const struct lc_tree *t, const struct lc_line *l, const s
         }
 }
 
+/* " and N more" when a message shows `shown` of `total` names, else "" */
+static const char *more_tail(size_t total, unsigned shown, char buf[static 64]) {
+        buf[0] = '\0';
+        if (total > shown)
+                snprintf(buf, 64, " and %zu more", total - shown);
+        return buf;
+}
+
 static int check_shadowed(const struct lc_tree *t, struct ident *id, const struct strv *users, struct diag_list *d) {
         _cleanup_free_ struct line_users *lu = NULL;
-        struct strv known = {};
+        _cleanup_(strv_clear) struct strv known = {};
+        _cleanup_(dead_index_clear) struct dead_index ix = {};
+        char tail[64], etail[64];
         int r = 0;
 
         if (t->n_lines == 0)
@@ -1043,15 +1025,11 @@ static int check_shadowed(const struct lc_tree *t, struct ident *id, const struc
         lu = calloc(t->n_lines, sizeof(*lu));
         if (!lu)
                 return -ENOMEM;
-        struct dead_index ix;
         r = collect_users(t, id, users, &known);
         if (r >= 0)
                 r = per_user(t, id, &known, lu);
-        strv_clear(&known);
         if (r >= 0)
                 r = dead_index_build(t, &ix);
-        if (r < 0)
-                return r;
         for (size_t i = 0; i < t->n_lines && r >= 0; i++) {
                 const struct lc_line *l = &t->lines[i];
                 if (!lc_line_counts(l))
@@ -1065,10 +1043,7 @@ static int check_shadowed(const struct lc_tree *t, struct ident *id, const struc
                 if (u->overridden == 0)
                         continue;
                 const char *path = t->files[l->file].display;
-                size_t more = u->overridden - u->n_shown_ovr;
-                char tail[64] = "";
-                if (more)
-                        snprintf(tail, sizeof tail, " and %zu more", more);
+                more_tail(u->overridden, u->n_shown_ovr, tail);
                 if (u->effective == 0)
                         r = diag_addf(d, DIAG_WARNING, "shadowed-for-known-users", path, l->lineno,
                                       "if these are all the users it is meant for, remove it or raise its rank; "
@@ -1076,18 +1051,12 @@ static int check_shadowed(const struct lc_tree *t, struct ident *id, const struc
                                       "takes effect for none of the %zu known user%s it applies to: %s%s (it would "
                                       "for a user that no stronger or later line names)",
                                       u->overridden, u->overridden == 1 ? "" : "s", u->shown_ovr, tail);
-                else {
-                        size_t emore = u->effective - u->n_shown_eff;
-                        char etail[64] = "";
-                        if (emore)
-                                snprintf(etail, sizeof etail, " and %zu more", emore);
+                else
                         r = diag_addf(d, DIAG_INFO, "shadowed-for-some-users", path, l->lineno,
                                       "rdmalimits explain USER shows the lines behind each value",
                                       "overridden for %s%s; takes effect for %s%s", u->shown_ovr, tail,
-                                      u->shown_eff, etail);
-                }
+                                      u->shown_eff, more_tail(u->effective, u->n_shown_eff, etail));
         }
-        dead_index_clear(&ix);
         return r;
 }
 
@@ -1133,7 +1102,7 @@ static int check_duplicates(const struct lc_tree *t, struct diag_list *d, size_t
 }
 
 int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *d) {
-        struct strv users = {}, groups = {};
+        _cleanup_(strv_clear) struct strv users = {}, groups = {};
         int r = 0;
 
         for (size_t fi = 0; fi < t->n_files && r >= 0; fi++) {
@@ -1177,7 +1146,5 @@ int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *d) {
                 r = check_shadowed(t, id, &users, d);
         if (r >= 0 && d)
                 r = check_duplicates(t, d, before, d->n);
-        strv_clear(&users);
-        strv_clear(&groups);
         return r;
 }

@@ -230,12 +230,18 @@ static int flavour_rpm(const char *root, enum lc_flavour *ret) {
         return -ENOENT;
 }
 
-static bool mem_has(const char *buf, size_t len, const char *needle) {
-        return memmem(buf, len, needle, strlen(needle) + 1) != NULL;   /* with its NUL */
-}
-
 /* The strings of the installed pam_limits.so: each release added one (read in each tag) */
 static int flavour_module(const char *root, enum lc_flavour *ret) {
+        /* newest first; a marker's length counts its NUL where the whole string must match */
+        static const struct {
+                const char *s;
+                size_t len;
+                unsigned min, pat;
+        } marks[] = {
+                { "rttime", 7, 7, 1 },           { "sd_get_sessions", 15, 7, 0 },
+                { "invalid line %llu", 17, 6, 1 }, { "/proc/sys/fs/nr_open", 20, 5, 2 },
+                { "nonewprivs", 11, 5, 1 },
+        };
         static const char *const dirs[] = { "/usr/lib/x86_64-linux-gnu/security", "/lib/x86_64-linux-gnu/security",
                                             "/usr/lib64/security", "/lib64/security", "/usr/lib/security",
                                             "/lib/security", "/usr/lib/aarch64-linux-gnu/security" };
@@ -249,20 +255,14 @@ static int flavour_module(const char *root, enum lc_flavour *ret) {
                         continue;
                 if (fs_read_all(fd, 8u * 1024 * 1024, &buf, &len) < 0)
                         continue;
-                bool deb = mem_has(buf, len, "chroot");
-                unsigned min = 3, pat = 1;
-                if (mem_has(buf, len, "rttime"))
-                        min = 7, pat = 1;
-                else if (memmem(buf, len, "sd_get_sessions", 15))
-                        min = 7, pat = 0;
-                else if (memmem(buf, len, "invalid line %llu", 17))
-                        min = 6, pat = 1;
-                else if (memmem(buf, len, "/proc/sys/fs/nr_open", 20))
-                        min = 5, pat = 2;
-                else if (mem_has(buf, len, "nonewprivs"))
-                        min = 5, pat = 1;
-                else if (deb)
-                        min = 4, pat = 0;
+                bool deb = memmem(buf, len, "chroot", 7) != NULL;
+                unsigned min = deb ? 4 : 3, pat = deb ? 0 : 1;
+                for (size_t k = 0; k < ELEMENTSOF(marks); k++)
+                        if (memmem(buf, len, marks[k].s, marks[k].len)) {
+                                min = marks[k].min;
+                                pat = marks[k].pat;
+                                break;
+                        }
                 return flavour_make(deb, 1, min, pat, ret);
         }
         return -ENOENT;
@@ -284,20 +284,13 @@ static int os_release_like(const char *root, const char *word, bool usr_lib) {
         return 0;
 }
 
-/* Debian family: /etc/debian_version, or ID/ID_LIKE of os-release naming debian. */
-static int family_of(const char *root) {
-        struct stat st;
-        if (fs_stat_in_root(root, "/etc/debian_version", false, &st) == 0)
-                return 1;
-        return os_release_like(root, "debian", false);
-}
-
 static int flavour_detect(const char *root, enum lc_flavour *ret) {
         static const struct {
                 int (*detect)(const char *root, enum lc_flavour *ret);
                 enum lc_flavour_from from;
         } sources[] = { { flavour_dpkg, LC_FROM_DPKG }, { flavour_rpm, LC_FROM_RPM }, { flavour_module, LC_FROM_MODULE } };
         enum lc_flavour f;
+        struct stat st;
         int r;
 
         for (size_t i = 0; i < ELEMENTSOF(sources); i++)
@@ -305,7 +298,10 @@ static int flavour_detect(const char *root, enum lc_flavour *ret) {
                         *ret = fl_with_from(f, sources[i].from);
                         return 0;
                 }
-        r = family_of(root);
+        /* the Debian family: /etc/debian_version, or ID/ID_LIKE of os-release naming debian */
+        r = 1;
+        if (fs_stat_in_root(root, "/etc/debian_version", false, &st) != 0)
+                r = os_release_like(root, "debian", false);
         if (r < 0)
                 return r;
         *ret = fl_with_from(r ? LC_FLAVOUR_DEBIAN : LC_FLAVOUR_UPSTREAM, LC_FROM_OS_RELEASE);
@@ -328,28 +324,22 @@ int lc_args_parse(const char *module_args, struct lc_args *ret) {
         const char *p = module_args ? module_args : "";
 
         while (*p) {
-                size_t n;
                 while (*p && c_isspace(*p))
                         p++;
-                n = strcspn(p, " \t\n\v\f\r");
+                size_t n = strcspn(p, " \t\n\v\f\r");
                 if (!n)
                         break;
+                /* utmp_early, noaudit, debug and the arguments pam_limits does not know (it
+                 * logs and ignores them) have no effect on the limits */
                 if (n == 7 && strncmp(p, "set_all", n) == 0)
                         a.set_all = true;
-                else if (n == 10 && strncmp(p, "utmp_early", n) == 0)
-                        a.utmp_early = true;
-                else if (n == 7 && strncmp(p, "noaudit", n) == 0)
-                        a.noaudit = true;
-                else if (n == 5 && strncmp(p, "debug", n) == 0)
-                        a.debug = true;
                 else if (n > 5 && strncmp(p, "conf=", 5) == 0) {
                         if (n - 5 >= sizeof a.conf)
                                 return -EINVAL;
                         memcpy(a.conf, p + 5, n - 5);
                         a.conf[n - 5] = '\0';
                         a.conf_set = true;
-                } else
-                        a.unknown++;
+                }
                 p += n;
         }
         *ret = a;
@@ -456,6 +446,11 @@ static uint64_t scaled_value(const struct lc_line *l) {
         }
 }
 
+/* the words process_limit() reads as no limit */
+static bool is_unlimited(const char *v) {
+        return streq(v, "-1") || streq(v, "-") || streq(v, "unlimited") || streq(v, "infinity");
+}
+
 /* process_limit()'s reading of item, type and value, without the domain. */
 static void analyse_values(struct lc_line *l, const struct lc_behaviour *beh) {
         static const char *const types[] = { [LC_SOFT] = "soft", [LC_HARD] = "hard", [LC_SOFT | LC_HARD] = "-" };
@@ -470,7 +465,7 @@ static void analyse_values(struct lc_line *l, const struct lc_behaviour *beh) {
         case LC_ITEM_MEMLOCK:
         case LC_ITEM_RLIMIT: {
                 const char *v = l->value, *end;
-                if (streq(v, "-1") || streq(v, "-") || streq(v, "unlimited") || streq(v, "infinity")) {
+                if (is_unlimited(v)) {
                         l->value_ok = true;
                         l->value_infinity = true;
                         l->value_raw = UINT64_MAX;
@@ -495,8 +490,7 @@ static void analyse_values(struct lc_line *l, const struct lc_behaviour *beh) {
         case LC_ITEM_PRIORITY:
         case LC_ITEM_LOGIN: {
                 const char *v = l->value, *end;
-                if (l->item_kind == LC_ITEM_LOGIN &&
-                    (streq(v, "-1") || streq(v, "-") || streq(v, "unlimited") || streq(v, "infinity"))) {
+                if (l->item_kind == LC_ITEM_LOGIN && is_unlimited(v)) {
                         l->value_ok = true;
                         l->ivalue = -1;
                         break;
@@ -607,7 +601,8 @@ struct builder {
 
 static int add_line(struct builder *b, unsigned file, unsigned lineno, unsigned chunk, const char *piece, size_t len) {
         struct lc_tree *t = b->t;
-        char *text, *c;
+        _cleanup_free_ char *text = NULL;
+        char *c;
 
         /* C string semantics: a NUL ends the line for pam_limits */
         len = strnlen(piece, len);
@@ -624,33 +619,23 @@ static int add_line(struct builder *b, unsigned file, unsigned lineno, unsigned 
                 *c = '\0';
         if ((c = strchr(text, '\n')))
                 *c = '\0';
-        if (!*text) {
-                free(text);
+        if (!*text)
                 return 0;
-        }
-        if (GROW(t->lines, b->cap_lines, t->n_lines + 1) < 0) {
-                free(text);
+        if (GROW(t->lines, b->cap_lines, t->n_lines + 1) < 0)
                 return -ENOMEM;
-        }
         struct lc_line *l = &t->lines[t->n_lines++];
-        *l = (struct lc_line){ .file = file, .lineno = lineno, .chunk = chunk, .text = text };
+        *l = (struct lc_line){ .file = file, .lineno = lineno, .chunk = chunk,
+                               .text = TAKE_PTR(text) };
         analyse_line(l, &t->beh);
         return 0;
 }
 
 static int add_file(struct builder *b, const char *path, const char *display, unsigned *ret) {
         struct lc_tree *t = b->t;
-        if (GROW(t->files, b->cap_files, t->n_files + 1) < 0)
+        _cleanup_free_ char *p = strdup(path), *d = strdup(display);
+        if (!p || !d || GROW(t->files, b->cap_files, t->n_files + 1) < 0)
                 return -ENOMEM;
-        struct lc_file *f = &t->files[t->n_files];
-        *f = (struct lc_file){};
-        f->path = strdup(path);
-        f->display = strdup(display);
-        if (!f->path || !f->display) {
-                free(f->path);
-                free(f->display);
-                return -ENOMEM;
-        }
+        t->files[t->n_files] = (struct lc_file){ .path = TAKE_PTR(p), .display = TAKE_PTR(d) };
         *ret = (unsigned)t->n_files++;
         return 0;
 }
@@ -679,12 +664,16 @@ static int parse_line(struct builder *b, unsigned file, unsigned lineno, const c
         return 0;
 }
 
-static int parse_buffer(struct builder *b, unsigned file, const char *buf, size_t len) {
-        struct lc_file *f = &b->t->files[file];
-        unsigned lineno = 1;
+/* A file given as text (path and display as add_file() takes them), read from memory. */
+static int parse_buffer(struct builder *b, const char *path, const char *display, const char *buf,
+                        size_t len) {
+        unsigned file, lineno = 1;
         size_t pos = 0;
-        int r;
+        int r = add_file(b, path, display, &file);
 
+        if (r < 0)
+                return r;
+        struct lc_file *f = &b->t->files[file];
         f->first = b->t->n_lines;
         f->no_final_newline = len > 0 && buf[len - 1] != '\n';
         while (pos < len) {
@@ -733,14 +722,8 @@ static int parse_fd(struct builder *b, unsigned file, int fd, bool device) {
                         memmove(buf, buf + start, len - start);
                 len -= start;
                 start = 0;
-                if (cap - len < 65536) {
-                        size_t c = cap ? cap * 2 : 65536;
-                        char *v = realloc(buf, c);
-                        if (!v)
-                                return -ENOMEM;
-                        buf = v;
-                        cap = c;
-                }
+                if (GROW(buf, cap, len + 65536) < 0)   /* 64 KiB free at least */
+                        return -ENOMEM;
                 ssize_t k = read(fd, buf + len, cap - len);
                 if (k < 0 && errno == EINTR)
                         continue;
@@ -781,12 +764,11 @@ static int read_file(struct builder *b, const char *rel, const char *path, const
         /* A link to /dev/null is the usual way to mask a file, and pam_limits reads it as
          * empty.  Under --root the tree's links resolve inside the tree, where /dev/null is not
          * the device: the link itself says what pam_limits would read. */
-        if (b->t->root) {
-                char target[32];
-                if (fs_readlink_in_root(b->t->root, rel, target, sizeof target) > 0 && streq(target, "/dev/null")) {
-                        f->masked = true;
-                        return 0;
-                }
+        char target[32];
+        if (b->t->root && fs_readlink_in_root(b->t->root, rel, target, sizeof target) > 0 &&
+            streq(target, "/dev/null")) {
+                f->masked = true;
+                return 0;
         }
         r = fs_open_in_root(b->t->root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd);
         if (r < 0) {
@@ -823,9 +805,7 @@ static int add_skipped(struct builder *b, const char *display, const char *reaso
 
 /* display form of a path under the root: relative to it, or absolute without a root */
 static char *display_path(const struct lc_tree *t, const char *abs) {
-        if (!t->root)
-                return strdup(abs);
-        return strdup(abs[0] == '/' ? abs + 1 : abs);
+        return strdup(t->root && abs[0] == '/' ? abs + 1 : abs);
 }
 
 /* glob(DIR "/" "*.conf"): names ending in .conf, not starting with a dot */
@@ -850,32 +830,19 @@ static int list_dir(const struct lc_tree *t, const char *dir, struct strv *ret) 
         return r < 0 ? r : 0;
 }
 
-/* The edited file of /etc's limits.d in place of what is on disk. */
-static int read_edited(struct builder *b, const char *path, const char *disp) {
-        unsigned idx;
-        int r = add_file(b, path, disp, &idx);
-        if (r < 0)
-                return r;
-        return parse_buffer(b, idx, b->edit->text, b->edit->len);
-}
-
-static bool is_edited(const struct builder *b, const char *name, int vendor) {
-        return b->edit && !vendor && streq(name, b->edit->name);
-}
-
 /* One entry of a limits.d: skipped with the reason, or read */
 static int read_entry(struct builder *b, const char *dir, const char *name, int vendor) {
         _cleanup_free_ char *rel = NULL, *path = NULL, *disp = NULL;
-        if (is_edited(b, name, vendor) && !b->edit->text)
-                return 0;       /* removed by the edit */
         if (asprintf(&rel, "%s/%s", dir, name) < 0)
                 return -ENOMEM;
         path = fs_root_path(b->t->root, rel);
         disp = display_path(b->t, rel);
         if (!path || !disp)
                 return -ENOMEM;
-        if (is_edited(b, name, vendor) && glob_matches(name))
-                return read_edited(b, path, disp);
+        /* the edited file of /etc's limits.d (read_dir() took out a removed one) in place of what
+         * is on disk */
+        if (b->edit && !vendor && streq(name, b->edit->name) && glob_matches(name))
+                return parse_buffer(b, path, disp, b->edit->text, b->edit->len);
         if (name[0] == '.')
                 return add_skipped(b, disp, "a dotfile; pam_limits reads only names matching *.conf that do not start with a dot");
         if (!endswith(name, ".conf"))
@@ -965,27 +932,19 @@ static int read_dir(struct builder *b) {
 }
 
 static struct lc_tree *tree_new(const char *root, enum lc_flavour flavour) {
-        struct lc_tree *t = calloc(1, sizeof(*t));
-        if (!t)
+        _cleanup_free_ struct lc_tree *t = calloc(1, sizeof(*t));
+        if (!t || (root && *root && !streq(root, "/") && !(t->root = strdup(root))))
                 return NULL;
-        if (root && *root && !streq(root, "/")) {
-                t->root = strdup(root);
-                if (!t->root) {
-                        free(t);
-                        return NULL;
-                }
-        }
         if (fl_release(flavour) == LC_FLAVOUR_AUTO)
                 flavour = lc_flavour_default(t->root);
         t->release = flavour;
         t->flavour = lc_flavour_model(flavour);
         lc_flavour_behaviour(flavour, &t->beh);
-        return t;
+        return TAKE_PTR(t);
 }
 
-/* openSUSE builds with --enable-vendordir=/usr/etc */
-static bool is_suse(const char *root) {
-        return os_release_like(root, "suse", true) > 0;
+static void tree_freep(struct lc_tree **t) {
+        lc_tree_free(*t);
 }
 
 /* VENDOR_SCONFIGDIR: read by pam_limits from 1.5.3 on only; a directory given for an older
@@ -996,8 +955,9 @@ static int choose_vendor_dir(struct lc_tree *t) {
                 return 0;
         if (t->args.vendor == LC_VENDOR_DIR)
                 v = t->args.vendordir;
-        else if (t->args.vendor == LC_VENDOR_BUILD)
-                v = is_suse(t->root) ? "/usr/etc/security" : t->beh.vendor_default;
+        else if (t->args.vendor == LC_VENDOR_BUILD)   /* openSUSE: --enable-vendordir=/usr/etc */
+                v = os_release_like(t->root, "suse", true) > 0 ? "/usr/etc/security"
+                                                               : t->beh.vendor_default;
         if (!v || !*v)
                 return 0;
         t->vendor_dir = strdup(v);
@@ -1011,46 +971,41 @@ int lc_tree_load_args(const char *root, enum lc_flavour flavour, const struct lc
 int lc_tree_load_edited(const char *root, enum lc_flavour flavour, const struct lc_args *args,
                         const struct lc_edit *edit, struct lc_tree **ret) {
         _cleanup_free_ char *path = NULL, *disp = NULL, *vconf = NULL;
-        struct builder b = { .edit = edit };
+        _cleanup_(tree_freep) struct lc_tree *t = tree_new(root, flavour);
+        struct builder b = { .t = t, .edit = edit };
         const char *conf = LC_LIMITS_CONF;
         bool vendor = false;
         struct stat st;
         int r;
 
-        b.t = tree_new(root, flavour);
-        if (!b.t)
+        if (!t)
                 return -ENOMEM;
         if (args)
-                b.t->args = *args;
-        b.t->conf_override = b.t->args.conf_set;
-        r = choose_vendor_dir(b.t);
+                t->args = *args;
+        t->conf_override = t->args.conf_set;
+        r = choose_vendor_dir(t);
         if (r < 0)
-                goto fail;
-        if (b.t->args.conf_set)
-                conf = b.t->args.conf;
-        else if (b.t->vendor_dir && fs_stat_in_root(b.t->root, LC_LIMITS_CONF, false, &st) == -ENOENT) {
+                return r;
+        if (t->args.conf_set)
+                conf = t->args.conf;
+        else if (t->vendor_dir && fs_stat_in_root(t->root, LC_LIMITS_CONF, false, &st) == -ENOENT) {
                 /* stat(LIMITS_FILE) fails with ENOENT: the vendor's limits.conf */
-                r = -ENOMEM;
-                if (asprintf(&vconf, "%s/limits.conf", b.t->vendor_dir) < 0)
-                        goto fail;
+                if (asprintf(&vconf, "%s/limits.conf", t->vendor_dir) < 0)
+                        return -ENOMEM;
                 conf = vconf;
                 vendor = true;
         }
-        path = fs_root_path(b.t->root, conf);
-        disp = display_path(b.t, conf);
-        r = -ENOMEM;
+        path = fs_root_path(t->root, conf);
+        disp = display_path(t, conf);
         if (!path || !disp)
-                goto fail;
+                return -ENOMEM;
         r = read_file(&b, conf, path, disp, vendor);
-        if (r >= 0 && !b.t->conf_override)
+        if (r >= 0 && !t->conf_override)
                 r = read_dir(&b);
         if (r < 0)
-                goto fail;
-        *ret = b.t;
+                return r;
+        *ret = TAKE_PTR(t);
         return 0;
-fail:
-        lc_tree_free(b.t);
-        return r;
 }
 
 int lc_tree_load(const char *root, enum lc_flavour flavour, const char *conf_file, struct lc_tree **ret) {
@@ -1066,22 +1021,17 @@ int lc_tree_load(const char *root, enum lc_flavour flavour, const char *conf_fil
 
 int lc_tree_load_text(const char *display, const char *text, size_t len, enum lc_flavour flavour,
                       struct lc_tree **ret) {
-        struct builder b = {};
-        unsigned idx;
+        _cleanup_(tree_freep) struct lc_tree *t = tree_new(NULL, flavour);
+        struct builder b = { .t = t };
         int r;
 
-        b.t = tree_new(NULL, flavour);
-        if (!b.t)
+        if (!t)
                 return -ENOMEM;
-        b.t->conf_override = true;
-        r = add_file(&b, display, display, &idx);
-        if (r >= 0)
-                r = parse_buffer(&b, idx, text, len);
-        if (r < 0) {
-                lc_tree_free(b.t);
+        t->conf_override = true;
+        r = parse_buffer(&b, display, display, text, len);
+        if (r < 0)
                 return r;
-        }
-        *ret = b.t;
+        *ret = TAKE_PTR(t);
         return 0;
 }
 
@@ -1185,10 +1135,7 @@ int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct l
 
         if (!t->beh.pid1_always && !t->args.set_all) {
                 /* upstream, and Debian from 1.7.0 on: the service's own limits (unless set_all) */
-                b.known = false;
-                b.rank = LC_RANK_NONE;
-                snprintf(b.source, sizeof b.source, "inherited");
-                *ret = b;
+                *ret = (struct lc_baseline){ .rank = LC_RANK_NONE, .source = "inherited" };
                 return 0;
         }
         if (!path) {

@@ -423,13 +423,6 @@ static void item_outcome(const struct lc_tree *t, const struct lc_result *r, con
         }
 }
 
-static void session_where(const struct lc_tree *t, const struct lc_line *l, char *buf, size_t size) {
-        if (l)
-                lc_line_where(t, l, buf, size);
-        else
-                snprintf(buf, size, "%s", LC_PROC1_LIMITS);
-}
-
 /* setup_limits() for every item, in the kernel's order; the memlock it leaves */
 static void session_limits(const struct lc_tree *t, const struct lc_result *r, const struct lc_service *svc,
                            struct lc_session *s) {
@@ -445,11 +438,11 @@ static void session_limits(const struct lc_tree *t, const struct lc_result *r, c
                 if (!o.set)
                         continue;
                 if (o.fails && !t->beh.eperm_silent) {
-                        if (s->kind != LC_SESSION_REFUSED) {
-                                session_where(t, o.line, where, sizeof where);
+                        const char *at = o.line ? lc_line_where(t, o.line, where, sizeof where)
+                                                : LC_PROC1_LIMITS;
+                        if (s->kind != LC_SESSION_REFUSED)
                                 set_cause(s, "%s: %s: setrlimit fails (EPERM) and pam_limits refuses the login "
-                                          "(PAM_PERM_DENIED)", where, o.why);
-                        }
+                                          "(PAM_PERM_DENIED)", at, o.why);
                         s->kind = LC_SESSION_REFUSED;
                 }
                 if (i != RLIMIT_MEMLOCK || o.fails)

@@ -71,10 +71,8 @@ struct lc_behaviour {
  * directory. */
 struct lc_args {
         bool set_all;         /* every limit starts from PID 1's (/proc/1/limits) */
-        bool utmp_early, noaudit, debug;   /* no effect on the limits */
         bool conf_set;
         char conf[1024];      /* conf=FILE: only that file, no limits.d */
-        unsigned unknown;     /* arguments pam_limits does not know (it logs and ignores them) */
         enum { LC_VENDOR_BUILD, LC_VENDOR_NONE, LC_VENDOR_DIR } vendor;
         char vendordir[1024]; /* LC_VENDOR_DIR: DIR (its limits.conf and limits.d/) */
 };
@@ -185,8 +183,7 @@ struct lc_tree {
 enum lc_flavour lc_flavour_default(const char *root);
 /* "debian-1.5.2", "upstream-1.4.0", "debian", "upstream" (the newest); -EINVAL otherwise. */
 int lc_flavour_from_string(const char *s, enum lc_flavour *ret);
-/* "debian-1.5.2"; a static string per model for LC_FLAVOUR_DEBIAN/UPSTREAM, else in a
- * thread-local buffer */
+/* "debian-1.5.2" (in a thread-local buffer), or "auto" */
 const char *lc_flavour_to_string(enum lc_flavour f);
 void lc_flavour_behaviour(enum lc_flavour f, struct lc_behaviour *ret);
 /* The canonical value of f's model: LC_FLAVOUR_DEBIAN for Debian < 1.7, LC_FLAVOUR_UPSTREAM

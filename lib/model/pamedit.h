@@ -69,8 +69,6 @@ enum pam_manager {
         PAM_MANAGER_AUTHSELECT,       /* RHEL-like: a link into /etc/authselect, or its header */
 };
 const char *pam_manager_name(enum pam_manager m);
-/* Who manages the text of a stack file (by the markers those tools write). */
-enum pam_manager pam_text_manager(const char *text);
 /*
  * Who manages ROOT/etc/pam.d/NAME: a symbolic link whose target names an authselect
  * directory is authselect's; else by its text.  A file that does not exist is -ENOENT.

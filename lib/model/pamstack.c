@@ -14,32 +14,28 @@
 
 #define MAX_DEPTH 8
 
-static int push(struct pam_stack *s, const char *file, unsigned line, bool dash, const char *control,
-                const char *module, const char *args, unsigned depth) {
-        if (GROW_EXACT(s->v, s->n + 1) < 0)
-                return -ENOMEM;
-        struct pam_entry *e = &s->v[s->n];
-        *e = (struct pam_entry){ .line = line, .dash = dash, .depth = depth };
+char *pam_module_name(const char *module) {
         const char *base = strrchr(module, '/');
         base = base ? base + 1 : module;
         size_t bl = strlen(base);
         if (bl > 3 && streq(base + bl - 3, ".so"))
                 bl -= 3;
+        return strndup(base, bl);
+}
+
+/* -ENOMEM leaves the entry counted, for pam_stack_clear() */
+static int push(struct pam_stack *s, const char *file, unsigned line, bool dash, const char *control,
+                const char *module, const char *args, unsigned depth) {
+        if (GROW_EXACT(s->v, s->n + 1) < 0)
+                return -ENOMEM;
+        struct pam_entry *e = &s->v[s->n++];
+        *e = (struct pam_entry){ .line = line, .dash = dash, .depth = depth };
         e->file = strdup(file);
         e->control = strdup(control);
         e->module = strdup(module);
-        e->name = strndup(base, bl);
+        e->name = pam_module_name(module);
         e->args = strdup(args);
-        if (!e->file || !e->control || !e->module || !e->name || !e->args) {
-                free(e->file);
-                free(e->control);
-                free(e->module);
-                free(e->name);
-                free(e->args);
-                return -ENOMEM;
-        }
-        s->n++;
-        return 0;
+        return e->file && e->control && e->module && e->name && e->args ? 0 : -ENOMEM;
 }
 
 static char *next_word(char **p) {
@@ -80,35 +76,26 @@ static int load_file(const char *root, const char *name, struct pam_stack *s, un
                 return depth == 0 || r == -ENOMEM ? r : 0;
         const char *display = root ? rel + 1 : rel;
         while (getline(&line, &n, f) > 0) {
-                char *p = line, *c;
-                lineno++;
-                if ((c = strchr(p, '#')))
-                        *c = '\0';
-                p[strcspn(p, "\r\n")] = '\0';
+                char *w[3], *rest;
                 /* line continuations are rare in pam.d; treated as separate lines */
-                char *w1 = next_word(&p);
-                if (!w1)
+                unsigned nw = pam_line_split(line, w, &rest);
+                lineno++;
+                if (nw == 0)
                         continue;
-                if (streq(w1, "@include")) {
-                        char *inc = next_word(&p);
-                        if (inc && (r = load_file(root, inc, s, depth + 1)) < 0)
+                if (streq(w[0], "@include")) {
+                        if (w[1] && (r = load_file(root, w[1], s, depth + 1)) < 0)
                                 return r;
                         continue;
                 }
-                bool dash = w1[0] == '-';
-                if (strcasecmp(w1 + dash, "session") != 0)
+                bool dash = w[0][0] == '-';
+                if (strcasecmp(w[0] + dash, "session") != 0 || nw < 3)
                         continue;
-                char *control = next_word(&p), *module = next_word(&p);
-                if (!control || !module)
-                        continue;
-                while (*p == ' ' || *p == '\t')
-                        p++;
-                if (streq(control, "include") || streq(control, "substack")) {
-                        if ((r = load_file(root, module, s, depth + 1)) < 0)
+                if (streq(w[1], "include") || streq(w[1], "substack")) {
+                        if ((r = load_file(root, w[2], s, depth + 1)) < 0)
                                 return r;
                         continue;
                 }
-                r = push(s, display, lineno, dash, control, module, p, depth);
+                r = push(s, display, lineno, dash, w[1], w[2], rest, depth);
                 if (r < 0)
                         return r;
         }

@@ -25,6 +25,9 @@ struct pam_stack {
 /* Read ROOT/etc/pam.d/SERVICE (root NULL: /) and what it includes. */
 int pam_stack_load(const char *root, const char *service, struct pam_stack *ret);
 void pam_stack_clear(struct pam_stack *s);
+/* The name of a module as written ("/lib/security/pam_limits.so"): its basename without
+ * ".so" ("pam_limits"), malloc()ed; NULL: ENOMEM. */
+char *pam_module_name(const char *module);
 /* Index of the first entry whose module name is `name` ("pam_limits"), or -1. */
 long pam_stack_find(const struct pam_stack *s, const char *name);
 /* Split one line of a stack file, in place, as pam_stack_load() reads it: the comment ('#' to

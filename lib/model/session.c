@@ -34,8 +34,7 @@ static int parse_action(const char *s, size_t len, enum pam_action *ret, unsigne
 
         if (len == 0 || len >= sizeof buf)
                 return -EINVAL;
-        memcpy(buf, s, len);
-        buf[len] = '\0';
+        snprintf(buf, sizeof buf, "%.*s", (int)len, s);
         for (size_t i = 0; i < ELEMENTSOF(names); i++)
                 if (streq(buf, names[i].name)) {
                         *ret = names[i].a;
@@ -156,10 +155,8 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
                 if (streq(e->name, "pam_limits")) {
                         r.last_limits = (long)i;
                         r.n_limits++;
-                } else if (streq(e->name, "pam_rdmalimit")) {
+                } else if (streq(e->name, "pam_rdmalimit"))
                         r.last_module = (long)i;
-                        r.n_module++;
-                }
                 if (pam_control_action(e->control, rv, &a, &jump) < 0)
                         a = PAM_ACT_BAD;   /* libpam treats an unreadable control as a failure */
                 bool decides = a == PAM_ACT_JUMP || a == PAM_ACT_DONE || a == PAM_ACT_DIE;

@@ -54,7 +54,7 @@ struct stack_run {
         size_t n_run;
         long last_limits;    /* index of the last pam_limits that runs, -1: none */
         long last_module;    /* the same for pam_rdmalimit */
-        size_t n_limits, n_module;
+        size_t n_limits;     /* how many pam_limits run */
         long ended_at;       /* the entry that ended the stack early (requisite, sufficient, done/die), -1 */
         bool assumed;        /* the path depends on a module whose result is assumed (success) */
         bool failed;         /* the stack's result is a failure: the session is not opened */
