@@ -429,7 +429,7 @@ static int rdma_mrs(const struct mnl_fns *f, struct rdma_list *l) {
 
 struct probe_result {
         int error;               /* negative errno, 0 */
-        int step;                /* where it failed: 0 socket, 1 setuid, 2 caps, 3 register, 4 rlimit */
+        int step;                /* where it failed: 0 socket, 1 becoming the user, 3 register, 4 rlimit */
         uint64_t pages;
         int at_least;
 };
