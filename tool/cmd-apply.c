@@ -198,11 +198,11 @@ static bool find_ours(const struct lc_tree *t, const struct edit *e, const char 
 static int check_effect(const struct ctx *c, const struct edit *e, const char *text, const char *domain,
                         struct effect *ret) {
         struct lc_edit ed = { .name = e->name, .text = text, .len = strlen(text) };
-        struct lc_tree *t = NULL;
-        struct ident *id = NULL;
+        _cleanup_(lc_tree_freep) struct lc_tree *t = NULL;
+        _cleanup_(ident_freep) struct ident *id = NULL;
+        _cleanup_(strv_freep) char **names = NULL;
         struct lc_baseline base;
         const struct lc_line *line = NULL;
-        char **names = NULL;
         size_t n_names = 0, ours = 0;
         unsigned slots = 0;
         int r;
@@ -227,9 +227,6 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
                 if (ident_user(id, domain, &u) >= 0)
                         effect_user(t, id, &base, domain, slots, ours, ret);
         }
-        strv_free(names);
-        ident_free(id);
-        lc_tree_free(t);
         return r;
 }
 
@@ -298,10 +295,26 @@ static void print_apply_json(const struct ctx *c, bool changed, const char *file
         change_json_end(c, &j);
 }
 
+/* Whether pam_limits reads text back as exactly the entries of e: 1, 0, or -ENOMEM. */
+static int reads_back(const struct ctx *c, const struct edit *e, const char *text) {
+        _cleanup_(lc_tree_freep) struct lc_tree *t = NULL;
+        size_t k = 0;
+
+        if (lc_tree_load_text(e->display, text, strlen(text), c->flavour, &t) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < t->n_lines; i++, k++) {
+                const struct lc_line *l = &t->lines[i];
+                if (k >= e->d.n || l->nfields != 4 || l->item_kind != LC_ITEM_MEMLOCK || l->value_misread ||
+                    !l->value_ok || l->type_mask != e->d.v[k].type || l->bytes != e->d.v[k].bytes ||
+                    !streq(l->domain, e->d.v[k].domain) || l->range == LC_RANGE_ERR)
+                        return 0;
+        }
+        return k == e->d.n;
+}
+
 /* Validate, show, write.  Returns 0 or a CMD_* outcome. */
 static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, bool removing) {
         _cleanup_free_ char *text = NULL, *diff = NULL;
-        struct lc_tree *t = NULL;
         bool delete_file = removing && e->d.n == 0;
         int r;
 
@@ -309,27 +322,12 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
         if (!text)
                 return log_oom();
         /* validate: pam_limits must read back exactly the entries we mean */
-        if (!delete_file) {
-                r = lc_tree_load_text(e->display, text, strlen(text), c->flavour, &t);
-                if (r < 0)
-                        return log_oom();
-                size_t k = 0;
-                bool ok = true;
-                for (size_t i = 0; i < t->n_lines; i++) {
-                        const struct lc_line *l = &t->lines[i];
-                        if (k >= e->d.n || l->nfields != 4 || l->item_kind != LC_ITEM_MEMLOCK || l->value_misread ||
-                            !l->value_ok || l->type_mask != e->d.v[k].type || l->bytes != e->d.v[k].bytes ||
-                            !streq(l->domain, e->d.v[k].domain) || l->range == LC_RANGE_ERR) {
-                                ok = false;
-                                break;
-                        }
-                        k++;
-                }
-                lc_tree_free(t);
-                if (!ok || k != e->d.n) {
-                        log_error("internal error: the rendered drop-in does not read back as intended; nothing written");
-                        return CMD_FINDINGS;
-                }
+        r = delete_file ? 1 : reads_back(c, e, text);
+        if (r < 0)
+                return log_oom();
+        if (r == 0) {
+                log_error("internal error: the rendered drop-in does not read back as intended; nothing written");
+                return CMD_FINDINGS;
         }
         struct effect eff = {};
         int eff_rc = 0;

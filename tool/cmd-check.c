@@ -90,36 +90,30 @@ int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **
 
 int cmd_check(struct ctx *c) {
         _cleanup_(diag_list_clear) struct diag_list d = {};
-        struct lc_tree *t = NULL;
-        struct ident *id = NULL;
+        _cleanup_(ident_freep) struct ident *id = NULL;
         int r;
 
         if (ctx_ident(c, &id) < 0)
                 return CMD_FINDINGS;
         if (c->argc == 0) {
-                if (ctx_load_tree(c, NULL, &t) < 0) {
-                        ident_free(id);
+                _cleanup_(lc_tree_freep) struct lc_tree *t = NULL;
+                if (ctx_load_tree(c, NULL, &t) < 0)
                         return CMD_FINDINGS;
-                }
                 r = lc_check(t, id, &d);
-                lc_tree_free(t);
         } else {
                 r = 0;
                 for (int i = 0; i < c->argc && r >= 0; i++) {
+                        _cleanup_(lc_tree_freep) struct lc_tree *t = NULL;
                         /* a file given by name is checked alone, as with pam_limits conf= */
                         r = lc_tree_load(NULL, c->flavour, c->argv[i], &t);
-                        if (r >= 0) {
-                                if (t->n_files && t->files[0].open_error == -ENOENT)
-                                        diag_add(&d, DIAG_ERROR, c->argv[i], 0, "does not exist");
-                                else
-                                        r = lc_check(t, id, &d);
-                                lc_tree_free(t);
-                        }
+                        if (r >= 0 && t->n_files && t->files[0].open_error == -ENOENT)
+                                diag_add(&d, DIAG_ERROR, c->argv[i], 0, "does not exist");
+                        else if (r >= 0)
+                                r = lc_check(t, id, &d);
                 }
         }
         if (r >= 0 && c->policy)
                 (void)check_policy_file(c, &d, NULL, NULL, NULL);
-        ident_free(id);
         if (r < 0) {
                 log_error("check failed: %s", strerror(-r));
                 return r;

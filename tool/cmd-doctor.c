@@ -94,20 +94,20 @@ static void print_json(const struct diag_list *rep) {
 
 int cmd_doctor(struct ctx *c) {
         _cleanup_(diag_list_clear) struct diag_list rep = {}, pd = {};
-        struct lc_tree *t = NULL;
-        struct ident *id = NULL;
-        struct policy *p = NULL;
+        _cleanup_(lc_tree_freep) struct lc_tree *t = NULL;
+        _cleanup_(ident_freep) struct ident *id = NULL;
+        _cleanup_(policy_freep) struct policy *p = NULL;
         _cleanup_free_ char *policy_path = NULL, *policy_text = NULL;
         size_t policy_len = 0;
-        int r, ret = CMD_FINDINGS;
+        int r;
 
         if (ctx_ident(c, &id) < 0 || ctx_load_tree(c, NULL, &t) < 0)
-                goto out;
+                return CMD_FINDINGS;
         policy_path = fs_root_path(c->root, c->policy_path);
         r = policy_path ? check_policy_file(c, &pd, &p, &policy_text, &policy_len) : -ENOMEM;
         if (r == -ENOMEM) {
                 log_error("out of memory");
-                goto out;
+                return CMD_FINDINGS;
         }
         struct doctor_input in = {
                 .root = c->root,
@@ -128,16 +128,11 @@ int cmd_doctor(struct ctx *c) {
         r = doctor_run(&in, &rep);
         if (r < 0) {
                 log_error("doctor: %s", strerror(-r));
-                goto out;
+                return CMD_FINDINGS;
         }
         if (c->json)
                 print_json(&rep);
         else
                 print_text(&rep, c->quiet);
-        ret = diag_count(&rep, DIAG_ERROR) ? CMD_FINDINGS : 0;
-out:
-        policy_free(p);
-        lc_tree_free(t);
-        ident_free(id);
-        return ret;
+        return diag_count(&rep, DIAG_ERROR) ? CMD_FINDINGS : 0;
 }

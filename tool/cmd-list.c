@@ -80,7 +80,7 @@ static void list_text(const struct lc_tree *t) {
 }
 
 int cmd_list(struct ctx *c) {
-        struct lc_tree *t = NULL;
+        _cleanup_(lc_tree_freep) struct lc_tree *t = NULL;
         int r = ctx_load_tree(c, NULL, &t);
 
         if (r < 0)
@@ -89,6 +89,5 @@ int cmd_list(struct ctx *c) {
                 list_json(t);
         else
                 list_text(t);
-        lc_tree_free(t);
         return 0;
 }

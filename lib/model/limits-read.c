@@ -943,10 +943,6 @@ static struct lc_tree *tree_new(const char *root, enum lc_flavour flavour) {
         return TAKE_PTR(t);
 }
 
-static void tree_freep(struct lc_tree **t) {
-        lc_tree_free(*t);
-}
-
 /* VENDOR_SCONFIGDIR: read by pam_limits from 1.5.3 on only; a directory given for an older
  * release is no directory of its build */
 static int choose_vendor_dir(struct lc_tree *t) {
@@ -971,7 +967,7 @@ int lc_tree_load_args(const char *root, enum lc_flavour flavour, const struct lc
 int lc_tree_load_edited(const char *root, enum lc_flavour flavour, const struct lc_args *args,
                         const struct lc_edit *edit, struct lc_tree **ret) {
         _cleanup_free_ char *path = NULL, *disp = NULL, *vconf = NULL;
-        _cleanup_(tree_freep) struct lc_tree *t = tree_new(root, flavour);
+        _cleanup_(lc_tree_freep) struct lc_tree *t = tree_new(root, flavour);
         struct builder b = { .t = t, .edit = edit };
         const char *conf = LC_LIMITS_CONF;
         bool vendor = false;
@@ -1021,7 +1017,7 @@ int lc_tree_load(const char *root, enum lc_flavour flavour, const char *conf_fil
 
 int lc_tree_load_text(const char *display, const char *text, size_t len, enum lc_flavour flavour,
                       struct lc_tree **ret) {
-        _cleanup_(tree_freep) struct lc_tree *t = tree_new(NULL, flavour);
+        _cleanup_(lc_tree_freep) struct lc_tree *t = tree_new(NULL, flavour);
         struct builder b = { .t = t };
         int r;
 

@@ -161,7 +161,7 @@ struct lc_skipped {
 };
 
 struct lc_tree {
-        enum lc_flavour flavour;   /* LC_FLAVOUR_DEBIAN, LC_FLAVOUR_UPSTREAM, or the release */
+        enum lc_flavour flavour;   /* the model of the release: lc_flavour_model() */
         enum lc_flavour release;   /* the release as given or detected, with its LC_FROM_ bits */
         struct lc_behaviour beh;
         struct lc_args args;
@@ -186,8 +186,9 @@ int lc_flavour_from_string(const char *s, enum lc_flavour *ret);
 /* "debian-1.5.2" (in a thread-local buffer), or "auto" */
 const char *lc_flavour_to_string(enum lc_flavour f);
 void lc_flavour_behaviour(enum lc_flavour f, struct lc_behaviour *ret);
-/* The canonical value of f's model: LC_FLAVOUR_DEBIAN for Debian < 1.7, LC_FLAVOUR_UPSTREAM
- * for upstream >= 1.6.1, else f without its LC_FROM_ bits. */
+/* The release that stands for f's model: LC_FLAVOUR_DEBIAN for Debian < 1.7,
+ * LC_FLAVOUR_DEBIAN_NEWEST for Debian >= 1.7, LC_FLAVOUR_UPSTREAM for upstream >= 1.6.1,
+ * upstream 1.6.0, 1.5.3, or 1.5.2 for 1.3.1 to 1.5.2; LC_FLAVOUR_AUTO stays so. */
 enum lc_flavour lc_flavour_model(enum lc_flavour f);
 /* For explain: the release the tree models ("debian-1.5.2") and why ("dpkg", "rpm",
  * "pam_limits.so", "os-release", "default" or "--flavour"). */
@@ -220,6 +221,9 @@ int lc_tree_load_edited(const char *root, enum lc_flavour flavour, const struct 
 int lc_tree_load_text(const char *display, const char *text, size_t len, enum lc_flavour flavour,
                       struct lc_tree **ret);
 void lc_tree_free(struct lc_tree *t);
+static inline void lc_tree_freep(struct lc_tree **t) {
+        lc_tree_free(*t);
+}
 
 /* "display:lineno" for messages; buf of at least 4096 bytes. */
 const char *lc_line_where(const struct lc_tree *t, const struct lc_line *l, char *buf, size_t size);
