@@ -235,14 +235,14 @@ static void json_overridden(struct json *j, const struct tool_session *s) {
 
 static void explain_json(const struct tool_session *s, const char *user, const char *ssrc, const char *hsrc) {
         const struct lc_result *res = &s->m.limits;
-        char where[4096];
+        char where[4096], fl[LC_FLAVOUR_NAME_MAX];
         struct json j;
 
         json_doc_begin(&j);
         json_kstr(&j, "user", user);
         json_ku64(&j, "uid", s->u->uid);
         json_kobj_begin(&j, "flavour");
-        json_kstr(&j, "name", lc_tree_flavour_name(s->t));
+        json_kstr(&j, "name", lc_flavour_to_string(s->t->release, fl));
         json_kstr(&j, "from", lc_tree_flavour_from(s->t));
         json_obj_end(&j);
         json_kstr(&j, "session", session_word(s->m.kind));
@@ -343,9 +343,10 @@ static void text_module(const struct tool_session *s, const char *user) {
 
 static void explain_text(const struct tool_session *s, const char *user, const char *ssrc, const char *hsrc) {
         const struct lc_tree *t = s->t;
+        char fl[LC_FLAVOUR_NAME_MAX];
 
         printf("User %s (uid %u, gid %u); pam_limits modelled as %s (from %s)\n", user, (unsigned)s->u->uid,
-               (unsigned)s->u->gid, lc_tree_flavour_name(t), lc_tree_flavour_from(t));
+               (unsigned)s->u->gid, lc_flavour_to_string(t->release, fl), lc_tree_flavour_from(t));
         printf("The session is opened by %s: memlock %s%s CAP_SYS_RESOURCE.\n", s->svc.source,
                s->svc.rl[RLIMIT_MEMLOCK].known ? "known, " : "unknown, ", s->svc.cap_sys_resource ? "with" : "without");
         text_result(s, user, ssrc, hsrc);

@@ -29,11 +29,12 @@ static void list_json_line(struct json *j, const struct lc_file *f, const struct
 }
 
 static void list_json(const struct lc_tree *t) {
+        char fl[LC_FLAVOUR_NAME_MAX];
         struct json j;
         bool stop;
 
         json_doc_begin(&j);
-        json_kstr(&j, "flavour", lc_flavour_to_string(t->flavour));
+        json_kstr(&j, "flavour", lc_flavour_to_string(t->flavour, fl));
         json_karr_begin(&j, "entries");
         for (size_t fi = 0; fi < t->n_files; fi++) {
                 const struct lc_file *f = &t->files[fi];
@@ -64,9 +65,10 @@ static void list_text_line(const struct lc_tree *t, const struct lc_line *l, boo
 }
 
 static void list_text(const struct lc_tree *t) {
+        char fl[LC_FLAVOUR_NAME_MAX];
         bool stop;
 
-        printf("# memlock entries in the order pam_limits (%s) reads them\n", lc_flavour_to_string(t->flavour));
+        printf("# memlock entries in the order pam_limits (%s) reads them\n", lc_flavour_to_string(t->flavour, fl));
         for (size_t fi = 0; fi < t->n_files; fi++) {
                 const struct lc_file *f = &t->files[fi];
                 if (f->open_error)

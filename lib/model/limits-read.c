@@ -99,12 +99,11 @@ enum lc_flavour lc_flavour_model(enum lc_flavour f) {
         return LC_FLAVOUR_MAKE(1, 5, 2, 0);   /* 1.3.1 ... 1.5.2 */
 }
 
-const char *lc_flavour_to_string(enum lc_flavour f) {
-        static _Thread_local char buf[32];
+const char *lc_flavour_to_string(enum lc_flavour f, char buf[static LC_FLAVOUR_NAME_MAX]) {
         f = fl_release(f);
         if (f == LC_FLAVOUR_AUTO)
                 return "auto";
-        snprintf(buf, sizeof buf, "%s-%u.%u.%u", fl_debian(f) ? "debian" : "upstream", fl_major(f) % 100u,
+        snprintf(buf, LC_FLAVOUR_NAME_MAX, "%s-%u.%u.%u", fl_debian(f) ? "debian" : "upstream", fl_major(f) % 100u,
                  fl_minor(f) % 100u, fl_patch(f) % 100u);
         return buf;
 }
@@ -159,10 +158,6 @@ int lc_flavour_from_string(const char *s, enum lc_flavour *ret) {
         if (n < 0 || s[n] != '\0')
                 return -EINVAL;
         return flavour_make(debian, maj, min, pat, ret) < 0 ? -EINVAL : 0;
-}
-
-const char *lc_tree_flavour_name(const struct lc_tree *t) {
-        return lc_flavour_to_string(t->release);
 }
 
 const char *lc_tree_flavour_from(const struct lc_tree *t) {

@@ -183,16 +183,17 @@ struct lc_tree {
 enum lc_flavour lc_flavour_default(const char *root);
 /* "debian-1.5.2", "upstream-1.4.0", "debian", "upstream" (the newest); -EINVAL otherwise. */
 int lc_flavour_from_string(const char *s, enum lc_flavour *ret);
-/* "debian-1.5.2" (in a thread-local buffer), or "auto" */
-const char *lc_flavour_to_string(enum lc_flavour f);
+/* "debian-1.5.2" (written to buf), or "auto"; for a tree, t->release is the release it
+ * models and t->flavour that release's model (lc_flavour_model()) */
+#define LC_FLAVOUR_NAME_MAX 32
+const char *lc_flavour_to_string(enum lc_flavour f, char buf[static LC_FLAVOUR_NAME_MAX]);
 void lc_flavour_behaviour(enum lc_flavour f, struct lc_behaviour *ret);
 /* The release that stands for f's model: LC_FLAVOUR_DEBIAN for Debian < 1.7,
  * LC_FLAVOUR_DEBIAN_NEWEST for Debian >= 1.7, LC_FLAVOUR_UPSTREAM for upstream >= 1.6.1,
  * upstream 1.6.0, 1.5.3, or 1.5.2 for 1.3.1 to 1.5.2; LC_FLAVOUR_AUTO stays so. */
 enum lc_flavour lc_flavour_model(enum lc_flavour f);
-/* For explain: the release the tree models ("debian-1.5.2") and why ("dpkg", "rpm",
- * "pam_limits.so", "os-release", "default" or "--flavour"). */
-const char *lc_tree_flavour_name(const struct lc_tree *t);
+/* For explain: why the tree models its release ("dpkg", "rpm", "pam_limits.so", "os-release",
+ * "default" or "--flavour"). */
 const char *lc_tree_flavour_from(const struct lc_tree *t);
 const char *lc_rank_name(enum lc_rank r);
 

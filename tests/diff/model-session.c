@@ -63,7 +63,7 @@ int main(int argc, char **argv) {
         struct lc_session s;
         struct lc_args args;
         enum lc_flavour fl;
-        char b1[32], b2[32];
+        char b1[32], b2[32], name[LC_FLAVOUR_NAME_MAX];
 
         if (argc < 3 || argc > 6) {
                 fprintf(stderr, "usage: %s FLAVOUR USER [MODULE-ARGS [VENDORDIR|none [ROOT]]]\n", argv[0]);
@@ -91,7 +91,7 @@ int main(int argc, char **argv) {
         }
         printf("session=%s soft=%s hard=%s flavour=%s cause=%s\n", kinds[s.kind],
                val(s.memlock_known, s.memlock_soft, b1, sizeof b1), val(s.memlock_known, s.memlock_hard, b2, sizeof b2),
-               lc_tree_flavour_name(t), s.cause);
+               lc_flavour_to_string(t->release, name), s.cause);
         lc_result_clear(&res);
         ident_free(id);
         lc_tree_free(t);

@@ -199,6 +199,7 @@ static void test_names(void **state) {
                 "auto",
         };
         enum lc_flavour f, newest_up = LC_FLAVOUR_AUTO, newest_deb = LC_FLAVOUR_AUTO;
+        char fl[LC_FLAVOUR_NAME_MAX];
         (void)state;
 
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
@@ -206,7 +207,7 @@ static void test_names(void **state) {
                 f = LC_FLAVOUR_AUTO;
                 assert_int_equal(lc_flavour_from_string(names[i].name, &f), 0);
                 assert_int_equal((int)f, want);
-                assert_string_equal(lc_flavour_to_string(f), names[i].name);
+                assert_string_equal(lc_flavour_to_string(f, fl), names[i].name);
                 if (names[i].debian && (int)f > (int)newest_deb)
                         newest_deb = f;
                 if (!names[i].debian && (int)f > (int)newest_up)
@@ -216,11 +217,11 @@ static void test_names(void **state) {
         assert_int_equal(lc_flavour_from_string("upstream", &f), 0);
         assert_int_equal(f, LC_FLAVOUR_UPSTREAM);
         assert_int_equal(f, newest_up);
-        assert_string_equal(lc_flavour_to_string(f), "upstream-1.7.2");
+        assert_string_equal(lc_flavour_to_string(f, fl), "upstream-1.7.2");
         assert_int_equal(lc_flavour_from_string("debian", &f), 0);
         assert_int_equal(f, LC_FLAVOUR_DEBIAN_NEWEST);
         assert_int_equal(f, newest_deb);
-        assert_string_equal(lc_flavour_to_string(f), "debian-1.7.0");
+        assert_string_equal(lc_flavour_to_string(f, fl), "debian-1.7.0");
         assert_int_equal(LC_FLAVOUR_DEBIAN, LC_FLAVOUR_MAKE(1, 5, 2, 1));
         assert_int_equal(LC_FLAVOUR_OLDEST, LC_FLAVOUR_MAKE(1, 3, 1, 0));
 
