@@ -52,7 +52,7 @@ static int config_max(struct doc *d) {
 
 /* `rdmalimits check` of limits.conf and limits.d, as findings. */
 static int config_limits(struct doc *d) {
-        struct diag_list dl = {};
+        _cleanup_(diag_list_clear) struct diag_list dl = {};
         int r;
 
         if (!d->in->tree)
@@ -61,11 +61,9 @@ static int config_limits(struct doc *d) {
         for (size_t i = 0; i < dl.n && r >= 0; i++)
                 r = add_diag(d, &dl.v[i], dl.v[i].path, "", "edit the line (see 'rdmalimits check')",
                              "see 'rdmalimits check'");
-        size_t bad = diag_count(&dl, DIAG_ERROR) + diag_count(&dl, DIAG_WARNING);
-        diag_list_clear(&dl);
         if (r < 0)
                 return r;
-        if (!bad)
+        if (!diag_count(&dl, DIAG_ERROR) && !diag_count(&dl, DIAG_WARNING))
                 ADD(d, DOCTOR_CONFIG, DIAG_OK, disp(d, LC_LIMITS_CONF), NULL,
                     "limits.conf and limits.d: no problems (%zu file%s read)", d->in->tree->n_files,
                     d->in->tree->n_files == 1 ? "" : "s");

@@ -299,7 +299,7 @@ int host_auto(struct doc *d, struct host_auto *ret) {
 }
 
 int host_need(struct doc *d, uint64_t *ret, char **ret_why) {
-        struct host_auto a;
+        _cleanup_(host_auto_clear) struct host_auto a = {};
         int r = host_auto(d, &a);
         if (r < 0)
                 return r;
@@ -313,7 +313,6 @@ int host_need(struct doc *d, uint64_t *ret, char **ret_why) {
         } else
                 why = strdup(a.why);
         *ret = conf > a.value ? conf : a.value;
-        host_auto_clear(&a);
         if (!why)
                 return -ENOMEM;
         *ret_why = why;

@@ -43,7 +43,7 @@ static int moddirs_collect(struct doc *d, struct strv *v) {
                 r = strv_push(v, fixed[i]);
         /* other multiarch triplets */
         for (size_t i = 0; i < ELEMENTSOF(libs) && r >= 0; i++) {
-                struct strv sub = {};
+                _cleanup_(strv_clear) struct strv sub = {};
                 r = list_dir(d, libs[i], "*-*-*", &sub);
                 for (size_t k = 0; k < sub.n && r >= 0; k++) {
                         _cleanup_free_ char *p = strf("%s/%s/security", libs[i], sub.v[k]);
@@ -52,7 +52,6 @@ static int moddirs_collect(struct doc *d, struct strv *v) {
                         else if (!strv_contains(v->v, p) && exists_rooted(d, p, true))
                                 r = strv_push(v, p);
                 }
-                strv_clear(&sub);
         }
         if (r >= 0 && d->in->securedir && d->in->securedir[0] == '/' && !strv_contains(v->v, d->in->securedir))
                 r = strv_push(v, d->in->securedir);
@@ -394,7 +393,7 @@ static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, 
 }
 
 static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g) {
-        struct pam_stack st = {};
+        _cleanup_(pam_stack_clear) struct pam_stack st = {};
         _cleanup_free_ char *abs = strf("/etc/pam.d/%s", svc);
         int r;
 
@@ -407,7 +406,6 @@ static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g
                 d->stacks_seen++;
                 r = pam_check_stack(d, svc, g, &st, disp(d, abs));
         }
-        pam_stack_clear(&st);
         return r;
 }
 

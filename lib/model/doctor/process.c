@@ -433,13 +433,12 @@ static int pid_check_stale(struct doc *d, struct pid_view *v) {
 static int pid_compare(struct doc *d, const struct pid_view *v) {
         _cleanup_free_ char *tt = NULL;
         char a[SIZE_FMT_MAX], pair[PAIR_MAX];
-        struct target t;
+        _cleanup_(target_clear) struct target t = {};
         int r = user_target(d, v->user, &t);
 
         if (r == -ENOMEM)
                 return r;
         if (r < 0 || (!t.soft_known && !t.hard_known)) {
-                target_clear(&t);
                 ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
                     "no limits entry or policy rule gives %s a memlock: nothing to compare", v->user);
                 return 0;
@@ -458,7 +457,6 @@ static int pid_compare(struct doc *d, const struct pid_view *v) {
                 r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_OK, NULL, v->where, NULL,
                                "memlock %s: at least what the configuration gives %s", fmt_pair(v->soft, v->hard, pair),
                                v->user);
-        target_clear(&t);
         return r;
 }
 
@@ -532,7 +530,7 @@ static char *acct_holders(const struct status_report *rep, pid_t self, size_t *r
 static int pid_accounting(struct doc *d, const struct pid_view *v) {
         struct status_options o = { .probe = true, .threshold = UINT64_MAX,
                                     .filter = { .by_user = true, .uid = (uid_t)v->uid } };
-        struct status_report rep;
+        _cleanup_(status_report_clear) struct status_report rep = {};
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], c[SIZE_FMT_MAX];
         size_t n_holders;
         _cleanup_free_ char *fix = NULL, *holders = NULL;
@@ -544,25 +542,23 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
         const struct status_user *u = status_find_user(&rep, (uid_t)v->uid);
         holders = acct_holders(&rep, v->pid, &n_holders, &r);
         if (r < 0)
-                goto out;
-        if (!u || u->a.charged_method == STATUS_M_UNKNOWN) {
-                r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
-                               "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): unknown (%s)",
-                               v->user ?: "?", u && u->charged_why[0] ? u->charged_why : rep.xsk_why);
-                goto out;
-        }
+                return r;
+        if (!u || u->a.charged_method == STATUS_M_UNKNOWN)
+                return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
+                                  "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): unknown "
+                                  "(%s)",
+                                  v->user ?: "?", u && u->charged_why[0] ? u->charged_why : rep.xsk_why);
         const struct status_proc *self = NULL;
         for (size_t i = 0; i < rep.n_procs; i++)
                 if (rep.procs[i].pid == v->pid)
                         self = &rep.procs[i];
-        if (self && self->cap_ipc_lock) {
-                r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
-                               "has CAP_IPC_LOCK: its AF_XDP UMEMs are neither charged nor limited (user %s's "
-                               "locked memory holds %s%s (%s)%s%s)",
-                               v->user ?: "?", u->a.charged_at_least ? "at least " : "", size_format(u->a.charged, a),
-                               status_method_name(u->a.charged_method), holders ? "; held by " : "", holders ?: "");
-                goto out;
-        }
+        if (self && self->cap_ipc_lock)
+                return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
+                                  "has CAP_IPC_LOCK: its AF_XDP UMEMs are neither charged nor limited (user %s's "
+                                  "locked memory holds %s%s (%s)%s%s)",
+                                  v->user ?: "?", u->a.charged_at_least ? "at least " : "",
+                                  size_format(u->a.charged, a), status_method_name(u->a.charged_method),
+                                  holders ? "; held by " : "", holders ?: "");
         bool finite = v->soft != SIZE_INFINITY;
         uint64_t left = finite && v->soft > u->a.charged ? v->soft - u->a.charged : 0;
         r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
@@ -571,7 +567,7 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                        status_method_name(u->a.charged_method), finite ? "; this process can still register " : "",
                        finite ? size_format(left, b) : "", holders ? "; held by " : "", holders ?: "");
         if (r < 0 || !finite || u->a.charged == 0 || u->a.charged < v->soft / 10 * 9)
-                goto out;
+                return r;
         if (v->hard == SIZE_INFINITY || v->hard > v->soft)
                 fix = strf("raise only the soft limit, the hard one (%s) allows it (ulimit -S -l, or LimitMEMLOCK=SOFT:HARD)%s",
                            size_format(v->hard, a), n_holders ? ", or stop the other holder" : "");
@@ -580,15 +576,12 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                            size_format(u->a.charged, a), v->user ?: "USER");
         else
                 fix = strf("raise memlock (rdmalimits apply %s SIZE), then start the process again", v->user ?: "USER");
-        r = !fix ? -ENOMEM
-                 : doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where, fix,
-                              "user %s's locked memory already charged (%s) leaves %s under this process's soft "
-                              "limit %s: its next AF_XDP UMEM registration may fail with ENOBUFS",
-                              v->user ?: "?", size_format(u->a.charged, a), size_format(left, b),
-                              size_format(v->soft, c));
-out:
-        status_report_clear(&rep);
-        return r;
+        return !fix ? -ENOMEM
+                    : doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where, fix,
+                                 "user %s's locked memory already charged (%s) leaves %s under this process's soft "
+                                 "limit %s: its next AF_XDP UMEM registration may fail with ENOBUFS",
+                                 v->user ?: "?", size_format(u->a.charged, a), size_format(left, b),
+                                 size_format(v->soft, c));
 }
 
 static int pid_examine(struct doc *d, struct pid_view *v) {

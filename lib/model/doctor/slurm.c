@@ -192,23 +192,21 @@ static int account_scan(struct doc *d, const char *service, unsigned depth, stru
 
 /* pam_systemd in sshd's session stack moves the adopted session out of the job. */
 static int slurm_check_pam_systemd(struct doc *d) {
-        struct pam_stack st = {};
+        _cleanup_(pam_stack_clear) struct pam_stack st = {};
         int r = pam_stack_load(d->in->root, "sshd", &st);
 
         if (r < 0)
                 return r;
         long i = st.error ? -1 : pam_stack_find(&st, "pam_systemd");
-        if (i >= 0) {
-                _cleanup_free_ char *where = strf("%s:%u", st.v[i].file, st.v[i].line);
-                r = where ? doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-pam-systemd", where,
-                                       "take pam_systemd out of the files sshd includes, and stop and mask "
-                                       "systemd-logind, as Slurm's pam_slurm_adopt documentation says",
-                                       "sshd: pam_systemd in the session stack conflicts with pam_slurm_adopt: it "
-                                       "moves the adopted ssh session out of the job")
-                          : -ENOMEM;
-        }
-        pam_stack_clear(&st);
-        return r;
+        if (i < 0)
+                return 0;
+        _cleanup_free_ char *where = strf("%s:%u", st.v[i].file, st.v[i].line);
+        return where ? doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-pam-systemd", where,
+                                  "take pam_systemd out of the files sshd includes, and stop and mask "
+                                  "systemd-logind, as Slurm's pam_slurm_adopt documentation says",
+                                  "sshd: pam_systemd in the session stack conflicts with pam_slurm_adopt: it "
+                                  "moves the adopted ssh session out of the job")
+                     : -ENOMEM;
 }
 
 static int slurm_check_adopt(struct doc *d) {

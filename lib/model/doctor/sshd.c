@@ -35,7 +35,7 @@ static int sshd_scan_file(struct doc *d, const char *abs, unsigned depth, bool i
 
 static int sshd_include(struct doc *d, const char *word, unsigned depth, bool in_match, struct sshd_scan *s) {
         _cleanup_free_ char *pat = word[0] == '/' ? strdup(word) : strf("/etc/ssh/%s", word);
-        struct strv names = {};
+        _cleanup_(strv_clear) struct strv names = {};
         int r;
 
         if (!pat)
@@ -51,7 +51,6 @@ static int sshd_include(struct doc *d, const char *word, unsigned depth, bool in
                 else if (exists_rooted(d, p, false))
                         r = sshd_scan_file(d, p, depth + 1, in_match, s);
         }
-        strv_clear(&names);
         return r;
 }
 

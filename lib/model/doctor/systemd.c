@@ -51,13 +51,11 @@ typedef int (*ini_cb)(struct doc *d, const char *where, const char *section, con
 
 /* Parse ROOT/abs as a systemd configuration file; -ENOENT when it does not exist. */
 static int ini_parse(struct doc *d, const char *abs, ini_cb cb, void *userdata) {
-        _cleanup_free_ char *text = NULL, *section = strdup("");
+        _cleanup_free_ char *text = NULL;
+        const char *section = "";   /* in text */
         unsigned lineno = 0;
-        int r;
+        int r = read_rooted(d, abs, &text);
 
-        if (!section)
-                return -ENOMEM;
-        r = read_rooted(d, abs, &text);
         if (r < 0)
                 return r;
         for (char *cur = text, *line; (line = line_next(&cur));) {
@@ -67,9 +65,7 @@ static int ini_parse(struct doc *d, const char *abs, ini_cb cb, void *userdata) 
                         continue;
                 if (*p == '[') {
                         p[strcspn(p, "]")] = '\0';
-                        free(section);
-                        if (!(section = strdup(p + 1)))
-                                return -ENOMEM;
+                        section = p + 1;
                         continue;
                 }
                 if (!(eq = strchr(p, '=')))
@@ -93,12 +89,9 @@ static void limit_setting_clear(struct limit_setting *l) {
 }
 
 static int limit_assign(struct limit_setting *l, const char *where, const char *value) {
-        char *w = strdup(where), *t = strdup(value);
-        if (!w || !t) {
-                free(w);
-                free(t);
+        _cleanup_free_ char *w = strdup(where), *t = strdup(value);
+        if (!w || !t)
                 return -ENOMEM;
-        }
         if (l->set) {
                 free(l->overridden);
                 free(l->overridden_text);
@@ -107,8 +100,8 @@ static int limit_assign(struct limit_setting *l, const char *where, const char *
         }
         free(l->where);
         free(l->text);
-        l->where = w;
-        l->text = t;
+        l->where = TAKE_PTR(w);
+        l->text = TAKE_PTR(t);
         l->assignments++;
         if (!*value) {
                 /* an empty assignment resets to the default */
@@ -144,7 +137,7 @@ static const char *const systemd_conf_dirs[] = { "/etc/systemd", "/run/systemd",
  * is skipped.  *ret_n: how many drop-ins there are (ret_n may be NULL). */
 static int ini_parse_dropins(struct doc *d, const char *abs, const char *const *dirs, size_t n_dirs,
                              const char *const *subs, size_t n_subs, ini_cb cb, void *userdata, size_t *ret_n) {
-        struct strv drop = {};
+        _cleanup_(strv_clear) struct strv drop = {};
         int r = ini_parse(d, abs, cb, userdata);
 
         if (r == -ENOMEM)
@@ -155,7 +148,6 @@ static int ini_parse_dropins(struct doc *d, const char *abs, const char *const *
                         r = 0;
         if (ret_n)
                 *ret_n = drop.n;
-        strv_clear(&drop);
         return r;
 }
 
@@ -220,7 +212,7 @@ static int report_system_default(struct doc *d, const struct limit_setting *sys)
 }
 
 int check_systemd_defaults(struct doc *d) {
-        struct limit_setting sys = {}, user = {};
+        _cleanup_(limit_setting_clear) struct limit_setting sys = {}, user = {};
         char pair[PAIR_MAX];
         int r;
 
@@ -238,8 +230,6 @@ int check_systemd_defaults(struct doc *d) {
                                "user services (systemd --user) without LimitMEMLOCK= get memlock %s "
                                "(DefaultLimitMEMLOCK=%s)",
                                fmt_pair(user.soft, user.hard, pair), user.text);
-        limit_setting_clear(&sys);
-        limit_setting_clear(&user);
         return r;
 }
 
@@ -385,7 +375,7 @@ char *unit_fix(const char *unit, uint64_t want, const char *tail) {
 /* No configuration names the unit's user: compare with what the hardware here needs. */
 static int unit_compare_auto(struct doc *d, const struct unit_info *u) {
         _cleanup_free_ char *fix = NULL;
-        struct host_auto a;
+        _cleanup_(host_auto_clear) struct host_auto a = {};
         char pair[PAIR_MAX], size[SIZE_FMT_MAX];
         int r = host_auto(d, &a);
 
@@ -411,7 +401,6 @@ static int unit_compare_auto(struct doc *d, const struct unit_info *u) {
                                "policy",
                                u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
                                a.why, u->user);
-        host_auto_clear(&a);
         return r;
 }
 
@@ -442,7 +431,7 @@ static int unit_compare(struct doc *d, const struct unit_info *u, const struct t
 
 /* The unit's user: who it is, and what the configuration gives it. */
 static int unit_check_user(struct doc *d, const struct unit_info *u) {
-        struct target t;
+        _cleanup_(target_clear) struct target t = {};
         int r;
 
         if (u->dynamic_user) {
@@ -470,7 +459,6 @@ static int unit_check_user(struct doc *d, const struct unit_info *u) {
                                u->name, u->user, u->pam_name, u->pam_name);
         else
                 r = unit_compare(d, u, &t);
-        target_clear(&t);
         return r;
 }
 
@@ -509,7 +497,7 @@ static int unit_report(struct doc *d, const struct unit_info *u) {
 
 int check_unit(struct doc *d) {
         const char *unit = d->in->unit;
-        struct unit_info u;
+        _cleanup_(unit_info_clear) struct unit_info u = {};
         int r;
 
         if (!unit)
@@ -520,9 +508,7 @@ int check_unit(struct doc *d) {
         }
         if ((r = unit_load(d, unit, DOCTOR_SYSTEMD, &u)) < 0)
                 return r;
-        r = unit_report(d, &u);
-        unit_info_clear(&u);
-        return r;
+        return unit_report(d, &u);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -557,7 +543,7 @@ static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const
 }
 
 int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_found) {
-        struct unit_info u;
+        _cleanup_(unit_info_clear) struct unit_info u = {};
         int r = unit_load(d, c->unit, c->group, &u);
 
         *ret_found = false;
@@ -571,6 +557,5 @@ int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_foun
                 if (r >= 0)
                         r = unit_overridden(d, c->group, &u);
         }
-        unit_info_clear(&u);
         return r;
 }
