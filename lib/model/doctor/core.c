@@ -344,7 +344,7 @@ int doctor_run(const struct doctor_input *in, struct diag_list *rep) {
 
         strv_clear(&d.moddirs);
         target_clear(&d.max);
-        free(d.sysdef_where);
+        limit_setting_clear(&d.sysdef);
         hw_summary_free(d.hw);
         return r < 0 ? r : 0;
 }

@@ -82,6 +82,19 @@ void target_clear(struct target *t);
 /* "hard 1 GiB (etc/security/limits.d/90.conf:3)"; NULL on -ENOMEM. */
 char *target_text(const struct target *t, bool hard);
 
+/* The last assignment of a limit (LimitMEMLOCK=, DefaultLimitMEMLOCK=). */
+struct limit_setting {
+        bool set;              /* an assignment is in effect */
+        bool bad;              /* the last assignment could not be parsed */
+        char *text;
+        uint64_t soft, hard;
+        char *where;
+        unsigned assignments;
+        char *overridden;      /* the assignment the final one overrides, and its value */
+        char *overridden_text;
+};
+void limit_setting_clear(struct limit_setting *l);     /* systemd.c */
+
 struct doc {
         const struct doctor_input *in;
         struct diag_list *rep;
@@ -96,10 +109,7 @@ struct doc {
         struct strv moddirs;
         long pamdir;
         bool moddirs_done;
-        /* DefaultLimitMEMLOCK of system.conf */
-        bool sysdef_set;
-        uint64_t sysdef_soft, sysdef_hard;
-        char *sysdef_where;
+        struct limit_setting sysdef;   /* DefaultLimitMEMLOCK of system.conf */
 };
 
 #define ADD(d, g, lvl, where, fix, ...) ADD_ID(d, g, lvl, NULL, where, fix, __VA_ARGS__)
@@ -147,18 +157,6 @@ int check_pid(struct doc *d);
 int check_config(struct doc *d);                       /* config.c */
 
 /* ---- systemd.c: units for the other links ---- */
-
-/* The last assignment of a limit (LimitMEMLOCK=, DefaultLimitMEMLOCK=). */
-struct limit_setting {
-        bool set;              /* an assignment is in effect */
-        bool bad;              /* the last assignment could not be parsed */
-        char *text;
-        uint64_t soft, hard;
-        char *where;
-        unsigned assignments;
-        char *overridden;      /* the assignment the final one overrides, and its value */
-        char *overridden_text;
-};
 
 /* A unit file and its drop-ins as systemd reads them. */
 struct unit_info {

@@ -80,7 +80,7 @@ static int ini_parse(struct doc *d, const char *abs, ini_cb cb, void *userdata) 
         return 0;
 }
 
-static void limit_setting_clear(struct limit_setting *l) {
+void limit_setting_clear(struct limit_setting *l) {
         free(l->text);
         free(l->where);
         free(l->overridden);
@@ -174,7 +174,8 @@ static int check_pid1(struct doc *d) {
         return 0;
 }
 
-static int report_system_default(struct doc *d, const struct limit_setting *sys) {
+static int report_system_default(struct doc *d) {
+        const struct limit_setting *sys = &d->sysdef;
         _cleanup_free_ char *why = NULL, *fix = NULL;
         char pair[PAIR_MAX], arg[SIZE_FMT_MAX], arg2[SIZE_FMT_MAX];
         enum diag_severity lvl;
@@ -196,11 +197,6 @@ static int report_system_default(struct doc *d, const struct limit_setting *sys)
                     pair, why, tail);
                 return 0;
         }
-        d->sysdef_set = true;
-        d->sysdef_soft = sys->soft;
-        d->sysdef_hard = sys->hard;
-        if (!(d->sysdef_where = strdup(sys->where)))
-                return -ENOMEM;
         ADD(d, DOCTOR_SYSTEMD, lvl, sys->where, lvl == DIAG_OK ? NULL : fix,
             "services without LimitMEMLOCK= get memlock %s (DefaultLimitMEMLOCK=%s%s)%s%s", pair, sys->text,
             sys->assignments > 1 ? ", the last of several assignments" : "", why, tail);
@@ -212,7 +208,7 @@ static int report_system_default(struct doc *d, const struct limit_setting *sys)
 }
 
 int check_systemd_defaults(struct doc *d) {
-        _cleanup_(limit_setting_clear) struct limit_setting sys = {}, user = {};
+        _cleanup_(limit_setting_clear) struct limit_setting user = {};
         char pair[PAIR_MAX];
         int r;
 
@@ -220,9 +216,9 @@ int check_systemd_defaults(struct doc *d) {
                 return 0;
         if ((r = check_pid1(d)) < 0)
                 return r;
-        r = manager_default(d, "system.conf", &sys);
+        r = manager_default(d, "system.conf", &d->sysdef);
         if (r >= 0)
-                r = report_system_default(d, &sys);
+                r = report_system_default(d);
         if (r >= 0)
                 r = manager_default(d, "user.conf", &user);
         if (r >= 0 && user.set)
@@ -311,10 +307,10 @@ static int unit_effective(const struct doc *d, struct unit_info *u) {
                 u->soft = u->limit.soft;
                 u->hard = u->limit.hard;
                 u->src = strf("LimitMEMLOCK=%s", u->limit.text);
-        } else if (d->sysdef_set) {
-                u->soft = d->sysdef_soft;
-                u->hard = d->sysdef_hard;
-                u->src = strf("no LimitMEMLOCK=: DefaultLimitMEMLOCK of %s", d->sysdef_where);
+        } else if (d->sysdef.set) {
+                u->soft = d->sysdef.soft;
+                u->hard = d->sysdef.hard;
+                u->src = strf("no LimitMEMLOCK=: DefaultLimitMEMLOCK of %s", d->sysdef.where);
         } else {
                 u->soft = u->hard = SYSTEMD_DEFAULT_MEMLOCK;
                 u->src = strdup("no LimitMEMLOCK= or DefaultLimitMEMLOCK=: systemd's default");
