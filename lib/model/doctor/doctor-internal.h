@@ -61,6 +61,10 @@ const char *disp_rooted(const struct doc *d, const char *path);
 int read_text(const char *path, char **ret);
 /* ROOT/abs. */
 int read_rooted(const struct doc *d, const char *abs, char **ret);
+/* Each line of ROOT/abs (its newline cut, in place) and its "FILE:LINE" to fn, up to the first
+ * error: 0, that error, or read_rooted()'s. */
+typedef int line_fn(struct doc *d, char *line, const char *where, void *userdata);
+int read_lines(struct doc *d, const char *abs, line_fn *fn, void *userdata);
 bool exists_rooted(const struct doc *d, const char *abs, bool want_dir);
 /* Names in ROOT/absdir matching the fnmatch pattern (no dotfiles), sorted in byte order; a
  * directory that cannot be opened is empty.  Only -ENOMEM is returned. */

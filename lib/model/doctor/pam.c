@@ -392,7 +392,8 @@ static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, 
         return pam_check_module_line(d, g, svc, st, lim, mod, file);
 }
 
-static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g) {
+/* The stack of svc; one that is not installed is an error only when asked for (--service). */
+static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g, bool asked) {
         _cleanup_(pam_stack_clear) struct pam_stack st = {};
         _cleanup_free_ char *abs = strf("/etc/pam.d/%s", svc);
         int r;
@@ -402,30 +403,22 @@ static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g
         r = pam_stack_load(d->in->root, svc, &st);
         if (r < 0)
                 return r;
-        if (st.error != -ENOENT) {   /* else: not installed */
-                d->stacks_seen++;
-                r = pam_check_stack(d, svc, g, &st, disp(d, abs));
+        if (st.error == -ENOENT) {
+                if (asked)
+                        ADD(d, g, DIAG_ERROR, disp(d, abs), NULL, "%s: no such PAM service", svc);
+                return 0;
         }
-        return r;
+        d->stacks_seen++;
+        return pam_check_stack(d, svc, g, &st, disp(d, abs));
 }
 
 /* --service: a display manager or a site's own service, with the console logins. */
 static int check_extra_service(struct doc *d, const char *svc) {
-        _cleanup_free_ char *abs = NULL;
-        size_t seen = d->stacks_seen;
-        int r;
-
         if (!svc[0] || strchr(svc, '/') || svc[0] == '.') {
                 ADD(d, DOCTOR_CONSOLE, DIAG_ERROR, svc, NULL, "not a PAM service name");
                 return 0;
         }
-        if (!(abs = strf("/etc/pam.d/%s", svc)))
-                return -ENOMEM;
-        if ((r = check_pam_service(d, svc, DOCTOR_CONSOLE)) < 0)
-                return r;
-        if (d->stacks_seen == seen)
-                ADD(d, DOCTOR_CONSOLE, DIAG_ERROR, disp(d, abs), NULL, "%s: no such PAM service", svc);
-        return 0;
+        return check_pam_service(d, svc, DOCTOR_CONSOLE, true);
 }
 
 int check_pam_services(struct doc *d) {
@@ -433,7 +426,7 @@ int check_pam_services(struct doc *d) {
         int r = 0;
 
         for (size_t i = 0; i < ELEMENTSOF(pam_services) && r >= 0; i++) {
-                r = check_pam_service(d, pam_services[i].name, pam_services[i].group);
+                r = check_pam_service(d, pam_services[i].name, pam_services[i].group, false);
                 if (extra && streq(extra, pam_services[i].name))
                         extra = NULL;
         }

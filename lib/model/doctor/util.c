@@ -100,6 +100,18 @@ int read_rooted(const struct doc *d, const char *abs, char **ret) {
         return read_in(d->in->root, abs, ret);
 }
 
+int read_lines(struct doc *d, const char *abs, line_fn *fn, void *userdata) {
+        _cleanup_free_ char *text = NULL;
+        unsigned lineno = 0;
+        int r = read_rooted(d, abs, &text);
+
+        for (char *cur = text, *line; r >= 0 && (line = line_next(&cur));) {
+                _cleanup_free_ char *where = strf("%s:%u", disp(d, abs), ++lineno);
+                r = where ? fn(d, line, where, userdata) : -ENOMEM;
+        }
+        return r;
+}
+
 bool exists_rooted(const struct doc *d, const char *abs, bool want_dir) {
         struct stat st;
         if (fs_stat_in_root(d->in->root, abs, false, &st) < 0)
