@@ -38,10 +38,9 @@ static int add_diag(struct doc *d, const struct diag *x, const char *path, const
 static int config_max(struct doc *d) {
         _cleanup_free_ char *s1 = NULL, *s2 = NULL;
 
-        if (!d->max.soft_known && !d->max.hard_known) {
-                ADD(d, DOCTOR_CONFIG, DIAG_INFO, NULL, NULL, "no limits entry or policy rule sets memlock");
-                return 0;
-        }
+        if (!d->max.soft_known && !d->max.hard_known)
+                return doctor_add(d->rep, DOCTOR_CONFIG, DIAG_INFO, NULL, NULL, NULL,
+                                  "no limits entry or policy rule sets memlock");
         s1 = d->max.soft_known ? target_text(&d->max, false) : strdup("soft none");
         s2 = d->max.hard_known ? target_text(&d->max, true) : strdup("hard none");
         if (!s1 || !s2)

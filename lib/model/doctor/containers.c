@@ -338,18 +338,17 @@ static int podman_report(struct doc *d, const struct podman_ulimit *u, const cha
         char pair[PAIR_MAX];
         enum diag_severity lvl;
 
-        if (!u->memlock) {
-                ADD_ID(d, DOCTOR_CONTAINERS, DIAG_INFO, "podman-no-default-ulimits", u->where, fix,
-                       "podman: no memlock in containers.conf's default_ulimits: containers get the memlock of the "
-                       "process that runs podman (the user's session, or the unit that starts it)");
-                return 0;
-        }
-        if (u->bad) {
-                ADD_ID(d, DOCTOR_CONTAINERS, DIAG_WARNING, "podman-default-ulimits-bad", u->where,
-                       "write \"memlock=SOFT:HARD\" in bytes (-1: unlimited)",
-                       "podman: the memlock entry of default_ulimits cannot be read");
-                return 0;
-        }
+        if (!u->memlock)
+                return doctor_add(d->rep, DOCTOR_CONTAINERS, DIAG_INFO, "podman-no-default-ulimits",
+                                  u->where, fix,
+                                  "podman: no memlock in containers.conf's default_ulimits: "
+                                  "containers get the memlock of the process that runs podman (the "
+                                  "user's session, or the unit that starts it)");
+        if (u->bad)
+                return doctor_add(d->rep, DOCTOR_CONTAINERS, DIAG_WARNING,
+                                  "podman-default-ulimits-bad", u->where,
+                                  "write \"memlock=SOFT:HARD\" in bytes (-1: unlimited)",
+                                  "podman: the memlock entry of default_ulimits cannot be read");
         if (below_max(d, u->soft, u->hard, &lvl, &why) < 0)
                 return -ENOMEM;
         bool zero = u->soft == 0 || u->hard == 0;
@@ -458,12 +457,11 @@ static int container_sys_resource(struct doc *d, bool sys_resource) {
         struct hard_limits h;
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
 
-        if (sys_resource) {
-                ADD(d, DOCTOR_CONTAINERS, DIAG_OK, "/proc/self/status CapBnd", NULL,
-                    "CAP_SYS_RESOURCE is in the capability bounding set: services running as root can raise hard "
-                    "limits");
-                return 0;
-        }
+        if (sys_resource)
+                return doctor_add(d->rep, DOCTOR_CONTAINERS, DIAG_OK, NULL,
+                                  "/proc/self/status CapBnd", NULL,
+                                  "CAP_SYS_RESOURCE is in the capability bounding set: services "
+                                  "running as root can raise hard limits");
         hard_limits_read(&h);
         hards = h.p1 && h.own ? strf(" (PID 1: hard %s; this process: hard %s)", size_format(h.h1, a),
                                      size_format(h.own_hard, b))

@@ -381,10 +381,9 @@ static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, 
         long lim = pam_stack_find(st, "pam_limits"), mod = pam_stack_find(st, "pam_rdmalimit");
         int r;
 
-        if (st->error) {
-                ADD(d, g, DIAG_WARNING, file, NULL, "%s: cannot be read (%s)", svc, strerror(-st->error));
-                return 0;
-        }
+        if (st->error)
+                return doctor_add(d->rep, g, DIAG_WARNING, NULL, file, NULL,
+                                  "%s: cannot be read (%s)", svc, strerror(-st->error));
         if ((r = pam_check_presence(d, g, svc, file, lim, mod)) < 0)
                 return r;
         if (lim >= 0 && (r = pam_check_limits_line(d, g, svc, st, lim)) < 0)
@@ -414,10 +413,9 @@ static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g
 
 /* --service: a display manager or a site's own service, with the console logins. */
 static int check_extra_service(struct doc *d, const char *svc) {
-        if (!svc[0] || strchr(svc, '/') || svc[0] == '.') {
-                ADD(d, DOCTOR_CONSOLE, DIAG_ERROR, svc, NULL, "not a PAM service name");
-                return 0;
-        }
+        if (!svc[0] || strchr(svc, '/') || svc[0] == '.')
+                return doctor_add(d->rep, DOCTOR_CONSOLE, DIAG_ERROR, NULL, svc, NULL,
+                                  "not a PAM service name");
         return check_pam_service(d, svc, DOCTOR_CONSOLE, true);
 }
 

@@ -204,12 +204,11 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
                     d->max.hard_known ? ": enough for the configured hard limits" : "");
                 return 0;
         }
-        if (cap) {
-                ADD(d, s->group, DIAG_OK, where, NULL,
-                    "memlock %s, below the configured %s, but it has CAP_SYS_RESOURCE: the session modules can raise it",
-                    pair, size_format(d->max.hard, size));
-                return 0;
-        }
+        if (cap)
+                return doctor_add(d->rep, s->group, DIAG_OK, NULL, where, NULL,
+                                  "memlock %s, below the configured %s, but it has "
+                                  "CAP_SYS_RESOURCE: the session modules can raise it",
+                                  pair, size_format(d->max.hard, size));
         if (!(fix = unit_fix(s->unit, d->max.hard,
                              d->in_container ? " (in a container: start it with --ulimit memlock=...)" : NULL)) ||
             !(t1 = target_text(&d->max, true)))
@@ -438,11 +437,10 @@ static int pid_compare(struct doc *d, const struct pid_view *v) {
 
         if (r == -ENOMEM)
                 return r;
-        if (r < 0 || (!t.soft_known && !t.hard_known)) {
-                ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
-                    "no limits entry or policy rule gives %s a memlock: nothing to compare", v->user);
-                return 0;
-        }
+        if (r < 0 || (!t.soft_known && !t.hard_known))
+                return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
+                                  "no limits entry or policy rule gives %s a memlock: nothing to "
+                                  "compare", v->user);
         bool low_soft = t.soft_known && v->soft < t.soft, low_hard = !low_soft && t.hard_known && v->hard < t.hard;
         if ((low_soft || low_hard) && !(tt = target_text(&t, low_hard)))
                 r = -ENOMEM;
@@ -590,12 +588,10 @@ static int pid_examine(struct doc *d, struct pid_view *v) {
                 return r;
         if ((r = pid_check_stale(d, v)) < 0 || (r = pid_accounting(d, v)) < 0)
                 return r;
-        if (!v->user) {
-                ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
-                    "uid %llu has no name%s: cannot look up its configured limit", (unsigned long long)v->uid,
-                    d->in->root ? " in etc/passwd" : "");
-                return 0;
-        }
+        if (!v->user)
+                return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
+                                  "uid %llu has no name%s: cannot look up its configured limit",
+                                  (unsigned long long)v->uid, d->in->root ? " in etc/passwd" : "");
         return pid_compare(d, v);
 }
 

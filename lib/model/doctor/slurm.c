@@ -124,11 +124,10 @@ static int slurm_check_propagation(struct doc *d, const struct slurm_conf *c) {
 
         if (!what)
                 return -ENOMEM;
-        if (!prop) {
-                ADD_ID(d, DOCTOR_SLURM, DIAG_OK, "slurm-keeps-slurmd-memlock", where, NULL,
-                       "slurm.conf: %s: tasks get slurmd's memlock, not the submit host's", what);
-                return 0;
-        }
+        if (!prop)
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_OK, "slurm-keeps-slurmd-memlock",
+                                  where, NULL, "slurm.conf: %s: tasks get slurmd's memlock, not "
+                                  "the submit host's", what);
         ADD_ID(d, DOCTOR_SLURM, DIAG_WARNING, "slurm-propagates-memlock", where,
                "set PropagateResourceLimitsExcept=MEMLOCK in slurm.conf (or take MEMLOCK out of "
                "PropagateResourceLimits), then scontrol reconfigure",

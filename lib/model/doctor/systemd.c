@@ -190,13 +190,11 @@ static int report_system_default(struct doc *d) {
                 return -ENOMEM;
         fmt_pair(soft, hard, pair);
         const char *tail = lvl == DIAG_OK ? "" : ": systemd services never read limits.conf";
-        if (!sys->set) {
-                ADD(d, DOCTOR_SYSTEMD, lvl == DIAG_OK ? DIAG_INFO : lvl, disp(d, "/etc/systemd/system.conf"),
-                    lvl == DIAG_OK ? NULL : fix,
-                    "DefaultLimitMEMLOCK is not set: services without LimitMEMLOCK= get systemd's default of %s%s%s",
-                    pair, why, tail);
-                return 0;
-        }
+        if (!sys->set)
+                return doctor_add(d->rep, DOCTOR_SYSTEMD, lvl == DIAG_OK ? DIAG_INFO : lvl, NULL,
+                                  disp(d, "/etc/systemd/system.conf"), lvl == DIAG_OK ? NULL : fix,
+                                  "DefaultLimitMEMLOCK is not set: services without LimitMEMLOCK= "
+                                  "get systemd's default of %s%s%s", pair, why, tail);
         ADD(d, DOCTOR_SYSTEMD, lvl, sys->where, lvl == DIAG_OK ? NULL : fix,
             "services without LimitMEMLOCK= get memlock %s (DefaultLimitMEMLOCK=%s%s)%s%s", pair, sys->text,
             sys->assignments > 1 ? ", the last of several assignments" : "", why, tail);
@@ -408,12 +406,11 @@ static int unit_compare(struct doc *d, const struct unit_info *u, const struct t
         uint64_t want = want_hard > want_soft ? want_hard : want_soft;
         bool low_soft = t->soft_known && u->soft < t->soft, low_hard = !low_soft && t->hard_known && u->hard < t->hard;
 
-        if (!low_soft && !low_hard) {
-                ADD(d, DOCTOR_SYSTEMD, DIAG_OK, u->where, NULL,
-                    "%s: runs as %s with memlock %s, as much as the configuration gives %s", u->name, u->user,
-                    fmt_pair(u->soft, u->hard, pair), u->user);
-                return 0;
-        }
+        if (!low_soft && !low_hard)
+                return doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_OK, NULL, u->where, NULL,
+                                  "%s: runs as %s with memlock %s, as much as the configuration "
+                                  "gives %s", u->name, u->user, fmt_pair(u->soft, u->hard, pair),
+                                  u->user);
         if (!(fix = unit_fix(u->name, want, NULL)) ||
             !(tt = target_text(t, low_hard)))
                 return -ENOMEM;
@@ -430,16 +427,15 @@ static int unit_check_user(struct doc *d, const struct unit_info *u) {
         _cleanup_(target_clear) struct target t = {};
         int r;
 
-        if (u->dynamic_user) {
-                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, disp(d, u->path), NULL,
-                    "%s: DynamicUser=yes: no configured user to compare its memlock with", u->name);
-                return 0;
-        }
-        if (!u->user || streq(u->user, "root") || streq(u->user, "0")) {
-                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, u->user ? u->user_where : disp(d, u->path), NULL,
-                    "%s: runs as root: with CAP_IPC_LOCK its memlock limit does not restrict what it pins", u->name);
-                return 0;
-        }
+        if (u->dynamic_user)
+                return doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_INFO, NULL, disp(d, u->path), NULL,
+                                  "%s: DynamicUser=yes: no configured user to compare its memlock "
+                                  "with", u->name);
+        if (!u->user || streq(u->user, "root") || streq(u->user, "0"))
+                return doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_INFO, NULL,
+                                  u->user ? u->user_where : disp(d, u->path), NULL,
+                                  "%s: runs as root: with CAP_IPC_LOCK its memlock limit does not "
+                                  "restrict what it pins", u->name);
         r = user_target(d, u->user, &t);
         if (r == -ENOMEM)
                 return r;
@@ -498,10 +494,9 @@ int check_unit(struct doc *d) {
 
         if (!unit)
                 return 0; /* no --unit */
-        if (!unit[0] || strchr(unit, '/')) {
-                ADD(d, DOCTOR_SYSTEMD, DIAG_ERROR, unit, "give a unit name such as slurmd.service", "not a unit name");
-                return 0;
-        }
+        if (!unit[0] || strchr(unit, '/'))
+                return doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_ERROR, NULL, unit,
+                                  "give a unit name such as slurmd.service", "not a unit name");
         if ((r = unit_load(d, unit, DOCTOR_SYSTEMD, &u)) < 0)
                 return r;
         return unit_report(d, &u);
@@ -519,17 +514,14 @@ static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const
         if (r < 0)
                 return r;
         fmt_pair(u->soft, u->hard, pair);
-        if (!need) {
-                ADD_ID(d, c->group, DIAG_INFO, c->id_ok, u->where, NULL, "%s: memlock %s (%s): %s; %s: nothing to compare",
-                       u->name, pair, u->src, c->inherits, why);
-                return 0;
-        }
-        if (u->soft >= need) {
-                ADD_ID(d, c->group, DIAG_OK, c->id_ok, u->where, NULL,
-                       "%s: memlock %s (%s): %s; at least the %s the hardware needs", u->name, pair, u->src,
-                       c->inherits, size_format(need, size));
-                return 0;
-        }
+        if (!need)
+                return doctor_add(d->rep, c->group, DIAG_INFO, c->id_ok, u->where, NULL,
+                                  "%s: memlock %s (%s): %s; %s: nothing to compare", u->name, pair,
+                                  u->src, c->inherits, why);
+        if (u->soft >= need)
+                return doctor_add(d->rep, c->group, DIAG_OK, c->id_ok, u->where, NULL,
+                                  "%s: memlock %s (%s): %s; at least the %s the hardware needs",
+                                  u->name, pair, u->src, c->inherits, size_format(need, size));
         if (!(fix = unit_fix(c->short_name, c->fix_value ? c->fix_value : need, c->fix_why)))
                 return -ENOMEM;
         ADD_ID(d, c->group, DIAG_WARNING, c->id_low, u->where, fix,
