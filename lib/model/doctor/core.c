@@ -174,14 +174,13 @@ static int user_target_limits(struct doc *d, const char *user, struct target *t)
 
 int user_target(struct doc *d, const char *user, struct target *ret) {
         const struct id_user *u;
-        struct target t = {};
         int r;
 
         *ret = (struct target){};
         r = ident_user(d->in->id, user, &u);
         if (r < 0)
                 return r;
-        r = user_target_limits(d, user, &t);
+        r = user_target_limits(d, user, ret);
         if (r >= 0 && d->in->policy) {
                 char **groups = NULL;
                 size_t ng = 0;
@@ -191,17 +190,14 @@ int user_target(struct doc *d, const char *user, struct target *ret) {
                         r = q;
                 else if (q >= 0 && policy_decide(d, user, (const char *const *)groups, ng, &dec)) {
                         if (dec.lower)
-                                t.soft_known = t.hard_known = false;
-                        r = target_raise_decision(d, &t, &dec);
+                                ret->soft_known = ret->hard_known = false;
+                        r = target_raise_decision(d, ret, &dec);
                 }
                 strv_free(groups);
         }
-        if (r < 0) {
-                target_clear(&t);
-                return r;
-        }
-        *ret = t;
-        return 0;
+        if (r < 0)
+                target_clear(ret);
+        return r;
 }
 
 int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum diag_severity *ret_lvl, char **ret_why) {

@@ -112,7 +112,6 @@ struct doc {
         /* PAM module directories (absolute, without root), and the one libpam loads from */
         struct strv moddirs;
         long pamdir;
-        bool moddirs_done;
         struct limit_setting sysdef;   /* DefaultLimitMEMLOCK of system.conf */
 };
 

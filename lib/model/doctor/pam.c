@@ -59,10 +59,8 @@ static int moddirs_collect(struct doc *d, struct strv *v) {
 }
 
 static int moddirs_load(struct doc *d) {
-        if (d->moddirs_done)
-                return 0;
-        d->moddirs_done = true;
-        d->pamdir = -1;
+        if (d->moddirs.n)
+                return 0;   /* loaded already: it has the fixed directories at least */
         int r = moddirs_collect(d, &d->moddirs);
         if (r < 0)
                 return r;

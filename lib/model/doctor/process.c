@@ -243,9 +243,8 @@ static int check_process(struct doc *d, const struct daemon *s, pid_t pid, const
         if (r == 0) {
                 char where[32];
                 snprintf(where, sizeof where, "pid %d", (int)pid);
-                ADD(d, s->group, DIAG_INFO, where, NULL, "a process named %s is not the daemon (%s): ignored", comm,
-                    why);
-                return 0;
+                return doctor_add(d->rep, s->group, DIAG_INFO, NULL, where, NULL,
+                                  "a process named %s is not the daemon (%s): ignored", comm, why);
         }
         /* the listener only: its parent is not the same daemon */
         if (proc_field_u64(status, "PPid", &ppid) < 0 || same_daemon((pid_t)ppid, exe))
@@ -471,9 +470,8 @@ static int pid_read(struct doc *d, struct pid_view *v) {
             proc_field_u64(status, "Uid", &v->uid) < 0) {
                 if (r == -ENOMEM)
                         return r;
-                ADD(d, DOCTOR_PROCESSES, DIAG_ERROR, v->where, NULL, "cannot read /proc/%d/limits and status",
-                    (int)v->pid);
-                return 0;
+                return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_ERROR, NULL, v->where, NULL,
+                                  "cannot read /proc/%d/limits and status", (int)v->pid);
         }
         (void)proc_field_u64(status, "VmLck", &vmlck);
         (void)proc_field_u64(status, "VmPin", &vmpin);

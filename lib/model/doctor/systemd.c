@@ -332,29 +332,25 @@ static int unit_read(struct doc *d, const char *tmpl, enum doctor_group g, struc
 
 int unit_load(struct doc *d, const char *unit, enum doctor_group g, struct unit_info *ret) {
         _cleanup_free_ char *tmpl = NULL;
-        struct unit_info u = {};
         const char *dot = strrchr(unit, '.');
         int r;
 
         *ret = (struct unit_info){};
-        u.name = !dot || dot == unit ? strf("%s.service", unit) : strdup(unit);
-        if (!u.name)
+        ret->name = !dot || dot == unit ? strf("%s.service", unit) : strdup(unit);
+        if (!ret->name)
                 return -ENOMEM;
         /* an instance foo@bar.service falls back to the template foo@.service */
-        char *at = strchr(u.name, '@');
-        dot = strrchr(u.name, '.');
-        if (at && at + 1 < dot && !(tmpl = strf("%.*s%s", (int)(at + 1 - u.name), u.name, dot)))
+        const char *name = ret->name, *at = strchr(name, '@');
+        dot = strrchr(name, '.');
+        if (at && at + 1 < dot && !(tmpl = strf("%.*s%s", (int)(at + 1 - name), name, dot)))
                 r = -ENOMEM;
         else
-                r = unit_find(d, u.name, tmpl, &u);
-        if (r >= 0 && u.path)
-                r = unit_read(d, tmpl, g, &u);
-        if (r < 0) {
-                unit_info_clear(&u);
-                return r;
-        }
-        *ret = u;
-        return 0;
+                r = unit_find(d, name, tmpl, ret);
+        if (r >= 0 && ret->path)
+                r = unit_read(d, tmpl, g, ret);
+        if (r < 0)
+                unit_info_clear(ret);
+        return r;
 }
 
 /* ---- --unit ---- */
@@ -524,10 +520,9 @@ static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const
                                   u->name, pair, u->src, c->inherits, size_format(need, size));
         if (!(fix = unit_fix(c->short_name, c->fix_value ? c->fix_value : need, c->fix_why)))
                 return -ENOMEM;
-        ADD_ID(d, c->group, DIAG_WARNING, c->id_low, u->where, fix,
-               "%s: memlock %s (%s): %s, below the %s the hardware needs (%s)", u->name, pair, u->src, c->inherits,
-               size_format(need, size), why);
-        return 0;
+        return doctor_add(d->rep, c->group, DIAG_WARNING, c->id_low, u->where, fix,
+                          "%s: memlock %s (%s): %s, below the %s the hardware needs (%s)", u->name,
+                          pair, u->src, c->inherits, size_format(need, size), why);
 }
 
 int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_found) {
