@@ -37,15 +37,6 @@ int proc_comm(pid_t pid, char **ret) {
         return 0;
 }
 
-/* proc_exe() as a heap string */
-static int proc_exe_dup(pid_t pid, char **ret) {
-        char buf[PATH_MAX];
-        int r = proc_exe(pid, buf);
-        if (r < 0)
-                return r;
-        return (*ret = strdup(buf)) ? 0 : -ENOMEM;
-}
-
 /* The path of the systemd hierarchy in a /proc/PID/cgroup text ("0::" on cgroup v2, which
  * wins, "name=systemd" on v1), and its length; NULL when there is none. */
 static const char *cgroup_systemd_path(const char *text, size_t *ret_len) {
@@ -155,28 +146,28 @@ static int daemon_in_unit(const struct daemon *s, pid_t pid, char **why) {
 
 /*
  * Is pid (named s->comm) that daemon?  1 yes; 0 no, with the reason in *why; or -ENOMEM.
- * status is its /proc/PID/status; *exe receives its executable (or NULL).
+ * status is its /proc/PID/status; exe receives its executable (when 1).
  */
-static int daemon_identify(const struct daemon *s, pid_t pid, const char *status, bool systemd, char **exe,
-                           char **why) {
+static int daemon_identify(const struct daemon *s, pid_t pid, const char *status, bool systemd,
+                           char exe[static PATH_MAX], char **why) {
         uint64_t uid;
         bool known = false;
         int r;
 
-        *exe = *why = NULL;
+        *why = NULL;
         if (proc_field_u64(status, "Uid", &uid) < 0)
                 *why = strdup("its owner cannot be read");
         else if (uid != 0)
                 *why = strf("it runs as uid %llu, not root", (unsigned long long)uid);
-        else if ((r = proc_exe_dup(pid, exe)) == -ENOMEM)
+        else if ((r = proc_exe(pid, exe)) == -ENOMEM)
                 return r;
         else if (r < 0)
                 *why = strf("its executable cannot be read (%s)", strerror(-r));
         else {
                 for (size_t i = 0; i < DAEMON_EXE_MAX && s->exe[i] && !known; i++)
-                        known = streq(*exe, s->exe[i]);
+                        known = streq(exe, s->exe[i]);
                 if (!known)
-                        *why = strf("its executable is %s, not %s", *exe, s->exe[0]);
+                        *why = strf("its executable is %s, not %s", exe, s->exe[0]);
                 else
                         return systemd ? daemon_in_unit(s, pid, why) : 1;
         }
@@ -232,13 +223,14 @@ static bool same_daemon(pid_t ppid, const char *exe) {
 
 /* One process of /proc named like one of the daemons: 1 when it is that daemon's listener. */
 static int check_process(struct doc *d, const struct daemon *s, pid_t pid, const char *comm, bool systemd) {
-        _cleanup_free_ char *status = NULL, *exe = NULL, *why = NULL;
+        _cleanup_free_ char *status = NULL, *why = NULL;
+        char exe[PATH_MAX];
         uint64_t ppid;
         int r;
 
         if (proc_read(pid, "status", DOC_TEXT_MAX, &status) < 0)
                 return 0;
-        if ((r = daemon_identify(s, pid, status, systemd, &exe, &why)) < 0)
+        if ((r = daemon_identify(s, pid, status, systemd, exe, &why)) < 0)
                 return r;
         if (r == 0) {
                 char where[32];
