@@ -238,7 +238,7 @@ int check_slurm(struct doc *d) {
                 .fix_value = SIZE_INFINITY,
                 .fix_why = " (Slurm's own slurmd.service sets LimitMEMLOCK=infinity)",
         };
-        struct slurm_conf c = {};
+        _cleanup_(slurm_conf_clear) struct slurm_conf c = {};
         bool found = false;
         int r = -ENOENT;
 
@@ -253,14 +253,12 @@ int check_slurm(struct doc *d) {
                                "slurm.conf cannot be read (%s)", strerror(-r));
         else if (r == -ENOENT)
                 r = 0;
-        if (r >= 0)
-                r = daemon_unit_check(d, &slurmd, &found);
-        if (r >= 0 && c.file && !found)
-                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurmd-no-unit", c.file, NULL,
-                               "no slurmd.service: not a compute node, or slurmd is started another way (its "
-                               "memlock is then that of whatever starts it)");
-        if (r >= 0)
-                r = slurm_check_adopt(d);
-        slurm_conf_clear(&c);
-        return r;
+        if (r < 0 || (r = daemon_unit_check(d, &slurmd, &found)) < 0)
+                return r;
+        if (c.file && !found &&
+            (r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurmd-no-unit", c.file, NULL,
+                            "no slurmd.service: not a compute node, or slurmd is started another "
+                            "way (its memlock is then that of whatever starts it)")) < 0)
+                return r;
+        return slurm_check_adopt(d);
 }

@@ -170,20 +170,17 @@ static int sshd_report(struct doc *d, const char *cfg, const struct sshd_scan *s
 
 int check_sshd_config(struct doc *d) {
         const char *cfg = "/etc/ssh/sshd_config";
-        struct sshd_scan s = {};
-        int r;
+        _cleanup_(sshd_scan_clear) struct sshd_scan s = {};
+        int r = sshd_scan_file(d, cfg, &s);
 
-        r = sshd_scan_file(d, cfg, &s);
-        if (r == -ENOENT) {
-                r = 0;
-                if (exists_rooted(d, "/etc/pam.d/sshd", false))
-                        r = doctor_add(d->rep, DOCTOR_SSH, DIAG_INFO, NULL, disp(d, cfg), NULL,
-                                       "sshd: %s does not exist: OpenSSH server not installed?", disp(d, cfg));
-        } else if (r < 0 && r != -ENOMEM)
-                r = doctor_add(d->rep, DOCTOR_SSH, DIAG_WARNING, NULL, disp(d, cfg), NULL, "sshd: cannot read %s (%s)",
-                               disp(d, cfg), strerror(-r));
-        else if (r >= 0)
-                r = sshd_report(d, cfg, &s);
-        sshd_scan_clear(&s);
-        return r;
+        if (r == -ENOENT && !exists_rooted(d, "/etc/pam.d/sshd", false))
+                return 0;
+        if (r == -ENOENT)
+                return doctor_add(d->rep, DOCTOR_SSH, DIAG_INFO, NULL, disp(d, cfg), NULL,
+                                  "sshd: %s does not exist: OpenSSH server not installed?",
+                                  disp(d, cfg));
+        if (r < 0 && r != -ENOMEM)
+                return doctor_add(d->rep, DOCTOR_SSH, DIAG_WARNING, NULL, disp(d, cfg), NULL,
+                                  "sshd: cannot read %s (%s)", disp(d, cfg), strerror(-r));
+        return r < 0 ? r : sshd_report(d, cfg, &s);
 }
