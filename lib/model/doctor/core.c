@@ -294,6 +294,27 @@ int host_auto(struct doc *d, struct host_auto *ret) {
         return ret->why ? 0 : -ENOMEM;
 }
 
+int host_need(struct doc *d, uint64_t *ret, char **ret_why) {
+        _cleanup_(host_auto_clear) struct host_auto a = {};
+        int r = host_auto(d, &a);
+        if (r < 0)
+                return r;
+        uint64_t conf = d->max.hard_known && (!d->max.soft_known || d->max.hard > d->max.soft) ? d->max.hard
+                        : d->max.soft_known                                                   ? d->max.soft
+                                                                                              : 0;
+        char *why;
+        if (conf > a.value) {
+                _cleanup_free_ char *t = target_text(&d->max, d->max.hard_known && conf == d->max.hard);
+                why = t ? strf("the largest memlock configured, %s", t) : NULL;
+        } else
+                why = strdup(a.why);
+        *ret = conf > a.value ? conf : a.value;
+        if (!why)
+                return -ENOMEM;
+        *ret_why = why;
+        return 0;
+}
+
 /* ------------------------------------------------------------------------------------ */
 
 int doc_run(struct doc *d, doc_check_fn *const *checks, size_t n) {

@@ -136,6 +136,9 @@ struct host_auto {
 };
 int host_auto(struct doc *d, struct host_auto *ret);
 void host_auto_clear(struct host_auto *a);
+/* The memlock a service needs for the hardware here: the configured maximum when the
+ * configuration names one, else the host's `auto` (0: unknown).  *ret_why says which. */
+int host_need(struct doc *d, uint64_t *ret, char **ret_why);
 
 /* ---- the links ---- */
 /* A check: 0, or a negative errno (-ENOMEM) that ends the run; findings go to d->rep. */

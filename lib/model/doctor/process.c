@@ -533,19 +533,20 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                 return r;
         if (!u || u->a.charged_method == STATUS_M_UNKNOWN)
                 return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
-                                  "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): unknown "
-                                  "(%s)",
-                                  v->user ?: "?", u && u->charged_why[0] ? u->charged_why : rep.xsk_why);
+                                  "charged to user %s's locked memory (AF_XDP UMEMs of all its "
+                                  "processes): unknown (%s)", v->user ?: "?",
+                                  u && u->charged_why[0] ? u->charged_why : rep.xsk_why);
         const struct status_proc *self = NULL;
         for (size_t i = 0; i < rep.n_procs; i++)
                 if (rep.procs[i].pid == v->pid)
                         self = &rep.procs[i];
         if (self && self->cap_ipc_lock)
                 return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
-                                  "has CAP_IPC_LOCK: its AF_XDP UMEMs are neither charged nor limited (user %s's "
-                                  "locked memory holds %s%s (%s)%s%s)",
+                                  "has CAP_IPC_LOCK: its AF_XDP UMEMs are neither charged nor "
+                                  "limited (user %s's locked memory holds %s%s (%s)%s%s)",
                                   v->user ?: "?", u->a.charged_at_least ? "at least " : "",
-                                  size_format(u->a.charged, a), status_method_name(u->a.charged_method),
+                                  size_format(u->a.charged, a),
+                                  status_method_name(u->a.charged_method),
                                   holders ? "; held by " : "", holders ?: "");
         bool finite = v->soft != SIZE_INFINITY;
         uint64_t left = finite && v->soft > u->a.charged ? v->soft - u->a.charged : 0;
@@ -564,12 +565,13 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                            size_format(u->a.charged, a), v->user ?: "USER");
         else
                 fix = strf("raise memlock (rdmalimits apply %s SIZE), then start the process again", v->user ?: "USER");
-        return !fix ? -ENOMEM
-                    : doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where, fix,
-                                 "user %s's locked memory already charged (%s) leaves %s under this process's soft "
-                                 "limit %s: its next AF_XDP UMEM registration may fail with ENOBUFS",
-                                 v->user ?: "?", size_format(u->a.charged, a), size_format(left, b),
-                                 size_format(v->soft, c));
+        if (!fix)
+                return -ENOMEM;
+        return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where, fix,
+                          "user %s's locked memory already charged (%s) leaves %s under this "
+                          "process's soft limit %s: its next AF_XDP UMEM registration may fail "
+                          "with ENOBUFS", v->user ?: "?", size_format(u->a.charged, a),
+                          size_format(left, b), size_format(v->soft, c));
 }
 
 static int pid_examine(struct doc *d, struct pid_view *v) {

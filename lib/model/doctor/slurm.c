@@ -192,12 +192,13 @@ static int slurm_check_pam_systemd(struct doc *d) {
         if (i < 0)
                 return 0;
         _cleanup_free_ char *where = strf("%s:%u", st.v[i].file, st.v[i].line);
-        return where ? doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-pam-systemd", where,
-                                  "take pam_systemd out of the files sshd includes, and stop and mask "
-                                  "systemd-logind, as Slurm's pam_slurm_adopt documentation says",
-                                  "sshd: pam_systemd in the session stack conflicts with pam_slurm_adopt: it "
-                                  "moves the adopted ssh session out of the job")
-                     : -ENOMEM;
+        if (!where)
+                return -ENOMEM;
+        return doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-pam-systemd", where,
+                          "take pam_systemd out of the files sshd includes, and stop and mask "
+                          "systemd-logind, as Slurm's pam_slurm_adopt documentation says",
+                          "sshd: pam_systemd in the session stack conflicts with pam_slurm_adopt: "
+                          "it moves the adopted ssh session out of the job");
 }
 
 static int slurm_check_adopt(struct doc *d) {

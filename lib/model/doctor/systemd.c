@@ -501,29 +501,6 @@ int check_unit(struct doc *d) {
 /* ------------------------------------------------------------------------------------ */
 /* daemons whose own limit their children inherit */
 
-/* The memlock a daemon needs for the hardware here: the configured maximum when it is larger
- * than the host's `auto`, else that (0: unknown).  *ret_why says which. */
-static int host_need(struct doc *d, uint64_t *ret, char **ret_why) {
-        _cleanup_(host_auto_clear) struct host_auto a = {};
-        int r = host_auto(d, &a);
-        if (r < 0)
-                return r;
-        uint64_t conf = d->max.hard_known && (!d->max.soft_known || d->max.hard > d->max.soft) ? d->max.hard
-                        : d->max.soft_known                                                   ? d->max.soft
-                                                                                              : 0;
-        char *why;
-        if (conf > a.value) {
-                _cleanup_free_ char *t = target_text(&d->max, d->max.hard_known && conf == d->max.hard);
-                why = t ? strf("the largest memlock configured, %s", t) : NULL;
-        } else
-                why = strdup(a.why);
-        *ret = conf > a.value ? conf : a.value;
-        if (!why)
-                return -ENOMEM;
-        *ret_why = why;
-        return 0;
-}
-
 static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const struct unit_info *u) {
         _cleanup_free_ char *why = NULL, *fix = NULL;
         char pair[PAIR_MAX], size[SIZE_FMT_MAX];
