@@ -46,40 +46,6 @@ int doctor_parse_systemd_limit(const char *s, uint64_t *ret_soft, uint64_t *ret_
 /* ------------------------------------------------------------------------------------ */
 /* systemd's configuration files */
 
-typedef int (*ini_cb)(struct doc *d, const char *where, const char *section, const char *key, const char *value,
-                      void *userdata);
-
-/* Parse ROOT/abs as a systemd configuration file; -ENOENT when it does not exist. */
-static int ini_parse(struct doc *d, const char *abs, ini_cb cb, void *userdata) {
-        _cleanup_free_ char *text = NULL;
-        const char *section = "";   /* in text */
-        unsigned lineno = 0;
-        int r = read_rooted(d, abs, &text);
-
-        if (r < 0)
-                return r;
-        for (char *cur = text, *line; (line = line_next(&cur));) {
-                lineno++;
-                char *p = strip(line), *eq;
-                if (!*p || *p == '#' || *p == ';')
-                        continue;
-                if (*p == '[') {
-                        p[strcspn(p, "]")] = '\0';
-                        section = p + 1;
-                        continue;
-                }
-                if (!(eq = strchr(p, '=')))
-                        continue;
-                *eq = '\0';
-                _cleanup_free_ char *where = strf("%s:%u", disp(d, abs), lineno);
-                if (!where)
-                        return -ENOMEM;
-                if ((r = cb(d, where, section, strip(p), strip(eq + 1), userdata)) < 0)
-                        return r;
-        }
-        return 0;
-}
-
 void limit_setting_clear(struct limit_setting *l) {
         free(l->text);
         free(l->where);
@@ -120,47 +86,88 @@ static int limit_bad(struct doc *d, enum doctor_group g, const char *where, cons
                           "%s=%s cannot be parsed: systemd ignores it", key, value);
 }
 
-static int manager_cb(struct doc *d, const char *where, const char *section, const char *key, const char *value,
-                      void *userdata) {
-        struct limit_setting *l = userdata;
-        if (strcasecmp(section, "Manager") != 0 || !streq(key, "DefaultLimitMEMLOCK"))
+/* What a systemd configuration file is read for: the limit (DefaultLimitMEMLOCK= in [Manager]
+ * of system.conf, or a unit's LimitMEMLOCK=), and a unit's User=, PAMName=, DynamicUser=. */
+struct ini_scan {
+        const char *section;         /* the current one, in the text being read */
+        const char *limit_key;
+        enum doctor_group group;     /* where an unparsable limit is reported */
+        struct limit_setting *limit;
+        struct unit_info *u;         /* NULL: system.conf or user.conf (the [Manager] section) */
+};
+
+static int ini_line(struct doc *d, char *line, const char *where, void *userdata) {
+        struct ini_scan *s = userdata;
+        struct unit_info *u = s->u;
+        char *p = strip(line), *eq;
+
+        if (!*p || *p == '#' || *p == ';')
                 return 0;
-        if (limit_assign(l, where, value) < 0)
-                return -ENOMEM;
-        return l->bad ? limit_bad(d, DOCTOR_SYSTEMD, where, key, value) : 0;
+        if (*p == '[') {
+                p[strcspn(p, "]")] = '\0';
+                s->section = p + 1;
+                return 0;
+        }
+        if (!(eq = strchr(p, '=')))
+                return 0;
+        *eq = '\0';
+        const char *key = strip(p), *value = strip(eq + 1);
+        if (streq(key, s->limit_key) && (u || strcasecmp(s->section, "Manager") == 0)) {
+                if (limit_assign(s->limit, where, value) < 0)
+                        return -ENOMEM;
+                return s->limit->bad ? limit_bad(d, s->group, where, key, value) : 0;
+        }
+        if (!u)
+                return 0;
+        if (streq(key, "User"))
+                return set_str(&u->user, value) < 0 ? -ENOMEM : set_str(&u->user_where, where);
+        if (streq(key, "PAMName"))
+                return set_str(&u->pam_name, value);
+        if (streq(key, "DynamicUser"))
+                u->dynamic_user = strcasecmp(value, "yes") == 0 || strcasecmp(value, "true") == 0 ||
+                                  streq(value, "1") || strcasecmp(value, "on") == 0;
+        return 0;
+}
+
+/* Parse ROOT/abs as a systemd configuration file; -ENOENT when it does not exist. */
+static int ini_parse(struct doc *d, const char *abs, struct ini_scan *s) {
+        s->section = "";
+        return read_lines(d, abs, ini_line, s);
 }
 
 static const char *const systemd_conf_dirs[] = { "/etc/systemd", "/run/systemd", "/usr/local/lib/systemd",
                                                  "/usr/lib/systemd", "/lib/systemd" };
 
 /* Parse abs, then its drop-ins (list_dropins() of subs in dirs); a file that cannot be read
- * is skipped.  *ret_n: how many drop-ins there are (ret_n may be NULL). */
+ * is skipped.  A unit's n_dropins: how many drop-ins there are. */
 static int ini_parse_dropins(struct doc *d, const char *abs, const char *const *dirs, size_t n_dirs,
-                             const char *const *subs, size_t n_subs, ini_cb cb, void *userdata, size_t *ret_n) {
+                             const char *const *subs, size_t n_subs, struct ini_scan *s) {
         _cleanup_(strv_clear) struct strv drop = {};
-        int r = ini_parse(d, abs, cb, userdata);
+        int r = ini_parse(d, abs, s);
 
         if (r == -ENOMEM)
                 return r;
         r = list_dropins(d, dirs, n_dirs, subs, n_subs, &drop);
         for (size_t i = 0; i < drop.n && r >= 0; i++)
-                if ((r = ini_parse(d, drop.v[i], cb, userdata)) != -ENOMEM)
+                if ((r = ini_parse(d, drop.v[i], s)) != -ENOMEM)
                         r = 0;
-        if (ret_n)
-                *ret_n = drop.n;
+        if (s->u)
+                s->u->n_dropins = drop.n;
         return r;
 }
 
 /* system.conf or user.conf and their drop-ins: the last DefaultLimitMEMLOCK= wins. */
 static int manager_default(struct doc *d, const char *name, struct limit_setting *ret) {
         _cleanup_free_ char *main_abs = strf("/etc/systemd/%s", name), *sub = strf("%s.d", name);
+        struct ini_scan s = { .limit_key = "DefaultLimitMEMLOCK", .group = DOCTOR_SYSTEMD,
+                              .limit = ret };
 
         *ret = (struct limit_setting){};
         if (!main_abs || !sub)
                 return -ENOMEM;
         const char *subs[] = { sub };
-        return ini_parse_dropins(d, main_abs, systemd_conf_dirs, ELEMENTSOF(systemd_conf_dirs), subs, 1, manager_cb,
-                                 ret, NULL);
+        return ini_parse_dropins(d, main_abs, systemd_conf_dirs, ELEMENTSOF(systemd_conf_dirs),
+                                 subs, 1, &s);
 }
 
 /* Outside a root: is PID 1 systemd at all? */
@@ -230,32 +237,6 @@ int check_systemd_defaults(struct doc *d) {
 /* ------------------------------------------------------------------------------------ */
 /* units */
 
-struct unit_scan {
-        struct unit_info *u;
-        enum doctor_group group;
-};
-
-static int unit_cb(struct doc *d, const char *where, const char *section, const char *key, const char *value,
-                   void *userdata) {
-        struct unit_scan *s = userdata;
-        struct unit_info *u = s->u;
-        (void)section;
-
-        if (streq(key, "LimitMEMLOCK")) {
-                if (limit_assign(&u->limit, where, value) < 0)
-                        return -ENOMEM;
-                return u->limit.bad ? limit_bad(d, s->group, where, key, value) : 0;
-        }
-        if (streq(key, "User"))
-                return set_str(&u->user, value) < 0 || set_str(&u->user_where, where) < 0 ? -ENOMEM : 0;
-        if (streq(key, "PAMName"))
-                return set_str(&u->pam_name, value);
-        if (streq(key, "DynamicUser"))
-                u->dynamic_user = strcasecmp(value, "yes") == 0 || strcasecmp(value, "true") == 0 ||
-                                  streq(value, "1") || strcasecmp(value, "on") == 0;
-        return 0;
-}
-
 static const char *const unit_dirs[] = { "/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
                                          "/usr/lib/systemd/system", "/lib/systemd/system" };
 
@@ -320,13 +301,13 @@ static int unit_effective(const struct doc *d, struct unit_info *u) {
 /* The unit file and its drop-ins (NAME.d/, then the template's), parsed into u. */
 static int unit_read(struct doc *d, const char *tmpl, enum doctor_group g, struct unit_info *u) {
         _cleanup_free_ char *sub = strf("%s.d", u->name), *tsub = tmpl ? strf("%s.d", tmpl) : NULL;
-        struct unit_scan s = { .u = u, .group = g };
+        struct ini_scan s = { .limit_key = "LimitMEMLOCK", .group = g, .limit = &u->limit, .u = u };
 
         if (!sub || (tmpl && !tsub))
                 return -ENOMEM;
         const char *subs[] = { sub, tsub };
-        int r = ini_parse_dropins(d, u->path, unit_dirs, ELEMENTSOF(unit_dirs), subs, tsub ? 2 : 1, unit_cb, &s,
-                                  &u->n_dropins);
+        int r = ini_parse_dropins(d, u->path, unit_dirs, ELEMENTSOF(unit_dirs), subs, tsub ? 2 : 1,
+                                  &s);
         return r < 0 ? r : unit_effective(d, u);
 }
 
