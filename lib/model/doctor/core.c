@@ -153,22 +153,21 @@ static int compute_max(struct doc *d) {
 static int user_target_limits(struct doc *d, const char *user, struct target *t) {
         const struct lc_tree *tree = d->in->tree;
         struct lc_baseline base;
-        struct lc_result res = {};
+        _cleanup_(lc_result_clear) struct lc_result res = {};
         int r = 0;
 
-        if (tree && lc_baseline_load(tree, NULL, &base) >= 0 && lc_resolve(tree, d->in->id, user, &base, &res) >= 0 &&
-            res.kind == LC_RES_LIMITS) {
-                if (res.soft.src) {
-                        _cleanup_free_ char *w = line_where(tree, res.soft.src);
-                        uint64_t s = res.soft_clamped ? res.hard.value : res.soft.value;
-                        r = w ? target_raise(t, true, s, w) : -ENOMEM;
-                }
-                if (r >= 0 && res.hard.src) {
-                        _cleanup_free_ char *w = line_where(tree, res.hard.src);
-                        r = w ? target_raise(t, false, res.hard.value, w) : -ENOMEM;
-                }
+        if (!tree || lc_baseline_load(tree, NULL, &base) < 0 ||
+            lc_resolve(tree, d->in->id, user, &base, &res) < 0 || res.kind != LC_RES_LIMITS)
+                return 0;
+        if (res.soft.src) {
+                _cleanup_free_ char *w = line_where(tree, res.soft.src);
+                uint64_t s = res.soft_clamped ? res.hard.value : res.soft.value;
+                r = w ? target_raise(t, true, s, w) : -ENOMEM;
         }
-        lc_result_clear(&res);
+        if (r >= 0 && res.hard.src) {
+                _cleanup_free_ char *w = line_where(tree, res.hard.src);
+                r = w ? target_raise(t, false, res.hard.value, w) : -ENOMEM;
+        }
         return r;
 }
 

@@ -77,7 +77,7 @@ static int moddirs_load(struct doc *d) {
 
 enum mod_state { MOD_FOUND, MOD_ELSEWHERE, MOD_MISSING };
 
-/* Where is the module file?  *ret_found: where it is (MOD_ELSEWHERE), else NULL. */
+/* Where is the module file?  *ret_found: where it is (for MOD_ELSEWHERE), or NULL. */
 static int module_state(struct doc *d, const char *module, enum mod_state *ret, char **ret_found) {
         int r = moddirs_load(d);
         if (r < 0)
@@ -95,13 +95,10 @@ static int module_state(struct doc *d, const char *module, enum mod_state *ret, 
                 if (!exists_rooted(d, p, false))
                         continue;
                 free(*ret_found);
-                *ret_found = NULL;
-                if (d->pamdir < 0 || (long)i == d->pamdir) {
-                        *ret = MOD_FOUND;
-                        return 0;
-                }
-                *ret = MOD_ELSEWHERE;
                 *ret_found = TAKE_PTR(p);
+                *ret = d->pamdir < 0 || (long)i == d->pamdir ? MOD_FOUND : MOD_ELSEWHERE;
+                if (*ret == MOD_FOUND)
+                        return 0;
         }
         return 0;
 }

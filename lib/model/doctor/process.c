@@ -312,18 +312,15 @@ static int uid_name(const struct doc *d, uid_t uid, char **ret) {
         if ((r = read_rooted(d, "/etc/passwd", &text)) < 0)
                 return r;
         for (char *cur = text, *line; (line = line_next(&cur));) {
-                char *f[4] = {}, *p = line;
-                size_t n = 0;
                 /* name:x:uid: (empty fields matter, so no strtok) */
-                for (; n < 4 && p; n++) {
-                        f[n] = p;
-                        p = strchr(p, ':');
-                        if (p)
-                                *p++ = '\0';
-                }
+                char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
                 uint32_t u;
-                if (n >= 3 && f[2] && parse_u32(f[2], &u) == 0 && u == uid)
-                        return (*ret = strdup(f[0])) ? 0 : -ENOMEM;
+                if (!c2)
+                        continue;
+                *c1 = '\0';
+                c2[1 + strcspn(c2 + 1, ":")] = '\0';
+                if (parse_u32(c2 + 1, &u) == 0 && u == uid)
+                        return (*ret = strdup(line)) ? 0 : -ENOMEM;
         }
         return -ENOENT;
 }
