@@ -22,10 +22,7 @@ static int add_diag(struct doc *d, const struct diag *x, const char *path, const
         enum diag_severity lvl = x->severity;
         const char *base = path ? strrchr(path, '/') : NULL;
         base = base ? base + 1 : path;
-        if (path && x->line)
-                where = strf("%s:%u", path, x->line);
-        else
-                where = strdup(path ? path : "");
+        where = path && x->line ? strf("%s:%u", path, x->line) : strdup(path ? path : "");
         if (!where)
                 return -ENOMEM;
         if (x->line || !base || subject[0])

@@ -239,19 +239,21 @@ static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, c
         return 0;
 }
 
-/* The module at index idx (its line: where): its file exists, and nothing before it jumps
- * over it (flattened like include/@include; a substack's jumps cannot leave it, which this
- * does not model).  Adds the problems; *ret_ok when there were none. */
+/* The module at index idx (its line "FILE:LINE" in *ret_where): its file exists, and nothing
+ * before it jumps over it (flattened like include/@include; a substack's jumps cannot leave
+ * it, which this does not model).  Adds the problems; *ret_ok when there were none. */
 static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
-                            size_t idx, const char *where, bool *ret_ok) {
+                            size_t idx, char **ret_where, bool *ret_ok) {
         const struct pam_entry *e = &st->v[idx];
         int r;
 
         *ret_ok = true;
-        if ((r = pam_check_file(d, g, svc, e, where, ret_ok)) < 0)
+        if (!(*ret_where = strf("%s:%u", e->file, e->line)))
+                return -ENOMEM;
+        if ((r = pam_check_file(d, g, svc, e, *ret_where, ret_ok)) < 0)
                 return r;
         for (size_t j = 0; j < idx; j++)
-                if ((r = pam_check_jump(d, g, svc, &st->v[j], j, e, idx, where, ret_ok)) < 0)
+                if ((r = pam_check_jump(d, g, svc, &st->v[j], j, e, idx, *ret_where, ret_ok)) < 0)
                         return r;
         return 0;
 }
@@ -323,13 +325,11 @@ static int pam_check_presence(struct doc *d, enum doctor_group g, const char *sv
 static int pam_check_limits_line(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
                                  long lim) {
         const struct pam_entry *e = &st->v[lim];
-        _cleanup_free_ char *where = strf("%s:%u", e->file, e->line);
+        _cleanup_free_ char *where = NULL;
         bool ok;
         int r;
 
-        if (!where)
-                return -ENOMEM;
-        if ((r = pam_check_module(d, g, svc, st, (size_t)lim, where, &ok)) < 0)
+        if ((r = pam_check_module(d, g, svc, st, (size_t)lim, &where, &ok)) < 0)
                 return r;
         if (ok)
                 ADD(d, g, DIAG_OK, where, NULL, "%s: pam_limits runs in the session stack as '%s'", svc, e->control);
@@ -359,9 +359,7 @@ static int pam_check_module_line(struct doc *d, enum doctor_group g, const char 
         }
         const struct pam_entry *e = &st->v[mod];
         d->module_in_any_stack = true;
-        if (!(where = strf("%s:%u", e->file, e->line)))
-                return -ENOMEM;
-        if ((r = pam_check_module(d, g, svc, st, (size_t)mod, where, &ok)) < 0)
+        if ((r = pam_check_module(d, g, svc, st, (size_t)mod, &where, &ok)) < 0)
                 return r;
         if ((r = pam_order_check(d, g, svc, st, where)) <= 0)
                 return r;

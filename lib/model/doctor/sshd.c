@@ -86,11 +86,8 @@ static int sshd_usepam(char *val, const char *where, struct sshd_scan *s) {
                 val++;
                 val[strcspn(val, "\"")] = '\0';
         }
-        if (s->in_match) {
-                if (!s->match_where && !(s->match_where = strdup(where)))
-                        return -ENOMEM;
-                return 0;
-        }
+        if (s->in_match)   /* the first one */
+                return s->match_where || (s->match_where = strdup(where)) ? 0 : -ENOMEM;
         bool v = strcasecmp(val, "yes") == 0;
         if (!s->set) {
                 s->set = true;

@@ -263,10 +263,8 @@ void unit_info_clear(struct unit_info *u) {
 /* The unit file of name (or of its template tmpl): the first unit directory that has one. */
 static int unit_find(const struct doc *d, const char *name, const char *tmpl, struct unit_info *u) {
         for (size_t i = 0; i < ELEMENTSOF(unit_dirs); i++)
-                for (int k = 0; k < 2; k++) {
+                for (int k = 0; k < (tmpl ? 2 : 1); k++) {
                         const char *n = k == 0 ? name : tmpl;
-                        if (!n)
-                                continue;
                         _cleanup_free_ char *p = strf("%s/%s", unit_dirs[i], n);
                         if (!p)
                                 return -ENOMEM;
