@@ -113,10 +113,10 @@ static int pam_check_file(struct doc *d, enum doctor_group g, const char *svc, c
         _cleanup_free_ char *found = NULL, *fix = NULL;
         enum mod_state ms;
         int r = module_state(d, e->module, &ms, &found);
-        if (r < 0)
+        if (r < 0 || ms == MOD_FOUND)
                 return r;
+        *ok = false;
         if (ms == MOD_MISSING) {
-                *ok = false;
                 if (!(fix = strf("install %s.so into %s (or write its full path in %s)", e->name, pamdir_name(d),
                                  where)))
                         return -ENOMEM;
@@ -130,8 +130,7 @@ static int pam_check_file(struct doc *d, enum doctor_group g, const char *svc, c
                             "%s: the module file %s is missing: PAM cannot load it (a required module then "
                             "fails every session)",
                             svc, e->module);
-        } else if (ms == MOD_ELSEWHERE) {
-                *ok = false;
+        } else {
                 if (!(fix = strf("write the full path in %s: session %s %s, or install it into %s", where, e->control,
                                  found, pamdir_name(d))))
                         return -ENOMEM;
