@@ -282,8 +282,7 @@ static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, 
         if (!w2 || !own)
                 return -ENOMEM;
         const char *base = strstr(l->file, own);
-        bool in_own_file = base && streq(base, own);
-        if (in_own_file)
+        if (base && streq(base, own))   /* in its own file */
                 fix = strf("rdmalimits enable --service %s (puts pam_rdmalimit after %s)", svc, w2);
         else
                 fix = strf("move the pam_rdmalimit line (%s) after pam_limits (%s)", where, w2);
@@ -403,14 +402,6 @@ static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g
         return pam_check_stack(d, svc, g, &st, disp(d, abs));
 }
 
-/* --service: a display manager or a site's own service, with the console logins. */
-static int check_extra_service(struct doc *d, const char *svc) {
-        if (!svc[0] || strchr(svc, '/') || svc[0] == '.')
-                return doctor_add(d->rep, DOCTOR_CONSOLE, DIAG_ERROR, NULL, svc, NULL,
-                                  "not a PAM service name");
-        return check_pam_service(d, svc, DOCTOR_CONSOLE, true);
-}
-
 int check_pam_services(struct doc *d) {
         const char *extra = d->in->service;
         int r = 0;
@@ -420,7 +411,11 @@ int check_pam_services(struct doc *d) {
                 if (extra && streq(extra, pam_services[i].name))
                         extra = NULL;
         }
-        if (r >= 0 && extra)
-                r = check_extra_service(d, extra);
-        return r;
+        if (r < 0 || !extra)
+                return r;
+        /* --service: a display manager or a site's own service, with the console logins */
+        if (!extra[0] || strchr(extra, '/') || extra[0] == '.')
+                return doctor_add(d->rep, DOCTOR_CONSOLE, DIAG_ERROR, NULL, extra, NULL,
+                                  "not a PAM service name");
+        return check_pam_service(d, extra, DOCTOR_CONSOLE, true);
 }
