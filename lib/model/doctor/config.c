@@ -7,7 +7,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,10 +21,7 @@ static int add_diag(struct doc *d, const struct diag *x, const char *path, const
         enum diag_severity lvl = x->severity;
         const char *base = path ? strrchr(path, '/') : NULL;
         base = base ? base + 1 : path;
-        if (path && x->line)
-                where = strf("%s:%u", path, x->line);
-        else
-                where = strdup(path ? path : "");
+        where = path && x->line ? strf("%s:%u", path, x->line) : strdup(path ? path : "");
         if (!where)
                 return -ENOMEM;
         if (x->line || !base || subject[0])
@@ -38,10 +34,9 @@ static int add_diag(struct doc *d, const struct diag *x, const char *path, const
 static int config_max(struct doc *d) {
         _cleanup_free_ char *s1 = NULL, *s2 = NULL;
 
-        if (!d->max.soft_known && !d->max.hard_known) {
-                ADD(d, DOCTOR_CONFIG, DIAG_INFO, NULL, NULL, "no limits entry or policy rule sets memlock");
-                return 0;
-        }
+        if (!d->max.soft_known && !d->max.hard_known)
+                return doctor_add(d->rep, DOCTOR_CONFIG, DIAG_INFO, NULL, NULL, NULL,
+                                  "no limits entry or policy rule sets memlock");
         s1 = d->max.soft_known ? target_text(&d->max, false) : strdup("soft none");
         s2 = d->max.hard_known ? target_text(&d->max, true) : strdup("hard none");
         if (!s1 || !s2)
@@ -52,7 +47,7 @@ static int config_max(struct doc *d) {
 
 /* `rdmalimits check` of limits.conf and limits.d, as findings. */
 static int config_limits(struct doc *d) {
-        struct diag_list dl = {};
+        _cleanup_(diag_list_clear) struct diag_list dl = {};
         int r;
 
         if (!d->in->tree)
@@ -61,11 +56,9 @@ static int config_limits(struct doc *d) {
         for (size_t i = 0; i < dl.n && r >= 0; i++)
                 r = add_diag(d, &dl.v[i], dl.v[i].path, "", "edit the line (see 'rdmalimits check')",
                              "see 'rdmalimits check'");
-        size_t bad = diag_count(&dl, DIAG_ERROR) + diag_count(&dl, DIAG_WARNING);
-        diag_list_clear(&dl);
         if (r < 0)
                 return r;
-        if (!bad)
+        if (!diag_count(&dl, DIAG_ERROR) && !diag_count(&dl, DIAG_WARNING))
                 ADD(d, DOCTOR_CONFIG, DIAG_OK, disp(d, LC_LIMITS_CONF), NULL,
                     "limits.conf and limits.d: no problems (%zu file%s read)", d->in->tree->n_files,
                     d->in->tree->n_files == 1 ? "" : "s");

@@ -197,7 +197,7 @@ static int docker_unit(struct doc *d, bool has_default) {
                 .id_low = "dockerd-memlock-low", .id_ok = "dockerd-memlock",
                 .fix_why = "; or set default-ulimits memlock in /etc/docker/daemon.json",
         };
-        struct unit_info u;
+        _cleanup_(unit_info_clear) struct unit_info u = {};
         char pair[PAIR_MAX];
         bool found;
         int r;
@@ -211,7 +211,6 @@ static int docker_unit(struct doc *d, bool has_default) {
                                "%s: memlock %s (%s): containers get daemon.json's default-ulimits instead (dockerd "
                                "starts them with CAP_SYS_RESOURCE)",
                                u.name, fmt_pair(u.soft, u.hard, pair), u.src);
-        unit_info_clear(&u);
         return r;
 }
 
@@ -231,18 +230,15 @@ static int podman_files(struct doc *d, struct strv *ret) {
 
         for (size_t i = 0; i < ELEMENTSOF(mains) && r >= 0; i++) {
                 _cleanup_free_ char *dir = strf("%s.d", mains[i]);
-                struct strv drop = {};
+                _cleanup_(strv_clear) struct strv drop = {};
                 if (!dir)
                         return -ENOMEM;
                 if (exists_rooted(d, mains[i], false))
                         r = strv_push(ret, mains[i]);
                 if (r >= 0)
                         r = list_dir(d, dir, "*.conf", &drop);
-                for (size_t k = 0; k < drop.n && r >= 0; k++) {
-                        _cleanup_free_ char *f = strf("%s/%s", dir, drop.v[k]);
-                        r = f ? strv_push(ret, f) : -ENOMEM;
-                }
-                strv_clear(&drop);
+                for (size_t k = 0; k < drop.n && r >= 0; k++)
+                        r = strv_consume(ret, strf("%s/%s", dir, drop.v[k]));
         }
         return r;
 }
@@ -342,18 +338,17 @@ static int podman_report(struct doc *d, const struct podman_ulimit *u, const cha
         char pair[PAIR_MAX];
         enum diag_severity lvl;
 
-        if (!u->memlock) {
-                ADD_ID(d, DOCTOR_CONTAINERS, DIAG_INFO, "podman-no-default-ulimits", u->where, fix,
-                       "podman: no memlock in containers.conf's default_ulimits: containers get the memlock of the "
-                       "process that runs podman (the user's session, or the unit that starts it)");
-                return 0;
-        }
-        if (u->bad) {
-                ADD_ID(d, DOCTOR_CONTAINERS, DIAG_WARNING, "podman-default-ulimits-bad", u->where,
-                       "write \"memlock=SOFT:HARD\" in bytes (-1: unlimited)",
-                       "podman: the memlock entry of default_ulimits cannot be read");
-                return 0;
-        }
+        if (!u->memlock)
+                return doctor_add(d->rep, DOCTOR_CONTAINERS, DIAG_INFO, "podman-no-default-ulimits",
+                                  u->where, fix,
+                                  "podman: no memlock in containers.conf's default_ulimits: "
+                                  "containers get the memlock of the process that runs podman (the "
+                                  "user's session, or the unit that starts it)");
+        if (u->bad)
+                return doctor_add(d->rep, DOCTOR_CONTAINERS, DIAG_WARNING,
+                                  "podman-default-ulimits-bad", u->where,
+                                  "write \"memlock=SOFT:HARD\" in bytes (-1: unlimited)",
+                                  "podman: the memlock entry of default_ulimits cannot be read");
         if (below_max(d, u->soft, u->hard, &lvl, &why) < 0)
                 return -ENOMEM;
         bool zero = u->soft == 0 || u->hard == 0;
@@ -369,7 +364,7 @@ static int podman_report(struct doc *d, const struct podman_ulimit *u, const cha
 }
 
 int check_podman(struct doc *d) {
-        struct strv files = {};
+        _cleanup_(strv_clear) struct strv files = {};
         struct podman_ulimit u = {};
         int r = podman_files(d, &files);
 
@@ -382,7 +377,6 @@ int check_podman(struct doc *d) {
                                   "add default_ulimits = [ \"memlock=-1:-1\" ] (bytes, -1: unlimited) to the [containers] "
                                   "table of /etc/containers/containers.conf (or a containers.conf.d drop-in), or podman "
                                   "run --ulimit memlock=-1:-1");
-        strv_clear(&files);
         free(u.where);
         return r;
 }
@@ -463,12 +457,11 @@ static int container_sys_resource(struct doc *d, bool sys_resource) {
         struct hard_limits h;
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
 
-        if (sys_resource) {
-                ADD(d, DOCTOR_CONTAINERS, DIAG_OK, "/proc/self/status CapBnd", NULL,
-                    "CAP_SYS_RESOURCE is in the capability bounding set: services running as root can raise hard "
-                    "limits");
-                return 0;
-        }
+        if (sys_resource)
+                return doctor_add(d->rep, DOCTOR_CONTAINERS, DIAG_OK, NULL,
+                                  "/proc/self/status CapBnd", NULL,
+                                  "CAP_SYS_RESOURCE is in the capability bounding set: services "
+                                  "running as root can raise hard limits");
         hard_limits_read(&h);
         hards = h.p1 && h.own ? strf(" (PID 1: hard %s; this process: hard %s)", size_format(h.h1, a),
                                      size_format(h.own_hard, b))

@@ -19,7 +19,6 @@
 
 #include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,35 +152,33 @@ static int compute_max(struct doc *d) {
 static int user_target_limits(struct doc *d, const char *user, struct target *t) {
         const struct lc_tree *tree = d->in->tree;
         struct lc_baseline base;
-        struct lc_result res = {};
+        _cleanup_(lc_result_clear) struct lc_result res = {};
         int r = 0;
 
-        if (tree && lc_baseline_load(tree, NULL, &base) >= 0 && lc_resolve(tree, d->in->id, user, &base, &res) >= 0 &&
-            res.kind == LC_RES_LIMITS) {
-                if (res.soft.src) {
-                        _cleanup_free_ char *w = line_where(tree, res.soft.src);
-                        uint64_t s = res.soft_clamped ? res.hard.value : res.soft.value;
-                        r = w ? target_raise(t, true, s, w) : -ENOMEM;
-                }
-                if (r >= 0 && res.hard.src) {
-                        _cleanup_free_ char *w = line_where(tree, res.hard.src);
-                        r = w ? target_raise(t, false, res.hard.value, w) : -ENOMEM;
-                }
+        if (!tree || lc_baseline_load(tree, NULL, &base) < 0 ||
+            lc_resolve(tree, d->in->id, user, &base, &res) < 0 || res.kind != LC_RES_LIMITS)
+                return 0;
+        if (res.soft.src) {
+                _cleanup_free_ char *w = line_where(tree, res.soft.src);
+                uint64_t s = res.soft_clamped ? res.hard.value : res.soft.value;
+                r = w ? target_raise(t, true, s, w) : -ENOMEM;
         }
-        lc_result_clear(&res);
+        if (r >= 0 && res.hard.src) {
+                _cleanup_free_ char *w = line_where(tree, res.hard.src);
+                r = w ? target_raise(t, false, res.hard.value, w) : -ENOMEM;
+        }
         return r;
 }
 
 int user_target(struct doc *d, const char *user, struct target *ret) {
         const struct id_user *u;
-        struct target t = {};
         int r;
 
         *ret = (struct target){};
         r = ident_user(d->in->id, user, &u);
         if (r < 0)
                 return r;
-        r = user_target_limits(d, user, &t);
+        r = user_target_limits(d, user, ret);
         if (r >= 0 && d->in->policy) {
                 char **groups = NULL;
                 size_t ng = 0;
@@ -191,17 +188,14 @@ int user_target(struct doc *d, const char *user, struct target *ret) {
                         r = q;
                 else if (q >= 0 && policy_decide(d, user, (const char *const *)groups, ng, &dec)) {
                         if (dec.lower)
-                                t.soft_known = t.hard_known = false;
-                        r = target_raise_decision(d, &t, &dec);
+                                ret->soft_known = ret->hard_known = false;
+                        r = target_raise_decision(d, ret, &dec);
                 }
                 strv_free(groups);
         }
-        if (r < 0) {
-                target_clear(&t);
-                return r;
-        }
-        *ret = t;
-        return 0;
+        if (r < 0)
+                target_clear(ret);
+        return r;
 }
 
 int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum diag_severity *ret_lvl, char **ret_why) {
@@ -299,7 +293,7 @@ int host_auto(struct doc *d, struct host_auto *ret) {
 }
 
 int host_need(struct doc *d, uint64_t *ret, char **ret_why) {
-        struct host_auto a;
+        _cleanup_(host_auto_clear) struct host_auto a = {};
         int r = host_auto(d, &a);
         if (r < 0)
                 return r;
@@ -313,7 +307,6 @@ int host_need(struct doc *d, uint64_t *ret, char **ret_why) {
         } else
                 why = strdup(a.why);
         *ret = conf > a.value ? conf : a.value;
-        host_auto_clear(&a);
         if (!why)
                 return -ENOMEM;
         *ret_why = why;
@@ -345,7 +338,7 @@ int doctor_run(const struct doctor_input *in, struct diag_list *rep) {
 
         strv_clear(&d.moddirs);
         target_clear(&d.max);
-        free(d.sysdef_where);
+        limit_setting_clear(&d.sysdef);
         hw_summary_free(d.hw);
         return r < 0 ? r : 0;
 }

@@ -61,6 +61,10 @@ const char *disp_rooted(const struct doc *d, const char *path);
 int read_text(const char *path, char **ret);
 /* ROOT/abs. */
 int read_rooted(const struct doc *d, const char *abs, char **ret);
+/* Each line of ROOT/abs (its newline cut, in place) and its "FILE:LINE" to fn, up to the first
+ * error: 0, that error, or read_rooted()'s. */
+typedef int line_fn(struct doc *d, char *line, const char *where, void *userdata);
+int read_lines(struct doc *d, const char *abs, line_fn *fn, void *userdata);
 bool exists_rooted(const struct doc *d, const char *abs, bool want_dir);
 /* Names in ROOT/absdir matching the fnmatch pattern (no dotfiles), sorted in byte order; a
  * directory that cannot be opened is empty.  Only -ENOMEM is returned. */
@@ -82,6 +86,19 @@ void target_clear(struct target *t);
 /* "hard 1 GiB (etc/security/limits.d/90.conf:3)"; NULL on -ENOMEM. */
 char *target_text(const struct target *t, bool hard);
 
+/* The last assignment of a limit (LimitMEMLOCK=, DefaultLimitMEMLOCK=). */
+struct limit_setting {
+        bool set;              /* an assignment is in effect */
+        bool bad;              /* the last assignment could not be parsed */
+        char *text;
+        uint64_t soft, hard;
+        char *where;
+        unsigned assignments;
+        char *overridden;      /* the assignment the final one overrides, and its value */
+        char *overridden_text;
+};
+void limit_setting_clear(struct limit_setting *l);     /* systemd.c */
+
 struct doc {
         const struct doctor_input *in;
         struct diag_list *rep;
@@ -95,11 +112,7 @@ struct doc {
         /* PAM module directories (absolute, without root), and the one libpam loads from */
         struct strv moddirs;
         long pamdir;
-        bool moddirs_done;
-        /* DefaultLimitMEMLOCK of system.conf */
-        bool sysdef_set;
-        uint64_t sysdef_soft, sysdef_hard;
-        char *sysdef_where;
+        struct limit_setting sysdef;   /* DefaultLimitMEMLOCK of system.conf */
 };
 
 #define ADD(d, g, lvl, where, fix, ...) ADD_ID(d, g, lvl, NULL, where, fix, __VA_ARGS__)
@@ -147,18 +160,6 @@ int check_pid(struct doc *d);
 int check_config(struct doc *d);                       /* config.c */
 
 /* ---- systemd.c: units for the other links ---- */
-
-/* The last assignment of a limit (LimitMEMLOCK=, DefaultLimitMEMLOCK=). */
-struct limit_setting {
-        bool set;              /* an assignment is in effect */
-        bool bad;              /* the last assignment could not be parsed */
-        char *text;
-        uint64_t soft, hard;
-        char *where;
-        unsigned assignments;
-        char *overridden;      /* the assignment the final one overrides, and its value */
-        char *overridden_text;
-};
 
 /* A unit file and its drop-ins as systemd reads them. */
 struct unit_info {

@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +24,7 @@ static const struct daemon_unit runtimes[] = {
 
 /* What says this is a Kubernetes node, or NULL. */
 static int kubelet_evidence(struct doc *d, char **ret) {
-        struct unit_info u;
+        _cleanup_(unit_info_clear) struct unit_info u = {};
         int r = unit_load(d, "kubelet.service", DOCTOR_CONTAINERS, &u);
 
         *ret = NULL;
@@ -35,10 +34,7 @@ static int kubelet_evidence(struct doc *d, char **ret) {
                             : exists_rooted(d, "/var/lib/kubelet", true) ? "/var/lib/kubelet"
                             : exists_rooted(d, "/etc/kubernetes", true)  ? "/etc/kubernetes"
                                                                            : NULL;
-        if (found && !(*ret = strdup(disp(d, found))))
-                r = -ENOMEM;
-        unit_info_clear(&u);
-        return r;
+        return found && !(*ret = strdup(disp(d, found))) ? -ENOMEM : 0;
 }
 
 int check_kubernetes(struct doc *d) {

@@ -43,7 +43,7 @@ static int moddirs_collect(struct doc *d, struct strv *v) {
                 r = strv_push(v, fixed[i]);
         /* other multiarch triplets */
         for (size_t i = 0; i < ELEMENTSOF(libs) && r >= 0; i++) {
-                struct strv sub = {};
+                _cleanup_(strv_clear) struct strv sub = {};
                 r = list_dir(d, libs[i], "*-*-*", &sub);
                 for (size_t k = 0; k < sub.n && r >= 0; k++) {
                         _cleanup_free_ char *p = strf("%s/%s/security", libs[i], sub.v[k]);
@@ -52,7 +52,6 @@ static int moddirs_collect(struct doc *d, struct strv *v) {
                         else if (!strv_contains(v->v, p) && exists_rooted(d, p, true))
                                 r = strv_push(v, p);
                 }
-                strv_clear(&sub);
         }
         if (r >= 0 && d->in->securedir && d->in->securedir[0] == '/' && !strv_contains(v->v, d->in->securedir))
                 r = strv_push(v, d->in->securedir);
@@ -60,10 +59,8 @@ static int moddirs_collect(struct doc *d, struct strv *v) {
 }
 
 static int moddirs_load(struct doc *d) {
-        if (d->moddirs_done)
-                return 0;
-        d->moddirs_done = true;
-        d->pamdir = -1;
+        if (d->moddirs.n)
+                return 0;   /* loaded already: it has the fixed directories at least */
         int r = moddirs_collect(d, &d->moddirs);
         if (r < 0)
                 return r;
@@ -80,7 +77,7 @@ static int moddirs_load(struct doc *d) {
 
 enum mod_state { MOD_FOUND, MOD_ELSEWHERE, MOD_MISSING };
 
-/* Where is the module file?  *ret_found: where it is (MOD_ELSEWHERE), else NULL. */
+/* Where is the module file?  *ret_found: where it is (for MOD_ELSEWHERE), or NULL. */
 static int module_state(struct doc *d, const char *module, enum mod_state *ret, char **ret_found) {
         int r = moddirs_load(d);
         if (r < 0)
@@ -98,13 +95,10 @@ static int module_state(struct doc *d, const char *module, enum mod_state *ret, 
                 if (!exists_rooted(d, p, false))
                         continue;
                 free(*ret_found);
-                *ret_found = NULL;
-                if (d->pamdir < 0 || (long)i == d->pamdir) {
-                        *ret = MOD_FOUND;
-                        return 0;
-                }
-                *ret = MOD_ELSEWHERE;
                 *ret_found = TAKE_PTR(p);
+                *ret = d->pamdir < 0 || (long)i == d->pamdir ? MOD_FOUND : MOD_ELSEWHERE;
+                if (*ret == MOD_FOUND)
+                        return 0;
         }
         return 0;
 }
@@ -119,10 +113,10 @@ static int pam_check_file(struct doc *d, enum doctor_group g, const char *svc, c
         _cleanup_free_ char *found = NULL, *fix = NULL;
         enum mod_state ms;
         int r = module_state(d, e->module, &ms, &found);
-        if (r < 0)
+        if (r < 0 || ms == MOD_FOUND)
                 return r;
+        *ok = false;
         if (ms == MOD_MISSING) {
-                *ok = false;
                 if (!(fix = strf("install %s.so into %s (or write its full path in %s)", e->name, pamdir_name(d),
                                  where)))
                         return -ENOMEM;
@@ -136,8 +130,7 @@ static int pam_check_file(struct doc *d, enum doctor_group g, const char *svc, c
                             "%s: the module file %s is missing: PAM cannot load it (a required module then "
                             "fails every session)",
                             svc, e->module);
-        } else if (ms == MOD_ELSEWHERE) {
-                *ok = false;
+        } else {
                 if (!(fix = strf("write the full path in %s: session %s %s, or install it into %s", where, e->control,
                                  found, pamdir_name(d))))
                         return -ENOMEM;
@@ -245,19 +238,21 @@ static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, c
         return 0;
 }
 
-/* The module at index idx (its line: where): its file exists, and nothing before it jumps
- * over it (flattened like include/@include; a substack's jumps cannot leave it, which this
- * does not model).  Adds the problems; *ret_ok when there were none. */
+/* The module at index idx (its line "FILE:LINE" in *ret_where): its file exists, and nothing
+ * before it jumps over it (flattened like include/@include; a substack's jumps cannot leave
+ * it, which this does not model).  Adds the problems; *ret_ok when there were none. */
 static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
-                            size_t idx, const char *where, bool *ret_ok) {
+                            size_t idx, char **ret_where, bool *ret_ok) {
         const struct pam_entry *e = &st->v[idx];
         int r;
 
         *ret_ok = true;
-        if ((r = pam_check_file(d, g, svc, e, where, ret_ok)) < 0)
+        if (!(*ret_where = strf("%s:%u", e->file, e->line)))
+                return -ENOMEM;
+        if ((r = pam_check_file(d, g, svc, e, *ret_where, ret_ok)) < 0)
                 return r;
         for (size_t j = 0; j < idx; j++)
-                if ((r = pam_check_jump(d, g, svc, &st->v[j], j, e, idx, where, ret_ok)) < 0)
+                if ((r = pam_check_jump(d, g, svc, &st->v[j], j, e, idx, *ret_where, ret_ok)) < 0)
                         return r;
         return 0;
 }
@@ -287,8 +282,7 @@ static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, 
         if (!w2 || !own)
                 return -ENOMEM;
         const char *base = strstr(l->file, own);
-        bool in_own_file = base && streq(base, own);
-        if (in_own_file)
+        if (base && streq(base, own))   /* in its own file */
                 fix = strf("rdmalimits enable --service %s (puts pam_rdmalimit after %s)", svc, w2);
         else
                 fix = strf("move the pam_rdmalimit line (%s) after pam_limits (%s)", where, w2);
@@ -329,13 +323,11 @@ static int pam_check_presence(struct doc *d, enum doctor_group g, const char *sv
 static int pam_check_limits_line(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
                                  long lim) {
         const struct pam_entry *e = &st->v[lim];
-        _cleanup_free_ char *where = strf("%s:%u", e->file, e->line);
+        _cleanup_free_ char *where = NULL;
         bool ok;
         int r;
 
-        if (!where)
-                return -ENOMEM;
-        if ((r = pam_check_module(d, g, svc, st, (size_t)lim, where, &ok)) < 0)
+        if ((r = pam_check_module(d, g, svc, st, (size_t)lim, &where, &ok)) < 0)
                 return r;
         if (ok)
                 ADD(d, g, DIAG_OK, where, NULL, "%s: pam_limits runs in the session stack as '%s'", svc, e->control);
@@ -365,9 +357,7 @@ static int pam_check_module_line(struct doc *d, enum doctor_group g, const char 
         }
         const struct pam_entry *e = &st->v[mod];
         d->module_in_any_stack = true;
-        if (!(where = strf("%s:%u", e->file, e->line)))
-                return -ENOMEM;
-        if ((r = pam_check_module(d, g, svc, st, (size_t)mod, where, &ok)) < 0)
+        if ((r = pam_check_module(d, g, svc, st, (size_t)mod, &where, &ok)) < 0)
                 return r;
         if ((r = pam_order_check(d, g, svc, st, where)) <= 0)
                 return r;
@@ -382,10 +372,9 @@ static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, 
         long lim = pam_stack_find(st, "pam_limits"), mod = pam_stack_find(st, "pam_rdmalimit");
         int r;
 
-        if (st->error) {
-                ADD(d, g, DIAG_WARNING, file, NULL, "%s: cannot be read (%s)", svc, strerror(-st->error));
-                return 0;
-        }
+        if (st->error)
+                return doctor_add(d->rep, g, DIAG_WARNING, NULL, file, NULL,
+                                  "%s: cannot be read (%s)", svc, strerror(-st->error));
         if ((r = pam_check_presence(d, g, svc, file, lim, mod)) < 0)
                 return r;
         if (lim >= 0 && (r = pam_check_limits_line(d, g, svc, st, lim)) < 0)
@@ -393,8 +382,9 @@ static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, 
         return pam_check_module_line(d, g, svc, st, lim, mod, file);
 }
 
-static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g) {
-        struct pam_stack st = {};
+/* The stack of svc; one that is not installed is an error only when asked for (--service). */
+static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g, bool asked) {
+        _cleanup_(pam_stack_clear) struct pam_stack st = {};
         _cleanup_free_ char *abs = strf("/etc/pam.d/%s", svc);
         int r;
 
@@ -403,31 +393,13 @@ static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g
         r = pam_stack_load(d->in->root, svc, &st);
         if (r < 0)
                 return r;
-        if (st.error != -ENOENT) {   /* else: not installed */
-                d->stacks_seen++;
-                r = pam_check_stack(d, svc, g, &st, disp(d, abs));
-        }
-        pam_stack_clear(&st);
-        return r;
-}
-
-/* --service: a display manager or a site's own service, with the console logins. */
-static int check_extra_service(struct doc *d, const char *svc) {
-        _cleanup_free_ char *abs = NULL;
-        size_t seen = d->stacks_seen;
-        int r;
-
-        if (!svc[0] || strchr(svc, '/') || svc[0] == '.') {
-                ADD(d, DOCTOR_CONSOLE, DIAG_ERROR, svc, NULL, "not a PAM service name");
+        if (st.error == -ENOENT) {
+                if (asked)
+                        ADD(d, g, DIAG_ERROR, disp(d, abs), NULL, "%s: no such PAM service", svc);
                 return 0;
         }
-        if (!(abs = strf("/etc/pam.d/%s", svc)))
-                return -ENOMEM;
-        if ((r = check_pam_service(d, svc, DOCTOR_CONSOLE)) < 0)
-                return r;
-        if (d->stacks_seen == seen)
-                ADD(d, DOCTOR_CONSOLE, DIAG_ERROR, disp(d, abs), NULL, "%s: no such PAM service", svc);
-        return 0;
+        d->stacks_seen++;
+        return pam_check_stack(d, svc, g, &st, disp(d, abs));
 }
 
 int check_pam_services(struct doc *d) {
@@ -435,11 +407,15 @@ int check_pam_services(struct doc *d) {
         int r = 0;
 
         for (size_t i = 0; i < ELEMENTSOF(pam_services) && r >= 0; i++) {
-                r = check_pam_service(d, pam_services[i].name, pam_services[i].group);
+                r = check_pam_service(d, pam_services[i].name, pam_services[i].group, false);
                 if (extra && streq(extra, pam_services[i].name))
                         extra = NULL;
         }
-        if (r >= 0 && extra)
-                r = check_extra_service(d, extra);
-        return r;
+        if (r < 0 || !extra)
+                return r;
+        /* --service: a display manager or a site's own service, with the console logins */
+        if (!extra[0] || strchr(extra, '/') || extra[0] == '.')
+                return doctor_add(d->rep, DOCTOR_CONSOLE, DIAG_ERROR, NULL, extra, NULL,
+                                  "not a PAM service name");
+        return check_pam_service(d, extra, DOCTOR_CONSOLE, true);
 }

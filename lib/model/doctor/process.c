@@ -37,15 +37,6 @@ int proc_comm(pid_t pid, char **ret) {
         return 0;
 }
 
-/* proc_exe() as a heap string */
-static int proc_exe_dup(pid_t pid, char **ret) {
-        char buf[PATH_MAX];
-        int r = proc_exe(pid, buf);
-        if (r < 0)
-                return r;
-        return (*ret = strdup(buf)) ? 0 : -ENOMEM;
-}
-
 /* The path of the systemd hierarchy in a /proc/PID/cgroup text ("0::" on cgroup v2, which
  * wins, "name=systemd" on v1), and its length; NULL when there is none. */
 static const char *cgroup_systemd_path(const char *text, size_t *ret_len) {
@@ -155,28 +146,28 @@ static int daemon_in_unit(const struct daemon *s, pid_t pid, char **why) {
 
 /*
  * Is pid (named s->comm) that daemon?  1 yes; 0 no, with the reason in *why; or -ENOMEM.
- * status is its /proc/PID/status; *exe receives its executable (or NULL).
+ * status is its /proc/PID/status; exe receives its executable (when 1).
  */
-static int daemon_identify(const struct daemon *s, pid_t pid, const char *status, bool systemd, char **exe,
-                           char **why) {
+static int daemon_identify(const struct daemon *s, pid_t pid, const char *status, bool systemd,
+                           char exe[static PATH_MAX], char **why) {
         uint64_t uid;
         bool known = false;
         int r;
 
-        *exe = *why = NULL;
+        *why = NULL;
         if (proc_field_u64(status, "Uid", &uid) < 0)
                 *why = strdup("its owner cannot be read");
         else if (uid != 0)
                 *why = strf("it runs as uid %llu, not root", (unsigned long long)uid);
-        else if ((r = proc_exe_dup(pid, exe)) == -ENOMEM)
+        else if ((r = proc_exe(pid, exe)) == -ENOMEM)
                 return r;
         else if (r < 0)
                 *why = strf("its executable cannot be read (%s)", strerror(-r));
         else {
                 for (size_t i = 0; i < DAEMON_EXE_MAX && s->exe[i] && !known; i++)
-                        known = streq(*exe, s->exe[i]);
+                        known = streq(exe, s->exe[i]);
                 if (!known)
-                        *why = strf("its executable is %s, not %s", *exe, s->exe[0]);
+                        *why = strf("its executable is %s, not %s", exe, s->exe[0]);
                 else
                         return systemd ? daemon_in_unit(s, pid, why) : 1;
         }
@@ -204,12 +195,11 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
                     d->max.hard_known ? ": enough for the configured hard limits" : "");
                 return 0;
         }
-        if (cap) {
-                ADD(d, s->group, DIAG_OK, where, NULL,
-                    "memlock %s, below the configured %s, but it has CAP_SYS_RESOURCE: the session modules can raise it",
-                    pair, size_format(d->max.hard, size));
-                return 0;
-        }
+        if (cap)
+                return doctor_add(d->rep, s->group, DIAG_OK, NULL, where, NULL,
+                                  "memlock %s, below the configured %s, but it has "
+                                  "CAP_SYS_RESOURCE: the session modules can raise it",
+                                  pair, size_format(d->max.hard, size));
         if (!(fix = unit_fix(s->unit, d->max.hard,
                              d->in_container ? " (in a container: start it with --ulimit memlock=...)" : NULL)) ||
             !(t1 = target_text(&d->max, true)))
@@ -233,20 +223,20 @@ static bool same_daemon(pid_t ppid, const char *exe) {
 
 /* One process of /proc named like one of the daemons: 1 when it is that daemon's listener. */
 static int check_process(struct doc *d, const struct daemon *s, pid_t pid, const char *comm, bool systemd) {
-        _cleanup_free_ char *status = NULL, *exe = NULL, *why = NULL;
+        _cleanup_free_ char *status = NULL, *why = NULL;
+        char exe[PATH_MAX];
         uint64_t ppid;
         int r;
 
         if (proc_read(pid, "status", DOC_TEXT_MAX, &status) < 0)
                 return 0;
-        if ((r = daemon_identify(s, pid, status, systemd, &exe, &why)) < 0)
+        if ((r = daemon_identify(s, pid, status, systemd, exe, &why)) < 0)
                 return r;
         if (r == 0) {
                 char where[32];
                 snprintf(where, sizeof where, "pid %d", (int)pid);
-                ADD(d, s->group, DIAG_INFO, where, NULL, "a process named %s is not the daemon (%s): ignored", comm,
-                    why);
-                return 0;
+                return doctor_add(d->rep, s->group, DIAG_INFO, NULL, where, NULL,
+                                  "a process named %s is not the daemon (%s): ignored", comm, why);
         }
         /* the listener only: its parent is not the same daemon */
         if (proc_field_u64(status, "PPid", &ppid) < 0 || same_daemon((pid_t)ppid, exe))
@@ -322,18 +312,15 @@ static int uid_name(const struct doc *d, uid_t uid, char **ret) {
         if ((r = read_rooted(d, "/etc/passwd", &text)) < 0)
                 return r;
         for (char *cur = text, *line; (line = line_next(&cur));) {
-                char *f[4] = {}, *p = line;
-                size_t n = 0;
                 /* name:x:uid: (empty fields matter, so no strtok) */
-                for (; n < 4 && p; n++) {
-                        f[n] = p;
-                        p = strchr(p, ':');
-                        if (p)
-                                *p++ = '\0';
-                }
+                char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
                 uint32_t u;
-                if (n >= 3 && f[2] && parse_u32(f[2], &u) == 0 && u == uid)
-                        return (*ret = strdup(f[0])) ? 0 : -ENOMEM;
+                if (!c2)
+                        continue;
+                *c1 = '\0';
+                c2[1 + strcspn(c2 + 1, ":")] = '\0';
+                if (parse_u32(c2 + 1, &u) == 0 && u == uid)
+                        return (*ret = strdup(line)) ? 0 : -ENOMEM;
         }
         return -ENOENT;
 }
@@ -433,17 +420,15 @@ static int pid_check_stale(struct doc *d, struct pid_view *v) {
 static int pid_compare(struct doc *d, const struct pid_view *v) {
         _cleanup_free_ char *tt = NULL;
         char a[SIZE_FMT_MAX], pair[PAIR_MAX];
-        struct target t;
+        _cleanup_(target_clear) struct target t = {};
         int r = user_target(d, v->user, &t);
 
         if (r == -ENOMEM)
                 return r;
-        if (r < 0 || (!t.soft_known && !t.hard_known)) {
-                target_clear(&t);
-                ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
-                    "no limits entry or policy rule gives %s a memlock: nothing to compare", v->user);
-                return 0;
-        }
+        if (r < 0 || (!t.soft_known && !t.hard_known))
+                return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
+                                  "no limits entry or policy rule gives %s a memlock: nothing to "
+                                  "compare", v->user);
         bool low_soft = t.soft_known && v->soft < t.soft, low_hard = !low_soft && t.hard_known && v->hard < t.hard;
         if ((low_soft || low_hard) && !(tt = target_text(&t, low_hard)))
                 r = -ENOMEM;
@@ -458,7 +443,6 @@ static int pid_compare(struct doc *d, const struct pid_view *v) {
                 r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_OK, NULL, v->where, NULL,
                                "memlock %s: at least what the configuration gives %s", fmt_pair(v->soft, v->hard, pair),
                                v->user);
-        target_clear(&t);
         return r;
 }
 
@@ -475,9 +459,8 @@ static int pid_read(struct doc *d, struct pid_view *v) {
             proc_field_u64(status, "Uid", &v->uid) < 0) {
                 if (r == -ENOMEM)
                         return r;
-                ADD(d, DOCTOR_PROCESSES, DIAG_ERROR, v->where, NULL, "cannot read /proc/%d/limits and status",
-                    (int)v->pid);
-                return 0;
+                return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_ERROR, NULL, v->where, NULL,
+                                  "cannot read /proc/%d/limits and status", (int)v->pid);
         }
         (void)proc_field_u64(status, "VmLck", &vmlck);
         (void)proc_field_u64(status, "VmPin", &vmpin);
@@ -532,7 +515,7 @@ static char *acct_holders(const struct status_report *rep, pid_t self, size_t *r
 static int pid_accounting(struct doc *d, const struct pid_view *v) {
         struct status_options o = { .probe = true, .threshold = UINT64_MAX,
                                     .filter = { .by_user = true, .uid = (uid_t)v->uid } };
-        struct status_report rep;
+        _cleanup_(status_report_clear) struct status_report rep = {};
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], c[SIZE_FMT_MAX];
         size_t n_holders;
         _cleanup_free_ char *fix = NULL, *holders = NULL;
@@ -544,25 +527,24 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
         const struct status_user *u = status_find_user(&rep, (uid_t)v->uid);
         holders = acct_holders(&rep, v->pid, &n_holders, &r);
         if (r < 0)
-                goto out;
-        if (!u || u->a.charged_method == STATUS_M_UNKNOWN) {
-                r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
-                               "charged to user %s's locked memory (AF_XDP UMEMs of all its processes): unknown (%s)",
-                               v->user ?: "?", u && u->charged_why[0] ? u->charged_why : rep.xsk_why);
-                goto out;
-        }
+                return r;
+        if (!u || u->a.charged_method == STATUS_M_UNKNOWN)
+                return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
+                                  "charged to user %s's locked memory (AF_XDP UMEMs of all its "
+                                  "processes): unknown (%s)", v->user ?: "?",
+                                  u && u->charged_why[0] ? u->charged_why : rep.xsk_why);
         const struct status_proc *self = NULL;
         for (size_t i = 0; i < rep.n_procs; i++)
                 if (rep.procs[i].pid == v->pid)
                         self = &rep.procs[i];
-        if (self && self->cap_ipc_lock) {
-                r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
-                               "has CAP_IPC_LOCK: its AF_XDP UMEMs are neither charged nor limited (user %s's "
-                               "locked memory holds %s%s (%s)%s%s)",
-                               v->user ?: "?", u->a.charged_at_least ? "at least " : "", size_format(u->a.charged, a),
-                               status_method_name(u->a.charged_method), holders ? "; held by " : "", holders ?: "");
-                goto out;
-        }
+        if (self && self->cap_ipc_lock)
+                return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
+                                  "has CAP_IPC_LOCK: its AF_XDP UMEMs are neither charged nor "
+                                  "limited (user %s's locked memory holds %s%s (%s)%s%s)",
+                                  v->user ?: "?", u->a.charged_at_least ? "at least " : "",
+                                  size_format(u->a.charged, a),
+                                  status_method_name(u->a.charged_method),
+                                  holders ? "; held by " : "", holders ?: "");
         bool finite = v->soft != SIZE_INFINITY;
         uint64_t left = finite && v->soft > u->a.charged ? v->soft - u->a.charged : 0;
         r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
@@ -571,7 +553,7 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                        status_method_name(u->a.charged_method), finite ? "; this process can still register " : "",
                        finite ? size_format(left, b) : "", holders ? "; held by " : "", holders ?: "");
         if (r < 0 || !finite || u->a.charged == 0 || u->a.charged < v->soft / 10 * 9)
-                goto out;
+                return r;
         if (v->hard == SIZE_INFINITY || v->hard > v->soft)
                 fix = strf("raise only the soft limit, the hard one (%s) allows it (ulimit -S -l, or LimitMEMLOCK=SOFT:HARD)%s",
                            size_format(v->hard, a), n_holders ? ", or stop the other holder" : "");
@@ -580,15 +562,13 @@ static int pid_accounting(struct doc *d, const struct pid_view *v) {
                            size_format(u->a.charged, a), v->user ?: "USER");
         else
                 fix = strf("raise memlock (rdmalimits apply %s SIZE), then start the process again", v->user ?: "USER");
-        r = !fix ? -ENOMEM
-                 : doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where, fix,
-                              "user %s's locked memory already charged (%s) leaves %s under this process's soft "
-                              "limit %s: its next AF_XDP UMEM registration may fail with ENOBUFS",
-                              v->user ?: "?", size_format(u->a.charged, a), size_format(left, b),
-                              size_format(v->soft, c));
-out:
-        status_report_clear(&rep);
-        return r;
+        if (!fix)
+                return -ENOMEM;
+        return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where, fix,
+                          "user %s's locked memory already charged (%s) leaves %s under this "
+                          "process's soft limit %s: its next AF_XDP UMEM registration may fail "
+                          "with ENOBUFS", v->user ?: "?", size_format(u->a.charged, a),
+                          size_format(left, b), size_format(v->soft, c));
 }
 
 static int pid_examine(struct doc *d, struct pid_view *v) {
@@ -597,12 +577,10 @@ static int pid_examine(struct doc *d, struct pid_view *v) {
                 return r;
         if ((r = pid_check_stale(d, v)) < 0 || (r = pid_accounting(d, v)) < 0)
                 return r;
-        if (!v->user) {
-                ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
-                    "uid %llu has no name%s: cannot look up its configured limit", (unsigned long long)v->uid,
-                    d->in->root ? " in etc/passwd" : "");
-                return 0;
-        }
+        if (!v->user)
+                return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,
+                                  "uid %llu has no name%s: cannot look up its configured limit",
+                                  (unsigned long long)v->uid, d->in->root ? " in etc/passwd" : "");
         return pid_compare(d, v);
 }
 

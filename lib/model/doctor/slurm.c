@@ -24,6 +24,8 @@ struct slurm_conf {
         char *file;                   /* the slurm.conf read (display) */
         char *limits, *limits_where;
         char *except, *except_where;
+        const char *abs;              /* the file being read, and how deep in includes it is */
+        unsigned depth;
 };
 
 static void slurm_conf_clear(struct slurm_conf *c) {
@@ -34,25 +36,30 @@ static void slurm_conf_clear(struct slurm_conf *c) {
         free(c->except_where);
 }
 
-static int set2(char **value, char **where, const char *v, const char *file, unsigned line) {
-        _cleanup_free_ char *w = strf("%s:%u", file, line);
-        return w && set_str(value, v) >= 0 && set_str(where, w) >= 0 ? 0 : -ENOMEM;
+static int set2(char **value, char **where, const char *v, const char *w) {
+        return set_str(value, v) >= 0 && set_str(where, w) >= 0 ? 0 : -ENOMEM;
 }
 
-static int slurm_scan(struct doc *d, const char *abs, unsigned depth, struct slurm_conf *c);
+static int slurm_scan(struct doc *d, const char *abs, struct slurm_conf *c);
 
 /* "Include FILE": relative names are in slurm.conf's directory. */
-static int slurm_include(struct doc *d, const char *abs, const char *name, unsigned depth, struct slurm_conf *c) {
-        const char *slash = strrchr(abs, '/');
+static int slurm_include(struct doc *d, const char *name, struct slurm_conf *c) {
+        const char *abs = c->abs, *slash = strrchr(abs, '/');
         _cleanup_free_ char *p = name[0] == '/' ? strdup(name) : strf("%.*s/%s", (int)(slash - abs), abs, name);
         if (!p)
                 return -ENOMEM;
-        return depth < SLURM_INCLUDE_DEPTH_MAX ? slurm_scan(d, p, depth + 1, c) : 0;
+        if (c->depth >= SLURM_INCLUDE_DEPTH_MAX)
+                return 0;
+        c->depth++;
+        int r = slurm_scan(d, p, c);
+        c->depth--;
+        c->abs = abs;
+        return r;
 }
 
 /* One line: "Key=Value" words (case-insensitive keys), or "Include FILE". */
-static int slurm_line(struct doc *d, const char *abs, char *line, unsigned lineno, unsigned depth,
-                      struct slurm_conf *c) {
+static int slurm_line(struct doc *d, char *line, const char *where, void *userdata) {
+        struct slurm_conf *c = userdata;
         char *save = NULL, *w;
         int r = 0;
 
@@ -61,33 +68,24 @@ static int slurm_line(struct doc *d, const char *abs, char *line, unsigned linen
                 char *eq = strchr(w, '=');
                 if (!eq && strcasecmp(w, "include") == 0) {
                         char *f = strtok_r(NULL, " \t\r", &save);
-                        r = f ? slurm_include(d, abs, f, depth, c) : 0;
+                        r = f ? slurm_include(d, f, c) : 0;
                         continue;
                 }
                 if (!eq)
                         continue;
                 *eq = '\0';
                 if (strcasecmp(w, "PropagateResourceLimits") == 0)
-                        r = set2(&c->limits, &c->limits_where, eq + 1, disp(d, abs), lineno);
+                        r = set2(&c->limits, &c->limits_where, eq + 1, where);
                 else if (strcasecmp(w, "PropagateResourceLimitsExcept") == 0)
-                        r = set2(&c->except, &c->except_where, eq + 1, disp(d, abs), lineno);
+                        r = set2(&c->except, &c->except_where, eq + 1, where);
         }
         return r;
 }
 
-static int slurm_scan(struct doc *d, const char *abs, unsigned depth, struct slurm_conf *c) {
-        _cleanup_free_ char *text = NULL;
-        unsigned lineno = 0;
-        int r = read_rooted(d, abs, &text);
-
-        if (r < 0)
-                return r == -ENOMEM ? r : (depth == 0 ? r : 0);
-        for (char *cur = text, *line; (line = line_next(&cur));) {
-                lineno++;
-                if ((r = slurm_line(d, abs, line, lineno, depth, c)) < 0)
-                        return r;
-        }
-        return 0;
+static int slurm_scan(struct doc *d, const char *abs, struct slurm_conf *c) {
+        c->abs = abs;
+        int r = read_lines(d, abs, slurm_line, c);
+        return r == -ENOMEM || c->depth == 0 ? r : 0;
 }
 
 /* Does the comma-separated list name MEMLOCK (or ALL)? */
@@ -126,11 +124,10 @@ static int slurm_check_propagation(struct doc *d, const struct slurm_conf *c) {
 
         if (!what)
                 return -ENOMEM;
-        if (!prop) {
-                ADD_ID(d, DOCTOR_SLURM, DIAG_OK, "slurm-keeps-slurmd-memlock", where, NULL,
-                       "slurm.conf: %s: tasks get slurmd's memlock, not the submit host's", what);
-                return 0;
-        }
+        if (!prop)
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_OK, "slurm-keeps-slurmd-memlock",
+                                  where, NULL, "slurm.conf: %s: tasks get slurmd's memlock, not "
+                                  "the submit host's", what);
         ADD_ID(d, DOCTOR_SLURM, DIAG_WARNING, "slurm-propagates-memlock", where,
                "set PropagateResourceLimitsExcept=MEMLOCK in slurm.conf (or take MEMLOCK out of "
                "PropagateResourceLimits), then scontrol reconfigure",
@@ -145,20 +142,22 @@ static int slurm_check_propagation(struct doc *d, const struct slurm_conf *c) {
 
 struct account_stack {
         struct strv modules, wheres;   /* the account lines in order, includes followed */
+        unsigned depth;                /* of the file being read */
 };
 
-static int account_scan(struct doc *d, const char *service, unsigned depth, struct account_stack *a);
+static int account_scan(struct doc *d, const char *service, struct account_stack *a);
 
-static int account_line(struct doc *d, char *line, const char *where, unsigned depth, struct account_stack *a) {
+static int account_line(struct doc *d, char *line, const char *where, void *userdata) {
+        struct account_stack *a = userdata;
         char *w[3], *rest;
         unsigned n = pam_line_split(line, w, &rest);
 
         if (n >= 2 && streq(w[0], "@include"))
-                return account_scan(d, w[1], depth + 1, a);
+                return account_scan(d, w[1], a);
         if (n < 3 || (strcasecmp(w[0], "account") != 0 && strcasecmp(w[0], "-account") != 0))
                 return 0;
         if (strcasecmp(w[1], "include") == 0 || strcasecmp(w[1], "substack") == 0)
-                return account_scan(d, w[2], depth + 1, a);
+                return account_scan(d, w[2], a);
         const char *base = strrchr(w[2], '/');
         _cleanup_free_ char *name = strdup(base ? base + 1 : w[2]);
         if (!name)
@@ -168,53 +167,44 @@ static int account_line(struct doc *d, char *line, const char *where, unsigned d
         return r < 0 ? r : strv_push(&a->wheres, where);
 }
 
-static int account_scan(struct doc *d, const char *service, unsigned depth, struct account_stack *a) {
-        _cleanup_free_ char *abs = strf("/etc/pam.d/%s", service), *text = NULL;
-        unsigned lineno = 0;
-        int r;
+/* A file that cannot be read adds nothing. */
+static int account_scan(struct doc *d, const char *service, struct account_stack *a) {
+        _cleanup_free_ char *abs = strf("/etc/pam.d/%s", service);
 
         if (!abs)
                 return -ENOMEM;
-        if (depth > SLURM_INCLUDE_DEPTH_MAX || strchr(service, '/') || (r = read_rooted(d, abs, &text)) == -ENOENT)
+        if (a->depth > SLURM_INCLUDE_DEPTH_MAX || strchr(service, '/'))
                 return 0;
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        for (char *cur = text, *line; (line = line_next(&cur));) {
-                lineno++;
-                _cleanup_free_ char *where = strf("%s:%u", disp(d, abs), lineno);
-                if (!where)
-                        return -ENOMEM;
-                if ((r = account_line(d, line, where, depth, a)) < 0)
-                        return r;
-        }
-        return 0;
+        a->depth++;
+        int r = read_lines(d, abs, account_line, a);
+        a->depth--;
+        return r == -ENOMEM ? r : 0;
 }
 
 /* pam_systemd in sshd's session stack moves the adopted session out of the job. */
 static int slurm_check_pam_systemd(struct doc *d) {
-        struct pam_stack st = {};
+        _cleanup_(pam_stack_clear) struct pam_stack st = {};
         int r = pam_stack_load(d->in->root, "sshd", &st);
 
         if (r < 0)
                 return r;
         long i = st.error ? -1 : pam_stack_find(&st, "pam_systemd");
-        if (i >= 0) {
-                _cleanup_free_ char *where = strf("%s:%u", st.v[i].file, st.v[i].line);
-                r = where ? doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-pam-systemd", where,
-                                       "take pam_systemd out of the files sshd includes, and stop and mask "
-                                       "systemd-logind, as Slurm's pam_slurm_adopt documentation says",
-                                       "sshd: pam_systemd in the session stack conflicts with pam_slurm_adopt: it "
-                                       "moves the adopted ssh session out of the job")
-                          : -ENOMEM;
-        }
-        pam_stack_clear(&st);
-        return r;
+        if (i < 0)
+                return 0;
+        _cleanup_free_ char *where = strf("%s:%u", st.v[i].file, st.v[i].line);
+        if (!where)
+                return -ENOMEM;
+        return doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-pam-systemd", where,
+                          "take pam_systemd out of the files sshd includes, and stop and mask "
+                          "systemd-logind, as Slurm's pam_slurm_adopt documentation says",
+                          "sshd: pam_systemd in the session stack conflicts with pam_slurm_adopt: "
+                          "it moves the adopted ssh session out of the job");
 }
 
 static int slurm_check_adopt(struct doc *d) {
         struct account_stack a = {};
         long at = -1;
-        int r = account_scan(d, "sshd", 0, &a);
+        int r = account_scan(d, "sshd", &a);
 
         for (size_t i = 0; i < a.modules.n && at < 0; i++)
                 if (streq(a.modules.v[i], "pam_slurm_adopt"))
@@ -249,13 +239,13 @@ int check_slurm(struct doc *d) {
                 .fix_value = SIZE_INFINITY,
                 .fix_why = " (Slurm's own slurmd.service sets LimitMEMLOCK=infinity)",
         };
-        struct slurm_conf c = {};
+        _cleanup_(slurm_conf_clear) struct slurm_conf c = {};
         bool found = false;
         int r = -ENOENT;
 
         size_t i;
         for (i = 0; i < ELEMENTSOF(confs) && r == -ENOENT; i++)
-                if ((r = slurm_scan(d, confs[i], 0, &c)) == 0 && !(c.file = strdup(disp(d, confs[i]))))
+                if ((r = slurm_scan(d, confs[i], &c)) == 0 && !(c.file = strdup(disp(d, confs[i]))))
                         r = -ENOMEM;
         if (r == 0)
                 r = slurm_check_propagation(d, &c);
@@ -264,14 +254,12 @@ int check_slurm(struct doc *d) {
                                "slurm.conf cannot be read (%s)", strerror(-r));
         else if (r == -ENOENT)
                 r = 0;
-        if (r >= 0)
-                r = daemon_unit_check(d, &slurmd, &found);
-        if (r >= 0 && c.file && !found)
-                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurmd-no-unit", c.file, NULL,
-                               "no slurmd.service: not a compute node, or slurmd is started another way (its "
-                               "memlock is then that of whatever starts it)");
-        if (r >= 0)
-                r = slurm_check_adopt(d);
-        slurm_conf_clear(&c);
-        return r;
+        if (r < 0 || (r = daemon_unit_check(d, &slurmd, &found)) < 0)
+                return r;
+        if (c.file && !found &&
+            (r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurmd-no-unit", c.file, NULL,
+                            "no slurmd.service: not a compute node, or slurmd is started another "
+                            "way (its memlock is then that of whatever starts it)")) < 0)
+                return r;
+        return slurm_check_adopt(d);
 }

@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -22,7 +21,8 @@ struct sshd_scan {
         char *ignored_where;
         bool ignored_value;
         char *match_where;        /* the first UsePAM inside a Match block */
-        unsigned files;
+        unsigned depth;           /* of the file being read: 0 is sshd_config */
+        bool in_match;            /* in it, after a Match line */
 };
 
 static void sshd_scan_clear(struct sshd_scan *s) {
@@ -31,11 +31,11 @@ static void sshd_scan_clear(struct sshd_scan *s) {
         free(s->match_where);
 }
 
-static int sshd_scan_file(struct doc *d, const char *abs, unsigned depth, bool in_match, struct sshd_scan *s);
+static int sshd_scan_file(struct doc *d, const char *abs, struct sshd_scan *s);
 
-static int sshd_include(struct doc *d, const char *word, unsigned depth, bool in_match, struct sshd_scan *s) {
+static int sshd_include(struct doc *d, const char *word, struct sshd_scan *s) {
         _cleanup_free_ char *pat = word[0] == '/' ? strdup(word) : strf("/etc/ssh/%s", word);
-        struct strv names = {};
+        _cleanup_(strv_clear) struct strv names = {};
         int r;
 
         if (!pat)
@@ -44,14 +44,15 @@ static int sshd_include(struct doc *d, const char *word, unsigned depth, bool in
         *slash = '\0';
         /* wildcards in the file name only (what sshd_config.d/ uses) */
         r = list_dir(d, pat[0] ? pat : "/", slash + 1, &names);
+        s->depth++;
         for (size_t i = 0; i < names.n && r >= 0; i++) {
                 _cleanup_free_ char *p = strf("%s/%s", pat, names.v[i]);
                 if (!p)
                         r = -ENOMEM;
                 else if (exists_rooted(d, p, false))
-                        r = sshd_scan_file(d, p, depth + 1, in_match, s);
+                        r = sshd_scan_file(d, p, s);
         }
-        strv_clear(&names);
+        s->depth--;
         return r;
 }
 
@@ -78,17 +79,14 @@ static char *sshd_split(char *line, char **ret_rest) {
 }
 
 /* One UsePAM line at where. */
-static int sshd_usepam(char *val, const char *where, bool in_match, struct sshd_scan *s) {
+static int sshd_usepam(char *val, const char *where, struct sshd_scan *s) {
         val[strcspn(val, " \t\r#")] = '\0';
         if (val[0] == '"') {
                 val++;
                 val[strcspn(val, "\"")] = '\0';
         }
-        if (in_match) {
-                if (!s->match_where && !(s->match_where = strdup(where)))
-                        return -ENOMEM;
-                return 0;
-        }
+        if (s->in_match)   /* the first one */
+                return s->match_where || (s->match_where = strdup(where)) ? 0 : -ENOMEM;
         bool v = strcasecmp(val, "yes") == 0;
         if (!s->set) {
                 s->set = true;
@@ -103,8 +101,8 @@ static int sshd_usepam(char *val, const char *where, bool in_match, struct sshd_
         return 0;
 }
 
-static int sshd_scan_line(struct doc *d, char *line, const char *abs, unsigned lineno, unsigned depth,
-                          bool *in_match, struct sshd_scan *s) {
+static int sshd_scan_line(struct doc *d, char *line, const char *where, void *userdata) {
+        struct sshd_scan *s = userdata;
         char *rest, *save = NULL;
         char *kw = sshd_split(line, &rest);
         int r;
@@ -112,38 +110,28 @@ static int sshd_scan_line(struct doc *d, char *line, const char *abs, unsigned l
         if (!kw)
                 return 0;
         if (strcasecmp(kw, "Match") == 0) {
-                *in_match = true;
+                s->in_match = true;
                 return 0;
         }
         if (strcasecmp(kw, "Include") == 0) {
                 for (char *w = strtok_r(rest, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save))
-                        if ((r = sshd_include(d, w, depth, *in_match, s)) < 0)
+                        if ((r = sshd_include(d, w, s)) < 0)
                                 return r;
                 return 0;
         }
-        if (strcasecmp(kw, "UsePAM") != 0)
-                return 0;
-        _cleanup_free_ char *where = strf("%s:%u", disp(d, abs), lineno);
-        return where ? sshd_usepam(rest, where, *in_match, s) : -ENOMEM;
+        return strcasecmp(kw, "UsePAM") == 0 ? sshd_usepam(rest, where, s) : 0;
 }
 
-static int sshd_scan_file(struct doc *d, const char *abs, unsigned depth, bool in_match, struct sshd_scan *s) {
-        _cleanup_free_ char *text = NULL;
-        unsigned lineno = 0;
-        int r;
+/* An included file starts in the Match block its Include line is in, and a Match in it ends
+ * with it. */
+static int sshd_scan_file(struct doc *d, const char *abs, struct sshd_scan *s) {
+        bool in_match = s->in_match;
 
-        if (depth > INCLUDE_DEPTH_MAX)
+        if (s->depth > INCLUDE_DEPTH_MAX)
                 return 0;
-        r = read_rooted(d, abs, &text);
-        if (r < 0)
-                return r == -ENOMEM ? r : (depth == 0 ? r : 0);
-        s->files++;
-        for (char *cur = text, *line; (line = line_next(&cur));) {
-                lineno++;
-                if ((r = sshd_scan_line(d, line, abs, lineno, depth, &in_match, s)) < 0)
-                        return r;
-        }
-        return 0;
+        int r = read_lines(d, abs, sshd_scan_line, s);
+        s->in_match = in_match;
+        return r == -ENOMEM || s->depth == 0 ? r : 0;
 }
 
 static int sshd_report(struct doc *d, const char *cfg, const struct sshd_scan *s) {
@@ -178,20 +166,17 @@ static int sshd_report(struct doc *d, const char *cfg, const struct sshd_scan *s
 
 int check_sshd_config(struct doc *d) {
         const char *cfg = "/etc/ssh/sshd_config";
-        struct sshd_scan s = {};
-        int r;
+        _cleanup_(sshd_scan_clear) struct sshd_scan s = {};
+        int r = sshd_scan_file(d, cfg, &s);
 
-        r = sshd_scan_file(d, cfg, 0, false, &s);
-        if (r == -ENOENT) {
-                r = 0;
-                if (exists_rooted(d, "/etc/pam.d/sshd", false))
-                        r = doctor_add(d->rep, DOCTOR_SSH, DIAG_INFO, NULL, disp(d, cfg), NULL,
-                                       "sshd: %s does not exist: OpenSSH server not installed?", disp(d, cfg));
-        } else if (r < 0 && r != -ENOMEM)
-                r = doctor_add(d->rep, DOCTOR_SSH, DIAG_WARNING, NULL, disp(d, cfg), NULL, "sshd: cannot read %s (%s)",
-                               disp(d, cfg), strerror(-r));
-        else if (r >= 0)
-                r = sshd_report(d, cfg, &s);
-        sshd_scan_clear(&s);
-        return r;
+        if (r == -ENOENT && !exists_rooted(d, "/etc/pam.d/sshd", false))
+                return 0;
+        if (r == -ENOENT)
+                return doctor_add(d->rep, DOCTOR_SSH, DIAG_INFO, NULL, disp(d, cfg), NULL,
+                                  "sshd: %s does not exist: OpenSSH server not installed?",
+                                  disp(d, cfg));
+        if (r < 0 && r != -ENOMEM)
+                return doctor_add(d->rep, DOCTOR_SSH, DIAG_WARNING, NULL, disp(d, cfg), NULL,
+                                  "sshd: cannot read %s (%s)", disp(d, cfg), strerror(-r));
+        return r < 0 ? r : sshd_report(d, cfg, &s);
 }

@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -46,45 +45,7 @@ int doctor_parse_systemd_limit(const char *s, uint64_t *ret_soft, uint64_t *ret_
 /* ------------------------------------------------------------------------------------ */
 /* systemd's configuration files */
 
-typedef int (*ini_cb)(struct doc *d, const char *where, const char *section, const char *key, const char *value,
-                      void *userdata);
-
-/* Parse ROOT/abs as a systemd configuration file; -ENOENT when it does not exist. */
-static int ini_parse(struct doc *d, const char *abs, ini_cb cb, void *userdata) {
-        _cleanup_free_ char *text = NULL, *section = strdup("");
-        unsigned lineno = 0;
-        int r;
-
-        if (!section)
-                return -ENOMEM;
-        r = read_rooted(d, abs, &text);
-        if (r < 0)
-                return r;
-        for (char *cur = text, *line; (line = line_next(&cur));) {
-                lineno++;
-                char *p = strip(line), *eq;
-                if (!*p || *p == '#' || *p == ';')
-                        continue;
-                if (*p == '[') {
-                        p[strcspn(p, "]")] = '\0';
-                        free(section);
-                        if (!(section = strdup(p + 1)))
-                                return -ENOMEM;
-                        continue;
-                }
-                if (!(eq = strchr(p, '=')))
-                        continue;
-                *eq = '\0';
-                _cleanup_free_ char *where = strf("%s:%u", disp(d, abs), lineno);
-                if (!where)
-                        return -ENOMEM;
-                if ((r = cb(d, where, section, strip(p), strip(eq + 1), userdata)) < 0)
-                        return r;
-        }
-        return 0;
-}
-
-static void limit_setting_clear(struct limit_setting *l) {
+void limit_setting_clear(struct limit_setting *l) {
         free(l->text);
         free(l->where);
         free(l->overridden);
@@ -93,12 +54,9 @@ static void limit_setting_clear(struct limit_setting *l) {
 }
 
 static int limit_assign(struct limit_setting *l, const char *where, const char *value) {
-        char *w = strdup(where), *t = strdup(value);
-        if (!w || !t) {
-                free(w);
-                free(t);
+        _cleanup_free_ char *w = strdup(where), *t = strdup(value);
+        if (!w || !t)
                 return -ENOMEM;
-        }
         if (l->set) {
                 free(l->overridden);
                 free(l->overridden_text);
@@ -107,8 +65,8 @@ static int limit_assign(struct limit_setting *l, const char *where, const char *
         }
         free(l->where);
         free(l->text);
-        l->where = w;
-        l->text = t;
+        l->where = TAKE_PTR(w);
+        l->text = TAKE_PTR(t);
         l->assignments++;
         if (!*value) {
                 /* an empty assignment resets to the default */
@@ -127,48 +85,88 @@ static int limit_bad(struct doc *d, enum doctor_group g, const char *where, cons
                           "%s=%s cannot be parsed: systemd ignores it", key, value);
 }
 
-static int manager_cb(struct doc *d, const char *where, const char *section, const char *key, const char *value,
-                      void *userdata) {
-        struct limit_setting *l = userdata;
-        if (strcasecmp(section, "Manager") != 0 || !streq(key, "DefaultLimitMEMLOCK"))
+/* What a systemd configuration file is read for: the limit (DefaultLimitMEMLOCK= in [Manager]
+ * of system.conf, or a unit's LimitMEMLOCK=), and a unit's User=, PAMName=, DynamicUser=. */
+struct ini_scan {
+        const char *section;         /* the current one, in the text being read */
+        const char *limit_key;
+        enum doctor_group group;     /* where an unparsable limit is reported */
+        struct limit_setting *limit;
+        struct unit_info *u;         /* NULL: system.conf or user.conf (the [Manager] section) */
+};
+
+static int ini_line(struct doc *d, char *line, const char *where, void *userdata) {
+        struct ini_scan *s = userdata;
+        struct unit_info *u = s->u;
+        char *p = strip(line), *eq;
+
+        if (!*p || *p == '#' || *p == ';')
                 return 0;
-        if (limit_assign(l, where, value) < 0)
-                return -ENOMEM;
-        return l->bad ? limit_bad(d, DOCTOR_SYSTEMD, where, key, value) : 0;
+        if (*p == '[') {
+                p[strcspn(p, "]")] = '\0';
+                s->section = p + 1;
+                return 0;
+        }
+        if (!(eq = strchr(p, '=')))
+                return 0;
+        *eq = '\0';
+        const char *key = strip(p), *value = strip(eq + 1);
+        if (streq(key, s->limit_key) && (u || strcasecmp(s->section, "Manager") == 0)) {
+                if (limit_assign(s->limit, where, value) < 0)
+                        return -ENOMEM;
+                return s->limit->bad ? limit_bad(d, s->group, where, key, value) : 0;
+        }
+        if (!u)
+                return 0;
+        if (streq(key, "User"))
+                return set_str(&u->user, value) < 0 ? -ENOMEM : set_str(&u->user_where, where);
+        if (streq(key, "PAMName"))
+                return set_str(&u->pam_name, value);
+        if (streq(key, "DynamicUser"))
+                u->dynamic_user = strcasecmp(value, "yes") == 0 || strcasecmp(value, "true") == 0 ||
+                                  streq(value, "1") || strcasecmp(value, "on") == 0;
+        return 0;
+}
+
+/* Parse ROOT/abs as a systemd configuration file; -ENOENT when it does not exist. */
+static int ini_parse(struct doc *d, const char *abs, struct ini_scan *s) {
+        s->section = "";
+        return read_lines(d, abs, ini_line, s);
 }
 
 static const char *const systemd_conf_dirs[] = { "/etc/systemd", "/run/systemd", "/usr/local/lib/systemd",
                                                  "/usr/lib/systemd", "/lib/systemd" };
 
 /* Parse abs, then its drop-ins (list_dropins() of subs in dirs); a file that cannot be read
- * is skipped.  *ret_n: how many drop-ins there are (ret_n may be NULL). */
+ * is skipped.  A unit's n_dropins: how many drop-ins there are. */
 static int ini_parse_dropins(struct doc *d, const char *abs, const char *const *dirs, size_t n_dirs,
-                             const char *const *subs, size_t n_subs, ini_cb cb, void *userdata, size_t *ret_n) {
-        struct strv drop = {};
-        int r = ini_parse(d, abs, cb, userdata);
+                             const char *const *subs, size_t n_subs, struct ini_scan *s) {
+        _cleanup_(strv_clear) struct strv drop = {};
+        int r = ini_parse(d, abs, s);
 
         if (r == -ENOMEM)
                 return r;
         r = list_dropins(d, dirs, n_dirs, subs, n_subs, &drop);
         for (size_t i = 0; i < drop.n && r >= 0; i++)
-                if ((r = ini_parse(d, drop.v[i], cb, userdata)) != -ENOMEM)
+                if ((r = ini_parse(d, drop.v[i], s)) != -ENOMEM)
                         r = 0;
-        if (ret_n)
-                *ret_n = drop.n;
-        strv_clear(&drop);
+        if (s->u)
+                s->u->n_dropins = drop.n;
         return r;
 }
 
 /* system.conf or user.conf and their drop-ins: the last DefaultLimitMEMLOCK= wins. */
 static int manager_default(struct doc *d, const char *name, struct limit_setting *ret) {
         _cleanup_free_ char *main_abs = strf("/etc/systemd/%s", name), *sub = strf("%s.d", name);
+        struct ini_scan s = { .limit_key = "DefaultLimitMEMLOCK", .group = DOCTOR_SYSTEMD,
+                              .limit = ret };
 
         *ret = (struct limit_setting){};
         if (!main_abs || !sub)
                 return -ENOMEM;
         const char *subs[] = { sub };
-        return ini_parse_dropins(d, main_abs, systemd_conf_dirs, ELEMENTSOF(systemd_conf_dirs), subs, 1, manager_cb,
-                                 ret, NULL);
+        return ini_parse_dropins(d, main_abs, systemd_conf_dirs, ELEMENTSOF(systemd_conf_dirs),
+                                 subs, 1, &s);
 }
 
 /* Outside a root: is PID 1 systemd at all? */
@@ -182,7 +180,8 @@ static int check_pid1(struct doc *d) {
         return 0;
 }
 
-static int report_system_default(struct doc *d, const struct limit_setting *sys) {
+static int report_system_default(struct doc *d) {
+        const struct limit_setting *sys = &d->sysdef;
         _cleanup_free_ char *why = NULL, *fix = NULL;
         char pair[PAIR_MAX], arg[SIZE_FMT_MAX], arg2[SIZE_FMT_MAX];
         enum diag_severity lvl;
@@ -197,18 +196,11 @@ static int report_system_default(struct doc *d, const struct limit_setting *sys)
                 return -ENOMEM;
         fmt_pair(soft, hard, pair);
         const char *tail = lvl == DIAG_OK ? "" : ": systemd services never read limits.conf";
-        if (!sys->set) {
-                ADD(d, DOCTOR_SYSTEMD, lvl == DIAG_OK ? DIAG_INFO : lvl, disp(d, "/etc/systemd/system.conf"),
-                    lvl == DIAG_OK ? NULL : fix,
-                    "DefaultLimitMEMLOCK is not set: services without LimitMEMLOCK= get systemd's default of %s%s%s",
-                    pair, why, tail);
-                return 0;
-        }
-        d->sysdef_set = true;
-        d->sysdef_soft = sys->soft;
-        d->sysdef_hard = sys->hard;
-        if (!(d->sysdef_where = strdup(sys->where)))
-                return -ENOMEM;
+        if (!sys->set)
+                return doctor_add(d->rep, DOCTOR_SYSTEMD, lvl == DIAG_OK ? DIAG_INFO : lvl, NULL,
+                                  disp(d, "/etc/systemd/system.conf"), lvl == DIAG_OK ? NULL : fix,
+                                  "DefaultLimitMEMLOCK is not set: services without LimitMEMLOCK= "
+                                  "get systemd's default of %s%s%s", pair, why, tail);
         ADD(d, DOCTOR_SYSTEMD, lvl, sys->where, lvl == DIAG_OK ? NULL : fix,
             "services without LimitMEMLOCK= get memlock %s (DefaultLimitMEMLOCK=%s%s)%s%s", pair, sys->text,
             sys->assignments > 1 ? ", the last of several assignments" : "", why, tail);
@@ -220,7 +212,7 @@ static int report_system_default(struct doc *d, const struct limit_setting *sys)
 }
 
 int check_systemd_defaults(struct doc *d) {
-        struct limit_setting sys = {}, user = {};
+        _cleanup_(limit_setting_clear) struct limit_setting user = {};
         char pair[PAIR_MAX];
         int r;
 
@@ -228,9 +220,9 @@ int check_systemd_defaults(struct doc *d) {
                 return 0;
         if ((r = check_pid1(d)) < 0)
                 return r;
-        r = manager_default(d, "system.conf", &sys);
+        r = manager_default(d, "system.conf", &d->sysdef);
         if (r >= 0)
-                r = report_system_default(d, &sys);
+                r = report_system_default(d);
         if (r >= 0)
                 r = manager_default(d, "user.conf", &user);
         if (r >= 0 && user.set)
@@ -238,39 +230,11 @@ int check_systemd_defaults(struct doc *d) {
                                "user services (systemd --user) without LimitMEMLOCK= get memlock %s "
                                "(DefaultLimitMEMLOCK=%s)",
                                fmt_pair(user.soft, user.hard, pair), user.text);
-        limit_setting_clear(&sys);
-        limit_setting_clear(&user);
         return r;
 }
 
 /* ------------------------------------------------------------------------------------ */
 /* units */
-
-struct unit_scan {
-        struct unit_info *u;
-        enum doctor_group group;
-};
-
-static int unit_cb(struct doc *d, const char *where, const char *section, const char *key, const char *value,
-                   void *userdata) {
-        struct unit_scan *s = userdata;
-        struct unit_info *u = s->u;
-        (void)section;
-
-        if (streq(key, "LimitMEMLOCK")) {
-                if (limit_assign(&u->limit, where, value) < 0)
-                        return -ENOMEM;
-                return u->limit.bad ? limit_bad(d, s->group, where, key, value) : 0;
-        }
-        if (streq(key, "User"))
-                return set_str(&u->user, value) < 0 || set_str(&u->user_where, where) < 0 ? -ENOMEM : 0;
-        if (streq(key, "PAMName"))
-                return set_str(&u->pam_name, value);
-        if (streq(key, "DynamicUser"))
-                u->dynamic_user = strcasecmp(value, "yes") == 0 || strcasecmp(value, "true") == 0 ||
-                                  streq(value, "1") || strcasecmp(value, "on") == 0;
-        return 0;
-}
 
 static const char *const unit_dirs[] = { "/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
                                          "/usr/lib/systemd/system", "/lib/systemd/system" };
@@ -298,10 +262,8 @@ void unit_info_clear(struct unit_info *u) {
 /* The unit file of name (or of its template tmpl): the first unit directory that has one. */
 static int unit_find(const struct doc *d, const char *name, const char *tmpl, struct unit_info *u) {
         for (size_t i = 0; i < ELEMENTSOF(unit_dirs); i++)
-                for (int k = 0; k < 2; k++) {
+                for (int k = 0; k < (tmpl ? 2 : 1); k++) {
                         const char *n = k == 0 ? name : tmpl;
-                        if (!n)
-                                continue;
                         _cleanup_free_ char *p = strf("%s/%s", unit_dirs[i], n);
                         if (!p)
                                 return -ENOMEM;
@@ -321,10 +283,10 @@ static int unit_effective(const struct doc *d, struct unit_info *u) {
                 u->soft = u->limit.soft;
                 u->hard = u->limit.hard;
                 u->src = strf("LimitMEMLOCK=%s", u->limit.text);
-        } else if (d->sysdef_set) {
-                u->soft = d->sysdef_soft;
-                u->hard = d->sysdef_hard;
-                u->src = strf("no LimitMEMLOCK=: DefaultLimitMEMLOCK of %s", d->sysdef_where);
+        } else if (d->sysdef.set) {
+                u->soft = d->sysdef.soft;
+                u->hard = d->sysdef.hard;
+                u->src = strf("no LimitMEMLOCK=: DefaultLimitMEMLOCK of %s", d->sysdef.where);
         } else {
                 u->soft = u->hard = SYSTEMD_DEFAULT_MEMLOCK;
                 u->src = strdup("no LimitMEMLOCK= or DefaultLimitMEMLOCK=: systemd's default");
@@ -336,41 +298,37 @@ static int unit_effective(const struct doc *d, struct unit_info *u) {
 /* The unit file and its drop-ins (NAME.d/, then the template's), parsed into u. */
 static int unit_read(struct doc *d, const char *tmpl, enum doctor_group g, struct unit_info *u) {
         _cleanup_free_ char *sub = strf("%s.d", u->name), *tsub = tmpl ? strf("%s.d", tmpl) : NULL;
-        struct unit_scan s = { .u = u, .group = g };
+        struct ini_scan s = { .limit_key = "LimitMEMLOCK", .group = g, .limit = &u->limit, .u = u };
 
         if (!sub || (tmpl && !tsub))
                 return -ENOMEM;
         const char *subs[] = { sub, tsub };
-        int r = ini_parse_dropins(d, u->path, unit_dirs, ELEMENTSOF(unit_dirs), subs, tsub ? 2 : 1, unit_cb, &s,
-                                  &u->n_dropins);
+        int r = ini_parse_dropins(d, u->path, unit_dirs, ELEMENTSOF(unit_dirs), subs, tsub ? 2 : 1,
+                                  &s);
         return r < 0 ? r : unit_effective(d, u);
 }
 
 int unit_load(struct doc *d, const char *unit, enum doctor_group g, struct unit_info *ret) {
         _cleanup_free_ char *tmpl = NULL;
-        struct unit_info u = {};
         const char *dot = strrchr(unit, '.');
         int r;
 
         *ret = (struct unit_info){};
-        u.name = !dot || dot == unit ? strf("%s.service", unit) : strdup(unit);
-        if (!u.name)
+        ret->name = !dot || dot == unit ? strf("%s.service", unit) : strdup(unit);
+        if (!ret->name)
                 return -ENOMEM;
         /* an instance foo@bar.service falls back to the template foo@.service */
-        char *at = strchr(u.name, '@');
-        dot = strrchr(u.name, '.');
-        if (at && at + 1 < dot && !(tmpl = strf("%.*s%s", (int)(at + 1 - u.name), u.name, dot)))
+        const char *name = ret->name, *at = strchr(name, '@');
+        dot = strrchr(name, '.');
+        if (at && at + 1 < dot && !(tmpl = strf("%.*s%s", (int)(at + 1 - name), name, dot)))
                 r = -ENOMEM;
         else
-                r = unit_find(d, u.name, tmpl, &u);
-        if (r >= 0 && u.path)
-                r = unit_read(d, tmpl, g, &u);
-        if (r < 0) {
-                unit_info_clear(&u);
-                return r;
-        }
-        *ret = u;
-        return 0;
+                r = unit_find(d, name, tmpl, ret);
+        if (r >= 0 && ret->path)
+                r = unit_read(d, tmpl, g, ret);
+        if (r < 0)
+                unit_info_clear(ret);
+        return r;
 }
 
 /* ---- --unit ---- */
@@ -385,7 +343,7 @@ char *unit_fix(const char *unit, uint64_t want, const char *tail) {
 /* No configuration names the unit's user: compare with what the hardware here needs. */
 static int unit_compare_auto(struct doc *d, const struct unit_info *u) {
         _cleanup_free_ char *fix = NULL;
-        struct host_auto a;
+        _cleanup_(host_auto_clear) struct host_auto a = {};
         char pair[PAIR_MAX], size[SIZE_FMT_MAX];
         int r = host_auto(d, &a);
 
@@ -411,7 +369,6 @@ static int unit_compare_auto(struct doc *d, const struct unit_info *u) {
                                "policy",
                                u->name, u->user, fmt_pair(u->soft, u->hard, pair), size_format(a.value, size),
                                a.why, u->user);
-        host_auto_clear(&a);
         return r;
 }
 
@@ -423,12 +380,11 @@ static int unit_compare(struct doc *d, const struct unit_info *u, const struct t
         uint64_t want = want_hard > want_soft ? want_hard : want_soft;
         bool low_soft = t->soft_known && u->soft < t->soft, low_hard = !low_soft && t->hard_known && u->hard < t->hard;
 
-        if (!low_soft && !low_hard) {
-                ADD(d, DOCTOR_SYSTEMD, DIAG_OK, u->where, NULL,
-                    "%s: runs as %s with memlock %s, as much as the configuration gives %s", u->name, u->user,
-                    fmt_pair(u->soft, u->hard, pair), u->user);
-                return 0;
-        }
+        if (!low_soft && !low_hard)
+                return doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_OK, NULL, u->where, NULL,
+                                  "%s: runs as %s with memlock %s, as much as the configuration "
+                                  "gives %s", u->name, u->user, fmt_pair(u->soft, u->hard, pair),
+                                  u->user);
         if (!(fix = unit_fix(u->name, want, NULL)) ||
             !(tt = target_text(t, low_hard)))
                 return -ENOMEM;
@@ -442,19 +398,18 @@ static int unit_compare(struct doc *d, const struct unit_info *u, const struct t
 
 /* The unit's user: who it is, and what the configuration gives it. */
 static int unit_check_user(struct doc *d, const struct unit_info *u) {
-        struct target t;
+        _cleanup_(target_clear) struct target t = {};
         int r;
 
-        if (u->dynamic_user) {
-                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, disp(d, u->path), NULL,
-                    "%s: DynamicUser=yes: no configured user to compare its memlock with", u->name);
-                return 0;
-        }
-        if (!u->user || streq(u->user, "root") || streq(u->user, "0")) {
-                ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, u->user ? u->user_where : disp(d, u->path), NULL,
-                    "%s: runs as root: with CAP_IPC_LOCK its memlock limit does not restrict what it pins", u->name);
-                return 0;
-        }
+        if (u->dynamic_user)
+                return doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_INFO, NULL, disp(d, u->path), NULL,
+                                  "%s: DynamicUser=yes: no configured user to compare its memlock "
+                                  "with", u->name);
+        if (!u->user || streq(u->user, "root") || streq(u->user, "0"))
+                return doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_INFO, NULL,
+                                  u->user ? u->user_where : disp(d, u->path), NULL,
+                                  "%s: runs as root: with CAP_IPC_LOCK its memlock limit does not "
+                                  "restrict what it pins", u->name);
         r = user_target(d, u->user, &t);
         if (r == -ENOMEM)
                 return r;
@@ -470,7 +425,6 @@ static int unit_check_user(struct doc *d, const struct unit_info *u) {
                                u->name, u->user, u->pam_name, u->pam_name);
         else
                 r = unit_compare(d, u, &t);
-        target_clear(&t);
         return r;
 }
 
@@ -509,20 +463,17 @@ static int unit_report(struct doc *d, const struct unit_info *u) {
 
 int check_unit(struct doc *d) {
         const char *unit = d->in->unit;
-        struct unit_info u;
+        _cleanup_(unit_info_clear) struct unit_info u = {};
         int r;
 
         if (!unit)
                 return 0; /* no --unit */
-        if (!unit[0] || strchr(unit, '/')) {
-                ADD(d, DOCTOR_SYSTEMD, DIAG_ERROR, unit, "give a unit name such as slurmd.service", "not a unit name");
-                return 0;
-        }
+        if (!unit[0] || strchr(unit, '/'))
+                return doctor_add(d->rep, DOCTOR_SYSTEMD, DIAG_ERROR, NULL, unit,
+                                  "give a unit name such as slurmd.service", "not a unit name");
         if ((r = unit_load(d, unit, DOCTOR_SYSTEMD, &u)) < 0)
                 return r;
-        r = unit_report(d, &u);
-        unit_info_clear(&u);
-        return r;
+        return unit_report(d, &u);
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -537,27 +488,23 @@ static int daemon_unit_compare(struct doc *d, const struct daemon_unit *c, const
         if (r < 0)
                 return r;
         fmt_pair(u->soft, u->hard, pair);
-        if (!need) {
-                ADD_ID(d, c->group, DIAG_INFO, c->id_ok, u->where, NULL, "%s: memlock %s (%s): %s; %s: nothing to compare",
-                       u->name, pair, u->src, c->inherits, why);
-                return 0;
-        }
-        if (u->soft >= need) {
-                ADD_ID(d, c->group, DIAG_OK, c->id_ok, u->where, NULL,
-                       "%s: memlock %s (%s): %s; at least the %s the hardware needs", u->name, pair, u->src,
-                       c->inherits, size_format(need, size));
-                return 0;
-        }
+        if (!need)
+                return doctor_add(d->rep, c->group, DIAG_INFO, c->id_ok, u->where, NULL,
+                                  "%s: memlock %s (%s): %s; %s: nothing to compare", u->name, pair,
+                                  u->src, c->inherits, why);
+        if (u->soft >= need)
+                return doctor_add(d->rep, c->group, DIAG_OK, c->id_ok, u->where, NULL,
+                                  "%s: memlock %s (%s): %s; at least the %s the hardware needs",
+                                  u->name, pair, u->src, c->inherits, size_format(need, size));
         if (!(fix = unit_fix(c->short_name, c->fix_value ? c->fix_value : need, c->fix_why)))
                 return -ENOMEM;
-        ADD_ID(d, c->group, DIAG_WARNING, c->id_low, u->where, fix,
-               "%s: memlock %s (%s): %s, below the %s the hardware needs (%s)", u->name, pair, u->src, c->inherits,
-               size_format(need, size), why);
-        return 0;
+        return doctor_add(d->rep, c->group, DIAG_WARNING, c->id_low, u->where, fix,
+                          "%s: memlock %s (%s): %s, below the %s the hardware needs (%s)", u->name,
+                          pair, u->src, c->inherits, size_format(need, size), why);
 }
 
 int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_found) {
-        struct unit_info u;
+        _cleanup_(unit_info_clear) struct unit_info u = {};
         int r = unit_load(d, c->unit, c->group, &u);
 
         *ret_found = false;
@@ -571,6 +518,5 @@ int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_foun
                 if (r >= 0)
                         r = unit_overridden(d, c->group, &u);
         }
-        unit_info_clear(&u);
         return r;
 }

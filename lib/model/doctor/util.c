@@ -7,7 +7,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -100,6 +99,18 @@ int read_rooted(const struct doc *d, const char *abs, char **ret) {
         return read_in(d->in->root, abs, ret);
 }
 
+int read_lines(struct doc *d, const char *abs, line_fn *fn, void *userdata) {
+        _cleanup_free_ char *text = NULL;
+        unsigned lineno = 0;
+        int r = read_rooted(d, abs, &text);
+
+        for (char *cur = text, *line; r >= 0 && (line = line_next(&cur));) {
+                _cleanup_free_ char *where = strf("%s:%u", disp(d, abs), ++lineno);
+                r = where ? fn(d, line, where, userdata) : -ENOMEM;
+        }
+        return r;
+}
+
 bool exists_rooted(const struct doc *d, const char *abs, bool want_dir) {
         struct stat st;
         if (fs_stat_in_root(d->in->root, abs, false, &st) < 0)
@@ -127,19 +138,12 @@ int list_dir(const struct doc *d, const char *absdir, const char *pattern, struc
 
 /* The names of the .conf files in dir not in *names yet, appended to both vectors. */
 static int dropins_add_dir(const struct doc *d, const char *dir, struct strv *names, struct strv *paths) {
-        struct strv here = {};
+        _cleanup_(strv_clear) struct strv here = {};
         int r = list_dir(d, dir, "*.conf", &here);
 
-        for (size_t k = 0; k < here.n && r >= 0; k++) {
-                _cleanup_free_ char *full = NULL;
-                if (strv_contains(names->v, here.v[k]))
-                        continue;
-                if (!(full = strf("%s/%s", dir, here.v[k])))
-                        r = -ENOMEM;
-                else if ((r = strv_push(names, here.v[k])) >= 0)
-                        r = strv_push(paths, full);
-        }
-        strv_clear(&here);
+        for (size_t k = 0; k < here.n && r >= 0; k++)
+                if (!strv_contains(names->v, here.v[k]) && (r = strv_push(names, here.v[k])) >= 0)
+                        r = strv_consume(paths, strf("%s/%s", dir, here.v[k]));
         return r;
 }
 
@@ -150,7 +154,7 @@ static int cmp_basename(const void *a, const void *b) {
 
 int list_dropins(const struct doc *d, const char *const *dirs, size_t n_dirs, const char *const *subs,
                  size_t n_subs, struct strv *ret) {
-        struct strv names = {}, paths = {};
+        _cleanup_(strv_clear) struct strv names = {}, paths = {};
         int r = 0;
 
         for (size_t s = 0; s < n_subs && r >= 0; s++)
@@ -158,14 +162,12 @@ int list_dropins(const struct doc *d, const char *const *dirs, size_t n_dirs, co
                         _cleanup_free_ char *dir = strf("%s/%s", dirs[i], subs[s]);
                         r = dir ? dropins_add_dir(d, dir, &names, &paths) : -ENOMEM;
                 }
-        strv_clear(&names);
-        if (r < 0) {
-                strv_clear(&paths);
+        if (r < 0)
                 return r;
-        }
         /* by file name; names are unique, so the order of equal keys does not matter */
         if (paths.n > 1)
                 qsort(paths.v, paths.n, sizeof(char *), cmp_basename);
         *ret = paths;
+        paths = (struct strv){};
         return 0;
 }
