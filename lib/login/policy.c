@@ -111,25 +111,20 @@ static const char *quote(const char *s, char buf[static QUOTE_MAX + 4]) {
 }
 
 static const char *type_name(int type) {
-        switch (type) {
-        case CONFIG_TYPE_GROUP:
-                return "a group { }";
-        case CONFIG_TYPE_INT:
-        case CONFIG_TYPE_INT64:
-                return "an integer";
-        case CONFIG_TYPE_FLOAT:
-                return "a float";
-        case CONFIG_TYPE_STRING:
-                return "a string";
-        case CONFIG_TYPE_BOOL:
-                return "a boolean";
-        case CONFIG_TYPE_ARRAY:
-                return "an array [ ]";
-        case CONFIG_TYPE_LIST:
-                return "a list ( )";
-        default:
+        static const char *const names[] = {
+                [CONFIG_TYPE_GROUP] = "a group { }",
+                [CONFIG_TYPE_INT] = "an integer",
+                [CONFIG_TYPE_INT64] = "an integer",
+                [CONFIG_TYPE_FLOAT] = "a float",
+                [CONFIG_TYPE_STRING] = "a string",
+                [CONFIG_TYPE_BOOL] = "a boolean",
+                [CONFIG_TYPE_ARRAY] = "an array [ ]",
+                [CONFIG_TYPE_LIST] = "a list ( )",
+        };
+
+        if (type < 0 || (size_t)type >= ELEMENTSOF(names) || !names[type])
                 return "a value of unknown type";
-        }
+        return names[type];
 }
 
 static unsigned line_of(const config_setting_t *s) {
@@ -357,20 +352,15 @@ static int load_hardware(struct loader *l, const config_setting_t *g, struct pol
         for (int i = 0; i < l->cf->length(g); i++) {
                 const config_setting_t *s = l->cf->get_elem(g, (unsigned)i);
                 const char *name = config_setting_name(s);
+                uint64_t *size = streq(name, "rdma_port") ? &h->rdma_port :
+                                 streq(name, "xsk_queue") ? &h->xsk_queue :
+                                 streq(name, "xsk_copy_queue") ? &h->xsk_copy_queue :
+                                 streq(name, "base") ? &h->base : NULL;
                 struct policy_value v;
 
-                if (streq(name, "rdma_port") || streq(name, "xsk_queue") ||
-                    streq(name, "xsk_copy_queue") || streq(name, "base")) {
-                        if (!load_value(l, s, name, V_ZERO, &v))
-                                continue;
-                        if (streq(name, "rdma_port"))
-                                h->rdma_port = v.bytes;
-                        else if (streq(name, "xsk_queue"))
-                                h->xsk_queue = v.bytes;
-                        else if (streq(name, "xsk_copy_queue"))
-                                h->xsk_copy_queue = v.bytes;
-                        else
-                                h->base = v.bytes;
+                if (size) {
+                        if (load_value(l, s, name, V_ZERO, &v))
+                                *size = v.bytes;
                 } else if (streq(name, "fallback")) {
                         if (load_value(l, s, name, 0, &v))
                                 h->fallback = v;
@@ -427,14 +417,11 @@ static int load_rule(struct loader *l, const config_setting_t *g, unsigned index
                 const config_setting_t *s = l->cf->get_elem(g, (unsigned)i);
                 const char *name = config_setting_name(s);
 
-                if (streq(name, "user")) {
-                        has_user = true;
-                        r = load_name(l, s, "user", &rule->user);
-                        if (r < 0)
-                                return r;
-                } else if (streq(name, "group")) {
-                        has_group = true;
-                        r = load_name(l, s, "group", &rule->group);
+                if (streq(name, "user") || streq(name, "group")) {
+                        bool user = streq(name, "user");
+
+                        *(user ? &has_user : &has_group) = true;
+                        r = load_name(l, s, name, user ? &rule->user : &rule->group);
                         if (r < 0)
                                 return r;
                 } else if (streq(name, "memlock")) {
@@ -592,7 +579,6 @@ static int cfg_open(struct cfg *x) {
         return 0;
 }
 
-/* buf: len bytes followed by a NUL; modified by the scanner. */
 /* version = 1; (the only version this build reads) */
 static void load_version(struct loader *l, const config_setting_t *s, struct policy *p) {
         long long v;
@@ -612,6 +598,7 @@ static void load_version(struct loader *l, const config_setting_t *s, struct pol
         p->version = 1;
 }
 
+/* buf: len bytes followed by a NUL; modified by the scanner. */
 static int load_buffer(char *buf, size_t len, const char *path, struct policy **ret,
                        struct diag_list *diags) {
         _cleanup_(policy_freep) struct policy *p = NULL;
@@ -837,7 +824,7 @@ bool policy_needs_groups(const struct policy *p, const char *user) {
 
 int policy_user_groups(const struct policy *p, struct ident *id, const struct id_user *u, char ***ret,
                        size_t *ret_n) {
-        char **v;
+        _cleanup_(strv_freep) char **v = NULL;
         size_t n = 0;
 
         *ret = NULL;
@@ -863,12 +850,10 @@ int policy_user_groups(const struct policy *p, struct ident *id, const struct id
                         continue;
                 if (r > 0 && !(v[n++] = strdup(name)))
                         r = -ENOMEM;
-                if (r < 0) {
-                        strv_free(v);
+                if (r < 0)
                         return r;
-                }
         }
-        *ret = v;
+        *ret = TAKE_PTR(v);
         *ret_n = n;
         return 0;
 }
