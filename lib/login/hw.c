@@ -41,8 +41,7 @@ enum {
 #include "macro.h"
 #include "size.h"
 
-
-static int read_small_file(const char *path, char *buf, size_t size) {
+int hw_read_line(const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = -1;
         ssize_t n;
 
@@ -57,11 +56,35 @@ static int read_small_file(const char *path, char *buf, size_t size) {
         return 0;
 }
 
+int hw_for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data), void *data) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        char buf[8192] __attribute__((aligned(8)));
+
+        if (fd < 0)
+                return negative_errno();
+        for (;;) {
+                ssize_t n = getdents64(fd, buf, sizeof buf);
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        return 0;
+                for (ssize_t off = 0; off < n;) {
+                        const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+                        off += de->d_reclen;
+                        if (streq(de->d_name, ".") || streq(de->d_name, ".."))
+                                continue;
+                        int r = fn(de->d_name, de->d_ino, data);
+                        if (r < 0)
+                                return r;
+                }
+        }
+}
+
 /* "4: ACTIVE", "1: CA": the number before the colon */
 static int read_sysfs_enum(const char *path, int *ret) {
         char buf[64], *colon;
         unsigned v;
-        int r = read_small_file(path, buf, sizeof buf);
+        int r = hw_read_line(path, buf, sizeof buf);
 
         if (r < 0)
                 return r;
@@ -123,7 +146,7 @@ static int rdma_ports(struct hw_rdma_dev *d, size_t *total) {
                 p->query_error = read_sysfs_enum(path, &p->state);
                 char ll[32];
                 snprintf(path, sizeof path, SYS_INFINIBAND "/%s/ports/%u/link_layer", d->name, num);
-                if (read_small_file(path, ll, sizeof ll) == 0)
+                if (hw_read_line(path, ll, sizeof ll) == 0)
                         p->link_layer = streq(ll, "InfiniBand") ? 1 : streq(ll, "Ethernet") ? 2 : 0;
         }
         closedir(dir);
@@ -389,31 +412,29 @@ static int dev_cb(const struct nlmsghdr *nlh, void *data) {
 
 #endif /* HAVE_LIBMNL */
 
+static int count_rx(const char *name, ino_t ino, void *data) {
+        *(unsigned *)data += strncmp(name, "rx-", 3) == 0;
+        return 0;
+}
+
+int hw_rx_queue_entries(const char *name, unsigned *ret) {
+        char path[128];
+
+        *ret = 0;
+        snprintf(path, sizeof(path), "/sys/class/net/%s/queues", name);
+        return hw_for_each_entry(path, count_rx, ret);
+}
+
 unsigned hw_count_rx_queues(const char *name, unsigned ifindex) {
         char path[128], buf[32];
-        unsigned idx, n = 0;
-        struct dirent *de;
-        DIR *dir;
-        int fd;
+        unsigned idx, n;
 
         snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", name);
-        if (read_small_file(path, buf, sizeof(buf)) < 0 || parse_u32(buf, &idx) < 0 ||
+        if (hw_read_line(path, buf, sizeof(buf)) < 0 || parse_u32(buf, &idx) < 0 ||
             idx != ifindex)
                 return 0;
-
-        snprintf(path, sizeof(path), "/sys/class/net/%s/queues", name);
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0)
-                return 0;
-        dir = fdopendir(fd);
-        if (!dir) {
-                close(fd);
-                return 0;
-        }
-        while ((de = readdir(dir)))
-                if (strncmp(de->d_name, "rx-", 3) == 0)
-                        n++;
-        closedir(dir);
+        /* a read error part way counts what was read */
+        (void)hw_rx_queue_entries(name, &n);
         return n;
 }
 

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <net/if.h>
+#include <sys/types.h>
 
 /* netdev family xdp-features bits (include/uapi/linux/netdev.h) */
 #define HW_XDP_BASIC        (UINT64_C(1) << 0)
@@ -119,6 +120,15 @@ int hw_probe_verbs(struct hw_summary *s);
 /* Number of /sys/class/net/NAME/queues/rx-* entries; 0 when sysfs shows no interface NAME
  * with this ifindex (a sysfs mounted for another network namespace shows other devices). */
 unsigned hw_count_rx_queues(const char *name, unsigned ifindex);
+/* The same without the ifindex check: negative errno when the directory cannot be read. */
+int hw_rx_queue_entries(const char *name, unsigned *ret);
+
+/* The sysfs and /proc readers of a login.  The first line of a small file, without its
+ * newline. */
+int hw_read_line(const char *path, char *buf, size_t size);
+/* Calls fn for each entry of a directory but "." and "..": one open, getdents64 and close,
+ * which is all a login can afford per directory.  -ENOENT when the directory is missing. */
+int hw_for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data), void *data);
 
 /* Counts used by the policy's `auto` formula (counted interfaces only). */
 unsigned hw_active_ports(const struct hw_summary *s);

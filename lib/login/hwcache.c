@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -19,32 +18,6 @@
 #include "strv.h"
 
 #define MAGIC "# rdmalimit hardware cache v4"
-
-/* Calls fn for each entry of a directory but "." and "..": one open, getdents64 and close,
- * which is all a login can afford per directory.  -ENOENT when the directory is missing. */
-static int for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data), void *data) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        char buf[8192] __attribute__((aligned(8)));
-
-        if (fd < 0)
-                return negative_errno();
-        for (;;) {
-                ssize_t n = getdents64(fd, buf, sizeof buf);
-                if (n < 0)
-                        return negative_errno();
-                if (n == 0)
-                        return 0;
-                for (ssize_t off = 0; off < n;) {
-                        const struct dirent64 *de = (const struct dirent64 *)(buf + off);
-                        off += de->d_reclen;
-                        if (streq(de->d_name, ".") || streq(de->d_name, ".."))
-                                continue;
-                        int r = fn(de->d_name, de->d_ino, data);
-                        if (r < 0)
-                                return r;
-                }
-        }
-}
 
 struct names {
         const struct hw_netsel *sel;   /* interfaces: keep the counted ones only */
@@ -72,7 +45,7 @@ static int add_name(const char *name, ino_t ino, void *data) {
 /* Sorted "name@inode" entries of a directory (no dotfiles), NULL-terminated; a missing
  * directory is an empty list. */
 static int list_dir(const char *path, struct names *l) {
-        int r = for_each_entry(path, add_name, l);
+        int r = hw_for_each_entry(path, add_name, l);
 
         if (r < 0) {
                 strv_clear(&l->s);
@@ -82,34 +55,15 @@ static int list_dir(const char *path, struct names *l) {
         return 0;
 }
 
-static int count_rx(const char *name, ino_t ino, void *data) {
-        *(unsigned *)data += strncmp(name, "rx-", 3) == 0;
-        return 0;
-}
-
 /* Does a counted interface still have the RX queues the summary counted?  The fingerprint
  * already proved it is the same sysfs node; one that sysfs did not show at probe time (0
  * queues: another network namespace's sysfs) is checked the way the probe counted it. */
 static bool same_rx_queues(const struct hw_xdp_if *x) {
-        char path[128];
-        unsigned n = 0;
+        unsigned n;
 
         if (x->rx_queues == 0)
                 return hw_count_rx_queues(x->name, x->ifindex) == 0;
-        snprintf(path, sizeof path, "/sys/class/net/%s/queues", x->name);
-        return for_each_entry(path, count_rx, &n) >= 0 && n == x->rx_queues;
-}
-
-static int read_line_file(const char *path, char *buf, size_t size) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-        if (fd < 0)
-                return negative_errno();
-        ssize_t n = read(fd, buf, size - 1);
-        if (n < 0)
-                return negative_errno();
-        buf[n] = '\0';
-        buf[strcspn(buf, "\n")] = '\0';
-        return 0;
+        return hw_rx_queue_entries(x->name, &n) >= 0 && n == x->rx_queues;
 }
 
 static void put_patterns(FILE *f, const char *what, char *const *v) {
@@ -134,7 +88,7 @@ static int put_rdma(FILE *f) {
                 for (size_t k = 0; r >= 0 && k < ports.s.n; k++) {
                         *strrchr(ports.s.v[k], '@') = '\0';
                         snprintf(p, sizeof p, "/sys/class/infiniband/%s/ports/%s/state", l.s.v[i], ports.s.v[k]);
-                        if (read_line_file(p, st, sizeof st) < 0)
+                        if (hw_read_line(p, st, sizeof st) < 0)
                                 snprintf(st, sizeof st, "?");
                         fprintf(f, ":%s=%c", ports.s.v[k], st[0]);
                 }
@@ -151,7 +105,8 @@ static int put_rdma(FILE *f) {
  * counts of the interfaces the summary counts are checked apart, in hw_cache_load().
  */
 int hw_fingerprint(const struct hw_netsel *sel, char **ret) {
-        char *out = NULL, buf[128];
+        _cleanup_free_ char *out = NULL;
+        char buf[128];
         size_t size = 0;
         FILE *f = open_memstream(&out, &size);
         struct names net = { .sel = sel, .select = true };
@@ -159,7 +114,7 @@ int hw_fingerprint(const struct hw_netsel *sel, char **ret) {
 
         if (!f)
                 return -ENOMEM;
-        r = read_line_file("/proc/sys/kernel/random/boot_id", buf, sizeof buf);
+        r = hw_read_line("/proc/sys/kernel/random/boot_id", buf, sizeof buf);
         fprintf(f, "boot=%s;sel=", r < 0 ? "?" : buf);
         put_patterns(f, "inc", sel ? sel->include : NULL);
         put_patterns(f, "/exc", sel ? sel->exclude : NULL);
@@ -171,11 +126,9 @@ int hw_fingerprint(const struct hw_netsel *sel, char **ret) {
         for (size_t i = 0; r >= 0 && i < net.s.n; i++)
                 fprintf(f, "%s,", net.s.v[i]);
         strv_clear(&net.s);
-        if (fclose(f) != 0 || r < 0) {
-                free(out);
+        if (fclose(f) != 0 || r < 0)
                 return r < 0 ? r : -ENOMEM;
-        }
-        *ret = out;
+        *ret = TAKE_PTR(out);
         return 0;
 }
 
@@ -195,8 +148,7 @@ static bool within_bounds(const struct hw_summary *s) {
 }
 
 int hw_cache_format(const struct hw_summary *s, const struct hw_netsel *sel, char **ret, size_t *ret_len) {
-        _cleanup_free_ char *fp = NULL;
-        char *text = NULL;
+        _cleanup_free_ char *fp = NULL, *text = NULL;
         size_t size = 0;
         FILE *f;
         int r;
@@ -225,15 +177,11 @@ int hw_cache_format(const struct hw_summary *s, const struct hw_netsel *sel, cha
                         fprintf(f, "xdp %u %s %llu %u %d\n", s->xdp[i].ifindex, s->xdp[i].name,
                                 (unsigned long long)s->xdp[i].xdp_features, s->xdp[i].rx_queues, s->xdp[i].physical);
         fprintf(f, "mem %d %llu\nend\n", s->mem_status, (unsigned long long)s->mem_total);
-        if (fclose(f) != 0) {
-                free(text);
+        if (fclose(f) != 0)
                 return -ENOMEM;
-        }
-        if (size > HW_CACHE_MAX) {
-                free(text);
+        if (size > HW_CACHE_MAX)
                 return -EFBIG;
-        }
-        *ret = text;
+        *ret = TAKE_PTR(text);
         *ret_len = size;
         return 0;
 }
@@ -380,6 +328,7 @@ static int parse_line(struct parser *p, char *line) {
 
 int hw_cache_parse(const char *text, size_t len, struct hw_summary **ret, char **ret_fingerprint) {
         _cleanup_free_ char *copy = NULL, *fp = NULL;
+        _cleanup_(hw_summary_freep) struct hw_summary *s = NULL;
         struct parser p = {};
         char *line, *save = NULL;
         int r = -EBADMSG;
@@ -395,12 +344,10 @@ int hw_cache_parse(const char *text, size_t len, struct hw_summary **ret, char *
         if (!line || strncmp(line, "fingerprint ", 12) != 0)
                 return -EBADMSG;
         fp = strdup(line + 12);
-        p.s = calloc(1, sizeof(*p.s));
-        if (!fp || !p.s) {
-                free(p.s);
+        s = p.s = calloc(1, sizeof(*s));
+        if (!fp || !s)
                 return -ENOMEM;
-        }
-        p.s->rdma_status = p.s->verbs_status = p.s->xdp_status = p.s->mem_status = -ENODATA;
+        s->rdma_status = s->verbs_status = s->xdp_status = s->mem_status = -ENODATA;
         while ((line = strtok_r(NULL, "\n", &save))) {
                 r = parse_line(&p, line);
                 if (r != 0)
@@ -410,18 +357,16 @@ int hw_cache_parse(const char *text, size_t len, struct hw_summary **ret, char *
         /* "end" is the last line */
         if (r == 1)
                 r = strtok_r(NULL, "\n", &save) ? -EBADMSG : 0;
-        if (r < 0) {
-                hw_summary_free(p.s);
+        if (r < 0)
                 return r;
-        }
-        *ret = p.s;
+        *ret = TAKE_PTR(s);
         *ret_fingerprint = TAKE_PTR(fp);
         return 0;
 }
 
 static int load_fd(int fd, const struct hw_netsel *sel, struct hw_summary **ret) {
         _cleanup_free_ char *text = NULL, *fp = NULL, *now = NULL;
-        struct hw_summary *s = NULL;
+        _cleanup_(hw_summary_freep) struct hw_summary *s = NULL;
         size_t len = 0;
         int r;
 
@@ -438,11 +383,9 @@ static int load_fd(int fd, const struct hw_netsel *sel, struct hw_summary **ret)
         for (size_t i = 0; r >= 0 && i < s->n_xdp; i++)
                 if (!same_rx_queues(&s->xdp[i]))
                         r = -ESTALE;
-        if (r < 0) {
-                hw_summary_free(s);
+        if (r < 0)
                 return r;
-        }
-        *ret = s;
+        *ret = TAKE_PTR(s);
         return 0;
 }
 
