@@ -606,14 +606,10 @@ int hw_probe(unsigned what, const struct hw_netsel *sel, struct hw_summary **ret
                         return r;
         }
         if (what & HW_MEM) {
-                uint64_t total;
-
-                r = probe_mem(&total);
+                r = probe_mem(&s->mem_total);   /* set only when it returns 0 */
                 if (r == -ENOMEM)
                         return r;
                 s->mem_status = r;
-                if (r == 0)
-                        s->mem_total = total;
         }
 
         *ret = TAKE_PTR(s);

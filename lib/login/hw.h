@@ -17,14 +17,8 @@
 #include <net/if.h>
 #include <sys/types.h>
 
-/* netdev family xdp-features bits (include/uapi/linux/netdev.h) */
-#define HW_XDP_BASIC        (UINT64_C(1) << 0)
-#define HW_XDP_REDIRECT     (UINT64_C(1) << 1)
-#define HW_XDP_NDO_XMIT     (UINT64_C(1) << 2)
+/* netdev family xdp-features bit NETDEV_XDP_ACT_XSK_ZEROCOPY (include/uapi/linux/netdev.h) */
 #define HW_XDP_XSK_ZEROCOPY (UINT64_C(1) << 3)
-#define HW_XDP_HW_OFFLOAD   (UINT64_C(1) << 4)
-#define HW_XDP_RX_SG        (UINT64_C(1) << 5)
-#define HW_XDP_NDO_XMIT_SG  (UINT64_C(1) << 6)
 
 enum hw_what {
         HW_RDMA = 1 << 0,

@@ -259,7 +259,8 @@ static bool load_value(struct loader *l, const config_setting_t *s, const char *
         return true;
 }
 
-bool policy_valid_name(const char *s) {
+/* A user or group name the policy accepts (no blanks, control characters, ':' or ','). */
+static bool valid_name(const char *s) {
         if (!*s)
                 return false;
         for (; *s; s++)
@@ -284,7 +285,7 @@ static int load_name(struct loader *l, const config_setting_t *s, const char *wh
                          "of limits.conf", quote(v, q));
                 return 0;
         }
-        if (!policy_valid_name(v)) {
+        if (!valid_name(v)) {
                 error_at(l, line_of(s), "%s = \"%s\": not a valid %s name", what, quote(v, q), what);
                 return 0;
         }
@@ -318,11 +319,9 @@ static int load_patterns(struct loader *l, const config_setting_t *s, const char
                 return 0;
         }
         strv_free(*ret);
-        *ret = NULL;
-        char **v = calloc((size_t)n + 1, sizeof(char *));
+        char **v = *ret = calloc((size_t)n + 1, sizeof(char *));
         if (!v)
                 return -ENOMEM;
-        *ret = v;
         for (int i = 0, k = 0; i < n; i++) {
                 const config_setting_t *e = l->cf->get_elem(s, (unsigned)i);
                 const char *pat;
@@ -655,12 +654,11 @@ static int load_buffer(char *buf, size_t len, const char *path, struct policy **
                         has_version = true;
                         load_version(&l, s, p);
                 } else if (streq(name, "lower")) {
-                        if (config_setting_type(s) != CONFIG_TYPE_BOOL) {
+                        if (config_setting_type(s) == CONFIG_TYPE_BOOL)
+                                p->lower = l.cf->get_bool(s);
+                        else
                                 error_at(&l, line_of(s), "lower must be true or false, not %s",
                                          type_name(config_setting_type(s)));
-                                continue;
-                        }
-                        p->lower = l.cf->get_bool(s);
                 } else if (streq(name, "hardware")) {
                         r = load_hardware(&l, s, &p->hw);
                         if (r < 0)
@@ -813,7 +811,9 @@ static const struct policy_rule *user_rule(const struct policy *p, const char *u
         return NULL;
 }
 
-bool policy_needs_groups(const struct policy *p, const char *user) {
+/* Can a group rule decide for this user?  False when a user rule names the user or there is
+ * no group rule: then the user's groups need not be looked up (a login saves NSS calls). */
+static bool needs_groups(const struct policy *p, const char *user) {
         if (!p || !user || user_rule(p, user))
                 return false;
         for (size_t i = 0; i < p->n_rules; i++)
@@ -829,7 +829,7 @@ int policy_user_groups(const struct policy *p, struct ident *id, const struct id
 
         *ret = NULL;
         *ret_n = 0;
-        if (!policy_needs_groups(p, u->name))
+        if (!needs_groups(p, u->name))
                 return 0;
         v = calloc(p->n_rules + 1, sizeof(char *));
         if (!v)

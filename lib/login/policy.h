@@ -72,19 +72,13 @@ static inline void policy_freep(struct policy **p) {
         policy_free(*p);
 }
 
-/* A user or group name the policy accepts (no blanks, control characters, ':' or ','). */
-bool policy_valid_name(const char *s);
-
-/* Can a group rule decide for this user?  False when a user rule names the user or there is
- * no group rule: then the user's groups need not be looked up (a login saves NSS calls). */
-bool policy_needs_groups(const struct policy *p, const char *user);
-
 /*
  * The names of the policy's group rules the user is a member of, as pam_limits decides an
  * @group line (ident_user_in_group: primary gid, gr_mem, then getgrouplist): one getgrnam per
  * group rule, and getgrouplist only when neither of the first two says yes.  Nothing is looked
- * up when policy_needs_groups() is false.  *ret is NULL-terminated (strv_free()), NULL
- * with *ret_n 0 when nothing was looked up.  Negative errno on an NSS failure.
+ * up when no group rule can decide (a user rule names the user, or there is no group rule).
+ * *ret is NULL-terminated (strv_free()), NULL with *ret_n 0 when nothing was looked up.
+ * Negative errno on an NSS failure.
  */
 struct ident;
 struct id_user;
