@@ -253,10 +253,9 @@ static int genl_open(struct genl *g) {
  * libmnl checks the sequence number and the port id of every reply. */
 static int nl_transact(const struct genl *g, const struct nlmsghdr *req, mnl_cb_t cb, void *data) {
         size_t bufsz = (size_t)MNL_SOCKET_BUFFER_SIZE;
-        _cleanup_free_ char *buf = NULL;
+        _cleanup_free_ char *buf = malloc(bufsz);
         unsigned portid = g->f->socket_get_portid(g->nl);
 
-        buf = malloc(bufsz);
         if (!buf)
                 return -ENOMEM;
         if (g->f->socket_sendto(g->nl, req, req->nlmsg_len) < 0)

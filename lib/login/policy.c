@@ -19,8 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "diag.h"
 #include "fsutil.h"
@@ -381,12 +379,11 @@ static int load_hardware(struct loader *l, const config_setting_t *g, struct pol
                                          "not %s", type_name(config_setting_type(s)));
                                 continue;
                         }
-                        if (!(d > 0.0 && d <= 1.0)) {
+                        if (d > 0.0 && d <= 1.0)
+                                h->ram_share = d;
+                        else
                                 error_at(l, line_of(s), "ram_share = %g: must be above 0 and at "
                                          "most 1 (a share of MemTotal)", d);
-                                continue;
-                        }
-                        h->ram_share = d;
                 } else if (streq(name, "include") || streq(name, "exclude")) {
                         int r = load_patterns(l, s, name, streq(name, "include") ? &h->sel.include : &h->sel.exclude);
                         if (r < 0)
@@ -590,11 +587,10 @@ static void load_version(struct loader *l, const config_setting_t *s, struct pol
                 error_at(l, line_of(s), "version must be an integer, not %s", type_name(config_setting_type(s)));
                 return;
         }
-        if (v != 1) {
+        if (v == 1)
+                p->version = 1;
+        else
                 error_at(l, line_of(s), "version %lld is not supported: this build reads version 1", v);
-                return;
-        }
-        p->version = 1;
 }
 
 /* buf: len bytes followed by a NUL; modified by the scanner. */
