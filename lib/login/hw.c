@@ -245,10 +245,6 @@ static void genl_close(struct genl *g) {
         g->nl = NULL;
 }
 
-static int genl_open(struct genl *g) {
-        return mnl_open(g->f, NETLINK_GENERIC, &g->nl);
-}
-
 /* Send one request and run cb over the replies until DONE, an ACK or an error.
  * libmnl checks the sequence number and the port id of every reply. */
 static int nl_transact(const struct genl *g, const struct nlmsghdr *req, mnl_cb_t cb, void *data) {
@@ -447,7 +443,7 @@ static int probe_xdp_with(const struct mnl_fns *f, const struct hw_netsel *sel, 
         size_t n = 0;
         int r;
 
-        r = genl_open(&g);
+        r = mnl_open(f, NETLINK_GENERIC, &g.nl);
         if (r < 0) {
                 s->xdp_status = r;
                 return 0;
@@ -475,7 +471,7 @@ static int probe_xdp_with(const struct mnl_fns *f, const struct hw_netsel *sel, 
                         free(d.ifs);
                         /* the rest of the interrupted dump may still be queued */
                         genl_close(&g);
-                        r = genl_open(&g);
+                        r = mnl_open(f, NETLINK_GENERIC, &g.nl);
                         if (r < 0) {
                                 s->xdp_status = r;
                                 return 0;

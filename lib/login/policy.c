@@ -604,10 +604,8 @@ static int load_buffer(char *buf, size_t len, const char *path, struct policy **
         int r;
 
         r = prescan(&l, buf, len);
-        if (l.oom)
-                return l.oom;
-        if (r < 0)
-                return r;
+        if (l.oom || r < 0)
+                return l.oom ?: r;
         r = cfg_open(&cfg);
         if (r < 0) {
                 const char *e = r == -ELIBACC ? dlerror() : NULL;
@@ -673,10 +671,8 @@ static int load_buffer(char *buf, size_t len, const char *path, struct policy **
         if (!has_rules)
                 warning_at(&l, 0, "no rules: the policy matches nobody");
 
-        if (l.oom)
-                return l.oom;
-        if (l.errors > 0)
-                return -EINVAL;
+        if (l.oom || l.errors > 0)
+                return l.oom ?: -EINVAL;
         *ret = TAKE_PTR(p);
         return 0;
 }
@@ -937,8 +933,7 @@ int policy_evaluate(const struct policy *p, const char *user, const char *const 
 
         u = user_rule(p, user);
         if (u) {
-                evaluate_rule(p, u, hw, &best);
-                *ret = best;
+                evaluate_rule(p, u, hw, ret);
                 return 0;
         }
 
