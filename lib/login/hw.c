@@ -56,7 +56,8 @@ int hw_read_line(const char *path, char *buf, size_t size) {
         return 0;
 }
 
-int hw_for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data), void *data) {
+int hw_for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data),
+                      void *data) {
         _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         char buf[8192] __attribute__((aligned(8)));
 

@@ -122,7 +122,8 @@ int hw_rx_queue_entries(const char *name, unsigned *ret);
 int hw_read_line(const char *path, char *buf, size_t size);
 /* Calls fn for each entry of a directory but "." and "..": one open, getdents64 and close,
  * which is all a login can afford per directory.  -ENOENT when the directory is missing. */
-int hw_for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data), void *data);
+int hw_for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data),
+                      void *data);
 
 /* Counts used by the policy's `auto` formula (counted interfaces only). */
 unsigned hw_active_ports(const struct hw_summary *s);
