@@ -370,8 +370,9 @@ int check_podman(struct doc *d) {
 
         for (size_t i = 0; i < files.n && r >= 0; i++)
                 r = podman_scan(d, files.v[i], &u);
-        if (r >= 0 && !u.where && (files.n || exists_rooted(d, "/usr/bin/podman", false)))
-                u.where = strdup(files.n ? disp(d, files.v[files.n - 1]) : disp(d, "/usr/bin/podman"));
+        if (r >= 0 && !u.where && (files.n || exists_rooted(d, "/usr/bin/podman", false)) &&
+            !(u.where = strdup(files.n ? disp(d, files.v[files.n - 1]) : disp(d, "/usr/bin/podman"))))
+                r = -ENOMEM;
         if (r >= 0 && u.where)
                 r = podman_report(d, &u,
                                   "add default_ulimits = [ \"memlock=-1:-1\" ] (bytes, -1: unlimited) to the [containers] "
