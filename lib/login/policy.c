@@ -416,7 +416,8 @@ static int load_rule(struct loader *l, const config_setting_t *g, unsigned index
                 if (streq(name, "user") || streq(name, "group")) {
                         bool user = streq(name, "user");
 
-                        *(user ? &has_user : &has_group) = true;
+                        has_user |= user;
+                        has_group |= !user;
                         r = load_name(l, s, name, user ? &rule->user : &rule->group);
                         if (r < 0)
                                 return r;
