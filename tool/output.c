@@ -42,46 +42,25 @@ static void fputs_safe(const char *s, FILE *f) {
         }
 }
 
-static void vlog(const char *level, const char *fmt, va_list ap) {
-        char *msg = NULL;
+void log_at(const struct ctx *c, const char *level, const char *fmt, ...) {
+        _cleanup_free_ char *msg = NULL;
+        va_list ap;
+
+        if (c && c->quiet)
+                return;
         fputs("rdmalimits: ", stderr);
         if (level)
                 fputs(level, stderr);
-        if (vasprintf(&msg, fmt, ap) >= 0) {
-                fputs_safe(msg, stderr); /* what users typed is echoed without control characters */
-                free(msg);
-        }
-        fputc('\n', stderr);
-}
-
-void log_error(const char *fmt, ...) {
-        va_list ap;
         va_start(ap, fmt);
-        vlog(NULL, fmt, ap);
+        if (vasprintf(&msg, fmt, ap) >= 0)
+                fputs_safe(msg, stderr); /* what users typed is echoed without control characters */
         va_end(ap);
+        fputc('\n', stderr);
 }
 
 int log_oom(void) {
         log_error("out of memory");
         return -ENOMEM;
-}
-
-void log_warning(const struct ctx *c, const char *fmt, ...) {
-        va_list ap;
-        if (c->quiet)
-                return;
-        va_start(ap, fmt);
-        vlog("warning: ", fmt, ap);
-        va_end(ap);
-}
-
-void log_info(const struct ctx *c, const char *fmt, ...) {
-        va_list ap;
-        if (c->quiet)
-                return;
-        va_start(ap, fmt);
-        vlog(NULL, fmt, ap);
-        va_end(ap);
 }
 
 static void sep(struct json *j) {

@@ -20,9 +20,10 @@ const char *code_word(int code, const struct code_word *words, size_t n, const c
 
 /* Messages to stderr, prefixed with the program name; warnings and information not with --quiet. */
 struct ctx;
-void log_error(const char *fmt, ...) _printf_(1, 2);
-void log_warning(const struct ctx *c, const char *fmt, ...) _printf_(2, 3);
-void log_info(const struct ctx *c, const char *fmt, ...) _printf_(2, 3);
+void log_at(const struct ctx *c, const char *level, const char *fmt, ...) _printf_(3, 4);
+#define log_error(...) log_at(NULL, NULL, __VA_ARGS__)
+#define log_warning(c, ...) log_at((c), "warning: ", __VA_ARGS__)
+#define log_info(c, ...) log_at((c), NULL, __VA_ARGS__)
 /* "out of memory", then -ENOMEM to return */
 int log_oom(void);
 
