@@ -22,20 +22,13 @@
 #define TBL_COLS 12
 #define TBL_CELL 160
 
+/* head: the column names, NULL-terminated; align: 'l' or 'r' for each */
 struct table {
-        size_t ncols, nrows, cap;
-        const char *head[TBL_COLS];
-        bool right[TBL_COLS];
+        const char *const *head;
+        const char *align;
+        size_t nrows, cap;
         char (*cells)[TBL_COLS][TBL_CELL];
 };
-
-static void tbl_init(struct table *t, const char *const *head, const char *align) {
-        *t = (struct table){};
-        for (; t->ncols < TBL_COLS && head[t->ncols]; t->ncols++) {
-                t->head[t->ncols] = head[t->ncols];
-                t->right[t->ncols] = align[t->ncols] == 'r';
-        }
-}
 
 /* A new row; NULL when out of memory (the row is then left out). */
 static char (*tbl_row(struct table *t))[TBL_CELL] {
@@ -46,18 +39,20 @@ static char (*tbl_row(struct table *t))[TBL_CELL] {
 }
 
 static void tbl_print(struct table *t) {
-        size_t w[TBL_COLS] = {};
-        for (size_t c = 0; c < t->ncols; c++) {
+        size_t w[TBL_COLS] = {}, ncols = 0;
+        while (ncols < TBL_COLS && t->head[ncols])
+                ncols++;
+        for (size_t c = 0; c < ncols; c++) {
                 w[c] = strlen(t->head[c]);
                 for (size_t r = 0; r < t->nrows; r++)
                         if (strlen(t->cells[r][c]) > w[c])
                                 w[c] = strlen(t->cells[r][c]);
         }
         for (size_t r = 0; r <= t->nrows; r++) {
-                for (size_t c = 0; c < t->ncols; c++) {
+                for (size_t c = 0; c < ncols; c++) {
                         const char *s = r == 0 ? t->head[c] : t->cells[r - 1][c];
-                        bool last = c + 1 == t->ncols;
-                        if (t->right[c])
+                        bool last = c + 1 == ncols;
+                        if (t->align[c] == 'r')
                                 printf("%*s%s", (int)w[c], s, last ? "" : " ");
                         else if (last)
                                 printf("%s", s);
@@ -78,18 +73,10 @@ _printf_(3, 4) static void cellf(char *buf, size_t size, const char *fmt, ...) {
         va_end(ap);
 }
 
-static const char *fmt_size(uint64_t v, char *buf, size_t size) {
-        char s[SIZE_FMT_MAX];
-        snprintf(buf, size, "%s", size_format(v, s));
-        return buf;
-}
-
 /* A size, or `unknown` where it is not known */
 static void size_cell(char *cell, bool known, uint64_t v, const char *unknown) {
-        if (known)
-                fmt_size(v, cell, TBL_CELL);
-        else
-                snprintf(cell, TBL_CELL, "%s", unknown);
+        char s[SIZE_FMT_MAX];
+        snprintf(cell, TBL_CELL, "%s", known ? size_format(v, s) : unknown);
 }
 
 static const char *user_label(const char *name, uid_t uid, char *buf, size_t size) {
@@ -107,16 +94,16 @@ static const char *user_label(const char *name, uid_t uid, char *buf, size_t siz
  * processes' soft limits differ, "-" where no limit is known, "unknown" for a charge or a
  * headroom that is not known */
 static void account_cells(char (*cell)[TBL_CELL], const struct status_account *a) {
-        char s[TBL_CELL];
+        char s[SIZE_FMT_MAX];
 
         snprintf(cell[0], TBL_CELL, "%zu", a->n_procs);
-        if (a->limit_known)
-                cellf(cell[1], TBL_CELL, "%s%s", fmt_size(a->memlock.soft, s, sizeof s), a->limits_differ ? "*" : "");
-        else
-                snprintf(cell[1], TBL_CELL, "-");
+        size_cell(cell[1], a->limit_known, a->memlock.soft, "-");
+        if (a->limit_known && a->limits_differ)
+                strcat(cell[1], "*");
         size_cell(cell[2], a->limit_known, a->memlock.hard, "-");
         if (a->charged_method != STATUS_M_UNKNOWN)
-                cellf(cell[3], TBL_CELL, "%s%s", a->charged_at_least ? ">=" : "", fmt_size(a->charged, s, sizeof s));
+                snprintf(cell[3], TBL_CELL, "%s%s", a->charged_at_least ? ">=" : "",
+                         size_format(a->charged, s));
         else
                 snprintf(cell[3], TBL_CELL, "unknown");
         snprintf(cell[4], TBL_CELL, "%s", status_method_name(a->charged_method));
@@ -124,93 +111,79 @@ static void account_cells(char (*cell)[TBL_CELL], const struct status_account *a
 }
 
 static void print_users(const struct status_report *r) {
-        struct table t;
+        static const char *const head[] = { "USER", "UID", "PROCS", "SOFT", "HARD", "CHARGED",
+                                            "METHOD", "HEADROOM", "VMLCK", "VMPIN", "XSK", NULL };
+        struct table t = { .head = head, .align = "lrrrrrlrrrr" };
+        char(*row)[TBL_CELL];
 
-        static const char *const uhead[] = { "USER", "UID", "PROCS", "SOFT", "HARD", "CHARGED", "METHOD", "HEADROOM",
-                                             "VMLCK", "VMPIN", "XSK", NULL };
-        tbl_init(&t, uhead, "lrrrrrlrrrr");
-        for (size_t i = 0; i < r->n_users; i++) {
+        for (size_t i = 0; i < r->n_users && (row = tbl_row(&t)); i++) {
                 const struct status_user *u = &r->users[i];
-                char(*row)[TBL_CELL] = tbl_row(&t);
-                if (!row)
-                        break;
                 user_label(u->name, u->uid, row[0], TBL_CELL);
                 snprintf(row[1], TBL_CELL, "%u", (unsigned)u->uid);
                 account_cells(row + 2, &u->a);
-                fmt_size(u->vmlck, row[8], TBL_CELL);
-                fmt_size(u->vmpin, row[9], TBL_CELL);
+                size_cell(row[8], true, u->vmlck, NULL);
+                size_cell(row[9], true, u->vmpin, NULL);
                 snprintf(row[10], TBL_CELL, u->xsk_method != STATUS_M_UNKNOWN ? "%zu" : "?", u->n_xsk);
         }
         tbl_print(&t);
 }
 
 static void print_units(const struct status_report *r) {
-        struct table t;
-
         static const char *const head[] = { "UNIT", "KIND", "PROCS", "SOFT", "HARD", "CHARGED", "METHOD",
                                             "HEADROOM", NULL };
+        struct table t = { .head = head, .align = "llrrrrlr" };
+        char(*row)[TBL_CELL];
+
         putchar('\n');
-        tbl_init(&t, head, "llrrrrlr");
-        for (size_t i = 0; i < r->n_units; i++) {
-                const struct status_unit *u = &r->units[i];
-                char(*row)[TBL_CELL] = tbl_row(&t);
-                if (!row)
-                        break;
-                str_escape(u->name, row[0], TBL_CELL);
-                snprintf(row[1], TBL_CELL, "%s", status_origin_name(u->origin));
-                account_cells(row + 2, &u->a);
+        for (size_t i = 0; i < r->n_units && (row = tbl_row(&t)); i++) {
+                str_escape(r->units[i].name, row[0], TBL_CELL);
+                snprintf(row[1], TBL_CELL, "%s", status_origin_name(r->units[i].origin));
+                account_cells(row + 2, &r->units[i].a);
         }
         tbl_print(&t);
 }
 
-static void proc_row(const struct status_report *r, const struct status_proc *p, char (*row)[TBL_CELL]) {
-        const struct status_user *u = status_find_user(r, p->uid);
-        char a[TBL_CELL];
-
-        snprintf(row[0], TBL_CELL, "%d", (int)p->pid);
-        snprintf(row[1], TBL_CELL, "%d", (int)p->nspid);
-        user_label(u ? u->name : NULL, p->uid, row[2], TBL_CELL);
-        str_escape(p->comm, row[3], TBL_CELL);
-        size_cell(row[4], p->limits_known, p->memlock.soft, "?");
-        size_cell(row[5], p->limits_known, p->memlock.hard, "?");
-        fmt_size(p->vmlck, row[6], TBL_CELL);
-        fmt_size(p->vmpin, row[7], TBL_CELL);
-        if (p->xsk_method == STATUS_M_SOCK_DIAG)
-                cellf(row[8], TBL_CELL, "%zu/%s", p->n_xsk, fmt_size(p->xsk_umem_bytes, a, sizeof a));
-        else if (p->xsk_method == STATUS_M_PIDFD)
-                snprintf(row[8], TBL_CELL, "%zu", p->n_xsk);
-        else
-                snprintf(row[8], TBL_CELL, "?");
-        if (p->mr_method == STATUS_M_RDMA_NETLINK)
-                cellf(row[9], TBL_CELL, "%zu/%s", p->n_mr, fmt_size(p->mr_bytes, a, sizeof a));
-        else
-                snprintf(row[9], TBL_CELL, "unknown");
-        char name[TBL_CELL];
-        str_escape(p->origin_name, name, sizeof name);
-        cellf(row[10], TBL_CELL, "%s %s%s%s%s", status_origin_name(p->origin), name,
-                 p->origin_owner[0] ? " (limits of " : "", p->origin_owner, p->origin_owner[0] ? ")" : "");
-}
-
 /* processes: all of them when asked for by user, pid or unit; else those that hold something */
 static void print_procs(const struct status_report *r, const struct status_options *o) {
-        struct table t;
-
+        static const char *const head[] = { "PID", "NSPID", "USER", "COMM", "SOFT", "HARD", "VMLCK",
+                                            "VMPIN", "XSK", "MR", "ORIGIN", NULL };
+        struct table t = { .head = head, .align = "rrllrrrrrrl" };
         bool all = o->filter.by_user || o->filter.pid || o->filter.unit;
         size_t quiet = 0;
-        static const char *const phead[] = { "PID", "NSPID", "USER", "COMM", "SOFT", "HARD", "VMLCK", "VMPIN", "XSK",
-                                             "MR", "ORIGIN", NULL };
-        tbl_init(&t, phead, "rrllrrrrrrl");
+        char(*row)[TBL_CELL], s[SIZE_FMT_MAX], name[TBL_CELL];
+
         for (size_t i = 0; i < r->n_procs; i++) {
                 const struct status_proc *p = &r->procs[i];
-                bool holds = p->vmlck || p->vmpin || p->n_xsk || p->n_mr;
-                if (!all && !holds) {
+                if (!all && !(p->vmlck || p->vmpin || p->n_xsk || p->n_mr)) {
                         quiet++;
                         continue;
                 }
-                char(*row)[TBL_CELL] = tbl_row(&t);
-                if (!row)
+                if (!(row = tbl_row(&t)))
                         break;
-                proc_row(r, p, row);
+                const struct status_user *u = status_find_user(r, p->uid);
+                snprintf(row[0], TBL_CELL, "%d", (int)p->pid);
+                snprintf(row[1], TBL_CELL, "%d", (int)p->nspid);
+                user_label(u ? u->name : NULL, p->uid, row[2], TBL_CELL);
+                str_escape(p->comm, row[3], TBL_CELL);
+                size_cell(row[4], p->limits_known, p->memlock.soft, "?");
+                size_cell(row[5], p->limits_known, p->memlock.hard, "?");
+                size_cell(row[6], true, p->vmlck, NULL);
+                size_cell(row[7], true, p->vmpin, NULL);
+                if (p->xsk_method == STATUS_M_SOCK_DIAG)
+                        snprintf(row[8], TBL_CELL, "%zu/%s", p->n_xsk,
+                                 size_format(p->xsk_umem_bytes, s));
+                else if (p->xsk_method == STATUS_M_PIDFD)
+                        snprintf(row[8], TBL_CELL, "%zu", p->n_xsk);
+                else
+                        snprintf(row[8], TBL_CELL, "?");
+                if (p->mr_method == STATUS_M_RDMA_NETLINK)
+                        snprintf(row[9], TBL_CELL, "%zu/%s", p->n_mr, size_format(p->mr_bytes, s));
+                else
+                        snprintf(row[9], TBL_CELL, "unknown");
+                str_escape(p->origin_name, name, sizeof name);
+                cellf(row[10], TBL_CELL, "%s %s%s%s%s", status_origin_name(p->origin), name,
+                      p->origin_owner[0] ? " (limits of " : "", p->origin_owner,
+                      p->origin_owner[0] ? ")" : "");
         }
         if (t.nrows) {
                 putchar('\n');
@@ -221,22 +194,19 @@ static void print_procs(const struct status_report *r, const struct status_optio
 }
 
 static void print_umems(const struct status_report *r) {
-        struct table t;
-
         static const char *const head[] = { "INODE", "UID", "UMEM", "SIZE", "CHARGED", "HOLDER", "IFINDEX",
                                             "QUEUE", NULL };
+        struct table t = { .head = head, .align = "rrrrrrrr" };
+        char(*row)[TBL_CELL];
+
         putchar('\n');
-        tbl_init(&t, head, "rrrrrrrr");
-        for (size_t i = 0; i < r->n_umems; i++) {
+        for (size_t i = 0; i < r->n_umems && (row = tbl_row(&t)); i++) {
                 const struct status_umem *m = &r->umems[i];
-                char(*row)[TBL_CELL] = tbl_row(&t);
-                if (!row)
-                        break;
                 snprintf(row[0], TBL_CELL, "%u", m->ino);
                 snprintf(row[1], TBL_CELL, "%u", m->uid);
                 snprintf(row[2], TBL_CELL, "%u", m->id);
-                fmt_size(m->size, row[3], TBL_CELL);
-                fmt_size(m->charged, row[4], TBL_CELL);
+                size_cell(row[3], true, m->size, NULL);
+                size_cell(row[4], true, m->charged, NULL);
                 snprintf(row[5], TBL_CELL, m->holder ? "%d" : "-", (int)m->holder);
                 snprintf(row[6], TBL_CELL, "%u", m->ifindex);
                 snprintf(row[7], TBL_CELL, "%u", m->queue_id);
@@ -452,62 +422,47 @@ static void prom_head(const char *name, const char *help) {
         printf("# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
 }
 
-/* The three gauges of users or units (KIND "user" or "unit"): limit, charged and headroom,
- * each with the labels label[i] of account a[i]; what is unknown is left out. */
-static void prom_accounts(const char *kind, size_t n, const struct status_account *const *a,
-                          char (*label)[PROM_LABELS], const char *const help[3]) {
+/* The three gauges of users or units: limit, charged and headroom, each with the labels of
+ * the user (user, uid) or unit (unit, kind); what is unknown is left out. */
+static void prom_accounts(const struct status_report *r, bool units) {
         static const char *const gauge[] = { "limit", "charged", "headroom" };
-
-        for (size_t g = 0; g < ELEMENTSOF(gauge); g++) {
-                char name[64];
-                snprintf(name, sizeof name, "rdmalimit_%s_memlock_%s_bytes", kind, gauge[g]);
-                prom_head(name, help[g]);
-                for (size_t i = 0; i < n; i++) {
-                        bool known = g == 0 ? a[i]->limit_known
-                                     : g == 1 ? a[i]->charged_method != STATUS_M_UNKNOWN
-                                              : a[i]->headroom_known;
-                        if (!known)
-                                continue;
-                        if (g == 1)
-                                printf("%s{%s,method=\"%s\"} ", name, label[i], status_method_name(a[i]->charged_method));
-                        else
-                                printf("%s{%s} ", name, label[i]);
-                        prom_value(g == 0 ? a[i]->memlock.soft : g == 1 ? a[i]->charged : a[i]->headroom);
-                }
-        }
-}
-
-static int prom_users_units(const struct status_report *r) {
-        static const char *const uhelp[] = {
+        static const char *const help[2][3] = { {
                 "Soft RLIMIT_MEMLOCK of the user's processes (the largest), +Inf for unlimited.",
                 "The user's locked_vm, what AF_XDP UMEMs are charged against (method: sock_diag or probe).",
                 "What a new AF_XDP UMEM of the user may still register: limit minus charged.",
-        };
-        static const char *const nhelp[] = {
+        }, {
                 "Soft RLIMIT_MEMLOCK of the unit's, session's, container's or job's processes (the largest).",
                 "The largest charge one of the unit's processes has against its limit (method: proc, sock_diag or probe).",
                 "The smallest headroom (soft limit minus charge) among the unit's processes.",
-        };
-        size_t n = r->n_users > r->n_units ? r->n_users : r->n_units;
-        _cleanup_free_ const struct status_account **a = calloc(n ?: 1, sizeof *a);
-        _cleanup_free_ char(*label)[PROM_LABELS] = calloc(n ?: 1, sizeof *label);
-        char l[600];
+        } };
+        char name[64], l[600], label[PROM_LABELS];
 
-        if (!a || !label)
-                return -ENOMEM;
-        for (size_t i = 0; i < r->n_users; i++) {
-                prom_label(r->users[i].name, l, sizeof l);
-                snprintf(label[i], PROM_LABELS, "user=\"%s\",uid=\"%u\"", l, (unsigned)r->users[i].uid);
-                a[i] = &r->users[i].a;
+        for (size_t g = 0; g < ELEMENTSOF(gauge); g++) {
+                snprintf(name, sizeof name, "rdmalimit_%s_memlock_%s_bytes",
+                         units ? "unit" : "user", gauge[g]);
+                prom_head(name, help[units][g]);
+                for (size_t i = 0; i < (units ? r->n_units : r->n_users); i++) {
+                        const struct status_account *a = units ? &r->units[i].a : &r->users[i].a;
+                        bool known = g == 0 ? a->limit_known
+                                     : g == 1 ? a->charged_method != STATUS_M_UNKNOWN
+                                              : a->headroom_known;
+                        if (!known)
+                                continue;
+                        prom_label(units ? r->units[i].name : r->users[i].name, l, sizeof l);
+                        if (units)
+                                snprintf(label, sizeof label, "unit=\"%s\",kind=\"%s\"", l,
+                                         status_origin_name(r->units[i].origin));
+                        else
+                                snprintf(label, sizeof label, "user=\"%s\",uid=\"%u\"", l,
+                                         (unsigned)r->users[i].uid);
+                        if (g == 1)
+                                printf("%s{%s,method=\"%s\"} ", name, label,
+                                       status_method_name(a->charged_method));
+                        else
+                                printf("%s{%s} ", name, label);
+                        prom_value(g == 0 ? a->memlock.soft : g == 1 ? a->charged : a->headroom);
+                }
         }
-        prom_accounts("user", r->n_users, a, label, uhelp);
-        for (size_t i = 0; i < r->n_units; i++) {
-                prom_label(r->units[i].name, l, sizeof l);
-                snprintf(label[i], PROM_LABELS, "unit=\"%s\",kind=\"%s\"", l, status_origin_name(r->units[i].origin));
-                a[i] = &r->units[i].a;
-        }
-        prom_accounts("unit", r->n_units, a, label, nhelp);
-        return 0;
 }
 
 /* the labels of a process: pid, comm, user, uid, unit */
@@ -554,10 +509,9 @@ static void prom_procs(const struct status_report *r) {
         }
 }
 
-static int print_prometheus(const struct status_report *r) {
-        int e = prom_users_units(r);
-        if (e < 0)
-                return e;
+static void print_prometheus(const struct status_report *r) {
+        prom_accounts(r, false);
+        prom_accounts(r, true);
         prom_procs(r);
         if (r->xdp_sockets_known) {
                 prom_head("rdmalimit_xdp_sockets", "AF_XDP sockets (/proc/net/protocols, summed over the network namespaces seen).");
@@ -566,7 +520,6 @@ static int print_prometheus(const struct status_report *r) {
         prom_head("rdmalimit_status_method_info", "Which method gave the AF_XDP and RDMA numbers (1 for the one in use).");
         printf("rdmalimit_status_method_info{mechanism=\"af_xdp\",method=\"%s\"} 1\n", status_method_name(r->xsk_method));
         printf("rdmalimit_status_method_info{mechanism=\"rdma_mr\",method=\"%s\"} 1\n", status_method_name(r->mr_method));
-        return 0;
 }
 
 /* The options of status from the command line. 0 or a CMD_* outcome. */
@@ -600,29 +553,22 @@ static int status_parse_args(const struct ctx *c, struct status_options *o) {
 
 int cmd_status(struct ctx *c) {
         struct status_options o = { .probe = true, .threshold = STATUS_THRESHOLD_DEFAULT };
-        struct status_report r = {};
+        _cleanup_(status_report_clear) struct status_report r = {};
         int e;
 
         e = status_parse_args(c, &o);
         if (e != 0)
                 return e;
         e = status_collect(&o, &r);
-        if (e == -ESRCH) {
+        if (e == -ESRCH)
                 log_error("status: no process %d", (int)c->pid);
-                return e;
-        }
-        if (e < 0) {
+        else if (e < 0)
                 log_error("status: %s", strerror(-e));
-                return e;
-        }
-        if (c->json)
+        else if (c->json)
                 print_json(&r);
         else if (c->prometheus)
-                e = print_prometheus(&r);
+                print_prometheus(&r);
         else
                 print_text(&r, &o);
-        status_report_clear(&r);
-        if (e < 0)
-                log_error("status: %s", strerror(-e));
         return e;
 }
