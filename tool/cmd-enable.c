@@ -59,6 +59,7 @@ struct run {
         /* what the mechanism runs (not under --root, --check, or when the tool is missing) */
         bool run_pau, run_authselect_create;
         char authselect_base[256], authselect_features[1024];
+        char chroot[PATH_MAX + 8];  /* "chroot ROOT " under --root: the tools run in the tree */
 };
 
 static void target_clear(struct target *t) {
@@ -83,6 +84,9 @@ static void run_done(struct run *r) {
 static const char *shown(const struct ctx *c, const char *abs) {
         return fs_root_is_set(c->root) ? abs + 1 : abs;
 }
+
+/* A problem of the run: said, and counted (nothing is written when there is one) */
+#define run_error(r, ...) ((r)->errors++, log_error(__VA_ARGS__))
 
 /* out of memory: said, and counted as an error of the run */
 static int run_oom(struct run *r) {
@@ -203,8 +207,7 @@ static struct target *service_target(struct run *r, const char *name, bool expli
         enum pam_manager m = PAM_MANAGER_NONE;
 
         if (pam_service_manager(r->c->root, name, &m) == -ENOENT && explicit) {
-                log_error("%s/%s: no such PAM service", shown(r->c, PAM_DIR), name);
-                r->errors++;
+                run_error(r, "%s/%s: no such PAM service", shown(r->c, PAM_DIR), name);
                 return NULL;
         }
         if (m != PAM_MANAGER_NONE) {
@@ -226,9 +229,8 @@ static int target_render(struct run *r, struct target *t) {
         if (streq(s, t->old))
                 return 0;
         if (t->symlink) {
-                log_error("%s is a symbolic link; refusing to write through it (edit its target, or replace the "
-                          "link by a file)", t->display);
-                r->errors++;
+                run_error(r, "%s is a symbolic link; refusing to write through it (edit its "
+                          "target, or replace the link by a file)", t->display);
                 return -ELOOP;
         }
         t->text = TAKE_PTR(s);
@@ -236,10 +238,9 @@ static int target_render(struct run *r, struct target *t) {
 }
 
 static bool stack_has(const char *root, const char *service, const char *module) {
-        struct pam_stack s = {};
-        bool found = pam_stack_load(root, service, &s) >= 0 && s.error == 0 && pam_stack_find(&s, module) >= 0;
-        pam_stack_clear(&s);
-        return found;
+        _cleanup_(pam_stack_clear) struct pam_stack s = {};
+        return pam_stack_load(root, service, &s) >= 0 && s.error == 0 &&
+               pam_stack_find(&s, module) >= 0;
 }
 
 /* enable: plan one service.  explicit: named by --service. */
@@ -276,22 +277,21 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
                          p.where, p.limits_where);
                 return;
         case PAM_V_NO_LIMITS:
-                if (explicit) {
-                        log_error("%s: no session pam_limits line in its stack (includes followed): rdmalimits "
-                                  "puts pam_rdmalimit after pam_limits and has nothing to follow here", t->display);
-                        r->errors++;
-                } else
+                if (explicit)
+                        run_error(r, "%s: no session pam_limits line in its stack (includes "
+                                  "followed): rdmalimits puts pam_rdmalimit after pam_limits and "
+                                  "has nothing to follow here", t->display);
+                else
                         target_drop_last(r);
                 return;
         case PAM_V_BROKEN:
-                log_error("%s: the included file cannot be read: %s", p.where, fs_strerror(p.error));
-                r->errors++;
+                run_error(r, "%s: the included file cannot be read: %s", p.where,
+                          fs_strerror(p.error));
                 return;
         case PAM_V_CONFLICT:
-                log_error("%s: pam_rdmalimit runs before the last pam_limits (%s), in a line rdmalimits did not "
-                          "add; move it after pam_limits or remove it by hand (nothing written)", p.where,
-                          p.limits_where);
-                r->errors++;
+                run_error(r, "%s: pam_rdmalimit runs before the last pam_limits (%s), in a line "
+                          "rdmalimits did not add; move it after pam_limits or remove it by hand "
+                          "(nothing written)", p.where, p.limits_where);
                 return;
         case PAM_V_MANAGED:
                 snprintf(t->note, sizeof t->note, "its last pam_limits is in %s (%s), managed by %s", p.managed_file,
@@ -359,14 +359,12 @@ static int authselect_current(struct run *r) {
  * password-auth, then selected.  Edits the profile's files when it exists. */
 static void plan_authselect(struct run *r) {
         const struct ctx *c = r->c;
-        bool under_root = fs_root_is_set(c->root);
         int k = authselect_current(r);
 
         if (k < 0) {
-                log_error("%s: %s; authselect has no profile selected here: select one first "
+                run_error(r, "%s: %s; authselect has no profile selected here: select one first "
                           "(e.g. 'authselect select sssd'), then run rdmalimits enable again",
                           shown(c, AUTHSELECT_CONF), k == -ENODATA ? "empty" : fs_strerror(k));
-                r->errors++;
                 return;
         }
         bool selected = streq(r->authselect_base, AUTHSELECT_PROFILE);
@@ -379,15 +377,13 @@ static void plan_authselect(struct run *r) {
         }
         k = fs_open_dir_in_root(c->root, AUTHSELECT_PROFILE_DIR, FS_DIR_NOFOLLOW, &r->profilefd);
         if (k < 0 && k != -ENOENT) {
-                log_error("%s: %s", shown(c, AUTHSELECT_PROFILE_DIR), fs_strerror(k));
-                r->errors++;
+                run_error(r, "%s: %s", shown(c, AUTHSELECT_PROFILE_DIR), fs_strerror(k));
                 return;
         }
         if (k == -ENOENT) {
                 if (selected) {
-                        log_error("authselect: profile %s is selected but %s does not exist", AUTHSELECT_PROFILE,
-                                  AUTHSELECT_PROFILE_DIR);
-                        r->errors++;
+                        run_error(r, "authselect: profile %s is selected but %s does not exist",
+                                  AUTHSELECT_PROFILE, AUTHSELECT_PROFILE_DIR);
                         return;
                 }
                 _cleanup_free_ char *pdir = fs_root_path(c->root, AUTHSELECT_PROFILE_DIR);
@@ -395,8 +391,8 @@ static void plan_authselect(struct run *r) {
                         run_oom(r);
                         return;
                 }
-                if (add_cmd(r, "%s%s%sauthselect create-profile rdmalimit -b %s", under_root ? "chroot " : "",
-                            under_root ? c->root : "", under_root ? " " : "", r->authselect_base) < 0 ||
+                if (add_cmd(r, "%sauthselect create-profile rdmalimit -b %s", r->chroot,
+                            r->authselect_base) < 0 ||
                     add_cmd(r, "sed -i '/^session[[:space:]].*pam_limits\\.so/a %s' %s/system-auth %s/password-auth",
                             PAMEDIT_LINE, pdir, pdir) < 0)
                         return;
@@ -408,25 +404,24 @@ static void plan_authselect(struct run *r) {
                         if (!t)
                                 continue;
                         k = pam_file_mark_after_limits(&t->f);
-                        if (k == -ENOENT) {
-                                log_error("%s: no session pam_limits line to follow", t->display);
-                                r->errors++;
-                        } else if (k < 0) {
+                        if (k == -ENOENT)
+                                run_error(r, "%s: no session pam_limits line to follow",
+                                          t->display);
+                        else if (k < 0)
                                 run_oom(r);
-                        } else if (k == 0 && target_render(r, t) > 0)
+                        else if (k == 0 && target_render(r, t) > 0)
                                 snprintf(t->note, sizeof t->note, "pam_rdmalimit after pam_limits in the authselect profile");
                         else
                                 target_drop_last(r);
                 }
         }
-        add_cmd(r, "%s%s%sauthselect select %s%s --force", under_root ? "chroot " : "", under_root ? c->root : "",
-                under_root ? " " : "", AUTHSELECT_PROFILE, r->authselect_features);
+        add_cmd(r, "%sauthselect select %s%s --force", r->chroot, AUTHSELECT_PROFILE,
+                r->authselect_features);
         r->pending = true;
 }
 
 static void plan_pau(struct run *r) {
         const struct ctx *c = r->c;
-        bool under_root = fs_root_is_set(c->root);
         struct stat st;
 
         if (stack_has(c->root, "common-session", "pam_rdmalimit")) {
@@ -436,14 +431,13 @@ static void plan_pau(struct run *r) {
                 return;
         }
         if (fs_stat_in_root(c->root, PAM_CONFIGS_PROFILE, false, &st) < 0 || !S_ISREG(st.st_mode)) {
-                log_error("%s is not installed: pam-auth-update enables the module in common-session through that "
-                          "profile ('make install' or the package installs it; the source is conf/pam-configs/rdmalimit)",
+                run_error(r, "%s is not installed: pam-auth-update enables the module in "
+                          "common-session through that profile ('make install' or the package "
+                          "installs it; the source is conf/pam-configs/rdmalimit)",
                           shown(c, PAM_CONFIGS_PROFILE));
-                r->errors++;
                 return;
         }
-        if ((under_root ? add_cmd(r, "chroot %s pam-auth-update --enable rdmalimit", c->root)
-                        : add_cmd(r, "pam-auth-update --enable rdmalimit")) < 0)
+        if (add_cmd(r, "%spam-auth-update --enable rdmalimit", r->chroot) < 0)
                 return;
         r->run_pau = true;
         r->pending = true;
@@ -669,12 +663,18 @@ static void print_text(const struct run *r, bool changed, bool ran, bool explici
 }
 
 /* Plan every edit, refuse them all on any problem, show, write, run the distribution's tools. */
-static int enable_run(struct run *r, const char *pamdir) {
-        const struct ctx *c = r->c;
+static int enable_disable(const struct ctx *c, bool disabling) {
+        _cleanup_(run_done) struct run run = {
+                .c = c, .disabling = disabling, .pamfd = -1, .lockfd = -1, .profilefd = -1
+        };
+        struct run *r = &run;
+        const char *pamdir = shown(c, PAM_DIR);
         _cleanup_free_ char *diff = NULL;
         bool explicit = n_named(c) > 0, changed = false, ran = false;
         int k;
 
+        if (fs_root_is_set(c->root))
+                snprintf(r->chroot, sizeof r->chroot, "chroot %s ", c->root);
         k = check_service_names(c);
         if (k == 0)
                 k = ctx_open_dir_locked(c, PAM_DIR, 0, pamdir, &r->pamfd, &r->lockfd); /* as apply locks limits.d */
@@ -711,13 +711,6 @@ static int enable_run(struct run *r, const char *pamdir) {
         if (k == 0 && c->check && (changed || r->pending))
                 k = CMD_WOULD_CHANGE;
         return k;
-}
-
-static int enable_disable(struct ctx *c, bool disabling) {
-        _cleanup_(run_done) struct run r = {
-                .c = c, .disabling = disabling, .pamfd = -1, .lockfd = -1, .profilefd = -1
-        };
-        return enable_run(&r, shown(c, PAM_DIR));
 }
 
 int cmd_enable(struct ctx *c) {
