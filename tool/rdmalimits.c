@@ -151,16 +151,6 @@ static const struct opt_def {
 #undef F
 };
 
-/* "--soft" for OPT_SOFT */
-static const char *option_name(unsigned bit, char *buf, size_t size) {
-        for (size_t i = 0; i < ELEMENTSOF(options); i++)
-                if (options[i].bit == bit) {
-                        snprintf(buf, size, "--%s", options[i].name);
-                        return buf;
-                }
-        return "?";
-}
-
 /* Does the command list cmds ("apply/remove") hold name? */
 static bool cmds_has(const char *cmds, const char *name) {
         size_t n = strlen(name);
@@ -621,7 +611,7 @@ static int option_apply(struct cli *l, int argc, const struct opt_def *o, char *
         case ACT_SERVICE:
                 *(const char **)field = arg;
                 if (!l->c.services && !(l->c.services = calloc((size_t)argc, sizeof(*l->c.services))))
-                        return -ENOMEM;
+                        return log_oom();
                 l->c.services[l->c.n_services++] = arg;
                 return 0;
         case ACT_FLAVOUR:
@@ -679,7 +669,7 @@ static int parse_options(struct cli *l, int argc, char **argv) {
         l->pos = calloc((size_t)argc + 1, sizeof(char *));
         l->negative = calloc((size_t)argc + 1, sizeof(char *));
         if (!l->pos || !l->negative)
-                return -ENOMEM;
+                return log_oom();
         /* A negative number ("apply @g -1") is an argument, not an option: getopt sees it
          * without its '-', and it is given back whole. */
         for (int i = 1; i < argc && !streq(argv[i], "--"); i++) {
@@ -742,12 +732,13 @@ static int print_help(const struct cli *l) {
 /* Does the command take what was given (options, arguments, "--")? 0 or CMD_USAGE. */
 static int command_check_args(const struct command *cmd, const struct ctx *c) {
         unsigned stray = c->given & ~(cmd->options | OPT_GLOBAL);
-        char name[64];
 
-        if (stray) {
-                log_error("%s: option %s does not apply", cmd->name, option_name(stray & -stray, name, sizeof name));
-                return CMD_USAGE;
-        }
+        /* the stray option of the lowest OPT_* bit */
+        for (size_t i = 0; i < ELEMENTSOF(options); i++)
+                if (stray && options[i].bit == (stray & -stray)) {
+                        log_error("%s: option --%s does not apply", cmd->name, options[i].name);
+                        return CMD_USAGE;
+                }
         if (c->argc < cmd->min_args || (cmd->max_args >= 0 && c->argc > cmd->max_args)) {
                 log_error("%s: expected %s%s", cmd->name, cmd->args, c->argc < cmd->min_args ? "" : " (too many arguments)");
                 return CMD_USAGE;
@@ -789,8 +780,6 @@ static int cli_prepare(struct cli *l, int argc, char **argv, const struct comman
         int r;
 
         r = parse_options(l, argc, argv);
-        if (r == -ENOMEM)
-                log_error("out of memory");
         if (r != 0)
                 return r;
         if (l->want_version) {
