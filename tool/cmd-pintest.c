@@ -92,8 +92,8 @@ static void pin_umem(void *buf, size_t len, struct rl_pair lim, struct pin *p) {
                 snprintf(p->why, sizeof p->why, "XDP_UMEM_REG: %s", strerror(-fd));
 }
 
-static int pin_verbs(void *buf, size_t len, struct rl_pair lim, struct pin **v, size_t *n) {
-        struct hw_mr_result *res = NULL;
+static int pin_verbs(void *buf, size_t len, struct rl_pair lim, struct pin *v, size_t *n) {
+        _cleanup_free_ struct hw_mr_result *res = NULL;
         size_t nres = 0;
         int status, r;
         char a[SIZE_FMT_MAX];
@@ -102,7 +102,7 @@ static int pin_verbs(void *buf, size_t len, struct rl_pair lim, struct pin **v, 
         if (r < 0)
                 return r;
         if (status < 0 || nres == 0) {
-                struct pin *p = &(*v)[(*n)++];
+                struct pin *p = &v[(*n)++];
                 p->mechanism = "ibv_reg_mr";
                 p->result = PIN_SKIPPED;
                 p->error = status < 0 ? -status : 0;
@@ -114,7 +114,7 @@ static int pin_verbs(void *buf, size_t len, struct rl_pair lim, struct pin **v, 
         if (nres > PIN_MAX_DEVICES)
                 nres = PIN_MAX_DEVICES; /* the report has room for this many */
         for (size_t i = 0; i < nres; i++) {
-                struct pin *p = &(*v)[(*n)++];
+                struct pin *p = &v[(*n)++];
                 p->mechanism = "ibv_reg_mr";
                 snprintf(p->device, sizeof p->device, "%s", res[i].name);
                 if (!res[i].error) {
@@ -131,7 +131,6 @@ static int pin_verbs(void *buf, size_t len, struct rl_pair lim, struct pin **v, 
                 else
                         snprintf(p->why, sizeof p->why, "%s: %s", res[i].step, strerror(p->error));
         }
-        free(res);
         return 0;
 }
 
@@ -439,8 +438,7 @@ static int pin_all(const struct ctx *c, struct pin_run *t) {
         }
         pin_mlock(buf, t->len, t->lim, &t->pins[t->n++]);
         pin_umem(buf, t->len, t->lim, &t->pins[t->n++]);
-        struct pin *pv = t->pins;
-        int r = pin_verbs(buf, t->len, t->lim, &pv, &t->n);
+        int r = pin_verbs(buf, t->len, t->lim, t->pins, &t->n);
         munmap(buf, t->len);
         if (r < 0)
                 return log_oom();
