@@ -255,6 +255,7 @@ static void print_text(const struct status_report *r, const struct status_option
  * JSON (documented in rdmalimits(8), STATUS) */
 
 static void json_memlock(struct json *j, bool known, struct rl_pair m) {
+        json_key(j, "memlock");
         if (!known) {
                 json_null(j);
                 return;
@@ -269,7 +270,6 @@ static void json_memlock(struct json *j, bool known, struct rl_pair m) {
  * charged_method and headroom (null: unknown) of a user or unit */
 static void json_account(struct json *j, const struct status_account *a) {
         json_ku64(j, "processes", a->n_procs);
-        json_key(j, "memlock");
         json_memlock(j, a->limit_known, a->memlock);
         json_kbool(j, "limits_differ", a->limits_differ);
         json_ku64_opt(j, "charged", a->charged_method != STATUS_M_UNKNOWN, a->charged);
@@ -318,7 +318,6 @@ static void json_proc(struct json *j, const struct status_report *r, const struc
         json_ku64(j, "uid", p->uid);
         json_kstr(j, "user", u && u->name[0] ? u->name : NULL);
         json_kstr(j, "comm", p->comm);
-        json_key(j, "memlock");
         json_memlock(j, p->limits_known, p->memlock);
         json_kbool(j, "cap_ipc_lock", p->cap_ipc_lock);
         json_kstr(j, "cgroup", p->cgroup);
