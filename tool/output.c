@@ -97,30 +97,18 @@ void json_arr_end(struct json *j) {
 }
 
 static void put_string(FILE *f, const char *s) {
+        /* the characters with a short escape, and the letter after their backslash */
+        static const char plain[] = "\"\\\n\t\r", escaped[] = "\"\\ntr";
+
         fputc('"', f);
         for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-                switch (*p) {
-                case '"':
-                        fputs("\\\"", f);
-                        break;
-                case '\\':
-                        fputs("\\\\", f);
-                        break;
-                case '\n':
-                        fputs("\\n", f);
-                        break;
-                case '\t':
-                        fputs("\\t", f);
-                        break;
-                case '\r':
-                        fputs("\\r", f);
-                        break;
-                default:
-                        if (*p < 0x20 || *p == 0x7f)
-                                fprintf(f, "\\u%04x", *p);
-                        else
-                                fputc(*p, f);
-                }
+                const char *e = strchr(plain, *p);
+                if (e)
+                        fprintf(f, "\\%c", escaped[e - plain]);
+                else if (*p < 0x20 || *p == 0x7f)
+                        fprintf(f, "\\u%04x", *p);
+                else
+                        fputc(*p, f);
         }
         fputc('"', f);
 }
@@ -338,9 +326,5 @@ char *unified_diff_string(const char *an, const char *a, const char *bn, const c
 done:
         if (f)
                 fclose(f);
-        if (out && !*out) {
-                free(out);
-                out = strdup("");
-        }
         return out;
 }
