@@ -207,7 +207,6 @@ struct pin_account {
         bool need_known;
         enum pin_fix fix;
         char fix_text[512];
-        size_t n_holders;                /* other processes of the user with AF_XDP sockets */
 };
 
 static const char *fix_word(enum pin_fix f) {
@@ -234,9 +233,6 @@ static void pin_account(const struct pin *pins, size_t n, size_t len, struct rl_
                 return;
         a->done = true;
         a->user = status_find_user(&a->rep, getuid());
-        for (size_t i = 0; i < a->rep.n_procs; i++)
-                if (a->rep.procs[i].pid != getpid() && a->rep.procs[i].n_xsk)
-                        a->n_holders++;
         /* mlock and MRs: this process's own counters, which held nothing before the test */
         a->need = len;
         a->need_known = true;
@@ -271,6 +267,7 @@ static void pin_account(const struct pin *pins, size_t n, size_t len, struct rl_
 static void account_text(const struct pin_account *a) {
         char s1[SIZE_FMT_MAX], s2[SIZE_FMT_MAX], name[ESCAPE_NAME_MAX];
         const struct status_user *u = a->user;
+        size_t n_holders = 0;            /* other processes of the user with AF_XDP sockets */
 
         if (a->umem_failed) {
                 struct passwd *pw = getpwuid(getuid());
@@ -294,6 +291,7 @@ static void account_text(const struct pin_account *a) {
                         const struct status_proc *p = &a->rep.procs[i];
                         if (p->pid == getpid() || !p->n_xsk)
                                 continue;
+                        n_holders++;
                         str_escape(p->comm, name, sizeof name);
                         printf("  pid %d (%s): %zu AF_XDP socket%s (inode", (int)p->pid, name, p->n_xsk,
                                p->n_xsk == 1 ? "" : "s");
@@ -304,7 +302,7 @@ static void account_text(const struct pin_account *a) {
                         else
                                 printf("; %s)\n", status_method_name(p->xsk_method));
                 }
-                if (a->n_holders == 0 && u && u->a.charged)
+                if (n_holders == 0 && u && u->a.charged)
                         printf("  the holder: not found among the user's processes (%s; VmLck of its %zu processes: %s)\n",
                                a->rep.xsk_method == STATUS_M_SOCK_DIAG ? "sock_diag"
                                                                        : "without sock_diag a socket's family needs ptrace access",
