@@ -514,14 +514,11 @@ static int run_mechanisms(struct run *r, bool *ran) {
                                 return k;
                 }
                 /* authselect select custom/rdmalimit FEATURES --force */
-                char *argv[64];
-                size_t n = 0;
+                char *argv[64] = { "authselect", "select", (char *)AUTHSELECT_PROFILE };
+                size_t n = 3;
                 _cleanup_free_ char *feat = strdup(r->authselect_features);
                 if (!feat)
                         return CMD_FINDINGS;
-                argv[n++] = "authselect";
-                argv[n++] = "select";
-                argv[n++] = (char *)AUTHSELECT_PROFILE;
                 for (char *save = NULL, *w = strtok_r(feat, " ", &save); w && n < 60; w = strtok_r(NULL, " ", &save))
                         argv[n++] = w;
                 argv[n++] = "--force";
