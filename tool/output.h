@@ -18,7 +18,8 @@ struct code_word {
 const char *code_word(int code, const struct code_word *words, size_t n, const char *dflt);
 #define CODE_WORD(code, words, dflt) code_word((code), (words), ELEMENTSOF(words), (dflt))
 
-/* Messages to stderr, prefixed with the program name; warnings and information not with --quiet. */
+/* Messages to stderr, prefixed with the program name and level (NULL: none); those given a ctx
+ * (warnings and information) not with --quiet. */
 struct ctx;
 void log_at(const struct ctx *c, const char *level, const char *fmt, ...) _printf_(3, 4);
 #define log_error(...) log_at(NULL, NULL, __VA_ARGS__)
