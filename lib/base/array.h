@@ -3,6 +3,7 @@
 /* Growing arrays. */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 /*
  * Make room for need elements of size bytes in *v.  With cap, the array keeps spare room: it
@@ -25,6 +26,16 @@ static inline int grow_array(void **v, size_t *cap, size_t need, size_t size) {
         *v = n;
         if (cap)
                 *cap = c;
+        return 0;
+}
+
+/* Append the element x (size bytes) to the *n elements of *v, making room step elements at a
+ * time (*v has room for a multiple of step).  0, or -ENOMEM with *v and *n unchanged. */
+static inline int array_append(void **v, size_t *n, size_t size, const void *x, size_t step) {
+        if (*n % step == 0 && grow_array(v, NULL, *n + step, size) < 0)
+                return -ENOMEM;
+        memcpy((char *)*v + *n * size, x, size);
+        (*n)++;
         return 0;
 }
 

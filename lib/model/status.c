@@ -630,14 +630,6 @@ static void add_xdp_sockets(struct status_report *r, pid_t pid) {
 /* ---------------------------------------------------------------------------------------
  * collection */
 
-static int append(void **v, size_t *n, size_t elem, const void *x) {
-        if (*n % 32 == 0 && grow_array(v, NULL, *n + 32, elem) < 0)
-                return -ENOMEM;
-        memcpy((char *)*v + *n * elem, x, elem);
-        (*n)++;
-        return 0;
-}
-
 static bool unit_matches(const struct status_proc *p, const char *unit) {
         size_t l = strlen(unit);
         if (streq(p->origin_name, unit) || streq(p->origin_owner, unit))
@@ -801,7 +793,7 @@ static struct status_user *user_slot(struct status_report *r, uid_t uid) {
         if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
                 snprintf(u.name, sizeof u.name, "%s", res->pw_name);
         u.gid = res && uid != 0 ? res->pw_gid : (gid_t)uid;
-        if (append((void **)&r->users, &r->n_users, sizeof u, &u) < 0)
+        if (array_append((void **)&r->users, &r->n_users, sizeof u, &u, 32) < 0)
                 return NULL;
         return &r->users[r->n_users - 1];
 }
@@ -901,7 +893,7 @@ static int gather_units(struct status_report *r) {
                 if (!u) {
                         struct status_unit nu = { .origin = p->origin, .a.charged_method = STATUS_M_PROC };
                         snprintf(nu.name, sizeof nu.name, "%s", p->origin_name);
-                        if (append((void **)&r->units, &r->n_units, sizeof nu, &nu) < 0)
+                        if (array_append((void **)&r->units, &r->n_units, sizeof nu, &nu, 32) < 0)
                                 return -ENOMEM;
                         u = &r->units[r->n_units - 1];
                 }
@@ -947,7 +939,7 @@ static int collect_procs(const struct status_options *o, struct status_report *r
                         continue;
                 if (o->filter.unit && !unit_matches(&p, o->filter.unit))
                         continue;
-                if ((e = append((void **)&r->procs, &r->n_procs, sizeof p, &p)) < 0)
+                if ((e = array_append((void **)&r->procs, &r->n_procs, sizeof p, &p, 32)) < 0)
                         break;
         }
         closedir(d);
@@ -1063,7 +1055,7 @@ static int collect_umems(struct status_report *r, const struct xsk_list *diag) {
                         .ifindex = s->ifindex, .queue_id = s->queue_id,
                         .zerocopy = s->umem_flags & XDP_DU_F_ZEROCOPY,
                 };
-                if (append((void **)&r->umems, &r->n_umems, sizeof u, &u) < 0)
+                if (array_append((void **)&r->umems, &r->n_umems, sizeof u, &u, 32) < 0)
                         return -ENOMEM;
         }
         return 0;

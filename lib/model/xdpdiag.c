@@ -205,15 +205,6 @@ static int parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t porti
         return 0;
 }
 
-/* x appended to the *n elements of *v, room made 16 at a time */
-static int push(void **v, size_t *n, size_t elem, const void *x) {
-        if (*n % 16 == 0 && grow_array(v, NULL, *n + 16, elem) < 0)
-                return -ENOMEM;
-        memcpy((char *)*v + *n * elem, x, elem);
-        (*n)++;
-        return 0;
-}
-
 struct xsk_acc {
         struct xdpdiag_sock **v;
         size_t *n;
@@ -225,7 +216,7 @@ static int xsk_one(const struct nlmsghdr *nlh, size_t len, void *data) {
         int r = xdpdiag_parse_msg(nlh, len, &s);
         if (r < 0)
                 return r;
-        return push((void **)acc->v, acc->n, sizeof s, &s);
+        return array_append((void **)acc->v, acc->n, sizeof s, &s, 16);
 }
 
 int xdpdiag_parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, struct xdpdiag_sock **v,
@@ -282,7 +273,7 @@ static int mr_entry(const struct nlattr *entry, uint32_t dev_index, struct rdma_
 
         if (r < 0 || !have_len || !acc->mrs)
                 return r;
-        return push((void **)acc->mrs, acc->n_mrs, sizeof mr, &mr);
+        return array_append((void **)acc->mrs, acc->n_mrs, sizeof mr, &mr, 16);
 }
 
 static int rdma_one(const struct nlmsghdr *nlh, size_t len, void *data) {
@@ -311,7 +302,7 @@ static int rdma_one(const struct nlmsghdr *nlh, size_t len, void *data) {
                 return bad ? -EBADMSG : 0;
         }
         if (have_index && acc->devs)
-                return push((void **)acc->devs, acc->n_devs, sizeof dev, &dev);
+                return array_append((void **)acc->devs, acc->n_devs, sizeof dev, &dev, 16);
         return 0;
 }
 
