@@ -308,15 +308,33 @@ struct step {
         enum pam_manager manager;
 };
 
+struct known {
+        char *name;
+        enum pam_manager manager;
+};
+
 static const char *file_base(const char *path) {
         const char *b = strrchr(path, '/');
         return b ? b + 1 : path;
 }
 
-/* Who manages the file of pam.d a step comes from; none when it cannot be read. */
-static enum pam_manager manager_of(const char *root, const char *display) {
+/* Who manages the file of pam.d a step comes from (none when it cannot be read): each file is
+ * read once per plan, its answer kept in *k. */
+static enum pam_manager manager_of(const char *root, const char *display, struct known **k, size_t *nk) {
+        const char *name = file_base(display);
+        for (size_t i = 0; i < *nk; i++)
+                if (streq((*k)[i].name, name))
+                        return (*k)[i].manager;
         enum pam_manager m = PAM_MANAGER_NONE;
-        (void)pam_service_manager(root, file_base(display), &m);   /* m untouched on failure */
+        if (pam_service_manager(root, name, &m) < 0)
+                m = PAM_MANAGER_NONE;
+        if (GROW_EXACT(*k, *nk + 1) >= 0) {
+                struct known *v = *k;
+                if ((v[*nk].name = strdup(name))) {
+                        v[*nk].manager = m;
+                        (*nk)++;
+                }
+        }
         return m;
 }
 
@@ -331,6 +349,8 @@ int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan
         struct pam_stack *inc = NULL;
         size_t ninc = 0, nsteps = 0;
         _cleanup_free_ struct step *steps = NULL;
+        struct known *known = NULL;
+        size_t nknown = 0;
         struct pam_plan p = { .verdict = PAM_V_NO_LIMITS };
         int r = 0;
 
@@ -363,7 +383,7 @@ int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan
                 for (size_t k = 0; k < s->n; k++)
                         steps[nsteps++] = (struct step){ .top = i, .file = s->v[k].file, .line = s->v[k].line,
                                                          .name = s->v[k].name,
-                                                         .manager = manager_of(root, s->v[k].file) };
+                                                         .manager = manager_of(root, s->v[k].file, &known, &nknown) };
         }
 
         size_t last = SIZE_MAX;
@@ -408,5 +428,8 @@ out:
         for (size_t i = 0; i < ninc; i++)
                 pam_stack_clear(&inc[i]);
         free(inc);
+        for (size_t i = 0; i < nknown; i++)
+                free(known[i].name);
+        free(known);
         return r;
 }
