@@ -165,10 +165,20 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
                 if (a == PAM_ACT_BAD || a == PAM_ACT_DIE)
                         r.failed = true;
                 if (a == PAM_ACT_DIE || (a == PAM_ACT_DONE && !r.failed)) {
-                        r.ended_at = (long)i;
-                        break;
+                        /* a decision inside a substack ends the substack only */
+                        if (e->level == 0) {
+                                r.ended_at = (long)i;
+                                break;
+                        }
+                        i = pam_stack_level_end(st, i);
+                        continue;
                 }
-                i += a == PAM_ACT_JUMP ? (size_t)jump + 1 : 1;
+                if (a == PAM_ACT_JUMP) {
+                        bool bad;
+                        i = pam_stack_jump(st, i, jump, &bad);
+                        r.failed |= bad;
+                } else
+                        i++;
         }
         *ret = r;
         return 0;
