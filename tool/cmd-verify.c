@@ -89,9 +89,9 @@ static int pam_session(const char *service, const char *user, struct session_res
         return n == (ssize_t)sizeof *ret ? 0 : -EIO;
 }
 
-/* ssh DEST cat /proc/self/limits */
+/* ssh -o BatchMode=yes [--ssh-option ARG...] -- DEST cat /proc/self/limits */
 static int ssh_session(const struct ctx *c, struct session_result *ret) {
-        _cleanup_free_ char **argv = calloc((size_t)c->extra_argc + 8, sizeof(char *));
+        _cleanup_free_ char **argv = calloc(c->n_ssh_options + 8, sizeof(char *));
         int fds[2], k = 0;
         pid_t pid;
 
@@ -100,8 +100,10 @@ static int ssh_session(const struct ctx *c, struct session_result *ret) {
         argv[k++] = (char *)"ssh";
         argv[k++] = (char *)"-o";
         argv[k++] = (char *)"BatchMode=yes";
-        for (int i = 0; i < c->extra_argc; i++)
-                argv[k++] = c->extra_argv[i];
+        for (size_t i = 0; i < c->n_ssh_options; i++)
+                argv[k++] = (char *)c->ssh_options[i];
+        /* DEST is never taken for an option of ssh's */
+        argv[k++] = (char *)"--";
         argv[k++] = (char *)c->ssh;
         argv[k++] = (char *)"cat /proc/self/limits";
         argv[k] = NULL;
@@ -290,6 +292,14 @@ static int verify_args(const struct ctx *c, const char *user) {
         }
         if (c->ssh && c->service) {
                 log_error("verify: give --service or --ssh, not both");
+                return CMD_USAGE;
+        }
+        if (c->n_ssh_options > 0 && !c->ssh) {
+                log_error("verify: --ssh-option goes with --ssh");
+                return CMD_USAGE;
+        }
+        if (c->ssh && (!*c->ssh || c->ssh[0] == '-')) {
+                log_error("--ssh '%s': expected a destination ([USER@]HOST or ssh://...)", c->ssh);
                 return CMD_USAGE;
         }
         if (!c->ssh && geteuid() != 0) {

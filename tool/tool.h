@@ -66,8 +66,8 @@ struct ctx {
         const char *threshold;   /* status --threshold SIZE */
         int argc;                /* positional arguments after the command word */
         char **argv;
-        int extra_argc;          /* arguments after "--" */
-        char **extra_argv;
+        const char **ssh_options; /* every --ssh-option, in order (verify --ssh) */
+        size_t n_ssh_options;
 };
 
 struct command {

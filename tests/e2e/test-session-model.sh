@@ -84,8 +84,9 @@ for u in alice bob carol; do
 		sed 's/^/#   /' "$tmp/v-$u"
 	fi
 done
-"$RDMALIMITS" --json verify alice --ssh "alice@127.0.0.1" -- -p "$SANDBOX_PORT" -i "$SANDBOX_KEY" \
-	-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null >"$tmp/v-ssh" 2>"$tmp/v-ssh.err"
+"$RDMALIMITS" --json verify alice --ssh "alice@127.0.0.1" --ssh-option=-p"$SANDBOX_PORT" \
+	--ssh-option=-i"$SANDBOX_KEY" --ssh-option=-oStrictHostKeyChecking=no \
+	--ssh-option=-oUserKnownHostsFile=/dev/null >"$tmp/v-ssh" 2>"$tmp/v-ssh.err"
 rc=$?
 if [ "$rc" = 0 ] && [ "$(json "$tmp/v-ssh" 'd["agree"], d["assumed"]')" = "True False" ]; then
 	ok "verify alice --ssh: agree (exit 0), modelled from the running sshd"
