@@ -827,7 +827,7 @@ static int run(int argc, char **argv) {
  * happened, is CMD_FINDINGS. */
 int main(int argc, char **argv) {
         int status = run(argc, argv);
-        if (status < 0 || status > CMD_NOT_EFFECTIVE)
+        if (status < 0 || status > CMD_MODEL_ERROR)
                 status = CMD_FINDINGS;
         if (close_stdout() < 0 && status == 0)
                 status = CMD_FINDINGS;

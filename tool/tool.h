@@ -18,6 +18,7 @@ enum {
         CMD_USAGE,               /* a usage error reported (exit 2) */
         CMD_WOULD_CHANGE,        /* --check: something would change (exit 3) */
         CMD_NOT_EFFECTIVE,       /* apply: another entry still wins; --allow-overridden accepts it (exit 4) */
+        CMD_MODEL_ERROR,         /* verify: the session differs from the prediction (exit 5) */
 };
 
 /* the options a command takes (its struct command); the option table is in rdmalimits.c */
