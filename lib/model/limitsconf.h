@@ -331,7 +331,7 @@ int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *diags)
 /* The process that opens the session: pam_limits' setrlimit() calls run in it. */
 struct lc_service {
         bool known;                 /* false: the values are assumptions */
-        char source[128];           /* "sshd (pid 123)", "assumed: ..." */
+        char source[256];           /* "sshd (pid 123)", "assumed: ..." */
         char unit[128];             /* its systemd unit ("ssh.service"), "" when it has none */
         bool cap_sys_resource;
         struct { bool known; uint64_t soft, hard; } rl[RLIM_NLIMITS];  /* its own limits */

@@ -289,6 +289,14 @@ int session_service_find(const char *service, pid_t *ret_pid) {
         return r;
 }
 
+bool session_service_of_caller(const char *service) {
+        static const char *const names[] = { "su", "su-l", "sudo", "sudo-i", "runuser", "runuser-l" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (streq(service, names[i]))
+                        return true;
+        return false;
+}
+
 void session_service_assume(const char *root, struct lc_service *ret) {
         _cleanup_free_ char *limits = NULL, *status = NULL;
         struct lc_service s = {};

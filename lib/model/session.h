@@ -82,6 +82,9 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret);
 /* The running daemon of a PAM service (sshd: /usr/sbin/sshd, root-owned, the listener),
  * -ESRCH when none runs. */
 int session_service_find(const char *service, pid_t *ret_pid);
+/* Is service one whose session the caller's own process opens (su, su-l, sudo, sudo-i,
+ * runuser, runuser-l): setuid or root programs that keep their caller's limits? */
+bool session_service_of_caller(const char *service);
 /* Stated assumptions when no process can be asked: PID 1's memlock limits (what a service
  * started by init has by default) and this process's CAP_SYS_RESOURCE. */
 void session_service_assume(const char *root, struct lc_service *ret);

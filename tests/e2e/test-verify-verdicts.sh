@@ -8,6 +8,7 @@
 #   - dave's rule asks more than the hard limit of the process opening the session, without
 #     CAP_SYS_RESOURCE: exit 1, the cause is that process's hard limit;
 #   - erin's rule is met: exit 0; frank has no target: exit 0;
+#   - explain --service su without --pid predicts a real su from the caller's limits;
 #   - a module the model does not know (pam_exec running prlimit on the session's process)
 #     changes memlock: the session differs from the prediction, exit 5, "model-error".
 # Root only; the JSON verdicts are checked too.
@@ -83,6 +84,17 @@ verdict erin 0 "as predicted, and the policy's 1 MiB reached"
 check "erin --json: verdict ok" test "$(json "$tmp/v-erin.json" 'd["verdict"]')" = ok
 verdict frank 0 "no rule, no entry: nothing to reach"
 check "frank --json: verdict ok, no target" test "$(json "$tmp/v-frank.json" 'd["verdict"], d["target"]')" = "ok None"
+
+# explain --service su without --pid models the caller (su keeps the limits of who runs it), not
+# PID 1: a real su from a shell with a hard limit of 4 MiB gets what explain predicts there
+real=$(prlimit --memlock=65536:4194304 -- su frank -c 'cat /proc/self/limits' </dev/null 2>/dev/null |
+	awk '/^Max locked memory/ { print $4, $5 }')
+prlimit --memlock=65536:4194304 -- "$RDMALIMITS" --json explain frank --service su >"$tmp/x-frank.json" 2>&1
+pred=$(json "$tmp/x-frank.json" 'd["memlock"]["soft"], d["memlock"]["hard"]')
+check "explain frank --service su predicts the real su from a caller with hard 4 MiB ($real)" \
+	test -n "$real" -a "$pred" = "$real" -a "$real" = "65536 4194304"
+check "... and says the session is opened by the caller" \
+	test "$(json "$tmp/x-frank.json" 'd["service"]["assumed"], d["service"]["process"][:10]')" = "False the caller"
 
 # a module the model does not know lowers the soft limit of the session's process
 printf 'auth sufficient pam_rootok.so\naccount required pam_permit.so\n%s\n%s\n' "$SU_STACK" \
