@@ -89,11 +89,21 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
 #define EFFECT_USERS 50
 #define EFFECT_SHOWN 8
 
+/* Why another entry wins, which decides the remedy that works. */
+enum {
+        LOSS_LATER = 1,          /* an entry of the same rank in a file read later */
+        LOSS_STRONGER = 2,       /* an entry of a stronger rank (a user line beats @group, @group beats *) */
+        LOSS_STOP = 4,           /* a '-' line stops pam_limits before */
+        LOSS_FAILS = 8,          /* pam_limits fails or refuses the session */
+};
+
 struct effect {
         size_t users;            /* known users checked */
         size_t overridden;       /* of them, those another entry wins for */
         char *why[EFFECT_SHOWN]; /* "alice: hard from FILE:LINE (...)" */
         size_t n_why;
+        unsigned losses;         /* LOSS_* seen */
+        char later_file[256];    /* LOSS_LATER: the last file name that wins that way */
 };
 
 static void effect_clear(struct effect *f) {
@@ -131,11 +141,26 @@ static int passwd_names(const struct ctx *c, char ***ret, size_t *ret_n) {
         return 0;
 }
 
-/* Why the drop-in's line does not hold a slot for the user, or NULL when it does. */
-static char *slot_loss(const struct lc_tree *t, const struct lc_result *res, unsigned slot, size_t ours) {
+/* Why the drop-in's line (of rank ours_rank for this user) does not hold a slot for the user,
+ * or NULL when it does; the kind of loss added to f. */
+static char *slot_loss(const struct lc_tree *t, const struct lc_result *res, unsigned slot, size_t ours, int ours_rank,
+                       struct effect *f) {
         const struct lc_slot *s = slot == LC_SOFT ? &res->soft : &res->hard;
         char where[4096], *out = NULL;
 
+        if (res->kind == LC_RES_NO_LIMITS)
+                f->losses |= LOSS_STOP;
+        else if (res->kind == LC_RES_SERVICE_ERR || res->kind == LC_RES_LOGINS_DENIED)
+                f->losses |= LOSS_FAILS;
+        else if (s->src && s->src->file != ours) {
+                if ((int)s->rank < ours_rank)
+                        f->losses |= LOSS_STRONGER;
+                else {
+                        const char *d = t->files[s->src->file].display, *b = strrchr(d, '/');
+                        f->losses |= LOSS_LATER;
+                        snprintf(f->later_file, sizeof f->later_file, "%s", b ? b + 1 : d);
+                }
+        }
         if (res->kind == LC_RES_NO_LIMITS) {
                 if (asprintf(&out, "%s stops pam_limits (no limits)", lc_line_where(t, res->stop, where, sizeof where)) < 0)
                         return NULL;
@@ -155,7 +180,7 @@ static char *slot_loss(const struct lc_tree *t, const struct lc_result *res, uns
 }
 
 static void effect_user(const struct lc_tree *t, struct ident *id, const struct lc_baseline *base, const char *user,
-                        unsigned slots, size_t ours, struct effect *f) {
+                        unsigned slots, size_t ours, int ours_rank, struct effect *f) {
         struct lc_result res = {};
         char *loss = NULL;
 
@@ -164,7 +189,7 @@ static void effect_user(const struct lc_tree *t, struct ident *id, const struct 
         f->users++;
         for (unsigned slot = LC_SOFT; slot <= LC_HARD && !loss; slot <<= 1)
                 if (slots & slot)
-                        loss = slot_loss(t, &res, slot, ours);
+                        loss = slot_loss(t, &res, slot, ours, ours_rank, f);
         lc_result_clear(&res);
         if (!loss)
                 return;
@@ -217,17 +242,44 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
                 r = passwd_names(c, &names, &n_names);
         for (size_t i = 0; r >= 0 && line && i < n_names && ret->users < EFFECT_USERS; i++) {
                 const struct id_user *u;
-                if (ident_user(id, names[i], &u) < 0 || lc_line_match(t, id, u, line) < 0)
+                int rank;
+                if (ident_user(id, names[i], &u) < 0 || (rank = lc_line_match(t, id, u, line)) < 0)
                         continue;
-                effect_user(t, id, &base, names[i], slots, ours, ret);
+                effect_user(t, id, &base, names[i], slots, ours, rank, ret);
         }
         /* a named user NSS cannot enumerate (LDAP without enumeration) is still checked */
         if (r >= 0 && line && ret->users == 0 && domain[0] != '@' && !strchr(domain, ':') && !streq(domain, "*")) {
                 const struct id_user *u;
-                if (ident_user(id, domain, &u) >= 0)
-                        effect_user(t, id, &base, domain, slots, ours, ret);
+                int rank;
+                if (ident_user(id, domain, &u) >= 0 && (rank = lc_line_match(t, id, u, line)) >= 0)
+                        effect_user(t, id, &base, domain, slots, ours, rank, ret);
         }
         return r;
+}
+
+/* The remedy that works for the kinds of loss seen: a later file name only against a later file
+ * of equal rank; against a stronger rank, a '-' line or a failing session, the winning entry. */
+static const char *effect_remedy(const struct effect *f, char buf[static 1024]) {
+        size_t n = 0;
+        const size_t size = 1024;
+
+        buf[0] = '\0';
+        if (f->losses & LOSS_STRONGER)
+                n += (size_t)snprintf(buf + n, size - n, "an entry of a stronger rank wins whatever the file "
+                                      "(a user's own line beats @group, @group beats *): change or remove it, or "
+                                      "apply the value to its domain; ");
+        if ((f->losses & LOSS_STOP) && n < size)
+                n += (size_t)snprintf(buf + n, size - n, "a '-' line stops pam_limits before the entry: remove it "
+                                      "or change it to a limit; ");
+        if ((f->losses & LOSS_FAILS) && n < size)
+                n += (size_t)snprintf(buf + n, size - n, "pam_limits fails the session: see rdmalimits check; ");
+        if ((f->losses & LOSS_LATER) && n < size)
+                n += (size_t)snprintf(buf + n, size - n, "an entry of the same rank in a file read later wins: "
+                                      "change or remove it, or write to a --file whose name sorts after %s; ",
+                                      f->later_file);
+        if (n < size)
+                snprintf(buf + n, size - n, "or --allow-overridden to write it all the same");
+        return buf;
 }
 
 /* Report an entry that does not take effect; the CMD_* outcome to return, 0 to go on. */
@@ -249,9 +301,9 @@ static int report_effect(const struct ctx *c, const struct edit *e, const char *
                         log_warning(c, "--allow-overridden: writing it all the same");
                 return 0;
         }
+        char remedy[1024];
         if (!c->json)
-                log_error("nothing written: remove or change the winning entries, use another --file that sorts "
-                          "after them, or --allow-overridden");
+                log_error("nothing written: %s", effect_remedy(f, remedy));
         return CMD_NOT_EFFECTIVE;
 }
 
@@ -274,7 +326,7 @@ static void warn_unresolved(const struct ctx *c, const char *domain) {
 }
 
 /* apply/remove --json: change_json_begin()'s fields, and for apply whether the entry takes
- * effect: "effective", "checked_users", "overridden_by" (one text per user shown). */
+ * effect: "effective", "checked_users", "overridden_by" (one text per user shown), "remedy". */
 static void print_apply_json(const struct ctx *c, bool changed, const char *file, const char *diff,
                              const struct effect *f) {
         struct json j;
@@ -291,6 +343,10 @@ static void print_apply_json(const struct ctx *c, bool changed, const char *file
                 for (size_t i = 0; i < f->n_why; i++)
                         json_str(&j, f->why[i]);
                 json_arr_end(&j);
+                if (f->overridden) {
+                        char remedy[1024];
+                        json_kstr(&j, "remedy", effect_remedy(f, remedy));
+                }
         }
         change_json_end(c, &j);
 }

@@ -316,11 +316,27 @@ check "apply refuses an entry a stronger one overrides for a member: exit 4" tes
 check "... naming the user and the winning file:line" \
 	grep -q "does not take effect for alice: hard from etc/security/limits.d/95-late.conf:1 (USER rank)" "$T/out"
 check "... and writes nothing" test "$(tree_sum)" = "$before"
+check "... and, against a user line, offers no later file name (none can beat a stronger rank)" \
+	test "$(grep -c 'an entry of a stronger rank wins whatever the file' "$T/out")" = 1 -a "$(grep -c 'sorts after' "$T/out")" = 0
+rm "$R/etc/security/limits.d/95-late.conf"
+printf '@rdma_users hard memlock 4096\n' > "$R/etc/security/limits.d/zzz-late.conf"
+rl apply @rdma_users 1G > "$T/out" 2>&1
+check "against a later file of the same rank: exit 4, and a --file that sorts after it is the remedy" \
+	test $? -eq 4 -a "$(grep -c "write to a --file whose name sorts after zzz-late.conf" "$T/out")" = 1 -a \
+	"$(grep -c 'stronger rank' "$T/out")" = 0
+rm "$R/etc/security/limits.d/zzz-late.conf"
+printf '@rdma_users -\n' > "$R/etc/security/limits.d/50-stop.conf"
+rl apply @rdma_users 1G > "$T/out" 2>&1
+check "after a '-' line that stops pam_limits: exit 4, and the remedy is that line" \
+	test $? -eq 4 -a "$(grep -c "a '-' line stops pam_limits before the entry" "$T/out")" = 1
+rm "$R/etc/security/limits.d/50-stop.conf"
+printf 'alice hard memlock 4096\n' > "$R/etc/security/limits.d/95-late.conf"
 rl --json apply @rdma_users 1G > "$T/out" 2>/dev/null
 check "... --json: effective false, overridden_by, changed false" python3 -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
-sys.exit(not (d["effective"] is False and d["changed"] is False and "95-late.conf:1" in d["overridden_by"][0]))' "$T/out"
+sys.exit(not (d["effective"] is False and d["changed"] is False and "95-late.conf:1" in d["overridden_by"][0]
+             and d["remedy"].startswith("an entry of a stronger rank")))' "$T/out"
 rl apply @rdma_users 1G --allow-overridden > "$T/out" 2>&1
 check "--allow-overridden writes it (exit 0)" test $? -eq 0 -a -e "$R/etc/security/limits.d/zz-rdmalimits.conf"
 rl apply @nosuchgroup 1G > "$T/out" 2>&1
