@@ -160,6 +160,7 @@ struct unit_edit {
         int sfd, lockfd, dfd;   /* the unit directory, its lock, UNIT.d; -1 when none */
         char *old, *text, *diff;
         bool exists, changed, reloaded;
+        bool legacy;            /* DROPIN_UNIT_LEGACY_NAME of ours is there: it goes */
         uint64_t soft, hard;
 };
 
@@ -278,6 +279,17 @@ static int unit_read_old(const struct ctx *c, struct unit_edit *e) {
         int r = unit_open_dropin_dir(c, e);
         if (r < 0 && r != -ENOENT)
                 return r;
+        if (e->dfd >= 0) {
+                /* the drop-in under its old name, if it is ours (never another's) */
+                _cleanup_free_ char *lold = NULL, *ldisplay = NULL;
+                size_t llen = 0;
+                if (asprintf(&ldisplay, "%s/%s", e->dir, DROPIN_UNIT_LEGACY_NAME) < 0)
+                        return log_oom();
+                r = managed_read(c, e->dfd, DROPIN_UNIT_LEGACY_NAME, ldisplay, 65536, false, &lold, &llen);
+                if (r < 0)
+                        return r;
+                e->legacy = r > 0 && llen >= ml && memcmp(lold, UNIT_MARKER, ml) == 0;
+        }
         r = managed_read(c, e->dfd, e->name, e->display, 65536, false, &e->old, &old_len);
         if (r <= 0)
                 return r;
@@ -313,9 +325,15 @@ static int unit_new_text(struct unit_edit *e) {
 
 /* Write (or remove) the drop-in, then --reload.  0 or a reported -errno. */
 static int unit_write(const struct ctx *c, struct unit_edit *e) {
-        int r = managed_write(e->dfd, e->name, e->display, e->removing ? NULL : e->text, 0644);
+        int r = 0;
+        if (!e->removing || e->exists)
+                r = managed_write(e->dfd, e->name, e->display, e->removing ? NULL : e->text, 0644);
         if (r < 0)
                 return r;
+        if (e->legacy && (r = fs_unlink_sync(e->dfd, DROPIN_UNIT_LEGACY_NAME)) < 0 && r != FS_ERR_DIRSYNC) {
+                log_error("%s/%s: cannot remove it: %s", e->dir, DROPIN_UNIT_LEGACY_NAME, strerror(-r));
+                return r;
+        }
         if (e->removing)
                 (void)unlinkat(e->sfd, e->dname, AT_REMOVEDIR); /* only if empty */
         if (!c->reload)
@@ -332,8 +350,13 @@ static int unit_write(const struct ctx *c, struct unit_edit *e) {
 }
 
 static void unit_print_text(const struct unit_edit *e, bool check) {
+        if (e->legacy)
+                printf("%s/%s: %s (its name sorts before override.conf, which then wins)\n", e->dir,
+                       DROPIN_UNIT_LEGACY_NAME, check ? "would be removed" : "removed");
         if (!e->changed)
                 printf("%s: unchanged\n", e->display);
+        else if (e->removing && !e->exists)
+                ;       /* only the old name was there, said above */
         else if (check)
                 printf("%s: would be %s\n", e->display, e->removing ? "removed" : e->exists ? "changed" : "created");
         else {
@@ -364,6 +387,7 @@ int cmd_unit(struct ctx *c, bool removing) {
         if (r != 0)
                 return r;
         e.changed = e.removing ? e.exists : !(e.exists && streq(e.old, e.text));
+        e.changed |= e.legacy;
         e.diff = change_diff(c, e.changed, e.display, e.exists, e.old, e.removing, e.text);
         if (e.changed && !c->check && (r = unit_write(c, &e)) < 0)
                 return r;

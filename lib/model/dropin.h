@@ -15,8 +15,12 @@
 #define DROPIN_DEFAULT_NAME "zz-rdmalimits.conf"
 /* The default name before, whose entries apply moves to DROPIN_DEFAULT_NAME */
 #define DROPIN_LEGACY_NAME "90-rdmalimits.conf"
-/* The drop-in of apply --unit in UNIT.d: systemd unit drop-ins keep their usual numbering */
-#define DROPIN_UNIT_NAME "90-rdmalimits.conf"
+/* The drop-in of apply --unit in UNIT.d: systemd applies drop-ins in name order and the last
+ * LimitMEMLOCK= wins, so "zz-" sorts after "override.conf" (what `systemctl edit` writes) and
+ * the numbered files vendors ship. */
+#define DROPIN_UNIT_NAME "zz-rdmalimits.conf"
+/* Its name before (sorted before override.conf): apply and remove --unit take it over */
+#define DROPIN_UNIT_LEGACY_NAME "90-rdmalimits.conf"
 #define DROPIN_DOMAIN_MAX 256
 
 struct dropin_entry {

@@ -217,13 +217,13 @@ check "limits.d/60-in.conf -> /srv/in-tree.conf: read inside the tree" grep -q 5
 mkroot
 printf '[Service]\nExecStart=/bin/true\n' > "$R/etc/systemd/system/x.service"
 mkdir -p "$R/etc/systemd/system/x.service.d"
-mkfifo "$R/etc/systemd/system/x.service.d/95-fifo.conf"
+mkfifo "$R/etc/systemd/system/x.service.d/zzz-fifo.conf"
 rl apply --unit x.service 1M > "$T/out" 2>&1
 rc=$?
 check "a FIFO drop-in after ours: apply --unit does not block (exit $rc)" test $rc -eq 0
 check "... and says it did not read it, and what it assumed" \
-	grep -q "x.service.d/95-fifo.conf: not a regular file, not read: assumed not to set LimitMEMLOCK=" "$T/out"
-check "... and writes its drop-in" grep -qx "LimitMEMLOCK=1M" "$R/etc/systemd/system/x.service.d/90-rdmalimits.conf"
+	grep -q "x.service.d/zzz-fifo.conf: not a regular file, not read: assumed not to set LimitMEMLOCK=" "$T/out"
+check "... and writes its drop-in" grep -qx "LimitMEMLOCK=1M" "$R/etc/systemd/system/x.service.d/zz-rdmalimits.conf"
 # a FIFO in limits.d: check reads around it
 mkroot
 mkfifo "$D/50-fifo.conf"

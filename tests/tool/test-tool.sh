@@ -347,7 +347,7 @@ check "apply warns about a user that does not exist" grep -q "user 'ghost' does 
 # --- apply --unit / remove --unit
 mkroot
 mkdir -p "$R/etc/systemd/system" "$R/lib/systemd/system"
-U=$R/etc/systemd/system/slurmd.service.d/90-rdmalimits.conf
+U=$R/etc/systemd/system/slurmd.service.d/zz-rdmalimits.conf
 before=$(tree_sum)
 refuse "apply --unit for a unit that does not exist" 1 "does not exist" --root "$R" apply --unit slurmd 1G
 printf '[Service]\nExecStart=/usr/sbin/slurmd\n' > "$R/lib/systemd/system/slurmd.service"
@@ -366,16 +366,37 @@ rl apply --unit slurmd --soft 1G --hard unlimited --check > /dev/null 2>&1
 check "apply --unit --check exits 3" test $? -eq 3
 rl apply --unit slurmd --soft 1G --hard unlimited > /dev/null 2>&1
 check "apply --unit soft:hard" grep -qx "LimitMEMLOCK=1G:infinity" "$U"
-printf '[Service]\nLimitMEMLOCK=64M\n' > "$R/etc/systemd/system/slurmd.service.d/91-hand.conf"
+# `systemctl edit` writes override.conf: the tool's drop-in sorts after it, so it wins
+printf '[Service]\nLimitMEMLOCK=64M\n' > "$R/etc/systemd/system/slurmd.service.d/override.conf"
+rl apply --unit slurmd 2G > "$T/out" 2>&1
+check "apply --unit next to override.conf: exit 0 (zz-rdmalimits.conf is applied after it)" test $? -eq 0
+check "... LimitMEMLOCK=2G written" grep -qx "LimitMEMLOCK=2G" "$U"
+rm "$R/etc/systemd/system/slurmd.service.d/override.conf"
+# the drop-in's name before was 90-rdmalimits.conf, which override.conf beats: taken over
+L=$R/etc/systemd/system/slurmd.service.d/90-rdmalimits.conf
+mv "$U" "$L"
+rl apply --unit slurmd 2G > "$T/out" 2>&1
+check "apply --unit with the old 90-rdmalimits.conf: exit 0, the new name written, the old one gone" \
+	test $? -eq 0 -a -e "$U" -a ! -e "$L"
+check "... and says so" grep -q "90-rdmalimits.conf: removed (its name sorts before override.conf" "$T/out"
+mv "$U" "$L"
+rl remove --unit slurmd > "$T/out" 2>&1
+check "remove --unit with only the old 90-rdmalimits.conf: removes it" test $? -eq 0 -a ! -e "$L" -a ! -e "$U"
+mkdir -p "${L%/*}"
+printf '%s\n' "[Service]" "LimitMEMLOCK=8M" > "$L"
+rl apply --unit slurmd 2G > "$T/out" 2>&1
+check "a 90-rdmalimits.conf without the marker is not ours: kept" test -e "$L" -a -e "$U"
+rm "$L"
+printf '[Service]\nLimitMEMLOCK=64M\n' > "$R/etc/systemd/system/slurmd.service.d/zzz-hand.conf"
 before=$(tree_sum)
 refuse "a unit name with /" 2 "unit names" --root "$R" apply --unit a/b 1G
 refuse "a unit type without LimitMEMLOCK" 2 "applies to" --root "$R" apply --unit foo.timer 1G
 refuse "a domain with --unit" 2 "no domain" --root "$R" apply @g --unit x 1G
-refuse "apply --unit under a later drop-in that sets LimitMEMLOCK (exit 4)" 4 "91-hand.conf sets LimitMEMLOCK= and is applied after" \
+refuse "apply --unit under a later drop-in that sets LimitMEMLOCK (exit 4)" 4 "zzz-hand.conf sets LimitMEMLOCK= and is applied after" \
 	--root "$R" apply --unit slurmd 2G
 rl remove --unit slurmd > /dev/null 2>&1
 check "remove --unit removes the drop-in" test ! -e "$U"
-check "remove --unit keeps other drop-ins" test -e "$R/etc/systemd/system/slurmd.service.d/91-hand.conf"
+check "remove --unit keeps other drop-ins" test -e "$R/etc/systemd/system/slurmd.service.d/zzz-hand.conf"
 
 # --- --help and --version
 "$RDMALIMITS" --help > "$T/out"
