@@ -137,9 +137,9 @@ cat > "$T/module.yml" <<E
     sum: "cd $R && { find . -printf '%p %m %s\\\\n' | sort; find . -type f -exec cat {} + | md5sum; }"
   tasks:
     - { name: unit, rdmalimits: { unit: ib-app.service, memlock: 1G, root: "{{ r }}", executable: "{{ x }}" }, register: unit, ignore_errors: true }
-    - { name: unit file, command: "cat {{ r }}/etc/systemd/system/ib-app.service.d/90-rdmalimits.conf", register: unit_file, ignore_errors: true }
+    - { name: unit file, command: "cat {{ r }}/etc/systemd/system/ib-app.service.d/zz-rdmalimits.conf", register: unit_file, ignore_errors: true }
     - { name: unit absent, rdmalimits: { unit: ib-app.service, state: absent, root: "{{ r }}", executable: "{{ x }}" }, register: unit_absent, ignore_errors: true }
-    - { name: unit file gone, stat: { path: "{{ r }}/etc/systemd/system/ib-app.service.d/90-rdmalimits.conf" }, register: unit_gone }
+    - { name: unit file gone, stat: { path: "{{ r }}/etc/systemd/system/ib-app.service.d/zz-rdmalimits.conf" }, register: unit_gone }
     - { name: sum before, shell: "{{ sum }}", args: { executable: /bin/bash }, register: sum_bad0 }
     - { name: bad size, rdmalimits: { domain: bob, memlock: 1Q, root: "{{ r }}", executable: "{{ x }}" }, register: bad, ignore_errors: true }
     - { name: domain and unit, rdmalimits: { domain: bob, unit: x.service, memlock: 1G, root: "{{ r }}", executable: "{{ x }}" }, register: excl, ignore_errors: true }
