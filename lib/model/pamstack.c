@@ -6,12 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "array.h"
 #include "fsutil.h"
 #include "macro.h"
 #include "pamstack.h"
+#include "visit.h"
 
+/* below libpam's own PAM_SUBSTACK_MAX_LEVEL (16): deeper files are not read */
 #define MAX_DEPTH 8
 
 char *pam_module_name(const char *module) {
@@ -60,10 +63,27 @@ static char *next_word(char **p) {
         return w;
 }
 
-static int load_file(const char *root, const char *name, struct pam_stack *s, unsigned depth) {
+/* One walk over a stack's files. */
+struct load {
+        const char *root;
+        struct pam_stack *s;
+        struct visit *v;
+};
+
+static int load_file(struct load *L, const char *name, unsigned depth, const char *from, unsigned from_line);
+
+/* An include line (at display:lineno) bringing name: the walk's problem ends the reading. */
+static int load_include(struct load *L, const char *name, unsigned depth, const char *display, unsigned lineno) {
+        int r = load_file(L, name, depth + 1, display, lineno);
+        return L->v->error ? L->v->error : r;
+}
+
+static int load_file(struct load *L, const char *name, unsigned depth, const char *from, unsigned from_line) {
         _cleanup_free_ char *rel = NULL, *line = NULL;
         _cleanup_fclose_ FILE *f = NULL;
+        struct stat st;
         size_t n = 0;
+        ssize_t len;
         unsigned lineno = 0;
         int r;
 
@@ -71,52 +91,66 @@ static int load_file(const char *root, const char *name, struct pam_stack *s, un
                 return 0;
         if (asprintf(&rel, "/etc/pam.d/%s", name) < 0)
                 return -ENOMEM;
-        r = fs_fopen_in_root(root, rel, &f);
+        r = fs_fopen_in_root(L->root, rel, &f);
+        if (r >= 0 && fstat(fileno(f), &st) < 0)
+                r = negative_errno();
         if (r < 0)
                 return depth == 0 || r == -ENOMEM ? r : 0;
-        const char *display = root ? rel + 1 : rel;
-        while (getline(&line, &n, f) > 0) {
+        const char *display = L->root ? rel + 1 : rel;
+        if ((r = visit_enter(L->v, &st, display, from, from_line)) < 0)
+                return r;
+        while (r >= 0 && (len = getline(&line, &n, f)) > 0) {
                 char *w[3], *rest;
                 /* line continuations are rare in pam.d; treated as separate lines */
+                if ((r = visit_line(L->v, display, ++lineno, (size_t)len)) < 0)
+                        break;
                 unsigned nw = pam_line_split(line, w, &rest);
-                lineno++;
+                bool dash = nw > 0 && w[0][0] == '-';
                 if (nw == 0)
                         continue;
-                if (streq(w[0], "@include")) {
-                        if (w[1] && (r = load_file(root, w[1], s, depth + 1)) < 0)
-                                return r;
+                if (streq(w[0], "@include"))
+                        r = w[1] ? load_include(L, w[1], depth, display, lineno) : 0;
+                else if (strcasecmp(w[0] + dash, "session") != 0 || nw < 3)
                         continue;
-                }
-                bool dash = w[0][0] == '-';
-                if (strcasecmp(w[0] + dash, "session") != 0 || nw < 3)
-                        continue;
-                if (streq(w[1], "include") || streq(w[1], "substack")) {
-                        if ((r = load_file(root, w[2], s, depth + 1)) < 0)
-                                return r;
-                        continue;
-                }
-                r = push(s, display, lineno, dash, w[1], w[2], rest, depth);
-                if (r < 0)
-                        return r;
+                else if (streq(w[1], "include") || streq(w[1], "substack"))
+                        r = load_include(L, w[2], depth, display, lineno);
+                else
+                        r = push(L->s, display, lineno, dash, w[1], w[2], rest, depth);
         }
-        return 0;
+        visit_leave(L->v);
+        return r < 0 ? r : 0;
 }
 
-int pam_stack_load(const char *root, const char *service, struct pam_stack *ret) {
+int pam_stack_load_walk(const char *root, const char *service, struct visit *v, struct pam_stack *ret) {
         struct pam_stack s = {};
+        struct load L = { .root = root, .s = &s, .v = v };
         int r;
 
         s.service = strdup(service);
         if (!s.service)
                 return -ENOMEM;
-        r = load_file(root, service, &s, 0);
+        r = load_file(&L, service, 0, NULL, 0);
+        if (v->error == -ENOMEM)
+                r = -ENOMEM;
+        else if (v->error) {
+                s.include_error = v->error;
+                if (!(s.include_where = strdup(v->where)))
+                        r = -ENOMEM;
+        }
         if (r == -ENOMEM) {
                 pam_stack_clear(&s);
                 return r;
         }
-        s.error = r < 0 ? r : 0;
+        s.error = r < 0 && !v->error ? r : 0;
         *ret = s;
         return 0;
+}
+
+int pam_stack_load(const char *root, const char *service, struct pam_stack *ret) {
+        struct visit v = {};
+        int r = pam_stack_load_walk(root, service, &v, ret);
+        visit_done(&v);
+        return r;
 }
 
 void pam_stack_clear(struct pam_stack *s) {
@@ -129,6 +163,7 @@ void pam_stack_clear(struct pam_stack *s) {
         }
         free(s->v);
         free(s->service);
+        free(s->include_where);
         *s = (struct pam_stack){};
 }
 

@@ -18,12 +18,36 @@ struct pam_entry {
 struct pam_stack {
         char *service;
         int error;           /* negative errno when the service file cannot be read */
+        int include_error;   /* visit.h's VISIT_ERR_CYCLE or VISIT_ERR_BUDGET: the entries are
+                              * those read before it, the rest of the stack is unknown */
+        char *include_where; /* then the include line that closes the cycle, or the line where
+                              * the budget ran out ("FILE:LINE") */
         struct pam_entry *v;
         size_t n;
 };
 
-/* Read ROOT/etc/pam.d/SERVICE (root NULL: /) and what it includes. */
+/*
+ * What libpam does with an include cycle (Linux-PAM libpam/pam_handlers.c,
+ * _pam_load_conf_file()): PAM_SUBSTACK_MAX_LEVEL (16, pam_private.h) bounds the nesting; up to
+ * 1.5.x only substacks counted, so a cycle of include or @include lines recursed until the
+ * process overflowed its stack (Debian 12's 1.5.2-6+deb12u3: SIGSEGV in pam_start(), measured
+ * with pam_start_confdir() over such a pam.d), and from 1.6.0 on (commit d686b51a, "libpam:
+ * avoid infinite recursion with includes") includes count too: the one at level 16 is loaded
+ * as a handler that always fails.  A cycle of substacks stops at 16 in every version and
+ * fails the session (measured on 1.5.2).  Either way no session of the service opens.
+ */
+#define PAM_CYCLE_EFFECT                                                                                   \
+        "libpam cannot load this stack: Linux-PAM before 1.6 (Debian 12's 1.5.2) follows the include until " \
+        "the process crashes, 1.6 and later (and a substack in any version) stop at 16 levels and fail the " \
+        "session"
+
+/* Read ROOT/etc/pam.d/SERVICE (root NULL: /) and what it includes, as one walk of visit.h (a
+ * cycle or the budget: include_error, the reading stops there). */
 int pam_stack_load(const char *root, const char *service, struct pam_stack *ret);
+/* ... as part of the walk v, which counts it against its budget with the other stacks read
+ * through it (and fails it at once after an earlier problem). */
+struct visit;
+int pam_stack_load_walk(const char *root, const char *service, struct visit *v, struct pam_stack *ret);
 void pam_stack_clear(struct pam_stack *s);
 /* The name of a module as written ("/lib/security/pam_limits.so"): its basename without
  * ".so" ("pam_limits"), malloc()ed; NULL: ENOMEM. */
