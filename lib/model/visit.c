@@ -70,8 +70,8 @@ const char *visit_strerror(int error) {
         case VISIT_ERR_CYCLE:
                 return "an include cycle: the file includes itself, directly or through the files it includes";
         case VISIT_ERR_BUDGET:
-                return "more than 1000 files, 1,000,000 lines or 64 MiB read through includes (the bound of "
-                       "one walk): the reading stopped there";
+                return "more than 1000 files, 1,000,000 lines or 64 MiB read in one walk through includes or "
+                       "drop-ins (rdmalimits' bound): the reading stopped there";
         default:
                 return strerror(-error);
         }
