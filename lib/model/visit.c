@@ -12,10 +12,8 @@
 _Static_assert(VISIT_FILES_MAX == 1000 && VISIT_LINES_MAX == 1000000 && VISIT_BYTES_MAX == 64 << 20,
                "visit_strerror() and man/rdmalimits.8.scd name the budget");
 
-/* The first problem, kept; returned again from now on. */
+/* The walk's first problem (the callers return an earlier one before they get here). */
 static int visit_fail(struct visit *v, int error, const char *where, unsigned line, const char *file) {
-        if (v->error)
-                return v->error;
         v->error = error;
         if (line)
                 snprintf(v->where, sizeof v->where, "%s:%u", where, line);
