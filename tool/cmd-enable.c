@@ -25,7 +25,6 @@
 #include "pamstack.h"
 #include "strv.h"
 #include "tool.h"
-#include "visit.h"
 
 #define PAM_DIR "/etc/pam.d"
 #define PAM_CONFIGS_PROFILE "/usr/share/pam-configs/rdmalimit"
@@ -287,8 +286,7 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
                 return;
         case PAM_V_BROKEN:
                 if (p.bounded)
-                        run_error(r, "%s: %s%s%s (nothing written)", p.where, visit_strerror(p.error),
-                                  p.error == VISIT_ERR_CYCLE ? "; " : "", p.error == VISIT_ERR_CYCLE ? PAM_CYCLE_EFFECT : "");
+                        run_error(r, "%s: %s (nothing written)", p.where, pam_include_strerror(p.error));
                 else
                         run_error(r, "%s: the included file cannot be read: %s", p.where,
                                   fs_strerror(p.error));

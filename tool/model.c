@@ -146,11 +146,11 @@ static int load_tree(const struct ctx *c, const struct pam_stack *st, const char
 /* A stack whose includes cycle, or go past the walk's bound, has no session to predict. */
 static int stack_unknown(const char *service, const struct pam_stack *st) {
         if (st->include_error == VISIT_ERR_CYCLE)
-                log_error("%s: %s; %s: no %s session opens", st->include_where, visit_strerror(st->include_error),
-                          PAM_CYCLE_EFFECT, service);
+                log_error("%s: %s: no %s session opens", st->include_where, pam_include_strerror(st->include_error),
+                          service);
         else
                 log_error("%s: %s; the %s stack is not known past it, so no session of it can be predicted",
-                          st->include_where, visit_strerror(st->include_error), service);
+                          st->include_where, pam_include_strerror(st->include_error), service);
         return CMD_FINDINGS;
 }
 

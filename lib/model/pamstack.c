@@ -17,6 +17,27 @@
 /* below libpam's own PAM_SUBSTACK_MAX_LEVEL (16): deeper files are not read */
 #define MAX_DEPTH 8
 
+/*
+ * What libpam does with an include cycle (Linux-PAM libpam/pam_handlers.c,
+ * _pam_load_conf_file()): PAM_SUBSTACK_MAX_LEVEL (16, pam_private.h) bounds the nesting; up to
+ * 1.5.x only substacks counted, so a cycle of include or @include lines recursed until the
+ * process overflowed its stack (Debian 12's 1.5.2-6+deb12u3, measured: pam_start() of such a
+ * service, its pam.d bind-mounted over /etc/pam.d in a private mount namespace, dies of
+ * SIGSEGV, for @include and for include), and from 1.6.0 on (commit d686b51a, "libpam: avoid
+ * infinite recursion with includes") includes count too: the one at level 16 is loaded as a
+ * handler that always fails.  A cycle of substacks stops at 16 in every version and fails the
+ * session (measured on 1.5.2: pam_open_session() returns PAM_PERM_DENIED).  Either way no
+ * session of the service opens.
+ */
+#define CYCLE_EFFECT                                                                                   \
+        "libpam cannot load this stack: Linux-PAM before 1.6 (Debian 12's 1.5.2) follows the include until " \
+        "the process crashes, 1.6 and later (and a substack in any version) stop at 16 levels and fail the " \
+        "session"
+
+const char *pam_include_strerror(int include_error) {
+        return include_error == VISIT_ERR_CYCLE ? VISIT_CYCLE_TEXT "; " CYCLE_EFFECT : visit_strerror(include_error);
+}
+
 char *pam_module_name(const char *module) {
         const char *base = strrchr(module, '/');
         base = base ? base + 1 : module;

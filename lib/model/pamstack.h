@@ -26,20 +26,9 @@ struct pam_stack {
         size_t n;
 };
 
-/*
- * What libpam does with an include cycle (Linux-PAM libpam/pam_handlers.c,
- * _pam_load_conf_file()): PAM_SUBSTACK_MAX_LEVEL (16, pam_private.h) bounds the nesting; up to
- * 1.5.x only substacks counted, so a cycle of include or @include lines recursed until the
- * process overflowed its stack (Debian 12's 1.5.2-6+deb12u3: SIGSEGV in pam_start(), measured
- * with pam_start_confdir() over such a pam.d), and from 1.6.0 on (commit d686b51a, "libpam:
- * avoid infinite recursion with includes") includes count too: the one at level 16 is loaded
- * as a handler that always fails.  A cycle of substacks stops at 16 in every version and
- * fails the session (measured on 1.5.2).  Either way no session of the service opens.
- */
-#define PAM_CYCLE_EFFECT                                                                                   \
-        "libpam cannot load this stack: Linux-PAM before 1.6 (Debian 12's 1.5.2) follows the include until " \
-        "the process crashes, 1.6 and later (and a substack in any version) stop at 16 levels and fail the " \
-        "session"
+/* What a stack's include_error means, for messages: visit_strerror()'s text and, for a cycle,
+ * what libpam does with it. */
+const char *pam_include_strerror(int include_error);
 
 /* Read ROOT/etc/pam.d/SERVICE (root NULL: /) and what it includes, as one walk of visit.h (a
  * cycle or the budget: include_error, the reading stops there). */

@@ -66,10 +66,9 @@ void visit_done(struct visit *v) {
 const char *visit_strerror(int error) {
         switch (error) {
         case VISIT_ERR_CYCLE:
-                return "an include cycle: the file includes itself, directly or through the files it includes";
+                return VISIT_CYCLE_TEXT;
         case VISIT_ERR_BUDGET:
-                return "more than 1000 files, 1,000,000 lines or 64 MiB read in one walk through includes or "
-                       "drop-ins (rdmalimits' bound): the reading stopped there";
+                return VISIT_BUDGET_TEXT;
         default:
                 return strerror(-error);
         }

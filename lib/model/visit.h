@@ -55,5 +55,9 @@ void visit_leave(struct visit *v);
  * the walk's earlier error. */
 int visit_line(struct visit *v, const char *file, unsigned line, size_t len);
 void visit_done(struct visit *v);
-/* What the problem is, for messages: "an include cycle: ...", "more than 1000 files ...". */
+/* What the problem is, for messages (VISIT_CYCLE_TEXT, VISIT_BUDGET_TEXT, else strerror()). */
+#define VISIT_CYCLE_TEXT "an include cycle: the file includes itself, directly or through the files it includes"
+#define VISIT_BUDGET_TEXT                                                                               \
+        "more than 1000 files, 1,000,000 lines or 64 MiB read in one walk through includes or drop-ins " \
+        "(rdmalimits' bound): the reading stopped there"
 const char *visit_strerror(int error);

@@ -377,8 +377,7 @@ static int pam_check_includes(struct doc *d, const char *svc, enum doctor_group 
         if (!fix)
                 return -ENOMEM;
         return doctor_add(d->rep, g, DIAG_ERROR, cycle ? "pam-include-cycle" : "pam-include-bound", st->include_where,
-                          fix, "%s: %s%s%s", svc, visit_strerror(st->include_error), cycle ? "; " : "",
-                          cycle ? PAM_CYCLE_EFFECT : "");
+                          fix, "%s: %s", svc, pam_include_strerror(st->include_error));
 }
 
 static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, const struct pam_stack *st,
