@@ -126,6 +126,21 @@ check "sshd_config x3: doctor fails (exit $rc)" test "$rc" -eq 1
 check "sshd_config x3: doctor reports the cycle at file:line" \
 	grep -q "FAIL sshd: an include cycle.*Too many recursive configuration includes.*(etc/ssh/sshd_config:1)" "$OUT"
 
+# --- sshd_config fanning out without a cycle: the first UsePAM read still counts
+mkroot
+printf 'session required pam_limits.so\n' > "$R/etc/pam.d/sshd"
+mkdir -p "$R/etc/ssh/f"
+{ echo "UsePAM yes"; for _ in $(seq 20); do echo "Include /etc/ssh/f/f1"; done; } > "$R/etc/ssh/sshd_config"
+for i in $(seq 1 8); do
+	{ echo "X11Forwarding no"; [ "$i" -lt 8 ] && for _ in $(seq 20); do echo "Include f/f$((i + 1))"; done; } > "$R/etc/ssh/f/f$i"
+done
+rl doctor
+show
+check "sshd_config fan-out: doctor ends" ended
+check "sshd_config fan-out: doctor warns where it stopped" \
+	grep -qE "WARN sshd: more than 1000 files.*\(etc/ssh/f/f[0-9]+:[0-9]+\)" "$OUT"
+check "sshd_config fan-out: the UsePAM read before counts" grep -q "OK   sshd: UsePAM yes" "$OUT"
+
 # --- slurm.conf: 20 lines 'Include slurm.conf'
 mkroot
 { echo "ClusterName=x"; for _ in $(seq 20); do echo "Include slurm.conf"; done; echo "PropagateResourceLimitsExcept=MEMLOCK"; } \
