@@ -65,6 +65,16 @@ check "loop: doctor ends" ended
 check "loop: doctor fails (exit $rc)" test "$rc" -eq 1
 check "loop: doctor reports the cycle at file:line" grep -q "FAIL loop: an include cycle.*(etc/pam.d/loop:2)" "$OUT"
 
+# sshd's own stack includes itself: its session and its account phase (pam_slurm_adopt's
+# reader) both meet the cycle; doctor reports it and goes on
+printf 'session required pam_limits.so\n@include sshd\naccount required pam_unix.so\n' > "$R/etc/pam.d/sshd"
+rl doctor
+check "sshd includes itself: doctor ends with its findings (exit $rc)" \
+	sh -c "[ $rc -eq 1 ] && ! grep -q '^rdmalimits: doctor:' '$OUT'"
+check "sshd includes itself: doctor reports the cycle at file:line" \
+	grep -q "FAIL sshd: an include cycle.*(etc/pam.d/sshd:2)" "$OUT"
+rm "$R/etc/pam.d/sshd"
+
 # the cycle through another file, by a substack: reported where it closes
 printf 'session required pam_limits.so\nsession substack loop-b\n' > "$R/etc/pam.d/loop-a"
 printf 'session required pam_permit.so\nsession include loop-a\n' > "$R/etc/pam.d/loop-b"

@@ -187,7 +187,8 @@ static int account_scan(struct doc *d, const char *service, const char *from, st
         a->depth++;
         int r = read_lines_walk(d, abs, &a->walk, from, account_line, a);
         a->depth--;
-        return r == -ENOMEM || a->walk.error ? r : 0;
+        /* the walk's problem unwinds the includes; the caller finds it in a->walk */
+        return r == -ENOMEM || (a->walk.error && a->depth > 0) ? r : 0;
 }
 
 /* pam_systemd in sshd's session stack moves the adopted session out of the job. */
