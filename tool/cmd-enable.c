@@ -239,7 +239,7 @@ static int target_render(struct run *r, struct target *t) {
 
 static bool stack_has(const char *root, const char *service, const char *module) {
         _cleanup_(pam_stack_clear) struct pam_stack s = {};
-        return pam_stack_load(root, service, &s) >= 0 && s.error == 0 &&
+        return pam_stack_load(root, service, &s) >= 0 && s.error == 0 && s.include_error == 0 &&
                pam_stack_find(&s, module) >= 0;
 }
 
@@ -304,8 +304,11 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
                         target_drop_last(r);
                 return;
         case PAM_V_BROKEN:
-                run_error(r, "%s: the included file cannot be read: %s", p.where,
-                          fs_strerror(p.error));
+                if (p.bounded)
+                        run_error(r, "%s: %s (nothing written)", p.where, pam_include_strerror(p.error));
+                else
+                        run_error(r, "%s: the included file cannot be read: %s", p.where,
+                                  fs_strerror(p.error));
                 return;
         case PAM_V_CONFLICT:
                 run_error(r, "%s: pam_rdmalimit runs before the last pam_limits (%s), in a line "

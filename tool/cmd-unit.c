@@ -13,6 +13,7 @@
 #include "fsutil.h"
 #include "size.h"
 #include "tool.h"
+#include "visit.h"
 
 #define UNIT_MARKER "# rdmalimits: managed file; change it with 'rdmalimits apply --unit' and 'rdmalimits remove --unit'."
 #define UNIT_DIR "/etc/systemd/system"
@@ -71,34 +72,38 @@ static bool unit_exists(const struct ctx *c, const char *unit) {
         return false;
 }
 
-/* Does a drop-in file set LimitMEMLOCK= (outside comments)? */
-static bool sets_memlock(const struct ctx *c, const char *path) {
+/* Does a drop-in file set LimitMEMLOCK= (outside comments)?  Read as a file of the walk v. */
+static bool sets_memlock(const struct ctx *c, const char *path, struct visit *v) {
         _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *line = NULL;
+        _cleanup_free_ char *line = NULL, *shown = fs_root_path(c->root, path);
+        struct stat st;
         size_t n = 0;
+        ssize_t len;
+        unsigned lineno = 0;
+        bool sets = false;
 
         int r = fs_fopen_in_root(c->root, path, &f);
-        if (r == -EINVAL) {
-                _cleanup_free_ char *shown = fs_root_path(c->root, path);
+        if (r == -EINVAL)
                 log_warning(c, "%s: not a regular file, not read: assumed not to set LimitMEMLOCK= (check it "
                             "yourself)", shown ? shown : path);
-        }
-        if (r < 0)
+        if (r < 0 || fstat(fileno(f), &st) < 0 || visit_enter(v, &st, shown ? shown : path, NULL, 0) < 0)
                 return false;
-        while (getline(&line, &n, f) > 0) {
+        while (!sets && (len = getline(&line, &n, f)) > 0 &&
+               visit_line(v, shown ? shown : path, ++lineno, (size_t)len) >= 0) {
                 const char *p = line + strspn(line, " \t");
-                if (strncmp(p, "LimitMEMLOCK", 12) == 0 && strchr(p, '='))
-                        return true;
+                sets = strncmp(p, "LimitMEMLOCK", 12) == 0 && strchr(p, '=');
         }
-        return false;
+        visit_leave(v);
+        return sets;
 }
 
 /*
  * A drop-in applied after ours that sets LimitMEMLOCK= wins: systemd reads the drop-ins of
  * every unit directory sorted by file name (a name in a stronger directory masks the same
  * name in weaker ones), and the last assignment counts.  *ret_winner: the last such file.
+ * They are read as one walk v (visit.h): past its bound, v->error says where it stopped.
  */
-static int later_dropin(const struct ctx *c, const char *unit, const char *name, char **ret_winner) {
+static int later_dropin(const struct ctx *c, const char *unit, const char *name, struct visit *v, char **ret_winner) {
         *ret_winner = NULL;
         for (size_t i = 0; i < ELEMENTSOF(unit_paths); i++) {
                 _cleanup_free_ char *d = NULL;
@@ -107,7 +112,7 @@ static int later_dropin(const struct ctx *c, const char *unit, const char *name,
                         return -ENOMEM;
                 if (fs_opendir_in_root(c->root, d, &dir) < 0)
                         continue;
-                for (struct dirent *de; (de = readdir(dir));) {
+                for (struct dirent *de; !v->error && (de = readdir(dir));) {
                         _cleanup_free_ char *p = NULL;
                         size_t l = strlen(de->d_name);
                         if (de->d_name[0] == '.' || l < 6 || !streq(de->d_name + l - 5, ".conf") ||
@@ -117,7 +122,8 @@ static int later_dropin(const struct ctx *c, const char *unit, const char *name,
                                 closedir(dir);
                                 return -ENOMEM;
                         }
-                        if (sets_memlock(c, p) && (!*ret_winner || strcmp(strrchr(*ret_winner, '/') + 1, de->d_name) < 0)) {
+                        if (sets_memlock(c, p, v) &&
+                            (!*ret_winner || strcmp(strrchr(*ret_winner, '/') + 1, de->d_name) < 0)) {
                                 free(*ret_winner);
                                 *ret_winner = TAKE_PTR(p);
                         }
@@ -137,8 +143,14 @@ static int unit_precheck(const struct ctx *c, const char *unit, const char *name
                           c->root ? " in the tree" : "");
                 return CMD_FINDINGS;
         }
-        if (later_dropin(c, unit, name, &winner) < 0)
+        _cleanup_(visit_done) struct visit walk = {};
+        if (later_dropin(c, unit, name, &walk, &winner) < 0 || walk.error == -ENOMEM)
                 return log_oom();
+        if (walk.error) {
+                log_error("%s: %s: whether a drop-in applied after %s sets LimitMEMLOCK= is not known; nothing written",
+                          walk.where, visit_strerror(walk.error), name);
+                return CMD_FINDINGS;
+        }
         if (!winner)
                 return 0;
         _cleanup_free_ char *shown = fs_root_path(c->root, winner);

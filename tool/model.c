@@ -19,6 +19,7 @@
 #include "pamstack.h"
 #include "size.h"
 #include "tool.h"
+#include "visit.h"
 
 /* The value of a module argument KEY= ("conf=", "cache=") in a stack line's arguments, or NULL. */
 static char *module_arg(const char *args, const char *key) {
@@ -154,6 +155,17 @@ static int load_tree(const struct ctx *c, const struct pam_stack *st, const char
         return 0;
 }
 
+/* A stack whose includes cycle, or go past the walk's bound, has no session to predict. */
+static int stack_unknown(const char *service, const struct pam_stack *st) {
+        if (st->include_error == VISIT_ERR_CYCLE)
+                log_error("%s: %s: no %s session opens", st->include_where, pam_include_strerror(st->include_error),
+                          service);
+        else
+                log_error("%s: %s; the %s stack is not known past it, so no session of it can be predicted",
+                          st->include_where, pam_include_strerror(st->include_error), service);
+        return CMD_FINDINGS;
+}
+
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *s) {
         _cleanup_free_ char *conf_arg = NULL, *cache_arg = NULL;
         struct pam_stack st = {};
@@ -163,6 +175,11 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct t
         *s = (struct tool_session){ .service = c->service ? c->service : "sshd" };
         if (pam_stack_load(c->root, s->service, &st) < 0)
                 return CMD_FINDINGS;
+        if (st.include_error) {
+                r = stack_unknown(s->service, &st);
+                pam_stack_clear(&st);
+                return r;
+        }
         r = load_tree(c, &st, user, s);
         if (!r)
                 r = load_service(c, s->service, pid, s);

@@ -15,6 +15,7 @@
 #include "pamedit.h"
 #include "pamstack.h"
 #include "size.h"
+#include "visit.h"
 
 static void line_clear(struct pam_line *l) {
         free(l->text);
@@ -352,6 +353,7 @@ int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan
         _cleanup_free_ struct step *steps = NULL;
         struct known *known = NULL;
         size_t nknown = 0;
+        struct visit walk = {};
         struct pam_plan p = { .verdict = PAM_V_NO_LIMITS };
         int r = 0;
 
@@ -363,9 +365,15 @@ int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan
                 size_t add = 1;
                 if (brings) {
                         if ((r = GROW_EXACT(inc, ninc + 1)) < 0 ||
-                            (r = pam_stack_load(root, l->include, &inc[ninc])) < 0)
+                            (r = pam_stack_load_walk(root, l->include, &walk, &inc[ninc])) < 0)
                                 goto out;
                         ninc++;
+                        if (inc[ninc - 1].include_error) {
+                                p = (struct pam_plan){ .verdict = PAM_V_BROKEN, .bounded = true,
+                                                       .error = inc[ninc - 1].include_error };
+                                snprintf(p.where, sizeof p.where, "%s", inc[ninc - 1].include_where);
+                                goto done;
+                        }
                         if (inc[ninc - 1].error < 0) {
                                 p = (struct pam_plan){ .verdict = PAM_V_BROKEN, .error = inc[ninc - 1].error };
                                 where_set(p.where, f->display, l->lineno);
@@ -426,6 +434,7 @@ done:
         *ret = p;
         r = 0;
 out:
+        visit_done(&walk);
         for (size_t i = 0; i < ninc; i++)
                 pam_stack_clear(&inc[i]);
         free(inc);

@@ -100,12 +100,14 @@ struct pam_plan {
         char managed_file[256];             /* MANAGED: the file's name in pam.d */
         enum pam_manager manager;           /* MANAGED */
         int error;                          /* BROKEN: negative errno */
+        bool bounded;                       /* BROKEN: error is visit.h's, an include cycle or
+                                             * past the bound of the plan's walk (at where) */
 };
 
 /*
  * Where the module must go in service f (ROOT/etc/pam.d/NAME, parsed, as it stands in memory:
- * edits made to f count).  Included files are read from the tree with pam_stack_load().
- * 0 or -ENOMEM.
+ * edits made to f count).  Included files are read from the tree with pam_stack_load_walk(),
+ * all of them as one walk of visit.h.  0 or -ENOMEM.
  */
 int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan *ret);
 

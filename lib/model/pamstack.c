@@ -6,13 +6,37 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "array.h"
 #include "fsutil.h"
 #include "macro.h"
 #include "pamstack.h"
+#include "visit.h"
 
+/* below libpam's own PAM_SUBSTACK_MAX_LEVEL (16): deeper files are not read */
 #define MAX_DEPTH 8
+
+/*
+ * What libpam does with an include cycle (Linux-PAM libpam/pam_handlers.c,
+ * _pam_load_conf_file()): PAM_SUBSTACK_MAX_LEVEL (16, pam_private.h) bounds the nesting; up to
+ * 1.5.x only substacks counted, so a cycle of include or @include lines recursed until the
+ * process overflowed its stack (Debian 12's 1.5.2-6+deb12u3, measured: pam_start() of such a
+ * service, its pam.d bind-mounted over /etc/pam.d in a private mount namespace, dies of
+ * SIGSEGV, for @include and for include), and from 1.6.0 on (commit d686b51a, "libpam: avoid
+ * infinite recursion with includes") includes count too: the one at level 16 is loaded as a
+ * handler that always fails.  A cycle of substacks stops at 16 in every version and fails the
+ * session (measured on 1.5.2: pam_open_session() returns PAM_PERM_DENIED).  Either way no
+ * session of the service opens.
+ */
+#define CYCLE_EFFECT                                                                                   \
+        "libpam cannot load this stack: Linux-PAM before 1.6 (Debian 12's 1.5.2) follows the include until " \
+        "the process crashes, 1.6 and later (and a substack in any version) stop at 16 levels and fail the " \
+        "session"
+
+const char *pam_include_strerror(int include_error) {
+        return include_error == VISIT_ERR_CYCLE ? VISIT_CYCLE_TEXT "; " CYCLE_EFFECT : visit_strerror(include_error);
+}
 
 char *pam_module_name(const char *module) {
         const char *base = strrchr(module, '/');
@@ -75,99 +99,133 @@ static char *next_word(char **p) {
         return w;
 }
 
-static int load_file(const char *root, const char *name, struct pam_stack *s, struct at at);
+/* One walk over a stack's files. */
+struct load {
+        const char *root;
+        struct pam_stack *s;
+        struct visit *v;
+};
 
-/* The lines of one file (display: its name in messages), at `at` (top: taken from each line
- * at depth 0). */
-static int load_lines(const char *root, const char *display, FILE *f, struct pam_stack *s, struct at at) {
+static int load_file(struct load *L, const char *name, struct at at, const char *from, unsigned from_line);
+
+/* An include line (at display:lineno) bringing name: the walk's problem ends the reading. */
+static int load_include(struct load *L, const char *name, struct at at, const char *display, unsigned lineno) {
+        int r = load_file(L, name, at, display, lineno);
+        return L->v->error ? L->v->error : r;
+}
+
+/* The lines of one file entered in the walk (display: its name in messages), at `at` (top:
+ * taken from each line at depth 0). */
+static int load_lines(struct load *L, const char *display, FILE *f, struct at at) {
         _cleanup_free_ char *line = NULL;
         size_t n = 0;
+        ssize_t len;
         unsigned lineno = 0;
-        int r;
+        int r = 0;
 
-        while (getline(&line, &n, f) > 0) {
+        while (r >= 0 && (len = getline(&line, &n, f)) > 0) {
                 char *w[3], *rest;
                 /* line continuations are rare in pam.d; treated as separate lines */
+                if ((r = visit_line(L->v, display, ++lineno, (size_t)len)) < 0)
+                        break;
                 unsigned nw = pam_line_split(line, w, &rest);
-                lineno++;
+                bool dash = nw > 0 && w[0][0] == '-';
                 if (nw == 0)
                         continue;
                 struct at here = at, in = { .depth = at.depth + 1, .level = at.level, .top = at.top };
                 if (at.depth == 0)
                         here.top = in.top = lineno;
-                if (streq(w[0], "@include")) {
-                        if (w[1] && (r = load_file(root, w[1], s, in)) < 0)
-                                return r;
+                if (streq(w[0], "@include"))
+                        r = w[1] ? load_include(L, w[1], in, display, lineno) : 0;
+                else if (strcasecmp(w[0] + dash, "session") != 0 || nw < 3)
                         continue;
-                }
-                bool dash = w[0][0] == '-';
-                if (strcasecmp(w[0] + dash, "session") != 0 || nw < 3)
-                        continue;
-                if (streq(w[1], "substack")) {
+                else if (streq(w[1], "include"))
+                        r = load_include(L, w[2], in, display, lineno);
+                else if (streq(w[1], "substack")) {
                         /* libpam's substack handler, at this level, ahead of what it brings */
-                        if ((r = link_add(s, at.level, -1)) < 0)
-                                return r;
                         in.level++;
-                }
-                if (streq(w[1], "include") || streq(w[1], "substack")) {
-                        if ((r = load_file(root, w[2], s, in)) < 0)
-                                return r;
-                        continue;
-                }
-                r = push(s, display, lineno, dash, w[1], w[2], rest, here);
-                if (r < 0)
-                        return r;
+                        if ((r = link_add(L->s, at.level, -1)) >= 0)
+                                r = load_include(L, w[2], in, display, lineno);
+                } else
+                        r = push(L->s, display, lineno, dash, w[1], w[2], rest, here);
         }
-        return 0;
+        return r < 0 ? r : 0;
 }
 
-static int load_file(const char *root, const char *name, struct pam_stack *s, struct at at) {
+/* The file of pam.d called name, opened and entered in the walk, its lines read; text (not
+ * NULL for the service file only) stands for its content as it would be after an edit. */
+static int load_file_text(struct load *L, const char *name, const char *text, struct at at, const char *from,
+                          unsigned from_line) {
         _cleanup_free_ char *rel = NULL;
-        _cleanup_fclose_ FILE *f = NULL;
+        _cleanup_fclose_ FILE *f = NULL, *t = NULL;
+        struct stat st = {};
         int r;
 
         if (at.depth > MAX_DEPTH || strchr(name, '/'))
-                return 0;
+                return at.depth == 0 ? -EINVAL : 0;
         if (asprintf(&rel, "/etc/pam.d/%s", name) < 0)
                 return -ENOMEM;
-        r = fs_fopen_in_root(root, rel, &f);
-        if (r < 0)
+        r = fs_fopen_in_root(L->root, rel, &f);
+        if (r >= 0 && fstat(fileno(f), &st) < 0)
+                r = negative_errno();
+        if (r < 0 && (!text || r == -ENOMEM))
                 return at.depth == 0 || r == -ENOMEM ? r : 0;
-        return load_lines(root, root ? rel + 1 : rel, f, s, at);
+        if (text && *text && !(t = fmemopen((void *)text, strlen(text), "r")))
+                return -ENOMEM;
+        const char *display = L->root ? rel + 1 : rel;
+        if ((r = visit_enter(L->v, &st, display, from, from_line)) < 0)
+                return r;
+        r = text ? (t ? load_lines(L, display, t, at) : 0) : load_lines(L, display, f, at);
+        visit_leave(L->v);
+        return r;
 }
 
-/* The stack of service, from its file in the tree (text NULL) or from text. */
-static int stack_load(const char *root, const char *service, const char *text, struct pam_stack *ret) {
+static int load_file(struct load *L, const char *name, struct at at, const char *from, unsigned from_line) {
+        return load_file_text(L, name, NULL, at, from, from_line);
+}
+
+static int stack_load_walk(const char *root, const char *service, const char *text, struct visit *v,
+                           struct pam_stack *ret) {
         struct pam_stack s = {};
-        _cleanup_free_ char *rel = NULL;
+        struct load L = { .root = root, .s = &s, .v = v };
         int r;
 
         s.service = strdup(service);
         if (!s.service)
                 return -ENOMEM;
-        if (!text)
-                r = load_file(root, service, &s, (struct at){});
-        else if (strchr(service, '/') || asprintf(&rel, "/etc/pam.d/%s", service) < 0)
-                r = strchr(service, '/') ? -EINVAL : -ENOMEM;
-        else {
-                _cleanup_fclose_ FILE *f = *text ? fmemopen((void *)text, strlen(text), "r") : NULL;
-                r = !*text ? 0 : !f ? -ENOMEM : load_lines(root, root ? rel + 1 : rel, f, &s, (struct at){});
+        r = load_file_text(&L, service, text, (struct at){}, NULL, 0);
+        if (v->error == -ENOMEM)
+                r = -ENOMEM;
+        else if (v->error) {
+                s.include_error = v->error;
+                if (!(s.include_where = strdup(v->where)))
+                        r = -ENOMEM;
         }
         if (r == -ENOMEM) {
                 pam_stack_clear(&s);
                 return r;
         }
-        s.error = r < 0 ? r : 0;
+        s.error = r < 0 && !v->error ? r : 0;
         *ret = s;
         return 0;
 }
 
+int pam_stack_load_walk(const char *root, const char *service, struct visit *v, struct pam_stack *ret) {
+        return stack_load_walk(root, service, NULL, v, ret);
+}
+
 int pam_stack_load(const char *root, const char *service, struct pam_stack *ret) {
-        return stack_load(root, service, NULL, ret);
+        struct visit v = {};
+        int r = stack_load_walk(root, service, NULL, &v, ret);
+        visit_done(&v);
+        return r;
 }
 
 int pam_stack_load_text(const char *root, const char *service, const char *text, struct pam_stack *ret) {
-        return stack_load(root, service, text, ret);
+        struct visit v = {};
+        int r = stack_load_walk(root, service, text, &v, ret);
+        visit_done(&v);
+        return r;
 }
 
 /* The first entry at or after node h of the chain (s->n: none). */
@@ -215,6 +273,7 @@ void pam_stack_clear(struct pam_stack *s) {
         free(s->v);
         free(s->chain);
         free(s->service);
+        free(s->include_where);
         *s = (struct pam_stack){};
 }
 

@@ -31,13 +31,22 @@ struct pam_link {
 struct pam_stack {
         char *service;
         int error;           /* negative errno when the service file cannot be read */
+        int include_error;   /* visit.h's VISIT_ERR_CYCLE or VISIT_ERR_BUDGET: the entries are
+                              * those read before it, the rest of the stack is unknown */
+        char *include_where; /* then the include line that closes the cycle, or the line where
+                              * the budget ran out ("FILE:LINE") */
         struct pam_entry *v;
         size_t n;
         struct pam_link *chain;
         size_t n_chain;
 };
 
-/* Read ROOT/etc/pam.d/SERVICE (root NULL: /) and what it includes. */
+/* What a stack's include_error means, for messages: visit_strerror()'s text and, for a cycle,
+ * what libpam does with it. */
+const char *pam_include_strerror(int include_error);
+
+/* Read ROOT/etc/pam.d/SERVICE (root NULL: /) and what it includes, as one walk of visit.h (a
+ * cycle or the budget: include_error, the reading stops there). */
 int pam_stack_load(const char *root, const char *service, struct pam_stack *ret);
 /* The same with the text of the service file given (as it would stand after an edit); what it
  * includes is read from the tree. */
@@ -52,6 +61,10 @@ size_t pam_stack_jump(const struct pam_stack *s, size_t i, unsigned jump, bool *
 /* After entry i decides the stack (done, die): the next entry past the end of its level (a
  * substack ends, its parent goes on), s->n when entry i is at the service's own level. */
 size_t pam_stack_level_end(const struct pam_stack *s, size_t i);
+/* ... as part of the walk v, which counts it against its budget with the other stacks read
+ * through it (and fails it at once after an earlier problem). */
+struct visit;
+int pam_stack_load_walk(const char *root, const char *service, struct visit *v, struct pam_stack *ret);
 void pam_stack_clear(struct pam_stack *s);
 /* The name of a module as written ("/lib/security/pam_limits.so"): its basename without
  * ".so" ("pam_limits"), malloc()ed; NULL: ENOMEM. */

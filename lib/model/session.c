@@ -405,6 +405,9 @@ int session_model_build(const struct session_input *in, struct session_model *re
                 r = decide_module(in, &m);
         if (r >= 0)
                 r = pam_stack_load(in->root, in->service, &m.stack);
+        /* an include cycle or a stack past the walk's bound: no session to model */
+        if (r >= 0 && m.stack.include_error)
+                r = m.stack.include_error;
         if (r < 0)
                 goto fail;
         known = m.start_known = in->svc->rl[RLIMIT_MEMLOCK].known;

@@ -121,7 +121,8 @@ struct session_model {
         char cause[512];
 };
 
-/* Build the model.  -ENOMEM and lc_resolve() errors only; everything else is in *ret. */
+/* Build the model.  -ENOMEM, lc_resolve() errors, and the stack's include_error (pamstack.h:
+ * its includes cycle or go past visit.h's bound); everything else is in *ret. */
 int session_model_build(const struct session_input *in, struct session_model *ret);
 void session_model_clear(struct session_model *m);
 

@@ -12,6 +12,7 @@
 
 #include "unit.h"
 #include "pamstack.h"
+#include "visit.h"
 
 static char root[] = "/tmp/test-pamstack-XXXXXX";
 
@@ -116,16 +117,18 @@ static void test_loop_and_depth(void **state) {
         char name[16], text[128];
         (void)state;
 
-        /* a loop ends at the depth limit: each file is read 9 times (depths 0..8) */
-        put("loop-a", "session required pam_a.so\n@include loop-b\n");
+        /* a loop is a cycle (visit.h): the reading stops at the include that closes it, with the
+         * entries read before it */
+        put("loop-a", "session required pam_a.so\n@include loop-b\nsession required pam_after.so\n");
         put("loop-b", "session required pam_b.so\nsession include loop-a\n");
         assert_int_equal(pam_stack_load(root, "loop-a", &s), 0);
         assert_int_equal(s.error, 0);
-        assert_int_equal(s.n, 9);
-        for (size_t i = 0; i < s.n; i++) {
-                assert_int_equal(s.v[i].depth, i);
-                assert_string_equal(s.v[i].name, i % 2 ? "pam_b" : "pam_a");
-        }
+        assert_int_equal(s.include_error, VISIT_ERR_CYCLE);
+        assert_string_equal(s.include_where, "etc/pam.d/loop-b:2");
+        assert_int_equal(s.n, 2);
+        assert_string_equal(s.v[0].name, "pam_a");
+        assert_string_equal(s.v[1].name, "pam_b");
+        assert_int_equal(s.v[1].depth, 1);
         pam_stack_clear(&s);
 
         /* a chain of includes: depth 8 is read, depth 9 is not */
@@ -189,6 +192,49 @@ static void test_jumps(void **state) {
         pam_stack_clear(&s);
 }
 
+/* 20 includes of a file that includes 20 more, 8 deep, without a cycle: the walk's budget ends
+ * it (20^8 files otherwise), at an include line, with what was read before. */
+static void test_fan_out(void **state) {
+        struct pam_stack s;
+        char name[16], text[1024];
+        (void)state;
+
+        for (int i = 0; i <= 8; i++) {
+                int k = snprintf(text, sizeof text, "session required pam_f%d.so\n", i);
+                for (int j = 0; j < 20 && i < 8; j++)
+                        k += snprintf(text + k, sizeof text - (size_t)k, "@include fan%d\n", i + 1);
+                snprintf(name, sizeof name, "fan%d", i);
+                put(name, text);
+        }
+        assert_int_equal(pam_stack_load(root, "fan0", &s), 0);
+        assert_int_equal(s.error, 0);
+        assert_int_equal(s.include_error, VISIT_ERR_BUDGET);
+        assert_non_null(strstr(s.include_where, "etc/pam.d/fan"));
+        assert_int_equal(s.n, VISIT_FILES_MAX);
+        pam_stack_clear(&s);
+}
+
+/* The same file twice in one stack, and through two files: read each time, as before. */
+static void test_diamond(void **state) {
+        struct pam_stack s;
+        (void)state;
+
+        put("common-d", "session required pam_limits.so\n");
+        put("mid-d", "session include common-d\nsession optional pam_mid.so\n");
+        put("svc-d", "@include common-d\n@include mid-d\nsession substack common-d\nsession optional pam_rdmalimit.so\n");
+        assert_int_equal(pam_stack_load(root, "svc-d", &s), 0);
+        assert_int_equal(s.error, 0);
+        assert_int_equal(s.include_error, 0);
+        assert_null(s.include_where);
+        assert_int_equal(s.n, 5);
+        assert_entry(&s.v[0], "etc/pam.d/common-d", 1, false, "required", "pam_limits.so", "pam_limits", "", 1);
+        assert_entry(&s.v[1], "etc/pam.d/common-d", 1, false, "required", "pam_limits.so", "pam_limits", "", 2);
+        assert_entry(&s.v[2], "etc/pam.d/mid-d", 2, false, "optional", "pam_mid.so", "pam_mid", "", 1);
+        assert_entry(&s.v[3], "etc/pam.d/common-d", 1, false, "required", "pam_limits.so", "pam_limits", "", 1);
+        assert_entry(&s.v[4], "etc/pam.d/svc-d", 4, false, "optional", "pam_rdmalimit.so", "pam_rdmalimit", "", 0);
+        pam_stack_clear(&s);
+}
+
 static void test_line_split(void **state) {
         char line[] = "session [success=1 default=ignore] pam_x.so a b # c\n";
         char *w[3], *rest;
@@ -204,4 +250,5 @@ static void test_line_split(void **state) {
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_includes), cmocka_unit_test(test_missing),
           cmocka_unit_test(test_loop_and_depth), cmocka_unit_test(test_jumps),
+          cmocka_unit_test(test_fan_out), cmocka_unit_test(test_diamond),
           cmocka_unit_test(test_line_split))

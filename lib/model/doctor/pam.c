@@ -16,6 +16,7 @@
 #include "doctor-internal.h"
 #include "session.h"
 #include "pamstack.h"
+#include "visit.h"
 
 static const struct {
         const char *name;
@@ -374,6 +375,18 @@ static int pam_check_module_line(struct doc *d, enum doctor_group g, const char 
         return 0;
 }
 
+/* A stack whose includes cycle or go past the walk's bound: nothing after it can be checked. */
+static int pam_check_includes(struct doc *d, const char *svc, enum doctor_group g, const struct pam_stack *st) {
+        bool cycle = st->include_error == VISIT_ERR_CYCLE;
+        _cleanup_free_ char *fix = strf(cycle ? "remove the include at %s that brings the file back"
+                                              : "include fewer files at %s: rdmalimits reads no more of this stack",
+                                        st->include_where);
+        if (!fix)
+                return -ENOMEM;
+        return doctor_add(d->rep, g, DIAG_ERROR, cycle ? "pam-include-cycle" : "pam-include-bound", st->include_where,
+                          fix, "%s: %s", svc, pam_include_strerror(st->include_error));
+}
+
 static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, const struct pam_stack *st,
                            const char *file) {
         long lim = pam_stack_find(st, "pam_limits"), mod = pam_stack_find(st, "pam_rdmalimit");
@@ -382,6 +395,8 @@ static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, 
         if (st->error)
                 return doctor_add(d->rep, g, DIAG_WARNING, NULL, file, NULL,
                                   "%s: cannot be read (%s)", svc, strerror(-st->error));
+        if (st->include_error)
+                return pam_check_includes(d, svc, g, st);
         if ((r = pam_check_presence(d, g, svc, file, lim, mod)) < 0)
                 return r;
         if (lim >= 0 && (r = pam_check_limits_line(d, g, svc, st, lim)) < 0)

@@ -16,8 +16,14 @@
 
 #include "doctor-internal.h"
 #include "pamstack.h"
+#include "visit.h"
 
 #define SLURM_INCLUDE_DEPTH_MAX 8
+/* Slurm's own parser (22.05, s_p_parse_file()) has no cycle check: measured with sinfo on a
+ * slurm.conf that includes itself, it reads the file again until it runs out of descriptors */
+#define SLURM_CYCLE_EFFECT                                                                            \
+        "Slurm reads the file again and again until it runs out of file descriptors, then refuses " \
+        "slurm.conf ('Unable to process configuration file')"
 
 /* The last PropagateResourceLimits= and PropagateResourceLimitsExcept= of slurm.conf. */
 struct slurm_conf {
@@ -26,6 +32,7 @@ struct slurm_conf {
         char *except, *except_where;
         const char *abs;              /* the file being read, and how deep in includes it is */
         unsigned depth;
+        struct visit walk;            /* slurm.conf and the files it includes */
 };
 
 static void slurm_conf_clear(struct slurm_conf *c) {
@@ -34,16 +41,17 @@ static void slurm_conf_clear(struct slurm_conf *c) {
         free(c->limits_where);
         free(c->except);
         free(c->except_where);
+        visit_done(&c->walk);
 }
 
 static int set2(char **value, char **where, const char *v, const char *w) {
         return set_str(value, v) >= 0 && set_str(where, w) >= 0 ? 0 : -ENOMEM;
 }
 
-static int slurm_scan(struct doc *d, const char *abs, struct slurm_conf *c);
+static int slurm_scan(struct doc *d, const char *abs, const char *from, struct slurm_conf *c);
 
-/* "Include FILE": relative names are in slurm.conf's directory. */
-static int slurm_include(struct doc *d, const char *name, struct slurm_conf *c) {
+/* "Include FILE" at from: relative names are in slurm.conf's directory. */
+static int slurm_include(struct doc *d, const char *name, const char *from, struct slurm_conf *c) {
         const char *abs = c->abs, *slash = strrchr(abs, '/');
         _cleanup_free_ char *p = name[0] == '/' ? strdup(name) : strf("%.*s/%s", (int)(slash - abs), abs, name);
         if (!p)
@@ -51,10 +59,10 @@ static int slurm_include(struct doc *d, const char *name, struct slurm_conf *c) 
         if (c->depth >= SLURM_INCLUDE_DEPTH_MAX)
                 return 0;
         c->depth++;
-        int r = slurm_scan(d, p, c);
+        int r = slurm_scan(d, p, from, c);
         c->depth--;
         c->abs = abs;
-        return r;
+        return c->walk.error ? c->walk.error : r;
 }
 
 /* One line: "Key=Value" words (case-insensitive keys), or "Include FILE". */
@@ -68,7 +76,7 @@ static int slurm_line(struct doc *d, char *line, const char *where, void *userda
                 char *eq = strchr(w, '=');
                 if (!eq && strcasecmp(w, "include") == 0) {
                         char *f = strtok_r(NULL, " \t\r", &save);
-                        r = f ? slurm_include(d, f, c) : 0;
+                        r = f ? slurm_include(d, f, where, c) : 0;
                         continue;
                 }
                 if (!eq)
@@ -82,9 +90,9 @@ static int slurm_line(struct doc *d, char *line, const char *where, void *userda
         return r;
 }
 
-static int slurm_scan(struct doc *d, const char *abs, struct slurm_conf *c) {
+static int slurm_scan(struct doc *d, const char *abs, const char *from, struct slurm_conf *c) {
         c->abs = abs;
-        int r = read_lines(d, abs, slurm_line, c);
+        int r = read_lines_walk(d, abs, &c->walk, from, slurm_line, c);
         return r == -ENOMEM || c->depth == 0 ? r : 0;
 }
 
@@ -143,9 +151,10 @@ static int slurm_check_propagation(struct doc *d, const struct slurm_conf *c) {
 struct account_stack {
         struct strv modules, wheres;   /* the account lines in order, includes followed */
         unsigned depth;                /* of the file being read */
+        struct visit walk;             /* the service file and the files it includes */
 };
 
-static int account_scan(struct doc *d, const char *service, struct account_stack *a);
+static int account_scan(struct doc *d, const char *service, const char *from, struct account_stack *a);
 
 static int account_line(struct doc *d, char *line, const char *where, void *userdata) {
         struct account_stack *a = userdata;
@@ -153,11 +162,11 @@ static int account_line(struct doc *d, char *line, const char *where, void *user
         unsigned n = pam_line_split(line, w, &rest);
 
         if (n >= 2 && streq(w[0], "@include"))
-                return account_scan(d, w[1], a);
+                return account_scan(d, w[1], where, a);
         if (n < 3 || (strcasecmp(w[0], "account") != 0 && strcasecmp(w[0], "-account") != 0))
                 return 0;
         if (strcasecmp(w[1], "include") == 0 || strcasecmp(w[1], "substack") == 0)
-                return account_scan(d, w[2], a);
+                return account_scan(d, w[2], where, a);
         const char *base = strrchr(w[2], '/');
         _cleanup_free_ char *name = strdup(base ? base + 1 : w[2]);
         if (!name)
@@ -167,8 +176,8 @@ static int account_line(struct doc *d, char *line, const char *where, void *user
         return r < 0 ? r : strv_push(&a->wheres, where);
 }
 
-/* A file that cannot be read adds nothing. */
-static int account_scan(struct doc *d, const char *service, struct account_stack *a) {
+/* A file that cannot be read adds nothing; a cycle or the walk's bound ends the reading. */
+static int account_scan(struct doc *d, const char *service, const char *from, struct account_stack *a) {
         _cleanup_free_ char *abs = strf("/etc/pam.d/%s", service);
 
         if (!abs)
@@ -176,9 +185,10 @@ static int account_scan(struct doc *d, const char *service, struct account_stack
         if (a->depth > SLURM_INCLUDE_DEPTH_MAX || strchr(service, '/'))
                 return 0;
         a->depth++;
-        int r = read_lines(d, abs, account_line, a);
+        int r = read_lines_walk(d, abs, &a->walk, from, account_line, a);
         a->depth--;
-        return r == -ENOMEM ? r : 0;
+        /* the walk's problem unwinds the includes; the caller finds it in a->walk */
+        return r == -ENOMEM || (a->walk.error && a->depth > 0) ? r : 0;
 }
 
 /* pam_systemd in sshd's session stack moves the adopted session out of the job. */
@@ -188,7 +198,7 @@ static int slurm_check_pam_systemd(struct doc *d) {
 
         if (r < 0)
                 return r;
-        long i = st.error ? -1 : pam_stack_find(&st, "pam_systemd");
+        long i = st.error || st.include_error ? -1 : pam_stack_find(&st, "pam_systemd");
         if (i < 0)
                 return 0;
         _cleanup_free_ char *where = strf("%s:%u", st.v[i].file, st.v[i].line);
@@ -204,12 +214,16 @@ static int slurm_check_pam_systemd(struct doc *d) {
 static int slurm_check_adopt(struct doc *d) {
         struct account_stack a = {};
         long at = -1;
-        int r = account_scan(d, "sshd", &a);
+        int r = account_scan(d, "sshd", NULL, &a);
 
         for (size_t i = 0; i < a.modules.n && at < 0; i++)
                 if (streq(a.modules.v[i], "pam_slurm_adopt"))
                         at = (long)i;
-        if (r >= 0 && at >= 0) {
+        if (a.walk.error && a.walk.error != -ENOMEM && at >= 0)
+                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-unknown", a.walk.where, NULL,
+                               "sshd: %s (the account stack); where pam_slurm_adopt runs in it is not known",
+                               visit_strerror(a.walk.error));
+        else if (r >= 0 && at >= 0) {
                 r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-adopt", a.wheres.v[at], NULL,
                                "sshd: pam_slurm_adopt adopts ssh logins into the user's job (its cgroup), not its "
                                "limits: an adopted session's memlock comes from sshd's session stack (pam_limits, "
@@ -225,10 +239,24 @@ static int slurm_check_adopt(struct doc *d) {
         }
         strv_clear(&a.modules);
         strv_clear(&a.wheres);
+        visit_done(&a.walk);
         return r;
 }
 
 /* ------------------------------------------------------------------------------------ */
+
+/* slurm.conf's includes cycle, or go past the walk's bound: PropagateResourceLimits is not known. */
+static int slurm_walk_report(struct doc *d, const struct visit *v) {
+        bool cycle = v->error == VISIT_ERR_CYCLE;
+        _cleanup_free_ char *fix = strf(cycle ? "remove the Include at %s that brings the file back"
+                                              : "include fewer files at %s: doctor reads no more of slurm.conf",
+                                        v->where);
+        if (!fix)
+                return -ENOMEM;
+        return doctor_add(d->rep, DOCTOR_SLURM, cycle ? DIAG_ERROR : DIAG_WARNING,
+                          cycle ? "slurm-include-cycle" : "slurm-include-bound", v->where, fix, "slurm.conf: %s%s%s",
+                          visit_strerror(v->error), cycle ? "; " : "", cycle ? SLURM_CYCLE_EFFECT : "");
+}
 
 int check_slurm(struct doc *d) {
         static const char *const confs[] = { "/etc/slurm/slurm.conf", "/etc/slurm-llnl/slurm.conf" };
@@ -245,9 +273,11 @@ int check_slurm(struct doc *d) {
 
         size_t i;
         for (i = 0; i < ELEMENTSOF(confs) && r == -ENOENT; i++)
-                if ((r = slurm_scan(d, confs[i], &c)) == 0 && !(c.file = strdup(disp(d, confs[i]))))
+                if ((r = slurm_scan(d, confs[i], NULL, &c)) == 0 && !(c.file = strdup(disp(d, confs[i]))))
                         r = -ENOMEM;
-        if (r == 0)
+        if (c.walk.error == VISIT_ERR_CYCLE || c.walk.error == VISIT_ERR_BUDGET)
+                r = slurm_walk_report(d, &c.walk);
+        else if (r == 0)
                 r = slurm_check_propagation(d, &c);
         else if (r != -ENOENT && r != -ENOMEM)
                 r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, NULL, disp(d, confs[i - 1]), NULL,

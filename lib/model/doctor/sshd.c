@@ -11,7 +11,11 @@
 #include <strings.h>
 
 #include "doctor-internal.h"
+#include "visit.h"
 
+/* OpenSSH's own bound (servconf.c SERVCONF_MAX_DEPTH); sshd refuses a deeper configuration
+ * with "Too many recursive configuration includes" (OpenSSH 9.2, measured with sshd -t on a
+ * file that includes itself), so an include cycle keeps sshd from starting */
 #define INCLUDE_DEPTH_MAX 16
 
 struct sshd_scan {
@@ -23,17 +27,20 @@ struct sshd_scan {
         char *match_where;        /* the first UsePAM inside a Match block */
         unsigned depth;           /* of the file being read: 0 is sshd_config */
         bool in_match;            /* in it, after a Match line */
+        struct visit walk;        /* sshd_config and the files it includes */
 };
 
 static void sshd_scan_clear(struct sshd_scan *s) {
         free(s->where);
         free(s->ignored_where);
         free(s->match_where);
+        visit_done(&s->walk);
 }
 
-static int sshd_scan_file(struct doc *d, const char *abs, struct sshd_scan *s);
+static int sshd_scan_file(struct doc *d, const char *abs, const char *from, struct sshd_scan *s);
 
-static int sshd_include(struct doc *d, const char *word, struct sshd_scan *s) {
+/* "Include WORD" at from. */
+static int sshd_include(struct doc *d, const char *word, const char *from, struct sshd_scan *s) {
         _cleanup_free_ char *pat = word[0] == '/' ? strdup(word) : strf("/etc/ssh/%s", word);
         _cleanup_(strv_clear) struct strv names = {};
         int r;
@@ -50,10 +57,10 @@ static int sshd_include(struct doc *d, const char *word, struct sshd_scan *s) {
                 if (!p)
                         r = -ENOMEM;
                 else if (exists_rooted(d, p, false))
-                        r = sshd_scan_file(d, p, s);
+                        r = sshd_scan_file(d, p, from, s);
         }
         s->depth--;
-        return r;
+        return s->walk.error ? s->walk.error : r;
 }
 
 /* Split "Keyword value", "Keyword=value" or "Keyword = value" in place; NULL for a blank or
@@ -115,7 +122,7 @@ static int sshd_scan_line(struct doc *d, char *line, const char *where, void *us
         }
         if (strcasecmp(kw, "Include") == 0) {
                 for (char *w = strtok_r(rest, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save))
-                        if ((r = sshd_include(d, w, s)) < 0)
+                        if ((r = sshd_include(d, w, where, s)) < 0)
                                 return r;
                 return 0;
         }
@@ -124,12 +131,12 @@ static int sshd_scan_line(struct doc *d, char *line, const char *where, void *us
 
 /* An included file starts in the Match block its Include line is in, and a Match in it ends
  * with it. */
-static int sshd_scan_file(struct doc *d, const char *abs, struct sshd_scan *s) {
+static int sshd_scan_file(struct doc *d, const char *abs, const char *from, struct sshd_scan *s) {
         bool in_match = s->in_match;
 
         if (s->depth > INCLUDE_DEPTH_MAX)
                 return 0;
-        int r = read_lines(d, abs, sshd_scan_line, s);
+        int r = read_lines_walk(d, abs, &s->walk, from, sshd_scan_line, s);
         s->in_match = in_match;
         return r == -ENOMEM || s->depth == 0 ? r : 0;
 }
@@ -164,10 +171,30 @@ static int sshd_report(struct doc *d, const char *cfg, const struct sshd_scan *s
         return 0;
 }
 
+/* A cycle keeps sshd from starting; past the walk's bound, only the first UsePAM read counts. */
+static int sshd_walk_report(struct doc *d, const struct sshd_scan *s) {
+        bool cycle = s->walk.error == VISIT_ERR_CYCLE;
+        _cleanup_free_ char *fix = strf(cycle ? "remove the Include at %s that brings the file back"
+                                              : "include fewer files at %s: doctor reads no more of sshd_config",
+                                        s->walk.where);
+        if (!fix)
+                return -ENOMEM;
+        ADD_ID(d, DOCTOR_SSH, cycle ? DIAG_ERROR : DIAG_WARNING, cycle ? "sshd-include-cycle" : "sshd-include-bound",
+               s->walk.where, fix, "sshd: %s%s", visit_strerror(s->walk.error),
+               cycle ? "; sshd refuses such a configuration ('Too many recursive configuration includes', as "
+                       "sshd -t says): it does not start" : "");
+        return 0;
+}
+
 int check_sshd_config(struct doc *d) {
         const char *cfg = "/etc/ssh/sshd_config";
         _cleanup_(sshd_scan_clear) struct sshd_scan s = {};
-        int r = sshd_scan_file(d, cfg, &s);
+        int r = sshd_scan_file(d, cfg, NULL, &s);
+
+        if (s.walk.error == VISIT_ERR_CYCLE || s.walk.error == VISIT_ERR_BUDGET) {
+                r = sshd_walk_report(d, &s);
+                return r < 0 || s.walk.error == VISIT_ERR_CYCLE || !s.set ? r : sshd_report(d, cfg, &s);
+        }
 
         if (r == -ENOENT && !exists_rooted(d, "/etc/pam.d/sshd", false))
                 return 0;

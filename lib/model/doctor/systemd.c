@@ -14,6 +14,7 @@
 
 #include "doctor-internal.h"
 #include "fsutil.h"
+#include "visit.h"
 
 int doctor_parse_systemd_limit(const char *s, uint64_t *ret_soft, uint64_t *ret_hard) {
         _cleanup_free_ char *copy = NULL;
@@ -93,6 +94,7 @@ struct ini_scan {
         enum doctor_group group;     /* where an unparsable limit is reported */
         struct limit_setting *limit;
         struct unit_info *u;         /* NULL: system.conf or user.conf (the [Manager] section) */
+        struct visit *walk;          /* the file and its drop-ins */
 };
 
 static int ini_line(struct doc *d, char *line, const char *where, void *userdata) {
@@ -131,27 +133,35 @@ static int ini_line(struct doc *d, char *line, const char *where, void *userdata
 /* Parse ROOT/abs as a systemd configuration file; -ENOENT when it does not exist. */
 static int ini_parse(struct doc *d, const char *abs, struct ini_scan *s) {
         s->section = "";
-        return read_lines(d, abs, ini_line, s);
+        return read_lines_walk(d, abs, s->walk, NULL, ini_line, s);
 }
 
 static const char *const systemd_conf_dirs[] = { "/etc/systemd", "/run/systemd", "/usr/local/lib/systemd",
                                                  "/usr/lib/systemd", "/lib/systemd" };
 
 /* Parse abs, then its drop-ins (list_dropins() of subs in dirs); a file that cannot be read
- * is skipped.  A unit's n_dropins: how many drop-ins there are. */
+ * is skipped.  A unit's n_dropins: how many drop-ins there are.  All of them are one walk of
+ * visit.h: past its bound the rest is not read, and that is said. */
 static int ini_parse_dropins(struct doc *d, const char *abs, const char *const *dirs, size_t n_dirs,
                              const char *const *subs, size_t n_subs, struct ini_scan *s) {
         _cleanup_(strv_clear) struct strv drop = {};
+        _cleanup_(visit_done) struct visit walk = {};
+        s->walk = &walk;
         int r = ini_parse(d, abs, s);
 
         if (r == -ENOMEM)
                 return r;
         r = list_dropins(d, dirs, n_dirs, subs, n_subs, &drop);
-        for (size_t i = 0; i < drop.n && r >= 0; i++)
+        for (size_t i = 0; i < drop.n && r >= 0 && !walk.error; i++)
                 if ((r = ini_parse(d, drop.v[i], s)) != -ENOMEM)
                         r = 0;
         if (s->u)
                 s->u->n_dropins = drop.n;
+        s->walk = NULL;
+        if (r >= 0 && walk.error == VISIT_ERR_BUDGET)
+                ADD_ID(d, s->group, DIAG_WARNING, "dropins-bound", walk.where, NULL,
+                       "%s: %s: the files after it, and what they set, are not known", disp(d, abs),
+                       visit_strerror(walk.error));
         return r;
 }
 

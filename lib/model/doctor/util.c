@@ -16,6 +16,7 @@
 
 #include "doctor-internal.h"
 #include "fsutil.h"
+#include "visit.h"
 
 char *strf(const char *fmt, ...) {
         va_list ap;
@@ -99,16 +100,32 @@ int read_rooted(const struct doc *d, const char *abs, char **ret) {
         return read_in(d->in->root, abs, ret);
 }
 
-int read_lines(struct doc *d, const char *abs, line_fn *fn, void *userdata) {
+int read_lines_walk(struct doc *d, const char *abs, struct visit *v, const char *from, line_fn *fn, void *userdata) {
         _cleanup_free_ char *text = NULL;
+        _cleanup_close_ int fd = -1;
+        struct stat st;
         unsigned lineno = 0;
-        int r = read_rooted(d, abs, &text);
+        int r = fs_open_config_in_root(d->in->root, abs, false, false, &fd, &st);
 
+        if (r >= 0 && v)
+                r = visit_enter(v, &st, disp(d, abs), from, 0);
+        if (r < 0)
+                return r;
+        r = fs_read_all(fd, DOC_TEXT_MAX, &text, NULL);
         for (char *cur = text, *line; r >= 0 && (line = line_next(&cur));) {
                 _cleanup_free_ char *where = strf("%s:%u", disp(d, abs), ++lineno);
-                r = where ? fn(d, line, where, userdata) : -ENOMEM;
+                if (!where)
+                        r = -ENOMEM;
+                else if (!v || (r = visit_line(v, disp(d, abs), lineno, strlen(line) + 1)) >= 0)
+                        r = fn(d, line, where, userdata);
         }
+        if (v)
+                visit_leave(v);
         return r;
+}
+
+int read_lines(struct doc *d, const char *abs, line_fn *fn, void *userdata) {
+        return read_lines_walk(d, abs, NULL, NULL, fn, userdata);
 }
 
 bool exists_rooted(const struct doc *d, const char *abs, bool want_dir) {
