@@ -556,7 +556,7 @@ static void print_json(const struct run *r, bool changed, const char *diff, bool
                 json_str(&j, r->cmds.v[i]);
         json_arr_end(&j);
         json_kbool(&j, "commands_run", ran);
-        json_kstr(&j, "diff", diff ? diff : "");
+        json_klines(&j, "diff", diff);
         change_json_end(r->c, &j);
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "escape.h"
 #include "fsutil.h"
 #include "hw.h"
 #include "hwcache.h"
@@ -321,8 +322,8 @@ static void text_overridden(const struct tool_session *s, const char *user) {
                 }
                 char d[512], ty[128], v[512];
                 printf("  %s  %s %s memlock %s [%s, %s]: %s\n", lc_line_where(s->t, e->line, where, sizeof where),
-                       printable(e->line->domain, d, sizeof d), printable(e->line->type, ty, sizeof ty),
-                       printable(e->line->value, v, sizeof v), lc_rank_name(e->rank),
+                       str_escape(e->line->domain, d, sizeof d), str_escape(e->line->type, ty, sizeof ty),
+                       str_escape(e->line->value ? e->line->value : "", v, sizeof v), lc_rank_name(e->rank),
                        e->slot == LC_SOFT ? "soft" : e->slot == LC_HARD ? "hard" : "soft+hard",
                        outcome_text(s->t, e, res, why, sizeof why));
         }

@@ -245,7 +245,7 @@ static void verify_json(const struct ctx *c, const char *user, const struct tool
         for (int i = 0; i < v->n; i++)
                 json_str(&j, v->reasons[i]);
         json_arr_end(&j);
-        json_kstr(&j, "messages", sr->messages);
+        json_klines(&j, "messages", sr->messages);
         json_doc_end(&j);
 }
 
