@@ -18,6 +18,7 @@
 #include "procfs.h"
 #include "rlimit.h"
 #include "size.h"
+#include "escape.h"
 #include "tool.h"
 
 struct session_result {
@@ -251,13 +252,13 @@ static void verify_json(const struct ctx *c, const char *user, const struct tool
 
 static void verify_text(const struct ctx *c, const struct tool_session *s, struct session_result *sr,
                         const struct verdict *v) {
-        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], e[4096]; /* user bytes through the one escaper */
 
         if (v->predicted_known)
                 printf("explain predicts:  soft %-12s hard %s\n", size_format(v->predicted.soft, a),
                        size_format(v->predicted.hard, b));
         else if (!v->predicted_open)
-                printf("explain predicts:  the session fails (%s)\n", s->m.cause);
+                printf("explain predicts:  the session fails (%s)\n", str_escape(s->m.cause, e, sizeof e));
         else
                 printf("explain predicts:  the service's own limits (unknown)\n");
         if (!c->ssh && s->m.start_known)
@@ -265,7 +266,7 @@ static void verify_text(const struct ctx *c, const struct tool_session *s, struc
                        size_format(s->m.start.hard, b),
                        s->svc.cap_sys_resource ? " (with CAP_SYS_RESOURCE)" : ", without CAP_SYS_RESOURCE");
         else
-                printf("service process:   %s\n", s->svc.source);
+                printf("service process:   %s\n", str_escape(s->svc.source, e, sizeof e));
         if (v->ok)
                 printf("%s got: soft %-12s hard %s\n", c->ssh ? "ssh login   " : "PAM session ", size_format(sr->got.soft, a),
                        size_format(sr->got.hard, b));
@@ -275,10 +276,10 @@ static void verify_text(const struct ctx *c, const struct tool_session *s, struc
                 if (next)
                         *next++ = '\0';
                 if (strstr(line, "memlock"))
-                        printf("the user was told: %s\n", line);
+                        printf("the user was told: %s\n", str_escape(line, e, sizeof e));
         }
         for (int i = 0; i < v->n; i++)
-                printf("- %s\n", v->reasons[i]);
+                printf("- %s\n", str_escape(v->reasons[i], e, sizeof e));
         printf("%s\n", v->agree ? "OK: the session gets what explain predicts"
                                 : "MISMATCH: the session does not get what explain predicts");
 }
