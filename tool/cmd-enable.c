@@ -702,7 +702,7 @@ static int enable_disable(const struct ctx *c, bool disabling) {
         if (k < 0)
                 return k;
         if (c->diff && diff && !c->json)
-                fputs(diff, stdout);
+                print_lines(stdout, diff);
         if (!c->check) {
                 k = commit_targets(r);
                 if (!k && !fs_root_is_set(c->root))

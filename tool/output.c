@@ -74,15 +74,15 @@ void json_arr_end(struct json *j) {
 }
 
 /* s quoted: the escaper's output of each byte (escape.h), with '"' and '\\' after a backslash;
- * with lines, a newline as \n (a line break of a text of lines, each line escaped).  What JSON
- * strings and Prometheus label values both are. */
+ * with lines, a newline and a tab as \n and \t (the layout of a text of lines, which
+ * print_lines() keeps too).  What JSON strings and Prometheus label values both are. */
 static void put_quoted(FILE *f, const char *s, bool lines) {
         char e[5];
 
         fputc('"', f);
         for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-                if (lines && *p == '\n') {
-                        fputs("\\n", f);
+                if (lines && (*p == '\n' || *p == '\t')) {
+                        fputs(*p == '\n' ? "\\n" : "\\t", f);
                         continue;
                 }
                 size_t k = str_escape_byte(*p, e);
@@ -156,6 +156,17 @@ void json_klines(struct json *j, const char *key, const char *text) {
         json_key(j, key);
         sep(j);
         put_quoted(j->f, text ? text : "", true);
+}
+
+void print_lines(FILE *f, const char *text) {
+        char e[5];
+
+        for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
+                if (*p == '\n' || *p == '\t')
+                        fputc(*p, f);
+                else
+                        fwrite(e, 1, str_escape_byte(*p, e), f);
+        }
 }
 
 void prom_label_value(FILE *f, const char *s) {

@@ -53,8 +53,8 @@ void json_doc_begin(struct json *j);
 void json_doc_end(struct json *j);
 /* KEY and its value in one call; the _opt ones write null when !known */
 void json_kstr(struct json *j, const char *key, const char *s);
-/* A text of lines (a diff, messages): each line as json_str() writes it, the line breaks as \n
- * (NULL: "") */
+/* A text of lines (a diff, messages): each line as json_str() writes it, its line breaks and
+ * tabs as \n and \t (NULL: "") */
 void json_klines(struct json *j, const char *key, const char *text);
 void json_ku64(struct json *j, const char *key, uint64_t v);
 void json_ki64(struct json *j, const char *key, int64_t v);
@@ -65,6 +65,10 @@ void json_ki64_opt(struct json *j, const char *key, bool known, int64_t v);
 void json_klimit_opt(struct json *j, const char *key, bool known, uint64_t v);
 void json_kobj_begin(struct json *j, const char *key);
 void json_karr_begin(struct json *j, const char *key);
+
+/* A text of lines (a diff) on a terminal: every byte through the one escaper but the newlines
+ * and tabs that lay it out (NULL: nothing) */
+void print_lines(FILE *f, const char *text);
 
 /* A Prometheus label value with its quotes: the one escaper's output, '"' and '\\' after a
  * backslash (the exposition format's escapes; a newline cannot remain).  NULL: "". */

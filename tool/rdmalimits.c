@@ -260,7 +260,7 @@ char *change_diff(const struct ctx *c, bool changed, const char *display, bool e
         if (changed && (c->diff || c->json))
                 diff = unified_diff_string(existed ? display : "/dev/null", old, removed ? "/dev/null" : display, text);
         if (c->diff && diff && !c->json)
-                fputs(diff, stdout);
+                print_lines(stdout, diff);
         return diff;
 }
 

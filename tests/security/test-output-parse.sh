@@ -38,7 +38,7 @@ def rule(b):
     return "".join(out)
 
 def rule_lines(b):
-    return "\n".join(rule(l) for l in b.split(b"\n"))
+    return "\n".join("\t".join(rule(w) for w in l.split(b"\t")) for l in b.split(b"\n"))
 
 bad = []
 def fail(n, what, line):
