@@ -87,8 +87,9 @@ done
 
 step "verify: a real PAM session (sshd's stack) next to explain's prediction"
 show "$RL" verify carol --service sshd
-show "$RL" verify --ssh "ssh://alice@127.0.0.1:$SANDBOX_PORT" alice -- -i "$SANDBOX_KEY" \
-	-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR
+show "$RL" verify --ssh "ssh://alice@127.0.0.1:$SANDBOX_PORT" alice --ssh-option=-i"$SANDBOX_KEY" \
+	--ssh-option=-oStrictHostKeyChecking=no --ssh-option=-oUserKnownHostsFile=/dev/null \
+	--ssh-option=-oLogLevel=ERROR
 
 step "a policy asking more than sshd may give (dave: 16M): the login still works, and says why"
 mark=$(sandbox_log_mark)

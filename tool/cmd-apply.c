@@ -259,18 +259,18 @@ static void warn_unresolved(const struct ctx *c, const char *domain) {
         _cleanup_(ident_freep) struct ident *id = NULL;
         const struct id_user *u;
         const struct id_group *g;
+        bool group = domain[0] == '@';
+        char hint[300] = "";
 
-        if (ident_new(c->root, &id) < 0)
+        if (ident_new(c->root, &id) < 0 || strchr(domain, ':') || streq(domain, "*"))
                 return;
-        if (domain[0] == '@' && !strchr(domain, ':')) {
-                if (ident_group(id, domain + 1, &g) == -ENOENT)
-                        log_warning(c, "group '%s' does not exist%s: the entry matches nobody until it does", domain + 1,
-                                    c->root ? " in the root's etc/group" : "");
-        } else if (domain[0] != '@' && !strchr(domain, ':') && !streq(domain, "*")) {
-                if (ident_user(id, domain, &u) == -ENOENT)
-                        log_warning(c, "user '%s' does not exist%s: the entry matches nobody until it does", domain,
-                                    c->root ? " in the root's etc/passwd" : "");
-        }
+        if ((group ? ident_group(id, domain + 1, &g) : ident_user(id, domain, &u)) != -ENOENT)
+                return;
+        (void)lc_domain_hint(c->root, id, domain, hint, sizeof hint);
+        log_warning(c, "%s '%s' does not exist%s: the entry matches nobody until it does%s%s%s",
+                    group ? "group" : "user", group ? domain + 1 : domain,
+                    !c->root ? "" : group ? " in the root's etc/group" : " in the root's etc/passwd",
+                    *hint ? "; did you mean '" : "", hint, *hint ? "'?" : "");
 }
 
 /* apply/remove --json: change_json_begin()'s fields, and for apply whether the entry takes

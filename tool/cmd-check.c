@@ -32,6 +32,36 @@ static bool policy_text_empty(const char *s, size_t len) {
         return true;
 }
 
+/* A rule naming a user or group that does not exist matches nobody: a warning, with the same
+ * hint check gives a limits line (lc_domain_hint()). */
+static int check_rule_names(const struct ctx *c, const struct policy *p, const char *path, struct diag_list *d) {
+        _cleanup_(ident_freep) struct ident *id = NULL;
+        int r = ident_new(c->root, &id);
+
+        for (size_t i = 0; r >= 0 && i < p->n_rules; i++) {
+                const struct policy_rule *rule = &p->rules[i];
+                const struct id_user *u;
+                const struct id_group *g;
+                bool group = rule->group;
+                char dom[300], hint[300], fix[400];
+                int k = group ? ident_group(id, rule->group, &g) : ident_user(id, rule->user, &u);
+                if (k != -ENOENT)
+                        continue;     /* found, or the name service failed: say nothing */
+                snprintf(dom, sizeof dom, "%s%s", group ? "@" : "", group ? rule->group : rule->user);
+                if ((r = lc_domain_hint(c->root, id, dom, hint, sizeof hint)) < 0)
+                        break;
+                /* a hint of "@x" for a user rule means: write group = "x" */
+                if (*hint)
+                        snprintf(fix, sizeof fix, "did you mean %s = \"%s\"?", hint[0] == '@' ? "group" : "user",
+                                 hint[0] == '@' ? hint + 1 : hint);
+                r = diag_addf(d, DIAG_WARNING, "policy-unknown-name", path, rule->line, *hint ? fix : "correct the name",
+                              "the rule's %s '%s' does not exist%s: the rule matches nobody%s%s", group ? "group" : "user",
+                              group ? rule->group : rule->user, c->root ? " in the tree" : "", *hint ? "; " : "",
+                              *hint ? fix : "");
+        }
+        return r;
+}
+
 int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret, char **ret_text, size_t *ret_len) {
         _cleanup_free_ char *path = fs_root_path(c->root, c->policy_path), *text = NULL;
         _cleanup_close_ int fd = -1;
@@ -79,6 +109,8 @@ int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **
                         diag_add(d, DIAG_ERROR, path, 0, "larger than %u bytes: refused", POLICY_MAX_BYTES);
                 return r;
         }
+        if ((r = check_rule_names(c, p, path, d)) < 0)
+                return r;
         if (ret)
                 *ret = TAKE_PTR(p);
         if (ret_text) {

@@ -244,11 +244,30 @@ static bool stack_has(const char *root, const char *service, const char *module)
                pam_stack_find(&s, module) >= 0;
 }
 
+/* What a note adds when jump counts were corrected. */
+#define JUMPS_NOTE(n) ((n) > 0 ? "; jump counts corrected so every jump lands where it did" : "")
+
+/* After t's lines changed: every jump of its session stack lands where it did (counts of its
+ * own lines corrected: *ret_n), or the run refuses, naming the jump.  0, or -1 when refused. */
+static int keep_jumps(struct run *r, struct target *t, const char *service, int *ret_n) {
+        char where[PAMEDIT_WHERE_MAX];
+        int k = pam_file_keep_jumps(r->c->root, service, t->old, &t->f, where);
+        *ret_n = k;
+        if (k == -EXDEV)
+                run_error(r, "%s: this jump would land on another module once %s's lines change, "
+                          "and rdmalimits does not edit that file: change it by hand (nothing written)", where,
+                          t->display);
+        else if (k < 0)
+                run_oom(r);
+        return k < 0 ? -1 : 0;
+}
+
 /* enable: plan one service.  explicit: named by --service. */
 static void plan_enable(struct run *r, const char *name, bool explicit) {
         const struct ctx *c = r->c;
         struct target *t = service_target(r, name, explicit);
         struct pam_plan p;
+        int jumps;
 
         if (!t)
                 return;
@@ -307,15 +326,18 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
                         run_oom(r);
                         return;
                 }
+                if (keep_jumps(r, t, name, &jumps) < 0)
+                        return;
                 if (target_render(r, t) > 0)
-                        snprintf(t->note, sizeof t->note, "pam_rdmalimit after pam_limits (%s), line %zu", p.limits_where,
-                                 p.at + 2);
+                        snprintf(t->note, sizeof t->note, "pam_rdmalimit after pam_limits (%s), line %zu%s", p.limits_where,
+                                 p.at + 2, JUMPS_NOTE(jumps));
                 return;
         }
 }
 
 static void plan_disable(struct run *r, const char *name, bool explicit) {
         struct target *t = service_target(r, name, explicit);
+        int jumps;
 
         if (!t)
                 return;
@@ -327,8 +349,11 @@ static void plan_disable(struct run *r, const char *name, bool explicit) {
                         target_drop_last(r);
                 return;
         }
+        if (keep_jumps(r, t, name, &jumps) < 0)
+                return;
         if (target_render(r, t) > 0)
-                snprintf(t->note, sizeof t->note, "%zu line%s of rdmalimits enable", n, n == 1 ? "" : "s");
+                snprintf(t->note, sizeof t->note, "%zu line%s of rdmalimits enable%s", n, n == 1 ? "" : "s",
+                         JUMPS_NOTE(jumps));
 }
 
 /* Read the selected authselect profile and its features from the tree's authselect.conf. */
@@ -360,7 +385,7 @@ static int authselect_current(struct run *r) {
  * password-auth, then selected.  Edits the profile's files when it exists. */
 static void plan_authselect(struct run *r) {
         const struct ctx *c = r->c;
-        int k = authselect_current(r);
+        int k = authselect_current(r), jumps;
 
         if (k < 0) {
                 run_error(r, "%s: %s; authselect has no profile selected here: select one first "
@@ -405,13 +430,16 @@ static void plan_authselect(struct run *r) {
                         if (!t)
                                 continue;
                         k = pam_file_mark_after_limits(&t->f);
+                        if (k == 0 && keep_jumps(r, t, files[i], &jumps) < 0)
+                                continue;
                         if (k == -ENOENT)
                                 run_error(r, "%s: no session pam_limits line to follow",
                                           t->display);
                         else if (k < 0)
                                 run_oom(r);
                         else if (k == 0 && target_render(r, t) > 0)
-                                snprintf(t->note, sizeof t->note, "pam_rdmalimit after pam_limits in the authselect profile");
+                                snprintf(t->note, sizeof t->note, "pam_rdmalimit after pam_limits in the authselect profile%s",
+                                         JUMPS_NOTE(jumps));
                         else
                                 target_drop_last(r);
                 }

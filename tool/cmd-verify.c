@@ -90,9 +90,9 @@ static int pam_session(const char *service, const char *user, struct session_res
         return n == (ssize_t)sizeof *ret ? 0 : -EIO;
 }
 
-/* ssh DEST cat /proc/self/limits */
+/* ssh -o BatchMode=yes [--ssh-option ARG...] -- DEST cat /proc/self/limits */
 static int ssh_session(const struct ctx *c, struct session_result *ret) {
-        _cleanup_free_ char **argv = calloc((size_t)c->extra_argc + 8, sizeof(char *));
+        _cleanup_free_ char **argv = calloc(c->n_ssh_options + 8, sizeof(char *));
         int fds[2], k = 0;
         pid_t pid;
 
@@ -101,8 +101,10 @@ static int ssh_session(const struct ctx *c, struct session_result *ret) {
         argv[k++] = (char *)"ssh";
         argv[k++] = (char *)"-o";
         argv[k++] = (char *)"BatchMode=yes";
-        for (int i = 0; i < c->extra_argc; i++)
-                argv[k++] = c->extra_argv[i];
+        for (size_t i = 0; i < c->n_ssh_options; i++)
+                argv[k++] = (char *)c->ssh_options[i];
+        /* DEST is never taken for an option of ssh's */
+        argv[k++] = (char *)"--";
         argv[k++] = (char *)c->ssh;
         argv[k++] = (char *)"cat /proc/self/limits";
         argv[k] = NULL;
@@ -164,15 +166,30 @@ static void json_pair(struct json *j, const char *key, bool known, struct rl_pai
 
 #define MAX_REASONS 6
 
+/* The three verdicts (DESIGN.md: verify's exit codes 0, 1, 5). */
+enum verdict_kind {
+        VERDICT_OK,               /* as predicted, and the target is met (or there is none) */
+        VERDICT_BELOW,            /* as predicted, but below the target: target.why, target.fix */
+        VERDICT_MODEL_ERROR,      /* the session is not what explain predicts */
+};
+
 struct verdict {
         bool ok;                  /* the session opened */
         bool predicted_known;
         struct rl_pair predicted;
         bool predicted_open;      /* the model says the session opens */
         bool agree;
+        enum verdict_kind kind;
+        struct session_target target;
         char reasons[MAX_REASONS][1024];
         int n;
 };
+
+static const char *verdict_name(enum verdict_kind k) {
+        static const char *const names[] = { [VERDICT_OK] = "ok", [VERDICT_BELOW] = "below-target",
+                                             [VERDICT_MODEL_ERROR] = "model-error" };
+        return names[k];
+}
 
 _printf_(2, 3) static void reason(struct verdict *v, const char *fmt, ...) {
         va_list ap;
@@ -208,18 +225,19 @@ static void judge(const struct ctx *c, const struct tool_session *s, const struc
                        size_format(m->pl.requested_hard, a), s->svc.source, size_format(m->pl.memlock_hard, b));
         if (m->module_eperm)
                 reason(v, "pam_rdmalimit asks hard %s but the hard limit cannot rise above %s without CAP_SYS_RESOURCE: "
-                       "it set the closest value; give the service LimitMEMLOCK=%s (rdmalimits apply --unit)",
-                       size_format(m->dec.hard, a), size_format(m->final.hard, b),
-                       size_format_systemd(m->dec.hard, x));
-        if (m->order == SESSION_LIMITS_LAST && m->module_matched)
-                reason(v, "in the %s stack pam_limits runs after pam_rdmalimit and sets its own values "
-                       "(rdmalimits enable --service %s)", s->service, s->service);
+                       "it set the closest value", size_format(m->dec.hard, a), size_format(m->final.hard, b));
         if (c->ssh && v->ok && !v->agree)
                 reason(v, "the ssh server's own limits decide what it can set: see 'rdmalimits doctor' on that host "
                        "(sshd's hard limit, CAP_SYS_RESOURCE, UsePAM)");
         if (v->ok && v->predicted_known && !v->agree && !c->ssh)
                 reason(v, "the session got soft %s, hard %s: another module of the %s stack (or the service) changes "
                        "memlock", size_format(sr->got.soft, a), size_format(sr->got.hard, b), s->service);
+        /* the target is judged on what the session really got */
+        session_target(m, s->t, &s->svc, s->service, v->ok, sr->got, &v->target);
+        v->kind = !v->agree                                               ? VERDICT_MODEL_ERROR
+                  : v->target.cause == SESSION_SHORT_NONE && v->ok        ? VERDICT_OK
+                                                                          : VERDICT_BELOW;
+        (void)x;
 }
 
 static void verify_json(const struct ctx *c, const char *user, const struct tool_session *s,
@@ -242,6 +260,26 @@ static void verify_json(const struct ctx *c, const char *user, const struct tool
         json_pair(&j, "got", v->ok, sr->got);
         json_kbool(&j, "session_opened", v->ok);
         json_kbool(&j, "agree", v->agree);
+        json_kstr(&j, "verdict", verdict_name(v->kind));
+        if (v->target.known) {
+                json_kobj_begin(&j, "target");
+                json_klimit(&j, "soft", v->target.want.soft);
+                json_klimit(&j, "hard", v->target.want.hard);
+                json_kstr(&j, "from", v->target.from);
+                json_obj_end(&j);
+        } else {
+                json_key(&j, "target");
+                json_null(&j);
+        }
+        if (v->kind == VERDICT_BELOW) {
+                json_kobj_begin(&j, "shortfall");
+                json_kstr(&j, "why", v->target.why);
+                if (*v->target.where)
+                        json_kstr(&j, "where", v->target.where);
+                if (*v->target.fix)
+                        json_kstr(&j, "fix", v->target.fix);
+                json_obj_end(&j);
+        }
         json_karr_begin(&j, "reasons");
         for (int i = 0; i < v->n; i++)
                 json_str(&j, v->reasons[i]);
@@ -276,12 +314,28 @@ static void verify_text(const struct ctx *c, const struct tool_session *s, struc
                 if (next)
                         *next++ = '\0';
                 if (strstr(line, "memlock"))
-                        printf("the user was told: %s\n", str_escape(line, e, sizeof e));
+                        printf("the module tells the user (interactive logins show it; 'ssh host cmd' and "
+                               "'su -c cmd' do not): %s\n", str_escape(line, e, sizeof e));
         }
         for (int i = 0; i < v->n; i++)
                 printf("- %s\n", str_escape(v->reasons[i], e, sizeof e));
-        printf("%s\n", v->agree ? "OK: the session gets what explain predicts"
-                                : "MISMATCH: the session does not get what explain predicts");
+        if (v->target.known)
+                printf("target:            soft %-12s hard %s (%s)\n", size_format(v->target.want.soft, a),
+                       size_format(v->target.want.hard, b), str_escape(v->target.from, e, sizeof e));
+        switch (v->kind) {
+        case VERDICT_OK:
+                printf("OK: the session gets what explain predicts%s\n", v->target.known ? ", and reaches its target" : "");
+                break;
+        case VERDICT_BELOW:
+                printf("BELOW TARGET: the session gets what explain predicts, but %s\n",
+                       str_escape(v->target.why, e, sizeof e));
+                if (*v->target.fix)
+                        printf("fix: %s\n", str_escape(v->target.fix, e, sizeof e));
+                break;
+        case VERDICT_MODEL_ERROR:
+                printf("MODEL ERROR: the session does not get what explain predicts\n");
+                break;
+        }
 }
 
 static int verify_args(const struct ctx *c, const char *user) {
@@ -291,6 +345,14 @@ static int verify_args(const struct ctx *c, const char *user) {
         }
         if (c->ssh && c->service) {
                 log_error("verify: give --service or --ssh, not both");
+                return CMD_USAGE;
+        }
+        if (c->n_ssh_options > 0 && !c->ssh) {
+                log_error("verify: --ssh-option goes with --ssh");
+                return CMD_USAGE;
+        }
+        if (c->ssh && (!*c->ssh || c->ssh[0] == '-')) {
+                log_error("--ssh '%s': expected a destination ([USER@]HOST or ssh://...)", c->ssh);
                 return CMD_USAGE;
         }
         if (!c->ssh && geteuid() != 0) {
@@ -328,5 +390,5 @@ int cmd_verify(struct ctx *c) {
                 verify_json(c, user, &s, &sr, &v);
         else
                 verify_text(c, &s, &sr, &v);
-        return v.agree ? 0 : CMD_FINDINGS;
+        return v.kind == VERDICT_OK ? 0 : v.kind == VERDICT_BELOW ? CMD_FINDINGS : CMD_MODEL_ERROR;
 }

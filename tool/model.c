@@ -29,11 +29,23 @@ static char *module_arg(const char *args, const char *key) {
         return strndup(a + k, strcspn(a + k, " \t"));
 }
 
-/* The service process: --pid, else the running daemon of the service, else assumptions. */
+/* The service process: --pid; for su, sudo, runuser (-l, -i), which run as a child of their
+ * caller and keep its limits, the caller (this process); else the running daemon of the
+ * service; else assumptions. */
 static int load_service(const struct ctx *c, const char *service, pid_t want, struct tool_session *s) {
         pid_t pid = want;
         int r;
 
+        if (pid <= 0 && !c->root && session_service_of_caller(service)) {
+                r = session_service_from_pid(getpid(), &s->svc);
+                if (r >= 0) {
+                        char src[sizeof s->svc.source];
+                        snprintf(src, sizeof src, "%s", s->svc.source);
+                        snprintf(s->svc.source, sizeof s->svc.source, "the caller, %.120s (%s keeps the limits of "
+                                 "who runs it)", src, service);
+                        return 0;
+                }
+        }
         if (pid <= 0 && !c->root && session_service_find(service, &pid) < 0)
                 pid = 0;
         if (pid > 0) {

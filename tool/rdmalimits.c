@@ -59,6 +59,7 @@ enum opt_action {
         ACT_TRUE,       /* the bool at field becomes true */
         ACT_STRING,     /* the const char * at field becomes the argument */
         ACT_SERVICE,    /* ACT_STRING, and the argument is added to services (repeatable) */
+        ACT_SSH_OPTION, /* the argument is added to ssh_options (repeatable) */
         ACT_FLAVOUR,    /* the flavour named by the argument */
         ACT_VENDORDIR,  /* ACT_STRING of an absolute directory or "none" */
         ACT_PID,        /* the pid_t at field becomes the process id of the argument */
@@ -134,7 +135,9 @@ static const struct opt_def {
             { "explain", "model a session opened by this running process" },
             { "status", "only this process" } } },
         { "ssh", required_argument, 0, false, OPT_SSH, ACT_STRING, F(ssh), "DEST",
-          { { "verify", "log in with ssh to DEST (options for ssh after --)" } } },
+          { { "verify", "log in with ssh to DEST" } } },
+        { "ssh-option", required_argument, 0, false, OPT_SSH, ACT_SSH_OPTION, 0, "ARG",
+          { { "verify", "with --ssh: one more argument for ssh, before DEST (repeatable)" } } },
         { "save", no_argument, 0, false, OPT_SAVE, ACT_TRUE, F(save), NULL,
           { { "probe", "write the hardware cache pam_rdmalimit reads at login" } } },
         { "cache", required_argument, 0, false, OPT_CACHE, ACT_STRING, F(cache), "FILE",
@@ -582,6 +585,7 @@ struct cli {
 static void cli_free(struct cli *l) {
         free(l->pos);
         free(l->c.services);
+        free(l->c.ssh_options);
         free(l->negative);
 }
 
@@ -618,6 +622,11 @@ static int option_apply(struct cli *l, int argc, const struct opt_def *o, char *
                 if (!l->c.services && !(l->c.services = calloc((size_t)argc, sizeof(*l->c.services))))
                         return log_oom();
                 l->c.services[l->c.n_services++] = arg;
+                return 0;
+        case ACT_SSH_OPTION:
+                if (!l->c.ssh_options && !(l->c.ssh_options = calloc((size_t)argc, sizeof(*l->c.ssh_options))))
+                        return log_oom();
+                l->c.ssh_options[l->c.n_ssh_options++] = arg;
                 return 0;
         case ACT_FLAVOUR:
                 if (lc_flavour_from_string(arg, &l->c.flavour) < 0) {
@@ -656,7 +665,7 @@ static int option_val(size_t i) {
         return options[i].short_name ? options[i].short_name : 0x100 + (int)i;
 }
 
-/* Options may stand anywhere; "--" ends them (the rest goes to the command). */
+/* Options may stand anywhere; "--" ends them (the rest are arguments: "remove -- -odd"). */
 static int parse_options(struct cli *l, int argc, char **argv) {
         struct option longopts[ELEMENTSOF(options) + 1] = {};
         char shortopts[8 + 2 * ELEMENTSOF(options)] = "-:";
@@ -702,9 +711,9 @@ static int parse_options(struct cli *l, int argc, char **argv) {
                 if (l->want_version)
                         return 0;
         }
-        /* getopt_long with "-" stops at "--": the rest are extra arguments */
-        l->c.extra_argc = argc - optind;
-        l->c.extra_argv = argv + optind;
+        /* getopt_long with "-" stops at "--": the rest are arguments, whatever they start with */
+        for (int i = optind; i < argc; i++)
+                l->pos[l->npos++] = argv[i];
         return 0;
 }
 
@@ -744,10 +753,6 @@ static int command_check_args(const struct command *cmd, const struct ctx *c) {
                 }
         if (c->argc < cmd->min_args || (cmd->max_args >= 0 && c->argc > cmd->max_args)) {
                 log_error("%s: expected %s%s", cmd->name, cmd->args, c->argc < cmd->min_args ? "" : " (too many arguments)");
-                return CMD_USAGE;
-        }
-        if (c->extra_argc > 0 && !(cmd->options & OPT_SSH)) {
-                log_error("%s: unexpected arguments after '--'", cmd->name);
                 return CMD_USAGE;
         }
         if (c->root && !*c->root) {
@@ -825,7 +830,7 @@ static int run(int argc, char **argv) {
  * happened, is CMD_FINDINGS. */
 int main(int argc, char **argv) {
         int status = run(argc, argv);
-        if (status < 0 || status > CMD_NOT_EFFECTIVE)
+        if (status < 0 || status > CMD_MODEL_ERROR)
                 status = CMD_FINDINGS;
         if (close_stdout() < 0 && status == 0)
                 status = CMD_FINDINGS;

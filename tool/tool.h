@@ -18,6 +18,7 @@ enum {
         CMD_USAGE,               /* a usage error reported (exit 2) */
         CMD_WOULD_CHANGE,        /* --check: something would change (exit 3) */
         CMD_NOT_EFFECTIVE,       /* apply: another entry still wins; --allow-overridden accepts it (exit 4) */
+        CMD_MODEL_ERROR,         /* verify: the session differs from the prediction (exit 5) */
 };
 
 /* the options a command takes (its struct command); the option table is in rdmalimits.c */
@@ -68,8 +69,8 @@ struct ctx {
         const char *output;      /* status --prometheus --output FILE */
         int argc;                /* positional arguments after the command word */
         char **argv;
-        int extra_argc;          /* arguments after "--" */
-        char **extra_argv;
+        const char **ssh_options; /* every --ssh-option, in order (verify --ssh) */
+        size_t n_ssh_options;
 };
 
 struct command {

@@ -35,7 +35,7 @@ static int resolve(void *h, struct mnl_fns *f) {
 
 int mnl_load(struct mnl_fns *f) {
         memset(f, 0, sizeof(*f));
-        f->handle = dlopen(LIBMNL_SONAME, RTLD_NOW | RTLD_LOCAL);
+        f->handle = dlopen(LIBMNL_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
         if (!f->handle)
                 return -ELIBACC;
         int r = resolve(f->handle, f);

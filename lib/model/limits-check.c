@@ -99,11 +99,11 @@ static int names_from_nss(bool groups, struct strv *s) {
 }
 
 /* Every user (or group) name this check knows of: NSS enumeration, or the tree's files. */
-static int names_known(const struct lc_tree *t, struct ident *id, bool groups, struct strv *s) {
+static int names_known(const char *root, struct ident *id, bool groups, struct strv *s) {
         if (ident_uses_nss(id))
                 return names_from_nss(groups, s);
-        if (t->root)
-                return names_from_file(t->root, groups ? "/etc/group" : "/etc/passwd", s);
+        if (root)
+                return names_from_file(root, groups ? "/etc/group" : "/etc/passwd", s);
         return 0;
 }
 
@@ -143,6 +143,43 @@ static const char *closest_name(const struct strv *s, const char *name) {
                 }
         }
         return best;
+}
+
+/* The hint for a name that does not exist: a user domain naming a group ("@NAME"), else the
+ * closest user or group.  ret "" when there is none. */
+static int domain_hint(struct ident *id, const struct strv *users, const struct strv *groups, const char *dom,
+                       char *ret, size_t size) {
+        bool group = dom[0] == '@' || dom[0] == '%';
+        const char *name = group ? dom + 1 : dom;
+        const struct id_group *g;
+        const char *best;
+        int r;
+
+        *ret = '\0';
+        if (!group) {
+                r = ident_group(id, name, &g);
+                if (r >= 0) {
+                        snprintf(ret, size, "@%s", name);   /* the group of that name */
+                        return 0;
+                }
+                if (r != -ENOENT)
+                        return r == -ENOMEM ? r : 0;
+        }
+        if ((best = closest_name(group ? groups : users, name)))
+                snprintf(ret, size, "%s%s", group ? (dom[0] == '%' ? "%" : "@") : "", best);
+        return 0;
+}
+
+int lc_domain_hint(const char *root, struct ident *id, const char *domain, char *ret, size_t size) {
+        _cleanup_(strv_clear) struct strv users = {}, groups = {};
+        int r = names_known(root, id, false, &users);
+        if (r >= 0)
+                r = names_known(root, id, true, &groups);
+        if (r < 0)
+                return r;
+        names_finish(&users);
+        names_finish(&groups);
+        return domain_hint(id, &users, &groups, domain, ret, size);
 }
 
 static bool is_stop_line(const struct lc_line *l) {
@@ -734,16 +771,18 @@ static int check_domains(const struct lc_tree *t, struct ident *id, const struct
                 const struct id_user *u;
                 if ((group ? ident_group(id, name, &g) : ident_user(id, name, &u)) != -ENOENT)
                         continue;     /* found, or the name service failed: say nothing */
-                const char *hint = closest_name(group ? groups : users, name);
-                if (hint)
-                        snprintf(fix, sizeof fix, "did you mean '%s%s'? (names are case-sensitive)",
-                                 group ? (dom[0] == '%' ? "%" : "@") : "", hint);
+                char hint[300];
+                if ((r = domain_hint(id, users, groups, dom, hint, sizeof hint)) < 0)
+                        break;
+                if (*hint)
+                        snprintf(fix, sizeof fix, "did you mean '%s'? (names are case-sensitive; a group is "
+                                 "written @NAME)", hint);
                 else
                         snprintf(fix, sizeof fix, "create the %s, or correct the name", group ? "group" : "user");
                 r = diag_addf(d, DIAG_WARNING, "unknown-domain", t->files[l->file].display, l->lineno, fix,
                               "%s '%s' does not exist%s: the line applies to nobody%s%s%s", group ? "group" : "user",
-                              name, ident_uses_nss(id) ? "" : " in the tree", hint ? " (did you mean '" : "",
-                              hint ? hint : "", hint ? "'?)" : "");
+                              name, ident_uses_nss(id) ? "" : " in the tree", *hint ? " (did you mean '" : "",
+                              hint, *hint ? "'?)" : "");
         }
         strmap_clear(&seen, NULL);
         return r;
@@ -1125,9 +1164,9 @@ int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *d) {
                         r = check_owner_mode(t->dir_display, &st, true, d);
         }
         if (r >= 0)
-                r = names_known(t, id, false, &users);
+                r = names_known(t->root, id, false, &users);
         if (r >= 0)
-                r = names_known(t, id, true, &groups);
+                r = names_known(t->root, id, true, &groups);
         if (r >= 0) {
                 names_finish(&users);
                 names_finish(&groups);

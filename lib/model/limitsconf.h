@@ -325,13 +325,18 @@ enum lc_rank lc_line_rank(const struct lc_line *l);
 
 /* All findings of `check` for the tree. */
 int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *diags);
+/* The one hint for a domain that names nobody ("did you mean ..."): a user domain that names a
+ * group gets "@NAME", else the closest existing user or group (case, or 2 edits); ret "" when
+ * there is none.  Users and groups from NSS, or ROOT/etc/passwd and group.  0 or -ENOMEM. */
+int lc_domain_hint(const char *root, struct ident *id, const char *domain, char *ret, size_t size);
 
 /* ---- the session outcome ---- */
 
 /* The process that opens the session: pam_limits' setrlimit() calls run in it. */
 struct lc_service {
         bool known;                 /* false: the values are assumptions */
-        char source[128];           /* "sshd (pid 123)", "assumed: ..." */
+        char source[256];           /* "sshd (pid 123)", "assumed: ..." */
+        char unit[128];             /* its systemd unit ("ssh.service"), "" when it has none */
         bool cap_sys_resource;
         struct { bool known; uint64_t soft, hard; } rl[RLIM_NLIMITS];  /* its own limits */
         uint64_t nr_open;           /* fs.nr_open, 0 unknown */

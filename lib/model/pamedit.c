@@ -14,6 +14,7 @@
 #include "macro.h"
 #include "pamedit.h"
 #include "pamstack.h"
+#include "size.h"
 
 static void line_clear(struct pam_line *l) {
         free(l->text);
@@ -432,4 +433,164 @@ out:
                 free(known[i].name);
         free(known);
         return r;
+}
+
+/* ---- jumps kept across an edit ---- */
+
+/* An entry of a service's stack across an edit of the service file: the line of the file as
+ * read that brings it (0: a line the edit added) and its place among the entries that line
+ * brings.  The end of the stack is END. */
+struct key {
+        unsigned line, ord;
+};
+static const struct key END = { UINT32_MAX, UINT32_MAX };
+
+static bool key_eq(struct key a, struct key b) {
+        return a.line == b.line && a.ord == b.ord;
+}
+
+/* The keys of s's entries; lines (NULL: as read) maps the line numbers of the text s was read
+ * from to those of the file as read. */
+static struct key *stack_keys(const struct pam_stack *s, const struct pam_file *lines) {
+        struct key *k = calloc(s->n ? s->n : 1, sizeof(*k));
+        if (!k)
+                return NULL;
+        for (size_t i = 0; i < s->n; i++) {
+                unsigned top = s->v[i].top;
+                k[i].line = !lines ? top : top >= 1 && top <= lines->n ? lines->v[top - 1].lineno : 0;
+                k[i].ord = i > 0 && s->v[i - 1].top == top ? k[i - 1].ord + 1 : 0;
+        }
+        return k;
+}
+
+static long key_find(const struct key *k, size_t n, struct key x) {
+        for (size_t i = 0; i < n; i++)
+                if (key_eq(k[i], x))
+                        return (long)i;
+        return -1;
+}
+
+/* Where entry i of s lands with a jump of n: its key (END past the last entry); *bad for a
+ * jump past the end of its level.  skip (with nskip keys): keys that no longer exist, passed
+ * over to the entry that runs after them. */
+static struct key landing(const struct pam_stack *s, const struct key *k, size_t i, unsigned n, bool *bad,
+                          const struct key *skip, size_t nskip) {
+        size_t j = pam_stack_jump(s, i, n, bad);
+        while (skip && j < s->n && key_find(skip, nskip, k[j]) < 0)
+                j++;
+        return j < s->n ? k[j] : END;
+}
+
+/* The smallest jump from entry i of s that lands on `want`, 0 when none does. */
+static unsigned jump_to(const struct pam_stack *s, const struct key *k, size_t i, struct key want) {
+        for (unsigned n = 1; n <= s->n + 1; n++) {
+                bool bad;
+                if (key_eq(landing(s, k, i, n, &bad, NULL, 0), want) && !bad)
+                        return n;
+        }
+        return 0;
+}
+
+/* control with each numeric action replaced by the jump that lands where it landed before
+ * (entry ia of A, ib of B); *ret NULL when nothing changes, *ret_stuck when a count cannot be
+ * kept.  0 or -ENOMEM. */
+static int control_kept(const char *control, const struct pam_stack *A, const struct key *ka, size_t ia,
+                        const struct pam_stack *B, const struct key *kb, size_t ib, char **ret, bool *ret_stuck) {
+        _cleanup_free_ char *out = NULL;
+        size_t len = 0;
+        _cleanup_fclose_ FILE *f = open_memstream(&out, &len);
+        bool changed = false;
+
+        *ret = NULL;
+        *ret_stuck = false;
+        if (!f)
+                return -ENOMEM;
+        for (const char *p = control; *p;) {
+                size_t blank = strspn(p, " \t[]");
+                fwrite(p, 1, blank, f);
+                p += blank;
+                size_t tl = strcspn(p, " \t[]");
+                const char *eq = memchr(p, '=', tl);
+                _cleanup_free_ char *val = eq ? strndup(eq + 1, tl - (size_t)(eq + 1 - p)) : NULL;
+                uint32_t n;
+                if (eq && !val)
+                        return -ENOMEM;
+                if (!val || parse_u32(val, &n) < 0 || n == 0) {
+                        fwrite(p, 1, tl, f);
+                        p += tl;
+                        continue;
+                }
+                bool bad_b, bad_a;
+                struct key want = landing(B, kb, ib, n, &bad_b, ka, A->n);
+                struct key got = landing(A, ka, ia, n, &bad_a, NULL, 0);
+                unsigned m = n;
+                if (!key_eq(want, got) || bad_a != bad_b) {
+                        m = bad_b ? 0 : jump_to(A, ka, ia, want);
+                        if (m == 0) {
+                                *ret_stuck = true;
+                                return 0;
+                        }
+                        changed = true;
+                }
+                fprintf(f, "%.*s%u", (int)(eq + 1 - p), p, m);
+                p += tl;
+        }
+        /* open_memstream() sets out at each flush and at the close: close before taking it */
+        if (fclose(TAKE_PTR(f)) != 0)
+                return -ENOMEM;
+        if (changed)
+                *ret = TAKE_PTR(out);
+        return 0;
+}
+
+/* Line l's control becomes control (its text rewritten in place). */
+static int line_set_control(struct pam_line *l, const char *control) {
+        char *at = strstr(l->text, l->control);
+        _cleanup_free_ char *text = NULL, *c = strdup(control);
+        if (!at || !c)
+                return at ? -ENOMEM : -EINVAL;
+        if (asprintf(&text, "%.*s%s%s", (int)(at - l->text), l->text, control, at + strlen(l->control)) < 0)
+                return -ENOMEM;
+        free(l->text);
+        free(l->control);
+        l->text = TAKE_PTR(text);
+        l->control = TAKE_PTR(c);
+        return 0;
+}
+
+int pam_file_keep_jumps(const char *root, const char *service, const char *old_text, struct pam_file *f,
+                        char where[PAMEDIT_WHERE_MAX]) {
+        _cleanup_(pam_stack_clear) struct pam_stack B = {}, A = {};
+        _cleanup_free_ char *new_text = pam_file_render(f);
+        _cleanup_free_ struct key *kb = NULL, *ka = NULL;
+        int r, changed = 0;
+
+        if (!new_text)
+                return -ENOMEM;
+        if ((r = pam_stack_load_text(root, service, old_text, &B)) < 0 ||
+            (r = pam_stack_load_text(root, service, new_text, &A)) < 0)
+                return r;
+        if (!(kb = stack_keys(&B, NULL)) || !(ka = stack_keys(&A, f)))
+                return -ENOMEM;
+        for (size_t ia = 0; ia < A.n; ia++) {
+                const struct pam_entry *e = &A.v[ia];
+                long ib = key_find(kb, B.n, ka[ia]);
+                _cleanup_free_ char *kept = NULL;
+                bool stuck;
+                if (e->control[0] != '[' || ib < 0)
+                        continue;
+                if ((r = control_kept(e->control, &A, ka, ia, &B, kb, (size_t)ib, &kept, &stuck)) < 0)
+                        return r;
+                if (!stuck && !kept)
+                        continue;
+                /* only the service file's own lines are edited, once each */
+                if (stuck || e->depth != 0 || e->line < 1 || e->line > f->n) {
+                        snprintf(where, PAMEDIT_WHERE_MAX, "%s:%u", e->file, e->line);
+                        return -EXDEV;
+                }
+                if ((r = line_set_control(&f->v[e->line - 1], kept)) < 0)
+                        return r;
+                changed++;
+        }
+        return changed;
 }

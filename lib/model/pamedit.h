@@ -113,3 +113,14 @@ int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan
  * the last session pam_limits line; -ENOENT when there is none.  Returns 0 when inserted,
  * 1 when a pam_rdmalimit session line already follows it. */
 int pam_file_mark_after_limits(struct pam_file *f);
+
+/*
+ * After lines were added to or removed from service file f (ROOT/etc/pam.d/SERVICE, whose
+ * text was old_text), make every session jump ("[success=N ...]") land on the module it
+ * landed on before, as libpam counts (pam_stack_jump()): counts of the service file's own
+ * lines are rewritten in f.  Returns how many lines changed, -EXDEV when a jump that would
+ * land elsewhere is in a file enable does not edit (an included one) or cannot be kept
+ * (where: its FILE:LINE), or -ENOMEM.
+ */
+int pam_file_keep_jumps(const char *root, const char *service, const char *old_text, struct pam_file *f,
+                        char where[PAMEDIT_WHERE_MAX]);

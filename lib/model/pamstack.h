@@ -13,6 +13,19 @@ struct pam_entry {
         char *name;          /* basename without ".so": "pam_limits" */
         char *args;          /* the rest of the line, may be "" */
         unsigned depth;      /* include/substack depth (0: the service file) */
+        unsigned level;      /* libpam's stack level: the substacks it is in (0: none) */
+        unsigned top;        /* the line of the service file that brings it (its own at depth 0) */
+        size_t link;         /* its node in the stack's chain */
+};
+
+/*
+ * libpam's handler chain of the session phase (libpam/pam_handlers.c, pam_dispatch.c): a node
+ * for every entry, and one for each substack line (entry -1) ahead of the nodes it brings.
+ * A jump counts the nodes of its own level, a substack with everything in it as one.
+ */
+struct pam_link {
+        unsigned level;
+        long entry;          /* index in v, or -1: a substack line */
 };
 
 struct pam_stack {
@@ -20,10 +33,25 @@ struct pam_stack {
         int error;           /* negative errno when the service file cannot be read */
         struct pam_entry *v;
         size_t n;
+        struct pam_link *chain;
+        size_t n_chain;
 };
 
 /* Read ROOT/etc/pam.d/SERVICE (root NULL: /) and what it includes. */
 int pam_stack_load(const char *root, const char *service, struct pam_stack *ret);
+/* The same with the text of the service file given (as it would stand after an edit); what it
+ * includes is read from the tree. */
+int pam_stack_load_text(const char *root, const char *service, const char *text, struct pam_stack *ret);
+/*
+ * The one answer to "where does libpam go when entry i jumps over `jump` modules": the index
+ * of the next entry that runs (s->n: none).  A jump counts the modules of its own level, a
+ * substack as one, and cannot leave the substack it is in: a jump past the end of its level
+ * sets *ret_bad (libpam logs "bad jump in stack" and fails the stack) and goes on after it.
+ */
+size_t pam_stack_jump(const struct pam_stack *s, size_t i, unsigned jump, bool *ret_bad);
+/* After entry i decides the stack (done, die): the next entry past the end of its level (a
+ * substack ends, its parent goes on), s->n when entry i is at the service's own level. */
+size_t pam_stack_level_end(const struct pam_stack *s, size_t i);
 void pam_stack_clear(struct pam_stack *s);
 /* The name of a module as written ("/lib/security/pam_limits.so"): its basename without
  * ".so" ("pam_limits"), malloc()ed; NULL: ENOMEM. */

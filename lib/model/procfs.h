@@ -34,3 +34,9 @@ bool proc_field_cap(const char *text, const char *key, unsigned bit);
 /* The soft and hard value of the row (e.g. "Max locked memory") of a limits text, UINT64_MAX
  * for "unlimited": 0, -ENOENT (no such row), -EBADMSG. */
 int proc_limits_row(const char *text, const char *row, uint64_t *ret_soft, uint64_t *ret_hard);
+
+/* The systemd unit of a /proc/PID/cgroup text ("ssh.service"): the first component of the
+ * systemd hierarchy's path ("0::" on cgroup v2, "name=systemd" on v1) that is not a slice,
+ * only under system.slice (user.slice holds units users make themselves).  0, -ENOENT when
+ * there is none, -ENOMEM. */
+int proc_cgroup_unit(const char *text, char **ret);

@@ -165,10 +165,20 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
                 if (a == PAM_ACT_BAD || a == PAM_ACT_DIE)
                         r.failed = true;
                 if (a == PAM_ACT_DIE || (a == PAM_ACT_DONE && !r.failed)) {
-                        r.ended_at = (long)i;
-                        break;
+                        /* a decision inside a substack ends the substack only */
+                        if (e->level == 0) {
+                                r.ended_at = (long)i;
+                                break;
+                        }
+                        i = pam_stack_level_end(st, i);
+                        continue;
                 }
-                i += a == PAM_ACT_JUMP ? (size_t)jump + 1 : 1;
+                if (a == PAM_ACT_JUMP) {
+                        bool bad;
+                        i = pam_stack_jump(st, i, jump, &bad);
+                        r.failed |= bad;
+                } else
+                        i++;
         }
         *ret = r;
         return 0;
@@ -216,6 +226,9 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret) {
         s.cap_sys_resource = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE);
         s.nr_open = lc_nr_open();
         snprintf(s.source, sizeof s.source, "%s (pid %d)", comm ? comm : "?", (int)pid);
+        _cleanup_free_ char *cgroup = NULL, *unit = NULL;
+        if (proc_read(pid, "cgroup", PROC_TEXT_MAX, &cgroup) >= 0 && proc_cgroup_unit(cgroup, &unit) >= 0)
+                snprintf(s.unit, sizeof s.unit, "%s", unit);
         *ret = s;
         return 0;
 }
@@ -274,6 +287,14 @@ int session_service_find(const char *service, pid_t *ret_pid) {
         }
         closedir(d);
         return r;
+}
+
+bool session_service_of_caller(const char *service) {
+        static const char *const names[] = { "su", "su-l", "sudo", "sudo-i", "runuser", "runuser-l" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (streq(service, names[i]))
+                        return true;
+        return false;
 }
 
 void session_service_assume(const char *root, struct lc_service *ret) {
@@ -352,6 +373,8 @@ static void run_module(const struct session_input *in, struct session_model *m, 
 
         if (!m->module_matched || !known)
                 return;
+        m->module_ran = true;
+        m->at_module = *cur;
         *cur = rl_after_module(*cur, (struct rl_pair){ m->dec.soft, m->dec.hard }, m->dec.lower,
                                in->svc->cap_sys_resource, &eperm);
         m->module_eperm = m->module_eperm || eperm;
@@ -399,6 +422,7 @@ int session_model_build(const struct session_input *in, struct session_model *re
                 limits_ran = true;
                 if ((r = run_limits(in, &m, &cur, &known)) < 0)
                         goto fail;
+                m.limits_before_module = true;
                 run_module(in, &m, &cur, known);
         } else {
                 m.order = m.run.last_module < 0 ? SESSION_NO_MODULE :
@@ -407,6 +431,7 @@ int session_model_build(const struct session_input *in, struct session_model *re
                         const char *name = m.stack.v[m.run.run[i]].name;
                         if (streq(name, "pam_limits")) {
                                 limits_ran = true;
+                                m.limits_before_module = m.module_ran ? m.limits_before_module : true;
                                 if ((r = run_limits(in, &m, &cur, &known)) < 0)
                                         goto fail;
                         } else if (streq(name, "pam_rdmalimit"))
@@ -428,4 +453,103 @@ void session_model_clear(struct session_model *m) {
         stack_run_clear(&m->run);
         lc_result_clear(&m->limits);
         *m = (struct session_model){};
+}
+
+/* ---- the target and its shortfall ---- */
+
+static void line_where(const struct lc_tree *t, const struct lc_line *l, char *buf, size_t size) {
+        snprintf(buf, size, "%s:%u", t->files[l->file].display, l->lineno);
+}
+
+static void target_of(const struct session_model *m, const struct lc_tree *t, struct session_target *r) {
+        if (m->module_matched) {
+                const struct policy_rule *rule = m->dec.rule;
+                r->known = true;
+                r->want = (struct rl_pair){ m->dec.soft, m->dec.hard };
+                snprintf(r->from, sizeof r->from, "the policy's rule %s %s (line %u)", rule->user ? "user" : "group",
+                         rule->user ? rule->user : rule->group, rule->line);
+        } else if (m->pl.kind == LC_SESSION_LIMITS && m->pl.requested_soft_known && m->pl.requested_hard_known &&
+                   (m->limits.soft.src || m->limits.hard.src)) {
+                /* an entry asks for a value (PID 1's limits alone, Debian's baseline, ask nothing) */
+                r->known = true;
+                r->want = (struct rl_pair){ m->pl.requested_soft, m->pl.requested_hard };
+                const struct lc_line *sl = m->limits.soft.src, *hl = m->limits.hard.src;
+                char a[160] = "", b[160] = "";
+                if (sl)
+                        line_where(t, sl, a, sizeof a);
+                if (hl)
+                        line_where(t, hl, b, sizeof b);
+                if (sl && hl && sl != hl)
+                        snprintf(r->from, sizeof r->from, "%s (soft), %s (hard)", a, b);
+                else
+                        snprintf(r->from, sizeof r->from, "%s", sl ? a : b);
+        }
+}
+
+/* The hard limit the value had to stay under, and what set it (below the target's hard). */
+static void hard_cause(const struct session_model *m, const struct lc_tree *t, const struct lc_service *svc,
+                       uint64_t want_hard, struct session_target *r) {
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        const struct lc_slot *h = &m->limits.hard;
+        /* pam_limits ran first and set the hard limit the module could not raise */
+        bool by_limits = m->module_matched ? m->module_ran && m->limits_before_module : true;
+
+        if (by_limits && m->pl.kind == LC_SESSION_LIMITS && m->pl.memlock_known && h->known &&
+            m->pl.memlock_hard == h->value && h->value < want_hard && (!m->start_known || h->value < m->start.hard)) {
+                if (h->src) {
+                        r->cause = SESSION_SHORT_ENTRY;
+                        line_where(t, h->src, r->where, sizeof r->where);
+                        snprintf(r->why, sizeof r->why, "pam_limits set the hard limit to %s from %s, and without "
+                                 "CAP_SYS_RESOURCE nothing after it can raise it", size_format(h->value, a), r->where);
+                        snprintf(r->fix, sizeof r->fix, "change or remove the entry at %s so that its hard value "
+                                 "is at least %s (limits.conf counts memlock in KiB)", r->where, size_format(want_hard, b));
+                } else {
+                        r->cause = SESSION_SHORT_BASELINE;
+                        snprintf(r->why, sizeof r->why, "pam_limits started from PID 1's hard limit, %s (Debian's "
+                                 "baseline, /proc/1/limits)", size_format(h->value, a));
+                        snprintf(r->fix, sizeof r->fix, "give the user an entry with a hard value (rdmalimits apply), "
+                                 "or raise PID 1's limit (DefaultLimitMEMLOCK= of systemd)");
+                }
+                return;
+        }
+        if (!svc->cap_sys_resource && m->start_known && m->start.hard < want_hard) {
+                r->cause = SESSION_SHORT_SERVICE;
+                snprintf(r->why, sizeof r->why, "%s has the hard limit %s and no CAP_SYS_RESOURCE: nothing in its "
+                         "session can go above it", svc->source, size_format(m->start.hard, a));
+                if (*svc->unit)
+                        snprintf(r->fix, sizeof r->fix, "give %s LimitMEMLOCK=%s (rdmalimits apply --unit %s %s)",
+                                 svc->unit, size_format_systemd(want_hard, a), svc->unit, size_format_systemd(want_hard, b));
+                else
+                        snprintf(r->fix, sizeof r->fix, "raise the hard limit where %s gets it (it has no systemd unit: "
+                                 "its parent's limit, e.g. the login session it runs in)", svc->source);
+                return;
+        }
+        r->cause = SESSION_SHORT_OTHER;
+        snprintf(r->why, sizeof r->why, "the hard limit ended at %s: nothing the model knows holds it there",
+                 size_format(m->final.hard, a));
+}
+
+void session_target(const struct session_model *m, const struct lc_tree *t, const struct lc_service *svc,
+                    const char *service, bool got_known, struct rl_pair got, struct session_target *ret) {
+        struct session_target r = {};
+
+        target_of(m, t, &r);
+        if (!got_known) {
+                r.cause = SESSION_SHORT_FAILS;
+                snprintf(r.why, sizeof r.why, "the session did not open%s%s", *m->cause ? ": " : "", m->cause);
+        } else if (!r.known || (got.soft >= r.want.soft && got.hard >= r.want.hard))
+                r.cause = SESSION_SHORT_NONE;
+        else if (m->module_matched && m->order == SESSION_NO_MODULE) {
+                r.cause = SESSION_SHORT_NO_MODULE;
+                snprintf(r.why, sizeof r.why, "a rule of the policy matches, but the %s stack does not run pam_rdmalimit",
+                         service);
+                snprintf(r.fix, sizeof r.fix, "rdmalimits enable --service %s", service);
+        } else if (m->module_matched && m->order == SESSION_LIMITS_LAST) {
+                r.cause = SESSION_SHORT_ORDER;
+                snprintf(r.why, sizeof r.why, "in the %s stack pam_limits runs after pam_rdmalimit and sets its own values",
+                         service);
+                snprintf(r.fix, sizeof r.fix, "rdmalimits enable --service %s", service);
+        } else
+                hard_cause(m, t, svc, r.want.hard, &r);
+        *ret = r;
 }

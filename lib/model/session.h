@@ -82,6 +82,9 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret);
 /* The running daemon of a PAM service (sshd: /usr/sbin/sshd, root-owned, the listener),
  * -ESRCH when none runs. */
 int session_service_find(const char *service, pid_t *ret_pid);
+/* Is service one whose session the caller's own process opens (su, su-l, sudo, sudo-i,
+ * runuser, runuser-l): setuid or root programs that keep their caller's limits? */
+bool session_service_of_caller(const char *service);
 /* Stated assumptions when no process can be asked: PID 1's memlock limits (what a service
  * started by init has by default) and this process's CAP_SYS_RESOURCE. */
 void session_service_assume(const char *root, struct lc_service *ret);
@@ -107,6 +110,9 @@ struct session_model {
         bool module_matched;             /* the policy has a rule for the user that sets a value */
         struct policy_decision dec;
         bool module_eperm;               /* the module could not reach its target */
+        bool module_ran;                 /* pam_rdmalimit ran with a value to set */
+        bool limits_before_module;       /* a pam_limits run came before it */
+        struct rl_pair at_module;        /* memlock when it ran */
         bool start_known;
         struct rl_pair start;            /* the service's memlock */
         bool final_known;
@@ -118,3 +124,36 @@ struct session_model {
 /* Build the model.  -ENOMEM and lc_resolve() errors only; everything else is in *ret. */
 int session_model_build(const struct session_input *in, struct session_model *ret);
 void session_model_clear(struct session_model *m);
+
+/*
+ * The one answer to "what should this session reach, does it, and if not why": the target is
+ * the policy's value when a rule matches the user, else the values pam_limits' entries ask;
+ * the cause of a shortfall names what holds the limit down, with a fix that works for that
+ * cause (LimitMEMLOCK= only for a process that has a systemd unit).
+ */
+enum session_short {
+        SESSION_SHORT_NONE,       /* met, or no target */
+        SESSION_SHORT_FAILS,      /* the session does not open */
+        SESSION_SHORT_NO_MODULE,  /* a rule matches, the stack does not run pam_rdmalimit */
+        SESSION_SHORT_ORDER,      /* pam_limits runs after pam_rdmalimit and sets its own values */
+        SESSION_SHORT_ENTRY,      /* pam_limits set the hard limit lower, from an entry (where) */
+        SESSION_SHORT_BASELINE,   /* ... from PID 1's limits (Debian's baseline) */
+        SESSION_SHORT_SERVICE,    /* the service's own hard limit, without CAP_SYS_RESOURCE */
+        SESSION_SHORT_OTHER,      /* below, and none of the above explains it */
+};
+
+struct session_target {
+        bool known;                       /* there is a target */
+        struct rl_pair want;
+        char from[320];                   /* "policy rule group rdma_users (line 3)", "FILE:LINE" */
+        enum session_short cause;
+        char where[320];                  /* ENTRY: the entry's FILE:LINE */
+        char why[768];
+        char fix[512];
+};
+
+/* Judge what a session got (got_known false: nothing, the session did not open) against the
+ * model's target.  t: the limits tree the model was built from; svc: the process that opened
+ * the session. */
+void session_target(const struct session_model *m, const struct lc_tree *t, const struct lc_service *svc,
+                    const char *service, bool got_known, struct rl_pair got, struct session_target *ret);

@@ -73,8 +73,11 @@ check "explain carol: the hard entry (16 MiB) is requested, the session ends wit
 check "explain names the sshd process it modelled" \
 	test "$(json "$tmp/alice.json" 'd["service"]["assumed"]')" = False
 
-# --- verify: a real PAM session opened by the tool itself, and a real ssh login
-for u in alice bob carol; do
+# --- verify: a real PAM session opened by the tool itself, and a real ssh login.  alice gets
+# the policy's 4 MiB, bob has no target (a '-' line): both OK, exit 0.  carol's entry asks a hard
+# 16 MiB that no session here can get: as predicted, but below its target, exit 1, naming the
+# process's hard limit and the missing CAP_SYS_RESOURCE.
+for u in alice bob; do
 	"$RDMALIMITS" verify "$u" --service sshd >"$tmp/v-$u" 2>&1
 	rc=$?
 	if [ $rc = 0 ] && grep -q '^OK:' "$tmp/v-$u"; then
@@ -84,8 +87,21 @@ for u in alice bob carol; do
 		sed 's/^/#   /' "$tmp/v-$u"
 	fi
 done
-"$RDMALIMITS" --json verify alice --ssh "alice@127.0.0.1" -- -p "$SANDBOX_PORT" -i "$SANDBOX_KEY" \
-	-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null >"$tmp/v-ssh" 2>"$tmp/v-ssh.err"
+"$RDMALIMITS" verify carol --service sshd >"$tmp/v-carol" 2>&1
+rc=$?
+if [ $rc = 1 ] && grep -q '^BELOW TARGET: the session gets what explain predicts, but .* has the hard limit 8 MiB and no CAP_SYS_RESOURCE' "$tmp/v-carol"; then
+	ok "verify carol --service sshd: below its target (exit 1), held down by the hard limit without CAP_SYS_RESOURCE"
+else
+	fail "verify carol --service sshd: below its target (exit 1), held down by the hard limit (exit $rc)"
+	sed 's/^/#   /' "$tmp/v-carol"
+fi
+"$RDMALIMITS" --json verify carol --service sshd >"$tmp/v-carol.json" 2>&1
+check "verify --json carol: verdict below-target, target the entry's hard 16 MiB" \
+	test "$(json "$tmp/v-carol.json" 'd["verdict"], d["target"]["hard"], d["target"]["from"]')" = \
+	"below-target 16777216 /etc/security/limits.d/60-test.conf:2 (soft), /etc/security/limits.d/60-test.conf:3 (hard)"
+"$RDMALIMITS" --json verify alice --ssh "alice@127.0.0.1" --ssh-option=-p"$SANDBOX_PORT" \
+	--ssh-option=-i"$SANDBOX_KEY" --ssh-option=-oStrictHostKeyChecking=no \
+	--ssh-option=-oUserKnownHostsFile=/dev/null >"$tmp/v-ssh" 2>"$tmp/v-ssh.err"
 rc=$?
 if [ "$rc" = 0 ] && [ "$(json "$tmp/v-ssh" 'd["agree"], d["assumed"]')" = "True False" ]; then
 	ok "verify alice --ssh: agree (exit 0), modelled from the running sshd"
@@ -108,6 +124,9 @@ pred=$(json "$tmp/three.json" 'd["policy"]["session"]["soft"], d["policy"]["sess
 check "... and predicts the real login ($got), pam_limits' value, not the policy's 4 MiB" \
 	test -n "$got" -a "$pred" = "$got" -a "${got%% *}" != "$M4"
 "$RDMALIMITS" verify alice --service sshd >"$tmp/v-three" 2>&1
-check "verify alice agrees with the three-line stack" grep -q '^OK:' "$tmp/v-three"
+rc=$?
+check "verify alice with the three-line stack: as predicted, below the policy's 4 MiB (exit 1), with the fix" \
+	test $rc = 1 -a "$(grep -c -e '^BELOW TARGET: .*pam_limits runs after pam_rdmalimit' -e '^fix: rdmalimits enable --service sshd$' "$tmp/v-three")" = 2
+[ $rc = 1 ] || sed 's/^/#   /' "$tmp/v-three"
 cp "$tmp/sshd.pam" /etc/pam.d/sshd
 exit 0

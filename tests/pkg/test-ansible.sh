@@ -152,10 +152,13 @@ cat > "$T/module.yml" <<E
     - { name: remove the later file, file: { path: "{{ r }}/etc/security/limits.d/zzz-vendor.conf", state: absent } }
     - { name: status, rdmalimits: { state: status, domain: "$me", needed: unlimited, executable: "{{ x }}" }, register: status, ignore_errors: true }
     - { name: status with memlock, rdmalimits: { state: status, memlock: 1G, executable: "{{ x }}" }, register: status_bad, ignore_errors: true }
+    - { name: sum before the injection, shell: "{{ sum }}", args: { executable: /bin/bash }, register: sum_inj0 }
+    - { name: an option as the domain, rdmalimits: { domain: "--unit=ssh", memlock: 1G, force: true, root: "{{ r }}", executable: "{{ x }}" }, register: inject, ignore_errors: true }
+    - { name: sum after the injection, shell: "{{ sum }}", args: { executable: /bin/bash }, register: sum_inj1 }
     - name: results
       copy:
         dest: "$T/results.json"
-        content: "{{ dict(unit=unit, unit_file=unit_file, unit_absent=unit_absent, unit_gone=unit_gone, sum_bad0=sum_bad0, bad=bad, excl=excl, sum_bad1=sum_bad1, sum_over0=sum_over0, over=over, sum_over1=sum_over1, allow=allow, status=status, status_bad=status_bad) | to_json }}"
+        content: "{{ dict(unit=unit, unit_file=unit_file, unit_absent=unit_absent, unit_gone=unit_gone, sum_bad0=sum_bad0, bad=bad, excl=excl, sum_bad1=sum_bad1, sum_over0=sum_over0, over=over, sum_over1=sum_over1, allow=allow, status=status, status_bad=status_bad, inject=inject, sum_inj0=sum_inj0, sum_inj1=sum_inj1) | to_json }}"
 E
 ansible-playbook -i localhost, -c local "$T/module.yml" > "$T/out" 2>&1
 check "the module's playbook runs to the end" test -s "$T/results.json"
@@ -181,6 +184,8 @@ got=$(python3 -c "import json; r=json.load(open('$T/results.json'))['status']; d
 check "status facts: $me's limit and below_needed as status --json says ($want)" \
 	test "$got" = "False unlimited needed $want True"
 [ "$got" = "False unlimited needed $want True" ] || diag "got: $got"
+check "a domain that is an option (--unit=ssh) is refused" res "r['inject'].get('failed') is True and \"does not start with '-'\" in r['inject']['msg']"
+check "... and nothing written (no unit drop-in, no limits entry)" res "r['sum_inj0']['stdout'] == r['sum_inj1']['stdout']"
 check "state=status refuses memlock" res "'memlock does not apply to state=status' in r['status_bad']['msg']"
 ansible-doc -M "$ANSIBLE_DIR/library" rdmalimits > "$T/out" 2>&1
 check "ansible-doc reads the module's documentation" grep -q "memlock" "$T/out"

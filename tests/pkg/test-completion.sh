@@ -172,7 +172,8 @@ suite() {
 	is "explain USER: users, no groups" "alice albert" rdmalimits --root "$R" explain a
 	is "explain takes no @group" "" rdmalimits --root "$R" explain @
 	is "verify USER" "bob" rdmalimits verify --root "$R" b
-	is "verify after --: nothing" "" rdmalimits --root "$R" verify bob --ssh host -- ''
+	is "verify USER given, after --: nothing" "" rdmalimits --root "$R" verify bob --ssh host -- ''
+	is "after --: a word with a dash completes as an argument, not an option" "" rdmalimits --root "$R" remove -- --
 	is "pin-test SIZE" "8K 8M 8G 8T" rdmalimits pin-test 8
 	is "pin-test SIZE: no unlimited (nothing pins an unlimited size)" "" rdmalimits pin-test u
 	is "help COMMAND" "pin-test probe" rdmalimits help p

@@ -136,7 +136,7 @@ bad_domain "range" "0x10:"
 bad_domain "$WS" "1 :2"
 bad_domain "start with '-'" "-"
 bad 2 "invalid option" apply -alice 1G
-bad 2 "expected DOMAIN|unexpected arguments after '--'" apply -- -alice 1G
+bad 2 "domain '-alice': user and group names do not start with '-'" apply -- -alice 1G
 bad_domain "start with '-'" "@-g"
 bad_domain "'\\$'" 'a$b'
 bad_domain "'\\$'" '$$'
@@ -184,7 +184,7 @@ bad_size "registration fail" "0K"
 bad_size "whole KiB" "1000B"
 bad_size "whole KiB" "1025B"
 bad 2 "size '-1G': a size cannot be negative" apply alice -1G
-bad 2 "unexpected arguments after '--'" apply alice -- -1G
+bad 2 "size '-1G': a size cannot be negative" apply alice -- -1G
 bad 2 "soft '-1G'" apply alice --soft -1G
 bad 2 "give a SIZE" apply alice
 bad 2 "give a SIZE|expected" apply alice --check

@@ -49,7 +49,10 @@ check "apply @g -1: not an invalid option" sh -c '! grep -q "invalid option" "$1
 run "apply @g -1G" 2 "size '-1G': a size cannot be negative" --root "$R" apply @rdma_users -1G
 run "--soft -1G" 2 "soft '-1G': a size cannot be negative" --root "$R" apply alice --soft -1G
 run "pin-test -4K" 2 "'-4K': a size cannot be negative" pin-test -4K
-run "a negative number after -- stays there" 2 "unexpected arguments after '--'" --root "$R" list -- -1
+run "after --, a word with a dash is an argument (list takes none)" 2 "list: expected  (too many arguments)" --root "$R" list -- -1
+run "after --, -odd is remove's domain, refused as a domain" 2 "domain '-odd': user and group names do not start with '-'" --root "$R" remove -- -odd
+run "verify --ssh-option without --ssh" 2 "verify: --ssh-option goes with --ssh" verify alice --ssh-option -v
+run "verify --ssh with an option as its destination" 2 "--ssh '-oProxyCommand=x': expected a destination" verify alice --ssh=-oProxyCommand=x
 run "-1 as an option is still refused where no number belongs" 2 "" --root "$R" list -1
 check "nothing was written" test ! -e "$R/etc/security/limits.d/zz-rdmalimits.conf"
 

@@ -358,4 +358,39 @@ mkrhel
 rm "$R/etc/authselect/authselect.conf"
 refused "RHEL-like without a selected profile" "authselect has no profile selected here" enable
 
+# --- several pam_limits: the line goes after the last one that runs, whether it is in the
+# service's file, an included file or a substack; doctor and explain then agree it runs after
+mkdir -p "$T/multi"
+R=$T/multi/root
+P=$R/etc/pam.d
+rm -rf "$R"
+mkdir -p "$P" "$R/etc/security" "$R/lib/x86_64-linux-gnu/security"
+: >"$R/etc/security/limits.conf"
+printf 'root:x:0:0::/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/bash\n' >"$R/etc/passwd"
+printf 'root:x:0:\nalice:x:1000:\n' >"$R/etc/group"
+printf 'version = 1;\nrules = ( { user = "alice"; memlock = "4M"; } );\n' >"$R/etc/security/rdmalimit.conf"
+# module files where doctor looks for them (their content does not matter to the tool)
+for m in pam_limits pam_env pam_unix pam_rdmalimit; do
+	: >"$R/lib/x86_64-linux-gnu/security/$m.so"
+done
+printf 'session required pam_limits.so\n' >"$P/lim-inc"
+printf 'session required pam_env.so\nsession required pam_limits.so\n' >"$P/lim-sub"
+printf 'session required pam_limits.so\nsession required pam_env.so\nsession required pam_limits.so conf=/etc/security/x.conf\nsession required pam_unix.so\n' >"$P/twice"
+printf 'session required pam_limits.so\n@include lim-inc\nsession required pam_unix.so\n' >"$P/viainc"
+printf 'session required pam_limits.so\nsession include lim-inc\nsession required pam_unix.so\n' >"$P/viainclude"
+printf 'session required pam_limits.so\nsession substack lim-sub\nsession required pam_unix.so\n' >"$P/viasub"
+for s in twice:4 viainc:3 viainclude:3 viasub:3; do
+	svc=${s%:*} want=${s#*:}
+	rl enable --service "$svc" >"$T/out" 2>&1
+	check "$svc: enable exits 0" test $? -eq 0
+	check "$svc: the line is line $want, after the last pam_limits" test "$(sed -n "${want}p" "$P/$svc")" = "$MARK"
+	check "$svc: only that line added" test "$(grep -c . "$P/$svc")" -eq "$(($(grep -c . "$P/$svc.rdmalimits-bak") + 1))"
+	rl doctor --service "$svc" >"$T/out" 2>&1
+	check "$svc: doctor says pam_rdmalimit runs after pam_limits" \
+		grep -q "OK   $svc: pam_rdmalimit runs after pam_limits as 'optional' (etc/pam.d/$svc:$want)" "$T/out"
+	rl --json explain alice --service "$svc" >"$T/json" 2>&1
+	check "$svc: explain's order is after-pam_limits" \
+		python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))['policy']['order'] != 'after-pam_limits')" "$T/json"
+done
+
 done_testing

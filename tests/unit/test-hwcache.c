@@ -173,6 +173,68 @@ static void test_bad(void **state) {
         assert_int_equal(hw_cache_parse(nul, sizeof nul - 1, &b, &fp), -EBADMSG);
 }
 
+/* Every number of every line, at and past the edges of its type: int fields take
+ * -2147483647..2147483647 (an int's range less INT_MIN), u32 fields 0..4294967295, u64 fields
+ * 0..18446744073709551615; a sign, a blank, a suffix, an empty or an overlong number is refused. */
+static void test_numbers(void **state) {
+        enum kind { I, U32, U64 };
+        static const struct {
+                const char *fmt;   /* the line, @ standing for the field tried */
+                enum kind kind;
+        } fields[] = {
+                { "rdma_status @\n", I },
+                { "verbs_status @\n", I },
+                { "xdp_status @\n", I },
+                { "mem @ 1\n", I },
+                { "mem 0 @\n", U64 },
+                { "rdma d @ 0 0 0 1\n", I },
+                { "rdma d 1 @ 0 0 1\n", I },
+                { "rdma d 1 0 @ 0 1\n", I },
+                { "rdma d 1 0 0 @ 1\n", U64 },
+                { "rdma d 1 0 0 0 @\n", I },
+                { "rdma d 1 0 0 0 1\nport 1 @ 1 0\n", I },
+                { "rdma d 1 0 0 0 1\nport 1 4 @ 0\n", I },
+                { "rdma d 1 0 0 0 1\nport 1 4 1 @\n", I },
+                { "xdp @ lo 1 1 0\n", U32 },
+                { "xdp 1 lo @ 1 0\n", U64 },
+                { "xdp 1 lo 1 @ 0\n", U32 },
+        };
+        static const struct {
+                const char *v;
+                bool i, u32, u64;  /* accepted as an int, a u32, a u64 */
+        } values[] = {
+                { "0", true, true, true },
+                { "2147483647", true, true, true },
+                { "-2147483647", true, false, false },
+                { "2147483648", false, true, true },
+                { "-2147483648", false, false, false },
+                { "-2147483649", false, false, false },
+                { "4294967295", false, true, true },
+                { "4294967296", false, false, true },
+                { "-1", true, false, false },
+                { "18446744073709551615", false, false, true },
+                { "18446744073709551616", false, false, false },
+                { "99999999999999999999999999999999", false, false, false },
+                { "+1", false, false, false },
+                { "1x", false, false, false },
+                { "0x10", false, false, false },
+                { "--1", false, false, false },
+        };
+        char text[512];
+
+        for (size_t f = 0; f < ELEMENTSOF(fields); f++)
+                for (size_t v = 0; v < ELEMENTSOF(values); v++) {
+                        bool ok = fields[f].kind == I ? values[v].i : fields[f].kind == U32 ? values[v].u32 : values[v].u64;
+                        const char *at = strchr(fields[f].fmt, '@');
+                        snprintf(text, sizeof text, MAGIC "fingerprint x\n%.*s%s%send\n", (int)(at - fields[f].fmt),
+                                 fields[f].fmt, values[v].v, at + 1);
+                        int r = parse(text);
+                        if ((r == 0) != ok)
+                                fail_msg("'%s' in \"%s\": %d, want %s", values[v].v, fields[f].fmt, r,
+                                         ok ? "accepted" : "refused");
+                }
+}
+
 /* A cache's text in the making: the magic line and a fingerprint, then what the caller
  * prints to the stream returned */
 static FILE *cache_begin(char **text, size_t *size) {
@@ -305,5 +367,5 @@ static void test_load(void **state) {
 }
 
 UNIT_MAIN(setup, unit_teardown,
-          cmocka_unit_test(test_format_parse), cmocka_unit_test(test_selection), cmocka_unit_test(test_bad),
+          cmocka_unit_test(test_format_parse), cmocka_unit_test(test_selection), cmocka_unit_test(test_bad), cmocka_unit_test(test_numbers),
           cmocka_unit_test(test_bounds), cmocka_unit_test(test_load))

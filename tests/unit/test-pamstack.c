@@ -142,6 +142,53 @@ static void test_loop_and_depth(void **state) {
         pam_stack_clear(&s);
 }
 
+/* libpam's jumps: a substack counts as one module and a jump cannot leave it; an empty
+ * substack is a module too; a jump past the end of its level is a bad jump. */
+static void test_jumps(void **state) {
+        struct pam_stack s;
+        bool bad;
+        (void)state;
+
+        put("sub-two", "session required pam_s1.so\nsession [success=5] pam_s2.so\n");
+        put("sub-none", "auth required pam_deny.so\n");
+        put("inc", "session required pam_i1.so\nsession required pam_i2.so\n");
+        put("jumps", "session [success=1] pam_a.so\n"      /* 0: over the substack, onto pam_b */
+                     "session substack sub-two\n"          /* 1, 2 at level 1 */
+                     "session [success=2] pam_b.so\n"      /* 3: over the empty substack and pam_c */
+                     "session substack sub-none\n"
+                     "session required pam_c.so\n"         /* 4 */
+                     "session [success=2] pam_d.so\n"      /* 5: over pam_i1 and pam_i2 (included) */
+                     "@include inc\n"                      /* 6, 7 */
+                     "session required pam_e.so\n");       /* 8 */
+        assert_int_equal(pam_stack_load(root, "jumps", &s), 0);
+        assert_int_equal(s.n, 9);
+        assert_int_equal(s.n_chain, 11);
+        assert_int_equal(s.v[1].level, 1);
+        assert_int_equal(s.v[2].level, 1);
+        assert_int_equal(s.v[6].level, 0);
+        assert_int_equal(s.v[6].top, 7);
+        assert_int_equal(s.v[8].top, 8);
+        assert_int_equal(pam_stack_jump(&s, 0, 1, &bad), 3);
+        assert_false(bad);
+        assert_int_equal(pam_stack_jump(&s, 3, 2, &bad), 5);
+        assert_false(bad);
+        assert_int_equal(pam_stack_jump(&s, 5, 2, &bad), 8);
+        assert_false(bad);
+        assert_int_equal(pam_stack_jump(&s, 5, 3, &bad), 9);      /* past pam_e: the end */
+        assert_false(bad);
+        assert_int_equal(pam_stack_jump(&s, 5, 4, &bad), 9);
+        assert_true(bad);
+        /* inside the substack: one module left at its level; 5 is a bad jump that goes on
+         * after the substack */
+        assert_int_equal(pam_stack_jump(&s, 1, 1, &bad), 3);
+        assert_false(bad);
+        assert_int_equal(pam_stack_jump(&s, 2, 5, &bad), 3);
+        assert_true(bad);
+        assert_int_equal(pam_stack_level_end(&s, 1), 3);
+        assert_int_equal(pam_stack_level_end(&s, 0), 9);
+        pam_stack_clear(&s);
+}
+
 static void test_line_split(void **state) {
         char line[] = "session [success=1 default=ignore] pam_x.so a b # c\n";
         char *w[3], *rest;
@@ -156,4 +203,5 @@ static void test_line_split(void **state) {
 
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_includes), cmocka_unit_test(test_missing),
-          cmocka_unit_test(test_loop_and_depth), cmocka_unit_test(test_line_split))
+          cmocka_unit_test(test_loop_and_depth), cmocka_unit_test(test_jumps),
+          cmocka_unit_test(test_line_split))

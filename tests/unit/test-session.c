@@ -44,9 +44,11 @@ static void test_controls(void **state) {
 static void stack_of(struct pam_stack *st, const char *const *lines, size_t n) {
         *st = (struct pam_stack){ .service = strdup("t") };
         st->v = calloc(n, sizeof(*st->v));
+        st->chain = calloc(n, sizeof(*st->chain));
         for (size_t i = 0; i < n; i += 2) {
+                st->chain[st->n_chain++] = (struct pam_link){ .entry = (long)st->n };
                 struct pam_entry *e = &st->v[st->n++];
-                *e = (struct pam_entry){ .file = strdup("etc/pam.d/t"), .line = (unsigned)st->n,
+                *e = (struct pam_entry){ .file = strdup("etc/pam.d/t"), .line = (unsigned)st->n, .link = st->n_chain - 1,
                                          .control = strdup(lines[i]), .module = strdup(lines[i + 1]),
                                          .name = strdup(lines[i + 1]), .args = strdup("") };
         }

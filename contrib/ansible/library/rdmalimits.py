@@ -163,19 +163,21 @@ def build_command(module, exe):
     if p["root"]:
         cmd += ["--root", p["root"]]
     cmd.append("apply" if p["state"] == "present" else "remove")
+    # the arguments after "--": a value starting with '-' is never read as an option
+    args = []
     if p["unit"]:
-        cmd += ["--unit", p["unit"]]
+        cmd += ["--unit=" + p["unit"]]
     else:
-        cmd.append(p["domain"])
+        args.append(p["domain"])
     if p["state"] == "present":
         if p["memlock"]:
-            cmd.append(p["memlock"])
+            args.append(p["memlock"])
         if p["soft"]:
-            cmd += ["--soft", p["soft"]]
+            cmd += ["--soft=" + p["soft"]]
         if p["hard"]:
-            cmd += ["--hard", p["hard"]]
+            cmd += ["--hard=" + p["hard"]]
     if p["file"]:
-        cmd += ["--file", p["file"]]
+        cmd += ["--file=" + p["file"]]
     if p["force"]:
         cmd.append("--force")
     if p["allow_overridden"] and p["state"] == "present":
@@ -186,7 +188,7 @@ def build_command(module, exe):
         cmd.append("--check")
     if module._diff:
         cmd.append("--diff")
-    return cmd
+    return cmd + ["--"] + args
 
 
 def parse_size(s):
@@ -229,10 +231,10 @@ def gather_status(module, exe):
     if p["root"]:
         base += ["--root", p["root"]]
     cmd = [exe, "--json", "status"]
-    if p["domain"]:
-        cmd.append(p["domain"])
     if p["unit"]:
-        cmd += ["--unit", p["unit"]]
+        cmd += ["--unit=" + p["unit"]]
+    if p["domain"]:
+        cmd += ["--", p["domain"]]
     st = run_json(module, cmd)
     needed, needed_from = None, None
     if p["needed"]:
@@ -295,6 +297,10 @@ def main():
     )
     p = module.params
     exe = p["executable"] or module.get_bin_path("rdmalimits", required=True, opt_dirs=["/usr/sbin", "/sbin"])
+    for key in ("domain", "unit"):
+        if p[key] is not None and (p[key] == "" or p[key].startswith("-")):
+            what = "unit name" if key == "unit" else "pam_limits domain"
+            module.fail_json(msg="%s '%s': a %s does not start with '-'" % (key, p[key], what))
     if p["state"] == "status":
         for key in ("memlock", "soft", "hard", "file"):
             if p[key]:

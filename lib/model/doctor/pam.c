@@ -203,16 +203,23 @@ static int pam_parse_control(const char *control, struct pam_ctl *ret) {
         return 0;
 }
 
-/* Does line x (at index j) jump over or end the stack before e (at idx, shown as where)? */
-static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, const struct pam_entry *x, size_t j,
+/* Does entry j of st jump over entry idx, as libpam counts (pam_stack_jump())? */
+static bool jumps_over(const struct pam_stack *st, size_t j, unsigned jump, size_t idx) {
+        bool bad;
+        return jump && pam_stack_jump(st, j, jump, &bad) > idx;
+}
+
+/* Does line x (at index j of st) jump over or end the stack before e (at idx, shown as where)? */
+static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st, size_t j,
                           const struct pam_entry *e, size_t idx, const char *where, bool *ok) {
+        const struct pam_entry *x = &st->v[j];
         _cleanup_free_ char *w2 = strf("%s:%u", x->file, x->line), *fix = NULL;
         struct pam_ctl c;
         bool cond = condition_module(x->name);
 
         if (!w2 || pam_parse_control(x->control, &c) < 0)
                 return -ENOMEM;
-        if (c.succ_jump && j + c.succ_jump >= idx) {
+        if (jumps_over(st, j, c.succ_jump, idx)) {
                 *ok = false;
                 if (!(fix = strf("correct the jump count of '%s' at %s so it does not cross %s, or move %s above it",
                                  x->control, w2, e->name, e->name)))
@@ -227,7 +234,7 @@ static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, c
                 ADD(d, g, cond ? DIAG_WARNING : DIAG_ERROR, w2, fix,
                     "%s: '%s %s' ends the session stack when it succeeds, before %s (%s) runs", svc, x->control,
                     x->module, e->name, where);
-        } else if (c.other_jump && j + c.other_jump >= idx) {
+        } else if (jumps_over(st, j, c.other_jump, idx)) {
                 *ok = false;
                 if (!(fix = strf("correct the jump count of '%s' at %s, or move %s above it", x->control, w2,
                                  e->name)))
@@ -239,8 +246,8 @@ static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, c
 }
 
 /* The module at index idx (its line "FILE:LINE" in *ret_where): its file exists, and nothing
- * before it jumps over it (flattened like include/@include; a substack's jumps cannot leave
- * it, which this does not model).  Adds the problems; *ret_ok when there were none. */
+ * before it jumps over it (as libpam counts: a substack is one module, and its jumps
+ * cannot leave it).  Adds the problems; *ret_ok when there were none. */
 static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
                             size_t idx, char **ret_where, bool *ret_ok) {
         const struct pam_entry *e = &st->v[idx];
@@ -252,7 +259,7 @@ static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc,
         if ((r = pam_check_file(d, g, svc, e, *ret_where, ret_ok)) < 0)
                 return r;
         for (size_t j = 0; j < idx; j++)
-                if ((r = pam_check_jump(d, g, svc, &st->v[j], j, e, idx, *ret_where, ret_ok)) < 0)
+                if ((r = pam_check_jump(d, g, svc, st, j, e, idx, *ret_where, ret_ok)) < 0)
                         return r;
         return 0;
 }
