@@ -538,7 +538,7 @@ static int prom_output_open(const char *path, int *ret_dirfd, const char **ret_n
 
 /* The metrics into dirfd/name, replaced atomically (fs_write_atomic(): a new temporary name,
  * O_EXCL|O_NOFOLLOW, fsync, 0644, renameat; the old file untouched on failure). */
-static int prom_output_write(const char *path, int dirfd, const char *name, const struct status_report *r) {
+static int prom_output_write(const struct ctx *c, int dirfd, const char *name, const struct status_report *r) {
         _cleanup_free_ char *text = NULL;
         size_t len = 0;
         FILE *f = open_memstream(&text, &len);
@@ -549,9 +549,9 @@ static int prom_output_write(const char *path, int dirfd, const char *name, cons
                 return log_oom();
         int e = fs_write_atomic(dirfd, name, text, len, 0644);
         if (e == FS_ERR_DIRSYNC)
-                log_warning(NULL, "status: --output %s: written, but %s", path, fs_strerror(e));
+                log_warning(c, "status: --output %s: written, but %s", c->output, fs_strerror(e));
         else if (e < 0) {
-                log_error("status: --output %s: %s; the old file is unchanged", path, fs_strerror(e));
+                log_error("status: --output %s: %s; the old file is unchanged", c->output, fs_strerror(e));
                 return e;
         }
         return 0;
@@ -608,7 +608,7 @@ int cmd_status(struct ctx *c) {
         else if (c->json)
                 print_json(&r);
         else if (c->output)
-                e = prom_output_write(c->output, outfd, outname, &r);
+                e = prom_output_write(c, outfd, outname, &r);
         else if (c->prometheus)
                 print_prometheus(stdout, &r);
         else
