@@ -139,7 +139,12 @@ if command -v promtool > /dev/null 2>&1; then
 	while IFS=$'\t' read -r verdict desc; do
 		if [ "$verdict" = ok ]; then ok "$desc"; else fail "$desc"; fi
 	done < "$T/results"
-	grep -qv $'^ok\t\|^not ok\t' "$T/results" && fail "the checker ran" && sed 's/^/# /' "$T/results"
+	judged=$(grep -c $'^ok\t\|^not ok\t' "$T/results")
+	if [ "$judged" -eq $(($(wc -l < "$T/cases") * 7)) ] && ! grep -qv $'^ok\t\|^not ok\t' "$T/results"; then
+		ok "the checker judged every process, 7 checks each ($judged)"
+	else
+		not_ok "the checker judged every process, 7 checks each ($judged)" "$(grep -v $'^ok\t\|^not ok\t' "$T/results")"
+	fi
 else
 	skip_ci "promtool is installed (Debian package prometheus)"
 fi
