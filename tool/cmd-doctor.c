@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "doctor.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "ident.h"
 #include "policy.h"
@@ -38,6 +39,29 @@ static const char *prefix(enum diag_severity l) {
         return (unsigned)l < ELEMENTSOF(names) ? names[l] : "?";
 }
 
+/* One finding (as the comment at the top says), every text of it through the one escaper. */
+static void print_finding(const struct diag *f) {
+        bool subject = f->path && !strchr(f->path, '/');
+
+        printf("  %-4s ", prefix(f->severity));
+        if (subject) {
+                str_escape_fputs(f->path, stdout);
+                fputs(": ", stdout);
+        }
+        str_escape_fputs(f->message, stdout);
+        if (f->path && !subject) {
+                fputs(" (", stdout);
+                str_escape_fputs(f->path, stdout);
+                fputc(')', stdout);
+        }
+        putchar('\n');
+        if (f->fix) {
+                fputs("       fix: ", stdout);
+                str_escape_fputs(f->fix, stdout);
+                putchar('\n');
+        }
+}
+
 static void print_text(const struct diag_list *rep, bool quiet) {
         bool first = true;
         for (int g = 0; g < _DOCTOR_GROUP_MAX; g++) {
@@ -51,16 +75,7 @@ static void print_text(const struct diag_list *rep, bool quiet) {
                                 header = true;
                                 first = false;
                         }
-                        /* a file location follows the message in parentheses; an object
-                         * ("sshd (pid 123)", a unit name) leads the line as its subject */
-                        if (f->path && !strchr(f->path, '/'))
-                                printf("  %-4s %s: %s\n", prefix(f->severity), f->path, f->message);
-                        else if (f->path)
-                                printf("  %-4s %s (%s)\n", prefix(f->severity), f->message, f->path);
-                        else
-                                printf("  %-4s %s\n", prefix(f->severity), f->message);
-                        if (f->fix)
-                                printf("       fix: %s\n", f->fix);
+                        print_finding(f);
                 }
         }
         if (quiet)

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "fsutil.h"
 #include "pamedit.h"
 #include "pamstack.h"
@@ -498,6 +499,13 @@ static int commit_targets(struct run *r) {
         return 0;
 }
 
+/* "FILE: VERB NOTE" of a target, its file name and note through the one escaper (a tree's
+ * file names and lines are anybody's bytes) */
+static void print_target(const struct target *t, const char *verb) {
+        char d[4096], n[4096];
+        printf("%s: %s%s\n", str_escape(t->display, d, sizeof d), verb, str_escape(t->note, n, sizeof n));
+}
+
 /* Run the mechanism's commands where that is possible.  0, or CMD_FINDINGS. */
 static int run_mechanisms(struct run *r, bool *ran) {
         int k;
@@ -540,7 +548,7 @@ static int run_mechanisms(struct run *r, bool *ran) {
                                 return CMD_FINDINGS;
                         for (size_t i = before; i < r->nt; i++)
                                 if (r->t[i].text && !r->c->quiet)
-                                        printf("%s: %s\n", r->t[i].display, r->t[i].note);
+                                        print_target(&r->t[i], "");
                         if ((k = commit_targets(r)))
                                 return k;
                 }
@@ -587,7 +595,7 @@ static void print_json(const struct run *r, bool changed, const char *diff, bool
                 json_str(&j, r->cmds.v[i]);
         json_arr_end(&j);
         json_kbool(&j, "commands_run", ran);
-        json_kstr(&j, "diff", diff ? diff : "");
+        json_klines(&j, "diff", diff);
         change_json_end(r->c, &j);
 }
 
@@ -663,11 +671,10 @@ static void print_text(const struct run *r, bool changed, bool ran, bool explici
         for (size_t i = 0; i < r->nt; i++) {
                 const struct target *t = &r->t[i];
                 if (t->text)
-                        printf("%s: %s %s\n", t->display,
-                               c->check ? (disabling ? "would remove" : "would add") : (disabling ? "removed" : "added"),
-                               t->note);
+                        print_target(t, c->check ? (disabling ? "would remove " : "would add ")
+                                                 : (disabling ? "removed " : "added "));
                 else if (t->note[0])
-                        printf("%s: %s\n", t->display, t->note);
+                        print_target(t, "");
         }
         if (changed && !c->check)
                 printf("The files as they were: FILE%s next to each.\n", PAMEDIT_BACKUP_SUFFIX);
@@ -726,7 +733,7 @@ static int enable_disable(const struct ctx *c, bool disabling) {
         if (k < 0)
                 return k;
         if (c->diff && diff && !c->json)
-                fputs(diff, stdout);
+                print_lines(stdout, diff);
         if (!c->check) {
                 k = commit_targets(r);
                 if (!k && !fs_root_is_set(c->root))

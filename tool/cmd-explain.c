@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "escape.h"
 #include "fsutil.h"
 #include "hw.h"
 #include "hwcache.h"
@@ -114,12 +115,13 @@ static void module_json(struct json *j, const struct tool_session *s) {
 
 static void module_text_order(const struct tool_session *s) {
         const struct session_model *m = &s->m;
-        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], svc[ESCAPE_NAME_MAX];
+        const char *service = str_escape(s->service, svc, sizeof svc);
 
         switch (m->order) {
         case SESSION_MODULE_LAST:
                 printf("  In the %s session stack pam_rdmalimit runs after the last pam_limits: it wins where it asks "
-                       "more", s->service);
+                       "more", service);
                 if (m->final_known)
                         printf(";\n  the session gets soft %s, hard %s%s.\n", size_format(m->final.soft, a),
                                size_format(m->final.hard, b),
@@ -130,13 +132,13 @@ static void module_text_order(const struct tool_session *s) {
         case SESSION_LIMITS_LAST:
                 printf("  In the %s session stack a pam_limits line runs AFTER pam_rdmalimit and sets its own\n"
                        "  values: pam_limits wins (rdmalimits enable --service %s puts the module after it).\n",
-                       s->service, s->service);
+                       service, service);
                 break;
         case SESSION_NO_MODULE:
-                printf("  pam_rdmalimit is not in the %s session stack: this policy does not apply there.\n", s->service);
+                printf("  pam_rdmalimit is not in the %s session stack: this policy does not apply there.\n", service);
                 break;
         default:
-                printf("  The %s PAM stack could not be read (use --service NAME).\n", s->service);
+                printf("  The %s PAM stack could not be read (use --service NAME).\n", service);
                 break;
         }
 }
@@ -144,20 +146,22 @@ static void module_text_order(const struct tool_session *s) {
 static void module_text(const struct tool_session *s) {
         const struct session_model *m = &s->m;
         const struct policy_rule *r = m->dec.rule;
-        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], path[4096], name[ESCAPE_NAME_MAX], cache[4096];
 
-        printf("\npam_rdmalimit: %s:%u (%s %s) asks memlock soft %s, hard %s%s\n", s->p->path, r->line,
-               r->user ? "user" : "group", r->user ? r->user : r->group, size_format(m->dec.soft, a),
+        str_escape(s->cache, cache, sizeof cache);
+        printf("\npam_rdmalimit: %s:%u (%s %s) asks memlock soft %s, hard %s%s\n", str_escape(s->p->path, path, sizeof path),
+               r->line, r->user ? "user" : "group", str_escape(r->user ? r->user : r->group, name, sizeof name),
+               size_format(m->dec.soft, a),
                size_format(m->dec.hard, b), m->dec.lower ? " (may lower)" : "");
         if (m->dec.used_auto) {
                 if (s->t->root)
                         printf("  (auto counts this host's hardware and RAM, not the tree's)\n");
                 print_auto_text(s->p, &m->dec.auto_info, "  ");
                 if (s->hw_cached)
-                        printf("  (hardware from the cache %s, as the module reads it)\n", s->cache);
+                        printf("  (hardware from the cache %s, as the module reads it)\n", cache);
                 else if (s->cache[0])
                         printf("  (hardware probed from sysfs and netlink, as the module does: the cache %s: %s)\n",
-                               s->cache, hw_cache_strerror(s->cache_r));
+                               cache, hw_cache_strerror(s->cache_r));
                 else
                         printf("  (hardware probed from sysfs and netlink, as the module does with cache=)\n");
         }
@@ -266,22 +270,24 @@ static void text_result(const struct tool_session *s, const char *user, const ch
         const struct lc_result *res = &s->m.limits;
         const struct lc_session *pl = &s->m.pl;
         const struct lc_tree *t = s->t;
-        char where[4096];
+        char where[4096], w[4096], d[512], it[128];
 
         switch (res->kind) {
         case LC_RES_NO_LIMITS:
                 printf("\n%s (%s -) is a no-limits line for %s: pam_limits sets no limit at all and reads no\n"
                        "further line; the session keeps the memlock of the service that opens it.\n",
-                       lc_line_where(t, res->stop, where, sizeof where), res->stop->domain, user);
+                       str_escape(lc_line_where(t, res->stop, where, sizeof where), w, sizeof w),
+                       str_escape(res->stop->domain, d, sizeof d), user);
                 return;
         case LC_RES_SERVICE_ERR:
                 printf("\n%s cannot be read (%s): pam_limits fails every session (PAM_SERVICE_ERR).\n",
-                       res->bad_file->display, strerror(-res->bad_file->open_error));
+                       str_escape(res->bad_file->display, w, sizeof w), strerror(-res->bad_file->open_error));
                 return;
         case LC_RES_LOGINS_DENIED:
                 printf("\n%s (%s %s 0) allows %s no login at all: pam_limits refuses the session.\n",
-                       lc_line_where(t, res->login_line, where, sizeof where), res->login_line->domain,
-                       res->login_line->item, user);
+                       str_escape(lc_line_where(t, res->login_line, where, sizeof where), w, sizeof w),
+                       str_escape(res->login_line->domain, d, sizeof d), str_escape(res->login_line->item, it, sizeof it),
+                       user);
                 return;
         default:
                 break;
@@ -303,12 +309,12 @@ static void text_result(const struct tool_session *s, const char *user, const ch
         }
         if (s->m.kind == LC_SESSION_REFUSED || s->m.kind == LC_SESSION_FAILS)
                 printf("\nThe session is %s: %s\n", s->m.kind == LC_SESSION_REFUSED ? "REFUSED (nobody logs in)" : "failed",
-                       s->m.cause);
+                       str_escape(s->m.cause, w, sizeof w));
 }
 
 static void text_overridden(const struct tool_session *s, const char *user) {
         const struct lc_result *res = &s->m.limits;
-        char where[4096], why[4096];
+        char where[4096], why[4096], w[4096], y[4096];
         bool header = false;
 
         for (size_t i = 0; i < res->n_events; i++) {
@@ -320,34 +326,43 @@ static void text_overridden(const struct tool_session *s, const char *user) {
                         header = true;
                 }
                 char d[512], ty[128], v[512];
-                printf("  %s  %s %s memlock %s [%s, %s]: %s\n", lc_line_where(s->t, e->line, where, sizeof where),
-                       printable(e->line->domain, d, sizeof d), printable(e->line->type, ty, sizeof ty),
-                       printable(e->line->value, v, sizeof v), lc_rank_name(e->rank),
+                printf("  %s  %s %s memlock %s [%s, %s]: %s\n",
+                       str_escape(lc_line_where(s->t, e->line, where, sizeof where), w, sizeof w),
+                       str_escape(e->line->domain, d, sizeof d), str_escape(e->line->type, ty, sizeof ty),
+                       str_escape(e->line->value ? e->line->value : "", v, sizeof v), lc_rank_name(e->rank),
                        e->slot == LC_SOFT ? "soft" : e->slot == LC_HARD ? "hard" : "soft+hard",
-                       outcome_text(s->t, e, res, why, sizeof why));
+                       str_escape(outcome_text(s->t, e, res, why, sizeof why), y, sizeof y));
         }
 }
 
 static void text_module(const struct tool_session *s, const char *user) {
+        char e[4096];
+
         if (s->refused[0])
-                printf("\npam_rdmalimit refuses the policy (%s): the module leaves memlock unchanged.\n", s->refused);
+                printf("\npam_rdmalimit refuses the policy (%s): the module leaves memlock unchanged.\n",
+                       str_escape(s->refused, e, sizeof e));
         else if (s->m.module_matched)
                 module_text(s);
         else if (s->have_policy && s->m.dec.untouched)
                 printf("\npam_rdmalimit: the matching rule's auto value found no RDMA/AF_XDP hardware and the policy\n"
                        "has no fallback: memlock is left as pam_limits sets it.\n");
         else if (s->have_policy)
-                printf("\npam_rdmalimit: no rule of %s matches %s: memlock is left as pam_limits sets it.\n", s->p->path,
-                       user);
+                printf("\npam_rdmalimit: no rule of %s matches %s: memlock is left as pam_limits sets it.\n",
+                       str_escape(s->p->path, e, sizeof e), user);
 }
 
-static void explain_text(const struct tool_session *s, const char *user, const char *ssrc, const char *hsrc) {
+/* The text of explain: every user byte (names, paths, what files hold) through the one
+ * escaper; user, ssrc and hsrc escaped here, once, for every line below. */
+static void explain_text(const struct tool_session *s, const char *raw_user, const char *raw_ssrc, const char *raw_hsrc) {
         const struct lc_tree *t = s->t;
-        char fl[LC_FLAVOUR_NAME_MAX];
+        char fl[LC_FLAVOUR_NAME_MAX], user[ESCAPE_NAME_MAX], ssrc[4096], hsrc[4096], src[4096];
 
+        str_escape(raw_user, user, sizeof user);
+        str_escape(raw_ssrc, ssrc, sizeof ssrc);
+        str_escape(raw_hsrc, hsrc, sizeof hsrc);
         printf("User %s (uid %u, gid %u); pam_limits modelled as %s (from %s)\n", user, (unsigned)s->u->uid,
                (unsigned)s->u->gid, lc_flavour_to_string(t->release, fl), lc_tree_flavour_from(t));
-        printf("The session is opened by %s: memlock %s%s CAP_SYS_RESOURCE.\n", s->svc.source,
+        printf("The session is opened by %s: memlock %s%s CAP_SYS_RESOURCE.\n", str_escape(s->svc.source, src, sizeof src),
                s->svc.rl[RLIMIT_MEMLOCK].known ? "known, " : "unknown, ", s->svc.cap_sys_resource ? "with" : "without");
         text_result(s, user, ssrc, hsrc);
         text_overridden(s, user);

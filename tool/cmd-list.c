@@ -3,6 +3,7 @@
 
 #include <string.h>
 
+#include "escape.h"
 #include "size.h"
 #include "tool.h"
 
@@ -56,10 +57,10 @@ static void list_text_line(const struct lc_tree *t, const struct lc_line *l, boo
         lc_line_where(t, l, where, sizeof where);
         if (stop)
                 printf("%-48s %-16s %-5s (no limits: stops pam_limits for matching users)\n",
-                       printable(where, w, sizeof w), printable(l->domain, d, sizeof d), printable(l->type, ty, sizeof ty));
+                       str_escape(where, w, sizeof w), str_escape(l->domain, d, sizeof d), str_escape(l->type, ty, sizeof ty));
         else
-                printf("%-48s %-16s %-5s %-12s %s%s\n", printable(where, w, sizeof w), printable(l->domain, d, sizeof d),
-                       printable(l->type, ty, sizeof ty), printable(l->value, v, sizeof v),
+                printf("%-48s %-16s %-5s %-12s %s%s\n", str_escape(where, w, sizeof w), str_escape(l->domain, d, sizeof d),
+                       str_escape(l->type, ty, sizeof ty), str_escape(l->value ? l->value : "", v, sizeof v),
                        l->value_ok ? size_format(l->bytes, buf) : "(invalid: skipped)",
                        l->value_misread ? " (misread)" : "");
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "escape.h"
 #include "fsutil.h"
 #include "hw.h"
 #include "hwcache.h"
@@ -170,17 +171,19 @@ static void print_rdma_text(const struct hw_summary *hw) {
                 printf("  no RDMA device\n");
         for (size_t i = 0; i < hw->n_rdma; i++) {
                 const struct hw_rdma_dev *dv = &hw->rdma[i];
+                char name[ESCAPE_NAME_MAX];
+                str_escape(dv->name, name, sizeof name); /* names come from sysfs: shown escaped */
                 if (dv->query_error)
-                        printf("  %-12s cannot read its sysfs node: %s\n", dv->name, strerror(-dv->query_error));
+                        printf("  %-12s cannot read its sysfs node: %s\n", name, strerror(-dv->query_error));
                 else if (dv->verbs_error)
-                        printf("  %-12s %s, max_mr_size unknown (%s)\n", dv->name, hw_node_type_name(dv->node_type),
+                        printf("  %-12s %s, max_mr_size unknown (%s)\n", name, hw_node_type_name(dv->node_type),
                                dv->verbs_error == -ENODATA ? (hw->verbs_status == -ENOENT ? "libibverbs is not installed"
                                                               : hw->verbs_status == -ENOPKG ? "built without libibverbs"
                                                               : hw->verbs_status < 0 ? strerror(-hw->verbs_status)
                                                               : "libibverbs does not list it")
                                                            : strerror(-dv->verbs_error));
                 else
-                        printf("  %-12s %s, max_mr_size %s, max_mr %d\n", dv->name, hw_node_type_name(dv->node_type),
+                        printf("  %-12s %s, max_mr_size %s, max_mr %d\n", name, hw_node_type_name(dv->node_type),
                                size_format(dv->max_mr_size, buf), dv->max_mr);
                 for (size_t k = 0; k < dv->n_ports; k++) {
                         const struct hw_port *pt = &dv->ports[k];
@@ -194,7 +197,7 @@ static void print_rdma_text(const struct hw_summary *hw) {
 }
 
 static void print_xdp_text(const struct hw_summary *hw) {
-        char feat[128];
+        char feat[128], name[ESCAPE_NAME_MAX];
 
         printf("AF_XDP interfaces (netdev netlink family):\n");
         if (hw->xdp_status == -EOPNOTSUPP)
@@ -212,7 +215,8 @@ static void print_xdp_text(const struct hw_summary *hw) {
         for (size_t i = 0; i < hw->n_xdp; i++) {
                 const struct hw_xdp_if *x = &hw->xdp[i];
                 features_text(x->xdp_features, feat, sizeof feat);
-                printf("  %-3u %-12s %s, %u RX queue%s, features 0x%llx (%s)%s\n", x->ifindex, x->name,
+                printf("  %-3u %-12s %s, %u RX queue%s, features 0x%llx (%s)%s\n", x->ifindex,
+                       str_escape(x->name, name, sizeof name),
                        x->zero_copy ? "zero-copy" : "copy mode", x->rx_queues, x->rx_queues == 1 ? "" : "s",
                        (unsigned long long)x->xdp_features, feat,
                        x->counted ? (x->physical ? "" : ", counted (included)")
@@ -222,10 +226,11 @@ static void print_xdp_text(const struct hw_summary *hw) {
 
 static void print_probe_text(const struct ctx *c, const struct hw_summary *hw, const struct policy *p,
                              const struct policy_auto *a, const struct diag_list *d) {
-        char buf[SIZE_FMT_MAX];
+        char buf[SIZE_FMT_MAX], path[4096];
 
         if (c->root)
-                printf("(the hardware and RAM below are this host's; the policy is %s's)\n", c->root);
+                printf("(the hardware and RAM below are this host's; the policy is %s's)\n",
+                       str_escape(c->root, path, sizeof path));
 
         print_rdma_text(hw);
         print_xdp_text(hw);
@@ -234,7 +239,7 @@ static void print_probe_text(const struct ctx *c, const struct hw_summary *hw, c
         else
                 printf("RAM: unknown (%s)\n", strerror(-hw->mem_status));
         if (p) {
-                printf("auto per %s:\n", p->path);
+                printf("auto per %s:\n", str_escape(p->path, path, sizeof path));
                 print_auto_text(p, a, "  ");
         } else {
                 printf("auto: the policy cannot be used:\n");

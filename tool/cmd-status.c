@@ -10,6 +10,7 @@
 
 #include "array.h"
 #include "escape.h"
+#include "fsutil.h"
 #include "size.h"
 #include "status.h"
 #include "tool.h"
@@ -394,36 +395,36 @@ static void print_json(const struct status_report *r) {
 /* ---------------------------------------------------------------------------------------
  * Prometheus text format (node_exporter textfile collector) */
 
-/* A label value: escaped for a terminal first (ASCII only, so valid UTF-8), then " and \ as
- * the exposition format wants them. */
-#define PROM_LABELS 700
+/* Label values go through prom_label_value() (tool/output.h): the one escaper's output, so
+ * ASCII only, with " and \\ escaped as the exposition format wants them. */
 
-static void prom_label(const char *s, char *buf, size_t size) {
-        char e[512];
-        size_t o = 0;
-        str_escape(s, e, sizeof e);
-        for (const char *p = e; *p && o + 3 < size; p++) {
-                if (*p == '\\' || *p == '"')
-                        buf[o++] = '\\';
-                buf[o++] = *p;
-        }
-        buf[o] = '\0';
-}
-
-static void prom_value(uint64_t v) {
+static void prom_value(FILE *f, uint64_t v) {
         if (v == UINT64_MAX)
-                printf("+Inf\n");
+                fprintf(f, "+Inf\n");
         else
-                printf("%llu\n", (unsigned long long)v);
+                fprintf(f, "%llu\n", (unsigned long long)v);
 }
 
-static void prom_head(const char *name, const char *help) {
-        printf("# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+static void prom_head(FILE *f, const char *name, const char *help) {
+        fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", name, help, name);
+}
+
+/* The labels of user or unit i: user and uid, or unit and kind */
+static void prom_account_labels(FILE *f, const struct status_report *r, bool units, size_t i) {
+        if (units) {
+                fputs("unit=", f);
+                prom_label_value(f, r->units[i].name);
+                fprintf(f, ",kind=\"%s\"", status_origin_name(r->units[i].origin));
+        } else {
+                fputs("user=", f);
+                prom_label_value(f, r->users[i].name);
+                fprintf(f, ",uid=\"%u\"", (unsigned)r->users[i].uid);
+        }
 }
 
 /* The three gauges of users or units: limit, charged and headroom, each with the labels of
  * the user (user, uid) or unit (unit, kind); what is unknown is left out. */
-static void prom_accounts(const struct status_report *r, bool units) {
+static void prom_accounts(FILE *f, const struct status_report *r, bool units) {
         static const char *const gauge[] = { "limit", "charged", "headroom" };
         static const char *const help[2][3] = { {
                 "Soft RLIMIT_MEMLOCK of the user's processes (the largest), +Inf for unlimited.",
@@ -434,12 +435,12 @@ static void prom_accounts(const struct status_report *r, bool units) {
                 "The largest charge one of the unit's processes has against its limit (method: proc, sock_diag or probe).",
                 "The smallest headroom (soft limit minus charge) among the unit's processes.",
         } };
-        char name[64], l[600], label[PROM_LABELS];
+        char name[64];
 
         for (size_t g = 0; g < ELEMENTSOF(gauge); g++) {
                 snprintf(name, sizeof name, "rdmalimit_%s_memlock_%s_bytes",
                          units ? "unit" : "user", gauge[g]);
-                prom_head(name, help[units][g]);
+                prom_head(f, name, help[units][g]);
                 for (size_t i = 0; i < (units ? r->n_units : r->n_users); i++) {
                         const struct status_account *a = units ? &r->units[i].a : &r->users[i].a;
                         bool known = g == 0 ? a->limit_known
@@ -447,86 +448,123 @@ static void prom_accounts(const struct status_report *r, bool units) {
                                               : a->headroom_known;
                         if (!known)
                                 continue;
-                        prom_label(units ? r->units[i].name : r->users[i].name, l, sizeof l);
-                        if (units)
-                                snprintf(label, sizeof label, "unit=\"%s\",kind=\"%s\"", l,
-                                         status_origin_name(r->units[i].origin));
-                        else
-                                snprintf(label, sizeof label, "user=\"%s\",uid=\"%u\"", l,
-                                         (unsigned)r->users[i].uid);
+                        fprintf(f, "%s{", name);
+                        prom_account_labels(f, r, units, i);
                         if (g == 1)
-                                printf("%s{%s,method=\"%s\"} ", name, label,
-                                       status_method_name(a->charged_method));
-                        else
-                                printf("%s{%s} ", name, label);
-                        prom_value(g == 0 ? a->memlock.soft : g == 1 ? a->charged : a->headroom);
+                                fprintf(f, ",method=\"%s\"", status_method_name(a->charged_method));
+                        fputs("} ", f);
+                        prom_value(f, g == 0 ? a->memlock.soft : g == 1 ? a->charged : a->headroom);
                 }
         }
 }
 
-/* the labels of a process: pid, comm, user, uid, unit */
-static void prom_proc_labels(const struct status_report *r, const struct status_proc *p, char *buf, size_t size) {
+/* NAME{the labels of a process: pid, comm, user, uid, unit */
+static void prom_proc_labels(FILE *f, const char *name, const struct status_report *r, const struct status_proc *p) {
         const struct status_user *u = status_find_user(r, p->uid);
-        char l1[600], l2[600], l3[600];
 
-        prom_label(p->comm, l1, sizeof l1);
-        prom_label(u ? u->name : "", l2, sizeof l2);
-        prom_label(p->origin_name, l3, sizeof l3);
-        snprintf(buf, size, "pid=\"%d\",comm=\"%s\",user=\"%s\",uid=\"%u\",unit=\"%s\"", (int)p->pid, l1, l2,
-                 (unsigned)p->uid, l3);
+        fprintf(f, "%s{pid=\"%d\",comm=", name, (int)p->pid);
+        prom_label_value(f, p->comm);
+        fputs(",user=", f);
+        prom_label_value(f, u ? u->name : "");
+        fprintf(f, ",uid=\"%u\",unit=", (unsigned)p->uid);
+        prom_label_value(f, p->origin_name);
 }
 
 /* processes over the threshold */
-static void prom_procs(const struct status_report *r) {
-        char l[2048];
+static void prom_procs(FILE *f, const struct status_report *r) {
+        static const char charged[] = "rdmalimit_process_memlock_charged_bytes",
+                          limit[] = "rdmalimit_process_memlock_limit_bytes";
 
-        prom_head("rdmalimit_process_memlock_charged_bytes",
-                  "Locked (VmLck), pinned (VmPin) and AF_XDP or RDMA bytes of processes over the threshold.");
+        prom_head(f, charged, "Locked (VmLck), pinned (VmPin) and AF_XDP or RDMA bytes of processes over the threshold.");
         for (size_t i = 0; i < r->n_procs; i++) {
                 const struct status_proc *p = &r->procs[i];
                 if (!p->over_threshold)
                         continue;
-                prom_proc_labels(r, p, l, sizeof l);
                 const char *kinds[] = { "vmlck", "vmpin", "umem", "rdma_mr" };
                 uint64_t vals[] = { p->vmlck, p->vmpin, p->xsk_umem_bytes, p->mr_bytes };
                 bool known[] = { true, true, p->xsk_method == STATUS_M_SOCK_DIAG, p->mr_method == STATUS_M_RDMA_NETLINK };
                 for (size_t k = 0; k < ELEMENTSOF(kinds); k++) {
                         if (!known[k])
                                 continue;
-                        printf("rdmalimit_process_memlock_charged_bytes{%s,counter=\"%s\"} ", l, kinds[k]);
-                        prom_value(vals[k]);
+                        prom_proc_labels(f, charged, r, p);
+                        fprintf(f, ",counter=\"%s\"} ", kinds[k]);
+                        prom_value(f, vals[k]);
                 }
         }
-        prom_head("rdmalimit_process_memlock_limit_bytes", "Soft RLIMIT_MEMLOCK of processes over the threshold.");
+        prom_head(f, limit, "Soft RLIMIT_MEMLOCK of processes over the threshold.");
         for (size_t i = 0; i < r->n_procs; i++) {
                 const struct status_proc *p = &r->procs[i];
                 if (!p->over_threshold || !p->limits_known)
                         continue;
-                prom_proc_labels(r, p, l, sizeof l);
-                printf("rdmalimit_process_memlock_limit_bytes{%s} ", l);
-                prom_value(p->memlock.soft);
+                prom_proc_labels(f, limit, r, p);
+                fputs("} ", f);
+                prom_value(f, p->memlock.soft);
         }
 }
 
-static void print_prometheus(const struct status_report *r) {
-        prom_accounts(r, false);
-        prom_accounts(r, true);
-        prom_procs(r);
+static void print_prometheus(FILE *f, const struct status_report *r) {
+        prom_accounts(f, r, false);
+        prom_accounts(f, r, true);
+        prom_procs(f, r);
         if (r->xdp_sockets_known) {
-                prom_head("rdmalimit_xdp_sockets", "AF_XDP sockets (/proc/net/protocols, summed over the network namespaces seen).");
-                printf("rdmalimit_xdp_sockets %llu\n", (unsigned long long)r->xdp_sockets);
+                prom_head(f, "rdmalimit_xdp_sockets", "AF_XDP sockets (/proc/net/protocols, summed over the network namespaces seen).");
+                fprintf(f, "rdmalimit_xdp_sockets %llu\n", (unsigned long long)r->xdp_sockets);
         }
-        prom_head("rdmalimit_status_method_info", "Which method gave the AF_XDP and RDMA numbers (1 for the one in use).");
-        printf("rdmalimit_status_method_info{mechanism=\"af_xdp\",method=\"%s\"} 1\n", status_method_name(r->xsk_method));
-        printf("rdmalimit_status_method_info{mechanism=\"rdma_mr\",method=\"%s\"} 1\n", status_method_name(r->mr_method));
+        prom_head(f, "rdmalimit_status_method_info", "Which method gave the AF_XDP and RDMA numbers (1 for the one in use).");
+        fprintf(f, "rdmalimit_status_method_info{mechanism=\"af_xdp\",method=\"%s\"} 1\n", status_method_name(r->xsk_method));
+        fprintf(f, "rdmalimit_status_method_info{mechanism=\"rdma_mr\",method=\"%s\"} 1\n", status_method_name(r->mr_method));
+}
+
+/* --output FILE: its directory, opened before anything is collected (fs_open_parent_trusted():
+ * root's, not writable by others, no symbolic link on the way).  0, or CMD_FINDINGS/CMD_USAGE
+ * said. */
+static int prom_output_open(const char *path, int *ret_dirfd, const char **ret_name) {
+        int r = fs_open_parent_trusted(path, ret_dirfd, ret_name);
+        if (r == -EINVAL) {
+                log_error("status: --output '%s': expected the absolute path of a file", path);
+                return CMD_USAGE;
+        }
+        const char *why = r == -ELOOP         ? "is a symbolic link or has one on the way"
+                          : r == FS_ERR_OWNER ? "is not owned by root"
+                          : r == FS_ERR_MODE  ? "is writable by group or others"
+                                              : NULL;
+        if (why)
+                log_error("status: --output %s: refused: its directory %s; nothing written", path, why);
+        else if (r < 0)
+                log_error("status: --output %s: its directory: %s; nothing written", path, fs_strerror(r));
+        return r < 0 ? CMD_FINDINGS : 0;
+        return 0;
+}
+
+/* The metrics into dirfd/name, replaced atomically (fs_write_atomic(): a new temporary name,
+ * O_EXCL|O_NOFOLLOW, fsync, 0644, renameat; the old file untouched on failure). */
+static int prom_output_write(const struct ctx *c, int dirfd, const char *name, const struct status_report *r) {
+        _cleanup_free_ char *text = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&text, &len);
+        if (!f)
+                return log_oom();
+        print_prometheus(f, r);
+        if (fclose(f) != 0)
+                return log_oom();
+        int e = fs_write_atomic(dirfd, name, text, len, 0644);
+        if (e == FS_ERR_DIRSYNC)
+                log_warning(c, "status: --output %s: written, but %s", c->output, fs_strerror(e));
+        else if (e < 0) {
+                log_error("status: --output %s: %s; the old file is unchanged", c->output, fs_strerror(e));
+                return e;
+        }
+        return 0;
 }
 
 /* The options of status from the command line. 0 or a CMD_* outcome. */
 static int status_parse_args(const struct ctx *c, struct status_options *o) {
-        char buf[ESCAPE_NAME_MAX];
-
         if (c->json && c->prometheus) {
                 log_error("status: --json and --prometheus exclude each other");
+                return CMD_USAGE;
+        }
+        if (c->output && !c->prometheus) {
+                log_error("status: --output needs --prometheus");
                 return CMD_USAGE;
         }
         if (c->threshold && ctx_parse_size("--threshold", c->threshold, &o->threshold) < 0)
@@ -540,7 +578,7 @@ static int status_parse_args(const struct ctx *c, struct status_options *o) {
                 else if (parse_u32(c->argv[0], &uid) >= 0)
                         o->filter.uid = (uid_t)uid;
                 else {
-                        log_error("status: no such user '%s'", str_escape(c->argv[0], buf, sizeof buf));
+                        log_error("status: no such user '%s'", c->argv[0]);
                         return CMD_FINDINGS;
                 }
                 o->filter.by_user = true;
@@ -553,9 +591,13 @@ static int status_parse_args(const struct ctx *c, struct status_options *o) {
 int cmd_status(struct ctx *c) {
         struct status_options o = { .probe = true, .threshold = STATUS_THRESHOLD_DEFAULT };
         _cleanup_(status_report_clear) struct status_report r = {};
+        _cleanup_close_ int outfd = -1;
+        const char *outname = NULL;
         int e;
 
         e = status_parse_args(c, &o);
+        if (e == 0 && c->output)
+                e = prom_output_open(c->output, &outfd, &outname);
         if (e != 0)
                 return e;
         e = status_collect(&o, &r);
@@ -565,8 +607,10 @@ int cmd_status(struct ctx *c) {
                 log_error("status: %s", strerror(-e));
         else if (c->json)
                 print_json(&r);
+        else if (c->output)
+                e = prom_output_write(c, outfd, outname, &r);
         else if (c->prometheus)
-                print_prometheus(&r);
+                print_prometheus(stdout, &r);
         else
                 print_text(&r, &o);
         return e;

@@ -18,6 +18,7 @@
 #include "procfs.h"
 #include "rlimit.h"
 #include "size.h"
+#include "escape.h"
 #include "tool.h"
 
 struct session_result {
@@ -283,19 +284,19 @@ static void verify_json(const struct ctx *c, const char *user, const struct tool
         for (int i = 0; i < v->n; i++)
                 json_str(&j, v->reasons[i]);
         json_arr_end(&j);
-        json_kstr(&j, "messages", sr->messages);
+        json_klines(&j, "messages", sr->messages);
         json_doc_end(&j);
 }
 
 static void verify_text(const struct ctx *c, const struct tool_session *s, struct session_result *sr,
                         const struct verdict *v) {
-        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], e[4096]; /* user bytes through the one escaper */
 
         if (v->predicted_known)
                 printf("explain predicts:  soft %-12s hard %s\n", size_format(v->predicted.soft, a),
                        size_format(v->predicted.hard, b));
         else if (!v->predicted_open)
-                printf("explain predicts:  the session fails (%s)\n", s->m.cause);
+                printf("explain predicts:  the session fails (%s)\n", str_escape(s->m.cause, e, sizeof e));
         else
                 printf("explain predicts:  the service's own limits (unknown)\n");
         if (!c->ssh && s->m.start_known)
@@ -303,7 +304,7 @@ static void verify_text(const struct ctx *c, const struct tool_session *s, struc
                        size_format(s->m.start.hard, b),
                        s->svc.cap_sys_resource ? " (with CAP_SYS_RESOURCE)" : ", without CAP_SYS_RESOURCE");
         else
-                printf("service process:   %s\n", s->svc.source);
+                printf("service process:   %s\n", str_escape(s->svc.source, e, sizeof e));
         if (v->ok)
                 printf("%s got: soft %-12s hard %s\n", c->ssh ? "ssh login   " : "PAM session ", size_format(sr->got.soft, a),
                        size_format(sr->got.hard, b));
@@ -314,21 +315,22 @@ static void verify_text(const struct ctx *c, const struct tool_session *s, struc
                         *next++ = '\0';
                 if (strstr(line, "memlock"))
                         printf("the module tells the user (interactive logins show it; 'ssh host cmd' and "
-                               "'su -c cmd' do not): %s\n", line);
+                               "'su -c cmd' do not): %s\n", str_escape(line, e, sizeof e));
         }
         for (int i = 0; i < v->n; i++)
-                printf("- %s\n", v->reasons[i]);
+                printf("- %s\n", str_escape(v->reasons[i], e, sizeof e));
         if (v->target.known)
                 printf("target:            soft %-12s hard %s (%s)\n", size_format(v->target.want.soft, a),
-                       size_format(v->target.want.hard, b), v->target.from);
+                       size_format(v->target.want.hard, b), str_escape(v->target.from, e, sizeof e));
         switch (v->kind) {
         case VERDICT_OK:
                 printf("OK: the session gets what explain predicts%s\n", v->target.known ? ", and reaches its target" : "");
                 break;
         case VERDICT_BELOW:
-                printf("BELOW TARGET: the session gets what explain predicts, but %s\n", v->target.why);
+                printf("BELOW TARGET: the session gets what explain predicts, but %s\n",
+                       str_escape(v->target.why, e, sizeof e));
                 if (*v->target.fix)
-                        printf("fix: %s\n", v->target.fix);
+                        printf("fix: %s\n", str_escape(v->target.fix, e, sizeof e));
                 break;
         case VERDICT_MODEL_ERROR:
                 printf("MODEL ERROR: the session does not get what explain predicts\n");

@@ -8,38 +8,15 @@
 #include <string.h>
 
 #include "array.h"
+#include "escape.h"
 #include "output.h"
 #include "tool.h"
-
-const char *printable(const char *s, char *buf, size_t size) {
-        size_t n = 0;
-        if (!s)
-                s = "(null)";
-        for (const unsigned char *p = (const unsigned char *)s; *p && n + 5 < size; p++) {
-                if (*p < 0x20 || *p == 0x7f)
-                        n += (size_t)snprintf(buf + n, size - n, "\\x%02x", *p);
-                else
-                        buf[n++] = (char)*p;
-        }
-        buf[n < size ? n : size - 1] = '\0';
-        return buf;
-}
 
 const char *code_word(int code, const struct code_word *words, size_t n, const char *dflt) {
         for (size_t i = 0; i < n; i++)
                 if (words[i].code == code)
                         return words[i].word;
         return dflt;
-}
-
-/* fputs with control characters escaped */
-static void fputs_safe(const char *s, FILE *f) {
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-                if (*p < 0x20 || *p == 0x7f)
-                        fprintf(f, "\\x%02x", *p);
-                else
-                        fputc(*p, f);
-        }
 }
 
 void log_at(const struct ctx *c, const char *level, const char *fmt, ...) {
@@ -53,7 +30,7 @@ void log_at(const struct ctx *c, const char *level, const char *fmt, ...) {
                 fputs(level, stderr);
         va_start(ap, fmt);
         if (vasprintf(&msg, fmt, ap) >= 0)
-                fputs_safe(msg, stderr); /* what users typed is echoed without control characters */
+                str_escape_fputs(msg, stderr); /* the whole line: callers pass raw bytes */
         va_end(ap);
         fputc('\n', stderr);
 }
@@ -96,26 +73,31 @@ void json_arr_end(struct json *j) {
         fputc(']', j->f);
 }
 
-static void put_string(FILE *f, const char *s) {
-        /* the characters with a short escape, and the letter after their backslash */
-        static const char plain[] = "\"\\\n\t\r", escaped[] = "\"\\ntr";
+/* s quoted: the escaper's output of each byte (escape.h), with '"' and '\\' after a backslash;
+ * with lines, a newline and a tab as \n and \t (the layout of a text of lines, which
+ * print_lines() keeps too).  What JSON strings and Prometheus label values both are. */
+static void put_quoted(FILE *f, const char *s, bool lines) {
+        char e[5];
 
         fputc('"', f);
         for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-                const char *e = strchr(plain, *p);
-                if (e)
-                        fprintf(f, "\\%c", escaped[e - plain]);
-                else if (*p < 0x20 || *p == 0x7f)
-                        fprintf(f, "\\u%04x", *p);
-                else
-                        fputc(*p, f);
+                if (lines && (*p == '\n' || *p == '\t')) {
+                        fputs(*p == '\n' ? "\\n" : "\\t", f);
+                        continue;
+                }
+                size_t k = str_escape_byte(*p, e);
+                for (size_t i = 0; i < k; i++) {
+                        if (e[i] == '"' || e[i] == '\\')
+                                fputc('\\', f);
+                        fputc(e[i], f);
+                }
         }
         fputc('"', f);
 }
 
 void json_key(struct json *j, const char *key) {
         sep(j);
-        put_string(j->f, key);
+        put_quoted(j->f, key, false);
         fputs(": ", j->f);
         j->after_key = true;
 }
@@ -123,7 +105,7 @@ void json_key(struct json *j, const char *key) {
 void json_str(struct json *j, const char *s) {
         sep(j);
         if (s)
-                put_string(j->f, s);
+                put_quoted(j->f, s, false);
         else
                 fputs("null", j->f);
 }
@@ -168,6 +150,27 @@ void json_doc_end(struct json *j) {
 void json_kstr(struct json *j, const char *key, const char *s) {
         json_key(j, key);
         json_str(j, s);
+}
+
+void json_klines(struct json *j, const char *key, const char *text) {
+        json_key(j, key);
+        sep(j);
+        put_quoted(j->f, text ? text : "", true);
+}
+
+void print_lines(FILE *f, const char *text) {
+        char e[5];
+
+        for (const unsigned char *p = (const unsigned char *)(text ? text : ""); *p; p++) {
+                if (*p == '\n' || *p == '\t')
+                        fputc(*p, f);
+                else
+                        fwrite(e, 1, str_escape_byte(*p, e), f);
+        }
+}
+
+void prom_label_value(FILE *f, const char *s) {
+        put_quoted(f, s ? s : "", false);
 }
 
 void json_ku64(struct json *j, const char *key, uint64_t v) {
@@ -229,13 +232,13 @@ void diag_print(const struct diag_list *l, FILE *f, bool errors_only) {
                 if (errors_only && d->severity != DIAG_ERROR)
                         continue;
                 if (d->path) {
-                        fputs_safe(d->path, f);
+                        str_escape_fputs(d->path, f);
                         if (d->line)
                                 fprintf(f, ":%u", d->line);
                         fputs(": ", f);
                 }
                 fprintf(f, "%s: ", diag_severity_name(d->severity));
-                fputs_safe(d->message, f);
+                str_escape_fputs(d->message, f);
                 fputc('\n', f);
         }
 }

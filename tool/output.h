@@ -7,9 +7,6 @@
 #include "diag.h"
 #include "macro.h"
 
-/* s with control characters and DEL as \xNN, cut to fit buf (for echoing input back). */
-const char *printable(const char *s, char *buf, size_t size);
-
 /* The word for a code (an errno, a state) in a table of them, else dflt. */
 struct code_word {
         int code;
@@ -19,7 +16,8 @@ const char *code_word(int code, const struct code_word *words, size_t n, const c
 #define CODE_WORD(code, words, dflt) code_word((code), (words), ELEMENTSOF(words), (dflt))
 
 /* Messages to stderr, prefixed with the program name and level (NULL: none); those given a ctx
- * (warnings and information) not with --quiet. */
+ * (warnings and information) not with --quiet.  The whole message goes through the one escaper
+ * (escape.h): pass user bytes raw, never escaped already (they would be escaped twice). */
 struct ctx;
 void log_at(const struct ctx *c, const char *level, const char *fmt, ...) _printf_(3, 4);
 #define log_error(...) log_at(NULL, NULL, __VA_ARGS__)
@@ -28,7 +26,10 @@ void log_at(const struct ctx *c, const char *level, const char *fmt, ...) _print
 /* "out of memory", then -ENOMEM to return */
 int log_oom(void);
 
-/* A small streaming JSON writer. */
+/* A small streaming JSON writer.  Every string (keys, values) is the one escaper's output
+ * (escape.h) with '"' and '\\' after a backslash: pure ASCII, whatever the bytes.  Pass raw
+ * bytes: a byte 0xff is written as "\\xff" (the string \xff once parsed), a backslash as
+ * "\\\\" (the string \\), a newline as "\\x0a". */
 struct json {
         FILE *f;
         int depth;
@@ -52,6 +53,9 @@ void json_doc_begin(struct json *j);
 void json_doc_end(struct json *j);
 /* KEY and its value in one call; the _opt ones write null when !known */
 void json_kstr(struct json *j, const char *key, const char *s);
+/* A text of lines (a diff, messages): each line as json_str() writes it, its line breaks and
+ * tabs as \n and \t (NULL: "") */
+void json_klines(struct json *j, const char *key, const char *text);
 void json_ku64(struct json *j, const char *key, uint64_t v);
 void json_ki64(struct json *j, const char *key, int64_t v);
 void json_kbool(struct json *j, const char *key, bool v);
@@ -61,6 +65,14 @@ void json_ki64_opt(struct json *j, const char *key, bool known, int64_t v);
 void json_klimit_opt(struct json *j, const char *key, bool known, uint64_t v);
 void json_kobj_begin(struct json *j, const char *key);
 void json_karr_begin(struct json *j, const char *key);
+
+/* A text of lines (a diff) on a terminal: every byte through the one escaper but the newlines
+ * and tabs that lay it out (NULL: nothing) */
+void print_lines(FILE *f, const char *text);
+
+/* A Prometheus label value with its quotes: the one escaper's output, '"' and '\\' after a
+ * backslash (the exposition format's escapes; a newline cannot remain).  NULL: "". */
+void prom_label_value(FILE *f, const char *s);
 
 /* Print findings as "path:line: severity: message" (stderr) or into JSON. */
 void diag_print(const struct diag_list *l, FILE *f, bool errors_only);

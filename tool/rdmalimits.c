@@ -44,7 +44,7 @@ static const struct command commands[] = {
           "diagnose the whole chain: PAM stacks, sshd, systemd, containers, running processes" },
         { "pin-test", cmd_pintest, OPT_FORCE, 1, 1, "SIZE",
           "as the calling user, really pin SIZE (mlock, AF_XDP UMEM, ibv_reg_mr) and say what failed" },
-        { "status", cmd_status, OPT_PID | OPT_UNIT | OPT_PROMETHEUS | OPT_THRESHOLD, 0, 1, "[USER]",
+        { "status", cmd_status, OPT_PID | OPT_UNIT | OPT_PROMETHEUS | OPT_THRESHOLD | OPT_OUTPUT, 0, 1, "[USER]",
           "per process, user and unit: memlock limits, what is locked, pinned and charged, the headroom" },
         { "probe", cmd_probe, OPT_CONF | OPT_SAVE | OPT_CACHE, 0, 0, "",
           "RDMA devices, AF_XDP interfaces, RAM, and the auto value of the policy" },
@@ -149,6 +149,10 @@ static const struct opt_def {
           { { "status", "node_exporter textfile collector format" } } },
         { "threshold", required_argument, 0, false, OPT_THRESHOLD, ACT_STRING, F(threshold), "SIZE",
           { { "status", "with --prometheus: list processes charged at least SIZE (default 1M)" } } },
+        { "output", required_argument, 0, false, OPT_OUTPUT, ACT_STRING, F(output), "FILE",
+          { { "status", "with --prometheus: replace FILE (an absolute path) atomically instead of\n"
+                        "printing; its directory must be root's, not writable by others,\n"
+                        "with no symbolic link on the way" } } },
         { "help", no_argument, 'h', false, 0, ACT_HELP, 0, NULL, { { NULL, "display this help" } } },
         { "version", no_argument, 'V', false, 0, ACT_VERSION, 0, NULL, { { NULL, "display version" } } },
 #undef F
@@ -244,7 +248,7 @@ void change_json_begin(struct json *j, bool changed, const char *file, const cha
         json_doc_begin(j);
         json_kbool(j, "changed", changed);
         json_kstr(j, "file", file);
-        json_kstr(j, "diff", diff ? diff : "");
+        json_klines(j, "diff", diff);
 }
 
 void change_json_end(const struct ctx *c, struct json *j) {
@@ -259,7 +263,7 @@ char *change_diff(const struct ctx *c, bool changed, const char *display, bool e
         if (changed && (c->diff || c->json))
                 diff = unified_diff_string(existed ? display : "/dev/null", old, removed ? "/dev/null" : display, text);
         if (c->diff && diff && !c->json)
-                fputs(diff, stdout);
+                print_lines(stdout, diff);
         return diff;
 }
 
@@ -286,7 +290,8 @@ int ctx_ident(const struct ctx *c, struct ident **ret) {
         return r;
 }
 
-/* The pid's comm, escaped (a user names his own processes), or "?" when it is gone. */
+/* The pid's comm as it is (a user names his own processes: log_error() escapes it), or "?"
+ * when it is gone. */
 static void holder_comm(pid_t pid, char *buf, size_t size) {
         char path[64];
         _cleanup_close_ int fd = -1;
@@ -298,7 +303,7 @@ static void holder_comm(pid_t pid, char *buf, size_t size) {
         if (fd < 0 || fs_read_all(fd, 256, &comm, NULL) < 0)
                 return;
         comm[strcspn(comm, "\n")] = '\0';
-        str_escape(comm, buf, size);
+        snprintf(buf, size, "%s", comm);
 }
 
 /* Where the locks are: FS_LOCK_DIR for root; a user editing his own --root tree has his
@@ -643,8 +648,7 @@ static int option_apply(struct cli *l, int argc, const struct opt_def *o, char *
 
 /* What getopt_long refused (opt is ':' or '?'), said the way util-linux says it. */
 static int option_refused(int opt, char **argv) {
-        char buf[256];
-        const char *word = printable(argv[optind - 1], buf, sizeof buf);
+        const char *word = argv[optind - 1]; /* log_error() escapes it */
         if (opt == ':')
                 log_error("option '%s' requires an argument", word);
         else if (optopt >= 0x100)
@@ -715,11 +719,10 @@ static int parse_options(struct cli *l, int argc, char **argv) {
 
 /* The command called name; NULL, said, when there is none. */
 static const struct command *command_find(const char *name) {
-        char buf[256];
         for (size_t i = 0; i < ELEMENTSOF(commands); i++)
                 if (streq(name, commands[i].name))
                         return &commands[i];
-        log_error("unknown command '%s'", printable(name, buf, sizeof buf));
+        log_error("unknown command '%s'", name);
         return NULL;
 }
 

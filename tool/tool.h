@@ -46,6 +46,7 @@ enum {
         OPT_PROMETHEUS = 1u << 20,
         OPT_THRESHOLD = 1u << 21,
         OPT_ALLOW_OVERRIDDEN = 1u << 22,
+        OPT_OUTPUT = 1u << 23,
 };
 #define OPT_GLOBAL (OPT_ROOT | OPT_JSON | OPT_QUIET | OPT_FLAVOUR)
 
@@ -65,6 +66,7 @@ struct ctx {
         pid_t pid;               /* --pid, 0: not given */
         bool prometheus;         /* status --prometheus */
         const char *threshold;   /* status --threshold SIZE */
+        const char *output;      /* status --prometheus --output FILE */
         int argc;                /* positional arguments after the command word */
         char **argv;
         const char **ssh_options; /* every --ssh-option, in order (verify --ssh) */

@@ -6,22 +6,9 @@
 
 #include "array.h"
 #include "diag.h"
-#include "escape.h"
-
-/* *s escaped in place when it holds anything but plain ASCII.  0 or -ENOMEM. */
-static int escape_in_place(char **s) {
-        if (!*s || str_is_plain(*s))
-                return 0;
-        char *e = str_escape_dup(*s);
-        if (!e)
-                return -ENOMEM;
-        free(*s);
-        *s = e;
-        return 0;
-}
 
 int diag_vadd(struct diag_list *l, enum diag_severity sev, unsigned group, const char *id, const char *path,
-              unsigned line, const char *fix, bool escape, const char *fmt, va_list ap) {
+              unsigned line, const char *fix, const char *fmt, va_list ap) {
         _cleanup_free_ char *msg = NULL, *p = NULL, *fx = NULL;
 
         if (!l)
@@ -34,8 +21,6 @@ int diag_vadd(struct diag_list *l, enum diag_severity sev, unsigned group, const
         }
         if ((path && !(p = strdup(path))) || (fix && !(fx = strdup(fix))))
                 return -ENOMEM;
-        if (escape && (escape_in_place(&msg) < 0 || escape_in_place(&p) < 0 || escape_in_place(&fx) < 0))
-                return -ENOMEM;
         l->v[l->n++] = (struct diag){ .severity = sev, .group = group, .path = TAKE_PTR(p), .line = line,
                                       .message = TAKE_PTR(msg), .id = id, .fix = TAKE_PTR(fx) };
         return 0;
@@ -44,7 +29,7 @@ int diag_vadd(struct diag_list *l, enum diag_severity sev, unsigned group, const
 int diag_add(struct diag_list *l, enum diag_severity sev, const char *path, unsigned line, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        int r = diag_vadd(l, sev, 0, NULL, path, line, NULL, false, fmt, ap);
+        int r = diag_vadd(l, sev, 0, NULL, path, line, NULL, fmt, ap);
         va_end(ap);
         return r;
 }
@@ -53,7 +38,7 @@ int diag_addf(struct diag_list *l, enum diag_severity sev, const char *id, const
               const char *fix, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        int r = diag_vadd(l, sev, 0, id, path, line, fix, false, fmt, ap);
+        int r = diag_vadd(l, sev, 0, id, path, line, fix, fmt, ap);
         va_end(ap);
         return r;
 }

@@ -36,10 +36,10 @@ int diag_add(struct diag_list *l, enum diag_severity sev, const char *path, unsi
 /* The same with a stable id (a string literal) and a fix (copied; NULL for none). */
 int diag_addf(struct diag_list *l, enum diag_severity sev, const char *id, const char *path, unsigned line,
               const char *fix, const char *fmt, ...) _printf_(7, 8);
-/* What both are: with escape, the message, path and fix are escaped (escape.h) when they are
- * not plain ASCII. */
+/* What both are.  The message, path and fix keep the bytes given: whatever prints them goes
+ * through the one escaper (escape.h), as tool/output.c diag_print() and diag_json() do. */
 int diag_vadd(struct diag_list *l, enum diag_severity sev, unsigned group, const char *id, const char *path,
-              unsigned line, const char *fix, bool escape, const char *fmt, va_list ap) _printf_(9, 0);
+              unsigned line, const char *fix, const char *fmt, va_list ap) _printf_(8, 0);
 size_t diag_count(const struct diag_list *l, enum diag_severity sev);
 void diag_list_clear(struct diag_list *l);
 const char *diag_severity_name(enum diag_severity sev); /* "error", "warning", "info", "ok" */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,7 +12,7 @@ static bool plain(unsigned char c) {
         return c >= 0x20 && c < 0x7f && c != '\\';
 }
 
-static size_t escaped_one(unsigned char c, char out[static 5]) {
+size_t str_escape_byte(unsigned char c, char out[static 5]) {
         static const char hex[] = "0123456789abcdef";
 
         if (plain(c)) {
@@ -40,7 +42,7 @@ size_t str_escaped_len(const char *s) {
         char tmp[5];
 
         for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-                n += escaped_one(*p, tmp);
+                n += str_escape_byte(*p, tmp);
         return n;
 }
 
@@ -52,7 +54,7 @@ const char *str_escape(const char *s, char *buf, size_t size) {
         if (size == 0)
                 return buf;
         for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-                size_t k = escaped_one(*p, tmp);
+                size_t k = str_escape_byte(*p, tmp);
                 if (n + k > limit) {
                         if (size >= 4) {
                                 memcpy(buf + n, "...", 3);
@@ -74,4 +76,15 @@ char *str_escape_dup(const char *s) {
         if (!out)
                 return NULL;
         return (char *)str_escape(s, out, n + 1);
+}
+
+int str_escape_fputs(const char *s, FILE *f) {
+        char tmp[5];
+
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+                size_t k = str_escape_byte(*p, tmp);
+                if (fwrite(tmp, 1, k, f) != k)
+                        return -EIO;
+        }
+        return 0;
 }

@@ -554,6 +554,40 @@ ssize_t fs_readlink_in_root(const char *root, const char *path, char *buf, size_
         return n;
 }
 
+int fs_open_parent_trusted(const char *path, int *ret_dirfd, const char **ret_name) {
+        const char *slash = strrchr(path, '/');
+        _cleanup_free_ char *parent = NULL;
+        _cleanup_close_ int rootfd = -1, pathfd = -1, fd = -1;
+        struct stat st;
+        int r;
+
+        if (path[0] != '/' || !slash[1] || streq(slash + 1, ".") || streq(slash + 1, ".."))
+                return -EINVAL;
+        parent = strndup(path, (size_t)(slash - path)); /* "" for a file in "/" */
+        if (!parent)
+                return -ENOMEM;
+        rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (rootfd < 0)
+                return negative_errno();
+        /* the last component as it is (a link itself), then the directory through it */
+        r = fs_openat_in_root_walk(rootfd, parent, O_PATH | O_NOFOLLOW, 0, &pathfd);
+        if (r < 0)
+                return r;
+        if (fstat(pathfd, &st) < 0)
+                return negative_errno();
+        if (!S_ISDIR(st.st_mode))
+                return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+        fd = openat(pathfd, ".", O_RDONLY | O_DIRECTORY | O_NOCTTY | O_CLOEXEC);
+        if (fd < 0 || fstat(fd, &st) < 0)
+                return negative_errno();
+        r = fs_check_trusted(&st);
+        if (r < 0)
+                return r;
+        *ret_dirfd = TAKE_FD(fd);
+        *ret_name = slash + 1;
+        return 0;
+}
+
 /* path split at its last component: *ret_parent malloc()ed ("/" or "." when none), the
  * name pointing into *ret_parent's own copy. */
 static int split_last(const char *path, char **ret_parent, char **ret_name) {

@@ -98,6 +98,18 @@ int fs_open_in_root(const char *root, const char *path, int flags, mode_t mode, 
 #define FS_DIR_NOFOLLOW (1u << 1)
 int fs_open_dir_in_root(const char *root, const char *path, unsigned flags, int *ret_fd);
 
+/*
+ * The directory of the file path (absolute), for root to write into although others own
+ * directories on the way (the textfile directory of node_exporter is root's, its parent the
+ * prometheus user's): every component is opened without following a symbolic link (-ELOOP),
+ * the directory itself O_RDONLY|O_DIRECTORY and checked on its descriptor: owned by root and
+ * not writable by group or others (FS_ERR_OWNER, FS_ERR_MODE), so nobody else can plant a
+ * name in it.  *ret_name points at the file's name in path.  -EINVAL: path not absolute, or
+ * ending in "/", "." or "..".  With fs_write_atomic(dirfd, name, ...) nothing is ever written
+ * through a link.
+ */
+int fs_open_parent_trusted(const char *path, int *ret_dirfd, const char **ret_name);
+
 /* fs_open_config() of a path inside the root. */
 int fs_open_config_in_root(const char *root, const char *path, bool trusted, bool nofollow, int *ret_fd,
                            struct stat *ret_st);

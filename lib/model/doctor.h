@@ -6,9 +6,9 @@
  * process).  Library code: nothing is printed; every result is a finding with a severity,
  * where it was found (file:line or an object such as "sshd (pid 123)"), a message and a fix.
  * Checks that pass are recorded too (DIAG_OK), so a healthy system reads as healthy.
- * doctor_add() escapes every finding's where, message and fix (escape.h), so the process
- * names, user names, unit names and file contents they carry reach no terminal or JSON raw:
- * callers pass the raw bytes and never escape themselves.
+ * A finding's where, message and fix keep the raw bytes of the process names, user names,
+ * unit names and file contents they carry: callers never escape them, every output does
+ * (tool/cmd-doctor.c through the one escaper, escape.h), so none reaches a terminal or JSON raw.
  */
 #include <stdbool.h>
 #include <stddef.h>

@@ -31,7 +31,7 @@ int doctor_add(struct diag_list *rep, enum doctor_group group, enum diag_severit
                const char *where, const char *fix, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
-        int r = diag_vadd(rep, level, group, id, where, 0, fix, true, fmt, ap);
+        int r = diag_vadd(rep, level, group, id, where, 0, fix, fmt, ap);
         va_end(ap);
         return r;
 }
