@@ -214,6 +214,18 @@ sed -i '1i session sufficient pam_unix.so' "$R/etc/pam.d/common-session"
 run
 check "sufficient before pam_limits: FAIL" line "FAIL sshd: 'sufficient pam_unix.so' ends the session stack when it succeeds, before pam_limits"
 
+# --- Debian's sshd: common-session (with the module) comes before sshd's own pam_limits, and
+# sshd's own pam_rdmalimit after it: the copy that runs last is named, not the first one
+mkroot
+printf '@include common-auth\nsession required pam_loginuid.so\n@include common-session\nsession required pam_limits.so\nsession optional pam_rdmalimit.so\n' > "$R/etc/pam.d/sshd"
+run
+check "two copies: OK names sshd's own pam_limits, the last that runs" \
+	line "OK   sshd: pam_limits runs in the session stack as 'required'" "(etc/pam.d/sshd:4)"
+check "two copies: OK names sshd's own pam_rdmalimit, the last that runs" \
+	line "OK   sshd: pam_rdmalimit runs after pam_limits as 'optional'" "(etc/pam.d/sshd:5)"
+check "two copies: common-session's copy is not claimed to run last" \
+	hasnt "OK   sshd: pam_rdmalimit runs after pam_limits as 'optional' (etc/pam.d/common-session:6)"
+
 # --- -session with a missing module file
 mkroot
 sed -i 's/^session	optional	pam_rdmalimit.so/-session	optional	pam_rdmalimit.so/' "$R/etc/pam.d/common-session"

@@ -387,11 +387,26 @@ static int pam_check_includes(struct doc *d, const char *svc, enum doctor_group 
                           fix, "%s: %s", svc, pam_include_strerror(st->include_error));
 }
 
+/* The copies of pam_limits and pam_rdmalimit whose values count: the last of each that runs
+ * (the session engine's walk, as explain names them), else the first in the stack. */
+static int pam_copies(const struct pam_stack *st, long *ret_lim, long *ret_mod) {
+        struct stack_run run;
+        int r = stack_run_walk(st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run);
+        if (r < 0)
+                return r;
+        *ret_lim = run.last_limits >= 0 ? run.last_limits : pam_stack_find(st, "pam_limits");
+        *ret_mod = run.last_module >= 0 ? run.last_module : pam_stack_find(st, "pam_rdmalimit");
+        stack_run_clear(&run);
+        return 0;
+}
+
 static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, const struct pam_stack *st,
                            const char *file) {
-        long lim = pam_stack_find(st, "pam_limits"), mod = pam_stack_find(st, "pam_rdmalimit");
+        long lim = -1, mod = -1;
         int r;
 
+        if (!st->error && !st->include_error && (r = pam_copies(st, &lim, &mod)) < 0)
+                return r;
         if (st->error)
                 return doctor_add(d->rep, g, DIAG_WARNING, NULL, file, NULL,
                                   "%s: cannot be read (%s)", svc, strerror(-st->error));
