@@ -45,6 +45,7 @@ enum {
         OPT_PROMETHEUS = 1u << 20,
         OPT_THRESHOLD = 1u << 21,
         OPT_ALLOW_OVERRIDDEN = 1u << 22,
+        OPT_PROBE_TIMEOUT = 1u << 23,
 };
 #define OPT_GLOBAL (OPT_ROOT | OPT_JSON | OPT_QUIET | OPT_FLAVOUR)
 
@@ -64,6 +65,7 @@ struct ctx {
         pid_t pid;               /* --pid, 0: not given */
         bool prometheus;         /* status --prometheus */
         const char *threshold;   /* status --threshold SIZE */
+        unsigned probe_timeout;  /* status, doctor --probe-timeout SECONDS, 0: not given */
         int argc;                /* positional arguments after the command word */
         char **argv;
         int extra_argc;          /* arguments after "--" */

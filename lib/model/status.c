@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <linux/netlink.h>
 #include <linux/xdp_diag.h>
+#include <poll.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -23,9 +24,11 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "array.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "macro.h"
 #include "mnl.h"
@@ -427,6 +430,8 @@ static int rdma_mrs(const struct mnl_fns *f, struct rdma_list *l) {
 /* ---------------------------------------------------------------------------------------
  * the active probe */
 
+#define STATUS_PROBE_REAP_MS 1000 /* for a killed probe child to go before it is left to init */
+
 struct probe_result {
         int error;               /* negative errno, 0 */
         int step;                /* where it failed: 0 socket, 1 becoming the user, 3 register, 4 rlimit */
@@ -539,17 +544,84 @@ out:
         _exit(0);
 }
 
+/* CLOCK_MONOTONIC in milliseconds */
+static uint64_t now_ms(void) {
+        struct timespec ts;
+        if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+                return 0;
+        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* Up to size bytes from fd (O_NONBLOCK) before deadline (now_ms()): the count read (less than
+ * size at EOF), -ETIME when the deadline passed first, -errno. */
+static ssize_t read_by(int fd, void *buf, size_t size, uint64_t deadline) {
+        size_t got = 0;
+
+        while (got < size) {
+                uint64_t now = now_ms();
+                if (now >= deadline)
+                        return -ETIME;
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
+                uint64_t wait = deadline - now;
+                int r = poll(&pfd, 1, wait > INT_MAX ? INT_MAX : (int)wait);
+                if (r < 0 && errno != EINTR)
+                        return negative_errno();
+                if (r <= 0)
+                        continue;
+                ssize_t n = read(fd, (uint8_t *)buf + got, size - got);
+                if (n < 0 && errno != EINTR && errno != EAGAIN)
+                        return negative_errno();
+                if (n == 0)
+                        break;
+                if (n > 0)
+                        got += (size_t)n;
+        }
+        return (ssize_t)got;
+}
+
+/* SIGKILL the probe child (a user may hold it stopped or traced: the kill ends it either way)
+ * and reap it.  A child in uninterruptible sleep past the grace is left to init. */
+static void probe_reap(pid_t pid, int pidfd, bool kill_it) {
+        if (kill_it)
+                (void)(pidfd >= 0 ? syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) : kill(pid, SIGKILL));
+        if (pidfd >= 0) {
+                struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+                while (poll(&pfd, 1, STATUS_PROBE_REAP_MS) < 0 && errno == EINTR)
+                        ;
+        }
+        while (waitpid(pid, NULL, pidfd >= 0 ? WNOHANG : 0) < 0 && errno == EINTR)
+                ;
+}
+
+/* The probe's answer into why (the user's name raw, escaped here) */
+static int probe_why(const struct probe_result *res, char *why, size_t why_size) {
+        const char *what = res->step == 0   ? "socket(AF_XDP)"
+                           : res->step == 1 ? "becoming the user without CAP_IPC_LOCK"
+                           : res->step == 3 ? "XDP_UMEM_REG"
+                                            : "the memlock limit of the probe";
+        if (res->error == -EAFNOSUPPORT)
+                snprintf(why, why_size, "this kernel has no AF_XDP");
+        else if (res->step == 0 && (res->error == -EPERM || res->error == -EACCES))
+                snprintf(why, why_size, "socket(AF_XDP) needs CAP_NET_RAW");
+        else if (res->error == -ERANGE)
+                snprintf(why, why_size, "the hard memlock limit is too small to probe");
+        else
+                snprintf(why, why_size, "%s: %s", what, strerror(-res->error));
+        return res->error;
+}
+
 /*
  * The locked_vm of uid (pages x page size), measured by a child with uid/gid, CAP_NET_RAW only,
  * memlock limits set by bisection below `ceiling` bytes (0: the caller's hard limit).  Run as
  * root, or as uid itself with CAP_NET_RAW.  0 and *ret_charged (and *ret_at_least when the
  * charge reaches the ceiling), or -EPERM (no CAP_NET_RAW / cannot become uid), -EAFNOSUPPORT
- * (no AF_XDP), -errno; why gets a reason.
+ * (no AF_XDP), -ETIME (no answer before deadline, a now_ms() time: the child, which runs with
+ * the user's uid and which the user can therefore stop, is killed), -errno; why gets a reason.
  */
-static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *ret_charged, bool *ret_at_least,
-                             char *why, size_t why_size) {
+static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t deadline, uint64_t *ret_charged,
+                             bool *ret_at_least, char *why, size_t why_size) {
         struct probe_result res = {};
-        int p[2], status;
+        int p[2];
         uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
 
         if (geteuid() != 0 && geteuid() != uid) {
@@ -559,6 +631,8 @@ static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *r
         if (pipe2(p, O_CLOEXEC) < 0)
                 return negative_errno();
         _cleanup_close_ int rd = p[0], wr = p[1];
+        if (fcntl(rd, F_SETFL, O_NONBLOCK) < 0)
+                return negative_errno();
         pid_t pid = fork();
         if (pid < 0)
                 return negative_errno();
@@ -567,31 +641,19 @@ static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *r
                 probe_child(uid, gid, ceiling, wr);
         }
         close(TAKE_FD(wr));
-        ssize_t n;
-        do
-                n = read(rd, &res, sizeof res);
-        while (n < 0 && errno == EINTR);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
+        _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+        ssize_t n = read_by(rd, &res, sizeof res, deadline);
+        probe_reap(pid, pidfd, n != (ssize_t)sizeof res);
+        if (n == -ETIME) {
+                snprintf(why, why_size, "did not answer in time");
+                return -ETIME;
+        }
         if (n != (ssize_t)sizeof res) {
                 snprintf(why, why_size, "the probe process died");
                 return -EPROTO;
         }
-        if (res.error < 0) {
-                const char *what = res.step == 0   ? "socket(AF_XDP)"
-                                   : res.step == 1 ? "becoming the user without CAP_IPC_LOCK"
-                                   : res.step == 3 ? "XDP_UMEM_REG"
-                                                   : "the memlock limit of the probe";
-                if (res.error == -EAFNOSUPPORT)
-                        snprintf(why, why_size, "this kernel has no AF_XDP");
-                else if (res.step == 0 && (res.error == -EPERM || res.error == -EACCES))
-                        snprintf(why, why_size, "socket(AF_XDP) needs CAP_NET_RAW");
-                else if (res.error == -ERANGE)
-                        snprintf(why, why_size, "the hard memlock limit is too small to probe");
-                else
-                        snprintf(why, why_size, "%s: %s", what, strerror(-res.error));
-                return res.error;
-        }
+        if (res.error < 0)
+                return probe_why(&res, why, why_size);
         *ret_charged = res.pages * ps;
         *ret_at_least = res.at_least;
         return 0;
@@ -835,7 +897,40 @@ static void account_headroom(struct status_account *a) {
         }
 }
 
+/* The charge of u by the active probe: its child has timeout seconds, and none starts after
+ * run_deadline (now_ms()), the bound on all the probes of one run. */
+static void probe_account(struct status_user *u, unsigned timeout, uint64_t run_deadline) {
+        uint64_t ceiling = u->a.limit_known && u->a.memlock.soft != UINT64_MAX ? u->a.memlock.soft : 0;
+        uint64_t now = now_ms(), deadline = now + (uint64_t)timeout * 1000;
+        char who[ESCAPE_NAME_MAX];
+        struct rlimit own;
+
+        if (u->name[0])
+                str_escape(u->name, who, sizeof who);
+        else
+                snprintf(who, sizeof who, "uid %u", (unsigned)u->uid);
+        if (now >= run_deadline) {
+                snprintf(u->charged_why, sizeof u->charged_why,
+                         "the probe of %s did not run: the probes of this run took their %u s (%u x %u s)", who,
+                         timeout * STATUS_PROBE_RUN_FACTOR, STATUS_PROBE_RUN_FACTOR, timeout);
+                return;
+        }
+        /* the probe cannot go above our own hard limit without CAP_SYS_RESOURCE */
+        if (getrlimit(RLIMIT_MEMLOCK, &own) == 0 && (ceiling == 0 || ceiling > own.rlim_max))
+                ceiling = own.rlim_max == RLIM_INFINITY ? 0 : (uint64_t)own.rlim_max;
+        int r = status_probe_user(u->uid, u->gid, ceiling, deadline < run_deadline ? deadline : run_deadline,
+                                  &u->a.charged, &u->a.charged_at_least, u->charged_why, sizeof u->charged_why);
+        if (r >= 0)
+                u->a.charged_method = STATUS_M_PROBE;
+        else if (r == -ETIME)
+                snprintf(u->charged_why, sizeof u->charged_why, "the probe of %s did not answer in %u s", who,
+                         deadline <= run_deadline ? timeout : (unsigned)((run_deadline - now + 999) / 1000));
+}
+
 static int gather_users(struct status_report *r, const struct status_options *o) {
+        unsigned timeout = o->probe_timeout ? o->probe_timeout : STATUS_PROBE_TIMEOUT_DEFAULT;
+        uint64_t run_deadline = 0;
+
         if (o->filter.by_user && !user_slot(r, o->filter.uid))
                 return -ENOMEM;
         for (size_t i = 0; i < r->n_procs; i++) {
@@ -866,14 +961,9 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                                         u->n_umem++;
                                 }
                 } else if (o->probe) {
-                        uint64_t ceiling = u->a.limit_known && u->a.memlock.soft != UINT64_MAX ? u->a.memlock.soft : 0;
-                        struct rlimit own;
-                        /* the probe cannot go above our own hard limit without CAP_SYS_RESOURCE */
-                        if (getrlimit(RLIMIT_MEMLOCK, &own) == 0 && (ceiling == 0 || ceiling > own.rlim_max))
-                                ceiling = own.rlim_max == RLIM_INFINITY ? 0 : (uint64_t)own.rlim_max;
-                        if (status_probe_user(u->uid, u->gid, ceiling, &u->a.charged, &u->a.charged_at_least,
-                                              u->charged_why, sizeof u->charged_why) >= 0)
-                                u->a.charged_method = STATUS_M_PROBE;
+                        if (!run_deadline)
+                                run_deadline = now_ms() + (uint64_t)timeout * STATUS_PROBE_RUN_FACTOR * 1000;
+                        probe_account(u, timeout, run_deadline);
                 } else
                         snprintf(u->charged_why, sizeof u->charged_why, "%s", r->xsk_why);
                 account_headroom(&u->a);

@@ -122,7 +122,7 @@ struct status_user {
          * probe); headroom: memlock.soft - charged */
         struct status_account a;
         uint64_t vmlck, vmpin;           /* sums over its processes (informational) */
-        char charged_why[160];           /* why unknown, or what the probe could not do */
+        char charged_why[400];           /* why unknown, or what the probe could not do */
         size_t n_umem;                   /* sock_diag: UMEMs it registered */
         size_t n_xsk;                    /* its AF_XDP sockets found (sock_diag or pidfd) */
         enum status_method xsk_method;   /* unknown when the sockets of one of its processes are */
@@ -145,9 +145,16 @@ struct status_filter {
         const char *unit;                /* NULL: any */
 };
 
+/* The active probe's child runs with the user's uid: the user can stop it.  Each has
+ * probe_timeout seconds to answer (then it is killed and the charge is unknown), and all of
+ * one run STATUS_PROBE_RUN_FACTOR times that (users not probed by then: unknown). */
+#define STATUS_PROBE_TIMEOUT_DEFAULT 5u
+#define STATUS_PROBE_RUN_FACTOR 6u
+
 struct status_options {
         struct status_filter filter;
         bool probe;                      /* run the active probe where sock_diag is missing */
+        unsigned probe_timeout;          /* seconds, 0: STATUS_PROBE_TIMEOUT_DEFAULT */
         uint64_t threshold;              /* status_proc.over_threshold: charge at least this */
 };
 
