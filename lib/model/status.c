@@ -353,41 +353,38 @@ struct rdma_list {
 };
 
 #ifdef HAVE_LIBMNL
+/* The replies of one dump, for nl_recv_dump() */
+struct dump_ctx {
+        uint32_t seq, portid;
+        struct xsk_list *xsk;
+        struct rdma_list *rdma;
+};
+
+static int dump_batch(const void *buf, size_t len, void *data, enum nl_batch_end *end) {
+        struct dump_ctx *c = data;
+        struct rdma_list *rdma = c->rdma;
+        if (c->xsk)
+                return xdpdiag_parse_batch(buf, len, c->seq, c->portid, &c->xsk->v, &c->xsk->n, end);
+        return rdmanl_parse_batch(buf, len, c->seq, c->portid, rdma->want_devs ? &rdma->devs : NULL, &rdma->n_devs,
+                                  rdma->want_devs ? NULL : &rdma->mrs, &rdma->n_mrs, end);
+}
+
 /* Send a dump request (len: its length, or -errno from building it) and parse every reply
- * datagram into xsk (sock_diag), else into rdma, until the dump ends. */
+ * datagram from the kernel into xsk (sock_diag), else into rdma, until the dump ends or
+ * timeout seconds have passed. */
 static int nl_dump(const struct mnl_fns *f, struct mnl_socket *nl, const void *req, int len, uint32_t seq,
-                   struct xsk_list *xsk, struct rdma_list *rdma) {
+                   unsigned timeout, struct xsk_list *xsk, struct rdma_list *rdma) {
+        struct dump_ctx c = { .seq = seq, .portid = f->socket_get_portid(nl), .xsk = xsk, .rdma = rdma };
+
         if (len < 0)
                 return len;
-        size_t bufsz = (size_t)MNL_SOCKET_BUFFER_SIZE;
-        _cleanup_free_ char *buf = malloc(bufsz);
-        unsigned portid = f->socket_get_portid(nl);
-
-        if (!buf)
-                return -ENOMEM;
         if (f->socket_sendto(nl, req, (size_t)len) < 0)
                 return negative_errno();
-        for (unsigned rounds = 0; rounds < 100000; rounds++) {
-                enum nl_batch_end end;
-                ssize_t n = f->socket_recvfrom(nl, buf, bufsz);
-                if (n < 0)
-                        return negative_errno();
-                if (n == 0)
-                        return -EPROTO;
-                int r = xsk ? xdpdiag_parse_batch(buf, (size_t)n, seq, portid, &xsk->v, &xsk->n, &end)
-                            : rdmanl_parse_batch(buf, (size_t)n, seq, portid, rdma->want_devs ? &rdma->devs : NULL,
-                                                 &rdma->n_devs, rdma->want_devs ? NULL : &rdma->mrs,
-                                                 &rdma->n_mrs, &end);
-                if (r < 0)
-                        return r;
-                if (end == NL_BATCH_DONE)
-                        return 0;
-        }
-        return -E2BIG;
+        return nl_recv_dump(f->socket_get_fd(nl), nl_now_ms() + (uint64_t)timeout * 1000, dump_batch, &c, NULL);
 }
 
 /* sock_diag of one network namespace (netns_fd < 0: ours), sockets appended to *l. */
-static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, struct xsk_list *l) {
+static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, unsigned timeout, struct xsk_list *l) {
         char req[XDPDIAG_REQ_SIZE];
         struct mnl_socket *nl;
         uint32_t seq = (uint32_t)getpid() ^ 0x5d1a6;
@@ -400,12 +397,12 @@ static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, st
                 abort(); /* cannot return to our own namespace: nothing after this is right */
         if (r < 0)
                 return r;
-        r = nl_dump(f, nl, req, xdpdiag_build_request(req, sizeof req, seq), seq, l, NULL);
+        r = nl_dump(f, nl, req, xdpdiag_build_request(req, sizeof req, seq), seq, timeout, l, NULL);
         f->socket_close(nl);
         return r;
 }
 
-static int rdma_mrs(const struct mnl_fns *f, struct rdma_list *l) {
+static int rdma_mrs(const struct mnl_fns *f, unsigned timeout, struct rdma_list *l) {
         char req[RDMANL_REQ_SIZE];
         struct mnl_socket *nl;
         uint32_t seq = (uint32_t)getpid() ^ 0x2d3a;
@@ -415,12 +412,12 @@ static int rdma_mrs(const struct mnl_fns *f, struct rdma_list *l) {
         if (r < 0)
                 return r;
         l->want_devs = true;
-        r = nl_dump(f, nl, req, rdmanl_build_dev_request(req, sizeof req, seq), seq, NULL, l);
+        r = nl_dump(f, nl, req, rdmanl_build_dev_request(req, sizeof req, seq), seq, timeout, NULL, l);
         l->want_devs = false;
         for (size_t i = 0; r >= 0 && i < l->n_devs; i++) {
                 seq++;
                 r = nl_dump(f, nl, req, rdmanl_build_mr_request(req, sizeof req, seq, l->devs[i].index), seq,
-                            NULL, l);
+                            timeout, NULL, l);
         }
         f->socket_close(nl);
         return r;
@@ -544,30 +541,15 @@ out:
         _exit(0);
 }
 
-/* CLOCK_MONOTONIC in milliseconds */
-static uint64_t now_ms(void) {
-        struct timespec ts;
-        if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
-                return 0;
-        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* Up to size bytes from fd (O_NONBLOCK) before deadline (now_ms()): the count read (less than
+/* Up to size bytes from fd (O_NONBLOCK) before deadline (nl_now_ms()): the count read (less than
  * size at EOF), -ETIME when the deadline passed first, -errno. */
 static ssize_t read_by(int fd, void *buf, size_t size, uint64_t deadline) {
         size_t got = 0;
 
         while (got < size) {
-                uint64_t now = now_ms();
-                if (now >= deadline)
-                        return -ETIME;
-                struct pollfd pfd = { .fd = fd, .events = POLLIN };
-                uint64_t wait = deadline - now;
-                int r = poll(&pfd, 1, wait > INT_MAX ? INT_MAX : (int)wait);
-                if (r < 0 && errno != EINTR)
-                        return negative_errno();
-                if (r <= 0)
-                        continue;
+                int r = fd_wait_in(fd, deadline);
+                if (r < 0)
+                        return r;
                 ssize_t n = read(fd, (uint8_t *)buf + got, size - got);
                 if (n < 0 && errno != EINTR && errno != EAGAIN)
                         return negative_errno();
@@ -615,7 +597,7 @@ static int probe_why(const struct probe_result *res, char *why, size_t why_size)
  * memlock limits set by bisection below `ceiling` bytes (0: the caller's hard limit).  Run as
  * root, or as uid itself with CAP_NET_RAW.  0 and *ret_charged (and *ret_at_least when the
  * charge reaches the ceiling), or -EPERM (no CAP_NET_RAW / cannot become uid), -EAFNOSUPPORT
- * (no AF_XDP), -ETIME (no answer before deadline, a now_ms() time: the child, which runs with
+ * (no AF_XDP), -ETIME (no answer before deadline, a nl_now_ms() time: the child, which runs with
  * the user's uid and which the user can therefore stop, is killed), -errno; why gets a reason.
  */
 static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t deadline, uint64_t *ret_charged,
@@ -898,10 +880,10 @@ static void account_headroom(struct status_account *a) {
 }
 
 /* The charge of u by the active probe: its child has timeout seconds, and none starts after
- * run_deadline (now_ms()), the bound on all the probes of one run. */
+ * run_deadline (nl_now_ms()), the bound on all the probes of one run. */
 static void probe_account(struct status_user *u, unsigned timeout, uint64_t run_deadline) {
         uint64_t ceiling = u->a.limit_known && u->a.memlock.soft != UINT64_MAX ? u->a.memlock.soft : 0;
-        uint64_t now = now_ms(), deadline = now + (uint64_t)timeout * 1000;
+        uint64_t now = nl_now_ms(), deadline = now + (uint64_t)timeout * 1000;
         char who[ESCAPE_NAME_MAX];
         struct rlimit own;
 
@@ -962,7 +944,7 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                                 }
                 } else if (o->probe) {
                         if (!run_deadline)
-                                run_deadline = now_ms() + (uint64_t)timeout * STATUS_PROBE_RUN_FACTOR * 1000;
+                                run_deadline = nl_now_ms() + (uint64_t)timeout * STATUS_PROBE_RUN_FACTOR * 1000;
                         probe_account(u, timeout, run_deadline);
                 } else
                         snprintf(u->charged_why, sizeof u->charged_why, "%s", r->xsk_why);
@@ -1064,13 +1046,13 @@ static size_t count_xdp_sockets(struct status_report *r, size_t seen[static 64])
 #ifdef HAVE_LIBMNL
 /* sock_diag in our network namespace, then in each other one of seen through its first process */
 static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r, const size_t *seen,
-                          size_t n_seen, struct xsk_list *diag) {
+                          size_t n_seen, unsigned timeout, struct xsk_list *diag) {
         _cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
         unsigned long long self_ns = 0;
         struct stat st;
         if (orig >= 0 && fstat(orig, &st) == 0)
                 self_ns = (unsigned long long)st.st_ino;
-        int dr = xsk_diag_netns(f, -1, -1, diag);
+        int dr = xsk_diag_netns(f, -1, -1, timeout, diag);
         if (dr < 0)
                 return dr;
         for (size_t k = 0; k < n_seen && orig >= 0; k++) {
@@ -1081,14 +1063,14 @@ static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r
                 snprintf(path, sizeof path, "/proc/%d/ns/net", (int)p->pid);
                 _cleanup_close_ int nfd = open(path, O_RDONLY | O_CLOEXEC);
                 if (nfd >= 0)
-                        (void)xsk_diag_netns(f, nfd, orig, diag);
+                        (void)xsk_diag_netns(f, nfd, orig, timeout, diag);
         }
         return 0;
 }
 
 /* The AF_XDP sockets (sock_diag: xsk_method) and the RDMA memory regions (RDMA netlink:
  * mr_method), through libmnl; why not in xsk_why and mr_why.  0 or -ENOMEM. */
-static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen,
+static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen, unsigned timeout,
                            struct xsk_list *diag, struct rdma_list *rdma) {
         struct mnl_fns f = {};
 
@@ -1099,8 +1081,8 @@ static int collect_netlink(struct status_report *r, const size_t *seen, size_t n
                 snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
                 return 0;
         }
-        int dr = diag_all_netns(&f, r, seen, n_seen, diag);
-        int mr = dr == -ENOMEM ? 0 : rdma_mrs(&f, rdma);
+        int dr = diag_all_netns(&f, r, seen, n_seen, timeout, diag);
+        int mr = dr == -ENOMEM ? 0 : rdma_mrs(&f, timeout, rdma);
         mnl_unload(&f);
         if (dr == -ENOMEM || mr == -ENOMEM)
                 return -ENOMEM;
@@ -1120,9 +1102,9 @@ static int collect_netlink(struct status_report *r, const size_t *seen, size_t n
         return 0;
 }
 #else
-static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen,
+static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen, unsigned timeout,
                            struct xsk_list *diag, struct rdma_list *rdma) {
-        (void)seen, (void)n_seen, (void)diag, (void)rdma;
+        (void)seen, (void)n_seen, (void)timeout, (void)diag, (void)rdma;
         snprintf(r->xsk_why, sizeof r->xsk_why, "built without libmnl (--disable-xdp)");
         snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
         return 0;
@@ -1187,7 +1169,8 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
         if (e < 0)
                 goto out;
         size_t n_seen = count_xdp_sockets(&r, seen);
-        if ((e = collect_netlink(&r, seen, n_seen, &diag, &rdma)) < 0)
+        if ((e = collect_netlink(&r, seen, n_seen, o->probe_timeout ? o->probe_timeout : STATUS_PROBE_TIMEOUT_DEFAULT,
+                                 &diag, &rdma)) < 0)
                 goto out;
         if (r.xsk_method == STATUS_M_SOCK_DIAG) {
                 if ((e = collect_umems(&r, &diag)) < 0)
