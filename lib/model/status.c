@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -322,17 +323,34 @@ static int socket_inodes(pid_t pid, uint32_t **ret, int **ret_fds, size_t *ret_n
         return 0;
 }
 
-/* The socket's family through a copy of the descriptor (pidfd_getfd: ptrace access to the
- * process is needed).  -errno when it cannot be asked. */
-static int socket_family_of(int pidfd, int fd) {
-        _cleanup_close_ int mine = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-        int dom = 0;
-        socklen_t l = sizeof dom;
-        if (mine < 0)
+/*
+ * Whether descriptor fd of pid, found as socket inode ino, is an AF_XDP socket: 1, 0, -ESTALE
+ * (no longer that socket), -errno (-EACCES: no access to the process's descriptors).
+ *
+ * Never a copy of the descriptor (pidfd_getfd()): once the process closed its own, root's close
+ * of the copy would be the last one and run the socket's release as root; and the process can
+ * swap the descriptor for a file of a FUSE mount it serves, whose close (flush) and stat it can
+ * hold for ever.  An O_PATH open through the /proc link holds the dentry only: no ->open, no
+ * flush at close, and the socket is released by whoever closes the last real descriptor.  The
+ * link of our O_PATH descriptor then says, without calling into any filesystem, whether it is
+ * still that socket, and sockfs's attribute system.sockprotoname names its protocol ("XDP").
+ */
+static int socket_is_xdp(pid_t pid, int fd, uint32_t ino) {
+        char path[64], proto[16];
+        uint64_t got;
+
+        snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+        _cleanup_close_ int pfd = open(path, O_PATH | O_CLOEXEC);
+        if (pfd < 0)
                 return negative_errno();
-        if (getsockopt(mine, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0)
+        snprintf(path, sizeof path, "/proc/self/fd/%d", pfd);
+        if (link_inode(AT_FDCWD, path, "socket:[", &got) < 0 || got != ino)
+                return -ESTALE;
+        ssize_t n = getxattr(path, "system.sockprotoname", proto, sizeof proto - 1);
+        if (n < 0)
                 return negative_errno();
-        return dom;
+        proto[n] = '\0';
+        return streq(proto, "XDP");
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -783,7 +801,6 @@ static void match_sockets(struct status_report *r, const struct xsk_list *diag) 
                 struct status_proc *p = &r->procs[i];
                 _cleanup_free_ uint32_t *inos = NULL;
                 _cleanup_free_ int *fds = NULL;
-                _cleanup_close_ int pidfd = -1;
                 size_t n = 0;
                 bool asked = false, refused = false;
 
@@ -809,16 +826,13 @@ static void match_sockets(struct status_report *r, const struct xsk_list *diag) 
                                 }
                         continue;
                 }
-                pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
-                if (pidfd < 0)
-                        continue;
                 for (size_t k = 0; k < n; k++) {
-                        int fam = socket_family_of(pidfd, fds[k]);
-                        if (fam == AF_XDP)
+                        int x = socket_is_xdp(p->pid, fds[k], inos[k]);
+                        if (x > 0)
                                 add_xsk(p, inos[k]);
-                        if (fam >= 0)
+                        if (x >= 0)
                                 asked = true;
-                        else if (fam == -EPERM || fam == -EACCES)
+                        else if (x == -EPERM || x == -EACCES)
                                 refused = true;
                 }
                 if (asked && !refused)

@@ -38,7 +38,8 @@ enum status_method {
         STATUS_M_PROBE,          /* "probe" */
         STATUS_M_PROC,           /* "proc": /proc/PID/status, /proc/PID/limits, /proc/net/protocols */
         STATUS_M_RDMA_NETLINK,   /* "rdma_netlink" */
-        STATUS_M_PIDFD,          /* "pidfd": a socket's family read through pidfd_getfd() */
+        STATUS_M_PIDFD,          /* "pidfd": each socket descriptor's protocol, through an O_PATH open of
+                                  * /proc/PID/fd/N (the name is kept from when pidfd_getfd() copied it) */
 };
 const char *status_method_name(enum status_method m);
 

@@ -167,6 +167,14 @@ is "Slurm step: $P4 in job_42/step_0, memlock 2M:4M" \
 	"slurm job_42/step_0 $L3 $L1"
 is "$P1's AF_XDP socket by inode" "$(proc_q "$P1" "p['xdp_sockets']['count'], p['xdp_sockets']['inodes']")" "1 [$I1]"
 is "VmLck/VmPin do not show the UMEM" "$(proc_q "$P1" "p['vmlck'], p['vmpin']")" "0 0"
+# root never holds a copy of a user's descriptor: its close could be the socket's last (the
+# release then runs as root), or a FUSE file swapped in whose flush the user holds
+if command -v strace >/dev/null; then
+	strace -f -qq -e trace=pidfd_getfd -o "$T/strace" "$RDMALIMITS" status --json > /dev/null
+	check "status copies no descriptor of the users' processes (no pidfd_getfd)" eval '! grep -q pidfd_getfd "$T/strace"'
+else
+	skip "strace not installed: status copies no descriptor"
+fi
 is "unit rlt-a.service: charged 1 MiB (its user's), headroom 3 MiB" \
 	"$(q "u=[x for x in d['units'] if x['unit']=='rlt-a.service'][0]; print(u['charged'], u['charged_method'], u['headroom'])")" \
 	"$MIB probe $((3 * MIB))"
