@@ -35,6 +35,7 @@
 #include "mnl.h"
 #include "procfs.h"
 #include "size.h"
+#include "strmap.h"
 #include "status.h"
 #include "umem.h"
 #include "xdpdiag.h"
@@ -264,16 +265,49 @@ static void parse_cgroup(const char *text, char *buf, size_t size) {
         copy_span(buf, size, use, strcspn(use, "\n"));
 }
 
-static pid_t parent_of(pid_t pid, char *comm, size_t comm_size) {
-        _cleanup_free_ char *status = NULL;
-        uint64_t ppid;
-        if (proc_read(pid, "status", PROC_TEXT_MAX, &status) < 0 || proc_field_u64(status, "PPid", &ppid) < 0 ||
-            ppid > INT_MAX)
-                return 0;
-        const char *n = proc_field(status, "Name", NULL);
-        if (n && comm)
-                copy_span(comm, comm_size, n, strcspn(n, "\n"));
-        return (pid_t)ppid;
+/*
+ * Each process's parent, and whether it is a slurmstepd, read once per run: a Slurm task's
+ * slurmstepd is looked for among its ancestors (slurm_task()), which without this cache read
+ * the status of every ancestor of every process again.  Values in the map: the parent pid
+ * shifted left by 2, bit 1 for a slurmstepd, bit 0 set (never NULL).  Only root's processes
+ * named slurmstepd count: slurmstepd runs as root, and a user's process of that name would
+ * otherwise get its command line read, whose pages its owner may map from a FUSE file it
+ * serves and so hold root's read for ever.
+ */
+struct ancestry {
+        struct strmap map;
+};
+
+/* Remember pid's parent (from its status text); the value stored */
+static uintptr_t ancestry_put(struct ancestry *an, pid_t pid, const char *status_text) {
+        char key[16];
+        uint64_t uid = UINT64_MAX, ppid = 0;
+        size_t l = 0;
+        const char *name = proc_field(status_text, "Name", &l);
+        bool stepd = name && l == strlen("slurmstepd") && memcmp(name, "slurmstepd", l) == 0 &&
+                     proc_field_u64(status_text, "Uid", &uid) >= 0 && uid == 0;
+
+        if (proc_field_u64(status_text, "PPid", &ppid) < 0 || ppid > INT_MAX)
+                ppid = 0;
+        uintptr_t v = (uintptr_t)ppid << 2 | (uintptr_t)stepd << 1 | 1;
+        snprintf(key, sizeof key, "%d", (int)pid);
+        (void)strmap_put(&an->map, key, (void *)v); /* -ENOMEM: read again when asked */
+        return v;
+}
+
+/* The parent of pid (0: unknown) and whether pid is a slurmstepd */
+static pid_t ancestry_get(struct ancestry *an, pid_t pid, bool *ret_stepd) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", (int)pid);
+        uintptr_t v = (uintptr_t)strmap_get(&an->map, key);
+        if (!v) {
+                _cleanup_free_ char *status = NULL;
+                if (proc_read(pid, "status", PROC_TEXT_MAX, &status) < 0)
+                        return 0;
+                v = ancestry_put(an, pid, status);
+        }
+        *ret_stepd = v & 2;
+        return (pid_t)(v >> 2);
 }
 
 /* The inode of a link "PREFIX[INODE]" (socket:[...], net:[...]) at dirfd/path: 0 or -errno. */
@@ -722,13 +756,13 @@ static void slurm_step_name(pid_t stepd, char *name, size_t name_size) {
  * unless slurm.conf says otherwise) gives the task the submit shell's soft limit instead, within
  * slurmd's hard limit.  Where the task's limits differ from its slurmstepd's, say where they came
  * from rather than name slurmd.service. */
-static void slurm_task(pid_t pid, struct status_proc *p) {
+static void slurm_task(struct ancestry *an, pid_t pid, struct status_proc *p) {
         pid_t a = pid, stepd = 0;
 
         for (int depth = 0; depth < 8 && a > 1; depth++) {
-                char comm[64] = "";
-                pid_t parent = parent_of(a, comm, sizeof comm); /* comm: a's */
-                if (streq(comm, "slurmstepd")) {
+                bool is_stepd = false;
+                pid_t parent = ancestry_get(an, a, &is_stepd);
+                if (is_stepd) {
                         stepd = a;
                         break;
                 }
@@ -752,7 +786,8 @@ static void slurm_task(pid_t pid, struct status_proc *p) {
                 snprintf(p->origin_owner, sizeof p->origin_owner, "the submit host (soft), slurmd.service (hard)");
 }
 
-static int read_proc_entry(pid_t pid, struct status_proc *ret) {
+/* The process pid into *ret: 0, 1 when the filter (uid) leaves it out, -errno */
+static int read_proc_entry(struct ancestry *an, const struct status_filter *f, pid_t pid, struct status_proc *ret) {
         _cleanup_free_ char *st = NULL, *lim = NULL, *cg = NULL;
         struct status_proc p = { .pid = pid };
         uint64_t uid, gid;
@@ -760,10 +795,13 @@ static int read_proc_entry(pid_t pid, struct status_proc *ret) {
 
         if ((r = proc_read(pid, "status", PROC_TEXT_MAX, &st)) < 0)
                 return r;
+        (void)ancestry_put(an, pid, st);
         if (proc_field_u64(st, "Uid", &uid) < 0 || proc_field_u64(st, "Gid", &gid) < 0)
                 return -EBADMSG;
         if (field_kib(st, "VmLck", &p.vmlck) < 0)
                 return -ENOEXEC; /* no mm: a kernel thread */
+        if (f->by_user && (uid_t)uid != f->uid)
+                return 1;
         (void)field_kib(st, "VmPin", &p.vmpin);
         p.uid = (uid_t)uid;
         p.gid = (gid_t)gid;
@@ -779,7 +817,7 @@ static int read_proc_entry(pid_t pid, struct status_proc *ret) {
                 parse_cgroup(cg, p.cgroup, sizeof p.cgroup);
         p.origin = status_classify_cgroup(p.cgroup, p.origin_name, sizeof p.origin_name, p.origin_owner,
                                           sizeof p.origin_owner);
-        slurm_task(pid, &p);
+        slurm_task(an, pid, &p);
         char nspath[64];
         uint64_t ino;
         snprintf(nspath, sizeof nspath, "/proc/%d/ns/net", (int)pid);
@@ -1007,6 +1045,7 @@ static int gather_units(struct status_report *r) {
 /* The processes the filter keeps */
 static int collect_procs(const struct status_options *o, struct status_report *r) {
         struct dirent *de;
+        struct ancestry an = {};
         int e = 0;
         DIR *d = opendir("/proc");
 
@@ -1019,9 +1058,7 @@ static int collect_procs(const struct status_options *o, struct status_report *r
                         continue;
                 if (o->filter.pid && (pid_t)v != o->filter.pid)
                         continue;
-                if (read_proc_entry((pid_t)v, &p) < 0)
-                        continue;
-                if (o->filter.by_user && p.uid != o->filter.uid)
+                if (read_proc_entry(&an, &o->filter, (pid_t)v, &p) != 0)
                         continue;
                 if (o->filter.unit && !unit_matches(&p, o->filter.unit))
                         continue;
@@ -1029,6 +1066,7 @@ static int collect_procs(const struct status_options *o, struct status_report *r
                         break;
         }
         closedir(d);
+        strmap_clear(&an.map, NULL);
         return e;
 }
 
