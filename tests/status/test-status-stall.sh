@@ -84,5 +84,27 @@ check "... naming the option" grep -qF -- "--probe-timeout '0': expected a whole
 kill "$LOOP" 2>/dev/null
 wait "$LOOP" 2>/dev/null
 LOOP=
+
+# a process of the user named slurmstepd is not taken for Slurm's (which runs as root): its
+# command line, which status reads from a real slurmstepd, may sit on pages its owner maps
+# from a FUSE file it serves, and hold the read for ever
+cp /bin/bash "$T/slurmstepd"
+chmod 755 "$T" "$T/slurmstepd"
+setpriv --reuid $ID --regid $ID --clear-groups --inh-caps=-all --bounding-set=-all \
+	bash -c 'exec -a "slurmstepd: [99.0]" "$0" -c "sleep 300; :"' "$T/slurmstepd" &
+FAKE=$!
+for ((i = 0; i < 100; i++)); do
+	TASK=$(pgrep -P $FAKE sleep) && break
+	sleep 0.05
+done
+check "the user's fake slurmstepd runs (pid $FAKE, task ${TASK:-none})" test "$(cat /proc/$FAKE/comm 2>/dev/null)" = slurmstepd -a -n "$TASK"
+"$RDMALIMITS" status --json --pid "$TASK" > "$T/fake.json" 2>&1
+check "its child is not a Slurm task" python3 -c "
+import json, sys
+p = json.load(open(sys.argv[1]))['processes'][0]
+sys.exit(p['origin']['kind'] == 'slurm')" "$T/fake.json"
+kill "$FAKE" 2>/dev/null
+pkill -U $ID sleep 2>/dev/null
+wait "$FAKE" 2>/dev/null
 check "no process of uid $ID is left" test -z "$(live)"
 done_testing
