@@ -833,6 +833,36 @@ static void add_xsk(struct status_proc *p, uint32_t ino) {
         p->n_xsk++;
 }
 
+/* Whether UMEM id is registered through one of the first n sockets (inodes) of a process */
+static bool umem_seen(const struct status_report *r, uint32_t id, const uint32_t *inos, size_t n) {
+        for (size_t k = 0; k < n; k++)
+                for (size_t u = 0; u < r->n_umems; u++)
+                        if (r->umems[u].ino == inos[k] && r->umems[u].id == id)
+                                return true;
+        return false;
+}
+
+/* sock_diag's sockets among the n socket inodes of p: its AF_XDP sockets, and the bytes of
+ * the UMEMs they registered, each UMEM once (sockets may share one); p becomes the holder of
+ * the UMEMs that have none yet. */
+static void match_diag(struct status_report *r, struct status_proc *p, const uint32_t *inos, size_t n,
+                       const struct xsk_list *diag) {
+        p->xsk_method = STATUS_M_SOCK_DIAG;
+        for (size_t k = 0; k < n; k++)
+                for (size_t d = 0; d < diag->n; d++) {
+                        if (diag->v[d].ino != inos[k])
+                                continue;
+                        add_xsk(p, inos[k]);
+                        for (size_t u = 0; u < r->n_umems; u++)
+                                if (r->umems[u].ino == inos[k]) {
+                                        if (!umem_seen(r, r->umems[u].id, inos, k))
+                                                p->xsk_umem_bytes += r->umems[u].size;
+                                        if (!r->umems[u].holder)
+                                                r->umems[u].holder = p->pid;
+                                }
+                }
+}
+
 /* Match sock_diag's sockets (or, without it, ask each socket's family) to the processes. */
 static void match_sockets(struct status_report *r, const struct xsk_list *diag) {
         for (size_t i = 0; i < r->n_procs; i++) {
@@ -849,19 +879,7 @@ static void match_sockets(struct status_report *r, const struct xsk_list *diag) 
                         continue;
                 }
                 if (r->xsk_method == STATUS_M_SOCK_DIAG) {
-                        p->xsk_method = STATUS_M_SOCK_DIAG;
-                        for (size_t k = 0; k < n; k++)
-                                for (size_t d = 0; d < diag->n; d++) {
-                                        if (diag->v[d].ino != inos[k])
-                                                continue;
-                                        add_xsk(p, inos[k]);
-                                        for (size_t u = 0; u < r->n_umems; u++)
-                                                if (r->umems[u].ino == inos[k]) {
-                                                        p->xsk_umem_bytes += r->umems[u].size;
-                                                        if (!r->umems[u].holder)
-                                                                r->umems[u].holder = p->pid;
-                                                }
-                                }
+                        match_diag(r, p, inos, n, diag);
                         continue;
                 }
                 for (size_t k = 0; k < n; k++) {
@@ -992,7 +1010,7 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                         for (size_t k = 0; k < r->n_umems; k++)
                                 if (r->umems[k].uid == u->uid) {
                                         u->a.charged += r->umems[k].charged;
-                                        u->n_umem++;
+                                        u->n_umem += !r->umems[k].shared;
                                 }
                 } else if (o->probe) {
                         if (!run_deadline)
@@ -1175,7 +1193,7 @@ static int collect_umems(struct status_report *r, const struct xsk_list *diag) {
                 struct status_umem u = {
                         .ino = s->ino, .uid = s->has_uid ? s->uid : UINT32_MAX, .id = s->umem_id,
                         .size = s->umem_size,
-                        .charged = dup ? 0 : (uint64_t)s->umem_pages * r->page_size,
+                        .charged = dup ? 0 : (uint64_t)s->umem_pages * r->page_size, .shared = dup,
                         .ifindex = s->ifindex, .queue_id = s->queue_id,
                         .zerocopy = s->umem_flags & XDP_DU_F_ZEROCOPY,
                 };

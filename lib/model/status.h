@@ -100,6 +100,7 @@ struct status_umem {                     /* sock_diag only */
         pid_t holder;                    /* first process holding the socket, 0: none found */
         uint32_t ifindex, queue_id;
         bool zerocopy;
+        bool shared;                     /* an earlier socket's UMEM: charged there (charged 0) */
 };
 
 /* What a user's or a unit's processes may lock and what is charged against that. */
