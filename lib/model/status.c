@@ -422,21 +422,21 @@ static int dump_batch(const void *buf, size_t len, void *data, enum nl_batch_end
 }
 
 /* Send a dump request (len: its length, or -errno from building it) and parse every reply
- * datagram from the kernel into xsk (sock_diag), else into rdma, until the dump ends or
- * timeout seconds have passed. */
+ * datagram from the kernel into xsk (sock_diag), else into rdma, until the dump ends or the
+ * deadline (nl_now_ms()) passes. */
 static int nl_dump(const struct mnl_fns *f, struct mnl_socket *nl, const void *req, int len, uint32_t seq,
-                   unsigned timeout, struct xsk_list *xsk, struct rdma_list *rdma) {
+                   uint64_t deadline, struct xsk_list *xsk, struct rdma_list *rdma) {
         struct dump_ctx c = { .seq = seq, .portid = f->socket_get_portid(nl), .xsk = xsk, .rdma = rdma };
 
         if (len < 0)
                 return len;
         if (f->socket_sendto(nl, req, (size_t)len) < 0)
                 return negative_errno();
-        return nl_recv_dump(f->socket_get_fd(nl), nl_now_ms() + (uint64_t)timeout * 1000, dump_batch, &c, NULL);
+        return nl_recv_dump(f->socket_get_fd(nl), deadline, dump_batch, &c, NULL);
 }
 
 /* sock_diag of one network namespace (netns_fd < 0: ours), sockets appended to *l. */
-static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, unsigned timeout, struct xsk_list *l) {
+static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, uint64_t deadline, struct xsk_list *l) {
         char req[XDPDIAG_REQ_SIZE];
         struct mnl_socket *nl;
         uint32_t seq = (uint32_t)getpid() ^ 0x5d1a6;
@@ -449,12 +449,12 @@ static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, un
                 abort(); /* cannot return to our own namespace: nothing after this is right */
         if (r < 0)
                 return r;
-        r = nl_dump(f, nl, req, xdpdiag_build_request(req, sizeof req, seq), seq, timeout, l, NULL);
+        r = nl_dump(f, nl, req, xdpdiag_build_request(req, sizeof req, seq), seq, deadline, l, NULL);
         f->socket_close(nl);
         return r;
 }
 
-static int rdma_mrs(const struct mnl_fns *f, unsigned timeout, struct rdma_list *l) {
+static int rdma_mrs(const struct mnl_fns *f, uint64_t deadline, struct rdma_list *l) {
         char req[RDMANL_REQ_SIZE];
         struct mnl_socket *nl;
         uint32_t seq = (uint32_t)getpid() ^ 0x2d3a;
@@ -464,12 +464,12 @@ static int rdma_mrs(const struct mnl_fns *f, unsigned timeout, struct rdma_list 
         if (r < 0)
                 return r;
         l->want_devs = true;
-        r = nl_dump(f, nl, req, rdmanl_build_dev_request(req, sizeof req, seq), seq, timeout, NULL, l);
+        r = nl_dump(f, nl, req, rdmanl_build_dev_request(req, sizeof req, seq), seq, deadline, NULL, l);
         l->want_devs = false;
         for (size_t i = 0; r >= 0 && i < l->n_devs; i++) {
                 seq++;
                 r = nl_dump(f, nl, req, rdmanl_build_mr_request(req, sizeof req, seq, l->devs[i].index), seq,
-                            timeout, NULL, l);
+                            deadline, NULL, l);
         }
         f->socket_close(nl);
         return r;
@@ -1114,15 +1114,16 @@ static size_t count_xdp_sockets(struct status_report *r, size_t seen[static 64])
 }
 
 #ifdef HAVE_LIBMNL
-/* sock_diag in our network namespace, then in each other one of seen through its first process */
+/* sock_diag in our network namespace, then in each other one of seen through its first process
+ * (*ret_pid: the process whose namespace failed, when one did) */
 static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r, const size_t *seen,
-                          size_t n_seen, unsigned timeout, struct xsk_list *diag) {
+                          size_t n_seen, uint64_t deadline, struct xsk_list *diag, pid_t *ret_pid) {
         _cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
         unsigned long long self_ns = 0;
         struct stat st;
         if (orig >= 0 && fstat(orig, &st) == 0)
                 self_ns = (unsigned long long)st.st_ino;
-        int dr = xsk_diag_netns(f, -1, -1, timeout, diag);
+        int dr = xsk_diag_netns(f, -1, -1, deadline, diag);
         if (dr < 0)
                 return dr;
         for (size_t k = 0; k < n_seen && orig >= 0; k++) {
@@ -1132,8 +1133,13 @@ static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r
                         continue;
                 snprintf(path, sizeof path, "/proc/%d/ns/net", (int)p->pid);
                 _cleanup_close_ int nfd = open(path, O_RDONLY | O_CLOEXEC);
-                if (nfd >= 0)
-                        (void)xsk_diag_netns(f, nfd, orig, timeout, diag);
+                if (nfd < 0)
+                        continue; /* gone */
+                dr = xsk_diag_netns(f, nfd, orig, deadline, diag);
+                if (dr < 0) { /* part of the sockets unknown: none of the sums would be right */
+                        *ret_pid = p->pid;
+                        return dr;
+                }
         }
         return 0;
 }
@@ -1151,13 +1157,19 @@ static int collect_netlink(struct status_report *r, const size_t *seen, size_t n
                 snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
                 return 0;
         }
-        int dr = diag_all_netns(&f, r, seen, n_seen, timeout, diag);
-        int mr = dr == -ENOMEM ? 0 : rdma_mrs(&f, timeout, rdma);
+        /* every dump of the run within timeout seconds: a user's namespaces cannot add up */
+        uint64_t deadline = nl_now_ms() + (uint64_t)timeout * 1000;
+        pid_t fail_pid = 0;
+        int dr = diag_all_netns(&f, r, seen, n_seen, deadline, diag, &fail_pid);
+        int mr = dr == -ENOMEM ? 0 : rdma_mrs(&f, deadline, rdma);
         mnl_unload(&f);
         if (dr == -ENOMEM || mr == -ENOMEM)
                 return -ENOMEM;
         if (dr >= 0)
                 r->xsk_method = STATUS_M_SOCK_DIAG;
+        else if (fail_pid)
+                snprintf(r->xsk_why, sizeof r->xsk_why, "sock_diag for AF_XDP in the network namespace of pid %d: %s",
+                         (int)fail_pid, strerror(-dr));
         else if (dr == -ENOENT)
                 snprintf(r->xsk_why, sizeof r->xsk_why,
                          "sock_diag for AF_XDP: ENOENT (the kernel lacks CONFIG_XDP_SOCKETS_DIAG)");
