@@ -139,6 +139,7 @@ int cmd_doctor(struct ctx *c) {
                 .service = c->service,
                 .unit = c->unit,
                 .pid = c->pid,
+                .probe_timeout = c->probe_timeout,
         };
         r = doctor_run(&in, &rep);
         if (r < 0) {

@@ -585,6 +585,7 @@ static int status_parse_args(const struct ctx *c, struct status_options *o) {
         }
         o->filter.pid = c->pid;
         o->filter.unit = c->unit;
+        o->probe_timeout = c->probe_timeout;
         return 0;
 }
 

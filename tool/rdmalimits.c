@@ -40,11 +40,11 @@ static const struct command commands[] = {
           "the memlock a session of USER gets, and the file:line behind each value" },
         { "verify", cmd_verify, OPT_SERVICE | OPT_SSH | OPT_CONF, 1, 1, "USER",
           "open a real session for USER (PAM, or --ssh DEST) and compare with explain" },
-        { "doctor", cmd_doctor, OPT_PID | OPT_UNIT | OPT_CONF | OPT_SERVICE, 0, 0, "",
+        { "doctor", cmd_doctor, OPT_PID | OPT_UNIT | OPT_CONF | OPT_SERVICE | OPT_PROBE_TIMEOUT, 0, 0, "",
           "diagnose the whole chain: PAM stacks, sshd, systemd, containers, running processes" },
         { "pin-test", cmd_pintest, OPT_FORCE, 1, 1, "SIZE",
           "as the calling user, really pin SIZE (mlock, AF_XDP UMEM, ibv_reg_mr) and say what failed" },
-        { "status", cmd_status, OPT_PID | OPT_UNIT | OPT_PROMETHEUS | OPT_THRESHOLD | OPT_OUTPUT, 0, 1, "[USER]",
+        { "status", cmd_status, OPT_PID | OPT_UNIT | OPT_PROMETHEUS | OPT_THRESHOLD | OPT_OUTPUT | OPT_PROBE_TIMEOUT, 0, 1, "[USER]",
           "per process, user and unit: memlock limits, what is locked, pinned and charged, the headroom" },
         { "probe", cmd_probe, OPT_CONF | OPT_SAVE | OPT_CACHE, 0, 0, "",
           "RDMA devices, AF_XDP interfaces, RAM, and the auto value of the policy" },
@@ -63,6 +63,7 @@ enum opt_action {
         ACT_FLAVOUR,    /* the flavour named by the argument */
         ACT_VENDORDIR,  /* ACT_STRING of an absolute directory or "none" */
         ACT_PID,        /* the pid_t at field becomes the process id of the argument */
+        ACT_SECONDS,    /* the unsigned at field becomes the argument, 1 to 3600 seconds */
         ACT_HELP,
         ACT_VERSION,
 };
@@ -87,7 +88,8 @@ static const struct opt_def {
         bool hidden;            /* another spelling of the option before it: not listed */
         unsigned bit;
         enum opt_action action;
-        size_t field;           /* in struct ctx, for ACT_TRUE, ACT_STRING, ACT_SERVICE, ACT_VENDORDIR, ACT_PID */
+        size_t field;           /* in struct ctx, for ACT_TRUE, ACT_STRING, ACT_SERVICE, ACT_VENDORDIR, ACT_PID,
+                                 * ACT_SECONDS */
         const char *arg;        /* the argument's name in --help */
         struct opt_sense sense[4];
 } options[] = {
@@ -153,6 +155,9 @@ static const struct opt_def {
           { { "status", "with --prometheus: replace FILE (an absolute path) atomically instead of\n"
                         "printing; its directory must be root's, not writable by others,\n"
                         "with no symbolic link on the way" } } },
+        { "probe-timeout", required_argument, 0, false, OPT_PROBE_TIMEOUT, ACT_SECONDS, F(probe_timeout), "SECONDS",
+          { { "status/doctor", "kill a probe child (it runs as the user) that has not answered in\n"
+                               "SECONDS (default 5); all the probes of one run stop after 6 times that" } } },
         { "help", no_argument, 'h', false, 0, ACT_HELP, 0, NULL, { { NULL, "display this help" } } },
         { "version", no_argument, 'V', false, 0, ACT_VERSION, 0, NULL, { { NULL, "display version" } } },
 #undef F
@@ -185,6 +190,8 @@ static void print_option(FILE *out, const struct opt_def *o, const char *prefix,
         snprintf(col, sizeof col, "--%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
         if (o->short_name)
                 fprintf(out, " -%c, %-17s ", o->short_name, col);
+        else if (strlen(col) > 17) /* wider than the column: the help starts on the next line */
+                fprintf(out, "     %s\n%23s", col, "");
         else
                 fprintf(out, "     %-17s ", col);
         print_option_text(out, prefix, help);
@@ -615,6 +622,17 @@ static int option_apply(struct cli *l, int argc, const struct opt_def *o, char *
                         return CMD_USAGE;
                 }
                 *(pid_t *)field = (pid_t)pid;
+                return 0;
+        }
+        case ACT_SECONDS: {
+                uint32_t secs;
+                char buf[ESCAPE_NAME_MAX];
+                if (parse_u32(arg, &secs) < 0 || secs == 0 || secs > 3600) {
+                        log_error("--%s '%s': expected a whole number of seconds from 1 to 3600", o->name,
+                                  str_escape(arg, buf, sizeof buf));
+                        return CMD_USAGE;
+                }
+                *(unsigned *)field = secs;
                 return 0;
         }
         case ACT_SERVICE:

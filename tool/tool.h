@@ -47,6 +47,7 @@ enum {
         OPT_THRESHOLD = 1u << 21,
         OPT_ALLOW_OVERRIDDEN = 1u << 22,
         OPT_OUTPUT = 1u << 23,
+        OPT_PROBE_TIMEOUT = 1u << 24,
 };
 #define OPT_GLOBAL (OPT_ROOT | OPT_JSON | OPT_QUIET | OPT_FLAVOUR)
 
@@ -67,6 +68,7 @@ struct ctx {
         bool prometheus;         /* status --prometheus */
         const char *threshold;   /* status --threshold SIZE */
         const char *output;      /* status --prometheus --output FILE */
+        unsigned probe_timeout;  /* status, doctor --probe-timeout SECONDS, 0: not given */
         int argc;                /* positional arguments after the command word */
         char **argv;
         const char **ssh_options; /* every --ssh-option, in order (verify --ssh) */

@@ -18,6 +18,7 @@ static int resolve(void *h, struct mnl_fns *f) {
         RESOLVE(h, f, socket_bind, "mnl_socket_bind", "LIBMNL_1.0");
         RESOLVE(h, f, socket_close, "mnl_socket_close", "LIBMNL_1.0");
         RESOLVE(h, f, socket_get_portid, "mnl_socket_get_portid", "LIBMNL_1.0");
+        RESOLVE(h, f, socket_get_fd, "mnl_socket_get_fd", "LIBMNL_1.0");
         RESOLVE(h, f, socket_sendto, "mnl_socket_sendto", "LIBMNL_1.0");
         RESOLVE(h, f, socket_recvfrom, "mnl_socket_recvfrom", "LIBMNL_1.0");
         RESOLVE(h, f, cb_run, "mnl_cb_run", "LIBMNL_1.0");

@@ -18,6 +18,7 @@ struct mnl_fns {
         __typeof__(mnl_socket_bind) *socket_bind;
         __typeof__(mnl_socket_close) *socket_close;
         __typeof__(mnl_socket_get_portid) *socket_get_portid;
+        __typeof__(mnl_socket_get_fd) *socket_get_fd;
         __typeof__(mnl_socket_sendto) *socket_sendto;
         __typeof__(mnl_socket_recvfrom) *socket_recvfrom;
         __typeof__(mnl_cb_run) *cb_run;

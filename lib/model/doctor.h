@@ -58,6 +58,7 @@ struct doctor_input {
                                           * console logins), or NULL */
         const char *unit;                /* examine this systemd unit, or NULL */
         pid_t pid;                       /* examine this process, or 0 */
+        unsigned probe_timeout;          /* seconds for the probe of its user (status.h), 0: default */
 };
 
 /* Run every check.  Returns 0, or -ENOMEM (the report then holds what was found so far). */

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <linux/netlink.h>
 #include <linux/xdp_diag.h>
+#include <poll.h>
 #include <pwd.h>
 #include <sched.h>
 #include <signal.h>
@@ -23,14 +24,18 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "array.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "macro.h"
 #include "mnl.h"
 #include "procfs.h"
 #include "size.h"
+#include "strmap.h"
 #include "status.h"
 #include "umem.h"
 #include "xdpdiag.h"
@@ -260,16 +265,49 @@ static void parse_cgroup(const char *text, char *buf, size_t size) {
         copy_span(buf, size, use, strcspn(use, "\n"));
 }
 
-static pid_t parent_of(pid_t pid, char *comm, size_t comm_size) {
-        _cleanup_free_ char *status = NULL;
-        uint64_t ppid;
-        if (proc_read(pid, "status", PROC_TEXT_MAX, &status) < 0 || proc_field_u64(status, "PPid", &ppid) < 0 ||
-            ppid > INT_MAX)
-                return 0;
-        const char *n = proc_field(status, "Name", NULL);
-        if (n && comm)
-                copy_span(comm, comm_size, n, strcspn(n, "\n"));
-        return (pid_t)ppid;
+/*
+ * Each process's parent, and whether it is a slurmstepd, read once per run: a Slurm task's
+ * slurmstepd is looked for among its ancestors (slurm_task()), which without this cache read
+ * the status of every ancestor of every process again.  Values in the map: the parent pid
+ * shifted left by 2, bit 1 for a slurmstepd, bit 0 set (never NULL).  Only root's processes
+ * named slurmstepd count: slurmstepd runs as root, and a user's process of that name would
+ * otherwise get its command line read, whose pages its owner may map from a FUSE file it
+ * serves and so hold root's read for ever.
+ */
+struct ancestry {
+        struct strmap map;
+};
+
+/* Remember pid's parent (from its status text); the value stored */
+static uintptr_t ancestry_put(struct ancestry *an, pid_t pid, const char *status_text) {
+        char key[16];
+        uint64_t uid = UINT64_MAX, ppid = 0;
+        size_t l = 0;
+        const char *name = proc_field(status_text, "Name", &l);
+        bool stepd = name && l == strlen("slurmstepd") && memcmp(name, "slurmstepd", l) == 0 &&
+                     proc_field_u64(status_text, "Uid", &uid) >= 0 && uid == 0;
+
+        if (proc_field_u64(status_text, "PPid", &ppid) < 0 || ppid > INT_MAX)
+                ppid = 0;
+        uintptr_t v = (uintptr_t)ppid << 2 | (uintptr_t)stepd << 1 | 1;
+        snprintf(key, sizeof key, "%d", (int)pid);
+        (void)strmap_put(&an->map, key, (void *)v); /* -ENOMEM: read again when asked */
+        return v;
+}
+
+/* The parent of pid (0: unknown) and whether pid is a slurmstepd */
+static pid_t ancestry_get(struct ancestry *an, pid_t pid, bool *ret_stepd) {
+        char key[16];
+        snprintf(key, sizeof key, "%d", (int)pid);
+        uintptr_t v = (uintptr_t)strmap_get(&an->map, key);
+        if (!v) {
+                _cleanup_free_ char *status = NULL;
+                if (proc_read(pid, "status", PROC_TEXT_MAX, &status) < 0)
+                        return 0;
+                v = ancestry_put(an, pid, status);
+        }
+        *ret_stepd = v & 2;
+        return (pid_t)(v >> 2);
 }
 
 /* The inode of a link "PREFIX[INODE]" (socket:[...], net:[...]) at dirfd/path: 0 or -errno. */
@@ -319,17 +357,34 @@ static int socket_inodes(pid_t pid, uint32_t **ret, int **ret_fds, size_t *ret_n
         return 0;
 }
 
-/* The socket's family through a copy of the descriptor (pidfd_getfd: ptrace access to the
- * process is needed).  -errno when it cannot be asked. */
-static int socket_family_of(int pidfd, int fd) {
-        _cleanup_close_ int mine = (int)syscall(SYS_pidfd_getfd, pidfd, fd, 0);
-        int dom = 0;
-        socklen_t l = sizeof dom;
-        if (mine < 0)
+/*
+ * Whether descriptor fd of pid, found as socket inode ino, is an AF_XDP socket: 1, 0, -ESTALE
+ * (no longer that socket), -errno (-EACCES: no access to the process's descriptors).
+ *
+ * Never a copy of the descriptor (pidfd_getfd()): once the process closed its own, root's close
+ * of the copy would be the last one and run the socket's release as root; and the process can
+ * swap the descriptor for a file of a FUSE mount it serves, whose close (flush) and stat it can
+ * hold for ever.  An O_PATH open through the /proc link holds the dentry only: no ->open, no
+ * flush at close, and the socket is released by whoever closes the last real descriptor.  The
+ * link of our O_PATH descriptor then says, without calling into any filesystem, whether it is
+ * still that socket, and sockfs's attribute system.sockprotoname names its protocol ("XDP").
+ */
+static int socket_is_xdp(pid_t pid, int fd, uint32_t ino) {
+        char path[64], proto[16];
+        uint64_t got;
+
+        snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fd);
+        _cleanup_close_ int pfd = open(path, O_PATH | O_CLOEXEC);
+        if (pfd < 0)
                 return negative_errno();
-        if (getsockopt(mine, SOL_SOCKET, SO_DOMAIN, &dom, &l) < 0)
+        snprintf(path, sizeof path, "/proc/self/fd/%d", pfd);
+        if (link_inode(AT_FDCWD, path, "socket:[", &got) < 0 || got != ino)
+                return -ESTALE;
+        ssize_t n = getxattr(path, "system.sockprotoname", proto, sizeof proto - 1);
+        if (n < 0)
                 return negative_errno();
-        return dom;
+        proto[n] = '\0';
+        return streq(proto, "XDP");
 }
 
 /* ---------------------------------------------------------------------------------------
@@ -350,41 +405,38 @@ struct rdma_list {
 };
 
 #ifdef HAVE_LIBMNL
+/* The replies of one dump, for nl_recv_dump() */
+struct dump_ctx {
+        uint32_t seq, portid;
+        struct xsk_list *xsk;
+        struct rdma_list *rdma;
+};
+
+static int dump_batch(const void *buf, size_t len, void *data, enum nl_batch_end *end) {
+        struct dump_ctx *c = data;
+        struct rdma_list *rdma = c->rdma;
+        if (c->xsk)
+                return xdpdiag_parse_batch(buf, len, c->seq, c->portid, &c->xsk->v, &c->xsk->n, end);
+        return rdmanl_parse_batch(buf, len, c->seq, c->portid, rdma->want_devs ? &rdma->devs : NULL, &rdma->n_devs,
+                                  rdma->want_devs ? NULL : &rdma->mrs, &rdma->n_mrs, end);
+}
+
 /* Send a dump request (len: its length, or -errno from building it) and parse every reply
- * datagram into xsk (sock_diag), else into rdma, until the dump ends. */
+ * datagram from the kernel into xsk (sock_diag), else into rdma, until the dump ends or the
+ * deadline (nl_now_ms()) passes. */
 static int nl_dump(const struct mnl_fns *f, struct mnl_socket *nl, const void *req, int len, uint32_t seq,
-                   struct xsk_list *xsk, struct rdma_list *rdma) {
+                   uint64_t deadline, struct xsk_list *xsk, struct rdma_list *rdma) {
+        struct dump_ctx c = { .seq = seq, .portid = f->socket_get_portid(nl), .xsk = xsk, .rdma = rdma };
+
         if (len < 0)
                 return len;
-        size_t bufsz = (size_t)MNL_SOCKET_BUFFER_SIZE;
-        _cleanup_free_ char *buf = malloc(bufsz);
-        unsigned portid = f->socket_get_portid(nl);
-
-        if (!buf)
-                return -ENOMEM;
         if (f->socket_sendto(nl, req, (size_t)len) < 0)
                 return negative_errno();
-        for (unsigned rounds = 0; rounds < 100000; rounds++) {
-                enum nl_batch_end end;
-                ssize_t n = f->socket_recvfrom(nl, buf, bufsz);
-                if (n < 0)
-                        return negative_errno();
-                if (n == 0)
-                        return -EPROTO;
-                int r = xsk ? xdpdiag_parse_batch(buf, (size_t)n, seq, portid, &xsk->v, &xsk->n, &end)
-                            : rdmanl_parse_batch(buf, (size_t)n, seq, portid, rdma->want_devs ? &rdma->devs : NULL,
-                                                 &rdma->n_devs, rdma->want_devs ? NULL : &rdma->mrs,
-                                                 &rdma->n_mrs, &end);
-                if (r < 0)
-                        return r;
-                if (end == NL_BATCH_DONE)
-                        return 0;
-        }
-        return -E2BIG;
+        return nl_recv_dump(f->socket_get_fd(nl), deadline, dump_batch, &c, NULL);
 }
 
 /* sock_diag of one network namespace (netns_fd < 0: ours), sockets appended to *l. */
-static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, struct xsk_list *l) {
+static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, uint64_t deadline, struct xsk_list *l) {
         char req[XDPDIAG_REQ_SIZE];
         struct mnl_socket *nl;
         uint32_t seq = (uint32_t)getpid() ^ 0x5d1a6;
@@ -397,12 +449,12 @@ static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, st
                 abort(); /* cannot return to our own namespace: nothing after this is right */
         if (r < 0)
                 return r;
-        r = nl_dump(f, nl, req, xdpdiag_build_request(req, sizeof req, seq), seq, l, NULL);
+        r = nl_dump(f, nl, req, xdpdiag_build_request(req, sizeof req, seq), seq, deadline, l, NULL);
         f->socket_close(nl);
         return r;
 }
 
-static int rdma_mrs(const struct mnl_fns *f, struct rdma_list *l) {
+static int rdma_mrs(const struct mnl_fns *f, uint64_t deadline, struct rdma_list *l) {
         char req[RDMANL_REQ_SIZE];
         struct mnl_socket *nl;
         uint32_t seq = (uint32_t)getpid() ^ 0x2d3a;
@@ -412,12 +464,12 @@ static int rdma_mrs(const struct mnl_fns *f, struct rdma_list *l) {
         if (r < 0)
                 return r;
         l->want_devs = true;
-        r = nl_dump(f, nl, req, rdmanl_build_dev_request(req, sizeof req, seq), seq, NULL, l);
+        r = nl_dump(f, nl, req, rdmanl_build_dev_request(req, sizeof req, seq), seq, deadline, NULL, l);
         l->want_devs = false;
         for (size_t i = 0; r >= 0 && i < l->n_devs; i++) {
                 seq++;
                 r = nl_dump(f, nl, req, rdmanl_build_mr_request(req, sizeof req, seq, l->devs[i].index), seq,
-                            NULL, l);
+                            deadline, NULL, l);
         }
         f->socket_close(nl);
         return r;
@@ -426,6 +478,8 @@ static int rdma_mrs(const struct mnl_fns *f, struct rdma_list *l) {
 
 /* ---------------------------------------------------------------------------------------
  * the active probe */
+
+#define STATUS_PROBE_REAP_MS 1000 /* for a killed probe child to go before it is left to init */
 
 struct probe_result {
         int error;               /* negative errno, 0 */
@@ -539,17 +593,69 @@ out:
         _exit(0);
 }
 
+/* Up to size bytes from fd (O_NONBLOCK) before deadline (nl_now_ms()): the count read (less than
+ * size at EOF), -ETIME when the deadline passed first, -errno. */
+static ssize_t read_by(int fd, void *buf, size_t size, uint64_t deadline) {
+        size_t got = 0;
+
+        while (got < size) {
+                int r = fd_wait_in(fd, deadline);
+                if (r < 0)
+                        return r;
+                ssize_t n = read(fd, (uint8_t *)buf + got, size - got);
+                if (n < 0 && errno != EINTR && errno != EAGAIN)
+                        return negative_errno();
+                if (n == 0)
+                        break;
+                if (n > 0)
+                        got += (size_t)n;
+        }
+        return (ssize_t)got;
+}
+
+/* SIGKILL the probe child (a user may hold it stopped or traced: the kill ends it either way)
+ * and reap it.  A child in uninterruptible sleep past the grace is left to init. */
+static void probe_reap(pid_t pid, int pidfd, bool kill_it) {
+        if (kill_it)
+                (void)(pidfd >= 0 ? syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) : kill(pid, SIGKILL));
+        if (pidfd >= 0) {
+                struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+                while (poll(&pfd, 1, STATUS_PROBE_REAP_MS) < 0 && errno == EINTR)
+                        ;
+        }
+        while (waitpid(pid, NULL, pidfd >= 0 ? WNOHANG : 0) < 0 && errno == EINTR)
+                ;
+}
+
+/* The probe's answer into why (the user's name raw, escaped here) */
+static int probe_why(const struct probe_result *res, char *why, size_t why_size) {
+        const char *what = res->step == 0   ? "socket(AF_XDP)"
+                           : res->step == 1 ? "becoming the user without CAP_IPC_LOCK"
+                           : res->step == 3 ? "XDP_UMEM_REG"
+                                            : "the memlock limit of the probe";
+        if (res->error == -EAFNOSUPPORT)
+                snprintf(why, why_size, "this kernel has no AF_XDP");
+        else if (res->step == 0 && (res->error == -EPERM || res->error == -EACCES))
+                snprintf(why, why_size, "socket(AF_XDP) needs CAP_NET_RAW");
+        else if (res->error == -ERANGE)
+                snprintf(why, why_size, "the hard memlock limit is too small to probe");
+        else
+                snprintf(why, why_size, "%s: %s", what, strerror(-res->error));
+        return res->error;
+}
+
 /*
  * The locked_vm of uid (pages x page size), measured by a child with uid/gid, CAP_NET_RAW only,
  * memlock limits set by bisection below `ceiling` bytes (0: the caller's hard limit).  Run as
  * root, or as uid itself with CAP_NET_RAW.  0 and *ret_charged (and *ret_at_least when the
  * charge reaches the ceiling), or -EPERM (no CAP_NET_RAW / cannot become uid), -EAFNOSUPPORT
- * (no AF_XDP), -errno; why gets a reason.
+ * (no AF_XDP), -ETIME (no answer before deadline, a nl_now_ms() time: the child, which runs with
+ * the user's uid and which the user can therefore stop, is killed), -errno; why gets a reason.
  */
-static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *ret_charged, bool *ret_at_least,
-                             char *why, size_t why_size) {
+static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t deadline, uint64_t *ret_charged,
+                             bool *ret_at_least, char *why, size_t why_size) {
         struct probe_result res = {};
-        int p[2], status;
+        int p[2];
         uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
 
         if (geteuid() != 0 && geteuid() != uid) {
@@ -559,6 +665,8 @@ static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *r
         if (pipe2(p, O_CLOEXEC) < 0)
                 return negative_errno();
         _cleanup_close_ int rd = p[0], wr = p[1];
+        if (fcntl(rd, F_SETFL, O_NONBLOCK) < 0)
+                return negative_errno();
         pid_t pid = fork();
         if (pid < 0)
                 return negative_errno();
@@ -567,31 +675,19 @@ static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t *r
                 probe_child(uid, gid, ceiling, wr);
         }
         close(TAKE_FD(wr));
-        ssize_t n;
-        do
-                n = read(rd, &res, sizeof res);
-        while (n < 0 && errno == EINTR);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-                ;
+        _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+        ssize_t n = read_by(rd, &res, sizeof res, deadline);
+        probe_reap(pid, pidfd, n != (ssize_t)sizeof res);
+        if (n == -ETIME) {
+                snprintf(why, why_size, "did not answer in time");
+                return -ETIME;
+        }
         if (n != (ssize_t)sizeof res) {
                 snprintf(why, why_size, "the probe process died");
                 return -EPROTO;
         }
-        if (res.error < 0) {
-                const char *what = res.step == 0   ? "socket(AF_XDP)"
-                                   : res.step == 1 ? "becoming the user without CAP_IPC_LOCK"
-                                   : res.step == 3 ? "XDP_UMEM_REG"
-                                                   : "the memlock limit of the probe";
-                if (res.error == -EAFNOSUPPORT)
-                        snprintf(why, why_size, "this kernel has no AF_XDP");
-                else if (res.step == 0 && (res.error == -EPERM || res.error == -EACCES))
-                        snprintf(why, why_size, "socket(AF_XDP) needs CAP_NET_RAW");
-                else if (res.error == -ERANGE)
-                        snprintf(why, why_size, "the hard memlock limit is too small to probe");
-                else
-                        snprintf(why, why_size, "%s: %s", what, strerror(-res.error));
-                return res.error;
-        }
+        if (res.error < 0)
+                return probe_why(&res, why, why_size);
         *ret_charged = res.pages * ps;
         *ret_at_least = res.at_least;
         return 0;
@@ -660,13 +756,13 @@ static void slurm_step_name(pid_t stepd, char *name, size_t name_size) {
  * unless slurm.conf says otherwise) gives the task the submit shell's soft limit instead, within
  * slurmd's hard limit.  Where the task's limits differ from its slurmstepd's, say where they came
  * from rather than name slurmd.service. */
-static void slurm_task(pid_t pid, struct status_proc *p) {
+static void slurm_task(struct ancestry *an, pid_t pid, struct status_proc *p) {
         pid_t a = pid, stepd = 0;
 
         for (int depth = 0; depth < 8 && a > 1; depth++) {
-                char comm[64] = "";
-                pid_t parent = parent_of(a, comm, sizeof comm); /* comm: a's */
-                if (streq(comm, "slurmstepd")) {
+                bool is_stepd = false;
+                pid_t parent = ancestry_get(an, a, &is_stepd);
+                if (is_stepd) {
                         stepd = a;
                         break;
                 }
@@ -690,7 +786,8 @@ static void slurm_task(pid_t pid, struct status_proc *p) {
                 snprintf(p->origin_owner, sizeof p->origin_owner, "the submit host (soft), slurmd.service (hard)");
 }
 
-static int read_proc_entry(pid_t pid, struct status_proc *ret) {
+/* The process pid into *ret: 0, 1 when the filter (uid) leaves it out, -errno */
+static int read_proc_entry(struct ancestry *an, const struct status_filter *f, pid_t pid, struct status_proc *ret) {
         _cleanup_free_ char *st = NULL, *lim = NULL, *cg = NULL;
         struct status_proc p = { .pid = pid };
         uint64_t uid, gid;
@@ -698,10 +795,13 @@ static int read_proc_entry(pid_t pid, struct status_proc *ret) {
 
         if ((r = proc_read(pid, "status", PROC_TEXT_MAX, &st)) < 0)
                 return r;
+        (void)ancestry_put(an, pid, st);
         if (proc_field_u64(st, "Uid", &uid) < 0 || proc_field_u64(st, "Gid", &gid) < 0)
                 return -EBADMSG;
         if (field_kib(st, "VmLck", &p.vmlck) < 0)
                 return -ENOEXEC; /* no mm: a kernel thread */
+        if (f->by_user && (uid_t)uid != f->uid)
+                return 1;
         (void)field_kib(st, "VmPin", &p.vmpin);
         p.uid = (uid_t)uid;
         p.gid = (gid_t)gid;
@@ -717,7 +817,7 @@ static int read_proc_entry(pid_t pid, struct status_proc *ret) {
                 parse_cgroup(cg, p.cgroup, sizeof p.cgroup);
         p.origin = status_classify_cgroup(p.cgroup, p.origin_name, sizeof p.origin_name, p.origin_owner,
                                           sizeof p.origin_owner);
-        slurm_task(pid, &p);
+        slurm_task(an, pid, &p);
         char nspath[64];
         uint64_t ino;
         snprintf(nspath, sizeof nspath, "/proc/%d/ns/net", (int)pid);
@@ -733,13 +833,42 @@ static void add_xsk(struct status_proc *p, uint32_t ino) {
         p->n_xsk++;
 }
 
+/* Whether UMEM id is registered through one of the first n sockets (inodes) of a process */
+static bool umem_seen(const struct status_report *r, uint32_t id, const uint32_t *inos, size_t n) {
+        for (size_t k = 0; k < n; k++)
+                for (size_t u = 0; u < r->n_umems; u++)
+                        if (r->umems[u].ino == inos[k] && r->umems[u].id == id)
+                                return true;
+        return false;
+}
+
+/* sock_diag's sockets among the n socket inodes of p: its AF_XDP sockets, and the bytes of
+ * the UMEMs they registered, each UMEM once (sockets may share one); p becomes the holder of
+ * the UMEMs that have none yet. */
+static void match_diag(struct status_report *r, struct status_proc *p, const uint32_t *inos, size_t n,
+                       const struct xsk_list *diag) {
+        p->xsk_method = STATUS_M_SOCK_DIAG;
+        for (size_t k = 0; k < n; k++)
+                for (size_t d = 0; d < diag->n; d++) {
+                        if (diag->v[d].ino != inos[k])
+                                continue;
+                        add_xsk(p, inos[k]);
+                        for (size_t u = 0; u < r->n_umems; u++)
+                                if (r->umems[u].ino == inos[k]) {
+                                        if (!umem_seen(r, r->umems[u].id, inos, k))
+                                                p->xsk_umem_bytes += r->umems[u].size;
+                                        if (!r->umems[u].holder)
+                                                r->umems[u].holder = p->pid;
+                                }
+                }
+}
+
 /* Match sock_diag's sockets (or, without it, ask each socket's family) to the processes. */
 static void match_sockets(struct status_report *r, const struct xsk_list *diag) {
         for (size_t i = 0; i < r->n_procs; i++) {
                 struct status_proc *p = &r->procs[i];
                 _cleanup_free_ uint32_t *inos = NULL;
                 _cleanup_free_ int *fds = NULL;
-                _cleanup_close_ int pidfd = -1;
                 size_t n = 0;
                 bool asked = false, refused = false;
 
@@ -750,31 +879,16 @@ static void match_sockets(struct status_report *r, const struct xsk_list *diag) 
                         continue;
                 }
                 if (r->xsk_method == STATUS_M_SOCK_DIAG) {
-                        p->xsk_method = STATUS_M_SOCK_DIAG;
-                        for (size_t k = 0; k < n; k++)
-                                for (size_t d = 0; d < diag->n; d++) {
-                                        if (diag->v[d].ino != inos[k])
-                                                continue;
-                                        add_xsk(p, inos[k]);
-                                        for (size_t u = 0; u < r->n_umems; u++)
-                                                if (r->umems[u].ino == inos[k]) {
-                                                        p->xsk_umem_bytes += r->umems[u].size;
-                                                        if (!r->umems[u].holder)
-                                                                r->umems[u].holder = p->pid;
-                                                }
-                                }
+                        match_diag(r, p, inos, n, diag);
                         continue;
                 }
-                pidfd = (int)syscall(SYS_pidfd_open, p->pid, 0);
-                if (pidfd < 0)
-                        continue;
                 for (size_t k = 0; k < n; k++) {
-                        int fam = socket_family_of(pidfd, fds[k]);
-                        if (fam == AF_XDP)
+                        int x = socket_is_xdp(p->pid, fds[k], inos[k]);
+                        if (x > 0)
                                 add_xsk(p, inos[k]);
-                        if (fam >= 0)
+                        if (x >= 0)
                                 asked = true;
-                        else if (fam == -EPERM || fam == -EACCES)
+                        else if (x == -EPERM || x == -EACCES)
                                 refused = true;
                 }
                 if (asked && !refused)
@@ -835,7 +949,40 @@ static void account_headroom(struct status_account *a) {
         }
 }
 
+/* The charge of u by the active probe: its child has timeout seconds, and none starts after
+ * run_deadline (nl_now_ms()), the bound on all the probes of one run. */
+static void probe_account(struct status_user *u, unsigned timeout, uint64_t run_deadline) {
+        uint64_t ceiling = u->a.limit_known && u->a.memlock.soft != UINT64_MAX ? u->a.memlock.soft : 0;
+        uint64_t now = nl_now_ms(), deadline = now + (uint64_t)timeout * 1000;
+        char who[ESCAPE_NAME_MAX];
+        struct rlimit own;
+
+        if (u->name[0])
+                str_escape(u->name, who, sizeof who);
+        else
+                snprintf(who, sizeof who, "uid %u", (unsigned)u->uid);
+        if (now >= run_deadline) {
+                snprintf(u->charged_why, sizeof u->charged_why,
+                         "the probe of %s did not run: the probes of this run took their %u s (%u x %u s)", who,
+                         timeout * STATUS_PROBE_RUN_FACTOR, STATUS_PROBE_RUN_FACTOR, timeout);
+                return;
+        }
+        /* the probe cannot go above our own hard limit without CAP_SYS_RESOURCE */
+        if (getrlimit(RLIMIT_MEMLOCK, &own) == 0 && (ceiling == 0 || ceiling > own.rlim_max))
+                ceiling = own.rlim_max == RLIM_INFINITY ? 0 : (uint64_t)own.rlim_max;
+        int r = status_probe_user(u->uid, u->gid, ceiling, deadline < run_deadline ? deadline : run_deadline,
+                                  &u->a.charged, &u->a.charged_at_least, u->charged_why, sizeof u->charged_why);
+        if (r >= 0)
+                u->a.charged_method = STATUS_M_PROBE;
+        else if (r == -ETIME)
+                snprintf(u->charged_why, sizeof u->charged_why, "the probe of %s did not answer in %u s", who,
+                         deadline <= run_deadline ? timeout : (unsigned)((run_deadline - now + 999) / 1000));
+}
+
 static int gather_users(struct status_report *r, const struct status_options *o) {
+        unsigned timeout = o->probe_timeout ? o->probe_timeout : STATUS_PROBE_TIMEOUT_DEFAULT;
+        uint64_t run_deadline = 0;
+
         if (o->filter.by_user && !user_slot(r, o->filter.uid))
                 return -ENOMEM;
         for (size_t i = 0; i < r->n_procs; i++) {
@@ -863,17 +1010,12 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                         for (size_t k = 0; k < r->n_umems; k++)
                                 if (r->umems[k].uid == u->uid) {
                                         u->a.charged += r->umems[k].charged;
-                                        u->n_umem++;
+                                        u->n_umem += !r->umems[k].shared;
                                 }
                 } else if (o->probe) {
-                        uint64_t ceiling = u->a.limit_known && u->a.memlock.soft != UINT64_MAX ? u->a.memlock.soft : 0;
-                        struct rlimit own;
-                        /* the probe cannot go above our own hard limit without CAP_SYS_RESOURCE */
-                        if (getrlimit(RLIMIT_MEMLOCK, &own) == 0 && (ceiling == 0 || ceiling > own.rlim_max))
-                                ceiling = own.rlim_max == RLIM_INFINITY ? 0 : (uint64_t)own.rlim_max;
-                        if (status_probe_user(u->uid, u->gid, ceiling, &u->a.charged, &u->a.charged_at_least,
-                                              u->charged_why, sizeof u->charged_why) >= 0)
-                                u->a.charged_method = STATUS_M_PROBE;
+                        if (!run_deadline)
+                                run_deadline = nl_now_ms() + (uint64_t)timeout * STATUS_PROBE_RUN_FACTOR * 1000;
+                        probe_account(u, timeout, run_deadline);
                 } else
                         snprintf(u->charged_why, sizeof u->charged_why, "%s", r->xsk_why);
                 account_headroom(&u->a);
@@ -921,6 +1063,7 @@ static int gather_units(struct status_report *r) {
 /* The processes the filter keeps */
 static int collect_procs(const struct status_options *o, struct status_report *r) {
         struct dirent *de;
+        struct ancestry an = {};
         int e = 0;
         DIR *d = opendir("/proc");
 
@@ -933,9 +1076,7 @@ static int collect_procs(const struct status_options *o, struct status_report *r
                         continue;
                 if (o->filter.pid && (pid_t)v != o->filter.pid)
                         continue;
-                if (read_proc_entry((pid_t)v, &p) < 0)
-                        continue;
-                if (o->filter.by_user && p.uid != o->filter.uid)
+                if (read_proc_entry(&an, &o->filter, (pid_t)v, &p) != 0)
                         continue;
                 if (o->filter.unit && !unit_matches(&p, o->filter.unit))
                         continue;
@@ -943,6 +1084,7 @@ static int collect_procs(const struct status_options *o, struct status_report *r
                         break;
         }
         closedir(d);
+        strmap_clear(&an.map, NULL);
         return e;
 }
 
@@ -972,15 +1114,16 @@ static size_t count_xdp_sockets(struct status_report *r, size_t seen[static 64])
 }
 
 #ifdef HAVE_LIBMNL
-/* sock_diag in our network namespace, then in each other one of seen through its first process */
+/* sock_diag in our network namespace, then in each other one of seen through its first process
+ * (*ret_pid: the process whose namespace failed, when one did) */
 static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r, const size_t *seen,
-                          size_t n_seen, struct xsk_list *diag) {
+                          size_t n_seen, uint64_t deadline, struct xsk_list *diag, pid_t *ret_pid) {
         _cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
         unsigned long long self_ns = 0;
         struct stat st;
         if (orig >= 0 && fstat(orig, &st) == 0)
                 self_ns = (unsigned long long)st.st_ino;
-        int dr = xsk_diag_netns(f, -1, -1, diag);
+        int dr = xsk_diag_netns(f, -1, -1, deadline, diag);
         if (dr < 0)
                 return dr;
         for (size_t k = 0; k < n_seen && orig >= 0; k++) {
@@ -990,15 +1133,20 @@ static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r
                         continue;
                 snprintf(path, sizeof path, "/proc/%d/ns/net", (int)p->pid);
                 _cleanup_close_ int nfd = open(path, O_RDONLY | O_CLOEXEC);
-                if (nfd >= 0)
-                        (void)xsk_diag_netns(f, nfd, orig, diag);
+                if (nfd < 0)
+                        continue; /* gone */
+                dr = xsk_diag_netns(f, nfd, orig, deadline, diag);
+                if (dr < 0) { /* part of the sockets unknown: none of the sums would be right */
+                        *ret_pid = p->pid;
+                        return dr;
+                }
         }
         return 0;
 }
 
 /* The AF_XDP sockets (sock_diag: xsk_method) and the RDMA memory regions (RDMA netlink:
  * mr_method), through libmnl; why not in xsk_why and mr_why.  0 or -ENOMEM. */
-static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen,
+static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen, unsigned timeout,
                            struct xsk_list *diag, struct rdma_list *rdma) {
         struct mnl_fns f = {};
 
@@ -1009,13 +1157,19 @@ static int collect_netlink(struct status_report *r, const size_t *seen, size_t n
                 snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
                 return 0;
         }
-        int dr = diag_all_netns(&f, r, seen, n_seen, diag);
-        int mr = dr == -ENOMEM ? 0 : rdma_mrs(&f, rdma);
+        /* every dump of the run within timeout seconds: a user's namespaces cannot add up */
+        uint64_t deadline = nl_now_ms() + (uint64_t)timeout * 1000;
+        pid_t fail_pid = 0;
+        int dr = diag_all_netns(&f, r, seen, n_seen, deadline, diag, &fail_pid);
+        int mr = dr == -ENOMEM ? 0 : rdma_mrs(&f, deadline, rdma);
         mnl_unload(&f);
         if (dr == -ENOMEM || mr == -ENOMEM)
                 return -ENOMEM;
         if (dr >= 0)
                 r->xsk_method = STATUS_M_SOCK_DIAG;
+        else if (fail_pid)
+                snprintf(r->xsk_why, sizeof r->xsk_why, "sock_diag for AF_XDP in the network namespace of pid %d: %s",
+                         (int)fail_pid, strerror(-dr));
         else if (dr == -ENOENT)
                 snprintf(r->xsk_why, sizeof r->xsk_why,
                          "sock_diag for AF_XDP: ENOENT (the kernel lacks CONFIG_XDP_SOCKETS_DIAG)");
@@ -1030,9 +1184,9 @@ static int collect_netlink(struct status_report *r, const size_t *seen, size_t n
         return 0;
 }
 #else
-static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen,
+static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen, unsigned timeout,
                            struct xsk_list *diag, struct rdma_list *rdma) {
-        (void)seen, (void)n_seen, (void)diag, (void)rdma;
+        (void)seen, (void)n_seen, (void)timeout, (void)diag, (void)rdma;
         snprintf(r->xsk_why, sizeof r->xsk_why, "built without libmnl (--disable-xdp)");
         snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
         return 0;
@@ -1051,7 +1205,7 @@ static int collect_umems(struct status_report *r, const struct xsk_list *diag) {
                 struct status_umem u = {
                         .ino = s->ino, .uid = s->has_uid ? s->uid : UINT32_MAX, .id = s->umem_id,
                         .size = s->umem_size,
-                        .charged = dup ? 0 : (uint64_t)s->umem_pages * r->page_size,
+                        .charged = dup ? 0 : (uint64_t)s->umem_pages * r->page_size, .shared = dup,
                         .ifindex = s->ifindex, .queue_id = s->queue_id,
                         .zerocopy = s->umem_flags & XDP_DU_F_ZEROCOPY,
                 };
@@ -1097,7 +1251,8 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
         if (e < 0)
                 goto out;
         size_t n_seen = count_xdp_sockets(&r, seen);
-        if ((e = collect_netlink(&r, seen, n_seen, &diag, &rdma)) < 0)
+        if ((e = collect_netlink(&r, seen, n_seen, o->probe_timeout ? o->probe_timeout : STATUS_PROBE_TIMEOUT_DEFAULT,
+                                 &diag, &rdma)) < 0)
                 goto out;
         if (r.xsk_method == STATUS_M_SOCK_DIAG) {
                 if ((e = collect_umems(&r, &diag)) < 0)

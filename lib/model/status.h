@@ -38,7 +38,8 @@ enum status_method {
         STATUS_M_PROBE,          /* "probe" */
         STATUS_M_PROC,           /* "proc": /proc/PID/status, /proc/PID/limits, /proc/net/protocols */
         STATUS_M_RDMA_NETLINK,   /* "rdma_netlink" */
-        STATUS_M_PIDFD,          /* "pidfd": a socket's family read through pidfd_getfd() */
+        STATUS_M_PIDFD,          /* "pidfd": each socket descriptor's protocol, through an O_PATH open of
+                                  * /proc/PID/fd/N (the name is kept from when pidfd_getfd() copied it) */
 };
 const char *status_method_name(enum status_method m);
 
@@ -99,6 +100,7 @@ struct status_umem {                     /* sock_diag only */
         pid_t holder;                    /* first process holding the socket, 0: none found */
         uint32_t ifindex, queue_id;
         bool zerocopy;
+        bool shared;                     /* an earlier socket's UMEM: charged there (charged 0) */
 };
 
 /* What a user's or a unit's processes may lock and what is charged against that. */
@@ -122,7 +124,7 @@ struct status_user {
          * probe); headroom: memlock.soft - charged */
         struct status_account a;
         uint64_t vmlck, vmpin;           /* sums over its processes (informational) */
-        char charged_why[160];           /* why unknown, or what the probe could not do */
+        char charged_why[400];           /* why unknown, or what the probe could not do */
         size_t n_umem;                   /* sock_diag: UMEMs it registered */
         size_t n_xsk;                    /* its AF_XDP sockets found (sock_diag or pidfd) */
         enum status_method xsk_method;   /* unknown when the sockets of one of its processes are */
@@ -145,9 +147,16 @@ struct status_filter {
         const char *unit;                /* NULL: any */
 };
 
+/* The active probe's child runs with the user's uid: the user can stop it.  Each has
+ * probe_timeout seconds to answer (then it is killed and the charge is unknown), and all of
+ * one run STATUS_PROBE_RUN_FACTOR times that (users not probed by then: unknown). */
+#define STATUS_PROBE_TIMEOUT_DEFAULT 5u
+#define STATUS_PROBE_RUN_FACTOR 6u
+
 struct status_options {
         struct status_filter filter;
         bool probe;                      /* run the active probe where sock_diag is missing */
+        unsigned probe_timeout;          /* seconds, 0: STATUS_PROBE_TIMEOUT_DEFAULT */
         uint64_t threshold;              /* status_proc.over_threshold: charge at least this */
 };
 

@@ -3,14 +3,17 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <linux/xdp_diag.h>
 #include <rdma/rdma_netlink.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 
 #include "array.h"
 #include "macro.h"
@@ -310,4 +313,83 @@ int rdmanl_parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t porti
                        size_t *n_devs, struct rdmanl_mr **mrs, size_t *n_mrs, enum nl_batch_end *ret_end) {
         struct rdma_acc acc = { devs, n_devs, mrs, n_mrs };
         return parse_batch(buf, len, seq, portid, ret_end, rdma_one, &acc);
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Receiving a dump */
+
+uint64_t nl_now_ms(void) {
+        struct timespec ts;
+        if (clock_gettime(CLOCK_MONOTONIC, &ts) < 0)
+                return 0;
+        return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+int fd_wait_in(int fd, uint64_t deadline) {
+        for (;;) {
+                uint64_t now = nl_now_ms();
+                if (now >= deadline)
+                        return -ETIME;
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
+                uint64_t wait = deadline - now;
+                int r = poll(&pfd, 1, wait > INT_MAX ? INT_MAX : (int)wait);
+                if (r < 0 && errno != EINTR)
+                        return negative_errno();
+                if (r > 0)
+                        return 0;
+        }
+}
+
+/* The next datagram into buf, with its sender in *from: its length, or -ETIME, -EMSGSIZE,
+ * -errno */
+static ssize_t recv_by(int fd, void *buf, size_t size, uint64_t deadline, struct sockaddr_nl *from,
+                       socklen_t *from_len) {
+        for (;;) {
+                int r = fd_wait_in(fd, deadline);
+                if (r < 0)
+                        return r;
+                struct iovec iov = { .iov_base = buf, .iov_len = size };
+                struct msghdr mh = { .msg_name = from, .msg_namelen = sizeof *from, .msg_iov = &iov, .msg_iovlen = 1 };
+                ssize_t n = recvmsg(fd, &mh, MSG_DONTWAIT);
+                if (n < 0 && (errno == EINTR || errno == EAGAIN))
+                        continue;
+                if (n < 0)
+                        return negative_errno();
+                *from_len = mh.msg_namelen;
+                return mh.msg_flags & MSG_TRUNC ? -EMSGSIZE : n;
+        }
+}
+
+int nl_recv_dump(int fd, uint64_t deadline, nl_batch_fn fn, void *data, size_t *ret_dropped) {
+        _cleanup_free_ uint8_t *buf = malloc(NL_DUMP_BUF_SIZE);
+        size_t bytes = 0, dropped = 0;
+        int r = -E2BIG;
+
+        if (!buf)
+                return -ENOMEM;
+        for (size_t n_dgrams = 0; n_dgrams < NL_DUMP_MAX_DATAGRAMS && bytes <= NL_DUMP_MAX_BYTES; n_dgrams++) {
+                struct sockaddr_nl from = {};
+                socklen_t from_len = 0;
+                enum nl_batch_end end = NL_BATCH_MORE;
+                ssize_t n = recv_by(fd, buf, NL_DUMP_BUF_SIZE, deadline, &from, &from_len);
+                if (n < 0) {
+                        r = (int)n;
+                        break;
+                }
+                bytes += (size_t)n;
+                if (from_len != sizeof from || from.nl_family != AF_NETLINK || from.nl_pid != 0) {
+                        dropped++; /* another socket's: a user's forgery in its namespace */
+                        continue;
+                }
+                if (n == 0) {
+                        r = -EPROTO;
+                        break;
+                }
+                if ((r = fn(buf, (size_t)n, data, &end)) < 0 || end == NL_BATCH_DONE)
+                        break;
+                r = -E2BIG;
+        }
+        if (ret_dropped)
+                *ret_dropped = dropped;
+        return r;
 }

@@ -2,8 +2,8 @@
 #pragma once
 /*
  * The netlink messages `status` exchanges with the kernel, as pure functions over byte
- * buffers (no socket here: lib/model/status.c sends and receives, tests feed messages built
- * per the UAPI headers):
+ * buffers (lib/model/status.c opens the sockets and sends, tests feed messages built per the
+ * UAPI headers), and the one reader of the replies off a socket, nl_recv_dump():
  *
  *   - sock_diag for AF_XDP (NETLINK_SOCK_DIAG, SOCK_DIAG_BY_FAMILY, struct xdp_diag_req of
  *     <linux/xdp_diag.h>): every AF_XDP socket of the network namespace with its inode, owner
@@ -15,6 +15,11 @@
  *
  * Parsers validate every length against the buffer; a truncated or malformed message is
  * -EBADMSG, never a read past the end.  Unknown attributes are skipped (newer kernels).
+ *
+ * nl_recv_dump() is the one reader of the replies off a socket.  status asks in the network
+ * namespaces of users' processes, where the user may hold CAP_NET_ADMIN and so may send to
+ * any netlink socket of the namespace, root's included, with the sequence number and port id
+ * it guesses: only datagrams whose sender address is the kernel's (port id 0) are read.
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -87,3 +92,31 @@ int rdmanl_build_mr_request(void *buf, size_t size, uint32_t seq, uint32_t dev_i
  * to *mrs (when mrs is not NULL).  Errors, NLMSG_DONE and checks as xdpdiag_parse_batch(). */
 int rdmanl_parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, struct rdmanl_dev **devs,
                        size_t *n_devs, struct rdmanl_mr **mrs, size_t *n_mrs, enum nl_batch_end *ret_end);
+
+/* ---------------------------------------------------------------------------------------
+ * Receiving a dump */
+
+/* CLOCK_MONOTONIC in milliseconds: the clock of the deadlines here and in status.c */
+uint64_t nl_now_ms(void);
+/* Wait until fd has something to read (or its end), before deadline (nl_now_ms()): 0,
+ * -ETIME, -errno of poll(). */
+int fd_wait_in(int fd, uint64_t deadline);
+
+/* Bounds on one dump's replies, forged datagrams included */
+#define NL_DUMP_MAX_DATAGRAMS 65536u
+#define NL_DUMP_MAX_BYTES (256u << 20)
+#define NL_DUMP_BUF_SIZE 32768u          /* the kernel's dump datagrams are at most this */
+
+/* One datagram of a dump from the kernel to its parser: xdpdiag_parse_batch() or
+ * rdmanl_parse_batch() with its arguments bound in data. */
+typedef int (*nl_batch_fn)(const void *buf, size_t len, void *data, enum nl_batch_end *ret_end);
+
+/*
+ * Read the replies of a dump from the netlink socket fd until fn says NL_BATCH_DONE: each
+ * datagram with recvmsg() once poll() says it is there, before deadline (nl_now_ms()).  A
+ * datagram whose sender is not the kernel (msg_name's nl_pid not 0) is dropped and counted in
+ * *ret_dropped (when not NULL).  0, -ETIME (the deadline passed), -E2BIG (more than
+ * NL_DUMP_MAX_DATAGRAMS datagrams or NL_DUMP_MAX_BYTES bytes), -EMSGSIZE (a datagram larger
+ * than NL_DUMP_BUF_SIZE), -ENOMEM, fn's error, -errno of recvmsg.
+ */
+int nl_recv_dump(int fd, uint64_t deadline, nl_batch_fn fn, void *data, size_t *ret_dropped);

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "macro.h"
@@ -322,6 +323,75 @@ static void test_cgroup(void **state) {
         }
 }
 
+/* A bound NETLINK_SOCK_DIAG socket of this network namespace; its port id in *portid */
+static int diag_socket(uint32_t *portid) {
+        struct sockaddr_nl a = { .nl_family = AF_NETLINK };
+        socklen_t l = sizeof a;
+        int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+        assert_true(fd >= 0);
+        assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+        assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &l), 0);
+        *portid = a.nl_pid;
+        return fd;
+}
+
+/* Send m from fd to port id to: 0, or -errno (EPERM without CAP_NET_ADMIN) */
+static int send_to(int fd, const void *buf, size_t len, uint32_t to) {
+        struct sockaddr_nl a = { .nl_family = AF_NETLINK, .nl_pid = to };
+        return sendto(fd, buf, len, 0, (struct sockaddr *)&a, sizeof a) == (ssize_t)len ? 0 : -errno;
+}
+
+struct xsk_out {
+        uint32_t seq, portid;
+        struct xdpdiag_sock *v;
+        size_t n;
+};
+
+static int xsk_batch(const void *buf, size_t len, void *data, enum nl_batch_end *end) {
+        struct xsk_out *o = data;
+        return xdpdiag_parse_batch(buf, len, o->seq, o->portid, &o->v, &o->n, end);
+}
+
+/*
+ * nl_recv_dump() reads only the kernel's datagrams: another socket of the namespace (a user's,
+ * who holds CAP_NET_ADMIN in a namespace of its own) sends a whole forged dump, with the right
+ * sequence number and port id, before the kernel's answer; the forged socket never shows and
+ * the kernel's answer is what counts (ENOENT without CONFIG_XDP_SOCKETS_DIAG).  With nothing
+ * but forgeries coming, the deadline ends the read.
+ */
+static void test_forged(void **state) {
+        struct xsk_out o = { .seq = 4242 };
+        uint32_t forger_port;
+        _cleanup_close_ int tool = diag_socket(&o.portid), forger = diag_socket(&forger_port);
+        struct msg m = {};
+        char req[XDPDIAG_REQ_SIZE];
+        size_t dropped = 99;
+
+        xsk_msg(&m, o.seq, o.portid, 31337, 0, true, 64u << 20, 9, 1);
+        msg_done(&m, o.seq, o.portid);
+        int r = send_to(forger, m.buf, m.len, o.portid);
+        if (r == -EPERM)
+                skip(); /* no CAP_NET_ADMIN: no forging here either */
+        assert_int_equal(r, 0);
+        int len = xdpdiag_build_request(req, sizeof req, o.seq);
+        assert_true(len > 0);
+        assert_int_equal(send_to(tool, req, (size_t)len, 0), 0);
+        r = nl_recv_dump(tool, nl_now_ms() + 10000, xsk_batch, &o, &dropped);
+        assert_true(r == 0 || r == -ENOENT); /* the kernel's answer */
+        assert_int_equal(dropped, 1);
+        for (size_t i = 0; i < o.n; i++)
+                assert_int_not_equal(o.v[i].ino, 31337);
+
+        /* forgeries only: dropped until the deadline */
+        assert_int_equal(send_to(forger, m.buf, m.len, o.portid), 0);
+        assert_int_equal(send_to(forger, m.buf, m.len, o.portid), 0);
+        assert_int_equal(nl_recv_dump(tool, nl_now_ms() + 300, xsk_batch, &o, &dropped), -ETIME);
+        assert_int_equal(dropped, 2);
+        for (size_t i = 0; i < o.n; i++)
+                assert_int_not_equal(o.v[i].ino, 31337);
+        free(o.v);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_request), cmocka_unit_test(test_dump), cmocka_unit_test(test_errors),
-          cmocka_unit_test(test_rdma), cmocka_unit_test(test_cgroup))
+          cmocka_unit_test(test_rdma), cmocka_unit_test(test_cgroup), cmocka_unit_test(test_forged))

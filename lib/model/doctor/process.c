@@ -513,7 +513,7 @@ static char *acct_holders(const struct status_report *rep, pid_t self, size_t *r
  * soft limit.  The next UMEM of this process fails with ENOBUFS once charge + size > soft.
  */
 static int pid_accounting(struct doc *d, const struct pid_view *v) {
-        struct status_options o = { .probe = true, .threshold = UINT64_MAX,
+        struct status_options o = { .probe = true, .threshold = UINT64_MAX, .probe_timeout = d->in->probe_timeout,
                                     .filter = { .by_user = true, .uid = (uid_t)v->uid } };
         _cleanup_(status_report_clear) struct status_report rep = {};
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], c[SIZE_FMT_MAX];

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * lib/model/status: the per-user, per-process and per-unit sums from canned netlink answers,
+ * as sock_diag and the RDMA resource dump give them on kernels that have them (this one may
+ * not): several users, several network namespaces, UMEMs shared between sockets of one
+ * process and of two processes.  status.c is compiled into this test so that its steps after
+ * the reading of /proc and netlink are called on the records directly; the product has no
+ * other path to them.
+ */
+#include "status.c"
+
+#include "unit.h"
+
+#define KIB UINT64_C(1024)
+#define MIB (1024 * KIB)
+
+static struct status_proc proc(pid_t pid, uid_t uid, unsigned long long netns, uint64_t soft, const char *unit) {
+        struct status_proc p = { .pid = pid, .nspid = pid, .uid = uid, .gid = uid, .limits_known = true,
+                                 .memlock = { soft, 8 * MIB }, .netns = netns, .origin = STATUS_O_UNIT };
+        snprintf(p.origin_name, sizeof p.origin_name, "%s", unit);
+        return p;
+}
+
+static struct xdpdiag_sock sock(uint32_t ino, uint32_t uid, uint32_t umem_id, uint64_t umem_bytes) {
+        return (struct xdpdiag_sock){ .ino = ino, .has_uid = true, .uid = uid, .has_umem = umem_id != 0,
+                                      .umem_id = umem_id, .umem_size = umem_bytes,
+                                      .umem_pages = (uint32_t)(umem_bytes / 4096), .umem_refs = 1 };
+}
+
+static const struct status_user *user(const struct status_report *r, uid_t uid) {
+        const struct status_user *u = status_find_user(r, uid);
+        assert_non_null(u);
+        return u;
+}
+
+static void test_sums(void **state) {
+        struct status_proc procs[] = {
+                proc(101, 64301, 1, 4 * MIB, "a.service"), /* two sockets sharing UMEM 7 (1 MiB) */
+                proc(102, 64301, 2, 8 * MIB, "a.service"), /* another namespace: UMEM 8 (512 KiB) */
+                proc(103, 64302, 1, 2 * MIB, "b.service"), /* UMEM 9 (256 KiB), shared with 104 */
+                proc(104, 64302, 2, 2 * MIB, "c.service"),
+                proc(105, 64303, 1, 1 * MIB, "c.service"), /* sockets, none AF_XDP */
+        };
+        static const uint32_t inos[][3] = { { 5001, 5002, 9001 }, { 5003 }, { 5004 }, { 5005 }, { 9002 } };
+        static const size_t n_inos[] = { 3, 1, 1, 1, 1 };
+        struct xdpdiag_sock socks[] = {
+                sock(5001, 64301, 7, 1 * MIB), sock(5002, 64301, 7, 1 * MIB), sock(5003, 64301, 8, 512 * KIB),
+                sock(5004, 64302, 9, 256 * KIB), sock(5005, 64302, 9, 256 * KIB), sock(5006, 64303, 0, 0),
+        };
+        struct rdmanl_mr mrs[] = { { .pid = 101, .len = 2 * MIB }, { .pid = 101, .len = 1 * MIB },
+                                   { .pid = 103, .len = 64 * KIB }, { .pid = 0, .len = 8 * MIB } };
+        struct xsk_list diag = { .v = socks, .n = ELEMENTSOF(socks) };
+        struct rdma_list rdma = { .mrs = mrs, .n_mrs = ELEMENTSOF(mrs) };
+        struct status_options o = { .threshold = 1 * MIB };
+        struct status_report r = { .page_size = 4096, .xsk_method = STATUS_M_SOCK_DIAG,
+                                   .mr_method = STATUS_M_RDMA_NETLINK };
+
+        for (size_t i = 0; i < ELEMENTSOF(procs); i++)
+                assert_int_equal(array_append((void **)&r.procs, &r.n_procs, sizeof procs[i], &procs[i], 32), 0);
+        assert_int_equal(collect_umems(&r, &diag), 0);
+        for (size_t i = 0; i < r.n_procs; i++)
+                match_diag(&r, &r.procs[i], inos[i], n_inos[i], &diag);
+        attribute_mrs(&r, &rdma);
+        assert_int_equal(gather_users(&r, &o), 0);
+        assert_int_equal(gather_units(&r), 0);
+        mark_over_threshold(&o, &r);
+
+        /* users: each UMEM charged once to the user whose socket registered it */
+        const struct status_user *u1 = user(&r, 64301), *u2 = user(&r, 64302), *u3 = user(&r, 64303);
+        assert_int_equal(u1->a.charged_method, STATUS_M_SOCK_DIAG);
+        assert_int_equal(u1->a.charged, 1 * MIB + 512 * KIB);
+        assert_int_equal(u1->n_umem, 2);
+        assert_int_equal(u1->n_xsk, 3);
+        assert_true(u1->a.headroom_known);
+        assert_int_equal(u1->a.headroom, 8 * MIB - (1 * MIB + 512 * KIB)); /* the largest soft limit */
+        assert_int_equal(u2->a.charged, 256 * KIB);
+        assert_int_equal(u2->n_umem, 1);
+        assert_int_equal(u2->n_xsk, 2);
+        assert_int_equal(u3->a.charged_method, STATUS_M_SOCK_DIAG);
+        assert_int_equal(u3->a.charged, 0);
+        assert_int_equal(u3->n_xsk, 0);
+
+        /* processes: a UMEM its two sockets share counts once; MRs by pid */
+        assert_int_equal(r.procs[0].n_xsk, 2);
+        assert_int_equal(r.procs[0].xsk_umem_bytes, 1 * MIB);
+        assert_int_equal(r.procs[0].n_mr, 2);
+        assert_int_equal(r.procs[0].mr_bytes, 3 * MIB);
+        assert_true(r.procs[0].over_threshold);
+        assert_int_equal(r.procs[1].xsk_umem_bytes, 512 * KIB);
+        assert_false(r.procs[1].over_threshold);
+        assert_int_equal(r.procs[2].xsk_umem_bytes, 256 * KIB);
+        assert_int_equal(r.procs[2].mr_bytes, 64 * KIB);
+        assert_int_equal(r.procs[3].xsk_umem_bytes, 256 * KIB);
+        assert_int_equal(r.procs[4].n_xsk, 0);
+        assert_int_equal(r.procs[4].n_mr, 0);
+
+        /* the UMEMs: shared ones charged with the first socket, each with its first holder */
+        assert_int_equal(r.n_umems, 5);
+        assert_int_equal(r.umems[0].charged, 1 * MIB);
+        assert_int_equal(r.umems[0].holder, 101);
+        assert_true(r.umems[1].shared);
+        assert_int_equal(r.umems[1].charged, 0);
+        assert_int_equal(r.umems[4].holder, 104);
+
+        /* units: the largest charge of a process, its user's locked_vm where that is larger */
+        for (size_t i = 0; i < r.n_units; i++) {
+                const struct status_unit *un = &r.units[i];
+                if (streq(un->name, "a.service")) {
+                        assert_int_equal(un->a.n_procs, 2);
+                        assert_int_equal(un->a.charged, 1 * MIB + 512 * KIB);
+                        assert_int_equal(un->a.charged_method, STATUS_M_SOCK_DIAG);
+                        assert_int_equal(un->a.headroom, 4 * MIB - (1 * MIB + 512 * KIB));
+                } else if (streq(un->name, "c.service")) {
+                        assert_int_equal(un->a.n_procs, 2);
+                        assert_int_equal(un->a.charged, 256 * KIB);
+                        assert_int_equal(un->a.headroom, 1 * MIB); /* 105: 1 MiB, nothing charged */
+                }
+        }
+        assert_int_equal(r.n_units, 3);
+        status_report_clear(&r);
+}
+
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_sums))
