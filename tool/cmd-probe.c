@@ -204,10 +204,6 @@ static void print_xdp_text(const struct hw_summary *hw) {
                 printf("  unknown: this kernel has no netdev family (Linux < 6.3)\n");
         else if (hw->xdp_status == -ENOPKG)
                 printf("  unknown: rdmalimits was built without AF_XDP detection (--disable-xdp)\n");
-#ifdef HAVE_LIBMNL
-        else if (hw->xdp_status == -ELIBACC)
-                printf("  unknown: libmnl (%s) is not installed\n", LIBMNL_SONAME);
-#endif
         else if (hw->xdp_status < 0)
                 printf("  unknown (%s)\n", strerror(-hw->xdp_status));
         else if (hw->n_xdp == 0)

@@ -9,12 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
-#ifdef HAVE_LIBMNL
+#ifdef ENABLE_XDP
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #endif
@@ -36,7 +38,7 @@ enum {
 #endif
 
 #include "array.h"
-#include "mnl.h"
+#include "netlink.h"
 #include "hw.h"
 #include "macro.h"
 #include "size.h"
@@ -227,186 +229,126 @@ bool hw_netsel_counts(const struct hw_netsel *sel, const char *name, bool physic
 /* ---------------------------------------------------------------------------------------
  * AF_XDP: the netdev generic netlink family, RX queues from sysfs.
  *
- * libmnl is loaded (mnl.c, dlopen()) only when a live probe runs: a login that reads the
- * hardware cache, or needs no "auto" at all, maps one library less (on the machines we
- * measure, each library a login maps costs about as much as pam_limits' whole session).  The
- * table is filled per probe and passed down, so nothing global changes; --disable-xdp builds
- * without it.
+ * Netlink is spoken without a library (netlink.h): a live probe maps nothing more than the
+ * module, and a login that reads the hardware cache, or needs no "auto" at all, opens no
+ * socket.  --disable-xdp builds without the AF_XDP probe.
  */
-#ifdef HAVE_LIBMNL
-/* An open generic netlink socket and the functions to use it. */
+#ifdef ENABLE_XDP
+/* Replies wait for nothing a user holds, but are bounded all the same. */
+#define NL_PROBE_TIMEOUT_MS 2000
+
+/* An open generic netlink socket. */
 struct genl {
-        const struct mnl_fns *f;
-        struct mnl_socket *nl;
+        int fd;
+        uint32_t portid, seq;
 };
 
 static void genl_close(struct genl *g) {
-        if (g->nl)
-                g->f->socket_close(g->nl);
-        g->nl = NULL;
+        if (g->fd >= 0)
+                close(g->fd);
+        g->fd = -1;
 }
 
-/* Send one request and run cb over the replies until DONE, an ACK or an error.
- * libmnl checks the sequence number and the port id of every reply. */
-static int nl_transact(const struct genl *g, const struct nlmsghdr *req, mnl_cb_t cb, void *data) {
-        size_t bufsz = (size_t)MNL_SOCKET_BUFFER_SIZE;
-        _cleanup_free_ char *buf = malloc(bufsz);
-        unsigned portid = g->f->socket_get_portid(g->nl);
-
-        if (!buf)
-                return -ENOMEM;
-        if (g->f->socket_sendto(g->nl, req, req->nlmsg_len) < 0)
-                return negative_errno();
-
-        for (;;) {
-                ssize_t len;
-                int r;
-
-                len = g->f->socket_recvfrom(g->nl, buf, bufsz);
-                if (len < 0) {
-                        if (errno == EINTR)
-                                continue;
-                        return negative_errno();
-                }
-                if (len == 0)
-                        return -EPROTO;
-                errno = 0;
-                r = g->f->cb_run(buf, (size_t)len, req->nlmsg_seq, portid, cb, data);
-                if (r < 0)
-                        return negative_errno();
-                if (r == MNL_CB_STOP)
-                        return 0;
-        }
-}
-
-static struct nlmsghdr *genl_request(const struct mnl_fns *f, char *buf, uint16_t type, uint16_t flags, uint32_t seq,
-                                     uint8_t cmd, uint8_t version) {
-        struct nlmsghdr *nlh = f->nlmsg_put_header(buf);
-        struct genlmsghdr *genl;
-
-        nlh->nlmsg_type = type;
-        nlh->nlmsg_flags = flags;
-        nlh->nlmsg_seq = seq;
-        genl = f->nlmsg_put_extra_header(nlh, sizeof(*genl));
-        genl->cmd = cmd;
-        genl->version = version;
-        return nlh;
-}
-
-/* The attributes of one message, indexed by type, for the parse callbacks. */
-struct attrs {
-        const struct mnl_fns *f;
-        const struct nlattr **tb;
+/* One request (len bytes of buf) and its replies, each data message to fn. */
+struct transact {
+        struct genl *g;
+        nl_msg_fn fn;
+        void *data;
 };
 
-static int family_attr_cb(const struct nlattr *attr, void *data) {
-        const struct attrs *a = data;
-        int type = a->f->attr_get_type(attr);
-
-        if (type == CTRL_ATTR_FAMILY_ID) {
-                if (a->f->attr_validate(attr, MNL_TYPE_U16) < 0)
-                        return MNL_CB_ERROR;
-                a->tb[type] = attr;
-        }
-        return MNL_CB_OK;
+static int transact_batch(const void *buf, size_t len, void *data, enum nl_batch_end *ret_end) {
+        struct transact *t = data;
+        return nl_parse_batch(buf, len, t->g->seq, t->g->portid, ret_end, t->fn, t->data);
 }
 
-struct family_reply {
-        const struct mnl_fns *f;
-        uint16_t id;
-};
+static int genl_transact(struct genl *g, const void *req, size_t len, nl_msg_fn fn, void *data) {
+        struct transact t = { g, fn, data };
+        int r = nl_send(g->fd, req, len);
+        if (r < 0)
+                return r;
+        return nl_recv_dump(g->fd, nl_now_ms() + NL_PROBE_TIMEOUT_MS, transact_batch, &t, NULL);
+}
 
-static int family_cb(const struct nlmsghdr *nlh, void *data) {
-        const struct nlattr *tb[CTRL_ATTR_MAX + 1] = {};
-        struct family_reply *fr = data;
-        struct attrs a = { fr->f, tb };
+/* A generic netlink request into buf: header, genlmsghdr, and a string attribute when name. */
+static int genl_request(void *buf, size_t size, uint16_t type, uint16_t flags, uint32_t seq, uint8_t cmd,
+                        uint8_t version, uint16_t attr, const char *name) {
+        struct genlmsghdr gh = { .cmd = cmd, .version = version };
+        int len = nl_put_request(buf, size, type, flags, seq, &gh, sizeof gh);
+        if (len < 0 || !name)
+                return len;
+        size_t at = NLMSG_ALIGN((size_t)len), nl = strlen(name) + 1;
+        if (size < at + NLA_HDRLEN + NLA_ALIGN(nl))
+                return -ENOBUFS;
+        struct nlattr *a = (void *)((uint8_t *)buf + at);
+        a->nla_len = (uint16_t)(NLA_HDRLEN + nl);
+        a->nla_type = attr;
+        memcpy((uint8_t *)a + NLA_HDRLEN, name, nl);
+        ((struct nlmsghdr *)buf)->nlmsg_len = (uint32_t)(at + NLA_HDRLEN + nl);
+        return (int)(at + NLA_HDRLEN + nl);
+}
 
+/* The attributes of a generic netlink message, after its genlmsghdr. */
+static struct nla_iter genl_attrs(const struct nlmsghdr *nlh) {
+        size_t payload = nlh->nlmsg_len - NLMSG_HDRLEN, off = NLMSG_ALIGN(sizeof(struct genlmsghdr));
+        return (struct nla_iter){ .p = (const uint8_t *)NLMSG_DATA(nlh) + (off < payload ? off : payload),
+                                  .left = off < payload ? payload - off : 0 };
+}
+
+static int family_msg(const struct nlmsghdr *nlh, size_t len, void *data) {
+        uint16_t *id = data;
+        const struct nla_want want[] = { { CTRL_ATTR_FAMILY_ID, id, sizeof *id, NULL } };
+        (void)len;
         if (nlh->nlmsg_type != GENL_ID_CTRL)
-                return MNL_CB_OK;
-        if (fr->f->attr_parse(nlh, sizeof(struct genlmsghdr), family_attr_cb, &a) < 0)
-                return MNL_CB_ERROR;
-        if (tb[CTRL_ATTR_FAMILY_ID])
-                fr->id = fr->f->attr_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
-        return MNL_CB_OK;
+                return 0;
+        return nla_parse(genl_attrs(nlh), want, ELEMENTSOF(want));
 }
 
 /* -ENOENT when the kernel has no such family. */
-static int genl_family_id(const struct genl *g, const char *name, uint32_t seq, uint16_t *ret) {
-        char buf[MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct genlmsghdr)) + 64] = {};
-        struct family_reply fr = { .f = g->f };
-        struct nlmsghdr *nlh;
-        int r;
-
-        nlh = genl_request(g->f, buf, GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, seq,
-                           CTRL_CMD_GETFAMILY, 1);
-        if (!g->f->attr_put_strz_check(nlh, sizeof(buf), CTRL_ATTR_FAMILY_NAME, name))
-                return -EINVAL;
-        r = nl_transact(g, nlh, family_cb, &fr);
+static int genl_family_id(struct genl *g, const char *name, uint16_t *ret) {
+        uint8_t buf[NLMSG_HDRLEN + 64];
+        uint16_t id = 0;
+        int len = genl_request(buf, sizeof buf, GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, ++g->seq,
+                               CTRL_CMD_GETFAMILY, 1, CTRL_ATTR_FAMILY_NAME, name);
+        if (len < 0)
+                return len;
+        int r = genl_transact(g, buf, (size_t)len, family_msg, &id);
         if (r < 0)
                 return r;
-        if (fr.id == 0)
+        if (id == 0)
                 return -EPROTO;
-        *ret = fr.id;
+        *ret = id;
         return 0;
 }
 
 struct xdp_dump {
-        const struct mnl_fns *f;
         uint16_t family;
         struct hw_xdp_if *ifs;
         size_t n, allocated;
 };
 
-static int dev_attr_cb(const struct nlattr *attr, void *data) {
-        const struct attrs *a = data;
-        int type = a->f->attr_get_type(attr);
-
-        switch (type) {
-        case NETDEV_A_DEV_IFINDEX:
-                if (a->f->attr_validate(attr, MNL_TYPE_U32) < 0)
-                        return MNL_CB_ERROR;
-                break;
-        case NETDEV_A_DEV_XDP_FEATURES:
-                if (a->f->attr_validate(attr, MNL_TYPE_U64) < 0)
-                        return MNL_CB_ERROR;
-                break;
-        default:
-                return MNL_CB_OK; /* newer attributes */
-        }
-        a->tb[type] = attr;
-        return MNL_CB_OK;
-}
-
-static int dev_cb(const struct nlmsghdr *nlh, void *data) {
-        const struct nlattr *tb[NETDEV_A_DEV_XDP_FEATURES + 1] = {};
+static int dev_msg(const struct nlmsghdr *nlh, size_t len, void *data) {
         struct xdp_dump *d = data;
-        struct attrs a = { d->f, tb };
-        struct hw_xdp_if *x;
-        uint64_t features;
-
+        uint32_t ifindex;
+        uint64_t features = 0;
+        bool has_index = false, has_features = false;
+        const struct nla_want want[] = {
+                { NETDEV_A_DEV_IFINDEX, &ifindex, sizeof ifindex, &has_index },
+                { NETDEV_A_DEV_XDP_FEATURES, &features, sizeof features, &has_features },
+        };
+        (void)len;
         if (nlh->nlmsg_type != d->family)
-                return MNL_CB_OK;
-        if (d->f->attr_parse(nlh, sizeof(struct genlmsghdr), dev_attr_cb, &a) < 0)
-                return MNL_CB_ERROR;
-        if (!tb[NETDEV_A_DEV_IFINDEX] || !tb[NETDEV_A_DEV_XDP_FEATURES])
-                return MNL_CB_OK;
-        features = d->f->attr_get_u64(tb[NETDEV_A_DEV_XDP_FEATURES]);
-        if (features == 0)
-                return MNL_CB_OK;
-
-        if (GROW(d->ifs, d->allocated, d->n + 1) < 0) {
-                errno = ENOMEM;
-                return MNL_CB_ERROR;
-        }
-        x = &d->ifs[d->n++];
-        memset(x, 0, sizeof(*x));
-        x->ifindex = d->f->attr_get_u32(tb[NETDEV_A_DEV_IFINDEX]);
-        x->xdp_features = features;
-        x->zero_copy = features & HW_XDP_XSK_ZEROCOPY;
-        return MNL_CB_OK;
+                return 0;
+        if (nla_parse(genl_attrs(nlh), want, ELEMENTSOF(want)) < 0)
+                return -EBADMSG;
+        if (!has_index || !has_features || features == 0)
+                return 0;
+        if (GROW(d->ifs, d->allocated, d->n + 1) < 0)
+                return -ENOMEM;
+        d->ifs[d->n++] = (struct hw_xdp_if){ .ifindex = ifindex, .xdp_features = features,
+                                             .zero_copy = features & HW_XDP_XSK_ZEROCOPY };
+        return 0;
 }
-
-#endif /* HAVE_LIBMNL */
+#endif /* ENABLE_XDP */
 
 static int count_rx(const char *name, ino_t ino, void *data) {
         *(unsigned *)data += strncmp(name, "rx-", 3) == 0;
@@ -434,23 +376,43 @@ unsigned hw_count_rx_queues(const char *name, unsigned ifindex) {
         return n;
 }
 
-#ifdef HAVE_LIBMNL
+#ifdef ENABLE_XDP
+/* if_indextoname() on a socket we have (any socket answers SIOCGIFNAME), not a new one each
+ * time.  0, or -errno (the interface is gone). */
+static int if_name(int fd, unsigned ifindex, char name[static IF_NAMESIZE]) {
+        struct ifreq ifr = { .ifr_ifindex = (int)ifindex };
+        if (ioctl(fd, SIOCGIFNAME, &ifr) < 0)
+                return negative_errno();
+        memcpy(name, ifr.ifr_name, IF_NAMESIZE);
+        name[IF_NAMESIZE - 1] = '\0';
+        return 0;
+}
+
+/* The netdev dump: the interfaces with XDP features.  -EINTR when a change interrupted it. */
+static int xdp_dump(struct genl *g, uint16_t family, struct xdp_dump *d) {
+        uint8_t buf[NLMSG_HDRLEN + 64];
+        int len = genl_request(buf, sizeof buf, family, NLM_F_REQUEST | NLM_F_DUMP, ++g->seq, NETDEV_CMD_DEV_GET,
+                               NETDEV_FAMILY_VERSION, 0, NULL);
+        if (len < 0)
+                return len;
+        *d = (struct xdp_dump){ .family = family };
+        return genl_transact(g, buf, (size_t)len, dev_msg, d);
+}
+
 /* Returns -ENOMEM only; everything else is recorded in s->xdp_status. */
-static int probe_xdp_with(const struct mnl_fns *f, const struct hw_netsel *sel, struct hw_summary *s) {
-        _cleanup_(genl_close) struct genl g = { .f = f };
+static int probe_xdp(const struct hw_netsel *sel, struct hw_summary *s) {
+        _cleanup_(genl_close) struct genl g = { .fd = -1, .seq = (uint32_t)time(NULL) };
         _cleanup_free_ struct hw_xdp_if *ifs = NULL;
-        uint32_t seq = (uint32_t)time(NULL);
         uint16_t family;
         size_t n = 0;
         int r;
 
-        r = mnl_open(f, NETLINK_GENERIC, &g.nl);
+        r = nl_open(NETLINK_GENERIC, &g.fd, &g.portid);
         if (r < 0) {
                 s->xdp_status = r;
                 return 0;
         }
-
-        r = genl_family_id(&g, NETDEV_FAMILY_NAME, seq, &family);
+        r = genl_family_id(&g, NETDEV_FAMILY_NAME, &family);
         if (r == -ENOMEM)
                 return r;
         if (r < 0) {
@@ -458,25 +420,16 @@ static int probe_xdp_with(const struct mnl_fns *f, const struct hw_netsel *sel, 
                 s->xdp_status = r == -ENOENT ? -EOPNOTSUPP : r;
                 return 0;
         }
-
-        /* A dump interrupted by a concurrent change (NLM_F_DUMP_INTR: EINTR) is retried. */
+        /* A dump interrupted by a concurrent change (NLM_F_DUMP_INTR) is asked again on a new
+         * socket: the rest of the interrupted one may still be queued. */
         for (unsigned attempt = 0;; attempt++) {
-                char buf[MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct genlmsghdr))] = {};
-                struct xdp_dump d = { .f = f, .family = family };
-                struct nlmsghdr *nlh;
-
-                nlh = genl_request(f, buf, family, NLM_F_REQUEST | NLM_F_DUMP, ++seq,
-                                   NETDEV_CMD_DEV_GET, NETDEV_FAMILY_VERSION);
-                r = nl_transact(&g, nlh, dev_cb, &d);
+                struct xdp_dump d;
+                r = xdp_dump(&g, family, &d);
                 if (r == -EINTR && attempt < 3) {
                         free(d.ifs);
-                        /* the rest of the interrupted dump may still be queued */
                         genl_close(&g);
-                        r = mnl_open(f, NETLINK_GENERIC, &g.nl);
-                        if (r < 0) {
-                                s->xdp_status = r;
-                                return 0;
-                        }
+                        if ((r = nl_open(NETLINK_GENERIC, &g.fd, &g.portid)) < 0)
+                                break;
                         continue;
                 }
                 ifs = d.ifs;
@@ -497,7 +450,7 @@ static int probe_xdp_with(const struct mnl_fns *f, const struct hw_netsel *sel, 
         for (size_t i = 0; i < n; i++) {
                 struct hw_xdp_if x = ifs[i];
 
-                if (!if_indextoname(x.ifindex, x.name))
+                if (if_name(g.fd, x.ifindex, x.name) < 0)
                         continue;
                 x.physical = hw_if_physical(x.name);
                 x.counted = hw_netsel_counts(sel, x.name, x.physical);
@@ -515,21 +468,8 @@ static int probe_xdp_with(const struct mnl_fns *f, const struct hw_netsel *sel, 
         s->xdp_status = 0;
         return 0;
 }
-
-/* libmnl missing or unusable: the AF_XDP part is unknown, with the reason. */
-static int probe_xdp(const struct hw_netsel *sel, struct hw_summary *s) {
-        struct mnl_fns f;
-        int r = mnl_load(&f);
-        if (r < 0) {
-                s->xdp_status = r;
-                return 0;
-        }
-        r = probe_xdp_with(&f, sel, s);
-        mnl_unload(&f);
-        return r;
-}
 #else
-/* built without libmnl (--disable-xdp): the AF_XDP part is unknown */
+/* built without the AF_XDP probe (--disable-xdp): the AF_XDP part is unknown */
 static int probe_xdp(const struct hw_netsel *sel, struct hw_summary *s) {
         s->xdp_status = -ENOPKG;
         return 0;
@@ -539,44 +479,19 @@ static int probe_xdp(const struct hw_netsel *sel, struct hw_summary *s) {
 /* ---------------------------------------------------------------------------------------
  * RAM
  */
+/* MemTotal: sysinfo(2)'s totalram is the same count of pages /proc/meminfo prints, without
+ * the kernel formatting the whole file. */
 static int probe_mem(uint64_t *ret) {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *line = NULL;
-        size_t size = 0;
+        struct sysinfo si;
 
-        f = fopen("/proc/meminfo", "re");
-        if (!f)
+        if (sysinfo(&si) < 0)
                 return negative_errno();
-
-        while (getline(&line, &size, f) > 0) {
-                char digits[24];
-                const char *p;
-                uint64_t kib;
-                size_t len;
-
-                if (strncmp(line, "MemTotal:", 9) != 0)
-                        continue;
-                p = line + 9;
-                p += strspn(p, " \t");
-                len = strspn(p, "0123456789");
-                if (len == 0 || len >= sizeof(digits))
-                        return -EBADMSG;
-                memcpy(digits, p, len);
-                digits[len] = 0;
-                if (parse_u64(digits, &kib) < 0)
-                        return -EBADMSG;
-                p += len;
-                p += strspn(p, " \t");
-                if (strncmp(p, "kB", 2) != 0 || (p[2] != '\n' && p[2] != 0))
-                        return -EBADMSG;
-                if (kib > UINT64_MAX / 1024)
-                        return -ERANGE;
-                *ret = kib * 1024;
-                return 0;
-        }
-        if (ferror(f))
-                return -EIO;
-        return -EBADMSG;
+        if (si.mem_unit == 0 || si.totalram == 0)
+                return -EBADMSG;
+        if ((uint64_t)si.totalram > UINT64_MAX / si.mem_unit)
+                return -ERANGE;
+        *ret = (uint64_t)si.totalram * si.mem_unit;
+        return 0;
 }
 
 int hw_probe(unsigned what, const struct hw_netsel *sel, struct hw_summary **ret) {

@@ -2,11 +2,11 @@
 #pragma once
 /*
  * Hardware summary: RDMA devices and ports (sysfs), AF_XDP capable interfaces (netdev generic
- * netlink family via libmnl, RX queues and the physical-device link from sysfs) and physical
+ * netlink family (netlink.h), RX queues and the physical-device link from sysfs) and physical
  * RAM.  Library code: no printing, negative errno, thread-safe, O_CLOEXEC.
  *
- * hw_probe() reads only the kernel: sysfs, /proc/meminfo and netlink through libmnl (which
- * reads no environment).  It is what a login may run.  The ibverbs device attributes
+ * hw_probe() reads only the kernel: sysfs, /proc/meminfo and netlink (no library, no
+ * environment).  It is what a login may run.  The ibverbs device attributes
  * (max_mr_size, max_mr) need libibverbs and its providers, which read the environment and
  * open files as the caller: hw_probe_verbs() in lib/model/hw-verbs.c adds them, for the tool only
  * (`rdmalimits probe --save` writes them to the cache the module reads).

@@ -753,7 +753,7 @@ void policy_compute_auto(const struct policy_hardware *h, const struct hw_summar
         struct policy_auto a = {};
 
         if (hw) {
-                /* no netdev family, or a build without libmnl: unknown, not none */
+                /* no netdev family, or a build without AF_XDP detection: unknown, not none */
                 a.xdp_unknown = hw->xdp_status == -EOPNOTSUPP || hw->xdp_status == -ENOPKG;
                 a.active_ports = hw_active_ports(hw);
                 if (!a.xdp_unknown) {

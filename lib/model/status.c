@@ -32,7 +32,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "macro.h"
-#include "mnl.h"
+#include "netlink.h"
 #include "procfs.h"
 #include "size.h"
 #include "strmap.h"
@@ -388,8 +388,8 @@ static int socket_is_xdp(pid_t pid, int fd, uint32_t ino) {
 }
 
 /* ---------------------------------------------------------------------------------------
- * Netlink (sock_diag, RDMA) through libmnl, loaded with dlopen() (lib/login/mnl.c): the tool
- * starts, and everything but the netlink answers works, where libmnl is missing. */
+ * Netlink (sock_diag, RDMA) through lib/login/netlink.h: the one socket opener and the one
+ * reader of replies, which takes only the kernel's datagrams. */
 
 struct xsk_list {
         struct xdpdiag_sock *v;
@@ -404,7 +404,7 @@ struct rdma_list {
         bool want_devs;
 };
 
-#ifdef HAVE_LIBMNL
+#ifdef ENABLE_XDP
 /* The replies of one dump, for nl_recv_dump() */
 struct dump_ctx {
         uint32_t seq, portid;
@@ -421,60 +421,70 @@ static int dump_batch(const void *buf, size_t len, void *data, enum nl_batch_end
                                   rdma->want_devs ? NULL : &rdma->mrs, &rdma->n_mrs, end);
 }
 
+/* An open netlink socket. */
+struct nls {
+        int fd;
+        uint32_t portid;
+};
+
+static void nls_close(struct nls *n) {
+        if (n->fd >= 0)
+                close(n->fd);
+        n->fd = -1;
+}
+
 /* Send a dump request (len: its length, or -errno from building it) and parse every reply
  * datagram from the kernel into xsk (sock_diag), else into rdma, until the dump ends or the
  * deadline (nl_now_ms()) passes. */
-static int nl_dump(const struct mnl_fns *f, struct mnl_socket *nl, const void *req, int len, uint32_t seq,
-                   uint64_t deadline, struct xsk_list *xsk, struct rdma_list *rdma) {
-        struct dump_ctx c = { .seq = seq, .portid = f->socket_get_portid(nl), .xsk = xsk, .rdma = rdma };
+static int nl_dump(const struct nls *nl, const void *req, int len, uint32_t seq, uint64_t deadline,
+                   struct xsk_list *xsk, struct rdma_list *rdma) {
+        struct dump_ctx c = { .seq = seq, .portid = nl->portid, .xsk = xsk, .rdma = rdma };
+        int r;
 
         if (len < 0)
                 return len;
-        if (f->socket_sendto(nl, req, (size_t)len) < 0)
-                return negative_errno();
-        return nl_recv_dump(f->socket_get_fd(nl), deadline, dump_batch, &c, NULL);
+        if ((r = nl_send(nl->fd, req, (size_t)len)) < 0)
+                return r;
+        return nl_recv_dump(nl->fd, deadline, dump_batch, &c, NULL);
 }
 
 /* sock_diag of one network namespace (netns_fd < 0: ours), sockets appended to *l. */
-static int xsk_diag_netns(const struct mnl_fns *f, int netns_fd, int orig_fd, uint64_t deadline, struct xsk_list *l) {
+static int xsk_diag_netns(int netns_fd, int orig_fd, uint64_t deadline, struct xsk_list *l) {
         char req[XDPDIAG_REQ_SIZE];
-        struct mnl_socket *nl;
+        _cleanup_(nls_close) struct nls nl = { .fd = -1 };
         uint32_t seq = (uint32_t)getpid() ^ 0x5d1a6;
         int r = 0;
 
         if (netns_fd >= 0 && setns(netns_fd, CLONE_NEWNET) < 0)
                 return negative_errno();
-        r = mnl_open(f, NETLINK_SOCK_DIAG, &nl);
+        r = nl_open(NETLINK_SOCK_DIAG, &nl.fd, &nl.portid);
         if (netns_fd >= 0 && setns(orig_fd, CLONE_NEWNET) < 0)
                 abort(); /* cannot return to our own namespace: nothing after this is right */
         if (r < 0)
                 return r;
-        r = nl_dump(f, nl, req, xdpdiag_build_request(req, sizeof req, seq), seq, deadline, l, NULL);
-        f->socket_close(nl);
-        return r;
+        return nl_dump(&nl, req, xdpdiag_build_request(req, sizeof req, seq), seq, deadline, l, NULL);
 }
 
-static int rdma_mrs(const struct mnl_fns *f, uint64_t deadline, struct rdma_list *l) {
+static int rdma_mrs(uint64_t deadline, struct rdma_list *l) {
         char req[RDMANL_REQ_SIZE];
-        struct mnl_socket *nl;
+        _cleanup_(nls_close) struct nls nl = { .fd = -1 };
         uint32_t seq = (uint32_t)getpid() ^ 0x2d3a;
         int r = 0;
 
-        r = mnl_open(f, NETLINK_RDMA, &nl);
+        r = nl_open(NETLINK_RDMA, &nl.fd, &nl.portid);
         if (r < 0)
                 return r;
         l->want_devs = true;
-        r = nl_dump(f, nl, req, rdmanl_build_dev_request(req, sizeof req, seq), seq, deadline, NULL, l);
+        r = nl_dump(&nl, req, rdmanl_build_dev_request(req, sizeof req, seq), seq, deadline, NULL, l);
         l->want_devs = false;
         for (size_t i = 0; r >= 0 && i < l->n_devs; i++) {
                 seq++;
-                r = nl_dump(f, nl, req, rdmanl_build_mr_request(req, sizeof req, seq, l->devs[i].index), seq,
-                            deadline, NULL, l);
+                r = nl_dump(&nl, req, rdmanl_build_mr_request(req, sizeof req, seq, l->devs[i].index), seq, deadline,
+                            NULL, l);
         }
-        f->socket_close(nl);
         return r;
 }
-#endif /* HAVE_LIBMNL */
+#endif /* ENABLE_XDP */
 
 /* ---------------------------------------------------------------------------------------
  * the active probe */
@@ -1113,17 +1123,17 @@ static size_t count_xdp_sockets(struct status_report *r, size_t seen[static 64])
         return n_seen;
 }
 
-#ifdef HAVE_LIBMNL
+#ifdef ENABLE_XDP
 /* sock_diag in our network namespace, then in each other one of seen through its first process
  * (*ret_pid: the process whose namespace failed, when one did) */
-static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r, const size_t *seen,
+static int diag_all_netns(const struct status_report *r, const size_t *seen,
                           size_t n_seen, uint64_t deadline, struct xsk_list *diag, pid_t *ret_pid) {
         _cleanup_close_ int orig = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
         unsigned long long self_ns = 0;
         struct stat st;
         if (orig >= 0 && fstat(orig, &st) == 0)
                 self_ns = (unsigned long long)st.st_ino;
-        int dr = xsk_diag_netns(f, -1, -1, deadline, diag);
+        int dr = xsk_diag_netns(-1, -1, deadline, diag);
         if (dr < 0)
                 return dr;
         for (size_t k = 0; k < n_seen && orig >= 0; k++) {
@@ -1135,7 +1145,7 @@ static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r
                 _cleanup_close_ int nfd = open(path, O_RDONLY | O_CLOEXEC);
                 if (nfd < 0)
                         continue; /* gone */
-                dr = xsk_diag_netns(f, nfd, orig, deadline, diag);
+                dr = xsk_diag_netns(nfd, orig, deadline, diag);
                 if (dr < 0) { /* part of the sockets unknown: none of the sums would be right */
                         *ret_pid = p->pid;
                         return dr;
@@ -1145,24 +1155,14 @@ static int diag_all_netns(const struct mnl_fns *f, const struct status_report *r
 }
 
 /* The AF_XDP sockets (sock_diag: xsk_method) and the RDMA memory regions (RDMA netlink:
- * mr_method), through libmnl; why not in xsk_why and mr_why.  0 or -ENOMEM. */
+ * mr_method); why not in xsk_why and mr_why.  0 or -ENOMEM. */
 static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen, unsigned timeout,
                            struct xsk_list *diag, struct rdma_list *rdma) {
-        struct mnl_fns f = {};
-
-        int lr = mnl_load(&f);
-        if (lr < 0) {
-                snprintf(r->xsk_why, sizeof r->xsk_why, "libmnl (" LIBMNL_SONAME ") could not be loaded: %s",
-                         strerror(-lr));
-                snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
-                return 0;
-        }
         /* every dump of the run within timeout seconds: a user's namespaces cannot add up */
         uint64_t deadline = nl_now_ms() + (uint64_t)timeout * 1000;
         pid_t fail_pid = 0;
-        int dr = diag_all_netns(&f, r, seen, n_seen, deadline, diag, &fail_pid);
-        int mr = dr == -ENOMEM ? 0 : rdma_mrs(&f, deadline, rdma);
-        mnl_unload(&f);
+        int dr = diag_all_netns(r, seen, n_seen, deadline, diag, &fail_pid);
+        int mr = dr == -ENOMEM ? 0 : rdma_mrs(deadline, rdma);
         if (dr == -ENOMEM || mr == -ENOMEM)
                 return -ENOMEM;
         if (dr >= 0)
@@ -1187,11 +1187,11 @@ static int collect_netlink(struct status_report *r, const size_t *seen, size_t n
 static int collect_netlink(struct status_report *r, const size_t *seen, size_t n_seen, unsigned timeout,
                            struct xsk_list *diag, struct rdma_list *rdma) {
         (void)seen, (void)n_seen, (void)timeout, (void)diag, (void)rdma;
-        snprintf(r->xsk_why, sizeof r->xsk_why, "built without libmnl (--disable-xdp)");
+        snprintf(r->xsk_why, sizeof r->xsk_why, "built without AF_XDP support (--disable-xdp)");
         snprintf(r->mr_why, sizeof r->mr_why, "%s", r->xsk_why);
         return 0;
 }
-#endif /* HAVE_LIBMNL */
+#endif /* ENABLE_XDP */
 
 /* Each UMEM the sockets share, charged once */
 static int collect_umems(struct status_report *r, const struct xsk_list *diag) {

@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "netlink.h"
+
 struct nlmsghdr;
 
 /* One AF_XDP socket as sock_diag reports it. */
@@ -52,11 +54,6 @@ int xdpdiag_build_request(void *buf, size_t size, uint32_t seq);
  * not an AF_XDP reply. */
 int xdpdiag_parse_msg(const struct nlmsghdr *nlh, size_t len, struct xdpdiag_sock *ret);
 
-/* What one received datagram of a dump said. */
-enum nl_batch_end {
-        NL_BATCH_MORE,                   /* more datagrams follow */
-        NL_BATCH_DONE,                   /* NLMSG_DONE seen */
-};
 
 /*
  * A received datagram of the dump: each message checked (length, sequence number seq and,
@@ -93,30 +90,3 @@ int rdmanl_build_mr_request(void *buf, size_t size, uint32_t seq, uint32_t dev_i
 int rdmanl_parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, struct rdmanl_dev **devs,
                        size_t *n_devs, struct rdmanl_mr **mrs, size_t *n_mrs, enum nl_batch_end *ret_end);
 
-/* ---------------------------------------------------------------------------------------
- * Receiving a dump */
-
-/* CLOCK_MONOTONIC in milliseconds: the clock of the deadlines here and in status.c */
-uint64_t nl_now_ms(void);
-/* Wait until fd has something to read (or its end), before deadline (nl_now_ms()): 0,
- * -ETIME, -errno of poll(). */
-int fd_wait_in(int fd, uint64_t deadline);
-
-/* Bounds on one dump's replies, forged datagrams included */
-#define NL_DUMP_MAX_DATAGRAMS 65536u
-#define NL_DUMP_MAX_BYTES (256u << 20)
-#define NL_DUMP_BUF_SIZE 32768u          /* the kernel's dump datagrams are at most this */
-
-/* One datagram of a dump from the kernel to its parser: xdpdiag_parse_batch() or
- * rdmanl_parse_batch() with its arguments bound in data. */
-typedef int (*nl_batch_fn)(const void *buf, size_t len, void *data, enum nl_batch_end *ret_end);
-
-/*
- * Read the replies of a dump from the netlink socket fd until fn says NL_BATCH_DONE: each
- * datagram with recvmsg() once poll() says it is there, before deadline (nl_now_ms()).  A
- * datagram whose sender is not the kernel (msg_name's nl_pid not 0) is dropped and counted in
- * *ret_dropped (when not NULL).  0, -ETIME (the deadline passed), -E2BIG (more than
- * NL_DUMP_MAX_DATAGRAMS datagrams or NL_DUMP_MAX_BYTES bytes), -EMSGSIZE (a datagram larger
- * than NL_DUMP_BUF_SIZE), -ENOMEM, fn's error, -errno of recvmsg.
- */
-int nl_recv_dump(int fd, uint64_t deadline, nl_batch_fn fn, void *data, size_t *ret_dropped);

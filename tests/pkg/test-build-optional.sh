@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# libibverbs and libmnl are optional at build time: `configure --disable-rdma --disable-xdp`
-# builds the module and the tool without either header.  The include path is poisoned with a
-# libmnl/libmnl.h and an infiniband/verbs.h that stop the compiler, so a file that still
-# includes one (unguarded) fails the build here.  The built tool then says why each part is
+# libibverbs is optional at build time and libmnl is used nowhere (netlink is spoken without a
+# library): `configure --disable-rdma --disable-xdp` builds the module and the tool without
+# either header.  The include path is poisoned with a libmnl/libmnl.h and an
+# infiniband/verbs.h that stop the compiler, so a file that includes one fails the build here.  The built tool then says why each part is
 # unknown, and `make check` runs there.  Configures and builds a throwaway directory of its own.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 no_plan
@@ -25,8 +25,8 @@ else
 	not_ok "configure --disable-rdma --disable-xdp" "$(tail -5 "$T/log")"
 	done_testing
 fi
-check "config.h defines neither HAVE_LIBMNL nor HAVE_LIBIBVERBS" \
-	bash -c "! grep -E '^#define HAVE_(LIBMNL|LIBIBVERBS) ' '$T/b/config.h'"
+check "config.h defines neither ENABLE_XDP nor HAVE_LIBIBVERBS" \
+	bash -c "! grep -E '^#define (ENABLE_XDP|HAVE_LIBIBVERBS) ' '$T/b/config.h'"
 
 if submake -C "$T/b" -j"$(nproc)" rdmalimits pam_rdmalimit/pam_rdmalimit.la >"$T/make.log" 2>&1; then
 	ok "the module and the tool build with the optional headers poisoned"
@@ -47,10 +47,10 @@ json=$("$T/b/rdmalimits" probe --json 2>&1)
 check "probe --json: xdp status not-built" grep -q '"xdp": {"status": "not-built"' <<<"$json"
 check "probe --json: verbs not-built" grep -q '"verbs": "not-built"' <<<"$json"
 json=$("$T/b/rdmalimits" status --json 2>&1)
-check "status --json: AF_XDP sockets unknown, built without libmnl" \
-	grep -q '"af_xdp_why": "built without libmnl (--disable-xdp)"' <<<"$json"
-check "status --json: RDMA MRs unknown, built without libmnl" \
-	grep -q '"rdma_mr_why": "built without libmnl (--disable-xdp)"' <<<"$json"
+check "status --json: AF_XDP sockets unknown, built without AF_XDP support" \
+	grep -q '"af_xdp_why": "built without AF_XDP support (--disable-xdp)"' <<<"$json"
+check "status --json: RDMA MRs unknown, built without AF_XDP support" \
+	grep -q '"rdma_mr_why": "built without AF_XDP support (--disable-xdp)"' <<<"$json"
 
 # make check there too: the test programs build without the headers, the tool's own tests
 # pass, and a test that needs the fake libibverbs (compiled against the real header) says
