@@ -35,7 +35,11 @@ static void list_json(const struct lc_tree *t) {
         bool stop;
 
         json_doc_begin(&j);
-        json_kstr(&j, "flavour", lc_flavour_to_string(t->flavour, fl));
+        /* the flavour as explain and check name it: the release modelled, and what decided it */
+        json_kobj_begin(&j, "flavour");
+        json_kstr(&j, "name", lc_flavour_to_string(t->release, fl));
+        json_kstr(&j, "from", lc_tree_flavour_from(t));
+        json_obj_end(&j);
         json_karr_begin(&j, "entries");
         for (size_t fi = 0; fi < t->n_files; fi++) {
                 const struct lc_file *f = &t->files[fi];
@@ -69,7 +73,8 @@ static void list_text(const struct lc_tree *t) {
         char fl[LC_FLAVOUR_NAME_MAX];
         bool stop;
 
-        printf("# memlock entries in the order pam_limits (%s) reads them\n", lc_flavour_to_string(t->flavour, fl));
+        printf("# memlock entries in the order pam_limits (%s, from %s) reads them\n", lc_flavour_to_string(t->release, fl),
+               lc_tree_flavour_from(t));
         for (size_t fi = 0; fi < t->n_files; fi++) {
                 const struct lc_file *f = &t->files[fi];
                 if (f->open_error)

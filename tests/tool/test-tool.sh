@@ -105,10 +105,17 @@ rl explain nosuchuser > "$T/out" 2>&1
 check "explain of an unknown user fails" test $? -eq 1
 check "explain of an unknown user says so" grep -q "does not exist" "$T/out"
 
+# --- list, explain and check name one flavour: the release modelled and what decided it
+for fl in upstream-1.5.1 debian-1.4.0 upstream; do
+	l=$("$RDMALIMITS" --root "$R" --flavour "$fl" --json list | python3 -c 'import json,sys; d=json.load(sys.stdin)["flavour"]; print(d["name"], d["from"])')
+	e=$("$RDMALIMITS" --root "$R" --flavour "$fl" --json explain alice | python3 -c 'import json,sys; d=json.load(sys.stdin)["flavour"]; print(d["name"], d["from"])')
+	check "--flavour $fl: list and explain name the same flavour ($l)" test -n "$l" -a "$l" = "$e"
+done
+
 # --- list
 rl list > "$T/out"
 same "list shows every memlock entry in read order" "$T/out" <<'E'
-# memlock entries in the order pam_limits (debian-1.5.2) reads them
+# memlock entries in the order pam_limits (debian-1.5.2, from --flavour) reads them
 etc/security/limits.conf:2                       *                soft  8192         8 MiB
 etc/security/limits.conf:3                       *                hard  8192         8 MiB
 etc/security/limits.d/zz-rdmalimits.conf:3       @rdma_users      soft  1048576      1 GiB
