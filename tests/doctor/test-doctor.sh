@@ -226,6 +226,15 @@ check "two copies: OK names sshd's own pam_rdmalimit, the last that runs" \
 check "two copies: common-session's copy is not claimed to run last" \
 	hasnt "OK   sshd: pam_rdmalimit runs after pam_limits as 'optional' (etc/pam.d/common-session:6)"
 
+# --- a tree of configuration only (an image's /etc, no PAM modules): one finding, not a FAIL per stack
+mkroot
+rm -r "$R/lib"
+run
+check "no module directory in the tree: one INFO" \
+	test "$(grep -c "INFO the tree has no PAM module directory" "$OUT")" = 1
+check "no module directory in the tree: no 'module file is missing' FAIL" hasnt "module file"
+rc_is 0 "no module directory in the tree: exit 0"
+
 # --- -session with a missing module file
 mkroot
 sed -i 's/^session	optional	pam_rdmalimit.so/-session	optional	pam_rdmalimit.so/' "$R/etc/pam.d/common-session"

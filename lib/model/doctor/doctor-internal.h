@@ -116,6 +116,7 @@ struct doc {
         /* PAM module directories (absolute, without root), and the one libpam loads from */
         struct strv moddirs;
         long pamdir;
+        bool no_modules_said;            /* a --root tree without PAM modules: said once */
         struct limit_setting sysdef;   /* DefaultLimitMEMLOCK of system.conf */
 };
 

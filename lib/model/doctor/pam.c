@@ -116,6 +116,16 @@ static int pam_check_file(struct doc *d, enum doctor_group g, const char *svc, c
         int r = module_state(d, e->module, &ms, &found);
         if (r < 0 || ms == MOD_FOUND)
                 return r;
+        if (d->in->root && d->pamdir < 0) {
+                /* a tree of configuration only (an image's /etc): one finding, not one per stack */
+                if (!d->no_modules_said)
+                        ADD_ID(d, DOCTOR_CONFIG, DIAG_INFO, "pam-no-modules", NULL, NULL,
+                               "the tree has no PAM module directory (no pam_unix.so or pam_permit.so in %s or the "
+                               "other usual places): whether the stacks' module files exist is not checked",
+                               d->moddirs.n ? d->moddirs.v[0] : "/lib/x86_64-linux-gnu/security");
+                d->no_modules_said = true;
+                return 0;
+        }
         *ok = false;
         if (ms == MOD_MISSING) {
                 if (!(fix = strf("install %s.so into %s (or write its full path in %s)", e->name, pamdir_name(d),
