@@ -232,7 +232,7 @@ rm -r "$R/lib"
 run
 check "no module directory in the tree: one INFO" \
 	test "$(grep -c "INFO the tree has no PAM module directory" "$OUT")" = 1
-check "no module directory in the tree: no 'module file is missing' FAIL" hasnt "module file"
+check "no module directory in the tree: no 'module file is missing' FAIL" hasnt "is missing"
 rc_is 0 "no module directory in the tree: exit 0"
 
 # --- -session with a missing module file
