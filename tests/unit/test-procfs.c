@@ -127,5 +127,31 @@ static void test_exe(void **state) {
         assert_int_equal(proc_exe(INT32_MAX, got), -ENOENT);
 }
 
+/* proc_cgroup_unit(): the unit under system.slice, on cgroup v2 and on v1's name=systemd */
+static void test_cgroup_unit(void **state) {
+        static const struct {
+                const char *text, *unit;   /* unit NULL: -ENOENT */
+        } cases[] = {
+                { "0::/system.slice/ssh.service\n", "ssh.service" },
+                { "0::/system.slice/system-getty.slice/getty@tty1.service\n", "getty@tty1.service" },
+                { "0::/user.slice/user-1000.slice/session-3.scope\n", NULL },      /* users' own */
+                { "0::/\n", NULL },
+                { "12:pids:/\n1:name=systemd:/system.slice/slurmd.service\n", "slurmd.service" },
+                { "1:name=systemd:/system.slice/cron.service\n0::/system.slice/ssh.service\n", "ssh.service" },
+                { "", NULL },
+        };
+        (void)state;
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                char *unit = NULL;
+                int r = proc_cgroup_unit(cases[i].text, &unit);
+                if (cases[i].unit) {
+                        assert_int_equal(r, 0);
+                        assert_string_equal(unit, cases[i].unit);
+                } else
+                        assert_int_equal(r, -ENOENT);
+                free(unit);
+        }
+}
+
 UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_field), cmocka_unit_test(test_numbers), cmocka_unit_test(test_limits_row),
-          cmocka_unit_test(test_read), cmocka_unit_test(test_exe))
+          cmocka_unit_test(test_read), cmocka_unit_test(test_exe), cmocka_unit_test(test_cgroup_unit))

@@ -37,57 +37,6 @@ int proc_comm(pid_t pid, char **ret) {
         return 0;
 }
 
-/* The path of the systemd hierarchy in a /proc/PID/cgroup text ("0::" on cgroup v2, which
- * wins, "name=systemd" on v1), and its length; NULL when there is none. */
-static const char *cgroup_systemd_path(const char *text, size_t *ret_len) {
-        const char *path = NULL;
-
-        for (const char *line = text; line && *line;) {
-                size_t len = strcspn(line, "\n");
-                const char *c1 = memchr(line, ':', len), *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
-                if (c2 && ((c1 == line + 1 && line[0] == '0' && c2 == c1 + 1) ||
-                           ((size_t)(c2 - c1 - 1) == strlen("name=systemd") && strncmp(c1 + 1, "name=systemd", 12) == 0))) {
-                        path = c2 + 1;
-                        *ret_len = len - (size_t)(path - line);
-                        if (line[0] == '0')
-                                break;
-                }
-                line = line[len] ? line + len + 1 : NULL;
-        }
-        return path;
-}
-
-/* The systemd unit of a /proc/PID/cgroup text: the first component of the systemd hierarchy's
- * path that is not a slice (heap); only under system.slice (user.slice holds units that users
- * create themselves).  -ENOENT when there is none. */
-static int cgroup_unit(const char *text, char **ret) {
-        size_t plen = 0;
-        const char *path = cgroup_systemd_path(text, &plen);
-        bool system = false;
-
-        if (!path)
-                return -ENOENT;
-        for (size_t i = 0; i < plen;) {
-                while (i < plen && path[i] == '/')
-                        i++;
-                size_t n = 0;
-                while (i + n < plen && path[i + n] != '/')
-                        n++;
-                if (n == 0)
-                        break;
-                bool slice = n > 6 && strncmp(path + i + n - 6, ".slice", 6) == 0;
-                if (!slice) {
-                        if (!system)
-                                return -ENOENT;
-                        return (*ret = strndup(path + i, n)) ? 0 : -ENOMEM;
-                }
-                if (n == strlen("system.slice") && strncmp(path + i, "system.slice", n) == 0)
-                        system = true;
-                i += n;
-        }
-        return -ENOENT;
-}
-
 /* Is systemd the init of the PID namespace doctor sees (sd_booted(), and PID 1 is systemd)? */
 static bool systemd_manages(void) {
         _cleanup_free_ char *comm = NULL;
@@ -130,7 +79,7 @@ static int daemon_in_unit(const struct daemon *s, pid_t pid, char **why) {
 
         if (r == -ENOMEM)
                 return r;
-        if (r >= 0 && (r = cgroup_unit(cgroup, &unit)) == -ENOMEM)
+        if (r >= 0 && (r = proc_cgroup_unit(cgroup, &unit)) == -ENOMEM)
                 return r;
         if (r < 0) {
                 *why = strf("it belongs to no system service (%s)",
