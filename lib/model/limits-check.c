@@ -612,6 +612,13 @@ static bool looks_like_units(const char *v) {
                                                               streq(end + 1, "ib"));
 }
 
+/* The unit of a value looks_like_units() accepted is KiB ("2048k", "2048KiB"). */
+static bool kib_suffix(const char *v) {
+        const char *end;
+        c_strtoull(v, &end, NULL);
+        return *end == 'k';
+}
+
 /* upstream reader: the value still carries the carriage return of a CRLF line end */
 static bool ends_in_cr(const char *v) {
         size_t n = strlen(v);
@@ -630,6 +637,11 @@ static int check_value(const struct lc_tree *t, const struct lc_line *l, struct 
                                       "value '%.*s' is followed by a carriage return (a CRLF line end): "
                                       "pam_limits >= 1.6 reads %llu and ignores it", (int)strlen(l->value) - 1,
                                       l->value, (unsigned long long)l->value_raw);
+                else if (memlock && looks_like_units(l->value) && kib_suffix(l->value))
+                        /* read as exactly what it says: KiB is pam_limits' unit for memlock */
+                        r = diag_addf(d, DIAG_WARNING, "unit-ignored", path, ln, "write the number alone",
+                                      "'%s' is read as %llu KiB, as meant: pam_limits ignores the unit, and "
+                                      "memlock counts in KiB", l->value, (unsigned long long)l->value_raw);
                 else if (memlock && looks_like_units(l->value))
                         r = diag_addf(d, DIAG_ERROR, "unit-misread", path, ln,
                                       "write the size in KiB without a unit (1048576 for 1 GiB), "

@@ -225,6 +225,16 @@ static void test_new_findings(void **state) {
                     { "duplicate-entry", 10, .message = { "never takes effect" }, SEVERITY(DIAG_INFO) },
                     { "shadowed-entry", 10, .absent = true },
                     { "duplicate-entry", 13, SEVERITY(DIAG_INFO) } } },
+                /* a unit pam_limits ignores: KiB is read as meant (a warning), M is not (an error) */
+                { LC_FLAVOUR_DEBIAN,
+                  "bob hard memlock 2048k\n"            /* 1 */
+                  "bob soft memlock 64m\n"              /* 2 */
+                  "carl soft memlock 8KiB\n",           /* 3 */
+                  NULL,
+                  { { "unit-ignored", 1, .message = { "as meant" }, SEVERITY(DIAG_WARNING) },
+                    { "unit-misread", 1, .absent = true },
+                    { "unit-misread", 2, SEVERITY(DIAG_ERROR) },
+                    { "unit-ignored", 3, SEVERITY(DIAG_WARNING) } } },
         };
         (void)state;
         run_cases(cases, ELEMENTSOF(cases));
