@@ -220,6 +220,32 @@ static bool find_ours(const struct lc_tree *t, const struct edit *e, const char 
         return false;
 }
 
+/* What check will say of the entry apply writes (its lines in the drop-in, file ours of t):
+ * said now, as warnings, so that apply never writes silently what check then flags (a soft
+ * value above a hard one the kernel clamps it to, a size in the wrong unit...).  0 or -ENOMEM. */
+static int entry_findings(const struct ctx *c, const struct lc_tree *t, struct ident *id, size_t ours,
+                          const char *domain) {
+        _cleanup_(diag_list_clear) struct diag_list d = {};
+        const struct lc_file *f = &t->files[ours];
+        int r = lc_check(t, id, &d);
+
+        if (r < 0 || c->json || c->quiet)
+                return r == -ENOMEM ? r : 0;
+        for (size_t i = 0; i < d.n; i++) {
+                const struct diag *x = &d.v[i];
+                bool mine = false;
+                /* a domain naming nobody: apply's own warning says it (warn_unresolved()) */
+                if (!x->path || !streq(x->path, f->display) || x->severity == DIAG_INFO || x->severity == DIAG_OK ||
+                    (x->id && streq(x->id, "unknown-domain")))
+                        continue;
+                for (size_t k = f->first; k < f->first + f->n && !mine; k++)
+                        mine = t->lines[k].lineno == x->line && streq(t->lines[k].domain ? t->lines[k].domain : "", domain);
+                if (mine)
+                        log_warning(c, "%s:%u: check will say: %s", x->path, x->line, x->message);
+        }
+        return 0;
+}
+
 static int check_effect(const struct ctx *c, const struct edit *e, const char *text, const char *domain,
                         struct effect *ret) {
         struct lc_edit ed = { .name = e->name, .text = text, .len = strlen(text) };
@@ -254,6 +280,8 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
                 if (ident_user(id, domain, &u) >= 0 && (rank = lc_line_match(t, id, u, line)) >= 0)
                         effect_user(t, id, &base, domain, slots, ours, rank, ret);
         }
+        if (r >= 0 && line)
+                r = entry_findings(c, t, id, ours, domain);
         return r;
 }
 

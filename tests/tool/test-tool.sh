@@ -346,6 +346,18 @@ sys.exit(not (d["effective"] is False and d["changed"] is False and "95-late.con
              and d["remedy"].startswith("an entry of a stronger rank")))' "$T/out"
 rl apply @rdma_users 1G --allow-overridden > "$T/out" 2>&1
 check "--allow-overridden writes it (exit 0)" test $? -eq 0 -a -e "$R/etc/security/limits.d/zz-rdmalimits.conf"
+# what check will say of the entry apply writes is said by apply: a soft above the hard another
+# entry sets (the kernel clamps it), a size check finds small for memlock
+mkroot
+printf 'alice - memlock 1048576\n' > "$R/etc/security/limits.d/50-alice.conf"
+rl apply alice --soft 2G > "$T/out" 2>&1
+check "apply alice --soft 2G above alice's hard 1 GiB: written (exit 0), and apply says what check will" \
+	test $? -eq 0 -a "$(grep -c "warning: .*zz-rdmalimits.conf:[0-9]*: check will say: soft memlock 2 GiB for 'alice' is above its hard memlock 1 GiB" "$T/out")" = 1
+rm "$R/etc/security/limits.d/50-alice.conf"
+rl apply spdk 32K > "$T/out" 2>&1
+check "apply spdk 32K: apply says what check will say of the entry" grep -q "check will say: memlock 32 is 32 KiB" "$T/out"
+rl apply bob 1G > "$T/out" 2>&1
+check "apply bob 1G: check has nothing to say of it, nor apply" test "$(grep -c 'check will say' "$T/out")" = 0
 rl apply @nosuchgroup 1G > "$T/out" 2>&1
 check "apply warns about a group that does not exist" grep -q "group 'nosuchgroup' does not exist" "$T/out"
 rl apply ghost 1G > "$T/out" 2>&1
