@@ -1117,6 +1117,14 @@ uint64_t lc_nr_open(void) {
         return parse_u64(buf, &v) < 0 ? 0 : v;
 }
 
+void lc_baseline_assume(struct lc_baseline *b) {
+        *b = (struct lc_baseline){ .known = true, .soft = LC_ASSUMED_PID1_MEMLOCK, .hard = LC_ASSUMED_PID1_MEMLOCK,
+                                   .rank = LC_RANK_KERNEL };
+        b->rl[RLIMIT_MEMLOCK].known = true;
+        b->rl[RLIMIT_MEMLOCK].soft = b->rl[RLIMIT_MEMLOCK].hard = LC_ASSUMED_PID1_MEMLOCK;
+        snprintf(b->source, sizeof b->source, "%s", LC_ASSUMED_PID1_SOURCE);
+}
+
 int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct lc_baseline *ret) {
         _cleanup_free_ char *buf = NULL;
         _cleanup_close_ int fd = -1;
@@ -1131,9 +1139,13 @@ int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct l
         }
         if (!path) {
                 path = LC_PROC1_LIMITS;
-                /* a tree may carry its own (a test's, an image's): read inside it */
-                if (t->root)
-                        (void)fs_open_in_root(t->root, LC_PROC1_LIMITS, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd);
+                /* a tree may carry its own (a test's, an image's): read inside it; a tree's
+                 * answer never comes from the host's PID 1: without one, say what is assumed */
+                if (t->root && fs_open_in_root(t->root, LC_PROC1_LIMITS, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0) {
+                        lc_baseline_assume(&b);
+                        *ret = b;
+                        return 0;
+                }
         }
         if (fd < 0)
                 fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);

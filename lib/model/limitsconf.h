@@ -240,6 +240,13 @@ struct lc_baseline {
                 uint64_t soft, hard;
         } rl[RLIM_NLIMITS];
 };
+/* What a --root tree without proc/1/limits is assumed to have for PID 1's memlock: 8 MiB soft
+ * and hard, what systemd (>= 251) gives PID 1 and Linux >= 5.16 gives every process; the host's
+ * PID 1 never answers for a tree. */
+#define LC_ASSUMED_PID1_MEMLOCK (UINT64_C(8) << 20)
+#define LC_ASSUMED_PID1_SOURCE "assumed 8 MiB: systemd's PID 1 (no proc/1/limits in the tree)"
+void lc_baseline_assume(struct lc_baseline *b);
+
 /* The rows of /proc/PID/limits ("Max locked memory") and the resource of each. */
 struct lc_proc_row {
         const char *row;

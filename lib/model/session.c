@@ -304,13 +304,16 @@ void session_service_assume(const char *root, struct lc_service *ret) {
         _cleanup_close_ int fd = -1;
 
         /* PID 1's limits: what init gives a service without LimitMEMLOCK=; under --root the
-         * tree's proc/1/limits when it has one, else the host's (and said so) */
+         * tree's proc/1/limits when it has one, else an assumption (never the host's) */
         if (fs_root_is_set(root) && fs_open_in_root(root, "/proc/1/limits", O_RDONLY, 0, &fd) >= 0)
                 from_tree = true;
-        else
+        else if (!fs_root_is_set(root))
                 fd = open("/proc/1/limits", O_RDONLY | O_CLOEXEC);
         if (fd >= 0 && fs_read_all(fd, 64 * 1024, &limits, NULL) >= 0)
                 parse_limits(limits, &s);
+        if (fs_root_is_set(root) && !from_tree)
+                s.rl[RLIMIT_MEMLOCK] = (__typeof__(s.rl[0])){ .known = true, .soft = LC_ASSUMED_PID1_MEMLOCK,
+                                                              .hard = LC_ASSUMED_PID1_MEMLOCK };
         /* a daemon of the running system has this process's capabilities at most; one of a
          * tree is taken to have CAP_SYS_RESOURCE, as root daemons do on a normal host */
         if (fs_root_is_set(root))
@@ -319,7 +322,7 @@ void session_service_assume(const char *root, struct lc_service *ret) {
                 s.cap_sys_resource = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE);
         s.nr_open = lc_nr_open();
         snprintf(s.source, sizeof s.source, "assumed: the limits of PID 1 (%s) and %s CAP_SYS_RESOURCE (%s)",
-                 from_tree ? "the tree's proc/1/limits" : fs_root_is_set(root) ? "the host's" : "init's defaults",
+                 from_tree ? "the tree's proc/1/limits" : fs_root_is_set(root) ? LC_ASSUMED_PID1_SOURCE : "init's defaults",
                  s.cap_sys_resource ? "with" : "without",
                  fs_root_is_set(root) ? "as a root daemon has" : "as this process");
         *ret = s;

@@ -257,7 +257,9 @@ class Env:
     def compare(self, label, tree, user, start, pid1, with_root, root_proc1):
         rc, got = self.pam(user, start)
         runs = [self.explain(user, [])]
-        if with_root:
+        # a tree without proc/1/limits is modelled from a stated assumption, never from the
+        # host's PID 1 (which the real module reads here): nothing to compare then
+        if with_root and root_proc1 != "none":
             extra = ["--root", self.root]
             if root_proc1 == "arg":
                 extra += ["--proc1-limits", "/proc/1/limits"]

@@ -105,6 +105,16 @@ rl explain nosuchuser > "$T/out" 2>&1
 check "explain of an unknown user fails" test $? -eq 1
 check "explain of an unknown user says so" grep -q "does not exist" "$T/out"
 
+# --- a tree without proc/1/limits: the host's PID 1 never answers for it; the assumption is said
+mv "$R/proc/1/limits" "$T/proc1.saved"
+rl --json explain alice > "$T/out" 2>&1
+check "no proc/1/limits in the tree: explain says what it assumed for PID 1, not the host's" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["service"]["process"]
+sys.exit(not ("assumed 8 MiB" in p and "host" not in p and d["service"]["memlock_hard"] == 8388608))' "$T/out"
+mv "$T/proc1.saved" "$R/proc/1/limits"
+
 # --- list, explain and check name one flavour: the release modelled and what decided it
 for fl in upstream-1.5.1 debian-1.4.0 upstream; do
 	l=$("$RDMALIMITS" --root "$R" --flavour "$fl" --json list | python3 -c 'import json,sys; d=json.load(sys.stdin)["flavour"]; print(d["name"], d["from"])')
