@@ -182,15 +182,26 @@ static void print_value(const char *label, const struct lc_slot *s, uint64_t sho
         printf("  %-5s %-28s from %s\n", label, val, src);
 }
 
+/* A hard value below the inherited soft one lowers the soft limit with it (pam_limits clamps
+ * it before setrlimit): the session's soft is then that value, not the service's own. */
+#define SOFT_LOWERED_SOURCE "the hard limit (the inherited soft is above it)"
+static bool soft_lowered(const struct tool_session *s) {
+        const struct lc_session *pl = &s->m.pl;
+        const struct lc_result *res = &s->m.limits;
+        return s->m.kind == LC_SESSION_LIMITS && pl->memlock_known && !res->soft.known && res->hard.known &&
+               s->svc.rl[RLIMIT_MEMLOCK].known && pl->memlock_soft < s->svc.rl[RLIMIT_MEMLOCK].soft;
+}
+
 static void json_memlock(struct json *j, const struct tool_session *s, const char *ssrc, const char *hsrc) {
         const struct lc_session *pl = &s->m.pl;
         const struct lc_result *res = &s->m.limits;
         bool limits = s->m.kind == LC_SESSION_LIMITS && pl->memlock_known;
+        bool soft_by_hard = soft_lowered(s);
 
         json_kobj_begin(j, "memlock");
-        json_klimit_opt(j, "soft", limits && res->soft.known, pl->memlock_soft);
+        json_klimit_opt(j, "soft", limits && (res->soft.known || soft_by_hard), pl->memlock_soft);
         json_klimit_opt(j, "hard", limits && res->hard.known, pl->memlock_hard);
-        json_kstr(j, "soft_source", limits ? ssrc : "inherited");
+        json_kstr(j, "soft_source", !limits ? "inherited" : soft_by_hard ? SOFT_LOWERED_SOURCE : ssrc);
         json_kstr(j, "hard_source", limits ? hsrc : "inherited");
         if (res->soft_clamped)
                 json_kbool(j, "soft_clamped", true);
@@ -293,7 +304,10 @@ static void text_result(const struct tool_session *s, const char *user, const ch
                 break;
         }
         printf("\nmemlock of a session of %s:\n", user);
-        print_value("soft", &res->soft, pl->memlock_known ? pl->memlock_soft : res->soft.value, ssrc);
+        struct lc_slot lowered = { .known = true, .value = pl->memlock_soft };
+        bool by_hard = soft_lowered(s);
+        print_value("soft", by_hard ? &lowered : &res->soft, pl->memlock_known ? pl->memlock_soft : res->soft.value,
+                    by_hard ? SOFT_LOWERED_SOURCE : ssrc);
         print_value("hard", &res->hard, pl->memlock_known ? pl->memlock_hard : res->hard.value, hsrc);
         if (res->soft_clamped) {
                 char a[SIZE_FMT_MAX];

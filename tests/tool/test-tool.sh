@@ -115,6 +115,19 @@ p = d["service"]["process"]
 sys.exit(not ("assumed 8 MiB" in p and "host" not in p and d["service"]["memlock_hard"] == 8388608))' "$T/out"
 mv "$T/proc1.saved" "$R/proc/1/limits"
 
+# --- a hard entry below the inherited soft limit lowers the soft one with it (upstream: no baseline)
+R2=$T/hardonly
+mkdir -p "$R2/etc/security/limits.d" "$R2/proc/1"
+cp "$R/etc/passwd" "$R/etc/group" "$R2/etc/"
+: > "$R2/etc/security/limits.conf"
+printf 'alice hard memlock 1024\n' > "$R2/etc/security/limits.d/40-hardonly.conf"
+printf 'Limit                     Soft Limit           Hard Limit           Units     \nMax locked memory         8388608              8388608              bytes     \n' > "$R2/proc/1/limits"
+"$RDMALIMITS" --root "$R2" --flavour upstream --json explain alice > "$T/out" 2>&1
+check "hard-only entry below the service's soft: the session's soft is that value, not 'inherited'" python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))["memlock"]
+sys.exit(not (m["soft"] == 1048576 and m["hard"] == 1048576 and m["soft_source"].startswith("the hard limit")))' "$T/out"
+
 # --- list, explain and check name one flavour: the release modelled and what decided it
 for fl in upstream-1.5.1 debian-1.4.0 upstream; do
 	l=$("$RDMALIMITS" --root "$R" --flavour "$fl" --json list | python3 -c 'import json,sys; d=json.load(sys.stdin)["flavour"]; print(d["name"], d["from"])')
