@@ -625,9 +625,8 @@ static ssize_t read_by(int fd, void *buf, size_t size, uint64_t deadline) {
 
 /* SIGKILL the probe child (a user may hold it stopped or traced: the kill ends it either way)
  * and reap it.  A child in uninterruptible sleep past the grace is left to init. */
-static void probe_reap(pid_t pid, int pidfd, bool kill_it) {
-        if (kill_it)
-                (void)(pidfd >= 0 ? syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) : kill(pid, SIGKILL));
+static void probe_reap(pid_t pid, int pidfd) {
+        (void)(pidfd >= 0 ? syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) : kill(pid, SIGKILL));
         if (pidfd >= 0) {
                 struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
                 while (poll(&pfd, 1, STATUS_PROBE_REAP_MS) < 0 && errno == EINTR)
@@ -687,7 +686,9 @@ static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t de
         close(TAKE_FD(wr));
         _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
         ssize_t n = read_by(rd, &res, sizeof res, deadline);
-        probe_reap(pid, pidfd, n != (ssize_t)sizeof res);
+        /* killed even after it answered: the user may stop it between its write and its exit,
+         * and a stopped child never exits by itself */
+        probe_reap(pid, pidfd);
         if (n == -ETIME) {
                 snprintf(why, why_size, "did not answer in time");
                 return -ETIME;
