@@ -22,6 +22,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 # The files in scope and, for a file only partly in scope, the functions that are.
@@ -55,7 +56,8 @@ COVER = [
                          "tests/unit/test-policy"]),
     ("lib/base/fsutil.c", ["tests/unit/test-fsutil", "tests/unit/test-hwcache", "tests/unit/test-ident",
                            "tests/unit/test-limits", "tests/unit/test-policy", "tests/unit/test-check",
-                           "tests/tool/test-tool.sh", "tests/login/test-login-attacks.sh"]),
+                           "tests/fault/test-fault.sh", "tests/tool/test-tool.sh",
+                           "tests/login/test-login-attacks.sh"]),
     ("lib/base/*.c", UNIT_BASE + ["tests/tool/test-tool.sh"]),
     ("lib/login/ident.c", ["tests/unit/test-ident", "tests/unit/test-limits", "tests/unit/test-check",
                            "tests/unit/test-policy", "tests/login/test-login-attacks.sh"]),
@@ -575,7 +577,7 @@ def run_mutant(tree, m, tests, times, limit):
                     break
                 built.update(need)
             left = limit - (time.monotonic() - t0)
-            res, _ = tree.run_test(t, timeout=max(5.0, min(left, 10 * times.get(t, 1) + 10)))
+            res, _ = tree.run_test(t, timeout=max(5.0, min(left, 10 * times[t] + 10) if t in times else left))
             if res != "pass":
                 m.status, m.by = ("timeout" if res == "timeout" else "killed"), t
                 break
@@ -628,6 +630,20 @@ def tap(mutants, known, seed, out=sys.stdout):
             print("#   - %s\n#   + %s" % (m.before, m.after), file=out)
 
 
+def threaded(trees, fn, errors):
+    """fn(tree) for each tree, each in a thread of its own; their exceptions go to errors"""
+    def body(tree):
+        try:
+            fn(tree)
+        except Exception as e:  # noqa: BLE001 -- handed to the main thread
+            errors.append(e)
+    ts = [threading.Thread(target=body, args=(tree,)) for tree in trees]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+
+
 def load_results(path):
     done = {}
     if path and os.path.exists(path):
@@ -642,12 +658,14 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="./run mutate", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sample", type=int, metavar="N", help="run N mutants picked with --seed")
     ap.add_argument("--seed", default="0", help="the seed of --sample (default 0)")
-    ap.add_argument("--budget", type=float, metavar="SECONDS",
+    ap.add_argument("--budget", type=float, metavar="SECS",
                     help="start no mutant after SECONDS (the rest is reported as not run)")
-    ap.add_argument("--timeout", type=float, default=300, metavar="SECONDS",
+    ap.add_argument("--timeout", type=float, default=300, metavar="SECS",
                     help="the most one mutant's tests may take (default 300); a timeout counts as killed")
     ap.add_argument("--files", nargs="+", metavar="GLOB", default=["*"],
                     help="only the files in scope that match one of the GLOBs")
+    ap.add_argument("--ids", metavar="FILE",
+                    help="only the mutants whose ids FILE lists, one a line (e.g. the survivors of a run)")
     ap.add_argument("--list", action="store_true", help="list the mutants and their tests, run nothing")
     ap.add_argument("--min-score", type=float, metavar="PERCENT", help="exit 1 below PERCENT")
     ap.add_argument("--tap", action="store_true", help="print TAP (the CI sample)")
@@ -657,7 +675,13 @@ def main(argv=None):
     ap.add_argument("--results", metavar="FILE",
                     help="append each mutant's outcome to FILE (JSON lines); mutants FILE already has are "
                          "not run again")
-    ap.add_argument("--jobs", type=int, default=2, help="make -j (default 2)")
+    ap.add_argument("--no-baseline", action="store_true",
+                    help="do not run each test once without mutants first (a test that fails already then "
+                         "kills every mutant: for CI, where that test fails on its own anyway)")
+    ap.add_argument("--jobs", type=int, default=2, help="make -j of each copy (default 2)")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="copies of the tree working side by side (default 1; 2 with --jobs 1 keeps two "
+                         "cores busy, where one copy mostly waits on one link at a time)")
     ap.add_argument("--keep", action="store_true", help="keep the temporary copy")
     a = ap.parse_args(argv)
 
@@ -668,6 +692,10 @@ def main(argv=None):
     mutants = enumerate_mutants(top, [f for f in files if f.endswith(".c")], a.files)
     if a.sample is not None and a.sample < len(mutants):
         mutants = sorted(random.Random(str(a.seed)).sample(mutants, a.sample), key=lambda m: (m.file, m.start))
+    if a.ids:
+        with open(a.ids) as f:
+            wanted = {line.split()[0] for line in f if line.strip()}
+        mutants = [m for m in mutants if m.id in wanted]
     if a.order == "random":
         random.Random(str(a.seed)).shuffle(mutants)
     known = equivalents(os.path.join(top, "HACKING.md"))
@@ -682,28 +710,49 @@ def main(argv=None):
     work = tempfile.mkdtemp(prefix="rdmalimit-mutate.")
     t0 = time.monotonic()
     try:
-        tree = Tree(top, work, a.jobs)
-        tree.copy()
-        tree.setup()
+        trees = [Tree(top, os.path.join(work, str(w)), a.jobs) for w in range(a.workers)]
+        for tree in trees:
+            tree.copy()
+        errors = []
+        threaded(trees, lambda tree: tree.setup(), errors)
+        if errors:
+            raise errors[0]
         tests = sorted({t for m in mutants for t in tests_for(m.file)})
-        times, broken = baseline(tree, tests)
+        times, broken = ({}, []) if a.no_baseline else baseline(trees[0], tests)
         done = load_results(a.results)
         results = open(a.results, "a") if a.results else None
+        todo = []
         for k, m in enumerate(mutants, 1):
             if (m.id, m.after) in done:
                 m.status, m.by, m.seconds = done[(m.id, m.after)]
-                continue
-            if a.budget is not None and time.monotonic() - t0 > a.budget:
-                say("mutate: the budget of %gs is spent: %d mutants not run" % (a.budget, len(mutants) - k + 1))
-                break
-            run_mutant(tree, m, [t for t in tests_for(m.file) if t not in broken], times, a.timeout)
-            if not a.tap:
-                say("[%d/%d] %s %s%s (%.1fs)" % (k, len(mutants), m.id, m.status, " by " + m.by if m.by else "",
-                                                m.seconds))
-            if results:
-                results.write(json.dumps({"id": m.id, "status": m.status, "by": m.by, "seconds": round(m.seconds, 2),
-                                          "before": m.before, "after": m.after}) + "\n")
-                results.flush()
+            else:
+                todo.append((k, m))
+        lock = threading.Lock()
+
+        def work_on(tree):
+            while True:
+                with lock:
+                    if not todo:
+                        return
+                    if a.budget is not None and time.monotonic() - t0 > a.budget:
+                        say("mutate: the budget of %gs is spent: %d mutants not run" % (a.budget, len(todo)))
+                        todo.clear()
+                        return
+                    k, m = todo.pop(0)
+                run_mutant(tree, m, [t for t in tests_for(m.file) if t not in broken], times, a.timeout)
+                with lock:
+                    if not a.tap:
+                        say("[%d/%d] %s %s%s (%.1fs)" % (k, len(mutants), m.id, m.status,
+                                                        " by " + m.by if m.by else "", m.seconds))
+                    if results:
+                        results.write(json.dumps({"id": m.id, "status": m.status, "by": m.by,
+                                                  "seconds": round(m.seconds, 2), "before": m.before,
+                                                  "after": m.after}) + "\n")
+                        results.flush()
+
+        threaded(trees, work_on, errors)
+        if errors:
+            raise errors[0]
     finally:
         if a.keep:
             say("mutate: the copy is kept in %s" % work)
