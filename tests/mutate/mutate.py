@@ -92,6 +92,7 @@ CFLAGS = "-O0 -g0"
 
 FLAGS = ("O_NOFOLLOW", "O_CLOEXEC", "O_EXCL", "O_NONBLOCK", "AT_SYMLINK_NOFOLLOW")
 REL_SWAP = {"<": "<=", "<=": "<", ">": ">=", ">=": ">", "==": "!=", "!=": "=="}
+MIRROR = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
 LOGIC_SWAP = {"&&": "||", "||": "&&"}
 CONTROL = ("if", "for", "while", "switch")
 LOOPS = ("for", "while", "do")
@@ -295,6 +296,20 @@ def is_statement_start(src, i):
         not (src.toks[i - 1].text == ")" and src.toks[src.toks[i - 1].match - 1].text not in CONTROL)
 
 
+def top_level_ops(toks, a, b):
+    """the relational and logical operators of tokens a..b-1 outside brackets"""
+    out, i = [], a
+    while i < b:
+        t = toks[i]
+        if t.kind == "op" and t.text in "([{":
+            i = t.match + 1
+            continue
+        if t.kind == "op" and (t.text in REL_SWAP or t.text in LOGIC_SWAP or t.text == "?"):
+            out.append(t.text)
+        i += 1
+    return out
+
+
 def is_operand_end(t):
     return t.kind in ("id", "num", "str") or t.text in (")", "]")
 
@@ -344,14 +359,18 @@ def mutants_of(src):
         elif t.text == "if" and t.kind == "id" and nxt is not None and nxt.text == "(":
             close = nxt.match
             inner = src.text[toks[i + 2].start:toks[close - 1].end]
-            add(i + 1, close, "(!(" + inner + "))", "negate")
+            if top_level_ops(toks, i + 2, close) not in (["=="], ["!="]):   # else the same as "rel"
+                add(i + 1, close, "(!(" + inner + "))", "negate")
         elif t.kind == "num":
             v = int_value(t.text)
-            near = (prev is not None and prev.text in REL_SWAP) or (nxt is not None and nxt.text in REL_SWAP)
-            if v is not None and near:
+            op = prev.text if prev is not None and prev.text in REL_SWAP else \
+                MIRROR.get(nxt.text) if nxt is not None else None
+            if v is not None and op:
+                # x < c+1 would be x <= c, and x >= c+1 x > c: the "rel" mutants; so c-1 there
                 value, base, suffix = v
-                text = (hex(value + 1) if base == "hex" else str(value + 1)) + suffix
-                add(i, i, text, "const")
+                value += -1 if op in ("<", ">=") else 1
+                if value >= 0:
+                    add(i, i, (hex(value) if base == "hex" else str(value)) + suffix, "const")
             if t.text == "1" and prev is not None and prev.text in ("+", "-") and i >= 2 and \
                     is_operand_end(toks[i - 2]):
                 add(i - 1, i - 1, "-" if prev.text == "+" else "+", "plus-minus")
