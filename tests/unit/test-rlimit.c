@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "rlimit.h"
@@ -156,6 +158,22 @@ static void test_process(void **state) {
         (void)rl_have_cap(CAP_SYS_RESOURCE);
 }
 
+/* rl_have_cap() reads CapEff from /proc/self/status: it answers as capget(2) does, for every
+ * capability (as root without CAP_SYS_RESOURCE, as the tests run, the set mixes held and not
+ * held, and its hex digits hold zeros) */
+static void test_have_cap(void **state) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+        struct __user_cap_data_struct d[2] = { { 0 } };
+        (void)state;
+
+        assert_int_equal(syscall(SYS_capget, &h, d), 0);
+        for (int cap = 0; cap < 64; cap++) {
+                bool held = d[cap / 32].effective & (UINT32_C(1) << (cap % 32));
+                if (rl_have_cap(cap) != held)
+                        fail_msg("capability %d: rl_have_cap() says %d, capget() %d", cap, !held, held);
+        }
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_allowed), cmocka_unit_test(test_want), cmocka_unit_test(test_closest),
-          cmocka_unit_test(test_after_module), cmocka_unit_test(test_process))
+          cmocka_unit_test(test_after_module), cmocka_unit_test(test_process), cmocka_unit_test(test_have_cap))
