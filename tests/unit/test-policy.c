@@ -240,6 +240,18 @@ static void test_duplicate_rules_warn(void **state) {
                 "  { user = \"alice\"; memlock = \"2G\"; },\n"      /* 6 */
                 "  { group = \"g\"; memlock = \"2G\"; }\n"          /* 7 */
                 ");\n";
+        /* two rules are enough for a duplicate */
+        const char *two = "version = 1;\nrules = ( { user = \"bob\"; memlock = \"1G\"; },\n"
+                          "{ user = \"bob\"; memlock = \"2G\"; } );\n";
+
+        assert_int_equal(policy_load_string(two, strlen(two), PATH, &p, &d), 0);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 0);
+        assert_int_equal(diag_count(&d, DIAG_WARNING), 1);
+        assert_int_equal(d.v[0].line, 3);
+        assert_non_null(strstr(d.v[0].message, "line 2"));
+        policy_free(p);
+        diag_list_clear(&d);
+        p = NULL;
 
         assert_int_equal(policy_load_string(text, strlen(text), PATH, &p, &d), 0);
         assert_int_equal(diag_count(&d, DIAG_ERROR), 0);
@@ -389,6 +401,11 @@ static void test_err_include(void **state) {
                      "rules = ( { user = \"a\"; memlock = \"0\"; } );\n",    /* 7 */
                      { 2, "@include is not supported" },
                      { 7, "memlock must not be 0" });
+        /* a comment ends at its newline: an @include on the next line is refused */
+        CHECK_ERRORS("version = 1;\n# a comment\n@include \"/etc/passwd\"\n", { 3, "@include is not supported" });
+        /* after other text on its line an @include is no directive, for libconfig either: a
+         * syntax error (line_start ends at the first byte that is not a blank) */
+        CHECK_ERRORS("version = 1; @include \"/etc/passwd\"\n", { 1, "parse error: syntax error" });
 }
 
 static void test_err_nul(void **state) {
