@@ -2,6 +2,7 @@
 /* The session model's PAM stack walk: controls as libpam reads them, jumps, the early ends. */
 #include "config.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -115,5 +116,15 @@ static void test_walk(void **state) {
         pam_stack_clear(&st);
 }
 
+/* a service whose daemon the model does not know: -ESRCH at once, *ret_pid untouched */
+static void test_service_find_unknown(void **state) {
+        pid_t pid = 4242;
+        (void)state;
+
+        assert_int_equal(session_service_find("no-such-service", &pid), -ESRCH);
+        assert_int_equal(session_service_find("", &pid), -ESRCH);
+        assert_int_equal(pid, 4242);
+}
+
 UNIT_MAIN(NULL, NULL,
-          cmocka_unit_test(test_controls), cmocka_unit_test(test_walk))
+          cmocka_unit_test(test_controls), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown))
