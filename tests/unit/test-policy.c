@@ -18,6 +18,7 @@
 
 #include "unit.h"
 #include "diag.h"
+#include "fsutil.h"
 #include "hw.h"
 #include "macro.h"
 #include "policy.h"
@@ -523,6 +524,25 @@ static void make_tmpdir(char dir[static PATH_MAX]) {
         assert_true(snprintf(dir, PATH_MAX, "%s/test-policy.XXXXXX", t && *t ? t : "/tmp") <
                     PATH_MAX);
         assert_non_null(mkdtemp(dir));
+}
+
+/* The module opens its policy (and the cache) with fs_open_config(): a FIFO put in its place,
+ * whose writer never comes, is refused at once, not waited on (alarm(): a wait kills the test) */
+static void test_open_config_fifo(void **state) {
+        char dir[PATH_MAX], fifo[PATH_MAX + 8];
+        int fd = -42;
+        (void)state;
+
+        make_tmpdir(dir);
+        snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+        assert_int_equal(mkfifo(fifo, 0600), 0);
+        alarm(10);
+        assert_int_equal(fs_open_config(AT_FDCWD, fifo, true, false, &fd, NULL), FS_ERR_NOTREG);
+        assert_int_equal(fs_open_config(AT_FDCWD, fifo, true, true, &fd, NULL), FS_ERR_NOTREG);
+        alarm(0);
+        assert_int_equal(fd, -42);
+        unlink(fifo);
+        rmdir(dir);
 }
 
 static void test_fd_fifo(void **state) {
@@ -1096,7 +1116,8 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_err_rules), cmocka_unit_test(test_err_parse),
           cmocka_unit_test(test_err_include), cmocka_unit_test(test_err_nul), cmocka_unit_test(test_err_depth),
           cmocka_unit_test(test_err_many_lines), cmocka_unit_test(test_too_big_string),
-          cmocka_unit_test(test_fd_fifo), cmocka_unit_test(test_fd_dev_zero), cmocka_unit_test(test_fd_files),
+          cmocka_unit_test(test_fd_fifo), cmocka_unit_test(test_open_config_fifo),
+          cmocka_unit_test(test_fd_dev_zero), cmocka_unit_test(test_fd_files),
           cmocka_unit_test(test_shipped_conf), cmocka_unit_test(test_eval_precedence),
           cmocka_unit_test(test_eval_lower), cmocka_unit_test(test_eval_auto_arithmetic),
           cmocka_unit_test(test_eval_auto_saturates), cmocka_unit_test(test_eval_fallback_untouched),
