@@ -366,6 +366,21 @@ static void test_load(void **state) {
         free(fp);
 }
 
+/* hw_cache_save() needs a directory other than / and a file name: anything else is -EINVAL
+ * before anything is made or written */
+static void test_save_paths(void **state) {
+        struct hw_summary *s = sample();
+        char trailing[300];
+        (void)state;
+
+        assert_int_equal(hw_cache_save(s, &lo_sel, "hw.cache"), -EINVAL);
+        assert_int_equal(hw_cache_save(s, &lo_sel, "/hw.cache"), -EINVAL);
+        snprintf(trailing, sizeof trailing, "%s/new/", dir);
+        assert_int_equal(hw_cache_save(s, &lo_sel, trailing), -EINVAL);
+        assert_int_equal(access(trailing, F_OK), -1);
+        hw_summary_free(s);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_format_parse), cmocka_unit_test(test_selection), cmocka_unit_test(test_bad), cmocka_unit_test(test_numbers),
-          cmocka_unit_test(test_bounds), cmocka_unit_test(test_load))
+          cmocka_unit_test(test_bounds), cmocka_unit_test(test_load), cmocka_unit_test(test_save_paths))
