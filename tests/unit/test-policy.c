@@ -430,9 +430,13 @@ static void test_err_depth(void **state) {
 
         CHECK_ERRORS("version = 1;\nrules = ( { a = { b = ( c = { d = 1; } ) }; } );\n",
                      { 2, "nested deeper than 4 levels" });
-        /* four levels are not too deep: the scanner lets them through, the loader names the key */
+        /* four levels are not too deep: the scanner lets them through, the loader names the key;
+         * a group closed at the top level before them leaves no level behind */
         CHECK_ERRORS("version = 1;\nrules = ( { user = \"u\"; memlock = \"1G\"; a = { b = ( 1 ) }; } );\n",
                      { 2, "unknown key \"a\"" });
+        CHECK_ERRORS("version = 1;\nhardware = { };\n"
+                     "rules = ( { user = \"u\"; memlock = \"1G\"; a = { b = ( 1 ) }; } );\n",
+                     { 3, "unknown key \"a\"" });
 
         /* a deep file is refused by the scanner, not by libconfig's parser stack */
         size_t n = 200000;
