@@ -366,6 +366,36 @@ static void test_load(void **state) {
         free(fp);
 }
 
+/* hw_min_max_mr_size(): the smallest max_mr_size of the devices with an active port, whatever
+ * their order, and whether one of them did not say */
+static void test_min_max_mr_size(void **state) {
+        static const uint64_t G = UINT64_C(1) << 30;
+        static const struct { uint64_t max_mr_size; int verbs_error, state; } devs[] = {
+                { 0, -ENODATA, HW_PORT_ACTIVE },   /* active, unknown */
+                { 8 * G, 0, HW_PORT_ACTIVE },
+                { 2 * G, 0, HW_PORT_ACTIVE },      /* the smallest that counts */
+                { 1 * G, 0, 1 },                   /* DOWN: does not count */
+                { 4 * G, 0, HW_PORT_ACTIVE },
+        };
+        struct hw_port ports[ELEMENTSOF(devs)];
+        struct hw_rdma_dev rdma[ELEMENTSOF(devs)];
+        struct hw_summary s = { .rdma_status = 0, .n_rdma = ELEMENTSOF(devs), .rdma = rdma };
+        bool unknown = false;
+        (void)state;
+
+        for (size_t i = 0; i < ELEMENTSOF(devs); i++) {
+                ports[i] = (struct hw_port){ .num = 1, .state = devs[i].state, .link_layer = 1 };
+                rdma[i] = (struct hw_rdma_dev){ .max_mr_size = devs[i].max_mr_size, .verbs_error = devs[i].verbs_error,
+                                                .n_ports = 1, .ports = &ports[i] };
+        }
+        assert_true(hw_min_max_mr_size(&s, &unknown) == 2 * G);
+        assert_true(unknown);
+        /* the unknown one inactive: known */
+        ports[0].state = 1;
+        assert_true(hw_min_max_mr_size(&s, &unknown) == 2 * G);
+        assert_false(unknown);
+}
+
 /* hw_cache_save() needs a directory other than / and a file name: anything else is -EINVAL
  * before anything is made or written */
 static void test_save_paths(void **state) {
@@ -383,4 +413,5 @@ static void test_save_paths(void **state) {
 
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_format_parse), cmocka_unit_test(test_selection), cmocka_unit_test(test_bad), cmocka_unit_test(test_numbers),
-          cmocka_unit_test(test_bounds), cmocka_unit_test(test_load), cmocka_unit_test(test_save_paths))
+          cmocka_unit_test(test_bounds), cmocka_unit_test(test_load), cmocka_unit_test(test_save_paths),
+          cmocka_unit_test(test_min_max_mr_size))
