@@ -118,6 +118,62 @@ static void test_walk(void **state) {
         pam_stack_clear(&st);
 }
 
+/* run the stack of "control name" pairs, the pam_limits result given: its stack_run */
+static struct stack_run walk_of(const char *const *lines, size_t n, const unsigned *levels, enum pam_ret limits) {
+        struct pam_stack st;
+        struct stack_run r;
+
+        stack_of(&st, lines, n);
+        for (size_t i = 0; levels && i < st.n; i++)
+                st.v[i].level = st.chain[i].level = levels[i];   /* one entry per link here */
+        assert_int_equal(stack_run_walk(&st, limits, PAM_RET_SUCCESS, &r), 0);
+        pam_stack_clear(&st);
+        return r;
+}
+
+/* Only a decision (jump, done, die) by a module whose result the model does not know makes the
+ * path assumed; pam_permit, pam_deny and pam_limits are known.  A decision inside a substack
+ * ends the substack only: the walk goes on after it. */
+static void test_walk_decisions(void **state) {
+        struct stack_run r;
+        (void)state;
+
+        static const char *const plain[] = { "required", "pam_mkhomedir", "required", "pam_limits" };
+        r = walk_of(plain, ELEMENTSOF(plain), NULL, PAM_RET_SUCCESS);
+        assert_false(r.assumed);
+        assert_int_equal(r.last_limits, 1);
+        stack_run_clear(&r);
+
+        static const char *const limits_done[] = { "sufficient", "pam_limits", "optional", "pam_rdmalimit" };
+        r = walk_of(limits_done, ELEMENTSOF(limits_done), NULL, PAM_RET_SUCCESS);
+        assert_false(r.assumed);
+        assert_int_equal(r.ended_at, 0);
+        assert_int_equal(r.last_module, -1);
+        stack_run_clear(&r);
+
+        static const char *const deny_dies[] = { "requisite", "pam_deny", "required", "pam_limits" };
+        r = walk_of(deny_dies, ELEMENTSOF(deny_dies), NULL, PAM_RET_SUCCESS);
+        assert_false(r.assumed);
+        assert_true(r.failed);
+        stack_run_clear(&r);
+
+        static const char *const other_done[] = { "sufficient", "pam_systemd", "required", "pam_limits" };
+        r = walk_of(other_done, ELEMENTSOF(other_done), NULL, PAM_RET_SUCCESS);
+        assert_true(r.assumed);
+        assert_int_equal(r.last_limits, -1);
+        stack_run_clear(&r);
+
+        /* a substack (level 1) whose sufficient pam_permit ends it; pam_limits after it runs */
+        static const char *const sub[] = { "sufficient", "pam_permit", "required", "pam_env",
+                                           "required", "pam_limits" };
+        static const unsigned levels[] = { 1, 1, 0 };
+        r = walk_of(sub, ELEMENTSOF(sub), levels, PAM_RET_SUCCESS);
+        assert_int_equal(r.n_run, 2);
+        assert_int_equal(r.last_limits, 2);
+        assert_int_equal(r.ended_at, -1);
+        stack_run_clear(&r);
+}
+
 /* a service whose daemon the model does not know: -ESRCH at once, *ret_pid untouched */
 static void test_service_find_unknown(void **state) {
         pid_t pid = 4242;
@@ -169,4 +225,5 @@ static void test_line_overrides(void **state) {
 
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
+          cmocka_unit_test(test_walk_decisions),
           cmocka_unit_test(test_line_overrides))
