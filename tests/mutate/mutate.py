@@ -411,9 +411,15 @@ class Mutant:
         self.line, self.col = src.line_col(start)
         self.id = "%s:%d:%d:%s" % (self.file, self.line, self.col, op)
         mutated = src.text[:start] + repl + src.text[end:]
+        self.fn = next((name for name, a, b in src.functions
+                        if src.toks[a].start < start < src.toks[b].end), "")
         self.before = src.line_text(self.line).strip()
         self.after = src.line_text(self.line, mutated).strip()
         self.status, self.by, self.seconds = None, None, 0.0
+
+    def key(self):
+        """what HACKING.md's list of equivalent mutants matches"""
+        return (self.file, self.op, self.fn, self.before, self.after)
 
     def apply(self, text):
         return text[:self.start] + self.repl + text[self.end:]
@@ -459,16 +465,18 @@ def enumerate_mutants(top, files, patterns):
 
 
 def equivalents(hacking):
-    """the known equivalent mutants, from HACKING.md: "- `ID` `before` → `after`: reason"
-    matched by file, operator and the two lines (line numbers move as the code is edited)"""
+    """the known equivalent mutants, from HACKING.md: "- `ID` in `function()`: `before` → `after`:
+    reason", matched by file, operator, function and the two lines (not by the line number,
+    which moves as the code above is edited)"""
     known = {}
     try:
         with open(hacking, encoding="utf-8") as f:
             for line in f:
-                m = re.match(r"- `([^`:]+):\d+:\d+:([a-z-]+)` `(.*)` → `(.*)`: (.*)", line.rstrip("\n"))
+                m = re.match(r"- `([^`:]+):\d+:\d+:([a-z-]+)` in `(\w*)\(\)`: `(.*)` → `(.*)`: (.*)",
+                             line.rstrip("\n"))
                 if m:
-                    f_, op, before, after, why = m.groups()
-                    known[(f_, op, before.strip(), after.strip())] = why
+                    f_, op, fn, before, after, why = m.groups()
+                    known[(f_, op, fn, before.strip(), after.strip())] = why
     except OSError:
         pass
     return known
@@ -616,14 +624,14 @@ def report(mutants, known, out=sys.stdout):
     nobuild = [m for m in ran if m.status == "build-failed"]
     timeouts = [m for m in ran if m.status == "timeout"]
     for m in survived:
-        why = known.get((m.file, m.op, m.before, m.after))
+        why = known.get(m.key())
         print("survived: %s%s" % (m.id, " (equivalent: %s)" % why if why else ""), file=out)
         print("  - %s\n  + %s" % (m.before, m.after), file=out)
     n = len(killed) + len(survived)
     print("score: %d killed of %d (%.1f%%)" % (len(killed), n, 100.0 * len(killed) / n if n else 100.0), file=out)
     print("timeouts (counted as killed): %d; did not compile (not counted): %d; not run (budget): %d; "
           "survivors known equivalent: %d" % (len(timeouts), len(nobuild), len(mutants) - len(ran),
-                                              sum(1 for m in survived if (m.file, m.op, m.before, m.after) in known)),
+                                              sum(1 for m in survived if m.key() in known)),
           file=out)
     return 100.0 * len(killed) / n if n else 100.0
 
@@ -633,7 +641,7 @@ def tap(mutants, known, seed, out=sys.stdout):
     print("1..%d" % len(mutants), file=out)
     print("# seed %s" % seed, file=out)
     for k, m in enumerate(mutants, 1):
-        key = (m.file, m.op, m.before, m.after)
+        key = m.key()
         if m.status in ("killed", "timeout"):
             print("ok %d - %s %s by %s" % (k, m.id, "timed out (killed)" if m.status == "timeout" else "killed",
                                           m.by), file=out)
