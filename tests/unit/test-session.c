@@ -35,6 +35,8 @@ static void test_controls(void **state) {
         action("[default=1]", PAM_RET_SUCCESS, PAM_ACT_JUMP, 1);
         action("[success=ok perm_denied=die default=bad]", PAM_RET_FAIL, PAM_ACT_DIE, 0);
         action("[success=ok]", PAM_RET_FAIL, PAM_ACT_BAD, 0);          /* no default: bad */
+        action("[default=bad success=ok]", PAM_RET_SUCCESS, PAM_ACT_OK, 0);   /* default first */
+        action("[default=bad success=ok]", PAM_RET_FAIL, PAM_ACT_BAD, 0);
         action("[success=done new_authtok_reqd=done default=ignore]", PAM_RET_SUCCESS, PAM_ACT_DONE, 0);
         enum pam_action a;
         unsigned j;
