@@ -120,6 +120,26 @@ static void test_walk(void **state) {
         pam_stack_clear(&st);
 }
 
+/* the name a stack line's module goes by: its file name without ".so", the path dropped */
+static void test_module_name(void **state) {
+        static const char *const cases[][2] = {
+                { "/lib/x86_64-linux-gnu/security/pam_limits.so", "pam_limits" },
+                { "pam_unix.so", "pam_unix" },
+                { "pam_foo", "pam_foo" },          /* no ".so": kept whole */
+                { "x.so", "x" },
+                { ".so", ".so" },                  /* nothing before ".so": kept */
+                { "/dir.so/pam_env", "pam_env" },
+        };
+        (void)state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *n = pam_module_name(cases[i][0]);
+                assert_non_null(n);
+                if (!streq(n, cases[i][1]))
+                        fail_msg("%s: \"%s\", want \"%s\"", cases[i][0], n, cases[i][1]);
+        }
+}
+
 /* run the stack of "control name" pairs, the pam_limits result given: its stack_run */
 static struct stack_run walk_of(const char *const *lines, size_t n, const unsigned *levels, enum pam_ret limits) {
         struct pam_stack st;
@@ -228,4 +248,5 @@ static void test_line_overrides(void **state) {
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
+          cmocka_unit_test(test_module_name),
           cmocka_unit_test(test_line_overrides))
