@@ -628,12 +628,17 @@ def report(mutants, known, out=sys.stdout):
         print("survived: %s%s" % (m.id, " (equivalent: %s)" % why if why else ""), file=out)
         print("  - %s\n  + %s" % (m.before, m.after), file=out)
     n = len(killed) + len(survived)
-    print("score: %d killed of %d (%.1f%%)" % (len(killed), n, 100.0 * len(killed) / n if n else 100.0), file=out)
-    print("timeouts (counted as killed): %d; did not compile (not counted): %d; not run (budget): %d; "
-          "survivors known equivalent: %d" % (len(timeouts), len(nobuild), len(mutants) - len(ran),
-                                              sum(1 for m in survived if m.key() in known)),
-          file=out)
-    return 100.0 * len(killed) / n if n else 100.0
+    equivalent = sum(1 for m in survived if m.key() in known)
+    print("score: %d killed of %d (%.1f%%)" % (len(killed), n, percent(len(killed), n)), file=out)
+    print("without the %d known equivalent: %d of %d (%.1f%%)" % (equivalent, len(killed), n - equivalent,
+                                                             percent(len(killed), n - equivalent)), file=out)
+    print("timeouts (counted as killed): %d; did not compile (not counted): %d; not run (budget): %d" %
+          (len(timeouts), len(nobuild), len(mutants) - len(ran)), file=out)
+    return percent(len(killed), n - equivalent)
+
+
+def percent(k, n):
+    return 100.0 * k / n if n else 100.0
 
 
 def tap(mutants, known, seed, out=sys.stdout):
