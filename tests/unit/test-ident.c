@@ -28,6 +28,8 @@ static int setup(void **state) {
                                 "carol:x:1002:2000::/home/carol:/bin/sh\n"
                                 "alice:x:4000:4000:second alice:/:/bin/false\n"
                                 "+nisuser\n"
+                                "#olduser:x:5000:5000::/:/bin/sh\n"
+                                "+nisuser2:x:5001:5001::/:/bin/sh\n"
                                 "broken:x:notanumber:1\n"
                                 "\n" },
                 { "etc/group", "root:x:0:\n"
@@ -39,6 +41,9 @@ static int setup(void **state) {
                                "dup:x:3001:bob\n"
                                "samegid:x:3000:carol\n"
                                "-netgroup\n"
+                               "#oldgroup:x:5000:alice\n"
+                               "+nisgroup:x:5001:alice\n"
+                               "-netgroup2:x:5002:alice\n"
                                "bad:x:nogid:alice\n" },
                 {},
         });
@@ -62,7 +67,8 @@ static void test_users(void **state) {
         assert_int_equal(u->uid, 0);
 
         /* not found, and u untouched on failure */
-        static const char *const none[] = { "nobody-here", "nisuser", "+nisuser", "broken", "ALICE" };
+        static const char *const none[] = { "nobody-here", "nisuser", "+nisuser", "broken", "ALICE",
+                                            "#olduser", "olduser", "+nisuser2", "nisuser2" };
         for (size_t i = 0; i < ELEMENTSOF(none); i++) {
                 u = (const struct id_user *)0x1;
                 assert_int_equal(ident_user(id, none[i], &u), -ENOENT);
@@ -105,7 +111,10 @@ static void test_groups(void **state) {
         g = (const struct id_group *)0x1;
         assert_int_equal(ident_group_by_gid(id, 9999, &g), -ENOENT);
         assert_ptr_equal(g, (const struct id_group *)0x1);
-        static const char *const none[] = { "nope", "netgroup", "bad" };
+        /* commented out, or NIS compat (+/-): not groups of this file */
+        for (gid_t gid = 5000; gid <= 5002; gid++)
+                assert_int_equal(ident_group_by_gid(id, gid, &g), -ENOENT);
+        static const char *const none[] = { "nope", "netgroup", "bad", "#oldgroup", "+nisgroup", "-netgroup2" };
         for (size_t i = 0; i < ELEMENTSOF(none); i++) {
                 assert_int_equal(ident_group(id, none[i], &g), -ENOENT);
                 assert_ptr_equal(g, (const struct id_group *)0x1);
