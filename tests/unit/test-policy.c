@@ -402,6 +402,8 @@ static void test_err_include(void **state) {
                      "rules = ( { user = \"a\"; memlock = \"0\"; } );\n",    /* 7 */
                      { 2, "@include is not supported" },
                      { 7, "memlock must not be 0" });
+        /* an @include that ends the file is refused too */
+        CHECK_ERRORS("version = 1;\n@include", { 2, "@include is not supported" });
         /* a comment ends at its newline: an @include on the next line is refused */
         CHECK_ERRORS("version = 1;\n# a comment\n@include \"/etc/passwd\"\n", { 3, "@include is not supported" });
         /* after other text on its line an @include is no directive, for libconfig either: a
