@@ -627,6 +627,15 @@ def report(mutants, known, out=sys.stdout):
         why = known.get(m.key())
         print("survived: %s%s" % (m.id, " (equivalent: %s)" % why if why else ""), file=out)
         print("  - %s\n  + %s" % (m.before, m.after), file=out)
+    for what, of in (("file", lambda m: m.file), ("operator", lambda m: m.op)):
+        counts = {}
+        for m in killed + survived:
+            c = counts.setdefault(of(m), [0, 0])
+            c[0] += m in killed
+            c[1] += 1
+        if len(counts) > 1:
+            print("by %s: %s" % (what, ", ".join("%s %d/%d" % (k, c[0], c[1]) for k, c in sorted(counts.items()))),
+                  file=out)
     n = len(killed) + len(survived)
     equivalent = sum(1 for m in survived if m.key() in known)
     print("score: %d killed of %d (%.1f%%)" % (len(killed), n, percent(len(killed), n)), file=out)
@@ -739,10 +748,18 @@ def main(argv=None):
     if not a.tap:
         say("mutate: %d mutants, seed %s" % (len(mutants), a.seed))
 
+    done = load_results(a.results)
+    todo = []
+    for k, m in enumerate(mutants, 1):
+        if (m.id, m.after) in done:
+            m.status, m.by, m.seconds = done[(m.id, m.after)]
+        else:
+            todo.append((k, m))
     work = tempfile.mkdtemp(prefix="rdmalimit-mutate.")
     t0 = time.monotonic()
     try:
-        trees = [Tree(top, os.path.join(work, str(w)), a.jobs) for w in range(a.workers)]
+        # nothing left to run (all in --results): no copy to build, just the report
+        trees = [Tree(top, os.path.join(work, str(w)), a.jobs) for w in range(a.workers if todo else 0)]
         for tree in trees:
             tree.copy()
         errors = []
@@ -750,15 +767,8 @@ def main(argv=None):
         if errors:
             raise errors[0]
         tests = sorted({t for m in mutants for t in tests_for(m.file)})
-        times, broken = ({}, []) if a.no_baseline else baseline(trees[0], tests)
-        done = load_results(a.results)
+        times, broken = ({}, []) if a.no_baseline or not trees else baseline(trees[0], tests)
         results = open(a.results, "a") if a.results else None
-        todo = []
-        for k, m in enumerate(mutants, 1):
-            if (m.id, m.after) in done:
-                m.status, m.by, m.seconds = done[(m.id, m.after)]
-            else:
-                todo.append((k, m))
         lock = threading.Lock()
 
         def work_on(tree):
