@@ -46,8 +46,8 @@ COVER = [
     ("lib/base/size.c", ["tests/unit/test-size", "tests/unit/test-limits", "tests/unit/test-flavours",
                          "tests/unit/test-policy", "tests/unit/test-hwcache", "tests/unit/test-rlimit",
                          "tests/tool/test-tool.sh"]),
-    ("lib/base/escape.c", ["tests/unit/test-strmap", "tests/unit/test-hwcache", "tests/unit/test-policy",
-                           "tests/unit/test-check", "tests/login/test-login-attacks.sh",
+    ("lib/base/escape.c", ["tests/unit/test-strv", "tests/unit/test-strmap", "tests/unit/test-hwcache",
+                           "tests/unit/test-policy", "tests/unit/test-check", "tests/login/test-login-attacks.sh",
                            "tests/tool/test-tool.sh"]),
     ("lib/base/diag.c", ["tests/unit/test-check", "tests/unit/test-limits", "tests/unit/test-dropin",
                          "tests/unit/test-policy", "tests/tool/test-tool.sh"]),
@@ -508,8 +508,8 @@ def run(cmd, cwd, timeout=None, env=None, log=None):
 
 
 class Tree:
-    def __init__(self, top, work, jobs):
-        self.top, self.work, self.jobs = top, work, jobs
+    def __init__(self, top, work, jobs, sanitizers=False):
+        self.top, self.work, self.jobs, self.sanitizers = top, work, jobs, sanitizers
         self.src = os.path.join(work, "src")
         self.build = os.path.join(work, "build")
 
@@ -530,7 +530,8 @@ class Tree:
     def setup(self):
         os.makedirs(self.build)
         steps = [(["./autogen.sh"], self.src),
-                 ([os.path.join(self.src, "configure")] + CONFIGURE + ["CFLAGS=" + CFLAGS], self.build),
+                 ([os.path.join(self.src, "configure")] + CONFIGURE + ["CFLAGS=" + CFLAGS] +
+                  (["--enable-sanitizers"] if self.sanitizers else []), self.build),
                  (["make", "-j%d" % self.jobs], self.build),
                  (["make", "-j%d" % self.jobs, "check", "TESTS="], self.build)]
         for cmd, cwd in steps:
@@ -548,6 +549,10 @@ class Tree:
                  RDMALIMITS=os.path.join(self.build, "rdmalimits"),
                  PAM_MODULE=os.path.join(self.build, "pam_rdmalimit/.libs/pam_rdmalimit.so"),
                  MODULE_SYSCONFDIR="/etc")
+        if self.sanitizers:   # as ./run's sanitize()
+            e.update(ASAN_OPTIONS="verify_asan_link_order=0:detect_leaks=1",
+                     LSAN_OPTIONS="suppressions=" + os.path.join(self.src, "tests/fuzz/lsan.supp"),
+                     UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1", RDMALIMIT_SANITIZED="1")
         verbs = re.search(r"^have_libibverbs = (\S*)", open(os.path.join(self.build, "Makefile")).read(), re.M)
         e["BUILT_WITH_VERBS"] = verbs.group(1) if verbs else "yes"
         return e
@@ -716,6 +721,10 @@ def main(argv=None):
     ap.add_argument("--results", metavar="FILE",
                     help="append each mutant's outcome to FILE (JSON lines); mutants FILE already has are "
                          "not run again")
+    ap.add_argument("--sanitizers", action="store_true",
+                    help="build the copy with ASan and UBSan (./run's sanitizer build): a mutant that reads "
+                         "or writes out of bounds, or leaks, is caught even when no assertion fails; the "
+                         "tests that do not run under them fail without mutants and are left out")
     ap.add_argument("--no-baseline", action="store_true",
                     help="do not run each test once without mutants first (a test that fails already then "
                          "kills every mutant: for CI, where that test fails on its own anyway)")
@@ -759,7 +768,8 @@ def main(argv=None):
     t0 = time.monotonic()
     try:
         # nothing left to run (all in --results): no copy to build, just the report
-        trees = [Tree(top, os.path.join(work, str(w)), a.jobs) for w in range(a.workers if todo else 0)]
+        trees = [Tree(top, os.path.join(work, str(w)), a.jobs, a.sanitizers)
+                 for w in range(a.workers if todo else 0)]
         for tree in trees:
             tree.copy()
         errors = []
