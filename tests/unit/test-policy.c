@@ -266,6 +266,26 @@ static void test_duplicate_rules_warn(void **state) {
         diag_list_clear(&d);
 }
 
+/* a minimum equal to the maximum is no contradiction */
+static void test_minimum_is_maximum(void **state) {
+        (void)state;
+        struct policy *p = load_ok("version = 1;\nrules = ( { user = \"a\"; memlock = \"auto\"; "
+                                   "minimum = \"1G\"; maximum = \"1G\"; } );\n");
+        policy_free(p);
+}
+
+/* policy_needs_hw() without a policy or without a user: false, nothing looked up */
+static void test_needs_hw_nothing(void **state) {
+        const char *const groups[] = { "g" };
+        (void)state;
+        struct policy *p = load_ok("version = 1;\nrules = ( { group = \"g\"; memlock = \"auto\"; } );\n");
+
+        assert_true(policy_needs_hw(p, "a", groups, 1));
+        assert_false(policy_needs_hw(p, NULL, groups, 1));
+        assert_false(policy_needs_hw(NULL, "a", groups, 1));
+        policy_free(p);
+}
+
 /* ---------------------------------------------------------------------------------------- */
 /* Errors, each with its line */
 
@@ -1117,7 +1137,8 @@ static void test_eval_groups_auto(void **state) {
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_good_full), cmocka_unit_test(test_good_defaults),
           cmocka_unit_test(test_good_patterns), cmocka_unit_test(test_no_rules_warns),
-          cmocka_unit_test(test_duplicate_rules_warn), cmocka_unit_test(test_err_version),
+          cmocka_unit_test(test_duplicate_rules_warn), cmocka_unit_test(test_minimum_is_maximum),
+          cmocka_unit_test(test_needs_hw_nothing), cmocka_unit_test(test_err_version),
           cmocka_unit_test(test_err_top), cmocka_unit_test(test_err_hardware),
           cmocka_unit_test(test_err_rules), cmocka_unit_test(test_err_parse),
           cmocka_unit_test(test_err_include), cmocka_unit_test(test_err_nul), cmocka_unit_test(test_err_depth),
