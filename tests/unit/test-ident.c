@@ -44,6 +44,7 @@ static int setup(void **state) {
                                "#oldgroup:x:5000:alice\n"
                                "+nisgroup:x:5001:alice\n"
                                "-netgroup2:x:5002:alice\n"
+                               "nomembers:x:6000\n"
                                "bad:x:nogid:alice\n" },
                 {},
         });
@@ -107,6 +108,9 @@ static void test_groups(void **state) {
 
         assert_int_equal(ident_group_by_gid(id, 2001, &g), 0);
         assert_string_equal(g->name, "video");
+        /* three fields: a group without the member list */
+        assert_int_equal(ident_group(id, "nomembers", &g), 0);
+        assert_int_equal(g->gid, 6000);
         /* not found, and g untouched on failure */
         g = (const struct id_group *)0x1;
         assert_int_equal(ident_group_by_gid(id, 9999, &g), -ENOENT);
