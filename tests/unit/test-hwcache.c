@@ -157,6 +157,11 @@ static void test_bad(void **state) {
                 { MAGIC "fingerprint x\nxdp 1 ../x 1 1 0\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nxdp 1 lo 1 1 2\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nxdp 1 lo 1 1\nend\n", -EBADMSG },             /* the v3 shape */
+                /* a line is known by its keyword and its number of words, both */
+                { MAGIC "fingerprint x\nxdq 1 lo 43 1 0\nend\n", -EBADMSG },
+                { MAGIC "fingerprint x\nrdmb x 1 0 0 0 1\nend\n", -EBADMSG },
+                { MAGIC "fingerprint x\nmen 0 1\nend\n", -EBADMSG },
+                { MAGIC "fingerprint x\nend x\n", -EBADMSG },
                 { MAGIC "fingerprint x\nrdma_status 99999999999\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nmem 0 -1\nend\n", -EBADMSG },
                 { "# rdmalimit cache v3\nsection hardware 20\nfingerprint x\nend\n", -EBADMSG },
