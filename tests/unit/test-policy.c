@@ -422,6 +422,9 @@ static void test_err_include(void **state) {
                      "rules = ( { user = \"a\"; memlock = \"0\"; } );\n",    /* 7 */
                      { 2, "@include is not supported" },
                      { 7, "memlock must not be 0" });
+        /* control bytes and DEL of a value are '?' in the message */
+        CHECK_ERRORS("version = 1;\nrules = ( { user = \"a\"; memlock = \"4\\x7f\\x01M\"; } );\n",
+                     { 2, "memlock = \"4??M\": expected a size" });
         /* an @include that ends the file is refused too */
         CHECK_ERRORS("version = 1;\n@include", { 2, "@include is not supported" });
         /* a comment ends at its newline: an @include on the next line is refused */
