@@ -176,6 +176,9 @@ static void test_bad(void **state) {
         char *fp = NULL;
         static const char nul[] = MAGIC "fingerprint x\n\0end\n";
         assert_int_equal(hw_cache_parse(nul, sizeof nul - 1, &b, &fp), -EBADMSG);
+        /* ... also after a complete cache */
+        static const char nul_after[] = MAGIC "fingerprint x\nend\n\0";
+        assert_int_equal(hw_cache_parse(nul_after, sizeof nul_after - 1, &b, &fp), -EBADMSG);
 }
 
 /* Every number of every line, at and past the edges of its type: int fields take
