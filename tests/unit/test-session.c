@@ -206,6 +206,29 @@ static void test_service_find_unknown(void **state) {
         assert_int_equal(pid, 4242);
 }
 
+/* the rank a line's domain gives it, as pam_limits orders them */
+static void test_line_rank(void **state) {
+        static const struct {
+                const char *domain;
+                enum lc_range range;
+                enum lc_rank want;
+        } cases[] = {
+                { "alice", LC_RANGE_NONE, LC_RANK_USER },
+                { "1000:2000", LC_RANGE_MM, LC_RANK_USER },
+                { "@spdk", LC_RANGE_NONE, LC_RANK_GROUP },
+                { "%spdk", LC_RANGE_NONE, LC_RANK_ALLGROUP },
+                { "%", LC_RANGE_NONE, LC_RANK_ALL },
+                { "*", LC_RANGE_NONE, LC_RANK_DEFAULT },
+        };
+        (void)state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct lc_line l = { .domain = cases[i].domain, .range = cases[i].range };
+                if (lc_line_rank(&l) != cases[i].want)
+                        fail_msg("%s: rank %d, want %d", cases[i].domain, lc_line_rank(&l), cases[i].want);
+        }
+}
+
 /* lc_line_overrides(), behind explain's "overridden by": a later line of the same domain always
  * wins over ours, an earlier one never; a user's line overrides our group's for some of its
  * users when the user is in the group, never when not; another group's later line for some;
@@ -249,4 +272,4 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
           cmocka_unit_test(test_module_name),
-          cmocka_unit_test(test_line_overrides))
+          cmocka_unit_test(test_line_overrides), cmocka_unit_test(test_line_rank))
