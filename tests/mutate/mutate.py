@@ -392,6 +392,9 @@ def first_last_assign(src, i, add):
     eq = [k for k in range(i, e) if toks[k].text == "=" and toks[k].kind == "op"]
     if len(eq) != 1 or any(toks[k].text in ("(", "{") for k in range(i, eq[0])):
         return
+    if any(toks[k].kind == "id" and toks[k + 1].kind == "id" for k in range(i, eq[0] - 1)) or \
+            toks[i].text in ("const", "static", "struct", "enum", "unsigned"):
+        return      # a declaration: in braces of its own it would not be seen after them
     if toks[i].text in ("return", "break", "continue", "goto") or \
             (e + 1 < len(toks) and toks[e + 1].text == "break"):
         return

@@ -27,6 +27,13 @@ int f(const char *s, int n, int fd) {
         fd = openat(fd, "x\"<y /* z", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
         return last + 1 >= 10 && fd == 0 ? n - 1 : 0;
 }
+void g(int n) {
+        for (int i = 0; i < n; i++)
+                if (i) {
+                        int k = i;
+                        n = k;
+                }
+}
 '''
 src = mutate.Source("t.c", text)
 for start, end, repl, op in mutate.mutants_of(src):
@@ -34,7 +41,8 @@ for start, end, repl, op in mutate.mutants_of(src):
     print("%d:%d:%s %s" % (line, col, op, repl))
 PY
 )
-# (no const for n < 0: n < -1 is not tried; 15:23 is the 1 of "last + 1 >= 10")
+# (no const for n < 0: n < -1 is not tried; 15:23 is the 1 of "last + 1 >= 10"; no first for
+# the declaration on line 20: in braces of its own k would not be seen on line 21)
 expected='6:12:negate (!(n < 0 || !s))
 6:15:rel <=
 6:19:logic &&
@@ -53,7 +61,10 @@ expected='6:12:negate (!(n < 0 || !s))
 15:31:logic ||
 15:37:rel !=
 15:40:const 1
-15:46:plus-minus +'
+15:46:plus-minus +
+18:27:rel <=
+19:20:negate (!(i))
+21:25:first { n = k; break; }'
 diff_ok "the mutants of a fixture, none in comments, strings or outside functions" <(echo "$expected") <(echo "$got")
 
 # ids are stable: the same text gives the same list
