@@ -176,6 +176,18 @@ static void test_bad(void **state) {
         char *fp = NULL;
         static const char nul[] = MAGIC "fingerprint x\n\0end\n";
         assert_int_equal(hw_cache_parse(nul, sizeof nul - 1, &b, &fp), -EBADMSG);
+        /* another version of the first line, whatever follows */
+        char other[] = MAGIC "fingerprint x\nend\n";
+        other[sizeof(MAGIC) - 3] = '9';
+        assert_int_equal(parse(other), -EBADMSG);
+        /* a device name must fit its field with the NUL: 63 bytes, not 64 */
+        char line[256];
+        snprintf(line, sizeof line, MAGIC "fingerprint x\nrdma %.63s 1 0 0 0 1\nend\n",
+                 "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm");
+        assert_int_equal(parse(line), 0);
+        snprintf(line, sizeof line, MAGIC "fingerprint x\nrdma %.64s 1 0 0 0 1\nend\n",
+                 "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm");
+        assert_int_equal(parse(line), -EBADMSG);
         /* ... also after a complete cache */
         static const char nul_after[] = MAGIC "fingerprint x\nend\n\0";
         assert_int_equal(hw_cache_parse(nul_after, sizeof nul_after - 1, &b, &fp), -EBADMSG);
