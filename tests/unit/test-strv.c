@@ -195,7 +195,8 @@ static void test_escape(void **state) {
         assert_int_equal(buf[0], 'X');                                   /* size 0: untouched */
 }
 
-_printf_(4, 5) static int add_escaped(struct diag_list *l, const char *path, const char *fix, const char *fmt, ...) {
+_printf_(4, 5) static int add_escaped(struct diag_list *l, const char *path, const char *fix,
+                                      const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
         int r = diag_vadd(l, DIAG_WARNING, 0, "id", path, 3, fix, true, fmt, ap);
