@@ -49,7 +49,7 @@ COVER = [
     ("lib/base/escape.c", ["tests/unit/test-strv", "tests/unit/test-strmap", "tests/unit/test-hwcache",
                            "tests/unit/test-policy", "tests/unit/test-check", "tests/login/test-login-attacks.sh",
                            "tests/tool/test-tool.sh"]),
-    ("lib/base/diag.c", ["tests/unit/test-check", "tests/unit/test-limits", "tests/unit/test-dropin",
+    ("lib/base/diag.c", ["tests/unit/test-strv", "tests/unit/test-check", "tests/unit/test-limits", "tests/unit/test-dropin",
                          "tests/unit/test-policy", "tests/tool/test-tool.sh"]),
     ("lib/base/strmap.c", ["tests/unit/test-strmap", "tests/unit/test-policy", "tests/unit/test-hwcache"]),
     ("lib/base/strv.c", ["tests/unit/test-strv", "tests/unit/test-session", "tests/unit/test-check",
