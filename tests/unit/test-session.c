@@ -43,6 +43,8 @@ static void test_controls(void **state) {
         assert_int_equal(pam_control_action("mandatory", PAM_RET_SUCCESS, &a, &j), -EINVAL);
         assert_int_equal(pam_control_action("[success=x]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
         assert_int_equal(pam_control_action("[success=1", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+        /* an action of 16 bytes or more is refused whole, not read as its first 15 */
+        assert_int_equal(pam_control_action("[success=000000000000001abc]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
 }
 
 /* a stack of "control name" pairs */
