@@ -416,6 +416,26 @@ static void test_min_max_mr_size(void **state) {
         assert_false(unknown);
 }
 
+/* the names of sysfs's numbers, and the fallback for every number without one: below 0, past
+ * the table, and a hole in it */
+static void test_names(void **state) {
+        (void)state;
+        assert_string_equal(hw_port_state_name(0), "NOP");
+        assert_string_equal(hw_port_state_name(4), "ACTIVE");
+        assert_string_equal(hw_port_state_name(5), "ACTIVE_DEFER");
+        assert_string_equal(hw_port_state_name(6), "UNKNOWN");
+        assert_string_equal(hw_port_state_name(-1), "UNKNOWN");
+        assert_string_equal(hw_link_layer_name(1), "InfiniBand");
+        assert_string_equal(hw_link_layer_name(2), "Ethernet");
+        assert_string_equal(hw_link_layer_name(0), "unspecified");
+        assert_string_equal(hw_link_layer_name(3), "unspecified");
+        assert_string_equal(hw_node_type_name(1), "CA");
+        assert_string_equal(hw_node_type_name(7), "unspecified");
+        assert_string_equal(hw_node_type_name(0), "unknown");
+        assert_string_equal(hw_node_type_name(8), "unknown");
+        assert_string_equal(hw_node_type_name(-2), "unknown");
+}
+
 /* hw_cache_save() needs a directory other than / and a file name: anything else is -EINVAL
  * before anything is made or written */
 static void test_save_paths(void **state) {
@@ -434,4 +454,4 @@ static void test_save_paths(void **state) {
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_format_parse), cmocka_unit_test(test_selection), cmocka_unit_test(test_bad), cmocka_unit_test(test_numbers),
           cmocka_unit_test(test_bounds), cmocka_unit_test(test_load), cmocka_unit_test(test_save_paths),
-          cmocka_unit_test(test_min_max_mr_size))
+          cmocka_unit_test(test_min_max_mr_size), cmocka_unit_test(test_names))
