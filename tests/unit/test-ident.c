@@ -22,6 +22,7 @@ static int setup(void **state) {
         (void)state;
         return unit_tree(root, (const struct unit_file[]){
                 { "etc/passwd", "# a comment\n"
+                                "\n"                                   /* an empty line is no end */
                                 "root:x:0:0:root:/root:/bin/sh\n"
                                 "alice:x:1000:1000::/home/alice:/bin/sh\n"
                                 "bob:x:1001:1001::/home/bob:/bin/sh\n"
@@ -33,6 +34,7 @@ static int setup(void **state) {
                                 "broken:x:notanumber:1\n"
                                 "\n" },
                 { "etc/group", "root:x:0:\n"
+                               "\n"
                                "alice:x:1000:\n"
                                "bob:x:1001:\n"
                                "rdma:x:2000:alice,bob\n"
