@@ -187,6 +187,26 @@ static void test_missing_files(void **state) {
         ident_free(id);
 }
 
+/* Through NSS (no root): a name that is not there is remembered as absent, asked again with
+ * the same answer, and freed with the rest */
+static void test_nss_absent(void **state) {
+        static const char missing[] = "no-such-name-for-test-ident";
+        struct ident *id;
+        const struct id_user *u = NULL;
+        const struct id_group *g = NULL;
+        (void)state;
+
+        assert_int_equal(ident_new(NULL, &id), 0);
+        assert_true(ident_uses_nss(id));
+        for (int i = 0; i < 2; i++) {
+                assert_int_equal(ident_user(id, missing, &u), -ENOENT);
+                assert_int_equal(ident_group(id, missing, &g), -ENOENT);
+        }
+        assert_null(u);
+        assert_null(g);
+        ident_free(id);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_users), cmocka_unit_test(test_groups), cmocka_unit_test(test_membership),
-          cmocka_unit_test(test_missing_files))
+          cmocka_unit_test(test_missing_files), cmocka_unit_test(test_nss_absent))
