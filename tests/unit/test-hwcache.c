@@ -157,6 +157,11 @@ static void test_bad(void **state) {
                 { MAGIC "fingerprint x\nxdp 1 ../x 1 1 0\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nxdp 1 lo 1 1 2\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nxdp 1 lo 1 1\nend\n", -EBADMSG },             /* the v3 shape */
+                /* a line is known by its keyword and its number of words, both */
+                { MAGIC "fingerprint x\nxdq 1 lo 43 1 0\nend\n", -EBADMSG },
+                { MAGIC "fingerprint x\nrdmb x 1 0 0 0 1\nend\n", -EBADMSG },
+                { MAGIC "fingerprint x\nmen 0 1\nend\n", -EBADMSG },
+                { MAGIC "fingerprint x\nend x\n", -EBADMSG },
                 { MAGIC "fingerprint x\nrdma_status 99999999999\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nmem 0 -1\nend\n", -EBADMSG },
                 { "# rdmalimit cache v3\nsection hardware 20\nfingerprint x\nend\n", -EBADMSG },
@@ -171,6 +176,21 @@ static void test_bad(void **state) {
         char *fp = NULL;
         static const char nul[] = MAGIC "fingerprint x\n\0end\n";
         assert_int_equal(hw_cache_parse(nul, sizeof nul - 1, &b, &fp), -EBADMSG);
+        /* another version of the first line, whatever follows */
+        char other[] = MAGIC "fingerprint x\nend\n";
+        other[sizeof(MAGIC) - 3] = '9';
+        assert_int_equal(parse(other), -EBADMSG);
+        /* a device name must fit its field with the NUL: 63 bytes, not 64 */
+        char line[256];
+        snprintf(line, sizeof line, MAGIC "fingerprint x\nrdma %.63s 1 0 0 0 1\nend\n",
+                 "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm");
+        assert_int_equal(parse(line), 0);
+        snprintf(line, sizeof line, MAGIC "fingerprint x\nrdma %.64s 1 0 0 0 1\nend\n",
+                 "mmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmmm");
+        assert_int_equal(parse(line), -EBADMSG);
+        /* ... also after a complete cache */
+        static const char nul_after[] = MAGIC "fingerprint x\nend\n\0";
+        assert_int_equal(hw_cache_parse(nul_after, sizeof nul_after - 1, &b, &fp), -EBADMSG);
 }
 
 /* Every number of every line, at and past the edges of its type: int fields take
@@ -366,6 +386,72 @@ static void test_load(void **state) {
         free(fp);
 }
 
+/* hw_min_max_mr_size(): the smallest max_mr_size of the devices with an active port, whatever
+ * their order, and whether one of them did not say */
+static void test_min_max_mr_size(void **state) {
+        static const uint64_t G = UINT64_C(1) << 30;
+        static const struct { uint64_t max_mr_size; int verbs_error, state; } devs[] = {
+                { 0, -ENODATA, HW_PORT_ACTIVE },   /* active, unknown */
+                { 8 * G, 0, HW_PORT_ACTIVE },
+                { 2 * G, 0, HW_PORT_ACTIVE },      /* the smallest that counts */
+                { 1 * G, 0, 1 },                   /* DOWN: does not count */
+                { 4 * G, 0, HW_PORT_ACTIVE },
+        };
+        struct hw_port ports[ELEMENTSOF(devs)];
+        struct hw_rdma_dev rdma[ELEMENTSOF(devs)];
+        struct hw_summary s = { .rdma_status = 0, .n_rdma = ELEMENTSOF(devs), .rdma = rdma };
+        bool unknown = false;
+        (void)state;
+
+        for (size_t i = 0; i < ELEMENTSOF(devs); i++) {
+                ports[i] = (struct hw_port){ .num = 1, .state = devs[i].state, .link_layer = 1 };
+                rdma[i] = (struct hw_rdma_dev){ .max_mr_size = devs[i].max_mr_size, .verbs_error = devs[i].verbs_error,
+                                                .n_ports = 1, .ports = &ports[i] };
+        }
+        assert_true(hw_min_max_mr_size(&s, &unknown) == 2 * G);
+        assert_true(unknown);
+        /* the unknown one inactive: known */
+        ports[0].state = 1;
+        assert_true(hw_min_max_mr_size(&s, &unknown) == 2 * G);
+        assert_false(unknown);
+}
+
+/* the names of sysfs's numbers, and the fallback for every number without one: below 0, past
+ * the table, and a hole in it */
+static void test_names(void **state) {
+        (void)state;
+        assert_string_equal(hw_port_state_name(0), "NOP");
+        assert_string_equal(hw_port_state_name(4), "ACTIVE");
+        assert_string_equal(hw_port_state_name(5), "ACTIVE_DEFER");
+        assert_string_equal(hw_port_state_name(6), "UNKNOWN");
+        assert_string_equal(hw_port_state_name(-1), "UNKNOWN");
+        assert_string_equal(hw_link_layer_name(1), "InfiniBand");
+        assert_string_equal(hw_link_layer_name(2), "Ethernet");
+        assert_string_equal(hw_link_layer_name(0), "unspecified");
+        assert_string_equal(hw_link_layer_name(3), "unspecified");
+        assert_string_equal(hw_node_type_name(1), "CA");
+        assert_string_equal(hw_node_type_name(7), "unspecified");
+        assert_string_equal(hw_node_type_name(0), "unknown");
+        assert_string_equal(hw_node_type_name(8), "unknown");
+        assert_string_equal(hw_node_type_name(-2), "unknown");
+}
+
+/* hw_cache_save() needs a directory other than / and a file name: anything else is -EINVAL
+ * before anything is made or written */
+static void test_save_paths(void **state) {
+        struct hw_summary *s = sample();
+        char trailing[300];
+        (void)state;
+
+        assert_int_equal(hw_cache_save(s, &lo_sel, "hw.cache"), -EINVAL);
+        assert_int_equal(hw_cache_save(s, &lo_sel, "/hw.cache"), -EINVAL);
+        snprintf(trailing, sizeof trailing, "%s/new/", dir);
+        assert_int_equal(hw_cache_save(s, &lo_sel, trailing), -EINVAL);
+        assert_int_equal(access(trailing, F_OK), -1);
+        hw_summary_free(s);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_format_parse), cmocka_unit_test(test_selection), cmocka_unit_test(test_bad), cmocka_unit_test(test_numbers),
-          cmocka_unit_test(test_bounds), cmocka_unit_test(test_load))
+          cmocka_unit_test(test_bounds), cmocka_unit_test(test_load), cmocka_unit_test(test_save_paths),
+          cmocka_unit_test(test_min_max_mr_size), cmocka_unit_test(test_names))

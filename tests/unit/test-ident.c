@@ -22,15 +22,19 @@ static int setup(void **state) {
         (void)state;
         return unit_tree(root, (const struct unit_file[]){
                 { "etc/passwd", "# a comment\n"
+                                "\n"                                   /* an empty line is no end */
                                 "root:x:0:0:root:/root:/bin/sh\n"
                                 "alice:x:1000:1000::/home/alice:/bin/sh\n"
                                 "bob:x:1001:1001::/home/bob:/bin/sh\n"
                                 "carol:x:1002:2000::/home/carol:/bin/sh\n"
                                 "alice:x:4000:4000:second alice:/:/bin/false\n"
                                 "+nisuser\n"
+                                "#olduser:x:5000:5000::/:/bin/sh\n"
+                                "+nisuser2:x:5001:5001::/:/bin/sh\n"
                                 "broken:x:notanumber:1\n"
                                 "\n" },
                 { "etc/group", "root:x:0:\n"
+                               "\n"
                                "alice:x:1000:\n"
                                "bob:x:1001:\n"
                                "rdma:x:2000:alice,bob\n"
@@ -39,6 +43,10 @@ static int setup(void **state) {
                                "dup:x:3001:bob\n"
                                "samegid:x:3000:carol\n"
                                "-netgroup\n"
+                               "#oldgroup:x:5000:alice\n"
+                               "+nisgroup:x:5001:alice\n"
+                               "-netgroup2:x:5002:alice\n"
+                               "nomembers:x:6000\n"
                                "bad:x:nogid:alice\n" },
                 {},
         });
@@ -62,7 +70,8 @@ static void test_users(void **state) {
         assert_int_equal(u->uid, 0);
 
         /* not found, and u untouched on failure */
-        static const char *const none[] = { "nobody-here", "nisuser", "+nisuser", "broken", "ALICE" };
+        static const char *const none[] = { "nobody-here", "nisuser", "+nisuser", "broken", "ALICE",
+                                            "#olduser", "olduser", "+nisuser2", "nisuser2" };
         for (size_t i = 0; i < ELEMENTSOF(none); i++) {
                 u = (const struct id_user *)0x1;
                 assert_int_equal(ident_user(id, none[i], &u), -ENOENT);
@@ -101,11 +110,17 @@ static void test_groups(void **state) {
 
         assert_int_equal(ident_group_by_gid(id, 2001, &g), 0);
         assert_string_equal(g->name, "video");
+        /* three fields: a group without the member list */
+        assert_int_equal(ident_group(id, "nomembers", &g), 0);
+        assert_int_equal(g->gid, 6000);
         /* not found, and g untouched on failure */
         g = (const struct id_group *)0x1;
         assert_int_equal(ident_group_by_gid(id, 9999, &g), -ENOENT);
         assert_ptr_equal(g, (const struct id_group *)0x1);
-        static const char *const none[] = { "nope", "netgroup", "bad" };
+        /* commented out, or NIS compat (+/-): not groups of this file */
+        for (gid_t gid = 5000; gid <= 5002; gid++)
+                assert_int_equal(ident_group_by_gid(id, gid, &g), -ENOENT);
+        static const char *const none[] = { "nope", "netgroup", "bad", "#oldgroup", "+nisgroup", "-netgroup2" };
         for (size_t i = 0; i < ELEMENTSOF(none); i++) {
                 assert_int_equal(ident_group(id, none[i], &g), -ENOENT);
                 assert_ptr_equal(g, (const struct id_group *)0x1);
@@ -172,6 +187,26 @@ static void test_missing_files(void **state) {
         ident_free(id);
 }
 
+/* Through NSS (no root): a name that is not there is remembered as absent, asked again with
+ * the same answer, and freed with the rest */
+static void test_nss_absent(void **state) {
+        static const char missing[] = "no-such-name-for-test-ident";
+        struct ident *id;
+        const struct id_user *u = NULL;
+        const struct id_group *g = NULL;
+        (void)state;
+
+        assert_int_equal(ident_new(NULL, &id), 0);
+        assert_true(ident_uses_nss(id));
+        for (int i = 0; i < 2; i++) {
+                assert_int_equal(ident_user(id, missing, &u), -ENOENT);
+                assert_int_equal(ident_group(id, missing, &g), -ENOENT);
+        }
+        assert_null(u);
+        assert_null(g);
+        ident_free(id);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_users), cmocka_unit_test(test_groups), cmocka_unit_test(test_membership),
-          cmocka_unit_test(test_missing_files))
+          cmocka_unit_test(test_missing_files), cmocka_unit_test(test_nss_absent))

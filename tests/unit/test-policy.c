@@ -18,6 +18,7 @@
 
 #include "unit.h"
 #include "diag.h"
+#include "fsutil.h"
 #include "hw.h"
 #include "macro.h"
 #include "policy.h"
@@ -240,6 +241,18 @@ static void test_duplicate_rules_warn(void **state) {
                 "  { user = \"alice\"; memlock = \"2G\"; },\n"      /* 6 */
                 "  { group = \"g\"; memlock = \"2G\"; }\n"          /* 7 */
                 ");\n";
+        /* two rules are enough for a duplicate */
+        const char *two = "version = 1;\nrules = ( { user = \"bob\"; memlock = \"1G\"; },\n"
+                          "{ user = \"bob\"; memlock = \"2G\"; } );\n";
+
+        assert_int_equal(policy_load_string(two, strlen(two), PATH, &p, &d), 0);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 0);
+        assert_int_equal(diag_count(&d, DIAG_WARNING), 1);
+        assert_int_equal(d.v[0].line, 3);
+        assert_non_null(strstr(d.v[0].message, "line 2"));
+        policy_free(p);
+        diag_list_clear(&d);
+        p = NULL;
 
         assert_int_equal(policy_load_string(text, strlen(text), PATH, &p, &d), 0);
         assert_int_equal(diag_count(&d, DIAG_ERROR), 0);
@@ -251,6 +264,26 @@ static void test_duplicate_rules_warn(void **state) {
         assert_non_null(strstr(d.v[1].message, "line 5"));
         policy_free(p);
         diag_list_clear(&d);
+}
+
+/* a minimum equal to the maximum is no contradiction */
+static void test_minimum_is_maximum(void **state) {
+        (void)state;
+        struct policy *p = load_ok("version = 1;\nrules = ( { user = \"a\"; memlock = \"auto\"; "
+                                   "minimum = \"1G\"; maximum = \"1G\"; } );\n");
+        policy_free(p);
+}
+
+/* policy_needs_hw() without a policy or without a user: false, nothing looked up */
+static void test_needs_hw_nothing(void **state) {
+        const char *const groups[] = { "g" };
+        (void)state;
+        struct policy *p = load_ok("version = 1;\nrules = ( { group = \"g\"; memlock = \"auto\"; } );\n");
+
+        assert_true(policy_needs_hw(p, "a", groups, 1));
+        assert_false(policy_needs_hw(p, NULL, groups, 1));
+        assert_false(policy_needs_hw(NULL, "a", groups, 1));
+        policy_free(p);
 }
 
 /* ---------------------------------------------------------------------------------------- */
@@ -389,6 +422,16 @@ static void test_err_include(void **state) {
                      "rules = ( { user = \"a\"; memlock = \"0\"; } );\n",    /* 7 */
                      { 2, "@include is not supported" },
                      { 7, "memlock must not be 0" });
+        /* control bytes and DEL of a value are '?' in the message */
+        CHECK_ERRORS("version = 1;\nrules = ( { user = \"a\"; memlock = \"4\\x7f\\x01M\"; } );\n",
+                     { 2, "memlock = \"4??M\": expected a size" });
+        /* an @include that ends the file is refused too */
+        CHECK_ERRORS("version = 1;\n@include", { 2, "@include is not supported" });
+        /* a comment ends at its newline: an @include on the next line is refused */
+        CHECK_ERRORS("version = 1;\n# a comment\n@include \"/etc/passwd\"\n", { 3, "@include is not supported" });
+        /* after other text on its line an @include is no directive, for libconfig either: a
+         * syntax error (line_start ends at the first byte that is not a blank) */
+        CHECK_ERRORS("version = 1; @include \"/etc/passwd\"\n", { 1, "parse error: syntax error" });
 }
 
 static void test_err_nul(void **state) {
@@ -412,6 +455,13 @@ static void test_err_depth(void **state) {
 
         CHECK_ERRORS("version = 1;\nrules = ( { a = { b = ( c = { d = 1; } ) }; } );\n",
                      { 2, "nested deeper than 4 levels" });
+        /* four levels are not too deep: the scanner lets them through, the loader names the key;
+         * a group closed at the top level before them leaves no level behind */
+        CHECK_ERRORS("version = 1;\nrules = ( { user = \"u\"; memlock = \"1G\"; a = { b = ( 1 ) }; } );\n",
+                     { 2, "unknown key \"a\"" });
+        CHECK_ERRORS("version = 1;\nhardware = { };\n"
+                     "rules = ( { user = \"u\"; memlock = \"1G\"; a = { b = ( 1 ) }; } );\n",
+                     { 3, "unknown key \"a\"" });
 
         /* a deep file is refused by the scanner, not by libconfig's parser stack */
         size_t n = 200000;
@@ -503,6 +553,25 @@ static void make_tmpdir(char dir[static PATH_MAX]) {
         assert_true(snprintf(dir, PATH_MAX, "%s/test-policy.XXXXXX", t && *t ? t : "/tmp") <
                     PATH_MAX);
         assert_non_null(mkdtemp(dir));
+}
+
+/* The module opens its policy (and the cache) with fs_open_config(): a FIFO put in its place,
+ * whose writer never comes, is refused at once, not waited on (alarm(): a wait kills the test) */
+static void test_open_config_fifo(void **state) {
+        char dir[PATH_MAX], fifo[PATH_MAX + 8];
+        int fd = -42;
+        (void)state;
+
+        make_tmpdir(dir);
+        snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+        assert_int_equal(mkfifo(fifo, 0600), 0);
+        alarm(10);
+        assert_int_equal(fs_open_config(AT_FDCWD, fifo, true, false, &fd, NULL), FS_ERR_NOTREG);
+        assert_int_equal(fs_open_config(AT_FDCWD, fifo, true, true, &fd, NULL), FS_ERR_NOTREG);
+        alarm(0);
+        assert_int_equal(fd, -42);
+        unlink(fifo);
+        rmdir(dir);
 }
 
 static void test_fd_fifo(void **state) {
@@ -1071,12 +1140,14 @@ static void test_eval_groups_auto(void **state) {
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_good_full), cmocka_unit_test(test_good_defaults),
           cmocka_unit_test(test_good_patterns), cmocka_unit_test(test_no_rules_warns),
-          cmocka_unit_test(test_duplicate_rules_warn), cmocka_unit_test(test_err_version),
+          cmocka_unit_test(test_duplicate_rules_warn), cmocka_unit_test(test_minimum_is_maximum),
+          cmocka_unit_test(test_needs_hw_nothing), cmocka_unit_test(test_err_version),
           cmocka_unit_test(test_err_top), cmocka_unit_test(test_err_hardware),
           cmocka_unit_test(test_err_rules), cmocka_unit_test(test_err_parse),
           cmocka_unit_test(test_err_include), cmocka_unit_test(test_err_nul), cmocka_unit_test(test_err_depth),
           cmocka_unit_test(test_err_many_lines), cmocka_unit_test(test_too_big_string),
-          cmocka_unit_test(test_fd_fifo), cmocka_unit_test(test_fd_dev_zero), cmocka_unit_test(test_fd_files),
+          cmocka_unit_test(test_fd_fifo), cmocka_unit_test(test_open_config_fifo),
+          cmocka_unit_test(test_fd_dev_zero), cmocka_unit_test(test_fd_files),
           cmocka_unit_test(test_shipped_conf), cmocka_unit_test(test_eval_precedence),
           cmocka_unit_test(test_eval_lower), cmocka_unit_test(test_eval_auto_arithmetic),
           cmocka_unit_test(test_eval_auto_saturates), cmocka_unit_test(test_eval_fallback_untouched),

@@ -2,12 +2,15 @@
 /* The session model's PAM stack walk: controls as libpam reads them, jumps, the early ends. */
 #include "config.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "unit.h"
+#include "ident.h"
+#include "limitsconf.h"
 #include "macro.h"
 #include "session.h"
 
@@ -32,12 +35,16 @@ static void test_controls(void **state) {
         action("[default=1]", PAM_RET_SUCCESS, PAM_ACT_JUMP, 1);
         action("[success=ok perm_denied=die default=bad]", PAM_RET_FAIL, PAM_ACT_DIE, 0);
         action("[success=ok]", PAM_RET_FAIL, PAM_ACT_BAD, 0);          /* no default: bad */
+        action("[default=bad success=ok]", PAM_RET_SUCCESS, PAM_ACT_OK, 0);   /* default first */
+        action("[default=bad success=ok]", PAM_RET_FAIL, PAM_ACT_BAD, 0);
         action("[success=done new_authtok_reqd=done default=ignore]", PAM_RET_SUCCESS, PAM_ACT_DONE, 0);
         enum pam_action a;
         unsigned j;
         assert_int_equal(pam_control_action("mandatory", PAM_RET_SUCCESS, &a, &j), -EINVAL);
         assert_int_equal(pam_control_action("[success=x]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
         assert_int_equal(pam_control_action("[success=1", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+        /* an action of 16 bytes or more is refused whole, not read as its first 15 */
+        assert_int_equal(pam_control_action("[success=000000000000001abc]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
 }
 
 /* a stack of "control name" pairs */
@@ -115,5 +122,156 @@ static void test_walk(void **state) {
         pam_stack_clear(&st);
 }
 
+/* the name a stack line's module goes by: its file name without ".so", the path dropped */
+static void test_module_name(void **state) {
+        static const char *const cases[][2] = {
+                { "/lib/x86_64-linux-gnu/security/pam_limits.so", "pam_limits" },
+                { "pam_unix.so", "pam_unix" },
+                { "pam_foo", "pam_foo" },          /* no ".so": kept whole */
+                { "x.so", "x" },
+                { ".so", ".so" },                  /* nothing before ".so": kept */
+                { "/dir.so/pam_env", "pam_env" },
+        };
+        (void)state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ char *n = pam_module_name(cases[i][0]);
+                assert_non_null(n);
+                if (!streq(n, cases[i][1]))
+                        fail_msg("%s: \"%s\", want \"%s\"", cases[i][0], n, cases[i][1]);
+        }
+}
+
+/* run the stack of "control name" pairs, the pam_limits result given: its stack_run */
+static struct stack_run walk_of(const char *const *lines, size_t n, const unsigned *levels, enum pam_ret limits) {
+        struct pam_stack st;
+        struct stack_run r;
+
+        stack_of(&st, lines, n);
+        for (size_t i = 0; levels && i < st.n; i++)
+                st.v[i].level = st.chain[i].level = levels[i];   /* one entry per link here */
+        assert_int_equal(stack_run_walk(&st, limits, PAM_RET_SUCCESS, &r), 0);
+        pam_stack_clear(&st);
+        return r;
+}
+
+/* Only a decision (jump, done, die) by a module whose result the model does not know makes the
+ * path assumed; pam_permit, pam_deny and pam_limits are known.  A decision inside a substack
+ * ends the substack only: the walk goes on after it. */
+static void test_walk_decisions(void **state) {
+        struct stack_run r;
+        (void)state;
+
+        static const char *const plain[] = { "required", "pam_mkhomedir", "required", "pam_limits" };
+        r = walk_of(plain, ELEMENTSOF(plain), NULL, PAM_RET_SUCCESS);
+        assert_false(r.assumed);
+        assert_int_equal(r.last_limits, 1);
+        stack_run_clear(&r);
+
+        static const char *const limits_done[] = { "sufficient", "pam_limits", "optional", "pam_rdmalimit" };
+        r = walk_of(limits_done, ELEMENTSOF(limits_done), NULL, PAM_RET_SUCCESS);
+        assert_false(r.assumed);
+        assert_int_equal(r.ended_at, 0);
+        assert_int_equal(r.last_module, -1);
+        stack_run_clear(&r);
+
+        static const char *const deny_dies[] = { "requisite", "pam_deny", "required", "pam_limits" };
+        r = walk_of(deny_dies, ELEMENTSOF(deny_dies), NULL, PAM_RET_SUCCESS);
+        assert_false(r.assumed);
+        assert_true(r.failed);
+        stack_run_clear(&r);
+
+        static const char *const other_done[] = { "sufficient", "pam_systemd", "required", "pam_limits" };
+        r = walk_of(other_done, ELEMENTSOF(other_done), NULL, PAM_RET_SUCCESS);
+        assert_true(r.assumed);
+        assert_int_equal(r.last_limits, -1);
+        stack_run_clear(&r);
+
+        /* a substack (level 1) whose sufficient pam_permit ends it; pam_limits after it runs */
+        static const char *const sub[] = { "sufficient", "pam_permit", "required", "pam_env",
+                                           "required", "pam_limits" };
+        static const unsigned levels[] = { 1, 1, 0 };
+        r = walk_of(sub, ELEMENTSOF(sub), levels, PAM_RET_SUCCESS);
+        assert_int_equal(r.n_run, 2);
+        assert_int_equal(r.last_limits, 2);
+        assert_int_equal(r.ended_at, -1);
+        stack_run_clear(&r);
+}
+
+/* a service whose daemon the model does not know: -ESRCH at once, *ret_pid untouched */
+static void test_service_find_unknown(void **state) {
+        pid_t pid = 4242;
+        (void)state;
+
+        assert_int_equal(session_service_find("no-such-service", &pid), -ESRCH);
+        assert_int_equal(session_service_find("", &pid), -ESRCH);
+        assert_int_equal(pid, 4242);
+}
+
+/* the rank a line's domain gives it, as pam_limits orders them */
+static void test_line_rank(void **state) {
+        static const struct {
+                const char *domain;
+                enum lc_range range;
+                enum lc_rank want;
+        } cases[] = {
+                { "alice", LC_RANGE_NONE, LC_RANK_USER },
+                { "1000:2000", LC_RANGE_MM, LC_RANK_USER },
+                { "@spdk", LC_RANGE_NONE, LC_RANK_GROUP },
+                { "%spdk", LC_RANGE_NONE, LC_RANK_ALLGROUP },
+                { "%", LC_RANGE_NONE, LC_RANK_ALL },
+                { "*", LC_RANGE_NONE, LC_RANK_DEFAULT },
+        };
+        (void)state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct lc_line l = { .domain = cases[i].domain, .range = cases[i].range };
+                if (lc_line_rank(&l) != cases[i].want)
+                        fail_msg("%s: rank %d, want %d", cases[i].domain, lc_line_rank(&l), cases[i].want);
+        }
+}
+
+/* lc_line_overrides(), behind explain's "overridden by": a later line of the same domain always
+ * wins over ours, an earlier one never; a user's line overrides our group's for some of its
+ * users when the user is in the group, never when not; another group's later line for some;
+ * '*' never overrides a user's line, nor another user's line it */
+static void test_line_overrides(void **state) {
+        static char root[] = "/tmp/test-session-XXXXXX";
+        static const char text[] = "@spdk soft memlock 1024\n"     /* 0 */
+                                   "alice soft memlock 2048\n"     /* 1: in spdk */
+                                   "@spdk soft memlock 4096\n"     /* 2 */
+                                   "* soft memlock 512\n"          /* 3 */
+                                   "bob soft memlock 8\n"          /* 4: not in spdk */
+                                   "@bob soft memlock 16\n";       /* 5 */
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        (void)state;
+
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n"
+                                "bob:x:1002:1002::/home/bob:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\nbob:x:1002:\nspdk:x:2001:alice\n" },
+                {},
+        }), 0);
+        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), LC_FLAVOUR_DEBIAN, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(t->n_lines, 6);
+        const struct lc_line *l = t->lines;
+        assert_int_equal(lc_line_overrides(t, id, &l[0], &l[2]), LC_OVR_ALWAYS);
+        assert_int_equal(lc_line_overrides(t, id, &l[2], &l[0]), LC_OVR_NEVER);
+        assert_int_equal(lc_line_overrides(t, id, &l[0], &l[1]), LC_OVR_SOME);
+        assert_int_equal(lc_line_overrides(t, id, &l[0], &l[4]), LC_OVR_NEVER);
+        assert_int_equal(lc_line_overrides(t, id, &l[1], &l[3]), LC_OVR_NEVER);
+        assert_int_equal(lc_line_overrides(t, id, &l[1], &l[4]), LC_OVR_NEVER);
+        assert_int_equal(lc_line_overrides(t, id, &l[0], &l[5]), LC_OVR_SOME);
+        assert_int_equal(lc_line_overrides(t, id, &l[0], &l[0]), LC_OVR_NEVER);
+        ident_free(id);
+        lc_tree_free(t);
+        assert_int_equal(unit_teardown(NULL), 0);
+}
+
 UNIT_MAIN(NULL, NULL,
-          cmocka_unit_test(test_controls), cmocka_unit_test(test_walk))
+          cmocka_unit_test(test_controls), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
+          cmocka_unit_test(test_walk_decisions),
+          cmocka_unit_test(test_module_name),
+          cmocka_unit_test(test_line_overrides), cmocka_unit_test(test_line_rank))

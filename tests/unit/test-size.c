@@ -44,6 +44,10 @@ static void test_size_refused(void **state) {
         expect_size("1KB", -EINVAL, 0);
         expect_size("trout", -EINVAL, 0);
         expect_size("Unlimited", -EINVAL, 0);
+        /* no string at all: refused, *ret untouched */
+        uint64_t v = 42;
+        assert_int_equal(size_parse(NULL, &v), -EINVAL);
+        assert_true(v == 42);
         /* a bare number: the unit hint */
         expect_size("1048576", -EDOM, 0);
         expect_size("64", -EDOM, 0);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* lib/base: the string vector and the growth helper under it. */
+/* lib/base: the string vector and the growth helper under it; the escaping of user bytes, and
+ * of findings (diag.c) through it. */
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +13,8 @@
 
 #include "unit.h"
 #include "array.h"
+#include "diag.h"
+#include "escape.h"
 #include "macro.h"
 #include "strv.h"
 
@@ -153,6 +157,71 @@ static void test_grow(void **state) {
         free(v);
 }
 
+/* lib/base/escape.c: every byte of 1 to 255 alone (printable ASCII kept, the backslash doubled,
+ * the rest \xHH), its length and plainness; a result that does not fit is cut at an escape
+ * boundary and ends in "..." when there is room for it */
+static void test_escape(void **state) {
+        char buf[64];
+        (void)state;
+
+        for (int c = 1; c < 256; c++) {
+                char in[2] = { (char)c, 0 }, want[8];
+                if (c == '\\')
+                        strcpy(want, "\\\\");
+                else if (c >= 0x20 && c < 0x7f)
+                        snprintf(want, sizeof want, "%c", c);
+                else
+                        snprintf(want, sizeof want, "\\x%02x", (unsigned)c);
+                _cleanup_free_ char *got = str_escape_dup(in);
+                assert_non_null(got);
+                if (!streq(got, want))
+                        fail_msg("byte 0x%02x: \"%s\", want \"%s\"", (unsigned)c, got, want);
+                assert_int_equal(str_escaped_len(in), strlen(want));
+                assert_true(str_is_plain(in) == (strlen(want) == 1));
+        }
+        assert_true(str_is_plain("user-1.name"));
+        assert_false(str_is_plain("tab\there"));
+
+        assert_string_equal(str_escape("abcdef", buf, 7), "abcdef");
+        assert_string_equal(str_escape("abcdef", buf, 6), "ab...");
+        assert_string_equal(str_escape("\x01\x02", buf, 9), "\\x01\\x02");
+        assert_string_equal(str_escape("\x01\x02", buf, 8), "\\x01...");
+        assert_string_equal(str_escape("\x01\x02", buf, 7), "...");    /* no whole escape fits */
+        assert_string_equal(str_escape("abcdef", buf, 4), "...");
+        assert_string_equal(str_escape("abcdef", buf, 3), "");           /* no room for "..." */
+        assert_string_equal(str_escape("", buf, 1), "");
+        buf[0] = 'X';
+        assert_ptr_equal(str_escape("abc", buf, 0), buf);
+        assert_int_equal(buf[0], 'X');                                   /* size 0: untouched */
+}
+
+_printf_(4, 5) static int add_escaped(struct diag_list *l, const char *path, const char *fix,
+                                      const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = diag_vadd(l, DIAG_WARNING, 0, "id", path, 3, fix, true, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
+/* diag_vadd() with escape (doctor's findings): message, path and fix each escaped, NULLs kept */
+static void test_diag_escape(void **state) {
+        struct diag_list d = {};
+        (void)state;
+
+        assert_int_equal(add_escaped(&d, NULL, NULL, "plain %s", "text"), 0);
+        assert_int_equal(add_escaped(&d, "dir/\x1b[31m", "run\n rm", "user %s", "ev\nil"), 0);
+        assert_int_equal(d.n, 2);
+        assert_string_equal(d.v[0].message, "plain text");
+        assert_null(d.v[0].path);
+        assert_null(d.v[0].fix);
+        assert_string_equal(d.v[1].message, "user ev\\x0ail");
+        assert_string_equal(d.v[1].path, "dir/\\x1b[31m");
+        assert_string_equal(d.v[1].fix, "run\\x0a rm");
+        diag_list_clear(&d);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_push), cmocka_unit_test(test_consume), cmocka_unit_test(test_many), cmocka_unit_test(test_truncate),
-          cmocka_unit_test(test_sort_cmp), cmocka_unit_test(test_free_array), cmocka_unit_test(test_grow))
+          cmocka_unit_test(test_sort_cmp), cmocka_unit_test(test_free_array), cmocka_unit_test(test_grow),
+          cmocka_unit_test(test_escape), cmocka_unit_test(test_diag_escape))
