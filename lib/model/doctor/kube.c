@@ -47,8 +47,10 @@ int check_kubernetes(struct doc *d) {
         if (node)
                 ADD_ID(d, DOCTOR_CONTAINERS, DIAG_INFO, "kubernetes-node", node, NULL,
                        "a Kubernetes node: pods have no ulimit field, their processes get the memlock of the "
-                       "container runtime (containerd.service or crio.service LimitMEMLOCK=), and CAP_IPC_LOCK does "
-                       "not lift the memlock accounting of a non-root process's AF_XDP UMEM");
+                       "container runtime (containerd.service or crio.service LimitMEMLOCK=).  CAP_IPC_LOCK lifts the "
+                       "accounting only for a process that has it in its effective set; a non-root container process "
+                       "given it in securityContext.capabilities gets it in its bounding and permitted sets only (no "
+                       "ambient set), so its UMEMs and MRs still count against that limit");
         for (size_t i = 0; i < ELEMENTSOF(runtimes); i++) {
                 if ((r = daemon_unit_check(d, &runtimes[i], &found)) < 0)
                         return r;
