@@ -14,6 +14,7 @@
 #include "macro.h"
 #include "pamedit.h"
 #include "pamstack.h"
+#include "session.h"
 #include "size.h"
 #include "visit.h"
 
@@ -347,6 +348,34 @@ static void where_set(char *buf, const char *file, unsigned line) {
                 snprintf(buf, PAMEDIT_WHERE_MAX, "%s (the line to be added)", file);
 }
 
+/* The pam_limits whose values count is the last that runs, as the session engine walks the
+ * stack (stack_run_walk(): jumps, requisite and sufficient ending it), not the last in the
+ * file: *last becomes its step when the walk's entries and the steps line up (else it stays,
+ * and so when no pam_limits runs at all).  0 or -ENOMEM. */
+static int last_running_limits(const char *root, const struct pam_file *f, const struct step *steps, size_t nsteps,
+                               size_t *last) {
+        _cleanup_(pam_stack_clear) struct pam_stack st = {};
+        _cleanup_free_ char *text = pam_file_render(f);
+        struct stack_run run;
+        int r;
+
+        if (!text)
+                return -ENOMEM;
+        if ((r = pam_stack_load_text(root, file_base(f->display), text, &st)) < 0)
+                return r;
+        if (st.error || st.include_error || st.n != nsteps)
+                return 0;
+        for (size_t i = 0; i < nsteps; i++)
+                if (!streq(st.v[i].name, steps[i].name))
+                        return 0;
+        if ((r = stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run)) < 0)
+                return r;
+        if (run.last_limits >= 0)
+                *last = (size_t)run.last_limits;
+        stack_run_clear(&run);
+        return 0;
+}
+
 int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan *ret) {
         struct pam_stack *inc = NULL;
         size_t ninc = 0, nsteps = 0;
@@ -401,6 +430,8 @@ int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan
                         last = i;
         if (last == SIZE_MAX)
                 goto done;
+        if ((r = last_running_limits(root, f, steps, nsteps, &last)) < 0)
+                goto out;
         const struct step *L = &steps[last];
         where_set(p.limits_where, L->file, L->line);
         for (size_t i = 0; i < nsteps; i++) {

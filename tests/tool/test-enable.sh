@@ -379,7 +379,10 @@ printf 'session required pam_limits.so\nsession required pam_env.so\nsession req
 printf 'session required pam_limits.so\n@include lim-inc\nsession required pam_unix.so\n' >"$P/viainc"
 printf 'session required pam_limits.so\nsession include lim-inc\nsession required pam_unix.so\n' >"$P/viainclude"
 printf 'session required pam_limits.so\nsession substack lim-sub\nsession required pam_unix.so\n' >"$P/viasub"
-for s in twice:4 viainc:3 viainclude:3 viasub:3; do
+# a pam_limits after a 'sufficient' module that ends the stack never runs: the line goes after the
+# last one that runs (the session engine's walk), where it runs too
+printf 'session required pam_limits.so\nsession sufficient pam_permit.so\nsession required pam_limits.so\n' >"$P/unreached"
+for s in twice:4 viainc:3 viainclude:3 viasub:3 unreached:2; do
 	svc=${s%:*} want=${s#*:}
 	rl enable --service "$svc" >"$T/out" 2>&1
 	check "$svc: enable exits 0" test $? -eq 0
