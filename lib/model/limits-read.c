@@ -161,7 +161,7 @@ int lc_flavour_from_string(const char *s, enum lc_flavour *ret) {
 }
 
 const char *lc_tree_flavour_from(const struct lc_tree *t) {
-        static const char *const names[] = { "--flavour", "dpkg", "rpm", "pam_limits.so", "os-release", "default" };
+        static const char *const names[] = { "--flavour", "dpkg", "rpm", "pam_limits.so", "os-release", "assumed" };
         unsigned from = ((unsigned)t->release >> LC_FLAVOUR_FROM_SHIFT) & 7;
         return from < ELEMENTSOF(names) ? names[from] : "?";
 }
@@ -263,6 +263,19 @@ static int flavour_module(const char *root, enum lc_flavour *ret) {
         return -ENOENT;
 }
 
+/* Is word one of the space-separated words of list? */
+static bool word_in(const char *list, const char *word) {
+        size_t wl = strlen(word);
+        for (const char *p = list; *p;) {
+                size_t n = strcspn(p, " ");
+                if (n == wl && strncmp(p, word, n) == 0)
+                        return true;
+                p += n;
+                p += strspn(p, " ");
+        }
+        return false;
+}
+
 /* Does an ID= or ID_LIKE= line of /etc/os-release (or, with usr_lib, of /usr/lib/os-release
  * when /etc has none) name word?  1, 0, or -ENOENT without the file. */
 static int os_release_like(const char *root, const char *word, bool usr_lib) {
@@ -279,11 +292,74 @@ static int os_release_like(const char *root, const char *word, bool usr_lib) {
         return 0;
 }
 
+/* The value of KEY= in an os-release text (quotes taken off), into buf; false when absent. */
+static bool os_release_value(const char *text, const char *key, char *buf, size_t size) {
+        size_t kl = strlen(key);
+        for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+                if (strncmp(l, key, kl) != 0 || l[kl] != '=')
+                        continue;
+                const char *v = l + kl + 1;
+                size_t n = strcspn(v, "\n");
+                if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0])
+                        v++, n -= 2;
+                snprintf(buf, size, "%.*s", (int)n, v);
+                return true;
+        }
+        return false;
+}
+
+/*
+ * The Linux-PAM release of each distribution release (FACTS: read from the distributions' own
+ * packages): RHEL and its rebuilds 8 1.3.1, 9 1.5.1, 10 1.6.1; Fedora 40/41 1.6.1, 42 1.7.0,
+ * 43 1.7.1; Ubuntu 20.04 1.3.1, 22.04 1.4.0, 24.04 1.5.3 (with Debian's patches); Debian 11
+ * 1.4.0, 12 1.5.2, 13 1.7.0.  VERSION_ID matches by its major version ("9.4" is 9), Ubuntu's
+ * whole.
+ */
+static int flavour_os_release(const char *root, enum lc_flavour *ret) {
+        static const struct {
+                const char *ids;       /* ID or a word of ID_LIKE, space-separated */
+                const char *version;   /* VERSION_ID, or its major before the first '.' */
+                bool debian;
+                unsigned min, pat;
+        } table[] = {
+                { "rhel rocky almalinux centos ol", "8", false, 3, 1 },
+                { "rhel rocky almalinux centos ol", "9", false, 5, 1 },
+                { "rhel rocky almalinux centos ol", "10", false, 6, 1 },
+                { "fedora", "40", false, 6, 1 },     { "fedora", "41", false, 6, 1 },
+                { "fedora", "42", false, 7, 0 },     { "fedora", "43", false, 7, 1 },
+                { "ubuntu", "20.04", true, 3, 1 },   { "ubuntu", "22.04", true, 4, 0 },
+                { "ubuntu", "24.04", true, 5, 3 },
+                { "debian", "11", true, 4, 0 },      { "debian", "12", true, 5, 2 },
+                { "debian", "13", true, 7, 0 },
+        };
+        _cleanup_free_ char *text = NULL;
+        _cleanup_close_ int fd = -1;
+        char id[64] = "", version[64] = "", major[64];
+
+        if (fs_open_in_root(root, "/etc/os-release", O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0 &&
+            fs_open_in_root(root, "/usr/lib/os-release", O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0)
+                return -ENOENT;
+        if (fs_read_all(fd, 64 * 1024, &text, NULL) < 0 || !os_release_value(text, "ID", id, sizeof id) ||
+            !os_release_value(text, "VERSION_ID", version, sizeof version))
+                return -ENOENT;
+        snprintf(major, sizeof major, "%.*s", (int)strcspn(version, "."), version);
+        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
+                bool ubuntu = streq(id, "ubuntu");
+                if (!word_in(table[i].ids, id) || !streq(table[i].version, ubuntu ? version : major))
+                        continue;
+                return flavour_make(table[i].debian, 1, table[i].min, table[i].pat, ret);
+        }
+        return -ENOENT;
+}
+
 static int flavour_detect(const char *root, enum lc_flavour *ret) {
         static const struct {
                 int (*detect)(const char *root, enum lc_flavour *ret);
                 enum lc_flavour_from from;
-        } sources[] = { { flavour_dpkg, LC_FROM_DPKG }, { flavour_rpm, LC_FROM_RPM }, { flavour_module, LC_FROM_MODULE } };
+        } sources[] = { { flavour_dpkg, LC_FROM_DPKG },
+                        { flavour_rpm, LC_FROM_RPM },
+                        { flavour_os_release, LC_FROM_OS_RELEASE },
+                        { flavour_module, LC_FROM_MODULE } };
         enum lc_flavour f;
         struct stat st;
         int r;
@@ -299,7 +375,8 @@ static int flavour_detect(const char *root, enum lc_flavour *ret) {
                 r = os_release_like(root, "debian", false);
         if (r < 0)
                 return r;
-        *ret = fl_with_from(r ? LC_FLAVOUR_DEBIAN : LC_FLAVOUR_UPSTREAM, LC_FROM_OS_RELEASE);
+        /* a distribution the table does not know: its family's newest model, as an assumption */
+        *ret = fl_with_from(r ? LC_FLAVOUR_DEBIAN : LC_FLAVOUR_UPSTREAM, LC_FROM_DEFAULT);
         return 0;
 }
 

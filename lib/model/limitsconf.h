@@ -45,8 +45,8 @@ enum lc_flavour_from {
         LC_FROM_DPKG,         /* var/lib/dpkg/status: libpam-modules */
         LC_FROM_RPM,          /* the rpm database (pam) */
         LC_FROM_MODULE,       /* the strings of the installed pam_limits.so */
-        LC_FROM_OS_RELEASE,   /* the distribution family alone */
-        LC_FROM_DEFAULT,      /* nothing found */
+        LC_FROM_OS_RELEASE,   /* os-release: the release table of the distributions (limits-read.c) */
+        LC_FROM_DEFAULT,      /* assumed: an unknown distribution (its family's newest model) */
 };
 #define LC_FLAVOUR_FROM_SHIFT 28
 #define LC_FLAVOUR_RELEASE_MASK ((1 << 25) - 1)

@@ -1,0 +1,80 @@
+#!/bin/bash
+# Which pam_limits a tree has is decided in one place (lc_flavour_default()): the package
+# database when it answers, else the release table of os-release, else an assumption that is
+# said.  Trees of the distributions the table knows each get their release from list, explain
+# and check alike; dpkg's answer wins over os-release's; an unknown distribution is "assumed",
+# with a warning.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+no_plan
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+# tree ID VERSION_ID: a root tree with that os-release and nothing else of a distribution
+tree() {
+	R=$T/$1-$2
+	rm -rf "$R"
+	mkdir -p "$R/etc/security"
+	printf 'root:x:0:0::/root:/bin/sh\nalice:x:1000:1000::/home/alice:/bin/sh\n' > "$R/etc/passwd"
+	printf 'root:x:0:\nalice:x:1000:\n' > "$R/etc/group"
+	: > "$R/etc/security/limits.conf"
+	printf 'NAME="%s"\nID=%s\nVERSION_ID="%s"\n' "$1" "$1" "$2" > "$R/etc/os-release"
+}
+# names: the flavour list, explain and check name, "name from" each, on one line
+names() {
+	local l e
+	l=$("$RDMALIMITS" --root "$R" --json list | python3 -c 'import json,sys; d=json.load(sys.stdin)["flavour"]; print(d["name"], d["from"])')
+	e=$("$RDMALIMITS" --root "$R" --json explain alice 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin)["flavour"]; print(d["name"], d["from"])')
+	echo "$l|$e"
+}
+
+while read -r id ver want; do
+	tree "$id" "$ver"
+	got=$(names)
+	check "$id $ver: list and explain model $want (from os-release)" test "$got" = "$want os-release|$want os-release"
+	[ "$got" = "$want os-release|$want os-release" ] || diag "got: $got"
+done <<'E'
+rhel 8.10 upstream-1.3.1
+rhel 9.4 upstream-1.5.1
+rhel 10.0 upstream-1.6.1
+rocky 9.4 upstream-1.5.1
+almalinux 9.5 upstream-1.5.1
+centos 9 upstream-1.5.1
+fedora 40 upstream-1.6.1
+fedora 42 upstream-1.7.0
+fedora 43 upstream-1.7.1
+ubuntu 20.04 debian-1.3.1
+ubuntu 22.04 debian-1.4.0
+ubuntu 24.04 debian-1.5.3
+debian 11 debian-1.4.0
+debian 12 debian-1.5.2
+debian 13 debian-1.7.0
+E
+
+# the package database answers first: a Debian 12 tree whose dpkg says 1.5.2-6
+tree debian 12
+mkdir -p "$R/var/lib/dpkg"
+printf 'Package: libpam-modules\nStatus: install ok installed\nVersion: 1.5.2-6+deb12u1\n\n' > "$R/var/lib/dpkg/status"
+check "dpkg answers before os-release" test "$(names)" = "debian-1.5.2 dpkg|debian-1.5.2 dpkg"
+
+# check reads the tree with the same flavour: a line only 1.5.2's reader splits
+tree ubuntu 24.04
+printf 'alice hard memlock 1024\r\n' > "$R/etc/security/limits.conf"
+"$RDMALIMITS" --root "$R" check > "$T/out" 2>&1
+check "check under the table's release (1.5.3 reads CRLF values): a warning, no error" \
+	bash -c "grep -q '^0 errors, 1 warning' '$T/out' && grep -qi 'crlf' '$T/out'"
+tree fedora 42
+printf 'alice hard memlock 1024\r\n' > "$R/etc/security/limits.conf"
+"$RDMALIMITS" --root "$R" check > "$T/out" 2>&1
+check "check under the table's release (1.7.0 refuses CRLF values): an error" \
+	bash -c "grep -qi 'error: .*crlf' '$T/out'"
+
+# a distribution the table does not know: assumed, and said
+tree arch 0
+echo 'ID_LIKE=' >> "$R/etc/os-release"
+check "unknown distribution: the newest upstream model, from assumed" \
+	test "$(names)" = "upstream-1.7.2 assumed|upstream-1.7.2 assumed"
+"$RDMALIMITS" --root "$R" explain alice > "$T/out" 2>&1
+check "unknown distribution: explain warns that it assumed" \
+	grep -q "warning: the distribution is neither in a package database nor in the release table" "$T/out"
+done_testing
