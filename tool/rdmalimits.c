@@ -649,7 +649,8 @@ static int option_apply(struct cli *l, int argc, const struct opt_def *o, char *
         case ACT_FLAVOUR:
                 if (lc_flavour_from_string(arg, &l->c.flavour) < 0) {
                         log_error("--flavour '%s': expected debian or upstream, or debian-X.Y.Z or "
-                                  "upstream-X.Y.Z (Linux-PAM 1.3.1 on)", arg);
+                                  "upstream-X.Y.Z (Linux-PAM 1.3.1 on), or a distribution release (rhel-9, "
+                                  "ubuntu-22.04, ...: rdmalimits(8))", arg);
                         return CMD_USAGE;
                 }
                 l->flavour_set = true;

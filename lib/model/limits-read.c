@@ -137,6 +137,21 @@ static int flavour_make(bool debian, unsigned maj, unsigned min, unsigned pat, e
         return 0;
 }
 
+static int release_find(const char *id, const char *version, enum lc_flavour *ret);
+
+/* A distribution's release as an alias of its model ("rhel-9", "ubuntu-22.04"): 0 or -EINVAL. */
+static int flavour_alias(const char *s, enum lc_flavour *ret) {
+        const char *dash = strrchr(s, '-');
+        char id[32];
+        if (!dash || dash == s || (size_t)(dash - s) >= sizeof id)
+                return -EINVAL;
+        snprintf(id, sizeof id, "%.*s", (int)(dash - s), s);
+        /* the whole version: "rhel-9" and "ubuntu-22.04", not "rhel-9.4" */
+        if (streq(id, "ubuntu") ? strlen(dash + 1) != 5 : strchr(dash + 1, '.') != NULL)
+                return -EINVAL;
+        return release_find(id, dash + 1, ret) < 0 ? -EINVAL : 0;
+}
+
 int lc_flavour_from_string(const char *s, enum lc_flavour *ret) {
         unsigned maj, min, pat;
         bool debian;
@@ -144,6 +159,8 @@ int lc_flavour_from_string(const char *s, enum lc_flavour *ret) {
 
         if (!s)
                 return -EINVAL;
+        if (flavour_alias(s, ret) == 0)
+                return 0;
         if (streq(s, "debian") || streq(s, "upstream")) {
                 *ret = s[0] == 'd' ? LC_FLAVOUR_DEBIAN_NEWEST : LC_FLAVOUR_UPSTREAM;
                 return 0;
@@ -315,23 +332,37 @@ static bool os_release_value(const char *text, const char *key, char *buf, size_
  * 1.4.0, 12 1.5.2, 13 1.7.0.  VERSION_ID matches by its major version ("9.4" is 9), Ubuntu's
  * whole.
  */
+static const struct release_row {
+        const char *ids;       /* ID or a word of ID_LIKE, space-separated */
+        const char *version;   /* VERSION_ID, or its major before the first '.' */
+        bool debian;
+        unsigned min, pat;
+} releases[] = {
+        { "rhel rocky almalinux centos ol", "8", false, 3, 1 },
+        { "rhel rocky almalinux centos ol", "9", false, 5, 1 },
+        { "rhel rocky almalinux centos ol", "10", false, 6, 1 },
+        { "fedora", "40", false, 6, 1 },     { "fedora", "41", false, 6, 1 },
+        { "fedora", "42", false, 7, 0 },     { "fedora", "43", false, 7, 1 },
+        { "ubuntu", "20.04", true, 3, 1 },   { "ubuntu", "22.04", true, 4, 0 },
+        { "ubuntu", "24.04", true, 5, 3 },
+        { "debian", "11", true, 4, 0 },      { "debian", "12", true, 5, 2 },
+        { "debian", "13", true, 7, 0 },
+};
+
+/* The release of distribution id at version (VERSION_ID: its major counts, Ubuntu's whole). */
+static int release_find(const char *id, const char *version, enum lc_flavour *ret) {
+        char major[64];
+        snprintf(major, sizeof major, "%.*s", (int)strcspn(version, "."), version);
+        for (size_t i = 0; i < ELEMENTSOF(releases); i++) {
+                bool ubuntu = streq(id, "ubuntu");
+                if (word_in(releases[i].ids, id) && streq(releases[i].version, ubuntu ? version : major))
+                        return flavour_make(releases[i].debian, 1, releases[i].min, releases[i].pat, ret);
+        }
+        return -ENOENT;
+}
+
 static int flavour_os_release(const char *root, enum lc_flavour *ret) {
-        static const struct {
-                const char *ids;       /* ID or a word of ID_LIKE, space-separated */
-                const char *version;   /* VERSION_ID, or its major before the first '.' */
-                bool debian;
-                unsigned min, pat;
-        } table[] = {
-                { "rhel rocky almalinux centos ol", "8", false, 3, 1 },
-                { "rhel rocky almalinux centos ol", "9", false, 5, 1 },
-                { "rhel rocky almalinux centos ol", "10", false, 6, 1 },
-                { "fedora", "40", false, 6, 1 },     { "fedora", "41", false, 6, 1 },
-                { "fedora", "42", false, 7, 0 },     { "fedora", "43", false, 7, 1 },
-                { "ubuntu", "20.04", true, 3, 1 },   { "ubuntu", "22.04", true, 4, 0 },
-                { "ubuntu", "24.04", true, 5, 3 },
-                { "debian", "11", true, 4, 0 },      { "debian", "12", true, 5, 2 },
-                { "debian", "13", true, 7, 0 },
-        };
+
         _cleanup_free_ char *text = NULL;
         _cleanup_close_ int fd = -1;
         char id[64] = "", version[64] = "", major[64];
@@ -343,13 +374,7 @@ static int flavour_os_release(const char *root, enum lc_flavour *ret) {
             !os_release_value(text, "VERSION_ID", version, sizeof version))
                 return -ENOENT;
         snprintf(major, sizeof major, "%.*s", (int)strcspn(version, "."), version);
-        for (size_t i = 0; i < ELEMENTSOF(table); i++) {
-                bool ubuntu = streq(id, "ubuntu");
-                if (!word_in(table[i].ids, id) || !streq(table[i].version, ubuntu ? version : major))
-                        continue;
-                return flavour_make(table[i].debian, 1, table[i].min, table[i].pat, ret);
-        }
-        return -ENOENT;
+        return release_find(id, version, ret);
 }
 
 static int flavour_detect(const char *root, enum lc_flavour *ret) {

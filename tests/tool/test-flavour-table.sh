@@ -77,4 +77,11 @@ check "unknown distribution: the newest upstream model, from assumed" \
 "$RDMALIMITS" --root "$R" explain alice > "$T/out" 2>&1
 check "unknown distribution: explain warns that it assumed" \
 	grep -q "warning: the distribution is neither in a package database nor in the release table" "$T/out"
+# the releases as --flavour aliases
+for a in rhel-9:upstream-1.5.1 rocky-8:upstream-1.3.1 fedora-42:upstream-1.7.0 ubuntu-22.04:debian-1.4.0 debian-13:debian-1.7.0; do
+	got=$("$RDMALIMITS" --root "$R" --flavour "${a%%:*}" --json list | python3 -c 'import json,sys; print(json.load(sys.stdin)["flavour"]["name"])')
+	check "--flavour ${a%%:*} models ${a#*:}" test "$got" = "${a#*:}"
+done
+check "--flavour rhel-9.4 is refused (a release, not a point release)" \
+	bash -c "! '$RDMALIMITS' --root '$R' --flavour rhel-9.4 list >/dev/null 2>&1"
 done_testing
