@@ -182,8 +182,8 @@ suite() {
 	has "apply @group: groups of this system (NSS)" "@root" rdmalimits apply @ro
 
 	# --- option values
-	is "--flavour" "debian upstream" rdmalimits --flavour ''
-	is "--flavour=u" "upstream" rdmalimits --flavour = u
+	is "--flavour" "debian debian-12 debian-13 fedora-42 fedora-43 rhel-10 rhel-8 rhel-9 ubuntu-22.04 ubuntu-24.04 upstream" rdmalimits --flavour ''
+	is "--flavour=u" "ubuntu-22.04 ubuntu-24.04 upstream" rdmalimits --flavour = u
 	is "--soft SIZE" "2K 2M 2G 2T" rdmalimits apply @spdk --soft 2
 	is "--hard=SIZE" "unlimited" rdmalimits apply @spdk --hard = un
 	is "--file: drop-ins of the root's limits.d" "50-other.conf zz-rdmalimits.conf" \
