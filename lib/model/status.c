@@ -489,7 +489,7 @@ static int rdma_mrs(uint64_t deadline, struct rdma_list *l) {
 /* ---------------------------------------------------------------------------------------
  * the active probe */
 
-#define STATUS_PROBE_REAP_MS 1000 /* for a killed probe child to go before it is left to init */
+#define STATUS_PROBE_REAP_MS 5000 /* for a killed probe child to go (a loaded machine may take a while) before it is left to init */
 
 struct probe_result {
         int error;               /* negative errno, 0 */

@@ -496,9 +496,21 @@ def say(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
+# What an outer make (the CI sample runs under `make check`) passes down: its command line
+# (TEST_LOGS of the harness, FUZZ_TIME) would override what the copy's make is asked for.
+MAKE_VARS = ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "GNUMAKEFLAGS")
+
+
+def clean_env(base=None):
+    e = dict(os.environ if base is None else base)
+    for k in MAKE_VARS:
+        e.pop(k, None)
+    return e
+
+
 def run(cmd, cwd, timeout=None, env=None, log=None):
     """(returncode or None on timeout, output); the whole process group is killed on timeout"""
-    p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+    p = subprocess.Popen(cmd, cwd=cwd, env=clean_env(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL, start_new_session=True)
     try:
         out, _ = p.communicate(timeout=timeout)

@@ -29,7 +29,16 @@ LOOP=$!
 
 # live: uid ID's processes but zombies; others: those but the loop (a probe child left behind)
 live() { pgrep -U $ID -r R,S,D,T,t; }
-others() { live | grep -vx "$LOOP" | tr '\n' ' '; }
+# a killed probe child still finishing its exit on a loaded machine is given 10 s to go
+others() {
+	local i left
+	for ((i = 0; i < 100; i++)); do
+		left=$(live | grep -vx "$LOOP" | tr '\n' ' ')
+		[ -z "$left" ] && break
+		sleep 0.1
+	done
+	printf '%s' "$left"
+}
 
 # run "$@" until the test $1 holds for its output in $T/out (at most 60 runs); sets caught,
 # hung (a run killed after 20 s) and left (probe children found after each run)
