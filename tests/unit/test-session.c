@@ -187,6 +187,18 @@ static void test_walk_decisions(void **state) {
         assert_int_equal(r.last_limits, -1);
         stack_run_clear(&r);
 
+        /* pam_rdmalimit's result is the one given: its failure fails a required line */
+        static const char *const module[] = { "required", "pam_rdmalimit", "required", "pam_limits" };
+        struct pam_stack st;
+        stack_of(&st, module, ELEMENTSOF(module));
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_FAIL, &r), 0);
+        assert_true(r.failed);
+        stack_run_clear(&r);
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+        assert_false(r.failed);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
+
         /* a substack (level 1) whose sufficient pam_permit ends it; pam_limits after it runs */
         static const char *const sub[] = { "sufficient", "pam_permit", "required", "pam_env",
                                            "required", "pam_limits" };
