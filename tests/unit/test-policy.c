@@ -460,7 +460,8 @@ static void test_err_nul(void **state) {
 }
 
 static void test_err_depth(void **state) {
-        /* nesting inside strings and comments does not count */
+        /* nesting inside strings and comments does not count, a // comment on the first byte too */
+        policy_free(load_ok("// ((((((\nversion = 1;\nrules = ();\n"));
         struct policy *p = load_ok("version = 1;\n# ((((((((\n"
                                    "rules = ( { user = \"(((((((\"; memlock = \"1G\"; } );\n");
         policy_free(p);
