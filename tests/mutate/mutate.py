@@ -2,7 +2,7 @@
 """Mutation testing: put one small fault at a time into the code, run the tests that cover
 its file, and count the faults the tests catch.
 
-    ./run mutate [--sample N] [--seed S] [--budget SECONDS] [--files GLOB...] [--list]
+    ./run mutate [--sample N] [--seed S] [--budget SECS] [--files GLOB...] [--list]
 
 The working tree is never written: its files (tracked, and untracked ones not ignored) are
 copied once into a temporary directory, configured and built there once; then each mutant is
@@ -712,7 +712,7 @@ def main(argv=None):
     ap.add_argument("--sample", type=int, metavar="N", help="run N mutants picked with --seed")
     ap.add_argument("--seed", default="0", help="the seed of --sample (default 0)")
     ap.add_argument("--budget", type=float, metavar="SECS",
-                    help="start no mutant after SECONDS (the rest is reported as not run)")
+                    help="start no mutant after SECS seconds (the rest is reported as not run)")
     ap.add_argument("--timeout", type=float, default=300, metavar="SECS",
                     help="the most one mutant's tests may take (default 300); a timeout counts as killed")
     ap.add_argument("--files", nargs="+", metavar="GLOB", default=["*"],
