@@ -720,7 +720,8 @@ def main(argv=None):
     ap.add_argument("--ids", metavar="FILE",
                     help="only the mutants whose ids FILE lists, one a line (e.g. the survivors of a run)")
     ap.add_argument("--list", action="store_true", help="list the mutants and their tests, run nothing")
-    ap.add_argument("--min-score", type=float, metavar="PERCENT", help="exit 1 below PERCENT")
+    ap.add_argument("--min-score", type=float, metavar="PERCENT",
+                    help="exit 1 when the score without the known equivalent mutants is below PERCENT")
     ap.add_argument("--tap", action="store_true", help="print TAP (the CI sample)")
     ap.add_argument("--order", choices=("file", "random"), default="file",
                     help="run the mutants file by file (fewer rebuilds) or in a seeded random order (a run "
