@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The session model's PAM stack walk: controls as libpam reads them, jumps, the early ends. */
+/* The session model: its PAM stack walk (controls as libpam reads them, jumps, the early ends),
+ * which lines override which, and the model built on a tree. */
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "unit.h"
 #include "ident.h"
 #include "limitsconf.h"
 #include "macro.h"
+#include "policy.h"
 #include "session.h"
 
 static void action(const char *control, enum pam_ret ret, enum pam_action want, unsigned want_jump) {
@@ -282,8 +288,76 @@ static void test_line_overrides(void **state) {
         assert_int_equal(unit_teardown(NULL), 0);
 }
 
+/* session_model_build() on a tree: pam_limits sets alice 2 MiB / 4 MiB from a service at
+ * 64 KiB / 8 MiB; bob, whom no line names, keeps the service's limits; where the service's
+ * stack cannot be read, pam_limits then the module run, as documented */
+static void test_model_build(void **state) {
+        static char root[] = "/tmp/test-session-model-XXXXXX";
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        struct lc_baseline b;
+        struct lc_service svc = { .known = true };
+        char p[PATH_MAX];
+        (void)state;
+
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n"
+                                "bob:x:1002:1002::/home/bob:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\nbob:x:1002:\n" },
+                { "etc/pam.d/svc", "session required pam_limits.so\n" },
+                { "etc/pam.d/mod", "session required pam_limits.so\nsession optional pam_rdmalimit.so\n" },
+                { "etc/security/limits.conf", "alice soft memlock 2048\nalice hard memlock 4096\n" },
+                { "proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
+                                   "Max locked memory         65536                8388608              bytes     \n" },
+                {},
+        }), 0);
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, NULL, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        snprintf(p, sizeof p, "%s/proc/1/limits", root);
+        assert_int_equal(lc_baseline_load(t, p, &b), 0);
+        svc.rl[RLIMIT_MEMLOCK].known = true;
+        svc.rl[RLIMIT_MEMLOCK].soft = 65536;
+        svc.rl[RLIMIT_MEMLOCK].hard = 8388608;
+
+        /* pam_rdmalimit after it: 6 MiB for alice is above her hard 4 MiB (no CAP_SYS_RESOURCE):
+         * the closest, 4 MiB / 4 MiB; nothing for bob */
+        static const char policy_text[] = "version = 1;\nrules = ( { user = \"alice\"; memlock = \"6M\"; } );\n";
+        struct policy *pol = NULL;
+        assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &pol, NULL), 0);
+
+        static const struct {
+                const char *service, *user;
+                enum session_order order;
+                uint64_t soft, hard;
+                bool eperm;
+        } cases[] = {
+                { "svc", "alice", SESSION_NO_MODULE, 2 << 20, 4 << 20, false },
+                { "nosuch", "alice", SESSION_NO_STACK, 4 << 20, 4 << 20, true },   /* limits, then module */
+                { "svc", "bob", SESSION_NO_MODULE, 65536, 8388608, false },
+                { "mod", "alice", SESSION_MODULE_LAST, 4 << 20, 4 << 20, true },
+                { "mod", "bob", SESSION_MODULE_LAST, 65536, 8388608, false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct session_input in = { .root = root, .service = cases[i].service, .tree = t, .id = id,
+                                            .user = cases[i].user, .base = &b, .svc = &svc, .policy = pol };
+                struct session_model m = { .kind = 99 };
+                assert_int_equal(session_model_build(&in, &m), 0);
+                if (m.order != cases[i].order || !m.final_known || m.final.soft != cases[i].soft ||
+                    m.final.hard != cases[i].hard || m.kind != LC_SESSION_LIMITS || m.module_eperm != cases[i].eperm)
+                        fail_msg("%s for %s: order %d, final %s%" PRIu64 "/%" PRIu64 ", kind %d", cases[i].service,
+                                 cases[i].user, m.order, m.final_known ? "" : "unknown ", m.final.soft,
+                                 m.final.hard, m.kind);
+                session_model_clear(&m);
+        }
+        policy_free(pol);
+        ident_free(id);
+        lc_tree_free(t);
+        assert_int_equal(unit_teardown(NULL), 0);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
           cmocka_unit_test(test_module_name),
-          cmocka_unit_test(test_line_overrides), cmocka_unit_test(test_line_rank))
+          cmocka_unit_test(test_line_overrides), cmocka_unit_test(test_line_rank),
+          cmocka_unit_test(test_model_build))
