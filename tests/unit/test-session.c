@@ -214,6 +214,15 @@ static void test_walk_decisions(void **state) {
         assert_int_equal(r.last_limits, 2);
         assert_int_equal(r.ended_at, -1);
         stack_run_clear(&r);
+
+        /* ... a substack that ends the stack: what follows the decision in it does not run */
+        static const char *const tail[] = { "required", "pam_env", "sufficient", "pam_permit",
+                                            "required", "pam_limits" };
+        static const unsigned tail_levels[] = { 0, 1, 1 };
+        r = walk_of(tail, ELEMENTSOF(tail), tail_levels, PAM_RET_SUCCESS);
+        assert_int_equal(r.n_run, 2);
+        assert_int_equal(r.last_limits, -1);
+        stack_run_clear(&r);
 }
 
 /* a service whose daemon the model does not know: -ESRCH at once, *ret_pid untouched */
