@@ -326,6 +326,16 @@ static void test_bounds(void **state) {
         assert_int_equal(hw_cache_format(s, NULL, &out, &len), -E2BIG);
         s->rdma[0].n_ports = 2;
         hw_summary_free(s);
+
+        /* more counted interfaces than a login counts, with few ports: refused as well */
+        static struct hw_xdp_if many[HW_MAX_INTERFACES + 1];
+        struct hw_summary big = { .xdp_status = 0, .n_xdp = ELEMENTSOF(many), .xdp = many };
+        for (size_t i = 0; i < ELEMENTSOF(many); i++)
+                many[i] = (struct hw_xdp_if){ .ifindex = (int)i + 1, .counted = true, .name = "x" };
+        assert_int_equal(hw_cache_format(&big, NULL, &out, &len), -E2BIG);
+        big.n_xdp = HW_MAX_INTERFACES;
+        assert_int_equal(hw_cache_format(&big, NULL, &out, &len), 0);
+        free(out);
 }
 
 static void write_text(const char *text, mode_t mode) {
