@@ -496,7 +496,14 @@ def say(msg):
     print(msg, file=sys.stderr, flush=True)
 
 
-def run(cmd, cwd, timeout=None, env=None, log=None):
+def git_files(top):
+    """the files git knows in top: tracked, and untracked ones that are not ignored"""
+    out = subprocess.run(["git", "-C", top, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                         check=True, stdout=subprocess.PIPE).stdout
+    return sorted(set(out.decode("utf-8", "surrogateescape").split("\0")) - {""})
+
+
+def run(cmd, cwd, timeout=None, env=None):
     """(returncode or None on timeout, output); the whole process group is killed on timeout"""
     p = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL, start_new_session=True)
@@ -520,9 +527,7 @@ class Tree:
         self.build = os.path.join(work, "build")
 
     def copy(self):
-        files = subprocess.run(["git", "-C", self.top, "ls-files", "-z", "--cached", "--others",
-                                "--exclude-standard"], check=True, stdout=subprocess.PIPE).stdout
-        for rel in sorted(set(files.decode("utf-8", "surrogateescape").split("\0")) - {""}):
+        for rel in git_files(self.top):
             a, b = os.path.join(self.top, rel), os.path.join(self.src, rel)
             if not os.path.lexists(a) or os.path.isdir(a) and not os.path.islink(a):
                 continue
@@ -531,7 +536,6 @@ class Tree:
                 os.symlink(os.readlink(a), b)
             else:
                 shutil.copy2(a, b)
-        return sorted(set(files.decode("utf-8", "surrogateescape").split("\0")) - {""})
 
     def setup(self):
         os.makedirs(self.build)
@@ -745,9 +749,7 @@ def main(argv=None):
 
     top = subprocess.run(["git", "rev-parse", "--show-toplevel"], check=True, stdout=subprocess.PIPE,
                          cwd=os.path.dirname(os.path.abspath(__file__))).stdout.decode().strip()
-    files = subprocess.run(["git", "-C", top, "ls-files", "--cached", "--others", "--exclude-standard"],
-                           check=True, stdout=subprocess.PIPE).stdout.decode().split("\n")
-    mutants = enumerate_mutants(top, [f for f in files if f.endswith(".c")], a.files)
+    mutants = enumerate_mutants(top, [f for f in git_files(top) if f.endswith(".c")], a.files)
     if a.sample is not None and a.sample < len(mutants):
         mutants = sorted(random.Random(str(a.seed)).sample(mutants, a.sample), key=lambda m: (m.file, m.start))
     if a.ids:
