@@ -266,13 +266,16 @@ static void test_duplicate_rules_warn(void **state) {
         diag_list_clear(&d);
 }
 
-/* a minimum equal to the maximum, a hard limit equal to memlock: no contradiction */
+/* a minimum equal to the maximum, a hard limit or bounds equal to memlock: no contradiction */
 static void test_minimum_is_maximum(void **state) {
         (void)state;
         struct policy *p = load_ok("version = 1;\nrules = ( { user = \"a\"; memlock = \"auto\"; "
                                    "minimum = \"1G\"; maximum = \"1G\"; } );\n");
         policy_free(p);
         p = load_ok("version = 1;\nrules = ( { user = \"a\"; memlock = \"1G\"; hard = \"1G\"; } );\n");
+        policy_free(p);
+        p = load_ok("version = 1;\nrules = ( { user = \"a\"; memlock = \"1G\"; minimum = \"1G\"; "
+                    "maximum = \"1G\"; } );\n");
         policy_free(p);
 }
 
@@ -360,6 +363,12 @@ static void test_err_hardware(void **state) {
                      { 2, "include = \"a b\": not an interface name pattern" },
                      { 2, "include = \"x/y\": not an interface name pattern" },
                      { 2, "include = \"\": not an interface name pattern" });
+        /* a pattern is at most 63 bytes */
+        policy_free(load_ok("version = 1;\nhardware = { include = [ \"eth*-------------------------------"
+                            "---------------------------9\" ]; };\nrules = ();\n"));
+        CHECK_ERRORS("version = 1;\nhardware = { include = [ \"eth*-------------------------------"
+                     "----------------------------9\" ]; };\nrules = ();\n",
+                     { 2, "not an interface name pattern" });
         /* a group inside hardware is just an unknown key: nothing below it is read */
         CHECK_ERRORS("version = 1;\nhardware = {\n  x = { rdma_port = 5; };\n};\nrules = ();\n",
                      { 3, "unknown key \"x\" in hardware" });
