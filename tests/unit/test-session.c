@@ -187,6 +187,15 @@ static void test_walk_decisions(void **state) {
         assert_true(r.failed);
         stack_run_clear(&r);
 
+        /* an assumed jump: the walk goes on where it lands */
+        static const char *const jump[] = { "[success=1 default=ignore]", "pam_succeed_if", "required", "pam_env",
+                                            "required", "pam_limits" };
+        r = walk_of(jump, ELEMENTSOF(jump), NULL, PAM_RET_SUCCESS);
+        assert_true(r.assumed);
+        assert_int_equal(r.n_run, 2);
+        assert_int_equal(r.last_limits, 2);
+        stack_run_clear(&r);
+
         static const char *const other_done[] = { "sufficient", "pam_systemd", "required", "pam_limits" };
         r = walk_of(other_done, ELEMENTSOF(other_done), NULL, PAM_RET_SUCCESS);
         assert_true(r.assumed);
@@ -269,7 +278,8 @@ static void test_line_overrides(void **state) {
                                    "@spdk soft memlock 4096\n"     /* 2 */
                                    "* soft memlock 512\n"          /* 3 */
                                    "bob soft memlock 8\n"          /* 4: not in spdk */
-                                   "@bob soft memlock 16\n";       /* 5 */
+                                   "@bob soft memlock 16\n"        /* 5 */
+                                   "1001:1001 soft memlock 32\n";  /* 6: alice's uid alone */
         struct lc_tree *t = NULL;
         struct ident *id = NULL;
         (void)state;
@@ -282,7 +292,7 @@ static void test_line_overrides(void **state) {
         }), 0);
         assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), LC_FLAVOUR_DEBIAN, &t), 0);
         assert_int_equal(ident_new(root, &id), 0);
-        assert_int_equal(t->n_lines, 6);
+        assert_int_equal(t->n_lines, 7);
         const struct lc_line *l = t->lines;
         assert_int_equal(lc_line_overrides(t, id, &l[0], &l[2]), LC_OVR_ALWAYS);
         assert_int_equal(lc_line_overrides(t, id, &l[2], &l[0]), LC_OVR_NEVER);
@@ -292,6 +302,12 @@ static void test_line_overrides(void **state) {
         assert_int_equal(lc_line_overrides(t, id, &l[1], &l[4]), LC_OVR_NEVER);
         assert_int_equal(lc_line_overrides(t, id, &l[0], &l[5]), LC_OVR_SOME);
         assert_int_equal(lc_line_overrides(t, id, &l[0], &l[0]), LC_OVR_NEVER);
+        /* a uid range matches its bounds */
+        const struct id_user *alice, *bob;
+        assert_int_equal(ident_user(id, "alice", &alice), 0);
+        assert_int_equal(ident_user(id, "bob", &bob), 0);
+        assert_true(lc_line_match(t, id, alice, &l[6]) >= 0);
+        assert_true(lc_line_match(t, id, bob, &l[6]) < 0);
         ident_free(id);
         lc_tree_free(t);
         assert_int_equal(unit_teardown(NULL), 0);
