@@ -327,6 +327,16 @@ static void test_bounds(void **state) {
         s->rdma[0].n_ports = 2;
         hw_summary_free(s);
 
+        /* HW_MAX_RDMA_DEVICES devices are taken, one more is refused */
+        static struct hw_rdma_dev devs[HW_MAX_RDMA_DEVICES + 1];
+        struct hw_summary many_devs = { .rdma_status = 0, .n_rdma = HW_MAX_RDMA_DEVICES, .rdma = devs };
+        for (size_t i = 0; i < ELEMENTSOF(devs); i++)
+                snprintf(devs[i].name, sizeof devs[i].name, "d%zu", i);
+        assert_int_equal(hw_cache_format(&many_devs, NULL, &out, &len), 0);
+        free(out);
+        many_devs.n_rdma++;
+        assert_int_equal(hw_cache_format(&many_devs, NULL, &out, &len), -E2BIG);
+
         /* more counted interfaces than a login counts, with few ports: refused as well */
         static struct hw_xdp_if many[HW_MAX_INTERFACES + 1];
         struct hw_summary big = { .xdp_status = 0, .n_xdp = ELEMENTSOF(many), .xdp = many };
