@@ -2,7 +2,7 @@
 """Mutation testing: put one small fault at a time into the code, run the tests that cover
 its file, and count the faults the tests catch.
 
-    ./run mutate [--sample N] [--seed S] [--budget SECONDS] [--files GLOB...] [--list]
+    ./run mutate [--sample N] [--seed S] [--budget SECS] [--files GLOB...] [--list]
 
 The working tree is never written: its files (tracked, and untracked ones not ignored) are
 copied once into a temporary directory, configured and built there once; then each mutant is
@@ -508,7 +508,14 @@ def clean_env(base=None):
     return e
 
 
-def run(cmd, cwd, timeout=None, env=None, log=None):
+def git_files(top):
+    """the files git knows in top: tracked, and untracked ones that are not ignored"""
+    out = subprocess.run(["git", "-C", top, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                         check=True, stdout=subprocess.PIPE).stdout
+    return sorted(set(out.decode("utf-8", "surrogateescape").split("\0")) - {""})
+
+
+def run(cmd, cwd, timeout=None, env=None):
     """(returncode or None on timeout, output); the whole process group is killed on timeout"""
     p = subprocess.Popen(cmd, cwd=cwd, env=clean_env(env), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                          stdin=subprocess.DEVNULL, start_new_session=True)
@@ -532,9 +539,7 @@ class Tree:
         self.build = os.path.join(work, "build")
 
     def copy(self):
-        files = subprocess.run(["git", "-C", self.top, "ls-files", "-z", "--cached", "--others",
-                                "--exclude-standard"], check=True, stdout=subprocess.PIPE).stdout
-        for rel in sorted(set(files.decode("utf-8", "surrogateescape").split("\0")) - {""}):
+        for rel in git_files(self.top):
             a, b = os.path.join(self.top, rel), os.path.join(self.src, rel)
             if not os.path.lexists(a) or os.path.isdir(a) and not os.path.islink(a):
                 continue
@@ -543,7 +548,6 @@ class Tree:
                 os.symlink(os.readlink(a), b)
             else:
                 shutil.copy2(a, b)
-        return sorted(set(files.decode("utf-8", "surrogateescape").split("\0")) - {""})
 
     def setup(self):
         os.makedirs(self.build)
@@ -724,7 +728,7 @@ def main(argv=None):
     ap.add_argument("--sample", type=int, metavar="N", help="run N mutants picked with --seed")
     ap.add_argument("--seed", default="0", help="the seed of --sample (default 0)")
     ap.add_argument("--budget", type=float, metavar="SECS",
-                    help="start no mutant after SECONDS (the rest is reported as not run)")
+                    help="start no mutant after SECS seconds (the rest is reported as not run)")
     ap.add_argument("--timeout", type=float, default=300, metavar="SECS",
                     help="the most one mutant's tests may take (default 300); a timeout counts as killed")
     ap.add_argument("--files", nargs="+", metavar="GLOB", default=["*"],
@@ -732,7 +736,8 @@ def main(argv=None):
     ap.add_argument("--ids", metavar="FILE",
                     help="only the mutants whose ids FILE lists, one a line (e.g. the survivors of a run)")
     ap.add_argument("--list", action="store_true", help="list the mutants and their tests, run nothing")
-    ap.add_argument("--min-score", type=float, metavar="PERCENT", help="exit 1 below PERCENT")
+    ap.add_argument("--min-score", type=float, metavar="PERCENT",
+                    help="exit 1 when the score without the known equivalent mutants is below PERCENT")
     ap.add_argument("--tap", action="store_true", help="print TAP (the CI sample)")
     ap.add_argument("--order", choices=("file", "random"), default="file",
                     help="run the mutants file by file (fewer rebuilds) or in a seeded random order (a run "
@@ -756,9 +761,7 @@ def main(argv=None):
 
     top = subprocess.run(["git", "rev-parse", "--show-toplevel"], check=True, stdout=subprocess.PIPE,
                          cwd=os.path.dirname(os.path.abspath(__file__))).stdout.decode().strip()
-    files = subprocess.run(["git", "-C", top, "ls-files", "--cached", "--others", "--exclude-standard"],
-                           check=True, stdout=subprocess.PIPE).stdout.decode().split("\n")
-    mutants = enumerate_mutants(top, [f for f in files if f.endswith(".c")], a.files)
+    mutants = enumerate_mutants(top, [f for f in git_files(top) if f.endswith(".c")], a.files)
     if a.sample is not None and a.sample < len(mutants):
         mutants = sorted(random.Random(str(a.seed)).sample(mutants, a.sample), key=lambda m: (m.file, m.start))
     if a.ids:

@@ -4,6 +4,7 @@
 # Fast, no root, no build: the enumeration only.
 . "$top_srcdir/tests/tap.sh"
 command -v python3 >/dev/null || skip_all "python3 is missing"
+export PYTHONDONTWRITEBYTECODE=1   # no __pycache__ in the source tree
 plan 2
 
 got=$(python3 - "$top_srcdir/tests/mutate" <<'PY'

@@ -21,6 +21,7 @@ tree_sum() {
 		sha256sum
 }
 
+export PYTHONDONTWRITEBYTECODE=1   # no __pycache__ in the source tree
 seed=${MUTATE_SEED:-$(date -u +%Y%m%d)}
 before=$(tree_sum)
 # a budget well inside 5 minutes on 2 cores: no mutant starts after 190 s, none runs over 100 s

@@ -326,6 +326,26 @@ static void test_bounds(void **state) {
         assert_int_equal(hw_cache_format(s, NULL, &out, &len), -E2BIG);
         s->rdma[0].n_ports = 2;
         hw_summary_free(s);
+
+        /* HW_MAX_RDMA_DEVICES devices are taken, one more is refused */
+        static struct hw_rdma_dev devs[HW_MAX_RDMA_DEVICES + 1];
+        struct hw_summary many_devs = { .rdma_status = 0, .n_rdma = HW_MAX_RDMA_DEVICES, .rdma = devs };
+        for (size_t i = 0; i < ELEMENTSOF(devs); i++)
+                snprintf(devs[i].name, sizeof devs[i].name, "d%zu", i);
+        assert_int_equal(hw_cache_format(&many_devs, NULL, &out, &len), 0);
+        free(out);
+        many_devs.n_rdma++;
+        assert_int_equal(hw_cache_format(&many_devs, NULL, &out, &len), -E2BIG);
+
+        /* more counted interfaces than a login counts, with few ports: refused as well */
+        static struct hw_xdp_if many[HW_MAX_INTERFACES + 1];
+        struct hw_summary big = { .xdp_status = 0, .n_xdp = ELEMENTSOF(many), .xdp = many };
+        for (size_t i = 0; i < ELEMENTSOF(many); i++)
+                many[i] = (struct hw_xdp_if){ .ifindex = (int)i + 1, .counted = true, .name = "x" };
+        assert_int_equal(hw_cache_format(&big, NULL, &out, &len), -E2BIG);
+        big.n_xdp = HW_MAX_INTERFACES;
+        assert_int_equal(hw_cache_format(&big, NULL, &out, &len), 0);
+        free(out);
 }
 
 static void write_text(const char *text, mode_t mode) {

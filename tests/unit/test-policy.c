@@ -266,12 +266,27 @@ static void test_duplicate_rules_warn(void **state) {
         diag_list_clear(&d);
 }
 
-/* a minimum equal to the maximum is no contradiction */
+/* a minimum equal to the maximum, a hard limit or bounds equal to memlock: no contradiction */
 static void test_minimum_is_maximum(void **state) {
         (void)state;
         struct policy *p = load_ok("version = 1;\nrules = ( { user = \"a\"; memlock = \"auto\"; "
                                    "minimum = \"1G\"; maximum = \"1G\"; } );\n");
         policy_free(p);
+        p = load_ok("version = 1;\nrules = ( { user = \"a\"; memlock = \"1G\"; hard = \"1G\"; } );\n");
+        policy_free(p);
+        p = load_ok("version = 1;\nrules = ( { user = \"a\"; memlock = \"1G\"; minimum = \"1G\"; "
+                    "maximum = \"1G\"; } );\n");
+        policy_free(p);
+}
+
+/* no text but a length, or nowhere to put the policy: -EINVAL */
+static void test_load_string_args(void **state) {
+        struct policy *p = MARKER;
+        (void)state;
+
+        assert_int_equal(policy_load_string(NULL, 5, PATH, &p, NULL), -EINVAL);
+        assert_ptr_equal(p, MARKER);
+        assert_int_equal(policy_load_string("version = 1; rules = ();", 24, PATH, NULL, NULL), -EINVAL);
 }
 
 /* policy_needs_hw() without a policy or without a user: false, nothing looked up */
@@ -348,6 +363,12 @@ static void test_err_hardware(void **state) {
                      { 2, "include = \"a b\": not an interface name pattern" },
                      { 2, "include = \"x/y\": not an interface name pattern" },
                      { 2, "include = \"\": not an interface name pattern" });
+        /* a pattern is at most 63 bytes */
+        policy_free(load_ok("version = 1;\nhardware = { include = [ \"eth*-------------------------------"
+                            "---------------------------9\" ]; };\nrules = ();\n"));
+        CHECK_ERRORS("version = 1;\nhardware = { include = [ \"eth*-------------------------------"
+                     "----------------------------9\" ]; };\nrules = ();\n",
+                     { 2, "not an interface name pattern" });
         /* a group inside hardware is just an unknown key: nothing below it is read */
         CHECK_ERRORS("version = 1;\nhardware = {\n  x = { rdma_port = 5; };\n};\nrules = ();\n",
                      { 3, "unknown key \"x\" in hardware" });
@@ -448,13 +469,18 @@ static void test_err_nul(void **state) {
 }
 
 static void test_err_depth(void **state) {
-        /* nesting inside strings and comments does not count */
+        /* nesting inside strings and comments does not count, a // comment on the first byte too */
+        policy_free(load_ok("// ((((((\nversion = 1;\nrules = ();\n"));
         struct policy *p = load_ok("version = 1;\n# ((((((((\n"
                                    "rules = ( { user = \"(((((((\"; memlock = \"1G\"; } );\n");
         policy_free(p);
 
         CHECK_ERRORS("version = 1;\nrules = ( { a = { b = ( c = { d = 1; } ) }; } );\n",
                      { 2, "nested deeper than 4 levels" });
+        /* ... also after a string (its end goes back to counting), one with a backslash at the end
+         * of a line among them */
+        CHECK_ERRORS("version = 1;\nx = \"a\\\nb\";\nrules = ( { a = { b = ( c = { d = 1; } ) }; } );\n",
+                     { 4, "nested deeper than 4 levels" });
         /* four levels are not too deep: the scanner lets them through, the loader names the key;
          * a group closed at the top level before them leaves no level behind */
         CHECK_ERRORS("version = 1;\nrules = ( { user = \"u\"; memlock = \"1G\"; a = { b = ( 1 ) }; } );\n",
@@ -1141,6 +1167,7 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_good_full), cmocka_unit_test(test_good_defaults),
           cmocka_unit_test(test_good_patterns), cmocka_unit_test(test_no_rules_warns),
           cmocka_unit_test(test_duplicate_rules_warn), cmocka_unit_test(test_minimum_is_maximum),
+          cmocka_unit_test(test_load_string_args),
           cmocka_unit_test(test_needs_hw_nothing), cmocka_unit_test(test_err_version),
           cmocka_unit_test(test_err_top), cmocka_unit_test(test_err_hardware),
           cmocka_unit_test(test_err_rules), cmocka_unit_test(test_err_parse),

@@ -1,17 +1,23 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* The session model's PAM stack walk: controls as libpam reads them, jumps, the early ends. */
+/* The session model: its PAM stack walk (controls as libpam reads them, jumps, the early ends),
+ * which lines override which, and the model built on a tree. */
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "unit.h"
 #include "ident.h"
 #include "limitsconf.h"
 #include "macro.h"
+#include "policy.h"
 #include "session.h"
 
 static void action(const char *control, enum pam_ret ret, enum pam_action want, unsigned want_jump) {
@@ -181,11 +187,32 @@ static void test_walk_decisions(void **state) {
         assert_true(r.failed);
         stack_run_clear(&r);
 
+        /* an assumed jump: the walk goes on where it lands */
+        static const char *const jump[] = { "[success=1 default=ignore]", "pam_succeed_if", "required", "pam_env",
+                                            "required", "pam_limits" };
+        r = walk_of(jump, ELEMENTSOF(jump), NULL, PAM_RET_SUCCESS);
+        assert_true(r.assumed);
+        assert_int_equal(r.n_run, 2);
+        assert_int_equal(r.last_limits, 2);
+        stack_run_clear(&r);
+
         static const char *const other_done[] = { "sufficient", "pam_systemd", "required", "pam_limits" };
         r = walk_of(other_done, ELEMENTSOF(other_done), NULL, PAM_RET_SUCCESS);
         assert_true(r.assumed);
         assert_int_equal(r.last_limits, -1);
         stack_run_clear(&r);
+
+        /* pam_rdmalimit's result is the one given: its failure fails a required line */
+        static const char *const module[] = { "required", "pam_rdmalimit", "required", "pam_limits" };
+        struct pam_stack st;
+        stack_of(&st, module, ELEMENTSOF(module));
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_FAIL, &r), 0);
+        assert_true(r.failed);
+        stack_run_clear(&r);
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+        assert_false(r.failed);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
 
         /* a substack (level 1) whose sufficient pam_permit ends it; pam_limits after it runs */
         static const char *const sub[] = { "sufficient", "pam_permit", "required", "pam_env",
@@ -195,6 +222,15 @@ static void test_walk_decisions(void **state) {
         assert_int_equal(r.n_run, 2);
         assert_int_equal(r.last_limits, 2);
         assert_int_equal(r.ended_at, -1);
+        stack_run_clear(&r);
+
+        /* ... a substack that ends the stack: what follows the decision in it does not run */
+        static const char *const tail[] = { "required", "pam_env", "sufficient", "pam_permit",
+                                            "required", "pam_limits" };
+        static const unsigned tail_levels[] = { 0, 1, 1 };
+        r = walk_of(tail, ELEMENTSOF(tail), tail_levels, PAM_RET_SUCCESS);
+        assert_int_equal(r.n_run, 2);
+        assert_int_equal(r.last_limits, -1);
         stack_run_clear(&r);
 }
 
@@ -242,7 +278,8 @@ static void test_line_overrides(void **state) {
                                    "@spdk soft memlock 4096\n"     /* 2 */
                                    "* soft memlock 512\n"          /* 3 */
                                    "bob soft memlock 8\n"          /* 4: not in spdk */
-                                   "@bob soft memlock 16\n";       /* 5 */
+                                   "@bob soft memlock 16\n"        /* 5 */
+                                   "1001:1001 soft memlock 32\n";  /* 6: alice's uid alone */
         struct lc_tree *t = NULL;
         struct ident *id = NULL;
         (void)state;
@@ -255,7 +292,7 @@ static void test_line_overrides(void **state) {
         }), 0);
         assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), LC_FLAVOUR_DEBIAN, &t), 0);
         assert_int_equal(ident_new(root, &id), 0);
-        assert_int_equal(t->n_lines, 6);
+        assert_int_equal(t->n_lines, 7);
         const struct lc_line *l = t->lines;
         assert_int_equal(lc_line_overrides(t, id, &l[0], &l[2]), LC_OVR_ALWAYS);
         assert_int_equal(lc_line_overrides(t, id, &l[2], &l[0]), LC_OVR_NEVER);
@@ -265,6 +302,79 @@ static void test_line_overrides(void **state) {
         assert_int_equal(lc_line_overrides(t, id, &l[1], &l[4]), LC_OVR_NEVER);
         assert_int_equal(lc_line_overrides(t, id, &l[0], &l[5]), LC_OVR_SOME);
         assert_int_equal(lc_line_overrides(t, id, &l[0], &l[0]), LC_OVR_NEVER);
+        /* a uid range matches its bounds */
+        const struct id_user *alice, *bob;
+        assert_int_equal(ident_user(id, "alice", &alice), 0);
+        assert_int_equal(ident_user(id, "bob", &bob), 0);
+        assert_true(lc_line_match(t, id, alice, &l[6]) >= 0);
+        assert_true(lc_line_match(t, id, bob, &l[6]) < 0);
+        ident_free(id);
+        lc_tree_free(t);
+        assert_int_equal(unit_teardown(NULL), 0);
+}
+
+/* session_model_build() on a tree: pam_limits sets alice 2 MiB / 4 MiB from a service at
+ * 64 KiB / 8 MiB; bob, whom no line names, keeps the service's limits; where the service's
+ * stack cannot be read, pam_limits then the module run, as documented */
+static void test_model_build(void **state) {
+        static char root[] = "/tmp/test-session-model-XXXXXX";
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        struct lc_baseline b;
+        struct lc_service svc = { .known = true };
+        char p[PATH_MAX];
+        (void)state;
+
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n"
+                                "bob:x:1002:1002::/home/bob:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\nbob:x:1002:\n" },
+                { "etc/pam.d/svc", "session required pam_limits.so\n" },
+                { "etc/pam.d/mod", "session required pam_limits.so\nsession optional pam_rdmalimit.so\n" },
+                { "etc/security/limits.conf", "alice soft memlock 2048\nalice hard memlock 4096\n" },
+                { "proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
+                                   "Max locked memory         65536                8388608              bytes     \n" },
+                {},
+        }), 0);
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, NULL, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        snprintf(p, sizeof p, "%s/proc/1/limits", root);
+        assert_int_equal(lc_baseline_load(t, p, &b), 0);
+        svc.rl[RLIMIT_MEMLOCK].known = true;
+        svc.rl[RLIMIT_MEMLOCK].soft = 65536;
+        svc.rl[RLIMIT_MEMLOCK].hard = 8388608;
+
+        /* pam_rdmalimit after it: 6 MiB for alice is above her hard 4 MiB (no CAP_SYS_RESOURCE):
+         * the closest, 4 MiB / 4 MiB; nothing for bob */
+        static const char policy_text[] = "version = 1;\nrules = ( { user = \"alice\"; memlock = \"6M\"; } );\n";
+        struct policy *pol = NULL;
+        assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &pol, NULL), 0);
+
+        static const struct {
+                const char *service, *user;
+                enum session_order order;
+                uint64_t soft, hard;
+                bool eperm;
+        } cases[] = {
+                { "svc", "alice", SESSION_NO_MODULE, 2 << 20, 4 << 20, false },
+                { "nosuch", "alice", SESSION_NO_STACK, 4 << 20, 4 << 20, true },   /* limits, then module */
+                { "svc", "bob", SESSION_NO_MODULE, 65536, 8388608, false },
+                { "mod", "alice", SESSION_MODULE_LAST, 4 << 20, 4 << 20, true },
+                { "mod", "bob", SESSION_MODULE_LAST, 65536, 8388608, false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct session_input in = { .root = root, .service = cases[i].service, .tree = t, .id = id,
+                                            .user = cases[i].user, .base = &b, .svc = &svc, .policy = pol };
+                struct session_model m = { .kind = 99 };
+                assert_int_equal(session_model_build(&in, &m), 0);
+                if (m.order != cases[i].order || !m.final_known || m.final.soft != cases[i].soft ||
+                    m.final.hard != cases[i].hard || m.kind != LC_SESSION_LIMITS || m.module_eperm != cases[i].eperm)
+                        fail_msg("%s for %s: order %d, final %s%" PRIu64 "/%" PRIu64 ", kind %d", cases[i].service,
+                                 cases[i].user, m.order, m.final_known ? "" : "unknown ", m.final.soft,
+                                 m.final.hard, m.kind);
+                session_model_clear(&m);
+        }
+        policy_free(pol);
         ident_free(id);
         lc_tree_free(t);
         assert_int_equal(unit_teardown(NULL), 0);
@@ -274,4 +384,5 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
           cmocka_unit_test(test_module_name),
-          cmocka_unit_test(test_line_overrides), cmocka_unit_test(test_line_rank))
+          cmocka_unit_test(test_line_overrides), cmocka_unit_test(test_line_rank),
+          cmocka_unit_test(test_model_build))
