@@ -26,3 +26,29 @@ e2e_inner() {
 	mkdir -m 0700 "$tmp"
 	ok "sandbox started in private mount, PID and network namespaces"
 }
+
+# e2e_secdir: where this system's libpam loads modules from (next to pam_unix.so)
+e2e_secdir() {
+	local d arch
+	arch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+	for d in /lib/"$arch"/security /usr/lib/"$arch"/security /lib/security /lib64/security \
+		/usr/lib/security /usr/lib64/security; do
+		if [ -f "$d/pam_unix.so" ]; then
+			echo "$d"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# e2e_module_by_name MODULE (inside the sandbox): a copy of the system's PAM module directory
+# with MODULE added as pam_rdmalimit.so, bound over the real one (this mount namespace only),
+# so that a stack line naming pam_rdmalimit.so, as enable writes it, loads the build's module
+e2e_module_by_name() {
+	local sec
+	sec=$(e2e_secdir) || return 1
+	mkdir -m 0755 "$SANDBOX_DIR/security" && cp -a "$sec/." "$SANDBOX_DIR/security/" &&
+		install -m 0644 -o root -g root "$1" "$SANDBOX_DIR/security/pam_rdmalimit.so" &&
+		mount --bind "$SANDBOX_DIR/security" "$sec" && _sandbox_mounts+=("$sec")
+	check "pam_rdmalimit.so is in $sec inside the sandbox" test -f "$sec/pam_rdmalimit.so"
+}

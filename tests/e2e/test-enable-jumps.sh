@@ -21,18 +21,8 @@ set -u
 
 SU=/bin/su
 
-# where this system's libpam loads modules from: next to pam_unix.so
-secdir() {
-	local d arch
-	arch=$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
-	for d in /lib/"$arch"/security /usr/lib/"$arch"/security /lib/security /lib64/security \
-		/usr/lib/security /usr/lib64/security; do
-		[ -f "$d/pam_unix.so" ] && echo "$d" && return 0
-	done
-	return 1
-}
 
-host_state() { sandbox_host_state -d "$(secdir)"; }
+host_state() { sandbox_host_state -d "$(e2e_secdir)"; }
 
 if ! sandbox_inside; then
 	require_root "enable with jumps and the real su"
@@ -40,7 +30,7 @@ if ! sandbox_inside; then
 		skip_all "the module reads its policy from $MODULE_SYSCONFDIR/security; this test needs --sysconfdir=/etc"
 	no_plan
 	need=(-f "$PAM_MODULE" "$RDMALIMITS")
-	secdir >/dev/null || need+=(-m pam_unix.so)
+	e2e_secdir >/dev/null || need+=(-m pam_unix.so)
 	[ -u "$SU" ] || need+=(-m "a setuid $SU")
 	sandbox_require "${need[@]}"
 	sandbox_outer "/etc/pam.d, /etc/security, PAM module directory" "$0" "$@"
@@ -52,11 +42,7 @@ MODULE=$PAM_MODULE
 unset PAM_MODULE SANDBOX_PAM_MODULE
 e2e_inner
 
-SEC=$(secdir)
-mkdir -m 0755 "$SANDBOX_DIR/security" && cp -a "$SEC/." "$SANDBOX_DIR/security/" &&
-	install -m 0644 -o root -g root "$MODULE" "$SANDBOX_DIR/security/pam_rdmalimit.so" &&
-	mount --bind "$SANDBOX_DIR/security" "$SEC" && _sandbox_mounts+=("$SEC")
-check "pam_rdmalimit.so is in $SEC inside the sandbox" test -f "$SEC/pam_rdmalimit.so"
+e2e_module_by_name "$MODULE" || { echo "Bail out! the module directory"; exit 1; }
 
 H=$(($(ulimit -H -l) * 1024))
 V=$((H / 2 / 1024 / 1024 * 1024 * 1024))

@@ -19,21 +19,8 @@ set -u
 # shellcheck source=e2e.sh
 . "$(dirname "${BASH_SOURCE[0]}")/e2e.sh"
 
-# where this system's libpam loads modules from: next to pam_unix.so
-secdir() {
-	local d
-	for d in /lib/"$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)"/security \
-		/usr/lib/"$(gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)"/security \
-		/lib/security /lib64/security /usr/lib/security /usr/lib64/security; do
-		if [ -f "$d/pam_unix.so" ]; then
-			echo "$d"
-			return 0
-		fi
-	done
-	return 1
-}
 
-host_state() { sandbox_host_state -d "$(secdir)" /run/rdmalimit; }
+host_state() { sandbox_host_state -d "$(e2e_secdir)" /run/rdmalimit; }
 
 # ---------------------------------------------------------------------------------------------
 if ! sandbox_inside; then
@@ -44,7 +31,7 @@ if ! sandbox_inside; then
 		skip_all "the module reads its policy from $MODULE_SYSCONFDIR/security; this test needs a build configured with --sysconfdir=/etc (./run configures so)"
 	no_plan
 	need=(-f "$PAM_MODULE" "$RDMALIMITS")
-	secdir >/dev/null || need+=(-m pam_unix.so)
+	e2e_secdir >/dev/null || need+=(-m pam_unix.so)
 	grep -q 'pam-auth-update' /etc/pam.d/common-session 2>/dev/null || need+=(-m "a pam-auth-update common-session")
 	sandbox_require "${need[@]}"
 	sandbox_outer "/etc/pam.d, /etc/security, PAM module directory, utmp/wtmp, /dev/log" "$0" "$@"
@@ -60,11 +47,7 @@ e2e_inner
 
 # the PAM module directory: a copy with the build's module, bound over the real one (this mount
 # namespace only)
-SEC=$(secdir)
-mkdir -m 0755 "$SANDBOX_DIR/security" && cp -a "$SEC/." "$SANDBOX_DIR/security/" &&
-	install -m 0644 -o root -g root "$MODULE" "$SANDBOX_DIR/security/pam_rdmalimit.so" &&
-	mount --bind "$SANDBOX_DIR/security" "$SEC" && _sandbox_mounts+=("$SEC")
-check "pam_rdmalimit.so is in $SEC inside the sandbox" test -f "$SEC/pam_rdmalimit.so"
+e2e_module_by_name "$MODULE" || { echo "Bail out! the module directory"; exit 1; }
 
 # the module in common-session only, where pam-auth-update puts the profile's line
 for f in common-session common-session-noninteractive; do
