@@ -6,7 +6,8 @@
 # its reason; any other survivor is "not ok ... # TODO": automake counts it as an expected
 # failure (XFAIL), so it shows in ./run test's output without failing it.  The seed is the
 # UTC date (MUTATE_SEED overrides it), printed first: the same day gives the same mutants.
-# Then: the runner finished, and the working tree is unchanged.
+# Then: the runner finished, and the working tree is unchanged (so editing the tree while this
+# test runs fails it too).
 # Root: the shell tests of the login path run in namespaces.
 . "$top_srcdir/tests/tap.sh"
 
