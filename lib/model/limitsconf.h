@@ -295,6 +295,7 @@ enum lc_result_kind {
 struct lc_result {
         enum lc_result_kind kind;
         const struct lc_line *stop;   /* LC_RES_NO_LIMITS */
+        const struct lc_line *chroot; /* Debian: the last matching chroot line (any rank, any type) */
         const struct lc_file *bad_file; /* LC_RES_SERVICE_ERR */
         bool root_user_debian;        /* uid 0 on Debian: *, @, % lines do not apply */
         struct lc_slot soft, hard;    /* soft before the clamp */

@@ -411,6 +411,8 @@ def facts(top):
          fact_tree("% - maxlogins 0\n"), "bob", p1, child, "PAM_PERM_DENIED", None),
         ("... but '% - maxsyslogins 0' is ignored (% and %group count for maxlogins only)",
          fact_tree("% - maxsyslogins 0\n"), "bob", p1, child, "PAM_SUCCESS", p1),
+        ("Debian's chroot item: a missing directory refuses the session (PAM_PERM_DENIED)",
+         fact_tree("alice - chroot /nonexistent-rdmalimits\n"), "alice", p1, child, "PAM_PERM_DENIED", None),
         ("a group name twice: @name is getgrnam()'s first entry, @:gid getgrgid()'s",
          fact_tree("@:1003 soft memlock 512\n@bob hard memlock 1024\n@bob - memlock 2048\n",
                    groups=GROUPS + [("bob", 4300, []), ("bob", 1003, ["alice"])]),

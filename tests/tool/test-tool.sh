@@ -440,6 +440,23 @@ rl remove --unit slurmd > /dev/null 2>&1
 check "remove --unit removes the drop-in" test ! -e "$U"
 check "remove --unit keeps other drop-ins" test -e "$R/etc/systemd/system/slurmd.service.d/zzz-hand.conf"
 
+# --- Debian's chroot item: a missing directory refuses the session (PAM_PERM_DENIED, measured
+# with Debian 12's pam_limits); the last matching chroot line wins; other releases ignore it
+mkroot
+mkdir -p "$R/jail"
+printf 'alice - chroot /nonexistent\n' >> "$R/etc/security/limits.conf"
+rl explain --json alice > "$T/out"
+check "chroot to a missing directory: session refused" grep -q '"session": "refused"' "$T/out"
+check "chroot refusal names file:line" grep -q 'limits.conf:4: chroot to /nonexistent' "$T/out"
+printf '* - chroot /jail\n' >> "$R/etc/security/limits.conf"
+rl explain --json alice > "$T/out"
+check "chroot: the last matching line wins, whatever its rank" grep -q '"session": "limits"' "$T/out"
+printf 'alice - chroot /etc/passwd\n' >> "$R/etc/security/limits.conf"
+rl explain --json alice > "$T/out"
+check "chroot to a file: session refused" grep -q 'chroot to /etc/passwd fails (not a directory)' "$T/out"
+"$RDMALIMITS" --root "$R" --flavour rhel-9 explain --json alice > "$T/out"
+check "chroot is Debian's only: RHEL's module ignores the item" grep -q '"session": "limits"' "$T/out"
+
 # --- --help and --version
 "$RDMALIMITS" --help > "$T/out"
 check "--help exits 0 and names every command" grep -q "explain" "$T/out"
