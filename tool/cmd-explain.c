@@ -376,9 +376,8 @@ static void explain_text(const struct tool_session *s, const char *raw_user, con
         str_escape(raw_hsrc, hsrc, sizeof hsrc);
         printf("User %s (uid %u, gid %u); pam_limits modelled as %s (from %s)\n", user, (unsigned)s->u->uid,
                (unsigned)s->u->gid, lc_flavour_to_string(t->release, fl), lc_tree_flavour_from(t));
-        if (streq(lc_tree_flavour_from(t), "assumed"))
-                log_warning(NULL, "the distribution is neither in a package database nor in the release table: "
-                            "pam_limits is modelled as %s, its family's newest; --flavour names the release", fl);
+        if (lc_tree_flavour_assumption(t))
+                log_warning(NULL, "%s, %s; --flavour names the release", lc_tree_flavour_assumption(t), fl);
         printf("The session is opened by %s: memlock %s%s CAP_SYS_RESOURCE.\n", str_escape(s->svc.source, src, sizeof src),
                s->svc.rl[RLIMIT_MEMLOCK].known ? "known, " : "unknown, ", s->svc.cap_sys_resource ? "with" : "without");
         text_result(s, user, ssrc, hsrc);

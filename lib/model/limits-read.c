@@ -178,9 +178,23 @@ int lc_flavour_from_string(const char *s, enum lc_flavour *ret) {
 }
 
 const char *lc_tree_flavour_from(const struct lc_tree *t) {
-        static const char *const names[] = { "--flavour", "dpkg", "rpm", "pam_limits.so", "os-release", "assumed" };
+        static const char *const names[] = { "--flavour", "dpkg", "rpm", "pam_limits.so", "os-release", "assumed",
+                                             "assumed" };
         unsigned from = ((unsigned)t->release >> LC_FLAVOUR_FROM_SHIFT) & 7;
         return from < ELEMENTSOF(names) ? names[from] : "?";
+}
+
+const char *lc_tree_flavour_assumption(const struct lc_tree *t) {
+        switch (((unsigned)t->release >> LC_FLAVOUR_FROM_SHIFT) & 7) {
+        case LC_FROM_DEFAULT:
+                return "the distribution is neither in a package database nor in the release table: "
+                       "pam_limits is modelled as its family's newest";
+        case LC_FROM_HOST:
+                return "the tree has no OS files (no dpkg status, rpm database or os-release): "
+                       "pam_limits is modelled as this system's";
+        default:
+                return NULL;
+        }
 }
 
 /* libpam-modules' Version in var/lib/dpkg/status ("1.5.2-6+deb12u1"): Debian's build */
@@ -409,8 +423,8 @@ enum lc_flavour lc_flavour_default(const char *root) {
         enum lc_flavour f;
         if (root && flavour_detect(root, &f) == 0)
                 return f;
-        if (flavour_detect(NULL, &f) == 0)  /* a root tree without OS files: this system's */
-                return f;
+        if (flavour_detect(NULL, &f) == 0)  /* a root tree without OS files: this system's, assumed */
+                return root ? fl_with_from(f, LC_FROM_HOST) : f;
         return fl_with_from(LC_FLAVOUR_UPSTREAM, LC_FROM_DEFAULT);
 }
 

@@ -47,6 +47,7 @@ enum lc_flavour_from {
         LC_FROM_MODULE,       /* the strings of the installed pam_limits.so */
         LC_FROM_OS_RELEASE,   /* os-release: the release table of the distributions (limits-read.c) */
         LC_FROM_DEFAULT,      /* assumed: an unknown distribution (its family's newest model) */
+        LC_FROM_HOST,         /* assumed: a --root tree without OS files takes this system's */
 };
 #define LC_FLAVOUR_FROM_SHIFT 28
 #define LC_FLAVOUR_RELEASE_MASK ((1 << 25) - 1)
@@ -193,8 +194,10 @@ void lc_flavour_behaviour(enum lc_flavour f, struct lc_behaviour *ret);
  * upstream 1.6.0, 1.5.3, or 1.5.2 for 1.3.1 to 1.5.2; LC_FLAVOUR_AUTO stays so. */
 enum lc_flavour lc_flavour_model(enum lc_flavour f);
 /* For explain: why the tree models its release ("dpkg", "rpm", "pam_limits.so", "os-release",
- * "default" or "--flavour"). */
+ * "assumed" or "--flavour"). */
 const char *lc_tree_flavour_from(const struct lc_tree *t);
+/* For explain's warning: why the flavour is an assumption, or NULL when it was found. */
+const char *lc_tree_flavour_assumption(const struct lc_tree *t);
 const char *lc_rank_name(enum lc_rank r);
 
 /*

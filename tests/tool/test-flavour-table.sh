@@ -2,8 +2,8 @@
 # Which pam_limits a tree has is decided in one place (lc_flavour_default()): the package
 # database when it answers, else the release table of os-release, else an assumption that is
 # said.  Trees of the distributions the table knows each get their release from list, explain
-# and check alike; dpkg's answer wins over os-release's; an unknown distribution is "assumed",
-# with a warning.
+# and check alike; dpkg's answer wins over os-release's; an unknown distribution, or a tree
+# with no OS files (which takes this system's), is "assumed", with a warning.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 no_plan
 
@@ -77,6 +77,15 @@ check "unknown distribution: the newest upstream model, from assumed" \
 "$RDMALIMITS" --root "$R" explain alice > "$T/out" 2>&1
 check "unknown distribution: explain warns that it assumed" \
 	grep -q "warning: the distribution is neither in a package database nor in the release table" "$T/out"
+# a tree with no OS files at all: this system's release, but said to be assumed (not "dpkg")
+tree none 0
+rm "$R/etc/os-release"
+host=$("$RDMALIMITS" --json list | python3 -c 'import json,sys; print(json.load(sys.stdin)["flavour"]["name"])')
+check "a tree without OS files: this system's release ($host), from assumed" \
+	test "$(names)" = "$host assumed|$host assumed"
+"$RDMALIMITS" --root "$R" explain alice > "$T/out" 2>&1
+check "a tree without OS files: explain warns that it took this system's release" \
+	grep -q "warning: the tree has no OS files (no dpkg status, rpm database or os-release): pam_limits is modelled as this system's, $host" "$T/out"
 # the releases as --flavour aliases
 for a in rhel-9:upstream-1.5.1 rocky-8:upstream-1.3.1 fedora-42:upstream-1.7.0 ubuntu-22.04:debian-1.4.0 debian-13:debian-1.7.0; do
 	got=$("$RDMALIMITS" --root "$R" --flavour "${a%%:*}" --json list | python3 -c 'import json,sys; print(json.load(sys.stdin)["flavour"]["name"])')
