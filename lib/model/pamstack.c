@@ -29,13 +29,8 @@
  * session (measured on 1.5.2: pam_open_session() returns PAM_PERM_DENIED).  Either way no
  * session of the service opens.
  */
-#define CYCLE_EFFECT                                                                                   \
-        "libpam cannot load this stack: Linux-PAM before 1.6 (Debian 12's 1.5.2) follows the include until " \
-        "the process crashes, 1.6 and later (and a substack in any version) stop at 16 levels and fail the " \
-        "session"
-
 const char *pam_include_strerror(int include_error) {
-        return include_error == VISIT_ERR_CYCLE ? VISIT_CYCLE_TEXT "; " CYCLE_EFFECT : visit_strerror(include_error);
+        return include_error == VISIT_ERR_CYCLE ? VISIT_CYCLE_TEXT "; " PAM_CYCLE_EFFECT : visit_strerror(include_error);
 }
 
 char *pam_module_name(const char *module) {

@@ -44,6 +44,11 @@ struct pam_stack {
 /* What a stack's include_error means, for messages: visit_strerror()'s text and, for a cycle,
  * what libpam does with it. */
 const char *pam_include_strerror(int include_error);
+/* What an include cycle does to a PAM stack (see pamstack.c) */
+#define PAM_CYCLE_EFFECT                                                                                   \
+        "libpam cannot load this stack: Linux-PAM before 1.6 (Debian 12's 1.5.2) follows the include until " \
+        "the process crashes, 1.6 and later (and a substack in any version) stop at 16 levels and fail the " \
+        "session"
 
 /* Read ROOT/etc/pam.d/SERVICE (root NULL: /) and what it includes, as one walk of visit.h (a
  * cycle or the budget: include_error, the reading stops there). */

@@ -127,6 +127,15 @@ struct doc {
                         return -ENOMEM;                                                       \
         } while (0)
 
+/* The one finding of an include walk that cycled or went past its bound (visit.h): cycle_id
+ * (an error) or bound_id (bound_lvl; the ids are kept, not copied), at where; the fix
+ * names keyword ("include", "Include") and reader (what is not read past the bound); the text
+ * is "SUBJECT: <visit_strerror>", and "; CYCLE_EFFECT" for a cycle.  -ENOMEM. */
+int walk_finding(struct doc *d, enum doctor_group g, const char *cycle_id, const char *bound_id,
+                 enum diag_severity bound_lvl, int error,
+                 const char *where, const char *keyword, const char *reader, const char *subject,
+                 const char *cycle_effect);
+
 /* What the configuration gives USER: -ENOENT for an unknown user; an empty target when no
  * entry or rule names the user (the baseline is not a target). */
 int user_target(struct doc *d, const char *user, struct target *ret);

@@ -387,14 +387,8 @@ static int pam_check_module_line(struct doc *d, enum doctor_group g, const char 
 
 /* A stack whose includes cycle or go past the walk's bound: nothing after it can be checked. */
 static int pam_check_includes(struct doc *d, const char *svc, enum doctor_group g, const struct pam_stack *st) {
-        bool cycle = st->include_error == VISIT_ERR_CYCLE;
-        _cleanup_free_ char *fix = strf(cycle ? "remove the include at %s that brings the file back"
-                                              : "include fewer files at %s: rdmalimits reads no more of this stack",
-                                        st->include_where);
-        if (!fix)
-                return -ENOMEM;
-        return doctor_add(d->rep, g, DIAG_ERROR, cycle ? "pam-include-cycle" : "pam-include-bound", st->include_where,
-                          fix, "%s: %s", svc, pam_include_strerror(st->include_error));
+        return walk_finding(d, g, "pam-include-cycle", "pam-include-bound", DIAG_ERROR, st->include_error, st->include_where, "include",
+                            "rdmalimits reads no more of this stack", svc, PAM_CYCLE_EFFECT);
 }
 
 /* The copies of pam_limits and pam_rdmalimit whose values count: the last of each that runs

@@ -247,15 +247,8 @@ static int slurm_check_adopt(struct doc *d) {
 
 /* slurm.conf's includes cycle, or go past the walk's bound: PropagateResourceLimits is not known. */
 static int slurm_walk_report(struct doc *d, const struct visit *v) {
-        bool cycle = v->error == VISIT_ERR_CYCLE;
-        _cleanup_free_ char *fix = strf(cycle ? "remove the Include at %s that brings the file back"
-                                              : "include fewer files at %s: doctor reads no more of slurm.conf",
-                                        v->where);
-        if (!fix)
-                return -ENOMEM;
-        return doctor_add(d->rep, DOCTOR_SLURM, cycle ? DIAG_ERROR : DIAG_WARNING,
-                          cycle ? "slurm-include-cycle" : "slurm-include-bound", v->where, fix, "slurm.conf: %s%s%s",
-                          visit_strerror(v->error), cycle ? "; " : "", cycle ? SLURM_CYCLE_EFFECT : "");
+        return walk_finding(d, DOCTOR_SLURM, "slurm-include-cycle", "slurm-include-bound", DIAG_WARNING, v->error, v->where, "Include",
+                            "doctor reads no more of slurm.conf", "slurm.conf", SLURM_CYCLE_EFFECT);
 }
 
 int check_slurm(struct doc *d) {

@@ -173,17 +173,10 @@ static int sshd_report(struct doc *d, const char *cfg, const struct sshd_scan *s
 
 /* A cycle keeps sshd from starting; past the walk's bound, only the first UsePAM read counts. */
 static int sshd_walk_report(struct doc *d, const struct sshd_scan *s) {
-        bool cycle = s->walk.error == VISIT_ERR_CYCLE;
-        _cleanup_free_ char *fix = strf(cycle ? "remove the Include at %s that brings the file back"
-                                              : "include fewer files at %s: doctor reads no more of sshd_config",
-                                        s->walk.where);
-        if (!fix)
-                return -ENOMEM;
-        ADD_ID(d, DOCTOR_SSH, cycle ? DIAG_ERROR : DIAG_WARNING, cycle ? "sshd-include-cycle" : "sshd-include-bound",
-               s->walk.where, fix, "sshd: %s%s", visit_strerror(s->walk.error),
-               cycle ? "; sshd refuses such a configuration ('Too many recursive configuration includes', as "
-                       "sshd -t says): it does not start" : "");
-        return 0;
+        return walk_finding(d, DOCTOR_SSH, "sshd-include-cycle", "sshd-include-bound", DIAG_WARNING, s->walk.error, s->walk.where, "Include",
+                            "doctor reads no more of sshd_config", "sshd",
+                            "sshd refuses such a configuration ('Too many recursive configuration includes', as "
+                            "sshd -t says): it does not start");
 }
 
 int check_sshd_config(struct doc *d) {

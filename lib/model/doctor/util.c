@@ -128,6 +128,19 @@ int read_lines(struct doc *d, const char *abs, line_fn *fn, void *userdata) {
         return read_lines_walk(d, abs, NULL, NULL, fn, userdata);
 }
 
+int walk_finding(struct doc *d, enum doctor_group g, const char *cycle_id, const char *bound_id,
+                 enum diag_severity bound_lvl, int error,
+                 const char *where, const char *keyword, const char *reader, const char *subject,
+                 const char *cycle_effect) {
+        bool cycle = error == VISIT_ERR_CYCLE;
+        _cleanup_free_ char *fix = cycle ? strf("remove the %s at %s that brings the file back", keyword, where)
+                                         : strf("include fewer files at %s: %s", where, reader);
+        if (!fix)
+                return -ENOMEM;
+        return doctor_add(d->rep, g, cycle ? DIAG_ERROR : bound_lvl, cycle ? cycle_id : bound_id, where, fix, "%s: %s%s%s", subject,
+                          visit_strerror(error), cycle ? "; " : "", cycle ? cycle_effect : "");
+}
+
 bool exists_rooted(const struct doc *d, const char *abs, bool want_dir) {
         struct stat st;
         if (fs_stat_in_root(d->in->root, abs, false, &st) < 0)
