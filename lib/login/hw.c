@@ -274,17 +274,7 @@ static int genl_request(void *buf, size_t size, uint16_t type, uint16_t flags, u
                         uint8_t version, uint16_t attr, const char *name) {
         struct genlmsghdr gh = { .cmd = cmd, .version = version };
         int len = nl_put_request(buf, size, type, flags, seq, &gh, sizeof gh);
-        if (len < 0 || !name)
-                return len;
-        size_t at = NLMSG_ALIGN((size_t)len), nl = strlen(name) + 1;
-        if (size < at + NLA_HDRLEN + NLA_ALIGN(nl))
-                return -ENOBUFS;
-        struct nlattr *a = (void *)((uint8_t *)buf + at);
-        a->nla_len = (uint16_t)(NLA_HDRLEN + nl);
-        a->nla_type = attr;
-        memcpy((uint8_t *)a + NLA_HDRLEN, name, nl);
-        ((struct nlmsghdr *)buf)->nlmsg_len = (uint32_t)(at + NLA_HDRLEN + nl);
-        return (int)(at + NLA_HDRLEN + nl);
+        return name ? nl_put_attr(buf, size, len, attr, name, strlen(name) + 1) : len;
 }
 
 /* The attributes of a generic netlink message, after its genlmsghdr. */

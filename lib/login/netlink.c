@@ -122,6 +122,20 @@ int nl_put_request(void *buf, size_t size, uint16_t type, uint16_t flags, uint32
         return (int)len;
 }
 
+int nl_put_attr(void *buf, size_t size, int len, uint16_t type, const void *data, size_t data_len) {
+        if (len < 0)
+                return len;
+        size_t at = NLMSG_ALIGN((size_t)len);
+        if (data_len > UINT16_MAX - NLA_HDRLEN || size < at + NLA_HDRLEN + NLA_ALIGN(data_len))
+                return -ENOBUFS;
+        struct nlattr *a = (void *)((uint8_t *)buf + at);
+        a->nla_len = (uint16_t)(NLA_HDRLEN + data_len);
+        a->nla_type = type;
+        memcpy((uint8_t *)a + NLA_HDRLEN, data, data_len);
+        ((struct nlmsghdr *)buf)->nlmsg_len = (uint32_t)(at + NLA_HDRLEN + data_len);
+        return (int)(at + NLA_HDRLEN + data_len);
+}
+
 /* Walk the messages of one datagram; fn for each data message. */
 int nl_parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t portid, enum nl_batch_end *ret_end,
                    nl_msg_fn fn, void *data) {

@@ -24,6 +24,9 @@ int nl_send(int fd, const void *msg, size_t len);
 /* A request header + fixed part (body_len bytes of body) into buf: its length, or -ENOBUFS. */
 int nl_put_request(void *buf, size_t size, uint16_t type, uint16_t flags, uint32_t seq, const void *body,
                    size_t body_len);
+/* An attribute (data_len bytes of data) after the len bytes of the message in buf: the new
+ * length, also set in its header; -ENOBUFS, or len itself when it is an error. */
+int nl_put_attr(void *buf, size_t size, int len, uint16_t type, const void *data, size_t data_len);
 
 /* An attribute walk over [p, p + left): each attribute checked against the rest. */
 struct nla_iter {

@@ -91,19 +91,6 @@ int xdpdiag_parse_batch(const void *buf, size_t len, uint32_t seq, uint32_t port
 /* ---------------------------------------------------------------------------------------
  * RDMA netlink */
 
-static int put_u32_attr(void *buf, size_t size, int len, uint16_t type, uint32_t v) {
-        struct nlmsghdr *nlh = buf;
-        size_t at = NLMSG_ALIGN((size_t)len);
-        if (size < at + NLA_HDRLEN + NLA_ALIGN(sizeof v))
-                return -ENOBUFS;
-        struct nlattr *a = (void *)((uint8_t *)buf + at);
-        a->nla_len = NLA_HDRLEN + sizeof v;
-        a->nla_type = type;
-        memcpy((uint8_t *)a + NLA_HDRLEN, &v, sizeof v);
-        nlh->nlmsg_len = (uint32_t)(at + NLA_HDRLEN + sizeof v);
-        return (int)nlh->nlmsg_len;
-}
-
 int rdmanl_build_dev_request(void *buf, size_t size, uint32_t seq) {
         return nl_put_request(buf, size, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET),
                            NLM_F_REQUEST | NLM_F_DUMP, seq, NULL, 0);
@@ -112,9 +99,7 @@ int rdmanl_build_dev_request(void *buf, size_t size, uint32_t seq) {
 int rdmanl_build_mr_request(void *buf, size_t size, uint32_t seq, uint32_t dev_index) {
         int r = nl_put_request(buf, size, RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_RES_MR_GET),
                             NLM_F_REQUEST | NLM_F_DUMP, seq, NULL, 0);
-        if (r < 0)
-                return r;
-        return put_u32_attr(buf, size, r, RDMA_NLDEV_ATTR_DEV_INDEX, dev_index);
+        return nl_put_attr(buf, size, r, RDMA_NLDEV_ATTR_DEV_INDEX, &dev_index, sizeof dev_index);
 }
 
 struct rdma_acc {
