@@ -29,6 +29,7 @@ struct ident {
         struct strmap users;            /* name -> struct id_user * | ABSENT */
         struct strmap groups;           /* name -> struct id_group * | ABSENT */
         struct strmap gids;             /* "gid" -> struct id_group * | ABSENT */
+        struct strmap uids;             /* "uid" -> struct id_user * | ABSENT (NSS only) */
         /* root mode: every group of ROOT/etc/group, in file order */
         struct id_group **all_groups;
         size_t n_all_groups;
@@ -82,6 +83,7 @@ void ident_free(struct ident *id) {
                 strmap_clear(&id->users, user_free);
                 strmap_clear(&id->groups, group_free);
                 strmap_clear(&id->gids, group_free);
+                strmap_clear(&id->uids, user_free);
         }
         free(id->all_users);
         free(id->all_groups);
@@ -247,6 +249,18 @@ struct nss_user_query {
         struct id_user **ret;
 };
 
+static int user_copy(const struct passwd *pw, struct id_user **ret) {
+        struct id_user *u = calloc(1, sizeof(*u));
+        if (!u || !(u->name = strdup(pw->pw_name))) {
+                free(u);
+                return -ENOMEM;
+        }
+        u->uid = pw->pw_uid;
+        u->gid = pw->pw_gid;
+        *ret = u;
+        return 0;
+}
+
 static int nss_user_fetch(void *ctx, char *buf, size_t size) {
         struct nss_user_query *q = ctx;
         struct passwd pw, *res = NULL;
@@ -255,15 +269,23 @@ static int nss_user_fetch(void *ctx, char *buf, size_t size) {
                 return -r;
         if (!res)
                 return -ENOENT;
-        struct id_user *u = calloc(1, sizeof(*u));
-        if (!u || !(u->name = strdup(pw.pw_name))) {
-                free(u);
-                return -ENOMEM;
-        }
-        u->uid = pw.pw_uid;
-        u->gid = pw.pw_gid;
-        *q->ret = u;
-        return 0;
+        return user_copy(&pw, q->ret);
+}
+
+struct nss_uid_query {
+        uid_t uid;
+        struct id_user **ret;
+};
+
+static int nss_uid_fetch(void *ctx, char *buf, size_t size) {
+        struct nss_uid_query *q = ctx;
+        struct passwd pw, *res = NULL;
+        int r = getpwuid_r(q->uid, &pw, buf, size, &res);
+        if (r != 0)
+                return -r;
+        if (!res)
+                return -ENOENT;
+        return user_copy(&pw, q->ret);
 }
 
 static int nss_user(const char *name, struct id_user **ret) {
@@ -358,6 +380,11 @@ static int fetch_user(const void *name, void **ret) {
         return nss_user(name, (struct id_user **)ret);
 }
 
+static int fetch_uid(const void *uid, void **ret) {
+        struct nss_uid_query q = { *(const uid_t *)uid, (struct id_user **)ret };
+        return nss_with_buffer(_SC_GETPW_R_SIZE_MAX, 1u << 20, nss_uid_fetch, &q);
+}
+
 static int fetch_group(const void *name, void **ret) {
         return nss_group(name, 0, (struct id_group **)ret);
 }
@@ -368,6 +395,23 @@ static int fetch_gid(const void *gid, void **ret) {
 
 int ident_user(struct ident *id, const char *name, const struct id_user **ret) {
         return lookup(id, &id->users, name, fetch_user, name, user_free, (void **)ret);
+}
+
+int ident_user_by_uid(struct ident *id, uid_t uid, const struct id_user **ret) {
+        if (id->root) {
+                int r = load_files(id);
+                if (r < 0)
+                        return r;
+                for (size_t i = 0; i < id->n_all_users; i++)
+                        if (id->all_users[i]->uid == uid) {
+                                *ret = id->all_users[i];
+                                return 0;
+                        }
+                return -ENOENT;
+        }
+        char key[16];
+        snprintf(key, sizeof key, "%u", (unsigned)uid);
+        return lookup(id, &id->uids, key, fetch_uid, &uid, user_free, (void **)ret);
 }
 
 int ident_group(struct ident *id, const char *name, const struct id_group **ret) {

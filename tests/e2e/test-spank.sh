@@ -1,0 +1,193 @@
+#!/bin/bash
+# spank_rdmalimit end to end: a real single-node Slurm (Debian's munged, slurmctld, slurmd) in
+# the throwaway sandbox of tests/e2e/sandbox.sh (private mount, PID and network namespaces;
+# copies of /etc/passwd, group and security bound over the real ones), slurm.conf's
+# PlugStackConfig naming the BUILT plugin; srun tasks of two throwaway users:
+#   alice  member of rdma_users (policy: memlock H/2)
+#   bob    no rule (Slurm's own behaviour)
+#   carol  a user rule above the hard limit H this machine allows (2H): the shortfall
+# slurmd runs with soft H/4, hard H (root here lacks CAP_SYS_RESOURCE: nobody raises H).
+# Asserted, for PropagateResourceLimits unset (Slurm's default ALL) and for
+# PropagateResourceLimitsExcept=MEMLOCK:
+#   - alice's task gets soft H/2, hard H whatever the submit shell's soft limit (H/8 or 3H/4,
+#     and srun --propagate=MEMLOCK, the `U` value), one slurmd log line per step naming
+#     user, job.step, rule and values;
+#   - bob's task gets what Slurm gives: the submit shell's soft limit under ALL, slurmd's under
+#     Except=MEMLOCK; no plugin line for bob;
+#   - carol's task gets soft = hard = H, slurmd's log has the warning with the cause and the
+#     fix (LimitMEMLOCK=), srun's stderr the message to the user.
+# Root only (the daemons run as root); fails under CI=true when it cannot run.
+set -u
+
+# shellcheck source=e2e.sh
+. "$(dirname "${BASH_SOURCE[0]}")/e2e.sh"
+: "${SPANK_PLUGIN:=$top_builddir/spank/.libs/spank_rdmalimit.so}"
+export SPANK_PLUGIN
+
+# what must not change on the host: the files the sandbox shadows
+host_state() { sandbox_host_state; }
+
+if ! sandbox_inside; then
+	require_root "a single-node Slurm with spank_rdmalimit"
+	no_plan
+	require_built "$SPANK_PLUGIN"
+	for t in munged slurmctld slurmd srun scontrol sinfo unshare prlimit setpriv ip; do
+		command -v "$t" >/dev/null || skip_all "$t is missing (Debian: slurmctld slurmd slurm-client munge)"
+	done
+	sandbox_outer "/etc/passwd, group, security" "$0" "$@"
+	done_testing
+fi
+
+e2e_inner
+# Slurm's daemons bind with AI_ADDRCONFIG, which wants an address besides loopback
+{ ip link add rls0 type veth peer name rls1 && ip addr add 192.0.2.1/24 dev rls0 &&
+	ip link set rls0 up && ip link set rls1 up; } || { fail "a veth pair in the sandbox's network namespace"; exit 1; }
+
+H=$SANDBOX_MEMLOCK_HARD
+[ "$(ulimit -Hl)" = unlimited ] || H=$(($(ulimit -Hl) * 1024))
+KiB=1024
+kib() { echo $(($1 / KiB)); }
+# a size as the log writes it (exact: the largest unit that divides it), and as LimitMEMLOCK=
+iec() { if [ $(($1 % 1048576)) = 0 ]; then echo "$(($1 / 1048576)) MiB"; else echo "$(($1 / KiB)) KiB"; fi; }
+sysd() { if [ $(($1 % 1048576)) = 0 ]; then echo "$(($1 / 1048576))M"; else echo "$(($1 / KiB))K"; fi; }
+slurmd_soft=$((H / 4)) policy=$((H / 2)) low=$((H / 8)) high=$((H * 3 / 4)) over=$((H * 2))
+diag "hard H=$H; slurmd soft $slurmd_soft; policy $policy; submit shells $low and $high; carol's rule $over"
+
+sandbox_user alice rdma_users && sandbox_user bob && sandbox_user carol ||
+	{ fail "the throwaway users"; exit 1; }
+# the policy the plugin reads (/etc/security here is the sandbox's copy: root-owned, 0644)
+sandbox_policy <<E
+version = 1;
+rules = (
+  { group = "rdma_users"; memlock = "$(kib "$policy")K"; },
+  { user = "carol"; memlock = "$(kib "$over")K"; }
+);
+E
+group_line=$(grep -n 'rdma_users' /etc/security/rdmalimit.conf | cut -d: -f1)
+carol_line=$(grep -n '"carol"' /etc/security/rdmalimit.conf | cut -d: -f1)
+
+W=$SANDBOX_DIR/slurm
+mkdir -m 0755 "$W" "$W/munge" "$W/state" "$W/spool" "$W/etc" "$W/out"
+chmod 0777 "$W/out"
+head -c 1024 /dev/urandom > "$W/munge/munge.key"
+chmod 0400 "$W/munge/munge.key"
+if ! munged --force -S "$W/munge/sock" --key-file="$W/munge/munge.key" --pid-file="$W/munge/munged.pid" \
+	--log-file="$W/munge/log" --seed-file="$W/munge/seed" 2> "$W/munged.err"; then
+	not_ok "munged starts" "$(cat "$W/munged.err")"
+	exit 1
+fi
+node=$(hostname -s)
+echo "optional $SPANK_PLUGIN cache=" > "$W/etc/plugstack.conf"
+conf() {
+	cat <<E
+ClusterName=rdmalimit
+SlurmctldHost=$node(127.0.0.1)
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+AuthInfo=socket=$W/munge/sock
+CredType=cred/munge
+StateSaveLocation=$W/state
+SlurmdSpoolDir=$W/spool
+SlurmctldPidFile=$W/slurmctld.pid
+SlurmdPidFile=$W/slurmd.pid
+SlurmctldLogFile=$W/slurmctld.log
+SlurmdLogFile=$W/slurmd.log
+SlurmctldPort=16917
+SlurmdPort=16918
+PlugStackConfig=$W/etc/plugstack.conf
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SelectType=select/linear
+ReturnToService=2
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
+PartitionName=rdma Nodes=ALL Default=YES MaxTime=INFINITE State=UP
+E
+	printf '%s\n' "$@"
+}
+conf > "$W/etc/slurm.conf"
+chmod 0644 "$W/etc/slurm.conf" "$W/etc/plugstack.conf"
+export SLURM_CONF=$W/etc/slurm.conf
+
+slurmctld -i 2> "$W/slurmctld.err" || { not_ok "slurmctld starts" "$(cat "$W/slurmctld.err" "$W/slurmctld.log")"; exit 1; }
+prlimit --memlock="$slurmd_soft:$H" slurmd 2> "$W/slurmd.err" ||
+	{ not_ok "slurmd starts" "$(cat "$W/slurmd.err" "$W/slurmd.log")"; exit 1; }
+# readiness, not timing: the node registers within a minute or the test fails
+for _ in $(seq 60); do
+	[ "$(timeout 5 sinfo -h -o %t 2>/dev/null)" = idle ] && break
+	sleep 1
+done
+if [ "$(timeout 5 sinfo -h -o %t 2>/dev/null)" != idle ]; then
+	not_ok "the node $node comes up idle" "$(tail -30 "$W/slurmctld.log" "$W/slurmd.log")"
+	exit 1
+fi
+ok "munged, slurmctld and slurmd run; plugstack.conf: $(cat "$W/etc/plugstack.conf")"
+
+# run USER SUBMIT_SOFT NAME [SRUN-OPTION...]: srun as USER (no PAM: setpriv) from a shell with
+# memlock soft SUBMIT_SOFT, hard H; sets $soft and $hard (bytes) from the task's `ulimit -l`,
+# $job (its job id) and leaves srun's stderr in $W/out/NAME.err
+run() {
+	local user=$1 submit=$2 name=$3 out
+	shift 3
+	out=$W/out/$name
+	(cd / && prlimit --memlock="$submit:$H" setpriv --reuid="$user" --regid="$user" --init-groups \
+		timeout 120 srun -t 2 -J "$name" "$@" sh -c 'echo "$SLURM_JOB_ID"; ulimit -Sl; ulimit -Hl') \
+		> "$out.out" 2> "$out.err"
+	{ read -r job; read -r soft; read -r hard; } < "$out.out"
+	job=${job:-none}
+	[ "${soft:-x}" = unlimited ] && soft=$((1 << 62))
+	soft=$((${soft:-0} * KiB)) hard=$((${hard:-0} * KiB))
+	[ "$hard" != 0 ] || diag "srun $name: $(cat "$out.out" "$out.err")" "$(tail -15 "$W/slurmd.log")"
+}
+# log_line JOB: the plugin's lines in slurmd's log for that job
+log_line() { grep -F "spank_rdmalimit: " "$W/slurmd.log" | grep -F "job=$1." || true; }
+
+members() { # LABEL: alice's tasks from both submit shells, and with srun --propagate=MEMLOCK
+	local label=$1 l
+	run alice "$low" "alice-low-$label"
+	check "$label: alice (rdma_users), submit soft $low: the task gets soft $policy ($soft)" test "$soft" = "$policy"
+	check "$label: ... and hard H ($hard = $H)" test "$hard" = "$H"
+	l=$(log_line "$job")
+	check "$label: slurmd's log: one line for the step" test "$(grep -c . <<<"$l")" = 1
+	check "$label: ... with user, job.step, rule, values, why" grep -qF \
+		"spank_rdmalimit: user=alice job=$job.0 rule group rdma_users (/etc/security/rdmalimit.conf:$group_line): memlock soft=$(iec "$policy") hard=$(iec "$H") (fixed value)" <<<"$l"
+	[ -n "$l" ] && diag "log: ${l#*] }"
+	run alice "$high" "alice-high-$label"
+	check "$label: alice, submit soft $high: still soft $policy ($soft)" test "$soft" = "$policy"
+	run alice "$high" "alice-propagate-$label" --propagate=MEMLOCK
+	check "$label: alice, submit soft $high, srun --propagate=MEMLOCK (the U value): still soft $policy ($soft)" \
+		test "$soft" = "$policy"
+}
+
+# --- Slurm's default: PropagateResourceLimits=ALL
+members default
+run bob "$low" bob-low-default
+check "default: bob (no rule) gets the submit shell's soft limit, as Slurm gives it ($soft = $low)" test "$soft" = "$low"
+check "default: ... and slurmd's hard limit ($hard = $H)" test "$hard" = "$H"
+check "default: no plugin line for bob's step" test -z "$(log_line "$job")"
+run bob "$high" bob-high-default
+check "default: bob from a shell with soft $high gets $high ($soft)" test "$soft" = "$high"
+
+# the shortfall: carol's rule wants 2H, slurmd's hard limit is H
+run carol "$low" carol-default
+check "shortfall: carol's task gets the closest value, soft = hard = H ($soft $hard)" test "$soft $hard" = "$H $H"
+l=$(log_line "$job")
+check "shortfall: slurmd's log names the cause and the fix (LimitMEMLOCK=)" grep -qE \
+	"spank_rdmalimit: warning: user=carol job=$job\\.0 rule user carol \\(/etc/security/rdmalimit\\.conf:$carol_line\\): wanted memlock .* set soft=.* hard=.*: setrlimit: Operation not permitted: slurmstepd .* cannot raise its hard memlock limit .*CAP_SYS_RESOURCE.*fix: give slurmd LimitMEMLOCK=$(sysd "$over") " <<<"$l"
+[ -n "$l" ] && diag "log: ${l#*] }"
+check "shortfall: srun's stderr tells the user" grep -qE "rdmalimit: memlock is .*, not .*: slurmd cannot raise its hard limit" "$W/out/carol-default.err"
+diag "srun's stderr: $(cat "$W/out/carol-default.err")"
+
+# --- PropagateResourceLimitsExcept=MEMLOCK: Slurm gives tasks slurmd's limits
+conf PropagateResourceLimitsExcept=MEMLOCK > "$W/etc/slurm.conf"
+scontrol reconfigure 2> /dev/null || diag "scontrol reconfigure failed"
+sleep 1
+members except
+run bob "$high" bob-except
+check "except: bob gets slurmd's soft limit, as Slurm gives it ($soft = $slurmd_soft)" test "$soft" = "$slurmd_soft"
+check "except: ... and slurmd's hard limit ($hard = $H)" test "$hard" = "$H"
+check "except: no plugin line for bob's step" test -z "$(log_line "$job")"
+done_testing
