@@ -190,4 +190,8 @@ run bob "$high" bob-except
 check "except: bob gets slurmd's soft limit, as Slurm gives it ($soft = $slurmd_soft)" test "$soft" = "$slurmd_soft"
 check "except: ... and slurmd's hard limit ($hard = $H)" test "$hard" = "$H"
 check "except: no plugin line for bob's step" test -z "$(log_line "$job")"
-done_testing
+# the daemons go: PID 1 of the sandbox's PID namespace exits after them
+for f in "$W/slurmd.pid" "$W/slurmctld.pid" "$W/munge/munged.pid"; do
+	[ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
+done
+exit 0
