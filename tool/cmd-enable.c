@@ -32,6 +32,10 @@
 #define AUTHSELECT_CONF "/etc/authselect/authselect.conf"
 #define AUTHSELECT_PROFILE_DIR "/etc/authselect/custom/rdmalimit"
 #define AUTHSELECT_PROFILE "custom/rdmalimit"
+/* in the profile's directory: the profile selected before enable selected it (authselect
+ * reads only the files it knows there) */
+#define AUTHSELECT_RECORD "rdmalimits-previous"
+#define RECORD_PATH AUTHSELECT_PROFILE_DIR "/" AUTHSELECT_RECORD
 
 /* One file enable or disable may rewrite. */
 struct target {
@@ -58,8 +62,15 @@ struct run {
         bool need_pau, need_authselect;
         struct strv cmds;        /* the commands of the distribution's mechanism, as shown */
         /* what the mechanism runs (not under --root, --check, or when the tool is missing) */
-        bool run_pau, run_authselect_create;
-        char authselect_base[256], authselect_features[1024];
+        bool run_pau;
+        /* authselect: the selected profile and its features, the one recorded before enable */
+        bool as_tool;            /* authselect is on PATH, and may run (not under --root) */
+        bool as_create;          /* create-profile runs first, then the new profile is edited */
+        char as_base[256], as_previous[256];
+        struct strv as_feat;
+        struct strv as_argv;     /* the select command run (r->cmds shows it) */
+        char *as_record;         /* the record's new text, when it changes */
+        char as_note[512];       /* --check: what happens between the commands */
         char chroot[PATH_MAX + 8];  /* "chroot ROOT " under --root: the tools run in the tree */
 };
 
@@ -76,6 +87,9 @@ static void run_done(struct run *r) {
                 target_clear(&r->t[i]);
         free(r->t);
         strv_clear(&r->cmds);
+        strv_clear(&r->as_feat);
+        strv_clear(&r->as_argv);
+        free(r->as_record);
         closep(&r->pamfd);
         closep(&r->profilefd);
         closep(&r->lockfd);
@@ -154,7 +168,7 @@ static int list_services(const struct run *r, struct strv *ret) {
 
 /* Read and parse dirfd/name into a new target.  Returns the target, or NULL with r->errors
  * counted. */
-static struct target *target_load(struct run *r, int dirfd, const char *dir, const char *name) {
+static struct target *target_load(struct run *r, int dirfd, const char *dir, const char *name, bool profile) {
         _cleanup_close_ int fd = -1;
         _cleanup_free_ char *abs = NULL;
         _cleanup_(diag_list_clear) struct diag_list diags = {};
@@ -180,7 +194,7 @@ static struct target *target_load(struct run *r, int dirfd, const char *dir, con
                 log_error("%s: %s", t.display, fs_strerror(k));
                 goto fail;
         }
-        k = pam_file_parse(t.display, t.old, t.old_len, &t.f, &diags);
+        k = (profile ? pam_file_parse_profile : pam_file_parse)(t.display, t.old, t.old_len, &t.f, &diags);
         if (k == -ENOMEM)
                 goto oom;
         if (k < 0) {
@@ -216,7 +230,7 @@ static struct target *service_target(struct run *r, const char *name, bool expli
                 r->need_authselect |= explicit && m == PAM_MANAGER_AUTHSELECT;
                 return NULL;
         }
-        return target_load(r, r->pamfd, PAM_DIR, name);
+        return target_load(r, r->pamfd, PAM_DIR, name, false);
 }
 
 static void target_drop_last(struct run *r) {
@@ -359,51 +373,193 @@ static void plan_disable(struct run *r, const char *name, bool explicit) {
                          JUMPS_NOTE(jumps));
 }
 
-/* Read the selected authselect profile and its features from the tree's authselect.conf. */
-static int authselect_current(struct run *r) {
-        _cleanup_close_ int fd = -1;
-        _cleanup_free_ char *text = NULL;
-        int k = fs_open_config_in_root(r->c->root, AUTHSELECT_CONF, false, false, &fd, NULL);
-        if (k >= 0)
-                k = fs_read_all(fd, 64 * 1024, &text, NULL);
-        if (k < 0)
-                return k;
-        r->authselect_base[0] = r->authselect_features[0] = '\0';
-        for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-                l += strspn(l, " \t");
-                l[strcspn(l, " \t\r#")] = '\0';
-                if (!*l)
-                        continue;
-                if (!r->authselect_base[0]) {
-                        snprintf(r->authselect_base, sizeof r->authselect_base, "%s", l);
-                        continue;
-                }
-                size_t u = strlen(r->authselect_features);
-                snprintf(r->authselect_features + u, sizeof r->authselect_features - u, " %s", l);
-        }
-        return r->authselect_base[0] ? 0 : -ENODATA;
+/* A profile or feature name as authselect writes them in authselect.conf: letters, digits and
+ * "._/-", not starting with '-' (it becomes a word of a command line). */
+static bool authselect_word(const char *s) {
+        static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/-";
+        return *s && *s != '-' && strspn(s, ok) == strlen(s) && strlen(s) < 200;
 }
 
-/* The authselect side: a custom profile with the module after pam_limits in system-auth and
- * password-auth, then selected.  Edits the profile's files when it exists. */
+/* The words of a file of authselect's kind (authselect.conf, the record): one a line, '#'
+ * comments and blank lines skipped, into ret.  0, a negative errno, or -EBADMSG (said, with
+ * the file and line). */
+static int authselect_words(struct run *r, int fd, const char *display, struct strv *ret) {
+        _cleanup_free_ char *text = NULL;
+        unsigned lineno = 0;
+        int k = fs_read_all(fd, 64 * 1024, &text, NULL);
+        if (k < 0)
+                return k;
+        for (char *l = text, *next; l && *l; l = next) {
+                next = strchr(l, '\n');
+                if (next)
+                        *next++ = '\0';
+                lineno++;
+                l += strspn(l, " \t");
+                l[strcspn(l, "#")] = '\0';
+                size_t n = strlen(l);
+                while (n > 0 && strchr(" \t\r", l[n - 1]))
+                        l[--n] = '\0';
+                if (!*l)
+                        continue;
+                if (!authselect_word(l)) {
+                        char e[512];
+                        run_error(r, "%s:%u: '%s' is not a profile or feature name of authselect", display, lineno,
+                                  str_escape(l, e, sizeof e));
+                        return -EBADMSG;
+                }
+                if (strv_push(ret, l) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* The selected profile (r->as_base) and its features (r->as_feat) from authselect.conf.  0,
+ * -ENOENT, -ENODATA (no profile in it), -EBADMSG (said), or another negative errno. */
+static int authselect_current(struct run *r) {
+        _cleanup_close_ int fd = -1;
+        _cleanup_(strv_clear) struct strv w = {};
+        int k = fs_open_config_in_root(r->c->root, AUTHSELECT_CONF, false, false, &fd, NULL);
+        if (k >= 0)
+                k = authselect_words(r, fd, shown(r->c, AUTHSELECT_CONF), &w);
+        if (k < 0)
+                return k;
+        if (w.n == 0)
+                return -ENODATA;
+        snprintf(r->as_base, sizeof r->as_base, "%s", w.v[0]);
+        strv_clear(&r->as_feat);
+        for (size_t i = 1; i < w.n; i++)
+                if (strv_push(&r->as_feat, w.v[i]) < 0)
+                        return -ENOMEM;
+        return 0;
+}
+
+/* The profile recorded in the profile directory (r->profilefd) as selected before enable, into
+ * r->as_previous ("" when there is no record).  0, -EBADMSG (said) or a negative errno. */
+static int authselect_read_record(struct run *r) {
+        _cleanup_close_ int fd = -1;
+        _cleanup_(strv_clear) struct strv w = {};
+        int k = fs_open_config(r->profilefd, AUTHSELECT_RECORD, false, true, &fd, NULL);
+        r->as_previous[0] = '\0';
+        if (k == -ENOENT)
+                return 0;
+        if (k >= 0)
+                k = authselect_words(r, fd, shown(r->c, RECORD_PATH), &w);
+        if (k < 0)
+                return k;
+        if (w.n != 1 || streq(w.v[0], AUTHSELECT_PROFILE)) {
+                run_error(r, "%s: not one profile other than %s", shown(r->c, RECORD_PATH),
+                          AUTHSELECT_PROFILE);
+                return -EBADMSG;
+        }
+        snprintf(r->as_previous, sizeof r->as_previous, "%s", w.v[0]);
+        return 0;
+}
+
+/* "authselect select PROFILE FEATURES --force": the selected features without ours, with
+ * ours when with_feature.  Shown in r->cmds (in the tree under --root), run from r->as_argv.
+ * 0, or run_oom(). */
+static int add_select(struct run *r, const char *profile, bool with_feature) {
+        _cleanup_free_ char *shown_cmd = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&shown_cmd, &len);
+        int k = f ? 0 : -ENOMEM;
+
+        strv_clear(&r->as_argv);
+        if (k == 0)
+                k = strv_push(&r->as_argv, "authselect") < 0 || strv_push(&r->as_argv, "select") < 0 ||
+                    strv_push(&r->as_argv, profile) < 0;
+        for (size_t i = 0; k == 0 && i < r->as_feat.n; i++)
+                if (!streq(r->as_feat.v[i], PAMEDIT_FEATURE))
+                        k = strv_push(&r->as_argv, r->as_feat.v[i]);
+        if (k == 0 && with_feature)
+                k = strv_push(&r->as_argv, PAMEDIT_FEATURE);
+        if (k == 0)
+                k = strv_push(&r->as_argv, "--force");
+        if (f) {
+                fputs(r->chroot, f);
+                for (size_t i = 0; i < r->as_argv.n; i++)
+                        fprintf(f, "%s%s", i ? " " : "", r->as_argv.v[i]);
+                if (fclose(f) != 0)
+                        k = -ENOMEM;
+        }
+        if (k != 0 || strv_consume(&r->cmds, TAKE_PTR(shown_cmd)) < 0)
+                return run_oom(r);
+        r->pending = true;
+        return 0;
+}
+
+/* The record of the profile selected before (r->as_base), when it is not there yet. */
+static int plan_record(struct run *r) {
+        if (streq(r->as_previous, r->as_base))
+                return 0;
+        free(r->as_record);
+        if (asprintf(&r->as_record, "# The authselect profile selected before 'rdmalimits enable' selected %s.\n"
+                     "# 'rdmalimits disable' selects it again, with the features then selected.\n%s\n",
+                     AUTHSELECT_PROFILE, r->as_base) < 0) {
+                r->as_record = NULL;
+                return run_oom(r);
+        }
+        return 0;
+}
+
+/* Is a command on PATH (as posix_spawnp() would find it)? */
+static bool on_path(const char *name) {
+        const char *path = getenv("PATH");
+        if (!path)
+                path = "/usr/local/bin:/usr/bin:/bin";
+        for (const char *p = path; *p;) {
+                size_t n = strcspn(p, ":");
+                char buf[PATH_MAX];
+                if (n > 0 && snprintf(buf, sizeof buf, "%.*s/%s", (int)n, p, name) < (int)sizeof buf &&
+                    access(buf, X_OK) == 0)
+                        return true;
+                p += n + (p[n] == ':');
+        }
+        return false;
+}
+
+/* enable, the profile's files: the module's line after pam_limits in system-auth and
+ * password-auth of custom/rdmalimit (r->profilefd), behind the feature. */
+static void plan_profile_files(struct run *r) {
+        static const char *const files[] = { "system-auth", "password-auth" };
+        int jumps;
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                struct target *t = target_load(r, r->profilefd, AUTHSELECT_PROFILE_DIR, files[i], true);
+                if (!t)
+                        continue;
+                int k = pam_file_mark_after_limits(&t->f);
+                if (k == 0 && keep_jumps(r, t, files[i], &jumps) < 0)
+                        continue;
+                if (k == -ENOENT)
+                        run_error(r, "%s: no session pam_limits line to follow", t->display);
+                else if (k < 0)
+                        run_oom(r);
+                else if (k == 0 && target_render(r, t) > 0)
+                        snprintf(t->note, sizeof t->note, "pam_rdmalimit after pam_limits in the authselect profile, "
+                                 "behind its feature %s%s", PAMEDIT_FEATURE, JUMPS_NOTE(jumps));
+                else
+                        target_drop_last(r);
+        }
+}
+
+/* The authselect side of enable: the custom profile custom/rdmalimit (made from the selected
+ * profile when it does not exist) with the module after pam_limits in system-auth and
+ * password-auth behind the feature with-rdmalimit, the profile selected before recorded in it,
+ * then `authselect select custom/rdmalimit FEATURES with-rdmalimit --force`. */
 static void plan_authselect(struct run *r) {
         const struct ctx *c = r->c;
-        int k = authselect_current(r), jumps;
+        int k = authselect_current(r);
 
+        if (k == -EBADMSG)
+                return;
         if (k < 0) {
                 run_error(r, "%s: %s; authselect has no profile selected here: select one first "
                           "(e.g. 'authselect select sssd'), then run rdmalimits enable again",
                           shown(c, AUTHSELECT_CONF), k == -ENODATA ? "empty" : fs_strerror(k));
                 return;
         }
-        bool selected = streq(r->authselect_base, AUTHSELECT_PROFILE);
-        if (selected && stack_has(c->root, "system-auth", "pam_rdmalimit") &&
-            stack_has(c->root, "password-auth", "pam_rdmalimit")) {
-                if (!c->quiet && !c->json)
-                        printf("authselect: profile %s selected, with pam_rdmalimit after pam_limits: unchanged\n",
-                               AUTHSELECT_PROFILE);
-                return;
-        }
+        bool selected = streq(r->as_base, AUTHSELECT_PROFILE);
+        bool featured = strv_contains(r->as_feat.v, PAMEDIT_FEATURE);
         k = fs_open_dir_in_root(c->root, AUTHSELECT_PROFILE_DIR, FS_DIR_NOFOLLOW, &r->profilefd);
         if (k < 0 && k != -ENOENT) {
                 run_error(r, "%s: %s", shown(c, AUTHSELECT_PROFILE_DIR), fs_strerror(k));
@@ -412,44 +568,78 @@ static void plan_authselect(struct run *r) {
         if (k == -ENOENT) {
                 if (selected) {
                         run_error(r, "authselect: profile %s is selected but %s does not exist",
-                                  AUTHSELECT_PROFILE, AUTHSELECT_PROFILE_DIR);
+                                  AUTHSELECT_PROFILE, shown(c, AUTHSELECT_PROFILE_DIR));
                         return;
                 }
-                _cleanup_free_ char *pdir = fs_root_path(c->root, AUTHSELECT_PROFILE_DIR);
-                if (!pdir) {
-                        run_oom(r);
+                if (add_cmd(r, "%sauthselect create-profile rdmalimit -b %s", r->chroot, r->as_base) < 0)
                         return;
-                }
-                if (add_cmd(r, "%sauthselect create-profile rdmalimit -b %s", r->chroot,
-                            r->authselect_base) < 0 ||
-                    add_cmd(r, "sed -i '/^session[[:space:]].*pam_limits\\.so/a %s' %s/system-auth %s/password-auth",
-                            PAMEDIT_LINE, pdir, pdir) < 0)
-                        return;
-                r->run_authselect_create = true;
-        } else {
-                static const char *const files[] = { "system-auth", "password-auth" };
-                for (size_t i = 0; i < ELEMENTSOF(files); i++) {
-                        struct target *t = target_load(r, r->profilefd, AUTHSELECT_PROFILE_DIR, files[i]);
-                        if (!t)
-                                continue;
-                        k = pam_file_mark_after_limits(&t->f);
-                        if (k == 0 && keep_jumps(r, t, files[i], &jumps) < 0)
-                                continue;
-                        if (k == -ENOENT)
-                                run_error(r, "%s: no session pam_limits line to follow",
-                                          t->display);
-                        else if (k < 0)
-                                run_oom(r);
-                        else if (k == 0 && target_render(r, t) > 0)
-                                snprintf(t->note, sizeof t->note, "pam_rdmalimit after pam_limits in the authselect profile%s",
-                                         JUMPS_NOTE(jumps));
-                        else
-                                target_drop_last(r);
-                }
+                r->pending = true;
+                if (r->as_tool) {
+                        /* run here: the new profile is then edited as an existing one, and selected */
+                        r->as_create = true;
+                        snprintf(r->as_note, sizeof r->as_note, "it puts pam_rdmalimit after pam_limits in the new "
+                                 "profile's system-auth and password-auth (behind its feature %s) and records the "
+                                 "profile selected before (%s)", PAMEDIT_FEATURE, r->as_base);
+                        add_select(r, AUTHSELECT_PROFILE, true);
+                } else if (fs_root_is_set(c->root))
+                        add_cmd(r, "rdmalimits --root %s enable", c->root);
+                else
+                        add_cmd(r, "rdmalimits enable");
+                return;
         }
-        add_cmd(r, "%sauthselect select %s%s --force", r->chroot, AUTHSELECT_PROFILE,
-                r->authselect_features);
-        r->pending = true;
+        if (authselect_read_record(r) < 0)
+                return;
+        if (!selected && r->as_previous[0] && !streq(r->as_previous, r->as_base)) {
+                run_error(r, "%s was made from the profile %s, but %s is selected: remove that directory "
+                          "(rdmalimits enable then makes it again from %s) or select %s first (nothing written)",
+                          shown(c, AUTHSELECT_PROFILE_DIR), r->as_previous, r->as_base, r->as_base, r->as_previous);
+                return;
+        }
+        size_t before = r->nt;
+        plan_profile_files(r);
+        if (r->errors)
+                return;
+        bool edited = r->nt > before;
+        if (!selected && plan_record(r) < 0)
+                return;
+        if (selected && featured && !edited && stack_has(c->root, "system-auth", "pam_rdmalimit") &&
+            stack_has(c->root, "password-auth", "pam_rdmalimit")) {
+                if (!c->quiet && !c->json)
+                        printf("authselect: unchanged: profile %s selected with %s, pam_rdmalimit after pam_limits\n",
+                               AUTHSELECT_PROFILE, PAMEDIT_FEATURE);
+                return;
+        }
+        add_select(r, AUTHSELECT_PROFILE, true);
+}
+
+/* The authselect side of disable: custom/rdmalimit selected goes back to the profile recorded
+ * when enable selected it, with the features selected now but ours. */
+static void plan_authselect_disable(struct run *r) {
+        const struct ctx *c = r->c;
+        int k = authselect_current(r);
+
+        if (k == -EBADMSG)
+                return;
+        if (k < 0 || !streq(r->as_base, AUTHSELECT_PROFILE)) {
+                if (stack_has(c->root, "system-auth", "pam_rdmalimit") || stack_has(c->root, "password-auth", "pam_rdmalimit"))
+                        run_error(r, "system-auth or password-auth runs pam_rdmalimit, but the authselect profile "
+                                  "selected is %s, not %s: rdmalimits enable did not put it there; take it out of "
+                                  "that profile by hand (nothing written)", k < 0 ? "none" : r->as_base, AUTHSELECT_PROFILE);
+                return;
+        }
+        k = fs_open_dir_in_root(c->root, AUTHSELECT_PROFILE_DIR, FS_DIR_NOFOLLOW, &r->profilefd);
+        if (k >= 0)
+                k = authselect_read_record(r);
+        if (k == -EBADMSG)
+                return;
+        if (k < 0 || !r->as_previous[0]) {
+                run_error(r, "%s: %s; rdmalimits cannot tell which authselect profile was selected before "
+                          "%s: select it yourself ('authselect select PROFILE FEATURES --force'; nothing written)",
+                          shown(c, RECORD_PATH), k < 0 ? fs_strerror(k) : "no record",
+                          AUTHSELECT_PROFILE);
+                return;
+        }
+        add_select(r, r->as_previous, false);
 }
 
 static void plan_pau(struct run *r) {
@@ -478,8 +668,8 @@ static void plan_pau(struct run *r) {
 /* Write every changed target, its backup first (the old bytes as they were, so that the
  * backup is exact; a failed directory sync of the backup alone does not stop the edit).  0 or
  * a reported negative errno. */
-static int commit_targets(struct run *r) {
-        for (size_t i = 0; i < r->nt; i++) {
+static int commit_targets(struct run *r, size_t from) {
+        for (size_t i = from; i < r->nt; i++) {
                 struct target *t = &r->t[i];
                 _cleanup_free_ char *bak = NULL;
                 if (!t->text)
@@ -496,6 +686,12 @@ static int commit_targets(struct run *r) {
                 if (k < 0)
                         return k;
         }
+        if (r->as_record && r->profilefd >= 0) {
+                int k = managed_write(r->profilefd, AUTHSELECT_RECORD, shown(r->c, RECORD_PATH),
+                                      r->as_record, 0644);
+                if (k < 0)
+                        return k;
+        }
         return 0;
 }
 
@@ -504,6 +700,55 @@ static int commit_targets(struct run *r) {
 static void print_target(const struct target *t, const char *verb) {
         char d[4096], n[4096];
         printf("%s: %s%s\n", str_escape(t->display, d, sizeof d), verb, str_escape(t->note, n, sizeof n));
+}
+
+/* Run a command of authselect, say so; 0, or CMD_FINDINGS (said). */
+static int run_authselect_cmd(struct run *r, char *const argv[], bool *ran) {
+        _cleanup_free_ char *line = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&line, &len);
+        if (!f)
+                return log_oom();
+        for (size_t i = 0; argv[i]; i++)
+                fprintf(f, "%s%s", i ? " " : "", argv[i]);
+        if (fclose(f) != 0)
+                return log_oom();
+        int k = run_wait(argv);
+        *ran = true;
+        if (!r->c->quiet && !r->c->json)
+                printf("ran: %s (status %d)\n", line, k);
+        if (k != 0) {
+                log_error("%s failed (%s %d)", line, k < 0 ? "error" : "status", k < 0 ? -k : k);
+                return CMD_FINDINGS;
+        }
+        return 0;
+}
+
+/* enable: create-profile (then the new profile's files edited and the record written, as for a
+ * profile that exists), select; disable: select the profile selected before. */
+static int run_authselect(struct run *r, bool *ran) {
+        int k;
+        if (r->as_create) {
+                char *argv[] = { "authselect", "create-profile", "rdmalimit", "-b", r->as_base, NULL };
+                if ((k = run_authselect_cmd(r, argv, ran)))
+                        return k;
+                /* the new profile: planned as one that exists (the commands are those planned) */
+                size_t before = r->nt, ncmds = r->cmds.n;
+                r->as_create = false;
+                closep(&r->profilefd);
+                plan_authselect(r);
+                strv_truncate(&r->cmds, ncmds);
+                if (r->errors || r->as_create) {
+                        log_error("%s was made but not selected: %u problem%s with it", shown(r->c, AUTHSELECT_PROFILE_DIR),
+                                  r->errors, r->errors == 1 ? "" : "s");
+                        return CMD_FINDINGS;
+                }
+                if ((k = commit_targets(r, before)))
+                        return k;
+        }
+        if (r->as_argv.n == 0)
+                return 0;
+        return run_authselect_cmd(r, r->as_argv.v, ran);
 }
 
 /* Run the mechanism's commands where that is possible.  0, or CMD_FINDINGS. */
@@ -526,55 +771,15 @@ static int run_mechanisms(struct run *r, bool *ran) {
                         return CMD_FINDINGS;
                 }
         }
-        if (r->need_authselect && r->pending) {
-                char profile[] = "rdmalimit", *base = r->authselect_base;
-                if (r->run_authselect_create) {
-                        char *argv[] = { "authselect", "create-profile", profile, "-b", base, NULL };
-                        k = run_wait(argv);
-                        if (k == -ENOENT)
-                                return 0;
-                        *ran = true;
-                        if (k != 0) {
-                                log_error("authselect create-profile rdmalimit -b %s failed", base);
-                                return CMD_FINDINGS;
-                        }
-                        if (!r->c->quiet && !r->c->json)
-                                printf("ran: authselect create-profile rdmalimit -b %s\n", base);
-                        /* the new profile's files: the same edit as when it exists */
-                        size_t before = r->nt, ncmds = r->cmds.n;
-                        plan_authselect(r);
-                        strv_truncate(&r->cmds, ncmds);
-                        if (r->errors)
-                                return CMD_FINDINGS;
-                        for (size_t i = before; i < r->nt; i++)
-                                if (r->t[i].text && !r->c->quiet)
-                                        print_target(&r->t[i], "");
-                        if ((k = commit_targets(r)))
-                                return k;
-                }
-                /* authselect select custom/rdmalimit FEATURES --force */
-                char *argv[64] = { "authselect", "select", (char *)AUTHSELECT_PROFILE };
-                size_t n = 3;
-                _cleanup_free_ char *feat = strdup(r->authselect_features);
-                if (!feat)
-                        return CMD_FINDINGS;
-                for (char *save = NULL, *w = strtok_r(feat, " ", &save); w && n < 60; w = strtok_r(NULL, " ", &save))
-                        argv[n++] = w;
-                argv[n++] = "--force";
-                argv[n] = NULL;
-                k = run_wait(argv);
-                if (k == -ENOENT)
-                        return 0;
-                *ran = true;
-                if (!r->c->quiet && !r->c->json)
-                        printf("ran: authselect select %s%s --force (status %d)\n", AUTHSELECT_PROFILE,
-                               r->authselect_features, k);
-                if (k != 0) {
-                        log_error("authselect select %s failed", AUTHSELECT_PROFILE);
-                        return CMD_FINDINGS;
-                }
-        }
+        if (r->as_tool && (r->as_create || r->as_argv.n > 0))
+                return run_authselect(r, ran);
         return 0;
+}
+
+/* What the record says, for the output. */
+static const char *record_note(const struct run *r, char *buf, size_t size) {
+        snprintf(buf, size, "the profile selected before %s: %s", AUTHSELECT_PROFILE, r->as_base);
+        return buf;
 }
 
 static void print_json(const struct run *r, bool changed, const char *diff, bool ran) {
@@ -589,6 +794,13 @@ static void print_json(const struct run *r, bool changed, const char *diff, bool
                         json_kstr(&j, "change", r->t[i].note);
                         json_obj_end(&j);
                 }
+        if (r->as_record) {
+                char note[512];
+                json_obj_begin(&j);
+                json_kstr(&j, "file", shown(r->c, RECORD_PATH));
+                json_kstr(&j, "change", record_note(r, note, sizeof note));
+                json_obj_end(&j);
+        }
         json_arr_end(&j);
         json_karr_begin(&j, "commands");
         for (size_t i = 0; i < r->cmds.n; i++)
@@ -620,7 +832,8 @@ static int check_service_names(const struct ctx *c) {
 }
 
 /* Every service of pam.d that needs it; the distribution's shared stacks: enable goes through
- * its tool, disable says how to take the module out when it is there. */
+ * its tool; disable says how to take the module out of pam-auth-update's, and goes back to the
+ * authselect profile selected before enable. */
 static int plan_all_services(struct run *r) {
         const struct ctx *c = r->c;
         _cleanup_(strv_clear) struct strv names = {};
@@ -633,10 +846,10 @@ static int plan_all_services(struct run *r) {
                 (r->disabling ? plan_disable : plan_enable)(r, names.v[i], false);
         if (pam_service_manager(c->root, "common-session", &m) >= 0 && m == PAM_MANAGER_PAM_AUTH_UPDATE)
                 r->need_pau = !r->disabling || stack_has(c->root, "common-session", "pam_rdmalimit");
+        /* disable: plan_authselect_disable() decides */
         if ((pam_service_manager(c->root, "system-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT) ||
             (pam_service_manager(c->root, "password-auth", &m) >= 0 && m == PAM_MANAGER_AUTHSELECT))
-                r->need_authselect = !r->disabling || stack_has(c->root, "system-auth", "pam_rdmalimit") ||
-                                     stack_has(c->root, "password-auth", "pam_rdmalimit");
+                r->need_authselect = true;
         return 0;
 }
 
@@ -659,9 +872,28 @@ static int collect_changes(const struct run *r, bool *ret_changed, char **ret_di
                         diff = nd;
                 }
         }
+        if (r->as_record) {
+                changed = true;
+                if (r->c->diff || r->c->json) {
+                        const char *f = shown(r->c, RECORD_PATH);
+                        _cleanup_free_ char *d = unified_diff_string(f, "", f, r->as_record);
+                        char *nd = NULL;
+                        if (!d || asprintf(&nd, "%s%s", diff ? diff : "", d) < 0)
+                                return log_oom();
+                        free(diff);
+                        diff = nd;
+                }
+        }
         *ret_changed = changed;
         *ret_diff = TAKE_PTR(diff);
         return 0;
+}
+
+static bool any_target_changed(const struct run *r) {
+        for (size_t i = 0; i < r->nt; i++)
+                if (r->t[i].text)
+                        return true;
+        return false;
 }
 
 static void print_text(const struct run *r, bool changed, bool ran, bool explicit, const char *pamdir) {
@@ -676,25 +908,30 @@ static void print_text(const struct run *r, bool changed, bool ran, bool explici
                 else if (t->note[0])
                         print_target(t, "");
         }
-        if (changed && !c->check)
+        if (r->as_record) {
+                char note[512];
+                printf("%s: %s%s\n", shown(c, RECORD_PATH), c->check ? "would record " : "recorded ",
+                       record_note(r, note, sizeof note));
+        }
+        if (changed && !c->check && any_target_changed(r))
                 printf("The files as they were: FILE%s next to each.\n", PAMEDIT_BACKUP_SUFFIX);
         if (r->cmds.n > 0 && !ran) {
                 printf(c->check ? "It would run:\n"
-                                : fs_root_is_set(c->root) ? "To finish, run in the tree (the tools of a distribution edit its shared stacks):\n"
+                                : fs_root_is_set(c->root) ? "To finish, run (under --root rdmalimits runs none of them; "
+                                                            "the distribution's tools edit its shared stacks):\n"
                                                           : "To finish, run (the tools were not found):\n");
                 for (size_t i = 0; i < r->cmds.n; i++)
                         printf("  %s\n", r->cmds.v[i]);
+                if (c->check && r->as_create)
+                        printf("Between the two, %s.\n", r->as_note);
         }
         if (!disabling)
                 return;
-        if (!changed && !explicit)
+        if (!changed && !explicit && !r->pending)
                 printf("%s: no line of rdmalimits enable in any service; nothing to remove\n", pamdir);
         if (r->need_pau)
                 printf("common-session is pam-auth-update's: 'pam-auth-update --disable rdmalimit' takes the module "
                        "out of it (rdmalimits disable does not)\n");
-        if (r->need_authselect)
-                printf("system-auth and password-auth are authselect's: 'authselect select PROFILE' goes back to "
-                       "a profile without the module (rdmalimits disable does not)\n");
 }
 
 /* Plan every edit, refuse them all on any problem, show, write, run the distribution's tools. */
@@ -719,12 +956,14 @@ static int enable_disable(const struct ctx *c, bool disabling) {
                 (r->disabling ? plan_disable : plan_enable)(r, named(c, i), true);
         if (!explicit && (k = plan_all_services(r)))
                 return k;
+        r->as_tool = !fs_root_is_set(c->root) && on_path("authselect");
         if (!r->disabling && r->errors == 0) {
                 if (r->need_pau)
                         plan_pau(r);
                 if (r->need_authselect)
                         plan_authselect(r);
-        }
+        } else if (r->errors == 0 && r->need_authselect)
+                plan_authselect_disable(r);
         if (r->errors) {
                 log_error("%u problem%s found; nothing written", r->errors, r->errors == 1 ? "" : "s");
                 return CMD_FINDINGS;
@@ -735,7 +974,7 @@ static int enable_disable(const struct ctx *c, bool disabling) {
         if (c->diff && diff && !c->json)
                 print_lines(stdout, diff);
         if (!c->check) {
-                k = commit_targets(r);
+                k = commit_targets(r, 0);
                 if (!k && !fs_root_is_set(c->root))
                         k = run_mechanisms(r, &ran);
         }

@@ -71,7 +71,7 @@ static int line_take(struct pam_line *l, struct pam_line *ret) {
 
 /* Parse one line (text: its bytes, no newline) into ret, untouched on failure.  0, -ENOMEM,
  * or -EBADMSG with *why. */
-static int line_parse(const char *text, unsigned lineno, struct pam_line *ret, const char **why) {
+static int line_parse(const char *text, unsigned lineno, bool profile, struct pam_line *ret, const char **why) {
         _cleanup_free_ char *buf = NULL;
         _cleanup_(line_clear) struct pam_line l = { .lineno = lineno };
         char *w[3], *rest;
@@ -94,7 +94,7 @@ static int line_parse(const char *text, unsigned lineno, struct pam_line *ret, c
                 return -ENOMEM;
         n = pam_line_split(buf, w, &rest);
         l.marked = has_mark(text);
-        if (n == 0) {
+        if (n == 0 || (profile && w[0][0] == '{')) {
                 l.kind = PAM_LINE_BLANK;
                 return line_take(&l, ret);
         }
@@ -145,7 +145,8 @@ static int push_line(struct pam_file *f, size_t at, struct pam_line *l) {
         return line_take(l, &f->v[at]);
 }
 
-int pam_file_parse(const char *display, const char *text, size_t len, struct pam_file *ret, struct diag_list *d) {
+static int file_parse(const char *display, const char *text, size_t len, bool profile, struct pam_file *ret,
+                      struct diag_list *d) {
         _cleanup_(pam_file_clear) struct pam_file f = {};
         unsigned lineno = 0;
         bool bad = false;
@@ -168,7 +169,7 @@ int pam_file_parse(const char *display, const char *text, size_t len, struct pam
                 if (!memchr(s, '\0', ll)) {
                         if (!(one = strndup(s, ll)))
                                 return -ENOMEM;
-                        r = line_parse(one, lineno, &l, &why);
+                        r = line_parse(one, lineno, profile, &l, &why);
                 }
                 if (r == -EBADMSG) {
                         bad = true;
@@ -190,6 +191,15 @@ int pam_file_parse(const char *display, const char *text, size_t len, struct pam
         return 0;
 }
 
+int pam_file_parse(const char *display, const char *text, size_t len, struct pam_file *ret, struct diag_list *d) {
+        return file_parse(display, text, len, false, ret, d);
+}
+
+int pam_file_parse_profile(const char *display, const char *text, size_t len, struct pam_file *ret,
+                           struct diag_list *d) {
+        return file_parse(display, text, len, true, ret, d);
+}
+
 char *pam_file_render(const struct pam_file *f) {
         size_t len = 1;
         for (size_t i = 0; i < f->n; i++)
@@ -206,7 +216,8 @@ char *pam_file_render(const struct pam_file *f) {
         return s;
 }
 
-int pam_file_insert_mark(struct pam_file *f, size_t idx) {
+/* Insert line (one of ours) after line index idx (SIZE_MAX: at the top). */
+static int insert_line(struct pam_file *f, size_t idx, const char *line) {
         _cleanup_(line_clear) struct pam_line l = {};
         const char *why;
         size_t at = idx == SIZE_MAX ? 0 : idx + 1;
@@ -214,13 +225,17 @@ int pam_file_insert_mark(struct pam_file *f, size_t idx) {
 
         if (at > f->n)
                 return -EINVAL;
-        r = line_parse(PAMEDIT_LINE, 0, &l, &why);
+        r = line_parse(line, 0, false, &l, &why);
         if (r < 0)
                 return r == -EBADMSG ? -EINVAL : r;
         /* a file without a final newline gets one before the new last line */
         if (at == f->n)
                 f->final_newline = true;
         return push_line(f, at, &l);
+}
+
+int pam_file_insert_mark(struct pam_file *f, size_t idx) {
+        return insert_line(f, idx, PAMEDIT_LINE);
 }
 
 static bool is_ours(const struct pam_line *l) {
@@ -245,17 +260,32 @@ static bool is_session(const struct pam_line *l) {
         return l->kind == PAM_LINE_RULE && strcasecmp(l->type, "session") == 0;
 }
 
-int pam_file_mark_after_limits(struct pam_file *f) {
+/* The index of f's last session pam_limits line, SIZE_MAX when there is none. */
+static size_t last_limits(const struct pam_file *f) {
         size_t last = SIZE_MAX;
         for (size_t i = 0; i < f->n; i++)
                 if (is_session(&f->v[i]) && !f->v[i].include && streq(f->v[i].name, "pam_limits"))
                         last = i;
+        return last;
+}
+
+int pam_file_mark_after_limits(struct pam_file *f) {
+        size_t last = last_limits(f), ours = 0, ours_ok = 0, others = 0;
         if (last == SIZE_MAX)
                 return -ENOENT;
-        for (size_t i = last + 1; i < f->n; i++)
-                if (is_session(&f->v[i]) && !f->v[i].include && streq(f->v[i].name, "pam_rdmalimit"))
-                        return 1;
-        return pam_file_insert_mark(f, last);
+        for (size_t i = 0; i < f->n; i++) {
+                const struct pam_line *l = &f->v[i];
+                if (is_ours(l)) {
+                        ours++;
+                        ours_ok += i > last && is_session(l) && strstr(l->text, "{include if \"" PAMEDIT_FEATURE "\"}");
+                } else if (i > last && is_session(l) && !l->include && streq(l->name, "pam_rdmalimit"))
+                        others++;
+        }
+        if ((ours == 1 && ours_ok == 1) || (ours == 0 && others > 0))
+                return 1;
+        pam_file_remove_marked(f);
+        int r = insert_line(f, last_limits(f), PAMEDIT_PROFILE_LINE);
+        return r < 0 ? r : 0;
 }
 
 const char *pam_manager_name(enum pam_manager m) {

@@ -18,6 +18,11 @@
 #define PAMEDIT_MARK "rdmalimits enable"
 /* The line enable adds. */
 #define PAMEDIT_LINE "session    optional     pam_rdmalimit.so # " PAMEDIT_MARK
+/* The feature of the authselect profile custom/rdmalimit that turns the module on. */
+#define PAMEDIT_FEATURE "with-rdmalimit"
+/* The line enable puts in that profile's templates: rendered only with the feature selected. */
+#define PAMEDIT_PROFILE_LINE \
+        "session    optional     pam_rdmalimit.so {include if \"" PAMEDIT_FEATURE "\"} # " PAMEDIT_MARK
 /* Where enable keeps the file as it was before its last change: FILE PAMEDIT_BACKUP_SUFFIX. */
 #define PAMEDIT_BACKUP_SUFFIX ".rdmalimits-bak"
 
@@ -55,6 +60,10 @@ struct pam_file {
  * (display:line) and -EBADMSG; ret is then empty.  -ENOMEM.
  */
 int pam_file_parse(const char *display, const char *text, size_t len, struct pam_file *ret, struct diag_list *d);
+/* The same for a template of an authselect profile: a line whose first word starts with '{'
+ * (authselect's "{imply ...}") is kept as it is, as a blank line would be. */
+int pam_file_parse_profile(const char *display, const char *text, size_t len, struct pam_file *ret,
+                           struct diag_list *d);
 void pam_file_clear(struct pam_file *f);
 /* The text of the file as its lines now stand (malloc()ed), or NULL (ENOMEM). */
 char *pam_file_render(const struct pam_file *f);
@@ -111,9 +120,12 @@ struct pam_plan {
  */
 int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan *ret);
 
-/* The session lines of an authselect profile file (system-auth, password-auth): insert after
- * the last session pam_limits line; -ENOENT when there is none.  Returns 0 when inserted,
- * 1 when a pam_rdmalimit session line already follows it. */
+/* A template of an authselect profile (system-auth, password-auth), parsed with
+ * pam_file_parse_profile(): PAMEDIT_PROFILE_LINE right after the last session pam_limits line.
+ * A marked line elsewhere, or one without the feature's condition (an older rdmalimits wrote
+ * it plain), is taken out first.  Returns 0 when f changed, 1 when it already says that (or a
+ * pam_rdmalimit session line that is not ours follows pam_limits: left alone), -ENOENT when
+ * there is no session pam_limits line, -ENOMEM. */
 int pam_file_mark_after_limits(struct pam_file *f);
 
 /*

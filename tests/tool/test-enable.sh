@@ -314,44 +314,109 @@ check "RHEL-like: enable exits 0" test $? -eq 0
 check "RHEL-like: nothing written under --root (authselect's files)" test "$before" = "$(tree_sum)"
 check "RHEL-like: sshd's last pam_limits is named in password-auth, managed by authselect" \
 	grep -q 'etc/pam.d/sshd: its last pam_limits is in password-auth (etc/pam.d/password-auth:16), managed by authselect' "$T/out"
-same "RHEL-like: the exact authselect commands, for the tree" <(sed -n '/^  /s/^  //p' "$T/out") <<EOF
+same "RHEL-like: the profile to create, then enable again (under --root nothing is run)" <(sed -n '/^  /s/^  //p' "$T/out") <<EOF
 chroot $R authselect create-profile rdmalimit -b sssd
-sed -i '/^session[[:space:]].*pam_limits\\.so/a $MARK' $R/etc/authselect/custom/rdmalimit/system-auth $R/etc/authselect/custom/rdmalimit/password-auth
-chroot $R authselect select custom/rdmalimit with-mkhomedir with-faillock --force
+rdmalimits --root $R enable
 EOF
+check "RHEL-like: no select before the profile has the module, no sed" test "$(grep -c 'authselect select\|sed ' "$T/out")" = 0
 rl enable --check >/dev/null 2>&1
 check "RHEL-like: enable --check exits 3" test $? -eq 3
 rl enable --service sshd >"$T/out2" 2>&1
-check "RHEL-like: enable --service sshd takes the authselect path too" grep -q 'authselect select custom/rdmalimit' "$T/out2"
+check "RHEL-like: enable --service sshd takes the authselect path too" grep -q 'authselect create-profile rdmalimit -b sssd' "$T/out2"
 
-# the profile created (authselect create-profile copies the base's files): enable edits it
-mkdir -p "$R/etc/authselect/custom/rdmalimit"
-rhel_file >"$R/etc/authselect/custom/rdmalimit/system-auth"
-rhel_file >"$R/etc/authselect/custom/rdmalimit/password-auth"
+# the profile created (authselect create-profile copies the base's files): enable edits it,
+# the module's line behind the feature with-rdmalimit, and records the profile selected before
+PMARK='session    optional     pam_rdmalimit.so {include if "with-rdmalimit"} # rdmalimits enable'
+C=$R/etc/authselect/custom/rdmalimit
+mkdir -p "$C"
+rhel_file >"$C/system-auth"
+rhel_file >"$C/password-auth"
 rl enable >"$T/out" 2>&1
 check "RHEL-like, profile created: enable exits 0" test $? -eq 0
 for f in system-auth password-auth; do
-	check "RHEL-like: custom/rdmalimit/$f gets the line after pam_limits" \
-		test "$(after_limits "$R/etc/authselect/custom/rdmalimit/$f")" = "$MARK"
+	check "RHEL-like: custom/rdmalimit/$f gets the line after pam_limits, behind the feature" \
+		test "$(after_limits "$C/$f")" = "$PMARK"
+	check "RHEL-like: custom/rdmalimit/$f: only that line added" test "$(diff <(rhel_file) "$C/$f" | grep -c '^[<>]')" = 1
 	check "RHEL-like: etc/authselect/$f (authselect's output) untouched" cmp -s <(rhel_file) "$R/etc/authselect/$f"
 	check "RHEL-like: etc/pam.d/$f still a link" test -L "$P/$f"
 done
-check "RHEL-like: then only the select command is left" \
-	test "$(sed -n '/^  /s/^  //p' "$T/out")" = "chroot $R authselect select custom/rdmalimit with-mkhomedir with-faillock --force"
-# what `authselect select custom/rdmalimit` leaves
+check "RHEL-like: the profile selected before is recorded (sssd)" test "$(grep -v '^#' "$C/rdmalimits-previous")" = sssd
+check "RHEL-like: enable says it recorded it" \
+	grep -qx 'etc/authselect/custom/rdmalimit/rdmalimits-previous: recorded the profile selected before custom/rdmalimit: sssd' "$T/out"
+check "RHEL-like: then only the select command is left, the features kept and ours added" \
+	test "$(sed -n '/^  /s/^  //p' "$T/out")" = "chroot $R authselect select custom/rdmalimit with-mkhomedir with-faillock with-rdmalimit --force"
+rl --json enable --check >"$T/json" 2>&1
+check "RHEL-like: --json --check: the select command, not run" \
+	grep -qF '"commands": ["chroot '"$R"' authselect select custom/rdmalimit with-mkhomedir with-faillock with-rdmalimit --force"], "commands_run": false' "$T/json"
+# what `authselect select custom/rdmalimit ... with-rdmalimit` leaves
 for f in system-auth password-auth; do
-	cp "$R/etc/authselect/custom/rdmalimit/$f" "$R/etc/authselect/$f"
+	sed 's/ {include if "with-rdmalimit"}//' "$C/$f" >"$R/etc/authselect/$f"
 done
-printf 'custom/rdmalimit\nwith-mkhomedir\nwith-faillock\n' >"$R/etc/authselect/authselect.conf"
+printf 'custom/rdmalimit\nwith-mkhomedir\nwith-faillock\nwith-rdmalimit\n' >"$R/etc/authselect/authselect.conf"
 before=$(tree_sum)
 rl enable --check >"$T/out" 2>&1
 check "RHEL-like, profile selected: enable --check exits 0" test $? -eq 0
 check "RHEL-like: sshd reported done" grep -q 'etc/pam.d/sshd: unchanged: pam_rdmalimit already runs after pam_limits (etc/pam.d/password-auth:17' "$T/out"
+check "RHEL-like: authselect reported unchanged" grep -q '^authselect: unchanged: profile custom/rdmalimit selected with with-rdmalimit' "$T/out"
 rl enable >/dev/null 2>&1
 check "RHEL-like: enable then changes nothing" test "$before" = "$(tree_sum)"
+# the feature taken off by hand: enable selects it again, and edits nothing
+printf 'custom/rdmalimit\nwith-mkhomedir\nwith-faillock\n' >"$R/etc/authselect/authselect.conf"
+before=$(tree_sum)
+rl enable >"$T/out" 2>&1
+check "RHEL-like, the feature off: enable selects it again" test "$(sed -n '/^  /s/^  //p' "$T/out")" = \
+	"chroot $R authselect select custom/rdmalimit with-mkhomedir with-faillock with-rdmalimit --force"
+check "RHEL-like, the feature off: nothing written" test "$before" = "$(tree_sum)"
+printf 'custom/rdmalimit\nwith-mkhomedir\nwith-faillock\nwith-rdmalimit\n' >"$R/etc/authselect/authselect.conf"
+before=$(tree_sum)
+
+# disable: back to the profile recorded, with the features selected now but ours
+rl disable --check >"$T/out" 2>&1
+check "RHEL-like: disable --check exits 3" test $? -eq 3
 rl disable >"$T/out" 2>&1
-check "RHEL-like: disable exits 0, changes nothing of authselect's" test $? -eq 0 -a "$before" = "$(tree_sum)"
-check "RHEL-like: disable names authselect select for the profile" grep -q "'authselect select PROFILE'" "$T/out"
+check "RHEL-like: disable exits 0, changes nothing of authselect's under --root" test $? -eq 0 -a "$before" = "$(tree_sum)"
+check "RHEL-like: disable prints the select of the profile selected before, with the features but ours" \
+	test "$(sed -n '/^  /s/^  //p' "$T/out")" = "chroot $R authselect select sssd with-mkhomedir with-faillock --force"
+rl --json disable >"$T/json" 2>&1
+check "RHEL-like: disable --json: the command, not run" \
+	grep -qF '"commands": ["chroot '"$R"' authselect select sssd with-mkhomedir with-faillock --force"], "commands_run": false' "$T/json"
+
+# refusals of the authselect side: exit 1, said, nothing written
+mv "$C/rdmalimits-previous" "$T/record"
+refused "RHEL-like: disable without the record" "rdmalimits-previous: no record; rdmalimits cannot tell which authselect profile" disable
+printf 'sssd\nlocal\n' >"$C/rdmalimits-previous"
+refused "RHEL-like: a record of two profiles" "rdmalimits-previous: not one profile other than custom/rdmalimit" disable
+printf 'custom/rdmalimit\n' >"$C/rdmalimits-previous"
+refused "RHEL-like: a record naming custom/rdmalimit" "not one profile other than custom/rdmalimit" disable
+mv "$T/record" "$C/rdmalimits-previous"
+printf 'custom/rdmalimit\nwith-mkhomedir\n--force;rm\n' >"$R/etc/authselect/authselect.conf"
+refused "RHEL-like: a word of authselect.conf that is no feature name" \
+	"etc/authselect/authselect.conf:3: '--force;rm' is not a profile or feature name of authselect" enable
+printf 'local\nwith-faillock\n' >"$R/etc/authselect/authselect.conf"
+refused "RHEL-like: the profile made from another one than the one selected" \
+	"etc/authselect/custom/rdmalimit was made from the profile sssd, but local is selected" enable
+printf 'local\n' >"$R/etc/authselect/authselect.conf"
+refused "RHEL-like: pam_rdmalimit rendered by a profile enable did not select: disable says so" \
+	"the authselect profile selected is local, not custom/rdmalimit" disable
+printf 'sssd\nwith-mkhomedir\n' >"$R/etc/authselect/authselect.conf"
+
+# a profile line of an older rdmalimits (no feature condition): enable puts the conditional one
+for f in system-auth password-auth; do
+	sed 's/ {include if "with-rdmalimit"}//' "$C/$f" >"$T/f" && cat "$T/f" >"$C/$f"
+done
+rl enable >"$T/out" 2>&1
+check "RHEL-like, an older profile line: enable exits 0" test $? -eq 0
+for f in system-auth password-auth; do
+	check "RHEL-like: custom/rdmalimit/$f: the plain line replaced by the conditional one" \
+		test "$(after_limits "$C/$f")/$(grep -c pam_rdmalimit "$C/$f")" = "$PMARK/1"
+done
+
+# sssd's templates begin with "{imply ...}": kept as they are, the line added
+{ echo '{imply "with-smartcard" if "with-smartcard-required"}'; rhel_file; } >"$C/system-auth"
+rl enable >"$T/out" 2>&1
+check "RHEL-like, a template with {imply}: enable exits 0" test $? -eq 0
+check "RHEL-like: the {imply} line kept, the module's line added" \
+	test "$(head -n 1 "$C/system-auth")/$(after_limits "$C/system-auth")" = '{imply "with-smartcard" if "with-smartcard-required"}/'"$PMARK"
 
 # --- a RHEL-like tree without authselect.conf: told to select a profile first
 mkrhel
