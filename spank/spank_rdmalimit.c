@@ -20,7 +20,9 @@
  *   slurm_spank_task_init             (the same child, as the user, its stdio set up): a
  *                                     shortfall told on srun's stderr (unless quiet).
  * A user no rule matches, an `auto` without hardware and no fallback, or a policy error: nothing
- * is changed (Slurm's own behaviour); a policy error fails the step only with `strict`.
+ * is changed (Slurm's own behaviour).  With `strict` an error is returned to Slurm, which fails
+ * the step (or the task) only for a `required` plugin: an `optional` one's errors are ignored
+ * (_do_call_stack() in src/common/plugstack.c, 22.05, and src/common/spank.c, 25.11).
  *
  * Trust: the job's environment is the user's.  Nothing here reads it (no getenv, no
  * spank_getenv); the one variable touched is removed, never read.  No user option is
@@ -161,7 +163,8 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
         r = login_decide(&f, &o, NULL, uid, &state.d);     /* it logs its failure */
         if (r < 0) {
                 if (state.a.strict)
-                        slurm_error(PREFIX "%s: no decision (%s): failing the step (strict)", state.tag, strerror(-r));
+                        slurm_error(PREFIX "%s: no decision (%s): strict: an error for Slurm (it fails the step "
+                                    "when plugstack.conf says required)", state.tag, strerror(-r));
                 return state.a.strict ? -1 : 0;
         }
         state.decided = state.d.outcome == LOGIN_APPLY;

@@ -15,7 +15,9 @@
 #   - bob's task gets what Slurm gives: the submit shell's soft limit under ALL, slurmd's under
 #     Except=MEMLOCK; no plugin line for bob;
 #   - carol's task gets soft = hard = H, slurmd's log has the warning with the cause and the
-#     fix (LimitMEMLOCK=), srun's stderr the message to the user.
+#     fix (LimitMEMLOCK=), srun's stderr the message to the user;
+#   - a broken policy: the job runs with Slurm's limits and the log says why; with `strict` and
+#     `required` in plugstack.conf the step fails (an optional plugin's error Slurm ignores).
 # Root only (the daemons run as root); fails under CI=true when it cannot run.
 set -u
 
@@ -178,7 +180,7 @@ l=$(log_line "$job")
 check "shortfall: slurmd's log names the cause and the fix (LimitMEMLOCK=)" grep -qE \
 	"spank_rdmalimit: warning: user=carol job=$job\\.0 rule user carol \\(/etc/security/rdmalimit\\.conf:$carol_line\\): wanted memlock .* set soft=.* hard=.*: setrlimit: Operation not permitted: slurmstepd .* cannot raise its hard memlock limit .*CAP_SYS_RESOURCE.*fix: give slurmd LimitMEMLOCK=$(sysd "$over") " <<<"$l"
 [ -n "$l" ] && diag "log: ${l#*] }"
-check "shortfall: srun's stderr tells the user" grep -qE "rdmalimit: memlock is .*, not .*: slurmd cannot raise its hard limit" "$W/out/carol-default.err"
+check "shortfall: srun's stderr tells the user" grep -qF "rdmalimit: memlock is $(iec "$H"), not $(iec "$over"): slurmd cannot raise its hard limit (see rdmalimits doctor)" "$W/out/carol-default.err"
 diag "srun's stderr: $(cat "$W/out/carol-default.err")"
 
 # --- PropagateResourceLimitsExcept=MEMLOCK: Slurm gives tasks slurmd's limits
@@ -190,6 +192,25 @@ run bob "$high" bob-except
 check "except: bob gets slurmd's soft limit, as Slurm gives it ($soft = $slurmd_soft)" test "$soft" = "$slurmd_soft"
 check "except: ... and slurmd's hard limit ($hard = $H)" test "$hard" = "$H"
 check "except: no plugin line for bob's step" test -z "$(log_line "$job")"
+
+# --- a broken policy never fails a job, unless the plugin says strict
+cp /etc/security/rdmalimit.conf "$W/policy.good"
+printf 'version = 1;\nrules = ( { group = "rdma_users"; memlock = "4M"; colour = "red"; } );\n' > /etc/security/rdmalimit.conf
+run alice "$high" alice-broken-policy
+check "broken policy: alice's task runs with Slurm's limits (slurmd's soft $slurmd_soft: $soft)" test "$soft" = "$slurmd_soft"
+check "broken policy: slurmd's log says the policy is invalid, with file:line" \
+	grep -qE "spank_rdmalimit: /etc/security/rdmalimit.conf:2: .*colour|spank_rdmalimit: /etc/security/rdmalimit.conf: invalid policy" "$W/slurmd.log"
+# (Slurm ignores what an optional plugin returns: strict takes effect for a required one)
+echo "optional $SPANK_PLUGIN cache= strict" > "$W/etc/plugstack.conf"
+run alice "$high" alice-strict-optional
+check "broken policy, strict but optional: Slurm runs the task all the same ($soft)" test "$soft" = "$slurmd_soft"
+echo "required $SPANK_PLUGIN cache= strict" > "$W/etc/plugstack.conf"
+run alice "$high" alice-strict
+if [ "$hard" = 0 ]; then ok "broken policy, strict, required: the step fails (no task output)"; else
+	not_ok "broken policy, strict, required: the step fails (no task output)" "$(cat "$W/out/alice-strict.out" "$W/out/alice-strict.err")"; fi
+check "broken policy, strict: slurmd's log says why" grep -qE "spank_rdmalimit: job=[0-9]+\.0: no decision \(Invalid argument\): strict: an error for Slurm" "$W/slurmd.log"
+echo "optional $SPANK_PLUGIN cache=" > "$W/etc/plugstack.conf"
+cp "$W/policy.good" /etc/security/rdmalimit.conf
 # the daemons go: PID 1 of the sandbox's PID namespace exits after them
 for f in "$W/slurmd.pid" "$W/slurmctld.pid" "$W/munge/munged.pid"; do
 	[ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
