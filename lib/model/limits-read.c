@@ -21,6 +21,7 @@
 #include "limits-internal.h"
 #include "limitsconf.h"
 #include "macro.h"
+#include "rpmdb.h"
 #include "size.h"
 #include "strmap.h"
 #include "strv.h"
@@ -55,7 +56,8 @@ static unsigned fl_patch(enum lc_flavour f) { return (unsigned)f & 0xff; }
 static bool fl_debian(enum lc_flavour f) { return ((unsigned)f >> 24) & 1; }
 static enum lc_flavour fl_release(enum lc_flavour f) { return (enum lc_flavour)((int)f & LC_FLAVOUR_RELEASE_MASK); }
 static enum lc_flavour fl_with_from(enum lc_flavour f, enum lc_flavour_from from) {
-        return (enum lc_flavour)((int)fl_release(f) | (int)from << LC_FLAVOUR_FROM_SHIFT);
+        return (enum lc_flavour)(((int)f & (LC_FLAVOUR_RELEASE_MASK | LC_FLAVOUR_VENDOR_SHARE)) |
+                                 (int)from << LC_FLAVOUR_FROM_SHIFT);
 }
 /* f >= major.minor.patch */
 static bool fl_ge(enum lc_flavour f, unsigned major, unsigned minor, unsigned patch) {
@@ -78,9 +80,12 @@ void lc_flavour_behaviour(enum lc_flavour f, struct lc_behaviour *ret) {
                 .rttime = fl_ge(f, 1, 7, 1),
                 .chroot = deb,
                 .vendor_capable = fl_ge(f, 1, 5, 3),
-                /* meson's vendordir option defaults to /usr/share/pam from 1.7.2 on; Debian
-                 * builds without one */
-                .vendor_default = !deb && fl_ge(f, 1, 7, 2) ? "/usr/share/pam/security" : NULL,
+                /* a distribution's build (Fedora, RHEL: /usr/share); else meson's vendordir
+                 * option, which defaults to /usr/share/pam from 1.7.2 on; Debian and Ubuntu
+                 * build without one */
+                .vendor_default = ((int)f & LC_FLAVOUR_VENDOR_SHARE) ? "/usr/share/security"
+                                  : !deb && fl_ge(f, 1, 7, 2)       ? "/usr/share/pam/security"
+                                                                    : NULL,
         };
 }
 
@@ -233,15 +238,24 @@ static int flavour_dpkg(const char *root, enum lc_flavour *ret) {
         return 0;
 }
 
-/* An rpm database we can read without rpm: the legacy Packages text is not readable, so the
- * only rpm source used is the module itself (flavour_module()); an rpm system says "rpm" when
- * its pam package's files are found (/usr/share/doc/pam/ NEWS names the release). */
+/* The rpm database: the pam package's version, as this system's rpm reads the tree's database
+ * (lib/model/rpmdb.c: a private copy, rpm as nobody, a deadline).  Without rpm(8) here, an rpm
+ * system still says "rpm" when its pam package's NEWS is found (its first release line). */
 static int flavour_rpm(const char *root, enum lc_flavour *ret) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
+        char version[64];
+        unsigned maj, min, pat;
         size_t n = 0;
-        struct stat st;
+        int r;
 
+        r = rpmdb_package_version(root, "pam", RPMDB_TIMEOUT_MS, version, sizeof version);
+        if (r == 0)
+                return parse_version(version, &maj, &min, &pat) < 0 || flavour_make(false, maj, min, pat, ret) < 0
+                               ? -EINVAL : 0;
+        if (r != -ENOEXEC)
+                return -ENOENT;
+        struct stat st;
         if (fs_stat_in_root(root, "/var/lib/rpm", false, &st) < 0 && fs_stat_in_root(root, "/usr/lib/sysimage/rpm", false, &st) < 0)
                 return -ENOENT;
         if (fs_fopen_in_root(root, "/usr/share/doc/pam/NEWS", &f) < 0)
@@ -249,7 +263,6 @@ static int flavour_rpm(const char *root, enum lc_flavour *ret) {
         /* "Release 1.5.1" is the first release line of Linux-PAM's NEWS */
         for (int i = 0; i < 200 && getline(&line, &n, f) > 0; i++) {
                 const char *p = strstr(line, "Release ");
-                unsigned maj, min, pat;
                 if (p && parse_version(p + 8, &maj, &min, &pat) > 0)
                         return flavour_make(false, maj, min, pat, ret) < 0 ? -EINVAL : 0;
         }
@@ -344,51 +357,74 @@ static bool os_release_value(const char *text, const char *key, char *buf, size_
  * packages): RHEL and its rebuilds 8 1.3.1, 9 1.5.1, 10 1.6.1; Fedora 40/41 1.6.1, 42 1.7.0,
  * 43 1.7.1; Ubuntu 20.04 1.3.1, 22.04 1.4.0, 24.04 1.5.3 (with Debian's patches); Debian 11
  * 1.4.0, 12 1.5.2, 13 1.7.0.  VERSION_ID matches by its major version ("9.4" is 9), Ubuntu's
- * whole.
+ * whole.  share: the build's vendor directory is /usr/share (Fedora's pam.spec, inherited by
+ * RHEL 9 and 10: --enable-vendordir=%{_datadir}); it matters from 1.5.3 on only, the first
+ * pam_limits that reads a vendor directory, so not to RHEL 9's 1.5.1.
  */
 static const struct release_row {
         const char *ids;       /* ID or a word of ID_LIKE, space-separated */
         const char *version;   /* VERSION_ID, or its major before the first '.' */
         bool debian;
         unsigned min, pat;
+        bool share;
 } releases[] = {
-        { "rhel rocky almalinux centos ol", "8", false, 3, 1 },
-        { "rhel rocky almalinux centos ol", "9", false, 5, 1 },
-        { "rhel rocky almalinux centos ol", "10", false, 6, 1 },
-        { "fedora", "40", false, 6, 1 },     { "fedora", "41", false, 6, 1 },
-        { "fedora", "42", false, 7, 0 },     { "fedora", "43", false, 7, 1 },
-        { "ubuntu", "20.04", true, 3, 1 },   { "ubuntu", "22.04", true, 4, 0 },
-        { "ubuntu", "24.04", true, 5, 3 },
-        { "debian", "11", true, 4, 0 },      { "debian", "12", true, 5, 2 },
-        { "debian", "13", true, 7, 0 },
+        { "rhel rocky almalinux centos ol", "8", false, 3, 1, false },
+        { "rhel rocky almalinux centos ol", "9", false, 5, 1, true },
+        { "rhel rocky almalinux centos ol", "10", false, 6, 1, true },
+        { "fedora", "40", false, 6, 1, true },     { "fedora", "41", false, 6, 1, true },
+        { "fedora", "42", false, 7, 0, true },     { "fedora", "43", false, 7, 1, true },
+        { "ubuntu", "20.04", true, 3, 1, false },  { "ubuntu", "22.04", true, 4, 0, false },
+        { "ubuntu", "24.04", true, 5, 3, false },
+        { "debian", "11", true, 4, 0, false },     { "debian", "12", true, 5, 2, false },
+        { "debian", "13", true, 7, 0, false },
 };
 
-/* The release of distribution id at version (VERSION_ID: its major counts, Ubuntu's whole). */
-static int release_find(const char *id, const char *version, enum lc_flavour *ret) {
+/* The row of distribution id at version (VERSION_ID: its major counts, Ubuntu's whole). */
+static const struct release_row *release_row(const char *id, const char *version) {
         char major[64];
         snprintf(major, sizeof major, "%.*s", (int)strcspn(version, "."), version);
         for (size_t i = 0; i < ELEMENTSOF(releases); i++) {
                 bool ubuntu = streq(id, "ubuntu");
                 if (word_in(releases[i].ids, id) && streq(releases[i].version, ubuntu ? version : major))
-                        return flavour_make(releases[i].debian, 1, releases[i].min, releases[i].pat, ret);
+                        return &releases[i];
         }
-        return -ENOENT;
+        return NULL;
 }
 
-static int flavour_os_release(const char *root, enum lc_flavour *ret) {
+/* The release of a row, with its vendor directory bit. */
+static int release_find(const char *id, const char *version, enum lc_flavour *ret) {
+        const struct release_row *row = release_row(id, version);
+        if (!row)
+                return -ENOENT;
+        int r = flavour_make(row->debian, 1, row->min, row->pat, ret);
+        if (r == 0 && row->share)
+                *ret = (enum lc_flavour)((int)*ret | LC_FLAVOUR_VENDOR_SHARE);
+        return r;
+}
 
+/* The row of the tree's os-release (ID, VERSION_ID), or NULL. */
+static const struct release_row *os_release_row(const char *root) {
         _cleanup_free_ char *text = NULL;
         _cleanup_close_ int fd = -1;
-        char id[64] = "", version[64] = "", major[64];
+        char id[64] = "", version[64] = "";
 
         if (fs_open_in_root(root, "/etc/os-release", O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0 &&
             fs_open_in_root(root, "/usr/lib/os-release", O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0)
-                return -ENOENT;
+                return NULL;
         if (fs_read_all(fd, 64 * 1024, &text, NULL) < 0 || !os_release_value(text, "ID", id, sizeof id) ||
             !os_release_value(text, "VERSION_ID", version, sizeof version))
+                return NULL;
+        return release_row(id, version);
+}
+
+static int flavour_os_release(const char *root, enum lc_flavour *ret) {
+        const struct release_row *row = os_release_row(root);
+        if (!row)
                 return -ENOENT;
-        snprintf(major, sizeof major, "%.*s", (int)strcspn(version, "."), version);
-        return release_find(id, version, ret);
+        int r = flavour_make(row->debian, 1, row->min, row->pat, ret);
+        if (r == 0 && row->share)
+                *ret = (enum lc_flavour)((int)*ret | LC_FLAVOUR_VENDOR_SHARE);
+        return r;
 }
 
 static int flavour_detect(const char *root, enum lc_flavour *ret) {
@@ -405,6 +441,11 @@ static int flavour_detect(const char *root, enum lc_flavour *ret) {
 
         for (size_t i = 0; i < ELEMENTSOF(sources); i++)
                 if (sources[i].detect(root, &f) == 0) {
+                        /* the release from a package database or the module; the build's vendor
+                         * directory from the distribution's row, when the family agrees */
+                        const struct release_row *row = sources[i].from != LC_FROM_OS_RELEASE ? os_release_row(root) : NULL;
+                        if (row && row->share && !row->debian && !fl_debian(f))
+                                f = (enum lc_flavour)((int)f | LC_FLAVOUR_VENDOR_SHARE);
                         *ret = fl_with_from(f, sources[i].from);
                         return 0;
                 }

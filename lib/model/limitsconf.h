@@ -51,6 +51,10 @@ enum lc_flavour_from {
 };
 #define LC_FLAVOUR_FROM_SHIFT 28
 #define LC_FLAVOUR_RELEASE_MASK ((1 << 25) - 1)
+/* bit 25: the distribution builds Linux-PAM with its vendor directory in /usr/share (Fedora,
+ * RHEL 9 and 10: --enable-vendordir=/usr/share), so a pam_limits that reads one (>= 1.5.3)
+ * reads /usr/share/security */
+#define LC_FLAVOUR_VENDOR_SHARE (1 << 25)
 
 /* What a release does differently, read from each release's pam_limits.c. */
 struct lc_behaviour {
@@ -65,7 +69,8 @@ struct lc_behaviour {
         bool rttime;          /* >= 1.7.1: the rttime item */
         bool chroot;          /* Debian: the chroot item */
         bool vendor_capable;  /* >= 1.5.3: the build may have a vendor directory */
-        const char *vendor_default;   /* the build default (upstream >= 1.7.2), NULL: none */
+        const char *vendor_default;   /* the build's: upstream >= 1.7.2's default, a distribution's
+                                       * (LC_FLAVOUR_VENDOR_SHARE); NULL: none */
 };
 
 /* The arguments of the pam_limits line of the service's stack, and the build's vendor

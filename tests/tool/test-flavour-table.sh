@@ -91,6 +91,40 @@ for a in rhel-9:upstream-1.5.1 rocky-8:upstream-1.3.1 fedora-42:upstream-1.7.0 u
 	got=$("$RDMALIMITS" --root "$R" --flavour "${a%%:*}" --json list | python3 -c 'import json,sys; print(json.load(sys.stdin)["flavour"]["name"])')
 	check "--flavour ${a%%:*} models ${a#*:}" test "$got" = "${a#*:}"
 done
+# the build's vendor directory, from the same table: Fedora and RHEL build Linux-PAM with
+# /usr/share; a pam_limits from 1.5.3 on reads /usr/share/security/limits.d, RHEL 9's 1.5.1
+# reads none, Ubuntu and Debian build without one
+vendor_hard() {  # the hard limit of alice, and where it comes from, under the tree (and options)
+	"$RDMALIMITS" --root "$R" --json explain alice "$@" 2>/dev/null |
+		python3 -c 'import json,sys; m=json.load(sys.stdin)["memlock"]; print(m["hard"], m["hard_source"])'
+}
+while read -r id ver want; do
+	tree "$id" "$ver"
+	mkdir -p "$R/usr/share/security/limits.d"
+	echo 'alice hard memlock 4096' > "$R/usr/share/security/limits.d/90-vendor.conf"
+	got=$(vendor_hard)
+	exp="4194304 usr/share/security/limits.d/90-vendor.conf:1"
+	if [ "$want" = read ]; then
+		check "$id $ver: the vendor directory /usr/share/security is read" test "$got" = "$exp"
+	else
+		check "$id $ver: no vendor directory is read" test -n "$got" -a "${got#*90-vendor}" = "$got"
+	fi
+done <<'E'
+fedora 40 read
+fedora 43 read
+rhel 10.0 read
+rocky 9.4 unread
+rhel 8.10 unread
+ubuntu 24.04 unread
+debian 13 unread
+E
+tree debian 12
+mkdir -p "$R/usr/share/security/limits.d"
+echo 'alice hard memlock 4096' > "$R/usr/share/security/limits.d/90-vendor.conf"
+check "--flavour fedora-42 reads /usr/share/security (the alias carries its build's vendor directory)" \
+	test "$(vendor_hard --flavour fedora-42)" = "4194304 usr/share/security/limits.d/90-vendor.conf:1"
+check "--flavour upstream-1.7.0 does not (upstream's 1.7.0 build has no default)" \
+	test "$(vendor_hard --flavour upstream-1.7.0 | cut -d' ' -f1)" = "None"
 check "--flavour rhel-9.4 is refused (a release, not a point release)" \
 	bash -c "! '$RDMALIMITS' --root '$R' --flavour rhel-9.4 list >/dev/null 2>&1"
 done_testing
