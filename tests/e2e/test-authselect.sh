@@ -21,6 +21,7 @@
 #      nothing; enable again reuses the profile.
 #   5. a profile made from another base than the one selected is refused, nothing written.
 #   6. once it is removed, enable makes it from sssd (templates with "{imply ...}" lines).
+#   7. without authselect on PATH, enable prints the commands (exit 0) and changes nothing.
 # The module is found by name, as the profile's line says: the sandbox binds a copy of the
 # system's PAM module directory with the build's module added over the real one.  Root only;
 # downloads authselect once into the build tree (tests/e2e/authselect, removed by distclean).
@@ -290,4 +291,23 @@ check "sssd: system-auth runs pam_rdmalimit after the last pam_limits" after_lim
 expect_memlock "sssd, after enable, a member of rdma_users" e2e-rdma "$((V / 1024))"
 rl disable
 check "sssd: disable goes back to sssd with-mkhomedir" test $? -eq 0 -a "$(selection)" = "sssd with-mkhomedir "
+
+# --- 7 -------------------------------------------------------------------------------------------
+# no authselect on PATH: enable says what to run (exit 0, as without pam-auth-update), and runs
+# and selects nothing
+NOAS_PATH=$(printf '%s' "$PATH" | tr ':' '\n' | grep -vx "$SANDBOX_BIN" | paste -sd:)
+before=$(state)
+PATH=$NOAS_PATH rl enable
+rc=$?
+check "without authselect: enable exits 0" test $rc -eq 0
+check "without authselect: it says the tools were not found and prints the select" \
+	test "$(sed -n '/^To finish, run (the tools were not found):$/,$p' "$tmp/out" | tr '\n' '|')" = \
+	"To finish, run (the tools were not found):|  authselect select custom/rdmalimit with-mkhomedir with-rdmalimit --force|"
+check "without authselect: nothing written, sssd still selected" test "$before" = "$(state)" -a "$(selection)" = "sssd with-mkhomedir "
+rm -rf /etc/authselect/custom/rdmalimit
+before=$(state)
+PATH=$NOAS_PATH rl enable
+check "without authselect, no profile: create-profile, then enable again" \
+	test "$(sed -n '/^  /p' "$tmp/out" | tr '\n' '|')" = "  authselect create-profile rdmalimit -b sssd|  rdmalimits enable|"
+check "without authselect, no profile: nothing written" test "$before" = "$(state)"
 exit 0
