@@ -11,7 +11,7 @@
 # PropagateResourceLimitsExcept=MEMLOCK:
 #   - alice's task gets soft H/2, hard H whatever the submit shell's soft limit (H/8 or 3H/4,
 #     and srun --propagate=MEMLOCK, the `U` value), one slurmd log line per step naming
-#     user, job.step, rule and values;
+#     user, job.step, rule and values (two tasks on the node: both get it, one line);
 #   - bob's task gets what Slurm gives: the submit shell's soft limit under ALL, slurmd's under
 #     Except=MEMLOCK; no plugin line for bob;
 #   - carol's task gets soft = hard = H, slurmd's log has the warning with the cause and the
@@ -166,6 +166,14 @@ members() { # LABEL: alice's tasks from both submit shells, and with srun --prop
 
 # --- Slurm's default: PropagateResourceLimits=ALL
 members default
+# two tasks on the node: both get the policy, the step has one line (local task 0's)
+(cd / && prlimit --memlock="$low:$H" setpriv --reuid=alice --regid=alice --init-groups \
+	timeout 120 srun -t 2 -n 2 -J alice-two sh -c 'echo "$SLURM_JOB_ID $SLURM_LOCALID $(ulimit -Sl)"') \
+	> "$W/out/alice-two.out" 2> "$W/out/alice-two.err"
+two=$(sort -k2 "$W/out/alice-two.out" | awk '{ print $2 ":" $3 }' | tr '\n' ' ')
+check "two tasks: both get soft $policy ($two)" test "$two" = "0:$(kib "$policy") 1:$(kib "$policy") "
+job=$(awk '{ print $1; exit }' "$W/out/alice-two.out")
+check "two tasks: one line for the step in slurmd's log" test "$(log_line "${job:-none}" | grep -c .)" = 1
 run bob "$low" bob-low-default
 check "default: bob (no rule) gets the submit shell's soft limit, as Slurm gives it ($soft = $low)" test "$soft" = "$low"
 check "default: ... and slurmd's hard limit ($hard = $H)" test "$hard" = "$H"
