@@ -42,11 +42,18 @@ fi
 RPMDEFS=(--define "_topdir $T/top" --define "_buildshell /bin/bash"
 	--define '__brp_compress bash %{_rpmconfigdir}/brp-compress %{?_prefix}'
 	--define "packager rdmalimit maintainers <maintainers@users.noreply.a-seed-9c11bb63.example>")
-if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
-	rpmbuild -ta --nodeps "${RPMDEFS[@]}" "$T/rdmalimit-$V.tar.xz" > "$T/build.log" 2>&1; then
-	ok "rpmbuild -ta rdmalimit-$V.tar.xz (with %check)"
+# the Slurm plugin's package too, with Slurm's headers (libslurm-dev here)
+SLURM=()
+if [ -f /usr/include/slurm/spank.h ]; then
+	SLURM=(--with slurm)
 else
-	fail "rpmbuild -ta rdmalimit-$V.tar.xz"
+	skip_ci "no slurm/spank.h (Debian: libslurm-dev): the package is built without the Slurm plugin"
+fi
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES \
+	rpmbuild -ta --nodeps "${SLURM[@]}" "${RPMDEFS[@]}" "$T/rdmalimit-$V.tar.xz" > "$T/build.log" 2>&1; then
+	ok "rpmbuild -ta ${SLURM[*]} rdmalimit-$V.tar.xz (with %check)"
+else
+	fail "rpmbuild -ta ${SLURM[*]} rdmalimit-$V.tar.xz"
 	tail -40 "$T/build.log" | sed 's/^/# /'
 	done_testing
 fi
@@ -55,6 +62,7 @@ grep -q '^PASS: tests/tool/test-tool.sh' "$T/build.log" && ! grep -q '^FAIL:' "$
 MOD=$(ls "$T"/top/RPMS/*/pam_rdmalimit-"$V"-*.rpm 2>/dev/null)
 TOOL=$(ls "$T"/top/RPMS/*/rdmalimits-"$V"-*.rpm 2>/dev/null)
 SRC=$(ls "$T"/top/SRPMS/rdmalimit-"$V"-*.src.rpm 2>/dev/null)
+SPANK=$(ls "$T"/top/RPMS/*/slurm-spank-rdmalimit-"$V"-*.rpm 2>/dev/null)
 [ -f "$MOD" ] && [ -f "$TOOL" ] && [ -f "$SRC" ] && ok "pam_rdmalimit, rdmalimits and the source package" ||
 	{ fail "the packages: $(ls -R "$T/top/RPMS" "$T/top/SRPMS" | tr '\n' ' ')"; done_testing; }
 
@@ -79,6 +87,26 @@ texteq "rdmalimits' files" "$(files "$TOOL")" "/etc/security/rdmalimit.conf
 /usr/share/licenses/rdmalimits-$V/COPYING
 /usr/share/man/man5/rdmalimit.conf.5.gz
 /usr/share/man/man8/rdmalimits.8.gz"
+if [ ${#SLURM[@]} -gt 0 ]; then
+	texteq "slurm-spank-rdmalimit's files" "$(files "$SPANK")" "/usr/lib64/slurm/spank_rdmalimit.so
+/usr/share/licenses/slurm-spank-rdmalimit-$V
+/usr/share/licenses/slurm-spank-rdmalimit-$V/COPYING.LGPL
+/usr/share/man/man8/spank_rdmalimit.8.gz"
+	rpm2cpio "$SPANK" | (mkdir -p "$T/s" && cd "$T/s" && cpio -idm --quiet) 2>/dev/null
+	texteq "the plugin exports the SPANK hooks and version symbols only" \
+		"$(readelf --dyn-syms -W "$T/s/usr/lib64/slurm/spank_rdmalimit.so" | awk '$5 == "GLOBAL" && $7 != "UND" { print $8 }' | sort)" \
+		"plugin_name
+plugin_type
+plugin_version
+slurm_spank_init
+slurm_spank_task_init
+slurm_spank_task_init_privileged
+spank_plugin_version"
+	zcat "$T/s/usr/share/man/man8/spank_rdmalimit.8.gz" | grep -q '/usr/lib64/slurm/spank_rdmalimit\.' &&
+		ok "spank_rdmalimit(8) names the package's plugin directory" || fail "spank_rdmalimit(8) names another plugin directory"
+	rpm -qp --requires "$SPANK" | grep -qx 'slurm(x86-64)' && ok "the plugin's package requires slurm" || fail "slurm requirement"
+fi
+
 # the policy is the only configuration file, and an edited one is kept (noreplace)
 cfg=$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$TOOL" | awk 'NF == 2 && $1 ~ /c/')
 is "$cfg" "cn /etc/security/rdmalimit.conf" "rdmalimit.conf is %config(noreplace), the only configuration file"
@@ -94,6 +122,11 @@ file -b "$T/x/usr/lib64/security/pam_rdmalimit.so" 2>/dev/null | grep -q 'shared
 readelf --dyn-syms -W "$T/x/usr/lib64/security/pam_rdmalimit.so" | awk '$5 == "GLOBAL" && $7 != "UND" { print $8 }' | sort > "$T/syms"
 texteq "the module exports the PAM entry points only" "$(cat "$T/syms")" "pam_sm_close_session
 pam_sm_open_session"
+
+# the man pages are rendered for this build's paths, not the tarball maker's
+# (roff writes "pam_rdmalimit.\&so")
+zcat "$T/x/usr/share/man/man8/pam_rdmalimit.8.gz" | grep -q '/usr/lib64/security/pam_rdmalimit\.' &&
+	ok "pam_rdmalimit(8) names the module's path in the package" || fail "pam_rdmalimit(8) names another module path"
 
 # scriptlets: systemd's for the cache units, the preset that enables them, and nothing that
 # edits PAM stacks (enable goes through authselect, on the admin's word)
@@ -136,6 +169,17 @@ else
 	sed 's/^/# /' <<<"$errors"
 fi
 grep -E ': W: ' "$T/lint" | sed 's/^/# warning: /'
+
+# --- the default build (no --with slurm): no plugin package, no stray man page
+if env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES rpmbuild -tb --nodeps --nocheck "${RPMDEFS[@]}" \
+	--define "_topdir $T/noslurm" "$T/rdmalimit-$V.tar.xz" > "$T/build2.log" 2>&1; then
+	is "$(cd "$T/noslurm/RPMS" && ls */ | grep -c '\.rpm$')" 2 "without --with slurm: pam_rdmalimit and rdmalimits only"
+	rpm -qlp "$T"/noslurm/RPMS/*/*.rpm | grep -q spank && fail "a spank file in the default build's packages" ||
+		ok "no spank file in the default build's packages"
+else
+	fail "rpmbuild -tb without --with slurm"
+	tail -20 "$T/build2.log" | sed 's/^/# /'
+fi
 
 # --- the tool reads a tree's rpm database for the pam_limits model
 mkdir -p "$T/pam/SPECS"
