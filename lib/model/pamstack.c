@@ -134,9 +134,9 @@ static int load_lines(struct load *L, const char *display, FILE *f, struct at at
                         r = w[1] ? load_include(L, w[1], in, display, lineno) : 0;
                 else if (strcasecmp(w[0] + dash, "session") != 0 || nw < 3)
                         continue;
-                else if (streq(w[1], "include"))
+                else if (strcasecmp(w[1], "include") == 0)   /* libpam: strcasecmp() */
                         r = load_include(L, w[2], in, display, lineno);
-                else if (streq(w[1], "substack")) {
+                else if (strcasecmp(w[1], "substack") == 0) {
                         /* libpam's substack handler, at this level, ahead of what it brings */
                         in.level++;
                         if ((r = link_add(L->s, at.level, -1)) >= 0)

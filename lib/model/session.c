@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -55,12 +56,16 @@ static const char *const *value_names(enum pam_ret ret) {
         return ret == PAM_RET_SUCCESS ? success : ret == PAM_RET_IGNORE ? ignore : fail;
 }
 
-static int bracket_action(const char *control, enum pam_ret ret, enum pam_action *ret_action, unsigned *ret_jump) {
-        const char *p = control + 1, *end = strrchr(control, ']');
-        bool found = false, found_default = false;
-        enum pam_action def = PAM_ACT_BAD;
-        unsigned def_jump = 0;
+int pam_control_pairs(const char *control, int (*f)(const char *value, size_t len, enum pam_action a, unsigned jump,
+                                                    void *userdata),
+                      void *userdata) {
+        const char *p, *end;
+        int r;
 
+        if (control[0] != '[')
+                return 0;
+        p = control + 1;
+        end = strrchr(control, ']');
         if (!end)
                 return -EINVAL;
         while (p < end) {
@@ -75,25 +80,50 @@ static int bracket_action(const char *control, enum pam_ret ret, enum pam_action
                 unsigned jump = 0;
                 if (parse_action(eq + 1, len - (size_t)(eq + 1 - p), &a, &jump) < 0)
                         return -EINVAL;
-                size_t klen = (size_t)(eq - p);
-                if (klen == 7 && memcmp(p, "default", 7) == 0) {
-                        def = a;
-                        def_jump = jump;
-                        found_default = true;
-                } else if (!found)
-                        for (const char *const *v = value_names(ret); *v; v++)
-                                if (strlen(*v) == klen && memcmp(p, *v, klen) == 0) {
-                                        *ret_action = a;
-                                        *ret_jump = jump;
-                                        found = true;
-                                        break;
-                                }
+                r = f(p, (size_t)(eq - p), a, jump, userdata);
+                if (r < 0)
+                        return r;
                 p += len;
         }
-        if (!found) {
+        return 0;
+}
+
+struct bracket {
+        enum pam_ret ret;
+        bool found, found_default;
+        enum pam_action a, def;
+        unsigned jump, def_jump;
+};
+
+static int bracket_pair(const char *value, size_t len, enum pam_action a, unsigned jump, void *userdata) {
+        struct bracket *b = userdata;
+        if (len == 7 && memcmp(value, "default", 7) == 0) {
+                b->def = a;
+                b->def_jump = jump;
+                b->found_default = true;
+        } else if (!b->found)
+                for (const char *const *v = value_names(b->ret); *v; v++)
+                        if (strlen(*v) == len && memcmp(value, *v, len) == 0) {
+                                b->a = a;
+                                b->jump = jump;
+                                b->found = true;
+                                break;
+                        }
+        return 0;
+}
+
+static int bracket_action(const char *control, enum pam_ret ret, enum pam_action *ret_action, unsigned *ret_jump) {
+        struct bracket b = { .ret = ret, .def = PAM_ACT_BAD };
+        int r = pam_control_pairs(control, bracket_pair, &b);
+        if (r < 0)
+                return r;
+        if (b.found) {
+                *ret_action = b.a;
+                *ret_jump = b.jump;
+        } else {
                 /* without default=, an unnamed value is "bad" (Linux-PAM's default) */
-                *ret_action = found_default ? def : PAM_ACT_BAD;
-                *ret_jump = def_jump;
+                *ret_action = b.found_default ? b.def : PAM_ACT_BAD;
+                *ret_jump = b.def_jump;
         }
         return 0;
 }
@@ -112,8 +142,10 @@ int pam_control_action(const char *control, enum pam_ret ret, enum pam_action *r
                 return bracket_action(control, ret, ret_action, ret_jump);
         if (ret == PAM_RET_IGNORE)
                 *ret_action = PAM_ACT_IGNORE;
+        /* libpam reads the four words with strcasecmp(), a [...] control's values and actions
+         * with strncmp() (pam_handlers.c, pam_misc.c _pam_parse_control()) */
         for (size_t i = 0; i < ELEMENTSOF(simple); i++)
-                if (streq(control, simple[i].name)) {
+                if (strcasecmp(control, simple[i].name) == 0) {
                         if (ret != PAM_RET_IGNORE)
                                 *ret_action = ret == PAM_RET_SUCCESS ? simple[i].ok : simple[i].fail;
                         return 0;

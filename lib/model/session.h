@@ -48,6 +48,13 @@ enum pam_ret {
  * control cannot be read. */
 int pam_control_action(const char *control, enum pam_ret ret, enum pam_action *ret_action, unsigned *ret_jump);
 
+/* Each value=action pair of a [value=action ...] control, in order, to f (the value's name is
+ * not NUL-terminated: len bytes); nothing for a simple control (required, requisite, ...).  0,
+ * -EINVAL when the control cannot be read, or f's negative return. */
+int pam_control_pairs(const char *control, int (*f)(const char *value, size_t len, enum pam_action a, unsigned jump,
+                                                    void *userdata),
+                      void *userdata);
+
 /* Which entries of a session stack run. */
 struct stack_run {
         size_t *run;         /* indices into the stack, in the order they run */

@@ -213,6 +213,21 @@ mkroot
 sed -i '1i session sufficient pam_unix.so' "$R/etc/pam.d/common-session"
 run
 check "sufficient before pam_limits: FAIL" line "FAIL sshd: 'sufficient pam_unix.so' ends the session stack when it succeeds, before pam_limits"
+# libpam reads the four control words case-insensitively: "Sufficient" ends the stack too
+mkroot
+sed -i '1i session Sufficient pam_unix.so' "$R/etc/pam.d/common-session"
+run
+check "Sufficient (any case) before pam_limits: FAIL" line "FAIL sshd: 'Sufficient pam_unix.so' ends the session stack when it succeeds, before pam_limits"
+# a jump on a value other than success, read by the session engine's grammar
+mkroot
+sed -i '1i session [success=ok user_unknown=5 default=ignore] pam_unix.so' "$R/etc/pam.d/common-session"
+run
+check "a jump on user_unknown over pam_limits: WARN" line "WARN sshd: '[success=ok user_unknown=5 default=ignore] pam_unix.so' jumps over pam_limits" "when it does not succeed"
+# a bracket value is read with strncmp(): "SUCCESS=2" is not success (it never jumps on success)
+mkroot
+sed -i '1i session [SUCCESS=2 default=ignore] pam_unix.so' "$R/etc/pam.d/common-session"
+run
+check "[SUCCESS=2 ...]: no jump on success reported" hasnt "jumps over pam_limits (etc/pam.d/common-session:3) when it succeeds"
 
 # --- Debian's sshd: common-session (with the module) comes before sshd's own pam_limits, and
 # sshd's own pam_rdmalimit after it: the copy that runs last is named, not the first one

@@ -44,6 +44,13 @@ static void test_controls(void **state) {
         action("[default=bad success=ok]", PAM_RET_SUCCESS, PAM_ACT_OK, 0);   /* default first */
         action("[default=bad success=ok]", PAM_RET_FAIL, PAM_ACT_BAD, 0);
         action("[success=done new_authtok_reqd=done default=ignore]", PAM_RET_SUCCESS, PAM_ACT_DONE, 0);
+        /* libpam: the four words with strcasecmp() (measured: "Optional pam_deny" is ignored,
+         * "Required pam_deny" fails), a [...] control with strncmp() */
+        action("Required", PAM_RET_FAIL, PAM_ACT_BAD, 0);
+        action("OPTIONAL", PAM_RET_FAIL, PAM_ACT_IGNORE, 0);
+        action("Sufficient", PAM_RET_SUCCESS, PAM_ACT_DONE, 0);
+        action("Requisite", PAM_RET_FAIL, PAM_ACT_DIE, 0);
+        action("[SUCCESS=1 default=ignore]", PAM_RET_SUCCESS, PAM_ACT_IGNORE, 0);   /* not "success" */
         enum pam_action a;
         unsigned j;
         assert_int_equal(pam_control_action("mandatory", PAM_RET_SUCCESS, &a, &j), -EINVAL);
@@ -51,6 +58,28 @@ static void test_controls(void **state) {
         assert_int_equal(pam_control_action("[success=1", PAM_RET_SUCCESS, &a, &j), -EINVAL);
         /* an action of 16 bytes or more is refused whole, not read as its first 15 */
         assert_int_equal(pam_control_action("[success=000000000000001abc]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+}
+
+struct pairs {
+        char text[256];
+};
+static int pair_text(const char *value, size_t len, enum pam_action a, unsigned jump, void *userdata) {
+        struct pairs *p = userdata;
+        size_t u = strlen(p->text);
+        snprintf(p->text + u, sizeof p->text - u, "%s%.*s:%d:%u", u ? " " : "", (int)len, value, (int)a, jump);
+        return 0;
+}
+
+/* Every value=action pair, in order, by the one grammar (doctor's jump check reads it too). */
+static void test_control_pairs(void **state) {
+        struct pairs p = {};
+        assert_int_equal(pam_control_pairs("[success=2 user_unknown=die default=ignore]", pair_text, &p), 0);
+        assert_string_equal(p.text, "success:6:2 user_unknown:4:0 default:0:0");
+        p = (struct pairs){};
+        assert_int_equal(pam_control_pairs("required", pair_text, &p), 0);
+        assert_string_equal(p.text, "");
+        assert_int_equal(pam_control_pairs("[success=2 default]", pair_text, &p), -EINVAL);
+        assert_int_equal(pam_control_pairs("[success=2", pair_text, &p), -EINVAL);
 }
 
 /* a stack of "control name" pairs */
@@ -381,7 +410,7 @@ static void test_model_build(void **state) {
 }
 
 UNIT_MAIN(NULL, NULL,
-          cmocka_unit_test(test_controls), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
+          cmocka_unit_test(test_controls), cmocka_unit_test(test_control_pairs), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
           cmocka_unit_test(test_module_name),
           cmocka_unit_test(test_line_overrides), cmocka_unit_test(test_line_rank),

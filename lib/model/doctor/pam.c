@@ -172,46 +172,27 @@ struct pam_ctl {
         unsigned other_jump;  /* the largest jump on any other return value */
 };
 
-static int pam_parse_control(const char *control, struct pam_ctl *ret) {
-        struct pam_ctl c = {};
-        _cleanup_free_ char *buf = NULL;
-        char *save = NULL;
-        const char *succ = NULL, *def = NULL;
-        unsigned n;
-
-        *ret = c;
-        if (control[0] != '[') {
-                /* sufficient = [success=done new_authtok_reqd=done default=ignore] */
-                ret->succ_stop = strcasecmp(control, "sufficient") == 0;
-                return 0;
-        }
-        if (!(buf = strdup(control + 1)))
-                return -ENOMEM;
-        buf[strcspn(buf, "]")] = '\0';
-        for (char *tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
-                char *eq = strchr(tok, '=');
-                if (!eq)
-                        continue;
-                *eq = '\0';
-                if (strcasecmp(tok, "success") == 0)
-                        succ = eq + 1;
-                else if (strcasecmp(tok, "default") == 0)
-                        def = eq + 1;
-                else if (parse_u32(eq + 1, &n) == 0 && n > c.other_jump)
-                        c.other_jump = n;
-        }
-        if (!succ)
-                succ = def;   /* an unlisted value takes default's action */
-        else if (def && parse_u32(def, &n) == 0 && n > c.other_jump)
-                c.other_jump = n;
-        if (succ) {
-                if (parse_u32(succ, &n) == 0)
-                        c.succ_jump = n;
-                else if (strcasecmp(succ, "done") == 0 || strcasecmp(succ, "die") == 0)
-                        c.succ_stop = true;
-        }
-        *ret = c;
+/* the largest jump on a value other than success */
+static int other_jump_pair(const char *value, size_t len, enum pam_action a, unsigned jump, void *userdata) {
+        unsigned *max = userdata;
+        if (a == PAM_ACT_JUMP && !(len == 7 && memcmp(value, "success", 7) == 0) && jump > *max)
+                *max = jump;
         return 0;
+}
+
+/* What a control does on success and at most on anything else, read by the session engine's
+ * grammar (pam_control_action(), pam_control_pairs()). */
+static int pam_parse_control(const char *control, struct pam_ctl *ret) {
+        enum pam_action a;
+        unsigned jump;
+
+        *ret = (struct pam_ctl){};
+        if (pam_control_action(control, PAM_RET_SUCCESS, &a, &jump) < 0)
+                return -EINVAL;
+        if (a == PAM_ACT_JUMP)
+                ret->succ_jump = jump;
+        ret->succ_stop = a == PAM_ACT_DONE || a == PAM_ACT_DIE;
+        return pam_control_pairs(control, other_jump_pair, &ret->other_jump);
 }
 
 /* Does entry j of st jump over entry idx, as libpam counts (pam_stack_jump())? */
@@ -228,8 +209,10 @@ static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, c
         struct pam_ctl c;
         bool cond = condition_module(x->name);
 
-        if (!w2 || pam_parse_control(x->control, &c) < 0)
+        if (!w2)
                 return -ENOMEM;
+        if (pam_parse_control(x->control, &c) < 0)
+                return 0;   /* a control libpam cannot read fails the line: no jump to report */
         if (jumps_over(st, j, c.succ_jump, idx)) {
                 *ok = false;
                 if (!(fix = strf("correct the jump count of '%s' at %s so it does not cross %s, or move %s above it",
