@@ -55,9 +55,9 @@ static void test_includes(void **state) {
                    "@include common-session\n"
                    "\n"
                    "   # only a comment\n"
-                   "session include extra\n"
+                   "session Include extra\n"          /* libpam: strcasecmp() */
                    "-session optional pam_gone.so\n"
-                   "session substack sub\n"
+                   "session SubStack sub\n"
                    "session\trequired\tpam_env.so\r\n"
                    "session required\n"
                    "account required pam_unix.so\n");
