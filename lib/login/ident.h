@@ -38,8 +38,10 @@ bool ident_uses_nss(const struct ident *id);
 /* -ENOENT when unknown; other negative errno on NSS failure.  The result lives as long as
  * the context. */
 int ident_user(struct ident *id, const char *name, const struct id_user **ret);
-/* The user of uid (getpwuid_r; in root mode the first line of ROOT/etc/passwd with it), with
- * its own cache: a name that getpwnam_r() answers with another uid does not mix with it. */
+/* The user of uid (getpwuid_r), with its own cache: a name that getpwnam_r() answers with
+ * another uid does not mix with it.  In root mode: among the users ident_user() knows (the
+ * first line of each name in ROOT/etc/passwd), the first with uid; a later line repeating a
+ * name is not found by its uid there, where NSS would find it. */
 int ident_user_by_uid(struct ident *id, uid_t uid, const struct id_user **ret);
 int ident_group(struct ident *id, const char *name, const struct id_group **ret);
 int ident_group_by_gid(struct ident *id, gid_t gid, const struct id_group **ret);

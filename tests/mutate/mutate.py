@@ -68,6 +68,8 @@ COVER = [
     ("lib/login/hw.c", ["tests/unit/test-hwcache", "tests/unit/test-policy", "tests/login/test-fakesys.sh",
                         "tests/login/test-login-attacks.sh"]),
     ("lib/login/mnl.c", ["tests/login/test-fakesys.sh", "tests/login/test-login-attacks.sh"]),
+    ("lib/login/apply.c", ["tests/login/test-login-attacks.sh", "tests/pam/test-module.sh",
+                           "tests/spank/test-spank-elf.sh"]),
     ("lib/login/rlimit.c", ["tests/unit/test-rlimit", "tests/unit/test-flavours",
                             "tests/login/test-login-attacks.sh"]),
     ("lib/login/*.c", ["tests/unit/test-policy", "tests/unit/test-hwcache",

@@ -80,6 +80,34 @@ static void test_users(void **state) {
         ident_free(id);
 }
 
+/* By uid (the Slurm plugin's way in: the job's uid, through NSS there): in root mode, among the
+ * users by name (the first line of each name), the first with that uid. */
+static void test_users_by_uid(void **state) {
+        struct ident *id;
+        const struct id_user *u;
+        (void)state;
+
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(ident_user_by_uid(id, 1000, &u), 0);
+        assert_string_equal(u->name, "alice");
+        assert_int_equal(u->gid, 1000);
+        assert_int_equal(ident_user_by_uid(id, 1002, &u), 0);
+        assert_string_equal(u->name, "carol");
+        assert_int_equal(u->gid, 2000);
+        assert_int_equal(ident_user(id, "alice", &u), 0);
+        assert_int_equal(u->uid, 1000);   /* by name: still the first line */
+        assert_int_equal(ident_user_by_uid(id, 0, &u), 0);
+        assert_string_equal(u->name, "root");
+        /* no such uid, a "+" line's, a broken line's: not found, u untouched */
+        static const uid_t none[] = { 1003, 4000, 5000, 5001, 65534 };   /* 4000: the second alice line */
+        for (size_t i = 0; i < ELEMENTSOF(none); i++) {
+                u = (const struct id_user *)0x1;
+                assert_int_equal(ident_user_by_uid(id, none[i], &u), -ENOENT);
+                assert_ptr_equal(u, (const struct id_user *)0x1);
+        }
+        ident_free(id);
+}
+
 static void test_groups(void **state) {
         struct ident *id;
         const struct id_group *g;
@@ -208,5 +236,5 @@ static void test_nss_absent(void **state) {
 }
 
 UNIT_MAIN(setup, unit_teardown,
-          cmocka_unit_test(test_users), cmocka_unit_test(test_groups), cmocka_unit_test(test_membership),
+          cmocka_unit_test(test_users), cmocka_unit_test(test_users_by_uid), cmocka_unit_test(test_groups), cmocka_unit_test(test_membership),
           cmocka_unit_test(test_missing_files), cmocka_unit_test(test_nss_absent))
