@@ -115,6 +115,32 @@ check "packaged tool runs, version $ver matches configure's ($got)" test "$got" 
 check "packaged tool reads the packaged policy path" \
 	sh -c "'$X/usr/sbin/rdmalimits' --help | grep -q '(default /etc/security/rdmalimit.conf)'"
 
+# --- the Slurm plugin's package (built when Slurm's headers are there: libslurm-dev)
+SPANK=$(ls -t "$DEB_DIR"/slurm-spank-rdmalimit_*_"$ARCH".deb 2>/dev/null | head -1)
+if [ -z "$SPANK" ]; then
+	if [ -f /usr/include/slurm/spank.h ]; then
+		fail "no slurm-spank-rdmalimit package although slurm/spank.h is installed"
+	else
+		skip "no slurm/spank.h (libslurm-dev): no slurm-spank-rdmalimit package"
+	fi
+else
+	S=$T/s
+	mkdir -p "$S"
+	dpkg-deb -x "$SPANK" "$S"
+	files "$SPANK" > "$T/spank.files"
+	check "the plugin where Debian's slurmd loads plugins" grep -qx "/usr/lib/$MA/slurm-wlm/spank_rdmalimit.so" "$T/spank.files"
+	check "the plugin exports only the SPANK hooks and version symbols" test -z "$(nm -D --defined-only "$S/usr/lib/$MA/slurm-wlm/spank_rdmalimit.so" |
+		awk '$2 ~ /^[TDBRVW]$/ { print $3 }' | grep -Ev '^(slurm_spank_(init|task_init|task_init_privileged)|plugin_(name|type|version)|spank_plugin_version)$')"
+	check "man page spank_rdmalimit.8 names the plugin's path" \
+		sh -c "zcat '$S/usr/share/man/man8/spank_rdmalimit.8.gz' | grep -q '/usr/lib/$MA/slurm-wlm/spank_rdmalimit'"
+	check "slurm-spank-rdmalimit depends on the slurmd release it was built for" \
+		sh -c "dpkg-deb -f '$SPANK' Depends | grep -q 'slurmd (>= [0-9][0-9]\.[0-9][0-9])'"
+	check "slurm-spank-rdmalimit depends on libpam-rdmalimit (the policy file)" \
+		sh -c "dpkg-deb -f '$SPANK' Depends | grep -q 'libpam-rdmalimit (= '"
+	check "no other file in the plugin's package than the plugin and its man page" \
+		test -z "$(grep -v -e '^/usr/lib/'"$MA"'/slurm-wlm' -e '^/usr/share/man' -e '^/usr/lib$' -e '^/usr$' -e '^/usr/share$' -e '^/usr/lib/'"$MA"'$' "$T/spank.files")"
+fi
+
 # --- maintainer scripts: never enable the profile, take it out on removal
 check "postinst does not enable the profile" sh -c "! grep -v '^[[:space:]]*#' '$T/ctl-lib/postinst' | grep -q -- '--enable'"
 check "postinst refreshes with pam-auth-update --package" grep -q '^[[:space:]]*pam-auth-update --package$' "$T/ctl-lib/postinst"
