@@ -140,6 +140,7 @@ int cmd_doctor(struct ctx *c) {
                 .unit = c->unit,
                 .pid = c->pid,
                 .probe_timeout = c->probe_timeout,
+                .slurm_conf = c->slurm_conf,
         };
         r = doctor_run(&in, &rep);
         if (r < 0) {

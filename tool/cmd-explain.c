@@ -394,6 +394,13 @@ int cmd_explain(struct ctx *c) {
         char ssrc[4096], hsrc[4096];
         int r;
 
+        if (c->slurm)
+                return cmd_explain_slurm(c);
+        if (c->given & (OPT_SUBMIT_MEMLOCK | OPT_SLURM_CONF)) {
+                log_error("--%s applies to a Slurm job task: add --slurm",
+                          c->given & OPT_SUBMIT_MEMLOCK ? "submit-memlock" : "slurm-conf");
+                return CMD_USAGE;
+        }
         /* --pid PID: the session is opened by that process */
         if (c->pid && c->root) {
                 log_error("--pid names a process of this system; --root does not apply to it");

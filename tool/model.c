@@ -79,32 +79,47 @@ static void module_paths(const struct ctx *c, const struct pam_stack *st, struct
         *ret_cache_arg = module_arg(st->v[mod].args, "cache=");
 }
 
-static void load_policy(const struct ctx *cc, struct tool_session *s) {
+void tool_policy_load(const struct ctx *c, const char *path, struct policy **ret, char *refused, size_t refused_size) {
         _cleanup_(diag_list_clear) struct diag_list d = {};
+        struct ctx cc = *c;
         size_t n = 0;
-        int r = check_policy_file(cc, &d, &s->p, NULL, NULL);
 
-        s->have_policy = r >= 0;
-        for (size_t i = 0; r < 0 && r != -ENOENT && i < d.n && n + 2 < sizeof s->refused; i++)
-                n += (size_t)snprintf(s->refused + n, sizeof s->refused - n, "%s%s%s%s", n ? "; " : "",
+        cc.policy_path = path;
+        int r = check_policy_file(&cc, &d, ret, NULL, NULL);
+        refused[0] = '\0';
+        if (r < 0)
+                *ret = NULL;
+        for (size_t i = 0; r < 0 && r != -ENOENT && i < d.n && n + 2 < refused_size; i++)
+                n += (size_t)snprintf(refused + n, refused_size - n, "%s%s%s%s", n ? "; " : "",
                                       d.v[i].path ? d.v[i].path : "", d.v[i].path ? ": " : "", d.v[i].message);
         if (r < 0 && r != -ENOENT && !n)
-                snprintf(s->refused, sizeof s->refused, "%s", strerror(-r));
+                snprintf(refused, refused_size, "%s", strerror(-r));
 }
 
-/* The hardware the module sees: the cache it reads when valid, else a live probe. */
-static int load_hardware(const struct ctx *c, const char *cache_arg, struct tool_session *s) {
+static void load_policy(const struct ctx *cc, struct tool_session *s) {
+        tool_policy_load(cc, cc->policy_path, &s->p, s->refused, sizeof s->refused);
+        s->have_policy = s->p != NULL;
+}
+
+int tool_hw_load(const struct ctx *c, const char *cache_arg, const struct policy *p, struct hw_summary **ret,
+                 char *cache_shown, size_t shown_size, int *ret_cache_r) {
         const char *cache = (c->given & OPT_CACHE) ? c->cache : cache_arg ? cache_arg : HW_CACHE_PATH;
         const char *root = c->root && !(c->given & OPT_CACHE) ? c->root : NULL;
         _cleanup_free_ char *shown = NULL;
 
+        cache_shown[0] = '\0';
         if (cache && !*cache)
                 cache = NULL;
         if (cache && root)
                 shown = fs_root_path(c->root, cache);
         if (cache)
-                snprintf(s->cache, sizeof s->cache, "%s", shown ? shown : cache);
-        if (hw_cache_in_root_or_probe(root, cache, &s->p->hw.sel, &s->hw, &s->cache_r) < 0)
+                snprintf(cache_shown, shown_size, "%s", shown ? shown : cache);
+        return hw_cache_in_root_or_probe(root, cache, &p->hw.sel, ret, ret_cache_r) < 0 ? -ENOMEM : 0;
+}
+
+/* The hardware the module sees: the cache it reads when valid, else a live probe. */
+static int load_hardware(const struct ctx *c, const char *cache_arg, struct tool_session *s) {
+        if (tool_hw_load(c, cache_arg, s->p, &s->hw, s->cache, sizeof s->cache, &s->cache_r) < 0)
                 return -ENOMEM;
         s->hw_cached = s->cache_r == 0;
         return 0;

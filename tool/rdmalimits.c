@@ -36,11 +36,12 @@ static const struct command commands[] = {
         { "list", cmd_list, 0, 0, 0, "", "the memlock entries of every file, in the order pam_limits reads them" },
         { "check", cmd_check, OPT_POLICY | OPT_CONF, 0, -1, "[FILE...]",
           "validate limits.conf, limits.d and (with --policy) rdmalimit.conf" },
-        { "explain", cmd_explain, OPT_CONF | OPT_PROC1 | OPT_SERVICE | OPT_CACHE | OPT_PID, 1, 1, "USER",
+        { "explain", cmd_explain, OPT_CONF | OPT_PROC1 | OPT_SERVICE | OPT_CACHE | OPT_PID | OPT_SLURM | OPT_SUBMIT_MEMLOCK |
+                  OPT_SLURM_CONF, 1, 1, "USER",
           "the memlock a session of USER gets, and the file:line behind each value" },
         { "verify", cmd_verify, OPT_SERVICE | OPT_SSH | OPT_CONF, 1, 1, "USER",
           "open a real session for USER (PAM, or --ssh DEST) and compare with explain" },
-        { "doctor", cmd_doctor, OPT_PID | OPT_UNIT | OPT_CONF | OPT_SERVICE | OPT_PROBE_TIMEOUT, 0, 0, "",
+        { "doctor", cmd_doctor, OPT_PID | OPT_UNIT | OPT_CONF | OPT_SERVICE | OPT_PROBE_TIMEOUT | OPT_SLURM_CONF, 0, 0, "",
           "diagnose the whole chain: PAM stacks, sshd, systemd, containers, running processes" },
         { "pin-test", cmd_pintest, OPT_FORCE, 1, 1, "SIZE",
           "as the calling user, really pin SIZE (mlock, AF_XDP UMEM, ibv_reg_mr) and say what failed" },
@@ -134,8 +135,20 @@ static const struct opt_def {
             { "enable/disable", "a service to edit (repeatable; default: those that need it)" } } },
         { "pid", required_argument, 0, false, OPT_PID, ACT_PID, F(pid), "PID",
           { { "doctor", "also examine this running process" },
-            { "explain", "model a session opened by this running process" },
+            { "explain", "model a session opened by this running process\n"
+                         "(with --slurm: slurmd, whose limits the tasks start with)" },
             { "status", "only this process" } } },
+        { "slurm", no_argument, 0, false, OPT_SLURM, ACT_TRUE, F(slurm), NULL,
+          { { "explain", "a Slurm job task of USER on this node, not a PAM session\n"
+                         "(slurm.conf, plugstack.conf, slurmd, spank_rdmalimit)" } } },
+        { "submit-memlock", required_argument, 0, false, OPT_SUBMIT_MEMLOCK, ACT_STRING, F(submit_memlock), "SIZE",
+          { { "explain", "with --slurm: the soft memlock of the shell that runs srun or\n"
+                         "sbatch (default: this process's own)" } } },
+        { "slurm-conf", required_argument, 0, false, OPT_SLURM_CONF, ACT_STRING, F(slurm_conf), "FILE",
+          { { "explain", "with --slurm: slurm.conf (default /etc/slurm/slurm.conf,\n"
+                         "else /etc/slurm-llnl/slurm.conf)" },
+            { "doctor", "slurm.conf (default /etc/slurm/slurm.conf, else\n"
+                        "/etc/slurm-llnl/slurm.conf)" } } },
         { "ssh", required_argument, 0, false, OPT_SSH, ACT_STRING, F(ssh), "DEST",
           { { "verify", "log in with ssh to DEST" } } },
         { "ssh-option", required_argument, 0, false, OPT_SSH, ACT_SSH_OPTION, 0, "ARG",

@@ -48,6 +48,9 @@ enum {
         OPT_ALLOW_OVERRIDDEN = 1u << 22,
         OPT_OUTPUT = 1u << 23,
         OPT_PROBE_TIMEOUT = 1u << 24,
+        OPT_SLURM = 1u << 25,
+        OPT_SUBMIT_MEMLOCK = 1u << 26,
+        OPT_SLURM_CONF = 1u << 27,
 };
 #define OPT_GLOBAL (OPT_ROOT | OPT_JSON | OPT_QUIET | OPT_FLAVOUR)
 
@@ -69,6 +72,9 @@ struct ctx {
         const char *threshold;   /* status --threshold SIZE */
         const char *output;      /* status --prometheus --output FILE */
         unsigned probe_timeout;  /* status, doctor --probe-timeout SECONDS, 0: not given */
+        bool slurm;              /* explain --slurm: a Slurm job task, not a PAM session */
+        const char *submit_memlock; /* explain --slurm --submit-memlock SIZE */
+        const char *slurm_conf;  /* explain --slurm --slurm-conf FILE */
         int argc;                /* positional arguments after the command word */
         char **argv;
         const char **ssh_options; /* every --ssh-option, in order (verify --ssh) */
@@ -89,6 +95,7 @@ int cmd_remove(struct ctx *c);
 int cmd_list(struct ctx *c);
 int cmd_check(struct ctx *c);
 int cmd_explain(struct ctx *c);
+int cmd_explain_slurm(struct ctx *c);
 int cmd_probe(struct ctx *c);
 int cmd_pintest(struct ctx *c);
 int cmd_verify(struct ctx *c);
@@ -170,6 +177,14 @@ struct tool_session {
  * negative errno, or CMD_FINDINGS (the model cannot be built). */
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *ret);
 void tool_session_clear(struct tool_session *s);
+/* The policy at path (inside --root) as the module and the plugin load it: *ret NULL when it
+ * cannot be loaded, refused then says why ("" for a missing file). */
+void tool_policy_load(const struct ctx *c, const char *path, struct policy **ret, char *refused, size_t refused_size);
+/* The hardware the module (or the plugin) sees for p: the cache (--cache, else cache_arg, its
+ * cache= argument, "" for none, else the default) when valid, else a live probe.  cache_shown
+ * gets the cache's name ("" for none), *ret_cache_r hw_cache_load()'s result.  0 or -ENOMEM. */
+int tool_hw_load(const struct ctx *c, const char *cache_arg, const struct policy *p, struct hw_summary **ret,
+                 char *cache_shown, size_t shown_size, int *ret_cache_r);
 
 /* Open (root-owned, not group/world-writable), read and load the policy; findings into d.
  * ret_text (may be NULL) gets the bytes it was loaded from, ret_len their length. */

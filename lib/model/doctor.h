@@ -59,10 +59,25 @@ struct doctor_input {
         const char *unit;                /* examine this systemd unit, or NULL */
         pid_t pid;                       /* examine this process, or 0 */
         unsigned probe_timeout;          /* seconds for the probe of its user (status.h), 0: default */
+        const char *slurm_conf;          /* slurm.conf (inside root), NULL: the default places */
 };
 
 /* Run every check.  Returns 0, or -ENOMEM (the report then holds what was found so far). */
 int doctor_run(const struct doctor_input *in, struct diag_list *rep);
+
+/*
+ * The memlock a systemd unit's processes start with, as doctor's systemd model computes it:
+ * LimitMEMLOCK= of the unit file and its drop-ins, else DefaultLimitMEMLOCK= of system.conf and
+ * its drop-ins, else systemd's default (in root, NULL: /).  0 (found false: no unit file, or
+ * masked) or -ENOMEM.
+ */
+struct doctor_unit_limit {
+        bool found, masked;
+        uint64_t soft, hard;
+        char src[256];                   /* "LimitMEMLOCK=infinity", "no LimitMEMLOCK=: ..." */
+        char where[320];                 /* the FILE:LINE that sets it, or the unit file */
+};
+int doctor_unit_memlock(const char *root, const char *unit, struct doctor_unit_limit *ret);
 
 /*
  * A systemd resource limit (LimitMEMLOCK=, DefaultLimitMEMLOCK=): "VALUE" (soft and hard) or

@@ -274,51 +274,9 @@ static const char *daemon_exe(const char *service) {
         return NULL;
 }
 
-/* Whether /proc/PID/exe (proc_exe()) is exe, or (!exact) starts with it; false when it cannot
- * be read. */
-static bool runs_exe(pid_t pid, const char *exe, bool exact) {
-        char target[PATH_MAX];
-        if (proc_exe(pid, target) < 0)
-                return false;
-        return exact ? streq(target, exe) : strncmp(target, exe, strlen(exe)) == 0;
-}
-
-/* A root process running exe whose parent does not run it too (the listener, not a
- * connection's child). */
-static bool is_daemon(pid_t pid, const char *exe) {
-        _cleanup_free_ char *status = NULL;
-        uint64_t uid, ppid;
-
-        if (!runs_exe(pid, exe, true) || proc_read(pid, "status", PROC_TEXT_MAX, &status) < 0)
-                return false;
-        if (proc_field_u64(status, "Uid", &uid) < 0 || uid != 0 || proc_field_u64(status, "PPid", &ppid) < 0)
-                return false;
-        return ppid <= 1 || !runs_exe((pid_t)ppid, exe, false);
-}
-
 int session_service_find(const char *service, pid_t *ret_pid) {
         const char *exe = daemon_exe(service);
-        struct dirent *de;
-        DIR *d;
-        int r = -ESRCH;
-
-        if (!exe)
-                return -ESRCH;
-        d = opendir("/proc");
-        if (!d)
-                return negative_errno();
-        while ((de = readdir(d))) {
-                unsigned pid;
-                if (parse_u32(de->d_name, &pid) < 0 || pid == 0)
-                        continue;
-                if (is_daemon((pid_t)pid, exe)) {
-                        *ret_pid = (pid_t)pid;
-                        r = 0;
-                        break;
-                }
-        }
-        closedir(d);
-        return r;
+        return exe ? proc_find_daemon(exe, ret_pid) : -ESRCH;
 }
 
 bool session_service_of_caller(const char *service) {

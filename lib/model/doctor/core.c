@@ -75,8 +75,7 @@ char *target_text(const struct target *t, bool hard) {
                     (hard ? t->hard_where : t->soft_where) ?: "?");
 }
 
-/* The host's hardware (probed once; NULL when the probe failed). */
-static const struct hw_summary *need_hw(struct doc *d) {
+const struct hw_summary *need_hw(struct doc *d) {
         if (!d->hw_probed) {
                 d->hw_probed = true;
                 if (hw_probe(HW_ALL, d->in->policy ? &d->in->policy->hw.sel : NULL, &d->hw) < 0)
@@ -280,6 +279,9 @@ int host_auto(struct doc *d, struct host_auto *ret) {
                 _cleanup_free_ char *arith = NULL;
                 policy_compute_auto(h, hw, &a);
                 ret->value = a.value;
+                ret->hw_known = true;
+                ret->n_rdma = hw->n_rdma;
+                ret->hw_units = a.active_ports + a.zc_queues + a.copy_queues;
                 if (!(arith = auto_arith(h, &a)))
                         ret->why = NULL;
                 else if (a.value)

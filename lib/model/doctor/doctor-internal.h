@@ -10,7 +10,8 @@
  *   systemd.c     DefaultLimitMEMLOCK, units and their drop-ins, LimitMEMLOCK
  *   containers.c  the container doctor runs in, its capabilities; docker and podman
  *   kube.c        Kubernetes nodes: kubelet, and containerd and CRI-O, whose limits pods inherit
- *   slurm.c       Slurm: slurm.conf PropagateResourceLimits, slurmd's unit, pam_slurm_adopt
+ *   slurm.c       Slurm: slurm.conf PropagateResourceLimits, slurmd's unit, pam_slurm_adopt,
+ *                 plugstack.conf (spank_rdmalimit), running job steps against explain --slurm
  *   process.c     /proc: the login services' own limits, --pid
  *   config.c      limits.conf and limits.d, the policy, the hardware cache
  *
@@ -136,6 +137,9 @@ int walk_finding(struct doc *d, enum doctor_group g, const char *cycle_id, const
                  const char *where, const char *keyword, const char *reader, const char *subject,
                  const char *cycle_effect);
 
+/* The host's hardware (probed once; NULL when the probe failed). */
+const struct hw_summary *need_hw(struct doc *d);
+
 /* What the configuration gives USER: -ENOENT for an unknown user; an empty target when no
  * entry or rule names the user (the baseline is not a target). */
 int user_target(struct doc *d, const char *user, struct target *ret);
@@ -147,6 +151,9 @@ int below_max(const struct doc *d, uint64_t soft, uint64_t hard, enum diag_sever
 struct host_auto {
         uint64_t value;              /* 0: nothing to go by (no hardware, no fallback, no probe) */
         char *why;                   /* how it was computed: source, hardware counts, caps */
+        bool hw_known;               /* the hardware was probed */
+        size_t n_rdma;               /* RDMA devices */
+        unsigned hw_units;           /* what `auto` counts: active ports, zero-copy and copy-mode RX queues */
 };
 int host_auto(struct doc *d, struct host_auto *ret);
 void host_auto_clear(struct host_auto *a);

@@ -4,7 +4,11 @@
  * PropagateResourceLimits (default ALL) copies the submit host's soft limit into it, which
  * PropagateResourceLimitsExcept=MEMLOCK prevents; pam_slurm_adopt moves ssh logins into a job
  * but leaves their limits to the sshd stack, must be the last account module, and conflicts
- * with pam_systemd (Slurm's documentation of slurm.conf and pam_slurm_adopt).
+ * with pam_systemd (Slurm's documentation of slurm.conf and pam_slurm_adopt).  slurm.conf and
+ * plugstack.conf are read through lib/model/slurmconf.h, the readers explain --slurm uses:
+ * whether plugstack.conf loads spank_rdmalimit.so (missing on a compute node with the hardware
+ * the policy counts, or naming a file that does not exist), and each running job step's first
+ * task against slurm_task_model() (lib/model/slurmtask.h) with the submit shell's limit unknown.
  */
 #include "config.h"
 
@@ -16,6 +20,10 @@
 
 #include "doctor-internal.h"
 #include "pamstack.h"
+#include "procfs.h"
+#include "status.h"
+#include "slurmconf.h"
+#include "slurmtask.h"
 #include "visit.h"
 
 #define SLURM_INCLUDE_DEPTH_MAX 8
@@ -25,114 +33,21 @@
         "Slurm reads the file again and again until it runs out of file descriptors, then refuses " \
         "slurm.conf ('Unable to process configuration file')"
 
-/* The last PropagateResourceLimits= and PropagateResourceLimitsExcept= of slurm.conf. */
-struct slurm_conf {
-        char *file;                   /* the slurm.conf read (display) */
-        char *limits, *limits_where;
-        char *except, *except_where;
-        const char *abs;              /* the file being read, and how deep in includes it is */
-        unsigned depth;
-        struct visit walk;            /* slurm.conf and the files it includes */
-};
-
-static void slurm_conf_clear(struct slurm_conf *c) {
-        free(c->file);
-        free(c->limits);
-        free(c->limits_where);
-        free(c->except);
-        free(c->except_where);
-        visit_done(&c->walk);
-}
-
-static int set2(char **value, char **where, const char *v, const char *w) {
-        return set_str(value, v) >= 0 && set_str(where, w) >= 0 ? 0 : -ENOMEM;
-}
-
-static int slurm_scan(struct doc *d, const char *abs, const char *from, struct slurm_conf *c);
-
-/* "Include FILE" at from: relative names are in slurm.conf's directory. */
-static int slurm_include(struct doc *d, const char *name, const char *from, struct slurm_conf *c) {
-        const char *abs = c->abs, *slash = strrchr(abs, '/');
-        _cleanup_free_ char *p = name[0] == '/' ? strdup(name) : strf("%.*s/%s", (int)(slash - abs), abs, name);
-        if (!p)
-                return -ENOMEM;
-        if (c->depth >= SLURM_INCLUDE_DEPTH_MAX)
-                return 0;
-        c->depth++;
-        int r = slurm_scan(d, p, from, c);
-        c->depth--;
-        c->abs = abs;
-        return c->walk.error ? c->walk.error : r;
-}
-
-/* One line: "Key=Value" words (case-insensitive keys), or "Include FILE". */
-static int slurm_line(struct doc *d, char *line, const char *where, void *userdata) {
-        struct slurm_conf *c = userdata;
-        char *save = NULL, *w;
-        int r = 0;
-
-        line[strcspn(line, "#")] = '\0';
-        for (w = strtok_r(line, " \t\r", &save); w && r >= 0; w = strtok_r(NULL, " \t\r", &save)) {
-                char *eq = strchr(w, '=');
-                if (!eq && strcasecmp(w, "include") == 0) {
-                        char *f = strtok_r(NULL, " \t\r", &save);
-                        r = f ? slurm_include(d, f, where, c) : 0;
-                        continue;
-                }
-                if (!eq)
-                        continue;
-                *eq = '\0';
-                if (strcasecmp(w, "PropagateResourceLimits") == 0)
-                        r = set2(&c->limits, &c->limits_where, eq + 1, where);
-                else if (strcasecmp(w, "PropagateResourceLimitsExcept") == 0)
-                        r = set2(&c->except, &c->except_where, eq + 1, where);
-        }
-        return r;
-}
-
-static int slurm_scan(struct doc *d, const char *abs, const char *from, struct slurm_conf *c) {
-        c->abs = abs;
-        int r = read_lines_walk(d, abs, &c->walk, from, slurm_line, c);
-        return r == -ENOMEM || c->depth == 0 ? r : 0;
-}
-
-/* Does the comma-separated list name MEMLOCK (or ALL)? */
-static bool list_has_memlock(const char *list) {
-        _cleanup_free_ char *copy = strdup(list);
-        char *save = NULL;
-        if (!copy)
-                return false;
-        for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
-                if (strcasecmp(strip(w), "MEMLOCK") == 0 || strcasecmp(strip(w), "ALL") == 0)
-                        return true;
-        return false;
-}
-
-/* Does Slurm copy the submit host's soft memlock into tasks?  *ret_what: why, *ret_where. */
-static bool slurm_propagates(const struct slurm_conf *c, char **ret_what, const char **ret_where) {
-        if (c->except) {
-                *ret_what = strf("PropagateResourceLimitsExcept=%s", c->except);
-                *ret_where = c->except_where;
-                return !list_has_memlock(c->except);
-        }
-        if (c->limits) {
-                *ret_what = strf("PropagateResourceLimits=%s", c->limits);
-                *ret_where = c->limits_where;
-                return list_has_memlock(c->limits);
-        }
-        *ret_what = strdup("PropagateResourceLimits is not set (its default is ALL)");
-        *ret_where = c->file;
-        return true;
-}
-
 static int slurm_check_propagation(struct doc *d, const struct slurm_conf *c) {
         _cleanup_free_ char *what = NULL;
         const char *where;
-        bool prop = slurm_propagates(c, &what, &where);
+        enum slurm_propagate prop;
+        int r = slurm_conf_propagation(c, &prop, &what, &where);
 
-        if (!what)
-                return -ENOMEM;
-        if (!prop)
+        if (r < 0)
+                return r;
+        if (prop == SLURM_PROP_BAD)
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_ERROR, "slurm-propagate-bad", where,
+                                  "name limits as Slurm spells them: ALL, NONE, or a list of CPU, FSIZE, DATA, "
+                                  "STACK, CORE, RSS, NPROC, NOFILE, MEMLOCK, AS (upper case)",
+                                  "slurm.conf: %s: Slurm does not know a name in it and refuses slurm.conf "
+                                  "(\"Bad PropagateResourceLimits\"): no Slurm daemon starts", what);
+        if (prop == SLURM_PROP_NO)
                 return doctor_add(d->rep, DOCTOR_SLURM, DIAG_OK, "slurm-keeps-slurmd-memlock",
                                   where, NULL, "slurm.conf: %s: tasks get slurmd's memlock, not "
                                   "the submit host's", what);
@@ -245,6 +160,218 @@ static int slurm_check_adopt(struct doc *d) {
 
 /* ------------------------------------------------------------------------------------ */
 
+/* ------------------------------------------------------------------------------------ */
+/* spank_rdmalimit in plugstack.conf */
+
+/* plugstack.conf's includes cycle, or go past the walk's bound. */
+static int plugstack_walk_report(struct doc *d, const struct visit *v) {
+        return walk_finding(d, DOCTOR_SLURM, "slurm-plugstack-include-cycle", "slurm-plugstack-include-bound",
+                            DIAG_WARNING, v->error, v->where, "include", "doctor reads no more of plugstack.conf",
+                            "plugstack.conf",
+                            "Slurm follows the include again and again (it has no cycle check) until it fails");
+}
+
+/* No line loads the plugin: on a compute node with the hardware the policy counts and rules to
+ * apply, Slurm's tasks do not get the policy. */
+static int plugin_absent(struct doc *d, const struct plugstack *ps, bool compute) {
+        _cleanup_(host_auto_clear) struct host_auto a = {};
+        _cleanup_free_ char *fix = NULL;
+        const struct policy *p = d->in->policy;
+        int r;
+
+        if (!compute || !p || p->n_rules == 0)
+                return 0;
+        if ((r = host_auto(d, &a)) < 0)
+                return r;
+        if (!a.hw_known || (a.n_rdma == 0 && a.hw_units == 0))
+                return 0;
+        if (!(fix = strf("add the line 'optional spank_rdmalimit.so' to %s (the plugin is installed in %s, "
+                         "Slurm's PluginDir), then scontrol reconfigure", ps->file, SPANKPLUGINDIR)))
+                return -ENOMEM;
+        return doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-spank-missing", ps->file, fix,
+                          "%s: spank_rdmalimit.so is not loaded, on a node with RDMA/AF_XDP hardware (%s: %zu "
+                          "RDMA device%s; `auto` counts %u active port%s and RX queue%s) and a policy with %zu "
+                          "rule%s: Slurm job tasks never pass through PAM, so they do not get the policy (they get "
+                          "slurmd's or the submit shell's memlock)",
+                          ps->exists ? ps->file : "no plugstack.conf",
+                          d->in->root ? "the host running doctor, not the tree" : "this host", a.n_rdma,
+                          a.n_rdma == 1 ? "" : "s", a.hw_units, a.hw_units == 1 ? "" : "s",
+                          a.hw_units == 1 ? "" : "s", p->n_rules, p->n_rules == 1 ? "" : "s");
+}
+
+static int plugin_lines(struct doc *d, const struct plugstack *ps) {
+        for (size_t i = 0; i < ps->n_lines; i++) {
+                const struct spank_line *l = &ps->lines[i];
+                _cleanup_free_ char *fix = NULL;
+                if (l->so)
+                        continue;
+                if (!(fix = strf("install the plugin (Debian: slurm-spank-rdmalimit) or correct the path; a name "
+                                 "without '/' is looked for in PluginDir (%s)", ps->plugindir)))
+                        return -ENOMEM;
+                ADD_ID(d, DOCTOR_SLURM, l->required ? DIAG_ERROR : DIAG_WARNING, "slurm-spank-so-missing", l->where,
+                       fix, "plugstack.conf names %s, which does not exist: %s", l->plugin,
+                       l->required ? "a required plugin that cannot be loaded makes Slurm fail every job step on "
+                                     "this node"
+                                   : "Slurm skips the optional plugin, and tasks do not get the policy");
+                if ((long)i == ps->fails)
+                        break;
+        }
+        if (ps->loads < 0)
+                return 0;
+        const struct spank_line *l = &ps->lines[ps->loads];
+        ADD_ID(d, DOCTOR_SLURM, DIAG_OK, "slurm-spank", l->where, NULL,
+               "plugstack.conf loads spank_rdmalimit (%s%s%s): job tasks get the policy of %s", l->so,
+               l->args[0] ? " " : "", l->args, l->conf ? l->conf : "the default policy file");
+        if (ps->n_lines > 1)
+                ADD_ID(d, DOCTOR_SLURM, DIAG_INFO, "slurm-spank-twice", l->where, "name the plugin on one line",
+                       "plugstack.conf names spank_rdmalimit.so on %zu lines: Slurm loads it once per line (its "
+                       "duplicate check compares pointers), the plugin keeps one state: this last line's "
+                       "arguments decide", ps->n_lines);
+        return 0;
+}
+
+/* Each running job step: its first task's memlock against explain --slurm's prediction. */
+static int slurm_check_steps(struct doc *d, const struct slurm_conf *c, const struct plugstack *ps);
+
+static int slurm_check_plugin(struct doc *d, const struct slurm_conf *c, bool compute) {
+        _cleanup_(plugstack_clear) struct plugstack ps = {};
+        int r = plugstack_read(d->in->root, c, &ps);
+
+        if (r < 0)
+                return r;
+        if (ps.walk.error == VISIT_ERR_CYCLE || ps.walk.error == VISIT_ERR_BUDGET)
+                return plugstack_walk_report(d, &ps.walk);
+        if (ps.error)
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-plugstack-unreadable", ps.file, NULL,
+                                  "plugstack.conf cannot be read (%s): Slurm fails to load its plugin stack",
+                                  strerror(-ps.error));
+        r = plugin_lines(d, &ps);
+        if (r >= 0 && ps.loads < 0 && ps.fails < 0 && ps.n_lines == 0)
+                r = plugin_absent(d, &ps, compute);
+        if (r >= 0)
+                r = slurm_check_steps(d, c, &ps);
+        return r;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* running job steps (the running system only) */
+
+/* Is pid a task slurmstepd forked: its parent is root's slurmstepd (the step's first
+ * processes; their children may have changed their own limits). */
+static bool step_task(pid_t pid) {
+        _cleanup_free_ char *st = NULL, *pst = NULL;
+        uint64_t ppid, uid;
+        size_t l = 0;
+        const char *name;
+
+        if (proc_read(pid, "status", DOC_TEXT_MAX, &st) < 0 || proc_field_u64(st, "PPid", &ppid) < 0 || ppid <= 1 ||
+            proc_read((pid_t)ppid, "status", DOC_TEXT_MAX, &pst) < 0)
+                return false;
+        name = proc_field(pst, "Name", &l);
+        return name && l == strlen("slurmstepd") && memcmp(name, "slurmstepd", l) == 0 &&
+               proc_field_u64(pst, "Uid", &uid) >= 0 && uid == 0;
+}
+
+/* The policy the loading line's plugin reads, if it is the one doctor loaded: NULL otherwise. */
+static const struct policy *step_policy(struct doc *d, const struct plugstack *ps, const char **ret_conf) {
+        const char *conf = ps->loads >= 0 && ps->lines[ps->loads].conf ? ps->lines[ps->loads].conf
+                                                                         : SYSCONFDIR "/security/rdmalimit.conf";
+        *ret_conf = conf;
+        if (ps->loads < 0)
+                return d->in->policy;
+        return d->in->policy_name && streq(d->in->policy_name, conf) ? d->in->policy : NULL;
+}
+
+/* Predict the task of p's user (the submit shell's limit unknown) and compare. */
+static int step_compare(struct doc *d, const struct slurm_task_input *base, const struct status_proc *p) {
+        _cleanup_free_ char *where = strf("%s (pid %d)", p->origin_name, (int)p->pid);
+        struct slurm_task_input in = *base;
+        const struct id_user *u;
+        struct slurm_task t;
+        char got[PAIR_MAX], want[PAIR_MAX], hard[SIZE_FMT_MAX];
+        int r;
+
+        if (!where)
+                return -ENOMEM;
+        if (ident_user_by_uid(d->in->id, p->uid, &u) < 0)
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-step-user-unknown", where, NULL,
+                                  "its uid %u has no user name here: nothing to predict", (unsigned)p->uid);
+        in.user = u->name;
+        if ((r = slurm_task_model(&in, &t)) < 0)
+                return r == -ENOMEM ? r : 0;
+        fmt_pair(p->memlock.soft, p->memlock.hard, got);
+        fmt_pair(t.got.soft, t.got.hard, want);
+        if (t.by != SLURM_TASK_NO_TASK && t.hard_known && !t.soft_known && t.depends_on_submit) {
+                if (p->memlock.hard == t.got.hard)
+                        return doctor_add(d->rep, DOCTOR_SLURM, DIAG_OK, "slurm-step-submit-unknown", where, NULL,
+                                          "user %s: memlock %s; hard %s as explain --slurm predicts (%s); the soft "
+                                          "limit is the submit shell's, which doctor does not know: not compared",
+                                          u->name, got, size_format(t.got.hard, hard), slurm_task_by_name(t.by));
+        } else if (t.by != SLURM_TASK_NO_TASK && t.soft_known && t.hard_known && p->memlock.soft == t.got.soft &&
+                   p->memlock.hard == t.got.hard)
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_OK, "slurm-step-memlock", where, NULL,
+                                  "user %s: memlock %s, as explain --slurm predicts (%s)", u->name, got,
+                                  slurm_task_by_name(t.by));
+        else if (!t.hard_known)
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-step-unknown", where, NULL,
+                                  "user %s: memlock %s; slurmd's limits are not known: nothing to compare", u->name,
+                                  got);
+        _cleanup_free_ char *fix = strf("rdmalimits explain %s --slurm shows each step; a step started before "
+                                        "slurmd, slurm.conf, plugstack.conf or the policy changed keeps what it got",
+                                        u->name);
+        if (!fix)
+                return -ENOMEM;
+        if (t.by == SLURM_TASK_NO_TASK)
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-step-mismatch", where, fix,
+                                  "MISMATCH: user %s: memlock %s, but explain --slurm predicts that no task starts "
+                                  "(%s)", u->name, got, t.cause);
+        return doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-step-mismatch", where, fix,
+                          "MISMATCH: user %s: memlock %s, explain --slurm predicts %s%s (%s), unless the task "
+                          "changed its own limits", u->name, got, t.soft_known ? "" : "hard ",
+                          t.soft_known ? want : size_format(t.got.hard, hard), slurm_task_by_name(t.by));
+}
+
+static int slurm_check_steps(struct doc *d, const struct slurm_conf *c, const struct plugstack *ps) {
+        struct status_options o = { .threshold = UINT64_MAX };
+        _cleanup_(status_report_clear) struct status_report rep = {};
+        _cleanup_(strv_clear) struct strv seen = {};
+        struct slurmd_info sd;
+        const char *conf;
+        int r;
+
+        if (d->in->root)
+                return 0;
+        if ((r = status_collect(&o, &rep)) < 0)
+                return r == -ENOMEM ? r : 0;
+        const struct policy *p = step_policy(d, ps, &conf);
+        struct slurm_task_input in = {
+                .conf = c, .stack = ps, .slurmd = &sd, .submit_from = "not known to doctor (the submit shell's)",
+                .id = d->in->id, .policy = p, .policy_error = "not the policy doctor read",
+        };
+        bool have_sd = false;
+        for (size_t i = 0; i < rep.n_procs && r >= 0; i++) {
+                const struct status_proc *sp = &rep.procs[i];
+                if (sp->origin != STATUS_O_SLURM || !sp->limits_known || streq(sp->comm, "slurmstepd") ||
+                    !strstr(sp->origin_name, "/step_") || strstr(sp->origin_name, "/step_extern") ||
+                    strv_contains(seen.v, sp->origin_name) || !step_task(sp->pid))
+                        continue;
+                if ((r = strv_push(&seen, sp->origin_name)) < 0)
+                        break;
+                if (ps->loads >= 0 && !p) {
+                        r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-step-policy-other", sp->origin_name,
+                                       NULL, "the plugin reads the policy %s, not the one doctor read: run doctor "
+                                       "--conf %s to compare the running job steps", conf, conf);
+                        break;
+                }
+                if (!have_sd && (r = slurmd_info_load(NULL, 0, &sd)) < 0)
+                        break;
+                have_sd = true;
+                in.hw = p ? need_hw(d) : NULL;
+                r = step_compare(d, &in, sp);
+        }
+        return r;
+}
+
 /* slurm.conf's includes cycle, or go past the walk's bound: PropagateResourceLimits is not known. */
 static int slurm_walk_report(struct doc *d, const struct visit *v) {
         return walk_finding(d, DOCTOR_SLURM, "slurm-include-cycle", "slurm-include-bound", DIAG_WARNING, v->error, v->where, "Include",
@@ -252,7 +379,6 @@ static int slurm_walk_report(struct doc *d, const struct visit *v) {
 }
 
 int check_slurm(struct doc *d) {
-        static const char *const confs[] = { "/etc/slurm/slurm.conf", "/etc/slurm-llnl/slurm.conf" };
         static const struct daemon_unit slurmd = {
                 .unit = "slurmd.service", .short_name = "slurmd", .group = DOCTOR_SLURM,
                 .inherits = "Slurm tasks get it unless PropagateResourceLimits copies the submit host's",
@@ -262,27 +388,27 @@ int check_slurm(struct doc *d) {
         };
         _cleanup_(slurm_conf_clear) struct slurm_conf c = {};
         bool found = false;
-        int r = -ENOENT;
+        int r = slurm_conf_read(d->in->root, d->in->slurm_conf, &c);
 
-        size_t i;
-        for (i = 0; i < ELEMENTSOF(confs) && r == -ENOENT; i++)
-                if ((r = slurm_scan(d, confs[i], NULL, &c)) == 0 && !(c.file = strdup(disp(d, confs[i]))))
-                        r = -ENOMEM;
+        if (r < 0)
+                return r;
         if (c.walk.error == VISIT_ERR_CYCLE || c.walk.error == VISIT_ERR_BUDGET)
                 r = slurm_walk_report(d, &c.walk);
-        else if (r == 0)
+        else if (c.error)
+                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, NULL, c.file, NULL,
+                               "slurm.conf cannot be read (%s)", strerror(-c.error));
+        else if (c.path)
                 r = slurm_check_propagation(d, &c);
-        else if (r != -ENOENT && r != -ENOMEM)
-                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, NULL, disp(d, confs[i - 1]), NULL,
-                               "slurm.conf cannot be read (%s)", strerror(-r));
-        else if (r == -ENOENT)
-                r = 0;
         if (r < 0 || (r = daemon_unit_check(d, &slurmd, &found)) < 0)
                 return r;
-        if (c.file && !found &&
+        if (c.path && !found &&
             (r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurmd-no-unit", c.file, NULL,
                             "no slurmd.service: not a compute node, or slurmd is started another "
                             "way (its memlock is then that of whatever starts it)")) < 0)
+                return r;
+        pid_t slurmd_pid;
+        bool compute = found || (!d->in->root && proc_find_daemon(SLURMD_EXE, &slurmd_pid) >= 0);
+        if (c.path && (r = slurm_check_plugin(d, &c, compute)) < 0)
                 return r;
         return slurm_check_adopt(d);
 }

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -528,5 +529,32 @@ int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_foun
                 if (r >= 0)
                         r = unit_overridden(d, c->group, &u);
         }
+        return r;
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* the systemd model for the rest of the tool */
+
+int doctor_unit_memlock(const char *root, const char *unit, struct doctor_unit_limit *ret) {
+        const struct doctor_input in = { .root = root };
+        _cleanup_(diag_list_clear) struct diag_list rep = {};
+        _cleanup_(unit_info_clear) struct unit_info u = {};
+        struct doc d = { .in = &in, .rep = &rep, .pamdir = -1 };
+        int r = 0;
+
+        *ret = (struct doctor_unit_limit){};
+        if (exists_rooted(&d, "/etc/systemd", true))
+                r = manager_default(&d, "system.conf", &d.sysdef);
+        if (r >= 0)
+                r = unit_load(&d, unit, DOCTOR_SYSTEMD, &u);
+        if (r >= 0 && u.path && !u.masked) {
+                ret->found = true;
+                ret->soft = u.soft;
+                ret->hard = u.hard;
+                snprintf(ret->src, sizeof ret->src, "%s", u.src);
+                snprintf(ret->where, sizeof ret->where, "%s", u.where);
+        } else if (r >= 0)
+                ret->masked = u.masked;
+        limit_setting_clear(&d.sysdef);
         return r;
 }
