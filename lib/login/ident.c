@@ -192,6 +192,9 @@ static int load_files(struct ident *id) {
                 if (strmap_put(&id->users, u->name, u) < 0)
                         return -ENOMEM;
         }
+        /* getline() also stops on a read or allocation failure: not the end of the file */
+        if (pf && !feof(pf))
+                return ferror(pf) ? -EIO : -ENOMEM;
         while (gf && getline(&line, &sz, gf) > 0) {
                 char *f[4];
                 line[strcspn(line, "\n")] = '\0';
@@ -220,6 +223,8 @@ static int load_files(struct ident *id) {
                 if (!strmap_get(&id->gids, key) && strmap_put(&id->gids, key, g) < 0)
                         return -ENOMEM;
         }
+        if (gf && !feof(gf))
+                return ferror(gf) ? -EIO : -ENOMEM;
         id->files_loaded = true;
         return 0;
 }

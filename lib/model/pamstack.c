@@ -144,6 +144,9 @@ static int load_lines(struct load *L, const char *display, FILE *f, struct at at
                 } else
                         r = push(L->s, display, lineno, dash, w[1], w[2], rest, here);
         }
+        /* getline() also stops on a read or allocation failure: not the end of the file */
+        if (r >= 0 && !feof(f))
+                r = ferror(f) ? -EIO : -ENOMEM;
         return r < 0 ? r : 0;
 }
 

@@ -20,6 +20,12 @@
  * Only direct calls from the program are seen (stdio's internal writes are not).  A failed
  * close() closes the descriptor anyway, as Linux does.  Without FAULT_CALL the shim only
  * passes calls through.
+ *
+ * Linked into a test program instead, the program arms the faults itself (fault.h): then
+ * fstat, fstatat, mkdirat, readlinkat, opendir, fdopendir, fdopen, fopen, clock_gettime,
+ * getrandom, openat2, socket, bind, sendto, recvfrom and recvmsg can fail too, and with
+ * FAULT_ALLOC defined malloc, calloc and realloc ("alloc": strdup, asprintf, getline and the
+ * rest of libc allocate through them).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
@@ -35,11 +41,28 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/random.h>
+#include <dirent.h>
+#include <time.h>
 #include <unistd.h>
+
+#include "fault.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
 static unsigned long counter;
+
+/* fault_arm()'s fault: while armed, the FAULT_* variables are not read */
+static struct {
+        bool armed, from;
+        char call[16], path[256];
+        unsigned long nth, until, injected;
+        int err;
+        void (*hook)(void);
+        int in_hook;
+} ctl;
 
 static const struct {
         const char *name;
@@ -63,7 +86,10 @@ static int fault_errno(void) {
 }
 
 static bool call_selected(const char *call) {
-        const char *c = getenv("FAULT_CALL");
+        const char *c = ctl.armed ? ctl.call : getenv("FAULT_CALL");
+
+        if (ctl.in_hook)
+                return false;
 
         if (!c)
                 return false;
@@ -74,8 +100,12 @@ static bool call_selected(const char *call) {
         return strcmp(c, call) == 0;
 }
 
+static const char *path_pattern(void) {
+        return ctl.armed ? ctl.path : getenv("FAULT_PATH");
+}
+
 static bool path_matches(const char *path) {
-        const char *pat = getenv("FAULT_PATH");
+        const char *pat = path_pattern();
         const char *base;
 
         if (!pat || !*pat)
@@ -91,7 +121,7 @@ static bool fd_matches(int fd) {
         char link[64], target[4096];
         ssize_t n;
 
-        if (!getenv("FAULT_PATH") || !*getenv("FAULT_PATH"))
+        if (!path_pattern() || !*path_pattern())
                 return true;
         snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
         n = readlink(link, target, sizeof target - 1);
@@ -108,13 +138,30 @@ static int should_fail(const char *call, const char *what) {
         bool from = false;
         char *end;
 
-        if (nth && *nth) {
+        if (ctl.armed) {
+                want = ctl.nth;
+                from = ctl.from;
+                log = NULL;
+        } else if (nth && *nth) {
                 want = strtoul(nth, &end, 10);
                 from = *end == '+';
         }
         counter++;
         if (!(counter == want || (from && counter > want)))
                 return 0;
+        if (ctl.armed && ctl.until && counter > ctl.until)
+                return 0;
+        if (ctl.armed) {
+                ctl.injected++;
+                if (ctl.hook) {
+                        int saved = errno;
+                        ctl.in_hook++;
+                        ctl.hook();
+                        ctl.in_hook--;
+                        errno = saved;
+                }
+                return ctl.err;
+        }
         int e = fault_errno();
         if (log && *log) {
                 int saved = errno;
@@ -129,7 +176,7 @@ static int should_fail(const char *call, const char *what) {
 }
 
 static bool after_mode(void) {
-        const char *m = getenv("FAULT_MODE");
+        const char *m = ctl.armed ? NULL : getenv("FAULT_MODE");
         return m && strcmp(m, "after") == 0;
 }
 
@@ -251,3 +298,211 @@ EXPORT int mkdir(const char *path, mode_t mode) {
         int e = FAULT(call_selected("mkdir") && path_matches(path), "mkdir", path);
         FINISH(e, int, false, real_mkdir(path, mode));
 }
+
+/* ---- in a test program (fault.h) ---- */
+
+static void arm(const char *call, const char *pattern, unsigned long nth, bool from, int err) {
+        ctl.armed = false;
+        ctl.until = 0;
+        snprintf(ctl.call, sizeof ctl.call, "%s", call);
+        snprintf(ctl.path, sizeof ctl.path, "%s", pattern ? pattern : "");
+        ctl.nth = nth;
+        ctl.from = from;
+        ctl.err = err;
+        ctl.injected = 0;
+        counter = 0;
+        ctl.armed = true;
+}
+
+EXPORT void fault_arm(const char *call, const char *pattern, unsigned long nth, int err) {
+        arm(call, pattern, nth, false, err);
+}
+
+EXPORT void fault_arm_from(const char *call, const char *pattern, unsigned long nth, int err) {
+        arm(call, pattern, nth, true, err);
+}
+
+EXPORT void fault_arm_first(const char *call, const char *pattern, unsigned long count, int err) {
+        arm(call, pattern, 1, true, err);
+        ctl.until = count;
+}
+
+EXPORT void fault_disarm(void) {
+        ctl.armed = false;
+        ctl.hook = NULL;
+        counter = 0;
+}
+
+EXPORT unsigned long fault_injected(void) {
+        return ctl.injected;
+}
+
+EXPORT void fault_hook(void (*fn)(void)) {
+        ctl.hook = fn;
+}
+
+/* the fault of a call on the descriptor fd (FAULT_PATH: the file it refers to) */
+#define FD_FAULT(call, fd) FAULT(call_selected(call) && fd_matches(fd), call, NULL)
+#define PATH_FAULT(call, path) FAULT(call_selected(call) && path_matches(path), call, path)
+
+EXPORT int fstat(int fd, struct stat *st) {
+        REAL(fstat);
+        int e = FD_FAULT("fstat", fd);
+        FINISH(e, int, false, real_fstat(fd, st));
+}
+
+EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags) {
+        REAL(fstatat);
+        int e = PATH_FAULT("fstatat", path);
+        FINISH(e, int, false, real_fstatat(dirfd, path, st, flags));
+}
+
+EXPORT int access(const char *path, int mode) {
+        REAL(access);
+        int e = PATH_FAULT("access", path);
+        FINISH(e, int, false, real_access(path, mode));
+}
+
+EXPORT int mkdirat(int dirfd, const char *path, mode_t mode) {
+        REAL(mkdirat);
+        int e = PATH_FAULT("mkdirat", path);
+        FINISH(e, int, false, real_mkdirat(dirfd, path, mode));
+}
+
+EXPORT ssize_t readlinkat(int dirfd, const char *path, char *buf, size_t size) {
+        REAL(readlinkat);
+        int e = PATH_FAULT("readlinkat", path);
+        FINISH(e, ssize_t, false, real_readlinkat(dirfd, path, buf, size));
+}
+
+EXPORT int clock_gettime(clockid_t clock, struct timespec *ts) {
+        REAL(clock_gettime);
+        int e = FAULT(call_selected("clock_gettime"), "clock_gettime", NULL);
+        FINISH(e, int, false, real_clock_gettime(clock, ts));
+}
+
+EXPORT ssize_t getrandom(void *buf, size_t len, unsigned flags) {
+        REAL(getrandom);
+        int e = FAULT(call_selected("getrandom"), "getrandom", NULL);
+        FINISH(e, ssize_t, false, real_getrandom(buf, len, flags));
+}
+
+/* pointer-returning calls: NULL and errno */
+#define PTR_FINISH(e, real_call)                                          \
+        do {                                                              \
+                if (e) {                                                  \
+                        errno = (e);                                      \
+                        return NULL;                                      \
+                }                                                         \
+                return (real_call);                                       \
+        } while (0)
+
+EXPORT DIR *opendir(const char *path) {
+        REAL(opendir);
+        int e = PATH_FAULT("opendir", path);
+        PTR_FINISH(e, real_opendir(path));
+}
+
+EXPORT DIR *fdopendir(int fd) {
+        REAL(fdopendir);
+        int e = FD_FAULT("fdopendir", fd);
+        PTR_FINISH(e, real_fdopendir(fd));
+}
+
+EXPORT FILE *fdopen(int fd, const char *mode) {
+        REAL(fdopen);
+        int e = FD_FAULT("fdopen", fd);
+        PTR_FINISH(e, real_fdopen(fd, mode));
+}
+
+EXPORT FILE *fopen(const char *path, const char *mode) {
+        REAL(fopen);
+        int e = PATH_FAULT("fopen", path);
+        PTR_FINISH(e, real_fopen(path, mode));
+}
+
+EXPORT FILE *fopen64(const char *path, const char *mode) {
+        REAL(fopen64);
+        int e = PATH_FAULT("fopen", path);
+        PTR_FINISH(e, real_fopen64(path, mode));
+}
+
+EXPORT int socket(int domain, int type, int protocol) {
+        REAL(socket);
+        int e = FAULT(call_selected("socket"), "socket", NULL);
+        FINISH(e, int, true, real_socket(domain, type, protocol));
+}
+
+EXPORT int bind(int fd, __CONST_SOCKADDR_ARG sa, socklen_t len) {
+        REAL(bind);
+        int e = FAULT(call_selected("bind"), "bind", NULL);
+        FINISH(e, int, false, real_bind(fd, sa, len));
+}
+
+EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags, __CONST_SOCKADDR_ARG sa, socklen_t salen) {
+        REAL(sendto);
+        int e = FAULT(call_selected("sendto"), "sendto", NULL);
+        FINISH(e, ssize_t, false, real_sendto(fd, buf, len, flags, sa, salen));
+}
+
+EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, __SOCKADDR_ARG sa, socklen_t *salen) {
+        REAL(recvfrom);
+        int e = FAULT(call_selected("recvfrom"), "recvfrom", NULL);
+        FINISH(e, ssize_t, false, real_recvfrom(fd, buf, len, flags, sa, salen));
+}
+
+EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags) {
+        REAL(recvmsg);
+        int e = FAULT(call_selected("recvmsg"), "recvmsg", NULL);
+        FINISH(e, ssize_t, false, real_recvmsg(fd, msg, flags));
+}
+
+/* syscall(2): only openat2 is counted ("openat2"); the rest pass through */
+EXPORT long syscall(long number, ...) {
+        REAL(syscall);
+        va_list ap;
+        long a[6];
+        va_start(ap, number);
+        for (int i = 0; i < 6; i++)
+                a[i] = va_arg(ap, long);
+        va_end(ap);
+        int e = 0;
+#ifdef SYS_openat2
+        if (number == SYS_openat2)
+                e = PATH_FAULT("openat2", (const char *)a[1]);
+#endif
+        FINISH(e, long, number == SYS_openat2, real_syscall(number, a[0], a[1], a[2], a[3], a[4], a[5]));
+}
+
+#if defined(FAULT_ALLOC) && !defined(__SANITIZE_ADDRESS__)
+/* glibc's own allocator under the interposed names: libc calls these too (strdup, asprintf,
+ * getline, fopen), so "alloc" fails whatever allocates next. */
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t n, size_t size);
+extern void *__libc_realloc(void *p, size_t size);
+
+#define ALLOC_FAULT() (ctl.armed && !ctl.in_hook && strcmp(ctl.call, "alloc") == 0 ? should_fail("alloc", NULL) : 0)
+
+EXPORT void *malloc(size_t size) {
+        int e = ALLOC_FAULT();
+        PTR_FINISH(e, __libc_malloc(size));
+}
+
+EXPORT void *calloc(size_t n, size_t size) {
+        int e = ALLOC_FAULT();
+        PTR_FINISH(e, __libc_calloc(n, size));
+}
+
+EXPORT void *realloc(void *p, size_t size) {
+        int e = ALLOC_FAULT();
+        PTR_FINISH(e, __libc_realloc(p, size));
+}
+
+EXPORT bool fault_alloc_supported(void) {
+        return true;
+}
+#else
+EXPORT bool fault_alloc_supported(void) {
+        return false;
+}
+#endif

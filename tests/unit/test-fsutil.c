@@ -13,9 +13,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/random.h>
+
 #include "unit.h"
 #include "fsutil.h"
 #include "macro.h"
+#include "../fault/fault.h"
+#include "../fault/fdcheck.h"
 
 static char top[] = "/tmp/test-fsutil-XXXXXX";
 static char root[128], host[128];
@@ -188,6 +192,545 @@ static void test_lock_file(void **state) {
         assert_int_equal(fs_lock_file(dfd, "a/b", 0, &a, NULL), -EINVAL);
 }
 
+
+/* ---- failures, descriptors, and the edges of each check ---- */
+
+/* what an exec()ed program inherits: before the call, and at the hooked call inside it */
+static char fds_before[256], fds_during[256];
+static void hook_fds(void) {
+        fd_inherited(fds_during, sizeof fds_during);
+}
+static void arm_fd_check(const char *call, const char *pattern, unsigned long nth) {
+        fd_inherited(fds_before, sizeof fds_before);
+        strcpy(fds_during, "(the hook was not called)");
+        fault_arm(call, pattern, nth, 0);
+        fault_hook(hook_fds);
+}
+static void assert_no_fd_leaked_to_exec(void) {
+        fault_disarm();
+        assert_string_equal(fds_during, fds_before);
+}
+static void assert_not_inherited(int fd) {
+        char buf[256];
+        assert_true(fd >= 0);
+        assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+        assert_string_equal(fd_inherited(buf, sizeof buf), fds_before);
+}
+
+static void test_open_config(void **state) {
+        _cleanup_close_ int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        struct stat st = { .st_size = 12345 };
+        int fd = -12345;
+        (void)state;
+        /* nofollow: a missing file is ENOENT, only a link is ELOOP */
+        assert_int_equal(fs_open_config(dfd, "etc/missing", false, true, &fd, &st), -ENOENT);
+        assert_int_equal(fs_open_config(dfd, "etc/abs", false, true, &fd, &st), -ELOOP);
+        assert_int_equal(fs_open_config_in_root(root, "/etc/abs", false, true, &fd, &st), -ELOOP);
+        assert_int_equal(fs_open_config_in_root(root, "/etc/missing", false, false, &fd, &st), -ENOENT);
+        assert_int_equal(fd, -12345);
+        assert_int_equal(st.st_size, 12345);
+        /* without nofollow the link is read, inside the root */
+        assert_int_equal(fs_open_config_in_root(root, "/etc/abs", false, false, &fd, &st), 0);
+        assert_true(S_ISREG(st.st_mode) && st.st_size == 4);
+        close(fd);
+        fd = -12345;
+        assert_int_equal(fs_open_config_in_root(root, "/etc/file", false, false, &fd, &st), 0);
+        char buf[8] = "";
+        assert_int_equal(read(fd, buf, sizeof buf - 1), 4);
+        assert_string_equal(buf, "tree");
+        close(fd);
+}
+
+/* a file of n bytes 'a', open for reading */
+static int file_of(size_t n) {
+        char p[PATH_MAX];
+        unit_path(p, top, "sized");
+        int fd = open(p, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+        assert_true(fd >= 0);
+        for (size_t i = 0; i < n; i++)
+                assert_int_equal(write(fd, "a", 1), 1);
+        assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+        return fd;
+}
+
+static void test_read_all(void **state) {
+        char *s = (char *)"marker";
+        size_t len = 777;
+        int fd;
+        (void)state;
+        /* exactly max bytes is fine, one more is too big */
+        fd = file_of(10);
+        assert_int_equal(fs_read_all(fd, 10, &s, &len), 0);
+        assert_int_equal(len, 10);
+        assert_string_equal(s, "aaaaaaaaaa");
+        free(s);
+        close(fd);
+        s = (char *)"marker";
+        fd = file_of(11);
+        assert_int_equal(fs_read_all(fd, 10, &s, &len), -EFBIG);
+        assert_string_equal(s, "marker");
+        close(fd);
+        fd = file_of(20000);
+        assert_int_equal(fs_read_all(fd, 20000, &s, &len), 0);
+        assert_int_equal(len, 20000);
+        free(s);
+        close(fd);
+        /* a max where max + 2 wraps: refused, never a buffer of 0 or 1 byte read into */
+        s = (char *)"marker";
+        fd = file_of(3);
+        assert_int_equal(fs_read_all(fd, SIZE_MAX, &s, &len), -EFBIG);
+        assert_int_equal(fs_read_all(fd, SIZE_MAX - 1, &s, &len), -EFBIG);
+        assert_string_equal(s, "marker");
+        /* a failing read is the error, an interrupted one is read again */
+        fault_arm("read", "sized", 1, EIO);
+        assert_int_equal(fs_read_all(fd, 10, &s, &len), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        assert_string_equal(s, "marker");
+        fault_arm("read", "sized", 1, EINTR);
+        assert_int_equal(fs_read_all(fd, 10, &s, &len), 0);
+        fault_disarm();
+        assert_string_equal(s, "aaa");
+        free(s);
+        close(fd);
+}
+
+/* the name fs_write_atomic() falls back to at attempt k when getrandom() fails */
+static void fallback_tmp(char *buf, size_t size, const char *name, int k) {
+        uint64_t rnd = (uint64_t)getpid() * 2654435761u + (uint64_t)k;
+        snprintf(buf, size, ".%s.%012llx", name, (unsigned long long)(rnd & 0xffffffffffffULL));
+}
+
+static void assert_file(int dfd, const char *name, const char *text) {
+        char buf[64] = "";
+        _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        assert_true(n >= 0);
+        buf[n] = '\0';
+        assert_string_equal(buf, text);
+}
+
+static void test_write_atomic(void **state) {
+        char p[PATH_MAX], tmp[256];
+        _cleanup_close_ int dfd = -1;
+        (void)state;
+        unit_mkdir_p(top, "w");
+        dfd = open(unit_path(p, top, "w"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dfd >= 0);
+        /* one byte, and nothing */
+        assert_int_equal(fs_write_atomic(dfd, "one", "x", 1, 0640), 0);
+        assert_file(dfd, "one", "x");
+        struct stat st;
+        assert_int_equal(fstatat(dfd, "one", &st, 0), 0);
+        assert_int_equal(st.st_mode & 07777, 0640);
+        assert_int_equal(fs_write_atomic(dfd, "empty", "", 0, 0600), 0);
+        assert_file(dfd, "empty", "");
+        /* the temporary name is random: files at the names a pid would give are no obstacle */
+        for (int k = 0; k < 20; k++) {
+                fallback_tmp(tmp, sizeof tmp, "rnd", k);
+                unit_put(p, tmp, "planted");
+        }
+        assert_int_equal(fs_write_atomic(dfd, "rnd", "new", 3, 0600), 0);
+        assert_file(dfd, "rnd", "new");
+        fallback_tmp(tmp, sizeof tmp, "rnd", 0);
+        assert_file(dfd, tmp, "planted");
+        /* without getrandom(): the fallback names, the next one when a name is taken, and a
+         * file already there is never written to (O_EXCL) */
+        fallback_tmp(tmp, sizeof tmp, "pid", 0);
+        unit_put(p, tmp, "planted");
+        fault_arm_from("getrandom", NULL, 1, ENOSYS);
+        assert_int_equal(fs_write_atomic(dfd, "pid", "new", 3, 0600), 0);
+        assert_true(fault_injected() >= 2);
+        fault_disarm();
+        assert_file(dfd, "pid", "new");
+        assert_file(dfd, tmp, "planted");
+        /* the temporary file is not inherited by a program started meanwhile */
+        arm_fd_check("write", ".fd.*", 1);
+        assert_int_equal(fs_write_atomic(dfd, "fd", "abc", 3, 0600), 0);
+        assert_no_fd_leaked_to_exec();
+        assert_file(dfd, "fd", "abc");
+        /* a failing step leaves the old file and no temporary one */
+        static const struct {
+                const char *call;
+                int err;
+        } steps[] = { { "open", EACCES }, { "write", ENOSPC }, { "fchmod", EPERM }, { "fsync", EIO },
+                      { "close", EIO }, { "rename", EROFS } };
+        for (size_t i = 0; i < ELEMENTSOF(steps); i++) {
+                fault_arm(steps[i].call, ".one.*", 1, steps[i].err);
+                assert_int_equal(fs_write_atomic(dfd, "one", "yy", 2, 0600), -steps[i].err);
+                assert_int_equal(fault_injected(), 1);
+                fault_disarm();
+                assert_file(dfd, "one", "x");
+        }
+        DIR *d = fdopendir(dup(dfd));
+        struct dirent *de;
+        assert_non_null(d);
+        while ((de = readdir(d)))
+                assert_true(strncmp(de->d_name, ".one.", 5) != 0);
+        closedir(d);
+}
+
+static void test_lock_dir(void **state) {
+        char p[PATH_MAX], q[PATH_MAX];
+        int fd = -12345;
+        struct stat st;
+        (void)state;
+        /* made with its parent, mode 0700 */
+        unit_path(p, top, "run/locks");
+        assert_int_equal(fs_lock_dir_open(p, &fd), 0);
+        assert_int_equal(fstat(fd, &st), 0);
+        assert_true(S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+        assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+        close(fd);
+        assert_int_equal(stat(p, &st), 0);
+        /* with descriptor 0 free: the parent's, or (freed after the parent is open) the lock
+         * directory's */
+        fd = -12345;
+        fd0_free();
+        int r = fs_lock_dir_open(p, &fd);
+        fd0_restore();
+        assert_int_equal(r, 0);
+        assert_true(fd > 0);
+        close(fd);
+        fd = -12345;
+        fault_arm("mkdirat", "locks", 1, 0);
+        fault_hook(fd0_free);
+        r = fs_lock_dir_open(p, &fd);
+        int moved = r == 0 && fd == 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+        fd0_restore();
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(r, 0);
+        assert_int_equal(fd, 0);
+        assert_int_equal(fstat(moved, &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+        close(moved);
+        assert_true(fcntl(0, F_GETFD) >= 0);
+        /* no last component */
+        fd = -12345;
+        assert_int_equal(fs_lock_dir_open(unit_path(q, top, "run/.."), &fd), -EINVAL);
+        assert_int_equal(fs_lock_dir_open(unit_path(q, top, "run/."), &fd), -EINVAL);
+        assert_int_equal(fs_lock_dir_open("relative/locks", &fd), -EINVAL);
+        /* a link, someone else's directory, a writable one */
+        unit_mkdir_p(top, "run/real");
+        assert_int_equal(symlink("real", unit_path(q, top, "run/link")), 0);
+        assert_int_equal(fs_lock_dir_open(q, &fd), -ELOOP);
+        unit_mkdir_p(top, "run/theirs");
+        assert_int_equal(chown(unit_path(q, top, "run/theirs"), 4242, 4242), 0);
+        assert_int_equal(fs_lock_dir_open(q, &fd), geteuid() == 4242 ? 0 : FS_ERR_OWNER);
+        unit_mkdir_p(top, "run/open");
+        assert_int_equal(chmod(unit_path(q, top, "run/open"), 0777), 0);
+        assert_int_equal(fs_lock_dir_open(q, &fd), FS_ERR_MODE);
+        assert_int_equal(fd, -12345);
+        /* fstat of it fails */
+        fault_arm("fstat", "locks", 1, EIO);
+        assert_int_equal(fs_lock_dir_open(p, &fd), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(fd, -12345);
+}
+
+/* the parent of the lock directory made group-writable by someone else just before */
+static char race_dir[PATH_MAX];
+static void hook_make_open_dir(void) {
+        assert_int_equal(mkdir(race_dir, 0777), 0);
+        assert_int_equal(chmod(race_dir, 0777), 0);
+}
+
+static void test_lock_dir_parent_race(void **state) {
+        char p[PATH_MAX];
+        int fd = -12345;
+        (void)state;
+        unit_path(race_dir, top, "run2");
+        fault_arm("mkdirat", "run2", 1, 0);
+        fault_hook(hook_make_open_dir);
+        int r = fs_lock_dir_open(unit_path(p, top, "run2/locks"), &fd);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(r, FS_ERR_MODE);
+        assert_int_equal(fd, -12345);
+}
+
+static void test_lock_file_faults(void **state) {
+        _cleanup_close_ int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), a = -1;
+        int fd = -12345;
+        (void)state;
+        assert_true(dfd >= 0);
+        fault_arm("fstat", "c.lock", 1, EIO);
+        assert_int_equal(fs_lock_file(dfd, "c.lock", 0, &fd, NULL), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        fault_arm("clock_gettime", NULL, 1, EINVAL);
+        assert_int_equal(fs_lock_file(dfd, "c.lock", 0, &fd, NULL), -EINVAL);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(fd, -12345);
+        /* held: the second clock_gettime() (how long it waited) fails */
+        fd_inherited(fds_before, sizeof fds_before);
+        assert_int_equal(fs_lock_file(dfd, "c.lock", 0, &a, NULL), 0);
+        assert_not_inherited(a);
+        fault_arm("clock_gettime", NULL, 2, EINVAL);
+        assert_int_equal(fs_lock_file(dfd, "c.lock", 5000, &fd, NULL), -EINVAL);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(fd, -12345);
+}
+
+static void test_in_root_edges(void **state) {
+        _cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        char buf[64];
+        struct stat st = { .st_size = 12345 }, rst;
+        int fd = -12345, r;
+        (void)state;
+        unit_put(root, "a/b/c", "deep");
+        /* O_PATH with O_CREAT is refused, whatever resolves the path */
+        assert_int_equal(fs_openat_in_root(rootfd, "/etc/new", O_PATH | O_CREAT, 0600, &fd), -EINVAL);
+        assert_int_equal(fs_openat_in_root_walk(rootfd, "/etc/new", O_PATH | O_CREAT, 0600, &fd), -EINVAL);
+        assert_int_equal(fs_open_in_root(NULL, "/nonexistent/new", O_PATH | O_CREAT, 0600, &fd), -EINVAL);
+        assert_int_equal(fd, -12345);
+        /* a mode without O_CREAT is ignored, not refused */
+        assert_int_equal(fs_openat_in_root(rootfd, "/etc/file", O_RDONLY, 0644, &fd), 0);
+        close(fd);
+        /* "/" is the root itself */
+        assert_int_equal(fs_openat_in_root_walk(rootfd, "/", O_RDONLY | O_DIRECTORY, 0, &fd), 0);
+        assert_int_equal(fstat(fd, &st), 0);
+        assert_int_equal(fstat(rootfd, &rst), 0);
+        assert_true(st.st_ino == rst.st_ino && st.st_dev == rst.st_dev);
+        close(fd);
+        /* O_PATH without O_NOFOLLOW: a link at the end is refused, a file is not */
+        assert_int_equal(fs_openat_in_root_walk(rootfd, "/etc/abs", O_PATH, 0, &fd), -ELOOP);
+        assert_int_equal(fs_openat_in_root_walk(rootfd, "/etc/file", O_PATH, 0, &fd), 0);
+        assert_int_equal(fstat(fd, &st), 0);
+        assert_true(S_ISREG(st.st_mode));
+        close(fd);
+        /* the walk's descriptors are never inherited, not even while it walks */
+        arm_fd_check("fstat", "b", 1);
+        r = fs_openat_in_root_walk(rootfd, "/a/b/c", O_RDONLY, 0, &fd);
+        assert_no_fd_leaked_to_exec();
+        assert_int_equal(r, 0);
+        assert_not_inherited(fd);
+        close(fd);
+        assert_int_equal(fs_openat_in_root(rootfd, "/a/b/c", O_RDONLY, 0, &fd), 0);
+        assert_not_inherited(fd);
+        close(fd);
+        /* descriptor 0 free: the walk's descriptors and the root's may get it */
+        fd0_free();
+        int r1 = fs_openat_in_root_walk(rootfd, "/a/b/c", O_RDONLY, 0, &fd);
+        read_with(fs_openat_in_root_walk, "/a/b/c", &r, buf, sizeof buf);
+        fd0_restore();
+        assert_int_equal(r1, 0);
+        close(fd);
+        assert_int_equal(r, 0);
+        assert_string_equal(buf, "deep");
+        fd0_free();
+        r1 = fs_open_in_root(root, "/a/b/c", O_RDONLY, 0, &fd);
+        fd0_restore();
+        assert_int_equal(r1, 0);
+        assert_int_equal(read(fd, buf, 4), 4);
+        close(fd);
+        /* the walk's calls failing */
+        fd = -12345;
+        fault_arm("open", ".", 1, EIO);
+        assert_int_equal(fs_openat_in_root_walk(rootfd, "/a/b/c", O_RDONLY, 0, &fd), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        fault_arm("fstat", "a", 1, EIO);
+        assert_int_equal(fs_openat_in_root_walk(rootfd, "/a/b/c", O_RDONLY, 0, &fd), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(fd, -12345);
+        /* openat2 asks to try again (a rename raced): up to 8 times, then the walk, which
+         * refuses the link openat2 follows inside the root */
+        fault_arm_first("openat2", "abs", 7, EAGAIN);
+        r = fs_openat_in_root(rootfd, "/etc/abs", O_RDONLY, 0, &fd);
+        assert_int_equal(fault_injected(), 7);
+        fault_disarm();
+        assert_int_equal(r, 0);
+        assert_int_equal(read(fd, buf, 4), 4);
+        close(fd);
+        fd = -12345;
+        fault_arm_first("openat2", "abs", 8, EAGAIN);
+        assert_int_equal(fs_openat_in_root(rootfd, "/etc/abs", O_RDONLY, 0, &fd), -ELOOP);
+        assert_int_equal(fault_injected(), 8);
+        fault_arm_from("openat2", NULL, 1, ENOSYS);
+        assert_int_equal(fs_openat_in_root(rootfd, "/etc/abs", O_RDONLY, 0, &fd), -ELOOP);
+        assert_int_equal(fs_openat_in_root(rootfd, "/etc/file", O_RDONLY, 0, &fd), 0);
+        close(fd);
+        fd = -12345;
+        fault_arm("openat2", "abs", 1, EIO);
+        assert_int_equal(fs_openat_in_root(rootfd, "/etc/abs", O_RDONLY, 0, &fd), -EIO);
+        fault_disarm();
+        assert_int_equal(fd, -12345);
+        /* stat of a missing file */
+        st.st_size = 12345;
+        assert_int_equal(fs_stat_in_root(root, "/etc/missing", false, &st), -ENOENT);
+        assert_int_equal(st.st_size, 12345);
+        /* readlink into a buffer of 2: the first byte */
+        assert_int_equal(fs_readlink_in_root(root, "/etc/abs", buf, 2), 1);
+        assert_string_equal(buf, "/");
+        assert_int_equal(fs_readlink_in_root(root, "/etc/abs", buf, 1), -EINVAL);
+}
+
+static void test_fopen_in_root(void **state) {
+        char p[PATH_MAX];
+        FILE *f = NULL;
+        (void)state;
+        assert_int_equal(mkfifo(unit_path(p, root, "etc/fifo"), 0600), 0);
+        /* a FIFO is refused without blocking in open(), a directory is EISDIR */
+        assert_int_equal(fs_fopen_in_root(root, "/etc/fifo", &f), -EINVAL);
+        assert_int_equal(fs_fopen_in_root(root, "/etc", &f), -EISDIR);
+        assert_null(f);
+        /* a file is read blocking, as stdio expects */
+        assert_int_equal(fs_fopen_in_root(root, "/etc/file", &f), 0);
+        assert_int_equal(fcntl(fileno(f), F_GETFL) & O_NONBLOCK, 0);
+        assert_true(fcntl(fileno(f), F_GETFD) & FD_CLOEXEC);
+        fclose(f);
+        f = NULL;
+        fault_arm("fdopen", NULL, 1, ENOMEM);
+        assert_int_equal(fs_fopen_in_root(root, "/etc/file", &f), -ENOMEM);
+        fault_disarm();
+        assert_null(f);
+}
+
+/* someone makes the directory (or a link to one) between our open and our mkdir */
+static char race_path[PATH_MAX], race_link[PATH_MAX];
+static void hook_mkdir_race(void) {
+        if (race_link[0])
+                assert_int_equal(symlink(race_link, race_path), 0);
+        else
+                assert_int_equal(mkdir(race_path, 0755), 0);
+}
+
+static void test_open_dir_in_root(void **state) {
+        char p[PATH_MAX], q[PATH_MAX];
+        struct stat st;
+        int fd = -12345;
+        (void)state;
+        /* without FS_DIR_CREATE nothing is made */
+        assert_int_equal(fs_open_dir_in_root(root, "/etc/nocreate.d", 0, &fd), -ENOENT);
+        assert_int_equal(stat(unit_path(p, root, "etc/nocreate.d"), &st), -1);
+        assert_int_equal(fs_open_dir_in_root(NULL, p, 0, &fd), -ENOENT);
+        assert_int_equal(stat(p, &st), -1);
+        /* no last component to make */
+        assert_int_equal(fs_open_dir_in_root(root, "/missing/..", FS_DIR_CREATE, &fd), -EINVAL);
+        assert_int_equal(fd, -12345);
+        /* on this system (no root): made, once, then opened */
+        assert_int_equal(fs_open_dir_in_root(NULL, unit_path(p, top, "made.d"), FS_DIR_CREATE, &fd), 0);
+        assert_int_equal(fstat(fd, &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+        close(fd);
+        assert_int_equal(fs_open_dir_in_root(NULL, p, FS_DIR_CREATE, &fd), 0);
+        close(fd);
+        assert_int_equal(fs_open_dir_in_root(NULL, unit_path(p, top, "none/x.d"), FS_DIR_CREATE, &fd), -ENOENT);
+        /* ... made by someone else meanwhile: opened; a link to a directory there is followed */
+        unit_path(race_path, top, "raced.d");
+        race_link[0] = '\0';
+        fault_arm("mkdir", "raced.d", 1, 0);
+        fault_hook(hook_mkdir_race);
+        fd = -12345;
+        assert_int_equal(fs_open_dir_in_root(NULL, race_path, FS_DIR_CREATE, &fd), 0);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        close(fd);
+        unit_path(race_path, top, "rlink.d");
+        unit_path(race_link, top, "made.d");
+        fault_arm("mkdir", "rlink.d", 1, 0);
+        fault_hook(hook_mkdir_race);
+        fd = -12345;
+        assert_int_equal(fs_open_dir_in_root(NULL, race_path, FS_DIR_CREATE, &fd), 0);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        close(fd);
+        /* in the root: mkdir failing is the error, ENOENT too while /proc is there */
+        fd = -12345;
+        fault_arm("mkdir", "x.d", 1, EIO);
+        assert_int_equal(fs_open_dir_in_root(root, "/etc/x.d", FS_DIR_CREATE, &fd), -EIO);
+        fault_arm("mkdir", "x.d", 1, ENOENT);
+        assert_int_equal(fs_open_dir_in_root(root, "/etc/x.d", FS_DIR_CREATE, &fd), -ENOENT);
+        fault_disarm();
+        assert_int_equal(stat(unit_path(q, root, "etc/x.d"), &st), -1);
+        /* resolving the parent fails */
+        fault_arm("openat2", "none", 1, EIO);
+        assert_int_equal(fs_open_dir_in_root(root, "/etc/none/x.d", FS_DIR_CREATE, &fd), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        /* opening what was made fails: its error, not ELOOP */
+        fault_arm("open", "y.d", 1, EIO);
+        assert_int_equal(fs_open_dir_in_root(root, "/etc/y.d", FS_DIR_CREATE, &fd), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(fd, -12345);
+}
+
+/* every allocation of these calls failing in turn: -ENOMEM (or NULL), outputs untouched */
+static void test_alloc_failures(void **state) {
+        char p[PATH_MAX];
+        (void)state;
+        if (!fault_alloc_supported())
+                skip();
+        unit_path(p, top, "run/locks");
+        for (unsigned long n = 1;; n++) {
+                int fd = -12345;
+                fault_arm("alloc", NULL, n, ENOMEM);
+                int r = fs_lock_dir_open(p, &fd);
+                unsigned long hit = fault_injected();
+                fault_disarm();
+                if (!hit) {
+                        assert_int_equal(r, 0);
+                        close(fd);
+                        assert_true(n > 2);
+                        break;
+                }
+                assert_int_equal(r, -ENOMEM);
+                assert_int_equal(fd, -12345);
+        }
+        for (unsigned long n = 1;; n++) {
+                int fd = -12345;
+                fault_arm("alloc", NULL, n, ENOMEM);
+                int r = fs_open_dir_in_root(root, "/etc/alloc.d", FS_DIR_CREATE, &fd);
+                unsigned long hit = fault_injected();
+                fault_disarm();
+                if (!hit) {
+                        assert_int_equal(r, 0);
+                        close(fd);
+                        break;
+                }
+                /* -ENOMEM, or done all the same (asprintf() keeps its buffer when the
+                 * realloc() that shrinks it fails) */
+                if (r == 0) {
+                        close(fd);
+                } else {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_int_equal(fd, -12345);
+                }
+                rmdir(unit_path(p, root, "etc/alloc.d"));
+        }
+        for (unsigned long n = 1;; n++) {
+                _cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+                int fd = -12345;
+                fault_arm("alloc", NULL, n, ENOMEM);
+                int r = fs_openat_in_root_walk(rootfd, "/etc/file", O_RDONLY, 0, &fd);
+                unsigned long hit = fault_injected();
+                fault_disarm();
+                if (!hit) {
+                        assert_int_equal(r, 0);
+                        close(fd);
+                        break;
+                }
+                assert_int_equal(r, -ENOMEM);
+                assert_int_equal(fd, -12345);
+        }
+        fault_arm("alloc", NULL, 1, ENOMEM);
+        char *s = fs_root_path("/r", "/etc/x");
+        fault_disarm();
+        assert_null(s);
+        s = fs_root_path("/r//", "etc/x");
+        assert_string_equal(s, "/r/etc/x");
+        free(s);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_in_root_openat2), cmocka_unit_test(test_in_root_walk),
-          cmocka_unit_test(test_in_root_paths), cmocka_unit_test(test_lock_file))
+          cmocka_unit_test(test_in_root_paths), cmocka_unit_test(test_lock_file),
+          cmocka_unit_test(test_open_config), cmocka_unit_test(test_read_all), cmocka_unit_test(test_write_atomic),
+          cmocka_unit_test(test_lock_dir), cmocka_unit_test(test_lock_dir_parent_race),
+          cmocka_unit_test(test_lock_file_faults), cmocka_unit_test(test_in_root_edges),
+          cmocka_unit_test(test_fopen_in_root), cmocka_unit_test(test_open_dir_in_root),
+          cmocka_unit_test(test_alloc_failures))

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#pragma once
+/*
+ * fault.c linked into a test program (not preloaded): the program arms one fault at a time
+ * itself, around the call it tests.  While armed the FAULT_* variables are not read.
+ *
+ *   fault_arm("open", "*.conf", 2, EIO)   the 2nd openat of a file matching *.conf fails
+ *   fault_arm("alloc", NULL, 3, ENOMEM)   the 3rd malloc/calloc/realloc returns NULL (with
+ *                                         FAULT_ALLOC defined when fault.c is compiled)
+ *   fault_arm(call, NULL, n, 0)           no failure: only fault_hook()'s function is called
+ *
+ * The calls: those of fault.c's header, and fstat, fstatat, mkdirat, readlinkat, opendir,
+ * fdopendir, fdopen, fopen, access, clock_gettime, getrandom, openat2 (syscall(SYS_openat2, ...)),
+ * socket, bind, sendto, recvmsg, recvfrom.  nth "0" with from set: every matching call.
+ */
+#include <stdbool.h>
+
+void fault_arm(const char *call, const char *path_pattern, unsigned long nth, int err);
+/* every matching call from the nth on (nth >= 1) */
+void fault_arm_from(const char *call, const char *path_pattern, unsigned long nth, int err);
+/* the first count matching calls */
+void fault_arm_first(const char *call, const char *path_pattern, unsigned long count, int err);
+void fault_disarm(void);
+/* How many faults were injected (or hooks called) since fault_arm(). */
+unsigned long fault_injected(void);
+/* fn is called at each selected call, before it is made (or failed); NULL for none. */
+void fault_hook(void (*fn)(void));
+/* Whether the allocators are interposed (not in a sanitizer build: ASan has its own). */
+bool fault_alloc_supported(void);

@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Allocation failures: each allocation a call makes (malloc, calloc, realloc, and what libc
+ * allocates with them: strdup, asprintf, getline, fopen) fails in turn, the Nth for N = 1, 2,
+ * ... until the call makes no Nth allocation (tests/fault/fault.c linked in, fault_arm()).
+ * Each failure returns -ENOMEM (or NULL) and leaves the outputs as they were; the run past
+ * the last allocation gives the normal result.  Not in a sanitizer build (ASan has its own
+ * allocator): skipped there.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+#include "diag.h"
+#include "hwcache.h"
+#include "ident.h"
+#include "macro.h"
+#include "pamstack.h"
+#include "policy.h"
+#include "strmap.h"
+#include "strv.h"
+#include "../fault/fault.h"
+
+static char root[] = "/tmp/test-alloc-XXXXXX";
+
+static int setup(void **state) {
+        (void)state;
+        return unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0:root:/root:/bin/sh\n"
+                                "alice:x:1000:1000::/home/alice:/bin/sh\n"
+                                "bob:x:1001:1001::/home/bob:/bin/sh\n" },
+                { "etc/group", "root:x:0:\n"
+                               "alice:x:1000:\n"
+                               "rdma:x:2000:alice,bob\n"
+                               "spdk:x:2001:bob,alice\n" },
+                { "etc/pam.d/common-session", "session [default=1] pam_permit.so\n"
+                                              "session required pam_unix.so\n" },
+                { "etc/pam.d/extra", "session required pam_limits.so\n" },
+                { "etc/pam.d/svc", "@include common-session\n"
+                                   "session include extra\n"
+                                   "session substack extra\n"
+                                   "session optional pam_rdmalimit.so debug\n" },
+                {},
+        });
+}
+
+/* Run body with allocation n failing for n = 1, 2, ...; hit: whether it failed one. */
+#define SWEEP(n, hit)                                                                        \
+        for (unsigned long n = 1, hit = 1; hit; n++)
+
+static bool sweep_supported(void) {
+        return fault_alloc_supported();
+}
+
+static void arm(unsigned long n) {
+        fault_arm("alloc", NULL, n, ENOMEM);
+}
+
+static bool disarm(void) {
+        bool hit = fault_injected() > 0;
+        fault_disarm();
+        return hit;
+}
+
+static void test_diag(void **state) {
+        struct diag_list l = {};
+        (void)state;
+        if (!sweep_supported())
+                skip();
+        /* an empty message is a message, not a failure */
+        assert_int_equal(diag_add(&l, DIAG_WARNING, NULL, 0, "%s", ""), 0);
+        assert_int_equal(l.n, 1);
+        assert_string_equal(l.v[0].message, "");
+        SWEEP(n, hit) {
+                arm(n);
+                int r = diag_addf(&l, DIAG_ERROR, "some-id", "/etc/x.conf", 3, "fix it", "bad %d", 7);
+                hit = disarm();
+                if (r < 0) {
+                        assert_true(hit);
+                        assert_int_equal(r, -ENOMEM);
+                        assert_int_equal(l.n, 1);
+                        continue;
+                }
+                /* done all the same (vasprintf() keeps its buffer when shrinking it fails) */
+                assert_int_equal(r, 0);
+                assert_int_equal(l.n, 2);
+                assert_string_equal(l.v[1].message, "bad 7");
+                assert_string_equal(l.v[1].path, "/etc/x.conf");
+                assert_string_equal(l.v[1].fix, "fix it");
+                if (hit) {
+                        diag_list_clear(&l);
+                        assert_int_equal(diag_add(&l, DIAG_WARNING, NULL, 0, "%s", ""), 0);
+                }
+        }
+        diag_list_clear(&l);
+}
+
+static void test_strmap(void **state) {
+        struct strmap m = {};
+        static int values[40];
+        char key[16];
+        (void)state;
+        if (!sweep_supported())
+                skip();
+        /* each put, its allocations failing in turn: the key is not there after a failure,
+         * the keys before it still are */
+        for (int i = 0; i < 40; i++) {
+                snprintf(key, sizeof key, "key%d", i);
+                SWEEP(n, hit) {
+                        size_t before = m.n;
+                        arm(n);
+                        int r = strmap_put(&m, key, &values[i]);
+                        hit = disarm();
+                        if (hit) {
+                                assert_int_equal(r, -ENOMEM);
+                                assert_int_equal(m.n, before);
+                                assert_null(strmap_get(&m, key));
+                        } else {
+                                assert_int_equal(r, 0);
+                                assert_int_equal(m.n, before + 1);
+                        }
+                        for (int k = 0; k < i; k++) {
+                                char old[16];
+                                snprintf(old, sizeof old, "key%d", k);
+                                assert_ptr_equal(strmap_get(&m, old), &values[k]);
+                        }
+                }
+                assert_ptr_equal(strmap_get(&m, key), &values[i]);
+        }
+        strmap_clear(&m, NULL);
+}
+
+#define CACHE "# rdmalimit hardware cache v4\n"                                                \
+              "fingerprint rdma=mlx5_0,;net=eth0,\n"                                          \
+              "rdma_status 0\nverbs_status 0\n"                                                \
+              "rdma mlx5_0 1 0 0 0 1\nport 1 4 1 0\n"                                          \
+              "xdp_status 0\nxdp 2 eth0 35 8 1\nxdp 3 eth1 35 4 1\n"                           \
+              "mem 0 25275953152\nend\n"
+
+static void test_hwcache(void **state) {
+        (void)state;
+        if (!sweep_supported())
+                skip();
+        SWEEP(n, hit) {
+                struct hw_summary *s = (struct hw_summary *)0x1;
+                char *fp = (char *)"marker";
+                arm(n);
+                int r = hw_cache_parse(CACHE, strlen(CACHE), &s, &fp);
+                hit = disarm();
+                if (hit) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_ptr_equal(s, (struct hw_summary *)0x1);
+                        assert_string_equal(fp, "marker");
+                        continue;
+                }
+                assert_int_equal(r, 0);
+                assert_int_equal(s->n_xdp, 2);
+                assert_int_equal(s->n_rdma, 1);
+                assert_string_equal(fp, "rdma=mlx5_0,;net=eth0,");
+                hw_summary_free(s);
+                free(fp);
+                assert_true(n > 4);
+        }
+}
+
+static void test_ident(void **state) {
+        (void)state;
+        if (!sweep_supported())
+                skip();
+        SWEEP(n, hit) {
+                struct ident *id = NULL;
+                const struct id_user *u = (const struct id_user *)0x1;
+                assert_int_equal(ident_new(root, &id), 0);
+                arm(n);
+                int r = ident_user(id, "bob", &u);
+                hit = disarm();
+                if (r != 0) {
+                        if (r != -ENOMEM)
+                                fail_msg("allocation %lu failing: %s", n, strerror(-r));
+                        assert_ptr_equal(u, (const struct id_user *)0x1);
+                } else {
+                        assert_int_equal(r, 0);
+                        assert_int_equal(u->uid, 1001);
+                }
+                ident_free(id);
+        }
+        /* a user's groups */
+        SWEEP(n, hit) {
+                struct ident *id = NULL;
+                const struct id_user *u = NULL;
+                const gid_t *g = (const gid_t *)0x1;
+                size_t ng = 777;
+                assert_int_equal(ident_new(root, &id), 0);
+                assert_int_equal(ident_user(id, "alice", &u), 0);
+                arm(n);
+                int r = ident_user_gids(id, u, &g, &ng);
+                hit = disarm();
+                if (hit) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_ptr_equal(g, (const gid_t *)0x1);
+                        assert_int_equal(ng, 777);
+                } else {
+                        assert_int_equal(r, 0);
+                        assert_int_equal(ng, 3);
+                        assert_int_equal(g[0], 1000);
+                }
+                ident_free(id);
+        }
+}
+
+static void test_pamstack(void **state) {
+        (void)state;
+        if (!sweep_supported())
+                skip();
+        SWEEP(n, hit) {
+                struct pam_stack s;
+                arm(n);
+                int r = pam_stack_load(root, "svc", &s);
+                hit = disarm();
+                /* a failure is the result or recorded in the stack, never a short stack that
+                 * looks complete */
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        continue;
+                }
+                if (s.error == 0 && s.n != 5)
+                        fail_msg("allocation %lu failing: %zu entries", n, s.n);
+                if (s.error != 0)
+                        assert_int_equal(s.error, -ENOMEM);
+                pam_stack_clear(&s);
+        }
+}
+
+#define POLICY "version = 1;\n"                                                                \
+               "hardware = { include = [ \"veth*\" ]; exclude = ( \"eno3\" ); };\n"            \
+               "rules = (\n"                                                                   \
+               "  { group = \"rdma\"; memlock = \"auto\"; minimum = \"1G\"; },\n"              \
+               "  { group = \"spdk\"; memlock = \"2G\"; },\n"                                  \
+               "  { user = \"alice\"; memlock = \"4G\"; hard = \"8G\"; maximum = \"16G\"; }\n" \
+               ");\n"
+
+static void test_policy(void **state) {
+        (void)state;
+        if (!sweep_supported())
+                skip();
+        /* (policy_load_string() is not swept: libconfig's config_init() does not check its
+         * allocations) */
+        /* the groups of rules a user is in */
+        struct policy *p = NULL;
+        struct ident *id = NULL;
+        const struct id_user *u = NULL;
+        assert_int_equal(policy_load_string(POLICY, strlen(POLICY), "/etc/rdmalimit.conf", &p, NULL), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(ident_user(id, "bob", &u), 0);
+        SWEEP(n, hit) {
+                char **v = (char **)0x1;
+                size_t nv = 777;
+                arm(n);
+                int r = policy_user_groups(p, id, u, &v, &nv);
+                hit = disarm();
+                if (hit) {
+                        /* policy.h: NULL and 0 unless the groups were found */
+                        assert_int_equal(r, -ENOMEM);
+                        assert_null(v);
+                        assert_int_equal(nv, 0);
+                        continue;
+                }
+                assert_int_equal(r, 0);
+                if (nv != 2)
+                        fail_msg("allocation %lu failing: %zu groups", n, nv);
+                assert_string_equal(v[0], "rdma");
+                assert_string_equal(v[1], "spdk");
+                strv_free(v);
+        }
+        ident_free(id);
+        policy_free(p);
+}
+
+UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_diag), cmocka_unit_test(test_strmap),
+          cmocka_unit_test(test_hwcache), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack),
+          cmocka_unit_test(test_policy))

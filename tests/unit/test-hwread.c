@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The sysfs readers every probe goes through, hw_read_line() and hw_for_each_entry(), on a
+ * throwaway tree, with their calls failing (tests/fault/fault.c linked in), descriptor 0
+ * free, and a program exec()ed while they hold a descriptor.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "hw.h"
+#include "macro.h"
+#include "../fault/fault.h"
+#include "../fault/fdcheck.h"
+
+static char top[] = "/tmp/test-hwread-XXXXXX";
+
+static int setup(void **state) {
+        char p[PATH_MAX], q[PATH_MAX];
+        (void)state;
+        if (unit_tree(top, (const struct unit_file[]){
+                    { "dev/state", "4: ACTIVE\nsecond line\n" },
+                    { "dev/long", "abcdefgh" },
+                    { "dev/empty", "" },
+                    { "list/a", "" },
+                    { "list/b", "" },
+                    { "list/c", "" },
+                    {},
+            }) < 0)
+                return -1;
+        return symlink(unit_path(p, top, "dev/state"), unit_path(q, top, "dev/link"));
+}
+
+static char fds_before[256], fds_during[256];
+
+static void test_read_line(void **state) {
+        char p[PATH_MAX], buf[64];
+        (void)state;
+        assert_int_equal(hw_read_line(unit_path(p, top, "dev/state"), buf, sizeof buf), 0);
+        assert_string_equal(buf, "4: ACTIVE");
+        /* cut to the buffer, NUL-terminated */
+        memset(buf, 'x', sizeof buf);
+        assert_int_equal(hw_read_line(unit_path(p, top, "dev/long"), buf, 4), 0);
+        assert_string_equal(buf, "abc");
+        assert_int_equal(buf[4], 'x');
+        assert_int_equal(hw_read_line(unit_path(p, top, "dev/empty"), buf, sizeof buf), 0);
+        assert_string_equal(buf, "");
+        /* never through a link; a missing file */
+        assert_int_equal(hw_read_line(unit_path(p, top, "dev/link"), buf, sizeof buf), -ELOOP);
+        assert_int_equal(hw_read_line(unit_path(p, top, "dev/none"), buf, sizeof buf), -ENOENT);
+        /* a failing read is the error, the buffer untouched */
+        strcpy(buf, "marker");
+        fault_arm("read", "state", 1, EIO);
+        assert_int_equal(hw_read_line(unit_path(p, top, "dev/state"), buf, sizeof buf), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_string_equal(buf, "marker");
+}
+
+static void hook_fds(void) {
+        fd_inherited(fds_during, sizeof fds_during);
+}
+
+/* the descriptor is not inherited by a program started meanwhile */
+static void test_read_line_exec(void **state) {
+        char p[PATH_MAX], buf[64];
+        (void)state;
+        fd_inherited(fds_before, sizeof fds_before);
+        strcpy(fds_during, "(not called)");
+        fault_arm("read", "state", 1, 0);
+        fault_hook(hook_fds);
+        assert_int_equal(hw_read_line(unit_path(p, top, "dev/state"), buf, sizeof buf), 0);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_string_equal(fds_during, fds_before);
+}
+
+struct seen {
+        char names[64];
+        int calls, stop_at;
+        bool exec_check;
+};
+
+static int collect(const char *name, ino_t ino, void *data) {
+        struct seen *s = data;
+        (void)ino;
+        if (s->exec_check && s->calls == 0)
+                fd_inherited(fds_during, sizeof fds_during);
+        s->calls++;
+        strcat(s->names, name);
+        return s->calls == s->stop_at ? -ECANCELED : 0;
+}
+
+static void sort_chars(char *s) {
+        for (size_t i = 0; s[i]; i++)
+                for (size_t j = i + 1; s[j]; j++)
+                        if (s[j] < s[i]) {
+                                char c = s[i];
+                                s[i] = s[j];
+                                s[j] = c;
+                        }
+}
+
+static void test_for_each(void **state) {
+        char p[PATH_MAX];
+        struct seen s = { .exec_check = true };
+        (void)state;
+        unit_path(p, top, "list");
+        fd_inherited(fds_before, sizeof fds_before);
+        assert_int_equal(hw_for_each_entry(p, collect, &s), 0);
+        sort_chars(s.names);
+        assert_string_equal(s.names, "abc");     /* no "." or ".." */
+        assert_string_equal(fds_during, fds_before);
+        /* the callback's error ends the walk */
+        s = (struct seen){ .stop_at = 2 };
+        assert_int_equal(hw_for_each_entry(p, collect, &s), -ECANCELED);
+        assert_int_equal(s.calls, 2);
+        /* not a directory, missing */
+        s = (struct seen){};
+        assert_int_equal(hw_for_each_entry(unit_path(p, top, "dev/state"), collect, &s), -ENOTDIR);
+        assert_int_equal(hw_for_each_entry(unit_path(p, top, "none"), collect, &s), -ENOENT);
+        assert_int_equal(s.calls, 0);
+        /* with descriptor 0 free the directory may get it */
+        s = (struct seen){};
+        unit_path(p, top, "list");
+        fd0_free();
+        int r = hw_for_each_entry(p, collect, &s);
+        fd0_restore();
+        assert_int_equal(r, 0);
+        assert_int_equal(s.calls, 3);
+        s = (struct seen){};
+        fd0_free();
+        r = hw_read_line(unit_path(p, top, "dev/state"), s.names, sizeof s.names);
+        fd0_restore();
+        assert_int_equal(r, 0);
+        assert_string_equal(s.names, "4: ACTIVE");
+}
+
+static int group_setup(void **state) {
+        return setup(state);
+}
+
+UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_unit_test(test_read_line_exec),
+          cmocka_unit_test(test_for_each))
