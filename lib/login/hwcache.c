@@ -125,7 +125,8 @@ int hw_fingerprint(const struct hw_netsel *sel, char **ret) {
         for (size_t i = 0; r >= 0 && i < net.s.n; i++)
                 fprintf(f, "%s,", net.s.v[i]);
         strv_clear(&net.s);
-        if (fclose(f) != 0 || r < 0)
+        /* glibc's memstream: out is NULL when the realloc() at the close fails, fclose() 0 */
+        if (fclose(f) != 0 || r < 0 || !out)
                 return r < 0 ? r : -ENOMEM;
         *ret = TAKE_PTR(out);
         return 0;
@@ -176,7 +177,7 @@ int hw_cache_format(const struct hw_summary *s, const struct hw_netsel *sel, cha
                         fprintf(f, "xdp %u %s %llu %u %d\n", s->xdp[i].ifindex, s->xdp[i].name,
                                 (unsigned long long)s->xdp[i].xdp_features, s->xdp[i].rx_queues, s->xdp[i].physical);
         fprintf(f, "mem %d %llu\nend\n", s->mem_status, (unsigned long long)s->mem_total);
-        if (fclose(f) != 0)
+        if (fclose(f) != 0 || !text)
                 return -ENOMEM;
         if (size > HW_CACHE_MAX)
                 return -EFBIG;

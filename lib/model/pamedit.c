@@ -605,8 +605,9 @@ static int control_kept(const char *control, const struct pam_stack *A, const st
                 fprintf(f, "%.*s%u", (int)(eq + 1 - p), p, m);
                 p += tl;
         }
-        /* open_memstream() sets out at each flush and at the close: close before taking it */
-        if (fclose(TAKE_PTR(f)) != 0)
+        /* open_memstream() sets out at each flush and at the close: close before taking it
+         * (glibc: out is NULL when the realloc() at the close fails, and fclose() returns 0) */
+        if (fclose(TAKE_PTR(f)) != 0 || !out)
                 return -ENOMEM;
         if (changed)
                 *ret = TAKE_PTR(out);

@@ -79,7 +79,7 @@ COVER = [
                              "tests/e2e/test-session-model.sh"]),
     ("lib/model/pamstack.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/unit/test-session",
                               "tests/e2e/test-enable-jumps.sh", "tests/e2e/test-session-model.sh"]),
-    ("lib/model/pamedit.c", ["tests/unit/test-pamstack", "tests/e2e/test-enable-jumps.sh",
+    ("lib/model/pamedit.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/e2e/test-enable-jumps.sh",
                              "tests/tool/test-enable.sh"]),
     ("lib/model/limits-resolve.c", ["tests/unit/test-limits", "tests/unit/test-flavours", "tests/unit/test-check",
                                     "tests/unit/test-session", "tests/e2e/test-session-model.sh"]),

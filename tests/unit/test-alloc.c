@@ -19,6 +19,7 @@
 #include "hwcache.h"
 #include "ident.h"
 #include "macro.h"
+#include "pamedit.h"
 #include "pamstack.h"
 #include "policy.h"
 #include "strmap.h"
@@ -167,6 +168,50 @@ static void test_hwcache(void **state) {
         }
 }
 
+/* the cache written back: its fingerprint (of this machine's sysfs) and its text */
+static void test_hwcache_format(void **state) {
+        struct hw_summary *s = NULL;
+        char *fp = NULL;
+        (void)state;
+        if (!sweep_supported())
+                skip();
+        assert_int_equal(hw_cache_parse(CACHE, strlen(CACHE), &s, &fp), 0);
+        free(fp);
+        SWEEP(n, hit) {
+                char *f = (char *)"marker";
+                arm(n);
+                int r = hw_fingerprint(NULL, &f);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_string_equal(f, "marker");
+                        continue;
+                }
+                assert_int_equal(r, 0);
+                assert_non_null(strstr(f, ";rdma="));
+                assert_non_null(strstr(f, ";net="));
+                free(f);
+        }
+        SWEEP(n, hit) {
+                char *text = (char *)"marker";
+                size_t len = 777;
+                arm(n);
+                int r = hw_cache_format(s, NULL, &text, &len);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_string_equal(text, "marker");
+                        assert_int_equal(len, 777);
+                        continue;
+                }
+                assert_int_equal(r, 0);
+                assert_int_equal(strlen(text), len);
+                assert_non_null(strstr(text, "\nxdp 3 eth1 35 4 1\nmem 0 25275953152\nend\n"));
+                free(text);
+        }
+        hw_summary_free(s);
+}
+
 static void test_ident(void **state) {
         (void)state;
         if (!sweep_supported())
@@ -235,6 +280,39 @@ static void test_pamstack(void **state) {
         }
 }
 
+/* enable's jump keeping: a line inserted after pam_limits moves the landing of a jump over it */
+#define JUMPS "session [success=2 default=ignore] pam_succeed_if.so user = root\n"                \
+              "session required pam_unix.so\n"                                                   \
+              "session required pam_limits.so\n"                                                 \
+              "session optional pam_permit.so\n"
+
+static void test_keep_jumps(void **state) {
+        (void)state;
+        if (!sweep_supported())
+                skip();
+        SWEEP(n, hit) {
+                struct pam_file f = {};
+                char where[PAMEDIT_WHERE_MAX] = "";
+                assert_int_equal(pam_file_parse("jsvc", JUMPS, strlen(JUMPS), &f, NULL), 0);
+                assert_int_equal(pam_file_insert_mark(&f, 2), 0);
+                arm(n);
+                int r = pam_file_keep_jumps(root, "jsvc", JUMPS, &f, where);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_string_equal(f.v[0].control, "[success=2 default=ignore]");
+                } else {
+                        /* never a jump left landing elsewhere */
+                        if (r != 1)
+                                fail_msg("allocation %lu failing: %d lines changed", n, r);
+                        assert_string_equal(f.v[0].control, "[success=3 default=ignore]");
+                        assert_string_equal(f.v[0].text,
+                                            "session [success=3 default=ignore] pam_succeed_if.so user = root");
+                }
+                pam_file_clear(&f);
+        }
+}
+
 #define POLICY "version = 1;\n"                                                                \
                "hardware = { include = [ \"veth*\" ]; exclude = ( \"eno3\" ); };\n"            \
                "rules = (\n"                                                                   \
@@ -281,5 +359,5 @@ static void test_policy(void **state) {
 }
 
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_diag), cmocka_unit_test(test_strmap),
-          cmocka_unit_test(test_hwcache), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack),
+          cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_keep_jumps),
           cmocka_unit_test(test_policy))
