@@ -415,16 +415,28 @@ EXPORT FILE *fdopen(int fd, const char *mode) {
         PTR_FINISH(e, real_fdopen(fd, mode));
 }
 
+/* fault_redirect(): fopen() of one path opens another (canned /proc files) */
+static char redirect_from[256], redirect_to[4096];
+
+EXPORT void fault_redirect(const char *path, const char *to) {
+        snprintf(redirect_from, sizeof redirect_from, "%s", path ? path : "");
+        snprintf(redirect_to, sizeof redirect_to, "%s", to ? to : "");
+}
+
+static const char *redirected(const char *path) {
+        return redirect_from[0] && path && strcmp(path, redirect_from) == 0 ? redirect_to : path;
+}
+
 EXPORT FILE *fopen(const char *path, const char *mode) {
         REAL(fopen);
         int e = PATH_FAULT("fopen", path);
-        PTR_FINISH(e, real_fopen(path, mode));
+        PTR_FINISH(e, real_fopen(redirected(path), mode));
 }
 
 EXPORT FILE *fopen64(const char *path, const char *mode) {
         REAL(fopen64);
         int e = PATH_FAULT("fopen", path);
-        PTR_FINISH(e, real_fopen64(path, mode));
+        PTR_FINISH(e, real_fopen64(redirected(path), mode));
 }
 
 EXPORT int socket(int domain, int type, int protocol) {

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <sys/random.h>
+#include <sys/sysmacros.h>
 
 #include "unit.h"
 #include "fsutil.h"
@@ -502,7 +503,13 @@ static void test_in_root_edges(void **state) {
         assert_int_equal(fstat(fd, &st), 0);
         assert_true(S_ISREG(st.st_mode));
         close(fd);
-        /* the walk's descriptors are never inherited, not even while it walks */
+        /* the walk's descriptors are never inherited, not even while it walks (the root's
+         * and the first directory's, then the first and the second directory's) */
+        arm_fd_check("fstat", "a", 1);
+        r = fs_openat_in_root_walk(rootfd, "/a/b/c", O_RDONLY, 0, &fd);
+        assert_no_fd_leaked_to_exec();
+        assert_int_equal(r, 0);
+        close(fd);
         arm_fd_check("fstat", "b", 1);
         r = fs_openat_in_root_walk(rootfd, "/a/b/c", O_RDONLY, 0, &fd);
         assert_no_fd_leaked_to_exec();
@@ -726,6 +733,115 @@ static void test_alloc_failures(void **state) {
         free(s);
 }
 
+/* Who holds the lock, read from a canned /proc/locks: LINES with %s for the lock file's
+ * "MAJ:MIN:INODE" and %i for ":INODE" alone (another device). */
+static pid_t holder_from(const char *lines) {
+        _cleanup_close_ int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), a = -1;
+        char full[64], ino[32], text[2048], p[PATH_MAX], *o = text;
+        struct stat st;
+        pid_t holder = -1;
+        int fd = -12345;
+        assert_int_equal(fs_lock_file(dfd, "h.lock", 0, &a, NULL), 0);
+        assert_int_equal(fstat(a, &st), 0);
+        snprintf(full, sizeof full, "%02x:%02x:%llu", major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino);
+        snprintf(ino, sizeof ino, "fe:07:%llu", (unsigned long long)st.st_ino);
+        for (const char *s = lines; *s; s++) {
+                if (s[0] == '%' && (s[1] == 's' || s[1] == 'i')) {
+                        o += sprintf(o, "%s", s[1] == 's' ? full : ino);
+                        s++;
+                } else
+                        *o++ = *s;
+        }
+        *o = '\0';
+        unit_write(unit_path(p, top, "locks"), text);
+        fault_redirect("/proc/locks", p);
+        int r = fs_lock_file(dfd, "h.lock", 0, &fd, &holder);
+        fault_redirect(NULL, NULL);
+        assert_int_equal(r, -ETIMEDOUT);
+        assert_int_equal(fd, -12345);
+        return holder;
+}
+
+static void test_lock_holder(void **state) {
+        (void)state;
+        /* the holder, not a waiter; matched by device and inode */
+        assert_int_equal(holder_from("1: FLOCK  ADVISORY  WRITE 1111 08:01:5 0 EOF\n"
+                                     "2: FLOCK  ADVISORY  WRITE 2222 %s 0 EOF\n"
+                                     "2: -> FLOCK  ADVISORY  WRITE 3333 %s 0 EOF\n"),
+                         2222);
+        /* an OFD lock (pid -1) on the file is nobody's: its pid is not the line before's */
+        assert_int_equal(holder_from("1: FLOCK  ADVISORY  WRITE 1111 08:01:5 0 EOF\n"
+                                     "2: OFDLCK ADVISORY  WRITE -1 %s 0 EOF\n"
+                                     "3: FLOCK  ADVISORY  WRITE 2222 %s 0 EOF\n"),
+                         2222);
+        assert_int_equal(holder_from("1: FLOCK  ADVISORY  WRITE 0 %s 0 EOF\n"
+                                     "2: FLOCK  ADVISORY  WRITE 4294967295 %s 0 EOF\n"
+                                     "3: FLOCK  ADVISORY  WRITE 2147483648 %s 0 EOF\n"
+                                     "4: FLOCK  ADVISORY  WRITE 2147483647 %s 0 EOF\n"),
+                         2147483647);
+        /* the device and inode win over an inode alone, wherever it stands */
+        assert_int_equal(holder_from("1: FLOCK  ADVISORY  WRITE 7777 %i 0 EOF\n"
+                                     "2: FLOCK  ADVISORY  WRITE 8888 %s 0 EOF\n"),
+                         8888);
+        /* the inode alone (btrfs, overlayfs): the first such line; none: 0 */
+        assert_int_equal(holder_from("1: FLOCK  ADVISORY  WRITE 6666 %i 0 EOF\n"
+                                     "2: FLOCK  ADVISORY  WRITE 5555 08:01:5 0 EOF\n"
+                                     "3: FLOCK  ADVISORY  WRITE 4444 %i 0 EOF\n"),
+                         6666);
+        assert_int_equal(holder_from("1: FLOCK  ADVISORY  WRITE 5555 08:01:5 0 EOF\n"), 0);
+        assert_int_equal(holder_from(""), 0);
+}
+
+static void test_open_parent_trusted(void **state) {
+        char p[PATH_MAX], q[PATH_MAX];
+        const char *name = "marker";
+        int fd = -12345;
+        struct stat st, dst;
+        (void)state;
+        /* no name, not absolute */
+        assert_int_equal(fs_open_parent_trusted("relative/x", &fd, &name), -EINVAL);
+        assert_int_equal(fs_open_parent_trusted(unit_path(p, top, "x/"), &fd, &name), -EINVAL);
+        assert_int_equal(fs_open_parent_trusted(unit_path(p, top, "."), &fd, &name), -EINVAL);
+        assert_int_equal(fs_open_parent_trusted(unit_path(p, top, ".."), &fd, &name), -EINVAL);
+        /* a parent that is a link, a file, missing, writable by others (/tmp) */
+        unit_mkdir_p(top, "pt/real");
+        assert_int_equal(symlink("real", unit_path(q, top, "pt/link")), 0);
+        assert_int_equal(fs_open_parent_trusted(unit_path(p, top, "pt/link/out"), &fd, &name), -ELOOP);
+        assert_int_equal(fs_open_parent_trusted(unit_path(p, root, "etc/file/out"), &fd, &name), -ENOTDIR);
+        assert_int_equal(fs_open_parent_trusted(unit_path(p, top, "pt/none/out"), &fd, &name), -ENOENT);
+        assert_int_equal(fs_open_parent_trusted("/tmp/out", &fd, &name), FS_ERR_MODE);
+        assert_int_equal(fd, -12345);
+        assert_string_equal(name, "marker");
+        /* the calls failing */
+        fault_arm("open", "/", 1, EMFILE);
+        assert_int_equal(fs_open_parent_trusted(unit_path(p, top, "pt/real/out"), &fd, &name), -EMFILE);
+        fault_arm("fstat", "real", 1, EIO);
+        assert_int_equal(fs_open_parent_trusted(p, &fd, &name), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        fault_arm("fstat", "real", 2, EIO);
+        assert_int_equal(fs_open_parent_trusted(p, &fd, &name), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(fd, -12345);
+        /* a trusted parent: its directory, and the name in path */
+        fd_inherited(fds_before, sizeof fds_before);
+        assert_int_equal(fs_open_parent_trusted(p, &fd, &name), 0);
+        assert_ptr_equal(name, p + strlen(p) - 3);
+        assert_int_equal(fstat(fd, &st), 0);
+        assert_int_equal(stat(unit_path(q, top, "pt/real"), &dst), 0);
+        assert_true(st.st_ino == dst.st_ino);
+        assert_not_inherited(fd);
+        close(fd);
+        if (fault_alloc_supported()) {
+                fd = -12345;
+                fault_arm("alloc", NULL, 1, ENOMEM);
+                int r = fs_open_parent_trusted(p, &fd, &name);
+                fault_disarm();
+                assert_int_equal(r, -ENOMEM);
+                assert_int_equal(fd, -12345);
+        }
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_in_root_openat2), cmocka_unit_test(test_in_root_walk),
           cmocka_unit_test(test_in_root_paths), cmocka_unit_test(test_lock_file),
@@ -733,4 +849,5 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_lock_dir), cmocka_unit_test(test_lock_dir_parent_race),
           cmocka_unit_test(test_lock_file_faults), cmocka_unit_test(test_in_root_edges),
           cmocka_unit_test(test_fopen_in_root), cmocka_unit_test(test_open_dir_in_root),
-          cmocka_unit_test(test_alloc_failures))
+          cmocka_unit_test(test_alloc_failures), cmocka_unit_test(test_lock_holder),
+          cmocka_unit_test(test_open_parent_trusted))

@@ -15,6 +15,7 @@
 #include "unit.h"
 #include "ident.h"
 #include "macro.h"
+#include "../fault/fault.h"
 
 static char root[] = "/tmp/test-ident-XXXXXX";
 
@@ -235,6 +236,31 @@ static void test_nss_absent(void **state) {
         ident_free(id);
 }
 
+/* passwd or group that cannot be read is an error, not a tree without users or groups */
+static void test_files_fail(void **state) {
+        static const char *const files[] = { "passwd", "group" };
+        (void)state;
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                struct ident *id = NULL;
+                const struct id_user *u = (const struct id_user *)0x1;
+                const struct id_group *g = (const struct id_group *)0x1;
+                assert_int_equal(ident_new(root, &id), 0);
+                fault_arm_from("openat2", files[i], 1, EIO);
+                assert_int_equal(ident_user(id, "alice", &u), -EIO);
+                assert_int_equal(ident_group(id, "rdma", &g), -EIO);
+                assert_int_equal(ident_user_by_uid(id, 1000, &u), -EIO);
+                assert_true(fault_injected() >= 3);
+                fault_disarm();
+                assert_ptr_equal(u, (const struct id_user *)0x1);
+                assert_ptr_equal(g, (const struct id_group *)0x1);
+                /* read again once it can be */
+                assert_int_equal(ident_user(id, "alice", &u), 0);
+                assert_int_equal(u->uid, 1000);
+                ident_free(id);
+        }
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_users), cmocka_unit_test(test_users_by_uid), cmocka_unit_test(test_groups), cmocka_unit_test(test_membership),
-          cmocka_unit_test(test_missing_files), cmocka_unit_test(test_nss_absent))
+          cmocka_unit_test(test_missing_files), cmocka_unit_test(test_nss_absent),
+          cmocka_unit_test(test_files_fail))

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -360,8 +361,130 @@ static void test_check(void **state) {
         ident_free(id);
 }
 
+/* The whole result of text for user: r (lc_result_clear() it), the tree in *ret_t. */
+static void resolve_result(const char *text, const char *user, struct lc_tree **ret_t, struct ident **ret_id,
+                           struct lc_result *r) {
+        struct lc_baseline b;
+        char p[512];
+        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), D, ret_t), 0);
+        assert_int_equal(ident_new(root, ret_id), 0);
+        snprintf(p, sizeof p, "%s/proc/1/limits", root);
+        assert_int_equal(lc_baseline_load(*ret_t, p, &b), 0);
+        *r = (struct lc_result){};
+        assert_int_equal(lc_resolve(*ret_t, *ret_id, user, &b, r), 0);
+}
+
+static void done(struct lc_tree *t, struct ident *id, struct lc_result *r) {
+        lc_result_clear(r);
+        lc_tree_free(t);
+        ident_free(id);
+}
+
+/* the items other than memlock: ranks, types, bad values, % lines */
+static void test_other_items(void **state) {
+        struct lc_tree *t;
+        struct ident *id;
+        struct lc_result r;
+        (void)state;
+        /* equal rank: the later line wins; a soft line leaves the hard limit */
+        resolve_result("alice soft nofile 100\nalice soft nofile 200\n", "alice", &t, &id, &r);
+        assert_true(r.rl_soft[RLIMIT_NOFILE].known && r.rl_soft[RLIMIT_NOFILE].value == 200);
+        assert_int_equal(r.rl_soft[RLIMIT_NOFILE].src->lineno, 2);
+        assert_null(r.rl_hard[RLIMIT_NOFILE].src);
+        done(t, id, &r);
+        /* a stronger rank stays */
+        resolve_result("alice hard nofile 100\n* hard nofile 300\n", "alice", &t, &id, &r);
+        assert_int_equal(r.rl_hard[RLIMIT_NOFILE].value, 100);
+        assert_null(r.rl_soft[RLIMIT_NOFILE].src);
+        done(t, id, &r);
+        /* a bad value, and % lines, are not applied to these items */
+        resolve_result("alice soft nofile abc\n% soft nofile 100\n%rdma hard nofile 100\n", "alice", &t, &id, &r);
+        assert_null(r.rl_soft[RLIMIT_NOFILE].src);
+        assert_null(r.rl_hard[RLIMIT_NOFILE].src);
+        done(t, id, &r);
+        /* memlock: a soft line leaves the hard limit (the baseline's) */
+        resolve_result("alice soft memlock 100\n", "alice", &t, &id, &r);
+        assert_true(r.soft.known && r.soft.value == 100 * KiB);
+        assert_null(r.hard.src);
+        assert_int_equal(r.hard.value, 6291456);
+        done(t, id, &r);
+}
+
+static void test_logins_and_stops(void **state) {
+        struct lc_tree *t;
+        struct ident *id;
+        struct lc_result r;
+        (void)state;
+        /* maxlogins: the later of equal rank; maxsyslogins counts for a user too */
+        resolve_result("alice hard maxlogins 3\nalice hard maxlogins 5\n", "alice", &t, &id, &r);
+        assert_int_equal(r.login_limit, 5);
+        done(t, id, &r);
+        resolve_result("alice hard maxsyslogins 7\n", "alice", &t, &id, &r);
+        assert_int_equal(r.login_limit, 7);
+        done(t, id, &r);
+        resolve_result("%rdma hard maxsyslogins 7\n", "alice", &t, &id, &r);
+        assert_int_equal(r.login_limit, -2);
+        done(t, id, &r);
+        /* a 2-field '-' line of a uid range stops pam_limits for the users in it */
+        resolve_result("1000:2000 -\nalice hard memlock 5\n", "alice", &t, &id, &r);
+        assert_int_equal(r.kind, LC_RES_NO_LIMITS);
+        assert_int_equal(r.stop->lineno, 1);
+        done(t, id, &r);
+        resolve_result("2000:3000 -\nalice hard memlock 5\n", "alice", &t, &id, &r);
+        assert_int_equal(r.kind, LC_RES_LIMITS);
+        assert_int_equal(r.hard.value, 5 * KiB);
+        done(t, id, &r);
+}
+
+/* lc_line_match() on its own: a domain that is no range, %group, @:gid of no group */
+static void test_line_match(void **state) {
+        static const struct {
+                const char *line, *user;
+                int rank;
+        } cases[] = {
+                { "abc:5 hard memlock 1\n", "alice", -1 },
+                { "%rdma hard memlock 1\n", "alice", LC_RANK_ALLGROUP },
+                { "%rdma hard memlock 1\n", "carol", -1 },
+                { "%:2000 hard memlock 1\n", "alice", LC_RANK_ALLGROUP },
+                { "%:4242 hard memlock 1\n", "alice", -1 },
+                { "@:4242 hard memlock 1\n", "alice", -1 },
+                { "@:2000 hard memlock 1\n", "alice", LC_RANK_GROUP },
+        };
+        (void)state;
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                struct lc_tree *t = NULL;
+                struct ident *id = NULL;
+                const struct id_user *u;
+                assert_int_equal(lc_tree_load_text("limits.conf", cases[i].line, strlen(cases[i].line), D, &t), 0);
+                assert_int_equal(ident_new(root, &id), 0);
+                assert_int_equal(ident_user(id, cases[i].user, &u), 0);
+                assert_int_equal(t->n_lines, 1);
+                if (lc_line_match(t, id, u, &t->lines[0]) != cases[i].rank)
+                        fail_msg("%s for %s: %d", cases[i].line, cases[i].user, lc_line_match(t, id, u, &t->lines[0]));
+                lc_tree_free(t);
+                ident_free(id);
+        }
+}
+
+static void test_session_outcome_args(void **state) {
+        struct lc_tree *t;
+        struct ident *id;
+        struct lc_result r;
+        struct lc_service svc = {};
+        struct lc_session s;
+        (void)state;
+        resolve_result("alice hard memlock 5\n", "alice", &t, &id, &r);
+        assert_int_equal(lc_session_outcome(t, &r, NULL, &s), -EINVAL);
+        assert_int_equal(lc_session_outcome(NULL, &r, &svc, &s), -EINVAL);
+        assert_int_equal(lc_session_outcome(t, NULL, &svc, &s), -EINVAL);
+        assert_int_equal(lc_session_outcome(t, &r, &svc, NULL), -EINVAL);
+        done(t, id, &r);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_baseline), cmocka_unit_test(test_values),
           cmocka_unit_test(test_case_and_syntax), cmocka_unit_test(test_ranks), cmocka_unit_test(test_quirks),
           cmocka_unit_test(test_root_debian), cmocka_unit_test(test_long_lines),
-          cmocka_unit_test(test_tree_files), cmocka_unit_test(test_check))
+          cmocka_unit_test(test_tree_files), cmocka_unit_test(test_check),
+          cmocka_unit_test(test_other_items), cmocka_unit_test(test_logins_and_stops),
+          cmocka_unit_test(test_line_match), cmocka_unit_test(test_session_outcome_args))
