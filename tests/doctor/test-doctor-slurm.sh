@@ -86,6 +86,7 @@ echo 'optional /usr/lib/nowhere/spank_rdmalimit.so' > "$R/etc/slurm/plugstack.co
 run
 check "optional, its file missing: WARN" line "WARN plugstack.conf names /usr/lib/nowhere/spank_rdmalimit.so, which does not exist: Slurm skips the optional plugin" "(etc/slurm/plugstack.conf:1)"
 check "... exit 0 (warnings only)" test "$rc" = 0
+check "... not reported as loaded" hasnt "plugstack.conf loads spank_rdmalimit"
 echo 'required /usr/lib/nowhere/spank_rdmalimit.so' > "$R/etc/slurm/plugstack.conf"
 run
 check "required, its file missing: FAIL, every job step fails" line "FAIL plugstack.conf names /usr/lib/nowhere/spank_rdmalimit.so, which does not exist: a required plugin that cannot be loaded makes Slurm fail every job step"
