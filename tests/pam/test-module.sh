@@ -347,6 +347,9 @@ expect "empty user name: session succeeds, limits unchanged" PAM_SUCCESS "$S64K"
 expect_log "... and it is logged" "cannot determine the user name" err
 session "" "$base" strict
 expect_true "empty user name with strict: the session fails" session_failed
+# every argument is read, not only those before "debug"
+session nosuchuser "$base" debug strict
+expect_true "unknown user with debug strict: the session fails" session_failed
 
 # never lower unless lower = true
 START_AT="$((6 * M)):$HARD" session ann "$base"

@@ -260,7 +260,24 @@ static void test_files_fail(void **state) {
         }
 }
 
+/* a group line of two fields is no group, and the lines after it are read */
+static void test_short_group_line(void **state) {
+        char sub[PATH_MAX];
+        struct ident *id = NULL;
+        const struct id_group *g = NULL;
+        (void)state;
+        unit_put(root, "short/etc/passwd", "ann:x:1000:1000::/:/bin/sh\n");
+        unit_put(root, "short/etc/group", "two:x\nthree:x:3000\nfour:x:4000:ann\n");
+        assert_int_equal(ident_new(unit_path(sub, root, "short"), &id), 0);
+        assert_int_equal(ident_group(id, "two", &g), -ENOENT);
+        assert_int_equal(ident_group(id, "three", &g), 0);
+        assert_int_equal(g->gid, 3000);
+        assert_int_equal(ident_group(id, "four", &g), 0);
+        assert_int_equal(g->gid, 4000);
+        ident_free(id);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_users), cmocka_unit_test(test_users_by_uid), cmocka_unit_test(test_groups), cmocka_unit_test(test_membership),
           cmocka_unit_test(test_missing_files), cmocka_unit_test(test_nss_absent),
-          cmocka_unit_test(test_files_fail))
+          cmocka_unit_test(test_files_fail), cmocka_unit_test(test_short_group_line))
