@@ -217,10 +217,30 @@ static void real_close_fd(int fd) {
         errno = saved;
 }
 
+/* fault_redirect() (in a test program): a path under one prefix is opened under another, by
+ * open, openat and fopen (a canned /proc file, a fake /sys/class/infiniband) */
+static char redirect_from[256], redirect_to[4096];
+
+EXPORT void fault_redirect(const char *path, const char *to) {
+        snprintf(redirect_from, sizeof redirect_from, "%s", path ? path : "");
+        snprintf(redirect_to, sizeof redirect_to, "%s", to ? to : "");
+}
+
+/* path, or (in buf) with the prefix redirect_from replaced by redirect_to */
+static const char *redirected(const char *path, char *buf, size_t size) {
+        size_t n = strlen(redirect_from);
+        if (!n || !path || strncmp(path, redirect_from, n) != 0 || (path[n] && path[n] != '/'))
+                return path;
+        snprintf(buf, size, "%s%s", redirect_to, path + n);
+        return buf;
+}
+
 /* open, open64, openat, openat64: the mode is there only with O_CREAT or O_TMPFILE */
 #define OPEN_WRAPPER(name, params, args)                                  \
         EXPORT int name params {                                          \
                 mode_t mode = 0;                                          \
+                char buf[4096];                                           \
+                const char *path = redirected(asked, buf, sizeof buf);    \
                 if (flags & (O_CREAT | O_TMPFILE)) {                      \
                         va_list ap;                                       \
                         va_start(ap, flags);                              \
@@ -232,10 +252,10 @@ static void real_close_fd(int fd) {
                 FINISH(e, int, true, real_##name args);                   \
         }
 
-OPEN_WRAPPER(open, (const char *path, int flags, ...), (path, flags, mode))
-OPEN_WRAPPER(open64, (const char *path, int flags, ...), (path, flags, mode))
-OPEN_WRAPPER(openat, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode))
-OPEN_WRAPPER(openat64, (int dirfd, const char *path, int flags, ...), (dirfd, path, flags, mode))
+OPEN_WRAPPER(open, (const char *asked, int flags, ...), (path, flags, mode))
+OPEN_WRAPPER(open64, (const char *asked, int flags, ...), (path, flags, mode))
+OPEN_WRAPPER(openat, (int dirfd, const char *asked, int flags, ...), (dirfd, path, flags, mode))
+OPEN_WRAPPER(openat64, (int dirfd, const char *asked, int flags, ...), (dirfd, path, flags, mode))
 
 /* a call on the descriptor fd: FAULT_PATH is matched against the file it refers to */
 #define FD_WRAPPER(type, name, params, args)                              \
@@ -415,28 +435,18 @@ EXPORT FILE *fdopen(int fd, const char *mode) {
         PTR_FINISH(e, real_fdopen(fd, mode));
 }
 
-/* fault_redirect(): fopen() of one path opens another (canned /proc files) */
-static char redirect_from[256], redirect_to[4096];
-
-EXPORT void fault_redirect(const char *path, const char *to) {
-        snprintf(redirect_from, sizeof redirect_from, "%s", path ? path : "");
-        snprintf(redirect_to, sizeof redirect_to, "%s", to ? to : "");
-}
-
-static const char *redirected(const char *path) {
-        return redirect_from[0] && path && strcmp(path, redirect_from) == 0 ? redirect_to : path;
-}
-
 EXPORT FILE *fopen(const char *path, const char *mode) {
         REAL(fopen);
         int e = PATH_FAULT("fopen", path);
-        PTR_FINISH(e, real_fopen(redirected(path), mode));
+        char buf[4096];
+        PTR_FINISH(e, real_fopen(redirected(path, buf, sizeof buf), mode));
 }
 
 EXPORT FILE *fopen64(const char *path, const char *mode) {
         REAL(fopen64);
         int e = PATH_FAULT("fopen", path);
-        PTR_FINISH(e, real_fopen64(redirected(path), mode));
+        char buf[4096];
+        PTR_FINISH(e, real_fopen64(redirected(path, buf, sizeof buf), mode));
 }
 
 EXPORT int socket(int domain, int type, int protocol) {

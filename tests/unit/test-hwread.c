@@ -30,6 +30,22 @@ static int setup(void **state) {
                     { "list/a", "" },
                     { "list/b", "" },
                     { "list/c", "" },
+                    /* a fake /sys/class/infiniband */
+                    { "ib/mlx5_1/node_type", "1: CA\n" },
+                    { "ib/mlx5_1/ports/2/state", "1: DOWN\n" },
+                    { "ib/mlx5_1/ports/2/link_layer", "Ethernet\n" },
+                    { "ib/mlx5_1/ports/1/state", "4: ACTIVE\n" },
+                    { "ib/mlx5_1/ports/1/link_layer", "InfiniBand\n" },
+                    { "ib/mlx5_1/ports/0/state", "4: ACTIVE\n" },
+                    { "ib/mlx5_1/ports/256/state", "4: ACTIVE\n" },
+                    { "ib/mlx5_1/ports/x/state", "4: ACTIVE\n" },
+                    { "ib/mlx5_0/node_type", "256: BIG\n" },
+                    { "ib/mlx5_0/ports/1/state", "4: ACTIVE\n" },
+                    { "ib/mlx5_0/ports/1/link_layer", "Something\n" },
+                    { "ib/mlx5_0/ports/3/state", "garbage\n" },
+                    { "ib/mlx5_0/ports/3/link_layer", "InfiniBand\n" },
+                    { "ib/noports/node_type", "4: RNIC\n" },
+                    { ".hidden/x", "" },
                     {},
             }) < 0)
                 return -1;
@@ -141,9 +157,131 @@ static void test_for_each(void **state) {
         assert_string_equal(s.names, "4: ACTIVE");
 }
 
+static struct hw_summary *probe_fake_rdma(void) {
+        char p[PATH_MAX];
+        struct hw_summary *s = NULL;
+        fault_redirect("/sys/class/infiniband", unit_path(p, top, "ib"));
+        int r = hw_probe(HW_RDMA, NULL, &s);
+        fault_redirect(NULL, NULL);
+        assert_int_equal(r, 0);
+        return s;
+}
+
+/* the RDMA devices and their ports, from a fake /sys/class/infiniband */
+static void test_probe_rdma(void **state) {
+        char p[PATH_MAX];
+        (void)state;
+        struct hw_summary *s = probe_fake_rdma();
+        assert_int_equal(s->rdma_status, 0);
+        assert_int_equal(s->n_rdma, 3);
+        /* sorted by name */
+        assert_string_equal(s->rdma[0].name, "mlx5_0");
+        assert_string_equal(s->rdma[1].name, "mlx5_1");
+        assert_string_equal(s->rdma[2].name, "noports");
+        /* a node type above 255 is a bad message; ports sorted; an unreadable state is the
+         * port's error; a link layer neither IB nor Ethernet is unspecified */
+        assert_int_equal(s->rdma[0].query_error, -EBADMSG);
+        assert_int_equal(s->rdma[0].n_ports, 2);
+        assert_int_equal(s->rdma[0].ports[0].num, 1);
+        assert_int_equal(s->rdma[0].ports[0].state, 4);
+        assert_int_equal(s->rdma[0].ports[0].link_layer, 0);
+        assert_int_equal(s->rdma[0].ports[1].num, 3);
+        assert_int_equal(s->rdma[0].ports[1].query_error, -EBADMSG);
+        assert_int_equal(s->rdma[0].ports[1].link_layer, 1);
+        /* ports 0, 256 and x are no ports */
+        assert_int_equal(s->rdma[1].query_error, 0);
+        assert_int_equal(s->rdma[1].node_type, 1);
+        assert_int_equal(s->rdma[1].n_ports, 2);
+        assert_int_equal(s->rdma[1].ports[0].num, 1);
+        assert_int_equal(s->rdma[1].ports[0].state, 4);
+        assert_int_equal(s->rdma[1].ports[0].link_layer, 1);
+        assert_int_equal(s->rdma[1].ports[1].num, 2);
+        assert_int_equal(s->rdma[1].ports[1].state, 1);
+        assert_int_equal(s->rdma[1].ports[1].link_layer, 2);
+        assert_int_equal(s->rdma[1].ports[1].query_error, 0);
+        /* a device without ports/: its error, no ports */
+        assert_int_equal(s->rdma[2].node_type, 4);
+        assert_int_equal(s->rdma[2].n_ports, 0);
+        assert_int_equal(s->rdma[2].query_error, -ENOENT);
+        assert_int_equal(hw_active_ports(s), 2);
+        hw_summary_free(s);
+        /* no /sys/class/infiniband: no device, not an error; another error is the status */
+        fault_redirect("/sys/class/infiniband", unit_path(p, top, "none"));
+        assert_int_equal(hw_probe(HW_RDMA, NULL, &s), 0);
+        fault_redirect(NULL, NULL);
+        assert_int_equal(s->rdma_status, 0);
+        assert_int_equal(s->n_rdma, 0);
+        hw_summary_free(s);
+        fault_redirect("/sys/class/infiniband", unit_path(p, top, "ib"));
+        fault_arm("open", "ib", 1, EACCES);
+        assert_int_equal(hw_probe(HW_RDMA, NULL, &s), 0);
+        fault_disarm();
+        fault_redirect(NULL, NULL);
+        assert_int_equal(s->rdma_status, -EACCES);
+        assert_int_equal(s->n_rdma, 0);
+        hw_summary_free(s);
+        /* with descriptor 0 free, the directories may get it */
+        fd0_free();
+        s = probe_fake_rdma();
+        fd0_restore();
+        assert_int_equal(s->n_rdma, 3);
+        assert_int_equal(s->rdma[1].n_ports, 2);
+        hw_summary_free(s);
+        /* their descriptors are never inherited */
+        fd_inherited(fds_before, sizeof fds_before);
+        strcpy(fds_during, "(not called)");
+        fault_arm("read", "state", 1, 0);
+        fault_hook(hook_fds);
+        s = probe_fake_rdma();
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_string_equal(fds_during, fds_before);
+        hw_summary_free(s);
+        /* fdopendir() failing (the devices', then each ports/): -ENOMEM */
+        for (unsigned long n = 1; n <= 3; n++) {
+                s = (struct hw_summary *)0x1;
+                fault_redirect("/sys/class/infiniband", unit_path(p, top, "ib"));
+                fault_arm("fdopendir", NULL, n, ENOMEM);
+                int r = hw_probe(HW_RDMA, NULL, &s);
+                assert_int_equal(fault_injected(), 1);
+                fault_disarm();
+                fault_redirect(NULL, NULL);
+                assert_int_equal(r, -ENOMEM);
+                assert_ptr_equal(s, (struct hw_summary *)0x1);
+        }
+}
+
+/* each allocation of the probe failing in turn: -ENOMEM, or the whole answer */
+static void test_probe_rdma_alloc(void **state) {
+        char p[PATH_MAX];
+        (void)state;
+        if (!fault_alloc_supported())
+                skip();
+        for (unsigned long n = 1, hit = 1; hit; n++) {
+                struct hw_summary *s = (struct hw_summary *)0x1;
+                fault_redirect("/sys/class/infiniband", unit_path(p, top, "ib"));
+                fault_arm("alloc", NULL, n, ENOMEM);
+                int r = hw_probe(HW_RDMA, NULL, &s);
+                hit = fault_injected();
+                fault_disarm();
+                fault_redirect(NULL, NULL);
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_ptr_equal(s, (struct hw_summary *)0x1);
+                        continue;
+                }
+                assert_int_equal(r, 0);
+                assert_int_equal(s->n_rdma, 3);
+                assert_int_equal(s->rdma[1].n_ports, 2);
+                assert_int_equal(hw_active_ports(s), 2);
+                hw_summary_free(s);
+        }
+}
+
 static int group_setup(void **state) {
         return setup(state);
 }
 
 UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_unit_test(test_read_line_exec),
-          cmocka_unit_test(test_for_each))
+          cmocka_unit_test(test_for_each), cmocka_unit_test(test_probe_rdma),
+          cmocka_unit_test(test_probe_rdma_alloc))
