@@ -823,8 +823,13 @@ static void test_open_parent_trusted(void **state) {
         assert_int_equal(fault_injected(), 1);
         fault_disarm();
         assert_int_equal(fd, -12345);
-        /* a trusted parent: its directory, and the name in path */
-        fd_inherited(fds_before, sizeof fds_before);
+        /* a trusted parent: its directory, and the name in path; no descriptor it holds is
+         * inherited, not even meanwhile */
+        arm_fd_check("fstat", "real", 1);
+        assert_int_equal(fs_open_parent_trusted(p, &fd, &name), 0);
+        assert_no_fd_leaked_to_exec();
+        close(fd);
+        fd = -12345;
         assert_int_equal(fs_open_parent_trusted(p, &fd, &name), 0);
         assert_ptr_equal(name, p + strlen(p) - 3);
         assert_int_equal(fstat(fd, &st), 0);
