@@ -734,7 +734,7 @@ static void test_alloc_failures(void **state) {
 }
 
 /* Who holds the lock, read from a canned /proc/locks: LINES with %s for the lock file's
- * "MAJ:MIN:INODE" and %i for ":INODE" alone (another device). */
+ * "MAJ:MIN:INODE", %i for its inode on another device, %n for the inode number alone. */
 static pid_t holder_from(const char *lines) {
         _cleanup_close_ int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), a = -1;
         char full[64], ino[32], text[2048], p[PATH_MAX], *o = text;
@@ -746,14 +746,15 @@ static pid_t holder_from(const char *lines) {
         snprintf(full, sizeof full, "%02x:%02x:%llu", major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino);
         snprintf(ino, sizeof ino, "fe:07:%llu", (unsigned long long)st.st_ino);
         for (const char *s = lines; *s; s++) {
-                if (s[0] == '%' && (s[1] == 's' || s[1] == 'i')) {
-                        o += sprintf(o, "%s", s[1] == 's' ? full : ino);
+                if (s[0] == '%' && (s[1] == 's' || s[1] == 'i' || s[1] == 'n')) {
+                        o += s[1] == 'n' ? sprintf(o, "%llu", (unsigned long long)st.st_ino)
+                                         : sprintf(o, "%s", s[1] == 's' ? full : ino);
                         s++;
                 } else
                         *o++ = *s;
         }
         *o = '\0';
-        unit_write(unit_path(p, top, "locks"), text);
+        unit_write(unit_path(p, top, "canned-locks"), text);
         fault_redirect("/proc/locks", p);
         int r = fs_lock_file(dfd, "h.lock", 0, &fd, &holder);
         fault_redirect(NULL, NULL);
@@ -790,6 +791,14 @@ static void test_lock_holder(void **state) {
                          6666);
         assert_int_equal(holder_from("1: FLOCK  ADVISORY  WRITE 5555 08:01:5 0 EOF\n"), 0);
         assert_int_equal(holder_from(""), 0);
+        /* an empty line is passed over; an inode without a device is no match */
+        assert_int_equal(holder_from("\n1: FLOCK  ADVISORY  WRITE 2222 %s 0 EOF\n"), 2222);
+        assert_int_equal(holder_from("1: FLOCK  ADVISORY  WRITE 2222 :%n 0 EOF\n"), 0);
+        /* /proc/locks unreadable: nobody */
+        fault_arm("fopen", "locks", 1, EACCES);
+        assert_int_equal(holder_from("1: FLOCK  ADVISORY  WRITE 2222 %s 0 EOF\n"), 0);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
 }
 
 static void test_open_parent_trusted(void **state) {
@@ -828,6 +837,12 @@ static void test_open_parent_trusted(void **state) {
         arm_fd_check("fstat", "real", 1);
         assert_int_equal(fs_open_parent_trusted(p, &fd, &name), 0);
         assert_no_fd_leaked_to_exec();
+        close(fd);
+        fd0_free();
+        int r0 = fs_open_parent_trusted(p, &fd, &name);
+        fd0_restore();
+        assert_int_equal(r0, 0);
+        assert_true(fd > 0);
         close(fd);
         fd = -12345;
         assert_int_equal(fs_open_parent_trusted(p, &fd, &name), 0);
