@@ -1163,6 +1163,50 @@ static void test_eval_groups_auto(void **state) {
         policy_free(p);
 }
 
+/* a '*' inside a block comment does not end it: the @include after it is still comment */
+static void test_comment_star(void **state) {
+        (void)state;
+        struct policy *p = load_ok("/* a * b\n@include \"x\"\n*/\nversion = 1;\nrules = ();\n");
+        assert_int_equal(p->n_rules, 0);
+        policy_free(p);
+}
+
+/* a value in a message: its first 64 bytes, then "..." */
+static void test_message_quote_length(void **state) {
+        char name[80], want[80];
+        (void)state;
+        memset(name, 'x', 63);
+        strcpy(name + 63, " tail-tail");
+        snprintf(want, sizeof want, "\"%.64s...\"", name);
+        char text[256];
+        snprintf(text, sizeof text, "version = 1;\nrules = ( { group = \"%s\"; memlock = \"1G\"; } );\n", name);
+        struct diag_list d = {};
+        struct policy *p = MARKER;
+        assert_int_equal(policy_load_string(text, strlen(text), PATH, &p, &d), -EINVAL);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 1);
+        if (!strstr(d.v[0].message, want))
+                fail_msg("%s: no %s", d.v[0].message, want);
+        diag_list_clear(&d);
+}
+
+/* the smallest fallback, one byte, is a fallback (then raised to the floor) */
+static void test_eval_fallback_one_byte(void **state) {
+        (void)state;
+        struct policy *p = load_ok("version = 1;\nhardware = { fallback = \"1B\"; };\n"
+                                   "rules = ( { group = \"g\"; memlock = \"auto\"; } );\n");
+        const char *const g[] = { "g" };
+        struct policy_decision d;
+        struct fake_hw f;
+        assert_int_equal(p->hw.fallback.bytes, 1);
+        fake_hw_init(&f);
+        evaluate(p, "u", g, 1, &f.s, &d);
+        assert_true(d.matched);
+        assert_false(d.auto_info.hardware_found);
+        assert_true(d.auto_info.used_fallback);
+        assert_int_equal(d.auto_info.value, POLICY_MIN_BYTES);
+        policy_free(p);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_good_full), cmocka_unit_test(test_good_defaults),
           cmocka_unit_test(test_good_patterns), cmocka_unit_test(test_no_rules_warns),
@@ -1179,4 +1223,6 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_eval_lower), cmocka_unit_test(test_eval_auto_arithmetic),
           cmocka_unit_test(test_eval_auto_saturates), cmocka_unit_test(test_eval_fallback_untouched),
           cmocka_unit_test(test_eval_xdp_unknown), cmocka_unit_test(test_eval_bounds),
-          cmocka_unit_test(test_eval_never_zero), cmocka_unit_test(test_eval_groups_auto))
+          cmocka_unit_test(test_eval_never_zero), cmocka_unit_test(test_eval_groups_auto),
+          cmocka_unit_test(test_comment_star), cmocka_unit_test(test_message_quote_length),
+          cmocka_unit_test(test_eval_fallback_one_byte))
