@@ -174,6 +174,11 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
                    struct stack_run *ret) {
         struct stack_run r = { .last_limits = -1, .last_module = -1, .ended_at = -1 };
 
+        /* libpam's "impression" (pam_dispatch.c): a stack succeeds only when a module's result
+         * counted as a success (ok, done); one where every module was ignored or jumped, or
+         * an empty one, fails with PAM_PERM_DENIED (PAM_MUST_FAIL_CODE) */
+        bool positive = false;
+
         r.run = calloc(st->n ? st->n : 1, sizeof(*r.run));
         if (!r.run)
                 return -ENOMEM;
@@ -196,6 +201,8 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
                         r.assumed = true;
                 if (a == PAM_ACT_BAD || a == PAM_ACT_DIE)
                         r.failed = true;
+                if (a == PAM_ACT_OK || a == PAM_ACT_DONE)
+                        positive = true;
                 if (a == PAM_ACT_DIE || (a == PAM_ACT_DONE && !r.failed)) {
                         /* a decision inside a substack ends the substack only */
                         if (e->level == 0) {
@@ -212,6 +219,8 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
                 } else
                         i++;
         }
+        if (!st->error)
+                r.failed |= !positive;
         *ret = r;
         return 0;
 }
@@ -382,9 +391,11 @@ static void set_kind(const struct session_input *in, struct session_model *m, bo
         } else if (m->run.failed) {
                 m->kind = LC_SESSION_FAILS;
                 snprintf(m->cause, sizeof m->cause, "the %s session stack fails (a module's result)", in->service);
+        } else if (!limits_ran) {
+                m->kind = LC_SESSION_NO_LIMITS;
+                snprintf(m->cause, sizeof m->cause, "no pam_limits runs in the %s session stack", in->service);
         } else
-                m->kind = limits_ran ? m->pl.kind == LC_SESSION_NO_LIMITS ? LC_SESSION_NO_LIMITS : LC_SESSION_LIMITS
-                                     : LC_SESSION_LIMITS;
+                m->kind = m->pl.kind == LC_SESSION_NO_LIMITS ? LC_SESSION_NO_LIMITS : LC_SESSION_LIMITS;
 }
 
 int session_model_build(const struct session_input *in, struct session_model *ret) {
@@ -436,6 +447,9 @@ int session_model_build(const struct session_input *in, struct session_model *re
         }
         m.final_known = known;
         m.final = cur;
+        /* no pam_limits runs: its entries set nothing, whatever they say (explain shows m.pl) */
+        if (!limits_ran)
+                m.pl = (struct lc_session){ .kind = LC_SESSION_NO_LIMITS };
         set_kind(in, &m, limits_ran);
         *ret = m;
         return 0;

@@ -107,13 +107,6 @@ def module_apply(cur, target, lower):
 # Disagreements found by this test and not fixed yet, each told apart from any other by its
 # own evidence (a real session), reported as TODO: visible in every run, not failing it.
 KNOWN_BUGS = {
-    "explain-limits-not-run":
-        "no pam_limits runs in the stack (none in it, jumped over, or the stack ends before), yet "
-        "explain's memlock shows what pam_limits' entries would set (lib/model/session.c: m.pl is "
-        "computed from the service's limits whether a pam_limits runs or not)",
-    "stack-without-success":
-        "libpam fails a session stack in which no module's result counted as a success (all ignored "
-        "or jumps: PAM_PERM_DENIED); the model opens it (lib/model/session.c stack_run_walk())",
     "enable-line-not-run":
         "enable exits 0 but the pam_rdmalimit line it adds, or the one after the last pam_limits it "
         "leaves as is, never runs: no pam_limits runs in the stack, the last one ends it (sufficient), "
@@ -256,29 +249,8 @@ class Driver:
         return j
 
     def known_explain_bug(self, svc, user, start, real, j, kind, pair):
-        """The known bug behind explain's wrong prediction, proven by a real session, or None."""
-        tr = self.cur_trace
-        ran = {n for _, n in tr}
-        # no pam_limits runs, the module does not decide, the session keeps the service's
-        # limits: explain still shows what pam_limits' entries would set
-        if real[0] == "opened" and real[1] == start and kind == "opened" and not j.get("policy") and \
-                "pam_limits" not in ran and j.get("memlock", {}).get("hard") is not None:
-            return "explain-limits-not-run"
-        # libpam fails a stack where no module's result counted as a success; the same stack
-        # with a last 'optional pam_permit.so' (a success) opens as explain predicts
-        if real[2] == "PAM_PERM_DENIED" and kind == "opened":
-            path = os.path.join(self.root, "etc/pam.d", svc)
-            with open(path, "rb") as f:
-                saved = f.read()
-            try:
-                with open(path, "ab") as f:
-                    f.write(b"session optional pam_permit.so\n")
-                again = self.session(svc, user, start)
-            finally:
-                with open(path, "wb") as f:
-                    f.write(saved)
-            if again[0] == "opened":
-                return "stack-without-success"
+        """The known bug behind explain's wrong prediction, proven by its own evidence, or None
+        (none is known now)."""
         return None
 
     def check_root_explain(self, label, svc, user, j):
@@ -594,8 +566,9 @@ class Driver:
         if self.problems:
             print("not ok %d - tree %s: %d disagreements %s" % (n, label, len(self.problems), how))
         else:
-            print("not ok %d - tree %s %s # TODO known bug: %s" % (n, label, how, ", ".join(
-                "%s (%s)" % (b, KNOWN_BUGS[b]) for b in bugs)))
+            print("not ok %d - tree %s %s # TODO known bug: %s" % (n, label, how, ", ".join(bugs)))
+            for b in bugs:
+                print("#   %s: %s" % (b, KNOWN_BUGS[b]))
         print("#   service process memlock %s, PID 1 %s" % (fmt_pair(start), fmt_pair(self.pid1)))
         for what, details in self.problems + [("known bug %s: %s" % (b, w), d) for b, w, d in self.known_problems]:
             print("#   " + what)

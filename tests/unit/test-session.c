@@ -155,6 +155,25 @@ static void test_walk(void **state) {
         assert_int_equal(r.last_limits, -1);
         stack_run_clear(&r);
         pam_stack_clear(&st);
+
+        /* no module's result counts as a success (ignored, or a jump): libpam fails the stack
+         * (PAM_PERM_DENIED, measured with Debian 12's libpam); one success is enough */
+        static const char *const ignored[] = { "[default=ignore]", "pam_permit", "optional", "pam_rdmalimit" };
+        stack_of(&st, ignored, ELEMENTSOF(ignored));
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_IGNORE, &r), 0);
+        assert_true(r.failed);
+        stack_run_clear(&r);
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+        assert_false(r.failed);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
+        static const char *const over[] = { "[success=1 default=ignore]", "pam_permit", "required", "pam_limits" };
+        stack_of(&st, over, ELEMENTSOF(over));
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+        assert_true(r.failed);
+        assert_int_equal(r.last_limits, -1);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
 }
 
 /* the name a stack line's module goes by: its file name without ".so", the path dropped */
@@ -360,6 +379,7 @@ static void test_model_build(void **state) {
                 { "etc/group", "root:x:0:\nalice:x:1001:\nbob:x:1002:\n" },
                 { "etc/pam.d/svc", "session required pam_limits.so\n" },
                 { "etc/pam.d/mod", "session required pam_limits.so\nsession optional pam_rdmalimit.so\n" },
+                { "etc/pam.d/skip", "session sufficient pam_permit.so\nsession required pam_limits.so\n" },
                 { "etc/security/limits.conf", "alice soft memlock 2048\nalice hard memlock 4096\n" },
                 { "proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
                                    "Max locked memory         65536                8388608              bytes     \n" },
@@ -403,6 +423,20 @@ static void test_model_build(void **state) {
                                  m.final.hard, m.kind);
                 session_model_clear(&m);
         }
+        /* no pam_limits runs (the stack ends before it): alice's entries set nothing, the
+         * session keeps the service's limits and says so (no-limits, pam_limits' values unknown) */
+        struct session_input in = { .root = root, .service = "skip", .tree = t, .id = id, .user = "alice",
+                                    .base = &b, .svc = &svc };
+        struct session_model m = { .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.kind, LC_SESSION_NO_LIMITS);
+        assert_int_equal(m.pl.kind, LC_SESSION_NO_LIMITS);
+        assert_false(m.pl.memlock_known);
+        assert_false(m.pl.requested_hard_known);
+        assert_true(m.final_known);
+        assert_int_equal(m.final.soft, 65536);
+        assert_int_equal(m.final.hard, 8388608);
+        session_model_clear(&m);
         policy_free(pol);
         ident_free(id);
         lc_tree_free(t);
