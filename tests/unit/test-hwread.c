@@ -45,6 +45,8 @@ static int setup(void **state) {
                     { "ib/mlx5_0/ports/3/state", "garbage\n" },
                     { "ib/mlx5_0/ports/3/link_layer", "InfiniBand\n" },
                     { "ib/noports/node_type", "4: RNIC\n" },
+                    { "ib/zz_bad/ports/1/link_layer", "Ethernet\n" },
+                    { "ib/zz_bad/ports/2/state", "255: MAX\n" },
                     { ".hidden/x", "" },
                     {},
             }) < 0)
@@ -173,7 +175,7 @@ static void test_probe_rdma(void **state) {
         (void)state;
         struct hw_summary *s = probe_fake_rdma();
         assert_int_equal(s->rdma_status, 0);
-        assert_int_equal(s->n_rdma, 3);
+        assert_int_equal(s->n_rdma, 4);
         /* sorted by name */
         assert_string_equal(s->rdma[0].name, "mlx5_0");
         assert_string_equal(s->rdma[1].name, "mlx5_1");
@@ -203,6 +205,14 @@ static void test_probe_rdma(void **state) {
         assert_int_equal(s->rdma[2].node_type, 4);
         assert_int_equal(s->rdma[2].n_ports, 0);
         assert_int_equal(s->rdma[2].query_error, -ENOENT);
+        /* no node_type, a port without a state; 255 is a state */
+        assert_string_equal(s->rdma[3].name, "zz_bad");
+        assert_int_equal(s->rdma[3].query_error, -ENOENT);
+        assert_int_equal(s->rdma[3].n_ports, 2);
+        assert_int_equal(s->rdma[3].ports[0].query_error, -ENOENT);
+        assert_int_equal(s->rdma[3].ports[0].link_layer, 2);
+        assert_int_equal(s->rdma[3].ports[1].query_error, 0);
+        assert_int_equal(s->rdma[3].ports[1].state, 255);
         assert_int_equal(hw_active_ports(s), 2);
         hw_summary_free(s);
         /* no /sys/class/infiniband: no device, not an error; another error is the status */
@@ -224,10 +234,32 @@ static void test_probe_rdma(void **state) {
         fd0_free();
         s = probe_fake_rdma();
         fd0_restore();
-        assert_int_equal(s->n_rdma, 3);
+        assert_int_equal(s->n_rdma, 4);
         assert_int_equal(s->rdma[1].n_ports, 2);
         hw_summary_free(s);
-        /* their descriptors are never inherited */
+        /* ... and a ports/ directory may get it once the devices' directory is open */
+        fault_arm("read", "node_type", 1, 0);
+        fault_hook(fd0_free);
+        s = probe_fake_rdma();
+        fd0_restore();
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(s->rdma[0].n_ports, 2);
+        assert_int_equal(s->rdma[1].n_ports, 2);
+        hw_summary_free(s);
+        /* their descriptors are never inherited, not even before fdopendir() (which sets
+         * FD_CLOEXEC itself) */
+        for (unsigned long n = 1; n <= 2; n++) {
+                fd_inherited(fds_before, sizeof fds_before);
+                strcpy(fds_during, "(not called)");
+                fault_arm("fdopendir", NULL, n, 0);
+                fault_hook(hook_fds);
+                s = probe_fake_rdma();
+                assert_int_equal(fault_injected(), 1);
+                fault_disarm();
+                assert_string_equal(fds_during, fds_before);
+                hw_summary_free(s);
+        }
         fd_inherited(fds_before, sizeof fds_before);
         strcpy(fds_during, "(not called)");
         fault_arm("read", "state", 1, 0);
@@ -238,7 +270,7 @@ static void test_probe_rdma(void **state) {
         assert_string_equal(fds_during, fds_before);
         hw_summary_free(s);
         /* fdopendir() failing (the devices', then each ports/): -ENOMEM */
-        for (unsigned long n = 1; n <= 3; n++) {
+        for (unsigned long n = 1; n <= 4; n++) {
                 s = (struct hw_summary *)0x1;
                 fault_redirect("/sys/class/infiniband", unit_path(p, top, "ib"));
                 fault_arm("fdopendir", NULL, n, ENOMEM);
@@ -271,11 +303,39 @@ static void test_probe_rdma_alloc(void **state) {
                         continue;
                 }
                 assert_int_equal(r, 0);
-                assert_int_equal(s->n_rdma, 3);
+                assert_int_equal(s->n_rdma, 4);
                 assert_int_equal(s->rdma[1].n_ports, 2);
                 assert_int_equal(hw_active_ports(s), 2);
                 hw_summary_free(s);
         }
+}
+
+/* 1024 ports in all are counted, no more: five devices of 255 ports */
+static void test_probe_rdma_many_ports(void **state) {
+        char p[PATH_MAX], rel[64];
+        struct hw_summary *s = NULL;
+        (void)state;
+        for (int d = 0; d < 5; d++)
+                for (int n = 1; n <= 255; n++) {
+                        snprintf(rel, sizeof rel, "many/dev%d/ports/%d/state", d, n);
+                        unit_put(top, rel, "4: ACTIVE\n");
+                }
+        fault_redirect("/sys/class/infiniband", unit_path(p, top, "many"));
+        int r = hw_probe(HW_RDMA, NULL, &s);
+        fault_redirect(NULL, NULL);
+        assert_int_equal(r, 0);
+        assert_int_equal(s->n_rdma, 5);
+        size_t total = 0, full = 0;
+        for (size_t i = 0; i < s->n_rdma; i++) {
+                assert_true(s->rdma[i].n_ports <= 255);
+                total += s->rdma[i].n_ports;
+                full += s->rdma[i].n_ports == 255;
+        }
+        /* four devices in full, the one read last cut at the total (readdir() order) */
+        assert_int_equal(total, 1024);
+        assert_int_equal(full, 4);
+        assert_int_equal(hw_active_ports(s), 1024);
+        hw_summary_free(s);
 }
 
 static int group_setup(void **state) {
@@ -284,4 +344,4 @@ static int group_setup(void **state) {
 
 UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_unit_test(test_read_line_exec),
           cmocka_unit_test(test_for_each), cmocka_unit_test(test_probe_rdma),
-          cmocka_unit_test(test_probe_rdma_alloc))
+          cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports))
