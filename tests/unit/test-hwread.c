@@ -338,10 +338,34 @@ static void test_probe_rdma_many_ports(void **state) {
         hw_summary_free(s);
 }
 
+/* what a failed probe counts: nothing, whatever the summary holds */
+static void test_counts_of_failed_probes(void **state) {
+        struct hw_port ports[] = { { .num = 1, .state = HW_PORT_ACTIVE } };
+        struct hw_rdma_dev dev = { .name = "mlx5_0", .n_ports = 1, .ports = ports };
+        struct hw_xdp_if ifs[] = {
+                { .ifindex = 2, .name = "eth0", .xdp_features = 0x23 | HW_XDP_XSK_ZEROCOPY, .zero_copy = true,
+                  .counted = true, .rx_queues = 8 },
+                { .ifindex = 3, .name = "eth1", .xdp_features = 0x23, .counted = true, .rx_queues = 4 },
+        };
+        struct hw_summary s = { .rdma_status = 0, .n_rdma = 1, .rdma = &dev, .xdp_status = 0, .n_xdp = 2, .xdp = ifs };
+        (void)state;
+        assert_int_equal(hw_active_ports(&s), 1);
+        assert_int_equal(hw_zc_queues(&s), 8);
+        assert_int_equal(hw_copy_queues(&s), 4);
+        s.rdma_status = -EIO;
+        s.xdp_status = -EOPNOTSUPP;
+        assert_int_equal(hw_active_ports(&s), 0);
+        assert_int_equal(hw_zc_queues(&s), 0);
+        assert_int_equal(hw_copy_queues(&s), 0);
+        assert_int_equal(hw_active_ports(NULL), 0);
+        assert_int_equal(hw_zc_queues(NULL), 0);
+}
+
 static int group_setup(void **state) {
         return setup(state);
 }
 
 UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_unit_test(test_read_line_exec),
           cmocka_unit_test(test_for_each), cmocka_unit_test(test_probe_rdma),
-          cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports))
+          cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports),
+          cmocka_unit_test(test_counts_of_failed_probes))
