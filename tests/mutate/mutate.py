@@ -63,7 +63,7 @@ COVER = [
                            "tests/unit/test-policy", "tests/login/test-login-attacks.sh"]),
     ("lib/login/policy.c", ["tests/unit/test-policy", "tests/unit/test-alloc", "tests/unit/test-strv",
                             "tests/login/test-login-attacks.sh", "tests/tool/test-tool.sh"]),
-    ("lib/login/hwcache.c", ["tests/unit/test-hwcache", "tests/unit/test-alloc", "tests/login/test-login-attacks.sh",
+    ("lib/login/hwcache.c", ["tests/unit/test-hwcache", "tests/unit/test-alloc", "tests/unit/test-hwread", "tests/login/test-login-attacks.sh",
                              "tests/login/test-fakesys.sh"]),
     ("lib/login/hw.c", ["tests/unit/test-hwread", "tests/unit/test-hwcache", "tests/unit/test-policy", "tests/login/test-fakesys.sh",
                         "tests/login/test-login-attacks.sh"]),

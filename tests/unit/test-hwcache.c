@@ -161,6 +161,8 @@ static void test_bad(void **state) {
                 { MAGIC "fingerprint x\nxdq 1 lo 43 1 0\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nrdmb x 1 0 0 0 1\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nmen 0 1\nend\n", -EBADMSG },
+                { MAGIC "fingerprint x\nrdma x 1 0 0 0 1\nport 1 4 1\nend\n", -EBADMSG },
+                { MAGIC "fingerprint x\nrdma x 1 0 0 0 1\nmem 0 1 0 0\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nend x\n", -EBADMSG },
                 { MAGIC "fingerprint x\nrdma_status 99999999999\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nmem 0 -1\nend\n", -EBADMSG },

@@ -14,6 +14,7 @@
 
 #include "unit.h"
 #include "hw.h"
+#include "hwcache.h"
 #include "macro.h"
 #include "../fault/fault.h"
 #include "../fault/fdcheck.h"
@@ -47,7 +48,7 @@ static int setup(void **state) {
                     { "ib/noports/node_type", "4: RNIC\n" },
                     { "ib/zz_bad/ports/1/link_layer", "Ethernet\n" },
                     { "ib/zz_bad/ports/2/state", "255: MAX\n" },
-                    { ".hidden/x", "" },
+                    { "ib/.hidden/node_type", "1: CA\n" },
                     {},
             }) < 0)
                 return -1;
@@ -361,6 +362,78 @@ static void test_counts_of_failed_probes(void **state) {
         assert_int_equal(hw_zc_queues(NULL), 0);
 }
 
+/* The fingerprint's RDMA part from the fake tree: each device, each port's state's first
+ * character ('?' unreadable), no dotfiles */
+static void test_fingerprint(void **state) {
+        char p[PATH_MAX], name[64];
+        char *fp = NULL, *text = (char *)"marker";
+        size_t len = 0;
+        (void)state;
+        fault_redirect("/sys/class/infiniband", unit_path(p, top, "ib"));
+        int r = hw_fingerprint(NULL, &fp);
+        fault_redirect(NULL, NULL);
+        assert_int_equal(r, 0);
+        const char *rdma = strstr(fp, ";rdma=");
+        assert_non_null(rdma);
+        assert_null(strstr(fp, ".hidden"));
+        /* mlx5_0@INODE:1=4:3=g,mlx5_1@...:0=4:1=4:256=4:2=1:x=4,... (sorted as "name@inode") */
+        static const char *const parts[] = { ":1=4:3=g,mlx5_1@", ":0=4:1=4:256=4:2=1:x=4,noports@", ",zz_bad@",
+                                             ":1=?:2=2,;net=" };
+        const char *at = rdma;
+        for (size_t i = 0; i < ELEMENTSOF(parts); i++) {
+                const char *q = strstr(at, parts[i]);
+                if (!q)
+                        fail_msg("%s: no %s", fp, parts[i]);
+                at = q + strlen(parts[i]);
+        }
+        assert_int_equal(sscanf(rdma, ";rdma=%63[^@]@", name), 1);
+        assert_string_equal(name, "mlx5_0");
+        free(fp);
+        /* the devices' directory unreadable: the fingerprint, the text and the save fail */
+        struct hw_summary s = { .rdma_status = 0, .verbs_status = -ENODATA, .xdp_status = -ENODATA,
+                                .mem_status = -ENODATA };
+        fault_redirect("/sys/class/infiniband", p);
+        fault_arm("open", "ib", 1, EACCES);
+        assert_int_equal(hw_cache_format(&s, NULL, &text, &len), -EACCES);
+        assert_int_equal(fault_injected(), 1);
+        assert_string_equal(text, "marker");
+        _cleanup_close_ int dfd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        fault_arm("open", "ib", 1, EACCES);
+        assert_int_equal(hw_cache_save_at(&s, NULL, dfd, "cache"), -EACCES);
+        fault_disarm();
+        fault_redirect(NULL, NULL);
+        assert_int_equal(faccessat(dfd, "cache", F_OK, 0), -1);
+        /* readable: written */
+        fault_redirect("/sys/class/infiniband", p);
+        assert_int_equal(hw_cache_save_at(&s, NULL, dfd, "cache"), 0);
+        fault_redirect(NULL, NULL);
+        assert_int_equal(faccessat(dfd, "cache", F_OK, 0), 0);
+}
+
+/* the cache holds the most ports the reader takes, 1024 */
+static void test_cache_of_many_ports(void **state) {
+        char p[PATH_MAX], rel[64];
+        struct hw_summary *s = NULL, *back = NULL;
+        char *text = NULL, *fp = NULL;
+        size_t len = 0;
+        (void)state;
+        for (int d = 0; d < 5; d++)
+                for (int n = 1; n <= 255; n++) {
+                        snprintf(rel, sizeof rel, "many/dev%d/ports/%d/state", d, n);
+                        unit_put(top, rel, "4: ACTIVE\n");
+                }
+        fault_redirect("/sys/class/infiniband", unit_path(p, top, "many"));
+        assert_int_equal(hw_probe(HW_RDMA, NULL, &s), 0);
+        assert_int_equal(hw_cache_format(s, NULL, &text, &len), 0);
+        fault_redirect(NULL, NULL);
+        assert_int_equal(hw_cache_parse(text, len, &back, &fp), 0);
+        assert_int_equal(hw_active_ports(back), 1024);
+        hw_summary_free(back);
+        hw_summary_free(s);
+        free(text);
+        free(fp);
+}
+
 static int group_setup(void **state) {
         return setup(state);
 }
@@ -368,4 +441,5 @@ static int group_setup(void **state) {
 UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_unit_test(test_read_line_exec),
           cmocka_unit_test(test_for_each), cmocka_unit_test(test_probe_rdma),
           cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports),
-          cmocka_unit_test(test_counts_of_failed_probes))
+          cmocka_unit_test(test_counts_of_failed_probes), cmocka_unit_test(test_fingerprint),
+          cmocka_unit_test(test_cache_of_many_ports))
