@@ -15,6 +15,7 @@
 #include "unit.h"
 #include "ident.h"
 #include "limitsconf.h"
+#include "limits-internal.h"
 
 #define KiB UINT64_C(1024)
 #define INF UINT64_MAX
@@ -402,10 +403,13 @@ static void test_other_items(void **state) {
         assert_null(r.rl_soft[RLIMIT_NOFILE].src);
         assert_null(r.rl_hard[RLIMIT_NOFILE].src);
         done(t, id, &r);
-        /* memlock: a soft line leaves the hard limit (the baseline's) */
+        /* memlock: a soft line leaves the hard limit (the baseline's), one event */
         resolve_result("alice soft memlock 100\n", "alice", &t, &id, &r);
         assert_true(r.soft.known && r.soft.value == 100 * KiB);
         assert_null(r.hard.src);
+        assert_int_equal(r.n_events, 1);
+        assert_int_equal(r.events[0].slot, LC_SOFT);
+        assert_int_equal(r.events[0].outcome, LC_OUT_APPLIED);
         assert_int_equal(r.hard.value, 6291456);
         done(t, id, &r);
 }
@@ -481,10 +485,91 @@ static void test_session_outcome_args(void **state) {
         done(t, id, &r);
 }
 
+/* which unreadable files fail the session: a blocking or endless one always, a missing one
+ * only before 1.5.3 or when conf= named it */
+static void test_file_fails_session(void **state) {
+        struct lc_file f = { .open_error = -ENOENT };
+        struct lc_tree t = { .files = &f, .n_files = 1 };
+        (void)state;
+        t.beh.enoent_ok = true;
+        assert_false(lc_file_fails_session(&t, 0));
+        f.would_block = true;
+        assert_true(lc_file_fails_session(&t, 0));
+        f.would_block = false;
+        f.endless = true;
+        assert_true(lc_file_fails_session(&t, 0));
+        f.endless = false;
+        t.conf_override = true;
+        assert_true(lc_file_fails_session(&t, 0));
+        t.conf_override = false;
+        t.beh.enoent_ok = false;
+        assert_true(lc_file_fails_session(&t, 0));
+        f.open_error = 0;
+        assert_false(lc_file_fails_session(&t, 0));
+}
+
+/* upstream pam_limits refuses a login whose hard limit the service cannot raise: the cause
+ * names the values ("unlimited"); the items after the failing one are still set */
+static void test_session_refused(void **state) {
+        const char *text = "alice hard nofile 4096\nalice hard memlock unlimited\nalice soft memlock 100\n";
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        struct lc_baseline b;
+        struct lc_result r = {};
+        struct lc_service svc = { .known = true };
+        struct lc_session s;
+        char p[512];
+        (void)state;
+        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        snprintf(p, sizeof p, "%s/proc/1/limits", root);
+        assert_int_equal(lc_baseline_load(t, p, &b), 0);
+        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        svc.rl[RLIMIT_NOFILE].known = true;
+        svc.rl[RLIMIT_NOFILE].soft = svc.rl[RLIMIT_NOFILE].hard = 1024;
+        svc.rl[RLIMIT_MEMLOCK].known = true;
+        svc.rl[RLIMIT_MEMLOCK].soft = svc.rl[RLIMIT_MEMLOCK].hard = 65536;
+        assert_int_equal(lc_session_outcome(t, &r, &svc, &s), 0);
+        assert_int_equal(s.kind, LC_SESSION_REFUSED);
+        if (!strstr(s.cause, "hard nofile 4096 is above the service's own hard limit 1024"))
+                fail_msg("%s", s.cause);
+        assert_true(s.memlock_known);
+        assert_int_equal(s.memlock_soft, 65536);   /* memlock's setrlimit fails too: unchanged */
+        /* memlock alone */
+        lc_result_clear(&r);
+        lc_tree_free(t);
+        text = "alice hard memlock unlimited\n";
+        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
+        assert_int_equal(lc_baseline_load(t, p, &b), 0);
+        r = (struct lc_result){};
+        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(lc_session_outcome(t, &r, &svc, &s), 0);
+        assert_int_equal(s.kind, LC_SESSION_REFUSED);
+        if (!strstr(s.cause, "hard memlock unlimited is above the service's own hard limit 65536"))
+                fail_msg("%s", s.cause);
+        /* and a raise the service may make: set, soft and hard */
+        lc_result_clear(&r);
+        lc_tree_free(t);
+        text = "alice hard nofile 4096\nalice soft memlock 32\nalice hard memlock 64\n";
+        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
+        assert_int_equal(lc_baseline_load(t, p, &b), 0);
+        r = (struct lc_result){};
+        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(lc_session_outcome(t, &r, &svc, &s), 0);
+        assert_int_equal(s.kind, LC_SESSION_REFUSED);
+        assert_true(s.memlock_known);
+        assert_int_equal(s.memlock_soft, 32 * KiB);
+        assert_int_equal(s.memlock_hard, 64 * KiB);
+        lc_result_clear(&r);
+        lc_tree_free(t);
+        ident_free(id);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_baseline), cmocka_unit_test(test_values),
           cmocka_unit_test(test_case_and_syntax), cmocka_unit_test(test_ranks), cmocka_unit_test(test_quirks),
           cmocka_unit_test(test_root_debian), cmocka_unit_test(test_long_lines),
           cmocka_unit_test(test_tree_files), cmocka_unit_test(test_check),
           cmocka_unit_test(test_other_items), cmocka_unit_test(test_logins_and_stops),
-          cmocka_unit_test(test_line_match), cmocka_unit_test(test_session_outcome_args))
+          cmocka_unit_test(test_line_match), cmocka_unit_test(test_session_outcome_args),
+          cmocka_unit_test(test_file_fails_session), cmocka_unit_test(test_session_refused))
