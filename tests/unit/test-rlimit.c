@@ -15,6 +15,7 @@
 
 #include "unit.h"
 #include "rlimit.h"
+#include "../fault/fault.h"
 
 #define INF UINT64_MAX
 #define M(x) ((uint64_t)(x) << 20)
@@ -202,6 +203,30 @@ static void test_have_cap(void **state) {
                 fail_msg("with an 'a' digit in CapEff: capability %d differs", WEXITSTATUS(status) - 1);
 }
 
+/* CapEff from a canned /proc/self/status: after an empty line, not at all, unreadable */
+static void test_have_cap_canned(void **state) {
+        char p[] = "/tmp/test-rlimit-status-XXXXXX";
+        int fd = mkstemp(p);
+        (void)state;
+        assert_true(fd >= 0);
+        close(fd);
+        fault_redirect("/proc/self/status", p);
+        unit_write(p, "Name:\ttest\n\nCapEff:\t0000000001000000\n");
+        assert_true(rl_have_cap(CAP_SYS_RESOURCE));
+        assert_false(rl_have_cap(CAP_SYS_ADMIN));
+        unit_write(p, "Name:\ttest\n");
+        assert_false(rl_have_cap(CAP_SYS_RESOURCE));
+        unit_write(p, "CapEff:\t0000000001000000\n");
+        fault_arm("fopen", "status", 1, EACCES);
+        assert_false(rl_have_cap(CAP_SYS_RESOURCE));
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_true(rl_have_cap(CAP_SYS_RESOURCE));
+        fault_redirect(NULL, NULL);
+        unlink(p);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_allowed), cmocka_unit_test(test_want), cmocka_unit_test(test_closest),
-          cmocka_unit_test(test_after_module), cmocka_unit_test(test_process), cmocka_unit_test(test_have_cap))
+          cmocka_unit_test(test_after_module), cmocka_unit_test(test_process), cmocka_unit_test(test_have_cap),
+          cmocka_unit_test(test_have_cap_canned))
