@@ -103,6 +103,23 @@ struct load {
 
 static int load_file(struct load *L, const char *name, struct at at, const char *from, unsigned from_line);
 
+/* load_file()'s answer for an included file that cannot be read */
+#define LOAD_MISSING 1
+
+/*
+ * An included file libpam cannot open (libpam/pam_handlers.c, measured with Debian 12's
+ * 1.5.2): `include` leaves one handler that always fails, which a jump counts as one module;
+ * `substack` leaves its substack handler and, at the same level, one that always fails (a jump
+ * counts two): each becomes an entry that fails.  `@include` makes pam_start() fail: the stack
+ * aborts.
+ */
+static int push_missing(struct pam_stack *s, const char *display, unsigned lineno, const char *name, struct at at) {
+        int r = push(s, display, lineno, false, "required", name, "", at);
+        if (r >= 0)
+                s->v[s->n - 1].fails = true;
+        return r;
+}
+
 /* An include line (at display:lineno) bringing name: the walk's problem ends the reading. */
 static int load_include(struct load *L, const char *name, struct at at, const char *display, unsigned lineno) {
         int r = load_file(L, name, at, display, lineno);
@@ -130,19 +147,25 @@ static int load_lines(struct load *L, const char *display, FILE *f, struct at at
                 struct at here = at, in = { .depth = at.depth + 1, .level = at.level, .top = at.top };
                 if (at.depth == 0)
                         here.top = in.top = lineno;
+                const char *inc = NULL;
                 if (streq(w[0], "@include"))
-                        r = w[1] ? load_include(L, w[1], in, display, lineno) : 0;
+                        r = (inc = w[1]) ? load_include(L, w[1], in, display, lineno) : 0;
                 else if (strcasecmp(w[0] + dash, "session") != 0 || nw < 3)
                         continue;
                 else if (strcasecmp(w[1], "include") == 0)   /* libpam: strcasecmp() */
-                        r = load_include(L, w[2], in, display, lineno);
+                        r = load_include(L, inc = w[2], in, display, lineno);
                 else if (strcasecmp(w[1], "substack") == 0) {
                         /* libpam's substack handler, at this level, ahead of what it brings */
                         in.level++;
                         if ((r = link_add(L->s, at.level, -1)) >= 0)
-                                r = load_include(L, w[2], in, display, lineno);
+                                r = load_include(L, inc = w[2], in, display, lineno);
                 } else
                         r = push(L->s, display, lineno, dash, w[1], w[2], rest, here);
+                if (r == LOAD_MISSING && streq(w[0], "@include")) {
+                        L->s->aborts = true;
+                        r = 0;
+                } else if (r == LOAD_MISSING)
+                        r = push_missing(L->s, display, lineno, inc, here);
         }
         /* getline() also stops on a read or allocation failure: not the end of the file */
         if (r >= 0 && !feof(f))
@@ -167,7 +190,7 @@ static int load_file_text(struct load *L, const char *name, const char *text, st
         if (r >= 0 && fstat(fileno(f), &st) < 0)
                 r = negative_errno();
         if (r < 0 && (!text || r == -ENOMEM))
-                return at.depth == 0 || r == -ENOMEM ? r : 0;
+                return at.depth == 0 || r == -ENOMEM ? r : LOAD_MISSING;
         if (text && *text && !(t = fmemopen((void *)text, strlen(text), "r")))
                 return -ENOMEM;
         const char *display = L->root ? rel + 1 : rel;

@@ -8,6 +8,8 @@ struct pam_entry {
         char *file;          /* display path of the file the line is in */
         unsigned line;
         bool dash;           /* "-session": a missing module is ignored */
+        bool fails;          /* libpam's stand-in for an included file it cannot read: a handler
+                              * that always fails (module: the file's name) */
         char *control;       /* "required", "optional", "[success=1 default=ignore]", ... */
         char *module;        /* as written: "pam_limits.so" or an absolute path */
         char *name;          /* basename without ".so": "pam_limits" */
@@ -35,6 +37,8 @@ struct pam_stack {
                               * those read before it, the rest of the stack is unknown */
         char *include_where; /* then the include line that closes the cycle, or the line where
                               * the budget ran out ("FILE:LINE") */
+        bool aborts;         /* an @include names a file that cannot be read: pam_start() fails,
+                              * no session opens (measured with Debian 12's libpam) */
         struct pam_entry *v;
         size_t n;
         struct pam_link *chain;

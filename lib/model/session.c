@@ -182,9 +182,12 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
         r.run = calloc(st->n ? st->n : 1, sizeof(*r.run));
         if (!r.run)
                 return -ENOMEM;
+        /* pam_start() fails (an @include of a missing file): no session opens; the walk still
+         * says which lines would run after, for doctor's and enable's order */
+        r.failed = st->aborts;
         for (size_t i = 0; i < st->n;) {
                 const struct pam_entry *e = &st->v[i];
-                enum pam_ret rv = assumed_ret(e->name, limits_ret, module_ret);
+                enum pam_ret rv = e->fails ? PAM_RET_FAIL : assumed_ret(e->name, limits_ret, module_ret);
                 enum pam_action a;
                 unsigned jump = 0;
 
@@ -197,7 +200,7 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
                 if (pam_control_action(e->control, rv, &a, &jump) < 0)
                         a = PAM_ACT_BAD;   /* libpam treats an unreadable control as a failure */
                 bool decides = a == PAM_ACT_JUMP || a == PAM_ACT_DONE || a == PAM_ACT_DIE;
-                if (decides && !known_result(e->name))
+                if (decides && !known_result(e->name) && !e->fails)
                         r.assumed = true;
                 if (a == PAM_ACT_BAD || a == PAM_ACT_DIE)
                         r.failed = true;

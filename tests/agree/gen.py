@@ -368,11 +368,14 @@ def make_tree(rng):
         t.includes[name] = stack_text(rng, t, 1, incs[k + 1:], rng.randint(1, 4))
     for name in rng.sample(SERVICE_NAMES, rng.choice([1, 2, 2])):
         t.services[name] = stack_text(rng, t, 0, incs, rng.randint(2, 7))
-    if KNOWN_BUGS and rng.random() < 0.04 and t.services:
-        # an include of a file that does not exist (bug: the model skips it; libpam adds a
-        # handler that fails, one for include, two for substack, and @include aborts pam_start)
+    if rng.random() < 0.05 and t.services:
+        # an included file that does not exist: libpam adds a handler that fails (one for
+        # include, two for substack, as a jump counts), @include makes pam_start() fail
         name = rng.choice(list(t.services))
-        t.services[name] += "session include inc-missing\n"
+        lines = t.services[name].splitlines()
+        lines.insert(rng.randint(2, len(lines)), rng.choice(["session include inc-missing", "@include inc-missing",
+                                                             "session substack inc-missing"]))
+        t.services[name] = "\n".join(lines) + "\n"
     for name in list(t.includes):
         if name not in t.used_includes and rng.random() < 0.5:
             del t.includes[name]

@@ -89,12 +89,45 @@ static void test_missing(void **state) {
         struct pam_stack s;
         (void)state;
 
-        /* a missing include is skipped */
+        /* a missing include leaves an entry that fails (libpam's handler that always fails),
+         * named after the file; a missing @include makes pam_start() fail: the stack aborts */
         put("withgap", "session include nowhere\n@include nothere\nsession required pam_unix.so\n");
         assert_int_equal(pam_stack_load(root, "withgap", &s), 0);
         assert_int_equal(s.error, 0);
-        assert_int_equal(s.n, 1);
-        assert_string_equal(s.v[0].name, "pam_unix");
+        assert_int_equal(s.n, 2);
+        assert_true(s.v[0].fails);
+        assert_string_equal(s.v[0].name, "nowhere");
+        assert_int_equal(s.v[0].line, 1);
+        assert_false(s.v[1].fails);
+        assert_string_equal(s.v[1].name, "pam_unix");
+        assert_true(s.aborts);
+        pam_stack_clear(&s);
+        put("withgap2", "session include nowhere\nsession required pam_unix.so\n");
+        assert_int_equal(pam_stack_load(root, "withgap2", &s), 0);
+        assert_false(s.aborts);
+        assert_int_equal(s.n, 2);
+        pam_stack_clear(&s);
+
+        /* as libpam counts them (measured with Debian 12's 1.5.2): a jump over a missing
+         * include skips one handler, over a missing substack two (its substack handler, then
+         * the one that fails, at the same level) */
+        put("jumpgap", "session [success=1 default=ignore] pam_permit.so\nsession include gone\n"
+                       "session required pam_deny.so\n");
+        assert_int_equal(pam_stack_load(root, "jumpgap", &s), 0);
+        assert_int_equal(s.n, 3);
+        bool bad;
+        assert_int_equal(pam_stack_jump(&s, 0, 1, &bad), 2);
+        assert_false(bad);
+        pam_stack_clear(&s);
+        put("subgap", "session [success=1 default=ignore] pam_permit.so\nsession substack gone\n"
+                      "session required pam_deny.so\n");
+        assert_int_equal(pam_stack_load(root, "subgap", &s), 0);
+        assert_int_equal(s.n, 3);
+        assert_true(s.v[1].fails);
+        assert_int_equal(s.v[1].level, 0);
+        assert_int_equal(pam_stack_jump(&s, 0, 1, &bad), 1);
+        assert_int_equal(pam_stack_jump(&s, 0, 2, &bad), 2);
+        assert_false(bad);
         pam_stack_clear(&s);
 
         /* a missing service file is the stack's error, not the call's */
