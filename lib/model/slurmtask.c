@@ -6,8 +6,10 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 
@@ -45,6 +47,16 @@ static int slurmd_from_process(pid_t pid, enum slurmd_from from, struct slurmd_i
         return 0;
 }
 
+int slurmd_find(pid_t *ret_pid) {
+        char real[PATH_MAX];
+        /* /proc/PID/exe is the file run: Debian's /usr/sbin/slurmd is a link to slurmd-wlm */
+        if (proc_find_daemon(SLURMD_EXE, ret_pid) >= 0)
+                return 0;
+        if (!realpath(SLURMD_EXE, real) || streq(real, SLURMD_EXE))
+                return -ESRCH;
+        return proc_find_daemon(real, ret_pid);
+}
+
 int slurmd_info_load(const char *root, pid_t pid, struct slurmd_info *ret) {
         struct slurmd_info s = {};
         struct doctor_unit_limit u;
@@ -58,8 +70,7 @@ int slurmd_info_load(const char *root, pid_t pid, struct slurmd_info *ret) {
                 *ret = s;
                 return 0;
         }
-        if (!fs_root_is_set(root) && proc_find_daemon(SLURMD_EXE, &found) >= 0 &&
-            slurmd_from_process(found, SLURMD_FROM_RUNNING, &s) >= 0) {
+        if (!fs_root_is_set(root) && slurmd_find(&found) >= 0 && slurmd_from_process(found, SLURMD_FROM_RUNNING, &s) >= 0) {
                 *ret = s;
                 return 0;
         }

@@ -56,6 +56,10 @@ struct slurmd_info {
         char cap_where[256];         /* where CAP_SYS_RESOURCE comes from */
 };
 
+/* The running slurmd: root's, its executable SLURMD_EXE or the file that link names (Debian:
+ * slurmd-wlm), the listener.  0 or -ESRCH. */
+int slurmd_find(pid_t *ret_pid);
+
 /* pid > 0: that process; else (not under root) the running slurmd; else slurmd.service in the
  * tree; else assumptions (session_service_assume()).  0, -ENOMEM, or the error reading pid. */
 int slurmd_info_load(const char *root, pid_t pid, struct slurmd_info *ret);

@@ -407,7 +407,7 @@ int check_slurm(struct doc *d) {
                             "way (its memlock is then that of whatever starts it)")) < 0)
                 return r;
         pid_t slurmd_pid;
-        bool compute = found || (!d->in->root && proc_find_daemon(SLURMD_EXE, &slurmd_pid) >= 0);
+        bool compute = found || (!d->in->root && slurmd_find(&slurmd_pid) >= 0);
         if (c.path && (r = slurm_check_plugin(d, &c, compute)) < 0)
                 return r;
         return slurm_check_adopt(d);
