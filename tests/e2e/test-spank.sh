@@ -17,7 +17,10 @@
 #   - carol's task gets soft = hard = H, slurmd's log has the warning with the cause and the
 #     fix (LimitMEMLOCK=), srun's stderr the message to the user;
 #   - a broken policy: the job runs with Slurm's limits and the log says why; with `strict` and
-#     `required` in plugstack.conf the step fails (an optional plugin's error Slurm ignores).
+#     `required` in plugstack.conf the step fails (an optional plugin's error Slurm ignores);
+#   - every srun result above is what `rdmalimits explain USER --slurm --submit-memlock S`
+#     predicted (the step that fails: no task); doctor compares running steps of alice (the
+#     plugin) and bob (the submit shell's soft, which doctor does not know) with it.
 # Root only (the daemons run as root); fails under CI=true when it cannot run.
 set -u
 
@@ -143,6 +146,19 @@ run() {
 	[ "${soft:-x}" = unlimited ] && soft=$((1 << 62))
 	soft=$((${soft:-0} * KiB)) hard=$((${hard:-0} * KiB))
 	[ "$hard" != 0 ] || diag "srun $name: $(cat "$out.out" "$out.err")" "$(tail -15 "$W/slurmd.log")"
+	local p want="$soft $hard"
+	[ "$hard" = 0 ] && want="None None"
+	p=$(predict "$user" "$submit")
+	check "explain $user --slurm predicted $name ($p)" test "$p" = "$want"
+}
+# predict USER SUBMIT_SOFT: what explain --slurm says the task gets, "SOFT HARD" in bytes ("None
+# None": no task starts), from this node's slurm.conf, plugstack.conf, running slurmd and policy
+predict() {
+	"$RDMALIMITS" --json explain "$1" --slurm --submit-memlock "$(kib "$2")K" --slurm-conf "$W/etc/slurm.conf" \
+		2> "$W/explain.err" | python3 -c '
+import json, sys
+m = json.load(sys.stdin)["memlock"]
+print(*(1 << 62 if v == "unlimited" else v for v in (m["soft"], m["hard"])))' 2>> "$W/explain.err"
 }
 # log_line JOB: the plugin's lines in slurmd's log for that job
 log_line() { grep -F "spank_rdmalimit: " "$W/slurmd.log" | grep -F "job=$1." || true; }
@@ -180,6 +196,35 @@ check "default: ... and slurmd's hard limit ($hard = $H)" test "$hard" = "$H"
 check "default: no plugin line for bob's step" test -z "$(log_line "$job")"
 run bob "$high" bob-high-default
 check "default: bob from a shell with soft $high gets $high ($soft)" test "$soft" = "$high"
+
+# doctor: a running step against explain --slurm (the submit shell's soft limit unknown to it);
+# steps USER: start a step of USER that sleeps (select/linear: one job on the node at a time),
+# print doctor's findings about running steps ("ID MESSAGE-HEAD"), end the step
+steps() {
+	local u=$1 pid
+	(cd / && prlimit --memlock="$low:$H" setpriv --reuid="$u" --regid="$u" --init-groups \
+		timeout 120 srun -t 2 -J "$u-sleep" sleep 60) > "$W/out/$u-sleep.out" 2>&1 &
+	pid=$!
+	for _ in $(seq 60); do
+		[ -n "$(pgrep -u "$u" -x sleep)" ] && break
+		sleep 1
+	done
+	"$RDMALIMITS" --json doctor --slurm-conf "$W/etc/slurm.conf" > "$W/doctor-$u.json" 2> "$W/doctor-$u.err"
+	python3 -c '
+import json, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    if (f["id"] or "").startswith("slurm-step"):
+        print(f["id"], f["message"].split(":")[0], sep=" ")' "$W/doctor-$u.json"
+	scancel -n "$u-sleep" 2> /dev/null
+	wait "$pid"
+}
+st=$(steps alice)
+diag "doctor, alice's step: $st"
+check "doctor: alice's running step as explain --slurm predicts (the plugin)" test "$st" = "slurm-step-memlock user alice"
+st=$(steps bob)
+diag "doctor, bob's step: $st"
+check "doctor: bob's step: its hard limit as predicted, the submit shell's soft not compared, no MISMATCH" \
+	test "$st" = "slurm-step-submit-unknown user bob"
 
 # the shortfall: carol's rule wants 2H, slurmd's hard limit is H
 run carol "$low" carol-default
