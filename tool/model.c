@@ -63,11 +63,20 @@ static int load_service(const struct ctx *c, const char *service, pid_t want, st
 }
 
 /* The policy pam_rdmalimit in the service's stack reads (its conf=, unless --conf), and the
- * cache (--cache, else its cache=, "" for none, else the default). */
+ * cache (--cache, else its cache=, "" for none, else the default), from its last copy that
+ * runs, else its first line. */
 static void module_paths(const struct ctx *c, const struct pam_stack *st, struct ctx *cc, char **ret_conf,
                          char **ret_cache_arg) {
         long mod = st->error ? -1 : pam_stack_find(st, "pam_rdmalimit");
+        struct stack_run run;
 
+        /* the copy whose value counts: the last that runs (the session engine's walk), as for
+         * pam_limits' arguments */
+        if (mod >= 0 && stack_run_walk(st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run) >= 0) {
+                if (run.last_module >= 0)
+                        mod = run.last_module;
+                stack_run_clear(&run);
+        }
         *ret_conf = *ret_cache_arg = NULL;
         if (mod < 0)
                 return;
@@ -138,12 +147,20 @@ static bool needs_hardware(struct tool_session *s, const char *user) {
         return needs;
 }
 
-/* The arguments of the last pam_limits line of the stack: the one whose reading decides. */
+/* The arguments of the last pam_limits that runs (the session engine's walk, every module
+ * succeeding), else of the last pam_limits line of the stack: the one whose reading decides. */
 static const char *pam_limits_args(const struct pam_stack *st) {
         const char *args = NULL;
+        struct stack_run run;
+
         for (size_t i = 0; !st->error && i < st->n; i++)
                 if (streq(st->v[i].name, "pam_limits"))
                         args = st->v[i].args;
+        if (!st->error && stack_run_walk(st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run) >= 0) {
+                if (run.last_limits >= 0)
+                        args = st->v[run.last_limits].args;
+                stack_run_clear(&run);
+        }
         return args;
 }
 
