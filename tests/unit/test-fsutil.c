@@ -627,6 +627,11 @@ static void test_open_dir_in_root(void **state) {
         assert_int_equal(fs_open_dir_in_root(NULL, p, FS_DIR_CREATE, &fd), 0);
         close(fd);
         assert_int_equal(fs_open_dir_in_root(NULL, unit_path(p, top, "none/x.d"), FS_DIR_CREATE, &fd), -ENOENT);
+        /* mkdir(2) failing is the error */
+        fault_arm("mkdir", "eio.d", 1, EIO);
+        assert_int_equal(fs_open_dir_in_root(NULL, unit_path(p, top, "eio.d"), FS_DIR_CREATE, &fd), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
         /* ... made by someone else meanwhile: opened; a link to a directory there is followed */
         unit_path(race_path, top, "raced.d");
         race_link[0] = '\0';

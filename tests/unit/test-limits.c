@@ -410,6 +410,18 @@ static void test_other_items(void **state) {
         assert_int_equal(r.n_events, 1);
         assert_int_equal(r.events[0].slot, LC_SOFT);
         assert_int_equal(r.events[0].outcome, LC_OUT_APPLIED);
+        done(t, id, &r);
+        /* a weaker soft-only line: one event, for soft (the quirk is for '-' lines) */
+        resolve_result("alice soft memlock 100\n* soft memlock 200\n", "alice", &t, &id, &r);
+        assert_int_equal(r.soft.value, 100 * KiB);
+        assert_int_equal(r.n_events, 2);
+        assert_int_equal(r.events[1].slot, LC_SOFT);
+        assert_int_equal(r.events[1].outcome, LC_OUT_WEAKER);
+        done(t, id, &r);
+        resolve_result("alice soft memlock 100\n* - memlock 200\n", "alice", &t, &id, &r);
+        assert_int_equal(r.n_events, 3);
+        assert_int_equal(r.events[2].slot, LC_HARD);
+        assert_int_equal(r.events[2].outcome, LC_OUT_QUIRK);
         assert_int_equal(r.hard.value, 6291456);
         done(t, id, &r);
 }

@@ -147,7 +147,19 @@ static void test_c_strto(void **state) {
         }
 }
 
-UNIT_MAIN(NULL, NULL,
+/* systemd's sizes (LimitMEMLOCK=): "infinity", a unit suffix, nothing */
+static void test_size_parse_systemd(void **state) {
+        (void)state;
+        unit_expect_parse(size_parse_systemd, "infinity", 0, SIZE_INFINITY);
+        unit_expect_parse(size_parse_systemd, "64K", 0, 64 * 1024);
+        unit_expect_parse(size_parse_systemd, "1G", 0, UINT64_C(1) << 30);
+        unit_expect_parse(size_parse_systemd, "infinityx", -EINVAL, 0);
+        uint64_t v = UNIT_MARKER;
+        assert_int_equal(size_parse_systemd(NULL, &v), -EINVAL);
+        assert_true(v == UNIT_MARKER);
+}
+
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_size_parse_systemd),
           cmocka_unit_test(test_size_units), cmocka_unit_test(test_size_refused),
           cmocka_unit_test(test_size_limits), cmocka_unit_test(test_parse_u64),
           cmocka_unit_test(test_format), cmocka_unit_test(test_c_strto))
