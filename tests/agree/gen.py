@@ -11,11 +11,12 @@ same tree:
     make_tree(random.Random(tree_seed(seed, index))) -> Tree
     Tree.write(root)   writes root/etc/..., emptying the directories first (bind mounts)
 
-The stacks mix pam_limits (with and without conf=), pam_rdmalimit before and after it,
-pam_permit and pam_deny under every control (required, requisite, optional, sufficient,
-[success=N default=ignore], done, die), a '-session' line whose module is missing, jumps
-past the end of their level, includes and substacks two deep.  Only modules whose result is
-known are used (the model assumes any other module succeeds).  The limits lines are mostly
+The stacks mix pam_limits (all with conf= or all without, per tree), pam_rdmalimit before
+and after it (with and without conf=), pam_permit and pam_deny under every control (required,
+requisite, optional, sufficient, [success=N default=ignore], done, die), '-session' lines, jumps
+past the end of their level, includes and substacks two deep, and includes of a file that does
+not exist.  Only modules whose result is known are used (the model assumes any other module
+succeeds).  The limits lines are mostly
 plain memlock entries for the tree's users and groups, with a share of the differential test's
 grammar-heavy lines (tests/diff/gen.py); users and groups have unique names, so that the
 policy's decision can be computed here (policy_target()) independently of the tool.
@@ -43,8 +44,10 @@ GROUPS = [("users", 100), ("rdma", 2000), ("hpc", 2001), ("ib", 2002), ("spdk", 
 SERVICE_NAMES = ["sshd", "login", "agree-a", "agree-b"]
 INCLUDE_NAMES = ["common-session", "session-extra", "inc-x", "inc-y"]
 ALT_LIMITS = "/etc/security/limits-alt.conf"
-# Features that trigger model errors reported and not fixed yet (see KNOWN_BUGS in agree.py):
-# generated only with AGREE_KNOWN_BUGS=1, so that the default run can hold at 0 disagreements.
+# Features the model gets wrong, reported and not fixed yet, generated only with
+# AGREE_KNOWN_BUGS=1 (so that the default run holds at 0 disagreements): pam_limits lines of one
+# stack with different conf= that all run (the model reads one file for all of them), and a
+# '-session' line whose module is missing (the model takes it for a success).
 KNOWN_BUGS = os.environ.get("AGREE_KNOWN_BUGS") == "1"
 POLICY = "/etc/security/rdmalimit.conf"
 POLICY_B = "/etc/security/rdmalimit-b.conf"
