@@ -577,6 +577,35 @@ static void test_session_refused(void **state) {
         ident_free(id);
 }
 
+/* a stop line ends the reading: a later file that would hang pam_limits is never opened */
+static void test_stop_before_bad_file(void **state) {
+        char sub[600], p[700];
+        struct lc_tree *t;
+        struct ident *id;
+        struct lc_baseline b;
+        struct lc_result r;
+        (void)state;
+        snprintf(sub, sizeof sub, "%s/stop", root);
+        unit_put(root, "stop/etc/security/limits.conf", "alice -\n");
+        unit_mkdir_p(root, "stop/etc/security/limits.d");
+        snprintf(p, sizeof p, "%s/etc/security/limits.d/z.conf", sub);
+        assert_int_equal(mkfifo(p, 0600), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(lc_tree_load(sub, U, NULL, &t), 0);
+        assert_int_equal(t->n_files, 2);
+        assert_true(lc_file_fails_session(t, 1));
+        assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
+        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(r.kind, LC_RES_NO_LIMITS);
+        lc_result_clear(&r);
+        /* for another user the bad file is reached */
+        assert_int_equal(lc_resolve(t, id, "carol", &b, &r), 0);
+        assert_int_equal(r.kind, LC_RES_SERVICE_ERR);
+        lc_result_clear(&r);
+        lc_tree_free(t);
+        ident_free(id);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_baseline), cmocka_unit_test(test_values),
           cmocka_unit_test(test_case_and_syntax), cmocka_unit_test(test_ranks), cmocka_unit_test(test_quirks),
@@ -584,4 +613,5 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_tree_files), cmocka_unit_test(test_check),
           cmocka_unit_test(test_other_items), cmocka_unit_test(test_logins_and_stops),
           cmocka_unit_test(test_line_match), cmocka_unit_test(test_session_outcome_args),
-          cmocka_unit_test(test_file_fails_session), cmocka_unit_test(test_session_refused))
+          cmocka_unit_test(test_file_fails_session), cmocka_unit_test(test_session_refused),
+          cmocka_unit_test(test_stop_before_bad_file))
