@@ -345,6 +345,7 @@ expect_true "unknown user with strict: the session fails" session_failed
 session "" "$base"
 expect "empty user name: session succeeds, limits unchanged" PAM_SUCCESS "$S64K" "$HARD"
 expect_log "... and it is logged" "cannot determine the user name" err
+expect_true "... once, and nothing else is looked up" [ "$(count "$(logs err)")" = 1 ]
 session "" "$base" strict
 expect_true "empty user name with strict: the session fails" session_failed
 # every argument is read, not only those before "debug"
