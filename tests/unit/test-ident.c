@@ -267,7 +267,7 @@ static void test_short_group_line(void **state) {
         const struct id_group *g = NULL;
         (void)state;
         unit_put(root, "short/etc/passwd", "ann:x:1000:1000::/:/bin/sh\n");
-        unit_put(root, "short/etc/group", "two:x\nthree:x:3000\nfour:x:4000:ann\n");
+        unit_put(root, "short/etc/group", "two:x\nthree:x:3000\ntwo:x\nfour:x:4000:ann\n");
         assert_int_equal(ident_new(unit_path(sub, root, "short"), &id), 0);
         assert_int_equal(ident_group(id, "two", &g), -ENOENT);
         assert_int_equal(ident_group(id, "three", &g), 0);

@@ -1207,6 +1207,43 @@ static void test_eval_fallback_one_byte(void **state) {
         policy_free(p);
 }
 
+/* a pattern setting that is no list, or too long a list: one error, its elements not read */
+static void test_patterns_one_error(void **state) {
+        char text[2048], *o = text;
+        (void)state;
+        CHECK_ERRORS("version = 1;\nhardware = { include = { a = \"b/c\"; }; };\nrules = ();\n",
+                     { 2, "must be a list" });
+        o += sprintf(o, "version = 1;\nhardware = { include = [ \"a/b\"");
+        for (int i = 0; i < 64; i++)
+                o += sprintf(o, ", \"e%d\"", i);
+        sprintf(o, " ]; };\nrules = ();\n");
+        struct diag_list d = {};
+        struct policy *p = MARKER;
+        assert_int_equal(policy_load_string(text, strlen(text), PATH, &p, &d), -EINVAL);
+        if (diag_count(&d, DIAG_ERROR) != 1 || !strstr(d.v[0].message, "65 patterns, at most 64"))
+                dump_diags(&d);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 1);
+        diag_list_clear(&d);
+}
+
+/* duplicates are found by name, wherever the rules between them sort */
+static void test_duplicate_apart(void **state) {
+        const char *text = "version = 1;\nrules = (\n"
+                           "  { group = \"a\"; memlock = \"1G\"; },\n"   /* 3 */
+                           "  { group = \"b\"; memlock = \"1G\"; },\n"   /* 4 */
+                           "  { group = \"a\"; memlock = \"2G\"; }\n"    /* 5 */
+                           ");\n";
+        struct diag_list d = {};
+        struct policy *p = NULL;
+        (void)state;
+        assert_int_equal(policy_load_string(text, strlen(text), PATH, &p, &d), 0);
+        assert_int_equal(diag_count(&d, DIAG_WARNING), 1);
+        assert_int_equal(d.v[0].line, 5);
+        assert_non_null(strstr(d.v[0].message, "group \"a\" is at line 3"));
+        policy_free(p);
+        diag_list_clear(&d);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_good_full), cmocka_unit_test(test_good_defaults),
           cmocka_unit_test(test_good_patterns), cmocka_unit_test(test_no_rules_warns),
@@ -1225,4 +1262,5 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_eval_xdp_unknown), cmocka_unit_test(test_eval_bounds),
           cmocka_unit_test(test_eval_never_zero), cmocka_unit_test(test_eval_groups_auto),
           cmocka_unit_test(test_comment_star), cmocka_unit_test(test_message_quote_length),
-          cmocka_unit_test(test_eval_fallback_one_byte))
+          cmocka_unit_test(test_eval_fallback_one_byte), cmocka_unit_test(test_patterns_one_error),
+          cmocka_unit_test(test_duplicate_apart))
