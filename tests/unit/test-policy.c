@@ -1213,6 +1213,9 @@ static void test_patterns_one_error(void **state) {
         (void)state;
         CHECK_ERRORS("version = 1;\nhardware = { include = { a = \"b/c\"; }; };\nrules = ();\n",
                      { 2, "must be a list" });
+        /* a group written as in limits.conf: that error alone, even when the rest is bad too */
+        CHECK_ERRORS("version = 1;\nrules = ( { group = \"@a b\"; memlock = \"1G\"; } );\n",
+                     { 2, "without the '@'" });
         o += sprintf(o, "version = 1;\nhardware = { include = [ \"a/b\"");
         for (int i = 0; i < 64; i++)
                 o += sprintf(o, ", \"e%d\"", i);
