@@ -410,7 +410,7 @@ class Driver:
         tr = self.cur_trace
         if self.cur_trace_started and self.trace_before(tr) != before:
             self.fail("%s %s: doctor says pam_rdmalimit runs %s pam_limits in %s; libpam runs: %s" % (
-                label, phase, "before" if before else "not before", svc, " ".join(i for i, _ in tr) or "neither"))
+                label, phase, "before" if before else "not before", svc, " ".join("%s(%s)" % (i, m[4:]) for i, m in tr) or "neither"))
         for user, (real, j) in res.items():
             if j is None or not j.get("policy") or j.get("session") in ("fails", "refused"):
                 continue
@@ -484,7 +484,7 @@ class Driver:
         mod = [k for k, (_, n) in enumerate(tr) if n == "pam_rdmalimit"]
         if self.cur_trace_opened and (not mod or (lim and mod[-1] < lim[-1])):
             wrong.append("%s: after enable --service %s (exit 0), libpam runs: %s" % (
-                label, svc, " ".join(i for i, _ in tr) or "neither"))
+                label, svc, " ".join("%s(%s)" % (i, m[4:]) for i, m in tr) or "neither"))
         if wrong:
             marked = ["%s:%d" % (svc, k + 1) for k, ln in enumerate(text.splitlines())
                       if ln.rstrip().endswith("# rdmalimits enable")]
