@@ -23,7 +23,7 @@
  *
  * Linked into a test program instead, the program arms the faults itself (fault.h): then
  * fstat, fstatat, mkdirat, readlinkat, opendir, fdopendir, fdopen, fopen, clock_gettime,
- * getrandom, openat2, socket, bind, sendto, recvfrom and recvmsg can fail too, and with
+ * sysinfo, getrandom, openat2, socket, bind, sendto, recvfrom and recvmsg can fail too, and with
  * FAULT_ALLOC defined malloc, calloc and realloc ("alloc": strdup, asprintf, getline and the
  * rest of libc allocate through them).
  */
@@ -44,6 +44,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/random.h>
+#include <sys/sysinfo.h>
 #include <dirent.h>
 #include <time.h>
 #include <unistd.h>
@@ -399,6 +400,12 @@ EXPORT int clock_gettime(clockid_t clock, struct timespec *ts) {
         REAL(clock_gettime);
         int e = FAULT(call_selected("clock_gettime"), "clock_gettime", NULL);
         FINISH(e, int, false, real_clock_gettime(clock, ts));
+}
+
+EXPORT int sysinfo(struct sysinfo *si) {
+        REAL(sysinfo);
+        int e = FAULT(call_selected("sysinfo"), "sysinfo", NULL);
+        FINISH(e, int, false, real_sysinfo(si));
 }
 
 EXPORT ssize_t getrandom(void *buf, size_t len, unsigned flags) {

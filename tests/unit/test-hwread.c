@@ -434,6 +434,25 @@ static void test_cache_of_many_ports(void **state) {
         free(fp);
 }
 
+/* the RAM: sysinfo(2)'s, or its error as the status */
+static void test_probe_mem(void **state) {
+        struct hw_summary *s = NULL;
+        (void)state;
+        assert_int_equal(hw_probe(HW_MEM, NULL, &s), 0);
+        assert_int_equal(s->mem_status, 0);
+        assert_true(s->mem_total > 0);
+        assert_int_equal(s->rdma_status, -ENODATA);
+        hw_summary_free(s);
+        fault_arm("sysinfo", NULL, 1, EPERM);
+        assert_int_equal(hw_probe(HW_MEM, NULL, &s), 0);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(s->mem_status, -EPERM);
+        assert_int_equal(s->mem_total, 0);
+        hw_summary_free(s);
+        assert_int_equal(hw_probe(HW_ALL + 8, NULL, &s), -EINVAL);
+}
+
 static int group_setup(void **state) {
         return setup(state);
 }
@@ -442,4 +461,4 @@ UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_u
           cmocka_unit_test(test_for_each), cmocka_unit_test(test_probe_rdma),
           cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports),
           cmocka_unit_test(test_counts_of_failed_probes), cmocka_unit_test(test_fingerprint),
-          cmocka_unit_test(test_cache_of_many_ports))
+          cmocka_unit_test(test_cache_of_many_ports), cmocka_unit_test(test_probe_mem))
