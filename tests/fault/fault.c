@@ -22,8 +22,9 @@
  * passes calls through.
  *
  * Linked into a test program instead, the program arms the faults itself (fault.h): then
- * fstat, fstatat, mkdirat, readlinkat, opendir, fdopendir, fdopen, fopen, clock_gettime,
- * sysinfo, getrandom, openat2, socket, bind, sendto, recvfrom and recvmsg can fail too, and with
+ * fstat, fstatat, mkdirat, readlinkat, opendir, fdopendir, fdopen, fopen, access,
+ * clock_gettime, sysinfo, getrandom, openat2, socket, bind, sendto, recvfrom and recvmsg can
+ * fail too (and fopen, open and openat can be sent elsewhere: fault_redirect()), and with
  * FAULT_ALLOC defined malloc, calloc and realloc ("alloc": strdup, asprintf, getline and the
  * rest of libc allocate through them).
  */
