@@ -502,6 +502,9 @@ int lc_session_outcome(const struct lc_tree *t, const struct lc_result *r, const
                                   r->bad_file->display, strerror(-r->bad_file->open_error));
                 break;
         case LC_RES_LOGINS_DENIED:
+                /* setup_limits() sets every limit first, then counts the logins: where the
+                 * stack goes on after the refusal (an optional pam_limits), the limits stay */
+                session_limits(t, r, svc, &s);
                 s.kind = LC_SESSION_REFUSED;
                 set_cause(&s, "%s: %s %s 0: no login allowed (PAM_PERM_DENIED)",
                           lc_line_where(t, r->login_line, where, sizeof where), r->login_line->domain,

@@ -366,7 +366,10 @@ static int run_limits(const struct session_input *in, struct session_model *m, s
         r = lc_session_outcome(in->tree, &m->limits, &s, &m->pl);
         if (r < 0)
                 return r;
-        if (m->pl.kind == LC_SESSION_LIMITS && m->pl.memlock_known) {
+        /* a login limit of 0 refuses the session after the limits are set */
+        bool applied = m->pl.kind == LC_SESSION_LIMITS ||
+                       (m->pl.kind == LC_SESSION_REFUSED && m->limits.kind == LC_RES_LOGINS_DENIED);
+        if (applied && m->pl.memlock_known) {
                 *cur = (struct rl_pair){ m->pl.memlock_soft, m->pl.memlock_hard };
                 *known = true;
         }

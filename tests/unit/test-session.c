@@ -375,12 +375,14 @@ static void test_model_build(void **state) {
 
         assert_int_equal(unit_tree(root, (const struct unit_file[]){
                 { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n"
-                                "bob:x:1002:1002::/home/bob:/bin/sh\n" },
-                { "etc/group", "root:x:0:\nalice:x:1001:\nbob:x:1002:\n" },
+                                "bob:x:1002:1002::/home/bob:/bin/sh\ncarl:x:1003:1003::/home/carl:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\nbob:x:1002:\ncarl:x:1003:\n" },
                 { "etc/pam.d/svc", "session required pam_limits.so\n" },
                 { "etc/pam.d/mod", "session required pam_limits.so\nsession optional pam_rdmalimit.so\n" },
                 { "etc/pam.d/skip", "session sufficient pam_permit.so\nsession required pam_limits.so\n" },
-                { "etc/security/limits.conf", "alice soft memlock 2048\nalice hard memlock 4096\n" },
+                { "etc/pam.d/optlim", "session optional pam_limits.so\nsession required pam_permit.so\n" },
+                { "etc/security/limits.conf", "alice soft memlock 2048\nalice hard memlock 4096\n"
+                                              "carl - maxlogins 0\ncarl - memlock 1024\n" },
                 { "proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
                                    "Max locked memory         65536                8388608              bytes     \n" },
                 {},
@@ -436,6 +438,27 @@ static void test_model_build(void **state) {
         assert_true(m.final_known);
         assert_int_equal(m.final.soft, 65536);
         assert_int_equal(m.final.hard, 8388608);
+        session_model_clear(&m);
+        /* 'carl - maxlogins 0': pam_limits sets the limits, then refuses (measured with Debian
+         * 12's pam_limits): a required pam_limits fails the session, an optional one leaves it
+         * open with carl's 1 MiB */
+        in.user = "carl";
+        m = (struct session_model){ .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.kind, LC_SESSION_NO_LIMITS);   /* "skip": no pam_limits runs */
+        session_model_clear(&m);
+        in.service = "svc";
+        m = (struct session_model){ .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.kind, LC_SESSION_REFUSED);
+        session_model_clear(&m);
+        in.service = "optlim";
+        m = (struct session_model){ .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.kind, LC_SESSION_LIMITS);
+        assert_true(m.final_known);
+        assert_int_equal(m.final.soft, 1 << 20);
+        assert_int_equal(m.final.hard, 1 << 20);
         session_model_clear(&m);
         policy_free(pol);
         ident_free(id);
