@@ -601,6 +601,18 @@ static void test_stop_before_bad_file(void **state) {
         /* for another user the bad file is reached */
         assert_int_equal(lc_resolve(t, id, "carol", &b, &r), 0);
         assert_int_equal(r.kind, LC_RES_SERVICE_ERR);
+        assert_ptr_equal(r.bad_file, &t->files[1]);
+        lc_result_clear(&r);
+        lc_tree_free(t);
+        /* two such files: the session fails at the first, the second is never reached */
+        snprintf(p, sizeof p, "%s/etc/security/limits.d/zz.conf", sub);
+        assert_int_equal(mkfifo(p, 0600), 0);
+        assert_int_equal(lc_tree_load(sub, U, NULL, &t), 0);
+        assert_int_equal(t->n_files, 3);
+        assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
+        assert_int_equal(lc_resolve(t, id, "carol", &b, &r), 0);
+        assert_int_equal(r.kind, LC_RES_SERVICE_ERR);
+        assert_ptr_equal(r.bad_file, &t->files[1]);
         lc_result_clear(&r);
         lc_tree_free(t);
         ident_free(id);
