@@ -644,6 +644,31 @@ static void test_overrides_group_user(void **state) {
         }
 }
 
+/* memlock is known after the session only when both halves are: a soft line over a hard
+ * limit nobody knows leaves it unknown */
+static void test_session_half_known(void **state) {
+        const char *text = "alice soft memlock 100\n";
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        struct lc_baseline b;
+        struct lc_result r = {};
+        struct lc_service svc = {};
+        struct lc_session s;
+        (void)state;
+        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
+        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_true(r.soft.known);
+        assert_false(r.hard.known);
+        assert_int_equal(lc_session_outcome(t, &r, &svc, &s), 0);
+        assert_int_equal(s.kind, LC_SESSION_LIMITS);
+        assert_false(s.memlock_known);
+        lc_result_clear(&r);
+        lc_tree_free(t);
+        ident_free(id);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_baseline), cmocka_unit_test(test_values),
           cmocka_unit_test(test_case_and_syntax), cmocka_unit_test(test_ranks), cmocka_unit_test(test_quirks),
@@ -652,4 +677,5 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_other_items), cmocka_unit_test(test_logins_and_stops),
           cmocka_unit_test(test_line_match), cmocka_unit_test(test_session_outcome_args),
           cmocka_unit_test(test_file_fails_session), cmocka_unit_test(test_session_refused),
-          cmocka_unit_test(test_stop_before_bad_file), cmocka_unit_test(test_overrides_group_user))
+          cmocka_unit_test(test_stop_before_bad_file), cmocka_unit_test(test_overrides_group_user),
+          cmocka_unit_test(test_session_half_known))
