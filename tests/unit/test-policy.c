@@ -1247,6 +1247,26 @@ static void test_duplicate_apart(void **state) {
         diag_list_clear(&d);
 }
 
+/* a RAM share of 1 caps at the whole RAM, however small */
+static void test_eval_ram_share_whole(void **state) {
+        (void)state;
+        struct policy *p = load_ok("version = 1;\nhardware = { rdma_port = \"1G\"; ram_share = 1; };\n"
+                                   "rules = ( { group = \"g\"; memlock = \"auto\"; } );\n");
+        const char *const g[] = { "g" };
+        struct policy_decision d;
+        struct fake_hw f;
+        fake_hw_init(&f);
+        fake_hw_rdma(&f, 1, 0, 0);
+        f.s.mem_total = 1;
+        evaluate(p, "u", g, 1, &f.s, &d);
+        assert_true(d.auto_info.hardware_found);
+        assert_int_equal(d.auto_info.ram_cap, 1);
+        f.s.mem_total = 0;
+        evaluate(p, "u", g, 1, &f.s, &d);
+        assert_int_equal(d.auto_info.ram_cap, 0);
+        policy_free(p);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_good_full), cmocka_unit_test(test_good_defaults),
           cmocka_unit_test(test_good_patterns), cmocka_unit_test(test_no_rules_warns),
@@ -1266,4 +1286,5 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_eval_never_zero), cmocka_unit_test(test_eval_groups_auto),
           cmocka_unit_test(test_comment_star), cmocka_unit_test(test_message_quote_length),
           cmocka_unit_test(test_eval_fallback_one_byte), cmocka_unit_test(test_patterns_one_error),
-          cmocka_unit_test(test_duplicate_apart))
+          cmocka_unit_test(test_duplicate_apart),
+          cmocka_unit_test(test_eval_ram_share_whole))
