@@ -24,7 +24,7 @@
  * Linked into a test program instead, the program arms the faults itself (fault.h): then
  * fstat, fstatat, mkdirat, readlinkat, opendir, fdopendir, fdopen, fopen, access,
  * clock_gettime, sysinfo, getrandom, openat2, socket, bind, sendto, recvfrom and recvmsg can
- * fail too (and fopen, open and openat can be sent elsewhere: fault_redirect()), and with
+ * fail too (and fopen, open, openat and fstatat can be sent elsewhere: fault_redirect()), and with
  * FAULT_ALLOC defined malloc, calloc and realloc ("alloc": strdup, asprintf, getline and the
  * rest of libc allocate through them).
  */
@@ -373,8 +373,10 @@ EXPORT int fstat(int fd, struct stat *st) {
         FINISH(e, int, false, real_fstat(fd, st));
 }
 
-EXPORT int fstatat(int dirfd, const char *path, struct stat *st, int flags) {
+EXPORT int fstatat(int dirfd, const char *asked, struct stat *st, int flags) {
         REAL(fstatat);
+        char buf[4096];
+        const char *path = redirected(asked, buf, sizeof buf);
         int e = PATH_FAULT("fstatat", path);
         FINISH(e, int, false, real_fstatat(dirfd, path, st, flags));
 }

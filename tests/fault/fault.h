@@ -25,7 +25,7 @@ void fault_disarm(void);
 unsigned long fault_injected(void);
 /* fn is called at each selected call, before it is made (or failed); NULL for none. */
 void fault_hook(void (*fn)(void));
-/* open, openat and fopen of path, or of a path under it, open under to instead, until
+/* open, openat, fstatat and fopen of path, or of a path under it, go under to instead, until
  * fault_redirect(NULL, NULL): a canned /proc file, a fake sysfs directory. */
 void fault_redirect(const char *path, const char *to);
 /* Whether the allocators are interposed (not in a sanitizer build: ASan has its own). */

@@ -47,6 +47,16 @@ static int setup(void **state) {
                     { "ib/mlx5_0/ports/3/link_layer", "InfiniBand\n" },
                     { "ib/noports/node_type", "4: RNIC\n" },
                     { "ib/zz_bad/ports/1/link_layer", "Ethernet\n" },
+                    /* a fake /sys/class/net, and what "." and ".." would reach from it */
+                    { "class/net/eth0/device", "" },
+                    { "class/net/eth0/ifindex", "5\n" },
+                    { "class/net/eth0/queues/rx-0/x", "" },
+                    { "class/net/eth0/queues/rx-1/x", "" },
+                    { "class/net/eth0/queues/tx-0/x", "" },
+                    { "class/net/veth0/ifindex", "x\n" },
+                    { "class/net/veth0/queues/rx-0/x", "" },
+                    { "class/net/device", "" },
+                    { "class/device", "" },
                     { "ib/zz_bad/ports/2/state", "255: MAX\n" },
                     { "ib/.hidden/node_type", "1: CA\n" },
                     {},
@@ -453,6 +463,29 @@ static void test_probe_mem(void **state) {
         assert_int_equal(hw_probe(HW_ALL + 8, NULL, &s), -EINVAL);
 }
 
+/* which interfaces are physical, their RX queues, checked against the ifindex */
+static void test_net_sysfs(void **state) {
+        char p[PATH_MAX];
+        unsigned n = 777;
+        (void)state;
+        fault_redirect("/sys/class/net", unit_path(p, top, "class/net"));
+        assert_true(hw_if_physical("eth0"));
+        assert_false(hw_if_physical("veth0"));
+        assert_false(hw_if_physical(""));
+        assert_false(hw_if_physical("eth0/.."));
+        assert_false(hw_if_physical("."));
+        assert_false(hw_if_physical(".."));
+        assert_int_equal(hw_rx_queue_entries("eth0", &n), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(hw_rx_queue_entries("none", &n), -ENOENT);
+        assert_int_equal(n, 0);
+        assert_int_equal(hw_count_rx_queues("eth0", 5), 2);
+        assert_int_equal(hw_count_rx_queues("eth0", 6), 0);   /* another namespace's eth0 */
+        assert_int_equal(hw_count_rx_queues("veth0", 0), 0);  /* an ifindex that is no number */
+        assert_int_equal(hw_count_rx_queues("none", 5), 0);
+        fault_redirect(NULL, NULL);
+}
+
 static int group_setup(void **state) {
         return setup(state);
 }
@@ -461,4 +494,5 @@ UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_u
           cmocka_unit_test(test_for_each), cmocka_unit_test(test_probe_rdma),
           cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports),
           cmocka_unit_test(test_counts_of_failed_probes), cmocka_unit_test(test_fingerprint),
-          cmocka_unit_test(test_cache_of_many_ports), cmocka_unit_test(test_probe_mem))
+          cmocka_unit_test(test_cache_of_many_ports), cmocka_unit_test(test_probe_mem),
+          cmocka_unit_test(test_net_sysfs))
