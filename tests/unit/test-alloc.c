@@ -4,8 +4,9 @@
  * allocates with them: strdup, asprintf, getline, fopen) fails in turn, the Nth for N = 1, 2,
  * ... until the call makes no Nth allocation (tests/fault/fault.c linked in, fault_arm()).
  * Each failure returns -ENOMEM (or NULL) and leaves the outputs as they were; the run past
- * the last allocation gives the normal result.  Not in a sanitizer build (ASan has its own
- * allocator): skipped there.
+ * the last allocation gives the normal result.  In a sanitizer build (ASan has its own
+ * allocator, fault.c leaves it alone) nothing is failed: each call runs once and gives its
+ * normal result.
  */
 #include "config.h"
 
@@ -53,10 +54,6 @@ static int setup(void **state) {
 #define SWEEP(n, hit)                                                                        \
         for (unsigned long n = 1, hit = 1; hit; n++)
 
-static bool sweep_supported(void) {
-        return fault_alloc_supported();
-}
-
 static void arm(unsigned long n) {
         fault_arm("alloc", NULL, n, ENOMEM);
 }
@@ -70,8 +67,6 @@ static bool disarm(void) {
 static void test_diag(void **state) {
         struct diag_list l = {};
         (void)state;
-        if (!sweep_supported())
-                skip();
         /* an empty message is a message, not a failure */
         assert_int_equal(diag_add(&l, DIAG_WARNING, NULL, 0, "%s", ""), 0);
         assert_int_equal(l.n, 1);
@@ -105,8 +100,6 @@ static void test_strmap(void **state) {
         static int values[40];
         char key[16];
         (void)state;
-        if (!sweep_supported())
-                skip();
         /* each put, its allocations failing in turn: the key is not there after a failure,
          * the keys before it still are */
         for (int i = 0; i < 40; i++) {
@@ -144,8 +137,6 @@ static void test_strmap(void **state) {
 
 static void test_hwcache(void **state) {
         (void)state;
-        if (!sweep_supported())
-                skip();
         SWEEP(n, hit) {
                 struct hw_summary *s = (struct hw_summary *)0x1;
                 char *fp = (char *)"marker";
@@ -164,7 +155,7 @@ static void test_hwcache(void **state) {
                 assert_string_equal(fp, "rdma=mlx5_0,;net=eth0,");
                 hw_summary_free(s);
                 free(fp);
-                assert_true(n > 4);
+                assert_true(n > 4 || !fault_alloc_supported());
         }
 }
 
@@ -173,8 +164,6 @@ static void test_hwcache_format(void **state) {
         struct hw_summary *s = NULL;
         char *fp = NULL;
         (void)state;
-        if (!sweep_supported())
-                skip();
         assert_int_equal(hw_cache_parse(CACHE, strlen(CACHE), &s, &fp), 0);
         free(fp);
         SWEEP(n, hit) {
@@ -214,8 +203,6 @@ static void test_hwcache_format(void **state) {
 
 static void test_ident(void **state) {
         (void)state;
-        if (!sweep_supported())
-                skip();
         SWEEP(n, hit) {
                 struct ident *id = NULL;
                 const struct id_user *u = (const struct id_user *)0x1;
@@ -259,8 +246,6 @@ static void test_ident(void **state) {
 
 static void test_pamstack(void **state) {
         (void)state;
-        if (!sweep_supported())
-                skip();
         SWEEP(n, hit) {
                 struct pam_stack s;
                 arm(n);
@@ -288,8 +273,6 @@ static void test_pamstack(void **state) {
 
 static void test_keep_jumps(void **state) {
         (void)state;
-        if (!sweep_supported())
-                skip();
         SWEEP(n, hit) {
                 struct pam_file f = {};
                 char where[PAMEDIT_WHERE_MAX] = "";
@@ -323,8 +306,6 @@ static void test_keep_jumps(void **state) {
 
 static void test_policy(void **state) {
         (void)state;
-        if (!sweep_supported())
-                skip();
         /* (policy_load_string() is not swept: libconfig's config_init() does not check its
          * allocations) */
         /* the groups of rules a user is in */

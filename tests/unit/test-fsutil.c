@@ -675,8 +675,6 @@ static void test_open_dir_in_root(void **state) {
 static void test_alloc_failures(void **state) {
         char p[PATH_MAX];
         (void)state;
-        if (!fault_alloc_supported())
-                skip();
         unit_path(p, top, "run/locks");
         for (unsigned long n = 1;; n++) {
                 int fd = -12345;
@@ -687,7 +685,7 @@ static void test_alloc_failures(void **state) {
                 if (!hit) {
                         assert_int_equal(r, 0);
                         close(fd);
-                        assert_true(n > 2);
+                        assert_true(n > 2 || !fault_alloc_supported());
                         break;
                 }
                 assert_int_equal(r, -ENOMEM);
@@ -729,10 +727,13 @@ static void test_alloc_failures(void **state) {
                 assert_int_equal(r, -ENOMEM);
                 assert_int_equal(fd, -12345);
         }
-        fault_arm("alloc", NULL, 1, ENOMEM);
-        char *s = fs_root_path("/r", "/etc/x");
-        fault_disarm();
-        assert_null(s);
+        char *s;
+        if (fault_alloc_supported()) {
+                fault_arm("alloc", NULL, 1, ENOMEM);
+                s = fs_root_path("/r", "/etc/x");
+                fault_disarm();
+                assert_null(s);
+        }
         s = fs_root_path("/r//", "etc/x");
         assert_string_equal(s, "/r/etc/x");
         free(s);
