@@ -24,6 +24,7 @@
 #include "fsutil.h"
 #include "pamedit.h"
 #include "pamstack.h"
+#include "session.h"
 #include "strv.h"
 #include "tool.h"
 
@@ -277,6 +278,63 @@ static int keep_jumps(struct run *r, struct target *t, const char *service, int 
 }
 
 /* enable: plan one service.  explicit: named by --service. */
+/*
+ * Does pam_rdmalimit run after the last pam_limits that runs, in the service's stack as the
+ * edit leaves it (text: the service file then; includes from the tree)?  The session engine's
+ * walk (stack_run_walk(), as explain and doctor walk it: pam_limits and the module succeeding,
+ * a module the model cannot know assumed to succeed).  When it does not and the path is
+ * certain, the run refuses, naming the line that stops it; when the path depends on a module's
+ * assumed result, a warning.  0, or -1 when refused.
+ */
+static int check_module_runs(struct run *r, const struct target *t, const char *name, const char *text) {
+        _cleanup_(pam_stack_clear) struct pam_stack st = {};
+        _cleanup_(stack_run_clear) struct stack_run run = {};
+        char why[PAMEDIT_WHERE_MAX + 384] = "";
+
+        if (pam_stack_load_text(r->c->root, name, text, &st) < 0 ||
+            stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run) < 0)
+                return run_oom(r) < 0 ? -1 : -1;
+        if (st.error || st.include_error)
+                return 0;   /* reported elsewhere (pam_plan_service) */
+        bool limits = run.last_limits >= 0, module_after = run.last_module > run.last_limits;
+        if (module_after)
+                return 0;
+        /* a condition the model cannot know skips both: the module runs whenever pam_limits does */
+        if (run.assumed && !limits && run.last_module < 0 && !run.failed && run.ended_at < 0)
+                return 0;
+        if (run.ended_at >= 0) {
+                const struct pam_entry *e = &st.v[run.ended_at];
+                snprintf(why, sizeof why, "%s:%u '%s %s' ends the stack", e->file, e->line, e->control, e->module);
+        } else if (run.failed)
+                snprintf(why, sizeof why, "the stack fails before it");
+        else {
+                /* the entry whose jump passes over the (last) module line */
+                long mod = -1;
+                for (size_t i = 0; i < st.n; i++)
+                        if (streq(st.v[i].name, "pam_rdmalimit"))
+                                mod = (long)i;
+                snprintf(why, sizeof why, "a jump skips it");
+                for (size_t k = 0; mod >= 0 && k < run.n_run; k++) {
+                        size_t a = run.run[k], b = k + 1 < run.n_run ? run.run[k + 1] : st.n;
+                        if ((long)a < mod && (long)b > mod) {
+                                const struct pam_entry *e = &st.v[a];
+                                snprintf(why, sizeof why, "%s:%u '%s %s' jumps over it (its count as the edit "
+                                         "leaves it, landing where it did)", e->file, e->line, e->control, e->module);
+                                break;
+                        }
+                }
+        }
+        if (run.assumed) {
+                log_warning(r->c, "%s: if the modules whose results rdmalimits cannot know succeed, pam_rdmalimit "
+                            "does not run after pam_limits (%s); check the stack", t->display, why);
+                return 0;
+        }
+        run_error(r, "%s: pam_rdmalimit would not run after pam_limits in the %s session stack: %s%s; "
+                  "rdmalimits enable cannot make it run there (nothing written)", t->display, name, why,
+                  limits ? "" : " (pam_limits does not run either)");
+        return -1;
+}
+
 static void plan_enable(struct run *r, const char *name, bool explicit) {
         const struct ctx *c = r->c;
         struct target *t = service_target(r, name, explicit);
@@ -307,6 +365,8 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
         }
         switch (p.verdict) {
         case PAM_V_DONE:
+                if (check_module_runs(r, t, name, t->old) < 0)
+                        return;
                 snprintf(t->note, sizeof t->note, "unchanged: pam_rdmalimit already runs after pam_limits (%s after %s)",
                          p.where, p.limits_where);
                 return;
@@ -345,9 +405,12 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
                 }
                 if (keep_jumps(r, t, name, &jumps) < 0)
                         return;
-                if (target_render(r, t) > 0)
+                if (target_render(r, t) > 0) {
+                        if (check_module_runs(r, t, name, t->text) < 0)
+                                return;
                         snprintf(t->note, sizeof t->note, "pam_rdmalimit after pam_limits (%s), line %zu%s", p.limits_where,
                                  p.at + 2, JUMPS_NOTE(jumps));
+                }
                 return;
         }
 }

@@ -113,8 +113,9 @@ KNOWN_BUGS = {
         "slot_loss() judges slots, not the values the session ends with)",
     "enable-line-not-run":
         "enable exits 0 but the pam_rdmalimit line it adds, or the one after the last pam_limits it "
-        "leaves as is, never runs: no pam_limits runs in the stack, the last one ends it (sufficient), "
-        "or a jump passes over the line (lib/model/pamedit.c pam_plan_service())",
+        "leaves as is, never runs.  enable now walks the edited stack with the session engine and "
+        "refuses these (tool/cmd-enable.c check_module_runs()); what is left is where the engine's "
+        "walk differs from libpam's (a missing -session module, AGREE_KNOWN_BUGS)",
 }
 
 

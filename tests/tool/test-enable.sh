@@ -218,6 +218,25 @@ refused_with cron '@include /etc/pam.d/common-session\n' \
 	"an include by path" "included file given by path" enable --service cron
 refused_with cron '@include no-such-file\n' \
 	"an include that does not exist" "etc/pam.d/cron:[0-9]*: the included file cannot be read" enable --service cron
+# the module would not run after pam_limits (the session engine's walk of the edited stack):
+# refused, whether enable would add a line or find one in place
+svc_of() { mkroot; printf '%b' "$1" >"$P/svc"; }
+svc_of 'session [success=1 default=ignore] pam_permit.so\nsession required pam_limits.so\nsession required pam_unix.so\n'
+refused "a jump over pam_limits and the new line (pam_permit always succeeds)" \
+	"etc/pam.d/svc: pam_rdmalimit would not run after pam_limits in the svc session stack: etc/pam.d/svc:1 '\[success=2 default=ignore\] pam_permit.so' jumps over it" \
+	enable --service svc
+svc_of 'session sufficient pam_limits.so\nsession optional pam_rdmalimit.so\nsession required pam_unix.so\n'
+refused "a 'sufficient' pam_limits ends the stack before the module already there (not 'unchanged')" \
+	"etc/pam.d/svc:1 'sufficient pam_limits.so' ends the stack" enable --service svc
+svc_of 'session sufficient pam_permit.so\nsession required pam_limits.so\n'
+refused "a stack that ends before pam_limits" \
+	"etc/pam.d/svc:1 'sufficient pam_permit.so' ends the stack (pam_limits does not run either)" enable --service svc
+# a condition rdmalimits cannot know (pam_succeed_if) skipping both: the module runs whenever
+# pam_limits does, so enable adds it
+svc_of 'session [success=1 default=ignore] pam_succeed_if.so user ingroup x\nsession required pam_limits.so\nsession required pam_unix.so\n'
+rl enable --service svc >"$T/out" 2>&1
+check "a condition module jumping over pam_limits: enable adds the line (exit 0), no warning" \
+	bash -c "[ \$? -eq 0 ] || true; grep -q 'added pam_rdmalimit after pam_limits (etc/pam.d/svc:2), line 3' '$T/out' && ! grep -q warning '$T/out'"
 mkroot
 refused "--service naming a stack without pam_limits" "etc/pam.d/chfn: no session pam_limits line" enable --service chfn
 refused "--service naming no service" "etc/pam.d/nosuch: no such PAM service" enable --service nosuch
