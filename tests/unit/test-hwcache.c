@@ -163,6 +163,8 @@ static void test_bad(void **state) {
                 { MAGIC "fingerprint x\nmen 0 1\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nrdma x 1 0 0 0 1\nport 1 4 1\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nrdma x 1 0 0 0 1\nmem 0 1 0 0\nend\n", -EBADMSG },
+                /* more words than any line has (a sanitizer build sees a write past them) */
+                { MAGIC "fingerprint x\nrdma x 1 0 0 0 1 a b c d e f\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nend x\n", -EBADMSG },
                 { MAGIC "fingerprint x\nrdma_status 99999999999\nend\n", -EBADMSG },
                 { MAGIC "fingerprint x\nmem 0 -1\nend\n", -EBADMSG },
