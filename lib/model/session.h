@@ -69,7 +69,10 @@ struct stack_run {
 
 /*
  * Walk the stack: every module is assumed to succeed but pam_deny (fails), pam_limits
- * (limits_ret) and pam_rdmalimit (module_ret).  A missing "-session" module is skipped.
+ * (limits_ret), pam_rdmalimit (module_ret) and a line an unreadable include left (fails).
+ * Not modelled: a module file that does not exist, "-session" or not, returns
+ * PAM_MODULE_UNKNOWN, which its control then decides (measured with libpam 1.5.2: "required"
+ * fails the stack, "[success=1 default=ignore]" does not jump); the walk takes it as a success.
  */
 int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam_ret module_ret,
                    struct stack_run *ret);
