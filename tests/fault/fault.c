@@ -23,7 +23,7 @@
  *
  * Linked into a test program instead, the program arms the faults itself (fault.h): then
  * fstat, fstatat, mkdirat, readlinkat, opendir, fdopendir, fdopen, fopen, access,
- * clock_gettime, sysinfo, getrandom, openat2, socket, bind, sendto, recvfrom and recvmsg can
+ * clock_gettime, sysinfo, dlopen, getrandom, openat2, socket, bind, sendto, recvfrom and recvmsg can
  * fail too (and fopen, open, openat and fstatat can be sent elsewhere: fault_redirect()), and with
  * FAULT_ALLOC defined malloc, calloc and realloc ("alloc": strdup, asprintf, getline and the
  * rest of libc allocate through them).
@@ -458,6 +458,16 @@ EXPORT FILE *fopen64(const char *path, const char *mode) {
         char buf[4096];
         PTR_FINISH(e, real_fopen64(redirected(path, buf, sizeof buf), mode));
 }
+
+#ifdef FAULT_ALLOC
+/* dlopen(3): NULL (dlerror() says nothing of it).  In a test program only: preloaded, the shim
+ * would become the caller whose RUNPATH and namespace dlopen() goes by. */
+EXPORT void *dlopen(const char *file, int mode) {
+        REAL(dlopen);
+        int e = PATH_FAULT("dlopen", file);
+        PTR_FINISH(e, real_dlopen(file, mode));
+}
+#endif
 
 EXPORT int socket(int domain, int type, int protocol) {
         REAL(socket);

@@ -23,6 +23,7 @@
 #include "macro.h"
 #include "policy.h"
 #include "size.h"
+#include "../fault/fault.h"
 
 #define KiB (UINT64_C(1) << 10)
 #define MiB (UINT64_C(1) << 20)
@@ -1267,6 +1268,26 @@ static void test_eval_ram_share_whole(void **state) {
         policy_free(p);
 }
 
+/* libconfig cannot be loaded: the policy is refused, and says why */
+static void test_libconfig_missing(void **state) {
+        const char *text = "version = 1;\nrules = ();\n";
+        struct diag_list d = {};
+        struct policy *p = MARKER;
+        (void)state;
+        fault_arm("dlopen", "libconfig*", 1, ENOENT);
+        int r = policy_load_string(text, strlen(text), PATH, &p, &d);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(r, -ELIBACC);
+        assert_ptr_equal(p, MARKER);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 1);
+        assert_non_null(strstr(d.v[0].message, "cannot load libconfig"));
+        diag_list_clear(&d);
+        /* and once it can */
+        p = load_ok(text);
+        policy_free(p);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_good_full), cmocka_unit_test(test_good_defaults),
           cmocka_unit_test(test_good_patterns), cmocka_unit_test(test_no_rules_warns),
@@ -1287,4 +1308,5 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_comment_star), cmocka_unit_test(test_message_quote_length),
           cmocka_unit_test(test_eval_fallback_one_byte), cmocka_unit_test(test_patterns_one_error),
           cmocka_unit_test(test_duplicate_apart),
-          cmocka_unit_test(test_eval_ram_share_whole))
+          cmocka_unit_test(test_eval_ram_share_whole),
+          cmocka_unit_test(test_libconfig_missing))
