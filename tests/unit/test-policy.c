@@ -1246,6 +1246,19 @@ static void test_duplicate_apart(void **state) {
         assert_non_null(strstr(d.v[0].message, "group \"a\" is at line 3"));
         policy_free(p);
         diag_list_clear(&d);
+        /* the same with the names the other way round */
+        text = "version = 1;\nrules = (\n"
+               "  { group = \"b\"; memlock = \"1G\"; },\n"   /* 3 */
+               "  { group = \"a\"; memlock = \"1G\"; },\n"   /* 4 */
+               "  { group = \"b\"; memlock = \"2G\"; }\n"    /* 5 */
+               ");\n";
+        p = NULL;
+        assert_int_equal(policy_load_string(text, strlen(text), PATH, &p, &d), 0);
+        assert_int_equal(diag_count(&d, DIAG_WARNING), 1);
+        assert_int_equal(d.v[0].line, 5);
+        assert_non_null(strstr(d.v[0].message, "group \"b\" is at line 3"));
+        policy_free(p);
+        diag_list_clear(&d);
 }
 
 /* a RAM share of 1 caps at the whole RAM, however small */
