@@ -23,7 +23,7 @@
  *
  * Linked into a test program instead, the program arms the faults itself (fault.h): then
  * fstat, fstatat, mkdirat, readlinkat, opendir, fdopendir, fdopen, fopen, access,
- * clock_gettime, sysinfo, dlopen, getrandom, openat2, socket, bind, sendto, recvfrom and recvmsg can
+ * clock_gettime, sysinfo, dlopen, vasprintf, getrandom, openat2, socket, bind, sendto, recvfrom and recvmsg can
  * fail too (and fopen, open, openat and fstatat can be sent elsewhere: fault_redirect()), and with
  * FAULT_ALLOC defined malloc, calloc and realloc ("alloc": strdup, asprintf, getline and the
  * rest of libc allocate through them).
@@ -460,6 +460,17 @@ EXPORT FILE *fopen64(const char *path, const char *mode) {
 }
 
 #ifdef FAULT_ALLOC
+/* vasprintf(3) on its own ("vasprintf": -1, as when its allocation fails) */
+EXPORT int vasprintf(char **ret, const char *fmt, va_list ap) {
+        REAL(vasprintf);
+        int e = FAULT(call_selected("vasprintf"), "vasprintf", NULL);
+        if (e) {
+                errno = e;
+                return -1;
+        }
+        return real_vasprintf(ret, fmt, ap);
+}
+
 /* dlopen(3): NULL (dlerror() says nothing of it).  In a test program only: preloaded, the shim
  * would become the caller whose RUNPATH and namespace dlopen() goes by. */
 EXPORT void *dlopen(const char *file, int mode) {

@@ -10,7 +10,7 @@
  *   fault_arm(call, NULL, n, 0)           no failure: only fault_hook()'s function is called
  *
  * The calls: those of fault.c's header, and fstat, fstatat, mkdirat, readlinkat, opendir,
- * fdopendir, fdopen, fopen, access, clock_gettime, sysinfo, dlopen, getrandom, openat2 (syscall(SYS_openat2, ...)),
+ * fdopendir, fdopen, fopen, access, clock_gettime, sysinfo, dlopen, vasprintf, getrandom, openat2 (syscall(SYS_openat2, ...)),
  * socket, bind, sendto, recvmsg, recvfrom.  nth "0" with from set: every matching call.
  */
 #include <stdbool.h>

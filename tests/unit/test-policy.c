@@ -1301,6 +1301,22 @@ static void test_libconfig_missing(void **state) {
         policy_free(p);
 }
 
+/* a message that cannot be made: -ENOMEM, and no empty message in its place */
+static void test_message_oom(void **state) {
+        const char *text = "version = 1;\nrules = ( { group = \"a b\"; memlock = \"1G\"; } );\n";
+        struct diag_list d = {};
+        struct policy *p = MARKER;
+        (void)state;
+        fault_arm("vasprintf", NULL, 1, ENOMEM);
+        int r = policy_load_string(text, strlen(text), PATH, &p, &d);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(r, -ENOMEM);
+        assert_ptr_equal(p, MARKER);
+        assert_int_equal(d.n, 0);
+        diag_list_clear(&d);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_good_full), cmocka_unit_test(test_good_defaults),
           cmocka_unit_test(test_good_patterns), cmocka_unit_test(test_no_rules_warns),
@@ -1322,4 +1338,5 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_eval_fallback_one_byte), cmocka_unit_test(test_patterns_one_error),
           cmocka_unit_test(test_duplicate_apart),
           cmocka_unit_test(test_eval_ram_share_whole),
-          cmocka_unit_test(test_libconfig_missing))
+          cmocka_unit_test(test_libconfig_missing),
+          cmocka_unit_test(test_message_oom))
