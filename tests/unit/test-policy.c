@@ -223,6 +223,12 @@ static void test_no_rules_warns(void **state) {
         assert_ptr_equal(p, MARKER);
         assert_int_equal(diag_count(&d, DIAG_ERROR), 1);
         diag_list_clear(&d);
+        /* no text at all is the empty file (nothing is copied from NULL) */
+        assert_int_equal(policy_load_string(NULL, 0, PATH, &p, &d), -EINVAL);
+        assert_ptr_equal(p, MARKER);
+        assert_int_equal(diag_count(&d, DIAG_ERROR), 1);
+        assert_non_null(strstr(d.v[0].message, "version"));
+        diag_list_clear(&d);
 
         /* a NULL diag list is fine */
         p = MARKER;
