@@ -162,8 +162,10 @@ static void test_in_root_paths(void **state) {
         /* no root: the path as open(2) takes it */
         snprintf(p, sizeof p, "%s/etc/file", root);
         assert_int_equal(fs_open_in_root(NULL, p, O_RDONLY, 0, &fd), 0);
+        assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
         close(fd);
         assert_int_equal(fs_open_in_root("/", p, O_RDONLY, 0, &fd), 0);
+        assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
         close(fd);
 }
 
