@@ -70,7 +70,9 @@ for m in libconfig libmnl libibverbs; do
 	pkg_cflags="$pkg_cflags $(pkg-config --cflags $m 2> /dev/null || true)"
 done
 pkg_libs=$(pkg-config --libs libconfig libmnl 2> /dev/null || echo "-lconfig -lmnl")
+# the paths Makefile.am's CPP_COMMON passes (the fuzz targets never use them)
 CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all -Wall -Wno-unused-parameter
+	-DSYSCONFDIR=\"/etc\" -DSECUREDIR=\"/usr/lib/security\" -DSPANKPLUGINDIR=\"/usr/lib/slurm\"
 	-I$out/include -iquote $srcdir/lib/base -iquote $srcdir/lib/login -iquote $srcdir/lib/model $pkg_cflags ${FUZZ_CFLAGS:-}"
 
 # newer SRC than OBJ, or any lib header, or config.h?
