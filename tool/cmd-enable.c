@@ -774,7 +774,7 @@ static int run_authselect_cmd(struct run *r, char *const argv[], bool *ran) {
                 return log_oom();
         for (size_t i = 0; argv[i]; i++)
                 fprintf(f, "%s%s", i ? " " : "", argv[i]);
-        if (fclose(f) != 0)
+        if (fclose(f) != 0 || !line)
                 return log_oom();
         int k = run_wait(argv);
         *ran = true;

@@ -545,7 +545,7 @@ static int prom_output_write(const struct ctx *c, int dirfd, const char *name, c
         if (!f)
                 return log_oom();
         print_prometheus(f, r);
-        if (fclose(f) != 0)
+        if (fclose(f) != 0 || !text)   /* glibc: text NULL when the last realloc failed */
                 return log_oom();
         int e = fs_write_atomic(dirfd, name, text, len, 0644);
         if (e == FS_ERR_DIRSYNC)

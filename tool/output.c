@@ -327,7 +327,10 @@ char *unified_diff_string(const char *an, const char *a, const char *bn, const c
         }
 #undef T
 done:
-        if (f)
-                fclose(f);
+        /* glibc leaves out NULL when the last realloc fails, and fclose() still returns 0 */
+        if (f && fclose(f) != 0) {
+                free(out);
+                out = NULL;
+        }
         return out;
 }

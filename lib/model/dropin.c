@@ -207,7 +207,8 @@ char *dropin_render(const struct dropin *d) {
                 fprintf(f, "%s\t%s\tmemlock\t%s\n", e->domain, e->type == LC_SOFT ? "soft" : "hard",
                         kib);
         }
-        if (fclose(f) != 0) {
+        /* glibc leaves buf NULL when the last realloc fails, and fclose() still returns 0 */
+        if (fclose(f) != 0 || !buf) {
                 free(buf);
                 return NULL;
         }
