@@ -718,6 +718,22 @@ else
 	expect_true "... the user is told once: \"memlock is 8 MiB, not 16 MiB\"" \
 		[ "$(infos)" = "memlock is 8 MiB, not 16 MiB: $SERVICE cannot raise its hard limit (see rdmalimits doctor)" ]
 
+	# only the hard limit short of the target (the soft already the rule's): still a shortfall,
+	# with its warning and message, not "already so"
+	hardonly=$(policy hardonly <<'EOF'
+version = 1;
+rules = ( { user = "fred"; memlock = "6M"; hard = "16M"; } );
+EOF
+)
+	START_AT="$((6 * M)):$HARD" session fred "$hardonly"
+	expect "soft at the rule's 6M, hard 16M wanted: the limits as they were" PAM_SUCCESS $((6 * M)) "$HARD"
+	warnings=$(logs warning)
+	expect_true "... one warning" [ "$(count "$warnings")" = 1 ]
+	expect_true "... naming the hard limit it wanted and what it set" \
+		grep -q 'wanted memlock soft=6 MiB hard=16 MiB, set soft=6 MiB hard=8 MiB' <<<"$warnings"
+	expect_true "... the user is told the hard limit is 8 MiB, not 16 MiB" \
+		[ "$(infos)" = "the memlock hard limit is 8 MiB, not 16 MiB: $SERVICE cannot raise its hard limit (see rdmalimits doctor)" ]
+
 	session ann "$big" quiet
 	expect "quiet: the same limits" PAM_SUCCESS "$HARD" "$HARD"
 	expect_true "quiet: no conversation message" [ -z "$(infos)" ]
