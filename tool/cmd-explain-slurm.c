@@ -329,3 +329,90 @@ int cmd_explain_slurm(struct ctx *c) {
         slurm_explain_clear(&e);
         return r;
 }
+
+/* ------------------------------------------------------------------------------------ */
+/* status: where a running task's memlock came from, by the same model */
+
+struct slurm_origin {
+        struct slurm_explain e;
+        int loaded;                      /* 0: not yet, 1: loaded, -1: nothing to model */
+};
+
+void slurm_origin_free(struct slurm_origin *o) {
+        if (!o)
+                return;
+        slurm_explain_clear(&o->e);
+        free(o);
+}
+
+/* Everything but the user, once: slurm.conf, plugstack.conf, slurmd, the plugin's policy. */
+static int origin_load(const struct ctx *c, struct slurm_origin *o) {
+        struct slurm_explain *e = &o->e;
+        if (o->loaded)
+                return o->loaded;
+        o->loaded = -1;
+        if (ctx_ident(c, &e->id) < 0 || slurm_conf_read(NULL, c->slurm_conf, &e->conf) < 0 ||
+            plugstack_read(NULL, &e->conf, &e->stack) < 0 || e->conf.walk.error || e->stack.walk.error ||
+            e->conf.error || e->stack.error || !e->conf.path || slurmd_info_load(NULL, 0, &e->sd) < 0 ||
+            e->sd.from == SLURMD_FROM_ASSUMED)
+                return -1;   /* no slurm.conf here, or slurmd's limits only assumed: nothing to say */
+        const struct spank_line *l = e->stack.loads >= 0 ? &e->stack.lines[e->stack.loads] : NULL;
+        if (l) {
+                e->policy_path = (c->given & OPT_CONF) || !l->conf ? c->policy_path : l->conf;
+                tool_policy_load(c, e->policy_path, &e->p, e->refused, sizeof e->refused);
+                if (!e->p && !e->refused[0])
+                        snprintf(e->refused, sizeof e->refused, "%s does not exist", e->policy_path);
+                if (e->p && tool_hw_load(c, l->cache_given ? (l->cache ? l->cache : "") : NULL, e->p, &e->hw,
+                                         e->cache, sizeof e->cache, &e->cache_r) < 0)
+                        return -1;
+        }
+        o->loaded = 1;
+        return 1;
+}
+
+int slurm_task_origin(const struct ctx *c, struct slurm_origin **cache, uid_t uid, struct rl_pair live, char *buf,
+                      size_t size) {
+        struct slurm_origin *o = *cache;
+        const struct id_user *u;
+        struct slurm_task t;
+        char s[SIZE_FMT_MAX];
+
+        if (!o && !(o = *cache = calloc(1, sizeof(*o))))
+                return -ENOMEM;
+        if (origin_load(c, o) < 0 || ident_user_by_uid(o->e.id, uid, &u) < 0)
+                return 0;   /* nothing to model: the caller keeps its own words */
+        const struct slurm_task_input in = {
+                .conf = &o->e.conf, .stack = &o->e.stack, .slurmd = &o->e.sd,
+                .submit_from = "not known to status (the submit shell's)", .id = o->e.id, .user = u->name,
+                .policy = o->e.p, .policy_file = o->e.policy_path, .policy_error = o->e.refused, .hw = o->e.hw,
+        };
+        int r = slurm_task_model(&in, &t);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        bool hard_ok = t.hard_known && t.got.hard == live.hard, soft_ok = t.soft_known && t.got.soft == live.soft;
+        switch (t.by) {
+        case SLURM_TASK_PLUGIN:
+                if (hard_ok && soft_ok) {
+                        snprintf(buf, size, "spank_rdmalimit: %s", t.dec.rule ? "the policy's rule" : "the policy");
+                        return 1;
+                }
+                break;
+        case SLURM_TASK_PROPAGATED:
+                if (hard_ok) {
+                        snprintf(buf, size, "the submit host (soft), slurmd (hard)");
+                        return 1;
+                }
+                break;
+        case SLURM_TASK_SLURMD:
+                if (hard_ok && soft_ok) {
+                        snprintf(buf, size, "slurmd (PropagateResourceLimits leaves memlock to it)");
+                        return 1;
+                }
+                break;
+        default:
+                break;
+        }
+        snprintf(buf, size, "not as explain --slurm predicts (%s, hard %s): see rdmalimits doctor",
+                 slurm_task_by_name(t.by), t.hard_known ? size_format(t.got.hard, s) : "unknown");
+        return 1;
+}

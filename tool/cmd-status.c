@@ -589,6 +589,25 @@ static int status_parse_args(const struct ctx *c, struct status_options *o) {
         return 0;
 }
 
+/* A Slurm task's "limits of": what explain --slurm's model says set them (the one answer to
+ * "what does a job task of this user start with"), checked against the live values. */
+static int slurm_origins(const struct ctx *c, struct status_report *r) {
+        struct slurm_origin *cache = NULL;
+        int k = 0;
+
+        for (size_t i = 0; i < r->n_procs && k >= 0; i++) {
+                struct status_proc *p = &r->procs[i];
+                char buf[sizeof p->origin_owner];
+                if (p->origin != STATUS_O_SLURM || !p->limits_known || streq(p->comm, "slurmstepd"))
+                        continue;
+                k = slurm_task_origin(c, &cache, p->uid, p->memlock, buf, sizeof buf);
+                if (k > 0)
+                        snprintf(p->origin_owner, sizeof p->origin_owner, "%s", buf);
+        }
+        slurm_origin_free(cache);
+        return k < 0 ? k : 0;
+}
+
 int cmd_status(struct ctx *c) {
         struct status_options o = { .probe = true, .threshold = STATUS_THRESHOLD_DEFAULT };
         _cleanup_(status_report_clear) struct status_report r = {};
@@ -602,6 +621,8 @@ int cmd_status(struct ctx *c) {
         if (e != 0)
                 return e;
         e = status_collect(&o, &r);
+        if (e == 0)
+                e = slurm_origins(c, &r);
         if (e == -ESRCH)
                 log_error("status: no process %d", (int)c->pid);
         else if (e < 0)

@@ -45,7 +45,8 @@ static const struct command commands[] = {
           "diagnose the whole chain: PAM stacks, sshd, systemd, containers, running processes" },
         { "pin-test", cmd_pintest, OPT_FORCE, 1, 1, "SIZE",
           "as the calling user, really pin SIZE (mlock, AF_XDP UMEM, ibv_reg_mr) and say what failed" },
-        { "status", cmd_status, OPT_PID | OPT_UNIT | OPT_PROMETHEUS | OPT_THRESHOLD | OPT_OUTPUT | OPT_PROBE_TIMEOUT, 0, 1, "[USER]",
+        { "status", cmd_status, OPT_PID | OPT_UNIT | OPT_PROMETHEUS | OPT_THRESHOLD | OPT_OUTPUT | OPT_PROBE_TIMEOUT |
+                  OPT_SLURM_CONF, 0, 1, "[USER]",
           "per process, user and unit: memlock limits, what is locked, pinned and charged, the headroom" },
         { "probe", cmd_probe, OPT_CONF | OPT_SAVE | OPT_CACHE, 0, 0, "",
           "RDMA devices, AF_XDP interfaces, RAM, and the auto value of the policy" },
@@ -148,7 +149,9 @@ static const struct opt_def {
           { { "explain", "with --slurm: slurm.conf (default /etc/slurm/slurm.conf,\n"
                          "else /etc/slurm-llnl/slurm.conf)" },
             { "doctor", "slurm.conf (default /etc/slurm/slurm.conf, else\n"
-                        "/etc/slurm-llnl/slurm.conf)" } } },
+                        "/etc/slurm-llnl/slurm.conf)" },
+            { "status", "the slurm.conf of this node's Slurm tasks (default\n"
+                        "/etc/slurm/slurm.conf, else /etc/slurm-llnl/slurm.conf)" } } },
         { "ssh", required_argument, 0, false, OPT_SSH, ACT_STRING, F(ssh), "DEST",
           { { "verify", "log in with ssh to DEST" } } },
         { "ssh-option", required_argument, 0, false, OPT_SSH, ACT_SSH_OPTION, 0, "ARG",

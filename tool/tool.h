@@ -96,6 +96,13 @@ int cmd_list(struct ctx *c);
 int cmd_check(struct ctx *c);
 int cmd_explain(struct ctx *c);
 int cmd_explain_slurm(struct ctx *c);
+/* status: where the memlock of a running Slurm task of uid came from, by explain --slurm's model
+ * (the submit shell's limit unknown), into buf; *cache holds what is read once (free it with
+ * slurm_origin_free()).  1 when buf is set, 0 when there is nothing to model, -ENOMEM. */
+struct slurm_origin;
+int slurm_task_origin(const struct ctx *c, struct slurm_origin **cache, uid_t uid, struct rl_pair live, char *buf,
+                      size_t size);
+void slurm_origin_free(struct slurm_origin *o);
 int cmd_probe(struct ctx *c);
 int cmd_pintest(struct ctx *c);
 int cmd_verify(struct ctx *c);

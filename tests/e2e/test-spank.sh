@@ -210,6 +210,10 @@ steps() {
 		sleep 1
 	done
 	"$RDMALIMITS" --json doctor --slurm-conf "$W/etc/slurm.conf" > "$W/doctor-$u.json" 2> "$W/doctor-$u.err"
+	# status's "limits of" for the step's task, by the same model
+	"$RDMALIMITS" --json status --pid "$(pgrep -u "$u" -x sleep | head -n 1)" --slurm-conf "$W/etc/slurm.conf" 2> /dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["processes"][0]["origin"]["limits_from"])' \
+		> "$W/status-$u.txt" 2>&1
 	python3 -c '
 import json, sys
 for f in json.load(open(sys.argv[1]))["findings"]:
@@ -221,10 +225,14 @@ for f in json.load(open(sys.argv[1]))["findings"]:
 st=$(steps alice)
 diag "doctor, alice's step: $st"
 check "doctor: alice's running step as explain --slurm predicts (the plugin)" test "$st" = "slurm-step-memlock user alice"
+check "status: alice's task's limits are spank_rdmalimit's ($(cat "$W/status-alice.txt"))" \
+	test "$(cat "$W/status-alice.txt")" = "spank_rdmalimit: the policy's rule"
 st=$(steps bob)
 diag "doctor, bob's step: $st"
 check "doctor: bob's step: its hard limit as predicted, the submit shell's soft not compared, no MISMATCH" \
 	test "$st" = "slurm-step-submit-unknown user bob"
+check "status: bob's task: the submit host's soft, slurmd's hard ($(cat "$W/status-bob.txt"))" \
+	test "$(cat "$W/status-bob.txt")" = "the submit host (soft), slurmd (hard)"
 
 # the shortfall: carol's rule wants 2H, slurmd's hard limit is H
 run carol "$low" carol-default
