@@ -13,6 +13,8 @@ set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../tap.sh
 . "$here/../tap.sh"
+# shellcheck source=slurm.sh
+. "$here/slurm.sh"
 : "${RDMALIMITS:=$top_builddir/rdmalimits}"
 
 if [ "${1:-}" != --in-netns ]; then
@@ -54,44 +56,13 @@ submit_soft=$((hard_kib / 8 * 1024))
 diag "hard $hard, slurmd's soft $slurmd_soft, the submit shell's soft $submit_soft"
 
 mkdir -p "$W/munge" "$W/state" "$W/spool" "$W/etc/slurm" "$W/usr/lib/systemd/system"
-head -c 1024 /dev/urandom > "$W/munge/munge.key"
-chmod 0400 "$W/munge/munge.key"
-if ! munged --force -S "$W/munge/sock" --key-file="$W/munge/munge.key" --pid-file="$W/munge/munged.pid" \
-	--log-file="$W/munge/log" --seed-file="$W/munge/seed" 2> "$W/munged.err"; then
+if ! slurm_munged "$W"; then
 	fail "munged starts"
 	sed 's/^/# /' "$W/munged.err"
 	done_testing
 fi
 node=$(hostname -s)
-conf() {
-	cat <<E
-ClusterName=rdmalimit
-SlurmctldHost=$node(127.0.0.1)
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$W/munge/sock
-CredType=cred/munge
-StateSaveLocation=$W/state
-SlurmdSpoolDir=$W/spool
-SlurmctldPidFile=$W/slurmctld.pid
-SlurmdPidFile=$W/slurmd.pid
-SlurmctldLogFile=$W/slurmctld.log
-SlurmdLogFile=$W/slurmd.log
-SlurmctldPort=16917
-SlurmdPort=16918
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-SelectType=select/linear
-ReturnToService=2
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
-PartitionName=rdma Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-E
-	printf '%s\n' "$@"
-}
+conf() { slurm_conf "$W" "$node" "$@"; }
 conf > "$W/etc/slurm/slurm.conf"
 # the tree doctor reads: this slurm.conf and Slurm's own slurmd.service
 printf '[Service]\nExecStart=/usr/sbin/slurmd\nLimitMEMLOCK=infinity\n' > "$W/usr/lib/systemd/system/slurmd.service"

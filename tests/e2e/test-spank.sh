@@ -26,6 +26,8 @@ set -u
 
 # shellcheck source=e2e.sh
 . "$(dirname "${BASH_SOURCE[0]}")/e2e.sh"
+# shellcheck source=slurm.sh
+. "$(dirname "${BASH_SOURCE[0]}")/slurm.sh"
 : "${SPANK_PLUGIN:=$top_builddir/spank/.libs/spank_rdmalimit.so}"
 export SPANK_PLUGIN
 
@@ -74,45 +76,13 @@ carol_line=$(grep -n '"carol"' /etc/security/rdmalimit.conf | cut -d: -f1)
 W=$SANDBOX_DIR/slurm
 mkdir -m 0755 "$W" "$W/munge" "$W/state" "$W/spool" "$W/etc" "$W/out"
 chmod 0777 "$W/out"
-head -c 1024 /dev/urandom > "$W/munge/munge.key"
-chmod 0400 "$W/munge/munge.key"
-if ! munged --force -S "$W/munge/sock" --key-file="$W/munge/munge.key" --pid-file="$W/munge/munged.pid" \
-	--log-file="$W/munge/log" --seed-file="$W/munge/seed" 2> "$W/munged.err"; then
+if ! slurm_munged "$W"; then
 	not_ok "munged starts" "$(cat "$W/munged.err")"
 	exit 1
 fi
 node=$(hostname -s)
 echo "optional $SPANK_PLUGIN cache=" > "$W/etc/plugstack.conf"
-conf() {
-	cat <<E
-ClusterName=rdmalimit
-SlurmctldHost=$node(127.0.0.1)
-SlurmUser=root
-SlurmdUser=root
-AuthType=auth/munge
-AuthInfo=socket=$W/munge/sock
-CredType=cred/munge
-StateSaveLocation=$W/state
-SlurmdSpoolDir=$W/spool
-SlurmctldPidFile=$W/slurmctld.pid
-SlurmdPidFile=$W/slurmd.pid
-SlurmctldLogFile=$W/slurmctld.log
-SlurmdLogFile=$W/slurmd.log
-SlurmctldPort=16917
-SlurmdPort=16918
-PlugStackConfig=$W/etc/plugstack.conf
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-MpiDefault=none
-SelectType=select/linear
-ReturnToService=2
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
-PartitionName=rdma Nodes=ALL Default=YES MaxTime=INFINITE State=UP
-E
-	printf '%s\n' "$@"
-}
+conf() { slurm_conf "$W" "$node" "PlugStackConfig=$W/etc/plugstack.conf" "$@"; }
 conf > "$W/etc/slurm.conf"
 chmod 0644 "$W/etc/slurm.conf" "$W/etc/plugstack.conf"
 export SLURM_CONF=$W/etc/slurm.conf
