@@ -7,6 +7,8 @@
 #   has TEXT       $OUT has TEXT (fixed string); hasnt TEXT: it has not
 #   line WORD...   a line of $OUT has every WORD
 #   show           $OUT as TAP diagnostics, its control bytes removed
+#   json_of ID [FIELD...]  of the JSON finding ID in $OUT, the FIELDs (default severity, where,
+#                  fix) joined by '|', one finding a line
 
 run() {
 	"$RDMALIMITS" --root "$R" --flavour debian doctor "$@" > "$OUT.raw" 2> "$T/err"
@@ -22,3 +24,13 @@ line() {
 	[ -n "$l" ]
 }
 show() { sed 's/^/#   /' "$OUT" | LC_ALL=C tr -d '\000-\010\013-\037\177'; }
+json_of() {
+	local id=$1
+	shift
+	[ $# -gt 0 ] || set -- severity where fix
+	python3 -c '
+import json, sys
+for f in json.load(open(sys.argv[1]))["findings"]:
+    if f["id"] == sys.argv[2]:
+        print(*(f[k] for k in sys.argv[3:]), sep="|")' "$OUT" "$id" "$@"
+}

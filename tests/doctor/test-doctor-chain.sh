@@ -15,14 +15,6 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 R=$T/root
 OUT=$T/out
-# the JSON finding with this id: its severity, where and fix, one per line
-json_of() {
-	python3 -c '
-import json, sys
-for f in json.load(open(sys.argv[1]))["findings"]:
-    if f["id"] == sys.argv[2]:
-        print(f["severity"], f["where"], f["fix"], sep="|")' "$OUT" "$1"
-}
 
 AUTO="2 GiB the hardware needs (\`auto\` of the hardware section of etc/security/rdmalimit.conf; hardware of the host running doctor, not the tree: base 2 GiB"
 

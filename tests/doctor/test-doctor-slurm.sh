@@ -29,13 +29,7 @@ trap 'kill $(jobs -p) 2>/dev/null; fakesys_reset; rm -rf "$T"' EXIT
 R=$T/root
 OUT=$T/out
 # the JSON finding with this id: its severity and where, one per line
-json_of() {
-	python3 -c '
-import json, sys
-for f in json.load(open(sys.argv[1]))["findings"]:
-    if f["id"] == sys.argv[2]:
-        print(f["severity"], f["where"], sep="|")' "$OUT" "$1"
-}
+slurm_json_of() { json_of "$1" severity where; }
 # this network namespace's own sysfs: its interfaces (lo) only
 mount -t sysfs sysfs /sys || { fail "sysfs in the private network namespace"; done_testing; exit 1; }
 
@@ -64,7 +58,7 @@ check "an RDMA device with an active port, a policy with a rule, slurmd.service:
 	line "WARN etc/slurm/plugstack.conf: spank_rdmalimit.so is not loaded, on a node with RDMA/AF_XDP hardware (the host running doctor, not the tree: 1 RDMA device; \`auto\` counts 1 active port and RX queue) and a policy with 1 rule" "(etc/slurm/plugstack.conf)"
 check "... fix: the plugstack.conf line" has "fix: add the line 'optional spank_rdmalimit.so' to etc/slurm/plugstack.conf"
 run --json
-check "... --json id slurm-spank-missing" test "$(json_of slurm-spank-missing)" = "warning|etc/slurm/plugstack.conf"
+check "... --json id slurm-spank-missing" test "$(slurm_json_of slurm-spank-missing)" = "warning|etc/slurm/plugstack.conf"
 rm "$R/etc/slurm/plugstack.conf"
 run
 check "no plugstack.conf at all: the same finding" line "WARN no plugstack.conf: spank_rdmalimit.so is not loaded"
@@ -92,7 +86,7 @@ run
 check "required, its file missing: FAIL, every job step fails" line "FAIL plugstack.conf names /usr/lib/nowhere/spank_rdmalimit.so, which does not exist: a required plugin that cannot be loaded makes Slurm fail every job step"
 check "... exit 1" test "$rc" = 1
 run --json
-check "... --json id slurm-spank-so-missing" test "$(json_of slurm-spank-so-missing)" = "error|etc/slurm/plugstack.conf:1"
+check "... --json id slurm-spank-so-missing" test "$(slurm_json_of slurm-spank-so-missing)" = "error|etc/slurm/plugstack.conf:1"
 mkdir -p "$R/etc/slurm/plugstack.conf.d"
 echo 'include /etc/slurm/plugstack.conf.d/*.conf' > "$R/etc/slurm/plugstack.conf"
 echo 'optional spank_rdmalimit.so' > "$R/etc/slurm/plugstack.conf.d/10-rdma.conf"
@@ -104,7 +98,7 @@ echo 'include ../plugstack.conf' > "$R/etc/slurm/plugstack.conf.d/10-rdma.conf"
 run
 check "an include cycle in plugstack.conf: FAIL" line "FAIL plugstack.conf: an include cycle" "(etc/slurm/plugstack.conf.d/10-rdma.conf:1)"
 run --json
-check "... --json id slurm-plugstack-include-cycle" test "$(json_of slurm-plugstack-include-cycle)" = "error|etc/slurm/plugstack.conf.d/10-rdma.conf:1"
+check "... --json id slurm-plugstack-include-cycle" test "$(slurm_json_of slurm-plugstack-include-cycle)" = "error|etc/slurm/plugstack.conf.d/10-rdma.conf:1"
 sed -i 's/^PropagateResourceLimitsExcept=.*/PropagateResourceLimitsExcept=Memlock/' "$R/etc/slurm/slurm.conf"
 run
 check "PropagateResourceLimitsExcept=Memlock (Slurm's names are upper case): FAIL, slurm.conf refused" \
@@ -147,7 +141,7 @@ check "... a task with another soft limit: MISMATCH" \
 	line "WARN MISMATCH: user nobody: memlock soft 1 MiB, hard 6 MiB, explain --slurm predicts soft 2 MiB, hard 6 MiB (slurmd)" "(job_78/step_0 (pid "
 check "... fix: explain --slurm" has "fix: rdmalimits explain nobody --slurm shows each step"
 live --json
-check "... --json id slurm-step-mismatch" test "$(json_of slurm-step-mismatch | cut -d'|' -f1)" = warning
+check "... --json id slurm-step-mismatch" test "$(slurm_json_of slurm-step-mismatch | cut -d'|' -f1)" = warning
 stop
 # PropagateResourceLimits default: the soft limit is the submit shell's, unknown to doctor
 printf 'ClusterName=lab\n' > "$S/slurm/slurm.conf"
