@@ -13,6 +13,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,11 +22,11 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <limits.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "fsutil.h"
 #include "macro.h"
+#include "netlink.h"
 #include "rpmdb.h"
 
 #define NOBODY ((uid_t)65534)
@@ -161,16 +162,32 @@ __attribute__((noreturn)) static void exec_rpm(const char *rpm, const char *dir,
         _exit(127);
 }
 
-static unsigned long long now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (unsigned long long)ts.tv_sec * 1000 + (unsigned long long)ts.tv_nsec / 1000000;
+/* Reap the child by the deadline: its exit status, or after the deadline SIGKILL (rpm could
+ * close its stdout and go on) and -ETIMEDOUT. */
+static int reap_by(pid_t pid, uint64_t deadline, int *ret_status) {
+        int st = 0;
+        for (;;) {
+                pid_t k = waitpid(pid, &st, WNOHANG);
+                if (k == pid) {
+                        *ret_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+                        return 0;
+                }
+                if (k < 0 && errno != EINTR)
+                        return -errno;
+                if (nl_now_ms() >= deadline) {
+                        (void)kill(pid, SIGKILL);
+                        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                                ;
+                        return -ETIMEDOUT;
+                }
+                (void)poll(NULL, 0, 10);
+        }
 }
 
 /* rpm's answer: at most size - 1 bytes of its stdout within the deadline; its exit status. */
 static int run_rpm(const char *rpm, const char *dir, const char *name, unsigned timeout_ms, char *out, size_t size,
                    int *ret_status) {
-        int p[2], st = 0, r = 0;
+        int p[2], r = 0;
         size_t len = 0;
         pid_t pid;
 
@@ -186,44 +203,22 @@ static int run_rpm(const char *rpm, const char *dir, const char *name, unsigned 
         if (pid == 0)
                 exec_rpm(rpm, dir, name, p[1]);
         close(p[1]);
-        unsigned long long deadline = now_ms() + timeout_ms;
-        for (;;) {
-                unsigned long long t = now_ms();
-                if (t >= deadline) {
-                        r = -ETIMEDOUT;
+        uint64_t deadline = nl_now_ms() + timeout_ms;
+        while (len < size - 1) {   /* more than a version: the caller refuses it */
+                r = fd_wait_in(p[0], deadline);
+                if (r < 0)
                         break;
-                }
-                struct pollfd pfd = { .fd = p[0], .events = POLLIN };
-                int k = poll(&pfd, 1, (int)(deadline - t));
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k < 0) {
-                        r = -errno;
-                        break;
-                }
-                if (k == 0)
-                        continue;
-                char tmp[256];
-                ssize_t n = read(p[0], tmp, sizeof tmp);
+                ssize_t n = read(p[0], out + len, size - 1 - len);
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n <= 0)
                         break;
-                size_t take = (size_t)n < size - 1 - len ? (size_t)n : size - 1 - len;
-                memcpy(out + len, tmp, take);
-                len += take;
-                if (len == size - 1)
-                        break;  /* more than a version: the caller refuses it */
+                len += (size_t)n;
         }
         close(p[0]);
         out[len] = '\0';
-        if (r < 0)
-                (void)kill(pid, SIGKILL);
-        while (waitpid(pid, &st, 0) < 0)
-                if (errno != EINTR)
-                        return r < 0 ? r : -errno;
-        *ret_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-        return r;
+        int k = reap_by(pid, r < 0 ? 0 : deadline, ret_status);
+        return r == -ETIME ? -ETIMEDOUT : r < 0 ? r : k;
 }
 
 int rpmdb_package_version(const char *root, const char *name, unsigned timeout_ms, char *buf, size_t size) {
