@@ -253,10 +253,7 @@ static int flavour_rpm(const char *root, enum lc_flavour *ret) {
         if (r == 0)
                 return parse_version(version, &maj, &min, &pat) < 0 || flavour_make(false, maj, min, pat, ret) < 0
                                ? -EINVAL : 0;
-        if (r != -ENOEXEC)
-                return -ENOENT;
-        struct stat st;
-        if (fs_stat_in_root(root, "/var/lib/rpm", false, &st) < 0 && fs_stat_in_root(root, "/usr/lib/sysimage/rpm", false, &st) < 0)
+        if (r != -ENOEXEC)   /* -ENOEXEC: the tree has a database, this system no rpm(8) */
                 return -ENOENT;
         if (fs_fopen_in_root(root, "/usr/share/doc/pam/NEWS", &f) < 0)
                 return -ENOENT;
@@ -391,15 +388,18 @@ static const struct release_row *release_row(const char *id, const char *version
         return NULL;
 }
 
-/* The release of a row, with its vendor directory bit. */
-static int release_find(const char *id, const char *version, enum lc_flavour *ret) {
-        const struct release_row *row = release_row(id, version);
+/* The release of a row (NULL: -ENOENT), with its vendor directory bit. */
+static int row_flavour(const struct release_row *row, enum lc_flavour *ret) {
         if (!row)
                 return -ENOENT;
         int r = flavour_make(row->debian, 1, row->min, row->pat, ret);
         if (r == 0 && row->share)
                 *ret = (enum lc_flavour)((int)*ret | LC_FLAVOUR_VENDOR_SHARE);
         return r;
+}
+
+static int release_find(const char *id, const char *version, enum lc_flavour *ret) {
+        return row_flavour(release_row(id, version), ret);
 }
 
 /* The row of the tree's os-release (ID, VERSION_ID), or NULL. */
@@ -418,13 +418,7 @@ static const struct release_row *os_release_row(const char *root) {
 }
 
 static int flavour_os_release(const char *root, enum lc_flavour *ret) {
-        const struct release_row *row = os_release_row(root);
-        if (!row)
-                return -ENOENT;
-        int r = flavour_make(row->debian, 1, row->min, row->pat, ret);
-        if (r == 0 && row->share)
-                *ret = (enum lc_flavour)((int)*ret | LC_FLAVOUR_VENDOR_SHARE);
-        return r;
+        return row_flavour(os_release_row(root), ret);
 }
 
 static int flavour_detect(const char *root, enum lc_flavour *ret) {
