@@ -291,11 +291,16 @@ static int check_module_runs(struct run *r, const struct target *t, const char *
         _cleanup_(stack_run_clear) struct stack_run run = {};
         char why[PAMEDIT_WHERE_MAX + 384] = "";
 
-        if (pam_stack_load_text(r->c->root, name, text, &st) < 0 ||
-            stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run) < 0)
-                return run_oom(r) < 0 ? -1 : -1;
+        if (pam_stack_load_text(r->c->root, name, text, &st) < 0) {
+                run_oom(r);
+                return -1;
+        }
         if (st.error || st.include_error)
                 return 0;   /* reported elsewhere (pam_plan_service) */
+        if (stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run) < 0) {
+                run_oom(r);
+                return -1;
+        }
         bool limits = run.last_limits >= 0, module_after = run.last_module > run.last_limits;
         if (module_after)
                 return 0;
@@ -308,7 +313,7 @@ static int check_module_runs(struct run *r, const struct target *t, const char *
         } else if (run.failed)
                 snprintf(why, sizeof why, "the stack fails before it");
         else {
-                /* the entry whose jump passes over the (last) module line */
+                /* the entry the walk's path goes from to past the (last) module line: its jump */
                 long mod = -1;
                 for (size_t i = 0; i < st.n; i++)
                         if (streq(st.v[i].name, "pam_rdmalimit"))

@@ -204,7 +204,7 @@ _printf_(2, 3) static void reason(struct verdict *v, const char *fmt, ...) {
 static void judge(const struct ctx *c, const struct tool_session *s, const struct session_result *sr,
                   struct verdict *v) {
         const struct session_model *m = &s->m;
-        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], x[SIZE_FMT_MAX];
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
 
         v->ok = sr->pam_rc == PAM_SUCCESS;
         v->predicted_open = m->kind == LC_SESSION_LIMITS || m->kind == LC_SESSION_NO_LIMITS;
@@ -237,7 +237,6 @@ static void judge(const struct ctx *c, const struct tool_session *s, const struc
         v->kind = !v->agree                                               ? VERDICT_MODEL_ERROR
                   : v->target.cause == SESSION_SHORT_NONE && v->ok        ? VERDICT_OK
                                                                           : VERDICT_BELOW;
-        (void)x;
 }
 
 static void verify_json(const struct ctx *c, const char *user, const struct tool_session *s,
