@@ -29,10 +29,10 @@
 #include "escape.h"
 #include "hwcache.h"
 #include "macro.h"
+#include "policy.h"
 #include "size.h"
 
 #define PUBLIC __attribute__((visibility("default")))
-#define DEFAULT_CONF SYSCONFDIR "/security/rdmalimit.conf"
 
 struct args {
         const char *conf;
@@ -41,7 +41,7 @@ struct args {
 };
 
 static void parse_args(pam_handle_t *pamh, int argc, const char **argv, struct args *a) {
-        *a = (struct args){ .conf = DEFAULT_CONF, .cache = HW_CACHE_PATH };
+        *a = (struct args){ .conf = POLICY_PATH, .cache = HW_CACHE_PATH };
         for (int i = 0; i < argc; i++) {
                 if (strncmp(argv[i], "conf=", 5) == 0 && argv[i][5])
                         a->conf = argv[i] + 5;

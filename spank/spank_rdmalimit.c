@@ -47,9 +47,9 @@
 #include "escape.h"
 #include "hwcache.h"
 #include "macro.h"
+#include "policy.h"
 #include "size.h"
 
-#define DEFAULT_CONF SYSCONFDIR "/security/rdmalimit.conf"
 #define PREFIX "spank_rdmalimit: "
 
 #pragma GCC visibility push(default)
@@ -108,7 +108,7 @@ static void spank_cause(void *data, const char *got_hard, const char *fix, char 
 }
 
 static void parse_args(int ac, char **av, struct args *a) {
-        *a = (struct args){ .conf = DEFAULT_CONF, .cache = HW_CACHE_PATH };
+        *a = (struct args){ .conf = POLICY_PATH, .cache = HW_CACHE_PATH };
         for (int i = 0; i < ac; i++) {
                 if (strncmp(av[i], "conf=", 5) == 0 && av[i][5])
                         a->conf = av[i] + 5;

@@ -23,7 +23,6 @@
 #include "size.h"
 #include "tool.h"
 
-#define POLICY_PATH SYSCONFDIR "/security/rdmalimit.conf"
 
 extern char **environ;
 

@@ -12,6 +12,8 @@
 #include "diag.h"
 #include "hw.h"
 
+/* where the module, the plugin and the tool read the policy by default */
+#define POLICY_PATH SYSCONFDIR "/security/rdmalimit.conf"
 #define POLICY_MAX_BYTES (1024 * 1024)   /* larger policy files are refused */
 /* The smallest value `auto` (or its fallback) hands out: the kernel's historic default
  * RLIMIT_MEMLOCK.  A memlock of 0 breaks every RDMA memory registration, so the policy never

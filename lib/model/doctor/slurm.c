@@ -275,7 +275,7 @@ static bool step_task(pid_t pid) {
 /* The policy the loading line's plugin reads, if it is the one doctor loaded: NULL otherwise. */
 static const struct policy *step_policy(struct doc *d, const struct plugstack *ps, const char **ret_conf) {
         const char *conf = ps->loads >= 0 && ps->lines[ps->loads].conf ? ps->lines[ps->loads].conf
-                                                                         : SYSCONFDIR "/security/rdmalimit.conf";
+                                                                         : POLICY_PATH;
         *ret_conf = conf;
         if (ps->loads < 0)
                 return d->in->policy;
