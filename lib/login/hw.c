@@ -381,11 +381,11 @@ static int if_name(int fd, unsigned ifindex, char name[static IF_NAMESIZE]) {
 /* The netdev dump: the interfaces with XDP features.  -EINTR when a change interrupted it. */
 static int xdp_dump(struct genl *g, uint16_t family, struct xdp_dump *d) {
         uint8_t buf[NLMSG_HDRLEN + 64];
+        *d = (struct xdp_dump){ .family = family };   /* the caller frees d->ifs whatever happens */
         int len = genl_request(buf, sizeof buf, family, NLM_F_REQUEST | NLM_F_DUMP, ++g->seq, NETDEV_CMD_DEV_GET,
                                NETDEV_FAMILY_VERSION, 0, NULL);
         if (len < 0)
                 return len;
-        *d = (struct xdp_dump){ .family = family };
         return genl_transact(g, buf, (size_t)len, dev_msg, d);
 }
 
