@@ -5,7 +5,7 @@
  * netlink family (netlink.h), RX queues and the physical-device link from sysfs) and physical
  * RAM.  Library code: no printing, negative errno, thread-safe, O_CLOEXEC.
  *
- * hw_probe() reads only the kernel: sysfs, /proc/meminfo and netlink (no library, no
+ * hw_probe() reads only the kernel: sysfs, sysinfo(2) and netlink (no library, no
  * environment).  It is what a login may run.  The ibverbs device attributes
  * (max_mr_size, max_mr) need libibverbs and its providers, which read the environment and
  * open files as the caller: hw_probe_verbs() in lib/model/hw-verbs.c adds them, for the tool only
@@ -95,7 +95,7 @@ struct hw_summary {
         struct hw_xdp_if *xdp;
 
         int mem_status;        /* 0 or negative errno; not probed: -ENODATA */
-        uint64_t mem_total;    /* bytes, from /proc/meminfo MemTotal */
+        uint64_t mem_total;    /* bytes: sysinfo(2)'s totalram, MemTotal */
 };
 
 /* Probe what `what` asks for, from the kernel only (no libibverbs); sel may be NULL (physical
