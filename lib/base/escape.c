@@ -30,13 +30,6 @@ size_t str_escape_byte(unsigned char c, char out[static 5]) {
         return 4;
 }
 
-bool str_is_plain(const char *s) {
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-                if (!plain(*p))
-                        return false;
-        return true;
-}
-
 size_t str_escaped_len(const char *s) {
         size_t n = 0;
         char tmp[5];
@@ -67,15 +60,6 @@ const char *str_escape(const char *s, char *buf, size_t size) {
         }
         buf[n] = '\0';
         return buf;
-}
-
-char *str_escape_dup(const char *s) {
-        size_t n = str_escaped_len(s);
-        char *out = malloc(n + 1);
-
-        if (!out)
-                return NULL;
-        return (char *)str_escape(s, out, n + 1);
 }
 
 int str_escape_fputs(const char *s, FILE *f) {

@@ -30,11 +30,5 @@ size_t str_escaped_len(const char *s);
  * boundary and ends in "..." (size >= 4).  Returns buf. */
 const char *str_escape(const char *s, char *buf, size_t size);
 
-/* s escaped, malloc()ed; NULL on -ENOMEM. */
-char *str_escape_dup(const char *s);
-
-/* true when str_escape() would change nothing */
-bool str_is_plain(const char *s);
-
 /* For a fixed-size log field: a name of up to 64 bytes, escaped, fits. */
 #define ESCAPE_NAME_MAX (64 * 4 + 4)

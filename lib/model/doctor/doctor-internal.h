@@ -62,12 +62,11 @@ const char *disp_rooted(const struct doc *d, const char *path);
 int read_text(const char *path, char **ret);
 /* ROOT/abs. */
 int read_rooted(const struct doc *d, const char *abs, char **ret);
-/* Each line of ROOT/abs (its newline cut, in place) and its "FILE:LINE" to fn, up to the first
- * error: 0, that error, or read_rooted()'s. */
 typedef int line_fn(struct doc *d, char *line, const char *where, void *userdata);
-int read_lines(struct doc *d, const char *abs, line_fn *fn, void *userdata);
-/* ... as a file of the walk v (visit.h), brought by the line from ("FILE:LINE", NULL for the
- * walk's first file): entered (a cycle, the budget: v's error), each line counted, left. */
+/* Each line of ROOT/abs (its newline cut, in place) and its "FILE:LINE" to fn, up to the first
+ * error: 0, that error, or read_rooted()'s; with a walk v (visit.h), as a file of it, brought
+ * by the line from ("FILE:LINE", NULL for the walk's first file): entered (a cycle, the
+ * budget: v's error), each line counted, left. */
 struct visit;
 int read_lines_walk(struct doc *d, const char *abs, struct visit *v, const char *from, line_fn *fn, void *userdata);
 bool exists_rooted(const struct doc *d, const char *abs, bool want_dir);

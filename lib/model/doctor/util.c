@@ -124,10 +124,6 @@ int read_lines_walk(struct doc *d, const char *abs, struct visit *v, const char 
         return r;
 }
 
-int read_lines(struct doc *d, const char *abs, line_fn *fn, void *userdata) {
-        return read_lines_walk(d, abs, NULL, NULL, fn, userdata);
-}
-
 int walk_finding(struct doc *d, enum doctor_group g, const char *cycle_id, const char *bound_id,
                  enum diag_severity bound_lvl, int error,
                  const char *where, const char *keyword, const char *reader, const char *subject,
