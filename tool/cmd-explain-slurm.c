@@ -74,7 +74,6 @@ static int load_submit(const struct ctx *c, struct slurm_explain *e) {
  * --conf and --cache say otherwise). */
 static int load_policy(const struct ctx *c, struct slurm_explain *e) {
         const struct spank_line *l = e->stack.loads >= 0 ? &e->stack.lines[e->stack.loads] : NULL;
-        const char *groups_user;
         char **groups = NULL;
         size_t n = 0;
 
@@ -86,10 +85,9 @@ static int load_policy(const struct ctx *c, struct slurm_explain *e) {
                 snprintf(e->refused, sizeof e->refused, "%s does not exist", e->policy_path);
         if (!e->p)
                 return 0;
-        groups_user = e->u->name;
         if (policy_user_groups(e->p, e->id, e->u, &groups, &n) < 0)
                 return 0;
-        bool needs = policy_needs_hw(e->p, groups_user, (const char *const *)groups, n);
+        bool needs = policy_needs_hw(e->p, e->u->name, (const char *const *)groups, n);
         strv_free(groups);
         if (needs && tool_hw_load(c, l->cache_given ? (l->cache ? l->cache : "") : NULL, e->p, &e->hw, e->cache,
                                   sizeof e->cache, &e->cache_r) < 0)
@@ -393,7 +391,7 @@ int slurm_task_origin(const struct ctx *c, struct slurm_origin **cache, uid_t ui
         switch (t.by) {
         case SLURM_TASK_PLUGIN:
                 if (hard_ok && soft_ok) {
-                        snprintf(buf, size, "spank_rdmalimit: %s", t.dec.rule ? "the policy's rule" : "the policy");
+                        snprintf(buf, size, "spank_rdmalimit: the policy's rule");   /* a plugin result has one */
                         return 1;
                 }
                 break;

@@ -533,7 +533,6 @@ static int prom_output_open(const char *path, int *ret_dirfd, const char **ret_n
         else if (r < 0)
                 log_error("status: --output %s: its directory: %s; nothing written", path, fs_strerror(r));
         return r < 0 ? CMD_FINDINGS : 0;
-        return 0;
 }
 
 /* The metrics into dirfd/name, replaced atomically (fs_write_atomic(): a new temporary name,

@@ -159,8 +159,6 @@ static int slurm_check_adopt(struct doc *d) {
 }
 
 /* ------------------------------------------------------------------------------------ */
-
-/* ------------------------------------------------------------------------------------ */
 /* spank_rdmalimit in plugstack.conf */
 
 /* plugstack.conf's includes cycle, or go past the walk's bound. */
