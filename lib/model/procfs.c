@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,7 +123,7 @@ static bool is_daemon(pid_t pid, const char *exe) {
         return ppid <= 1 || !runs_exe((pid_t)ppid, exe, false);
 }
 
-int proc_find_daemon(const char *exe, pid_t *ret_pid) {
+static int find_daemon(const char *exe, pid_t *ret_pid) {
         struct dirent *de;
         DIR *d = opendir("/proc");
         int r = -ESRCH;
@@ -141,6 +142,16 @@ int proc_find_daemon(const char *exe, pid_t *ret_pid) {
         }
         closedir(d);
         return r;
+}
+
+int proc_find_daemon(const char *exe, pid_t *ret_pid) {
+        char real[PATH_MAX];
+        int r = find_daemon(exe, ret_pid);
+        /* /proc/PID/exe names the file run: a path that is a link (Debian's /usr/sbin/slurmd, to
+         * slurmd-wlm through alternatives) is looked for as its target too */
+        if (r != -ESRCH || !realpath(exe, real) || streq(real, exe))
+                return r;
+        return find_daemon(real, ret_pid);
 }
 
 /* The path of the systemd hierarchy in a cgroup text and its length; NULL when none. */

@@ -21,8 +21,9 @@ int proc_read(pid_t pid, const char *file, size_t max, char **ret);
  * zombie, another user's process without privileges). */
 int proc_exe(pid_t pid, char buf[static PATH_MAX]);
 
-/* The running daemon exe: a process owned by root (real uid 0) whose /proc/PID/exe is exe and
- * whose parent does not run it (the listener, not a child it forked): 0, -ESRCH when none. */
+/* The running daemon exe: a process owned by root (real uid 0) whose /proc/PID/exe is exe, or
+ * the file exe links to, and whose parent does not run it (the listener, not a child it
+ * forked): 0, -ESRCH when none. */
 int proc_find_daemon(const char *exe, pid_t *ret_pid);
 
 /* The value of the line "KEY:" (past its blanks, up to the newline: *ret_len when ret_len is

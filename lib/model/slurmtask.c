@@ -48,13 +48,7 @@ static int slurmd_from_process(pid_t pid, enum slurmd_from from, struct slurmd_i
 }
 
 int slurmd_find(pid_t *ret_pid) {
-        char real[PATH_MAX];
-        /* /proc/PID/exe is the file run: Debian's /usr/sbin/slurmd is a link to slurmd-wlm */
-        if (proc_find_daemon(SLURMD_EXE, ret_pid) >= 0)
-                return 0;
-        if (!realpath(SLURMD_EXE, real) || streq(real, SLURMD_EXE))
-                return -ESRCH;
-        return proc_find_daemon(real, ret_pid);
+        return proc_find_daemon(SLURMD_EXE, ret_pid);
 }
 
 int slurmd_info_load(const char *root, pid_t pid, struct slurmd_info *ret) {
