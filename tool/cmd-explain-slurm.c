@@ -387,28 +387,13 @@ int slurm_task_origin(const struct ctx *c, struct slurm_origin **cache, uid_t ui
         int r = slurm_task_model(&in, &t);
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
-        bool hard_ok = t.hard_known && t.got.hard == live.hard, soft_ok = t.soft_known && t.got.soft == live.soft;
-        switch (t.by) {
-        case SLURM_TASK_PLUGIN:
-                if (hard_ok && soft_ok) {
-                        snprintf(buf, size, "spank_rdmalimit: the policy's rule");   /* a plugin result has one */
-                        return 1;
-                }
-                break;
-        case SLURM_TASK_PROPAGATED:
-                if (hard_ok) {
-                        snprintf(buf, size, "the submit host (soft), slurmd (hard)");
-                        return 1;
-                }
-                break;
-        case SLURM_TASK_SLURMD:
-                if (hard_ok && soft_ok) {
-                        snprintf(buf, size, "slurmd (PropagateResourceLimits leaves memlock to it)");
-                        return 1;
-                }
-                break;
-        default:
-                break;
+        enum slurm_task_match m = slurm_task_check(&t, live);
+        if (m == SLURM_MATCH_YES || m == SLURM_MATCH_HARD) {
+                snprintf(buf, size, "%s",
+                         t.by == SLURM_TASK_PLUGIN       ? "spank_rdmalimit: the policy's rule"
+                         : t.by == SLURM_TASK_PROPAGATED ? "the submit host (soft), slurmd (hard)"
+                                                         : "slurmd (PropagateResourceLimits leaves memlock to it)");
+                return 1;
         }
         snprintf(buf, size, "not as explain --slurm predicts (%s, hard %s): see rdmalimits doctor",
                  slurm_task_by_name(t.by), t.hard_known ? size_format(t.got.hard, s) : "unknown");

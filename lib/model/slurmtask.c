@@ -265,6 +265,15 @@ static int task_config(const struct slurm_task_input *in, struct slurm_task *t) 
         return 0;
 }
 
+enum slurm_task_match slurm_task_check(const struct slurm_task *t, struct rl_pair live) {
+        if (t->by != SLURM_TASK_NO_TASK && t->hard_known && !t->soft_known && t->depends_on_submit)
+                return live.hard == t->got.hard ? SLURM_MATCH_HARD : SLURM_MATCH_NO;
+        if (t->by != SLURM_TASK_NO_TASK && t->soft_known && t->hard_known && live.soft == t->got.soft &&
+            live.hard == t->got.hard)
+                return SLURM_MATCH_YES;
+        return t->hard_known ? SLURM_MATCH_NO : SLURM_MATCH_UNKNOWN;
+}
+
 int slurm_task_model(const struct slurm_task_input *in, struct slurm_task *ret) {
         struct slurm_task t = { .plugin_line = -1 };
         const struct lc_service *sd = &in->slurmd->svc;

@@ -117,3 +117,12 @@ struct slurm_task {
 
 /* Compute it.  0, -ENOMEM, or an error of the user's groups (ident). */
 int slurm_task_model(const struct slurm_task_input *in, struct slurm_task *ret);
+
+/* A running task's memlock (live) against the model's: the one answer doctor and status give. */
+enum slurm_task_match {
+        SLURM_MATCH_YES,             /* soft and hard as predicted */
+        SLURM_MATCH_HARD,            /* the soft limit is the submit shell's (not known): the hard as predicted */
+        SLURM_MATCH_UNKNOWN,         /* slurmd's limits are not known: nothing to compare */
+        SLURM_MATCH_NO,              /* not as predicted, or no task predicted */
+};
+enum slurm_task_match slurm_task_check(const struct slurm_task *t, struct rl_pair live);

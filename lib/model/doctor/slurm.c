@@ -299,21 +299,23 @@ static int step_compare(struct doc *d, const struct slurm_task_input *base, cons
                 return r == -ENOMEM ? r : 0;
         fmt_pair(p->memlock.soft, p->memlock.hard, got);
         fmt_pair(t.got.soft, t.got.hard, want);
-        if (t.by != SLURM_TASK_NO_TASK && t.hard_known && !t.soft_known && t.depends_on_submit) {
-                if (p->memlock.hard == t.got.hard)
-                        return doctor_add(d->rep, DOCTOR_SLURM, DIAG_OK, "slurm-step-submit-unknown", where, NULL,
-                                          "user %s: memlock %s; hard %s as explain --slurm predicts (%s); the soft "
-                                          "limit is the submit shell's, which doctor does not know: not compared",
-                                          u->name, got, size_format(t.got.hard, hard), slurm_task_by_name(t.by));
-        } else if (t.by != SLURM_TASK_NO_TASK && t.soft_known && t.hard_known && p->memlock.soft == t.got.soft &&
-                   p->memlock.hard == t.got.hard)
+        switch (slurm_task_check(&t, p->memlock)) {
+        case SLURM_MATCH_HARD:
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_OK, "slurm-step-submit-unknown", where, NULL,
+                                  "user %s: memlock %s; hard %s as explain --slurm predicts (%s); the soft "
+                                  "limit is the submit shell's, which doctor does not know: not compared",
+                                  u->name, got, size_format(t.got.hard, hard), slurm_task_by_name(t.by));
+        case SLURM_MATCH_YES:
                 return doctor_add(d->rep, DOCTOR_SLURM, DIAG_OK, "slurm-step-memlock", where, NULL,
                                   "user %s: memlock %s, as explain --slurm predicts (%s)", u->name, got,
                                   slurm_task_by_name(t.by));
-        else if (!t.hard_known)
+        case SLURM_MATCH_UNKNOWN:
                 return doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-step-unknown", where, NULL,
                                   "user %s: memlock %s; slurmd's limits are not known: nothing to compare", u->name,
                                   got);
+        case SLURM_MATCH_NO:
+                break;
+        }
         _cleanup_free_ char *fix = strf("rdmalimits explain %s --slurm shows each step; a step started before "
                                         "slurmd, slurm.conf, plugstack.conf or the policy changed keeps what it got",
                                         u->name);
