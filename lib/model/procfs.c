@@ -154,28 +154,31 @@ int proc_find_daemon(const char *exe, pid_t *ret_pid) {
         return find_daemon(real, ret_pid);
 }
 
-/* The path of the systemd hierarchy in a cgroup text and its length; NULL when none. */
-static const char *cgroup_systemd_path(const char *text, size_t *ret_len) {
-        const char *path = NULL;
+const char *proc_cgroup_path(const char *text, size_t *ret_len) {
+        const char *v1 = NULL, *v2 = NULL;
+        size_t l1 = 0, l2 = 0;
 
         for (const char *line = text; line && *line;) {
                 size_t len = strcspn(line, "\n");
                 const char *c1 = memchr(line, ':', len), *c2 = c1 ? memchr(c1 + 1, ':', len - (size_t)(c1 + 1 - line)) : NULL;
-                if (c2 && ((c1 == line + 1 && line[0] == '0' && c2 == c1 + 1) ||
-                           ((size_t)(c2 - c1 - 1) == strlen("name=systemd") && strncmp(c1 + 1, "name=systemd", 12) == 0))) {
-                        path = c2 + 1;
-                        *ret_len = len - (size_t)(path - line);
-                        if (line[0] == '0')
-                                break;
-                }
+                if (c2 && c1 == line + 1 && line[0] == '0' && c2 == c1 + 1)
+                        v2 = c2 + 1, l2 = len - (size_t)(c2 + 1 - line);
+                else if (c2 && (size_t)(c2 - c1 - 1) == strlen("name=systemd") && strncmp(c1 + 1, "name=systemd", 12) == 0)
+                        v1 = c2 + 1, l1 = len - (size_t)(c2 + 1 - line);
                 line = line[len] ? line + len + 1 : NULL;
         }
-        return path;
+        /* hybrid: the unified line may say "/" while name=systemd has the unit */
+        if (v2 && !(l2 == 1 && v2[0] == '/' && v1)) {
+                *ret_len = l2;
+                return v2;
+        }
+        *ret_len = l1;
+        return v1;
 }
 
 int proc_cgroup_unit(const char *text, char **ret) {
         size_t plen = 0;
-        const char *path = cgroup_systemd_path(text, &plen);
+        const char *path = proc_cgroup_path(text, &plen);
         bool system = false;
 
         if (!path)

@@ -40,6 +40,10 @@ bool proc_field_cap(const char *text, const char *key, unsigned bit);
  * for "unlimited": 0, -ENOENT (no such row), -EBADMSG. */
 int proc_limits_row(const char *text, const char *row, uint64_t *ret_soft, uint64_t *ret_hard);
 
+/* The path of the systemd hierarchy in a /proc/PID/cgroup text ("0::" on cgroup v2,
+ * "name=systemd" on v1; on a hybrid host the v1 line when the unified one is only "/"), and
+ * its length: NULL when none. */
+const char *proc_cgroup_path(const char *text, size_t *ret_len);
 /* The systemd unit of a /proc/PID/cgroup text ("ssh.service"): the first component of the
  * systemd hierarchy's path ("0::" on cgroup v2, "name=systemd" on v1) that is not a slice,
  * only under system.slice (user.slice holds units users make themselves).  0, -ENOENT when

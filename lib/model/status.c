@@ -248,21 +248,9 @@ static pid_t field_nspid(const char *text, pid_t fallback) {
 
 /* The cgroup v2 line "0::PATH", else the name=systemd hierarchy's path (hybrid systems). */
 static void parse_cgroup(const char *text, char *buf, size_t size) {
-        const char *v1 = NULL, *v2 = NULL;
-        for (const char *p = text; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL) {
-                if (strncmp(p, "0::", 3) == 0)
-                        v2 = p + 3;
-                else {
-                        const char *c = strchr(p, ':');
-                        if (c && strncmp(c + 1, "name=systemd:", 13) == 0)
-                                v1 = c + 14;
-                }
-        }
-        /* hybrid: the unified line may say "/" while name=systemd has the unit */
-        const char *use = v2 && !(v2[0] == '/' && (v2[1] == '\n' || v2[1] == '\0') && v1) ? v2 : v1;
-        if (!use)
-                use = "";
-        copy_span(buf, size, use, strcspn(use, "\n"));
+        size_t len = 0;
+        const char *path = proc_cgroup_path(text, &len);
+        copy_span(buf, size, path ? path : "", len);
 }
 
 /*

@@ -138,6 +138,8 @@ static void test_cgroup_unit(void **state) {
                 { "0::/\n", NULL },
                 { "12:pids:/\n1:name=systemd:/system.slice/slurmd.service\n", "slurmd.service" },
                 { "1:name=systemd:/system.slice/cron.service\n0::/system.slice/ssh.service\n", "ssh.service" },
+                /* a hybrid host: the unified hierarchy only "/", the unit in name=systemd (as status reads it) */
+                { "1:name=systemd:/system.slice/cron.service\n0::/\n", "cron.service" },
                 { "", NULL },
         };
         (void)state;
