@@ -70,27 +70,39 @@ static int load_submit(const struct ctx *c, struct slurm_explain *e) {
         return 0;
 }
 
-/* The policy and the hardware of the line that loads the plugin (its conf= and cache=, unless
- * --conf and --cache say otherwise). */
-static int load_policy(const struct ctx *c, struct slurm_explain *e) {
+/* The line that loads the plugin, and the policy it reads (its conf=, unless --conf): NULL
+ * when no line loads it; e->p NULL with e->refused saying why when the policy cannot be had. */
+static const struct spank_line *plugin_policy(const struct ctx *c, struct slurm_explain *e) {
         const struct spank_line *l = e->stack.loads >= 0 ? &e->stack.lines[e->stack.loads] : NULL;
-        char **groups = NULL;
-        size_t n = 0;
-
         if (!l)
-                return 0;
+                return NULL;
         e->policy_path = (c->given & OPT_CONF) || !l->conf ? c->policy_path : l->conf;
         tool_policy_load(c, e->policy_path, &e->p, e->refused, sizeof e->refused);
         if (!e->p && !e->refused[0])
                 snprintf(e->refused, sizeof e->refused, "%s does not exist", e->policy_path);
-        if (!e->p)
+        return l;
+}
+
+/* The hardware the line's plugin sees (its cache=, unless --cache). */
+static int plugin_hw(const struct ctx *c, const struct spank_line *l, struct slurm_explain *e) {
+        return tool_hw_load(c, l->cache_given ? (l->cache ? l->cache : "") : NULL, e->p, &e->hw, e->cache,
+                            sizeof e->cache, &e->cache_r);
+}
+
+/* The policy and the hardware of the line that loads the plugin (the hardware only when a rule
+ * for the user needs it). */
+static int load_policy(const struct ctx *c, struct slurm_explain *e) {
+        const struct spank_line *l = plugin_policy(c, e);
+        char **groups = NULL;
+        size_t n = 0;
+
+        if (!l || !e->p)
                 return 0;
         if (policy_user_groups(e->p, e->id, e->u, &groups, &n) < 0)
                 return 0;
         bool needs = policy_needs_hw(e->p, e->u->name, (const char *const *)groups, n);
         strv_free(groups);
-        if (needs && tool_hw_load(c, l->cache_given ? (l->cache ? l->cache : "") : NULL, e->p, &e->hw, e->cache,
-                                  sizeof e->cache, &e->cache_r) < 0)
+        if (needs && plugin_hw(c, l, e) < 0)
                 return log_oom();
         return 0;
 }
@@ -354,16 +366,10 @@ static int origin_load(const struct ctx *c, struct slurm_origin *o) {
             e->conf.error || e->stack.error || !e->conf.path || slurmd_info_load(NULL, 0, &e->sd) < 0 ||
             e->sd.from == SLURMD_FROM_ASSUMED)
                 return -1;   /* no slurm.conf here, or slurmd's limits only assumed: nothing to say */
-        const struct spank_line *l = e->stack.loads >= 0 ? &e->stack.lines[e->stack.loads] : NULL;
-        if (l) {
-                e->policy_path = (c->given & OPT_CONF) || !l->conf ? c->policy_path : l->conf;
-                tool_policy_load(c, e->policy_path, &e->p, e->refused, sizeof e->refused);
-                if (!e->p && !e->refused[0])
-                        snprintf(e->refused, sizeof e->refused, "%s does not exist", e->policy_path);
-                if (e->p && tool_hw_load(c, l->cache_given ? (l->cache ? l->cache : "") : NULL, e->p, &e->hw,
-                                         e->cache, sizeof e->cache, &e->cache_r) < 0)
-                        return -1;
-        }
+        /* every user of the node: the hardware whenever there is a policy */
+        const struct spank_line *l = plugin_policy(c, e);
+        if (l && e->p && plugin_hw(c, l, e) < 0)
+                return -1;
         o->loaded = 1;
         return 1;
 }
