@@ -78,18 +78,12 @@ static void pam_cause(void *data, const char *got_hard, const char *fix, char *b
 
 /* A shortfall, told to the user once through the conversation (unless quiet). */
 static void tell_user(pam_handle_t *pamh, const struct login_decision *d, const struct login_applied *a) {
-        char want[SIZE_FMT_MAX], got[SIZE_FMT_MAX], esvc[ESCAPE_NAME_MAX];
+        char esvc[ESCAPE_NAME_MAX], text[2 * ESCAPE_NAME_MAX + 128];
         const char *service = NULL;
         (void)pam_get_item(pamh, PAM_SERVICE, (const void **)&service);
-        str_escape(service ? service : "?", esvc, sizeof esvc);
-        if (a->got.soft < d->target.soft)
-                pam_info(pamh, "memlock is %s, not %s: %s cannot raise its hard limit (see rdmalimits doctor)",
-                         size_format(a->got.soft, got), size_format(d->target.soft, want),
-                         service ? esvc : "this service");
-        else
-                pam_info(pamh, "the memlock hard limit is %s, not %s: %s cannot raise its hard limit "
-                         "(see rdmalimits doctor)", size_format(a->got.hard, got), size_format(d->target.hard, want),
-                         service ? esvc : "this service");
+        if (service)
+                str_escape(service, esvc, sizeof esvc);
+        pam_info(pamh, "%s", login_shortfall_text(d, a, service ? esvc : "this service", text, sizeof text));
 }
 
 static int session_open(pam_handle_t *pamh, const struct args *a, const char *user, enum login_outcome *ret_out) {

@@ -196,7 +196,7 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av) {
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av) {
-        char want[SIZE_FMT_MAX], got[SIZE_FMT_MAX];
+        char text[256];
         int task = 0;
 
         if (!state.applied || state.ap.outcome != LOGIN_PARTIAL || state.a.quiet)
@@ -204,12 +204,6 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
         if (spank_get_item(sp, S_TASK_ID, &task) == ESPANK_SUCCESS && task > 0)
                 return 0;
         /* the task's stderr is srun's now: error() reaches the user */
-        if (state.ap.got.soft < state.d.target.soft)
-                slurm_error("rdmalimit: memlock is %s, not %s: slurmd cannot raise its hard limit (see rdmalimits doctor)",
-                            size_format(state.ap.got.soft, got), size_format(state.d.target.soft, want));
-        else
-                slurm_error("rdmalimit: the memlock hard limit is %s, not %s: slurmd cannot raise its hard limit "
-                            "(see rdmalimits doctor)",
-                            size_format(state.ap.got.hard, got), size_format(state.d.target.hard, want));
+        slurm_error("rdmalimit: %s", login_shortfall_text(&state.d, &state.ap, "slurmd", text, sizeof text));
         return 0;
 }

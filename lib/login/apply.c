@@ -250,6 +250,16 @@ static int apply_memlock(struct rl_pair target, bool lower, struct rl_pair *ret_
         return -EPERM;
 }
 
+const char *login_shortfall_text(const struct login_decision *d, const struct login_applied *a, const char *who,
+                                 char *buf, size_t size) {
+        char want[SIZE_FMT_MAX], got[SIZE_FMT_MAX];
+        bool soft = a->got.soft < d->target.soft;
+        snprintf(buf, size, "%s is %s, not %s: %s cannot raise its hard limit (see rdmalimits doctor)",
+                 soft ? "memlock" : "the memlock hard limit", size_format(soft ? a->got.soft : a->got.hard, got),
+                 size_format(soft ? d->target.soft : d->target.hard, want), who);
+        return buf;
+}
+
 int login_apply(const struct login_front *f, const struct login_decision *d, struct login_applied *ret) {
         char s1[SIZE_FMT_MAX], s2[SIZE_FMT_MAX], s3[SIZE_FMT_MAX], s4[SIZE_FMT_MAX];
         struct login_applied a = {};
