@@ -34,30 +34,13 @@
 
 #define PUBLIC __attribute__((visibility("default")))
 
-struct args {
-        const char *conf;
-        const char *cache;
-        bool debug, strict, quiet;
-};
-
-static void parse_args(pam_handle_t *pamh, int argc, const char **argv, struct args *a) {
-        *a = (struct args){ .conf = POLICY_PATH, .cache = HW_CACHE_PATH };
-        for (int i = 0; i < argc; i++) {
-                if (strncmp(argv[i], "conf=", 5) == 0 && argv[i][5])
-                        a->conf = argv[i] + 5;
-                else if (strncmp(argv[i], "cache=", 6) == 0)
-                        a->cache = argv[i][6] ? argv[i] + 6 : NULL; /* "cache=": always probe live */
-                else if (streq(argv[i], "debug"))
-                        a->debug = true;
-                else if (streq(argv[i], "strict"))
-                        a->strict = true;
-                else if (streq(argv[i], "quiet"))
-                        a->quiet = true;
-                else {
+static void parse_args(pam_handle_t *pamh, int argc, const char **argv, struct login_args *a) {
+        login_args_init(a);
+        for (int i = 0; i < argc; i++)
+                if (!login_arg(a, argv[i])) {
                         char e[ESCAPE_NAME_MAX];
                         pam_syslog(pamh, LOG_ERR, "unknown option: %s, ignoring", str_escape(argv[i], e, sizeof e));
                 }
-        }
 }
 
 static void pam_log(void *data, int prio, const char *fmt, va_list ap) {
@@ -86,7 +69,7 @@ static void tell_user(pam_handle_t *pamh, const struct login_decision *d, const 
         pam_info(pamh, "%s", login_shortfall_text(d, a, service ? esvc : "this service", text, sizeof text));
 }
 
-static int session_open(pam_handle_t *pamh, const struct args *a, const char *user, enum login_outcome *ret_out) {
+static int session_open(pam_handle_t *pamh, const struct login_args *a, const char *user, enum login_outcome *ret_out) {
         const struct login_front f = { .log = pam_log, .cause = pam_cause, .data = pamh };
         const struct login_opts o = { .conf = a->conf, .cache = a->cache, .debug = a->debug };
         struct login_decision d;
@@ -110,7 +93,7 @@ static int session_open(pam_handle_t *pamh, const struct args *a, const char *us
 }
 
 PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const char **argv) {
-        struct args a;
+        struct login_args a;
         const char *user = NULL;
         enum login_outcome out = LOGIN_NO_RULE;
         int r;

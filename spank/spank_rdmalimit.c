@@ -59,15 +59,9 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av);
 int slurm_spank_task_init(spank_t sp, int ac, char **av);
 #pragma GCC visibility pop
 
-struct args {
-        const char *conf;
-        const char *cache;
-        bool debug, strict, quiet;
-};
-
 /* What the step decided (slurm_spank_init) and what this task got (task_init_privileged). */
 static struct {
-        struct args a;
+        struct login_args a;
         char tag[64];                  /* "job=12.0" */
         bool decided;                  /* a LOGIN_APPLY decision */
         struct login_decision d;
@@ -77,7 +71,7 @@ static struct {
 
 /* Messages from local task 0 are the step's line; the other tasks' go to debug. */
 struct front_data {
-        const struct args *a;
+        const struct login_args *a;
         int task;
 };
 
@@ -107,24 +101,13 @@ static void spank_cause(void *data, const char *got_hard, const char *fix, char 
                  (int)getpid(), got_hard, fix);
 }
 
-static void parse_args(int ac, char **av, struct args *a) {
-        *a = (struct args){ .conf = POLICY_PATH, .cache = HW_CACHE_PATH };
-        for (int i = 0; i < ac; i++) {
-                if (strncmp(av[i], "conf=", 5) == 0 && av[i][5])
-                        a->conf = av[i] + 5;
-                else if (strncmp(av[i], "cache=", 6) == 0)
-                        a->cache = av[i][6] ? av[i] + 6 : NULL; /* "cache=": always probe live */
-                else if (streq(av[i], "debug"))
-                        a->debug = true;
-                else if (streq(av[i], "strict"))
-                        a->strict = true;
-                else if (streq(av[i], "quiet"))
-                        a->quiet = true;
-                else {
+static void parse_args(int ac, char **av, struct login_args *a) {
+        login_args_init(a);
+        for (int i = 0; i < ac; i++)
+                if (!login_arg(a, av[i])) {
                         char e[ESCAPE_NAME_MAX];
                         slurm_error(PREFIX "unknown option: %s, ignoring", str_escape(av[i], e, sizeof e));
                 }
-        }
 }
 
 /* "job=12.0", "job=12.batch" */

@@ -250,6 +250,26 @@ static int apply_memlock(struct rl_pair target, bool lower, struct rl_pair *ret_
         return -EPERM;
 }
 
+void login_args_init(struct login_args *a) {
+        *a = (struct login_args){ .conf = POLICY_PATH, .cache = HW_CACHE_PATH };
+}
+
+bool login_arg(struct login_args *a, const char *word) {
+        if (strncmp(word, "conf=", 5) == 0 && word[5])
+                a->conf = word + 5, a->conf_given = true;
+        else if (strncmp(word, "cache=", 6) == 0)
+                a->cache = word[6] ? word + 6 : NULL, a->cache_given = true;
+        else if (streq(word, "debug"))
+                a->debug = true;
+        else if (streq(word, "strict"))
+                a->strict = true;
+        else if (streq(word, "quiet"))
+                a->quiet = true;
+        else
+                return false;
+        return true;
+}
+
 const char *login_shortfall_text(const struct login_decision *d, const struct login_applied *a, const char *who,
                                  char *buf, size_t size) {
         char want[SIZE_FMT_MAX], got[SIZE_FMT_MAX];

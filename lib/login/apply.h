@@ -34,6 +34,19 @@ struct login_front {
         const char *tag;
 };
 
+/* The options of pam_rdmalimit and spank_rdmalimit, the same words in both (and as rdmalimits
+ * reads a plugstack.conf line): conf=PATH ("conf=" is no option), cache=[PATH] (an empty
+ * one: always probe), debug, strict, quiet; the last one given counts. */
+struct login_args {
+        const char *conf;      /* POLICY_PATH unless conf= (then a pointer into its word) */
+        const char *cache;     /* HW_CACHE_PATH unless cache=; NULL for "cache=" */
+        bool conf_given, cache_given;
+        bool debug, strict, quiet;
+};
+void login_args_init(struct login_args *a);
+/* One option word into a: false when it is none of them (a is unchanged then). */
+bool login_arg(struct login_args *a, const char *word);
+
 struct login_opts {
         const char *conf;      /* the policy */
         const char *cache;     /* the hardware cache, NULL: always probe live */

@@ -18,6 +18,7 @@
 #include "array.h"
 #include "fsutil.h"
 #include "macro.h"
+#include "apply.h"
 #include "slurmconf.h"
 
 /* nesting below which includes are followed (besides visit.h's bound) */
@@ -354,8 +355,11 @@ static int plugin_find(const char *root, const char *dirs, const char *name, cha
 }
 
 /* The plugin's own arguments (spank_rdmalimit.c parse_args()) from words w[2..n). */
+/* The plugin's arguments, read as the plugin reads them (login_arg()). */
 static int spank_args(struct spank_line *l, char **w, size_t n) {
+        struct login_args a;
         size_t len = 0;
+        login_args_init(&a);
         for (size_t i = 2; i < n; i++)
                 len += strlen(w[i]) + 1;
         if (!(l->args = calloc(1, len + 1)))
@@ -364,28 +368,12 @@ static int spank_args(struct spank_line *l, char **w, size_t n) {
                 if (i > 2)
                         strcat(l->args, " ");
                 strcat(l->args, w[i]);
-                char **field = NULL;
-                const char *v = NULL;
-                if (strncmp(w[i], "conf=", 5) == 0 && w[i][5])
-                        field = &l->conf, v = w[i] + 5;
-                else if (strncmp(w[i], "cache=", 6) == 0) {
-                        l->cache_given = true;
-                        free(l->cache);
-                        l->cache = NULL;
-                        if (w[i][6] && !(l->cache = strdup(w[i] + 6)))
-                                return -ENOMEM;
-                } else if (streq(w[i], "strict"))
-                        l->strict = true;
-                else if (streq(w[i], "quiet"))
-                        l->quiet = true;
-                else if (streq(w[i], "debug"))
-                        l->debug = true;
-                if (field) {
-                        free(*field);
-                        if (!(*field = strdup(v)))
-                                return -ENOMEM;
-                }
+                (void)login_arg(&a, w[i]);   /* the plugin ignores (and logs) any other word */
         }
+        l->cache_given = a.cache_given;
+        l->strict = a.strict, l->quiet = a.quiet, l->debug = a.debug;
+        if ((a.conf_given && !(l->conf = strdup(a.conf))) || (a.cache_given && a.cache && !(l->cache = strdup(a.cache))))
+                return -ENOMEM;
         return 0;
 }
 
