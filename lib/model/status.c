@@ -1239,6 +1239,11 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
                 e = -ESRCH;
         if (e < 0)
                 goto out;
+        if (o->procs_only) {
+                *ret = r;
+                r = (struct status_report){};
+                goto out;
+        }
         size_t n_seen = count_xdp_sockets(&r, seen);
         if ((e = collect_netlink(&r, seen, n_seen, o->probe_timeout ? o->probe_timeout : STATUS_PROBE_TIMEOUT_DEFAULT,
                                  &diag, &rdma)) < 0)

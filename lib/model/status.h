@@ -158,6 +158,8 @@ struct status_options {
         bool probe;                      /* run the active probe where sock_diag is missing */
         unsigned probe_timeout;          /* seconds, 0: STATUS_PROBE_TIMEOUT_DEFAULT */
         uint64_t threshold;              /* status_proc.over_threshold: charge at least this */
+        bool procs_only;                 /* the processes alone (their limits, origin): no sockets,
+                                          * netlink, users or units */
 };
 
 struct status_report {

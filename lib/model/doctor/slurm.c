@@ -332,7 +332,7 @@ static int step_compare(struct doc *d, const struct slurm_task_input *base, cons
 }
 
 static int slurm_check_steps(struct doc *d, const struct slurm_conf *c, const struct plugstack *ps) {
-        struct status_options o = { .threshold = UINT64_MAX };
+        struct status_options o = { .threshold = UINT64_MAX, .procs_only = true };   /* pid, uid, limits, origin */
         _cleanup_(status_report_clear) struct status_report rep = {};
         _cleanup_(strv_clear) struct strv seen = {};
         struct slurmd_info sd;
