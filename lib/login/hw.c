@@ -43,11 +43,11 @@ enum {
 #include "macro.h"
 #include "size.h"
 
-int hw_read_line(const char *path, char *buf, size_t size) {
+int hw_read_line_at(int dirfd, const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = -1;
         ssize_t n;
 
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
+        fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
         if (fd < 0)
                 return negative_errno();
         n = read(fd, buf, size - 1);
@@ -58,13 +58,14 @@ int hw_read_line(const char *path, char *buf, size_t size) {
         return 0;
 }
 
-int hw_for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data),
-                      void *data) {
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+int hw_read_line(const char *path, char *buf, size_t size) {
+        return hw_read_line_at(AT_FDCWD, path, buf, size);
+}
+
+/* The entries of the open directory fd, from where its offset is; fn returning > 0 stops. */
+static int each_entry(int fd, int (*fn)(const char *name, ino_t ino, void *data), void *data) {
         char buf[8192] __attribute__((aligned(8)));
 
-        if (fd < 0)
-                return negative_errno();
         for (;;) {
                 ssize_t n = getdents64(fd, buf, sizeof buf);
                 if (n < 0)
@@ -77,17 +78,30 @@ int hw_for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, v
                         if (streq(de->d_name, ".") || streq(de->d_name, ".."))
                                 continue;
                         int r = fn(de->d_name, de->d_ino, data);
-                        if (r < 0)
-                                return r;
+                        if (r != 0)
+                                return r < 0 ? r : 0;
                 }
         }
 }
 
+int hw_for_each_entry_at(int dirfd, const char *path, int (*fn)(const char *name, ino_t ino, void *data),
+                         void *data) {
+        _cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+        if (fd < 0)
+                return negative_errno();
+        return each_entry(fd, fn, data);
+}
+
+int hw_for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data), void *data) {
+        return hw_for_each_entry_at(AT_FDCWD, path, fn, data);
+}
+
 /* "4: ACTIVE", "1: CA": the number before the colon */
-static int read_sysfs_enum(const char *path, int *ret) {
+static int read_sysfs_enum(int dirfd, const char *path, int *ret) {
         char buf[64], *colon;
         unsigned v;
-        int r = hw_read_line(path, buf, sizeof buf);
+        int r = hw_read_line_at(dirfd, path, buf, sizeof buf);
 
         if (r < 0)
                 return r;
@@ -115,88 +129,98 @@ static int cmp_dev(const void *a, const void *b) {
         return strcmp(((const struct hw_rdma_dev *)a)->name, ((const struct hw_rdma_dev *)b)->name);
 }
 
-static int rdma_ports(struct hw_rdma_dev *d, size_t *total) {
-        char path[160];
-        DIR *dir;
-        struct dirent *de;
-        int fd;
+/* One walk of /sys/class/infiniband: every open is relative to the directory it reads. */
+struct rdma_walk {
+        struct hw_summary *s;
+        struct hw_rdma_dev *d;      /* the device whose ports are read */
+        int fd;                     /* /sys/class/infiniband, then DEV/ports */
+        bool brief;                 /* port states only (HW_COUNTS) */
+        size_t total_ports;
+};
 
-        snprintf(path, sizeof path, SYS_INFINIBAND "/%s/ports", d->name);
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0) {
+static int rdma_port(const char *name, ino_t ino, void *data) {
+        struct rdma_walk *w = data;
+        struct hw_rdma_dev *d = w->d;
+        char path[32], ll[32];
+        unsigned num;
+
+        (void)ino;
+        if (parse_u32(name, &num) < 0 || num == 0 || num > HW_MAX_PORTS)
+                return 0;
+        if (d->n_ports >= HW_MAX_PORTS || w->total_ports >= HW_MAX_PORTS_TOTAL)
+                return 1;
+        if (GROW_EXACT(d->ports, d->n_ports + 1) < 0)
+                return -ENOMEM;
+        struct hw_port *p = &d->ports[d->n_ports++];
+        w->total_ports++;
+        *p = (struct hw_port){ .num = num };
+        snprintf(path, sizeof path, "%u/state", num);
+        p->query_error = read_sysfs_enum(w->fd, path, &p->state);
+        if (w->brief)
+                return 0;
+        snprintf(path, sizeof path, "%u/link_layer", num);
+        if (hw_read_line_at(w->fd, path, ll, sizeof ll) == 0)
+                p->link_layer = streq(ll, "InfiniBand") ? 1 : streq(ll, "Ethernet") ? 2 : 0;
+        return 0;
+}
+
+static int rdma_dev(const char *name, ino_t ino, void *data) {
+        struct rdma_walk *w = data;
+        struct hw_summary *s = w->s;
+        char path[sizeof(s->rdma[0].name) + 16];
+        int r;
+
+        (void)ino;
+        if (name[0] == '.' || strlen(name) >= sizeof(s->rdma[0].name))
+                return 0;
+        if (s->n_rdma >= HW_MAX_RDMA_DEVICES)
+                return 1;
+        if (GROW_EXACT(s->rdma, s->n_rdma + 1) < 0)
+                return -ENOMEM;
+        struct hw_rdma_dev *d = &s->rdma[s->n_rdma++];
+        *d = (struct hw_rdma_dev){ .verbs_error = -ENODATA };
+        snprintf(d->name, sizeof d->name, "%s", name);
+        if (!w->brief) {
+                snprintf(path, sizeof path, "%s/node_type", name);
+                d->query_error = read_sysfs_enum(w->fd, path, &d->node_type);
+        }
+        snprintf(path, sizeof path, "%s/ports", name);
+        struct rdma_walk ports = { .s = s, .d = d, .brief = w->brief, .total_ports = w->total_ports };
+        ports.fd = openat(w->fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (ports.fd < 0) {
                 d->query_error = negative_errno();
                 return 0;
         }
-        dir = fdopendir(fd);
-        if (!dir) {
-                close(fd);
-                return -ENOMEM;
-        }
-        while ((de = readdir(dir))) {
-                unsigned num;
-                if (de->d_name[0] == '.' || parse_u32(de->d_name, &num) < 0 || num == 0 || num > HW_MAX_PORTS)
-                        continue;
-                if (d->n_ports >= HW_MAX_PORTS || *total >= HW_MAX_PORTS_TOTAL)
-                        break;
-                if (GROW_EXACT(d->ports, d->n_ports + 1) < 0) {
-                        closedir(dir);
-                        return -ENOMEM;
-                }
-                struct hw_port *p = &d->ports[d->n_ports++];
-                (*total)++;
-                *p = (struct hw_port){ .num = num };
-                snprintf(path, sizeof path, SYS_INFINIBAND "/%s/ports/%u/state", d->name, num);
-                p->query_error = read_sysfs_enum(path, &p->state);
-                char ll[32];
-                snprintf(path, sizeof path, SYS_INFINIBAND "/%s/ports/%u/link_layer", d->name, num);
-                if (hw_read_line(path, ll, sizeof ll) == 0)
-                        p->link_layer = streq(ll, "InfiniBand") ? 1 : streq(ll, "Ethernet") ? 2 : 0;
-        }
-        closedir(dir);
+        r = each_entry(ports.fd, rdma_port, &ports);
+        close(ports.fd);
+        w->total_ports = ports.total_ports;
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0 && !d->query_error)
+                d->query_error = r;
         if (d->n_ports > 1)
                 qsort(d->ports, d->n_ports, sizeof(*d->ports), cmp_uint);
         return 0;
 }
 
 /* Returns -ENOMEM only; everything else is recorded in s->rdma_status. */
-static int probe_rdma(struct hw_summary *s) {
-        size_t total_ports = 0;
-        struct dirent *de;
-        DIR *dir;
-        int fd, r = 0;
+static int probe_rdma(struct hw_summary *s, bool brief) {
+        struct rdma_walk w = { .s = s, .brief = brief };
+        int r;
 
-        fd = open(SYS_INFINIBAND, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (fd < 0) {
+        w.fd = open(SYS_INFINIBAND, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (w.fd < 0) {
                 /* no RDMA device, or no RDMA support in the kernel: nothing to count */
                 s->rdma_status = errno == ENOENT ? 0 : negative_errno();
                 return 0;
         }
-        dir = fdopendir(fd);
-        if (!dir) {
-                close(fd);
-                return -ENOMEM;
-        }
-        while (r >= 0 && (de = readdir(dir))) {
-                if (de->d_name[0] == '.' || strlen(de->d_name) >= sizeof(s->rdma[0].name))
-                        continue;
-                if (s->n_rdma >= HW_MAX_RDMA_DEVICES)
-                        break;
-                if ((r = GROW_EXACT(s->rdma, s->n_rdma + 1)) < 0)
-                        break;
-                struct hw_rdma_dev *d = &s->rdma[s->n_rdma++];
-                *d = (struct hw_rdma_dev){ .verbs_error = -ENODATA };
-                snprintf(d->name, sizeof d->name, "%s", de->d_name);
-                char path[160];
-                snprintf(path, sizeof path, SYS_INFINIBAND "/%s/node_type", d->name);
-                d->query_error = read_sysfs_enum(path, &d->node_type);
-                r = rdma_ports(d, &total_ports);
-        }
-        closedir(dir);
-        if (r < 0)
+        r = each_entry(w.fd, rdma_dev, &w);
+        close(w.fd);
+        if (r == -ENOMEM)
                 return r;
         if (s->n_rdma > 1)
                 qsort(s->rdma, s->n_rdma, sizeof(*s->rdma), cmp_dev);
-        s->rdma_status = 0;
+        s->rdma_status = r < 0 ? r : 0;
         return 0;
 }
 
@@ -390,7 +414,7 @@ static int xdp_dump(struct genl *g, uint16_t family, struct xdp_dump *d) {
 }
 
 /* Returns -ENOMEM only; everything else is recorded in s->xdp_status. */
-static int probe_xdp(const struct hw_netsel *sel, struct hw_summary *s) {
+static int probe_xdp(const struct hw_netsel *sel, bool brief, struct hw_summary *s) {
         _cleanup_(genl_close) struct genl g = { .fd = -1, .seq = (uint32_t)time(NULL) };
         _cleanup_free_ struct hw_xdp_if *ifs = NULL;
         uint16_t family;
@@ -444,6 +468,8 @@ static int probe_xdp(const struct hw_netsel *sel, struct hw_summary *s) {
                         continue;
                 x.physical = hw_if_physical(x.name);
                 x.counted = hw_netsel_counts(sel, x.name, x.physical);
+                if (brief && !x.counted)
+                        continue;
                 if (x.counted ? n_counted >= HW_MAX_INTERFACES : k >= HW_MAX_INTERFACES)
                         continue;
                 if (!x.counted && k + 1 >= HW_MAX_INTERFACES && n_counted < k)
@@ -460,7 +486,9 @@ static int probe_xdp(const struct hw_netsel *sel, struct hw_summary *s) {
 }
 #else
 /* built without the AF_XDP probe (--disable-xdp): the AF_XDP part is unknown */
-static int probe_xdp(const struct hw_netsel *sel, struct hw_summary *s) {
+static int probe_xdp(const struct hw_netsel *sel, bool brief, struct hw_summary *s) {
+        (void)sel;
+        (void)brief;
         s->xdp_status = -ENOPKG;
         return 0;
 }
@@ -488,7 +516,7 @@ int hw_probe(unsigned what, const struct hw_netsel *sel, struct hw_summary **ret
         _cleanup_(hw_summary_freep) struct hw_summary *s = NULL;
         int r;
 
-        if (!ret || (what & ~(unsigned)HW_ALL))
+        if (!ret || (what & ~(unsigned)(HW_ALL | HW_COUNTS)))
                 return -EINVAL;
 
         s = calloc(1, sizeof(*s));
@@ -497,12 +525,12 @@ int hw_probe(unsigned what, const struct hw_netsel *sel, struct hw_summary **ret
         s->rdma_status = s->verbs_status = s->xdp_status = s->mem_status = -ENODATA;
 
         if (what & HW_RDMA) {
-                r = probe_rdma(s);
+                r = probe_rdma(s, what & HW_COUNTS);
                 if (r < 0)
                         return r;
         }
         if (what & HW_XDP) {
-                r = probe_xdp(sel, s);
+                r = probe_xdp(sel, what & HW_COUNTS, s);
                 if (r < 0)
                         return r;
         }

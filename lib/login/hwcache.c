@@ -414,7 +414,7 @@ int hw_cache_in_root_or_probe(const char *root, const char *path, const struct h
         *ret_cache_error = r > 0 ? 0 : r;
         if (r >= 0 || r == -ENOMEM)
                 return r;
-        return hw_probe(HW_ALL, sel, ret);
+        return hw_probe(HW_ALL | HW_COUNTS, sel, ret);
 }
 
 const char *hw_cache_strerror(int error) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * hw-dump [--repeat N] [--include PATTERN]... [--exclude PATTERN]... [rdma|xdp|mem|verbs|all]...
+ * hw-dump [--repeat N] [--include PATTERN]... [--exclude PATTERN]... [rdma|xdp|mem|verbs|all|counts]...
  *
  * Prints what hw_probe() found (and hw_probe_verbs() with `verbs`), one fact a line, for the
  * hw tests to grep:
@@ -16,7 +16,7 @@
  *   mem_status=0
  *   mem_total=BYTES
  *   active_ports=N zc_queues=N copy_queues=N min_max_mr_size=BYTES   (one per line)
- * Without arguments everything is probed.  --repeat probes N times (leak checks) and prints
+ * Without arguments everything is probed; `counts` adds HW_COUNTS (what a login reads).  --repeat probes N times (leak checks) and prints
  * the last result.  Exit status: 0, 1 when hw_probe() fails, 2 on a usage error.
  */
 #include "config.h"
@@ -118,14 +118,16 @@ int main(int argc, char *argv[]) {
                         what |= HW_MEM;
                 else if (streq(argv[i], "all"))
                         what |= HW_ALL;
+                else if (streq(argv[i], "counts"))
+                        what |= HW_COUNTS;
                 else {
                         fprintf(stderr, "usage: hw-dump [--repeat N] [--include P]... [--exclude P]... "
-                                "[rdma|xdp|mem|verbs|all]...\n");
+                                "[rdma|xdp|mem|verbs|all|counts]...\n");
                         return 2;
                 }
         }
-        if (what == 0)
-                what = HW_ALL;
+        if ((what & HW_ALL) == 0)
+                what |= HW_ALL;
 
         for (unsigned i = 0; i < repeat; i++) {
                 hw_summary_free(s);

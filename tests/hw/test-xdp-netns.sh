@@ -38,7 +38,7 @@ pairs=(
 	"vc 8 8 vd 3 3"   # vd: its peer has 8 TX queues > its 3 RX queues -> no XDP features
 )
 
-plan 14
+plan 16
 
 if ! ip netns add "$ns" 2>"$tmp/err"; then
 	echo "Bail out! cannot create a network namespace: $(cat "$tmp/err")"
@@ -81,7 +81,7 @@ if [ "$rc" -eq 0 ] && [ "$status" = 0 ]; then
 elif [ "$status" = -EOPNOTSUPP ]; then
 	# a kernel without the netdev family (< 6.3): the probe says "unknown"
 	ok "hw-dump xdp: no netdev family, xdp_status=-EOPNOTSUPP"
-	for i in $(seq 3 14); do skip "netdev family checks" "kernel has no netdev family"; done
+	for i in $(seq 3 16); do skip "netdev family checks" "kernel has no netdev family"; done
 	done_testing
 else
 	not_ok "hw-dump xdp in the namespace: xdp_status=0" "rc=$rc" "$(cat "$tmp/out" "$tmp/err")"
@@ -148,7 +148,17 @@ in_ns "$HW_DUMP" --include 'v*' --exclude 'va' xdp >"$tmp/excl" 2>&1
 check "exclude wins over include: va not counted, the others are" \
 	[ "$(value copy_queues "$tmp/excl")" = "$((expect_copy - rxq[va]))" ]
 
-# 14: the host's own interfaces: every listed one agrees with the host's sysfs
+# 14-15: what a login reads (HW_COUNTS): the counted interfaces alone, the same counts
+in_ns "$HW_DUMP" --include 'v*' --exclude 'va' counts xdp >"$tmp/counts" 2>&1
+check "counts: the same copy_queues, va left out, the other counted ends listed" \
+	[ "$(value copy_queues "$tmp/counts")" = "$(value copy_queues "$tmp/excl")" -a \
+	"$(grep -cE '^xdp [0-9]+ va ' "$tmp/counts")" = 0 -a \
+	"$(grep -cE '^xdp [0-9]+ ' "$tmp/counts")" = "$(grep -c '^xdp_sel .* counted=1$' "$tmp/excl")" ]
+in_ns "$HW_DUMP" counts xdp >"$tmp/counts0" 2>&1
+check "counts without include: no veth listed, copy_queues=0" \
+	[ "$(value xdp_interfaces "$tmp/counts0")" = 0 -a "$(value copy_queues "$tmp/counts0")" = 0 ]
+
+# 16: the host's own interfaces: every listed one agrees with the host's sysfs
 "$HW_DUMP" xdp >"$tmp/host" 2>&1
 bad=
 while read -r _ ifindex name features zc rxq; do

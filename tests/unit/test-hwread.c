@@ -258,19 +258,17 @@ static void test_probe_rdma(void **state) {
         assert_int_equal(s->rdma[0].n_ports, 2);
         assert_int_equal(s->rdma[1].n_ports, 2);
         hw_summary_free(s);
-        /* their descriptors are never inherited, not even before fdopendir() (which sets
-         * FD_CLOEXEC itself) */
-        for (unsigned long n = 1; n <= 2; n++) {
-                fd_inherited(fds_before, sizeof fds_before);
-                strcpy(fds_during, "(not called)");
-                fault_arm("fdopendir", NULL, n, 0);
-                fault_hook(hook_fds);
-                s = probe_fake_rdma();
-                assert_int_equal(fault_injected(), 1);
-                fault_disarm();
-                assert_string_equal(fds_during, fds_before);
-                hw_summary_free(s);
-        }
+        /* their descriptors are never inherited: the devices' directory alone open (reading
+         * a node_type), then with a ports/ directory (reading a state, below) */
+        fd_inherited(fds_before, sizeof fds_before);
+        strcpy(fds_during, "(not called)");
+        fault_arm("read", "node_type", 1, 0);
+        fault_hook(hook_fds);
+        s = probe_fake_rdma();
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_string_equal(fds_during, fds_before);
+        hw_summary_free(s);
         fd_inherited(fds_before, sizeof fds_before);
         strcpy(fds_during, "(not called)");
         fault_arm("read", "state", 1, 0);
@@ -280,18 +278,46 @@ static void test_probe_rdma(void **state) {
         fault_disarm();
         assert_string_equal(fds_during, fds_before);
         hw_summary_free(s);
-        /* fdopendir() failing (the devices', then each ports/): -ENOMEM */
-        for (unsigned long n = 1; n <= 4; n++) {
-                s = (struct hw_summary *)0x1;
-                fault_redirect("/sys/class/infiniband", unit_path(p, top, "ib"));
-                fault_arm("fdopendir", NULL, n, ENOMEM);
-                int r = hw_probe(HW_RDMA, NULL, &s);
-                assert_int_equal(fault_injected(), 1);
-                fault_disarm();
-                fault_redirect(NULL, NULL);
-                assert_int_equal(r, -ENOMEM);
-                assert_ptr_equal(s, (struct hw_summary *)0x1);
+}
+
+/* HW_COUNTS (a login): the same devices, ports, states and count, without opening a
+ * node_type or a link_layer */
+static void test_probe_rdma_counts(void **state) {
+        char p[PATH_MAX];
+        struct hw_summary *full = probe_fake_rdma(), *s = NULL;
+        (void)state;
+        fault_redirect("/sys/class/infiniband", unit_path(p, top, "ib"));
+        fault_arm_from("open", "*[el]_type", 1, 0);
+        assert_int_equal(hw_probe(HW_RDMA | HW_COUNTS, NULL, &s), 0);
+        assert_int_equal(fault_injected(), 0);
+        fault_disarm();
+        fault_arm_from("open", "*link_layer", 1, 0);
+        struct hw_summary *again = NULL;
+        assert_int_equal(hw_probe(HW_RDMA | HW_COUNTS, NULL, &again), 0);
+        assert_int_equal(fault_injected(), 0);
+        fault_disarm();
+        fault_redirect(NULL, NULL);
+        hw_summary_free(again);
+        assert_int_equal(s->rdma_status, 0);
+        assert_int_equal(s->n_rdma, full->n_rdma);
+        for (size_t i = 0; i < s->n_rdma; i++) {
+                assert_string_equal(s->rdma[i].name, full->rdma[i].name);
+                assert_int_equal(s->rdma[i].node_type, 0);
+                assert_int_equal(s->rdma[i].n_ports, full->rdma[i].n_ports);
+                for (size_t k = 0; k < s->rdma[i].n_ports; k++) {
+                        assert_int_equal(s->rdma[i].ports[k].num, full->rdma[i].ports[k].num);
+                        assert_int_equal(s->rdma[i].ports[k].state, full->rdma[i].ports[k].state);
+                        assert_int_equal(s->rdma[i].ports[k].query_error, full->rdma[i].ports[k].query_error);
+                        assert_int_equal(s->rdma[i].ports[k].link_layer, 0);
+                }
         }
+        /* the device without ports/ keeps its error; the one whose node_type is bad has none */
+        assert_int_equal(s->rdma[2].query_error, -ENOENT);
+        assert_int_equal(s->rdma[0].query_error, 0);
+        assert_int_equal(hw_active_ports(s), hw_active_ports(full));
+        assert_int_equal(hw_active_ports(s), 2);
+        hw_summary_free(s);
+        hw_summary_free(full);
 }
 
 /* each allocation of the probe failing in turn: -ENOMEM, or the whole answer */
@@ -458,7 +484,7 @@ static void test_probe_mem(void **state) {
         assert_int_equal(s->mem_status, -EPERM);
         assert_int_equal(s->mem_total, 0);
         hw_summary_free(s);
-        assert_int_equal(hw_probe(HW_ALL + 8, NULL, &s), -EINVAL);
+        assert_int_equal(hw_probe((HW_ALL | HW_COUNTS) + 1, NULL, &s), -EINVAL);
 }
 
 /* which interfaces are physical, their RX queues, checked against the ifindex */
@@ -490,7 +516,8 @@ static int group_setup(void **state) {
 
 UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_unit_test(test_read_line_exec),
           cmocka_unit_test(test_for_each), cmocka_unit_test(test_probe_rdma),
-          cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports),
+          cmocka_unit_test(test_probe_rdma_counts),
+                cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports),
           cmocka_unit_test(test_counts_of_failed_probes), cmocka_unit_test(test_fingerprint),
           cmocka_unit_test(test_cache_of_many_ports), cmocka_unit_test(test_probe_mem),
           cmocka_unit_test(test_net_sysfs))
