@@ -263,10 +263,9 @@ def part1(results):
 
     # part 1d: what loading each library costs a fresh process (dlopen RTLD_NOW, as libpam
     # loads a module): explains the one-session-per-process figures
-    say("part 1d: %d fresh processes dlopen pam_limits.so, pam_rdmalimit.so, libconfig.so.9, libmnl.so.0"
-        % A.dlopen_runs)
+    say("part 1d: %d fresh processes dlopen pam_limits.so and pam_rdmalimit.so" % A.dlopen_runs)
     libs = [("pam_permit.so (warm-up)", "pam_permit.so"), ("pam_limits.so", "pam_limits.so"),
-            ("pam_rdmalimit.so", MODULE), ("libconfig.so.9", "libconfig.so.9"), ("libmnl.so.0", "libmnl.so.0")]
+            ("pam_rdmalimit.so", MODULE)]
     secdir = next((d for d in ("/lib/x86_64-linux-gnu/security", "/usr/lib/x86_64-linux-gnu/security",
                                "/usr/lib64/security", "/lib/security", "/usr/lib/security")
                    if os.path.exists(os.path.join(d, "pam_limits.so"))), "/lib/security")
@@ -473,8 +472,8 @@ def report(results, variants, sizes):
         out("   what one session of each stack opened (strace; shared objects beyond libpam's own):")
         for v in pc:
             out("   %-44s libibverbs %-3s libconfig %-3s libmnl %-3s hw.cache %-4s [%s]" % (
-                DESCR[v], "YES" if pc[v]["libibverbs"] else "no", "yes" if pc[v]["libconfig"] else "no",
-                "yes" if pc[v]["libmnl"] else "no", "read" if pc[v]["cache"] else "-",
+                DESCR[v], "YES" if pc[v]["libibverbs"] else "no", "YES" if pc[v]["libconfig"] else "no",
+                "YES" if pc[v]["libmnl"] else "no", "read" if pc[v]["cache"] else "-",
                 " ".join(pc[v]["libraries"])))
     out("")
     out("   memlock after the session (soft/hard bytes): " + ", ".join(

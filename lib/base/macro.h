@@ -50,7 +50,7 @@ static inline bool endswith(const char *s, const char *suffix) {
 }
 
 /* dst = the symbol p (a dlsym() or dlvsym() result), or return -ELIBBAD: the library loaded
- * lacks a function this build calls (libibverbs, libconfig, opened with dlopen()). */
+ * lacks a function this build calls (libibverbs, opened with dlopen() by the tool). */
 #define DL_ASSIGN(dst, p)                                                           \
         do {                                                                        \
                 void *_p = (p);                                                     \

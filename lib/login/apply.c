@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The decision and the setrlimit of pam_rdmalimit and spank_rdmalimit (apply.h).  Reads no
- * environment variable, loads no library that does: the policy (libconfig, dlopen()ed by
- * policy.c), NSS, sysfs, /proc and netlink only.
+ * environment variable, loads no library: the policy (read by policy.c and cfgparse.c), NSS,
+ * sysfs, /proc and netlink only.
  */
 #include "config.h"
 

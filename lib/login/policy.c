@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * /etc/security/rdmalimit.conf: load with libconfig, validate, evaluate for a user.
+ * /etc/security/rdmalimit.conf: read (cfgparse.c: libconfig's grammar), validate, evaluate
+ * for a user.
  *
  * Loading never stops at the first problem: every finding goes to the caller's diag_list as
- * path:line, and the file is refused (-EINVAL) when any of them is an error.  Before libconfig
- * sees the text, a small scanner that knows libconfig's strings and comments refuses NUL
- * bytes, @include directives (the policy is trusted only after the caller checked the owner
- * and mode of this one file) and nesting deeper than POLICY_MAX_DEPTH.
+ * path:line, and the file is refused (-EINVAL) when any of them is an error.  The reader
+ * refuses NUL bytes, @include directives (the policy is trusted only after the caller checked
+ * the owner and mode of this one file) and nesting deeper than POLICY_MAX_DEPTH, and goes on
+ * after the first two so that the rest is reported too.
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <errno.h>
-#include <libconfig.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -20,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cfgparse.h"
 #include "diag.h"
 #include "fsutil.h"
 #include "hw.h"
@@ -44,23 +44,7 @@
 /* Longest user string quoted in a message. */
 #define QUOTE_MAX 64
 
-/* The libconfig functions the loader calls.  libconfig is opened when a policy is parsed,
- * not when pam_rdmalimit.so is loaded. */
-struct cfg_fns {
-        __typeof__(config_init) *init;
-        __typeof__(config_destroy) *destroy;
-        __typeof__(config_read_string) *read_string;
-        __typeof__(config_setting_get_int) *get_int;
-        __typeof__(config_setting_get_int64) *get_int64;
-        __typeof__(config_setting_get_float) *get_float;
-        __typeof__(config_setting_get_bool) *get_bool;
-        __typeof__(config_setting_get_string) *get_string;
-        __typeof__(config_setting_length) *length;
-        __typeof__(config_setting_get_elem) *get_elem;
-};
-
 struct loader {
-        const struct cfg_fns *cf;
         const char *path;
         struct diag_list *diags;
         unsigned errors;
@@ -108,133 +92,27 @@ static const char *quote(const char *s, char buf[static QUOTE_MAX + 4]) {
         return buf;
 }
 
-static const char *type_name(int type) {
-        static const char *const names[] = {
-                [CONFIG_TYPE_GROUP] = "a group { }",
-                [CONFIG_TYPE_INT] = "an integer",
-                [CONFIG_TYPE_INT64] = "an integer",
-                [CONFIG_TYPE_FLOAT] = "a float",
-                [CONFIG_TYPE_STRING] = "a string",
-                [CONFIG_TYPE_BOOL] = "a boolean",
-                [CONFIG_TYPE_ARRAY] = "an array [ ]",
-                [CONFIG_TYPE_LIST] = "a list ( )",
-        };
-
-        if (type < 0 || (size_t)type >= ELEMENTSOF(names) || !names[type])
-                return "a value of unknown type";
-        return names[type];
-}
-
-static unsigned line_of(const config_setting_t *s) {
-        return config_setting_source_line(s);
-}
-
-/*
- * The scanner in front of libconfig.  It follows libconfig 1.5's lexer: "strings" with
- * backslash escapes, # and // line comments, C block comments, and @include only at the
- * start of a line after blanks.  buf is modified: NUL bytes and @include lines become blanks
- * so that the parse can go on and report the rest.  Returns -EINVAL when the nesting is too
- * deep (nothing is parsed then), else 0.
- */
-static int prescan(struct loader *l, char *buf, size_t len) {
-        enum { NORMAL, STRING, STRING_ESCAPE, LINE_COMMENT, BLOCK_COMMENT } st = NORMAL;
-        unsigned line = 1, depth = 0;
-        bool line_start = true, nul_seen = false;
-
-        for (size_t i = 0; i < len; i++) {
-                char c = buf[i];
-                char next = i + 1 < len ? buf[i + 1] : '\0';
-
-                if (c == '\0') {
-                        if (!nul_seen)
-                                error_at(l, line, "the file contains a NUL byte: not a text file");
-                        nul_seen = true;
-                        buf[i] = c = ' ';
-                }
-                if (c == '\n') {
-                        line++;
-                        line_start = true;
-                        if (st == LINE_COMMENT)
-                                st = NORMAL;
-                        else if (st == STRING_ESCAPE)
-                                st = STRING;
-                        continue;
-                }
-                switch (st) {
-                case STRING_ESCAPE:
-                        st = STRING;
-                        break;
-                case STRING:
-                        if (c == '\\')
-                                st = STRING_ESCAPE;
-                        else if (c == '"')
-                                st = NORMAL;
-                        break;
-                case LINE_COMMENT:
-                        break;
-                case BLOCK_COMMENT:
-                        if (c == '*' && next == '/') {
-                                st = NORMAL;
-                                i++;
-                        }
-                        break;
-                case NORMAL:
-                        if (c == '@' && line_start && len - i >= 8 &&
-                            memcmp(buf + i, "@include", 8) == 0) {
-                                error_at(l, line, "@include is not supported: the policy is one "
-                                         "file, trusted after its owner and mode are checked");
-                                while (i + 1 < len && buf[i + 1] != '\n')
-                                        buf[i++] = ' ';
-                                buf[i] = ' ';
-                                break;
-                        }
-                        if (c == '#' || (c == '/' && next == '/'))
-                                st = LINE_COMMENT;
-                        else if (c == '/' && next == '*') {
-                                st = BLOCK_COMMENT;
-                                i++;
-                        } else if (c == '"')
-                                st = STRING;
-                        else if (c == '(' || c == '[' || c == '{') {
-                                if (++depth > POLICY_MAX_DEPTH) {
-                                        error_at(l, line, "nested deeper than %u levels: a policy "
-                                                 "needs two (rules = ( { ... } ))",
-                                                 POLICY_MAX_DEPTH);
-                                        return -EINVAL;
-                                }
-                        } else if (c == ')' || c == ']' || c == '}') {
-                                if (depth > 0)
-                                        depth--;
-                        }
-                        break;
-                }
-                if (c != ' ' && c != '\t')
-                        line_start = false;
-        }
-        return 0;
-}
-
 enum {
         V_AUTO = 1 << 0,        /* "auto" is accepted */
         V_ZERO = 1 << 1,        /* "0" is accepted */
 };
 
 /* A size string; false (with an error recorded) when it is not acceptable. */
-static bool load_value(struct loader *l, const config_setting_t *s, const char *what,
+static bool load_value(struct loader *l, const struct cfg_node *s, const char *what,
                        unsigned flags, struct policy_value *ret) {
         char q[QUOTE_MAX + 4];
-        unsigned line = line_of(s);
+        unsigned line = s->line;
         const char *v;
         uint64_t bytes;
         int r;
 
-        if (config_setting_type(s) != CONFIG_TYPE_STRING) {
+        if (s->type != CFG_STRING) {
                 error_at(l, line, "%s must be a string such as \"1G\"%s, not %s", what,
                          (flags & V_AUTO) ? ", \"unlimited\" or \"auto\"" : " or \"unlimited\"",
-                         type_name(config_setting_type(s)));
+                         cfg_type_name(s->type));
                 return false;
         }
-        v = l->cf->get_string(s);
+        v = s->s;
         if ((flags & V_AUTO) && streq(v, "auto")) {
                 *ret = (struct policy_value){ .kind = PV_AUTO };
                 return true;
@@ -268,23 +146,23 @@ static bool valid_name(const char *s) {
 }
 
 /* user = "..." or group = "..."; -ENOMEM or 0 (an invalid name is recorded as an error). */
-static int load_name(struct loader *l, const config_setting_t *s, const char *what, char **ret) {
+static int load_name(struct loader *l, const struct cfg_node *s, const char *what, char **ret) {
         char q[QUOTE_MAX + 4];
         const char *v;
 
-        if (config_setting_type(s) != CONFIG_TYPE_STRING) {
-                error_at(l, line_of(s), "%s must be a string (a %s name), not %s", what, what,
-                         type_name(config_setting_type(s)));
+        if (s->type != CFG_STRING) {
+                error_at(l, s->line, "%s must be a string (a %s name), not %s", what, what,
+                         cfg_type_name(s->type));
                 return 0;
         }
-        v = l->cf->get_string(s);
+        v = s->s;
         if (streq(what, "group") && v[0] == '@') {
-                error_at(l, line_of(s), "group = \"%s\": write the group name without the '@' "
+                error_at(l, s->line, "group = \"%s\": write the group name without the '@' "
                          "of limits.conf", quote(v, q));
                 return 0;
         }
         if (!valid_name(v)) {
-                error_at(l, line_of(s), "%s = \"%s\": not a valid %s name", what, quote(v, q), what);
+                error_at(l, s->line, "%s = \"%s\": not a valid %s name", what, quote(v, q), what);
                 return 0;
         }
         *ret = strdup(v);
@@ -302,18 +180,18 @@ static bool valid_pattern(const char *s) {
 }
 
 /* include = [ "ens*", ... ]; -ENOMEM or 0 (bad entries are recorded as errors) */
-static int load_patterns(struct loader *l, const config_setting_t *s, const char *what, char ***ret) {
+static int load_patterns(struct loader *l, const struct cfg_node *s, const char *what, char ***ret) {
         char q[QUOTE_MAX + 4];
-        int type = config_setting_type(s), n;
+        int n;
 
-        if (type != CONFIG_TYPE_ARRAY && type != CONFIG_TYPE_LIST) {
-                error_at(l, line_of(s), "%s must be a list of interface name patterns such as [ \"ens*\" ], not %s",
-                         what, type_name(type));
+        if (s->type != CFG_ARRAY && s->type != CFG_LIST) {
+                error_at(l, s->line, "%s must be a list of interface name patterns such as [ \"ens*\" ], not %s",
+                         what, cfg_type_name(s->type));
                 return 0;
         }
-        n = l->cf->length(s);
+        n = (int)s->c.n;
         if (n > 64) {
-                error_at(l, line_of(s), "%s: %d patterns, at most 64", what, n);
+                error_at(l, s->line, "%s: %d patterns, at most 64", what, n);
                 return 0;
         }
         strv_free(*ret);
@@ -321,16 +199,16 @@ static int load_patterns(struct loader *l, const config_setting_t *s, const char
         if (!v)
                 return -ENOMEM;
         for (int i = 0, k = 0; i < n; i++) {
-                const config_setting_t *e = l->cf->get_elem(s, (unsigned)i);
+                const struct cfg_node *e = &s->c.v[i];
                 const char *pat;
-                if (config_setting_type(e) != CONFIG_TYPE_STRING) {
-                        error_at(l, line_of(e), "%s: each pattern is a string such as \"ens*\", not %s", what,
-                                 type_name(config_setting_type(e)));
+                if (e->type != CFG_STRING) {
+                        error_at(l, e->line, "%s: each pattern is a string such as \"ens*\", not %s", what,
+                                 cfg_type_name(e->type));
                         continue;
                 }
-                pat = l->cf->get_string(e);
+                pat = e->s;
                 if (!valid_pattern(pat)) {
-                        error_at(l, line_of(e), "%s = \"%s\": not an interface name pattern (1 to 63 printable "
+                        error_at(l, e->line, "%s = \"%s\": not an interface name pattern (1 to 63 printable "
                                  "characters, no blank, '/', ',' or ':')", what, quote(pat, q));
                         continue;
                 }
@@ -340,15 +218,15 @@ static int load_patterns(struct loader *l, const config_setting_t *s, const char
         return 0;
 }
 
-static int load_hardware(struct loader *l, const config_setting_t *g, struct policy_hardware *h) {
-        if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
-                error_at(l, line_of(g), "hardware must be a group { ... }, not %s",
-                         type_name(config_setting_type(g)));
+static int load_hardware(struct loader *l, const struct cfg_node *g, struct policy_hardware *h) {
+        if (g->type != CFG_GROUP) {
+                error_at(l, g->line, "hardware must be a group { ... }, not %s",
+                         cfg_type_name(g->type));
                 return 0;
         }
-        for (int i = 0; i < l->cf->length(g); i++) {
-                const config_setting_t *s = l->cf->get_elem(g, (unsigned)i);
-                const char *name = config_setting_name(s);
+        for (int i = 0; i < (int)g->c.n; i++) {
+                const struct cfg_node *s = &g->c.v[i];
+                const char *name = s->name;
                 uint64_t *size = streq(name, "rdma_port") ? &h->rdma_port :
                                  streq(name, "xsk_queue") ? &h->xsk_queue :
                                  streq(name, "xsk_copy_queue") ? &h->xsk_copy_queue :
@@ -364,54 +242,51 @@ static int load_hardware(struct loader *l, const config_setting_t *g, struct pol
                 } else if (streq(name, "ram_share")) {
                         double d;
 
-                        switch (config_setting_type(s)) {
-                        case CONFIG_TYPE_FLOAT:
-                                d = l->cf->get_float(s);
+                        switch (s->type) {
+                        case CFG_FLOAT:
+                                d = s->f;
                                 break;
-                        case CONFIG_TYPE_INT:
-                                d = l->cf->get_int(s);
-                                break;
-                        case CONFIG_TYPE_INT64:
-                                d = (double)l->cf->get_int64(s);
+                        case CFG_INT:
+                                d = (double)s->i;
                                 break;
                         default:
-                                error_at(l, line_of(s), "ram_share must be a number such as 0.5, "
-                                         "not %s", type_name(config_setting_type(s)));
+                                error_at(l, s->line, "ram_share must be a number such as 0.5, "
+                                         "not %s", cfg_type_name(s->type));
                                 continue;
                         }
                         if (d > 0.0 && d <= 1.0)
                                 h->ram_share = d;
                         else
-                                error_at(l, line_of(s), "ram_share = %g: must be above 0 and at "
+                                error_at(l, s->line, "ram_share = %g: must be above 0 and at "
                                          "most 1 (a share of MemTotal)", d);
                 } else if (streq(name, "include") || streq(name, "exclude")) {
                         int r = load_patterns(l, s, name, streq(name, "include") ? &h->sel.include : &h->sel.exclude);
                         if (r < 0)
                                 return r;
                 } else
-                        error_at(l, line_of(s), "unknown key \"%.*s\" in hardware (known: "
+                        error_at(l, s->line, "unknown key \"%.*s\" in hardware (known: "
                                  "rdma_port, xsk_queue, xsk_copy_queue, base, ram_share, "
                                  "fallback, include, exclude)", QUOTE_MAX, name);
         }
         return 0;
 }
 
-static int load_rule(struct loader *l, const config_setting_t *g, unsigned index,
+static int load_rule(struct loader *l, const struct cfg_node *g, unsigned index,
                      struct policy_rule *rule) {
         unsigned memlock_line = 0, hard_line = 0, minimum_line = 0;
         bool has_user = false, has_group = false, has_memlock = false;
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
         int r;
 
-        rule->line = line_of(g);
-        if (config_setting_type(g) != CONFIG_TYPE_GROUP) {
+        rule->line = g->line;
+        if (g->type != CFG_GROUP) {
                 error_at(l, rule->line, "rule %u must be a group { user|group = ...; memlock = "
-                         "...; }, not %s", index + 1, type_name(config_setting_type(g)));
+                         "...; }, not %s", index + 1, cfg_type_name(g->type));
                 return 0;
         }
-        for (int i = 0; i < l->cf->length(g); i++) {
-                const config_setting_t *s = l->cf->get_elem(g, (unsigned)i);
-                const char *name = config_setting_name(s);
+        for (int i = 0; i < (int)g->c.n; i++) {
+                const struct cfg_node *s = &g->c.v[i];
+                const char *name = s->name;
 
                 if (streq(name, "user") || streq(name, "group")) {
                         bool user = streq(name, "user");
@@ -423,18 +298,18 @@ static int load_rule(struct loader *l, const config_setting_t *g, unsigned index
                                 return r;
                 } else if (streq(name, "memlock")) {
                         has_memlock = true;
-                        memlock_line = line_of(s);
+                        memlock_line = s->line;
                         (void)load_value(l, s, name, V_AUTO, &rule->memlock);
                 } else if (streq(name, "hard")) {
-                        hard_line = line_of(s);
+                        hard_line = s->line;
                         (void)load_value(l, s, name, V_AUTO, &rule->hard);
                 } else if (streq(name, "minimum")) {
-                        minimum_line = line_of(s);
+                        minimum_line = s->line;
                         (void)load_value(l, s, name, V_ZERO, &rule->minimum);
                 } else if (streq(name, "maximum")) {
                         (void)load_value(l, s, name, 0, &rule->maximum);
                 } else
-                        error_at(l, line_of(s), "unknown key \"%.*s\" in rule (known: user, "
+                        error_at(l, s->line, "unknown key \"%.*s\" in rule (known: user, "
                                  "group, memlock, hard, minimum, maximum)", QUOTE_MAX, name);
         }
 
@@ -452,6 +327,10 @@ static int load_rule(struct loader *l, const config_setting_t *g, unsigned index
                 error_at(l, hard_line, "hard %s is below memlock %s: the hard limit caps the "
                          "soft one", size_format_arg(rule->hard.bytes, a),
                          size_format_arg(rule->memlock.bytes, b));
+        /* the soft value is at least minimum, and the hard limit caps it */
+        if (rule->minimum.kind == PV_SIZE && rule->hard.kind == PV_SIZE && rule->hard.bytes < rule->minimum.bytes)
+                error_at(l, hard_line, "hard %s is below minimum %s: the hard limit caps the soft one",
+                         size_format_arg(rule->hard.bytes, a), size_format_arg(rule->minimum.bytes, b));
         if (rule->minimum.kind == PV_SIZE && rule->maximum.kind == PV_SIZE &&
             rule->minimum.bytes > rule->maximum.bytes)
                 error_at(l, minimum_line, "minimum %s is above maximum %s",
@@ -516,22 +395,22 @@ static int check_duplicates(struct loader *l, const struct policy *p) {
         return 0;
 }
 
-static int load_rules(struct loader *l, const config_setting_t *list, struct policy *p) {
+static int load_rules(struct loader *l, const struct cfg_node *list, struct policy *p) {
         int n, r;
 
-        if (config_setting_type(list) != CONFIG_TYPE_LIST) {
-                error_at(l, line_of(list), "rules must be a list ( { ... }, { ... } ), not %s",
-                         type_name(config_setting_type(list)));
+        if (list->type != CFG_LIST) {
+                error_at(l, list->line, "rules must be a list ( { ... }, { ... } ), not %s",
+                         cfg_type_name(list->type));
                 return 0;
         }
-        n = l->cf->length(list);
+        n = (int)list->c.n;
         if (n <= 0)
                 return 0;
         p->rules = calloc((size_t)n, sizeof(*p->rules));
         if (!p->rules)
                 return -ENOMEM;
         for (int i = 0; i < n; i++) {
-                r = load_rule(l, l->cf->get_elem(list, (unsigned)i), (unsigned)i,
+                r = load_rule(l, &list->c.v[i], (unsigned)i,
                               &p->rules[p->n_rules++]);
                 if (r < 0)
                         return r;
@@ -539,92 +418,38 @@ static int load_rules(struct loader *l, const config_setting_t *list, struct pol
         return check_duplicates(l, p);
 }
 
-/* libconfig, opened for one parse */
-struct cfg {
-        void *h;
-        struct cfg_fns f;
-        config_t c;
-        bool inited;
-};
-
-static void cfg_done(struct cfg *x) {
-        if (x->inited)
-                x->f.destroy(&x->c);
-        if (x->h)
-                dlclose(x->h);
-}
-
-/* libconfig's symbols carry no version */
-#define RESOLVE(x, field, name) DL_ASSIGN((x)->f.field, dlsym((x)->h, (name)))
-
-static int cfg_open(struct cfg *x) {
-        x->h = dlopen(LIBCONFIG_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-        if (!x->h)
-                return -ELIBACC;
-        RESOLVE(x, init, "config_init");
-        RESOLVE(x, destroy, "config_destroy");
-        RESOLVE(x, read_string, "config_read_string");
-        RESOLVE(x, get_int, "config_setting_get_int");
-        RESOLVE(x, get_int64, "config_setting_get_int64");
-        RESOLVE(x, get_float, "config_setting_get_float");
-        RESOLVE(x, get_bool, "config_setting_get_bool");
-        RESOLVE(x, get_string, "config_setting_get_string");
-        RESOLVE(x, length, "config_setting_length");
-        RESOLVE(x, get_elem, "config_setting_get_elem");
-        x->f.init(&x->c);
-        x->inited = true;
-        return 0;
+/* the reader's findings, each an error */
+static void parse_finding(void *data, unsigned line, const char *msg) {
+        error_at((struct loader *)data, line, "%s", msg);
 }
 
 /* version = 1; (the only version this build reads) */
-static void load_version(struct loader *l, const config_setting_t *s, struct policy *p) {
+static void load_version(struct loader *l, const struct cfg_node *s, struct policy *p) {
         long long v;
 
-        if (config_setting_type(s) == CONFIG_TYPE_INT)
-                v = l->cf->get_int(s);
-        else if (config_setting_type(s) == CONFIG_TYPE_INT64)
-                v = l->cf->get_int64(s);
+        if (s->type == CFG_INT)
+                v = s->i;
         else {
-                error_at(l, line_of(s), "version must be an integer, not %s", type_name(config_setting_type(s)));
+                error_at(l, s->line, "version must be an integer, not %s", cfg_type_name(s->type));
                 return;
         }
         if (v == 1)
                 p->version = 1;
         else
-                error_at(l, line_of(s), "version %lld is not supported: this build reads version 1", v);
+                error_at(l, s->line, "version %lld is not supported: this build reads version 1", v);
 }
 
-/* buf: len bytes followed by a NUL; modified by the scanner. */
-static int load_buffer(char *buf, size_t len, const char *path, struct policy **ret,
-                       struct diag_list *diags) {
+static int load_text(const char *text, size_t len, const char *path, struct policy **ret,
+                     struct diag_list *diags) {
         _cleanup_(policy_freep) struct policy *p = NULL;
-        _cleanup_(cfg_done) struct cfg cfg = {};
-        struct loader l = { .cf = &cfg.f, .path = path, .diags = diags };
-        const config_setting_t *root;
+        _cleanup_(cfg_freep) struct cfg_node *root = NULL;
+        struct loader l = { .path = path, .diags = diags };
         bool has_version = false, has_rules = false;
         int r;
 
-        r = prescan(&l, buf, len);
+        r = cfg_parse(text, len, POLICY_MAX_DEPTH, parse_finding, &l, &root);
         if (l.oom || r < 0)
                 return l.oom ?: r;
-        r = cfg_open(&cfg);
-        if (r < 0) {
-                const char *e = r == -ELIBACC ? dlerror() : NULL;
-                error_at(&l, 0, "cannot load %s: %s", LIBCONFIG_SONAME,
-                         e ?: "it lacks the functions this build calls");
-                return l.oom ?: r;
-        }
-
-        if (cfg.f.read_string(&cfg.c, buf) != CONFIG_TRUE) {
-                const char *text = config_error_text(&cfg.c);
-                unsigned line = config_error_line(&cfg.c) > 0 ? (unsigned)config_error_line(&cfg.c) : 0;
-
-                if (text && streq(text, "duplicate setting name"))
-                        error_at(&l, line, "duplicate key: a key may appear once in a group");
-                else
-                        error_at(&l, line, "parse error: %s", text ?: "syntax error");
-                return l.oom ?: -EINVAL;
-        }
 
         p = calloc(1, sizeof(*p));
         if (!p)
@@ -640,20 +465,19 @@ static int load_buffer(char *buf, size_t len, const char *path, struct policy **
                 .fallback = { .kind = PV_NONE },
         };
 
-        root = config_root_setting(&cfg.c);
-        for (int i = 0; i < l.cf->length(root); i++) {
-                const config_setting_t *s = l.cf->get_elem(root, (unsigned)i);
-                const char *name = config_setting_name(s);
+        for (size_t i = 0; i < root->c.n; i++) {
+                const struct cfg_node *s = &root->c.v[i];
+                const char *name = s->name;
 
                 if (streq(name, "version")) {
                         has_version = true;
                         load_version(&l, s, p);
                 } else if (streq(name, "lower")) {
-                        if (config_setting_type(s) == CONFIG_TYPE_BOOL)
-                                p->lower = l.cf->get_bool(s);
+                        if (s->type == CFG_BOOL)
+                                p->lower = s->b;
                         else
-                                error_at(&l, line_of(s), "lower must be true or false, not %s",
-                                         type_name(config_setting_type(s)));
+                                error_at(&l, s->line, "lower must be true or false, not %s",
+                                         cfg_type_name(s->type));
                 } else if (streq(name, "hardware")) {
                         r = load_hardware(&l, s, &p->hw);
                         if (r < 0)
@@ -664,7 +488,7 @@ static int load_buffer(char *buf, size_t len, const char *path, struct policy **
                         if (r < 0)
                                 return r;
                 } else
-                        error_at(&l, line_of(s), "unknown key \"%.*s\" (known: version, lower, "
+                        error_at(&l, s->line, "unknown key \"%.*s\" (known: version, lower, "
                                  "hardware, rules)", QUOTE_MAX, name);
         }
         if (!has_version)
@@ -680,19 +504,11 @@ static int load_buffer(char *buf, size_t len, const char *path, struct policy **
 
 int policy_load_string(const char *text, size_t len, const char *path, struct policy **ret,
                        struct diag_list *diags) {
-        _cleanup_free_ char *buf = NULL;
-
         if ((!text && len > 0) || !ret)
                 return -EINVAL;
         if (len > POLICY_MAX_BYTES)
                 return -EFBIG;
-        buf = malloc(len + 1);
-        if (!buf)
-                return -ENOMEM;
-        if (len > 0)
-                memcpy(buf, text, len);
-        buf[len] = '\0';
-        return load_buffer(buf, len, path, ret, diags);
+        return load_text(text, len, path, ret, diags);
 }
 
 int policy_read_fd(int fd, char **ret, size_t *ret_len) {

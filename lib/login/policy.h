@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 /*
- * /etc/security/rdmalimit.conf (libconfig): load, validate, evaluate for a user.
+ * /etc/security/rdmalimit.conf (libconfig syntax, read by cfgparse.c): load, validate,
+ * evaluate for a user.
  * Library code: no printing; findings go to a diag_list with file:line.
  */
 #include <stdbool.h>

@@ -51,9 +51,6 @@ else
 		echo '#define _GNU_SOURCE 1'
 		echo '#define PACKAGE_VERSION "fuzz"'
 		echo '#define VERSION "fuzz"'
-		soname=$(readelf -d "$(pkg-config --variable=libdir libconfig 2>/dev/null)/libconfig.so" 2>/dev/null |
-			sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-		echo "#define LIBCONFIG_SONAME \"${soname:-libconfig.so.9}\""
 		[ -e /usr/include/linux/netdev.h ] && echo '#define HAVE_LINUX_NETDEV_H 1'
 		[ -e /usr/include/linux/if_xdp.h ] && echo '#define HAVE_LINUX_IF_XDP_H 1'
 		true
@@ -66,10 +63,9 @@ else
 fi
 
 pkg_cflags=
-for m in libconfig libmnl libibverbs; do
-	pkg_cflags="$pkg_cflags $(pkg-config --cflags $m 2> /dev/null || true)"
-done
-pkg_libs=$(pkg-config --libs libconfig libmnl 2> /dev/null || echo "-lconfig -lmnl")
+pkg_cflags=$(pkg-config --cflags libibverbs 2> /dev/null || true)
+# lib/ links nothing but libc (and dlopen()s libibverbs in the tool's hw-verbs.c)
+pkg_libs=
 # the paths Makefile.am's CPP_COMMON passes (the fuzz targets never use them)
 CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all -Wall -Wno-unused-parameter
 	-DSYSCONFDIR=\"/etc\" -DSECUREDIR=\"/usr/lib/security\" -DSPANKPLUGINDIR=\"/usr/lib/slurm\"

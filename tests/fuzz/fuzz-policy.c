@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target: the policy loader (lib/login/policy.c, libconfig behind it).
+ * libFuzzer target: the policy loader (lib/login/policy.c, its reader lib/login/cfgparse.c).
  * policy_load_string() of the input; a refusal must come with at least one error finding;
  * an accepted policy is evaluated for a few users and group sets against a fixed hardware
  * summary (and without hardware), and the decision must keep the promises of policy.h:

@@ -804,7 +804,7 @@ bad() {
 }
 
 f=$(policy syntax <<<"${good/memlock = \"4M\"/memlock = = \"4M\"}")
-bad "syntax error" "$f" "$f:3: parse error"
+bad "syntax error" "$f" "$f:3: syntax error"
 
 f=$(policy unknown-key <<<"$good
 colour = \"red\";")
@@ -870,8 +870,8 @@ else
 	fail "dlopen(RTLD_NOW) of the module"
 	diag "$out"
 fi
-# what every login maps: the module, libpam and libc; libconfig is dlopen()ed to parse the
-# policy, libmnl by a live probe; libibverbs never
+# what every login maps: the module, libpam and libc, nothing more (the policy's syntax is read
+# without libconfig, netlink spoken without libmnl; libibverbs never)
 if command -v readelf >/dev/null; then
 	needed=$(readelf -d "$PAM_MODULE" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -vE '^(libasan|libubsan)' |
 		sort | tr '\n' ' ')
@@ -895,6 +895,8 @@ fi
 if command -v nm >/dev/null; then
 	envsyms=$(nm -D --undefined-only "$PAM_MODULE" | awk '{ print $2 }' | grep -E '^(secure_)?getenv|^environ|^clearenv' || true)
 	check "the module imports no getenv, secure_getenv or environ" [ -z "$envsyms" ]
+	dlsyms=$(nm -D --undefined-only "$PAM_MODULE" | awk '{ print $2 }' | grep -E '^dl(open|mopen|sym|vsym)' || true)
+	check "the module imports no dlopen or dlsym: a login loads no library beyond it" [ -z "$dlsyms" ]
 	syms=$(nm -D --defined-only "$PAM_MODULE" | awk '$2 != "A" { print $3 }' | sort | tr '\n' ' ')
 	if [ "$syms" = "pam_sm_close_session pam_sm_open_session " ]; then
 		ok "exports only pam_sm_open_session and pam_sm_close_session"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # spank_rdmalimit.so as slurmstepd loads it, the checks tests/pam/test-module.sh makes of the
 # module: it needs only libc (its Slurm calls are resolved from slurmstepd or srun at load
-# time; libconfig is dlopen()ed to parse the policy), names no RDMA library (no code path can
-# load one), imports no getenv, secure_getenv or environ (the job's environment is the user's:
+# time; it imports no dlopen: the policy's syntax is read without libconfig), names no RDMA
+# library (no code path can load one), imports no getenv, secure_getenv or environ (the job's environment is the user's:
 # the plugin reads none of it), and exports only its slurm_spank_* hooks and the version
 # symbols of SPANK_PLUGIN().  No root needed.
 set -u
@@ -15,7 +15,7 @@ require_built "$SPANK_PLUGIN"
 for t in readelf nm; do
 	command -v "$t" >/dev/null || skip_all "$t is missing (Debian: binutils)"
 done
-plan 5
+plan 6
 needed=$(readelf -d "$SPANK_PLUGIN" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -vE '^(libasan|libubsan)' |
 	sort | tr '\n' ' ')
 if [ "$needed" = "libc.so.6 " ]; then
@@ -28,6 +28,12 @@ if grep -qaE 'lib(ibverbs|rdmacm|mlx[45]|efa)' "$SPANK_PLUGIN"; then
 		"$(grep -aoE 'lib(ibverbs|rdmacm|mlx[45]|efa)[^ ]*' "$SPANK_PLUGIN" | sort -u)"
 else
 	ok "the plugin names no RDMA library: no code path loads one"
+fi
+dlsyms=$(nm -D --undefined-only "$SPANK_PLUGIN" | awk '{ print $2 }' | grep -E '^dl(open|mopen|sym|vsym)' || true)
+if [ -z "$dlsyms" ]; then
+	ok "the plugin imports no dlopen or dlsym: it loads no library"
+else
+	not_ok "the plugin imports no dlopen or dlsym: it loads no library" "$dlsyms"
 fi
 envsyms=$(nm -D --undefined-only "$SPANK_PLUGIN" | awk '{ print $2 }' | grep -E '^(secure_)?getenv|^environ|^clearenv|^spank_getenv' || true)
 if [ -z "$envsyms" ]; then

@@ -261,9 +261,12 @@ policy_cases "a policy with groups nested 10000 deep" "nested deeper"
 nested '(' ')' 10000 > "$S/rdmalimit.conf"
 hostile "check --policy refuses lists nested 10000 deep" 1 "nested deeper" -- check --policy
 nested '[' ']' 10000 > "$S/rdmalimit.conf"
-hostile "check --policy refuses arrays nested 10000 deep" 1 "nested deeper|parse error" -- check --policy
+hostile "check --policy refuses arrays nested 10000 deep" 1 "nested deeper|syntax error" -- check --policy
 printf 'version = 1;\nx = %s\n' "$(rep '({' 100000)" > "$S/rdmalimit.conf"
-hostile "check --policy refuses 200000 unclosed brackets" 1 "nested deeper|parse error" -- check --policy
+hostile "check --policy refuses 200000 unclosed brackets" 1 "nested deeper|syntax error" -- check --policy
+# a group of 80000 distinct keys: each new key is looked up in a hash, not in every key before it
+{ printf 'version = 1;\nhardware = {\n'; seq -f 'k%.0f=1;' 80000; printf '};\nrules = ();\n'; } > "$S/rdmalimit.conf"
+hostile "check --policy of a group of 80000 keys: bounded, unknown keys named" 1 "unknown key \"k[0-9]+\" in hardware" -- check --policy
 { printf 'version = 1;\nrules = (\n'; seq -f '{ user = "u%.0f"; memlock = "1G"; },' 25000 | head -c 1000000; printf '{ user = "last"; memlock = "1G"; } );\n'; } > "$S/rdmalimit.conf"
 hostile "check --policy of a 1 MiB policy with 25000 rules: bounded" 0 "0 errors" -- check --policy
 { printf 'version = 1;\nrules = (\n'; rep '{ group = "g"; memlock = "1G"; },' 20000; printf '{ group = "g"; memlock = "1G"; } );\n'; } > "$S/rdmalimit.conf"

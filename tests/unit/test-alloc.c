@@ -306,10 +306,26 @@ static void test_keep_jumps(void **state) {
 
 static void test_policy(void **state) {
         (void)state;
-        /* (policy_load_string() is not swept: libconfig's config_init() does not check its
-         * allocations) */
-        /* the groups of rules a user is in */
+        /* the policy's reader and loader: -ENOMEM and nothing, or the whole policy */
         struct policy *p = NULL;
+        SWEEP(n, hit) {
+                struct policy *q = (struct policy *)0x1;
+                struct diag_list d = {};
+                arm(n);
+                int r = policy_load_string(POLICY, strlen(POLICY), "/etc/rdmalimit.conf", &q, &d);
+                hit = disarm();
+                diag_list_clear(&d);
+                if (hit && r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_ptr_equal(q, (struct policy *)0x1);
+                        continue;
+                }
+                assert_int_equal(r, 0);
+                assert_int_equal(q->n_rules, 3);
+                assert_string_equal(q->hw.sel.exclude[0], "eno3");
+                policy_free(q);
+        }
+        /* the groups of rules a user is in */
         struct ident *id = NULL;
         const struct id_user *u = NULL;
         assert_int_equal(policy_load_string(POLICY, strlen(POLICY), "/etc/rdmalimit.conf", &p, NULL), 0);
