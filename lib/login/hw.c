@@ -273,20 +273,33 @@ static void genl_close(struct genl *g) {
         g->fd = -1;
 }
 
-/* One request (len bytes of buf) and its replies, each data message to fn. */
+/* One request (len bytes of buf) and its replies, each data message to fn.  A request that is
+ * not a dump and asks no ACK has one reply: it ends the exchange (one recvmsg() less). */
 struct transact {
         struct genl *g;
         nl_msg_fn fn;
         void *data;
+        bool single;
+        size_t seen;
 };
+
+static int seen_msg(const struct nlmsghdr *nlh, size_t len, void *data) {
+        struct transact *t = data;
+        t->seen++;
+        return t->fn(nlh, len, t->data);
+}
 
 static int transact_batch(const void *buf, size_t len, void *data, enum nl_batch_end *ret_end) {
         struct transact *t = data;
-        return nl_parse_batch(buf, len, t->g->seq, t->g->portid, ret_end, t->fn, t->data);
+        int r = nl_parse_batch(buf, len, t->g->seq, t->g->portid, ret_end, seen_msg, t);
+        if (r >= 0 && t->single && t->seen > 0)
+                *ret_end = NL_BATCH_DONE;
+        return r;
 }
 
 static int genl_transact(struct genl *g, const void *req, size_t len, nl_msg_fn fn, void *data) {
-        struct transact t = { g, fn, data };
+        const struct nlmsghdr *h = req;
+        struct transact t = { g, fn, data, !(h->nlmsg_flags & (NLM_F_DUMP | NLM_F_ACK)), 0 };
         int r = nl_send(g->fd, req, len);
         if (r < 0)
                 return r;
@@ -321,7 +334,7 @@ static int family_msg(const struct nlmsghdr *nlh, size_t len, void *data) {
 static int genl_family_id(struct genl *g, const char *name, uint16_t *ret) {
         uint8_t buf[NLMSG_HDRLEN + 64];
         uint16_t id = 0;
-        int len = genl_request(buf, sizeof buf, GENL_ID_CTRL, NLM_F_REQUEST | NLM_F_ACK, ++g->seq,
+        int len = genl_request(buf, sizeof buf, GENL_ID_CTRL, NLM_F_REQUEST, ++g->seq,
                                CTRL_CMD_GETFAMILY, 1, CTRL_ATTR_FAMILY_NAME, name);
         if (len < 0)
                 return len;
