@@ -332,18 +332,13 @@ static int scan_string(struct cfgp *x) {
         }
 }
 
-/* The next token into x.  -EINVAL after reporting a bad one, -ENOMEM. */
-static int next(struct cfgp *x) {
+/* Past blanks, comments and @include lines (each reported), to a token or the end. */
+static void skip_blanks(struct cfgp *x) {
         const char *s = x->text;
 
         for (;;) {
-                if (x->pos >= x->len) {
-                        x->t = T_EOF;
-                        x->tline = x->line;
-                        x->tstart = x->pos;
-                        x->tlen = 0;
-                        return 0;
-                }
+                if (x->pos >= x->len)
+                        return;
                 char c = s[x->pos], n = x->pos + 1 < x->len ? s[x->pos + 1] : '\0';
                 if (c == '\0') {
                         nul_byte(x);
@@ -394,7 +389,59 @@ static int next(struct cfgp *x) {
                                         nul_byte(x);
                         continue;
                 }
-                break;
+                return;
+        }
+}
+
+/* A name, true/false or a number at x->pos: the longest match, as flex takes it. */
+static int scan_word(struct cfgp *x) {
+        const char *s = x->text;
+        char c = s[x->pos];
+        const char *p = s + x->pos;
+        size_t left = x->len - x->pos, len;
+        size_t name = m_name(p, left);
+        if (name > 0) {
+                x->tlen = name;
+                x->pos += name;
+                if ((name == 4 && strncasecmp(p, "true", 4) == 0) || (name == 5 && strncasecmp(p, "false", 5) == 0)) {
+                        x->t = T_BOOL;
+                        x->b = name == 4;
+                } else
+                        x->t = T_NAME;
+                return 0;
+        }
+        size_t fl = m_float(p, left), in = m_int(p, left), in64 = with_l(p, left, in);
+        size_t hx = m_hex(p, left), hx64 = with_l(p, left, hx);
+        len = MAX(MAX(MAX(fl, in), MAX(in64, hx)), hx64);
+        if (len == 0) {
+                unsigned char u = (unsigned char)c;
+                if (u > ' ' && u < 0x7f)
+                        report(x, x->line, "syntax error: unexpected '%c'", c);
+                else
+                        report(x, x->line, "syntax error: unexpected byte \\x%02x", u);
+                return -EINVAL;
+        }
+        x->tlen = len;
+        x->pos += len;
+        if (len == fl) {
+                x->t = T_FLOAT;
+                return float_value(x, len);
+        }
+        x->t = T_INT;
+        return int_value(x, len, len == hx || len == hx64);
+}
+
+/* The next token into x.  -EINVAL after reporting a bad one, -ENOMEM. */
+static int next(struct cfgp *x) {
+        const char *s = x->text;
+
+        skip_blanks(x);
+        if (x->pos >= x->len) {
+                x->t = T_EOF;
+                x->tline = x->line;
+                x->tstart = x->pos;
+                x->tlen = 0;
+                return 0;
         }
 
         x->line_start = false;
@@ -435,40 +482,8 @@ static int next(struct cfgp *x) {
                 x->pos++;
                 x->t = T_STRING;
                 return scan_string(x);
-        default: {
-                const char *p = s + x->pos;
-                size_t left = x->len - x->pos, len;
-                size_t name = m_name(p, left);
-                if (name > 0) {
-                        x->tlen = name;
-                        x->pos += name;
-                        if ((name == 4 && strncasecmp(p, "true", 4) == 0) || (name == 5 && strncasecmp(p, "false", 5) == 0)) {
-                                x->t = T_BOOL;
-                                x->b = name == 4;
-                        } else
-                                x->t = T_NAME;
-                        return 0;
-                }
-                size_t fl = m_float(p, left), in = m_int(p, left), in64 = with_l(p, left, in);
-                size_t hx = m_hex(p, left), hx64 = with_l(p, left, hx);
-                len = MAX(MAX(MAX(fl, in), MAX(in64, hx)), hx64);
-                if (len == 0) {
-                        unsigned char u = (unsigned char)c;
-                        if (u > ' ' && u < 0x7f)
-                                report(x, x->line, "syntax error: unexpected '%c'", c);
-                        else
-                                report(x, x->line, "syntax error: unexpected byte \\x%02x", u);
-                        return -EINVAL;
-                }
-                x->tlen = len;
-                x->pos += len;
-                if (len == fl) {
-                        x->t = T_FLOAT;
-                        return float_value(x, len);
-                }
-                x->t = T_INT;
-                return int_value(x, len, len == hx || len == hx64);
-        }
+        default:
+                return scan_word(x);
         }
         x->pos++;
         return 0;
