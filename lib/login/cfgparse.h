@@ -45,7 +45,7 @@ struct cfg_node {
                 char *s;        /* CFG_STRING: adjacent strings joined, escapes decoded, no NUL */
                 struct {
                         struct cfg_node *v;
-                        size_t n;
+                        size_t n, cap;
                 } c;            /* CFG_GROUP (settings, names unique), CFG_ARRAY (scalars of one
                                  * type), CFG_LIST (any values) */
         };
