@@ -301,6 +301,16 @@ static int check_module_runs(struct run *r, const struct target *t, const char *
                 run_oom(r);
                 return -1;
         }
+        /* a module file libpam cannot load: the line runs, returns PAM_MODULE_UNKNOWN, sets nothing */
+        for (size_t k = 0; k < run.n_run; k++) {
+                const struct pam_entry *e = &st.v[run.run[k]];
+                if (e->unloadable && streq(e->name, "pam_rdmalimit")) {
+                        run_error(r, "%s: %s:%u: libpam cannot load %s (it is not in the module directory, or the "
+                                  "path does not exist): the line would do nothing; install pam_rdmalimit first "
+                                  "(nothing written)", t->display, e->file, e->line, e->module);
+                        return -1;
+                }
+        }
         bool limits = run.last_limits >= 0, module_after = run.last_module > run.last_limits;
         if (module_after)
                 return 0;

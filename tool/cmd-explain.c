@@ -105,6 +105,7 @@ static void module_json(struct json *j, const struct tool_session *s) {
         module_json_cache(j, s);
         json_kstr(j, "service", s->service);
         json_kstr(j, "order", session_order_name(m->order));
+        json_kbool(j, "modules_assumed_present", m->stack.modules_unchecked);
         json_kbool(j, "eperm", m->module_eperm);
         json_kobj_begin(j, "session");
         json_klimit_opt(j, "soft", m->final_known && m->order != SESSION_NO_STACK, m->final.soft);
@@ -141,6 +142,18 @@ static void module_text_order(const struct tool_session *s) {
                 printf("  The %s PAM stack could not be read (use --service NAME).\n", service);
                 break;
         }
+        /* lines that run but whose module libpam cannot load (the engine's walk took them so) */
+        for (size_t k = 0; m->run.unloadable >= 0 && k < m->run.n_run; k++) {
+                const struct pam_entry *e = &m->stack.v[m->run.run[k]];
+                char f[ESCAPE_NAME_MAX], mod[ESCAPE_NAME_MAX], ctl[ESCAPE_NAME_MAX];
+                if (e->unloadable)
+                        printf("  %s:%u: libpam cannot load %s: the line returns PAM_MODULE_UNKNOWN, which '%s' "
+                               "decides, and sets nothing.\n", str_escape(e->file, f, sizeof f), e->line,
+                               str_escape(e->module, mod, sizeof mod), str_escape(e->control, ctl, sizeof ctl));
+        }
+        if (m->stack.modules_unchecked)
+                printf("  Assumed: the tree has no PAM module directory (no pam_unix.so or pam_permit.so): every "
+                       "module file is taken as installed.\n");
 }
 
 static void module_text(const struct tool_session *s) {

@@ -11,6 +11,7 @@
 #include "array.h"
 #include "fsutil.h"
 #include "macro.h"
+#include "pammod.h"
 #include "pamstack.h"
 #include "visit.h"
 
@@ -205,6 +206,27 @@ static int load_file(struct load *L, const char *name, struct at at, const char 
         return load_file_text(L, name, NULL, at, from, from_line);
 }
 
+/* Which lines' module files libpam cannot load (pammod.h: the one answer, doctor's too). */
+static int check_modules(const char *root, struct pam_stack *s) {
+        struct pam_moddirs m;
+        int r = 0;
+
+        if (s->n == 0)
+                return 0;
+        if ((r = pam_moddirs_load(&m, root, SECUREDIR)) < 0)
+                return r;
+        for (size_t i = 0; i < s->n && r >= 0; i++) {
+                enum pam_mod_state st;
+                if (s->v[i].fails)
+                        continue;
+                r = pam_module_state(&m, root, s->v[i].module, &st, NULL);
+                s->v[i].unloadable = r >= 0 && pam_mod_unloadable(st);
+                s->modules_unchecked |= r >= 0 && st == PAM_MOD_UNCHECKED;
+        }
+        pam_moddirs_clear(&m);
+        return r;
+}
+
 static int stack_load_walk(const char *root, const char *service, const char *text, struct visit *v,
                            struct pam_stack *ret) {
         struct pam_stack s = {};
@@ -227,6 +249,10 @@ static int stack_load_walk(const char *root, const char *service, const char *te
                 return r;
         }
         s.error = r < 0 && !v->error ? r : 0;
+        if ((r = check_modules(root, &s)) < 0) {
+                pam_stack_clear(&s);
+                return r;
+        }
         *ret = s;
         return 0;
 }

@@ -7,7 +7,9 @@
 struct pam_entry {
         char *file;          /* display path of the file the line is in */
         unsigned line;
-        bool dash;           /* "-session": a missing module is ignored */
+        bool dash;           /* "-session": libpam does not log a module it cannot load */
+        bool unloadable;     /* libpam cannot load its module file (pammod.h): the line returns
+                              * PAM_MODULE_UNKNOWN, which its control decides, and does nothing */
         bool fails;          /* libpam's stand-in for an included file it cannot read: a handler
                               * that always fails (module: the file's name) */
         char *control;       /* "required", "optional", "[success=1 default=ignore]", ... */
@@ -39,6 +41,8 @@ struct pam_stack {
                               * the budget ran out ("FILE:LINE") */
         bool aborts;         /* an @include names a file that cannot be read: pam_start() fails,
                               * no session opens (measured with Debian 12's libpam) */
+        bool modules_unchecked; /* the tree has no PAM module directory: every module file was
+                                 * taken as present (pammod.h) */
         struct pam_entry *v;
         size_t n;
         struct pam_link *chain;

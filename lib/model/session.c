@@ -53,7 +53,8 @@ static const char *const *value_names(enum pam_ret ret) {
         static const char *const success[] = { "success", NULL };
         static const char *const ignore[] = { "ignore", NULL };
         static const char *const fail[] = { "perm_denied", "session_err", "service_err", "system_err", NULL };
-        return ret == PAM_RET_SUCCESS ? success : ret == PAM_RET_IGNORE ? ignore : fail;
+        static const char *const unknown[] = { "module_unknown", NULL };
+        return ret == PAM_RET_SUCCESS ? success : ret == PAM_RET_IGNORE ? ignore : ret == PAM_RET_UNKNOWN ? unknown : fail;
 }
 
 int pam_control_pairs(const char *control, int (*f)(const char *value, size_t len, enum pam_action a, unsigned jump,
@@ -172,7 +173,7 @@ static enum pam_ret assumed_ret(const char *name, enum pam_ret limits_ret, enum 
 
 int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam_ret module_ret,
                    struct stack_run *ret) {
-        struct stack_run r = { .last_limits = -1, .last_module = -1, .ended_at = -1 };
+        struct stack_run r = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1 };
 
         /* libpam's "impression" (pam_dispatch.c): a stack succeeds only when a module's result
          * counted as a success (ok, done); one where every module was ignored or jumped, or
@@ -187,12 +188,16 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
         r.failed = st->aborts;
         for (size_t i = 0; i < st->n;) {
                 const struct pam_entry *e = &st->v[i];
-                enum pam_ret rv = e->fails ? PAM_RET_FAIL : assumed_ret(e->name, limits_ret, module_ret);
+                enum pam_ret rv = e->fails ? PAM_RET_FAIL : e->unloadable ? PAM_RET_UNKNOWN :
+                                  assumed_ret(e->name, limits_ret, module_ret);
                 enum pam_action a;
                 unsigned jump = 0;
 
                 r.run[r.n_run++] = i;
-                if (streq(e->name, "pam_limits")) {
+                if (e->unloadable) {
+                        if (r.unloadable < 0)
+                                r.unloadable = (long)i;
+                } else if (streq(e->name, "pam_limits")) {
                         r.last_limits = (long)i;
                         r.n_limits++;
                 } else if (streq(e->name, "pam_rdmalimit"))
@@ -200,7 +205,7 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
                 if (pam_control_action(e->control, rv, &a, &jump) < 0)
                         a = PAM_ACT_BAD;   /* libpam treats an unreadable control as a failure */
                 bool decides = a == PAM_ACT_JUMP || a == PAM_ACT_DONE || a == PAM_ACT_DIE;
-                if (decides && !known_result(e->name) && !e->fails)
+                if (decides && !known_result(e->name) && !e->fails && !e->unloadable)
                         r.assumed = true;
                 if (a == PAM_ACT_BAD || a == PAM_ACT_DIE)
                         r.failed = true;
@@ -405,7 +410,7 @@ static void set_kind(const struct session_input *in, struct session_model *m, bo
 }
 
 int session_model_build(const struct session_input *in, struct session_model *ret) {
-        struct session_model m = { .run = { .last_limits = -1, .last_module = -1, .ended_at = -1 } };
+        struct session_model m = { .run = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1 } };
         struct rl_pair cur;
         bool known, limits_ran = false;
         int r;
@@ -442,6 +447,8 @@ int session_model_build(const struct session_input *in, struct session_model *re
                           m.run.last_limits > m.run.last_module ? SESSION_LIMITS_LAST : SESSION_MODULE_LAST;
                 for (size_t i = 0; i < m.run.n_run; i++) {
                         const char *name = m.stack.v[m.run.run[i]].name;
+                        if (m.stack.v[m.run.run[i]].unloadable)
+                                continue;   /* PAM_MODULE_UNKNOWN: it sets nothing */
                         if (streq(name, "pam_limits")) {
                                 limits_ran = true;
                                 m.limits_before_module = m.module_ran ? m.limits_before_module : true;

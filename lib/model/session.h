@@ -42,6 +42,7 @@ enum pam_ret {
         PAM_RET_SUCCESS,
         PAM_RET_IGNORE,
         PAM_RET_FAIL,        /* a failure (PAM_PERM_DENIED, PAM_SERVICE_ERR, PAM_SESSION_ERR) */
+        PAM_RET_UNKNOWN,     /* PAM_MODULE_UNKNOWN: libpam could not load the module */
 };
 
 /* The action of `control` for a return value; *ret_jump for PAM_ACT_JUMP.  -EINVAL when the
@@ -59,9 +60,10 @@ int pam_control_pairs(const char *control, int (*f)(const char *value, size_t le
 struct stack_run {
         size_t *run;         /* indices into the stack, in the order they run */
         size_t n_run;
-        long last_limits;    /* index of the last pam_limits that runs, -1: none */
+        long last_limits;    /* index of the last pam_limits that runs (its file loads), -1: none */
         long last_module;    /* the same for pam_rdmalimit */
         size_t n_limits;     /* how many pam_limits run */
+        long unloadable;     /* the first line that runs whose module libpam cannot load, -1 */
         long ended_at;       /* the entry that ended the stack early (requisite, sufficient, done/die), -1 */
         bool assumed;        /* the path depends on a module whose result is assumed (success) */
         bool failed;         /* the stack's result is a failure: the session is not opened */
@@ -69,10 +71,12 @@ struct stack_run {
 
 /*
  * Walk the stack: every module is assumed to succeed but pam_deny (fails), pam_limits
- * (limits_ret), pam_rdmalimit (module_ret) and a line an unreadable include left (fails).
- * Not modelled: a module file that does not exist, "-session" or not, returns
- * PAM_MODULE_UNKNOWN, which its control then decides (measured with libpam 1.5.2: "required"
- * fails the stack, "[success=1 default=ignore]" does not jump); the walk takes it as a success.
+ * (limits_ret), pam_rdmalimit (module_ret), a line an unreadable include left (fails) and a
+ * line whose module file libpam cannot load (pam_entry.unloadable), "-session" or not: it
+ * returns PAM_MODULE_UNKNOWN, which its control then decides (measured with libpam 1.5.2:
+ * "required" fails the stack, "optional" ignores it, "[success=1 default=ignore]" does not
+ * jump), and sets nothing.  A tree without a module directory takes every file as present
+ * (pam_stack.modules_unchecked).
  */
 int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam_ret module_ret,
                    struct stack_run *ret);

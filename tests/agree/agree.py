@@ -115,7 +115,7 @@ KNOWN_BUGS = {
         "enable exits 0 but the pam_rdmalimit line it adds, or the one after the last pam_limits it "
         "leaves as is, never runs.  enable now walks the edited stack with the session engine and "
         "refuses these (tool/cmd-enable.c check_module_runs()); what is left is where the engine's "
-        "walk differs from libpam's (a missing -session module, AGREE_KNOWN_BUGS)",
+        "walk differs from libpam's",
 }
 
 
@@ -147,6 +147,11 @@ class Driver:
         shutil.copyfile(self.a.module, os.path.join(sec, "pam_rdmalimit.so"))
         os.chmod(os.path.join(sec, "pam_rdmalimit.so"), 0o644)
         self.mount(sec, self.a.secdir)
+        # the tree has the same module directory, so that `--root ROOT` knows what libpam can
+        # load (pammod.h) and which pam_limits it is (the release is read from pam_limits.so)
+        self.tree_sec = os.path.join(self.root, self.a.secdir.lstrip("/"))
+        if not os.path.isdir(self.tree_sec):
+            shutil.copytree(sec, self.tree_sec, symlinks=True)
         self.pam_only = os.path.join(self.work, "pam-only")
         os.makedirs(self.pam_only)
         with open(os.path.join(self.pam_only, LIMITS_ONLY), "w") as f:
@@ -361,12 +366,13 @@ class Driver:
                                   None if j is None else self.explain_bug)
         return out
 
-    TRACED = re.compile(r"^\s*-?session\s+(\[[^]]*\]|\S+)\s+\S*(pam_limits|pam_rdmalimit)\.so(\s.*)?$")
+    TRACED = re.compile(r"^\s*-?session\s+(\[[^]]*\]|\S+)\s+(\S*)(pam_limits|pam_rdmalimit)\.so(\s.*)?$")
 
     def trace(self, svc, start):
         """Which pam_limits and pam_rdmalimit lines run, in order, as libpam walks svc when
         both succeed (doctor's and enable's assumption): each is replaced by a pam_exec line
-        with the same control that logs FILE:LINE NAME.  [(id, name)], from a real session.
+        with the same control that logs FILE:LINE NAME (one whose module file libpam cannot
+        load stays as it is).  [(id, name)], from a real session.
         The stack is rewritten in place (/etc/pam.d) and put back: libpam 1.5.2 reads the
         files a stack includes from /etc/pam.d even under pam_start_confdir()."""
         pamd = os.path.join(self.root, "etc/pam.d")
@@ -381,9 +387,10 @@ class Driver:
             lines = saved[name].decode("utf-8", "surrogateescape").splitlines()
             for k, ln in enumerate(lines):
                 m = self.TRACED.match(ln.split("#")[0])
-                if m:
+                # a module file libpam cannot load stays: it returns PAM_MODULE_UNKNOWN, sets nothing
+                if m and not (m.group(2) and not os.path.exists(m.group(2) + m.group(3) + ".so")):
                     lines[k] = "session %s pam_exec.so /bin/sh -c [test $PAM_TYPE = close_session || echo %s:%d %s >> %s]" % (
-                        m.group(1), name, k + 1, m.group(2), log)
+                        m.group(1), name, k + 1, m.group(3), log)
             with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
                 f.write("\n".join(lines) + "\n")
         try:
@@ -429,6 +436,7 @@ class Driver:
         if os.path.exists(copy):
             shutil.rmtree(copy)
         shutil.copytree(os.path.join(self.root, "etc"), os.path.join(copy, "etc"), symlinks=True)
+        shutil.copytree(self.tree_sec, os.path.join(copy, self.a.secdir.lstrip("/")), symlinks=True)
         before = {n: open(os.path.join(copy, "etc/pam.d", n), "rb").read() for n in os.listdir(os.path.join(copy, "etc/pam.d"))}
         p = self.tool(["--root", copy, "enable", "--service", svc])
         self.counts["enable"] += 1

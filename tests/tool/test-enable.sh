@@ -454,7 +454,7 @@ printf 'root:x:0:0::/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/bash\n'
 printf 'root:x:0:\nalice:x:1000:\n' >"$R/etc/group"
 printf 'version = 1;\nrules = ( { user = "alice"; memlock = "4M"; } );\n' >"$R/etc/security/rdmalimit.conf"
 # module files where doctor looks for them (their content does not matter to the tool)
-for m in pam_limits pam_env pam_unix pam_rdmalimit; do
+for m in pam_limits pam_env pam_unix pam_permit pam_rdmalimit; do
 	: >"$R/lib/x86_64-linux-gnu/security/$m.so"
 done
 printf 'session required pam_limits.so\n' >"$P/lim-inc"

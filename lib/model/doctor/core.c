@@ -335,10 +335,10 @@ static doc_check_fn *const checks[] = {
 };
 
 int doctor_run(const struct doctor_input *in, struct diag_list *rep) {
-        struct doc d = { .in = in, .rep = rep, .pamdir = -1 };
+        struct doc d = { .in = in, .rep = rep };
         int r = doc_run(&d, checks, ELEMENTSOF(checks));
 
-        strv_clear(&d.moddirs);
+        pam_moddirs_clear(&d.moddirs);
         target_clear(&d.max);
         limit_setting_clear(&d.sysdef);
         hw_summary_free(d.hw);

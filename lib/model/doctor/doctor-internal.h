@@ -27,6 +27,7 @@
 #include "hw.h"
 #include "policy.h"
 #include "size.h"
+#include "pammod.h"
 #include "strv.h"
 
 #define DOC_TEXT_MAX (4u * 1024 * 1024)   /* larger configuration files are not read */
@@ -114,8 +115,7 @@ struct doc {
         bool module_in_any_stack;
         bool in_container;
         /* PAM module directories (absolute, without root), and the one libpam loads from */
-        struct strv moddirs;
-        long pamdir;
+        struct pam_moddirs moddirs;      /* where libpam finds modules (pammod.h), loaded once */
         bool no_modules_said;            /* a --root tree without PAM modules: said once */
         struct limit_setting sysdef;   /* DefaultLimitMEMLOCK of system.conf */
 };

@@ -31,103 +31,38 @@ static const struct {
 /* ------------------------------------------------------------------------------------ */
 /* module files */
 
-/* The directories PAM modules may live in; pamdir: the one libpam loads bare names from
- * (where pam_permit.so is), -1 when no such directory is found. */
-static int moddirs_collect(struct doc *d, struct strv *v) {
-        static const char *const fixed[] = { "/lib/x86_64-linux-gnu/security", "/usr/lib/x86_64-linux-gnu/security",
-                                             "/lib/security",  "/usr/lib/security",
-                                             "/lib64/security", "/usr/lib64/security" };
-        static const char *const libs[] = { "/usr/lib", "/lib" };
-        int r = 0;
-
-        for (size_t i = 0; i < ELEMENTSOF(fixed) && r >= 0; i++)
-                r = strv_push(v, fixed[i]);
-        /* other multiarch triplets */
-        for (size_t i = 0; i < ELEMENTSOF(libs) && r >= 0; i++) {
-                _cleanup_(strv_clear) struct strv sub = {};
-                r = list_dir(d, libs[i], "*-*-*", &sub);
-                for (size_t k = 0; k < sub.n && r >= 0; k++) {
-                        _cleanup_free_ char *p = strf("%s/%s/security", libs[i], sub.v[k]);
-                        if (!p)
-                                r = -ENOMEM;
-                        else if (!strv_contains(v->v, p) && exists_rooted(d, p, true))
-                                r = strv_push(v, p);
-                }
-        }
-        if (r >= 0 && d->in->securedir && d->in->securedir[0] == '/' && !strv_contains(v->v, d->in->securedir))
-                r = strv_push(v, d->in->securedir);
-        return r;
-}
-
 static int moddirs_load(struct doc *d) {
-        if (d->moddirs.n)
-                return 0;   /* loaded already: it has the fixed directories at least */
-        int r = moddirs_collect(d, &d->moddirs);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < d->moddirs.n && d->pamdir < 0; i++) {
-                _cleanup_free_ char *a = strf("%s/pam_permit.so", d->moddirs.v[i]),
-                                    *b = strf("%s/pam_unix.so", d->moddirs.v[i]);
-                if (!a || !b)
-                        return -ENOMEM;
-                if (exists_rooted(d, a, false) || exists_rooted(d, b, false))
-                        d->pamdir = (long)i;
-        }
-        return 0;
-}
-
-enum mod_state { MOD_FOUND, MOD_ELSEWHERE, MOD_MISSING };
-
-/* Where is the module file?  *ret_found: where it is (for MOD_ELSEWHERE), or NULL. */
-static int module_state(struct doc *d, const char *module, enum mod_state *ret, char **ret_found) {
-        int r = moddirs_load(d);
-        if (r < 0)
-                return r;
-        *ret_found = NULL;
-        if (module[0] == '/') {
-                *ret = exists_rooted(d, module, false) ? MOD_FOUND : MOD_MISSING;
+        if (d->moddirs.loaded)
                 return 0;
-        }
-        *ret = MOD_MISSING;
-        for (size_t i = 0; i < d->moddirs.n; i++) {
-                _cleanup_free_ char *p = strf("%s/%s", d->moddirs.v[i], module);
-                if (!p)
-                        return -ENOMEM;
-                if (!exists_rooted(d, p, false))
-                        continue;
-                free(*ret_found);
-                *ret_found = TAKE_PTR(p);
-                *ret = d->pamdir < 0 || (long)i == d->pamdir ? MOD_FOUND : MOD_ELSEWHERE;
-                if (*ret == MOD_FOUND)
-                        return 0;
-        }
-        return 0;
+        return pam_moddirs_load(&d->moddirs, d->in->root, d->in->securedir);
 }
 
 static const char *pamdir_name(const struct doc *d) {
-        return d->pamdir >= 0 ? d->moddirs.v[d->pamdir] : "the PAM module directory";
+        return d->moddirs.pamdir >= 0 ? d->moddirs.dirs.v[d->moddirs.pamdir] : "the PAM module directory";
 }
 
 /* The module file of e exists where libpam loads it from; *ok false when it does not. */
 static int pam_check_file(struct doc *d, enum doctor_group g, const char *svc, const struct pam_entry *e,
                           const char *where, bool *ok) {
         _cleanup_free_ char *found = NULL, *fix = NULL;
-        enum mod_state ms;
-        int r = module_state(d, e->module, &ms, &found);
-        if (r < 0 || ms == MOD_FOUND)
+        enum pam_mod_state ms;
+        int r = moddirs_load(d);
+        if (r >= 0)
+                r = pam_module_state(&d->moddirs, d->in->root, e->module, &ms, &found);
+        if (r < 0 || ms == PAM_MOD_FOUND)
                 return r;
-        if (d->in->root && d->pamdir < 0) {
+        if (ms == PAM_MOD_UNCHECKED) {
                 /* a tree of configuration only (an image's /etc): one finding, not one per stack */
                 if (!d->no_modules_said)
                         ADD_ID(d, DOCTOR_CONFIG, DIAG_INFO, "pam-no-modules", NULL, NULL,
                                "the tree has no PAM module directory (no pam_unix.so or pam_permit.so in %s or the "
                                "other usual places): whether the stacks' module files exist is not checked",
-                               d->moddirs.n ? d->moddirs.v[0] : "/lib/x86_64-linux-gnu/security");
+                               d->moddirs.dirs.n ? d->moddirs.dirs.v[0] : "/lib/x86_64-linux-gnu/security");
                 d->no_modules_said = true;
                 return 0;
         }
         *ok = false;
-        if (ms == MOD_MISSING) {
+        if (ms == PAM_MOD_MISSING) {
                 if (!(fix = strf("install %s.so into %s (or write its full path in %s)", e->name, pamdir_name(d),
                                  where)))
                         return -ENOMEM;

@@ -539,7 +539,7 @@ int doctor_unit_memlock(const char *root, const char *unit, struct doctor_unit_l
         const struct doctor_input in = { .root = root };
         _cleanup_(diag_list_clear) struct diag_list rep = {};
         _cleanup_(unit_info_clear) struct unit_info u = {};
-        struct doc d = { .in = &in, .rep = &rep, .pamdir = -1 };
+        struct doc d = { .in = &in, .rep = &rep };
         int r = 0;
 
         *ret = (struct doctor_unit_limit){};
