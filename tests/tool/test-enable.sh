@@ -480,4 +480,19 @@ for s in twice:4 viainc:3 viainclude:3 viasub:3 unreached:2; do
 		python3 -c "import json,sys; sys.exit(json.load(open(sys.argv[1]))['policy']['order'] != 'after-pam_limits')" "$T/json"
 done
 
+# --- a tree whose module directory lacks pam_rdmalimit.so: libpam cannot load the line enable
+# would add (PAM_MODULE_UNKNOWN, nothing set), so enable refuses and writes nothing; explain
+# names a line whose module cannot load, and what its control does with it
+rm "$R/lib/x86_64-linux-gnu/security/pam_rdmalimit.so"
+printf 'session required pam_limits.so\n' >"$P/nomod"
+refused "enable refuses a line libpam cannot load" \
+	"etc/pam.d/nomod:2: libpam cannot load pam_rdmalimit.so" enable --service nomod
+printf 'session required pam_limits.so\nsession required /nonexistent/pam_rdmalimit.so\n' >"$P/nomod"
+rl explain alice --service nomod >"$T/out" 2>&1
+check "explain names the line libpam cannot load" grep -q \
+	"etc/pam.d/nomod:2: libpam cannot load /nonexistent/pam_rdmalimit.so: the line returns PAM_MODULE_UNKNOWN, which 'required' decides" "$T/out"
+rl --json explain alice --service nomod >"$T/json" 2>&1
+check "explain --json: the session fails (a required module libpam cannot load)" \
+	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(j['session'] != 'fails' or j['policy']['modules_assumed_present'])" "$T/json"
+
 done_testing
