@@ -32,6 +32,7 @@ SCOPE = [
     ("lib/base/*.c", None),
     ("lib/model/session.c", None),
     ("lib/model/pamstack.c", None),
+    ("lib/model/pammod.c", None),
     # pamedit.c: the code that keeps the jumps of a PAM file right when a line is added
     ("lib/model/pamedit.c", r"key_eq|stack_keys|key_find|landing|jump_to|control_kept|"
                             r"line_set_control|pam_file_keep_jumps"),
@@ -61,6 +62,8 @@ COVER = [
     ("lib/base/*.c", UNIT_BASE + ["tests/tool/test-tool.sh"]),
     ("lib/login/ident.c", ["tests/unit/test-ident", "tests/unit/test-alloc", "tests/unit/test-limits", "tests/unit/test-check",
                            "tests/unit/test-policy", "tests/login/test-login-attacks.sh"]),
+    ("lib/login/cfgparse.c", ["tests/unit/test-policy", "tests/unit/test-cfgoracle", "tests/unit/test-alloc",
+                              "tests/stress/test-hostile.sh"]),
     ("lib/login/policy.c", ["tests/unit/test-policy", "tests/unit/test-alloc", "tests/unit/test-strv",
                             "tests/login/test-login-attacks.sh", "tests/tool/test-tool.sh"]),
     ("lib/login/hwcache.c", ["tests/unit/test-hwcache", "tests/unit/test-alloc", "tests/unit/test-hwread", "tests/login/test-login-attacks.sh",
@@ -79,6 +82,7 @@ COVER = [
                              "tests/e2e/test-session-model.sh"]),
     ("lib/model/pamstack.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/unit/test-session",
                               "tests/e2e/test-enable-jumps.sh", "tests/e2e/test-session-model.sh"]),
+    ("lib/model/pammod.c", ["tests/tool/test-enable.sh", "tests/agree/test-agree.sh", "tests/doctor/test-doctor.sh"]),
     ("lib/model/pamedit.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/e2e/test-enable-jumps.sh",
                              "tests/tool/test-enable.sh"]),
     ("lib/model/limits-resolve.c", ["tests/unit/test-limits", "tests/unit/test-flavours", "tests/unit/test-check",
