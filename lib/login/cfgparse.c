@@ -171,12 +171,10 @@ static size_t m_float(const char *s, size_t n) {
 
         if (i < n && s[i] == '.')
                 a = exponent(s, n, digits(s, n, i + 1));
+        /* the second form with a '.' is also the first form's: only "1e5" is its own */
         if (i > sign) {
-                size_t k = i;
-                if (k < n && s[k] == '.')
-                        k = digits(s, n, k + 1);
-                size_t e = exponent(s, n, k);
-                if (e > k)
+                size_t e = exponent(s, n, i);
+                if (e > i)
                         b = e;
         }
         return MAX(a, b);

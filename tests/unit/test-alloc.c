@@ -17,10 +17,12 @@
 
 #include "unit.h"
 #include "diag.h"
+#include "cfgparse.h"
 #include "hwcache.h"
 #include "ident.h"
 #include "macro.h"
 #include "pamedit.h"
+#include "pammod.h"
 #include "pamstack.h"
 #include "policy.h"
 #include "strmap.h"
@@ -42,6 +44,8 @@ static int setup(void **state) {
                 { "etc/pam.d/common-session", "session [default=1] pam_permit.so\n"
                                               "session required pam_unix.so\n" },
                 { "etc/pam.d/extra", "session required pam_limits.so\n" },
+                /* a module directory only where securedir says (test_pammod) */
+                { "opt/pam/security/pam_permit.so", "" },
                 { "etc/pam.d/svc", "@include common-session\n"
                                    "session include extra\n"
                                    "session substack extra\n"
@@ -355,6 +359,91 @@ static void test_policy(void **state) {
         policy_free(p);
 }
 
+/* where libpam finds modules: the directory that holds pam_permit.so, here only the one
+ * securedir names; none without it (every module then unchecked); each allocation failing in
+ * turn gives -ENOMEM and nothing else */
+static void test_pammod(void **state) {
+        struct pam_moddirs m;
+        enum pam_mod_state st;
+        char *found = (char *)0x1;
+        (void)state;
+        assert_int_equal(pam_moddirs_load(&m, root, "/opt/pam/security"), 0);
+        assert_true(m.pamdir >= 0);
+        assert_string_equal(m.dirs.v[m.pamdir], "/opt/pam/security");
+        assert_int_equal(pam_module_state(&m, root, "pam_permit.so", &st, &found), 0);
+        assert_int_equal(st, PAM_MOD_FOUND);
+        assert_null(found);
+        assert_int_equal(pam_module_state(&m, root, "pam_nothere.so", &st, NULL), 0);
+        assert_int_equal(st, PAM_MOD_MISSING);
+        assert_int_equal(pam_module_state(&m, root, "/opt/pam/security/pam_permit.so", &st, NULL), 0);
+        assert_int_equal(st, PAM_MOD_FOUND);
+        assert_int_equal(pam_module_state(&m, root, "/opt/pam/security/pam_nothere.so", &st, NULL), 0);
+        assert_int_equal(st, PAM_MOD_MISSING);
+        SWEEP(n, hit) {
+                arm(n);
+                int r = pam_module_state(&m, root, "pam_nothere.so", &st, NULL);
+                hit = disarm();
+                /* (glibc's asprintf() survives a failed shrinking realloc: then the answer) */
+                if (r < 0)
+                        assert_int_equal(r, -ENOMEM);
+                else
+                        assert_int_equal(st, PAM_MOD_MISSING);
+        }
+        SWEEP(n, hit) {
+                arm(n);
+                int r = pam_module_state(&m, root, "pam_permit.so", &st, NULL);
+                hit = disarm();
+                if (r < 0)
+                        assert_int_equal(r, -ENOMEM);
+                else
+                        assert_int_equal(st, PAM_MOD_FOUND);
+        }
+        pam_moddirs_clear(&m);
+        /* without it: no module directory in this tree, nothing can be told */
+        assert_int_equal(pam_moddirs_load(&m, root, NULL), 0);
+        assert_int_equal(m.pamdir, -1);
+        assert_int_equal(pam_module_state(&m, root, "pam_nothere.so", &st, NULL), 0);
+        assert_int_equal(st, PAM_MOD_UNCHECKED);
+        pam_moddirs_clear(&m);
+        SWEEP(n, hit) {
+                arm(n);
+                int r = pam_moddirs_load(&m, root, "/opt/pam/security");
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        continue;
+                }
+                assert_string_equal(m.dirs.v[m.pamdir], "/opt/pam/security");
+                pam_moddirs_clear(&m);
+        }
+}
+
+/* the policy's reader with a group large enough for its hash of names: -ENOMEM, or the tree */
+static void test_cfgparse(void **state) {
+        char text[1024];
+        int k = snprintf(text, sizeof text, "g = {\n");
+        (void)state;
+        for (int i = 0; i < 24; i++)
+                k += snprintf(text + k, sizeof text - (size_t)k, "  k%d = \"v%d\";\n", i, i);
+        snprintf(text + k, sizeof text - (size_t)k, "};\nl = ( 1, [ 2.5 ], { a = true; } );\n");
+        SWEEP(n, hit) {
+                struct cfg_node *t = (struct cfg_node *)0x1;
+                arm(n);
+                int r = cfg_parse(text, strlen(text), 4, NULL, NULL, &t);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_ptr_equal(t, (struct cfg_node *)0x1);
+                        continue;
+                }
+                assert_int_equal(r, 0);
+                assert_int_equal(t->c.n, 2);
+                assert_int_equal(t->c.v[0].c.n, 24);
+                assert_string_equal(t->c.v[0].c.v[23].s, "v23");
+                cfg_free(t);
+        }
+}
+
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_diag), cmocka_unit_test(test_strmap),
           cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_keep_jumps),
-          cmocka_unit_test(test_policy))
+          cmocka_unit_test(test_policy), cmocka_unit_test(test_pammod), cmocka_unit_test(test_cfgparse))

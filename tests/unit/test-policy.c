@@ -453,6 +453,22 @@ static void test_err_parse(void **state) {
                 snprintf(text + k, sizeof text - (size_t)k, "  k39 = 2;\n};\n");
                 CHECK_ERRORS(text, { 43, "duplicate key \"k39\": a key may appear once in a group (line 42 has it)" });
         }
+        /* what was found is named: '=' and ':' as written, a sign that starts no number */
+        CHECK_ERRORS("version = 1 = 2;\n", { 1, "syntax error: '=' where a setting's name was expected" });
+        CHECK_ERRORS("version = 1 : 2;\n", { 1, "syntax error: ':' where a setting's name was expected" });
+        CHECK_ERRORS("version = 1;\nx = -e5;\n", { 2, "syntax error: unexpected '-'" });
+        /* tokens that end the text exactly (no newline, no NUL after them in the buffer) */
+        {
+                static const char hex[] = "rules = ();\nversion = 0x1";
+                struct policy *q = NULL;
+                assert_int_equal(policy_load_string(hex, sizeof hex - 1, PATH, &q, NULL), 0);
+                assert_int_equal(q->version, 1);
+                policy_free(q);
+                static const char ll[] = "rules = ();\nversion = 1LL";
+                assert_int_equal(policy_load_string(ll, sizeof ll - 1, PATH, &q, NULL), 0);
+                assert_int_equal(q->version, 1);
+                policy_free(q);
+        }
         /* a trailing comma in a list or an array is accepted (libconfig 1.7 does, 1.5 did not) */
         struct policy *p = load_ok("version = 1;\nhardware = { include = [ \"ens*\", ]; };\n"
                                    "rules = (\n { user = \"a\"; memlock = \"1G\"; },\n);\n");
