@@ -163,8 +163,15 @@ static int load_lines(struct load *L, const char *display, FILE *f, struct at at
                 } else
                         r = push(L->s, display, lineno, dash, w[1], w[2], rest, here);
                 if (r == LOAD_MISSING && streq(w[0], "@include")) {
-                        L->s->aborts = true;
                         r = 0;
+                        if (!L->s->aborts) {
+                                if (asprintf(&L->s->abort_where, "%s:%u", display, lineno) < 0)
+                                        L->s->abort_where = NULL;
+                                L->s->abort_name = strdup(w[1]);
+                                if (!L->s->abort_where || !L->s->abort_name)
+                                        r = -ENOMEM;
+                        }
+                        L->s->aborts = true;
                 } else if (r == LOAD_MISSING)
                         r = push_missing(L->s, display, lineno, inc, here);
         }
@@ -321,6 +328,8 @@ void pam_stack_clear(struct pam_stack *s) {
         free(s->chain);
         free(s->service);
         free(s->include_where);
+        free(s->abort_where);
+        free(s->abort_name);
         *s = (struct pam_stack){};
 }
 

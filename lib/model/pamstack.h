@@ -41,6 +41,8 @@ struct pam_stack {
                               * the budget ran out ("FILE:LINE") */
         bool aborts;         /* an @include names a file that cannot be read: pam_start() fails,
                               * no session opens (measured with Debian 12's libpam) */
+        char *abort_where;   /* then the first such line, "FILE:LINE", and the name it includes */
+        char *abort_name;
         bool modules_unchecked; /* the tree has no PAM module directory: every module file was
                                  * taken as present (pammod.h) */
         struct pam_entry *v;

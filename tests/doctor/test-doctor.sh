@@ -58,9 +58,11 @@ L
 @rdma_users	hard	memlock	1048576
 L
 	printf 'Limit                     Soft Limit           Hard Limit           Units     \nMax locked memory         8388608              8388608              bytes     \n' > "$R/proc/1/limits"
-	for m in pam_permit pam_unix pam_deny pam_limits pam_rdmalimit; do
+	# every module the stacks name (libpam cannot load one that is missing: the model knows)
+	for m in pam_permit pam_unix pam_deny pam_limits pam_rdmalimit pam_loginuid pam_env; do
 		: > "$R/lib/x86_64-linux-gnu/security/$m.so"
 	done
+	printf 'auth required pam_unix.so\n' > "$R/etc/pam.d/common-auth"
 	for f in common-session common-session-noninteractive; do
 		cat > "$R/etc/pam.d/$f" <<'S'
 session	[default=1]			pam_permit.so
@@ -170,6 +172,14 @@ run --service nosuch
 check "--service: a missing service is an error" line "FAIL nosuch: no such PAM service (etc/pam.d/nosuch)"
 run --service sshd
 check "--service of a service checked anyway: once" test "$(grep -c 'sshd: pam_limits runs' "$OUT")" = 1
+# an @include of a file that cannot be read: pam_start() fails, no session opens; nothing else
+# of that stack is said (measured with Debian 12's libpam)
+printf 'session required pam_limits.so\n@include nothere\nsession optional pam_rdmalimit.so\n' > "$R/etc/pam.d/gdm-password"
+run --service gdm-password
+check "@include of a missing file: the session never opens, said with the line" line \
+	"FAIL gdm-password: '@include nothere' names a file that cannot be read: libpam's pam_start() fails and no gdm-password session opens" \
+	"(etc/pam.d/gdm-password:2)"
+check "... and nothing else of that stack is OK" test "$(grep -c 'OK   gdm-password' "$OUT")" = 0
 
 # pam_rdmalimit alone: limits.conf does not apply there
 mkroot

@@ -334,6 +334,16 @@ static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, 
                                   "%s: cannot be read (%s)", svc, strerror(-st->error));
         if (st->include_error)
                 return pam_check_includes(d, svc, g, st);
+        if (st->aborts) {
+                /* measured with Debian 12's libpam: pam_start() fails, whatever the rest says */
+                _cleanup_free_ char *fix = strf("create /etc/pam.d/%s, or remove the line", st->abort_name);
+                if (!fix)
+                        return -ENOMEM;
+                ADD(d, g, DIAG_ERROR, st->abort_where, fix,
+                    "%s: '@include %s' names a file that cannot be read: libpam's pam_start() fails and no %s "
+                    "session opens", svc, st->abort_name, svc);
+                return 0;   /* nothing else of this stack runs */
+        }
         if ((r = pam_check_presence(d, g, svc, file, lim, mod)) < 0)
                 return r;
         if (lim >= 0 && (r = pam_check_limits_line(d, g, svc, st, lim)) < 0)
