@@ -176,8 +176,15 @@ static int load_tree(const struct ctx *c, const struct pam_stack *st, const char
         }
         r = ident_user(s->id, user, &s->u);
         if (r == -ENOENT) {
-                log_error("user '%s' does not exist%s (pam_limits would fail the session)", user,
-                          c->root ? " in the root's etc/passwd" : "");
+                /* what the stack does with it: pam_limits fails an unknown user where it runs */
+                struct stack_run run = { .last_limits = -1 };
+                bool limits = !st->error && stack_run_walk(st, PAM_RET_FAIL, PAM_RET_IGNORE, &run) >= 0 &&
+                              run.last_limits >= 0;
+                if (!st->error)
+                        stack_run_clear(&run);
+                log_error("user '%s' does not exist%s (%s)", user, c->root ? " in the root's etc/passwd" : "",
+                          st->error ? "pam_limits would fail the session" :
+                          limits ? "pam_limits fails the session" : "no pam_limits runs in this session stack");
                 return CMD_FINDINGS;
         }
         if (r < 0) {

@@ -495,4 +495,11 @@ rl --json explain alice --service nomod >"$T/json" 2>&1
 check "explain --json: the session fails (a required module libpam cannot load)" \
 	python3 -c "import json,sys; j=json.load(open(sys.argv[1])); sys.exit(j['session'] != 'fails' or j['policy']['modules_assumed_present'])" "$T/json"
 
+# an unknown user: what the stack does with it, not a pam_limits that does not run
+printf 'session required pam_permit.so\n' >"$P/nolimits"
+rl explain nosuchuser --service nolimits >"$T/out" 2>&1
+check "unknown user, no pam_limits in the stack: said so" grep -q "no pam_limits runs in this session stack" "$T/out"
+rl explain nosuchuser --service nomod >"$T/out" 2>&1
+check "unknown user, pam_limits runs: it fails the session" grep -q "(pam_limits fails the session)" "$T/out"
+
 done_testing
