@@ -639,8 +639,7 @@ static int value(struct cfgp *x, struct cfg_node *n) {
         switch (x->t) {
         case T_LBRACE: {
                 struct strmap names = {};
-                if ((r = enter(x, n, CFG_GROUP)) < 0)
-                        return r;
+                r = enter(x, n, CFG_GROUP);
                 while (r >= 0 && x->t != T_RBRACE)
                         r = setting(x, n, &names);
                 strmap_clear(&names, NULL);

@@ -399,6 +399,15 @@ static void test_pammod(void **state) {
                         assert_int_equal(st, PAM_MOD_FOUND);
         }
         pam_moddirs_clear(&m);
+        /* of two directories holding pam_permit.so, the first of the usual order is libpam's */
+        unit_put(root, "lib/x86_64-linux-gnu/security/pam_permit.so", "");
+        assert_int_equal(pam_moddirs_load(&m, root, "/opt/pam/security"), 0);
+        assert_string_equal(m.dirs.v[m.pamdir], "/lib/x86_64-linux-gnu/security");
+        assert_int_equal(pam_module_state(&m, root, "pam_permit.so", &st, NULL), 0);
+        assert_int_equal(st, PAM_MOD_FOUND);
+        pam_moddirs_clear(&m);
+        char gone[PATH_MAX];
+        assert_int_equal(unlink(unit_path(gone, root, "lib/x86_64-linux-gnu/security/pam_permit.so")), 0);
         /* without it: no module directory in this tree, nothing can be told */
         assert_int_equal(pam_moddirs_load(&m, root, NULL), 0);
         assert_int_equal(m.pamdir, -1);

@@ -457,7 +457,25 @@ static void test_err_parse(void **state) {
         CHECK_ERRORS("version = 1 = 2;\n", { 1, "syntax error: '=' where a setting's name was expected" });
         CHECK_ERRORS("version = 1 : 2;\n", { 1, "syntax error: ':' where a setting's name was expected" });
         CHECK_ERRORS("version = 1;\nx = -e5;\n", { 2, "syntax error: unexpected '-'" });
+        /* a bad byte right after a name: that one finding, the parse stops there */
+        CHECK_ERRORS("version @ 1;\n", { 1, "syntax error: unexpected '@'" });
         /* tokens that end the text exactly (no newline, no NUL after them in the buffer) */
+        {
+                /* the start of an @include, cut: a syntax error, nothing read past the end (a
+                 * buffer of exactly its length, for the sanitizer build) */
+                static const char cut[] = "version = 1;\n@includ";
+                char *exact = malloc(sizeof cut - 1);
+                struct diag_list dl = {};
+                struct policy *none = MARKER;
+                assert_non_null(exact);
+                memcpy(exact, cut, sizeof cut - 1);
+                assert_int_equal(policy_load_string(exact, sizeof cut - 1, PATH, &none, &dl), -EINVAL);
+                assert_ptr_equal(none, MARKER);
+                assert_int_equal(diag_count(&dl, DIAG_ERROR), 1);
+                assert_non_null(strstr(dl.v[0].message, "syntax error: unexpected '@'"));
+                diag_list_clear(&dl);
+                free(exact);
+        }
         {
                 static const char hex[] = "rules = ();\nversion = 0x1";
                 struct policy *q = NULL;
