@@ -552,12 +552,11 @@ static int scalar(struct cfgp *x, struct cfg_node *n) {
         case T_STRING: {
                 /* adjacent strings are one */
                 _cleanup_free_ char *acc = NULL;
-                size_t len = 0;
+                size_t len = 0, cap = 0;
                 do {
-                        char *grown = realloc(acc, len + x->slen + 1);
-                        if (!grown)
+                        /* doubling: 190000 adjacent strings are not copied 190000 times */
+                        if (GROW(acc, cap, len + x->slen + 1) < 0)
                                 return -ENOMEM;
-                        acc = grown;
                         memcpy(acc + len, x->s, x->slen);
                         len += x->slen;
                         acc[len] = '\0';

@@ -264,6 +264,10 @@ nested '[' ']' 10000 > "$S/rdmalimit.conf"
 hostile "check --policy refuses arrays nested 10000 deep" 1 "nested deeper|syntax error" -- check --policy
 printf 'version = 1;\nx = %s\n' "$(rep '({' 100000)" > "$S/rdmalimit.conf"
 hostile "check --policy refuses 200000 unclosed brackets" 1 "nested deeper|syntax error" -- check --policy
+# 190000 adjacent strings make one value: it grows by doubling, not one copy per piece (the
+# sanitizer build's realloc always copies)
+{ printf 'version = 1;\nx = '; yes '"ab"' | head -n 190000 | tr '\n' ' '; printf ';\nrules = ();\n'; } > "$S/rdmalimit.conf"
+hostile "check --policy of a value of 190000 adjacent strings: bounded" 1 "unknown key \"x\"" -- check --policy
 # a group of 80000 distinct keys: each new key is looked up in a hash, not in every key before it
 { printf 'version = 1;\nhardware = {\n'; seq -f 'k%.0f=1;' 80000; printf '};\nrules = ();\n'; } > "$S/rdmalimit.conf"
 hostile "check --policy of a group of 80000 keys: bounded, unknown keys named" 1 "unknown key \"k[0-9]+\" in hardware" -- check --policy
