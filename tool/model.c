@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "apply.h"
 #include "fsutil.h"
 #include "hwcache.h"
 #include "ident.h"
@@ -21,13 +22,29 @@
 #include "tool.h"
 #include "visit.h"
 
-/* The value of a module argument KEY= ("conf=", "cache=") in a stack line's arguments, or NULL. */
-static char *module_arg(const char *args, const char *key) {
-        const char *a = strstr(args, key);
-        size_t k = strlen(key);
-        if (!a || (a != args && a[-1] != ' ' && a[-1] != '\t'))
-                return NULL;
-        return strndup(a + k, strcspn(a + k, " \t"));
+/* The conf= and cache= of a pam_rdmalimit line as the module reads them: its words (split on
+ * blanks, as libpam passes them) through login_arg(), the last of each winning.  *ret_conf:
+ * the policy when conf= is given, else NULL; *ret_cache: the cache when cache= is given ("" for
+ * none), else NULL.  -ENOMEM. */
+static int module_options(const char *args, char **ret_conf, char **ret_cache) {
+        _cleanup_free_ char *copy = strdup(args);
+        struct login_args a;
+        char *save = NULL;
+
+        *ret_conf = *ret_cache = NULL;
+        if (!copy)
+                return -ENOMEM;
+        login_args_init(&a);
+        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+                (void)login_arg(&a, w);
+        if (a.conf_given && !(*ret_conf = strdup(a.conf)))
+                return -ENOMEM;
+        if (a.cache_given && !(*ret_cache = strdup(a.cache ? a.cache : ""))) {
+                free(*ret_conf);
+                *ret_conf = NULL;
+                return -ENOMEM;
+        }
+        return 0;
 }
 
 /* The service process: --pid; for su, sudo, runuser (-l, -i), which run as a child of their
@@ -80,12 +97,10 @@ static void module_paths(const struct ctx *c, const struct pam_stack *st, struct
         *ret_conf = *ret_cache_arg = NULL;
         if (mod < 0)
                 return;
-        if (!(c->given & OPT_CONF)) {
-                *ret_conf = module_arg(st->v[mod].args, "conf=");
-                if (*ret_conf && **ret_conf)
-                        cc->policy_path = *ret_conf;
-        }
-        *ret_cache_arg = module_arg(st->v[mod].args, "cache=");
+        if (module_options(st->v[mod].args, ret_conf, ret_cache_arg) < 0)
+                return;   /* out of memory: the defaults, as without arguments */
+        if (!(c->given & OPT_CONF) && *ret_conf)
+                cc->policy_path = *ret_conf;
 }
 
 void tool_policy_load(const struct ctx *c, const char *path, struct policy **ret, char *refused, size_t refused_size) {

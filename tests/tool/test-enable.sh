@@ -502,4 +502,12 @@ check "unknown user, no pam_limits in the stack: said so" grep -q "no pam_limits
 rl explain nosuchuser --service nomod >"$T/out" 2>&1
 check "unknown user, pam_limits runs: it fails the session" grep -q "(pam_limits fails the session)" "$T/out"
 
+# the module's own reading of its options (login_arg()): the last conf= wins, also where a
+# word merely ends in "conf=" before it
+printf 'version = 1;\nrules = ( { user = "alice"; memlock = "2M"; } );\n' >"$R/etc/security/first.conf"
+printf 'version = 1;\nrules = ( { user = "alice"; memlock = "3M"; } );\n' >"$R/etc/security/last.conf"
+printf 'session required pam_limits.so\nsession optional pam_rdmalimit.so xconf=/x conf=/etc/security/first.conf conf=/etc/security/last.conf\n' >"$P/twoconf"
+rl explain alice --service twoconf >"$T/out" 2>&1
+check "explain reads the last conf= of the module's line, as the module does" grep -q "etc/security/last.conf:2 (user alice) asks memlock soft 3 MiB" "$T/out"
+
 done_testing
