@@ -170,6 +170,27 @@ static void test_for_each(void **state) {
         assert_string_equal(s.names, "4: ACTIVE");
 }
 
+static int count_entry(const char *name, ino_t ino, void *data) {
+        (void)name;
+        (void)ino;
+        ++*(unsigned *)data;
+        return 0;
+}
+
+/* a directory that takes several getdents64() batches: every entry, the last batch's too (the
+ * walk stops early only after a batch that left room for another record) */
+static void test_for_each_batches(void **state) {
+        char p[PATH_MAX], rel[160];
+        unsigned n = 0;
+        (void)state;
+        for (unsigned i = 0; i < 700; i++) {
+                snprintf(rel, sizeof rel, "big/entry-with-a-rather-long-name-%04u-xxxxxxxxxxxxxxxxxxxx", i);
+                unit_put(top, rel, "");
+        }
+        assert_int_equal(hw_for_each_entry(unit_path(p, top, "big"), count_entry, &n), 0);
+        assert_int_equal(n, 700);
+}
+
 static struct hw_summary *probe_fake_rdma(void) {
         char p[PATH_MAX];
         struct hw_summary *s = NULL;
@@ -515,7 +536,8 @@ static int group_setup(void **state) {
 }
 
 UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_unit_test(test_read_line_exec),
-          cmocka_unit_test(test_for_each), cmocka_unit_test(test_probe_rdma),
+          cmocka_unit_test(test_for_each),
+                cmocka_unit_test(test_for_each_batches), cmocka_unit_test(test_probe_rdma),
           cmocka_unit_test(test_probe_rdma_counts),
                 cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports),
           cmocka_unit_test(test_counts_of_failed_probes), cmocka_unit_test(test_fingerprint),
