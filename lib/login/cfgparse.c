@@ -86,11 +86,6 @@ _printf_(3, 4) static void report(struct cfgp *x, unsigned line, const char *fmt
 
 /* A token for a message: "';'", "the name \"rules\"", "the end of the file" */
 static const char *describe(const struct cfgp *x, char *buf, size_t size) {
-        static const char *const punct[] = {
-                [T_EQ] = "'='", [T_COMMA] = "','", [T_SEMI] = "';'", [T_LBRACE] = "'{'", [T_RBRACE] = "'}'",
-                [T_LBRACK] = "'['", [T_RBRACK] = "']'", [T_LPAREN] = "'('", [T_RPAREN] = "')'",
-        };
-
         switch (x->t) {
         case T_EOF:
                 return "the end of the file";
@@ -104,10 +99,9 @@ static const char *describe(const struct cfgp *x, char *buf, size_t size) {
                 return buf;
         case T_STRING:
                 return "a string";
-        default:
-                if (x->t == T_EQ && x->text[x->tstart] == ':')
-                        return "':'";
-                return punct[x->t];
+        default:   /* one character, as written ('=' or ':' for T_EQ) */
+                snprintf(buf, size, "'%c'", x->text[x->tstart]);
+                return buf;
         }
 }
 
@@ -446,45 +440,23 @@ static int next(struct cfgp *x) {
         x->tline = x->line;
         x->tstart = x->pos;
         x->tlen = 1;
+        /* the one-character tokens, each as its own token */
+        static const char punct[] = "=:,;{}[]()";
+        static const enum tok punct_tok[] = { T_EQ,     T_EQ,     T_COMMA,  T_SEMI,   T_LBRACE,
+                                              T_RBRACE, T_LBRACK, T_RBRACK, T_LPAREN, T_RPAREN };
         char c = s[x->pos];
-        switch (c) {
-        case '=':
-        case ':':
-                x->t = T_EQ;
-                break;
-        case ',':
-                x->t = T_COMMA;
-                break;
-        case ';':
-                x->t = T_SEMI;
-                break;
-        case '{':
-                x->t = T_LBRACE;
-                break;
-        case '}':
-                x->t = T_RBRACE;
-                break;
-        case '[':
-                x->t = T_LBRACK;
-                break;
-        case ']':
-                x->t = T_RBRACK;
-                break;
-        case '(':
-                x->t = T_LPAREN;
-                break;
-        case ')':
-                x->t = T_RPAREN;
-                break;
-        case '"':
+        const char *k = c ? strchr(punct, c) : NULL;
+        if (k) {
+                x->t = punct_tok[k - punct];
+                x->pos++;
+                return 0;
+        }
+        if (c == '"') {
                 x->pos++;
                 x->t = T_STRING;
                 return scan_string(x);
-        default:
-                return scan_word(x);
         }
-        x->pos++;
-        return 0;
+        return scan_word(x);
 }
 
 /* ---------------------------------------------------------------------------------------
