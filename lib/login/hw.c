@@ -43,7 +43,8 @@ enum {
 #include "macro.h"
 #include "size.h"
 
-int hw_read_line_at(int dirfd, const char *path, char *buf, size_t size) {
+/* hw_read_line() relative to a directory: a walk opens each directory once */
+static int read_line_at(int dirfd, const char *path, char *buf, size_t size) {
         _cleanup_close_ int fd = -1;
         ssize_t n;
 
@@ -59,7 +60,7 @@ int hw_read_line_at(int dirfd, const char *path, char *buf, size_t size) {
 }
 
 int hw_read_line(const char *path, char *buf, size_t size) {
-        return hw_read_line_at(AT_FDCWD, path, buf, size);
+        return read_line_at(AT_FDCWD, path, buf, size);
 }
 
 /* The entries of the open directory fd, from where its offset is; fn returning > 0 stops. */
@@ -84,24 +85,19 @@ static int each_entry(int fd, int (*fn)(const char *name, ino_t ino, void *data)
         }
 }
 
-int hw_for_each_entry_at(int dirfd, const char *path, int (*fn)(const char *name, ino_t ino, void *data),
-                         void *data) {
-        _cleanup_close_ int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+int hw_for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data), void *data) {
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
         if (fd < 0)
                 return negative_errno();
         return each_entry(fd, fn, data);
 }
 
-int hw_for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data), void *data) {
-        return hw_for_each_entry_at(AT_FDCWD, path, fn, data);
-}
-
 /* "4: ACTIVE", "1: CA": the number before the colon */
 static int read_sysfs_enum(int dirfd, const char *path, int *ret) {
         char buf[64], *colon;
         unsigned v;
-        int r = hw_read_line_at(dirfd, path, buf, sizeof buf);
+        int r = read_line_at(dirfd, path, buf, sizeof buf);
 
         if (r < 0)
                 return r;
@@ -159,7 +155,7 @@ static int rdma_port(const char *name, ino_t ino, void *data) {
         if (w->brief)
                 return 0;
         snprintf(path, sizeof path, "%u/link_layer", num);
-        if (hw_read_line_at(w->fd, path, ll, sizeof ll) == 0)
+        if (read_line_at(w->fd, path, ll, sizeof ll) == 0)
                 p->link_layer = streq(ll, "InfiniBand") ? 1 : streq(ll, "Ethernet") ? 2 : 0;
         return 0;
 }

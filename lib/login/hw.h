@@ -124,15 +124,11 @@ int hw_rx_queue_entries(const char *name, unsigned *ret);
 /* The sysfs and /proc readers of a login.  The first line of a small file, without its
  * newline. */
 int hw_read_line(const char *path, char *buf, size_t size);
-/* The same relative to a directory (openat(2)): a walk opens each directory once. */
-int hw_read_line_at(int dirfd, const char *path, char *buf, size_t size);
 /* Calls fn for each entry of a directory but "." and "..": one open, getdents64 and close,
  * which is all a login can afford per directory.  -ENOENT when the directory is missing.
  * fn returning a negative errno stops the walk with it, a positive value stops it with 0. */
 int hw_for_each_entry(const char *path, int (*fn)(const char *name, ino_t ino, void *data),
                       void *data);
-int hw_for_each_entry_at(int dirfd, const char *path, int (*fn)(const char *name, ino_t ino, void *data),
-                         void *data);
 
 /* Counts used by the policy's `auto` formula (counted interfaces only). */
 unsigned hw_active_ports(const struct hw_summary *s);
