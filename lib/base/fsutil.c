@@ -497,6 +497,14 @@ int fs_stat_in_root(const char *root, const char *path, bool nofollow, struct st
         return 0;
 }
 
+int fs_exists_in_root(const char *root, const char *path, bool want_dir) {
+        struct stat st;
+        int r = fs_stat_in_root(root, path, false, &st);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        return want_dir ? S_ISDIR(st.st_mode) : !S_ISDIR(st.st_mode);
+}
+
 int fs_opendir_in_root(const char *root, const char *path, DIR **ret) {
         int fd, r;
 

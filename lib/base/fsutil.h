@@ -115,6 +115,9 @@ int fs_open_config_in_root(const char *root, const char *path, bool trusted, boo
                            struct stat *ret_st);
 /* stat(2) (lstat(2) with nofollow) of a path inside the root. */
 int fs_stat_in_root(const char *root, const char *path, bool nofollow, struct stat *ret);
+/* Does path exist under root, following links: a directory when want_dir, else anything but
+ * one?  1, 0, or -ENOMEM (any other error is "no"). */
+int fs_exists_in_root(const char *root, const char *path, bool want_dir);
 /* opendir(3) and fopen(path, "re") of a path inside the root.  fs_fopen_in_root() opens a
  * regular file or /dev/null only (-EINVAL for a FIFO, socket or other device, -EISDIR), and
  * never blocks in open(). */

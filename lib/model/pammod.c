@@ -7,20 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "fsutil.h"
 #include "macro.h"
 #include "pammod.h"
-
-/* 1: abs exists under root (a directory when want_dir, else anything else), 0: not, -ENOMEM */
-static int exists_in(const char *root, const char *abs, bool want_dir) {
-        struct stat st;
-        int r = fs_stat_in_root(root, abs, false, &st);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        return want_dir ? S_ISDIR(st.st_mode) : !S_ISDIR(st.st_mode);
-}
 
 static char *join(const char *dir, const char *name) {
         char *p;
@@ -42,7 +32,7 @@ static int add_multiarch(struct pam_moddirs *m, const char *root, const char *li
                 _cleanup_free_ char *sub = join(lib, de->d_name), *p = sub ? join(sub, "security") : NULL;
                 if (!p)
                         r = -ENOMEM;
-                else if (!strv_contains(m->dirs.v, p) && (r = exists_in(root, p, true)) > 0)
+                else if (!strv_contains(m->dirs.v, p) && (r = fs_exists_in_root(root, p, true)) > 0)
                         r = strv_push(&m->dirs, p);
         }
         closedir(dir);
@@ -68,8 +58,8 @@ int pam_moddirs_load(struct pam_moddirs *m, const char *root, const char *secure
                 _cleanup_free_ char *a = join(m->dirs.v[i], "pam_permit.so"), *b = join(m->dirs.v[i], "pam_unix.so");
                 if (!a || !b)
                         r = -ENOMEM;
-                else if ((r = exists_in(root, a, false)) == 0)
-                        r = exists_in(root, b, false);
+                else if ((r = fs_exists_in_root(root, a, false)) == 0)
+                        r = fs_exists_in_root(root, b, false);
                 if (r > 0)
                         m->pamdir = (long)i;
         }
@@ -94,7 +84,7 @@ int pam_module_state(const struct pam_moddirs *m, const char *root, const char *
         if (ret_found)
                 *ret_found = NULL;
         if (module[0] == '/') {
-                int r = exists_in(root, module, false);
+                int r = fs_exists_in_root(root, module, false);
                 if (r < 0)
                         return r;
                 *ret = r > 0 ? PAM_MOD_FOUND : m->pamdir < 0 ? PAM_MOD_UNCHECKED : PAM_MOD_MISSING;
@@ -109,7 +99,7 @@ int pam_module_state(const struct pam_moddirs *m, const char *root, const char *
                 _cleanup_free_ char *p = join(m->dirs.v[i], module);
                 if (!p)
                         return -ENOMEM;
-                int r = exists_in(root, p, false);
+                int r = fs_exists_in_root(root, p, false);
                 if (r < 0)
                         return r;
                 if (r == 0)

@@ -138,10 +138,7 @@ int walk_finding(struct doc *d, enum doctor_group g, const char *cycle_id, const
 }
 
 bool exists_rooted(const struct doc *d, const char *abs, bool want_dir) {
-        struct stat st;
-        if (fs_stat_in_root(d->in->root, abs, false, &st) < 0)
-                return false;
-        return want_dir ? S_ISDIR(st.st_mode) : !S_ISDIR(st.st_mode);
+        return fs_exists_in_root(d->in->root, abs, want_dir) > 0;
 }
 
 int list_dir(const struct doc *d, const char *absdir, const char *pattern, struct strv *ret) {
