@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "array.h"
 #include "fsutil.h"
 #include "hwcache.h"
 #include "ident.h"
@@ -179,11 +180,65 @@ static const char *pam_limits_args(const struct pam_stack *st) {
         return args;
 }
 
+/* The tree of the pam_limits arguments args ("" for none), loaded the first time. */
+static int tree_of_args(const struct ctx *c, const char *args, struct tool_session *s, struct lc_tree **ret) {
+        _cleanup_free_ char *copy = NULL;
+        struct lc_tree *t = NULL;
+
+        for (size_t i = 0; i < s->n_trees; i++)
+                if (streq(s->tree_args[i], args)) {
+                        *ret = s->trees[i];
+                        return 0;
+                }
+        if (!(copy = strdup(args)) || GROW_EXACT(s->trees, s->n_trees + 1) < 0 ||
+            GROW_EXACT(s->tree_args, s->n_trees + 1) < 0) {
+                log_error("out of memory");
+                return -ENOMEM;
+        }
+        if (ctx_load_tree(c, *args ? args : NULL, &t) < 0)
+                return CMD_FINDINGS;
+        s->trees[s->n_trees] = t;
+        s->tree_args[s->n_trees++] = TAKE_PTR(copy);
+        *ret = t;
+        return 0;
+}
+
+/* The session engine's question: which tree does the pam_limits line e read? */
+static const struct lc_tree *line_tree(const struct pam_entry *e, void *data) {
+        struct tool_session *s = data;
+
+        for (size_t i = 0; i < s->n_trees; i++)
+                if (streq(s->tree_args[i], e->args ? e->args : ""))
+                        return s->trees[i];
+        return NULL;
+}
+
+/* The trees: first that of the last pam_limits that runs (the baseline, and the session
+ * engine's tree where no line says), then that of every other pam_limits line. */
+static int load_trees(const struct ctx *c, const struct pam_stack *st, struct tool_session *s) {
+        const char *last = pam_limits_args(st);
+        struct lc_tree *t;
+        int r;
+
+        if ((r = tree_of_args(c, last ? last : "", s, &t)) < 0)
+                return r;
+        s->t = t;
+        for (size_t i = 0; !st->error && i < st->n; i++)
+                if (streq(st->v[i].name, "pam_limits") && (r = tree_of_args(c, st->v[i].args ? st->v[i].args : "", s, &t)) < 0)
+                        return r;
+        return 0;
+}
+
 static int load_tree(const struct ctx *c, const struct pam_stack *st, const char *user, struct tool_session *s) {
         int r;
 
-        if (ctx_ident(c, &s->id) < 0 || ctx_load_tree(c, pam_limits_args(st), &s->t) < 0)
+        if (ctx_ident(c, &s->id) < 0)
                 return CMD_FINDINGS;
+        r = load_trees(c, st, s);
+        if (r < 0)
+                return r == -ENOMEM ? r : CMD_FINDINGS;
+        if (r > 0)
+                return r;
         r = lc_baseline_load(s->t, c->proc1, &s->base);
         if (r < 0) {
                 log_error("cannot read the PID 1 limits: %s", strerror(-r));
@@ -245,7 +300,8 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct t
         if (s->p && needs_hardware(s, user) && load_hardware(c, cache_arg, s) < 0)
                 return CMD_FINDINGS;
         struct session_input in = {
-                .root = c->root, .service = s->service, .tree = s->t, .id = s->id, .user = user,
+                .root = c->root, .service = s->service, .tree = s->t, .line_tree = line_tree, .line_tree_data = s,
+                .id = s->id, .user = user,
                 .base = &s->base, .svc = &s->svc, .policy = s->p, .hw = s->hw,
         };
         r = session_model_build(&in, &s->m);
@@ -253,6 +309,7 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct t
                 log_error("cannot model a session of '%s': %s", user, strerror(-r));
                 return r;
         }
+        s->t = s->m.tree;
         return 0;
 }
 
@@ -260,7 +317,12 @@ void tool_session_clear(struct tool_session *s) {
         session_model_clear(&s->m);
         hw_summary_free(s->hw);
         policy_free(s->p);
-        lc_tree_free(s->t);
+        for (size_t i = 0; i < s->n_trees; i++) {
+                lc_tree_free(s->trees[i]);
+                free(s->tree_args[i]);
+        }
+        free(s->trees);
+        free(s->tree_args);
         ident_free(s->id);
         *s = (struct tool_session){};
 }

@@ -166,7 +166,11 @@ void change_json_end(const struct ctx *c, struct json *j);
  * compares with a real session. */
 struct tool_session {
         const char *service;
-        struct lc_tree *t;
+        const struct lc_tree *t;         /* the tree of the last pam_limits that runs (m.tree) */
+        /* every tree a pam_limits line of the stack reads, by its arguments (conf=) */
+        struct lc_tree **trees;
+        char **tree_args;
+        size_t n_trees;
         struct ident *id;
         struct lc_baseline base;
         const struct id_user *u;

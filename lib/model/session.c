@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "fsutil.h"
 #include "ident.h"
 #include "macro.h"
@@ -173,6 +174,11 @@ static enum pam_ret assumed_ret(const char *name, enum pam_ret limits_ret, enum 
 
 int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam_ret module_ret,
                    struct stack_run *ret) {
+        return stack_run_walk_each(st, NULL, limits_ret, module_ret, ret);
+}
+
+int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_rets, enum pam_ret limits_ret,
+                        enum pam_ret module_ret, struct stack_run *ret) {
         struct stack_run r = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1 };
 
         /* libpam's "impression" (pam_dispatch.c): a stack succeeds only when a module's result
@@ -189,7 +195,7 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
         for (size_t i = 0; i < st->n;) {
                 const struct pam_entry *e = &st->v[i];
                 enum pam_ret rv = e->fails ? PAM_RET_FAIL : e->unloadable ? PAM_RET_UNKNOWN :
-                                  assumed_ret(e->name, limits_ret, module_ret);
+                                  assumed_ret(e->name, limits_rets ? limits_rets[i] : limits_ret, module_ret);
                 enum pam_action a;
                 unsigned jump = 0;
 
@@ -362,21 +368,104 @@ static int decide_module(const struct session_input *in, struct session_model *m
         return 0;
 }
 
-/* One pam_limits run from cur: its outcome, and cur afterwards. */
-static int run_limits(const struct session_input *in, struct session_model *m, struct rl_pair *cur, bool *known) {
+/* One limits tree a pam_limits line of the stack reads: the user's resolution in it, and
+ * pam_limits' outcome from the service's own limits (which decides the path through the
+ * stack). */
+struct tree_run {
+        const struct lc_tree *t;
+        struct lc_result res;
+        struct lc_session pl;
+};
+
+/* The trees of a session: v[0] the input's tree; of[i] the tree of stack entry i (0 for a
+ * line that is no pam_limits). */
+struct trees {
+        struct tree_run *v;
+        size_t n;
+        size_t *of;
+};
+
+static void trees_clear(struct trees *ts) {
+        for (size_t k = 0; k < ts->n; k++)
+                lc_result_clear(&ts->v[k].res);
+        free(ts->v);
+        free(ts->of);
+        *ts = (struct trees){};
+}
+
+/* The index of t in ts, resolved the first time it is met.  -ENOMEM, lc_resolve()'s errors. */
+static int trees_add(const struct session_input *in, struct trees *ts, const struct lc_tree *t, size_t *ret) {
+        int r;
+
+        for (size_t k = 0; k < ts->n; k++)
+                if (ts->v[k].t == t) {
+                        *ret = k;
+                        return 0;
+                }
+        if (GROW_EXACT(ts->v, ts->n + 1) < 0)
+                return -ENOMEM;
+        struct tree_run *x = &ts->v[ts->n];
+        *x = (struct tree_run){ .t = t };
+        r = lc_resolve(t, in->id, in->user, in->base, &x->res);
+        if (r >= 0)
+                r = lc_session_outcome(t, &x->res, in->svc, &x->pl);
+        if (r < 0) {
+                lc_result_clear(&x->res);
+                return r;
+        }
+        *ret = ts->n++;
+        return 0;
+}
+
+/* The input's tree, then the tree of each pam_limits line of the stack (in->line_tree), with
+ * the return value each line has for the walk (*ret_rets, per entry). */
+static int trees_load(const struct session_input *in, const struct pam_stack *st, struct trees *ts,
+                      enum pam_ret **ret_rets) {
+        _cleanup_free_ enum pam_ret *rets = NULL;
+        size_t k;
+        int r;
+
+        *ret_rets = NULL;
+        if ((r = trees_add(in, ts, in->tree, &k)) < 0)
+                return r;
+        if (st->error)
+                return 0;
+        ts->of = calloc(st->n ? st->n : 1, sizeof(*ts->of));
+        rets = calloc(st->n ? st->n : 1, sizeof(*rets));
+        if (!ts->of || !rets)
+                return -ENOMEM;
+        for (size_t i = 0; i < st->n; i++) {
+                const struct lc_tree *t = NULL;
+                if (!streq(st->v[i].name, "pam_limits"))
+                        continue;
+                if (in->line_tree)
+                        t = in->line_tree(&st->v[i], in->line_tree_data);
+                if ((r = trees_add(in, ts, t ? t : in->tree, &ts->of[i])) < 0)
+                        return r;
+                rets[i] = limits_ret_of(&ts->v[ts->of[i]].pl);
+        }
+        *ret_rets = TAKE_PTR(rets);
+        return 0;
+}
+
+/* One pam_limits run from cur, with the tree x: its outcome (m->pl), and cur afterwards.
+ * 1 when it set memlock, else 0. */
+static int run_limits(const struct session_input *in, struct session_model *m, const struct tree_run *x,
+                      struct rl_pair *cur, bool *known) {
         struct lc_service s = *in->svc;
         int r;
 
         s.rl[RLIMIT_MEMLOCK] = (__typeof__(s.rl[0])){ .known = *known, .soft = cur->soft, .hard = cur->hard };
-        r = lc_session_outcome(in->tree, &m->limits, &s, &m->pl);
+        r = lc_session_outcome(x->t, &x->res, &s, &m->pl);
         if (r < 0)
                 return r;
         /* a login limit of 0 refuses the session after the limits are set */
         bool applied = m->pl.kind == LC_SESSION_LIMITS ||
-                       (m->pl.kind == LC_SESSION_REFUSED && m->limits.kind == LC_RES_LOGINS_DENIED);
+                       (m->pl.kind == LC_SESSION_REFUSED && x->res.kind == LC_RES_LOGINS_DENIED);
         if (applied && m->pl.memlock_known) {
                 *cur = (struct rl_pair){ m->pl.memlock_soft, m->pl.memlock_hard };
                 *known = true;
+                return 1;
         }
         return 0;
 }
@@ -409,57 +498,94 @@ static void set_kind(const struct session_input *in, struct session_model *m, bo
                 m->kind = m->pl.kind == LC_SESSION_NO_LIMITS ? LC_SESSION_NO_LIMITS : LC_SESSION_LIMITS;
 }
 
-int session_model_build(const struct session_input *in, struct session_model *ret) {
-        struct session_model m = { .run = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1 } };
-        struct rl_pair cur;
-        bool known, limits_ran = false;
+/* Every line that runs, in order, from cur: the pam_limits runs (each with its own tree)
+ * and the module's.  *ret_last: the tree of the pam_limits run that decides (0: none ran):
+ * the last one, unless it set nothing (a "-" line without a limit: memlock left as it is)
+ * after another set memlock, which then decides (m->pl is its outcome). */
+static int run_stack(const struct session_input *in, struct session_model *m, const struct trees *ts,
+                     struct rl_pair *cur, bool *known, bool *limits_ran, size_t *ret_last) {
         int r;
 
-        r = lc_resolve(in->tree, in->id, in->user, in->base, &m.limits);
-        if (r >= 0)
-                r = decide_module(in, &m);
-        if (r >= 0)
-                r = pam_stack_load(in->root, in->service, &m.stack);
+        *ret_last = 0;
+        if (m->stack.error) {
+                /* no stack to follow: pam_limits, then the module, as the documented order */
+                *limits_ran = true;
+                if ((r = run_limits(in, m, &ts->v[0], cur, known)) < 0)
+                        return r;
+                m->limits_before_module = true;
+                run_module(in, m, cur, *known);
+                return 0;
+        }
+        struct lc_session set_pl = {};
+        size_t set_tree = 0;
+        bool set = false;
+        for (size_t i = 0; i < m->run.n_run; i++) {
+                size_t e = m->run.run[i];
+                const char *name = m->stack.v[e].name;
+                if (m->stack.v[e].unloadable)
+                        continue;   /* PAM_MODULE_UNKNOWN: it sets nothing */
+                if (streq(name, "pam_limits")) {
+                        *limits_ran = true;
+                        m->limits_before_module = m->module_ran ? m->limits_before_module : true;
+                        *ret_last = ts->of[e];
+                        if ((r = run_limits(in, m, &ts->v[ts->of[e]], cur, known)) < 0)
+                                return r;
+                        if (r > 0) {
+                                set = true;
+                                set_pl = m->pl;
+                                set_tree = ts->of[e];
+                        }
+                } else if (streq(name, "pam_rdmalimit"))
+                        run_module(in, m, cur, *known);
+        }
+        if (set && m->pl.kind == LC_SESSION_NO_LIMITS) {
+                m->pl = set_pl;
+                *ret_last = set_tree;
+        }
+        return 0;
+}
+
+int session_model_build(const struct session_input *in, struct session_model *ret) {
+        struct session_model m = { .run = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1 } };
+        _cleanup_free_ enum pam_ret *rets = NULL;
+        struct trees ts = {};
+        struct rl_pair cur;
+        bool known, limits_ran = false;
+        size_t last = 0;
+        int r;
+
+        r = pam_stack_load(in->root, in->service, &m.stack);
         /* an include cycle or a stack past the walk's bound: no session to model */
         if (r >= 0 && m.stack.include_error)
                 r = m.stack.include_error;
+        if (r >= 0)
+                r = trees_load(in, &m.stack, &ts, &rets);
+        if (r >= 0)
+                r = decide_module(in, &m);
         if (r < 0)
                 goto fail;
         known = m.start_known = in->svc->rl[RLIMIT_MEMLOCK].known;
         cur = m.start = (struct rl_pair){ in->svc->rl[RLIMIT_MEMLOCK].soft, in->svc->rl[RLIMIT_MEMLOCK].hard };
-        /* pam_limits' result from the service's limits decides the path through the stack */
-        r = lc_session_outcome(in->tree, &m.limits, in->svc, &m.pl);
-        if (r >= 0)
-                r = stack_run_walk(&m.stack, limits_ret_of(&m.pl),
-                                   m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, &m.run);
+        /* each pam_limits' result from the service's limits decides the path through the stack */
+        m.pl = ts.v[0].pl;
+        r = stack_run_walk_each(&m.stack, rets, limits_ret_of(&m.pl), m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE,
+                                &m.run);
         if (r < 0)
                 goto fail;
-        if (m.stack.error) {
-                m.order = SESSION_NO_STACK;
-                /* no stack to follow: pam_limits, then the module, as the documented order */
-                limits_ran = true;
-                if ((r = run_limits(in, &m, &cur, &known)) < 0)
-                        goto fail;
-                m.limits_before_module = true;
-                run_module(in, &m, &cur, known);
-        } else {
+        if (!m.stack.error)
                 m.order = m.run.last_module < 0 ? SESSION_NO_MODULE :
                           m.run.last_limits > m.run.last_module ? SESSION_LIMITS_LAST : SESSION_MODULE_LAST;
-                for (size_t i = 0; i < m.run.n_run; i++) {
-                        const char *name = m.stack.v[m.run.run[i]].name;
-                        if (m.stack.v[m.run.run[i]].unloadable)
-                                continue;   /* PAM_MODULE_UNKNOWN: it sets nothing */
-                        if (streq(name, "pam_limits")) {
-                                limits_ran = true;
-                                m.limits_before_module = m.module_ran ? m.limits_before_module : true;
-                                if ((r = run_limits(in, &m, &cur, &known)) < 0)
-                                        goto fail;
-                        } else if (streq(name, "pam_rdmalimit"))
-                                run_module(in, &m, &cur, known);
-                }
-        }
+        else
+                m.order = SESSION_NO_STACK;
+        if ((r = run_stack(in, &m, &ts, &cur, &known, &limits_ran, &last)) < 0)
+                goto fail;
         m.final_known = known;
         m.final = cur;
+        /* the resolution shown is that of the tree the last pam_limits run read */
+        m.tree = ts.v[last].t;
+        m.limits = ts.v[last].res;
+        ts.v[last].res = (struct lc_result){};
+        trees_clear(&ts);
         /* no pam_limits runs: its entries set nothing, whatever they say (explain shows m.pl) */
         if (!limits_ran)
                 m.pl = (struct lc_session){ .kind = LC_SESSION_NO_LIMITS };
@@ -467,6 +593,7 @@ int session_model_build(const struct session_input *in, struct session_model *re
         *ret = m;
         return 0;
 fail:
+        trees_clear(&ts);
         session_model_clear(&m);
         return r;
 }

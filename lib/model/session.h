@@ -80,6 +80,11 @@ struct stack_run {
  */
 int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam_ret module_ret,
                    struct stack_run *ret);
+/* The same with the return value of each pam_limits line its own: limits_rets[i] for entry i
+ * (lines of one stack may read different files, conf=, and so return differently); NULL:
+ * limits_ret for every one. */
+int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_rets, enum pam_ret limits_ret,
+                        enum pam_ret module_ret, struct stack_run *ret);
 void stack_run_clear(struct stack_run *r);
 
 /* The order that decides memlock. */
@@ -106,7 +111,11 @@ void session_service_assume(const char *root, struct lc_service *ret);
 struct session_input {
         const char *root;                /* NULL: / */
         const char *service;             /* PAM service, e.g. "sshd" */
-        const struct lc_tree *tree;
+        const struct lc_tree *tree;      /* what pam_limits reads: of every line, unless line_tree */
+        /* The tree the pam_limits line e reads (its arguments: conf=), NULL for tree; NULL:
+         * tree for every line.  The trees must outlive the model (it points into them). */
+        const struct lc_tree *(*line_tree)(const struct pam_entry *e, void *data);
+        void *line_tree_data;
         struct ident *id;
         const char *user;
         const struct lc_baseline *base;
@@ -119,6 +128,8 @@ struct session_model {
         struct pam_stack stack;
         struct stack_run run;
         enum session_order order;
+        const struct lc_tree *tree;      /* the tree of the last pam_limits that runs (the input's
+                                          * tree when none runs): limits and pl are from it */
         struct lc_result limits;         /* pam_limits' resolution for the user */
         struct lc_session pl;            /* the last pam_limits run */
         bool module_matched;             /* the policy has a rule for the user that sets a value */

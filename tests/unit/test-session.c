@@ -466,9 +466,86 @@ static void test_model_build(void **state) {
         assert_int_equal(unit_teardown(NULL), 0);
 }
 
+/* Each pam_limits line reads its own file (conf=): the last that runs sets memlock from its
+ * file, and its file's refusal decides its control (the walk), not another line's. */
+static const struct lc_tree *pick_tree(const struct pam_entry *e, void *data) {
+        struct lc_tree **t = data;
+        return strstr(e->args, "conf=") ? t[1] : t[0];
+}
+
+static void test_model_line_trees(void **state) {
+        static char root[] = "/tmp/test-session-trees-XXXXXX";
+        struct lc_tree *t[2] = {};
+        struct lc_args alt;
+        struct ident *id = NULL;
+        struct lc_baseline b;
+        struct lc_service svc = { .known = true, .cap_sys_resource = true };
+        char p[PATH_MAX];
+        (void)state;
+
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n"
+                                "dave:x:1004:1004::/home/dave:/bin/sh\nerin:x:1005:1005::/home/erin:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\ndave:x:1004:\nerin:x:1005:\n" },
+                { "etc/pam.d/alt-def", "session required pam_limits.so conf=/etc/security/limits-alt.conf\n"
+                                       "session required pam_limits.so\n" },
+                { "etc/pam.d/def-alt", "session required pam_limits.so\n"
+                                       "session required pam_limits.so conf=/etc/security/limits-alt.conf\n" },
+                { "etc/pam.d/jump", "session [success=1 default=ignore] pam_limits.so conf=/etc/security/limits-alt.conf\n"
+                                    "session required pam_deny.so\n"
+                                    "session required pam_limits.so\n" },
+                { "etc/security/limits.conf", "alice soft memlock 2048\nalice hard memlock 4096\nerin -\n" },
+                { "etc/security/limits-alt.conf", "alice - memlock 6144\ndave - maxlogins 0\nerin - memlock 3072\n" },
+                { "proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
+                                   "Max locked memory         65536                8388608              bytes     \n" },
+                {},
+        }), 0);
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, NULL, &t[0]), 0);
+        assert_int_equal(lc_args_parse("conf=/etc/security/limits-alt.conf", &alt), 0);
+        assert_int_equal(lc_tree_load_args(root, LC_FLAVOUR_DEBIAN, &alt, &t[1]), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        snprintf(p, sizeof p, "%s/proc/1/limits", root);
+        assert_int_equal(lc_baseline_load(t[0], p, &b), 0);
+        svc.rl[RLIMIT_MEMLOCK] = (__typeof__(svc.rl[0])){ .known = true, .soft = 65536, .hard = 8388608 };
+
+        static const struct {
+                const char *service, *user;
+                bool failed;
+                int tree;              /* the tree the last pam_limits run read */
+                uint64_t soft, hard;
+        } cases[] = {
+                { "alt-def", "alice", false, 0, 2 << 20, 4 << 20 },
+                { "def-alt", "alice", false, 1, 6 << 20, 6 << 20 },
+                /* the first line's file accepts alice: its jump skips pam_deny */
+                { "jump", "alice", false, 0, 2 << 20, 4 << 20 },
+                /* ... and refuses dave (maxlogins 0): no jump, pam_deny fails the session */
+                { "jump", "dave", true, 0, 65536, 8388608 },
+                /* the last line's file says "erin -" (no limits: memlock left as it is): the
+                 * first line's 3 MiB stays, and its file is the one that decides */
+                { "alt-def", "erin", false, 1, 3 << 20, 3 << 20 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct session_input in = { .root = root, .service = cases[i].service, .tree = t[0],
+                                            .line_tree = pick_tree, .line_tree_data = t, .id = id,
+                                            .user = cases[i].user, .base = &b, .svc = &svc };
+                struct session_model m = { .kind = 99 };
+                assert_int_equal(session_model_build(&in, &m), 0);
+                if (m.run.failed != cases[i].failed || m.tree != t[cases[i].tree] || !m.final_known ||
+                    m.final.soft != cases[i].soft || m.final.hard != cases[i].hard ||
+                    m.kind != (cases[i].failed ? LC_SESSION_FAILS : LC_SESSION_LIMITS))
+                        fail_msg("%s for %s: failed %d, tree %d, final %" PRIu64 "/%" PRIu64 ", kind %d", cases[i].service,
+                                 cases[i].user, m.run.failed, m.tree == t[1], m.final.soft, m.final.hard, m.kind);
+                session_model_clear(&m);
+        }
+        ident_free(id);
+        lc_tree_free(t[0]);
+        lc_tree_free(t[1]);
+        assert_int_equal(unit_teardown(NULL), 0);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_control_pairs), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
           cmocka_unit_test(test_module_name),
           cmocka_unit_test(test_line_overrides), cmocka_unit_test(test_line_rank),
-          cmocka_unit_test(test_model_build))
+          cmocka_unit_test(test_model_build), cmocka_unit_test(test_model_line_trees))
