@@ -141,13 +141,42 @@ static int passwd_names(const struct ctx *c, char ***ret, size_t *ret_n) {
         return 0;
 }
 
+/* The soft value the drop-in's entry for line's domain asks (its last soft line), false when
+ * it sets no soft limit. */
+static bool ours_soft(const struct lc_tree *t, size_t ours, const struct lc_line *line, uint64_t *ret) {
+        const struct lc_file *f = &t->files[ours];
+        bool found = false;
+
+        for (size_t k = f->first; k < f->first + f->n; k++)
+                if ((t->lines[k].type_mask & LC_SOFT) && t->lines[k].value_ok &&
+                    streq(t->lines[k].domain ? t->lines[k].domain : "", line->domain ? line->domain : "")) {
+                        *ret = t->lines[k].rvalue;
+                        found = true;
+                }
+        return found;
+}
+
+/* The soft slot is another entry's, but its value is above the hard value the drop-in's entry
+ * sets, and pam_limits lowers a soft value above the hard one to it (setup_limits()): the
+ * session gets the entry's soft value all the same when that is its hard value. */
+static bool soft_clamped_to_ours(const struct lc_tree *t, const struct lc_result *res, size_t ours,
+                                 const struct lc_line *line) {
+        uint64_t want;
+
+        return res->soft_clamped && res->hard.src && res->hard.src->file == ours && ours_soft(t, ours, line, &want) &&
+               want == res->hard.value;
+}
+
 /* Why the drop-in's line (of rank ours_rank for this user) does not hold a slot for the user,
- * or NULL when it does; the kind of loss added to f. */
-static char *slot_loss(const struct lc_tree *t, const struct lc_result *res, unsigned slot, size_t ours, int ours_rank,
-                       struct effect *f) {
+ * or NULL when it does (or the session gets its value anyway); the kind of loss added to f. */
+static char *slot_loss(const struct lc_tree *t, const struct lc_result *res, unsigned slot, size_t ours,
+                       const struct lc_line *line, int ours_rank, struct effect *f) {
         const struct lc_slot *s = slot == LC_SOFT ? &res->soft : &res->hard;
         char where[4096], *out = NULL;
 
+        if (slot == LC_SOFT && res->kind == LC_RES_LIMITS && s->src && s->src->file != ours &&
+            soft_clamped_to_ours(t, res, ours, line))
+                return NULL;
         if (res->kind == LC_RES_NO_LIMITS)
                 f->losses |= LOSS_STOP;
         else if (res->kind == LC_RES_SERVICE_ERR || res->kind == LC_RES_LOGINS_DENIED)
@@ -180,7 +209,7 @@ static char *slot_loss(const struct lc_tree *t, const struct lc_result *res, uns
 }
 
 static void effect_user(const struct lc_tree *t, struct ident *id, const struct lc_baseline *base, const char *user,
-                        unsigned slots, size_t ours, int ours_rank, struct effect *f) {
+                        unsigned slots, size_t ours, const struct lc_line *line, int ours_rank, struct effect *f) {
         struct lc_result res = {};
         char *loss = NULL;
 
@@ -189,7 +218,7 @@ static void effect_user(const struct lc_tree *t, struct ident *id, const struct 
         f->users++;
         for (unsigned slot = LC_SOFT; slot <= LC_HARD && !loss; slot <<= 1)
                 if (slots & slot)
-                        loss = slot_loss(t, &res, slot, ours, ours_rank, f);
+                        loss = slot_loss(t, &res, slot, ours, line, ours_rank, f);
         lc_result_clear(&res);
         if (!loss)
                 return;
@@ -271,14 +300,14 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
                 int rank;
                 if (ident_user(id, names[i], &u) < 0 || (rank = lc_line_match(t, id, u, line)) < 0)
                         continue;
-                effect_user(t, id, &base, names[i], slots, ours, rank, ret);
+                effect_user(t, id, &base, names[i], slots, ours, line, rank, ret);
         }
         /* a named user NSS cannot enumerate (LDAP without enumeration) is still checked */
         if (r >= 0 && line && ret->users == 0 && domain[0] != '@' && !strchr(domain, ':') && !streq(domain, "*")) {
                 const struct id_user *u;
                 int rank;
                 if (ident_user(id, domain, &u) >= 0 && (rank = lc_line_match(t, id, u, line)) >= 0)
-                        effect_user(t, id, &base, domain, slots, ours, rank, ret);
+                        effect_user(t, id, &base, domain, slots, ours, line, rank, ret);
         }
         if (r >= 0 && line)
                 r = entry_findings(c, t, id, ours, domain);

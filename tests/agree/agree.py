@@ -107,10 +107,6 @@ def module_apply(cur, target, lower):
 # Disagreements found by this test and not fixed yet, each told apart from any other by its
 # own evidence (a real session), reported as TODO: visible in every run, not failing it.
 KNOWN_BUGS = {
-    "apply-soft-clamped":
-        "apply exits 4 when an entry of a stronger rank holds the soft slot, even when its value is "
-        "above the new hard value, which then caps it: the session gets the new value (tool/cmd-apply.c "
-        "slot_loss() judges slots, not the values the session ends with)",
     "enable-line-not-run":
         "enable exits 0 but the pam_rdmalimit line it adds, or the one after the last pam_limits it "
         "leaves as is, never runs.  enable now walks the edited stack with the session engine and "
@@ -547,12 +543,7 @@ class Driver:
         if not members:
             return
         why = (j or {}).get("overridden_by") or []
-        if overridden and not missed and why and all(": soft from " in w for w in why):
-            # only the soft slot is another entry's, with a value above the new hard one: the
-            # kernel's clamp gives the session the new value all the same
-            self.known("apply-soft-clamped", "%s: apply %s %dK exits 4 (%s), but every user of it gets %s" % (
-                label, domain, kib, "; ".join(why), fmt_pair((size, size))))
-        elif overridden != bool(missed):
+        if overridden != bool(missed):
             self.fail("%s: apply %s %dK exits %d, but a real session (pam_limits alone) gives %s" % (
                 label, domain, kib, p.returncode, ", ".join("%s %s %s" % (u, r[0], fmt_pair(r[1])) for u, r in got.items())),
                 p.stdout + p.stderr)

@@ -369,6 +369,22 @@ sys.exit(not (d["effective"] is False and d["changed"] is False and "95-late.con
              and d["remedy"].startswith("an entry of a stronger rank")))' "$T/out"
 rl apply @rdma_users 1G --allow-overridden > "$T/out" 2>&1
 check "--allow-overridden writes it (exit 0)" test $? -eq 0 -a -e "$R/etc/security/limits.d/zz-rdmalimits.conf"
+# a user's own soft line (a stronger rank) above the hard value apply sets: pam_limits lowers
+# that soft to the new hard (setup_limits()), so the session gets the entry's value: effective;
+# a soft line below it keeps its own value: not effective (exit 4, naming it)
+mkroot
+printf 'alice soft memlock 4194304\n' > "$R/etc/security/limits.d/95-late.conf"
+rl --json apply @rdma_users 1G > "$T/out" 2>&1
+check "a stronger soft above the new hard is clamped to it: apply exits 0, effective" \
+	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not (d["effective"] is True and d["changed"] is True))' "$T/out"
+rl explain alice --json > "$T/out" 2>/dev/null
+check "... and explain predicts 1 GiB / 1 GiB for alice" \
+	python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))["memlock"]; sys.exit(not (m["soft"] == m["hard"] == 1 << 30))' "$T/out"
+mkroot
+printf 'alice soft memlock 524288\n' > "$R/etc/security/limits.d/95-late.conf"
+rl apply @rdma_users 1G > "$T/out" 2>&1
+check "a stronger soft below the new hard keeps its value: exit 4, naming its line" \
+	test $? -eq 4 -a "$(grep -c "for alice: soft from .*95-late.conf:1 (USER rank)" "$T/out")" = 1
 # what check will say of the entry apply writes is said by apply: a soft above the hard another
 # entry sets (the kernel clamps it), a size check finds small for memlock
 mkroot
