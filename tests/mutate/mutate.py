@@ -13,6 +13,7 @@ for byte.  HACKING.md, "Mutation testing", says what each outcome means.
 
 import argparse
 import fnmatch
+import hashlib
 import json
 import os
 import random
@@ -720,13 +721,31 @@ def threaded(trees, fn, errors):
         t.join()
 
 
+def result_key(sha, m_id, after):
+    """A mutant's key in --results: the content of its file (sha256), its place and operator
+    in it (the id without the path) and the mutated line: an outcome stays valid while the file
+    is byte for byte the same, wherever it moves, and only then."""
+    return (sha, m_id.split(":", 1)[1], after)
+
+
+def file_shas(top, files):
+    shas = {}
+    for f in files:
+        with open(os.path.join(top, f), "rb") as fh:
+            shas[f] = hashlib.sha256(fh.read()).hexdigest()
+    return shas
+
+
 def load_results(path):
+    """The outcomes in FILE by result_key(); lines without a "sha" (written before it was
+    recorded) are not used."""
     done = {}
     if path and os.path.exists(path):
         with open(path) as f:
             for line in f:
                 r = json.loads(line)
-                done[(r["id"], r["after"])] = (r["status"], r["by"], r["seconds"])
+                if "sha" in r:
+                    done[result_key(r["sha"], r["id"], r["after"])] = (r["status"], r["by"], r["seconds"])
     return done
 
 
@@ -787,10 +806,12 @@ def main(argv=None):
         say("mutate: %d mutants, seed %s" % (len(mutants), a.seed))
 
     done = load_results(a.results)
+    shas = file_shas(top, sorted({m.file for m in mutants}))
     todo = []
     for k, m in enumerate(mutants, 1):
-        if (m.id, m.after) in done:
-            m.status, m.by, m.seconds = done[(m.id, m.after)]
+        key = result_key(shas[m.file], m.id, m.after)
+        if key in done:
+            m.status, m.by, m.seconds = done[key]
         else:
             todo.append((k, m))
     work = tempfile.mkdtemp(prefix="rdmalimit-mutate.")
@@ -826,7 +847,7 @@ def main(argv=None):
                         say("[%d/%d] %s %s%s (%.1fs)" % (k, len(mutants), m.id, m.status,
                                                         " by " + m.by if m.by else "", m.seconds))
                     if results:
-                        results.write(json.dumps({"id": m.id, "status": m.status, "by": m.by,
+                        results.write(json.dumps({"id": m.id, "sha": shas[m.file], "status": m.status, "by": m.by,
                                                   "seconds": round(m.seconds, 2), "before": m.before,
                                                   "after": m.after}) + "\n")
                         results.flush()
