@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * rdmalimits doctor [--pid PID] [--unit UNIT]: the checks live in lib/model/doctor/; this file loads
+ * rdmalimits doctor [--pid PID] [--unit UNIT]: the checks live in lib/doctor/; this file loads
  * the inputs (limits tree, users, policy) and prints the report.
  *
  * Text: findings grouped by path of entry ("ssh login", ..., "configuration files"), each

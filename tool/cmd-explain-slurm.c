@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * rdmalimits explain USER --slurm: the memlock a Slurm job task of USER starts with on this
- * node, each step with its source, from the one computation of lib/model/slurmtask.h.  Its
- * inputs gathered here: slurm.conf and plugstack.conf (lib/model/slurmconf.h, the readers
+ * node, each step with its source, from the one computation of lib/session/slurmtask.h.  Its
+ * inputs gathered here: slurm.conf and plugstack.conf (lib/host/slurmconf.h, the readers
  * doctor uses), slurmd (--pid, the running one, its unit, or assumed), the submit shell's soft
  * limit (--submit-memlock, else this process's own), and the policy and hardware the plugin's
  * line names (its conf= and cache=, loaded as explain loads the module's).

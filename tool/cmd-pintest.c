@@ -192,7 +192,7 @@ static const char *result_word(enum pin_result r) {
 }
 
 /*
- * What is already charged when a pin failed (lib/model/status.h): the user's locked_vm for an
+ * What is already charged when a pin failed (lib/status/status.h): the user's locked_vm for an
  * AF_XDP UMEM (sock_diag where the kernel has it, else the probe, with /proc/net/protocols and
  * the user's processes), this process's own counters for mlock and MRs; and which fix applies.
  */

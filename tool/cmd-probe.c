@@ -8,6 +8,7 @@
 #include "fsutil.h"
 #include "hw.h"
 #include "hwcache.h"
+#include "hwcache-write.h"
 #include "policy.h"
 #include "size.h"
 #include "tool.h"

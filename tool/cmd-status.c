@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* status: memlock limits, what is locked and pinned, and what is charged (lib/model/status.h). */
+/* status: memlock limits, what is locked and pinned, and what is charged (lib/status/status.h). */
 #include "config.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The inputs of the session model (lib/model/session.h) as the tool gathers them from its
+ * The inputs of the session model (lib/session/session.h) as the tool gathers them from its
  * options: the limits tree, the users, the PID 1 baseline, the service process (--pid, the
  * running daemon of --service, or stated assumptions), the policy the module in that stack
  * reads (its conf=), and the hardware it would see (its cache=).  explain and verify both

@@ -112,7 +112,7 @@ static int read_sysfs_enum(int dirfd, const char *path, int *ret) {
 
 /* ---------------------------------------------------------------------------------------
  * RDMA: /sys/class/infiniband/DEV/{node_type, ports/N/state, ports/N/link_layer}.  This is
- * all `auto` needs and all a login reads; the ibverbs attributes come from lib/model/hw-verbs.c.
+ * all `auto` needs and all a login reads; the ibverbs attributes come from lib/host/hw-verbs.c.
  */
 #define SYS_INFINIBAND "/sys/class/infiniband"
 

@@ -8,7 +8,7 @@
  * hw_probe() reads only the kernel: sysfs, sysinfo(2) and netlink (no library, no
  * environment).  It is what a login may run.  The ibverbs device attributes
  * (max_mr_size, max_mr) need libibverbs and its providers, which read the environment and
- * open files as the caller: hw_probe_verbs() in lib/model/hw-verbs.c adds them, for the tool only
+ * open files as the caller: hw_probe_verbs() in lib/host/hw-verbs.c adds them, for the tool only
  * (`rdmalimits probe --save` writes them to the cache the module reads).
  */
 #include <stdbool.h>
@@ -111,7 +111,7 @@ static inline void hw_summary_freep(struct hw_summary **s) {
         hw_summary_free(*s);
 }
 
-/* Add the ibverbs attributes of the devices sysfs showed (lib/model/hw-verbs.c: loads libibverbs,
+/* Add the ibverbs attributes of the devices sysfs showed (lib/host/hw-verbs.c: loads libibverbs,
  * never in a login).  Records the outcome in s->verbs_status; -ENOMEM only. */
 int hw_probe_verbs(struct hw_summary *s);
 
@@ -151,7 +151,7 @@ struct hw_mr_result {
 
 /*
  * Register buf/len as a memory region on every RDMA device (ibv_reg_mr with
- * IBV_ACCESS_LOCAL_WRITE), then release it (lib/model/hw-verbs.c, the tool only).  *ret_status as
+ * IBV_ACCESS_LOCAL_WRITE), then release it (lib/host/hw-verbs.c, the tool only).  *ret_status as
  * hw_summary.verbs_status, or -ENODEV/-ENOSYS when libibverbs lists no device.
  * *ret is a malloc()ed array of *ret_n results.
  */

@@ -32,20 +32,11 @@
 #define HW_CACHE_NAME "hw.cache"
 #define HW_CACHE_PATH HW_CACHE_DIR "/" HW_CACHE_NAME
 #define HW_CACHE_MAX (1024 * 1024)
+/* its first line: the version of the format (lib/host/hwcache-write.c writes it) */
+#define HW_CACHE_MAGIC "# rdmalimit hardware cache v4"
 
 /* The current fingerprint for this interface selection (sel may be NULL: physical only). */
 int hw_fingerprint(const struct hw_netsel *sel, char **ret);
-
-/* The cache's text for s, with the current fingerprint for sel. */
-int hw_cache_format(const struct hw_summary *s, const struct hw_netsel *sel, char **ret, size_t *ret_len);
-
-/* Write it atomically, mode 0600, as dirfd/name (the caller opened the directory; see
- * hw_cache_save() for a path).  -EFBIG over HW_CACHE_MAX, -E2BIG over a count the reader
- * refuses. */
-int hw_cache_save_at(const struct hw_summary *s, const struct hw_netsel *sel, int dirfd, const char *name);
-/* The same for a path, creating its last directory (mode 0755) when missing; a directory
- * that is a symlink is refused (-ELOOP). */
-int hw_cache_save(const struct hw_summary *s, const struct hw_netsel *sel, const char *path);
 
 /*
  * Parse a cache's text (no file system access, for tests and fuzzing): *ret the summary,

@@ -69,7 +69,7 @@ pkg_libs=
 # the paths Makefile.am's CPP_COMMON passes (the fuzz targets never use them)
 CFLAGS="-std=gnu11 -g -O1 -fno-omit-frame-pointer -fno-sanitize-recover=all -Wall -Wno-unused-parameter
 	-DSYSCONFDIR=\"/etc\" -DSECUREDIR=\"/usr/lib/security\" -DSPANKPLUGINDIR=\"/usr/lib/slurm\"
-	-I$out/include -iquote $srcdir/lib/base -iquote $srcdir/lib/login -iquote $srcdir/lib/model $pkg_cflags ${FUZZ_CFLAGS:-}"
+	-I$out/include -iquote $srcdir/lib/base -iquote $srcdir/lib/login -iquote $srcdir/lib/limits -iquote $srcdir/lib/pam -iquote $srcdir/lib/session -iquote $srcdir/lib/host -iquote $srcdir/lib/doctor -iquote $srcdir/lib/status $pkg_cflags ${FUZZ_CFLAGS:-}"
 
 # newer SRC than OBJ, or any lib header, or config.h?
 stale() {

@@ -14,6 +14,7 @@
 
 #include "fuzz.h"
 #include "hwcache.h"
+#include "hwcache-write.h"
 #include "macro.h"
 
 static void check_bounds(const struct hw_summary *s) {

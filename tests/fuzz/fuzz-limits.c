@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target: the limits.conf reader (lib/model/limitsconf.c).
+ * libFuzzer target: the limits.conf reader (lib/limits/limits-read.c).
  * The input is one limits file.  It is read as each model of a list of releases reads it
  * (both line readers, 1.6.0's untrimmed value, Debian's patches), checked with lc_check(), and resolved for a few users of a small root tree created at
- * start-up (etc/passwd, etc/group), with lc_line_match()/lc_line_overrides() on the lines.
+ * start-up (etc/passwd, etc/group), with lc_line_match() on the lines.
  * Invariants: line numbers inside the file, fgets pieces at most 1023 bytes, resolved
  * sources are lines of the tree, the soft value is never reported above a known hard
  * value without soft_clamped.
@@ -171,10 +171,6 @@ static void exercise(const uint8_t *data, size_t size, enum lc_flavour fl) {
                                 (void)lc_line_match(t, id, iu, &t->lines[i]);
                 lc_result_clear(&res);
         }
-        /* pairs of lines, bounded */
-        for (size_t i = 0; i < t->n_lines && i < 16; i++)
-                for (size_t k = 0; k < t->n_lines && k < 16; k++)
-                        (void)lc_line_overrides(t, id, &t->lines[i], &t->lines[k]);
         lc_tree_free(t);
 }
 

@@ -31,13 +31,13 @@ SCOPE = [
     ("lib/login/*.c", None),
     ("pam_rdmalimit/*.c", None),
     ("lib/base/*.c", None),
-    ("lib/model/session.c", None),
-    ("lib/model/pamstack.c", None),
-    ("lib/model/pammod.c", None),
+    ("lib/session/session.c", None),
+    ("lib/pam/pamstack.c", None),
+    ("lib/pam/pammod.c", None),
     # pamedit.c: the code that keeps the jumps of a PAM file right when a line is added
-    ("lib/model/pamedit.c", r"key_eq|stack_keys|key_find|landing|jump_to|control_kept|"
+    ("lib/pam/pamedit.c", r"key_eq|stack_keys|key_find|landing|jump_to|control_kept|"
                             r"line_set_control|pam_file_keep_jumps"),
-    ("lib/model/limits-resolve.c", None),
+    ("lib/limits/limits-resolve.c", None),
 ]
 
 # The tests that cover each file, fastest and most specific first: a mutant is killed by the
@@ -79,15 +79,15 @@ COVER = [
     ("lib/login/*.c", ["tests/unit/test-policy", "tests/unit/test-hwcache",
                        "tests/login/test-login-attacks.sh"]),
     ("pam_rdmalimit/*.c", ["tests/login/test-login-attacks.sh", "tests/pam/test-module.sh"]),
-    ("lib/model/session.c", ["tests/unit/test-session", "tests/unit/test-flavours", "tests/unit/test-limits",
+    ("lib/session/session.c", ["tests/unit/test-session", "tests/unit/test-flavours", "tests/unit/test-limits",
                              "tests/e2e/test-session-model.sh"]),
-    ("lib/model/pamstack.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/unit/test-session",
+    ("lib/pam/pamstack.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/unit/test-session",
                               "tests/e2e/test-enable-jumps.sh", "tests/e2e/test-session-model.sh"]),
-    ("lib/model/pammod.c", ["tests/unit/test-alloc", "tests/tool/test-enable.sh", "tests/agree/test-agree.sh",
+    ("lib/pam/pammod.c", ["tests/unit/test-alloc", "tests/tool/test-enable.sh", "tests/agree/test-agree.sh",
                             "tests/doctor/test-doctor.sh"]),
-    ("lib/model/pamedit.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/e2e/test-enable-jumps.sh",
+    ("lib/pam/pamedit.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/e2e/test-enable-jumps.sh",
                              "tests/tool/test-enable.sh"]),
-    ("lib/model/limits-resolve.c", ["tests/unit/test-limits", "tests/unit/test-flavours", "tests/unit/test-check",
+    ("lib/limits/limits-resolve.c", ["tests/unit/test-limits", "tests/unit/test-flavours", "tests/unit/test-check",
                                     "tests/unit/test-session", "tests/e2e/test-session-model.sh"]),
 ]
 # Without the run without mutants (--no-baseline) a unit test gets this many seconds (they take

@@ -3,7 +3,7 @@
 # The RPMs (rdmalimit.spec): `rpmbuild -ta` of the release tarball makes pam_rdmalimit and
 # rdmalimits, with %check; their payloads (files, config flags, scriptlets, requirements),
 # rpmlint without an error on the packages signed with a throwaway key; and the tool's reading
-# of a tree's rpm database (lib/model/rpmdb.c): a stand-in pam package installed with
+# of a tree's rpm database (lib/host/rpmdb.c): a stand-in pam package installed with
 # `rpm --root TREE --justdb` decides the pam_limits model, the tree is left as it was, and a
 # database that is a link out of the tree is not read.
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Every reader that follows includes is bounded (lib/model/visit.h): a pam.d file that
+# Every reader that follows includes is bounded (lib/base/visit.h): a pam.d file that
 # includes itself 20 times, an sshd_config that includes itself three times, a slurm.conf
 # Include loop, a fan-out without a cycle, many unit drop-ins.  Each command must end (timeout
 # 20: before the bound they ran for ever, growing) and name the include's file:line; a diamond

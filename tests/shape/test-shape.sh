@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The shape the code keeps (HACKING.md):
 #   - no function in lib/, tool/ or the module longer than 100 lines (signature to closing brace);
-#   - the module links none of lib/model's code (the model is the tool's);
+#   - the module links none of lib/libmodel.la's code (lib/limits, pam, session, host, doctor, status: the tool's);
 #   - arrays grow through lib/base/array.h only (no reallocarray() elsewhere).
 # The checker is first shown a 101-line function, so that a checker that finds nothing fails.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
@@ -11,7 +11,7 @@ no_plan
 S=$top_srcdir
 AWK=$S/tests/shape/fnlen.awk
 PAM_MODULE=$top_builddir/pam_rdmalimit/.libs/pam_rdmalimit.so
-MODEL=$top_builddir/lib/model/.libs/libmodel.a
+MODEL=$top_builddir/lib/.libs/libmodel.a
 require_built "$PAM_MODULE" "$MODEL"
 
 T=$(mktemp -d)
@@ -50,7 +50,7 @@ if command -v nm >/dev/null; then
 	nm -A --defined-only "$MODEL" 2>/dev/null |
 		awk '$1 ~ /\(?libmodel_la-[^:]*\.o\)?:/ && $2 == "T" { print $3 }' | sort -u >"$T/model"
 	nm --defined-only "$PAM_MODULE" | awk '$2 ~ /^[Tt]$/ { print $3 }' | sort -u >"$T/module"
-	check "lib/model defines functions ($(wc -l <"$T/model"))" [ -s "$T/model" ]
+	check "lib/libmodel.la defines functions ($(wc -l <"$T/model"))" [ -s "$T/model" ]
 	check "the module's symbols are there to compare ($(wc -l <"$T/module") functions)" [ -s "$T/module" ]
 	both=$(comm -12 "$T/model" "$T/module")
 	# the same comparison does see the login library, which the module links
@@ -59,9 +59,9 @@ if command -v nm >/dev/null; then
 	check "the comparison sees liblogin's functions in the module (policy_load_string, hw_probe)" \
 		bash -c "comm -12 '$T/login' '$T/module' | grep -qx policy_load_string && comm -12 '$T/login' '$T/module' | grep -qx hw_probe"
 	if [ -z "$both" ]; then
-		ok "the module defines none of lib/model's functions"
+		ok "the module defines none of lib/libmodel.la's functions"
 	else
-		not_ok "the module defines none of lib/model's functions" "$both"
+		not_ok "the module defines none of lib/libmodel.la's functions" "$both"
 	fi
 else
 	skip_all "nm is not installed (binutils)"

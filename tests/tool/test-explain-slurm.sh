@@ -1,6 +1,6 @@
 #!/bin/bash
 # rdmalimits explain USER --slurm on throwaway root trees: the memlock a Slurm job task gets,
-# for each branch of the path (lib/model/slurmtask.h): PropagateResourceLimits unset, ALL,
+# for each branch of the path (lib/session/slurmtask.h): PropagateResourceLimits unset, ALL,
 # MEMLOCK excluded, an Except list without MEMLOCK, a name Slurm refuses; the submit shell's
 # soft limit below and above slurmd's hard; spank_rdmalimit absent, present (optional, from an
 # included file, with conf=), its file missing (optional, required); a member and a non-member;

@@ -19,6 +19,7 @@
 #include "diag.h"
 #include "cfgparse.h"
 #include "hwcache.h"
+#include "hwcache-write.h"
 #include "ident.h"
 #include "macro.h"
 #include "pamedit.h"

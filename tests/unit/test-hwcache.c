@@ -19,6 +19,7 @@
 #include "fsutil.h"
 #include "macro.h"
 #include "hwcache.h"
+#include "hwcache-write.h"
 
 #define MAGIC "# rdmalimit hardware cache v4\n"
 

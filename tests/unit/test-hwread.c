@@ -15,6 +15,7 @@
 #include "unit.h"
 #include "hw.h"
 #include "hwcache.h"
+#include "hwcache-write.h"
 #include "macro.h"
 #include "../fault/fault.h"
 #include "../fault/fdcheck.h"

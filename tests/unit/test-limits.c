@@ -618,32 +618,6 @@ static void test_stop_before_bad_file(void **state) {
         ident_free(id);
 }
 
-/* a user line inside a group line's users: some of the group's users, none for a group that
- * does not exist or a user outside it */
-static void test_overrides_group_user(void **state) {
-        static const struct {
-                const char *text;
-                enum lc_override want;
-        } cases[] = {
-                { "@rdma hard memlock 1\nalice hard memlock 2\n", LC_OVR_SOME },
-                { "@rdma hard memlock 1\ncarol hard memlock 2\n", LC_OVR_NEVER },
-                { "@nosuch hard memlock 1\nalice hard memlock 2\n", LC_OVR_NEVER },
-                { "@rdma hard memlock 1\nnobody-here hard memlock 2\n", LC_OVR_NEVER },
-        };
-        (void)state;
-        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-                struct lc_tree *t = NULL;
-                struct ident *id = NULL;
-                assert_int_equal(lc_tree_load_text("limits.conf", cases[i].text, strlen(cases[i].text), D, &t), 0);
-                assert_int_equal(ident_new(root, &id), 0);
-                assert_int_equal(t->n_lines, 2);
-                if (lc_line_overrides(t, id, &t->lines[0], &t->lines[1]) != cases[i].want)
-                        fail_msg("case %zu: %d", i, lc_line_overrides(t, id, &t->lines[0], &t->lines[1]));
-                lc_tree_free(t);
-                ident_free(id);
-        }
-}
-
 /* memlock is known after the session only when both halves are: a soft line over a hard
  * limit nobody knows leaves it unknown */
 static void test_session_half_known(void **state) {
@@ -677,5 +651,5 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_other_items), cmocka_unit_test(test_logins_and_stops),
           cmocka_unit_test(test_line_match), cmocka_unit_test(test_session_outcome_args),
           cmocka_unit_test(test_file_fails_session), cmocka_unit_test(test_session_refused),
-          cmocka_unit_test(test_stop_before_bad_file), cmocka_unit_test(test_overrides_group_user),
+          cmocka_unit_test(test_stop_before_bad_file),
           cmocka_unit_test(test_session_half_known))

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* lib/model/procfs: the fields of /proc/PID/status and the rows of /proc/PID/limits, from
+/* lib/host/procfs.c: the fields of /proc/PID/status and the rows of /proc/PID/limits, from
  * texts as the kernel writes them, and proc_read() of this process. */
 #include "config.h"
 

@@ -315,52 +315,6 @@ static void test_line_rank(void **state) {
         }
 }
 
-/* lc_line_overrides(), behind explain's "overridden by": a later line of the same domain always
- * wins over ours, an earlier one never; a user's line overrides our group's for some of its
- * users when the user is in the group, never when not; another group's later line for some;
- * '*' never overrides a user's line, nor another user's line it */
-static void test_line_overrides(void **state) {
-        static char root[] = "/tmp/test-session-XXXXXX";
-        static const char text[] = "@spdk soft memlock 1024\n"     /* 0 */
-                                   "alice soft memlock 2048\n"     /* 1: in spdk */
-                                   "@spdk soft memlock 4096\n"     /* 2 */
-                                   "* soft memlock 512\n"          /* 3 */
-                                   "bob soft memlock 8\n"          /* 4: not in spdk */
-                                   "@bob soft memlock 16\n"        /* 5 */
-                                   "1001:1001 soft memlock 32\n";  /* 6: alice's uid alone */
-        struct lc_tree *t = NULL;
-        struct ident *id = NULL;
-        (void)state;
-
-        assert_int_equal(unit_tree(root, (const struct unit_file[]){
-                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n"
-                                "bob:x:1002:1002::/home/bob:/bin/sh\n" },
-                { "etc/group", "root:x:0:\nalice:x:1001:\nbob:x:1002:\nspdk:x:2001:alice\n" },
-                {},
-        }), 0);
-        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), LC_FLAVOUR_DEBIAN, &t), 0);
-        assert_int_equal(ident_new(root, &id), 0);
-        assert_int_equal(t->n_lines, 7);
-        const struct lc_line *l = t->lines;
-        assert_int_equal(lc_line_overrides(t, id, &l[0], &l[2]), LC_OVR_ALWAYS);
-        assert_int_equal(lc_line_overrides(t, id, &l[2], &l[0]), LC_OVR_NEVER);
-        assert_int_equal(lc_line_overrides(t, id, &l[0], &l[1]), LC_OVR_SOME);
-        assert_int_equal(lc_line_overrides(t, id, &l[0], &l[4]), LC_OVR_NEVER);
-        assert_int_equal(lc_line_overrides(t, id, &l[1], &l[3]), LC_OVR_NEVER);
-        assert_int_equal(lc_line_overrides(t, id, &l[1], &l[4]), LC_OVR_NEVER);
-        assert_int_equal(lc_line_overrides(t, id, &l[0], &l[5]), LC_OVR_SOME);
-        assert_int_equal(lc_line_overrides(t, id, &l[0], &l[0]), LC_OVR_NEVER);
-        /* a uid range matches its bounds */
-        const struct id_user *alice, *bob;
-        assert_int_equal(ident_user(id, "alice", &alice), 0);
-        assert_int_equal(ident_user(id, "bob", &bob), 0);
-        assert_true(lc_line_match(t, id, alice, &l[6]) >= 0);
-        assert_true(lc_line_match(t, id, bob, &l[6]) < 0);
-        ident_free(id);
-        lc_tree_free(t);
-        assert_int_equal(unit_teardown(NULL), 0);
-}
-
 /* session_model_build() on a tree: pam_limits sets alice 2 MiB / 4 MiB from a service at
  * 64 KiB / 8 MiB; bob, whom no line names, keeps the service's limits; where the service's
  * stack cannot be read, pam_limits then the module run, as documented */
@@ -547,5 +501,5 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_control_pairs), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
           cmocka_unit_test(test_module_name),
-          cmocka_unit_test(test_line_overrides), cmocka_unit_test(test_line_rank),
+          cmocka_unit_test(test_line_rank),
           cmocka_unit_test(test_model_build), cmocka_unit_test(test_model_line_trees))

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * lib/model/status: the per-user, per-process and per-unit sums from canned netlink answers,
+ * lib/status/status.c: the per-user, per-process and per-unit sums from canned netlink answers,
  * as sock_diag and the RDMA resource dump give them on kernels that have them (this one may
  * not): several users, several network namespaces, UMEMs shared between sockets of one
  * process and of two processes.  status.c is compiled into this test so that its steps after

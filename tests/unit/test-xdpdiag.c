@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * lib/model/xdpdiag: the sock_diag request for AF_XDP and the parsing of its replies, and the
+ * lib/host/xdpdiag.c: the sock_diag request for AF_XDP and the parsing of its replies, and the
  * RDMA netlink resource dump, fed with messages built here per the kernel's UAPI
  * (<linux/xdp_diag.h>, <linux/sock_diag.h>, <rdma/rdma_netlink.h>) as net/xdp/xsk_diag.c and
  * drivers/infiniband/core/nldev.c build them.  Also the cgroup classification of status.

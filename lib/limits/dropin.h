@@ -61,5 +61,4 @@ char *dropin_render(const struct dropin *d);
 int dropin_set(struct dropin *d, const char *domain, unsigned type, uint64_t bytes);
 /* Remove every entry of DOMAIN; returns how many were removed. */
 size_t dropin_remove(struct dropin *d, const char *domain);
-bool dropin_has_domain(const struct dropin *d, const char *domain);
 void dropin_clear(struct dropin *d);

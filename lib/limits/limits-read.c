@@ -239,7 +239,7 @@ static int flavour_dpkg(const char *root, enum lc_flavour *ret) {
 }
 
 /* The rpm database: the pam package's version, as this system's rpm reads the tree's database
- * (lib/model/rpmdb.c: a private copy, rpm as nobody, a deadline).  Without rpm(8) here, an rpm
+ * (lib/host/rpmdb.c: a private copy, rpm as nobody, a deadline).  Without rpm(8) here, an rpm
  * system still says "rpm" when its pam package's NEWS is found (its first release line). */
 static int flavour_rpm(const char *root, enum lc_flavour *ret) {
         _cleanup_fclose_ FILE *f = NULL;

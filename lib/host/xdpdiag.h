@@ -2,7 +2,7 @@
 #pragma once
 /*
  * The netlink messages `status` exchanges with the kernel, as pure functions over byte
- * buffers (lib/model/status.c opens the sockets and sends, tests feed messages built per the
+ * buffers (lib/status/status.c opens the sockets and sends, tests feed messages built per the
  * UAPI headers), and the one reader of the replies off a socket, nl_recv_dump():
  *
  *   - sock_diag for AF_XDP (NETLINK_SOCK_DIAG, SOCK_DIAG_BY_FAMILY, struct xdp_diag_req of

@@ -5,10 +5,10 @@
  * PropagateResourceLimitsExcept=MEMLOCK prevents; pam_slurm_adopt moves ssh logins into a job
  * but leaves their limits to the sshd stack, must be the last account module, and conflicts
  * with pam_systemd (Slurm's documentation of slurm.conf and pam_slurm_adopt).  slurm.conf and
- * plugstack.conf are read through lib/model/slurmconf.h, the readers explain --slurm uses:
+ * plugstack.conf are read through lib/host/slurmconf.h, the readers explain --slurm uses:
  * whether plugstack.conf loads spank_rdmalimit.so (missing on a compute node with the hardware
  * the policy counts, or naming a file that does not exist), and each running job step's first
- * task against slurm_task_model() (lib/model/slurmtask.h) with the submit shell's limit unknown.
+ * task against slurm_task_model() (lib/session/slurmtask.h) with the submit shell's limit unknown.
  */
 #include "config.h"
 

@@ -327,15 +327,6 @@ void lc_result_clear(struct lc_result *r);
 int lc_line_match(const struct lc_tree *t, struct ident *id, const struct id_user *u,
                   const struct lc_line *l);
 
-/* How another entry relates to `ours` for the slots they share. */
-enum lc_override {
-        LC_OVR_NEVER,
-        LC_OVR_SOME,      /* for some of the users ours applies to */
-        LC_OVR_ALWAYS,    /* for every user ours applies to */
-};
-enum lc_override lc_line_overrides(const struct lc_tree *t, struct ident *id,
-                                   const struct lc_line *ours, const struct lc_line *other);
-
 /* Rank a line's domain gets when it matches (for a non-root user). */
 enum lc_rank lc_line_rank(const struct lc_line *l);
 

@@ -197,7 +197,7 @@ static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc,
 /*
  * The order of pam_limits and pam_rdmalimit in one stack: 1 when pam_rdmalimit (at where)
  * runs after the last pam_limits that runs; 0 after adding the error.  The order is the
- * session model's (lib/model/session.c), as explain and verify say: the stack walked as
+ * session model's (lib/session/session.c), as explain and verify say: the stack walked as
  * libpam runs it, so a jumped-over or unreachable line does not count, and pam_limits sets
  * its values whenever it runs, so a pam_limits after the last pam_rdmalimit overrides it.
  */

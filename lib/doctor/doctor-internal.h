@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
 /*
- * What the links of doctor's chain share (lib/model/doctor/, not installed, not used outside):
+ * What the links of doctor's chain share (lib/doctor/, not installed, not used outside):
  *
  *   core.c        the report, the targets (what the configuration gives), doctor_run()
  *   util.c        strings, paths inside the root, files, directory listings

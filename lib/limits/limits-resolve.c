@@ -329,42 +329,6 @@ bool lc_line_counts(const struct lc_line *l) {
                l->type_mask && l->value_ok && l->domain[0] != '%';
 }
 
-enum lc_override lc_line_overrides(const struct lc_tree *t, struct ident *id, const struct lc_line *ours,
-                                   const struct lc_line *other) {
-        if (ours == other || !lc_line_counts(ours) || !lc_line_counts(other))
-                return LC_OVR_NEVER;
-        if (!(ours->type_mask & other->type_mask))
-                return LC_OVR_NEVER;
-        enum lc_rank ro = lc_line_rank(ours), rx = lc_line_rank(other);
-        bool later = other > ours; /* lines are stored in read order */
-
-        if (rx > ro || (rx == ro && !later))
-                return LC_OVR_NEVER;
-        /* same domain text: same users, same rank, and the later one wins */
-        if (streq(ours->domain, other->domain))
-                return LC_OVR_ALWAYS;
-        if (lc_line_matches_everyone(other))
-                return LC_OVR_ALWAYS;
-        /* a user name entry inside our group */
-        if (ours->domain[0] == '@' && ours->range == LC_RANGE_NONE && lc_line_rank(other) == LC_RANK_USER &&
-            other->range == LC_RANGE_NONE) {
-                const struct id_user *u;
-                const struct id_group *g;
-                if (ident_user(id, other->domain, &u) < 0 || ident_group(id, ours->domain + 1, &g) < 0)
-                        return LC_OVR_NEVER;
-                return ident_user_in_group(id, u, g) ? LC_OVR_SOME : LC_OVR_NEVER;
-        }
-        /* a user named by ours and also covered by the other's uid range or group */
-        if (lc_line_rank(ours) == LC_RANK_USER && ours->range == LC_RANGE_NONE) {
-                const struct id_user *u;
-                if (ident_user(id, ours->domain, &u) < 0)
-                        return LC_OVR_NEVER;
-                return lc_line_match(t, id, u, other) >= 0 ? LC_OVR_ALWAYS : LC_OVR_NEVER;
-        }
-        /* otherwise the overlap depends on who is in which group or range */
-        return LC_OVR_SOME;
-}
-
 /* ---- the session outcome ---- */
 
 _printf_(2, 3) static void set_cause(struct lc_session *s, const char *fmt, ...) {

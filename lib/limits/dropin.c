@@ -251,9 +251,3 @@ size_t dropin_remove(struct dropin *d, const char *domain) {
         return removed;
 }
 
-bool dropin_has_domain(const struct dropin *d, const char *domain) {
-        for (size_t i = 0; i < d->n; i++)
-                if (streq(d->v[i].domain, domain))
-                        return true;
-        return false;
-}
