@@ -83,11 +83,16 @@ bool proc_field_cap(const char *text, const char *key, unsigned bit) {
 }
 
 int proc_limits_row(const char *text, const char *row, uint64_t *ret_soft, uint64_t *ret_hard) {
-        const char *p = strstr(text, row);
+        size_t len = strlen(row);
+        const char *p = text;
         uint64_t v[2];
+
+        /* the row's name at the start of a line, then its columns */
+        while ((p = strstr(p, row)) && ((p != text && p[-1] != '\n') || (p[len] != ' ' && p[len] != '\t')))
+                p += len;
         if (!p)
                 return -ENOENT;
-        p += strlen(row);
+        p += len;
         for (int k = 0; k < 2; k++) {
                 p += strspn(p, " \t");
                 if (strncmp(p, "unlimited", 9) == 0) {

@@ -20,6 +20,7 @@
 #include "fsutil.h"
 #include "limits-internal.h"
 #include "limitsconf.h"
+#include "procfs.h"
 #include "macro.h"
 #include "rpmdb.h"
 #include "size.h"
@@ -1215,46 +1216,16 @@ const struct lc_proc_row lc_proc_rows[16] = {
         { "Max realtime priority", RLIMIT_RTPRIO }, { "Max realtime timeout", RLIMIT_RTTIME },
 };
 
-/* one row: the soft and hard columns after the name */
-static bool parse_row(char *p, uint64_t v[2]) {
-        char *w[2];
-        size_t n = 0;
-        while (*p && n < 2) {
-                while (*p == ' ')
-                        p++;
-                if (!*p)
-                        break;
-                w[n++] = p;
-                while (*p && *p != ' ')
-                        p++;
-                if (*p)
-                        *p++ = '\0';
-        }
-        if (n < 2)
-                return false;
-        for (int i = 0; i < 2; i++)
-                v[i] = streq(w[i], "unlimited") ? UINT64_MAX : c_strtoull(w[i], NULL, NULL);
-        return true;
-}
-
-static void parse_proc_limits(char *buf, struct lc_baseline *b) {
-        for (char *line = buf, *next; line && *line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
-                for (size_t i = 0; i < ELEMENTSOF(lc_proc_rows); i++) {
-                        size_t k = strlen(lc_proc_rows[i].row);
-                        uint64_t v[2];
-                        if (strncmp(line, lc_proc_rows[i].row, k) != 0 || line[k] != ' ')
-                                continue;
-                        if (parse_row(line + k, v)) {
-                                int res = lc_proc_rows[i].resource;
-                                b->rl[res].known = true;
-                                b->rl[res].soft = v[0];
-                                b->rl[res].hard = v[1];
-                        }
-                        break;
-                }
+/* Every row of lc_proc_rows a /proc/PID/limits text has (procfs.c's reader of a row) */
+static void parse_proc_limits(const char *buf, struct lc_baseline *b) {
+        for (size_t i = 0; i < ELEMENTSOF(lc_proc_rows); i++) {
+                int res = lc_proc_rows[i].resource;
+                uint64_t soft, hard;
+                if (proc_limits_row(buf, lc_proc_rows[i].row, &soft, &hard) < 0)
+                        continue;
+                b->rl[res].known = true;
+                b->rl[res].soft = soft;
+                b->rl[res].hard = hard;
         }
 }
 

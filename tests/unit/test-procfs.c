@@ -94,6 +94,17 @@ static void test_limits_row(void **state) {
         assert_int_equal(soft, 7);                                /* nothing written */
         assert_int_equal(hard, 7);
         assert_int_equal(proc_limits_row(limits, "Max realtime timeout", &soft, &hard), -ENOENT);
+
+        /* a row's name counts at the start of a line and before its columns only: not inside
+         * another line, nor as the start of a longer name */
+        static const char tricky[] =
+                "x Max locked memory 1 2\n"
+                "Max locked memoryless 3 4\n"
+                "Max locked memory         65536                8388608              bytes     \n";
+        assert_int_equal(proc_limits_row(tricky, "Max locked memory", &soft, &hard), 0);
+        assert_int_equal(soft, 65536);
+        assert_int_equal(hard, 8388608);
+        assert_int_equal(proc_limits_row("x Max locked memory 1 2\n", "Max locked memory", &soft, &hard), -ENOENT);
 }
 
 static void test_read(void **state) {
