@@ -138,7 +138,7 @@ static void print_units(const struct status_report *r) {
         putchar('\n');
         for (size_t i = 0; i < r->n_units && (row = tbl_row(&t)); i++) {
                 str_escape(r->units[i].name, row[0], TBL_CELL);
-                snprintf(row[1], TBL_CELL, "%s", status_origin_name(r->units[i].origin));
+                snprintf(row[1], TBL_CELL, "%s", cgroup_origin_name(r->units[i].origin));
                 account_cells(row + 2, &r->units[i].a);
         }
         tbl_print(&t);
@@ -182,7 +182,7 @@ static void print_procs(const struct status_report *r, const struct status_optio
                 else
                         snprintf(row[9], TBL_CELL, "unknown");
                 str_escape(p->origin_name, name, sizeof name);
-                cellf(row[10], TBL_CELL, "%s %s%s%s%s", status_origin_name(p->origin), name,
+                cellf(row[10], TBL_CELL, "%s %s%s%s%s", cgroup_origin_name(p->origin), name,
                       p->origin_owner[0] ? " (limits of " : "", p->origin_owner,
                       p->origin_owner[0] ? ")" : "");
         }
@@ -296,7 +296,7 @@ static void json_user(struct json *j, const struct status_report *r, const struc
 static void json_unit(struct json *j, const struct status_unit *u) {
         json_obj_begin(j);
         json_kstr(j, "unit", u->name);
-        json_kstr(j, "kind", status_origin_name(u->origin));
+        json_kstr(j, "kind", cgroup_origin_name(u->origin));
         json_account(j, &u->a);
         json_obj_end(j);
 }
@@ -323,7 +323,7 @@ static void json_proc(struct json *j, const struct status_report *r, const struc
         json_kbool(j, "cap_ipc_lock", p->cap_ipc_lock);
         json_kstr(j, "cgroup", p->cgroup);
         json_kobj_begin(j, "origin");
-        json_kstr(j, "kind", status_origin_name(p->origin));
+        json_kstr(j, "kind", cgroup_origin_name(p->origin));
         json_kstr(j, "name", p->origin_name);
         json_kstr(j, "limits_from", p->origin_owner[0] ? p->origin_owner : NULL);
         json_obj_end(j);
@@ -414,7 +414,7 @@ static void prom_account_labels(FILE *f, const struct status_report *r, bool uni
         if (units) {
                 fputs("unit=", f);
                 prom_label_value(f, r->units[i].name);
-                fprintf(f, ",kind=\"%s\"", status_origin_name(r->units[i].origin));
+                fprintf(f, ",kind=\"%s\"", cgroup_origin_name(r->units[i].origin));
         } else {
                 fputs("user=", f);
                 prom_label_value(f, r->users[i].name);
@@ -597,7 +597,7 @@ static int slurm_origins(const struct ctx *c, struct status_report *r) {
         for (size_t i = 0; i < r->n_procs && k >= 0; i++) {
                 struct status_proc *p = &r->procs[i];
                 char buf[sizeof p->origin_owner];
-                if (p->origin != STATUS_O_SLURM || !p->limits_known || streq(p->comm, "slurmstepd"))
+                if (p->origin != CGROUP_O_SLURM || !p->limits_known || streq(p->comm, "slurmstepd"))
                         continue;
                 k = slurm_task_origin(c, &cache, p->uid, p->memlock, buf, sizeof buf);
                 if (k > 0)

@@ -351,7 +351,7 @@ static int slurm_check_steps(struct doc *d, const struct slurm_conf *c, const st
         bool have_sd = false;
         for (size_t i = 0; i < rep.n_procs && r >= 0; i++) {
                 const struct status_proc *sp = &rep.procs[i];
-                if (sp->origin != STATUS_O_SLURM || !sp->limits_known || streq(sp->comm, "slurmstepd") ||
+                if (sp->origin != CGROUP_O_SLURM || !sp->limits_known || streq(sp->comm, "slurmstepd") ||
                     !strstr(sp->origin_name, "/step_") || strstr(sp->origin_name, "/step_extern") ||
                     strv_contains(seen.v, sp->origin_name) || !step_task(sp->pid))
                         continue;

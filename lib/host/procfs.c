@@ -181,30 +181,207 @@ const char *proc_cgroup_path(const char *text, size_t *ret_len) {
         return v1;
 }
 
-int proc_cgroup_unit(const char *text, char **ret) {
-        size_t plen = 0;
-        const char *path = proc_cgroup_path(text, &plen);
+const char *proc_cgroup_system_unit(const char *path, size_t *ret_len) {
         bool system = false;
+
+        *ret_len = 0;
+        for (const char *p = path; p && *p;) {
+                p += strspn(p, "/");
+                size_t n = strcspn(p, "/");
+                if (n == 0)
+                        break;
+                bool slice = n > 6 && strncmp(p + n - 6, ".slice", 6) == 0;
+                if (!slice && system) {
+                        *ret_len = n;
+                        return p;
+                }
+                /* a system.slice below another cgroup (a test's, a container's without its
+                 * own cgroup namespace) is still one */
+                system = n == strlen("system.slice") && strncmp(p, "system.slice", n) == 0 ? true : system && slice;
+                p += n;
+        }
+        return NULL;
+}
+
+int proc_cgroup_unit(const char *text, char **ret) {
+        size_t plen = 0, n = 0;
+        const char *path = proc_cgroup_path(text, &plen);
+        _cleanup_free_ char *copy = path ? strndup(path, plen) : NULL;
+        const char *unit;
 
         if (!path)
                 return -ENOENT;
-        for (size_t i = 0; i < plen;) {
-                while (i < plen && path[i] == '/')
-                        i++;
-                size_t n = 0;
-                while (i + n < plen && path[i + n] != '/')
-                        n++;
-                if (n == 0)
-                        break;
-                bool slice = n > 6 && strncmp(path + i + n - 6, ".slice", 6) == 0;
-                if (!slice) {
-                        if (!system)
-                                return -ENOENT;
-                        return (*ret = strndup(path + i, n)) ? 0 : -ENOMEM;
+        if (!copy)
+                return -ENOMEM;
+        unit = proc_cgroup_system_unit(copy, &n);
+        if (!unit)
+                return -ENOENT;
+        return (*ret = strndup(unit, n)) ? 0 : -ENOMEM;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * cgroup paths */
+
+const char *cgroup_origin_name(enum cgroup_origin o) {
+        static const char *const names[] = {
+                [CGROUP_O_UNKNOWN] = "unknown",   [CGROUP_O_INIT] = "init",
+                [CGROUP_O_UNIT] = "unit",         [CGROUP_O_SESSION] = "session",
+                [CGROUP_O_USER_UNIT] = "user-unit", [CGROUP_O_DOCKER] = "docker",
+                [CGROUP_O_CONTAINERD] = "containerd", [CGROUP_O_CRIO] = "crio",
+                [CGROUP_O_PODMAN] = "podman",     [CGROUP_O_KUBEPODS] = "kubepods",
+                [CGROUP_O_SLURM] = "slurm",       [CGROUP_O_CGROUP] = "cgroup",
+        };
+        return (size_t)o < ELEMENTSOF(names) && names[o] ? names[o] : "unknown";
+}
+
+/* ---------------------------------------------------------------------------------------
+ * cgroup paths */
+
+static bool has_suffix(const char *s, size_t len, const char *suffix) {
+        size_t l = strlen(suffix);
+        return len >= l && memcmp(s + len - l, suffix, l) == 0;
+}
+
+static void copy_span(char *dst, size_t size, const char *s, size_t len) {
+        if (size == 0)
+                return;
+        if (len >= size)
+                len = size - 1;
+        memcpy(dst, s, len);
+        dst[len] = '\0';
+}
+
+/* A container id out of "PREFIX-ID.scope" or a bare "ID" component: 12 characters. */
+static void container_id(char *dst, size_t size, const char *s, size_t len) {
+        if (has_suffix(s, len, ".scope")) {
+                len -= strlen(".scope");
+                const char *dash = memrchr(s, '-', len);
+                if (dash) {
+                        len -= (size_t)(dash + 1 - s);
+                        s = dash + 1;
                 }
-                if (n == strlen("system.slice") && strncmp(path + i, "system.slice", n) == 0)
-                        system = true;
-                i += n;
         }
-        return -ENOENT;
+        copy_span(dst, size, s, len > 12 ? 12 : len);
+}
+
+static bool hex_id(const char *s, size_t len) {
+        if (len < 32)
+                return false;
+        for (size_t i = 0; i < len; i++)
+                if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+                        return false;
+        return true;
+}
+
+/* The scope a container runtime's systemd cgroup driver makes for a container, PREFIX-ID.scope,
+ * and the unit whose limits its processes get. */
+struct runtime_scope {
+        const char *prefix;
+        enum cgroup_origin origin;
+        const char *owner;
+};
+
+static const struct runtime_scope *runtime_scope(const char *c, size_t len) {
+        static const struct runtime_scope scopes[] = {
+                { "docker-", CGROUP_O_DOCKER, "docker.service" },
+                { "cri-containerd-", CGROUP_O_CONTAINERD, "containerd.service" },
+                { "crio-", CGROUP_O_CRIO, "crio.service" },
+                { "libpod-", CGROUP_O_PODMAN, "" },
+        };
+
+        if (!has_suffix(c, len, ".scope") || has_suffix(c, len, "conmon.scope"))
+                return NULL;
+        for (size_t i = 0; i < ELEMENTSOF(scopes); i++) {
+                size_t n = strlen(scopes[i].prefix);
+                if (len > n && memcmp(c, scopes[i].prefix, n) == 0)
+                        return &scopes[i];
+        }
+        return NULL;
+}
+
+enum cgroup_origin proc_cgroup_classify(const char *path, char *name, size_t name_size, char *owner,
+                                          size_t owner_size) {
+        enum cgroup_origin o = CGROUP_O_CGROUP;
+        const char *unit = NULL, *session = NULL, *user_unit = NULL; /* components: up to the next '/' */
+        bool user_manager = false, kubepods = false;
+        char own[64] = "";
+        /* the system unit: the one answer of proc_cgroup_system_unit() */
+        size_t unit_len = 0;
+        const char *sys_unit = path ? proc_cgroup_system_unit(path, &unit_len) : NULL;
+
+        if (name_size)
+                name[0] = '\0';
+        if (owner && owner_size)
+                owner[0] = '\0';
+        if (!path || !*path)
+                return CGROUP_O_UNKNOWN;
+        if (streq(path, "/")) {
+                copy_span(name, name_size, "/", 1);
+                return CGROUP_O_INIT;
+        }
+        copy_span(name, name_size, path, strlen(path));
+        /* the innermost component that says something wins; walk outside in */
+        for (const char *p = path; *p;) {
+                p += strspn(p, "/");
+                size_t len = strcspn(p, "/");
+                if (len == 0)
+                        break;
+                const char *c = p;
+                p += len;
+
+                const struct runtime_scope *rt = runtime_scope(c, len);
+                if (rt) {
+                        o = rt->origin;
+                        container_id(name, name_size, c, len);
+                        snprintf(own, sizeof own, "%s", rt->owner);
+                } else if (len >= 8 && memcmp(c, "kubepods", 8) == 0) {
+                        kubepods = true;
+                } else if (hex_id(c, len) && (o == CGROUP_O_CGROUP || o == CGROUP_O_UNIT || kubepods)) {
+                        /* cgroupfs driver: /docker/ID, /kubepods/burstable/podUID/ID */
+                        if ((sys_unit && unit_len == 14 && memcmp(sys_unit, "docker.service", 14) == 0) ||
+                            strstr(path, "/docker/"))
+                                o = CGROUP_O_DOCKER;
+                        else if (kubepods)
+                                o = CGROUP_O_KUBEPODS;
+                        else
+                                continue;
+                        container_id(name, name_size, c, len);
+                        if (o == CGROUP_O_DOCKER)
+                                snprintf(own, sizeof own, "docker.service");
+                } else if (len > 4 && memcmp(c, "job_", 4) == 0) {
+                        o = CGROUP_O_SLURM;
+                        /* job_N or job_N/step_M: up to the next component after the step */
+                        const char *end = c + len;
+                        if (*end == '/' && strncmp(end + 1, "step_", 5) == 0)
+                                end += 1 + strcspn(end + 1, "/");
+                        copy_span(name, name_size, c, (size_t)(end - c));
+                        snprintf(own, sizeof own, "slurmd.service");
+                } else if (len > 5 && memcmp(c, "user@", 5) == 0 && has_suffix(c, len, ".service")) {
+                        user_manager = true;
+                        unit = c;
+                } else if (len > 8 && memcmp(c, "session-", 8) == 0 && has_suffix(c, len, ".scope")) {
+                        session = c;
+                } else if ((has_suffix(c, len, ".service") || has_suffix(c, len, ".scope")) && user_manager && !user_unit)
+                        user_unit = c;
+        }
+        /* outside a user's manager, a unit is a system unit */
+        if (!user_manager)
+                unit = sys_unit;
+        if (o == CGROUP_O_CGROUP) {
+                if (session) {
+                        o = CGROUP_O_SESSION;
+                        copy_span(name, name_size, session, strcspn(session, "/"));
+                } else if (user_unit) {
+                        o = CGROUP_O_USER_UNIT;
+                        copy_span(name, name_size, user_unit, strcspn(user_unit, "/"));
+                } else if (unit) {
+                        o = user_manager ? CGROUP_O_USER_UNIT : CGROUP_O_UNIT;
+                        copy_span(name, name_size, unit, user_manager ? strcspn(unit, "/") : unit_len);
+                } else if (kubepods)
+                        o = CGROUP_O_KUBEPODS;
+        } else if (o == CGROUP_O_KUBEPODS && strstr(path, "containerd"))
+                o = CGROUP_O_CONTAINERD;
+        if (owner && owner_size)
+                snprintf(owner, owner_size, "%s", own);
+        return o;
 }

@@ -44,8 +44,36 @@ int proc_limits_row(const char *text, const char *row, uint64_t *ret_soft, uint6
  * "name=systemd" on v1; on a hybrid host the v1 line when the unified one is only "/"), and
  * its length: NULL when none. */
 const char *proc_cgroup_path(const char *text, size_t *ret_len);
-/* The systemd unit of a /proc/PID/cgroup text ("ssh.service"): the first component of the
- * systemd hierarchy's path ("0::" on cgroup v2, "name=systemd" on v1) that is not a slice,
- * only under system.slice (user.slice holds units users make themselves).  0, -ENOENT when
- * there is none, -ENOMEM. */
+/* What a cgroup path (proc_cgroup_path()) says of its processes: the one walk of a path. */
+enum cgroup_origin {
+        CGROUP_O_UNKNOWN,        /* "unknown": no cgroup to read */
+        CGROUP_O_INIT,           /* "init": the root cgroup (PID 1's children without systemd) */
+        CGROUP_O_UNIT,           /* "unit": a system unit, system.slice/X.service */
+        CGROUP_O_SESSION,        /* "session": a login session, session-N.scope */
+        CGROUP_O_USER_UNIT,      /* "user-unit": a unit of a user's manager, user@UID.service/... */
+        CGROUP_O_DOCKER,         /* "docker" */
+        CGROUP_O_CONTAINERD,     /* "containerd": cri-containerd-ID.scope, kubepods (containerd) */
+        CGROUP_O_CRIO,           /* "crio": crio-ID.scope */
+        CGROUP_O_PODMAN,         /* "podman": libpod-ID.scope */
+        CGROUP_O_KUBEPODS,       /* "kubepods": a pod whose runtime the cgroup does not name */
+        CGROUP_O_SLURM,          /* "slurm": job_N/step_M under slurmstepd */
+        CGROUP_O_CGROUP,         /* "cgroup": some other cgroup (the path is in origin_name) */
+};
+const char *cgroup_origin_name(enum cgroup_origin o);
+
+/* Classify a cgroup path ("/system.slice/foo.service", ...).  name gets the unit, the session,
+ * the container id (12 characters), "job_N/step_M" or the path; owner (may be NULL) the
+ * unit that owns a container's or job's processes' limits where the path says it
+ * ("docker.service", "containerd.service", "crio.service", "slurmd.service"), else "". */
+enum cgroup_origin proc_cgroup_classify(const char *path, char *name, size_t name_size, char *owner,
+                                          size_t owner_size);
+/* The system unit of a cgroup path (may be NULL): the first component after a system.slice
+ * component (and the slices below it) that is not a slice ("ssh.service", "docker-ID.scope"),
+ * wherever that system.slice is (under a container's cgroup without its own namespace too);
+ * ret_len its length.  NULL when there is none (user.slice holds units users make
+ * themselves, init.scope is no service). */
+const char *proc_cgroup_system_unit(const char *path, size_t *ret_len);
+
+/* The system unit of a /proc/PID/cgroup text (proc_cgroup_system_unit() of its systemd
+ * hierarchy's path): 0, -ENOENT when there is none, -ENOMEM. */
 int proc_cgroup_unit(const char *text, char **ret);

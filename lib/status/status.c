@@ -53,169 +53,6 @@ const char *status_method_name(enum status_method m) {
         return (size_t)m < ELEMENTSOF(names) && names[m] ? names[m] : "unknown";
 }
 
-const char *status_origin_name(enum status_origin o) {
-        static const char *const names[] = {
-                [STATUS_O_UNKNOWN] = "unknown",   [STATUS_O_INIT] = "init",
-                [STATUS_O_UNIT] = "unit",         [STATUS_O_SESSION] = "session",
-                [STATUS_O_USER_UNIT] = "user-unit", [STATUS_O_DOCKER] = "docker",
-                [STATUS_O_CONTAINERD] = "containerd", [STATUS_O_CRIO] = "crio",
-                [STATUS_O_PODMAN] = "podman",     [STATUS_O_KUBEPODS] = "kubepods",
-                [STATUS_O_SLURM] = "slurm",       [STATUS_O_CGROUP] = "cgroup",
-        };
-        return (size_t)o < ELEMENTSOF(names) && names[o] ? names[o] : "unknown";
-}
-
-/* ---------------------------------------------------------------------------------------
- * cgroup paths */
-
-static bool has_suffix(const char *s, size_t len, const char *suffix) {
-        size_t l = strlen(suffix);
-        return len >= l && memcmp(s + len - l, suffix, l) == 0;
-}
-
-static void copy_span(char *dst, size_t size, const char *s, size_t len) {
-        if (size == 0)
-                return;
-        if (len >= size)
-                len = size - 1;
-        memcpy(dst, s, len);
-        dst[len] = '\0';
-}
-
-/* A container id out of "PREFIX-ID.scope" or a bare "ID" component: 12 characters. */
-static void container_id(char *dst, size_t size, const char *s, size_t len) {
-        if (has_suffix(s, len, ".scope")) {
-                len -= strlen(".scope");
-                const char *dash = memrchr(s, '-', len);
-                if (dash) {
-                        len -= (size_t)(dash + 1 - s);
-                        s = dash + 1;
-                }
-        }
-        copy_span(dst, size, s, len > 12 ? 12 : len);
-}
-
-static bool hex_id(const char *s, size_t len) {
-        if (len < 32)
-                return false;
-        for (size_t i = 0; i < len; i++)
-                if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
-                        return false;
-        return true;
-}
-
-/* The scope a container runtime's systemd cgroup driver makes for a container, PREFIX-ID.scope,
- * and the unit whose limits its processes get. */
-struct runtime_scope {
-        const char *prefix;
-        enum status_origin origin;
-        const char *owner;
-};
-
-static const struct runtime_scope *runtime_scope(const char *c, size_t len) {
-        static const struct runtime_scope scopes[] = {
-                { "docker-", STATUS_O_DOCKER, "docker.service" },
-                { "cri-containerd-", STATUS_O_CONTAINERD, "containerd.service" },
-                { "crio-", STATUS_O_CRIO, "crio.service" },
-                { "libpod-", STATUS_O_PODMAN, "" },
-        };
-
-        if (!has_suffix(c, len, ".scope") || has_suffix(c, len, "conmon.scope"))
-                return NULL;
-        for (size_t i = 0; i < ELEMENTSOF(scopes); i++) {
-                size_t n = strlen(scopes[i].prefix);
-                if (len > n && memcmp(c, scopes[i].prefix, n) == 0)
-                        return &scopes[i];
-        }
-        return NULL;
-}
-
-enum status_origin status_classify_cgroup(const char *path, char *name, size_t name_size, char *owner,
-                                          size_t owner_size) {
-        enum status_origin o = STATUS_O_CGROUP;
-        const char *unit = NULL, *session = NULL, *user_unit = NULL; /* components: up to the next '/' */
-        bool user_manager = false, kubepods = false;
-        char own[64] = "";
-
-        if (name_size)
-                name[0] = '\0';
-        if (owner && owner_size)
-                owner[0] = '\0';
-        if (!path || !*path)
-                return STATUS_O_UNKNOWN;
-        if (streq(path, "/")) {
-                copy_span(name, name_size, "/", 1);
-                return STATUS_O_INIT;
-        }
-        copy_span(name, name_size, path, strlen(path));
-        /* the innermost component that says something wins; walk outside in */
-        for (const char *p = path; *p;) {
-                p += strspn(p, "/");
-                size_t len = strcspn(p, "/");
-                if (len == 0)
-                        break;
-                const char *c = p;
-                p += len;
-
-                const struct runtime_scope *rt = runtime_scope(c, len);
-                if (rt) {
-                        o = rt->origin;
-                        container_id(name, name_size, c, len);
-                        snprintf(own, sizeof own, "%s", rt->owner);
-                } else if (len >= 8 && memcmp(c, "kubepods", 8) == 0) {
-                        kubepods = true;
-                } else if (hex_id(c, len) && (o == STATUS_O_CGROUP || o == STATUS_O_UNIT || kubepods)) {
-                        /* cgroupfs driver: /docker/ID, /kubepods/burstable/podUID/ID */
-                        if ((unit && strcspn(unit, "/") == 14 && memcmp(unit, "docker.service", 14) == 0) ||
-                            strstr(path, "/docker/"))
-                                o = STATUS_O_DOCKER;
-                        else if (kubepods)
-                                o = STATUS_O_KUBEPODS;
-                        else
-                                continue;
-                        container_id(name, name_size, c, len);
-                        if (o == STATUS_O_DOCKER)
-                                snprintf(own, sizeof own, "docker.service");
-                } else if (len > 4 && memcmp(c, "job_", 4) == 0) {
-                        o = STATUS_O_SLURM;
-                        /* job_N or job_N/step_M: up to the next component after the step */
-                        const char *end = c + len;
-                        if (*end == '/' && strncmp(end + 1, "step_", 5) == 0)
-                                end += 1 + strcspn(end + 1, "/");
-                        copy_span(name, name_size, c, (size_t)(end - c));
-                        snprintf(own, sizeof own, "slurmd.service");
-                } else if (len > 5 && memcmp(c, "user@", 5) == 0 && has_suffix(c, len, ".service")) {
-                        user_manager = true;
-                        unit = c;
-                } else if (len > 8 && memcmp(c, "session-", 8) == 0 && has_suffix(c, len, ".scope")) {
-                        session = c;
-                } else if (has_suffix(c, len, ".service") || has_suffix(c, len, ".scope")) {
-                        if (user_manager) {
-                                if (!user_unit)
-                                        user_unit = c;
-                        } else if (!unit)
-                                unit = c;
-                }
-        }
-        if (o == STATUS_O_CGROUP) {
-                if (session) {
-                        o = STATUS_O_SESSION;
-                        copy_span(name, name_size, session, strcspn(session, "/"));
-                } else if (user_unit) {
-                        o = STATUS_O_USER_UNIT;
-                        copy_span(name, name_size, user_unit, strcspn(user_unit, "/"));
-                } else if (unit) {
-                        o = user_manager ? STATUS_O_USER_UNIT : STATUS_O_UNIT;
-                        copy_span(name, name_size, unit, strcspn(unit, "/"));
-                } else if (kubepods)
-                        o = STATUS_O_KUBEPODS;
-        } else if (o == STATUS_O_KUBEPODS && strstr(path, "containerd"))
-                o = STATUS_O_CONTAINERD;
-        if (owner && owner_size)
-                snprintf(owner, owner_size, "%s", own);
-        return o;
-}
-
 /* ---------------------------------------------------------------------------------------
  * /proc */
 
@@ -250,7 +87,7 @@ static pid_t field_nspid(const char *text, pid_t fallback) {
 static void parse_cgroup(const char *text, char *buf, size_t size) {
         size_t len = 0;
         const char *path = proc_cgroup_path(text, &len);
-        copy_span(buf, size, path ? path : "", len);
+        snprintf(buf, size, "%.*s", (int)len, path ? path : "");
 }
 
 /*
@@ -767,10 +604,10 @@ static void slurm_task(struct ancestry *an, pid_t pid, struct status_proc *p) {
                 }
                 a = parent;
         }
-        if (!stepd && p->origin != STATUS_O_SLURM)
+        if (!stepd && p->origin != CGROUP_O_SLURM)
                 return;
-        if (p->origin != STATUS_O_SLURM) {
-                p->origin = STATUS_O_SLURM;
+        if (p->origin != CGROUP_O_SLURM) {
+                p->origin = CGROUP_O_SLURM;
                 slurm_step_name(stepd, p->origin_name, sizeof p->origin_name);
         }
         snprintf(p->origin_owner, sizeof p->origin_owner, "slurmd.service");
@@ -808,13 +645,13 @@ static int read_proc_entry(struct ancestry *an, const struct status_filter *f, p
         p.cap_ipc_lock = proc_field_cap(st, "CapEff", CAP_IPC_LOCK);
         const char *name = proc_field(st, "Name", NULL);
         if (name)
-                copy_span(p.comm, sizeof p.comm, name, strcspn(name, "\n"));
+                snprintf(p.comm, sizeof p.comm, "%.*s", (int)strcspn(name, "\n"), name);
         if (proc_read(pid, "limits", PROC_TEXT_MAX, &lim) >= 0 &&
             proc_limits_row(lim, "Max locked memory", &p.memlock.soft, &p.memlock.hard) >= 0)
                 p.limits_known = true;
         if (proc_read(pid, "cgroup", PROC_TEXT_MAX, &cg) >= 0)
                 parse_cgroup(cg, p.cgroup, sizeof p.cgroup);
-        p.origin = status_classify_cgroup(p.cgroup, p.origin_name, sizeof p.origin_name, p.origin_owner,
+        p.origin = proc_cgroup_classify(p.cgroup, p.origin_name, sizeof p.origin_name, p.origin_owner,
                                           sizeof p.origin_owner);
         slurm_task(an, pid, &p);
         char nspath[64];
@@ -1026,7 +863,7 @@ static int gather_units(struct status_report *r) {
         for (size_t i = 0; i < r->n_procs; i++) {
                 const struct status_proc *p = &r->procs[i];
                 struct status_unit *u = NULL;
-                if (p->origin == STATUS_O_UNKNOWN || p->origin == STATUS_O_CGROUP)
+                if (p->origin == CGROUP_O_UNKNOWN || p->origin == CGROUP_O_CGROUP)
                         continue;
                 for (size_t k = 0; k < r->n_units; k++)
                         if (r->units[k].origin == p->origin && streq(r->units[k].name, p->origin_name))

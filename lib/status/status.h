@@ -30,6 +30,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "procfs.h"
 #include "rlimit.h"
 
 enum status_method {
@@ -44,28 +45,6 @@ enum status_method {
 const char *status_method_name(enum status_method m);
 
 /* Where a process's limits came from, read from its cgroup and its ancestors. */
-enum status_origin {
-        STATUS_O_UNKNOWN,        /* "unknown": no cgroup to read */
-        STATUS_O_INIT,           /* "init": the root cgroup (PID 1's children without systemd) */
-        STATUS_O_UNIT,           /* "unit": a system unit, system.slice/X.service */
-        STATUS_O_SESSION,        /* "session": a login session, session-N.scope */
-        STATUS_O_USER_UNIT,      /* "user-unit": a unit of a user's manager, user@UID.service/... */
-        STATUS_O_DOCKER,         /* "docker" */
-        STATUS_O_CONTAINERD,     /* "containerd": cri-containerd-ID.scope, kubepods (containerd) */
-        STATUS_O_CRIO,           /* "crio": crio-ID.scope */
-        STATUS_O_PODMAN,         /* "podman": libpod-ID.scope */
-        STATUS_O_KUBEPODS,       /* "kubepods": a pod whose runtime the cgroup does not name */
-        STATUS_O_SLURM,          /* "slurm": job_N/step_M under slurmstepd */
-        STATUS_O_CGROUP,         /* "cgroup": some other cgroup (the path is in origin_name) */
-};
-const char *status_origin_name(enum status_origin o);
-
-/* Classify a cgroup path ("/system.slice/foo.service", ...).  name gets the unit, the session,
- * the container id (12 characters), "job_N/step_M" or the path; owner (may be NULL) the
- * unit that owns a container's or job's processes' limits where the path says it
- * ("docker.service", "containerd.service", "crio.service", "slurmd.service"), else "". */
-enum status_origin status_classify_cgroup(const char *path, char *name, size_t name_size, char *owner,
-                                          size_t owner_size);
 
 struct status_proc {
         pid_t pid;
@@ -77,9 +56,9 @@ struct status_proc {
         struct rl_pair memlock;
         bool cap_ipc_lock;               /* in its effective set: the kernel enforces nothing */
         char cgroup[512];                /* the v2 path (or name=systemd's) */
-        enum status_origin origin;
+        enum cgroup_origin origin;
         char origin_name[256];
-        char origin_owner[64];           /* see status_classify_cgroup() */
+        char origin_owner[64];           /* see proc_cgroup_classify() */
         uint64_t vmlck, vmpin;           /* bytes (VmLck, VmPin) */
         unsigned long long netns;        /* inode of its network namespace, 0: unknown */
         /* AF_XDP sockets among its descriptors, where the method can tell */
@@ -132,7 +111,7 @@ struct status_user {
 };
 
 struct status_unit {
-        enum status_origin origin;
+        enum cgroup_origin origin;
         char name[256];
         /* charged: the largest charge any of its processes has against its own soft limit,
          * max(VmLck, VmPin, its user's locked_vm where known), method proc when only

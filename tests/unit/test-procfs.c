@@ -151,17 +151,34 @@ static void test_cgroup_unit(void **state) {
                 { "1:name=systemd:/system.slice/cron.service\n0::/system.slice/ssh.service\n", "ssh.service" },
                 /* a hybrid host: the unified hierarchy only "/", the unit in name=systemd (as status reads it) */
                 { "1:name=systemd:/system.slice/cron.service\n0::/\n", "cron.service" },
+                /* a system.slice below another cgroup (a test's, a container's without its own
+                 * cgroup namespace) */
+                { "0::/rdmalimits-test-1/system.slice/rlt-a.service\n", "rlt-a.service" },
+                { "0::/init.scope\n", NULL },                                     /* no service */
+                { "0::/machine.slice/machine-vm1.scope\n", NULL },
+                { "0::/user.slice/user-1000.slice/user@1000.service/app.slice/x.service\n", NULL },
                 { "", NULL },
         };
         (void)state;
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-                char *unit = NULL;
+                char *unit = NULL, name[256];
                 int r = proc_cgroup_unit(cases[i].text, &unit);
                 if (cases[i].unit) {
                         assert_int_equal(r, 0);
                         assert_string_equal(unit, cases[i].unit);
                 } else
                         assert_int_equal(r, -ENOENT);
+                /* status's origin says the same: a unit exactly where there is a system unit */
+                size_t len = 0;
+                const char *path = proc_cgroup_path(cases[i].text, &len);
+                char *p = path ? strndup(path, len) : NULL;
+                enum cgroup_origin o = proc_cgroup_classify(p, name, sizeof name, NULL, 0);
+                if (cases[i].unit) {
+                        assert_int_equal(o, CGROUP_O_UNIT);
+                        assert_string_equal(name, cases[i].unit);
+                } else
+                        assert_int_not_equal(o, CGROUP_O_UNIT);
+                free(p);
                 free(unit);
         }
 }

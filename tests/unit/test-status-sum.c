@@ -16,7 +16,7 @@
 
 static struct status_proc proc(pid_t pid, uid_t uid, unsigned long long netns, uint64_t soft, const char *unit) {
         struct status_proc p = { .pid = pid, .nspid = pid, .uid = uid, .gid = uid, .limits_known = true,
-                                 .memlock = { soft, 8 * MIB }, .netns = netns, .origin = STATUS_O_UNIT };
+                                 .memlock = { soft, 8 * MIB }, .netns = netns, .origin = CGROUP_O_UNIT };
         snprintf(p.origin_name, sizeof p.origin_name, "%s", unit);
         return p;
 }

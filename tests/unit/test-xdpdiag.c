@@ -288,38 +288,38 @@ static void test_rdma(void **state) {
 static void test_cgroup(void **state) {
         static const struct {
                 const char *path;
-                enum status_origin o;
+                enum cgroup_origin o;
                 const char *name, *owner;
         } cases[] = {
-                { "/system.slice/foo.service", STATUS_O_UNIT, "foo.service", "" },
-                { "/system.slice/nginx.service/worker", STATUS_O_UNIT, "nginx.service", "" },
-                { "/user.slice/user-1000.slice/session-3.scope", STATUS_O_SESSION, "session-3.scope", "" },
-                { "/user.slice/user-1000.slice/user@1000.service/app.slice/xdp.service", STATUS_O_USER_UNIT,
+                { "/system.slice/foo.service", CGROUP_O_UNIT, "foo.service", "" },
+                { "/system.slice/nginx.service/worker", CGROUP_O_UNIT, "nginx.service", "" },
+                { "/user.slice/user-1000.slice/session-3.scope", CGROUP_O_SESSION, "session-3.scope", "" },
+                { "/user.slice/user-1000.slice/user@1000.service/app.slice/xdp.service", CGROUP_O_USER_UNIT,
                   "xdp.service", "" },
-                { "/system.slice/docker-0123456789abcdef0123456789abcdef.scope", STATUS_O_DOCKER, "0123456789ab",
+                { "/system.slice/docker-0123456789abcdef0123456789abcdef.scope", CGROUP_O_DOCKER, "0123456789ab",
                   "docker.service" },
-                { "/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", STATUS_O_DOCKER,
+                { "/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", CGROUP_O_DOCKER,
                   "0123456789ab", "docker.service" },
                 { "/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod1.slice/"
                   "cri-containerd-fedcba9876543210fedcba9876543210.scope",
-                  STATUS_O_CONTAINERD, "fedcba987654", "containerd.service" },
-                { "/kubepods.slice/kubepods-pod2.slice/crio-aaaabbbbccccddddeeeeffff00001111.scope", STATUS_O_CRIO,
+                  CGROUP_O_CONTAINERD, "fedcba987654", "containerd.service" },
+                { "/kubepods.slice/kubepods-pod2.slice/crio-aaaabbbbccccddddeeeeffff00001111.scope", CGROUP_O_CRIO,
                   "aaaabbbbcccc", "crio.service" },
-                { "/machine.slice/libpod-11112222333344445555666677778888.scope/container", STATUS_O_PODMAN,
+                { "/machine.slice/libpod-11112222333344445555666677778888.scope/container", CGROUP_O_PODMAN,
                   "111122223333", "" },
-                { "/system.slice/slurmstepd.scope/job_42/step_0/user/task_0", STATUS_O_SLURM, "job_42/step_0",
+                { "/system.slice/slurmstepd.scope/job_42/step_0/user/task_0", CGROUP_O_SLURM, "job_42/step_0",
                   "slurmd.service" },
-                { "/slurm/uid_1000/job_7/step_batch", STATUS_O_SLURM, "job_7/step_batch", "slurmd.service" },
-                { "/", STATUS_O_INIT, "/", "" },
-                { "/some/thing", STATUS_O_CGROUP, "/some/thing", "" },
-                { "", STATUS_O_UNKNOWN, "", "" },
+                { "/slurm/uid_1000/job_7/step_batch", CGROUP_O_SLURM, "job_7/step_batch", "slurmd.service" },
+                { "/", CGROUP_O_INIT, "/", "" },
+                { "/some/thing", CGROUP_O_CGROUP, "/some/thing", "" },
+                { "", CGROUP_O_UNKNOWN, "", "" },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 char name[256], owner[64];
-                enum status_origin o = status_classify_cgroup(cases[i].path, name, sizeof name, owner, sizeof owner);
+                enum cgroup_origin o = proc_cgroup_classify(cases[i].path, name, sizeof name, owner, sizeof owner);
                 if (o != cases[i].o || strcmp(name, cases[i].name) || strcmp(owner, cases[i].owner))
-                        fail_msg("%s: got %s '%s' '%s', expected %s '%s' '%s'", cases[i].path, status_origin_name(o),
-                                 name, owner, status_origin_name(cases[i].o), cases[i].name, cases[i].owner);
+                        fail_msg("%s: got %s '%s' '%s', expected %s '%s' '%s'", cases[i].path, cgroup_origin_name(o),
+                                 name, owner, cgroup_origin_name(cases[i].o), cases[i].name, cases[i].owner);
         }
 }
 
