@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "doctor.h"
 #include "dropin.h"
 #include "fsutil.h"
 #include "size.h"
@@ -50,117 +51,38 @@ static int unit_name(const char *arg, char **ret, const char **why) {
         return 0;
 }
 
-/* Where systemd looks for units and their drop-ins, strongest first (systemd.unit(5)). */
-static const char *const unit_paths[] = { "/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
-                                          "/usr/lib/systemd/system", "/lib/systemd/system" };
-
-/* Does the unit (or, for "foo@bar.service", its template "foo@.service") exist? */
-static bool unit_exists(const struct ctx *c, const char *unit) {
-        _cleanup_free_ char *tmpl = NULL;
-        const char *at = strchr(unit, '@'), *dot = strrchr(unit, '.');
-        struct stat st;
-
-        if (at && dot && at < dot && asprintf(&tmpl, "%.*s%s", (int)(at - unit + 1), unit, dot) < 0)
-                return true;    /* cannot tell: do not refuse */
-        for (size_t i = 0; i < ELEMENTSOF(unit_paths); i++) {
-                _cleanup_free_ char *p = NULL, *t = NULL;
-                if (asprintf(&p, "%s/%s", unit_paths[i], unit) >= 0 && fs_stat_in_root(c->root, p, false, &st) == 0)
-                        return true;
-                if (tmpl && asprintf(&t, "%s/%s", unit_paths[i], tmpl) >= 0 && fs_stat_in_root(c->root, t, false, &st) == 0)
-                        return true;
-        }
-        return false;
-}
-
-/* Does a drop-in file set LimitMEMLOCK= (outside comments)?  Read as a file of the walk v. */
-static bool sets_memlock(const struct ctx *c, const char *path, struct visit *v) {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *line = NULL, *shown = fs_root_path(c->root, path);
-        struct stat st;
-        size_t n = 0;
-        ssize_t len;
-        unsigned lineno = 0;
-        bool sets = false;
-
-        int r = fs_fopen_in_root(c->root, path, &f);
-        if (r == -EINVAL)
-                log_warning(c, "%s: not a regular file, not read: assumed not to set LimitMEMLOCK= (check it "
-                            "yourself)", shown ? shown : path);
-        if (r < 0 || fstat(fileno(f), &st) < 0 || visit_enter(v, &st, shown ? shown : path, NULL, 0) < 0)
-                return false;
-        while (!sets && (len = getline(&line, &n, f)) > 0 &&
-               visit_line(v, shown ? shown : path, ++lineno, (size_t)len) >= 0) {
-                const char *p = line + strspn(line, " \t");
-                sets = strncmp(p, "LimitMEMLOCK", 12) == 0 && strchr(p, '=');
-        }
-        visit_leave(v);
-        return sets;
-}
-
-/*
- * A drop-in applied after ours that sets LimitMEMLOCK= wins: systemd reads the drop-ins of
- * every unit directory sorted by file name (a name in a stronger directory masks the same
- * name in weaker ones), and the last assignment counts.  *ret_winner: the last such file.
- * They are read as one walk v (visit.h): past its bound, v->error says where it stopped.
- */
-static int later_dropin(const struct ctx *c, const char *unit, const char *name, struct visit *v, char **ret_winner) {
-        *ret_winner = NULL;
-        for (size_t i = 0; i < ELEMENTSOF(unit_paths); i++) {
-                _cleanup_free_ char *d = NULL;
-                DIR *dir = NULL;
-                if (asprintf(&d, "%s/%s.d", unit_paths[i], unit) < 0)
-                        return -ENOMEM;
-                if (fs_opendir_in_root(c->root, d, &dir) < 0)
-                        continue;
-                for (struct dirent *de; !v->error && (de = readdir(dir));) {
-                        _cleanup_free_ char *p = NULL;
-                        size_t l = strlen(de->d_name);
-                        if (de->d_name[0] == '.' || l < 6 || !streq(de->d_name + l - 5, ".conf") ||
-                            strcmp(de->d_name, name) <= 0)
-                                continue;
-                        if (asprintf(&p, "%s/%s", d, de->d_name) < 0) {
-                                closedir(dir);
-                                return -ENOMEM;
-                        }
-                        if (sets_memlock(c, p, v) &&
-                            (!*ret_winner || strcmp(strrchr(*ret_winner, '/') + 1, de->d_name) < 0)) {
-                                free(*ret_winner);
-                                *ret_winner = TAKE_PTR(p);
-                        }
-                }
-                closedir(dir);
-        }
-        return 0;
-}
-
 /* apply --unit: refuse a unit that does not exist (unless --force) and an entry a later
- * drop-in overrides (unless --allow-overridden).  0, a reported -errno or a CMD_* outcome. */
+ * drop-in overrides (unless --allow-overridden).  The unit, its drop-ins (the template's too)
+ * and the last LimitMEMLOCK= among them are doctor's systemd model (doctor_unit_memlock()):
+ * systemd applies the drop-ins in file name order, and the last assignment wins, so one in a
+ * drop-in whose name sorts after ours overrides it.  0, a reported -errno or a CMD_* outcome. */
 static int unit_precheck(const struct ctx *c, const char *unit, const char *name) {
-        _cleanup_free_ char *winner = NULL;
+        struct doctor_unit_limit ul;
+        int r = doctor_unit_memlock(c->root, unit, &ul);
 
-        if (!unit_exists(c, unit) && !c->force) {
+        if (r < 0)
+                return log_oom();
+        if (!ul.found && !ul.masked && !c->force) {
                 log_error("unit %s does not exist%s: nothing would read the drop-in (--force writes it anyway)", unit,
                           c->root ? " in the tree" : "");
                 return CMD_FINDINGS;
         }
-        _cleanup_(visit_done) struct visit walk = {};
-        if (later_dropin(c, unit, name, &walk, &winner) < 0 || walk.error == -ENOMEM)
-                return log_oom();
-        if (walk.error) {
-                log_error("%s: %s: whether a drop-in applied after %s sets LimitMEMLOCK= is not known; nothing written",
-                          walk.where, visit_strerror(walk.error), name);
+        if (ul.unread[0])
+                log_warning(c, "%s", ul.unread);
+        if (ul.incomplete) {
+                log_error("%s; whether a drop-in applied after %s sets LimitMEMLOCK= is not known; nothing written",
+                          ul.stopped, name);
                 return CMD_FINDINGS;
         }
-        if (!winner)
+        if (!ul.dropin[0] || strcmp(ul.dropin, name) <= 0)
                 return 0;
-        _cleanup_free_ char *shown = fs_root_path(c->root, winner);
         if (c->allow_overridden) {
                 log_warning(c, "%s sets LimitMEMLOCK= after %s and wins; --allow-overridden: writing it all the same",
-                            shown ? shown : winner, name);
+                            ul.assigned, name);
                 return 0;
         }
         log_error("%s sets LimitMEMLOCK= and is applied after %s: the new limit would not take effect; nothing "
-                  "written (change that drop-in, or --allow-overridden)", shown ? shown : winner, name);
+                  "written (change that drop-in, or --allow-overridden)", ul.assigned, name);
         return CMD_NOT_EFFECTIVE;
 }
 

@@ -98,6 +98,7 @@ struct limit_setting {
         char *text;
         uint64_t soft, hard;
         char *where;
+        char *file;            /* the file of the last assignment (absolute, without root) */
         unsigned assignments;
         char *overridden;      /* the assignment the final one overrides, and its value */
         char *overridden_text;

@@ -50,15 +50,18 @@ int doctor_parse_systemd_limit(const char *s, uint64_t *ret_soft, uint64_t *ret_
 void limit_setting_clear(struct limit_setting *l) {
         free(l->text);
         free(l->where);
+        free(l->file);
         free(l->overridden);
         free(l->overridden_text);
         *l = (struct limit_setting){};
 }
 
-static int limit_assign(struct limit_setting *l, const char *where, const char *value) {
-        _cleanup_free_ char *w = strdup(where), *t = strdup(value);
-        if (!w || !t)
+static int limit_assign(struct limit_setting *l, const char *file, const char *where, const char *value) {
+        _cleanup_free_ char *w = strdup(where), *t = strdup(value), *f = strdup(file);
+        if (!w || !t || !f)
                 return -ENOMEM;
+        free(l->file);
+        l->file = TAKE_PTR(f);
         if (l->set) {
                 free(l->overridden);
                 free(l->overridden_text);
@@ -96,6 +99,7 @@ struct ini_scan {
         struct limit_setting *limit;
         struct unit_info *u;         /* NULL: system.conf or user.conf (the [Manager] section) */
         struct visit *walk;          /* the file and its drop-ins */
+        const char *abs;             /* the file being read */
 };
 
 static int ini_line(struct doc *d, char *line, const char *where, void *userdata) {
@@ -115,7 +119,7 @@ static int ini_line(struct doc *d, char *line, const char *where, void *userdata
         *eq = '\0';
         const char *key = strip(p), *value = strip(eq + 1);
         if (streq(key, s->limit_key) && (u || strcasecmp(s->section, "Manager") == 0)) {
-                if (limit_assign(s->limit, where, value) < 0)
+                if (limit_assign(s->limit, s->abs, where, value) < 0)
                         return -ENOMEM;
                 return s->limit->bad ? limit_bad(d, s->group, where, key, value) : 0;
         }
@@ -134,6 +138,7 @@ static int ini_line(struct doc *d, char *line, const char *where, void *userdata
 /* Parse ROOT/abs as a systemd configuration file; -ENOENT when it does not exist. */
 static int ini_parse(struct doc *d, const char *abs, struct ini_scan *s) {
         s->section = "";
+        s->abs = abs;
         return read_lines_walk(d, abs, s->walk, NULL, ini_line, s);
 }
 
@@ -153,9 +158,17 @@ static int ini_parse_dropins(struct doc *d, const char *abs, const char *const *
         if (r == -ENOMEM)
                 return r;
         r = list_dropins(d, dirs, n_dirs, subs, n_subs, &drop);
-        for (size_t i = 0; i < drop.n && r >= 0 && !walk.error; i++)
-                if ((r = ini_parse(d, drop.v[i], s)) != -ENOMEM)
+        for (size_t i = 0; i < drop.n && r >= 0 && !walk.error; i++) {
+                r = ini_parse(d, drop.v[i], s);
+                /* a drop-in that is no regular file (a FIFO would block), or cannot be read:
+                 * skipped, and said, with what that assumes */
+                if (r < 0 && r != -ENOMEM && r != -ENOENT && !walk.error)
+                        ADD_ID(d, s->group, DIAG_WARNING, "dropin-unread", disp(d, drop.v[i]), NULL,
+                               "%s, not read: assumed not to set %s=",
+                               fs_strerror(r), s->limit_key);
+                if (r != -ENOMEM)
                         r = 0;
+        }
         if (s->u)
                 s->u->n_dropins = drop.n;
         s->walk = NULL;
@@ -553,8 +566,25 @@ int doctor_unit_memlock(const char *root, const char *unit, struct doctor_unit_l
                 ret->hard = u.hard;
                 snprintf(ret->src, sizeof ret->src, "%s", u.src);
                 snprintf(ret->where, sizeof ret->where, "%s", u.where);
+                /* the last LimitMEMLOCK= assignment: in a drop-in (UNIT.d/NAME), or the unit file */
+                const char *f = u.limit.assignments ? u.limit.file : NULL, *slash = f ? strrchr(f, '/') : NULL;
+                if (slash && slash - f > 2 && strncmp(slash - 2, ".d", 2) == 0)
+                        snprintf(ret->dropin, sizeof ret->dropin, "%s", slash + 1);
+                if (u.limit.assignments)
+                        snprintf(ret->assigned, sizeof ret->assigned, "%s", u.limit.where);
         } else if (r >= 0)
                 ret->masked = u.masked;
+        /* the walk of the drop-ins went past its bound: what the rest sets is not known; a
+         * drop-in it could not read is assumed to set nothing */
+        for (size_t i = 0; r >= 0 && i < rep.n; i++)
+                if (rep.v[i].id && streq(rep.v[i].id, "dropin-unread") && !ret->unread[0])
+                        snprintf(ret->unread, sizeof ret->unread, "%s: %s", rep.v[i].path ? rep.v[i].path : "?",
+                                 rep.v[i].message);
+                else if (rep.v[i].id && streq(rep.v[i].id, "dropins-bound")) {
+                        ret->incomplete = true;
+                        snprintf(ret->stopped, sizeof ret->stopped, "%s: %s", rep.v[i].path ? rep.v[i].path : "?",
+                                 visit_strerror(VISIT_ERR_BUDGET));
+                }
         limit_setting_clear(&d.sysdef);
         return r;
 }

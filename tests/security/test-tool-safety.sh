@@ -224,6 +224,9 @@ check "a FIFO drop-in after ours: apply --unit does not block (exit $rc)" test $
 check "... and says it did not read it, and what it assumed" \
 	grep -q "x.service.d/zzz-fifo.conf: not a regular file, not read: assumed not to set LimitMEMLOCK=" "$T/out"
 check "... and writes its drop-in" grep -qx "LimitMEMLOCK=1M" "$R/etc/systemd/system/x.service.d/zz-rdmalimits.conf"
+rl doctor --unit x.service > "$T/out" 2>&1
+check "... and doctor says the same of it (one reader of a unit's drop-ins)" \
+	grep -q "WARN not a regular file, not read: assumed not to set LimitMEMLOCK= (etc/systemd/system/x.service.d/zzz-fifo.conf)" "$T/out"
 # a FIFO in limits.d: check reads around it
 mkroot
 mkfifo "$D/50-fifo.conf"

@@ -450,11 +450,19 @@ before=$(tree_sum)
 refuse "a unit name with /" 2 "unit names" --root "$R" apply --unit a/b 1G
 refuse "a unit type without LimitMEMLOCK" 2 "applies to" --root "$R" apply --unit foo.timer 1G
 refuse "a domain with --unit" 2 "no domain" --root "$R" apply @g --unit x 1G
-refuse "apply --unit under a later drop-in that sets LimitMEMLOCK (exit 4)" 4 "zzz-hand.conf sets LimitMEMLOCK= and is applied after" \
+refuse "apply --unit under a later drop-in that sets LimitMEMLOCK (exit 4)" 4 "zzz-hand.conf:2 sets LimitMEMLOCK= and is applied after" \
 	--root "$R" apply --unit slurmd 2G
 rl remove --unit slurmd > /dev/null 2>&1
 check "remove --unit removes the drop-in" test ! -e "$U"
 check "remove --unit keeps other drop-ins" test -e "$R/etc/systemd/system/slurmd.service.d/zzz-hand.conf"
+# an instance reads its template's drop-ins too (systemd.unit(5)): one there that sorts after
+# ours wins for every instance
+printf '[Service]\nExecStart=/bin/true\n' > "$R/etc/systemd/system/w@.service"
+mkdir -p "$R/etc/systemd/system/w@.service.d"
+printf '[Service]\nLimitMEMLOCK=64M\n' > "$R/etc/systemd/system/w@.service.d/zzz-tmpl.conf"
+before=$(tree_sum)
+refuse "apply --unit of an instance under its template's later drop-in (exit 4)" 4 \
+	"w@.service.d/zzz-tmpl.conf:2 sets LimitMEMLOCK= and is applied after" --root "$R" apply --unit w@a.service 2G
 
 # --- Debian's chroot item: a missing directory refuses the session (PAM_PERM_DENIED, measured
 # with Debian 12's pam_limits); the last matching chroot line wins; other releases ignore it
