@@ -21,11 +21,13 @@
 #include "hwcache.h"
 #include "hwcache-write.h"
 #include "ident.h"
+#include "limitsconf.h"
 #include "macro.h"
 #include "pamedit.h"
 #include "pammod.h"
 #include "pamstack.h"
 #include "policy.h"
+#include "session.h"
 #include "strmap.h"
 #include "strv.h"
 #include "../fault/fault.h"
@@ -45,6 +47,12 @@ static int setup(void **state) {
                 { "etc/pam.d/common-session", "session [default=1] pam_permit.so\n"
                                               "session required pam_unix.so\n" },
                 { "etc/pam.d/extra", "session required pam_limits.so\n" },
+                /* the session engine: two pam_limits lines reading two files, a module after */
+                { "etc/pam.d/two", "session required pam_limits.so conf=/etc/security/limits-alt.conf\n"
+                                   "session required pam_limits.so\n"
+                                   "session optional pam_rdmalimit.so\n" },
+                { "etc/security/limits.conf", "alice soft memlock 2048\nalice hard memlock 4096\n" },
+                { "etc/security/limits-alt.conf", "alice - memlock 6144\n" },
                 /* a module directory only where securedir says (test_pammod) */
                 { "opt/pam/security/pam_permit.so", "" },
                 { "etc/pam.d/svc", "@include common-session\n"
@@ -454,6 +462,57 @@ static void test_cfgparse(void **state) {
         }
 }
 
+/* The session engine: a trees' resolution, the stack, the walk, each run; every allocation
+ * failing in turn gives -ENOMEM or the whole model, never a model of less (a stack read short
+ * taken for an unreadable one, a tree left out). */
+static const struct lc_tree *alt_tree(const struct pam_entry *e, void *data) {
+        struct lc_tree **t = data;
+        return strstr(e->args, "conf=") ? t[1] : t[0];
+}
+
+static void test_session_model(void **state) {
+        struct lc_tree *t[2] = {};
+        struct lc_args alt;
+        struct ident *id = NULL;
+        struct lc_baseline b = { .rank = LC_RANK_NONE };
+        struct lc_service svc = { .known = true, .cap_sys_resource = true };
+        struct policy *pol = NULL;
+        static const char policy_text[] = "version = 1;\nrules = ( { user = \"alice\"; memlock = \"3M\"; } );\n";
+        (void)state;
+
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_UPSTREAM, NULL, &t[0]), 0);
+        assert_int_equal(lc_args_parse("conf=/etc/security/limits-alt.conf", &alt), 0);
+        assert_int_equal(lc_tree_load_args(root, LC_FLAVOUR_UPSTREAM, &alt, &t[1]), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &pol, NULL), 0);
+        svc.rl[RLIMIT_MEMLOCK] = (__typeof__(svc.rl[0])){ .known = true, .soft = 65536, .hard = 8388608 };
+        struct session_input in = { .root = root, .service = "two", .tree = t[0], .line_tree = alt_tree,
+                                    .line_tree_data = t, .id = id, .user = "alice", .base = &b, .svc = &svc,
+                                    .policy = pol };
+        SWEEP(n, hit) {
+                struct session_model m = { .kind = 99 };
+                arm(n);
+                int r = session_model_build(&in, &m);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_int_equal(m.kind, 99);   /* nothing written */
+                        continue;
+                }
+                /* alt's 6 MiB, then limits.conf's 2 MiB / 4 MiB, then the module's 3 MiB (it does not lower the hard 4 MiB) */
+                if (m.order != SESSION_MODULE_LAST || m.tree != t[0] || !m.final_known || m.final.soft != 3 << 20 ||
+                    m.final.hard != 4 << 20)
+                        fail_msg("allocation %lu failing: order %d, tree %d, final %llu/%llu", n, m.order,
+                                 m.tree == t[1], (unsigned long long)m.final.soft, (unsigned long long)m.final.hard);
+                session_model_clear(&m);
+        }
+        policy_free(pol);
+        ident_free(id);
+        lc_tree_free(t[0]);
+        lc_tree_free(t[1]);
+}
+
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_diag), cmocka_unit_test(test_strmap),
           cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_keep_jumps),
-          cmocka_unit_test(test_policy), cmocka_unit_test(test_pammod), cmocka_unit_test(test_cfgparse))
+          cmocka_unit_test(test_policy), cmocka_unit_test(test_pammod), cmocka_unit_test(test_cfgparse),
+          cmocka_unit_test(test_session_model))

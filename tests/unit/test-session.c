@@ -445,6 +445,8 @@ static void test_model_line_trees(void **state) {
                                        "session required pam_limits.so\n" },
                 { "etc/pam.d/def-alt", "session required pam_limits.so\n"
                                        "session required pam_limits.so conf=/etc/security/limits-alt.conf\n" },
+                /* a control libpam cannot read is a failure, and the walk goes on */
+                { "etc/pam.d/typo", "session requird pam_permit.so\nsession required pam_limits.so\n" },
                 { "etc/pam.d/jump", "session [success=1 default=ignore] pam_limits.so conf=/etc/security/limits-alt.conf\n"
                                     "session required pam_deny.so\n"
                                     "session required pam_limits.so\n" },
@@ -478,6 +480,9 @@ static void test_model_line_trees(void **state) {
                  * first line's 3 MiB stays, and its file is the one that decides */
                 { "alt-def", "erin", false, 1, 3 << 20, 3 << 20 },
         };
+        static const char policy_text[] = "version = 1;\nrules = ( { user = \"erin\"; memlock = \"1M\"; } );\n";
+        struct policy *pol = NULL;
+        assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &pol, NULL), 0);
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct session_input in = { .root = root, .service = cases[i].service, .tree = t[0],
                                             .line_tree = pick_tree, .line_tree_data = t, .id = id,
@@ -491,9 +496,68 @@ static void test_model_line_trees(void **state) {
                                  cases[i].user, m.run.failed, m.tree == t[1], m.final.soft, m.final.hard, m.kind);
                 session_model_clear(&m);
         }
+        /* an unreadable control: pam_limits after it still runs (the stack fails) */
+        struct session_input in = { .root = root, .service = "typo", .tree = t[0], .line_tree = pick_tree,
+                                    .line_tree_data = t, .id = id, .user = "alice", .base = &b, .svc = &svc };
+        struct session_model m = { .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_true(m.run.failed);
+        assert_int_equal(m.run.last_limits, 1);
+        assert_int_equal(m.final.hard, 4 << 20);
+        session_model_clear(&m);
+        /* no stack to read: pam_limits then the module; a '-' line (erin) sets nothing, and
+         * the module runs all the same */
+        in = (struct session_input){ .root = root, .service = "nosuch", .tree = t[0], .id = id, .user = "erin",
+                                     .base = &b, .svc = &svc, .policy = pol };
+        m = (struct session_model){ .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.order, SESSION_NO_STACK);
+        assert_true(m.module_ran);
+        assert_int_equal(m.final.soft, 1 << 20);
+        session_model_clear(&m);
+        policy_free(pol);
         ident_free(id);
         lc_tree_free(t[0]);
         lc_tree_free(t[1]);
+        assert_int_equal(unit_teardown(NULL), 0);
+}
+
+/* A shortfall an entry causes is the entry's, even when the service's own hard limit is below
+ * the target too: the entry lowered it further (session_target()). */
+static void test_target_entry(void **state) {
+        static char root[] = "/tmp/test-session-target-XXXXXX";
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        struct lc_baseline b = { .rank = LC_RANK_NONE };
+        struct lc_service svc = { .known = true, .source = "svc (pid 1)" };
+        struct policy *pol = NULL;
+        static const char policy_text[] = "version = 1;\nrules = ( { user = \"alice\"; memlock = \"6M\"; } );\n";
+        (void)state;
+
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\n" },
+                { "etc/pam.d/s", "session required pam_limits.so\nsession optional pam_rdmalimit.so\n" },
+                { "etc/security/limits.conf", "alice hard memlock 2048\n" },
+                {},
+        }), 0);
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_UPSTREAM, NULL, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &pol, NULL), 0);
+        svc.rl[RLIMIT_MEMLOCK] = (__typeof__(svc.rl[0])){ .known = true, .soft = 65536, .hard = 4 << 20 };
+        struct session_input in = { .root = root, .service = "s", .tree = t, .id = id, .user = "alice", .base = &b,
+                                    .svc = &svc, .policy = pol };
+        struct session_model m = {};
+        struct session_target tg;
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.final.hard, 2 << 20);
+        session_target(&m, m.tree, &svc, "s", true, m.final, &tg);
+        assert_int_equal(tg.cause, SESSION_SHORT_ENTRY);
+        assert_non_null(strstr(tg.where, "limits.conf:1"));
+        session_model_clear(&m);
+        policy_free(pol);
+        ident_free(id);
+        lc_tree_free(t);
         assert_int_equal(unit_teardown(NULL), 0);
 }
 
@@ -502,4 +566,5 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_walk_decisions),
           cmocka_unit_test(test_module_name),
           cmocka_unit_test(test_line_rank),
-          cmocka_unit_test(test_model_build), cmocka_unit_test(test_model_line_trees))
+          cmocka_unit_test(test_model_build), cmocka_unit_test(test_model_line_trees),
+          cmocka_unit_test(test_target_entry))
