@@ -80,7 +80,7 @@ COVER = [
                        "tests/login/test-login-attacks.sh"]),
     ("pam_rdmalimit/*.c", ["tests/login/test-login-attacks.sh", "tests/pam/test-module.sh"]),
     ("lib/session/session.c", ["tests/unit/test-session", "tests/unit/test-flavours", "tests/unit/test-limits",
-                             "tests/e2e/test-session-model.sh"]),
+                               "tests/unit/test-alloc", "tests/e2e/test-session-model.sh"]),
     ("lib/pam/pamstack.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/unit/test-session",
                               "tests/e2e/test-enable-jumps.sh", "tests/e2e/test-session-model.sh"]),
     ("lib/pam/pammod.c", ["tests/unit/test-alloc", "tests/tool/test-enable.sh", "tests/agree/test-agree.sh",
