@@ -80,28 +80,18 @@ static int load_service(const struct ctx *c, const char *service, pid_t want, st
         return 0;
 }
 
-/* The policy pam_rdmalimit in the service's stack reads (its conf=, unless --conf), and the
- * cache (--cache, else its cache=, "" for none, else the default), from its last copy that
- * runs, else its first line. */
-static void module_paths(const struct ctx *c, const struct pam_stack *st, struct ctx *cc, char **ret_conf,
-                         char **ret_cache_arg) {
+/* The line of the module whose decision is shown when no copy sets memlock: its last copy
+ * that runs (every module succeeding), else its first line, else -1. */
+static long module_line(const struct pam_stack *st) {
         long mod = st->error ? -1 : pam_stack_find(st, "pam_rdmalimit");
         struct stack_run run;
 
-        /* the copy whose value counts: the last that runs (the session engine's walk), as for
-         * pam_limits' arguments */
         if (mod >= 0 && stack_run_walk(st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run) >= 0) {
                 if (run.last_module >= 0)
                         mod = run.last_module;
                 stack_run_clear(&run);
         }
-        *ret_conf = *ret_cache_arg = NULL;
-        if (mod < 0)
-                return;
-        if (module_options(st->v[mod].args, ret_conf, ret_cache_arg) < 0)
-                return;   /* out of memory: the defaults, as without arguments */
-        if (!(c->given & OPT_CONF) && *ret_conf)
-                cc->policy_path = *ret_conf;
+        return mod;
 }
 
 void tool_policy_load(const struct ctx *c, const char *path, struct policy **ret, char *refused, size_t refused_size) {
@@ -121,11 +111,6 @@ void tool_policy_load(const struct ctx *c, const char *path, struct policy **ret
                 snprintf(refused, refused_size, "%s", strerror(-r));
 }
 
-static void load_policy(const struct ctx *cc, struct tool_session *s) {
-        tool_policy_load(cc, cc->policy_path, &s->p, s->refused, sizeof s->refused);
-        s->have_policy = s->p != NULL;
-}
-
 int tool_hw_load(const struct ctx *c, const char *cache_arg, const struct policy *p, struct hw_summary **ret,
                  char *cache_shown, size_t shown_size, int *ret_cache_r) {
         const char *cache = (c->given & OPT_CACHE) ? c->cache : cache_arg ? cache_arg : HW_CACHE_PATH;
@@ -142,25 +127,112 @@ int tool_hw_load(const struct ctx *c, const char *cache_arg, const struct policy
         return hw_cache_in_root_or_probe(root, cache, &p->hw.sel, ret, ret_cache_r) < 0 ? -ENOMEM : 0;
 }
 
-/* The hardware the module sees: the cache it reads when valid, else a live probe. */
-static int load_hardware(const struct ctx *c, const char *cache_arg, struct tool_session *s) {
-        if (tool_hw_load(c, cache_arg, s->p, &s->hw, s->cache, sizeof s->cache, &s->cache_r) < 0)
-                return -ENOMEM;
-        s->hw_cached = s->cache_r == 0;
-        return 0;
-}
-
-static bool needs_hardware(struct tool_session *s, const char *user) {
+static bool needs_hardware(const struct tool_session *s, const struct policy *p, const char *user) {
         const struct id_user *u;
         char **groups = NULL;
         size_t n = 0;
         bool needs;
 
-        if (!s->p || ident_user(s->id, user, &u) < 0 || policy_user_groups(s->p, s->id, u, &groups, &n) < 0)
+        if (!p || ident_user(s->id, user, &u) < 0 || policy_user_groups(p, s->id, u, &groups, &n) < 0)
                 return false;
-        needs = policy_needs_hw(s->p, u->name, (const char *const *)groups, n);
+        needs = policy_needs_hw(p, u->name, (const char *const *)groups, n);
         strv_free(groups);
         return needs;
+}
+
+/* The policy path and cache argument a pam_rdmalimit line reads: its conf= unless --conf, and
+ * its cache= (NULL: not given).  -ENOMEM. */
+static int copy_key(const struct ctx *c, const char *args, char **ret_path, char **ret_cache_arg) {
+        _cleanup_free_ char *conf = NULL;
+        int r = module_options(args ? args : "", &conf, ret_cache_arg);
+
+        if (r < 0)
+                return r;
+        *ret_path = strdup(!(c->given & OPT_CONF) && conf ? conf : c->policy_path);
+        if (!*ret_path) {
+                free(*ret_cache_arg);
+                *ret_cache_arg = NULL;
+                return -ENOMEM;
+        }
+        return 0;
+}
+
+static struct tool_copy *copy_find(const struct tool_session *s, const char *path, const char *cache_arg) {
+        for (size_t i = 0; i < s->n_copies; i++)
+                if (streq(s->copies[i].policy_path, path) &&
+                    (s->copies[i].cache_arg && cache_arg ? streq(s->copies[i].cache_arg, cache_arg) :
+                                                            s->copies[i].cache_arg == cache_arg))
+                        return &s->copies[i];
+        return NULL;
+}
+
+/* The copy of the line's arguments (args; NULL: a line without any), loaded the first time:
+ * the policy, and the hardware when a rule of it for the user needs it.  -ENOMEM. */
+static int copy_load(const struct ctx *c, const char *args, const char *user, struct tool_session *s,
+                     struct tool_copy **ret) {
+        _cleanup_free_ char *path = NULL, *cache_arg = NULL;
+        int r = copy_key(c, args, &path, &cache_arg);
+
+        if (r < 0)
+                return r;
+        if ((*ret = copy_find(s, path, cache_arg)))
+                return 0;
+        if (GROW_EXACT(s->copies, s->n_copies + 1) < 0)
+                return -ENOMEM;
+        struct tool_copy *x = &s->copies[s->n_copies++];
+        *x = (struct tool_copy){ .policy_path = TAKE_PTR(path), .cache_arg = TAKE_PTR(cache_arg) };
+        tool_policy_load(c, x->policy_path, &x->p, x->refused, sizeof x->refused);
+        if (x->p && needs_hardware(s, x->p, user) &&
+            tool_hw_load(c, x->cache_arg, x->p, &x->hw, x->cache, sizeof x->cache, &x->cache_r) < 0)
+                return -ENOMEM;
+        *ret = x;
+        return 0;
+}
+
+/* The session engine's question: which policy and hardware does the module line e read? */
+static void line_policy(const struct pam_entry *e, const struct policy **ret_p, const struct hw_summary **ret_hw,
+                        void *data) {
+        struct tool_session *s = data;
+        _cleanup_free_ char *path = NULL, *cache_arg = NULL;
+        const struct tool_copy *x;
+
+        if (copy_key(s->ctx, e->args, &path, &cache_arg) < 0 || !(x = copy_find(s, path, cache_arg)))
+                return;   /* out of memory: the input's */
+        *ret_p = x->p;
+        *ret_hw = x->hw;
+}
+
+/* Every copy of the module in the stack, the shown one (module_line()'s) first. */
+static int load_copies(const struct ctx *c, const struct pam_stack *st, const char *user, struct tool_session *s) {
+        long mod = module_line(st);
+        struct tool_copy *x;
+        int r = copy_load(c, mod >= 0 ? st->v[mod].args : NULL, user, s, &x);
+
+        for (size_t i = 0; r >= 0 && !st->error && i < st->n; i++)
+                if (streq(st->v[i].name, "pam_rdmalimit"))
+                        r = copy_load(c, st->v[i].args, user, s, &x);
+        return r;
+}
+
+/* The copy whose decision the model shows: that of the line that sets memlock, else of the
+ * last line that runs, else the first copy. */
+static void show_copy(const struct ctx *c, struct tool_session *s) {
+        const struct session_model *m = &s->m;
+        long e = m->module_entry >= 0 ? m->module_entry : m->stack.error ? -1 : m->run.last_module;
+        _cleanup_free_ char *path = NULL, *cache_arg = NULL;
+        const struct tool_copy *x = NULL;
+
+        if (e >= 0 && (size_t)e < m->stack.n && copy_key(c, m->stack.v[e].args, &path, &cache_arg) >= 0)
+                x = copy_find(s, path, cache_arg);
+        if (!x)
+                x = &s->copies[0];
+        s->p = x->p;
+        s->have_policy = x->p != NULL;
+        snprintf(s->refused, sizeof s->refused, "%s", x->refused);
+        s->hw = x->hw;
+        snprintf(s->cache, sizeof s->cache, "%s", x->cache);
+        s->cache_r = x->cache_r;
+        s->hw_cached = x->hw && x->cache_r == 0;
 }
 
 /* The arguments of the last pam_limits that runs (the session engine's walk, every module
@@ -276,12 +348,10 @@ static int stack_unknown(const char *service, const struct pam_stack *st) {
 }
 
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *s) {
-        _cleanup_free_ char *conf_arg = NULL, *cache_arg = NULL;
         struct pam_stack st = {};
-        struct ctx cc = *c;
         int r;
 
-        *s = (struct tool_session){ .service = c->service ? c->service : "sshd" };
+        *s = (struct tool_session){ .service = c->service ? c->service : "sshd", .ctx = c };
         if (pam_stack_load(c->root, s->service, &st) < 0)
                 return CMD_FINDINGS;
         if (st.include_error) {
@@ -292,17 +362,15 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct t
         r = load_tree(c, &st, user, s);
         if (!r)
                 r = load_service(c, s->service, pid, s);
-        module_paths(c, &st, &cc, &conf_arg, &cache_arg);
+        if (!r && load_copies(c, &st, user, s) < 0)
+                r = log_oom();
         pam_stack_clear(&st);
         if (r)
                 return r;
-        load_policy(&cc, s);
-        if (s->p && needs_hardware(s, user) && load_hardware(c, cache_arg, s) < 0)
-                return CMD_FINDINGS;
         struct session_input in = {
                 .root = c->root, .service = s->service, .tree = s->t, .line_tree = line_tree, .line_tree_data = s,
-                .id = s->id, .user = user,
-                .base = &s->base, .svc = &s->svc, .policy = s->p, .hw = s->hw,
+                .id = s->id, .user = user, .base = &s->base, .svc = &s->svc,
+                .policy = s->copies[0].p, .hw = s->copies[0].hw, .line_policy = line_policy, .line_policy_data = s,
         };
         r = session_model_build(&in, &s->m);
         if (r < 0) {
@@ -310,13 +378,19 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct t
                 return r;
         }
         s->t = s->m.tree;
+        show_copy(c, s);
         return 0;
 }
 
 void tool_session_clear(struct tool_session *s) {
         session_model_clear(&s->m);
-        hw_summary_free(s->hw);
-        policy_free(s->p);
+        for (size_t i = 0; i < s->n_copies; i++) {
+                hw_summary_free(s->copies[i].hw);
+                policy_free(s->copies[i].p);
+                free(s->copies[i].policy_path);
+                free(s->copies[i].cache_arg);
+        }
+        free(s->copies);
         for (size_t i = 0; i < s->n_trees; i++) {
                 lc_tree_free(s->trees[i]);
                 free(s->tree_args[i]);

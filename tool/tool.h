@@ -164,7 +164,19 @@ void change_json_end(const struct ctx *c, struct json *j);
 
 /* A session of a user as the tool models it (tool/model.c): what explain prints and verify
  * compares with a real session. */
+/* What one pam_rdmalimit line reads: its policy and the hardware it sees. */
+struct tool_copy {
+        char *policy_path;               /* conf= (or --conf, or the default) */
+        char *cache_arg;                 /* cache= as written, "" for none; NULL: not given */
+        struct policy *p;                /* NULL: none usable */
+        char refused[512];
+        struct hw_summary *hw;
+        char cache[256];
+        int cache_r;
+};
+
 struct tool_session {
+        const struct ctx *ctx;
         const char *service;
         const struct lc_tree *t;         /* the tree of the last pam_limits that runs (m.tree) */
         /* every tree a pam_limits line of the stack reads, by its arguments (conf=) */
@@ -175,6 +187,8 @@ struct tool_session {
         struct lc_baseline base;
         const struct id_user *u;
         struct lc_service svc;           /* the process that opens the session (or assumptions) */
+        /* the copy of the module whose decision counts (m.module_entry's, else the last that
+         * runs, else the first line's): borrowed from copies[] */
         struct policy *p;                /* the policy the module reads, NULL: none usable */
         bool have_policy;
         char refused[512];               /* the policy exists but the module refuses it: why */
@@ -182,6 +196,9 @@ struct tool_session {
         char cache[256];                 /* the hardware cache the module reads, "" for none */
         int cache_r;                     /* hw_cache_load() of it: 0 used */
         bool hw_cached;
+        /* every policy and cache a pam_rdmalimit line of the stack reads (conf=, cache=) */
+        struct tool_copy *copies;
+        size_t n_copies;
         struct session_model m;
 };
 /* pid > 0: the session is opened by that process (explain --pid, verify).  0, a reported

@@ -174,11 +174,11 @@ static enum pam_ret assumed_ret(const char *name, enum pam_ret limits_ret, enum 
 
 int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam_ret module_ret,
                    struct stack_run *ret) {
-        return stack_run_walk_each(st, NULL, limits_ret, module_ret, ret);
+        return stack_run_walk_each(st, NULL, limits_ret, NULL, module_ret, ret);
 }
 
 int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_rets, enum pam_ret limits_ret,
-                        enum pam_ret module_ret, struct stack_run *ret) {
+                        const enum pam_ret *module_rets, enum pam_ret module_ret, struct stack_run *ret) {
         struct stack_run r = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1 };
 
         /* libpam's "impression" (pam_dispatch.c): a stack succeeds only when a module's result
@@ -195,7 +195,8 @@ int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_r
         for (size_t i = 0; i < st->n;) {
                 const struct pam_entry *e = &st->v[i];
                 enum pam_ret rv = e->fails ? PAM_RET_FAIL : e->unloadable ? PAM_RET_UNKNOWN :
-                                  assumed_ret(e->name, limits_rets ? limits_rets[i] : limits_ret, module_ret);
+                                  assumed_ret(e->name, limits_rets ? limits_rets[i] : limits_ret,
+                                              module_rets ? module_rets[i] : module_ret);
                 enum pam_action a;
                 unsigned jump = 0;
 
@@ -347,24 +348,98 @@ static enum pam_ret limits_ret_of(const struct lc_session *pl) {
         return pl->kind == LC_SESSION_REFUSED || pl->kind == LC_SESSION_FAILS ? PAM_RET_FAIL : PAM_RET_SUCCESS;
 }
 
-static int decide_module(const struct session_input *in, struct session_model *m) {
+/* One policy a pam_rdmalimit line reads, with the hardware it sees: its decision for the user. */
+struct mod_run {
+        const struct policy *p;      /* NULL: none the module can use */
+        const struct hw_summary *hw;
+        struct policy_decision dec;
+        bool matched;                /* a rule sets a value */
+};
+
+/* The copies of a session: v[0] the input's policy; of[i] the policy of stack entry i (0 for
+ * a line that is no pam_rdmalimit). */
+struct mods {
+        struct mod_run *v;
+        size_t n;
+        size_t *of;
+};
+
+static void mods_clear(struct mods *ms) {
+        free(ms->v);
+        free(ms->of);
+        *ms = (struct mods){};
+}
+
+static int decide_module(const struct session_input *in, struct mod_run *x) {
         const struct id_user *u;
         char **groups = NULL;
         size_t n = 0;
         int r;
 
-        if (!in->policy)
+        if (!x->p)
                 return 0;
         r = ident_user(in->id, in->user, &u);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
-        r = policy_user_groups(in->policy, in->id, u, &groups, &n);
+        r = policy_user_groups(x->p, in->id, u, &groups, &n);
         if (r >= 0)
-                r = policy_evaluate(in->policy, u->name, (const char *const *)groups, n, in->hw, &m->dec);
+                r = policy_evaluate(x->p, u->name, (const char *const *)groups, n, x->hw, &x->dec);
         strv_free(groups);
         if (r < 0)
                 return r;
-        m->module_matched = m->dec.matched && !m->dec.untouched;
+        x->matched = x->dec.matched && !x->dec.untouched;
+        return 0;
+}
+
+/* The index of (p, hw) in ms, decided the first time it is met.  -ENOMEM, or the policy's. */
+static int mods_add(const struct session_input *in, struct mods *ms, const struct policy *p,
+                    const struct hw_summary *hw, size_t *ret) {
+        int r;
+
+        for (size_t k = 0; k < ms->n; k++)
+                if (ms->v[k].p == p && ms->v[k].hw == hw) {
+                        *ret = k;
+                        return 0;
+                }
+        if (GROW_EXACT(ms->v, ms->n + 1) < 0)
+                return -ENOMEM;
+        ms->v[ms->n] = (struct mod_run){ .p = p, .hw = hw };
+        if ((r = decide_module(in, &ms->v[ms->n])) < 0)
+                return r;
+        *ret = ms->n++;
+        return 0;
+}
+
+/* The input's policy, then that of each pam_rdmalimit line (in->line_policy), with the return
+ * value each line has for the walk (*ret_rets, per entry: success when a rule sets a value,
+ * else ignore). */
+static int mods_load(const struct session_input *in, const struct pam_stack *st, struct mods *ms,
+                     enum pam_ret **ret_rets) {
+        _cleanup_free_ enum pam_ret *rets = NULL;
+        size_t k;
+        int r;
+
+        *ret_rets = NULL;
+        if ((r = mods_add(in, ms, in->policy, in->hw, &k)) < 0)
+                return r;
+        if (st->error)
+                return 0;
+        ms->of = calloc(st->n ? st->n : 1, sizeof(*ms->of));
+        rets = calloc(st->n ? st->n : 1, sizeof(*rets));
+        if (!ms->of || !rets)
+                return -ENOMEM;
+        for (size_t i = 0; i < st->n; i++) {
+                const struct policy *p = in->policy;
+                const struct hw_summary *hw = in->hw;
+                if (!streq(st->v[i].name, "pam_rdmalimit"))
+                        continue;
+                if (in->line_policy)
+                        in->line_policy(&st->v[i], &p, &hw, in->line_policy_data);
+                if ((r = mods_add(in, ms, p, hw, &ms->of[i])) < 0)
+                        return r;
+                rets[i] = ms->v[ms->of[i]].matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE;
+        }
+        *ret_rets = TAKE_PTR(rets);
         return 0;
 }
 
@@ -470,14 +545,20 @@ static int run_limits(const struct session_input *in, struct session_model *m, c
         return 0;
 }
 
-static void run_module(const struct session_input *in, struct session_model *m, struct rl_pair *cur, bool known) {
+/* One pam_rdmalimit run from cur, with the copy x (entry e of the stack, -1: none): the
+ * decision that sets memlock is the last run's that sets one (m->dec, m->module_entry). */
+static void run_module(const struct session_input *in, struct session_model *m, const struct mod_run *x, long e,
+                       struct rl_pair *cur, bool known) {
         bool eperm = false;
 
-        if (!m->module_matched || !known)
+        if (!x->matched || !known)
                 return;
+        m->dec = x->dec;
+        m->module_matched = true;
+        m->module_entry = e;
         m->module_ran = true;
         m->at_module = *cur;
-        *cur = rl_after_module(*cur, (struct rl_pair){ m->dec.soft, m->dec.hard }, m->dec.lower,
+        *cur = rl_after_module(*cur, (struct rl_pair){ x->dec.soft, x->dec.hard }, x->dec.lower,
                                in->svc->cap_sys_resource, &eperm);
         m->module_eperm = m->module_eperm || eperm;
 }
@@ -503,7 +584,7 @@ static void set_kind(const struct session_input *in, struct session_model *m, bo
  * the last one, unless it set nothing (a "-" line without a limit: memlock left as it is)
  * after another set memlock, which then decides (m->pl is its outcome). */
 static int run_stack(const struct session_input *in, struct session_model *m, const struct trees *ts,
-                     struct rl_pair *cur, bool *known, bool *limits_ran, size_t *ret_last) {
+                     const struct mods *ms, struct rl_pair *cur, bool *known, bool *limits_ran, size_t *ret_last) {
         int r;
 
         *ret_last = 0;
@@ -513,7 +594,7 @@ static int run_stack(const struct session_input *in, struct session_model *m, co
                 if ((r = run_limits(in, m, &ts->v[0], cur, known)) < 0)
                         return r;
                 m->limits_before_module = true;
-                run_module(in, m, cur, *known);
+                run_module(in, m, &ms->v[0], -1, cur, *known);
                 return 0;
         }
         struct lc_session set_pl = {};
@@ -536,7 +617,7 @@ static int run_stack(const struct session_input *in, struct session_model *m, co
                                 set_tree = ts->of[e];
                         }
                 } else if (streq(name, "pam_rdmalimit"))
-                        run_module(in, m, cur, *known);
+                        run_module(in, m, &ms->v[ms->of[e]], (long)e, cur, *known);
         }
         if (set && m->pl.kind == LC_SESSION_NO_LIMITS) {
                 m->pl = set_pl;
@@ -547,8 +628,9 @@ static int run_stack(const struct session_input *in, struct session_model *m, co
 
 int session_model_build(const struct session_input *in, struct session_model *ret) {
         struct session_model m = { .run = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1 } };
-        _cleanup_free_ enum pam_ret *rets = NULL;
+        _cleanup_free_ enum pam_ret *rets = NULL, *mrets = NULL;
         struct trees ts = {};
+        struct mods ms = {};
         struct rl_pair cur;
         bool known, limits_ran = false;
         size_t last = 0;
@@ -561,15 +643,19 @@ int session_model_build(const struct session_input *in, struct session_model *re
         if (r >= 0)
                 r = trees_load(in, &m.stack, &ts, &rets);
         if (r >= 0)
-                r = decide_module(in, &m);
+                r = mods_load(in, &m.stack, &ms, &mrets);
         if (r < 0)
                 goto fail;
+        /* until a copy of the module sets memlock, the decision is the input policy's */
+        m.dec = ms.v[0].dec;
+        m.module_matched = ms.v[0].matched;
+        m.module_entry = -1;
         known = m.start_known = in->svc->rl[RLIMIT_MEMLOCK].known;
         cur = m.start = (struct rl_pair){ in->svc->rl[RLIMIT_MEMLOCK].soft, in->svc->rl[RLIMIT_MEMLOCK].hard };
         /* each pam_limits' result from the service's limits decides the path through the stack */
         m.pl = ts.v[0].pl;
-        r = stack_run_walk_each(&m.stack, rets, limits_ret_of(&m.pl), m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE,
-                                &m.run);
+        r = stack_run_walk_each(&m.stack, rets, limits_ret_of(&m.pl), mrets,
+                                m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, &m.run);
         if (r < 0)
                 goto fail;
         if (!m.stack.error)
@@ -577,8 +663,14 @@ int session_model_build(const struct session_input *in, struct session_model *re
                           m.run.last_limits > m.run.last_module ? SESSION_LIMITS_LAST : SESSION_MODULE_LAST;
         else
                 m.order = SESSION_NO_STACK;
-        if ((r = run_stack(in, &m, &ts, &cur, &known, &limits_ran, &last)) < 0)
+        if ((r = run_stack(in, &m, &ts, &ms, &cur, &known, &limits_ran, &last)) < 0)
                 goto fail;
+        /* copies ran and none set memlock: the decision shown is the last one's */
+        if (m.module_entry < 0 && !m.stack.error && m.run.last_module >= 0) {
+                m.dec = ms.v[ms.of[m.run.last_module]].dec;
+                m.module_matched = ms.v[ms.of[m.run.last_module]].matched;
+        }
+        mods_clear(&ms);
         m.final_known = known;
         m.final = cur;
         /* the resolution shown is that of the tree the last pam_limits run read */
@@ -594,6 +686,7 @@ int session_model_build(const struct session_input *in, struct session_model *re
         return 0;
 fail:
         trees_clear(&ts);
+        mods_clear(&ms);
         session_model_clear(&m);
         return r;
 }

@@ -80,11 +80,11 @@ struct stack_run {
  */
 int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam_ret module_ret,
                    struct stack_run *ret);
-/* The same with the return value of each pam_limits line its own: limits_rets[i] for entry i
- * (lines of one stack may read different files, conf=, and so return differently); NULL:
- * limits_ret for every one. */
+/* The same with the return value of each pam_limits and pam_rdmalimit line its own:
+ * limits_rets[i], module_rets[i] for entry i (lines of one stack may read different files,
+ * conf=, and so return differently); NULL: limits_ret, module_ret for every one. */
 int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_rets, enum pam_ret limits_ret,
-                        enum pam_ret module_ret, struct stack_run *ret);
+                        const enum pam_ret *module_rets, enum pam_ret module_ret, struct stack_run *ret);
 void stack_run_clear(struct stack_run *r);
 
 /* The order that decides memlock. */
@@ -122,6 +122,12 @@ struct session_input {
         const struct lc_service *svc;
         const struct policy *policy;     /* NULL: the module leaves memlock alone */
         const struct hw_summary *hw;     /* for auto rules; may be NULL when not needed */
+        /* The policy the pam_rdmalimit line e reads (its conf=; NULL: none it can use) and the
+         * hardware it sees (its cache=), into *ret_p and *ret_hw, which hold policy and hw when
+         * it is called; NULL: policy and hw for every line.  They must outlive the model. */
+        void (*line_policy)(const struct pam_entry *e, const struct policy **ret_p, const struct hw_summary **ret_hw,
+                            void *data);
+        void *line_policy_data;
 };
 
 struct session_model {
@@ -133,7 +139,9 @@ struct session_model {
         struct lc_result limits;         /* pam_limits' resolution for the user */
         struct lc_session pl;            /* the last pam_limits run */
         bool module_matched;             /* the policy has a rule for the user that sets a value */
-        struct policy_decision dec;
+        struct policy_decision dec;      /* of the last copy that sets memlock; else the last
+                                          * copy's that runs; else the input policy's */
+        long module_entry;               /* the stack entry of the copy that sets memlock, -1 */
         bool module_eperm;               /* the module could not reach its target */
         bool module_ran;                 /* pam_rdmalimit ran with a value to set */
         bool limits_before_module;       /* a pam_limits run came before it */

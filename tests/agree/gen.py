@@ -155,7 +155,7 @@ def limits_line(rng, t):
 
 
 def module_line(rng, t):
-    args = pick(rng, [(50, ""), (25, " conf=" + POLICY), (10, " quiet"), (5, " conf=" + POLICY_B)])
+    args = pick(rng, [(50, ""), (25, " conf=" + POLICY), (10, " quiet"), (12, " conf=" + POLICY_B)])
     if args == " conf=" + POLICY_B:
         t.policy_b = True
     return "session %s pam_rdmalimit.so%s" % (pick(rng, MODULE_CONTROLS), args)
@@ -260,6 +260,7 @@ class Tree(diffgen.Tree):
         super().__init__()
         self.alt = None             # the conf= file, None: missing
         self.policy = None          # Policy, None: no rdmalimit.conf
+        self.policy_2 = None        # the Policy of rdmalimit-b.conf (with self.policy)
         self.policy_b = False       # a module line names the second policy file
         self.services = {}          # name -> text
         self.includes = {}          # name -> text
@@ -284,9 +285,9 @@ class Tree(diffgen.Tree):
             with open(os.path.join(root, ALT_LIMITS.lstrip("/")), "wb") as f:
                 f.write(self.alt)
         if self.policy is not None:
-            for path in (POLICY, POLICY_B):
+            for path, pol in ((POLICY, self.policy), (POLICY_B, self.policy_2)):
                 with open(os.path.join(root, path.lstrip("/")), "w", encoding="utf-8") as f:
-                    f.write(self.policy.text())
+                    f.write(pol.text())
                 os.chmod(os.path.join(root, path.lstrip("/")), 0o644)
                 if not self.policy_b:
                     break
@@ -314,7 +315,8 @@ class Tree(diffgen.Tree):
         if self.policy is not None:
             out.append(self.policy.text())
             if self.policy_b:
-                out.append("== %s (the same)" % POLICY_B.lstrip("/"))
+                out.append("== %s" % POLICY_B.lstrip("/"))
+                out.append(self.policy_2.text())
         for name, text in list(self.services.items()) + list(self.includes.items()):
             out.append("== etc/pam.d/%s" % name)
             out.append(text)
@@ -364,6 +366,9 @@ def make_tree(rng):
         t.alt = limits_text(rng, t, rng.choice([1, 2, 3]))
     if rng.random() < 0.85:
         t.policy = make_policy(rng, t)
+        # the second policy file, which some module lines name (conf=): a policy of its own,
+        # so that copies of the module in one stack decide differently
+        t.policy_2 = make_policy(rng, t)
     if rng.random() < 0.25:
         t.limits_args = " conf=" + ALT_LIMITS
     incs = rng.sample(INCLUDE_NAMES, rng.choice([0, 1, 2, 2, 3]))

@@ -561,10 +561,72 @@ static void test_target_entry(void **state) {
         assert_int_equal(unit_teardown(NULL), 0);
 }
 
+/* Each pam_rdmalimit line reads its own policy (conf=): a later copy without a rule for the
+ * user leaves the earlier copy's value, and its decision is the one shown. */
+static void pick_policy(const struct pam_entry *e, const struct policy **ret_p, const struct hw_summary **ret_hw,
+                        void *data) {
+        struct policy **p = data;
+        (void)ret_hw;
+        *ret_p = strstr(e->args, "conf=/b") ? p[1] : p[0];
+}
+
+static void test_model_line_policies(void **state) {
+        static char root[] = "/tmp/test-session-pols-XXXXXX";
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        struct lc_baseline b = { .rank = LC_RANK_NONE };
+        struct lc_service svc = { .known = true };
+        struct policy *p[2] = {};
+        static const char a_text[] = "version = 1;\nrules = ( { user = \"alice\"; memlock = \"2M\"; } );\n";
+        static const char b_text[] = "version = 1;\nrules = ( { user = \"bob\"; memlock = \"3M\"; } );\n";
+        (void)state;
+
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n"
+                                "bob:x:1002:1002::/home/bob:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\nbob:x:1002:\n" },
+                { "etc/pam.d/s", "session required pam_limits.so\n"
+                                 "session optional pam_rdmalimit.so conf=/a\n"
+                                 "session optional pam_rdmalimit.so conf=/b\n" },
+                { "etc/security/limits.conf", "" },
+                {},
+        }), 0);
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_UPSTREAM, NULL, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(policy_load_string(a_text, strlen(a_text), "a", &p[0], NULL), 0);
+        assert_int_equal(policy_load_string(b_text, strlen(b_text), "b", &p[1], NULL), 0);
+        svc.rl[RLIMIT_MEMLOCK] = (__typeof__(svc.rl[0])){ .known = true, .soft = 65536, .hard = 8 << 20 };
+        static const struct {
+                const char *user;
+                long entry;
+                uint64_t soft;
+        } cases[] = {
+                { "alice", 1, 2 << 20 },   /* the first copy's rule; the second has none for her */
+                { "bob", 2, 3 << 20 },     /* the second copy's */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                /* the input policy is the last copy's, as the tool gives it */
+                struct session_input in = { .root = root, .service = "s", .tree = t, .id = id, .user = cases[i].user,
+                                            .base = &b, .svc = &svc, .policy = p[1], .line_policy = pick_policy,
+                                            .line_policy_data = p };
+                struct session_model m = {};
+                assert_int_equal(session_model_build(&in, &m), 0);
+                if (m.module_entry != cases[i].entry || !m.module_matched || m.final.soft != cases[i].soft)
+                        fail_msg("%s: entry %ld, matched %d, final soft %" PRIu64, cases[i].user, m.module_entry,
+                                 m.module_matched, m.final.soft);
+                session_model_clear(&m);
+        }
+        policy_free(p[0]);
+        policy_free(p[1]);
+        ident_free(id);
+        lc_tree_free(t);
+        assert_int_equal(unit_teardown(NULL), 0);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_control_pairs), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
           cmocka_unit_test(test_module_name),
           cmocka_unit_test(test_line_rank),
           cmocka_unit_test(test_model_build), cmocka_unit_test(test_model_line_trees),
-          cmocka_unit_test(test_target_entry))
+          cmocka_unit_test(test_target_entry), cmocka_unit_test(test_model_line_policies))
