@@ -506,6 +506,29 @@ static void test_session_model(void **state) {
                                  m.tree == t[1], (unsigned long long)m.final.soft, (unsigned long long)m.final.hard);
                 session_model_clear(&m);
         }
+        /* a stack without pam_limits (and failing: no module's result counts as a success):
+         * the input's tree is the one shown; every sweep gives what the run without a fault
+         * gives */
+        in.service = "common-session";
+        struct session_model want = {};
+        assert_int_equal(session_model_build(&in, &want), 0);
+        assert_true(want.tree == t[0]);
+        SWEEP(n, hit) {
+                struct session_model m = { .kind = 99 };
+                arm(n);
+                int r = session_model_build(&in, &m);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        continue;
+                }
+                if (m.kind != want.kind || m.tree != t[0] || m.final.soft != want.final.soft ||
+                    m.run.n_run != want.run.n_run)
+                        fail_msg("allocation %lu failing: kind %d, final soft %llu", n, m.kind,
+                                 (unsigned long long)m.final.soft);
+                session_model_clear(&m);
+        }
+        session_model_clear(&want);
         policy_free(pol);
         ident_free(id);
         lc_tree_free(t[0]);
