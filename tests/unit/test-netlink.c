@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -136,4 +137,32 @@ static void test_open_bind_fails(void **state) {
         assert_int_equal(fd, -1);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_parse), cmocka_unit_test(test_open_bind_fails))
+static int no_batch(const void *buf, size_t len, void *data, enum nl_batch_end *ret_end) {
+        (void)buf;
+        (void)len;
+        (void)ret_end;
+        (*(unsigned *)data)++;
+        return 0;
+}
+
+/* Datagrams from anyone but the kernel are dropped, an empty one too, and the reader waits on
+ * until its deadline (a socket pair stands in for the netlink socket: its sender is no kernel). */
+static void test_recv_not_kernel(void **state) {
+        int sv[2];
+        unsigned batches = 0;
+        size_t dropped = 0;
+        (void)state;
+
+        assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv), 0);
+        assert_int_equal(send(sv[1], "", 0, 0), 0);
+        assert_int_equal(send(sv[1], "xxxxxxxxxxxxxxxxxxxx", 20, 0), 20);
+        errno = 0;
+        assert_int_equal(nl_recv_dump(sv[0], nl_now_ms() + 50, no_batch, &batches, &dropped), -ETIME);
+        assert_int_equal(dropped, 2);
+        assert_int_equal(batches, 0);
+        close(sv[0]);
+        close(sv[1]);
+}
+
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_parse), cmocka_unit_test(test_open_bind_fails),
+          cmocka_unit_test(test_recv_not_kernel))
