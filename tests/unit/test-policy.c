@@ -18,6 +18,7 @@
 
 
 #include "unit.h"
+#include "cfgparse.h"
 #include "diag.h"
 #include "fsutil.h"
 #include "hw.h"
@@ -1393,6 +1394,39 @@ static void test_message_oom(void **state) {
         diag_list_clear(&d);
 }
 
+/* cfg_parse()'s edges: arguments it refuses, a text that ends in a number with no NUL after
+ * it (an integer64 suffix is looked for inside the text only: an ASan build sees a read past
+ * it), the name of a type that is none. */
+static void test_cfgparse_edges(void **state) {
+        struct cfg_node *root = NULL;
+        (void)state;
+
+        assert_int_equal(cfg_parse(NULL, 1, 8, NULL, NULL, &root), -EINVAL);
+        assert_int_equal(cfg_parse("a = 1;", 6, 8, NULL, NULL, NULL), -EINVAL);
+        assert_null(root);
+        assert_int_equal(cfg_parse(NULL, 0, 8, NULL, NULL, &root), 0);
+        cfg_free(root);
+        root = NULL;
+        /* "a = 5" and "a = 0x5" in buffers of exactly their bytes */
+        static const char *const texts[] = { "a = 5", "a = 0x5", "a = 5L", "a = 0x5L" };
+        for (size_t i = 0; i < ELEMENTSOF(texts); i++) {
+                size_t len = strlen(texts[i]);
+                char *exact = malloc(len);
+                assert_non_null(exact);
+                memcpy(exact, texts[i], len);
+                assert_int_equal(cfg_parse(exact, len, 8, NULL, NULL, &root), 0);
+                assert_int_equal(root->c.n, 1);
+                assert_int_equal(root->c.v[0].type, CFG_INT);
+                assert_int_equal(root->c.v[0].i, 5);
+                cfg_free(root);
+                root = NULL;
+                free(exact);
+        }
+        assert_string_equal(cfg_type_name(CFG_LIST), "a list ( )");
+        assert_string_equal(cfg_type_name((enum cfg_type)(CFG_LIST + 1)), "a value of unknown type");
+        assert_string_equal(cfg_type_name((enum cfg_type)0), "a value of unknown type");
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_good_full), cmocka_unit_test(test_good_defaults),
           cmocka_unit_test(test_good_patterns), cmocka_unit_test(test_no_rules_warns),
@@ -1415,4 +1449,4 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_duplicate_apart),
           cmocka_unit_test(test_eval_ram_share_whole),
           cmocka_unit_test(test_float_locale),
-          cmocka_unit_test(test_message_oom))
+          cmocka_unit_test(test_message_oom), cmocka_unit_test(test_cfgparse_edges))
