@@ -322,6 +322,29 @@ static int pam_copies(const struct pam_stack *st, long *ret_lim, long *ret_mod) 
         return 0;
 }
 
+/* Each control libpam cannot read (a misspelt or upper-case value, a jump past INT_MAX, no
+ * '='): it makes every result of the line "bad", and so the stack fails whenever that line
+ * runs (the session engine's grammar, pam_control_action(), is libpam's parser). */
+static int pam_check_controls(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st) {
+        for (size_t i = 0; i < st->n; i++) {
+                const struct pam_entry *e = &st->v[i];
+                enum pam_action a;
+                unsigned jump;
+                if (e->fails || pam_control_action(e->control, PAM_RET_SUCCESS, &a, &jump) >= 0)
+                        continue;
+                _cleanup_free_ char *where = strf("%s:%u", e->file, e->line);
+                _cleanup_free_ char *fix = strf("write the control as pam.conf(5) says: 'required', 'requisite', "
+                                                "'sufficient', 'optional', or [value=action ...] with lower-case "
+                                                "values such as success and default");
+                if (!where || !fix)
+                        return -ENOMEM;
+                ADD(d, g, DIAG_ERROR, where, fix,
+                    "%s: libpam cannot read the control '%s' of %s: it treats every result of the line as a "
+                    "failure, so the %s session fails where it runs", svc, e->control, e->module, svc);
+        }
+        return 0;
+}
+
 static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, const struct pam_stack *st,
                            const char *file) {
         long lim = -1, mod = -1;
@@ -344,6 +367,8 @@ static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, 
                     "session opens", svc, st->abort_name, svc);
                 return 0;   /* nothing else of this stack runs */
         }
+        if ((r = pam_check_controls(d, g, svc, st)) < 0)
+                return r;
         if ((r = pam_check_presence(d, g, svc, file, lim, mod)) < 0)
                 return r;
         if (lim >= 0 && (r = pam_check_limits_line(d, g, svc, st, lim)) < 0)

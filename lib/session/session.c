@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,31 +22,64 @@
 #include "size.h"
 #include "strv.h"
 
-/* ---- PAM controls (Linux-PAM libpam/pam_handlers.c: _pam_parse_control) ---- */
+/* ---- PAM controls (Linux-PAM libpam/pam_misc.c: _pam_parse_control) ---- */
 
-static int parse_action(const char *s, size_t len, enum pam_action *ret, unsigned *ret_jump) {
-        static const struct {
-                const char *name;
-                enum pam_action a;
-        } names[] = {
-                { "ignore", PAM_ACT_IGNORE }, { "ok", PAM_ACT_OK },   { "done", PAM_ACT_DONE },
-                { "bad", PAM_ACT_BAD },       { "die", PAM_ACT_DIE }, { "reset", PAM_ACT_RESET },
-        };
-        char buf[16];
-        unsigned n;
+/* libpam's return value names (pam_tokens.h), in its order: a value is the first name its
+ * text starts with; "default" is the last. */
+static const char *const pam_returns[] = {
+        "success",        "open_err",          "symbol_err",       "service_err",     "system_err",
+        "buf_err",        "perm_denied",       "auth_err",         "cred_insufficient", "authinfo_unavail",
+        "user_unknown",   "maxtries",          "new_authtok_reqd", "acct_expired",    "session_err",
+        "cred_unavail",   "cred_expired",      "cred_err",         "no_module_data",  "conv_err",
+        "authtok_err",    "authtok_recover_err", "authtok_lock_busy", "authtok_disable_aging", "try_again",
+        "ignore",         "abort",             "authtok_expired",  "module_unknown",  "bad_item",
+        "conv_again",     "incomplete",        "default",
+};
 
-        if (len == 0 || len >= sizeof buf)
+/* The first name of names (n of them) that the text p..end starts with: its index, or n. */
+static size_t prefix_of(const char *const *names, size_t n, const char *p, const char *end) {
+        for (size_t i = 0; i < n; i++) {
+                size_t l = strlen(names[i]);
+                if ((size_t)(end - p) >= l && memcmp(names[i], p, l) == 0)
+                        return i;
+        }
+        return n;
+}
+
+static const char *skip_space(const char *p, const char *end) {
+        while (p < end && isspace((unsigned char)*p))
+                p++;
+        return p;
+}
+
+/* An action at *pp (one of libpam's names, by prefix, or a jump: digits up to INT_MAX, not 0),
+ * *pp moved past it.  -EINVAL where libpam reports a parse error. */
+static int parse_action(const char **pp, const char *end, enum pam_action *ret, unsigned *ret_jump) {
+        static const char *const names[] = { "ignore", "ok", "done", "bad", "die", "reset" };
+        static const enum pam_action acts[] = { PAM_ACT_IGNORE, PAM_ACT_OK, PAM_ACT_DONE,
+                                                PAM_ACT_BAD, PAM_ACT_DIE, PAM_ACT_RESET };
+        const char *p = *pp;
+        size_t i = prefix_of(names, ELEMENTSOF(names), p, end);
+        unsigned n = 0;
+
+        if (i < ELEMENTSOF(names)) {
+                *ret = acts[i];
+                *pp = p + strlen(names[i]);
+                return 0;
+        }
+        if (p >= end || !isdigit((unsigned char)*p))
                 return -EINVAL;
-        snprintf(buf, sizeof buf, "%.*s", (int)len, s);
-        for (size_t i = 0; i < ELEMENTSOF(names); i++)
-                if (streq(buf, names[i].name)) {
-                        *ret = names[i].a;
-                        return 0;
-                }
-        if (parse_u32(buf, &n) < 0 || n == 0)
-                return -EINVAL;
+        for (; p < end && isdigit((unsigned char)*p); p++) {
+                unsigned d = (unsigned)(*p - '0');
+                if (n > (unsigned)INT_MAX / 10 || n * 10 > (unsigned)INT_MAX - d)
+                        return -EINVAL;
+                n = n * 10 + d;
+        }
+        if (n == 0)
+                return -EINVAL;   /* libpam: "expecting non-zero" ('ignore' is the token for it) */
         *ret = PAM_ACT_JUMP;
         *ret_jump = n;
+        *pp = p;
         return 0;
 }
 
@@ -58,6 +92,9 @@ static const char *const *value_names(enum pam_ret ret) {
         return ret == PAM_RET_SUCCESS ? success : ret == PAM_RET_IGNORE ? ignore : ret == PAM_RET_UNKNOWN ? unknown : fail;
 }
 
+/* As libpam reads a [...] control: a return value name (by prefix), blanks, '=', blanks, an
+ * action, and on to the next pair, with or without a blank between them; anything else is a
+ * parse error, after which libpam makes every return value "bad". */
 int pam_control_pairs(const char *control, int (*f)(const char *value, size_t len, enum pam_action a, unsigned jump,
                                                     void *userdata),
                       void *userdata) {
@@ -67,25 +104,29 @@ int pam_control_pairs(const char *control, int (*f)(const char *value, size_t le
         if (control[0] != '[')
                 return 0;
         p = control + 1;
-        end = strrchr(control, ']');
+        end = strchr(p, ']');   /* libpam's tokenizer: the first ']' ends the control */
         if (!end)
                 return -EINVAL;
-        while (p < end) {
-                p += strspn(p, " \t");
+        for (;;) {
+                p = skip_space(p, end);
                 if (p >= end)
                         break;
-                size_t len = strcspn(p, " \t]");
-                const char *eq = memchr(p, '=', len);
-                if (!eq)
-                        return -EINVAL;
+                size_t k = prefix_of(pam_returns, ELEMENTSOF(pam_returns), p, end);
+                if (k == ELEMENTSOF(pam_returns))
+                        return -EINVAL;   /* "expecting return value" */
+                const char *value = p;
+                size_t len = strlen(pam_returns[k]);
+                p = skip_space(p + len, end);
+                if (p >= end || *p++ != '=')
+                        return -EINVAL;   /* "expecting '='" */
+                p = skip_space(p, end);
                 enum pam_action a;
                 unsigned jump = 0;
-                if (parse_action(eq + 1, len - (size_t)(eq + 1 - p), &a, &jump) < 0)
+                if (parse_action(&p, end, &a, &jump) < 0)
                         return -EINVAL;
-                r = f(p, (size_t)(eq - p), a, jump, userdata);
+                r = f(value, len, a, jump, userdata);
                 if (r < 0)
                         return r;
-                p += len;
         }
         return 0;
 }

@@ -138,6 +138,12 @@ PERMIT_CONTROLS = [(20, "required"), (14, "optional"), (5, "sufficient"), (6, "r
                    (2, "[success=3 default=ignore]"), (3, "[success=done default=ignore]"),
                    (3, "[default=ignore]"), (2, "[success=ok new_authtok_reqd=ok default=die]"),
                    (1, "[success=die default=ignore]")]
+# controls as libpam reads them, written the ways admins write them (checked with Linux-PAM
+# 1.5.2): blanks around '=', leading zeros, no blank between pairs, and mistakes libpam turns
+# into "bad" for every result (a misspelt or upper-case value, a jump past INT_MAX)
+PERMIT_CONTROLS += [(1, "[success = 1 default=ignore]"), (1, "[success=0000000000000001 default=ignore]"),
+                    (1, "[success=1default=ignore]"), (1, "[sucess=1 default=ignore]"),
+                    (1, "[SUCCESS=1 default=ignore]"), (1, "[default=2147483648]")]
 DENY_CONTROLS = [(6, "requisite"), (4, "required"), (5, "[default=ignore]"), (3, "optional"),
                  (2, "[default=die]"), (2, "[success=ok default=1]"), (1, "sufficient")]
 LIMITS_CONTROLS = [(30, "required"), (10, "optional"), (3, "requisite"),

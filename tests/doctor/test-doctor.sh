@@ -208,6 +208,16 @@ rc_is 1 "jump over pam_limits: exit 1"
 check "jump over pam_limits: FAIL at the jumping line" line "FAIL sshd: '[success=2 default=ignore] pam_unix.so' jumps over pam_limits (etc/pam.d/common-session:3) when it succeeds" "(etc/pam.d/common-session:1)"
 check "jump over pam_limits: pam_rdmalimit (line 4) is not jumped over" hasnt "jumps over pam_rdmalimit"
 check "jump over pam_limits: no OK for pam_limits" hasnt "OK   sshd: pam_limits runs"
+# a control libpam cannot read (a misspelt value): every result of the line is a failure
+mkroot
+cat > "$R/etc/pam.d/common-session" <<'S'
+session	[sucess=1 default=ignore]	pam_unix.so
+session	required	pam_limits.so
+session	optional	pam_rdmalimit.so
+S
+run
+rc_is 1 "a misspelt control value: exit 1"
+check "a misspelt control value: FAIL at its line, saying the session fails" line "FAIL sshd: libpam cannot read the control '[sucess=1 default=ignore]' of pam_unix.so: it treats every result of the line as a failure" "(etc/pam.d/common-session:1)"
 # the Debian pattern [default=1] pam_permit + requisite pam_deny jumps over pam_deny only
 mkroot
 run

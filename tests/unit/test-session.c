@@ -50,13 +50,28 @@ static void test_controls(void **state) {
         action("OPTIONAL", PAM_RET_FAIL, PAM_ACT_IGNORE, 0);
         action("Sufficient", PAM_RET_SUCCESS, PAM_ACT_DONE, 0);
         action("Requisite", PAM_RET_FAIL, PAM_ACT_DIE, 0);
-        action("[SUCCESS=1 default=ignore]", PAM_RET_SUCCESS, PAM_ACT_IGNORE, 0);   /* not "success" */
+        /* libpam's parser (pam_misc.c _pam_parse_control(), each checked with a real session
+         * of Linux-PAM 1.5.2): blanks around '=', a jump of leading zeros, pairs without a
+         * blank between them; a value it does not know (case counts) or a jump past INT_MAX
+         * is a parse error, which makes every result "bad" (the walk's -EINVAL) */
+        action("[success = 1 default = ignore]", PAM_RET_SUCCESS, PAM_ACT_JUMP, 1);
+        action("[success=0000000000000011 default=ignore]", PAM_RET_SUCCESS, PAM_ACT_JUMP, 11);
+        action("[success=1default=bad]", PAM_RET_FAIL, PAM_ACT_BAD, 0);
+        action("[success=1default=ignore]", PAM_RET_FAIL, PAM_ACT_IGNORE, 0);
+        action("[success=2147483647]", PAM_RET_SUCCESS, PAM_ACT_JUMP, 2147483647);
         enum pam_action a;
         unsigned j;
         assert_int_equal(pam_control_action("mandatory", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+        assert_int_equal(pam_control_action("[SUCCESS=1 default=ignore]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+        assert_int_equal(pam_control_action("[sucess=1 default=ignore]", PAM_RET_FAIL, &a, &j), -EINVAL);
+        assert_int_equal(pam_control_action("[success=ok garbage]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+        assert_int_equal(pam_control_action("[default=2147483648]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+        assert_int_equal(pam_control_action("[default=0]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+        assert_int_equal(pam_control_action("[success=]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+        assert_int_equal(pam_control_action("[success ok]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
         assert_int_equal(pam_control_action("[success=x]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
         assert_int_equal(pam_control_action("[success=1", PAM_RET_SUCCESS, &a, &j), -EINVAL);
-        /* an action of 16 bytes or more is refused whole, not read as its first 15 */
+        /* a jump followed by what is no pair is a parse error */
         assert_int_equal(pam_control_action("[success=000000000000001abc]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
 }
 
