@@ -561,50 +561,71 @@ static unsigned jump_to(const struct pam_stack *s, const struct key *k, size_t i
         return 0;
 }
 
-/* control with each numeric action replaced by the jump that lands where it landed before
- * (entry ia of A, ib of B); *ret NULL when nothing changes, *ret_stuck when a count cannot be
- * kept.  0 or -ENOMEM. */
+/* The jump actions of a control, where their digits are (pam_control_jumps()). */
+struct jump_span {
+        const char *digits;
+        size_t len;
+        unsigned jump;
+};
+
+struct jump_spans {
+        struct jump_span v[32];
+        size_t n;
+};
+
+static int add_span(const char *digits, size_t len, unsigned jump, void *userdata) {
+        struct jump_spans *js = userdata;
+        if (js->n >= ELEMENTSOF(js->v))
+                return -E2BIG;   /* more jumps than any real control has: not edited around */
+        js->v[js->n++] = (struct jump_span){ digits, len, jump };
+        return 0;
+}
+
+/* control with each jump action replaced by the jump that lands where it landed before (entry
+ * ia of A, ib of B), read as libpam reads it (pam_control_jumps()); the rest of its text as it
+ * was.  *ret NULL when nothing changes (a control libpam cannot read has no jump: every result
+ * is "bad"), *ret_stuck when a count cannot be kept.  0 or -ENOMEM. */
 static int control_kept(const char *control, const struct pam_stack *A, const struct key *ka, size_t ia,
                         const struct pam_stack *B, const struct key *kb, size_t ib, char **ret, bool *ret_stuck) {
         _cleanup_free_ char *out = NULL;
         size_t len = 0;
-        _cleanup_fclose_ FILE *f = open_memstream(&out, &len);
+        struct jump_spans js = {};
         bool changed = false;
+        int r;
 
         *ret = NULL;
         *ret_stuck = false;
+        r = pam_control_jumps(control, add_span, &js);
+        if (r == -E2BIG) {
+                *ret_stuck = true;
+                return 0;
+        }
+        if (r < 0 || js.n == 0)
+                return 0;
+        _cleanup_fclose_ FILE *f = open_memstream(&out, &len);
         if (!f)
                 return -ENOMEM;
-        for (const char *p = control; *p;) {
-                size_t blank = strspn(p, " \t[]");
-                fwrite(p, 1, blank, f);
-                p += blank;
-                size_t tl = strcspn(p, " \t[]");
-                const char *eq = memchr(p, '=', tl);
-                _cleanup_free_ char *val = eq ? strndup(eq + 1, tl - (size_t)(eq + 1 - p)) : NULL;
-                uint32_t n;
-                if (eq && !val)
-                        return -ENOMEM;
-                if (!val || parse_u32(val, &n) < 0 || n == 0) {
-                        fwrite(p, 1, tl, f);
-                        p += tl;
+        const char *p = control;
+        for (size_t i = 0; i < js.n; i++) {
+                const struct jump_span *j = &js.v[i];
+                bool bad_b, bad_a;
+                struct key want = landing(B, kb, ib, j->jump, &bad_b, ka, A->n);
+                struct key got = landing(A, ka, ia, j->jump, &bad_a, NULL, 0);
+                fwrite(p, 1, (size_t)(j->digits - p), f);
+                p = j->digits + j->len;
+                if (key_eq(want, got) && bad_a == bad_b) {
+                        fwrite(j->digits, 1, j->len, f);   /* as written: "01" stays "01" */
                         continue;
                 }
-                bool bad_b, bad_a;
-                struct key want = landing(B, kb, ib, n, &bad_b, ka, A->n);
-                struct key got = landing(A, ka, ia, n, &bad_a, NULL, 0);
-                unsigned m = n;
-                if (!key_eq(want, got) || bad_a != bad_b) {
-                        m = bad_b ? 0 : jump_to(A, ka, ia, want);
-                        if (m == 0) {
-                                *ret_stuck = true;
-                                return 0;
-                        }
-                        changed = true;
+                unsigned m = bad_b ? 0 : jump_to(A, ka, ia, want);
+                if (m == 0) {
+                        *ret_stuck = true;
+                        return 0;
                 }
-                fprintf(f, "%.*s%u", (int)(eq + 1 - p), p, m);
-                p += tl;
+                fprintf(f, "%u", m);
+                changed = true;
         }
+        fputs(p, f);
         /* open_memstream() sets out at each flush and at the close: close before taking it
          * (glibc: out is NULL when the realloc() at the close fails, and fclose() returns 0) */
         if (fclose(TAKE_PTR(f)) != 0 || !out)

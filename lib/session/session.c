@@ -92,12 +92,20 @@ static const char *const *value_names(enum pam_ret ret) {
         return ret == PAM_RET_SUCCESS ? success : ret == PAM_RET_IGNORE ? ignore : ret == PAM_RET_UNKNOWN ? unknown : fail;
 }
 
+/* One value=action pair of a [...] control, with where its action's text is. */
+struct control_pair {
+        const char *value;
+        size_t value_len;
+        enum pam_action a;
+        unsigned jump;
+        const char *action;      /* the action's text in the control */
+        size_t action_len;
+};
+
 /* As libpam reads a [...] control: a return value name (by prefix), blanks, '=', blanks, an
  * action, and on to the next pair, with or without a blank between them; anything else is a
- * parse error, after which libpam makes every return value "bad". */
-int pam_control_pairs(const char *control, int (*f)(const char *value, size_t len, enum pam_action a, unsigned jump,
-                                                    void *userdata),
-                      void *userdata) {
+ * parse error, after which libpam makes every result of the line "bad". */
+static int control_walk(const char *control, int (*f)(const struct control_pair *cp, void *userdata), void *userdata) {
         const char *p, *end;
         int r;
 
@@ -114,21 +122,52 @@ int pam_control_pairs(const char *control, int (*f)(const char *value, size_t le
                 size_t k = prefix_of(pam_returns, ELEMENTSOF(pam_returns), p, end);
                 if (k == ELEMENTSOF(pam_returns))
                         return -EINVAL;   /* "expecting return value" */
-                const char *value = p;
-                size_t len = strlen(pam_returns[k]);
-                p = skip_space(p + len, end);
+                struct control_pair cp = { .value = p, .value_len = strlen(pam_returns[k]) };
+                p = skip_space(p + cp.value_len, end);
                 if (p >= end || *p++ != '=')
                         return -EINVAL;   /* "expecting '='" */
                 p = skip_space(p, end);
-                enum pam_action a;
-                unsigned jump = 0;
-                if (parse_action(&p, end, &a, &jump) < 0)
+                cp.action = p;
+                if (parse_action(&p, end, &cp.a, &cp.jump) < 0)
                         return -EINVAL;
-                r = f(value, len, a, jump, userdata);
-                if (r < 0)
+                cp.action_len = (size_t)(p - cp.action);
+                if ((r = f(&cp, userdata)) < 0)
                         return r;
         }
         return 0;
+}
+
+struct pairs_cb {
+        int (*f)(const char *value, size_t len, enum pam_action a, unsigned jump, void *userdata);
+        void *userdata;
+};
+
+static int pair_cb(const struct control_pair *cp, void *userdata) {
+        const struct pairs_cb *c = userdata;
+        return c->f(cp->value, cp->value_len, cp->a, cp->jump, c->userdata);
+}
+
+int pam_control_pairs(const char *control, int (*f)(const char *value, size_t len, enum pam_action a, unsigned jump,
+                                                    void *userdata),
+                      void *userdata) {
+        struct pairs_cb c = { f, userdata };
+        return control_walk(control, pair_cb, &c);
+}
+
+struct jumps_cb {
+        int (*f)(const char *digits, size_t len, unsigned jump, void *userdata);
+        void *userdata;
+};
+
+static int jump_cb(const struct control_pair *cp, void *userdata) {
+        const struct jumps_cb *c = userdata;
+        return cp->a == PAM_ACT_JUMP ? c->f(cp->action, cp->action_len, cp->jump, c->userdata) : 0;
+}
+
+int pam_control_jumps(const char *control, int (*f)(const char *digits, size_t len, unsigned jump, void *userdata),
+                      void *userdata) {
+        struct jumps_cb c = { f, userdata };
+        return control_walk(control, jump_cb, &c);
 }
 
 struct bracket {

@@ -55,6 +55,11 @@ int pam_control_action(const char *control, enum pam_ret ret, enum pam_action *r
 int pam_control_pairs(const char *control, int (*f)(const char *value, size_t len, enum pam_action a, unsigned jump,
                                                     void *userdata),
                       void *userdata);
+/* The digits of each jump action of a [...] control as libpam reads it, in order: f(their
+ * text, its length, the jump); nothing for a simple control.  0, -EINVAL when libpam cannot
+ * read the control, or f's negative return.  (enable rewrites a count in place with it.) */
+int pam_control_jumps(const char *control, int (*f)(const char *digits, size_t len, unsigned jump, void *userdata),
+                      void *userdata);
 
 /* Which entries of a session stack run. */
 struct stack_run {

@@ -8,6 +8,7 @@
 #      get in afterwards; disable gives back the file as it was, and again the same users get in.
 #      Before the jump counts were corrected, enable inserted the line inside the jump: the jump
 #      then landed on pam_deny and every su to a member of admins failed.
+#   A2. the same jump written "[success = 2 default = ignore]", as libpam also reads it.
 #   B. a jump over pam_limits alone for admins: after enable everybody still gets in and a
 #      member of rdma_users who is not an admin gets the policy's value from the module.
 #   C. the jump is in an included file, which enable never edits: it refuses, naming that
@@ -118,6 +119,23 @@ check "A: disable --service su exits 0" test $? -eq 0
 check "A: disable gives back the file as it was" cmp -s "$tmp/su.orig" /etc/pam.d/su
 expect_in "A, after disable" e2e-admin
 expect_out "A, after disable" e2e-plain
+
+# --- A2: the same jump written with blanks around '=' (libpam reads it so: pam_misc.c) -----------
+printf '%s\n%s\n' "$HEAD" 'session [success = 2 default = ignore] pam_succeed_if.so quiet user ingroup admins
+session required pam_limits.so
+session requisite pam_deny.so
+session required pam_permit.so' >/etc/pam.d/su
+cp -p /etc/pam.d/su "$tmp/su.orig"
+expect_in "A2, before enable" e2e-admin
+expect_out "A2, before enable" e2e-plain
+"$RDMALIMITS" enable --service su >"$tmp/out" 2>&1
+check "A2: enable --service su exits 0" test $? -eq 0
+check "A2: the jump counts the module's line too, the rest of the control as written" \
+	grep -q '^session \[success = 3 default = ignore\] pam_succeed_if.so' /etc/pam.d/su
+expect_in "A2, after enable" e2e-admin
+expect_out "A2, after enable" e2e-plain
+"$RDMALIMITS" disable --service su >"$tmp/out" 2>&1
+check "A2: disable gives back the file as it was" cmp -s "$tmp/su.orig" /etc/pam.d/su
 
 # --- B ------------------------------------------------------------------------------------------
 printf '%s\n%s\n' "$HEAD" 'session [success=1 default=ignore] pam_succeed_if.so quiet user ingroup admins
