@@ -602,6 +602,8 @@ static int slurm_origins(const struct ctx *c, struct status_report *r) {
                 k = slurm_task_origin(c, &cache, p->uid, p->memlock, buf, sizeof buf);
                 if (k > 0)
                         snprintf(p->origin_owner, sizeof p->origin_owner, "%s", buf);
+                else if (k == 0)   /* no slurm.conf, or no slurmd to read: no model to ask */
+                        snprintf(p->origin_owner, sizeof p->origin_owner, "not known: explain --slurm cannot model it here");
         }
         slurm_origin_free(cache);
         return k < 0 ? k : 0;

@@ -588,10 +588,10 @@ static void slurm_step_name(pid_t stepd, char *name, size_t name_size) {
 }
 
 /* A Slurm task: its cgroup says so (proctrack/cgroup), or a slurmstepd is among its ancestors
- * (proctrack/linuxproc).  slurmstepd has slurmd's limits; srun's PropagateResourceLimits (ALL
- * unless slurm.conf says otherwise) gives the task the submit shell's soft limit instead, within
- * slurmd's hard limit.  Where the task's limits differ from its slurmstepd's, say where they came
- * from rather than name slurmd.service. */
+ * (proctrack/linuxproc).  Its limits are slurmstepd's, which are slurmd's, unless
+ * PropagateResourceLimits brings the submit shell's, or spank_rdmalimit sets the policy's:
+ * which of them, the one answer of explain --slurm's model, is for the tool to say
+ * (tool/cmd-status.c slurm_origins()); here only that slurmd's unit owns slurmstepd. */
 static void slurm_task(struct ancestry *an, pid_t pid, struct status_proc *p) {
         pid_t a = pid, stepd = 0;
 
@@ -611,15 +611,6 @@ static void slurm_task(struct ancestry *an, pid_t pid, struct status_proc *p) {
                 slurm_step_name(stepd, p->origin_name, sizeof p->origin_name);
         }
         snprintf(p->origin_owner, sizeof p->origin_owner, "slurmd.service");
-        _cleanup_free_ char *lim = NULL;
-        struct rl_pair sd;
-        if (!stepd || !p->limits_known || proc_read(stepd, "limits", PROC_TEXT_MAX, &lim) < 0 ||
-            proc_limits_row(lim, "Max locked memory", &sd.soft, &sd.hard) < 0)
-                return;
-        if (sd.hard != p->memlock.hard)
-                snprintf(p->origin_owner, sizeof p->origin_owner, "the job itself (not slurmd.service's)");
-        else if (sd.soft != p->memlock.soft)
-                snprintf(p->origin_owner, sizeof p->origin_owner, "the submit host (soft), slurmd.service (hard)");
 }
 
 /* The process pid into *ret: 0, 1 when the filter (uid) leaves it out, -errno */

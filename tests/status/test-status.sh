@@ -175,6 +175,12 @@ is "container: $P3 is docker 0123456789ab, limits of docker.service, pid 1 in it
 is "Slurm step: $P4 in job_42/step_0, memlock 2M:4M" \
 	"$(proc_q "$P4" "p['origin']['kind'], p['origin']['name'], p['memlock']['soft'], p['memlock']['hard']")" \
 	"slurm job_42/step_0 $L3 $L1"
+# where a Slurm task's limits come from is explain --slurm's model, the one answer; without a
+# slurm.conf to model (this sandbox reads the host's /etc) status says it does not know
+if [ ! -e /etc/slurm/slurm.conf ] && [ ! -e /etc/slurm-llnl/slurm.conf ]; then
+	is "Slurm step: no slurm.conf, so where its limits come from is not known" \
+		"$(proc_q "$P4" "p['origin']['limits_from']")" "not known: explain --slurm cannot model it here"
+fi
 is "$P1's AF_XDP socket by inode" "$(proc_q "$P1" "p['xdp_sockets']['count'], p['xdp_sockets']['inodes']")" "1 [$I1]"
 is "VmLck/VmPin do not show the UMEM" "$(proc_q "$P1" "p['vmlck'], p['vmpin']")" "0 0"
 # root never holds a copy of a user's descriptor: its close could be the socket's last (the
