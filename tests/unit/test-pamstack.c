@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "unit.h"
+#include "pamedit.h"
 #include "pamstack.h"
 #include "visit.h"
 
@@ -280,8 +281,70 @@ static void test_line_split(void **state) {
         assert_string_equal(rest, "a b ");
 }
 
+/* enable's jump keeping (pam_file_keep_jumps()): the module's line goes right after
+ * pam_limits; each jump of the service file that crossed that place counts one more, written
+ * as it was written otherwise; a jump that does not cross it, or that libpam cannot read,
+ * stays as it is; a jump in an included file that would land elsewhere is refused there. */
+static void test_keep_jumps(void **state) {
+        /* the jump of line 1 skips pam_limits and pam_deny (it lands on pam_permit); the
+         * module's line right after pam_limits would make it land on pam_deny */
+#define TAIL "session required pam_limits.so\nsession requisite pam_deny.so\nsession optional pam_permit.so\n"
+        static const struct {
+                const char *text, *inc;  /* the service file; etc/pam.d/inc2 */
+                int want;                /* lines changed, or -EXDEV */
+                const char *control;     /* line 1's control afterwards */
+        } cases[] = {
+                { "session [success=2 new_authtok_reqd=2 default=ignore] pam_succeed_if.so user = root\n" TAIL,
+                  NULL, 1, "[success=3 new_authtok_reqd=3 default=ignore]" },
+                { "session [success = 2 default = ignore] pam_succeed_if.so user = root\n" TAIL,
+                  NULL, 1, "[success = 3 default = ignore]" },
+                { "session [success=2default=ignore] pam_succeed_if.so user = root\n" TAIL,
+                  NULL, 1, "[success=3default=ignore]" },
+                /* leading zeros: the count that changes is written plainly, the other as it was */
+                { "session [success=02 default=01] pam_succeed_if.so user = root\n" TAIL,
+                  NULL, 1, "[success=3 default=01]" },
+                /* a jump over pam_limits alone lands on the new line, which runs: as it was */
+                { "session [success=1 default=ignore] pam_succeed_if.so user = root\n" TAIL,
+                  NULL, 0, "[success=1 default=ignore]" },
+                /* default=N crosses too */
+                { "session [default=2] pam_permit.so\n" TAIL, NULL, 1, "[default=3]" },
+                /* a control libpam cannot read: every result is bad, no jump to keep */
+                { "session [sucess=2 default=ignore] pam_succeed_if.so user = root\n" TAIL,
+                  NULL, 0, "[sucess=2 default=ignore]" },
+                /* over the modules an @include brings, each counted */
+                { "session [success=4 default=ignore] pam_succeed_if.so user = root\n@include inc2\n" TAIL,
+                  "session required pam_unix.so\nsession required pam_env.so\n", 1, "[success=5 default=ignore]" },
+                /* a jump inside the included file over the service's pam_limits and pam_deny:
+                 * that file is not edited */
+                { "@include inc2\n" TAIL,
+                  "session [success=2 default=ignore] pam_succeed_if.so user = root\n", -EXDEV, NULL },
+        };
+#undef TAIL
+        (void)state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct pam_file f = {};
+                char where[PAMEDIT_WHERE_MAX] = "";
+                size_t lim = 0;
+                put("ksvc", cases[i].text);
+                put("inc2", cases[i].inc ? cases[i].inc : "");
+                assert_int_equal(pam_file_parse("ksvc", cases[i].text, strlen(cases[i].text), &f, NULL), 0);
+                for (size_t k = 0; k < f.n; k++)
+                        if (f.v[k].name && strcmp(f.v[k].name, "pam_limits") == 0)
+                                lim = k;
+                assert_int_equal(pam_file_insert_mark(&f, lim + 1), 0);
+                int r = pam_file_keep_jumps(root, "ksvc", cases[i].text, &f, where);
+                if (r != cases[i].want || (cases[i].control && strcmp(f.v[0].control, cases[i].control) != 0))
+                        fail_msg("case %zu: %d lines changed (want %d), control '%s'", i, r, cases[i].want,
+                                 f.v[0].control ? f.v[0].control : "(none)");
+                if (r == -EXDEV)
+                        assert_non_null(strstr(where, "inc2:1"));
+                pam_file_clear(&f);
+        }
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_includes), cmocka_unit_test(test_missing),
           cmocka_unit_test(test_loop_and_depth), cmocka_unit_test(test_jumps),
           cmocka_unit_test(test_fan_out), cmocka_unit_test(test_diamond),
-          cmocka_unit_test(test_line_split))
+          cmocka_unit_test(test_line_split), cmocka_unit_test(test_keep_jumps))
