@@ -67,8 +67,6 @@ static int parse_action(const char **pp, const char *end, enum pam_action *ret, 
                 *pp = p + strlen(names[i]);
                 return 0;
         }
-        if (p >= end || !isdigit((unsigned char)*p))
-                return -EINVAL;
         for (; p < end && isdigit((unsigned char)*p); p++) {
                 unsigned d = (unsigned)(*p - '0');
                 if (n > (unsigned)INT_MAX / 10 || n * 10 > (unsigned)INT_MAX - d)
@@ -76,7 +74,8 @@ static int parse_action(const char **pp, const char *end, enum pam_action *ret, 
                 n = n * 10 + d;
         }
         if (n == 0)
-                return -EINVAL;   /* libpam: "expecting non-zero" ('ignore' is the token for it) */
+                return -EINVAL;   /* no digit ("expecting jump number"), or 0 ("expecting non-zero":
+                                   * 'ignore' is the token for it) */
         *ret = PAM_ACT_JUMP;
         *ret_jump = n;
         *pp = p;

@@ -69,6 +69,9 @@ static void test_controls(void **state) {
         assert_int_equal(pam_control_action("[default=0]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
         assert_int_equal(pam_control_action("[success=]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
         assert_int_equal(pam_control_action("[success ok]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
+        assert_int_equal(pam_control_action("[success x1]", PAM_RET_SUCCESS, &a, &j), -EINVAL);   /* no '=' */
+        /* a value of the same length as the result's name is not it */
+        action("[buf_err=die default=ignore]", PAM_RET_SUCCESS, PAM_ACT_IGNORE, 0);
         assert_int_equal(pam_control_action("[success=x]", PAM_RET_SUCCESS, &a, &j), -EINVAL);
         assert_int_equal(pam_control_action("[success=1", PAM_RET_SUCCESS, &a, &j), -EINVAL);
         /* a jump followed by what is no pair is a parse error */
@@ -638,10 +641,51 @@ static void test_model_line_policies(void **state) {
         assert_int_equal(unit_teardown(NULL), 0);
 }
 
+static int stop_at_jump(const char *digits, size_t len, unsigned jump, void *userdata) {
+        (void)digits;
+        (void)len;
+        (void)jump;
+        (*(unsigned *)userdata)++;
+        return -ECANCELED;
+}
+
+/* pam_control_jumps(): the digits of each jump, and the callback's error ends the walk */
+static void test_control_jumps(void **state) {
+        unsigned calls = 0;
+        (void)state;
+        assert_int_equal(pam_control_jumps("[success=2 default=1]", stop_at_jump, &calls), -ECANCELED);
+        assert_int_equal(calls, 1);
+        calls = 0;
+        assert_int_equal(pam_control_jumps("[success=ok default=ignore]", stop_at_jump, &calls), 0);
+        assert_int_equal(calls, 0);
+        assert_int_equal(pam_control_jumps("required", stop_at_jump, &calls), 0);
+}
+
+/* The walk names the first line that cannot be loaded, and a running process's name is in the
+ * service's source */
+static void test_walk_first_unloadable(void **state) {
+        struct pam_stack st;
+        struct stack_run run;
+        struct lc_service svc;
+        (void)state;
+
+        static const char *const gone[] = { "optional", "pam_gone1", "optional", "pam_gone2", "required", "pam_permit" };
+        stack_of(&st, gone, ELEMENTSOF(gone));
+        st.v[0].unloadable = st.v[1].unloadable = true;
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run), 0);
+        assert_int_equal(run.unloadable, 0);
+        stack_run_clear(&run);
+        pam_stack_clear(&st);
+
+        assert_int_equal(session_service_from_pid(getpid(), &svc), 0);
+        assert_non_null(strstr(svc.source, "test-session"));
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_control_pairs), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
           cmocka_unit_test(test_module_name),
           cmocka_unit_test(test_line_rank),
           cmocka_unit_test(test_model_build), cmocka_unit_test(test_model_line_trees),
-          cmocka_unit_test(test_target_entry), cmocka_unit_test(test_model_line_policies))
+          cmocka_unit_test(test_target_entry), cmocka_unit_test(test_model_line_policies),
+          cmocka_unit_test(test_control_jumps), cmocka_unit_test(test_walk_first_unloadable))
