@@ -681,6 +681,86 @@ static void test_walk_first_unloadable(void **state) {
         assert_non_null(strstr(svc.source, "test-session"));
 }
 
+/* session_target(): each cause of a shortfall, with its fix, from a model set by hand */
+static void test_target_causes(void **state) {
+        static const char text[] = "alice hard memlock 2048\n";
+        struct lc_tree *t = NULL;
+        struct policy_rule rule = { .user = "alice", .line = 3 };
+        struct session_target r;
+        (void)state;
+
+        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), LC_FLAVOUR_UPSTREAM, &t), 0);
+        const struct session_model base = {
+                .module_matched = true, .dec = { .matched = true, .rule = &rule, .soft = 6 << 20, .hard = 6 << 20 },
+                .order = SESSION_MODULE_LAST, .start_known = true, .start = { 65536, 4 << 20 }, .final_known = true,
+                .final = { 2 << 20, 2 << 20 }, .module_ran = true, .limits_before_module = true,
+                .pl = { .kind = LC_SESSION_LIMITS, .memlock_known = true, .memlock_soft = 65536,
+                        .memlock_hard = 2 << 20 },
+                .limits = { .kind = LC_RES_LIMITS, .hard = { .known = true, .value = 2 << 20, .src = &t->lines[0] } },
+                .cause = "pam_deny fails it",
+        };
+        struct lc_service svc = { .known = true, .source = "sshd (pid 7)" };
+        struct rl_pair got = { 2 << 20, 2 << 20 };
+        struct session_model m;
+
+        /* the target: the policy's rule */
+        m = base;
+        session_target(&m, t, &svc, "sshd", false, got, &r);
+        assert_int_equal(r.cause, SESSION_SHORT_FAILS);
+        assert_true(r.known);
+        assert_int_equal(r.want.hard, 6 << 20);
+        assert_non_null(strstr(r.from, "user alice (line 3)"));
+        assert_non_null(strstr(r.why, "the session did not open: pam_deny fails it"));
+        session_target(&m, t, &svc, "sshd", true, (struct rl_pair){ 6 << 20, 6 << 20 }, &r);
+        assert_int_equal(r.cause, SESSION_SHORT_NONE);
+        session_target(&m, t, &svc, "sshd", true, (struct rl_pair){ 6 << 20, (6 << 20) - 1 }, &r);
+        assert_int_not_equal(r.cause, SESSION_SHORT_NONE);      /* the hard limit counts too */
+        /* the entry that lowered the hard limit */
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_int_equal(r.cause, SESSION_SHORT_ENTRY);
+        assert_string_equal(r.where, "limits.conf:1");
+        assert_non_null(strstr(r.fix, "limits.conf:1"));
+        /* PID 1's (Debian's baseline): no entry */
+        m.limits.hard.src = NULL;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_int_equal(r.cause, SESSION_SHORT_BASELINE);
+        /* the service's own hard limit, without CAP_SYS_RESOURCE: a unit's LimitMEMLOCK= only
+         * for a service that has a unit */
+        m = base;
+        m.limits.hard.value = m.pl.memlock_hard = m.final.hard = m.start.hard;
+        session_target(&m, t, &svc, "sshd", true, (struct rl_pair){ 4 << 20, 4 << 20 }, &r);
+        assert_int_equal(r.cause, SESSION_SHORT_SERVICE);
+        assert_non_null(strstr(r.why, "sshd (pid 7) has the hard limit 4 MiB"));
+        assert_non_null(strstr(r.fix, "no systemd unit"));
+        snprintf(svc.unit, sizeof svc.unit, "ssh.service");
+        session_target(&m, t, &svc, "sshd", true, (struct rl_pair){ 4 << 20, 4 << 20 }, &r);
+        assert_non_null(strstr(r.fix, "apply --unit ssh.service 6M"));
+        /* with CAP_SYS_RESOURCE the service's limit holds nothing: no cause the model knows */
+        svc.cap_sys_resource = true;
+        session_target(&m, t, &svc, "sshd", true, (struct rl_pair){ 4 << 20, 4 << 20 }, &r);
+        assert_int_equal(r.cause, SESSION_SHORT_OTHER);
+        svc.cap_sys_resource = false;
+        /* the module does not run, or runs before pam_limits */
+        m = base;
+        m.order = SESSION_NO_MODULE;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_int_equal(r.cause, SESSION_SHORT_NO_MODULE);
+        assert_string_equal(r.fix, "rdmalimits enable --service sshd");
+        m.order = SESSION_LIMITS_LAST;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_int_equal(r.cause, SESSION_SHORT_ORDER);
+        /* no rule: the target is the entry's request */
+        m = base;
+        m.module_matched = false;
+        m.pl.requested_soft_known = m.pl.requested_hard_known = true;
+        m.pl.requested_soft = m.pl.requested_hard = 3 << 20;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_true(r.known);
+        assert_int_equal(r.want.hard, 3 << 20);
+        assert_string_equal(r.from, "limits.conf:1");
+        lc_tree_free(t);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_control_pairs), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
@@ -688,4 +768,5 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_line_rank),
           cmocka_unit_test(test_model_build), cmocka_unit_test(test_model_line_trees),
           cmocka_unit_test(test_target_entry), cmocka_unit_test(test_model_line_policies),
-          cmocka_unit_test(test_control_jumps), cmocka_unit_test(test_walk_first_unloadable))
+          cmocka_unit_test(test_control_jumps), cmocka_unit_test(test_walk_first_unloadable),
+          cmocka_unit_test(test_target_causes))
