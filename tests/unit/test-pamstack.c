@@ -314,6 +314,11 @@ static void test_keep_jumps(void **state) {
                 /* over the modules an @include brings, each counted */
                 { "session [success=4 default=ignore] pam_succeed_if.so user = root\n@include inc2\n" TAIL,
                   "session required pam_unix.so\nsession required pam_env.so\n", 1, "[success=5 default=ignore]" },
+                /* a jump that lands on the second module an @include brings: told apart from
+                 * the first by its place in the include */
+                { "session [success=3 default=ignore] pam_succeed_if.so user = root\n"
+                  "session required pam_limits.so\nsession requisite pam_deny.so\n@include inc2\n",
+                  "session optional pam_env.so\nsession optional pam_permit.so\n", 1, "[success=4 default=ignore]" },
                 /* a jump inside the included file over the service's pam_limits and pam_deny:
                  * that file is not edited */
                 { "@include inc2\n" TAIL,
