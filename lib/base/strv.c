@@ -2,12 +2,23 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "array.h"
 #include "strv.h"
+
+char *strf(const char *fmt, ...) {
+        va_list ap;
+        char *s;
+        va_start(ap, fmt);
+        int r = vasprintf(&s, fmt, ap);
+        va_end(ap);
+        return r < 0 ? NULL : s;
+}
 
 int cmp_str(const void *a, const void *b) {
         return strcmp(*(char *const *)a, *(char *const *)b);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
-/* Vectors of heap strings, NULL-terminated. */
+/* Vectors of heap strings, NULL-terminated; and a formatted heap string. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,6 +14,9 @@ struct strv {
         char **v;
         size_t n, cap;
 };
+
+/* A heap string formatted as printf() does, NULL when it cannot be allocated. */
+char *strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* strcmp() for qsort() over an array of char *. */
 int cmp_str(const void *a, const void *b);

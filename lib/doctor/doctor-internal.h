@@ -40,10 +40,6 @@
 
 /* ---- util.c ---- */
 
-/* asprintf() that yields NULL on failure (its pointer is undefined then). */
-char *strf(const char *fmt, ...) _printf_(1, 2);
-
-
 /* *field replaced by a copy of value: 0 or -ENOMEM (*field unchanged then). */
 int set_str(char **field, const char *value);
 /* The line *cursor starts (its newline cut, in place), *cursor moved to the next one; NULL

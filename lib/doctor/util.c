@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +16,6 @@
 #include "doctor-internal.h"
 #include "fsutil.h"
 #include "visit.h"
-
-char *strf(const char *fmt, ...) {
-        va_list ap;
-        char *s;
-        va_start(ap, fmt);
-        int r = vasprintf(&s, fmt, ap);
-        va_end(ap);
-        return r < 0 ? NULL : s;
-}
 
 /* ---- text ---- */
 

@@ -8,7 +8,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "macro.h"
 #include "apply.h"
 #include "slurmconf.h"
+#include "strv.h"
 
 /* nesting below which includes are followed (besides visit.h's bound) */
 #define SLURM_INCLUDE_DEPTH_MAX 8
@@ -28,16 +28,6 @@
 
 static const char *shown(const char *root, const char *abs) {
         return fs_root_is_set(root) && abs[0] == '/' ? abs + 1 : abs;
-}
-
-static char *strf(const char *fmt, ...) _printf_(1, 2);
-static char *strf(const char *fmt, ...) {
-        va_list ap;
-        char *s;
-        va_start(ap, fmt);
-        int r = vasprintf(&s, fmt, ap);
-        va_end(ap);
-        return r < 0 ? NULL : s;
 }
 
 /* dir of abs (without the last '/'), then "/" name: name as Slurm resolves a relative include */
