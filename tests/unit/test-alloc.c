@@ -470,6 +470,28 @@ static const struct lc_tree *alt_tree(const struct pam_entry *e, void *data) {
         return strstr(e->args, "conf=") ? t[1] : t[0];
 }
 
+/* session_model_build() with each allocation failing in turn: -ENOMEM and nothing written,
+ * or the model want (the run without a fault) */
+static void sweep_model(const struct session_input *in, const struct session_model *want) {
+        SWEEP(n, hit) {
+                struct session_model m = { .kind = 99 };
+                arm(n);
+                int r = session_model_build(in, &m);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_int_equal(m.kind, 99);
+                        continue;
+                }
+                if (m.kind != want->kind || m.order != want->order || m.tree != want->tree ||
+                    m.final_known != want->final_known || m.final.soft != want->final.soft ||
+                    m.final.hard != want->final.hard || m.run.n_run != want->run.n_run)
+                        fail_msg("allocation %lu failing: kind %d, order %d, final %llu/%llu", n, m.kind, m.order,
+                                 (unsigned long long)m.final.soft, (unsigned long long)m.final.hard);
+                session_model_clear(&m);
+        }
+}
+
 static void test_session_model(void **state) {
         struct lc_tree *t[2] = {};
         struct lc_args alt;
@@ -489,45 +511,22 @@ static void test_session_model(void **state) {
         struct session_input in = { .root = root, .service = "two", .tree = t[0], .line_tree = alt_tree,
                                     .line_tree_data = t, .id = id, .user = "alice", .base = &b, .svc = &svc,
                                     .policy = pol };
-        SWEEP(n, hit) {
-                struct session_model m = { .kind = 99 };
-                arm(n);
-                int r = session_model_build(&in, &m);
-                hit = disarm();
-                if (r < 0) {
-                        assert_int_equal(r, -ENOMEM);
-                        assert_int_equal(m.kind, 99);   /* nothing written */
-                        continue;
-                }
-                /* alt's 6 MiB, then limits.conf's 2 MiB / 4 MiB, then the module's 3 MiB (it does not lower the hard 4 MiB) */
-                if (m.order != SESSION_MODULE_LAST || m.tree != t[0] || !m.final_known || m.final.soft != 3 << 20 ||
-                    m.final.hard != 4 << 20)
-                        fail_msg("allocation %lu failing: order %d, tree %d, final %llu/%llu", n, m.order,
-                                 m.tree == t[1], (unsigned long long)m.final.soft, (unsigned long long)m.final.hard);
-                session_model_clear(&m);
-        }
-        /* a stack without pam_limits (and failing: no module's result counts as a success):
-         * the input's tree is the one shown; every sweep gives what the run without a fault
-         * gives */
-        in.service = "common-session";
+        /* alt's 6 MiB, then limits.conf's 2 MiB / 4 MiB, then the module's 3 MiB (it does not
+         * lower the hard 4 MiB) */
         struct session_model want = {};
         assert_int_equal(session_model_build(&in, &want), 0);
+        assert_int_equal(want.order, SESSION_MODULE_LAST);
+        assert_true(want.tree == t[0] && want.final_known);
+        assert_int_equal(want.final.soft, 3 << 20);
+        assert_int_equal(want.final.hard, 4 << 20);
+        sweep_model(&in, &want);
+        session_model_clear(&want);
+        /* a stack without pam_limits (and failing: no module's result counts as a success):
+         * the input's tree is the one shown */
+        in.service = "common-session";
+        assert_int_equal(session_model_build(&in, &want), 0);
         assert_true(want.tree == t[0]);
-        SWEEP(n, hit) {
-                struct session_model m = { .kind = 99 };
-                arm(n);
-                int r = session_model_build(&in, &m);
-                hit = disarm();
-                if (r < 0) {
-                        assert_int_equal(r, -ENOMEM);
-                        continue;
-                }
-                if (m.kind != want.kind || m.tree != t[0] || m.final.soft != want.final.soft ||
-                    m.run.n_run != want.run.n_run)
-                        fail_msg("allocation %lu failing: kind %d, final soft %llu", n, m.kind,
-                                 (unsigned long long)m.final.soft);
-                session_model_clear(&m);
-        }
+        sweep_model(&in, &want);
         session_model_clear(&want);
         policy_free(pol);
         ident_free(id);
