@@ -191,6 +191,9 @@ struct unit_info {
         uint64_t soft, hard;
         char *src;             /* "LimitMEMLOCK=64M", "no LimitMEMLOCK=: ..." */
         char *where;           /* where that value is set (file:line, or the unit file) */
+        char *unread;          /* the first drop-in that could not be read: "FILE: why, and
+                                * what is assumed"; NULL: none */
+        char *stopped;         /* the walk of the drop-ins went past its bound: "FILE:LINE: why" */
 };
 void unit_info_clear(struct unit_info *u);
 /*

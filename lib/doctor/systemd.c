@@ -162,20 +162,28 @@ static int ini_parse_dropins(struct doc *d, const char *abs, const char *const *
                 r = ini_parse(d, drop.v[i], s);
                 /* a drop-in that is no regular file (a FIFO would block), or cannot be read:
                  * skipped, and said, with what that assumes */
-                if (r < 0 && r != -ENOMEM && r != -ENOENT && !walk.error)
+                if (r < 0 && r != -ENOMEM && r != -ENOENT && !walk.error) {
                         ADD_ID(d, s->group, DIAG_WARNING, "dropin-unread", disp(d, drop.v[i]), NULL,
                                "%s, not read: assumed not to set %s=",
                                fs_strerror(r), s->limit_key);
+                        if (s->u && !s->u->unread &&
+                            !(s->u->unread = strf("%s: %s, not read: assumed not to set %s=", disp(d, drop.v[i]),
+                                                  fs_strerror(r), s->limit_key)))
+                                return -ENOMEM;
+                }
                 if (r != -ENOMEM)
                         r = 0;
         }
         if (s->u)
                 s->u->n_dropins = drop.n;
         s->walk = NULL;
-        if (r >= 0 && walk.error == VISIT_ERR_BUDGET)
+        if (r >= 0 && walk.error == VISIT_ERR_BUDGET) {
                 ADD_ID(d, s->group, DIAG_WARNING, "dropins-bound", walk.where, NULL,
                        "%s: %s: the files after it, and what they set, are not known", disp(d, abs),
                        visit_strerror(walk.error));
+                if (s->u && !(s->u->stopped = strf("%s: %s", walk.where, visit_strerror(walk.error))))
+                        return -ENOMEM;
+        }
         return r;
 }
 
@@ -280,6 +288,8 @@ void unit_info_clear(struct unit_info *u) {
         free(u->pam_name);
         free(u->src);
         free(u->where);
+        free(u->unread);
+        free(u->stopped);
         *u = (struct unit_info){};
 }
 
@@ -574,17 +584,14 @@ int doctor_unit_memlock(const char *root, const char *unit, struct doctor_unit_l
                         snprintf(ret->assigned, sizeof ret->assigned, "%s", u.limit.where);
         } else if (r >= 0)
                 ret->masked = u.masked;
-        /* the walk of the drop-ins went past its bound: what the rest sets is not known; a
-         * drop-in it could not read is assumed to set nothing */
-        for (size_t i = 0; r >= 0 && i < rep.n; i++)
-                if (rep.v[i].id && streq(rep.v[i].id, "dropin-unread") && !ret->unread[0])
-                        snprintf(ret->unread, sizeof ret->unread, "%s: %s", rep.v[i].path ? rep.v[i].path : "?",
-                                 rep.v[i].message);
-                else if (rep.v[i].id && streq(rep.v[i].id, "dropins-bound")) {
-                        ret->incomplete = true;
-                        snprintf(ret->stopped, sizeof ret->stopped, "%s: %s", rep.v[i].path ? rep.v[i].path : "?",
-                                 visit_strerror(VISIT_ERR_BUDGET));
-                }
+        /* a drop-in the walk could not read (assumed to set nothing), or a walk past its bound
+         * (what the rest sets is not known) */
+        if (r >= 0 && u.unread)
+                snprintf(ret->unread, sizeof ret->unread, "%s", u.unread);
+        if (r >= 0 && u.stopped) {
+                ret->incomplete = true;
+                snprintf(ret->stopped, sizeof ret->stopped, "%s", u.stopped);
+        }
         limit_setting_clear(&d.sysdef);
         return r;
 }
