@@ -561,23 +561,34 @@ static unsigned jump_to(const struct pam_stack *s, const struct key *k, size_t i
         return 0;
 }
 
-/* The jump actions of a control, where their digits are (pam_control_jumps()). */
-struct jump_span {
-        const char *digits;
-        size_t len;
-        unsigned jump;
+/* control_kept()'s walk of a control's jumps: the text up to each jump's digits copied to f,
+ * then the count that lands where it landed before. */
+struct kept {
+        FILE *f;
+        const char *p;                  /* the control's text not yet copied */
+        const struct pam_stack *A, *B;
+        const struct key *ka, *kb;
+        size_t ia, ib;
+        bool changed;
 };
 
-struct jump_spans {
-        struct jump_span v[32];
-        size_t n;
-};
+static int keep_jump(const char *digits, size_t len, unsigned jump, void *userdata) {
+        struct kept *k = userdata;
+        bool bad_b, bad_a;
+        struct key want = landing(k->B, k->kb, k->ib, jump, &bad_b, k->ka, k->A->n);
+        struct key got = landing(k->A, k->ka, k->ia, jump, &bad_a, NULL, 0);
 
-static int add_span(const char *digits, size_t len, unsigned jump, void *userdata) {
-        struct jump_spans *js = userdata;
-        if (js->n >= ELEMENTSOF(js->v))
-                return -E2BIG;   /* more jumps than any real control has: not edited around */
-        js->v[js->n++] = (struct jump_span){ digits, len, jump };
+        fwrite(k->p, 1, (size_t)(digits - k->p), k->f);
+        k->p = digits + len;
+        if (key_eq(want, got) && bad_a == bad_b) {
+                fwrite(digits, 1, len, k->f);   /* as written: "01" stays "01" */
+                return 0;
+        }
+        unsigned m = bad_b ? 0 : jump_to(k->A, k->ka, k->ia, want);
+        if (m == 0)
+                return -ECANCELED;   /* no count lands there */
+        fprintf(k->f, "%u", m);
+        k->changed = true;
         return 0;
 }
 
@@ -589,49 +600,26 @@ static int control_kept(const char *control, const struct pam_stack *A, const st
                         const struct pam_stack *B, const struct key *kb, size_t ib, char **ret, bool *ret_stuck) {
         _cleanup_free_ char *out = NULL;
         size_t len = 0;
-        struct jump_spans js = {};
-        bool changed = false;
-        int r;
+        _cleanup_fclose_ FILE *f = open_memstream(&out, &len);
+        struct kept k = { f, control, A, B, ka, kb, ia, ib, false };
 
         *ret = NULL;
         *ret_stuck = false;
-        r = pam_control_jumps(control, add_span, &js);
-        if (r == -E2BIG) {
+        if (!f)
+                return -ENOMEM;
+        int r = pam_control_jumps(control, keep_jump, &k);
+        if (r == -ECANCELED) {
                 *ret_stuck = true;
                 return 0;
         }
-        if (r < 0 || js.n == 0)
+        if (r < 0 || !k.changed)
                 return 0;
-        _cleanup_fclose_ FILE *f = open_memstream(&out, &len);
-        if (!f)
-                return -ENOMEM;
-        const char *p = control;
-        for (size_t i = 0; i < js.n; i++) {
-                const struct jump_span *j = &js.v[i];
-                bool bad_b, bad_a;
-                struct key want = landing(B, kb, ib, j->jump, &bad_b, ka, A->n);
-                struct key got = landing(A, ka, ia, j->jump, &bad_a, NULL, 0);
-                fwrite(p, 1, (size_t)(j->digits - p), f);
-                p = j->digits + j->len;
-                if (key_eq(want, got) && bad_a == bad_b) {
-                        fwrite(j->digits, 1, j->len, f);   /* as written: "01" stays "01" */
-                        continue;
-                }
-                unsigned m = bad_b ? 0 : jump_to(A, ka, ia, want);
-                if (m == 0) {
-                        *ret_stuck = true;
-                        return 0;
-                }
-                fprintf(f, "%u", m);
-                changed = true;
-        }
-        fputs(p, f);
+        fputs(k.p, f);
         /* open_memstream() sets out at each flush and at the close: close before taking it
          * (glibc: out is NULL when the realloc() at the close fails, and fclose() returns 0) */
         if (fclose(TAKE_PTR(f)) != 0 || !out)
                 return -ENOMEM;
-        if (changed)
-                *ret = TAKE_PTR(out);
+        *ret = TAKE_PTR(out);
         return 0;
 }
 
