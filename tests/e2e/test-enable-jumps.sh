@@ -86,11 +86,17 @@ expect_out() {
 	fi
 }
 
-# --- A ------------------------------------------------------------------------------------------
-printf '%s\n%s\n' "$HEAD" 'session [success=2 default=ignore] pam_succeed_if.so quiet user ingroup admins
+# su's stack of A: the control of the pam_succeed_if line that jumps over pam_limits and pam_deny
+# for members of admins
+su_stack_a() {
+	printf '%s\n%s\n' "$HEAD" "session $1 pam_succeed_if.so quiet user ingroup admins
 session required pam_limits.so
 session requisite pam_deny.so
-session required pam_permit.so' >/etc/pam.d/su
+session required pam_permit.so" >/etc/pam.d/su
+}
+
+# --- A ------------------------------------------------------------------------------------------
+su_stack_a '[success=2 default=ignore]'
 cp -p /etc/pam.d/su "$tmp/su.orig"
 expect_in "A, before enable" e2e-admin
 expect_out "A, before enable" e2e-plain
@@ -121,10 +127,7 @@ expect_in "A, after disable" e2e-admin
 expect_out "A, after disable" e2e-plain
 
 # --- A2: the same jump written with blanks around '=' (libpam reads it so: pam_misc.c) -----------
-printf '%s\n%s\n' "$HEAD" 'session [success = 2 default = ignore] pam_succeed_if.so quiet user ingroup admins
-session required pam_limits.so
-session requisite pam_deny.so
-session required pam_permit.so' >/etc/pam.d/su
+su_stack_a '[success = 2 default = ignore]'
 cp -p /etc/pam.d/su "$tmp/su.orig"
 expect_in "A2, before enable" e2e-admin
 expect_out "A2, before enable" e2e-plain
