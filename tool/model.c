@@ -252,16 +252,21 @@ static const char *pam_limits_args(const struct pam_stack *st) {
         return args;
 }
 
+/* The tree loaded for the pam_limits arguments args ("" for none), NULL when none is. */
+static struct lc_tree *tree_find(const struct tool_session *s, const char *args) {
+        for (size_t i = 0; i < s->n_trees; i++)
+                if (streq(s->tree_args[i], args))
+                        return s->trees[i];
+        return NULL;
+}
+
 /* The tree of the pam_limits arguments args ("" for none), loaded the first time. */
 static int tree_of_args(const struct ctx *c, const char *args, struct tool_session *s, struct lc_tree **ret) {
         _cleanup_free_ char *copy = NULL;
         struct lc_tree *t = NULL;
 
-        for (size_t i = 0; i < s->n_trees; i++)
-                if (streq(s->tree_args[i], args)) {
-                        *ret = s->trees[i];
-                        return 0;
-                }
+        if ((*ret = tree_find(s, args)))
+                return 0;
         if (!(copy = strdup(args)) || GROW_EXACT(s->trees, s->n_trees + 1) < 0 ||
             GROW_EXACT(s->tree_args, s->n_trees + 1) < 0) {
                 log_error("out of memory");
@@ -277,12 +282,7 @@ static int tree_of_args(const struct ctx *c, const char *args, struct tool_sessi
 
 /* The session engine's question: which tree does the pam_limits line e read? */
 static const struct lc_tree *line_tree(const struct pam_entry *e, void *data) {
-        struct tool_session *s = data;
-
-        for (size_t i = 0; i < s->n_trees; i++)
-                if (streq(s->tree_args[i], e->args ? e->args : ""))
-                        return s->trees[i];
-        return NULL;
+        return tree_find(data, e->args ? e->args : "");
 }
 
 /* The trees: first that of the last pam_limits that runs (the baseline, and the session
