@@ -17,25 +17,20 @@
 
 #include "unit.h"
 #include "netlink.h"
+#include "nlmsg.h"
 #include "../fault/fault.h"
 
-struct buf {
-        uint8_t b[256] __attribute__((aligned(8)));
-        size_t len;
-};
-
-/* A message of type with payload bytes of data (NULL: zeros), appended; its header's length
- * is len_override when not 0. */
-static void put(struct buf *m, uint16_t type, uint16_t flags, uint32_t seq, uint32_t pid, const void *data,
+/* A message of type with payload bytes of data (NULL: zeros) and flags, appended to m; its
+ * header's length is len_override when not 0 (a malformed message). */
+static void put(struct msg *m, uint16_t type, uint16_t flags, uint32_t seq, uint32_t pid, const void *data,
                 size_t payload, uint32_t len_override) {
-        struct nlmsghdr h = { .nlmsg_len = len_override ? len_override : (uint32_t)NLMSG_LENGTH(payload),
-                              .nlmsg_type = type, .nlmsg_flags = flags, .nlmsg_seq = seq, .nlmsg_pid = pid };
-        memcpy(m->b + m->len, &h, sizeof h);
-        if (data)
-                memcpy(m->b + m->len + NLMSG_HDRLEN, data, payload);
-        else
-                memset(m->b + m->len + NLMSG_HDRLEN, 0, payload);
-        m->len += NLMSG_ALIGN(NLMSG_HDRLEN + payload);
+        uint8_t zeros[64] = {};
+        msg_begin(m, type, seq, pid, data ? data : zeros, payload);
+        msg_end(m);
+        struct nlmsghdr *h = (void *)(m->buf + m->start);
+        h->nlmsg_flags = flags;
+        if (len_override)
+                h->nlmsg_len = len_override;
 }
 
 static int count(const struct nlmsghdr *nlh, size_t len, void *data) {
@@ -45,10 +40,10 @@ static int count(const struct nlmsghdr *nlh, size_t len, void *data) {
         return 0;
 }
 
-static int parse(const struct buf *m, uint32_t seq, uint32_t portid, enum nl_batch_end *end, unsigned *seen) {
+static int parse(const struct msg *m, uint32_t seq, uint32_t portid, enum nl_batch_end *end, unsigned *seen) {
         *seen = 0;
         *end = (enum nl_batch_end)99;
-        return nl_parse_batch(m->b, m->len, seq, portid, end, count, seen);
+        return nl_parse_batch(m->buf, m->len, seq, portid, end, count, seen);
 }
 
 static void test_parse(void **state) {
@@ -58,7 +53,7 @@ static void test_parse(void **state) {
         (void)state;
 
         /* a data message that is only a header, then the end of the dump */
-        struct buf m = {};
+        struct msg m = {};
         put(&m, NLMSG_MIN_TYPE + 4, 0, 7, 42, NULL, 0, 0);
         assert_int_equal(parse(&m, 7, 42, &end, &seen), 0);
         assert_int_equal(seen, 1);
@@ -73,7 +68,7 @@ static void test_parse(void **state) {
         assert_int_equal(end, NL_BATCH_DONE);
 
         /* another request's reply (sequence), or another socket's (port id; 0: any) */
-        m = (struct buf){};
+        m = (struct msg){};
         put(&m, NLMSG_MIN_TYPE, 0, 8, 42, NULL, 4, 0);
         assert_int_equal(parse(&m, 7, 42, &end, &seen), -ESRCH);
         assert_int_equal(parse(&m, 8, 43, &end, &seen), -ESRCH);
@@ -85,34 +80,34 @@ static void test_parse(void **state) {
         for (int i = 0; i < 4; i++) {
                 static const int32_t errs[] = { 0, -EPERM, 5, -5000 };
                 static const int want[] = { 0, -EPERM, -EPROTO, -EPROTO };
-                m = (struct buf){};
+                m = (struct msg){};
                 err = errs[i];
                 put(&m, NLMSG_ERROR, 0, 1, 0, &err, sizeof err, 0);
                 assert_int_equal(parse(&m, 1, 0, &end, &seen), want[i]);
                 if (i == 0)
                         assert_int_equal(end, NL_BATCH_DONE);
         }
-        m = (struct buf){};
+        m = (struct msg){};
         err = -EPERM;
         put(&m, NLMSG_ERROR, 0, 1, 0, &err, sizeof err, NLMSG_HDRLEN + 2);
         m.len = NLMSG_HDRLEN + 2;
         assert_int_equal(parse(&m, 1, 0, &end, &seen), -EBADMSG);
 
         /* lengths: below a header, beyond what is left, what is left below a header */
-        m = (struct buf){};
+        m = (struct msg){};
         put(&m, NLMSG_MIN_TYPE, 0, 1, 0, NULL, 8, 8);
         assert_int_equal(parse(&m, 1, 0, &end, &seen), -EBADMSG);
         assert_int_equal(seen, 0);
-        m = (struct buf){};
+        m = (struct msg){};
         put(&m, NLMSG_MIN_TYPE, 0, 1, 0, NULL, 8, 200);
         assert_int_equal(parse(&m, 1, 0, &end, &seen), -EBADMSG);
-        m = (struct buf){};
+        m = (struct msg){};
         put(&m, NLMSG_MIN_TYPE, 0, 1, 0, NULL, 0, 0);
         m.len = NLMSG_HDRLEN - 1;
         assert_int_equal(parse(&m, 1, 0, &end, &seen), -EBADMSG);
 
         /* a dump a change interrupted */
-        m = (struct buf){};
+        m = (struct msg){};
         put(&m, NLMSG_MIN_TYPE, NLM_F_DUMP_INTR, 1, 0, NULL, 4, 0);
         assert_int_equal(parse(&m, 1, 0, &end, &seen), -EINTR);
 }
