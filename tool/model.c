@@ -80,18 +80,27 @@ static int load_service(const struct ctx *c, const char *service, pid_t want, st
         return 0;
 }
 
-/* The line of the module whose decision is shown when no copy sets memlock: its last copy
- * that runs (every module succeeding), else its first line, else -1. */
-static long module_line(const struct pam_stack *st) {
-        long mod = st->error ? -1 : pam_stack_find(st, "pam_rdmalimit");
+/* The lines whose reading is shown where no run of the engine says otherwise: the last
+ * pam_limits and the last pam_rdmalimit that run (the engine's walk, every module
+ * succeeding), else the stack's last pam_limits line and first pam_rdmalimit line; -1 for
+ * none.  One walk for both. */
+static void shown_lines(const struct pam_stack *st, long *ret_lim, long *ret_mod) {
         struct stack_run run;
 
-        if (mod >= 0 && stack_run_walk(st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run) >= 0) {
-                if (run.last_module >= 0)
-                        mod = run.last_module;
-                stack_run_clear(&run);
-        }
-        return mod;
+        *ret_lim = *ret_mod = -1;
+        if (st->error)
+                return;
+        for (size_t i = 0; i < st->n; i++)
+                if (streq(st->v[i].name, "pam_limits"))
+                        *ret_lim = (long)i;
+        *ret_mod = pam_stack_find(st, "pam_rdmalimit");
+        if (stack_run_walk(st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run) < 0)
+                return;
+        if (run.last_limits >= 0)
+                *ret_lim = run.last_limits;
+        if (run.last_module >= 0)
+                *ret_mod = run.last_module;
+        stack_run_clear(&run);
 }
 
 void tool_policy_load(const struct ctx *c, const char *path, struct policy **ret, char *refused, size_t refused_size) {
@@ -202,9 +211,9 @@ static void line_policy(const struct pam_entry *e, const struct policy **ret_p, 
         *ret_hw = x->hw;
 }
 
-/* Every copy of the module in the stack, the shown one (module_line()'s) first. */
-static int load_copies(const struct ctx *c, const struct pam_stack *st, const char *user, struct tool_session *s) {
-        long mod = module_line(st);
+/* Every copy of the module in the stack, the shown one (line mod) first. */
+static int load_copies(const struct ctx *c, const struct pam_stack *st, long mod, const char *user,
+                       struct tool_session *s) {
         struct tool_copy *x;
         int r = copy_load(c, mod >= 0 ? st->v[mod].args : NULL, user, s, &x);
 
@@ -233,23 +242,6 @@ static void show_copy(const struct ctx *c, struct tool_session *s) {
         snprintf(s->cache, sizeof s->cache, "%s", x->cache);
         s->cache_r = x->cache_r;
         s->hw_cached = x->hw && x->cache_r == 0;
-}
-
-/* The arguments of the last pam_limits that runs (the session engine's walk, every module
- * succeeding), else of the last pam_limits line of the stack: the one whose reading decides. */
-static const char *pam_limits_args(const struct pam_stack *st) {
-        const char *args = NULL;
-        struct stack_run run;
-
-        for (size_t i = 0; !st->error && i < st->n; i++)
-                if (streq(st->v[i].name, "pam_limits"))
-                        args = st->v[i].args;
-        if (!st->error && stack_run_walk(st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run) >= 0) {
-                if (run.last_limits >= 0)
-                        args = st->v[run.last_limits].args;
-                stack_run_clear(&run);
-        }
-        return args;
 }
 
 /* The tree loaded for the pam_limits arguments args ("" for none), NULL when none is. */
@@ -285,14 +277,14 @@ static const struct lc_tree *line_tree(const struct pam_entry *e, void *data) {
         return tree_find(data, e->args ? e->args : "");
 }
 
-/* The trees: first that of the last pam_limits that runs (the baseline, and the session
+/* The trees: first that of the shown pam_limits line lim (the baseline, and the session
  * engine's tree where no line says), then that of every other pam_limits line. */
-static int load_trees(const struct ctx *c, const struct pam_stack *st, struct tool_session *s) {
-        const char *last = pam_limits_args(st);
+static int load_trees(const struct ctx *c, const struct pam_stack *st, long lim, struct tool_session *s) {
+        const char *last = lim >= 0 && st->v[lim].args ? st->v[lim].args : "";
         struct lc_tree *t;
         int r;
 
-        if ((r = tree_of_args(c, last ? last : "", s, &t)) < 0)
+        if ((r = tree_of_args(c, last, s, &t)) < 0)
                 return r;
         s->t = t;
         for (size_t i = 0; !st->error && i < st->n; i++)
@@ -301,12 +293,13 @@ static int load_trees(const struct ctx *c, const struct pam_stack *st, struct to
         return 0;
 }
 
-static int load_tree(const struct ctx *c, const struct pam_stack *st, const char *user, struct tool_session *s) {
+static int load_tree(const struct ctx *c, const struct pam_stack *st, long lim, const char *user,
+                     struct tool_session *s) {
         int r;
 
         if (ctx_ident(c, &s->id) < 0)
                 return CMD_FINDINGS;
-        r = load_trees(c, st, s);
+        r = load_trees(c, st, lim, s);
         if (r < 0)
                 return r == -ENOMEM ? r : CMD_FINDINGS;
         if (r > 0)
@@ -349,6 +342,7 @@ static int stack_unknown(const char *service, const struct pam_stack *st) {
 
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *s) {
         struct pam_stack st = {};
+        long lim, mod;
         int r;
 
         *s = (struct tool_session){ .service = c->service ? c->service : "sshd", .ctx = c };
@@ -359,10 +353,11 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct t
                 pam_stack_clear(&st);
                 return r;
         }
-        r = load_tree(c, &st, user, s);
+        shown_lines(&st, &lim, &mod);
+        r = load_tree(c, &st, lim, user, s);
         if (!r)
                 r = load_service(c, s->service, pid, s);
-        if (!r && load_copies(c, &st, user, s) < 0)
+        if (!r && load_copies(c, &st, mod, user, s) < 0)
                 r = log_oom();
         pam_stack_clear(&st);
         if (r)
