@@ -23,21 +23,16 @@
 #include "tool.h"
 #include "visit.h"
 
-/* The conf= and cache= of a pam_rdmalimit line as the module reads them: its words (split on
- * blanks, as libpam passes them) through login_arg(), the last of each winning.  *ret_conf:
- * the policy when conf= is given, else NULL; *ret_cache: the cache when cache= is given ("" for
- * none), else NULL.  -ENOMEM. */
+/* The conf= and cache= of a pam_rdmalimit line as the module reads them
+ * (session_module_args()).  *ret_conf: the policy when conf= is given, else NULL; *ret_cache:
+ * the cache when cache= is given ("" for none), else NULL.  -ENOMEM. */
 static int module_options(const char *args, char **ret_conf, char **ret_cache) {
-        _cleanup_free_ char *copy = strdup(args);
+        _cleanup_free_ char *buf = NULL;
         struct login_args a;
-        char *save = NULL;
 
         *ret_conf = *ret_cache = NULL;
-        if (!copy)
+        if (session_module_args(args, &a, &buf) < 0)
                 return -ENOMEM;
-        login_args_init(&a);
-        for (char *w = strtok_r(copy, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
-                (void)login_arg(&a, w);
         if (a.conf_given && !(*ret_conf = strdup(a.conf)))
                 return -ENOMEM;
         if (a.cache_given && !(*ret_cache = strdup(a.cache ? a.cache : ""))) {
@@ -142,7 +137,7 @@ static bool needs_hardware(const struct tool_session *s, const struct policy *p,
         size_t n = 0;
         bool needs;
 
-        if (!p || ident_user(s->id, user, &u) < 0 || policy_user_groups(p, s->id, u, &groups, &n) < 0)
+        if (!p || !user || ident_user(s->id, user, &u) < 0 || policy_user_groups(p, s->id, u, &groups, &n) < 0)
                 return false;
         needs = policy_needs_hw(p, u->name, (const char *const *)groups, n);
         strv_free(groups);
@@ -194,6 +189,15 @@ static int copy_load(const struct ctx *c, const char *args, const char *user, st
         if (x->p && needs_hardware(s, x->p, user) &&
             tool_hw_load(c, x->cache_arg, x->p, &x->hw, x->cache, sizeof x->cache, &x->cache_r) < 0)
                 return -ENOMEM;
+        *ret = x;
+        return 0;
+}
+
+int tool_line_copy(const struct ctx *c, const char *args, struct tool_session *s, const struct tool_copy **ret) {
+        struct tool_copy *x;
+        int r = copy_load(c, args, NULL, s, &x);
+        if (r < 0)
+                return r;
         *ret = x;
         return 0;
 }
@@ -270,6 +274,13 @@ static int tree_of_args(const struct ctx *c, const char *args, struct tool_sessi
         s->tree_args[s->n_trees++] = TAKE_PTR(copy);
         *ret = t;
         return 0;
+}
+
+int tool_line_tree(const struct ctx *c, const char *args, struct tool_session *s, const struct lc_tree **ret) {
+        struct lc_tree *t = NULL;
+        int r = tree_of_args(c, args ? args : "", s, &t);
+        *ret = t;
+        return r;
 }
 
 /* The session engine's question: which tree does the pam_limits line e read? */

@@ -137,18 +137,20 @@ static bool jumps_over(const struct pam_stack *st, size_t j, unsigned jump, size
 }
 
 /* Does line x (at index j of st) jump over or end the stack before e (at idx, shown as where)? */
+static bool never_succeeds(const struct doc *d, const struct pam_stack *st, const struct pam_entry *x);
+
 static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st, size_t j,
                           const struct pam_entry *e, size_t idx, const char *where, bool *ok) {
         const struct pam_entry *x = &st->v[j];
         _cleanup_free_ char *w2 = strf("%s:%u", x->file, x->line), *fix = NULL;
         struct pam_ctl c;
-        bool cond = condition_module(x->name);
+        bool cond = condition_module(x->name), succeeds = !never_succeeds(d, st, x);
 
         if (!w2)
                 return -ENOMEM;
         if (pam_parse_control(x->control, &c) < 0)
                 return 0;   /* a control libpam cannot read fails the line: no jump to report */
-        if (jumps_over(st, j, c.succ_jump, idx)) {
+        if (succeeds && jumps_over(st, j, c.succ_jump, idx)) {
                 *ok = false;
                 if (!(fix = strf("correct the jump count of '%s' at %s so it does not cross %s, or move %s above it",
                                  x->control, w2, e->name, e->name)))
@@ -156,7 +158,7 @@ static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, c
                 ADD(d, g, cond ? DIAG_WARNING : DIAG_ERROR, w2, fix,
                     "%s: '%s %s' jumps over %s (%s) when it succeeds%s", svc, x->control, x->module, e->name, where,
                     cond ? ": only sessions failing its condition get the limit" : ", so it never runs");
-        } else if (c.succ_stop) {
+        } else if (succeeds && c.succ_stop) {
                 *ok = false;
                 if (!(fix = strf("move %s (%s) above %s, or make that line 'optional'/'required'", e->name, where, w2)))
                         return -ENOMEM;
@@ -195,28 +197,193 @@ static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc,
 
 /* ------------------------------------------------------------------------------------ */
 /*
- * The order of pam_limits and pam_rdmalimit in one stack: 1 when pam_rdmalimit (at where)
- * runs after the last pam_limits that runs; 0 after adding the error.  The order is the
- * session model's (lib/session/session.c), as explain and verify say: the stack walked as
- * libpam runs it, so a jumped-over or unreachable line does not count, and pam_limits sets
- * its values whenever it runs, so a pam_limits after the last pam_rdmalimit overrides it.
+ * What each copy of the module returns.  A copy without a policy it can use returns the same
+ * for every user (session_module_ret(): ignore, or a failure when strict), and so does one
+ * whose policy has no rule; a copy whose policy has rules succeeds for the users one of them
+ * sets a value for and ignores the others.  The walks below take every combination of the
+ * latter (a bit of mask per distinct policy), so what they say holds whoever logs in.
  */
-static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
-                           const char *where) {
+#define ORDER_MAX_POLICIES 8      /* policies with rules told apart: 2^8 walks at most */
+
+static const struct policy *line_policy_of(const struct doc *d, const struct pam_entry *e, const char **ret_name,
+                                           const char **ret_refused) {
+        const struct policy *p = d->in->policy;
+        *ret_name = d->in->policy_name;
+        *ret_refused = "";
+        if (d->in->line_policy)
+                d->in->line_policy(e, &p, ret_name, ret_refused, d->in->line_policy_data);
+        return p;
+}
+
+struct copies {
+        const struct policy *var[ORDER_MAX_POLICIES];   /* the policies with rules, in stack order */
+        const char *name[ORDER_MAX_POLICIES];
+        size_t n_var;
+};
+
+static void copies_of(const struct doc *d, const struct pam_stack *st, struct copies *c) {
+        *c = (struct copies){};
+        for (size_t i = 0; i < st->n; i++) {
+                const char *name, *refused;
+                const struct policy *p;
+                size_t k = 0;
+                if (!streq(st->v[i].name, "pam_rdmalimit"))
+                        continue;
+                p = line_policy_of(d, &st->v[i], &name, &refused);
+                if (!p || p->n_rules == 0)
+                        continue;
+                while (k < c->n_var && c->var[k] != p)
+                        k++;
+                if (k == c->n_var && c->n_var < ORDER_MAX_POLICIES) {
+                        c->var[c->n_var] = p;
+                        c->name[c->n_var++] = name;
+                }
+        }
+}
+
+/* The tree the pam_limits line e reads (doctor_input.line_tree) */
+static const struct lc_tree *line_tree_of(const struct doc *d, const struct pam_entry *e) {
+        const struct lc_tree *t = d->in->line_tree ? d->in->line_tree(e, d->in->line_tree_data) : NULL;
+        return t ? t : d->in->tree;
+}
+
+/* Each line's return for the users that the policies of mask's bits have a rule for (and the
+ * others none; a policy past ORDER_MAX_POLICIES is taken as having one), into limits_rets and
+ * module_rets.  With no policy that has a rule, every copy is taken as having one: the order
+ * the stack will have once the policy gives a user a value.  pam_limits succeeds, unless its
+ * tree fails every session (a file it cannot read): what its lines do for one user and one
+ * service process is explain's. */
+static int copies_rets(const struct doc *d, const struct pam_stack *st, const struct copies *c, uint32_t mask,
+                       enum pam_ret *limits_rets, enum pam_ret *rets) {
+        for (size_t i = 0; i < st->n; i++) {
+                const char *name, *refused;
+                const struct policy *p;
+                bool matched;
+                size_t k = 0;
+                rets[i] = limits_rets[i] = PAM_RET_SUCCESS;
+                if (streq(st->v[i].name, "pam_limits")) {
+                        const struct lc_tree *t = line_tree_of(d, &st->v[i]);
+                        if (t && lc_tree_fails_every_session(t))
+                                limits_rets[i] = PAM_RET_FAIL;
+                        continue;
+                }
+                if (!streq(st->v[i].name, "pam_rdmalimit"))
+                        continue;
+                p = line_policy_of(d, &st->v[i], &name, &refused);
+                while (k < c->n_var && c->var[k] != p)
+                        k++;
+                matched = c->n_var == 0 || (p && p->n_rules > 0 && (k == c->n_var || (mask >> k & 1)));
+                if (session_module_ret(st->v[i].args, p, matched, &rets[i]) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+/* A line that does not succeed whoever logs in (copies_rets() gives it no success for any
+ * user): a pam_limits whose tree fails every session; a copy of the module without a policy
+ * with a rule, when another copy has one (with none, every copy is taken as having one). */
+static bool never_succeeds(const struct doc *d, const struct pam_stack *st, const struct pam_entry *x) {
+        if (streq(x->name, "pam_limits")) {
+                const struct lc_tree *t = line_tree_of(d, x);
+                return t && lc_tree_fails_every_session(t);
+        }
+        if (!streq(x->name, "pam_rdmalimit"))
+                return false;
+        struct copies c;
+        const char *name, *refused;
+        const struct policy *p = line_policy_of(d, x, &name, &refused);
+        copies_of(d, st, &c);
+        return c.n_var > 0 && (!p || p->n_rules == 0);
+}
+
+/* The walk of st for the users of mask: the last pam_limits and pam_rdmalimit that run. */
+static int copies_walk(const struct doc *d, const struct pam_stack *st, const struct copies *c, uint32_t mask,
+                       long *ret_lim, long *ret_mod) {
+        _cleanup_free_ enum pam_ret *rets = calloc(st->n ? st->n : 1, sizeof(*rets));
+        _cleanup_free_ enum pam_ret *lrets = calloc(st->n ? st->n : 1, sizeof(*lrets));
         struct stack_run run;
-        int r = stack_run_walk(st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run);
-        if (r < 0)
+        int r;
+
+        if (!rets || !lrets)
+                return -ENOMEM;
+        if ((r = copies_rets(d, st, c, mask, lrets, rets)) < 0 ||
+            (r = stack_run_walk_each(st, lrets, PAM_RET_SUCCESS, rets, PAM_RET_SUCCESS, &run)) < 0)
                 return r;
-        long last_lim = run.last_limits, last_mod = run.last_module;
+        *ret_lim = run.last_limits;
+        *ret_mod = run.last_module;
         stack_run_clear(&run);
-        if (last_mod < 0 || last_lim <= last_mod)
+        return 0;
+}
+
+/* "that rdmalimit-b.conf has a rule for and rdmalimit.conf none" */
+static char *copies_users(const struct copies *c, uint32_t mask) {
+        _cleanup_free_ char *has = NULL, *none = NULL;
+        for (size_t k = 0; k < c->n_var; k++) {
+                char **w = mask >> k & 1 ? &has : &none;
+                char *n = *w ? strf("%s, %s", *w, c->name[k]) : strdup(c->name[k]);
+                if (!n)
+                        return NULL;
+                free(*w);
+                *w = n;
+        }
+        if (has && none)
+                return strf("that %s has a rule for and %s none", has, none);
+        return has ? strf("that %s has a rule for", has) : strf("that %s has no rule for", none);
+}
+
+/*
+ * The order of pam_limits and pam_rdmalimit in one stack: 1 when the copy of pam_rdmalimit that
+ * runs last runs after the last pam_limits that runs, for every user; 0 after adding the
+ * finding.  The order is the session model's (lib/session/session.c), as explain and verify say:
+ * the stack walked as libpam runs it, so a jumped-over or unreachable line does not count, and
+ * pam_limits sets its values whenever it runs, so a pam_limits after the last pam_rdmalimit
+ * overrides it.  Where the copies' results change the path (a jump, sufficient), the order may
+ * depend on the user: then it says so, with the users of each order.
+ */
+static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st) {
+        struct copies c;
+        long before_lim = -1, before_mod = -1;
+        uint32_t before_mask = 0, after_mask = 0;
+        bool before = false, after = false;
+        int r;
+
+        copies_of(d, st, &c);
+        /* mask 0, a user no policy has a rule for, is left out: no copy sets anything for them */
+        for (uint32_t mask = c.n_var ? 1 : 0; mask < (UINT32_C(1) << c.n_var); mask++) {
+                long lim, mod;
+                if ((r = copies_walk(d, st, &c, mask, &lim, &mod)) < 0)
+                        return r;
+                if (mod < 0)
+                        continue;   /* no copy runs for these users */
+                if (lim > mod && !before) {
+                        before = true;
+                        before_lim = lim, before_mod = mod, before_mask = mask;
+                } else if (lim <= mod && !after) {
+                        after = true;
+                        after_mask = mask;
+                }
+        }
+        if (!before)
                 return 1;
-        const struct pam_entry *l = &st->v[last_lim];
+        const struct pam_entry *l = &st->v[before_lim], *m = &st->v[before_mod];
+        _cleanup_free_ char *w2 = strf("%s:%u", l->file, l->line), *where = strf("%s:%u", m->file, m->line),
+                           *fix = NULL, *own = strf("%s/%s", "pam.d", svc);
+        if (!w2 || !where || !own)
+                return -ENOMEM;
+        if (after) {
+                _cleanup_free_ char *ub = copies_users(&c, before_mask), *ua = copies_users(&c, after_mask);
+                if (!ub || !ua || !(fix = strf("put every pam_rdmalimit line after the last pam_limits (%s); "
+                                               "'rdmalimits explain USER --service %s' shows a user's order", w2, svc)))
+                        return -ENOMEM;
+                ADD_ID(d, g, DIAG_WARNING, "pam-order-user", where, fix,
+                       "%s: whether pam_rdmalimit runs after pam_limits depends on the user (the copies of the module "
+                       "decide differently): for a user %s, pam_rdmalimit (%s) runs before pam_limits (%s), which "
+                       "then overrides it; for a user %s, it runs after",
+                       svc, ub, where, w2, ua);
+                return 0;
+        }
         /* the fix the tool can carry out: pam_rdmalimit after that pam_limits, in this
          * service's own file (a file pam-auth-update or authselect manages is never edited) */
-        _cleanup_free_ char *w2 = strf("%s:%u", l->file, l->line), *fix = NULL, *own = strf("%s/%s", "pam.d", svc);
-        if (!w2 || !own)
-                return -ENOMEM;
         const char *base = strstr(l->file, own);
         if (base && streq(base, own))   /* in its own file */
                 fix = strf("rdmalimits enable --service %s (puts pam_rdmalimit after %s)", svc, w2);
@@ -224,9 +391,54 @@ static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, 
                 fix = strf("move the pam_rdmalimit line (%s) after pam_limits (%s)", where, w2);
         if (!fix)
                 return -ENOMEM;
-        ADD(d, g, DIAG_ERROR, where, fix,
-            "%s: pam_rdmalimit runs before pam_limits (%s), which then sets its own values: pam_limits overrides it",
-            svc, w2);
+        ADD_ID(d, g, DIAG_ERROR, "pam-order", where, fix,
+               "%s: pam_rdmalimit runs before pam_limits (%s), which then sets its own values: pam_limits overrides it",
+               svc, w2);
+        return 0;
+}
+
+/* Each line of the module that reads a policy of its own (conf=) that it refuses or that is
+ * missing: that line leaves memlock alone for everyone, or, strict, fails the session where
+ * its control makes a failure count (the default policy is checked with the configuration
+ * files).  Each pam_limits line whose conf= file it cannot read: it fails every session. */
+static int pam_check_copies(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st) {
+        for (size_t i = 0; i < st->n; i++) {
+                const struct pam_entry *e = &st->v[i];
+                const char *name, *refused;
+                enum pam_ret ret;
+                if (streq(e->name, "pam_limits") && e->args && strstr(e->args, "conf=")) {
+                        const struct lc_tree *t = line_tree_of(d, e);
+                        if (!t || !lc_tree_fails_every_session(t))
+                                continue;
+                        _cleanup_free_ char *where = strf("%s:%u", e->file, e->line);
+                        if (!where)
+                                return -ENOMEM;
+                        ADD_ID(d, g, DIAG_WARNING, "pam-limits-conf", where, NULL,
+                               "%s: pam_limits reads %s (conf=), which it cannot read (%s): it fails every %s session "
+                               "where it runs (PAM_SERVICE_ERR), and its control '%s' decides what that does",
+                               svc, t->files[0].display, strerror(-t->files[0].open_error), svc, e->control);
+                        continue;
+                }
+                if (!streq(e->name, "pam_rdmalimit") || line_policy_of(d, e, &name, &refused) ||
+                    streq(name, d->in->policy_name))
+                        continue;
+                if (session_module_ret(e->args, NULL, false, &ret) < 0)
+                        return -ENOMEM;
+                _cleanup_free_ char *where = strf("%s:%u", e->file, e->line);
+                _cleanup_free_ char *why = *refused ? strf("refuses it: %s", refused) : strdup("it does not exist");
+                _cleanup_free_ char *fix = strf("fix %s (rdmalimits --conf %s check --policy), or remove conf= from "
+                                                "the line", name, name);
+                if (!where || !why || !fix)
+                        return -ENOMEM;
+                if (ret == PAM_RET_FAIL)
+                        ADD_ID(d, g, DIAG_ERROR, "pam-copy-policy", where, fix,
+                               "%s: pam_rdmalimit reads %s, and %s; the line says strict, so it fails the %s session "
+                               "where its control '%s' makes a failure count", svc, name, why, svc, e->control);
+                else
+                        ADD_ID(d, g, DIAG_WARNING, "pam-copy-policy", where, fix,
+                               "%s: pam_rdmalimit reads %s, and %s: this line leaves memlock unchanged for everyone",
+                               svc, name, why);
+        }
         return 0;
 }
 
@@ -295,7 +507,7 @@ static int pam_check_module_line(struct doc *d, enum doctor_group g, const char 
         d->module_in_any_stack = true;
         if ((r = pam_check_module(d, g, svc, st, (size_t)mod, &where, &ok)) < 0)
                 return r;
-        if ((r = pam_order_check(d, g, svc, st, where)) <= 0)
+        if ((r = pam_check_copies(d, g, svc, st)) < 0 || (r = pam_order_check(d, g, svc, st)) <= 0)
                 return r;
         if (ok)
                 ADD(d, g, DIAG_OK, where, NULL, "%s: pam_rdmalimit runs%s as '%s'", svc,
@@ -310,15 +522,18 @@ static int pam_check_includes(struct doc *d, const char *svc, enum doctor_group 
 }
 
 /* The copies of pam_limits and pam_rdmalimit whose values count: the last of each that runs
- * (the session engine's walk, as explain names them), else the first in the stack. */
-static int pam_copies(const struct pam_stack *st, long *ret_lim, long *ret_mod) {
-        struct stack_run run;
-        int r = stack_run_walk(st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run);
-        if (r < 0)
+ * for the users every policy has a rule for (the session engine's walk, as explain names
+ * them), else the first in the stack. */
+static int pam_copies(const struct doc *d, const struct pam_stack *st, long *ret_lim, long *ret_mod) {
+        struct copies c;
+        long lim, mod;
+        int r;
+
+        copies_of(d, st, &c);
+        if ((r = copies_walk(d, st, &c, (UINT32_C(1) << c.n_var) - 1, &lim, &mod)) < 0)
                 return r;
-        *ret_lim = run.last_limits >= 0 ? run.last_limits : pam_stack_find(st, "pam_limits");
-        *ret_mod = run.last_module >= 0 ? run.last_module : pam_stack_find(st, "pam_rdmalimit");
-        stack_run_clear(&run);
+        *ret_lim = lim >= 0 ? lim : pam_stack_find(st, "pam_limits");
+        *ret_mod = mod >= 0 ? mod : pam_stack_find(st, "pam_rdmalimit");
         return 0;
 }
 
@@ -350,7 +565,7 @@ static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, 
         long lim = -1, mod = -1;
         int r;
 
-        if (!st->error && !st->include_error && (r = pam_copies(st, &lim, &mod)) < 0)
+        if (!st->error && !st->include_error && (r = pam_copies(d, st, &lim, &mod)) < 0)
                 return r;
         if (st->error)
                 return doctor_add(d->rep, g, DIAG_WARNING, NULL, file, NULL,

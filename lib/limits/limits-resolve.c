@@ -267,6 +267,10 @@ static void resolve_init(struct resolver *z, const struct lc_baseline *base) {
         res->hard = (struct lc_slot){ .known = base->known, .value = base->hard, .rank = base->rank };
 }
 
+bool lc_tree_fails_every_session(const struct lc_tree *t) {
+        return t->n_files > 0 && lc_file_fails_session(t, 0);
+}
+
 int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
                const struct lc_baseline *base, struct lc_result *ret) {
         struct resolver z = { .t = t, .id = id };

@@ -321,6 +321,10 @@ struct lc_result {
 
 int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
                const struct lc_baseline *base, struct lc_result *ret);
+/* pam_limits fails every session with t whoever logs in (LC_RES_SERVICE_ERR before any line):
+ * its first file (limits.conf, or the conf= file) fails the session (lc_resolve() reads the
+ * files in order and stops at the first that fails). */
+bool lc_tree_fails_every_session(const struct lc_tree *t);
 void lc_result_clear(struct lc_result *r);
 
 /* Does this line's domain match the user (and with which rank)?  Returns -1 when not. */

@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "apply.h"
 #include "array.h"
 #include "fsutil.h"
 #include "ident.h"
@@ -489,9 +490,36 @@ static int mods_add(const struct session_input *in, struct mods *ms, const struc
         return 0;
 }
 
+int session_module_args(const char *args, struct login_args *a, char **ret_buf) {
+        char *buf = strdup(args ? args : ""), *save = NULL;
+
+        login_args_init(a);
+        if (!buf)
+                return -ENOMEM;
+        for (char *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+                (void)login_arg(a, w);
+        *ret_buf = buf;
+        return 0;
+}
+
+int session_module_ret(const char *args, const struct policy *p, bool matched, enum pam_ret *ret) {
+        _cleanup_free_ char *buf = NULL;
+        struct login_args a;
+
+        if (matched) {
+                *ret = PAM_RET_SUCCESS;
+                return 0;
+        }
+        if (session_module_args(args, &a, &buf) < 0)
+                return -ENOMEM;
+        /* pam_sm_open_session(): a policy it cannot load is an error, PAM_SESSION_ERR when
+         * strict; a user no rule sets a value for is PAM_IGNORE */
+        *ret = !p && a.strict ? PAM_RET_FAIL : PAM_RET_IGNORE;
+        return 0;
+}
+
 /* The input's policy, then that of each pam_rdmalimit line (in->line_policy), with the return
- * value each line has for the walk (*ret_rets, per entry: success when a rule sets a value,
- * else ignore). */
+ * value each line has for the walk (*ret_rets, per entry: session_module_ret()). */
 static int mods_load(const struct session_input *in, const struct pam_stack *st, struct mods *ms,
                      enum pam_ret **ret_rets) {
         _cleanup_free_ enum pam_ret *rets = NULL;
@@ -514,9 +542,9 @@ static int mods_load(const struct session_input *in, const struct pam_stack *st,
                         continue;
                 if (in->line_policy)
                         in->line_policy(&st->v[i], &p, &hw, in->line_policy_data);
-                if ((r = mods_add(in, ms, p, hw, &ms->of[i])) < 0)
+                if ((r = mods_add(in, ms, p, hw, &ms->of[i])) < 0 ||
+                    (r = session_module_ret(st->v[i].args, p, ms->v[ms->of[i]].matched, &rets[i])) < 0)
                         return r;
-                rets[i] = ms->v[ms->of[i]].matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE;
         }
         *ret_rets = TAKE_PTR(rets);
         return 0;

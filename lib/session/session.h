@@ -92,6 +92,16 @@ int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_r
                         const enum pam_ret *module_rets, enum pam_ret module_ret, struct stack_run *ret);
 void stack_run_clear(struct stack_run *r);
 
+/* The options of a pam_rdmalimit line as the module reads them: its words (split on blanks,
+ * as libpam passes them) through login_arg(), the last of each winning.  a's conf and cache
+ * point into *ret_buf, which the caller frees after a.  -ENOMEM. */
+struct login_args;
+int session_module_args(const char *args, struct login_args *a, char **ret_buf);
+/* What a pam_rdmalimit line with these arguments returns: success when its policy p has a
+ * rule that sets a value for the user (matched); with no policy it can use (p NULL: missing
+ * or refused), a failure (PAM_SESSION_ERR) when the line says strict; else ignore.  -ENOMEM. */
+int session_module_ret(const char *args, const struct policy *p, bool matched, enum pam_ret *ret);
+
 /* The order that decides memlock. */
 enum session_order {
         SESSION_MODULE_LAST,    /* pam_rdmalimit runs after the last pam_limits (or there is none) */

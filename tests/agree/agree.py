@@ -124,7 +124,7 @@ class Driver:
         self.top = min(self.hmax, 8 * MiB)
         self.counts = {"trees": 0, "sessions": 0, "explain": 0, "verify": 0, "doctor": 0, "enable": 0,
                        "enable-edited": 0, "enable-refused": 0, "apply": 0, "apply-4": 0, "disagreements": 0, "known": 0,
-                       "opened": 0, "failed": 0, "module-decides": 0, "order-before": 0}
+                       "opened": 0, "failed": 0, "module-decides": 0, "order-before": 0, "order-depends": 0}
         self.problems = []
         self.log = []
 
@@ -326,14 +326,19 @@ class Driver:
             self.known(bug, what + k)
 
     def doctor_order(self, label, root, svc):
-        """True when doctor says pam_rdmalimit runs before pam_limits in svc, None on failure."""
+        """What doctor says of the order in svc: "before" (pam_rdmalimit runs before pam_limits
+        for every user a policy has a rule for), "depends" (for some), "after", None on failure."""
         p, d = self.tool_json(["--root", root, "doctor", "--service", svc, "--json"])
         self.counts["doctor"] += 1
         if d is None:
             self.fail("%s: doctor --service %s gave no JSON (exit %d)" % (label, svc, p.returncode), p.stderr.strip())
             return None
-        tag = "%s: pam_rdmalimit runs before pam_limits" % svc
-        return any(f.get("message", "").startswith(tag) for f in d.get("findings", []))
+        mine = [f for f in d.get("findings", []) if f.get("message", "").startswith(svc + ": ")]
+        if any(f.get("id") == "pam-order" for f in mine):
+            return "before"
+        if any(f.get("id") == "pam-order-user" for f in mine):
+            return "depends"
+        return "after"
 
     # -- one tree ----------------------------------------------------------------------------
     def users_of(self, t):
@@ -410,22 +415,31 @@ class Driver:
         mod = [k for k, (_, n) in enumerate(tr) if n == "pam_rdmalimit"]
         return bool(lim and mod and mod[-1] < lim[-1])
 
-    def check_doctor(self, label, svc, res, phase, start):
-        before = self.doctor_order(label, self.root, svc)
-        if before is None:
+    def check_doctor(self, label, t, svc, res, phase, start):
+        said = self.doctor_order(label, self.root, svc)
+        if said is None:
             return
-        self.counts["order-before"] += bool(before)
+        self.counts["order-before"] += said == "before"
+        self.counts["order-depends"] += said == "depends"
         tr = self.cur_trace
-        if self.cur_trace_started and self.trace_before(tr) != before:
+        # the trace has every line succeed: doctor's walk for a user every policy has a rule
+        # for, when each policy the stacks name can be used (else a copy ignores everyone) and
+        # each file a pam_limits line reads first is there (else it fails every session)
+        usable = t.policy is not None and t.policy.usable() and (not t.policy_b or t.policy_2.usable()) and \
+            t.conf is not None and t.alt is not None
+        if said != "depends" and self.cur_trace_started and usable and \
+                self.trace_before(tr) != (said == "before"):
             self.fail("%s %s: doctor says pam_rdmalimit runs %s pam_limits in %s; libpam runs: %s" % (
-                label, phase, "before" if before else "not before", svc, " ".join("%s(%s)" % (i, m[4:]) for i, m in tr) or "neither"))
+                label, phase, "before" if said == "before" else "not before", svc,
+                " ".join("%s(%s)" % (i, m[4:]) for i, m in tr) or "neither"))
         for user, (real, j) in res.items():
-            if j is None or not j.get("policy") or j.get("session") in ("fails", "refused"):
+            if said == "depends" or j is None or not j.get("policy") or j.get("session") in ("fails", "refused"):
                 continue
             exp = j["policy"].get("order") == "before-pam_limits"
-            if exp != before:
+            if exp != (said == "before"):
                 self.fail("%s %s: doctor says pam_rdmalimit runs %s pam_limits in %s; explain %s --service %s: %s" % (
-                    label, phase, "before" if before else "not before", svc, user, svc, j["policy"].get("order")))
+                    label, phase, "before" if said == "before" else "not before", svc, user, svc,
+                    j["policy"].get("order")))
 
     def check_enable(self, label, t, svc, start, pid):
         copy = os.path.join(self.work, "copy")
@@ -485,7 +499,7 @@ class Driver:
                                  "session without the module has %s, so the module should give %s" % (
                                      label, svc, user, fmt_pair(real[1]), fmt_pair(target[:2]), fmt_pair(base[1]),
                                      fmt_pair(want)))
-        if self.doctor_order(label, self.root, svc):
+        if self.doctor_order(label, self.root, svc) == "before":
             wrong.append("%s: after enable --service %s (exit 0), doctor says pam_rdmalimit runs before pam_limits" % (
                 label, svc))
         tr = self.cur_trace
@@ -562,7 +576,7 @@ class Driver:
         try:
             for svc in t.services:
                 res = self.service_checks(label, t, svc, start, hold.pid, "tree")
-                self.check_doctor(label, svc, res, "tree", start)
+                self.check_doctor(label, t, svc, res, "tree", start)
                 self.check_enable(label, t, svc, start, hold.pid)
             self.check_apply(label, t, crng)
         finally:

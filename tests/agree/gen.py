@@ -100,6 +100,12 @@ class Policy:
             out += "rules_typo = 1;\n"     # an unknown key: the whole file is refused
         return out
 
+    def usable(self):
+        """The module loads it and it has a rule (a hard value below the memlock value is an
+        error: the whole file is refused)."""
+        return not self.broken and bool(self.rules) and \
+            not any(r.hard and r.hard[1] < r.soft[1] for r in self.rules)
+
 
 def size_k(rng):
     k = rng.randint(16, 9000)
@@ -164,6 +170,9 @@ def module_line(rng, t):
     args = pick(rng, [(50, ""), (25, " conf=" + POLICY), (10, " quiet"), (12, " conf=" + POLICY_B)])
     if args == " conf=" + POLICY_B:
         t.policy_b = True
+    if rng.random() < 0.1:
+        # strict: a policy the module cannot use fails the session (PAM_SESSION_ERR)
+        args += " strict"
     return "session %s pam_rdmalimit.so%s" % (pick(rng, MODULE_CONTROLS), args)
 
 
@@ -338,10 +347,7 @@ class Tree(diffgen.Tree):
     def policy_target(self, user):
         """(soft, hard, lower) the module sets for user, or None: it leaves the limit alone."""
         p = self.policy
-        if p is None or p.broken or not any(u[0] == user for u in self.users):
-            return None
-        # a hard value below the memlock value is an error: the whole file is refused
-        if any(r.hard and r.hard[1] < r.soft[1] for r in p.rules):
+        if p is None or not p.usable() or not any(u[0] == user for u in self.users):
             return None
 
         def value(r):

@@ -261,6 +261,78 @@ check "two copies: OK names sshd's own pam_rdmalimit, the last that runs" \
 check "two copies: common-session's copy is not claimed to run last" \
 	hasnt "OK   sshd: pam_rdmalimit runs after pam_limits as 'optional' (etc/pam.d/common-session:6)"
 
+# --- copies of the module reading policies of their own (conf=): the order for every user a
+# policy has a rule for, as explain says it for each (lib/doctor/pam.c pam_order_check())
+if is_root; then
+	two_policies() {
+		mkroot
+		printf 'version = 1;\nrules = ( { group = "rdma_users"; memlock = "2M"; } );\n' > "$R/etc/security/rdmalimit.conf"
+		printf '%s' "$1" > "$R/etc/security/rdmalimit-b.conf"
+		chmod 644 "$R/etc/security/rdmalimit.conf" "$R/etc/security/rdmalimit-b.conf"
+		printf '%s' "$2" > "$R/etc/pam.d/common-session"
+	}
+	order_of() {
+		"$RDMALIMITS" --root "$R" --flavour debian --json explain "$1" --service sshd 2> /dev/null |
+			python3 -c 'import json, sys; print((json.load(sys.stdin).get("policy") or {}).get("order"))'
+	}
+	# rdmalimit-b.conf's copy jumps over the second pam_limits only when it sets a value
+	jumping='session	required	pam_limits.so
+session	optional	pam_rdmalimit.so
+session	[success=1 default=ignore]	pam_rdmalimit.so conf=/etc/security/rdmalimit-b.conf
+session	required	pam_limits.so
+session	required	pam_permit.so
+'
+	two_policies 'version = 1;
+rules = ( { user = "svc"; memlock = "3M"; } );
+' "$jumping"
+	run
+	check "copies deciding differently: WARN that the order depends on the user, with each kind of user" \
+		line "WARN sshd: whether pam_rdmalimit runs after pam_limits depends on the user" \
+		"for a user that /etc/security/rdmalimit.conf has a rule for and /etc/security/rdmalimit-b.conf none, pam_rdmalimit (etc/pam.d/common-session:3) runs before pam_limits (etc/pam.d/common-session:4)" \
+		"for a user that /etc/security/rdmalimit-b.conf has a rule for and /etc/security/rdmalimit.conf none, it runs after" \
+		"(etc/pam.d/common-session:3)"
+	check "... neither a FAIL nor an OK for the order" \
+		test "$(grep -c 'sshd: pam_rdmalimit runs' "$OUT")" = 0
+	check "... explain: alice (rdma_users, the first policy's) before pam_limits" test "$(order_of alice)" = before-pam_limits
+	check "... explain: svc (the second policy's) after pam_limits" test "$(order_of svc)" = after-pam_limits
+	# the same stack with a second policy the module refuses: that copy ignores everyone, so
+	# the second pam_limits always runs after it
+	two_policies 'version = 1;
+rules = ( { user = "svc"; memlock = "3M"; hard = "1M"; } );
+' "$jumping"
+	run
+	check "a copy whose policy is refused: the order is before for everyone (FAIL)" \
+		line "FAIL sshd: pam_rdmalimit runs before pam_limits (etc/pam.d/common-session:4)" "(etc/pam.d/common-session:3)"
+	check "... and that copy is named: it leaves memlock unchanged for everyone" \
+		line "WARN sshd: pam_rdmalimit reads /etc/security/rdmalimit-b.conf, and refuses it:" "hard 1M is below memlock 3M" \
+		"this line leaves memlock unchanged for everyone (etc/pam.d/common-session:3)"
+	check "... explain agrees: svc before pam_limits" test "$(order_of alice)" = before-pam_limits
+	# strict, and no policy at that path: the copy fails the session where it is required
+	two_policies 'version = 1;
+' 'session	required	pam_limits.so
+session	optional	pam_rdmalimit.so
+session	required	pam_rdmalimit.so conf=/etc/security/nothere.conf strict
+'
+	run
+	check "a strict copy without its policy: FAIL, the session fails" \
+		line "FAIL sshd: pam_rdmalimit reads /etc/security/nothere.conf, and it does not exist; the line says strict, so it fails the sshd session where its control 'required' makes a failure count" \
+		"(etc/pam.d/common-session:3)"
+	check "... explain: the session fails" test "$("$RDMALIMITS" --root "$R" --flavour debian --json explain alice --service sshd 2> /dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["session"])')" = fails
+	# a pam_limits line whose conf= file is missing fails every session: sufficient then
+	# does not end the stack, and the module after it runs after the last pam_limits
+	two_policies 'version = 1;
+' 'session	required	pam_limits.so
+session	sufficient	pam_limits.so conf=/etc/security/nothere.conf
+session	optional	pam_rdmalimit.so
+'
+	run
+	check "pam_limits conf= of a missing file: WARN, it fails every session" \
+		line "WARN sshd: pam_limits reads etc/security/nothere.conf (conf=), which it cannot read (No such file or directory): it fails every sshd session where it runs" \
+		"(etc/pam.d/common-session:2)"
+	check "... and the module after it runs: OK" line "OK   sshd: pam_rdmalimit runs after pam_limits as 'optional'" "(etc/pam.d/common-session:3)"
+fi
+
 # --- a tree of configuration only (an image's /etc, no PAM modules): one finding, not a FAIL per stack
 mkroot
 rm -r "$R/lib"

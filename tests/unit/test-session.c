@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 
 #include "unit.h"
+#include "apply.h"
 #include "ident.h"
 #include "limitsconf.h"
 #include "macro.h"
@@ -641,6 +642,91 @@ static void test_model_line_policies(void **state) {
         assert_int_equal(unit_teardown(NULL), 0);
 }
 
+/* A pam_rdmalimit line without a policy it can use (missing or refused: NULL) ignores the
+ * session, unless it says strict: then it fails it (PAM_SESSION_ERR), as
+ * pam_sm_open_session() does; a user no rule matches is ignored either way. */
+static void no_policy_for_x(const struct pam_entry *e, const struct policy **ret_p, const struct hw_summary **ret_hw,
+                            void *data) {
+        _cleanup_free_ char *buf = NULL;
+        struct login_args a;
+        (void)ret_hw;
+        assert_int_equal(session_module_args(e->args, &a, &buf), 0);
+        *ret_p = streq(a.conf, "/x") ? NULL : data;
+}
+
+static void test_model_strict_without_policy(void **state) {
+        static const char a_text[] = "version = 1;\nrules = ( { user = \"bob\"; memlock = \"3M\"; } );\n";
+        static const struct {
+                const char *stack;
+                bool fails;
+        } cases[] = {
+                { "session required pam_rdmalimit.so conf=/x strict\n", true },
+                { "session required pam_rdmalimit.so conf=/x\n", false },
+                { "session optional pam_rdmalimit.so strict conf=/x\n", false },    /* optional: ignored */
+                { "session required pam_rdmalimit.so conf=/a strict\n", false },    /* no rule for alice */
+                { "session required pam_rdmalimit.so conf=/x strict conf=/a\n", false }, /* the last conf= */
+        };
+        struct policy *pa = NULL;
+        (void)state;
+
+        assert_int_equal(policy_load_string(a_text, strlen(a_text), "a", &pa, NULL), 0);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct lc_tree *t = NULL;
+                struct ident *id = NULL;
+                struct lc_baseline b = { .rank = LC_RANK_NONE };
+                struct lc_service svc = { .known = true };
+                char root[] = "/tmp/test-session-strict-XXXXXX", stack[256];
+                /* pam_permit: a stack whose every module ignores fails in libpam */
+                snprintf(stack, sizeof stack, "session required pam_permit.so\n%s", cases[i].stack);
+                assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                        { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n" },
+                        { "etc/group", "root:x:0:\nalice:x:1001:\n" },
+                        { "etc/pam.d/s", stack },
+                        { "etc/security/limits.conf", "" },
+                        {},
+                }), 0);
+                assert_int_equal(lc_tree_load(root, LC_FLAVOUR_UPSTREAM, NULL, &t), 0);
+                assert_int_equal(ident_new(root, &id), 0);
+                svc.rl[RLIMIT_MEMLOCK] = (__typeof__(svc.rl[0])){ .known = true, .soft = 65536, .hard = 8 << 20 };
+                struct session_input in = { .root = root, .service = "s", .tree = t, .id = id, .user = "alice",
+                                            .base = &b, .svc = &svc, .policy = pa, .line_policy = no_policy_for_x,
+                                            .line_policy_data = pa };
+                struct session_model m = {};
+                assert_int_equal(session_model_build(&in, &m), 0);
+                if (m.run.failed != cases[i].fails || (m.kind == LC_SESSION_FAILS) != cases[i].fails)
+                        fail_msg("%s: failed %d, kind %d", cases[i].stack, m.run.failed, m.kind);
+                session_model_clear(&m);
+                ident_free(id);
+                lc_tree_free(t);
+                assert_int_equal(unit_teardown(NULL), 0);
+        }
+        policy_free(pa);
+}
+
+/* session_module_ret(): success when matched, whatever else; strict matters only without a
+ * policy */
+static void test_module_ret(void **state) {
+        static const char text[] = "version = 1;\nrules = ( { user = \"bob\"; memlock = \"3M\"; } );\n";
+        struct policy *p = NULL;
+        enum pam_ret r;
+        (void)state;
+
+        assert_int_equal(policy_load_string(text, strlen(text), "a", &p, NULL), 0);
+        assert_int_equal(session_module_ret("strict", NULL, true, &r), 0);
+        assert_int_equal(r, PAM_RET_SUCCESS);
+        assert_int_equal(session_module_ret("strict", NULL, false, &r), 0);
+        assert_int_equal(r, PAM_RET_FAIL);
+        assert_int_equal(session_module_ret("debug  strict\tquiet", NULL, false, &r), 0);
+        assert_int_equal(r, PAM_RET_FAIL);
+        assert_int_equal(session_module_ret("strictly", NULL, false, &r), 0);
+        assert_int_equal(r, PAM_RET_IGNORE);
+        assert_int_equal(session_module_ret(NULL, NULL, false, &r), 0);
+        assert_int_equal(r, PAM_RET_IGNORE);
+        assert_int_equal(session_module_ret("strict", p, false, &r), 0);
+        assert_int_equal(r, PAM_RET_IGNORE);
+        policy_free(p);
+}
+
 static int stop_at_jump(const char *digits, size_t len, unsigned jump, void *userdata) {
         (void)digits;
         (void)len;
@@ -768,5 +854,6 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_line_rank),
           cmocka_unit_test(test_model_build), cmocka_unit_test(test_model_line_trees),
           cmocka_unit_test(test_target_entry), cmocka_unit_test(test_model_line_policies),
+          cmocka_unit_test(test_model_strict_without_policy), cmocka_unit_test(test_module_ret),
           cmocka_unit_test(test_control_jumps), cmocka_unit_test(test_walk_first_unloadable),
           cmocka_unit_test(test_target_causes))
