@@ -73,6 +73,8 @@ struct run {
         char *as_record;         /* the record's new text, when it changes */
         char as_note[512];       /* --check: what happens between the commands */
         char chroot[PATH_MAX + 8];  /* "chroot ROOT " under --root: the tools run in the tree */
+        /* the policies and trees the stacks' lines read (tool_session_lines()) */
+        struct tool_session reads;
 };
 
 static void target_clear(struct target *t) {
@@ -94,6 +96,7 @@ static void run_done(struct run *r) {
         closep(&r->pamfd);
         closep(&r->profilefd);
         closep(&r->lockfd);
+        tool_session_clear(&r->reads);
 }
 
 /* abs as pamstack.h names the files of a stack: relative to the root under --root */
@@ -280,15 +283,17 @@ static int keep_jumps(struct run *r, struct target *t, const char *service, int 
 /* enable: plan one service.  explicit: named by --service. */
 /*
  * Does pam_rdmalimit run after the last pam_limits that runs, in the service's stack as the
- * edit leaves it (text: the service file then; includes from the tree)?  The session engine's
- * walk (stack_run_walk(), as explain and doctor walk it: pam_limits and the module succeeding,
- * a module the model cannot know assumed to succeed).  When it does not and the path is
- * certain, the run refuses, naming the line that stops it; when the path depends on a module's
- * assumed result, a warning.  0, or -1 when refused.
+ * edit leaves it (text: the service file then; includes from the tree), for every user a
+ * policy has a rule for?  The session engine's walks (session_walks_every_user(), as doctor
+ * walks it: each copy of the module with the policy it reads, a pam_limits whose file cannot
+ * be read failing, a module the model cannot know assumed to succeed).  When it does not and
+ * the path is certain, the run refuses, naming the users and the line that stops it; when the
+ * path depends on a module's assumed result, a warning.  0, or -1 when refused.
  */
 static int check_module_runs(struct run *r, const struct target *t, const char *name, const char *text) {
         _cleanup_(pam_stack_clear) struct pam_stack st = {};
-        _cleanup_(stack_run_clear) struct stack_run run = {};
+        _cleanup_(session_walks_clear) struct session_walks w = {};
+        struct session_lines lines = tool_session_lines(&r->reads);
         char why[PAMEDIT_WHERE_MAX + 384] = "";
 
         if (pam_stack_load_text(r->c->root, name, text, &st) < 0) {
@@ -297,40 +302,55 @@ static int check_module_runs(struct run *r, const struct target *t, const char *
         }
         if (st.error || st.include_error)
                 return 0;   /* reported elsewhere (pam_plan_service) */
-        if (stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run) < 0) {
+        if (session_walks_every_user(&st, &lines, &w) < 0) {
                 run_oom(r);
                 return -1;
         }
         /* a module file libpam cannot load: the line runs, returns PAM_MODULE_UNKNOWN, sets nothing */
-        for (size_t k = 0; k < run.n_run; k++) {
-                const struct pam_entry *e = &st.v[run.run[k]];
-                if (e->unloadable && streq(e->name, "pam_rdmalimit")) {
-                        run_error(r, "%s: %s:%u: libpam cannot load %s (it is not in the module directory, or the "
-                                  "path does not exist): the line would do nothing; install pam_rdmalimit first "
-                                  "(nothing written)", t->display, e->file, e->line, e->module);
-                        return -1;
+        for (size_t j = 0; j < w.n; j++)
+                for (size_t k = 0; k < w.v[j].run.n_run; k++) {
+                        const struct pam_entry *e = &st.v[w.v[j].run.run[k]];
+                        if (e->unloadable && streq(e->name, "pam_rdmalimit")) {
+                                run_error(r, "%s: %s:%u: libpam cannot load %s (it is not in the module directory, or "
+                                          "the path does not exist): the line would do nothing; install pam_rdmalimit "
+                                          "first (nothing written)", t->display, e->file, e->line, e->module);
+                                return -1;
+                        }
                 }
+        /* every user a policy has a rule for: the first walk where the module does not run last */
+        const struct session_walk *bad = NULL;
+        for (size_t j = 0; j < w.n && !bad; j++) {
+                const struct stack_run *run = &w.v[j].run;
+                bool limits = run->last_limits >= 0;
+                if (run->last_module > run->last_limits)
+                        continue;
+                /* a condition the model cannot know skips both: the module runs whenever pam_limits does */
+                if (run->assumed && !limits && run->last_module < 0 && !run->failed && run->ended_at < 0)
+                        continue;
+                bad = &w.v[j];
         }
-        bool limits = run.last_limits >= 0, module_after = run.last_module > run.last_limits;
-        if (module_after)
+        if (!bad)
                 return 0;
-        /* a condition the model cannot know skips both: the module runs whenever pam_limits does */
-        if (run.assumed && !limits && run.last_module < 0 && !run.failed && run.ended_at < 0)
-                return 0;
-        if (run.ended_at >= 0) {
-                const struct pam_entry *e = &st.v[run.ended_at];
+        const struct stack_run *run = &bad->run;
+        bool limits = run->last_limits >= 0;
+        if (run->ended_at >= 0) {
+                const struct pam_entry *e = &st.v[run->ended_at];
                 snprintf(why, sizeof why, "%s:%u '%s %s' ends the stack", e->file, e->line, e->control, e->module);
-        } else if (run.failed)
+        } else if (run->failed)
                 snprintf(why, sizeof why, "the stack fails before it");
-        else {
+        else if (run->last_module >= 0) {
+                const struct pam_entry *e = &st.v[run->last_module], *l = &st.v[run->last_limits];
+                snprintf(why, sizeof why, "the last copy that runs (%s:%u) runs before pam_limits (%s:%u)", e->file,
+                         e->line, l->file, l->line);
+        } else {
                 /* the entry the walk's path goes from to past the (last) module line: its jump */
                 long mod = -1;
                 for (size_t i = 0; i < st.n; i++)
                         if (streq(st.v[i].name, "pam_rdmalimit"))
                                 mod = (long)i;
                 snprintf(why, sizeof why, "a jump skips it");
-                for (size_t k = 0; mod >= 0 && k < run.n_run; k++) {
-                        size_t a = run.run[k], b = k + 1 < run.n_run ? run.run[k + 1] : st.n;
+                for (size_t k = 0; mod >= 0 && k < run->n_run; k++) {
+                        size_t a = run->run[k], b = k + 1 < run->n_run ? run->run[k + 1] : st.n;
                         if ((long)a < mod && (long)b > mod) {
                                 const struct pam_entry *e = &st.v[a];
                                 snprintf(why, sizeof why, "%s:%u '%s %s' jumps over it (its count as the edit "
@@ -339,13 +359,19 @@ static int check_module_runs(struct run *r, const struct target *t, const char *
                         }
                 }
         }
-        if (run.assumed) {
+        _cleanup_free_ char *users = w.n_policies ? session_walk_users(&w, bad->mask) : strdup("");
+        _cleanup_free_ char *who = users && *users ? strf(" for a user %s", users) : strdup("");
+        if (!users || !who) {
+                run_oom(r);
+                return -1;
+        }
+        if (run->assumed) {
                 log_warning(r->c, "%s: if the modules whose results rdmalimits cannot know succeed, pam_rdmalimit "
-                            "does not run after pam_limits (%s); check the stack", t->display, why);
+                            "does not run after pam_limits%s (%s); check the stack", t->display, who, why);
                 return 0;
         }
-        run_error(r, "%s: pam_rdmalimit would not run after pam_limits in the %s session stack: %s%s; "
-                  "rdmalimits enable cannot make it run there (nothing written)", t->display, name, why,
+        run_error(r, "%s: pam_rdmalimit would not run after pam_limits in the %s session stack%s: %s%s; "
+                  "rdmalimits enable cannot make it run there (nothing written)", t->display, name, who, why,
                   limits ? "" : " (pam_limits does not run either)");
         return -1;
 }
@@ -353,12 +379,13 @@ static int check_module_runs(struct run *r, const struct target *t, const char *
 static void plan_enable(struct run *r, const char *name, bool explicit) {
         const struct ctx *c = r->c;
         struct target *t = service_target(r, name, explicit);
+        struct session_lines lines = tool_session_lines(&r->reads);
         struct pam_plan p;
         int jumps;
 
         if (!t)
                 return;
-        if (pam_plan_service(c->root, &t->f, &p) < 0) {
+        if (pam_plan_service(c->root, &t->f, &lines, &p) < 0) {
                 run_oom(r);
                 return;
         }
@@ -373,7 +400,7 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
         }
         if (p.verdict == PAM_V_INSERT || p.verdict == PAM_V_CONFLICT) {
                 /* a line of ours that pam_limits now follows moves after it */
-                if (pam_file_remove_marked(&t->f) > 0 && pam_plan_service(c->root, &t->f, &p) < 0) {
+                if (pam_file_remove_marked(&t->f) > 0 && pam_plan_service(c->root, &t->f, &lines, &p) < 0) {
                         run_oom(r);
                         return;
                 }
@@ -1015,7 +1042,7 @@ static void print_text(const struct run *r, bool changed, bool ran, bool explici
 /* Plan every edit, refuse them all on any problem, show, write, run the distribution's tools. */
 static int enable_disable(const struct ctx *c, bool disabling) {
         _cleanup_(run_done) struct run run = {
-                .c = c, .disabling = disabling, .pamfd = -1, .lockfd = -1, .profilefd = -1
+                .c = c, .disabling = disabling, .pamfd = -1, .lockfd = -1, .profilefd = -1, .reads = { .ctx = c }
         };
         struct run *r = &run;
         const char *pamdir = shown(c, PAM_DIR);

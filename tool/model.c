@@ -202,6 +202,26 @@ int tool_line_copy(const struct ctx *c, const char *args, struct tool_session *s
         return 0;
 }
 
+static const struct policy *lines_policy(const struct pam_entry *e, const char **ret_name, void *data) {
+        struct tool_session *s = data;
+        const struct tool_copy *x;
+        if (tool_line_copy(s->ctx, e->args, s, &x) < 0)
+                return NULL;   /* out of memory: as a copy without a policy */
+        *ret_name = x->policy_path;
+        return x->p;
+}
+
+static const struct lc_tree *lines_tree(const struct pam_entry *e, void *data) {
+        struct tool_session *s = data;
+        const struct lc_tree *t = NULL;
+        (void)tool_line_tree(s->ctx, e->args, s, &t);
+        return t;
+}
+
+struct session_lines tool_session_lines(struct tool_session *s) {
+        return (struct session_lines){ .policy = lines_policy, .tree = lines_tree, .data = s };
+}
+
 /* The session engine's question: which policy and hardware does the module line e read? */
 static void line_policy(const struct pam_entry *e, const struct policy **ret_p, const struct hw_summary **ret_hw,
                         void *data) {

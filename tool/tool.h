@@ -212,6 +212,9 @@ int tool_line_copy(const struct ctx *c, const char *args, struct tool_session *s
 /* For a view without a user (doctor): the tree of the pam_limits line with arguments args
  * (NULL: none), loaded once into s->trees.  0, -ENOMEM or CMD_FINDINGS (reported; *ret NULL). */
 int tool_line_tree(const struct ctx *c, const char *args, struct tool_session *s, const struct lc_tree **ret);
+/* What the lines of a stack read, for the session engine's walks for every user
+ * (session_walks_every_user()): through tool_line_copy() and tool_line_tree() into s. */
+struct session_lines tool_session_lines(struct tool_session *s);
 /* The policy at path (inside --root) as the module and the plugin load it: *ret NULL when it
  * cannot be loaded, refused then says why ("" for a missing file). */
 void tool_policy_load(const struct ctx *c, const char *path, struct policy **ret, char *refused, size_t refused_size);

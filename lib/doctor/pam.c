@@ -196,14 +196,8 @@ static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc,
 }
 
 /* ------------------------------------------------------------------------------------ */
-/*
- * What each copy of the module returns.  A copy without a policy it can use returns the same
- * for every user (session_module_ret(): ignore, or a failure when strict), and so does one
- * whose policy has no rule; a copy whose policy has rules succeeds for the users one of them
- * sets a value for and ignores the others.  The walks below take every combination of the
- * latter (a bit of mask per distinct policy), so what they say holds whoever logs in.
- */
-#define ORDER_MAX_POLICIES 8      /* policies with rules told apart: 2^8 walks at most */
+/* What each line reads (doctor_input.line_policy, .line_tree), for the session engine's walks
+ * for every user (session_walks_every_user()). */
 
 static const struct policy *line_policy_of(const struct doc *d, const struct pam_entry *e, const char **ret_name,
                                            const char **ret_refused) {
@@ -215,163 +209,72 @@ static const struct policy *line_policy_of(const struct doc *d, const struct pam
         return p;
 }
 
-struct copies {
-        const struct policy *var[ORDER_MAX_POLICIES];   /* the policies with rules, in stack order */
-        const char *name[ORDER_MAX_POLICIES];
-        size_t n_var;
-};
-
-static void copies_of(const struct doc *d, const struct pam_stack *st, struct copies *c) {
-        *c = (struct copies){};
-        for (size_t i = 0; i < st->n; i++) {
-                const char *name, *refused;
-                const struct policy *p;
-                size_t k = 0;
-                if (!streq(st->v[i].name, "pam_rdmalimit"))
-                        continue;
-                p = line_policy_of(d, &st->v[i], &name, &refused);
-                if (!p || p->n_rules == 0)
-                        continue;
-                while (k < c->n_var && c->var[k] != p)
-                        k++;
-                if (k == c->n_var && c->n_var < ORDER_MAX_POLICIES) {
-                        c->var[c->n_var] = p;
-                        c->name[c->n_var++] = name;
-                }
-        }
-}
-
-/* The tree the pam_limits line e reads (doctor_input.line_tree) */
 static const struct lc_tree *line_tree_of(const struct doc *d, const struct pam_entry *e) {
         const struct lc_tree *t = d->in->line_tree ? d->in->line_tree(e, d->in->line_tree_data) : NULL;
         return t ? t : d->in->tree;
 }
 
-/* Each line's return for the users that the policies of mask's bits have a rule for (and the
- * others none; a policy past ORDER_MAX_POLICIES is taken as having one), into limits_rets and
- * module_rets.  With no policy that has a rule, every copy is taken as having one: the order
- * the stack will have once the policy gives a user a value.  pam_limits succeeds, unless its
- * tree fails every session (a file it cannot read): what its lines do for one user and one
- * service process is explain's. */
-static int copies_rets(const struct doc *d, const struct pam_stack *st, const struct copies *c, uint32_t mask,
-                       enum pam_ret *limits_rets, enum pam_ret *rets) {
-        for (size_t i = 0; i < st->n; i++) {
-                const char *name, *refused;
-                const struct policy *p;
-                bool matched;
-                size_t k = 0;
-                rets[i] = limits_rets[i] = PAM_RET_SUCCESS;
-                if (streq(st->v[i].name, "pam_limits")) {
-                        const struct lc_tree *t = line_tree_of(d, &st->v[i]);
-                        if (t && lc_tree_fails_every_session(t))
-                                limits_rets[i] = PAM_RET_FAIL;
-                        continue;
-                }
-                if (!streq(st->v[i].name, "pam_rdmalimit"))
-                        continue;
-                p = line_policy_of(d, &st->v[i], &name, &refused);
-                while (k < c->n_var && c->var[k] != p)
-                        k++;
-                matched = c->n_var == 0 || (p && p->n_rules > 0 && (k == c->n_var || (mask >> k & 1)));
-                if (session_module_ret(st->v[i].args, p, matched, &rets[i]) < 0)
-                        return -ENOMEM;
-        }
-        return 0;
+static const struct policy *lines_policy(const struct pam_entry *e, const char **ret_name, void *data) {
+        const char *refused;
+        return line_policy_of(data, e, ret_name, &refused);
 }
 
-/* A line that does not succeed whoever logs in (copies_rets() gives it no success for any
- * user): a pam_limits whose tree fails every session; a copy of the module without a policy
- * with a rule, when another copy has one (with none, every copy is taken as having one). */
+static const struct lc_tree *lines_tree(const struct pam_entry *e, void *data) {
+        return line_tree_of(data, e);
+}
+
+static struct session_lines doc_lines(const struct doc *d) {
+        return (struct session_lines){ .policy = lines_policy, .tree = lines_tree, .data = (void *)d };
+}
+
 static bool never_succeeds(const struct doc *d, const struct pam_stack *st, const struct pam_entry *x) {
-        if (streq(x->name, "pam_limits")) {
-                const struct lc_tree *t = line_tree_of(d, x);
-                return t && lc_tree_fails_every_session(t);
-        }
-        if (!streq(x->name, "pam_rdmalimit"))
-                return false;
-        struct copies c;
-        const char *name, *refused;
-        const struct policy *p = line_policy_of(d, x, &name, &refused);
-        copies_of(d, st, &c);
-        return c.n_var > 0 && (!p || p->n_rules == 0);
-}
-
-/* The walk of st for the users of mask: the last pam_limits and pam_rdmalimit that run. */
-static int copies_walk(const struct doc *d, const struct pam_stack *st, const struct copies *c, uint32_t mask,
-                       long *ret_lim, long *ret_mod) {
-        _cleanup_free_ enum pam_ret *rets = calloc(st->n ? st->n : 1, sizeof(*rets));
-        _cleanup_free_ enum pam_ret *lrets = calloc(st->n ? st->n : 1, sizeof(*lrets));
-        struct stack_run run;
-        int r;
-
-        if (!rets || !lrets)
-                return -ENOMEM;
-        if ((r = copies_rets(d, st, c, mask, lrets, rets)) < 0 ||
-            (r = stack_run_walk_each(st, lrets, PAM_RET_SUCCESS, rets, PAM_RET_SUCCESS, &run)) < 0)
-                return r;
-        *ret_lim = run.last_limits;
-        *ret_mod = run.last_module;
-        stack_run_clear(&run);
-        return 0;
-}
-
-/* "that rdmalimit-b.conf has a rule for and rdmalimit.conf none" */
-static char *copies_users(const struct copies *c, uint32_t mask) {
-        _cleanup_free_ char *has = NULL, *none = NULL;
-        for (size_t k = 0; k < c->n_var; k++) {
-                char **w = mask >> k & 1 ? &has : &none;
-                char *n = *w ? strf("%s, %s", *w, c->name[k]) : strdup(c->name[k]);
-                if (!n)
-                        return NULL;
-                free(*w);
-                *w = n;
-        }
-        if (has && none)
-                return strf("that %s has a rule for and %s none", has, none);
-        return has ? strf("that %s has a rule for", has) : strf("that %s has no rule for", none);
+        struct session_lines l = doc_lines(d);
+        struct session_walks w;
+        bool never;
+        if (session_walks_every_user(st, &l, &w) < 0)
+                return false;   /* out of memory: as before, the jump is reported */
+        never = session_line_never_succeeds(&w, &l, x);
+        session_walks_clear(&w);
+        return never;
 }
 
 /*
  * The order of pam_limits and pam_rdmalimit in one stack: 1 when the copy of pam_rdmalimit that
- * runs last runs after the last pam_limits that runs, for every user; 0 after adding the
- * finding.  The order is the session model's (lib/session/session.c), as explain and verify say:
- * the stack walked as libpam runs it, so a jumped-over or unreachable line does not count, and
- * pam_limits sets its values whenever it runs, so a pam_limits after the last pam_rdmalimit
- * overrides it.  Where the copies' results change the path (a jump, sufficient), the order may
- * depend on the user: then it says so, with the users of each order.
+ * runs last runs after the last pam_limits that runs, for every user a policy has a rule for
+ * (session_walks_every_user()); 0 after adding the finding.  The order is the session model's
+ * (lib/session/session.c), as explain and verify say: the stack walked as libpam runs it, so a
+ * jumped-over or unreachable line does not count, and pam_limits sets its values whenever it
+ * runs, so a pam_limits after the last pam_rdmalimit overrides it.  Where the copies' results
+ * change the path (a jump, sufficient), the order may depend on the user: then it says so,
+ * with the users of each order.
  */
 static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st) {
-        struct copies c;
-        long before_lim = -1, before_mod = -1;
-        uint32_t before_mask = 0, after_mask = 0;
-        bool before = false, after = false;
+        struct session_lines lines = doc_lines(d);
+        _cleanup_(session_walks_clear) struct session_walks w = {};
+        const struct session_walk *before = NULL, *after = NULL;
         int r;
 
-        copies_of(d, st, &c);
-        /* mask 0, a user no policy has a rule for, is left out: no copy sets anything for them */
-        for (uint32_t mask = c.n_var ? 1 : 0; mask < (UINT32_C(1) << c.n_var); mask++) {
-                long lim, mod;
-                if ((r = copies_walk(d, st, &c, mask, &lim, &mod)) < 0)
-                        return r;
-                if (mod < 0)
+        if ((r = session_walks_every_user(st, &lines, &w)) < 0)
+                return r;
+        for (size_t j = 0; j < w.n; j++) {
+                const struct stack_run *run = &w.v[j].run;
+                if (run->last_module < 0)
                         continue;   /* no copy runs for these users */
-                if (lim > mod && !before) {
-                        before = true;
-                        before_lim = lim, before_mod = mod, before_mask = mask;
-                } else if (lim <= mod && !after) {
-                        after = true;
-                        after_mask = mask;
-                }
+                if (run->last_limits > run->last_module) {
+                        if (!before)
+                                before = &w.v[j];
+                } else if (!after)
+                        after = &w.v[j];
         }
         if (!before)
                 return 1;
-        const struct pam_entry *l = &st->v[before_lim], *m = &st->v[before_mod];
+        const struct pam_entry *l = &st->v[before->run.last_limits], *m = &st->v[before->run.last_module];
         _cleanup_free_ char *w2 = strf("%s:%u", l->file, l->line), *where = strf("%s:%u", m->file, m->line),
                            *fix = NULL, *own = strf("%s/%s", "pam.d", svc);
         if (!w2 || !where || !own)
                 return -ENOMEM;
         if (after) {
-                _cleanup_free_ char *ub = copies_users(&c, before_mask), *ua = copies_users(&c, after_mask);
+                _cleanup_free_ char *ub = session_walk_users(&w, before->mask), *ua = session_walk_users(&w, after->mask);
                 if (!ub || !ua || !(fix = strf("put every pam_rdmalimit line after the last pam_limits (%s); "
                                                "'rdmalimits explain USER --service %s' shows a user's order", w2, svc)))
                         return -ENOMEM;
@@ -525,15 +428,15 @@ static int pam_check_includes(struct doc *d, const char *svc, enum doctor_group 
  * for the users every policy has a rule for (the session engine's walk, as explain names
  * them), else the first in the stack. */
 static int pam_copies(const struct doc *d, const struct pam_stack *st, long *ret_lim, long *ret_mod) {
-        struct copies c;
-        long lim, mod;
+        struct session_lines lines = doc_lines(d);
+        _cleanup_(session_walks_clear) struct session_walks w = {};
         int r;
 
-        copies_of(d, st, &c);
-        if ((r = copies_walk(d, st, &c, (UINT32_C(1) << c.n_var) - 1, &lim, &mod)) < 0)
+        if ((r = session_walks_every_user(st, &lines, &w)) < 0)
                 return r;
-        *ret_lim = lim >= 0 ? lim : pam_stack_find(st, "pam_limits");
-        *ret_mod = mod >= 0 ? mod : pam_stack_find(st, "pam_rdmalimit");
+        const struct stack_run *run = &session_walks_all(&w)->run;
+        *ret_lim = run->last_limits >= 0 ? run->last_limits : pam_stack_find(st, "pam_limits");
+        *ret_mod = run->last_module >= 0 ? run->last_module : pam_stack_find(st, "pam_rdmalimit");
         return 0;
 }
 

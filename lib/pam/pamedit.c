@@ -379,14 +379,16 @@ static void where_set(char *buf, const char *file, unsigned line) {
 }
 
 /* The pam_limits whose values count is the last that runs, as the session engine walks the
- * stack (stack_run_walk(): jumps, requisite and sufficient ending it), not the last in the
- * file: *last becomes its step when the walk's entries and the steps line up (else it stays,
- * and so when no pam_limits runs at all).  0 or -ENOMEM. */
-static int last_running_limits(const char *root, const struct pam_file *f, const struct step *steps, size_t nsteps,
-                               size_t *last) {
+ * stack (jumps, requisite and sufficient ending it), not the last in the file; for every user
+ * a policy has a rule for (session_walks_every_user()), the latest of those in stack order:
+ * *last becomes its step when the walk's entries and the steps line up (else it stays, and so
+ * when no pam_limits runs at all).  0 or -ENOMEM. */
+static int last_running_limits(const char *root, const struct pam_file *f, const struct session_lines *lines,
+                               const struct step *steps, size_t nsteps, size_t *last) {
         _cleanup_(pam_stack_clear) struct pam_stack st = {};
+        _cleanup_(session_walks_clear) struct session_walks w = {};
         _cleanup_free_ char *text = pam_file_render(f);
-        struct stack_run run;
+        long latest = -1;
         int r;
 
         if (!text)
@@ -398,15 +400,18 @@ static int last_running_limits(const char *root, const struct pam_file *f, const
         for (size_t i = 0; i < nsteps; i++)
                 if (!streq(st.v[i].name, steps[i].name))
                         return 0;
-        if ((r = stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &run)) < 0)
+        if ((r = session_walks_every_user(&st, lines, &w)) < 0)
                 return r;
-        if (run.last_limits >= 0)
-                *last = (size_t)run.last_limits;
-        stack_run_clear(&run);
+        for (size_t j = 0; j < w.n; j++)
+                if (w.v[j].run.last_limits > latest)
+                        latest = w.v[j].run.last_limits;
+        if (latest >= 0)
+                *last = (size_t)latest;
         return 0;
 }
 
-int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan *ret) {
+int pam_plan_service(const char *root, const struct pam_file *f, const struct session_lines *lines,
+                     struct pam_plan *ret) {
         struct pam_stack *inc = NULL;
         size_t ninc = 0, nsteps = 0;
         _cleanup_free_ struct step *steps = NULL;
@@ -460,7 +465,7 @@ int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan
                         last = i;
         if (last == SIZE_MAX)
                 goto done;
-        if ((r = last_running_limits(root, f, steps, nsteps, &last)) < 0)
+        if ((r = last_running_limits(root, f, lines, steps, nsteps, &last)) < 0)
                 goto out;
         const struct step *L = &steps[last];
         where_set(p.limits_where, L->file, L->line);

@@ -116,9 +116,13 @@ struct pam_plan {
 /*
  * Where the module must go in service f (ROOT/etc/pam.d/NAME, parsed, as it stands in memory:
  * edits made to f count).  Included files are read from the tree with pam_stack_load_walk(),
- * all of them as one walk of visit.h.  0 or -ENOMEM.
+ * all of them as one walk of visit.h.  The pam_limits that counts is the last, in stack order,
+ * that runs last for some user a policy has a rule for (session_walks_every_user() with lines,
+ * what each line reads; NULL: every line succeeds).  0 or -ENOMEM.
  */
-int pam_plan_service(const char *root, const struct pam_file *f, struct pam_plan *ret);
+struct session_lines;
+int pam_plan_service(const char *root, const struct pam_file *f, const struct session_lines *lines,
+                     struct pam_plan *ret);
 
 /* A template of an authselect profile (system-auth, password-auth), parsed with
  * pam_file_parse_profile(): PAMEDIT_PROFILE_LINE right after the last session pam_limits line.

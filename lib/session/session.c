@@ -518,6 +518,127 @@ int session_module_ret(const char *args, const struct policy *p, bool matched, e
         return 0;
 }
 
+/* ---- views without a user ---- */
+
+static const struct policy *lines_policy(const struct session_lines *l, const struct pam_entry *e,
+                                         const char **ret_name) {
+        *ret_name = "";
+        return l && l->policy ? l->policy(e, ret_name, l->data) : NULL;
+}
+
+static bool tree_fails(const struct session_lines *l, const struct pam_entry *e) {
+        const struct lc_tree *t = l && l->tree ? l->tree(e, l->data) : NULL;
+        return t && lc_tree_fails_every_session(t);
+}
+
+/* Each line's return for the users of mask, into lrets and mrets. */
+static int walk_rets(const struct pam_stack *st, const struct session_lines *l, const struct session_walks *w,
+                     uint32_t mask, enum pam_ret *lrets, enum pam_ret *mrets) {
+        for (size_t i = 0; i < st->n; i++) {
+                const struct pam_entry *e = &st->v[i];
+                const char *name;
+                lrets[i] = mrets[i] = PAM_RET_SUCCESS;
+                if (streq(e->name, "pam_limits")) {
+                        if (tree_fails(l, e))
+                                lrets[i] = PAM_RET_FAIL;
+                        continue;
+                }
+                if (!streq(e->name, "pam_rdmalimit") || !l || !l->policy)
+                        continue;
+                const struct policy *p = lines_policy(l, e, &name);
+                size_t k = 0;
+                while (k < w->n_policies && w->policy[k] != p)
+                        k++;
+                bool matched = w->n_policies == 0 ||
+                               (p && p->n_rules > 0 && (k == w->n_policies || (mask >> k & 1)));
+                if (session_module_ret(e->args, p, matched, &mrets[i]) < 0)
+                        return -ENOMEM;
+        }
+        return 0;
+}
+
+int session_walks_every_user(const struct pam_stack *st, const struct session_lines *l, struct session_walks *ret) {
+        struct session_walks w = {};
+        _cleanup_free_ enum pam_ret *lrets = calloc(st->n ? st->n : 1, sizeof(*lrets));
+        _cleanup_free_ enum pam_ret *mrets = calloc(st->n ? st->n : 1, sizeof(*mrets));
+        int r = 0;
+
+        if (!lrets || !mrets)
+                return -ENOMEM;
+        for (size_t i = 0; l && l->policy && i < st->n; i++) {
+                const char *name;
+                const struct policy *p;
+                size_t k = 0;
+                if (!streq(st->v[i].name, "pam_rdmalimit"))
+                        continue;
+                p = lines_policy(l, &st->v[i], &name);
+                if (!p || p->n_rules == 0)
+                        continue;
+                while (k < w.n_policies && w.policy[k] != p)
+                        k++;
+                if (k == w.n_policies && w.n_policies < SESSION_MAX_POLICIES) {
+                        w.policy[w.n_policies] = p;
+                        w.name[w.n_policies++] = name;
+                }
+        }
+        size_t n = w.n_policies ? ((size_t)1 << w.n_policies) - 1 : 1;
+        if (!(w.v = calloc(n, sizeof(*w.v))))
+                return -ENOMEM;
+        for (size_t j = 0; j < n; j++) {
+                uint32_t mask = w.n_policies ? (uint32_t)j + 1 : 0;
+                if ((r = walk_rets(st, l, &w, mask, lrets, mrets)) < 0 ||
+                    (r = stack_run_walk_each(st, lrets, PAM_RET_SUCCESS, mrets, PAM_RET_SUCCESS, &w.v[j].run)) < 0)
+                        break;
+                w.v[j].mask = mask;
+                w.n = j + 1;
+        }
+        if (r < 0) {
+                session_walks_clear(&w);
+                return r;
+        }
+        *ret = w;
+        return 0;
+}
+
+void session_walks_clear(struct session_walks *w) {
+        for (size_t j = 0; j < w->n; j++)
+                stack_run_clear(&w->v[j].run);
+        free(w->v);
+        *w = (struct session_walks){};
+}
+
+const struct session_walk *session_walks_all(const struct session_walks *w) {
+        return w->n ? &w->v[w->n - 1] : NULL;
+}
+
+bool session_line_never_succeeds(const struct session_walks *w, const struct session_lines *l,
+                                 const struct pam_entry *x) {
+        const char *name;
+        if (streq(x->name, "pam_limits"))
+                return tree_fails(l, x);
+        if (!streq(x->name, "pam_rdmalimit") || w->n_policies == 0)
+                return false;
+        const struct policy *p = lines_policy(l, x, &name);
+        return !p || p->n_rules == 0;
+}
+
+char *session_walk_users(const struct session_walks *w, uint32_t mask) {
+        _cleanup_free_ char *has = NULL, *none = NULL;
+        for (size_t k = 0; k < w->n_policies; k++) {
+                char **to = mask >> k & 1 ? &has : &none;
+                char *n = *to ? strf("%s, %s", *to, w->name[k]) : strdup(w->name[k]);
+                if (!n)
+                        return NULL;
+                free(*to);
+                *to = n;
+        }
+        if (has && none)
+                return strf("that %s has a rule for and %s none", has, none);
+        if (has)
+                return strf("that %s has a rule for", has);
+        return strdup("that a policy has a rule for");
+}
+
 /* The input's policy, then that of each pam_rdmalimit line (in->line_policy), with the return
  * value each line has for the walk (*ret_rets, per entry: session_module_ret()). */
 static int mods_load(const struct session_input *in, const struct pam_stack *st, struct mods *ms,

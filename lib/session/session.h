@@ -102,6 +102,48 @@ int session_module_args(const char *args, struct login_args *a, char **ret_buf);
  * or refused), a failure (PAM_SESSION_ERR) when the line says strict; else ignore.  -ENOMEM. */
 int session_module_ret(const char *args, const struct policy *p, bool matched, enum pam_ret *ret);
 
+/*
+ * Views without a user (doctor, enable): the stack walked for every user a policy has a rule
+ * for.  A copy of the module without a policy it can use returns the same for everyone
+ * (session_module_ret(): ignore, or a failure when strict), and so does one whose policy has
+ * no rule; a copy whose policy has rules succeeds for the users one of them sets a value for
+ * and ignores the others.  A pam_limits line succeeds, unless its tree fails every session
+ * (lc_tree_fails_every_session()): what its lines do for one user and one service process is
+ * explain's.
+ */
+struct session_lines {
+        /* the policy a pam_rdmalimit line reads (NULL: none it can use), *ret_name its file
+         * as the line names it; NULL: every line has a policy with a rule for everyone */
+        const struct policy *(*policy)(const struct pam_entry *e, const char **ret_name, void *data);
+        /* the tree a pam_limits line reads; NULL (either): it succeeds */
+        const struct lc_tree *(*tree)(const struct pam_entry *e, void *data);
+        void *data;
+};
+#define SESSION_MAX_POLICIES 8    /* policies with rules told apart: 2^8 - 1 walks at most */
+struct session_walk {
+        uint32_t mask;            /* bit k: policy[k] has a rule for these users, else none */
+        struct stack_run run;
+};
+struct session_walks {
+        const struct policy *policy[SESSION_MAX_POLICIES];   /* the policies with rules, by first line */
+        const char *name[SESSION_MAX_POLICIES];
+        size_t n_policies;        /* 0: no policy has a rule: one walk, every copy taken as having one */
+        struct session_walk *v;   /* one walk per mask but 0 (no copy sets anything for such users);
+                                   * a policy past the bound is taken as having a rule */
+        size_t n;
+};
+/* l NULL: every line succeeds (one walk).  0 or -ENOMEM. */
+int session_walks_every_user(const struct pam_stack *st, const struct session_lines *l, struct session_walks *ret);
+void session_walks_clear(struct session_walks *w);
+/* The walk of the users every policy has a rule for (the last one). */
+const struct session_walk *session_walks_all(const struct session_walks *w);
+/* x succeeds for no user (the walks give it no success): a pam_limits whose tree fails every
+ * session; a copy of the module without a policy with a rule, when another copy has one. */
+bool session_line_never_succeeds(const struct session_walks *w, const struct session_lines *l,
+                                 const struct pam_entry *x);
+/* "that /etc/a.conf has a rule for and /etc/b.conf none" (malloc()ed; NULL: out of memory) */
+char *session_walk_users(const struct session_walks *w, uint32_t mask);
+
 /* The order that decides memlock. */
 enum session_order {
         SESSION_MODULE_LAST,    /* pam_rdmalimit runs after the last pam_limits (or there is none) */

@@ -48,7 +48,9 @@ EOF
 
 mkroot() {
 	rm -rf "$R"
-	mkdir -p "$R/etc" "$R/usr/share/pam-configs"
+	mkdir -p "$R/etc/security" "$R/usr/share/pam-configs"
+	# pam_limits reads it (without it, pam_limits < 1.5.3 fails every session)
+	: >"$R/etc/security/limits.conf"
 	cp -a /etc/pam.d "$R/etc/"
 	[ -f "$P/cron" ] || debian_cron >"$P/cron"
 	cp "$P/cron" "$T/cron.orig"
@@ -231,6 +233,31 @@ refused "a 'sufficient' pam_limits ends the stack before the module already ther
 svc_of 'session sufficient pam_permit.so\nsession required pam_limits.so\n'
 refused "a stack that ends before pam_limits" \
 	"etc/pam.d/svc:1 'sufficient pam_permit.so' ends the stack (pam_limits does not run either)" enable --service svc
+# copies of the module reading policies of their own (conf=): the module must run after
+# pam_limits for every user a policy has a rule for.  Here rdmalimit-b.conf's sufficient copy
+# ends the stack for its users, before the last pam_limits; for everyone else that pam_limits
+# runs after every copy: not "unchanged" (the walk where every copy succeeds says it is), but
+# a copy rdmalimits did not add runs before the last pam_limits for them: refused
+if [ "$(id -u)" = 0 ]; then
+	svc_of 'session required pam_limits.so\nsession optional pam_rdmalimit.so\nsession sufficient pam_rdmalimit.so conf=/etc/security/rdmalimit-b.conf\nsession required pam_limits.so\n'
+	printf 'version = 1;\nrules = ( { group = "root"; memlock = "2M"; } );\n' >"$R/etc/security/rdmalimit.conf"
+	printf 'version = 1;\nrules = ( { user = "root"; memlock = "3M"; } );\n' >"$R/etc/security/rdmalimit-b.conf"
+	chmod 644 "$R/etc/security/rdmalimit.conf" "$R/etc/security/rdmalimit-b.conf"
+	refused "a copy ending the stack for its users only, before the last pam_limits: refused, not 'unchanged'" \
+		"etc/pam.d/svc:2: pam_rdmalimit runs before the last pam_limits (etc/pam.d/svc:4), in a line rdmalimits did not add" \
+		enable --service svc
+	# the same with rdmalimit-b.conf refused (hard below memlock): its copy never succeeds, so
+	# the last pam_limits runs for everyone
+	printf 'version = 1;\nrules = ( { user = "root"; memlock = "3M"; hard = "1M"; } );\n' >"$R/etc/security/rdmalimit-b.conf"
+	refused "a copy whose policy is refused, before the last pam_limits: refused, not 'unchanged'" \
+		"etc/pam.d/svc:2: pam_rdmalimit runs before the last pam_limits (etc/pam.d/svc:4)" enable --service svc
+	# with both policies usable and the copy after the last pam_limits for everyone: unchanged
+	svc_of 'session required pam_limits.so\nsession [success=1 default=ignore] pam_rdmalimit.so conf=/etc/security/rdmalimit-b.conf\nsession required pam_permit.so\nsession optional pam_rdmalimit.so\n'
+	printf 'version = 1;\nrules = ( { user = "root"; memlock = "3M"; } );\n' >"$R/etc/security/rdmalimit-b.conf"
+	rl enable --service svc >"$T/out" 2>&1
+	check "copies after the last pam_limits for every user: unchanged (exit 0)" \
+		grep -q 'unchanged: pam_rdmalimit already runs after pam_limits' "$T/out"
+fi
 # a condition rdmalimits cannot know (pam_succeed_if) skipping both: the module runs whenever
 # pam_limits does, so enable adds it
 svc_of 'session [success=1 default=ignore] pam_succeed_if.so user ingroup x\nsession required pam_limits.so\nsession required pam_unix.so\n'
