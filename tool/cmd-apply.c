@@ -11,6 +11,7 @@
 
 #include "dropin.h"
 #include "fsutil.h"
+#include "ident-files.h"
 #include "ident.h"
 #include "strv.h"
 #include "size.h"

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "ident-files.h"
 #include "ident.h"
 #include "policy.h"
 #include "tool.h"

@@ -13,6 +13,7 @@
 #include "escape.h"
 #include "hw.h"
 #include "rlimit.h"
+#include "rlmodel.h"
 #include "size.h"
 #include "status.h"
 #include "tool.h"

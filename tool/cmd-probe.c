@@ -7,6 +7,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "hw.h"
+#include "hw-names.h"
 #include "hwcache.h"
 #include "hwcache-write.h"
 #include "policy.h"

@@ -20,6 +20,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "hwcache.h"
+#include "ident-files.h"
 #include "ident.h"
 #include "size.h"
 #include "tool.h"

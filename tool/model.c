@@ -16,6 +16,7 @@
 #include "array.h"
 #include "fsutil.h"
 #include "hwcache.h"
+#include "hwcache-root.h"
 #include "ident.h"
 #include "strv.h"
 #include "pamstack.h"

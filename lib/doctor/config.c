@@ -12,6 +12,7 @@
 
 #include "doctor-internal.h"
 #include "hwcache.h"
+#include "hwcache-root.h"
 
 /* One diag as a finding; path already shown the way the caller wants it.  A finding about a
  * whole file gets the file's name as the subject of its message. */

@@ -16,6 +16,7 @@
 #include "fsutil.h"
 #include "limits-internal.h"
 #include "limitsconf.h"
+#include "ident-files.h"
 #include "macro.h"
 #include "size.h"
 #include "strmap.h"

@@ -195,7 +195,7 @@ int login_decide(const struct login_front *f, const struct login_opts *o, const 
         r = load_policy(f, o, &p);
         if (r < 0)
                 return r;
-        r = ident_new(NULL, &id);
+        r = ident_new_nss(&id);
         if (r < 0)
                 return r;
         r = user ? ident_user(id, user, &u) : ident_user_by_uid(id, uid, &u);

@@ -138,9 +138,6 @@ unsigned hw_copy_queues(const struct hw_summary *s);  /* RX queues of other coun
  * none.  *ret_unknown (may be NULL): a device with an active port has no known attributes. */
 uint64_t hw_min_max_mr_size(const struct hw_summary *s, bool *ret_unknown);
 
-const char *hw_port_state_name(int state);
-const char *hw_link_layer_name(int ll);
-const char *hw_node_type_name(int nt);
 
 /* One RDMA device's answer to "register SIZE bytes" (rdmalimits pin-test). */
 struct hw_mr_result {

@@ -280,7 +280,7 @@ int hw_cache_parse(const char *text, size_t len, struct hw_summary **ret, char *
         return 0;
 }
 
-static int load_fd(int fd, const struct hw_netsel *sel, struct hw_summary **ret) {
+int hw_cache_load_fd(int fd, const struct hw_netsel *sel, struct hw_summary **ret) {
         _cleanup_free_ char *text = NULL, *fp = NULL, *now = NULL;
         _cleanup_(hw_summary_freep) struct hw_summary *s = NULL;
         size_t len = 0;
@@ -309,28 +309,18 @@ int hw_cache_load(const char *path, const struct hw_netsel *sel, struct hw_summa
         _cleanup_close_ int fd = -1;
         int r = fs_open_config(AT_FDCWD, path, true, true, &fd, NULL);
 
-        return r < 0 ? r : load_fd(fd, sel, ret);
+        return r < 0 ? r : hw_cache_load_fd(fd, sel, ret);
 }
 
-int hw_cache_load_in_root(const char *root, const char *path, const struct hw_netsel *sel, struct hw_summary **ret) {
-        _cleanup_close_ int fd = -1;
-        int r = fs_open_config_in_root(root, path, true, true, &fd, NULL);
-
-        return r < 0 ? r : load_fd(fd, sel, ret);
+int hw_cache_else_probe(int loaded, const struct hw_netsel *sel, struct hw_summary **ret, int *ret_cache_error) {
+        *ret_cache_error = loaded > 0 ? 0 : loaded;
+        if (loaded >= 0 || loaded == -ENOMEM)
+                return loaded;
+        return hw_probe(HW_ALL | HW_COUNTS, sel, ret);
 }
 
 int hw_cache_or_probe(const char *path, const struct hw_netsel *sel, struct hw_summary **ret, int *ret_cache_error) {
-        return hw_cache_in_root_or_probe(NULL, path, sel, ret, ret_cache_error);
-}
-
-int hw_cache_in_root_or_probe(const char *root, const char *path, const struct hw_netsel *sel, struct hw_summary **ret,
-                              int *ret_cache_error) {
-        int r = !path ? -ENOENT : root ? hw_cache_load_in_root(root, path, sel, ret) : hw_cache_load(path, sel, ret);
-
-        *ret_cache_error = r > 0 ? 0 : r;
-        if (r >= 0 || r == -ENOMEM)
-                return r;
-        return hw_probe(HW_ALL | HW_COUNTS, sel, ret);
+        return hw_cache_else_probe(!path ? -ENOENT : hw_cache_load(path, sel, ret), sel, ret, ret_cache_error);
 }
 
 const char *hw_cache_strerror(int error) {

@@ -52,9 +52,8 @@ int hw_cache_parse(const char *text, size_t len, struct hw_summary **ret, char *
  * hw_cache_parse() and fs_open_config().
  */
 int hw_cache_load(const char *path, const struct hw_netsel *sel, struct hw_summary **ret);
-/* The same for the cache of a root tree (the tool's --root): path resolves inside root.  The
- * fingerprint it is checked against is this host's. */
-int hw_cache_load_in_root(const char *root, const char *path, const struct hw_netsel *sel, struct hw_summary **ret);
+/* The same from a descriptor the caller opened and checked (fs_open_config()). */
+int hw_cache_load_fd(int fd, const struct hw_netsel *sel, struct hw_summary **ret);
 
 /*
  * The cache's summary if it is valid, else a live probe from the kernel (hw_probe(): sysfs,
@@ -62,9 +61,8 @@ int hw_cache_load_in_root(const char *root, const char *path, const struct hw_ne
  * was used, else why not (-ENOENT: none; see hw_cache_load()).  -ENOMEM only.
  */
 int hw_cache_or_probe(const char *path, const struct hw_netsel *sel, struct hw_summary **ret, int *ret_cache_error);
-/* The same with the cache of a root tree (NULL: none, as above). */
-int hw_cache_in_root_or_probe(const char *root, const char *path, const struct hw_netsel *sel, struct hw_summary **ret,
-                              int *ret_cache_error);
+/* The same with what loading a cache gave (0 or a negative errno of hw_cache_load()). */
+int hw_cache_else_probe(int loaded, const struct hw_netsel *sel, struct hw_summary **ret, int *ret_cache_error);
 
 /* What a cache error means, in a few words, for a log line or a report. */
 const char *hw_cache_strerror(int error);

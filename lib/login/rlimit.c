@@ -14,12 +14,6 @@
 #include "rlimit.h"
 #include "size.h"
 
-bool rl_allowed(struct rl_pair cur, struct rl_pair want, bool cap) {
-        if (want.soft > want.hard)
-                return false;     /* EINVAL */
-        return cap || want.hard <= cur.hard;
-}
-
 struct rl_pair rl_module_want(struct rl_pair cur, struct rl_pair target, bool lower) {
         struct rl_pair w;
         w.hard = lower ? target.hard : (target.hard > cur.hard ? target.hard : cur.hard);
@@ -36,38 +30,6 @@ struct rl_pair rl_module_closest(struct rl_pair cur, struct rl_pair want, bool l
         if (!lower && n.soft < cur.soft && cur.soft <= n.hard)
                 n.soft = cur.soft;
         return n;
-}
-
-struct rl_pair rl_after_module(struct rl_pair cur, struct rl_pair target, bool lower, bool cap, bool *ret_eperm) {
-        struct rl_pair w = rl_module_want(cur, target, lower);
-        bool ok = rl_allowed(cur, w, cap);
-        if (ret_eperm)
-                *ret_eperm = !ok;
-        return ok ? w : rl_module_closest(cur, w, lower);
-}
-
-bool rl_have_cap(int cap) {
-        _cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
-        _cleanup_free_ char *line = NULL;
-        size_t n = 0;
-        if (!f)
-                return false;
-        while (getline(&line, &n, f) > 0) {
-                if (strncmp(line, "CapEff:", 7) != 0)
-                        continue;
-                const char *p = line + 7;
-                while (*p == ' ' || *p == '\t')
-                        p++;
-                uint64_t caps = 0;
-                for (; *p && *p != '\n'; p++) {
-                        int d = (*p >= '0' && *p <= '9') ? *p - '0' : (*p >= 'a' && *p <= 'f') ? *p - 'a' + 10 : -1;
-                        if (d < 0)
-                                return false;
-                        caps = caps << 4 | (uint64_t)d;
-                }
-                return cap >= 0 && cap < 64 && (caps & (UINT64_C(1) << cap));
-        }
-        return false;
 }
 
 int rl_get_memlock(struct rl_pair *ret) {

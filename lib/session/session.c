@@ -19,6 +19,7 @@
 #include "ident.h"
 #include "macro.h"
 #include "procfs.h"
+#include "rlmodel.h"
 #include "session.h"
 #include "size.h"
 #include "strv.h"

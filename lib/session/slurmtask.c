@@ -17,6 +17,7 @@
 #include "fsutil.h"
 #include "macro.h"
 #include "procfs.h"
+#include "rlmodel.h"
 #include "session.h"
 #include "size.h"
 #include "slurmtask.h"

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "ident-files.h"
 #include "ident.h"
 #include "limitsconf.h"
 #include "service-limits.h"

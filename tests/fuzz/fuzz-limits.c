@@ -21,6 +21,7 @@
 
 #include "diag.h"
 #include "fuzz.h"
+#include "ident-files.h"
 #include "ident.h"
 #include "limitsconf.h"
 

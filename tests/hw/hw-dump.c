@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "hw.h"
+#include "hw-names.h"
 #include "macro.h"
 #include "size.h"
 

@@ -32,6 +32,11 @@ SCOPE = [
     ("pam_rdmalimit/*.c", None),
     ("lib/base/*.c", None),
     ("lib/session/session.c", None),
+    # what rdmalimits adds to the login path's code (moved out of lib/login)
+    ("lib/session/rlmodel.c", None),
+    ("lib/host/ident-files.c", None),
+    ("lib/host/hwcache-root.c", None),
+    ("lib/host/hw-names.c", None),
     ("lib/pam/pamstack.c", None),
     ("lib/pam/pammod.c", None),
     # pamedit.c: the code that keeps the jumps of a PAM file right when a line is added
@@ -77,6 +82,11 @@ COVER = [
                            "tests/spank/test-spank-elf.sh"]),
     ("lib/login/rlimit.c", ["tests/unit/test-rlimit", "tests/unit/test-flavours",
                             "tests/login/test-login-attacks.sh"]),
+    ("lib/session/rlmodel.c", ["tests/unit/test-rlimit", "tests/unit/test-session", "tests/unit/test-flavours"]),
+    ("lib/host/ident-files.c", ["tests/unit/test-ident", "tests/unit/test-alloc", "tests/unit/test-limits",
+                                "tests/unit/test-check", "tests/unit/test-session"]),
+    ("lib/host/hwcache-root.c", ["tests/unit/test-hwcache", "tests/tool/test-tool.sh"]),
+    ("lib/host/hw-names.c", ["tests/unit/test-hwcache", "tests/tool/test-tool.sh"]),
     ("lib/login/*.c", ["tests/unit/test-policy", "tests/unit/test-hwcache",
                        "tests/login/test-login-attacks.sh"]),
     ("pam_rdmalimit/*.c", ["tests/login/test-login-attacks.sh", "tests/pam/test-module.sh"]),

@@ -20,6 +20,7 @@
 #include "cfgparse.h"
 #include "hwcache.h"
 #include "hwcache-write.h"
+#include "ident-files.h"
 #include "ident.h"
 #include "limitsconf.h"
 #include "macro.h"

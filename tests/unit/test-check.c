@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "ident-files.h"
 #include "ident.h"
 #include "macro.h"
 #include "limitsconf.h"

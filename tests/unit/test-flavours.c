@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "ident-files.h"
 #include "ident.h"
 #include "limitsconf.h"
 

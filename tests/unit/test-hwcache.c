@@ -19,6 +19,8 @@
 #include "fsutil.h"
 #include "macro.h"
 #include "hwcache.h"
+#include "hw-names.h"
+#include "hwcache-root.h"
 #include "hwcache-write.h"
 
 #define MAGIC "# rdmalimit hardware cache v4\n"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "ident-files.h"
 #include "ident.h"
 #include "macro.h"
 #include "../fault/fault.h"

@@ -15,6 +15,7 @@
 
 #include "unit.h"
 #include "rlimit.h"
+#include "rlmodel.h"
 #include "../fault/fault.h"
 
 #define INF UINT64_MAX
@@ -203,21 +204,22 @@ static void test_have_cap(void **state) {
                 fail_msg("with an 'a' digit in CapEff: capability %d differs", WEXITSTATUS(status) - 1);
 }
 
-/* CapEff from a canned /proc/self/status: after an empty line, not at all, unreadable */
+/* CapEff from a canned /proc/PID/status (procfs.h): after an empty line, not at all, unreadable */
 static void test_have_cap_canned(void **state) {
-        char p[] = "/tmp/test-rlimit-status-XXXXXX";
+        char p[] = "/tmp/test-rlimit-status-XXXXXX", proc[64];
         int fd = mkstemp(p);
         (void)state;
         assert_true(fd >= 0);
         close(fd);
-        fault_redirect("/proc/self/status", p);
+        snprintf(proc, sizeof proc, "/proc/%d/status", (int)getpid());
+        fault_redirect(proc, p);
         unit_write(p, "Name:\ttest\n\nCapEff:\t0000000001000000\n");
         assert_true(rl_have_cap(CAP_SYS_RESOURCE));
         assert_false(rl_have_cap(CAP_SYS_ADMIN));
         unit_write(p, "Name:\ttest\n");
         assert_false(rl_have_cap(CAP_SYS_RESOURCE));
         unit_write(p, "CapEff:\t0000000001000000\n");
-        fault_arm("fopen", "status", 1, EACCES);
+        fault_arm("open", "test-rlimit-status-*", 1, EACCES);   /* the redirected path */
         assert_false(rl_have_cap(CAP_SYS_RESOURCE));
         assert_int_equal(fault_injected(), 1);
         fault_disarm();

@@ -15,6 +15,7 @@
 
 #include "unit.h"
 #include "apply.h"
+#include "ident-files.h"
 #include "ident.h"
 #include "limitsconf.h"
 #include "macro.h"

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Users and groups of a --root tree: ROOT/etc/passwd and ROOT/etc/group (ident-files.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "array.h"
+#include "fsutil.h"
+#include "ident-backend.h"
+#include "ident-files.h"
+#include "macro.h"
+#include "size.h"
+#include "strmap.h"
+#include "strv.h"
+
+
+/* Split s at ':' into at most n fields in place; returns the number of fields. */
+static size_t split_colon(char *s, char **f, size_t n) {
+        size_t i = 0;
+        f[i++] = s;
+        for (char *p = s; *p && i < n; p++)
+                if (*p == ':') {
+                        *p = '\0';
+                        f[i++] = p + 1;
+                }
+        return i;
+}
+
+static int split_members(const char *s, char ***ret) {
+        size_t n = 1;
+        for (const char *p = s; *p; p++)
+                if (*p == ',')
+                        n++;
+        char **v = calloc(n + 1, sizeof(char *));
+        if (!v)
+                return -ENOMEM;
+        size_t k = 0;
+        const char *start = s;
+        for (const char *p = s;; p++) {
+                if (*p == ',' || *p == '\0') {
+                        if (p > start) {
+                                v[k] = strndup(start, (size_t)(p - start));
+                                if (!v[k]) {
+                                        strv_free(v);
+                                        return -ENOMEM;
+                                }
+                                k++;
+                        }
+                        if (!*p)
+                                break;
+                        start = p + 1;
+                }
+        }
+        *ret = v;
+        return 0;
+}
+
+static int push(void ***arr, size_t *n, void *item) {
+        if (GROW_EXACT(*arr, *n + 1) < 0)
+                return -ENOMEM;
+        (*arr)[(*n)++] = item;
+        return 0;
+}
+
+/* The files of ROOT: every user and group, in file order (the maps point into them) */
+struct files {
+        char *root;
+        bool loaded;
+        struct id_group **all_groups;
+        size_t n_all_groups;
+        struct id_user **all_users;
+        size_t n_all_users;
+};
+
+/* ROOT/rel, resolved inside the root (a symlink in the tree never reaches the host's files) */
+static int open_root_file(const struct files *fs, const char *rel, FILE **ret) {
+        int r = fs_fopen_in_root(fs->root, rel, ret);
+        return r == -ENOENT ? 0 : r;
+}
+
+static int load_files(struct ident *id) {
+        struct files *fs = id->data;
+        _cleanup_fclose_ FILE *pf = NULL, *gf = NULL;
+        _cleanup_free_ char *line = NULL;
+        size_t sz = 0;
+        int r;
+
+        if (fs->loaded)
+                return 0;
+        r = open_root_file(fs, "/etc/passwd", &pf);
+        if (r < 0)
+                return r;
+        r = open_root_file(fs, "/etc/group", &gf);
+        if (r < 0)
+                return r;
+
+        while (pf && getline(&line, &sz, pf) > 0) {
+                char *f[7];
+                line[strcspn(line, "\n")] = '\0';
+                if (!*line || *line == '#' || *line == '+' || *line == '-')
+                        continue;
+                if (split_colon(line, f, 7) < 4)
+                        continue;
+                uint32_t uid, gid;
+                if (parse_u32(f[2], &uid) < 0 || parse_u32(f[3], &gid) < 0)
+                        continue;
+                if (strmap_get(&id->users, f[0]))
+                        continue; /* the first entry wins, as with files NSS */
+                struct id_user *u = calloc(1, sizeof(*u));
+                if (!u || !(u->name = strdup(f[0]))) {
+                        free(u);
+                        return -ENOMEM;
+                }
+                u->uid = uid;
+                u->gid = gid;
+                if (push((void ***)&fs->all_users, &fs->n_all_users, u) < 0) {
+                        ident_user_free(u);
+                        return -ENOMEM;
+                }
+                if (strmap_put(&id->users, u->name, u) < 0)
+                        return -ENOMEM;
+        }
+        /* getline() also stops on a read or allocation failure: not the end of the file */
+        if (pf && !feof(pf))
+                return ferror(pf) ? -EIO : -ENOMEM;
+        while (gf && getline(&line, &sz, gf) > 0) {
+                char *f[4];
+                line[strcspn(line, "\n")] = '\0';
+                if (!*line || *line == '#' || *line == '+' || *line == '-')
+                        continue;
+                if (split_colon(line, f, 4) < 3)
+                        continue;
+                uint32_t gid;
+                if (parse_u32(f[2], &gid) < 0)
+                        continue;
+                struct id_group *g = calloc(1, sizeof(*g));
+                if (!g || !(g->name = strdup(f[0]))) {
+                        free(g);
+                        return -ENOMEM;
+                }
+                g->gid = gid;
+                if (split_members(f[3] ? f[3] : "", &g->members) < 0 ||
+                    push((void ***)&fs->all_groups, &fs->n_all_groups, g) < 0) {
+                        ident_group_free(g);
+                        return -ENOMEM;
+                }
+                if (!strmap_get(&id->groups, g->name) && strmap_put(&id->groups, g->name, g) < 0)
+                        return -ENOMEM;
+                char key[16];
+                snprintf(key, sizeof key, "%u", (unsigned)gid);
+                if (!strmap_get(&id->gids, key) && strmap_put(&id->gids, key, g) < 0)
+                        return -ENOMEM;
+        }
+        if (gf && !feof(gf))
+                return ferror(gf) ? -EIO : -ENOMEM;
+        fs->loaded = true;
+        return 0;
+}
+
+/* among the users ident_user() knows (the first line of each name), the first with uid */
+static int files_user_by_uid(struct ident *id, uid_t uid, const struct id_user **ret) {
+        const struct files *fs = id->data;
+        for (size_t i = 0; i < fs->n_all_users; i++)
+                if (fs->all_users[i]->uid == uid) {
+                        *ret = fs->all_users[i];
+                        return 0;
+                }
+        return -ENOENT;
+}
+
+/* the primary gid, then the gid of each group that lists the user, once each */
+static int files_user_gids(struct ident *id, const struct id_user *u, gid_t **ret, size_t *ret_n) {
+        const struct files *fs = id->data;
+        gid_t *v = malloc(sizeof(gid_t) * (fs->n_all_groups + 1));
+        size_t n = 0;
+        if (!v)
+                return -ENOMEM;
+        v[n++] = u->gid;
+        for (size_t i = 0; i < fs->n_all_groups; i++) {
+                const struct id_group *g = fs->all_groups[i];
+                bool dup = false;
+                if (!strv_contains(g->members, u->name))
+                        continue;
+                for (size_t k = 0; k < n; k++)
+                        if (v[k] == g->gid)
+                                dup = true;
+                if (!dup)
+                        v[n++] = g->gid;
+        }
+        *ret = v;
+        *ret_n = n;
+        return 0;
+}
+
+static void files_free(struct ident *id) {
+        struct files *fs = id->data;
+        if (!fs)
+                return;
+        for (size_t i = 0; i < fs->n_all_users; i++)
+                ident_user_free(fs->all_users[i]);
+        for (size_t i = 0; i < fs->n_all_groups; i++)
+                ident_group_free(fs->all_groups[i]);
+        free(fs->all_users);
+        free(fs->all_groups);
+        free(fs->root);
+        free(fs);
+}
+
+static const struct ident_backend files_backend = {
+        .load = load_files,
+        .user_by_uid = files_user_by_uid,
+        .user_gids = files_user_gids,
+        .free = files_free,
+};
+
+int ident_new(const char *root, struct ident **ret) {
+        struct files *fs;
+        int r;
+
+        if (!root)
+                return ident_new_nss(ret);
+        if (!(fs = calloc(1, sizeof(*fs))) || !(fs->root = strdup(root))) {
+                free(fs);
+                return -ENOMEM;
+        }
+        if ((r = ident_new_nss(ret)) < 0) {
+                free(fs->root);
+                free(fs);
+                return r;
+        }
+        (*ret)->backend = &files_backend;
+        (*ret)->data = fs;
+        return 0;
+}
+
+bool ident_uses_nss(const struct ident *id) {
+        return !id->backend;
+}
+
+/* getgrgid() and getgrnam() may name different groups (duplicate names or gids): the two
+ * caches are kept apart. */
+int ident_group_by_gid(struct ident *id, gid_t gid, const struct id_group **ret) {
+        char key[16];
+        snprintf(key, sizeof key, "%u", (unsigned)gid);
+        return ident_lookup(id, &id->gids, key, ident_fetch_gid, &gid, ident_group_free, (void **)ret);
+}
+
+bool ident_user_in_group(struct ident *id, const struct id_user *u, const struct id_group *g) {
+        return ident_user_member(id, u, g) > 0;
+}
