@@ -15,6 +15,7 @@
 
 #include <security/pam_appl.h>
 
+#include "apply.h"
 #include "procfs.h"
 #include "rlimit.h"
 #include "size.h"
@@ -239,6 +240,45 @@ static void judge(const struct ctx *c, const struct tool_session *s, const struc
                                                                           : VERDICT_BELOW;
 }
 
+/* The module's message to this session (its shortfall, about memlock; login banners are not
+ * the point here), into buf; NULL when it sent none or the session is an ssh login (whose
+ * messages sshd does not pass on without a terminal). */
+static const char *module_told(const struct ctx *c, const struct session_result *sr, char *buf, size_t size) {
+        if (c->ssh)
+                return NULL;
+        for (const char *line = sr->messages; line && *line;) {
+                size_t n = strcspn(line, "\n");
+                if (memmem(line, n, "memlock", 7)) {
+                        snprintf(buf, size, "%.*s", (int)n, line);
+                        return buf;
+                }
+                line += n + (line[n] == '\n');
+        }
+        return NULL;
+}
+
+/* The model's module tells the user of its shortfall: it could not set what its policy asks
+ * (module_eperm) and its line does not say quiet. */
+static bool module_tells(const struct tool_session *s) {
+        _cleanup_free_ char *buf = NULL;
+        struct login_args a;
+        const struct session_model *m = &s->m;
+        if (!m->module_eperm || m->module_entry < 0 || (size_t)m->module_entry >= m->stack.n)
+                return false;
+        return session_module_args(m->stack.v[m->module_entry].args, &a, &buf) >= 0 && !a.quiet;
+}
+
+/* Who sees such a message (verify says which for the session it opened):
+ * "interactive-only": a PAM session: this conversation got it; a user does in an interactive
+ * login (a terminal), not in 'ssh host cmd' or 'su - USER -c cmd'.  "not-shown": an ssh login
+ * running a command, as --ssh's does, where the model says the module tells the user.  NULL:
+ * nothing to tell. */
+static const char *told_shown(const struct ctx *c, const struct tool_session *s, const char *told) {
+        if (told)
+                return "interactive-only";
+        return c->ssh && module_tells(s) ? "not-shown" : NULL;
+}
+
 static void verify_json(const struct ctx *c, const char *user, const struct tool_session *s,
                         const struct session_result *sr, const struct verdict *v) {
         struct json j;
@@ -284,6 +324,10 @@ static void verify_json(const struct ctx *c, const char *user, const struct tool
                 json_str(&j, v->reasons[i]);
         json_arr_end(&j);
         json_klines(&j, "messages", sr->messages);
+        char buf[sizeof sr->messages];
+        const char *told = module_told(c, sr, buf, sizeof buf);
+        json_kstr(&j, "told_user", told);
+        json_kstr(&j, "told_shown", told_shown(c, s, told));
         json_doc_end(&j);
 }
 
@@ -307,15 +351,16 @@ static void verify_text(const struct ctx *c, const struct tool_session *s, struc
         if (v->ok)
                 printf("%s got: soft %-12s hard %s\n", c->ssh ? "ssh login   " : "PAM session ", size_format(sr->got.soft, a),
                        size_format(sr->got.hard, b));
-        /* only what concerns memlock: login banners are not the point here */
-        for (char *line = sr->messages, *next; line && *line; line = next) {
-                next = strchr(line, '\n');
-                if (next)
-                        *next++ = '\0';
-                if (strstr(line, "memlock"))
-                        printf("the module tells the user (interactive logins show it; 'ssh host cmd' and "
-                               "'su -c cmd' do not): %s\n", str_escape(line, e, sizeof e));
-        }
+        char buf[sizeof sr->messages];
+        const char *told = module_told(c, sr, buf, sizeof buf), *shown = told_shown(c, s, told);
+        if (told)
+                printf("the module told this session: %s\n"
+                       "  a user sees it only in an interactive login (a terminal: ssh, login, su); 'ssh host cmd' "
+                       "and 'su - USER -c cmd', the way MPI and batch jobs start, show nothing\n",
+                       str_escape(told, e, sizeof e));
+        else if (shown)
+                printf("the user was not told: this ssh login ran a command without a terminal, as 'ssh host cmd' "
+                       "does, and sshd shows no message of the module there\n");
         for (int i = 0; i < v->n; i++)
                 printf("- %s\n", str_escape(v->reasons[i], e, sizeof e));
         if (v->target.known)

@@ -27,10 +27,10 @@ H=$SANDBOX_MEMLOCK_HARD
 KiB64=65536 M2=$((2 * 1024 * 1024)) M4=$((4 * 1024 * 1024))
 [ "$H" -ge $((8 * 1024 * 1024)) ] || { echo "Bail out! the hard memlock limit is $H; 8 MiB needed"; exit 1; }
 
-sandbox_user alice rdma_users && sandbox_user bob && sandbox_user carol
+sandbox_user alice rdma_users && sandbox_user bob && sandbox_user carol && sandbox_user dave big
 sandbox_policy <<'EOF'
 version = 1;
-rules = ( { group = "rdma_users"; memlock = "4M"; } );
+rules = ( { group = "rdma_users"; memlock = "4M"; }, { group = "big"; memlock = "32M"; } );
 EOF
 # bob: no limits at all; carol: a hard entry above every hard limit here (16 MiB)
 sandbox_limits_d 60-test.conf <<'EOF'
@@ -109,6 +109,35 @@ else
 	fail "verify alice --ssh: agree (exit $rc), modelled from the running sshd"
 	sed 's/^/#   /' "$tmp/v-ssh" "$tmp/v-ssh.err"
 fi
+
+# dave's rule (32 MiB) is above sshd's hard limit, which sshd cannot raise: the module sets
+# the closest and tells the user.  Through a real 'ssh host cmd' the message does not reach
+# him (sshd is quiet when a command runs), and verify says he was not told; an interactive
+# login (a shell on a terminal) shows it
+vssh() {
+	"$RDMALIMITS" "$@" --ssh "$U@127.0.0.1" --ssh-option=-p"$SANDBOX_PORT" --ssh-option=-i"$SANDBOX_KEY" \
+		--ssh-option=-oStrictHostKeyChecking=no --ssh-option=-oUserKnownHostsFile=/dev/null
+}
+U=dave vssh verify dave >"$tmp/v-ssh-dave" 2>&1
+U=dave vssh --json verify dave >"$tmp/v-ssh-dave.json" 2>/dev/null
+check "verify dave --ssh: below target, not told (told_shown not-shown)" \
+	test "$(json "$tmp/v-ssh-dave.json" 'd["verdict"], d["told_user"], d["told_shown"]')" = "below-target None not-shown"
+check "... the text says the user was not told, and why" \
+	grep -q "^the user was not told: this ssh login ran a command without a terminal" "$tmp/v-ssh-dave"
+sshc() {
+	ssh -F /dev/null -p "$SANDBOX_PORT" -i "$SANDBOX_KEY" -o IdentitiesOnly=yes -o BatchMode=yes \
+		-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "$@"
+}
+sshc dave@127.0.0.1 true </dev/null >"$tmp/ssh-dave" 2>&1
+check "... as the real 'ssh host cmd' shows: no message of the module in its output" \
+	test "$(grep -c "memlock is" "$tmp/ssh-dave")" = 0
+printf 'exit\n' | sshc -tt dave@127.0.0.1 >"$tmp/ssh-dave-tty" 2>&1
+check "... while an interactive login (a shell on a terminal) shows it" \
+	grep -q "memlock is .*, not 32 MiB: sshd cannot raise its hard limit" "$tmp/ssh-dave-tty"
+# carol's shortfall is pam_limits' (no rule of the policy): nothing about telling the user
+U=carol vssh --json verify carol >"$tmp/v-ssh-carol.json" 2>/dev/null
+check "verify carol --ssh: below target, but the module has nothing to tell (told_shown null)" \
+	test "$(json "$tmp/v-ssh-carol.json" 'd["verdict"], d["told_shown"]')" = "below-target None"
 
 # --- the three-line stack: pam_limits, pam_rdmalimit, pam_limits: the last pam_limits decides
 cp /etc/pam.d/sshd "$tmp/sshd.pam"

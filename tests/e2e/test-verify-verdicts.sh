@@ -77,11 +77,23 @@ check "alice --json: verdict below-target, shortfall where the entry" \
 	test "$(json "$tmp/v-alice.json" 'd["verdict"], d["shortfall"]["where"], d["target"]["soft"]')" = \
 	"below-target /etc/security/limits.d/50-rdma.conf:1 3145728"
 
+# what the module told the user, and who sees it (verify's own PAM session got the message; an
+# interactive login shows it, 'ssh host cmd' and 'su - USER -c cmd' do not)
+check "alice: verify says what the module told this session" \
+	grep -q "^the module told this session: memlock is 7 KiB, not 3 MiB: su cannot raise its hard limit" "$tmp/v-alice"
+check "alice: ... and that a user sees it only in an interactive login" \
+	grep -q "a user sees it only in an interactive login (a terminal: ssh, login, su); 'ssh host cmd' and 'su - USER -c cmd'" "$tmp/v-alice"
+check "alice --json: told_user is the message, told_shown interactive-only" \
+	test "$(json "$tmp/v-alice.json" 'd["told_user"][:27], d["told_shown"]')" = "memlock is 7 KiB, not 3 MiB interactive-only"
+
 verdict dave 1 "as predicted, below a target above the hard limit"
 check "dave: the cause is the hard limit of the process that opens the session" \
 	grep -q "^BELOW TARGET: .* has the hard limit .* and no CAP_SYS_RESOURCE" "$tmp/v-dave"
 verdict erin 0 "as predicted, and the policy's 1 MiB reached"
 check "erin --json: verdict ok" test "$(json "$tmp/v-erin.json" 'd["verdict"]')" = ok
+check "erin: on target, the module told nothing, and verify says nothing of it" \
+	test "$(json "$tmp/v-erin.json" 'd["told_user"], d["told_shown"]')" = "None None" -a \
+	"$(grep -c "told" "$tmp/v-erin")" = 0
 verdict frank 0 "no rule, no entry: nothing to reach"
 check "frank --json: verdict ok, no target" test "$(json "$tmp/v-frank.json" 'd["verdict"], d["target"]')" = "ok None"
 
@@ -95,6 +107,14 @@ check "explain frank --service su predicts the real su from a caller with hard 4
 	test -n "$real" -a "$pred" = "$real" -a "$real" = "65536 4194304"
 check "... and says the session is opened by the caller" \
 	test "$(json "$tmp/x-frank.json" 'd["service"]["assumed"], d["service"]["process"][:10]')" = "False the caller"
+
+# quiet: the module tells the user nothing, and verify says so by not claiming it
+printf 'auth sufficient pam_rootok.so\naccount required pam_permit.so\n%s quiet\n' "$SU_STACK" >/etc/pam.d/su
+verdict alice 1 "quiet: still below the policy's 3 MiB"
+check "alice, quiet: no message claimed" \
+	test "$(json "$tmp/v-alice.json" 'd["told_user"], d["told_shown"]')" = "None None" -a \
+	"$(grep -c "told this session" "$tmp/v-alice")" = 0
+printf 'auth sufficient pam_rootok.so\naccount required pam_permit.so\n%s\n' "$SU_STACK" >/etc/pam.d/su
 
 # a module the model does not know lowers the soft limit of the session's process
 printf 'auth sufficient pam_rootok.so\naccount required pam_permit.so\n%s\n%s\n' "$SU_STACK" \
