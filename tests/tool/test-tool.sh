@@ -355,6 +355,13 @@ check "against a later file of the same rank: exit 4, and a --file that sorts af
 	test $? -eq 4 -a "$(grep -c "write to a --file whose name sorts after zzz-late.conf" "$T/out")" = 1 -a \
 	"$(grep -c 'stronger rank' "$T/out")" = 0
 rm "$R/etc/security/limits.d/zzz-late.conf"
+# '*' never beats a group line (ALL rank below GROUP), in an earlier file or a later one
+printf '@rdma_users hard memlock 4096\n' > "$R/etc/security/limits.d/10-early.conf"
+rl apply '*' 1G > "$T/out" 2>&1
+check "'*' against an earlier @group line: exit 4, a stronger rank wins whatever the file, no later file name" \
+	test $? -eq 4 -a "$(grep -c 'an entry of a stronger rank wins whatever the file' "$T/out")" = 1 -a \
+	"$(grep -c 'sorts after' "$T/out")" = 0
+rm "$R/etc/security/limits.d/10-early.conf"
 printf '@rdma_users -\n' > "$R/etc/security/limits.d/50-stop.conf"
 rl apply @rdma_users 1G > "$T/out" 2>&1
 check "after a '-' line that stops pam_limits: exit 4, and the remedy is that line" \
