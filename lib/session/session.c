@@ -521,10 +521,11 @@ int session_module_ret(const char *args, const struct policy *p, bool matched, e
 
 /* ---- views without a user ---- */
 
+/* l->policy given (its callers check) */
 static const struct policy *lines_policy(const struct session_lines *l, const struct pam_entry *e,
                                          const char **ret_name) {
         *ret_name = "";
-        return l && l->policy ? l->policy(e, ret_name, l->data) : NULL;
+        return l->policy(e, ret_name, l->data);
 }
 
 static bool tree_fails(const struct session_lines *l, const struct pam_entry *e) {
@@ -625,6 +626,7 @@ bool session_line_never_succeeds(const struct session_walks *w, const struct ses
 
 char *session_walk_users(const struct session_walks *w, uint32_t mask) {
         _cleanup_free_ char *has = NULL, *none = NULL;
+        size_t n_has = 0;
         for (size_t k = 0; k < w->n_policies; k++) {
                 char **to = mask >> k & 1 ? &has : &none;
                 char *n = *to ? strf("%s, %s", *to, w->name[k]) : strdup(w->name[k]);
@@ -632,11 +634,13 @@ char *session_walk_users(const struct session_walks *w, uint32_t mask) {
                         return NULL;
                 free(*to);
                 *to = n;
+                n_has += mask >> k & 1;
         }
+        const char *verb = n_has > 1 ? "have" : "has";
         if (has && none)
-                return strf("that %s has a rule for and %s none", has, none);
+                return strf("that %s %s a rule for and %s none", has, verb, none);
         if (has)
-                return strf("that %s has a rule for", has);
+                return strf("that %s %s a rule for", has, verb);
         return strdup("that a policy has a rule for");
 }
 

@@ -141,7 +141,8 @@ const struct session_walk *session_walks_all(const struct session_walks *w);
  * session; a copy of the module without a policy with a rule, when another copy has one. */
 bool session_line_never_succeeds(const struct session_walks *w, const struct session_lines *l,
                                  const struct pam_entry *x);
-/* "that /etc/a.conf has a rule for and /etc/b.conf none" (malloc()ed; NULL: out of memory) */
+/* "that /etc/a.conf has a rule for and /etc/b.conf none", "that /a, /b have a rule for"
+ * (malloc()ed; NULL: out of memory) */
 char *session_walk_users(const struct session_walks *w, uint32_t mask);
 
 /* The order that decides memlock. */

@@ -535,7 +535,75 @@ static void test_session_model(void **state) {
         lc_tree_free(t[1]);
 }
 
+/* session_walks_every_user(), session_walk_users() and session_module_ret() with each
+ * allocation failing in turn: -ENOMEM (NULL) and nothing left, or the run without a fault */
+static const struct policy *walk_policy(const struct pam_entry *e, const char **ret_name, void *data) {
+        struct policy **p = data;
+        *ret_name = strstr(e->args, "conf=/b") ? "/b" : "/a";
+        return strstr(e->args, "conf=/b") ? p[1] : p[0];
+}
+
+static void test_session_walks(void **state) {
+        static const char text[] = "version = 1;\nrules = ( { user = \"alice\"; memlock = \"3M\"; } );\n";
+        struct policy *p[2] = {};
+        struct pam_stack st = {};
+        struct session_walks want = {};
+        const struct session_lines l = { .policy = walk_policy, .data = p };
+        (void)state;
+
+        assert_int_equal(policy_load_string(text, strlen(text), "a", &p[0], NULL), 0);
+        assert_int_equal(policy_load_string(text, strlen(text), "b", &p[1], NULL), 0);
+        unit_put(root, "etc/pam.d/walks",
+                 "session required pam_limits.so\n"
+                 "session optional pam_rdmalimit.so conf=/a\n"
+                 "session [success=1 default=ignore] pam_rdmalimit.so conf=/b strict\n"
+                 "session required pam_limits.so\n");
+        assert_int_equal(pam_stack_load(root, "walks", &st), 0);
+        assert_int_equal(session_walks_every_user(&st, &l, &want), 0);
+        assert_int_equal(want.n, 3);
+        SWEEP(n, hit) {
+                struct session_walks w = { .n = 99 };
+                arm(n);
+                int r = session_walks_every_user(&st, &l, &w);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_int_equal(w.n, 99);
+                        continue;
+                }
+                assert_int_equal(w.n, want.n);
+                for (size_t j = 0; j < w.n; j++)
+                        if (w.v[j].mask != want.v[j].mask || w.v[j].run.last_limits != want.v[j].run.last_limits ||
+                            w.v[j].run.last_module != want.v[j].run.last_module)
+                                fail_msg("allocation %lu failing: walk %zu differs", n, j);
+                session_walks_clear(&w);
+        }
+        SWEEP(n, hit) {
+                arm(n);
+                char *u = session_walk_users(&want, 1);
+                hit = disarm();
+                if (u)
+                        assert_string_equal(u, "that /a has a rule for and /b none");
+                free(u);
+        }
+        SWEEP(n, hit) {
+                enum pam_ret r = PAM_RET_UNKNOWN;
+                arm(n);
+                int k = session_module_ret("strict", NULL, false, &r);
+                hit = disarm();
+                if (k < 0) {
+                        assert_int_equal(k, -ENOMEM);
+                        assert_int_equal(r, PAM_RET_UNKNOWN);
+                } else
+                        assert_int_equal(r, PAM_RET_FAIL);
+        }
+        session_walks_clear(&want);
+        pam_stack_clear(&st);
+        policy_free(p[0]);
+        policy_free(p[1]);
+}
+
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_diag), cmocka_unit_test(test_strmap),
           cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_keep_jumps),
           cmocka_unit_test(test_policy), cmocka_unit_test(test_pammod), cmocka_unit_test(test_cfgparse),
-          cmocka_unit_test(test_session_model))
+          cmocka_unit_test(test_session_model), cmocka_unit_test(test_session_walks))

@@ -728,6 +728,203 @@ static void test_module_ret(void **state) {
         policy_free(p);
 }
 
+/* session_walks_every_user(): the walks of a stack for every combination of the copies'
+ * policies having a rule for the user, with what each line returns whoever logs in */
+struct walk_lines {
+        struct policy *a, *b, *e, *p[9];
+        const struct lc_tree *fails;
+};
+
+static const struct policy *walk_policy(const struct pam_entry *e, const char **ret_name, void *data) {
+        struct walk_lines *w = data;
+        _cleanup_free_ char *buf = NULL;
+        struct login_args a;
+        unsigned k;
+        assert_int_equal(session_module_args(e->args, &a, &buf), 0);
+        *ret_name = strstr(e->args, a.conf);   /* the name lives as long as the entry */
+        if (streq(a.conf, "/a"))
+                return w->a;
+        if (streq(a.conf, "/b"))
+                return w->b;
+        if (streq(a.conf, "/e"))
+                return w->e;
+        if (sscanf(a.conf, "/p%u", &k) == 1 && k < ELEMENTSOF(w->p))
+                return w->p[k];
+        return NULL;
+}
+
+static const struct lc_tree *walk_tree(const struct pam_entry *e, void *data) {
+        struct walk_lines *w = data;
+        return e->args && strstr(e->args, "conf=/nothere") ? w->fails : NULL;
+}
+
+static void walks_of(const char *root, const char *stack, const struct session_lines *l, struct pam_stack *st,
+                     struct session_walks *w) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/etc/pam.d/s", root);
+        unit_write(path, stack);
+        assert_int_equal(pam_stack_load(root, "s", st), 0);
+        assert_int_equal(session_walks_every_user(st, l, w), 0);
+}
+
+static void test_walks_every_user(void **state) {
+        char root[] = "/tmp/test-session-walks-XXXXXX", buf[64];
+        static const char one[] = "version = 1;\nrules = ( { user = \"alice\"; memlock = \"2M\"; } );\n";
+        static const char none[] = "version = 1;\n";
+        struct walk_lines wl = {};
+        struct lc_tree *fails = NULL;
+        const struct session_lines l = { .policy = walk_policy, .tree = walk_tree, .data = &wl };
+        struct pam_stack st = {};
+        struct session_walks w = {};
+        char *u;
+        (void)state;
+
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/pam.d/s", "" },
+                { "etc/security/limits.conf", "" },
+                {},
+        }), 0);
+        assert_int_equal(policy_load_string(one, strlen(one), "a", &wl.a, NULL), 0);
+        assert_int_equal(policy_load_string(one, strlen(one), "b", &wl.b, NULL), 0);
+        assert_int_equal(policy_load_string(none, strlen(none), "e", &wl.e, NULL), 0);
+        for (size_t k = 0; k < ELEMENTSOF(wl.p); k++)
+                assert_int_equal(policy_load_string(one, strlen(one), "p", &wl.p[k], NULL), 0);
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, "/nothere.conf", &fails), 0);
+        wl.fails = fails;
+
+        /* /b's copy jumps over the second pam_limits for its users only */
+        walks_of(root, "session required pam_limits.so\n"
+                       "session optional pam_rdmalimit.so conf=/a\n"
+                       "session [success=1 default=ignore] pam_rdmalimit.so conf=/b\n"
+                       "session required pam_limits.so\n"
+                       "session optional pam_rdmalimit.so conf=/e\n"
+                       "session optional pam_rdmalimit.so conf=/x\n"
+                       "session required pam_permit.so\n", &l, &st, &w);
+        assert_int_equal(w.n_policies, 2);                  /* /e has no rule, /x no policy */
+        assert_ptr_equal(w.policy[0], wl.a);
+        assert_ptr_equal(w.policy[1], wl.b);
+        assert_int_equal(w.n, 3);                           /* masks 1, 2, 3: not 0 */
+        static const struct { uint32_t mask; long lim, mod; } want[] = { { 1, 3, 5 }, { 2, 0, 5 }, { 3, 0, 5 } };
+        for (size_t j = 0; j < w.n; j++)
+                if (w.v[j].mask != want[j].mask || w.v[j].run.last_limits != want[j].lim ||
+                    w.v[j].run.last_module != want[j].mod)
+                        fail_msg("walk %zu: mask %u, last pam_limits %ld, last module %ld", j, w.v[j].mask,
+                                 w.v[j].run.last_limits, w.v[j].run.last_module);
+        assert_ptr_equal(session_walks_all(&w), &w.v[2]);
+        assert_non_null(u = session_walk_users(&w, 1));
+        assert_string_equal(u, "that /a has a rule for and /b none");
+        free(u);
+        assert_non_null(u = session_walk_users(&w, 2));
+        assert_string_equal(u, "that /b has a rule for and /a none");
+        free(u);
+        assert_non_null(u = session_walk_users(&w, 3));
+        assert_string_equal(u, "that /a, /b have a rule for");
+        free(u);
+        assert_false(session_line_never_succeeds(&w, &l, &st.v[0]));
+        assert_false(session_line_never_succeeds(&w, &l, &st.v[1]));
+        assert_true(session_line_never_succeeds(&w, &l, &st.v[4]));     /* no rule */
+        assert_true(session_line_never_succeeds(&w, &l, &st.v[5]));     /* no policy */
+        assert_false(session_line_never_succeeds(&w, &l, &st.v[6]));
+        session_walks_clear(&w);
+        pam_stack_clear(&st);
+
+        /* a strict copy without a policy fails the stack where required; not without strict */
+        for (int strict = 0; strict <= 1; strict++) {
+                snprintf(buf, sizeof buf, "session required pam_rdmalimit.so conf=/x%s\n", strict ? " strict" : "");
+                char stack[256];
+                snprintf(stack, sizeof stack, "session required pam_limits.so\n%ssession optional pam_rdmalimit.so "
+                         "conf=/a\n", buf);
+                walks_of(root, stack, &l, &st, &w);
+                assert_int_equal(w.n, 1);
+                assert_int_equal(w.v[0].run.failed, strict);
+                session_walks_clear(&w);
+                pam_stack_clear(&st);
+        }
+
+        /* no policy with a rule: one walk, every copy taken as having one (it jumps) */
+        walks_of(root, "session [success=1 default=ignore] pam_rdmalimit.so conf=/x\n"
+                       "session required pam_limits.so\n"
+                       "session required pam_permit.so\n", &l, &st, &w);
+        assert_int_equal(w.n_policies, 0);
+        assert_int_equal(w.n, 1);
+        assert_int_equal(w.v[0].mask, 0);
+        assert_int_equal(w.v[0].run.last_limits, -1);
+        assert_false(session_line_never_succeeds(&w, &l, &st.v[0]));
+        assert_non_null(u = session_walk_users(&w, 0));
+        assert_string_equal(u, "that a policy has a rule for");
+        free(u);
+        session_walks_clear(&w);
+        pam_stack_clear(&st);
+
+        /* a pam_limits whose conf= file is missing fails every session: sufficient does not end
+         * the stack there, and the copy after it runs */
+        walks_of(root, "session sufficient pam_limits.so conf=/nothere.conf\n"
+                       "session optional pam_rdmalimit.so conf=/a\n", &l, &st, &w);
+        assert_int_equal(w.v[0].run.last_module, 1);
+        assert_true(session_line_never_succeeds(&w, &l, &st.v[0]));
+        session_walks_clear(&w);
+        pam_stack_clear(&st);
+        /* ... where a readable one ends it (no lines: every line succeeds, one walk) */
+        walks_of(root, "session sufficient pam_limits.so conf=/nothere.conf\n"
+                       "session optional pam_rdmalimit.so conf=/a\n", NULL, &st, &w);
+        assert_int_equal(w.n, 1);
+        assert_int_equal(w.v[0].run.last_module, -1);
+        session_walks_clear(&w);
+        pam_stack_clear(&st);
+
+        /* past SESSION_MAX_POLICIES policies, the others are taken as having a rule: the last
+         * copy's jump over pam_limits is taken in every walk */
+        char big[1024] = "";
+        for (size_t k = 0; k < ELEMENTSOF(wl.p); k++) {
+                size_t len = strlen(big);
+                snprintf(big + len, sizeof big - len, "session %s pam_rdmalimit.so conf=/p%zu\n",
+                         k + 1 < ELEMENTSOF(wl.p) ? "optional" : "[success=1 default=ignore]", k);
+        }
+        strcat(big, "session required pam_limits.so\n");
+        walks_of(root, big, &l, &st, &w);
+        assert_int_equal(w.n_policies, SESSION_MAX_POLICIES);
+        assert_int_equal(w.n, (1u << SESSION_MAX_POLICIES) - 1);
+        assert_ptr_equal(w.policy[SESSION_MAX_POLICIES - 1], wl.p[SESSION_MAX_POLICIES - 1]);
+        for (size_t j = 0; j < w.n; j++)
+                if (w.v[j].run.last_limits != -1)
+                        fail_msg("walk %zu: pam_limits runs (%ld): the copy past the bound did not jump", j,
+                                 w.v[j].run.last_limits);
+        session_walks_clear(&w);
+        pam_stack_clear(&st);
+
+        /* a copy whose policy has no rule ignores: its jump is not taken */
+        walks_of(root, "session required pam_limits.so\n"
+                       "session optional pam_rdmalimit.so conf=/a\n"
+                       "session [success=1 default=ignore] pam_rdmalimit.so conf=/e\n"
+                       "session required pam_limits.so\n", &l, &st, &w);
+        assert_int_equal(w.n, 1);
+        assert_int_equal(w.v[0].run.last_limits, 3);
+        session_walks_clear(&w);
+        pam_stack_clear(&st);
+
+        /* every line after a pam_limits that fails gets its own return: /b, which has no rule
+         * for the users of mask 1, does not jump for them */
+        walks_of(root, "session sufficient pam_limits.so conf=/nothere.conf\n"
+                       "session [success=1 default=ignore] pam_rdmalimit.so conf=/b\n"
+                       "session required pam_limits.so\n"
+                       "session optional pam_rdmalimit.so conf=/a\n", &l, &st, &w);
+        assert_int_equal(w.n_policies, 2);
+        assert_ptr_equal(w.policy[0], wl.b);
+        assert_int_equal(w.v[1].mask, 2);     /* /a only */
+        assert_int_equal(w.v[1].run.last_limits, 2);
+        assert_int_equal(w.v[0].run.last_limits, 0);   /* /b only: it jumps */
+        session_walks_clear(&w);
+        pam_stack_clear(&st);
+
+        lc_tree_free(fails);
+        policy_free(wl.a);
+        policy_free(wl.b);
+        policy_free(wl.e);
+        for (size_t k = 0; k < ELEMENTSOF(wl.p); k++)
+                policy_free(wl.p[k]);
+        assert_int_equal(unit_teardown(NULL), 0);
+}
+
 static int stop_at_jump(const char *digits, size_t len, unsigned jump, void *userdata) {
         (void)digits;
         (void)len;
@@ -856,5 +1053,6 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_model_build), cmocka_unit_test(test_model_line_trees),
           cmocka_unit_test(test_target_entry), cmocka_unit_test(test_model_line_policies),
           cmocka_unit_test(test_model_strict_without_policy), cmocka_unit_test(test_module_ret),
+          cmocka_unit_test(test_walks_every_user),
           cmocka_unit_test(test_control_jumps), cmocka_unit_test(test_walk_first_unloadable),
           cmocka_unit_test(test_target_causes))
