@@ -322,7 +322,7 @@ static int check_module_runs(struct run *r, const struct target *t, const char *
         for (size_t j = 0; j < w.n && !bad; j++) {
                 const struct stack_run *run = &w.v[j].run;
                 bool limits = run->last_limits >= 0;
-                if (run->last_module > run->last_limits)
+                if (session_walk_order(run) == SESSION_MODULE_LAST)
                         continue;
                 /* a condition the model cannot know skips both: the module runs whenever pam_limits does */
                 if (run->assumed && !limits && run->last_module < 0 && !run->failed && run->ended_at < 0)

@@ -257,14 +257,12 @@ static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, 
         if ((r = session_walks_every_user(st, &lines, &w)) < 0)
                 return r;
         for (size_t j = 0; j < w.n; j++) {
-                const struct stack_run *run = &w.v[j].run;
-                if (run->last_module < 0)
-                        continue;   /* no copy runs for these users */
-                if (run->last_limits > run->last_module) {
-                        if (!before)
-                                before = &w.v[j];
-                } else if (!after)
+                enum session_order o = session_walk_order(&w.v[j].run);
+                if (o == SESSION_LIMITS_LAST && !before)
+                        before = &w.v[j];
+                else if (o == SESSION_MODULE_LAST && !after)
                         after = &w.v[j];
+                /* SESSION_NO_MODULE: no copy runs for these users */
         }
         if (!before)
                 return 1;

@@ -609,6 +609,11 @@ void session_walks_clear(struct session_walks *w) {
         *w = (struct session_walks){};
 }
 
+enum session_order session_walk_order(const struct stack_run *run) {
+        return run->last_module < 0 ? SESSION_NO_MODULE :
+               run->last_limits > run->last_module ? SESSION_LIMITS_LAST : SESSION_MODULE_LAST;
+}
+
 const struct session_walk *session_walks_all(const struct session_walks *w) {
         return w->n ? &w->v[w->n - 1] : NULL;
 }
@@ -892,8 +897,7 @@ int session_model_build(const struct session_input *in, struct session_model *re
         if (r < 0)
                 goto fail;
         if (!m.stack.error)
-                m.order = m.run.last_module < 0 ? SESSION_NO_MODULE :
-                          m.run.last_limits > m.run.last_module ? SESSION_LIMITS_LAST : SESSION_MODULE_LAST;
+                m.order = session_walk_order(&m.run);
         else
                 m.order = SESSION_NO_STACK;
         if ((r = run_stack(in, &m, &ts, &ms, &cur, &known, &limits_ran, &last)) < 0)

@@ -153,6 +153,9 @@ enum session_order {
         SESSION_NO_STACK,       /* the stack could not be read */
 };
 const char *session_order_name(enum session_order o);   /* "after-pam_limits", ... */
+/* The order of one walk: which of pam_rdmalimit and pam_limits runs last (never
+ * SESSION_NO_STACK). */
+enum session_order session_walk_order(const struct stack_run *run);
 
 /* The service's own limits and capabilities where a session starts. */
 int session_service_from_pid(pid_t pid, struct lc_service *ret);
