@@ -99,7 +99,7 @@ static int load_files(struct ident *id) {
                 return r;
 
         while (pf && getline(&line, &sz, pf) > 0) {
-                char *f[7];
+                char *f[7] = {};   /* the fields a short line lacks are NULL, not the last line's */
                 line[strcspn(line, "\n")] = '\0';
                 if (!*line || *line == '#' || *line == '+' || *line == '-')
                         continue;
@@ -128,7 +128,7 @@ static int load_files(struct ident *id) {
         if (pf && !feof(pf))
                 return ferror(pf) ? -EIO : -ENOMEM;
         while (gf && getline(&line, &sz, gf) > 0) {
-                char *f[4];
+                char *f[4] = {};   /* "name:x:gid" has no member list: f[3] NULL */
                 line[strcspn(line, "\n")] = '\0';
                 if (!*line || *line == '#' || *line == '+' || *line == '-')
                         continue;

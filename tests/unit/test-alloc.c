@@ -234,6 +234,38 @@ static void test_ident(void **state) {
                 }
                 ident_free(id);
         }
+        /* the context of a tree, and its groups by name and by gid */
+        SWEEP(n, hit) {
+                struct ident *id = (struct ident *)0x1;
+                arm(n);
+                int r = ident_new(root, &id);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_ptr_equal(id, (struct ident *)0x1);
+                } else
+                        ident_free(id);
+        }
+        for (int by_gid = 0; by_gid <= 1; by_gid++)
+                SWEEP(n, hit) {
+                        struct ident *id = NULL;
+                        const struct id_group *g = (const struct id_group *)0x1;
+                        assert_int_equal(ident_new(root, &id), 0);
+                        arm(n);
+                        int r = by_gid ? ident_group_by_gid(id, 2001, &g) : ident_group(id, "spdk", &g);
+                        hit = disarm();
+                        if (r != 0) {
+                                if (r != -ENOMEM)
+                                        fail_msg("allocation %lu failing: %s", n, strerror(-r));
+                                assert_ptr_equal(g, (const struct id_group *)0x1);
+                        } else {
+                                assert_int_equal(g->gid, 2001);
+                                assert_string_equal(g->name, "spdk");
+                                assert_true(g->members && g->members[0] && g->members[1] && !g->members[2]);
+                                assert_string_equal(g->members[0], "bob");
+                        }
+                        ident_free(id);
+                }
         /* a user's groups */
         SWEEP(n, hit) {
                 struct ident *id = NULL;

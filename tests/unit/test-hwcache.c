@@ -405,6 +405,26 @@ static void test_load(void **state) {
         assert_int_equal(hw_cache_or_probe(NULL, NULL, &b, &err), 0);
         assert_int_equal(err, -ENOENT);
         hw_summary_free(b);
+        /* the cache of a --root tree: path resolves inside it, through the same reader */
+        const char *rel = path + strlen(dir);
+        assert_int_equal(hw_cache_load_in_root(dir, rel, NULL, &b), 0);
+        assert_true(b->mem_total == 1);
+        hw_summary_free(b);
+        assert_int_equal(hw_cache_in_root_or_probe(dir, rel, NULL, &b, &err), 0);
+        assert_int_equal(err, 0);
+        assert_true(b->mem_total == 1);   /* the cache's, not a probe's */
+        hw_summary_free(b);
+        assert_int_equal(hw_cache_in_root_or_probe(NULL, path, NULL, &b, &err), 0);   /* the host's */
+        assert_int_equal(err, 0);
+        assert_true(b->mem_total == 1);
+        hw_summary_free(b);
+        assert_int_equal(hw_cache_in_root_or_probe(dir, "/nothere.cache", NULL, &b, &err), 0);
+        assert_int_equal(err, -ENOENT);
+        assert_true(b->mem_total != 1);   /* probed */
+        hw_summary_free(b);
+        assert_int_equal(hw_cache_in_root_or_probe(dir, NULL, NULL, &b, &err), 0);
+        assert_int_equal(err, -ENOENT);
+        hw_summary_free(b);
         /* a symlink to a valid cache is refused */
         char link[300];
         snprintf(link, sizeof link, "%s/link.cache", dir);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "unit.h"
+#include "fsutil.h"
 #include "ident-files.h"
 #include "ident.h"
 #include "macro.h"
@@ -34,6 +35,9 @@ static int setup(void **state) {
                                 "#olduser:x:5000:5000::/:/bin/sh\n"
                                 "+nisuser2:x:5001:5001::/:/bin/sh\n"
                                 "broken:x:notanumber:1\n"
+                                "four:x:1013:1013\n"                 /* four fields: enough */
+                                "three:x:1014\n"                      /* three: no gid, no user */
+                                "many:x:1015:1015:a:b:c:d:e:f\n"      /* more than seven fields */
                                 "\n" },
                 { "etc/group", "root:x:0:\n"
                                "\n"
@@ -70,9 +74,13 @@ static void test_users(void **state) {
         assert_int_equal(u->gid, 2000);
         assert_int_equal(ident_user(id, "root", &u), 0);
         assert_int_equal(u->uid, 0);
+        assert_int_equal(ident_user(id, "four", &u), 0);
+        assert_int_equal(u->gid, 1013);
+        assert_int_equal(ident_user(id, "many", &u), 0);
+        assert_int_equal(u->gid, 1015);
 
         /* not found, and u untouched on failure */
-        static const char *const none[] = { "nobody-here", "nisuser", "+nisuser", "broken", "ALICE",
+        static const char *const none[] = { "nobody-here", "nisuser", "+nisuser", "broken", "ALICE", "three",
                                             "#olduser", "olduser", "+nisuser2", "nisuser2" };
         for (size_t i = 0; i < ELEMENTSOF(none); i++) {
                 u = (const struct id_user *)0x1;
@@ -268,17 +276,36 @@ static void test_short_group_line(void **state) {
         const struct id_group *g = NULL;
         (void)state;
         unit_put(root, "short/etc/passwd", "ann:x:1000:1000::/:/bin/sh\n");
-        unit_put(root, "short/etc/group", "two:x\nthree:x:3000\ntwo:x\nfour:x:4000:ann\n");
+        unit_put(root, "short/etc/group", "long:x:1:ann,bob,carol,dave\ntwo:x\nthree:x:3000\ntwo:x\n"
+                                          "four:x:4000:ann\n");
         assert_int_equal(ident_new(unit_path(sub, root, "short"), &id), 0);
         assert_int_equal(ident_group(id, "two", &g), -ENOENT);
         assert_int_equal(ident_group(id, "three", &g), 0);
         assert_int_equal(g->gid, 3000);
+        assert_non_null(g->members);
+        assert_null(g->members[0]);   /* none: not the member list of a line before */
         assert_int_equal(ident_group(id, "four", &g), 0);
         assert_int_equal(g->gid, 4000);
+        ident_free(id);
+}
+
+/* a group file that opens but cannot be read (a directory): an error, not a tree without groups */
+static void test_group_unreadable(void **state) {
+        char sub[PATH_MAX];
+        struct ident *id = NULL;
+        const struct id_group *g = (const struct id_group *)0x1;
+        (void)state;
+        unit_put(root, "dirgroup/etc/passwd", "ann:x:1000:1000::/:/bin/sh\n");
+        unit_put(root, "dirgroup/etc/group/x", "");
+        assert_int_equal(ident_new(unit_path(sub, root, "dirgroup"), &id), 0);
+        int r = ident_group(id, "ann", &g);
+        assert_true(r == -EIO || r == -EISDIR || r == FS_ERR_NOTREG);
+        assert_ptr_equal(g, (const struct id_group *)0x1);
         ident_free(id);
 }
 
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_users), cmocka_unit_test(test_users_by_uid), cmocka_unit_test(test_groups), cmocka_unit_test(test_membership),
           cmocka_unit_test(test_missing_files), cmocka_unit_test(test_nss_absent),
-          cmocka_unit_test(test_files_fail), cmocka_unit_test(test_short_group_line))
+          cmocka_unit_test(test_files_fail), cmocka_unit_test(test_short_group_line),
+          cmocka_unit_test(test_group_unreadable))
