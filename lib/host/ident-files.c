@@ -175,7 +175,7 @@ static int files_user_by_uid(struct ident *id, uid_t uid, const struct id_user *
 /* the primary gid, then the gid of each group that lists the user, once each */
 static int files_user_gids(struct ident *id, const struct id_user *u, gid_t **ret, size_t *ret_n) {
         const struct files *fs = id->data;
-        gid_t *v = malloc(sizeof(gid_t) * (fs->n_all_groups + 1));
+        gid_t *v = calloc(fs->n_all_groups + 1, sizeof(gid_t));   /* the primary gid and each group */
         size_t n = 0;
         if (!v)
                 return -ENOMEM;

@@ -289,6 +289,27 @@ static void test_short_group_line(void **state) {
         ident_free(id);
 }
 
+/* a user listed in every group of the tree, root's among them: the primary gid, then each
+ * group once, in file order */
+static void test_every_group(void **state) {
+        char sub[PATH_MAX];
+        struct ident *id = NULL;
+        const struct id_user *u = NULL;
+        const gid_t *g = NULL;
+        size_t n = 0;
+        (void)state;
+        unit_put(root, "every/etc/passwd", "ann:x:1000:1000::/:/bin/sh\n");
+        unit_put(root, "every/etc/group", "root:x:0:ann\nwheel:x:10:ann\n");
+        assert_int_equal(ident_new(unit_path(sub, root, "every"), &id), 0);
+        assert_int_equal(ident_user(id, "ann", &u), 0);
+        assert_int_equal(ident_user_gids(id, u, &g, &n), 0);
+        assert_int_equal(n, 3);
+        assert_int_equal(g[0], 1000);
+        assert_int_equal(g[1], 0);
+        assert_int_equal(g[2], 10);
+        ident_free(id);
+}
+
 /* a group file that opens but cannot be read (a directory): an error, not a tree without groups */
 static void test_group_unreadable(void **state) {
         char sub[PATH_MAX];
@@ -308,4 +329,4 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_users), cmocka_unit_test(test_users_by_uid), cmocka_unit_test(test_groups), cmocka_unit_test(test_membership),
           cmocka_unit_test(test_missing_files), cmocka_unit_test(test_nss_absent),
           cmocka_unit_test(test_files_fail), cmocka_unit_test(test_short_group_line),
-          cmocka_unit_test(test_group_unreadable))
+          cmocka_unit_test(test_group_unreadable), cmocka_unit_test(test_every_group))
