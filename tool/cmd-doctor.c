@@ -107,28 +107,6 @@ static void print_json(const struct diag_list *rep) {
         json_doc_end(&j);
 }
 
-/* doctor_input.line_policy: the policy of each copy of the module, as explain loads it */
-static void doctor_line_policy(const struct pam_entry *e, const struct policy **ret_p, const char **ret_name,
-                               const char **ret_refused, void *data) {
-        struct tool_session *s = data;
-        const struct tool_copy *x;
-
-        if (tool_line_copy(s->ctx, e->args, s, &x) < 0)
-                return;   /* out of memory: the default policy's */
-        *ret_p = x->p;
-        *ret_name = x->policy_path;
-        *ret_refused = x->refused;
-}
-
-/* doctor_input.line_tree: the tree of each pam_limits line, as explain loads it */
-static const struct lc_tree *doctor_line_tree(const struct pam_entry *e, void *data) {
-        struct tool_session *s = data;
-        const struct lc_tree *t = NULL;
-
-        (void)tool_line_tree(s->ctx, e->args, s, &t);
-        return t;
-}
-
 int cmd_doctor(struct ctx *c) {
         _cleanup_(diag_list_clear) struct diag_list rep = {}, pd = {};
         _cleanup_(lc_tree_freep) struct lc_tree *t = NULL;
@@ -138,7 +116,9 @@ int cmd_doctor(struct ctx *c) {
         size_t policy_len = 0;
         int r;
 
-        _cleanup_(tool_session_clear) struct tool_session copies = { .ctx = c };
+        /* what each stack line reads, loaded as explain loads it */
+        _cleanup_(tool_session_clear) struct tool_session reads = { .ctx = c };
+        const struct session_lines lines = tool_session_lines(&reads);
         if (ctx_ident(c, &id) < 0 || ctx_load_tree(c, NULL, &t) < 0)
                 return CMD_FINDINGS;
         policy_path = fs_root_path(c->root, c->policy_path);
@@ -158,10 +138,7 @@ int cmd_doctor(struct ctx *c) {
                 .policy_text = policy_text,
                 .policy_len = policy_len,
                 .policy_diags = &pd,
-                .line_policy = doctor_line_policy,
-                .line_policy_data = &copies,
-                .line_tree = doctor_line_tree,
-                .line_tree_data = &copies,
+                .lines = &lines,
                 .securedir = SECUREDIR,
                 .service = c->service,
                 .unit = c->unit,

@@ -194,33 +194,18 @@ static int copy_load(const struct ctx *c, const char *args, const char *user, st
         return 0;
 }
 
-int tool_line_copy(const struct ctx *c, const char *args, struct tool_session *s, const struct tool_copy **ret) {
-        struct tool_copy *x;
-        int r = copy_load(c, args, NULL, s, &x);
-        if (r < 0)
-                return r;
-        *ret = x;
-        return 0;
-}
-
-static const struct policy *lines_policy(const struct pam_entry *e, const char **ret_name, void *data) {
+/* session_lines.policy for views without a user: the copy of the line, loaded once (no
+ * hardware: copy_load() without a user needs none) */
+static const struct policy *lines_policy(const struct pam_entry *e, const char **ret_name, const char **ret_refused,
+                                         void *data) {
         struct tool_session *s = data;
-        const struct tool_copy *x;
-        if (tool_line_copy(s->ctx, e->args, s, &x) < 0)
+        struct tool_copy *x;
+        if (copy_load(s->ctx, e->args, NULL, s, &x) < 0)
                 return NULL;   /* out of memory: as a copy without a policy */
         *ret_name = x->policy_path;
+        if (ret_refused)
+                *ret_refused = x->refused;
         return x->p;
-}
-
-static const struct lc_tree *lines_tree(const struct pam_entry *e, void *data) {
-        struct tool_session *s = data;
-        const struct lc_tree *t = NULL;
-        (void)tool_line_tree(s->ctx, e->args, s, &t);
-        return t;
-}
-
-struct session_lines tool_session_lines(struct tool_session *s) {
-        return (struct session_lines){ .policy = lines_policy, .tree = lines_tree, .data = s };
 }
 
 /* The session engine's question: which policy and hardware does the module line e read? */
@@ -297,11 +282,16 @@ static int tree_of_args(const struct ctx *c, const char *args, struct tool_sessi
         return 0;
 }
 
-int tool_line_tree(const struct ctx *c, const char *args, struct tool_session *s, const struct lc_tree **ret) {
+/* session_lines.tree for views without a user: the line's tree, loaded once */
+static const struct lc_tree *lines_tree(const struct pam_entry *e, void *data) {
+        struct tool_session *s = data;
         struct lc_tree *t = NULL;
-        int r = tree_of_args(c, args ? args : "", s, &t);
-        *ret = t;
-        return r;
+        (void)tree_of_args(s->ctx, e->args ? e->args : "", s, &t);
+        return t;
+}
+
+struct session_lines tool_session_lines(struct tool_session *s) {
+        return (struct session_lines){ .policy = lines_policy, .tree = lines_tree, .data = s };
 }
 
 /* The session engine's question: which tree does the pam_limits line e read? */

@@ -205,15 +205,9 @@ struct tool_session {
  * negative errno, or CMD_FINDINGS (the model cannot be built). */
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *ret);
 void tool_session_clear(struct tool_session *s);
-/* For a view without a user (doctor): the copy of the pam_rdmalimit line with arguments args
- * (NULL: none), its policy loaded once into s->copies (s->ctx and s->id set; no hardware).
- * *ret is valid until the next call.  -ENOMEM. */
-int tool_line_copy(const struct ctx *c, const char *args, struct tool_session *s, const struct tool_copy **ret);
-/* For a view without a user (doctor): the tree of the pam_limits line with arguments args
- * (NULL: none), loaded once into s->trees.  0, -ENOMEM or CMD_FINDINGS (reported; *ret NULL). */
-int tool_line_tree(const struct ctx *c, const char *args, struct tool_session *s, const struct lc_tree **ret);
-/* What the lines of a stack read, for the session engine's walks for every user
- * (session_walks_every_user()): through tool_line_copy() and tool_line_tree() into s. */
+/* What the lines of a stack read, for the views without a user (doctor, enable) and the
+ * session engine's walks for every user (session_walks_every_user()): each pam_rdmalimit
+ * line's policy and each pam_limits line's tree, loaded once into s (s->ctx set). */
 struct session_lines tool_session_lines(struct tool_session *s);
 /* The policy at path (inside --root) as the module and the plugin load it: *ret NULL when it
  * cannot be loaded, refused then says why ("" for a missing file). */

@@ -115,6 +115,8 @@ struct doc {
         struct pam_moddirs moddirs;      /* where libpam finds modules (pammod.h), loaded once */
         bool no_modules_said;            /* a --root tree without PAM modules: said once */
         struct limit_setting sysdef;   /* DefaultLimitMEMLOCK of system.conf */
+        /* the stack being checked, walked once for every user a policy has a rule for */
+        const struct session_walks *walks;
 };
 
 #define ADD(d, g, lvl, where, fix, ...) ADD_ID(d, g, lvl, NULL, where, fix, __VA_ARGS__)

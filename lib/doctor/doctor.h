@@ -42,7 +42,7 @@ int doctor_add(struct diag_list *rep, enum doctor_group group, enum diag_severit
                const char *where, const char *fix, const char *fmt, ...) _printf_(7, 8);
 const char *doctor_group_name(enum doctor_group g);     /* "ssh login", ... */
 
-struct pam_entry;
+struct session_lines;
 struct doctor_input {
         const char *root;                /* NULL: the running system; then /proc is examined too */
         const struct lc_tree *tree;      /* limits.conf + limits.d as pam_limits reads them */
@@ -54,18 +54,10 @@ struct doctor_input {
         const char *policy_text;         /* the bytes the policy was loaded from (with policy) */
         size_t policy_len;
         const struct diag_list *policy_diags; /* what loading the policy found, or NULL */
-        /* The policy the pam_rdmalimit line e reads (its conf=) into *ret_p (NULL: none it can
-         * use; it holds policy when called), the file as the line names it into *ret_name
-         * (policy_name when called) and why the module refuses it into *ret_refused ("" when it
-         * loads or is missing); NULL: policy for every line.  *ret_p and *ret_name live as long
-         * as the input, *ret_refused until the next call. */
-        void (*line_policy)(const struct pam_entry *e, const struct policy **ret_p, const char **ret_name,
-                            const char **ret_refused, void *data);
-        void *line_policy_data;
-        /* The tree the pam_limits line e reads (its conf=), NULL for tree; NULL: tree for every
-         * line.  It lives as long as the input. */
-        const struct lc_tree *(*line_tree)(const struct pam_entry *e, void *data);
-        void *line_tree_data;
+        /* What each line of a stack reads (session.h): the policy of a pam_rdmalimit line (its
+         * conf=), the tree of a pam_limits line (NULL from it: tree); NULL: policy and tree for
+         * every line.  What it gives lives as long as the input. */
+        const struct session_lines *lines;
         const char *securedir;           /* where this build installs pam_rdmalimit.so */
         const char *service;             /* one more PAM service to examine (reported with the
                                           * console logins), or NULL */

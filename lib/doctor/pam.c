@@ -137,14 +137,14 @@ static bool jumps_over(const struct pam_stack *st, size_t j, unsigned jump, size
 }
 
 /* Does line x (at index j of st) jump over or end the stack before e (at idx, shown as where)? */
-static bool never_succeeds(const struct doc *d, const struct pam_stack *st, const struct pam_entry *x);
+static bool never_succeeds(const struct doc *d, const struct pam_entry *x);
 
 static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st, size_t j,
                           const struct pam_entry *e, size_t idx, const char *where, bool *ok) {
         const struct pam_entry *x = &st->v[j];
         _cleanup_free_ char *w2 = strf("%s:%u", x->file, x->line), *fix = NULL;
         struct pam_ctl c;
-        bool cond = condition_module(x->name), succeeds = !never_succeeds(d, st, x);
+        bool cond = condition_module(x->name), succeeds = !never_succeeds(d, x);
 
         if (!w2)
                 return -ENOMEM;
@@ -196,46 +196,26 @@ static int pam_check_module(struct doc *d, enum doctor_group g, const char *svc,
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* What each line reads (doctor_input.line_policy, .line_tree), for the session engine's walks
- * for every user (session_walks_every_user()). */
+/* What each line reads (doctor_input.lines), and the walks of the stack for every user
+ * (d->walks, session_walks_every_user()). */
 
 static const struct policy *line_policy_of(const struct doc *d, const struct pam_entry *e, const char **ret_name,
                                            const char **ret_refused) {
-        const struct policy *p = d->in->policy;
         *ret_name = d->in->policy_name;
         *ret_refused = "";
-        if (d->in->line_policy)
-                d->in->line_policy(e, &p, ret_name, ret_refused, d->in->line_policy_data);
-        return p;
+        if (!d->in->lines)
+                return d->in->policy;
+        return d->in->lines->policy(e, ret_name, ret_refused, d->in->lines->data);
 }
 
 static const struct lc_tree *line_tree_of(const struct doc *d, const struct pam_entry *e) {
-        const struct lc_tree *t = d->in->line_tree ? d->in->line_tree(e, d->in->line_tree_data) : NULL;
+        const struct lc_tree *t = d->in->lines ? d->in->lines->tree(e, d->in->lines->data) : NULL;
         return t ? t : d->in->tree;
 }
 
-static const struct policy *lines_policy(const struct pam_entry *e, const char **ret_name, void *data) {
-        const char *refused;
-        return line_policy_of(data, e, ret_name, &refused);
-}
-
-static const struct lc_tree *lines_tree(const struct pam_entry *e, void *data) {
-        return line_tree_of(data, e);
-}
-
-static struct session_lines doc_lines(const struct doc *d) {
-        return (struct session_lines){ .policy = lines_policy, .tree = lines_tree, .data = (void *)d };
-}
-
-static bool never_succeeds(const struct doc *d, const struct pam_stack *st, const struct pam_entry *x) {
-        struct session_lines l = doc_lines(d);
-        struct session_walks w;
-        bool never;
-        if (session_walks_every_user(st, &l, &w) < 0)
-                return false;   /* out of memory: as before, the jump is reported */
-        never = session_line_never_succeeds(&w, &l, x);
-        session_walks_clear(&w);
-        return never;
+/* x succeeds for no user (session_line_never_succeeds()) */
+static bool never_succeeds(const struct doc *d, const struct pam_entry *x) {
+        return d->walks && session_line_never_succeeds(d->walks, d->in->lines, x);
 }
 
 /*
@@ -249,19 +229,15 @@ static bool never_succeeds(const struct doc *d, const struct pam_stack *st, cons
  * with the users of each order.
  */
 static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st) {
-        struct session_lines lines = doc_lines(d);
-        _cleanup_(session_walks_clear) struct session_walks w = {};
+        const struct session_walks *w = d->walks;
         const struct session_walk *before = NULL, *after = NULL;
-        int r;
 
-        if ((r = session_walks_every_user(st, &lines, &w)) < 0)
-                return r;
-        for (size_t j = 0; j < w.n; j++) {
-                enum session_order o = session_walk_order(&w.v[j].run);
+        for (size_t j = 0; j < w->n; j++) {
+                enum session_order o = session_walk_order(&w->v[j].run);
                 if (o == SESSION_LIMITS_LAST && !before)
-                        before = &w.v[j];
+                        before = &w->v[j];
                 else if (o == SESSION_MODULE_LAST && !after)
-                        after = &w.v[j];
+                        after = &w->v[j];
                 /* SESSION_NO_MODULE: no copy runs for these users */
         }
         if (!before)
@@ -272,7 +248,7 @@ static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, 
         if (!w2 || !where || !own)
                 return -ENOMEM;
         if (after) {
-                _cleanup_free_ char *ub = session_walk_users(&w, before->mask), *ua = session_walk_users(&w, after->mask);
+                _cleanup_free_ char *ub = session_walk_users(w, before->mask), *ua = session_walk_users(w, after->mask);
                 if (!ub || !ua || !(fix = strf("put every pam_rdmalimit line after the last pam_limits (%s); "
                                                "'rdmalimits explain USER --service %s' shows a user's order", w2, svc)))
                         return -ENOMEM;
@@ -307,10 +283,10 @@ static int pam_check_copies(struct doc *d, enum doctor_group g, const char *svc,
                 const struct pam_entry *e = &st->v[i];
                 const char *name, *refused;
                 enum pam_ret ret;
-                if (streq(e->name, "pam_limits") && e->args && strstr(e->args, "conf=")) {
+                if (streq(e->name, "pam_limits")) {
                         const struct lc_tree *t = line_tree_of(d, e);
-                        if (!t || !lc_tree_fails_every_session(t))
-                                continue;
+                        if (!t || !t->conf_override || !lc_tree_fails_every_session(t))
+                                continue;   /* limits.conf is checked with the configuration files */
                         _cleanup_free_ char *where = strf("%s:%u", e->file, e->line);
                         if (!where)
                                 return -ENOMEM;
@@ -425,17 +401,10 @@ static int pam_check_includes(struct doc *d, const char *svc, enum doctor_group 
 /* The copies of pam_limits and pam_rdmalimit whose values count: the last of each that runs
  * for the users every policy has a rule for (the session engine's walk, as explain names
  * them), else the first in the stack. */
-static int pam_copies(const struct doc *d, const struct pam_stack *st, long *ret_lim, long *ret_mod) {
-        struct session_lines lines = doc_lines(d);
-        _cleanup_(session_walks_clear) struct session_walks w = {};
-        int r;
-
-        if ((r = session_walks_every_user(st, &lines, &w)) < 0)
-                return r;
-        const struct stack_run *run = &session_walks_all(&w)->run;
+static void pam_copies(const struct doc *d, const struct pam_stack *st, long *ret_lim, long *ret_mod) {
+        const struct stack_run *run = &session_walks_all(d->walks)->run;
         *ret_lim = run->last_limits >= 0 ? run->last_limits : pam_stack_find(st, "pam_limits");
         *ret_mod = run->last_module >= 0 ? run->last_module : pam_stack_find(st, "pam_rdmalimit");
-        return 0;
 }
 
 /* Each control libpam cannot read (a misspelt or upper-case value, a jump past INT_MAX, no
@@ -461,13 +430,13 @@ static int pam_check_controls(struct doc *d, enum doctor_group g, const char *sv
         return 0;
 }
 
-static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, const struct pam_stack *st,
-                           const char *file) {
+static int pam_check_walked(struct doc *d, const char *svc, enum doctor_group g, const struct pam_stack *st,
+                            const char *file) {
         long lim = -1, mod = -1;
         int r;
 
-        if (!st->error && !st->include_error && (r = pam_copies(d, st, &lim, &mod)) < 0)
-                return r;
+        if (d->walks)
+                pam_copies(d, st, &lim, &mod);
         if (st->error)
                 return doctor_add(d->rep, g, DIAG_WARNING, NULL, file, NULL,
                                   "%s: cannot be read (%s)", svc, strerror(-st->error));
@@ -490,6 +459,22 @@ static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, 
         if (lim >= 0 && (r = pam_check_limits_line(d, g, svc, st, lim)) < 0)
                 return r;
         return pam_check_module_line(d, g, svc, st, lim, mod, file);
+}
+
+/* One stack, walked once for every user a policy has a rule for when it can be read. */
+static int pam_check_stack(struct doc *d, const char *svc, enum doctor_group g, const struct pam_stack *st,
+                           const char *file) {
+        _cleanup_(session_walks_clear) struct session_walks w = {};
+        int r;
+
+        if (!st->error && !st->include_error) {
+                if ((r = session_walks_every_user(st, d->in->lines, &w)) < 0)
+                        return r;
+                d->walks = &w;
+        }
+        r = pam_check_walked(d, svc, g, st, file);
+        d->walks = NULL;
+        return r;
 }
 
 /* The stack of svc; one that is not installed is an error only when asked for (--service). */

@@ -525,7 +525,15 @@ int session_module_ret(const char *args, const struct policy *p, bool matched, e
 static const struct policy *lines_policy(const struct session_lines *l, const struct pam_entry *e,
                                          const char **ret_name) {
         *ret_name = "";
-        return l->policy(e, ret_name, l->data);
+        return l->policy(e, ret_name, NULL, l->data);
+}
+
+/* The index of p among w's policies with rules, w->n_policies when it is none of them. */
+static size_t policy_index(const struct session_walks *w, const struct policy *p) {
+        size_t k = 0;
+        while (k < w->n_policies && w->policy[k] != p)
+                k++;
+        return k;
 }
 
 static bool tree_fails(const struct session_lines *l, const struct pam_entry *e) {
@@ -548,9 +556,7 @@ static int walk_rets(const struct pam_stack *st, const struct session_lines *l, 
                 if (!streq(e->name, "pam_rdmalimit") || !l || !l->policy)
                         continue;
                 const struct policy *p = lines_policy(l, e, &name);
-                size_t k = 0;
-                while (k < w->n_policies && w->policy[k] != p)
-                        k++;
+                size_t k = policy_index(w, p);
                 bool matched = w->n_policies == 0 ||
                                (p && p->n_rules > 0 && (k == w->n_policies || (mask >> k & 1)));
                 if (session_module_ret(e->args, p, matched, &mrets[i]) < 0)
@@ -570,15 +576,12 @@ int session_walks_every_user(const struct pam_stack *st, const struct session_li
         for (size_t i = 0; l && l->policy && i < st->n; i++) {
                 const char *name;
                 const struct policy *p;
-                size_t k = 0;
                 if (!streq(st->v[i].name, "pam_rdmalimit"))
                         continue;
                 p = lines_policy(l, &st->v[i], &name);
                 if (!p || p->n_rules == 0)
                         continue;
-                while (k < w.n_policies && w.policy[k] != p)
-                        k++;
-                if (k == w.n_policies && w.n_policies < SESSION_MAX_POLICIES) {
+                if (policy_index(&w, p) == w.n_policies && w.n_policies < SESSION_MAX_POLICIES) {
                         w.policy[w.n_policies] = p;
                         w.name[w.n_policies++] = name;
                 }

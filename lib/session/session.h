@@ -113,8 +113,11 @@ int session_module_ret(const char *args, const struct policy *p, bool matched, e
  */
 struct session_lines {
         /* the policy a pam_rdmalimit line reads (NULL: none it can use), *ret_name its file
-         * as the line names it; NULL: every line has a policy with a rule for everyone */
-        const struct policy *(*policy)(const struct pam_entry *e, const char **ret_name, void *data);
+         * as the line names it, and (ret_refused not NULL) why the module refuses it, "" when
+         * it loads or is missing, valid until the next call; NULL: every line has a policy
+         * with a rule for everyone */
+        const struct policy *(*policy)(const struct pam_entry *e, const char **ret_name, const char **ret_refused,
+                                       void *data);
         /* the tree a pam_limits line reads; NULL (either): it succeeds */
         const struct lc_tree *(*tree)(const struct pam_entry *e, void *data);
         void *data;

@@ -569,8 +569,10 @@ static void test_session_model(void **state) {
 
 /* session_walks_every_user(), session_walk_users() and session_module_ret() with each
  * allocation failing in turn: -ENOMEM (NULL) and nothing left, or the run without a fault */
-static const struct policy *walk_policy(const struct pam_entry *e, const char **ret_name, void *data) {
+static const struct policy *walk_policy(const struct pam_entry *e, const char **ret_name, const char **ret_refused,
+                                       void *data) {
         struct policy **p = data;
+        (void)ret_refused;
         *ret_name = strstr(e->args, "conf=/b") ? "/b" : "/a";
         return strstr(e->args, "conf=/b") ? p[1] : p[0];
 }

@@ -735,11 +735,13 @@ struct walk_lines {
         const struct lc_tree *fails;
 };
 
-static const struct policy *walk_policy(const struct pam_entry *e, const char **ret_name, void *data) {
+static const struct policy *walk_policy(const struct pam_entry *e, const char **ret_name, const char **ret_refused,
+                                       void *data) {
         struct walk_lines *w = data;
         _cleanup_free_ char *buf = NULL;
         struct login_args a;
         unsigned k;
+        (void)ret_refused;
         assert_int_equal(session_module_args(e->args, &a, &buf), 0);
         *ret_name = strstr(e->args, a.conf);   /* the name lives as long as the entry */
         if (streq(a.conf, "/a"))
