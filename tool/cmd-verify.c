@@ -331,7 +331,7 @@ static void verify_json(const struct ctx *c, const char *user, const struct tool
         json_doc_end(&j);
 }
 
-static void verify_text(const struct ctx *c, const struct tool_session *s, struct session_result *sr,
+static void verify_text(const struct ctx *c, const struct tool_session *s, const struct session_result *sr,
                         const struct verdict *v) {
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], e[4096]; /* user bytes through the one escaper */
 
