@@ -23,7 +23,7 @@
  *
  * Linked into a test program instead, the program arms the faults itself (fault.h): then
  * fstat, fstatat, mkdirat, readlinkat, opendir, fdopendir, fdopen, fopen, access,
- * clock_gettime, sysinfo, dlopen, vasprintf, getrandom, openat2, socket, bind, sendto, recvfrom and recvmsg can
+ * clock_gettime, sysinfo, dlopen, vasprintf, getrandom, openat2, socket, bind, sendto, recvfrom, recvmsg and poll can
  * fail too (and fopen, open, openat and fstatat can be sent elsewhere: fault_redirect()), and with
  * FAULT_ALLOC defined malloc, calloc and realloc ("alloc": strdup, asprintf, getline and the
  * rest of libc allocate through them).
@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -508,6 +509,12 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags) {
         REAL(recvmsg);
         int e = FAULT(call_selected("recvmsg"), "recvmsg", NULL);
         FINISH(e, ssize_t, false, real_recvmsg(fd, msg, flags));
+}
+
+EXPORT int poll(struct pollfd *fds, nfds_t nfds, int timeout) {
+        REAL(poll);
+        int e = FAULT(call_selected("poll"), "poll", NULL);
+        FINISH(e, int, false, real_poll(fds, nfds, timeout));
 }
 
 /* syscall(2): only openat2 is counted ("openat2"); the rest pass through */

@@ -12,12 +12,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "unit.h"
 #include "netlink.h"
 #include "nlmsg.h"
+#include "macro.h"
 #include "../fault/fault.h"
 
 /* A message of type with payload bytes of data (NULL: zeros) and flags, appended to m; its
@@ -159,5 +164,246 @@ static void test_recv_not_kernel(void **state) {
         close(sv[1]);
 }
 
+/* errno as a successful call leaves it (stale) must not decide anything: an empty datagram,
+ * then one of 20 bytes, both from a socket pair, both dropped, whatever errno was before */
+static void test_recv_stale_errno(void **state) {
+        static const int stale[] = { 0, EAGAIN, EINTR, EBADF };
+        (void)state;
+
+        for (size_t i = 0; i < ELEMENTSOF(stale); i++) {
+                int sv[2];
+                unsigned batches = 0;
+                size_t dropped = 99;
+                assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv), 0);
+                assert_int_equal(send(sv[1], "", 0, 0), 0);
+                assert_int_equal(send(sv[1], "xxxxxxxxxxxxxxxxxxxx", 20, 0), 20);
+                errno = stale[i];
+                assert_int_equal(nl_recv_dump(sv[0], nl_now_ms() + 50, no_batch, &batches, &dropped), -ETIME);
+                assert_int_equal(dropped, 2);
+                assert_int_equal(batches, 0);
+                close(sv[0]);
+                close(sv[1]);
+        }
+}
+
+/* Past the deadline nothing is read, even what is there already */
+static void test_recv_deadline(void **state) {
+        int sv[2];
+        unsigned batches = 0;
+        size_t dropped = 99;
+        (void)state;
+
+        assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv), 0);
+        assert_int_equal(send(sv[1], "xxxx", 4, 0), 4);
+        assert_int_equal(nl_recv_dump(sv[0], nl_now_ms() - 1, no_batch, &batches, &dropped), -ETIME);
+        assert_int_equal(dropped, 0);
+        assert_int_equal(nl_recv_dump(sv[0], nl_now_ms(), no_batch, &batches, &dropped), -ETIME);
+        assert_int_equal(dropped, 0);
+        assert_int_equal(fd_wait_in(sv[0], nl_now_ms()), -ETIME);
+        /* before it: there is something to read */
+        assert_int_equal(fd_wait_in(sv[0], nl_now_ms() + 1000), 0);
+        close(sv[0]);
+        close(sv[1]);
+}
+
+/* A datagram that comes while the reader waits is read: one sent 30 ms after the reader
+ * started, then nothing until the deadline. */
+static void test_recv_waits(void **state) {
+        int sv[2];
+        unsigned batches = 0;
+        size_t dropped = 99;
+        (void)state;
+
+        assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                nanosleep(&(struct timespec){ .tv_nsec = 30 * 1000 * 1000 }, NULL);
+                _exit(send(sv[1], "xxxx", 4, 0) == 4 ? 0 : 1);
+        }
+        uint64_t t0 = nl_now_ms();
+        assert_int_equal(nl_recv_dump(sv[0], t0 + 300, no_batch, &batches, &dropped), -ETIME);
+        assert_int_equal(dropped, 1);
+        assert_true(nl_now_ms() >= t0 + 300);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        close(sv[0]);
+        close(sv[1]);
+}
+
+/* recvmsg() and poll() failing: their error */
+static void test_recv_fails(void **state) {
+        int sv[2];
+        unsigned batches = 0;
+        size_t dropped = 99;
+        (void)state;
+
+        assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv), 0);
+        assert_int_equal(send(sv[1], "xxxx", 4, 0), 4);
+        fault_arm("recvmsg", NULL, 1, EIO);
+        int r = nl_recv_dump(sv[0], nl_now_ms() + 1000, no_batch, &batches, &dropped);
+        bool hit = fault_injected() > 0;
+        fault_disarm();
+        assert_true(hit);
+        assert_int_equal(r, -EIO);
+        assert_int_equal(dropped, 0);
+        /* EINTR: asked again */
+        fault_arm("recvmsg", NULL, 1, EINTR);
+        r = nl_recv_dump(sv[0], nl_now_ms() + 50, no_batch, &batches, &dropped);
+        hit = fault_injected() > 0;
+        fault_disarm();
+        assert_true(hit);
+        assert_int_equal(r, -ETIME);
+        assert_int_equal(dropped, 1);
+        /* nothing there: poll() waits, and fails */
+        fault_arm("poll", NULL, 1, ENOMEM);
+        r = nl_recv_dump(sv[0], nl_now_ms() + 1000, no_batch, &batches, &dropped);
+        hit = fault_injected() > 0;
+        fault_disarm();
+        assert_true(hit);
+        assert_int_equal(r, -ENOMEM);
+        assert_int_equal(dropped, 0);
+        fault_arm("poll", NULL, 1, EINTR);
+        r = nl_recv_dump(sv[0], nl_now_ms() + 50, no_batch, &batches, &dropped);
+        hit = fault_injected() > 0;
+        fault_disarm();
+        assert_true(hit);
+        assert_int_equal(r, -ETIME);
+        close(sv[0]);
+        close(sv[1]);
+}
+
+/* A sender whose address has a netlink address's length and a port id of 0, but is no
+ * netlink socket: a Unix socket bound to an abstract name of 10 bytes ("\0x" and four zero
+ * bytes where sockaddr_nl has nl_pid).  Dropped, never parsed. */
+static void test_recv_forged_address(void **state) {
+        struct sockaddr_un a = { .sun_family = AF_UNIX };
+        int rx, tx;
+        unsigned batches = 0;
+        size_t dropped = 99;
+        (void)state;
+
+        _Static_assert(offsetof(struct sockaddr_un, sun_path) + 10 == sizeof(struct sockaddr_nl), "layout");
+        rx = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        tx = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        assert_true(rx >= 0 && tx >= 0);
+        /* the receiver: any abstract name */
+        snprintf(a.sun_path + 1, sizeof a.sun_path - 1, "rdmalimit-test-rx-%d", (int)getpid());
+        socklen_t rl = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(a.sun_path + 1));
+        assert_int_equal(bind(rx, (struct sockaddr *)&a, rl), 0);
+        /* the sender: 10 bytes of name, nl_pid's bytes zero */
+        struct sockaddr_un b = { .sun_family = AF_UNIX };
+        memcpy(b.sun_path, "\0x\0\0\0\0yyyy", 10);
+        b.sun_path[9] = (char)('0' + getpid() % 10);
+        b.sun_path[8] = (char)('0' + getpid() / 10 % 10);
+        assert_int_equal(bind(tx, (struct sockaddr *)&b, (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 10)), 0);
+        struct msg m = {};
+        put(&m, NLMSG_DONE, NLM_F_MULTI, 1, 0, NULL, 4, 0);
+        assert_int_equal(sendto(tx, m.buf, m.len, 0, (struct sockaddr *)&a, rl), (ssize_t)m.len);
+        assert_int_equal(nl_recv_dump(rx, nl_now_ms() + 50, no_batch, &batches, &dropped), -ETIME);
+        assert_int_equal(dropped, 1);
+        assert_int_equal(batches, 0);
+        close(rx);
+        close(tx);
+}
+
+/* A flood: no more than NL_DUMP_MAX_DATAGRAMS datagrams are read, then -E2BIG */
+static void test_recv_flood(void **state) {
+        int sv[2];
+        unsigned batches = 0;
+        size_t dropped = 0;
+        (void)state;
+
+        assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                close(sv[0]);
+                for (unsigned i = 0; i < NL_DUMP_MAX_DATAGRAMS + 100; i++)
+                        if (send(sv[1], "x", 1, MSG_NOSIGNAL) != 1)
+                                _exit(i > NL_DUMP_MAX_DATAGRAMS ? 0 : 1);
+                _exit(0);
+        }
+        close(sv[1]);
+        assert_int_equal(nl_recv_dump(sv[0], nl_now_ms() + 60000, no_batch, &batches, &dropped), -E2BIG);
+        assert_int_equal(dropped, NL_DUMP_MAX_DATAGRAMS);
+        close(sv[0]);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* nl_send(): the whole message or an error; EINTR asks again */
+static void test_send(void **state) {
+        int fd = -1;
+        uint32_t portid = 0;
+        uint8_t buf[64];
+        (void)state;
+
+        assert_int_equal(nl_open(NETLINK_ROUTE, &fd, &portid), 0);
+        int len = nl_put_request(buf, sizeof buf, NLMSG_NOOP, NLM_F_REQUEST, 1, NULL, 0);
+        assert_int_equal(len, NLMSG_HDRLEN);
+        fault_arm("sendto", NULL, 1, EINTR);
+        assert_int_equal(nl_send(fd, buf, (size_t)len), 0);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        errno = EINTR;   /* stale: a successful call must not be made again */
+        fault_arm("sendto", NULL, 2, EIO);
+        assert_int_equal(nl_send(fd, buf, (size_t)len), 0);
+        assert_int_equal(fault_injected(), 0);
+        fault_disarm();
+        fault_arm("sendto", NULL, 1, ENOBUFS);
+        assert_int_equal(nl_send(fd, buf, (size_t)len), -ENOBUFS);
+        fault_disarm();
+        close(fd);
+
+        /* socket() failing */
+        fd = -1;
+        fault_arm("socket", NULL, 1, EMFILE);
+        int r = nl_open(NETLINK_ROUTE, &fd, &portid);
+        bool hit = fault_injected() > 0;
+        fault_disarm();
+        assert_true(hit);
+        assert_int_equal(r, -EMFILE);
+        assert_int_equal(fd, -1);
+}
+
+/* The builders: exactly the room a message needs, not a byte less; an attribute longer than
+ * nla_len can say; an error from before passed on. */
+static void test_put(void **state) {
+        uint8_t buf[256];
+        uint32_t body = 0x01020304;
+        (void)state;
+
+        assert_int_equal(nl_put_request(buf, NLMSG_LENGTH(4), 20, NLM_F_REQUEST, 9, &body, 4), NLMSG_LENGTH(4));
+        assert_int_equal(nl_put_request(buf, NLMSG_LENGTH(4) - 1, 20, NLM_F_REQUEST, 9, &body, 4), -ENOBUFS);
+        assert_int_equal(nl_put_request(buf, NLMSG_LENGTH(3) , 20, NLM_F_REQUEST, 9, &body, 3), -ENOBUFS); /* aligned */
+        int len = nl_put_request(buf, sizeof buf, 20, NLM_F_REQUEST, 9, &body, 4);
+        assert_int_equal(len, NLMSG_HDRLEN + 4);
+        const struct nlmsghdr *h = (const void *)buf;
+        assert_int_equal(h->nlmsg_type, 20);
+        assert_int_equal(h->nlmsg_seq, 9);
+        assert_memory_equal(NLMSG_DATA(h), &body, 4);
+
+        /* an attribute of 3 bytes takes 8 (4 + 3 aligned) */
+        size_t need = (size_t)len + NLA_HDRLEN + NLA_ALIGN(3);
+        assert_int_equal(nl_put_attr(buf, need, len, 1, "abc", 3), len + NLA_HDRLEN + 3);
+        assert_int_equal(h->nlmsg_len, (uint32_t)(len + NLA_HDRLEN + 3));
+        assert_int_equal(nl_put_attr(buf, need - 1, len, 1, "abc", 3), -ENOBUFS);
+        /* the longest attribute: UINT16_MAX - 4 bytes of data; one more does not fit nla_len */
+        static uint8_t big[70000], data[UINT16_MAX];
+        assert_int_equal(nl_put_attr(big, sizeof big, 16, 2, data, UINT16_MAX - NLA_HDRLEN),
+                         16 + UINT16_MAX);
+        assert_int_equal(nl_put_attr(big, sizeof big, 16, 2, data, UINT16_MAX - NLA_HDRLEN + 1), -ENOBUFS);
+        /* at 0 (an empty message so far), and an error passed on */
+        assert_int_equal(nl_put_attr(buf, sizeof buf, 0, 3, "ab", 2), NLA_HDRLEN + 2);
+        assert_int_equal(nl_put_attr(buf, sizeof buf, -EINVAL, 3, "ab", 2), -EINVAL);
+        assert_int_equal(nl_put_attr(buf, sizeof buf, -ENOBUFS, 3, "ab", 2), -ENOBUFS);
+}
+
 UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_parse), cmocka_unit_test(test_open_bind_fails),
-          cmocka_unit_test(test_recv_not_kernel))
+          cmocka_unit_test(test_recv_not_kernel), cmocka_unit_test(test_recv_stale_errno),
+          cmocka_unit_test(test_recv_deadline), cmocka_unit_test(test_recv_waits),
+          cmocka_unit_test(test_recv_fails), cmocka_unit_test(test_recv_forged_address),
+          cmocka_unit_test(test_recv_flood), cmocka_unit_test(test_send), cmocka_unit_test(test_put))
