@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <linux/netlink.h>
 #include <poll.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -274,9 +275,38 @@ FD_WRAPPER(int, fsync, (int fd), (fd))
 FD_WRAPPER(int, fchmod, (int fd, mode_t mode), (fd, mode))
 FD_WRAPPER(int, flock, (int fd, int op), (fd, op))
 
+/*
+ * A fake netlink socket (fault_netlink()): socket(AF_NETLINK, ..., proto) returns one end of a
+ * Unix datagram pair (so poll() and close() work on it); bind() and getsockname() succeed with
+ * the port id FAULT_NL_PORTID; sendto() hands the request to the test's function, which queues
+ * its answers with fault_netlink_reply(); recvmsg() returns them one datagram at a time from
+ * the queue, sent by the kernel (nl_pid 0), and with the queue empty asks the real socket,
+ * which has nothing (EAGAIN, or poll() waits out its deadline).
+ */
+#define NL_FAKE_DGRAMS 64
+#define NL_FAKE_DGRAM_MAX 32768
+static struct {
+        int proto, fd, peer;
+        fault_nl_fn fn;
+        void *data;
+        unsigned head, tail;
+        size_t len[NL_FAKE_DGRAMS];
+        unsigned char buf[NL_FAKE_DGRAMS][NL_FAKE_DGRAM_MAX];
+} nlf = { .proto = -1, .fd = -1, .peer = -1 };
+
+static void nl_fake_forget(void) {
+        REAL(close);
+        if (nlf.peer >= 0)
+                real_close(nlf.peer);
+        nlf.fd = nlf.peer = -1;
+        nlf.head = nlf.tail = 0;
+}
+
 /* Linux releases the descriptor even when close() fails: so does the shim, in both modes. */
 EXPORT int close(int fd) {
         REAL(close);
+        if (fd >= 0 && fd == nlf.fd)
+                nl_fake_forget();
         int e = FAULT(call_selected("close") && fd_matches(fd), "close", NULL);
         int ret = real_close(fd);
         if (e) {
@@ -481,21 +511,63 @@ EXPORT void *dlopen(const char *file, int mode) {
 }
 #endif
 
+EXPORT void fault_netlink(int proto, fault_nl_fn fn, void *data) {
+        nl_fake_forget();
+        nlf.proto = fn ? proto : -1;
+        nlf.fn = fn;
+        nlf.data = data;
+}
+
+EXPORT int fault_netlink_reply(const void *buf, size_t len) {
+        if (nlf.tail - nlf.head >= NL_FAKE_DGRAMS || len > NL_FAKE_DGRAM_MAX)
+                return -1;
+        memcpy(nlf.buf[nlf.tail % NL_FAKE_DGRAMS], buf, len);
+        nlf.len[nlf.tail % NL_FAKE_DGRAMS] = len;
+        nlf.tail++;
+        return 0;
+}
+
 EXPORT int socket(int domain, int type, int protocol) {
         REAL(socket);
         int e = FAULT(call_selected("socket"), "socket", NULL);
+        if (!e && domain == AF_NETLINK && nlf.proto >= 0 && protocol == nlf.proto) {
+                int sv[2];
+                if (socketpair(AF_UNIX, SOCK_DGRAM | (type & SOCK_CLOEXEC), 0, sv) < 0)
+                        return -1;
+                nl_fake_forget();
+                nlf.fd = sv[0];
+                nlf.peer = sv[1];
+                return sv[0];
+        }
         FINISH(e, int, true, real_socket(domain, type, protocol));
 }
 
 EXPORT int bind(int fd, __CONST_SOCKADDR_ARG sa, socklen_t len) {
         REAL(bind);
         int e = FAULT(call_selected("bind"), "bind", NULL);
+        if (!e && fd >= 0 && fd == nlf.fd)
+                return 0;
         FINISH(e, int, false, real_bind(fd, sa, len));
+}
+
+EXPORT int getsockname(int fd, __SOCKADDR_ARG sa, socklen_t *len) {
+        REAL(getsockname);
+        if (fd >= 0 && fd == nlf.fd) {
+                struct sockaddr_nl me = { .nl_family = AF_NETLINK, .nl_pid = FAULT_NL_PORTID };
+                memcpy(sa.__sockaddr__, &me, *len < sizeof me ? *len : sizeof me);
+                *len = sizeof me;
+                return 0;
+        }
+        return real_getsockname(fd, sa, len);
 }
 
 EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags, __CONST_SOCKADDR_ARG sa, socklen_t salen) {
         REAL(sendto);
         int e = FAULT(call_selected("sendto"), "sendto", NULL);
+        if (!e && fd >= 0 && fd == nlf.fd) {
+                nlf.fn(buf, len, nlf.data);
+                return (ssize_t)len;
+        }
         FINISH(e, ssize_t, false, real_sendto(fd, buf, len, flags, sa, salen));
 }
 
@@ -508,6 +580,18 @@ EXPORT ssize_t recvfrom(int fd, void *buf, size_t len, int flags, __SOCKADDR_ARG
 EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags) {
         REAL(recvmsg);
         int e = FAULT(call_selected("recvmsg"), "recvmsg", NULL);
+        if (!e && fd >= 0 && fd == nlf.fd && nlf.head != nlf.tail) {
+                unsigned k = nlf.head++ % NL_FAKE_DGRAMS;
+                size_t n = nlf.len[k], room = msg->msg_iovlen ? msg->msg_iov[0].iov_len : 0;
+                memcpy(msg->msg_iov[0].iov_base, nlf.buf[k], n < room ? n : room);
+                msg->msg_flags = n > room ? MSG_TRUNC : 0;
+                if (msg->msg_name) {
+                        struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+                        memcpy(msg->msg_name, &kernel, msg->msg_namelen < sizeof kernel ? msg->msg_namelen : sizeof kernel);
+                        msg->msg_namelen = sizeof kernel;
+                }
+                return (ssize_t)n;
+        }
         FINISH(e, ssize_t, false, real_recvmsg(fd, msg, flags));
 }
 

@@ -11,9 +11,10 @@
  *
  * The calls: those of fault.c's header, and fstat, fstatat, mkdirat, readlinkat, opendir,
  * fdopendir, fdopen, fopen, access, clock_gettime, sysinfo, dlopen, vasprintf, getrandom, openat2 (syscall(SYS_openat2, ...)),
- * socket, bind, sendto, recvmsg, recvfrom.  nth "0" with from set: every matching call.
+ * socket, bind, sendto, recvmsg, recvfrom, poll.  nth "0" with from set: every matching call.
  */
 #include <stdbool.h>
+#include <stddef.h>
 
 void fault_arm(const char *call, const char *path_pattern, unsigned long nth, int err);
 /* every matching call from the nth on (nth >= 1) */
@@ -28,5 +29,16 @@ void fault_hook(void (*fn)(void));
 /* open, openat, fstatat and fopen of path, or of a path under it, go under to instead, until
  * fault_redirect(NULL, NULL): a canned /proc file, a fake sysfs directory. */
 void fault_redirect(const char *path, const char *to);
+/*
+ * A fake netlink bus for proto (NETLINK_GENERIC...): the sockets opened on it after this call
+ * talk to fn instead of the kernel.  fn gets each request sent and queues the kernel's answer
+ * with fault_netlink_reply(), one datagram a call (at most 64 queued, 32 KiB each: -1 when
+ * full); the program reads them as sent by the kernel.  The socket's port id is
+ * FAULT_NL_PORTID.  fault_netlink(-1, NULL, NULL) ends it.
+ */
+#define FAULT_NL_PORTID 4242u
+typedef void (*fault_nl_fn)(const void *req, size_t len, void *data);
+void fault_netlink(int proto, fault_nl_fn fn, void *data);
+int fault_netlink_reply(const void *buf, size_t len);
 /* Whether the allocators are interposed (not in a sanitizer build: ASan has its own). */
 bool fault_alloc_supported(void);

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The AF_XDP probe of the login path (lib/login/hw.c: generic netlink's netdev family, its
+ * device dump) against a fake kernel: tests/fault/fault.c's fault_netlink() answers each
+ * request with replies built here, so the probe's handling of what a kernel may say is tested
+ * on any kernel: no netdev family, a family reply split over datagrams or followed by another
+ * family's message, a dump interrupted by a change (asked again, up to three times), devices
+ * without their attributes or with malformed ones, interfaces that vanished, more interfaces
+ * than the probe keeps, the calls failing, every allocation failing in turn.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "hw.h"
+#include "macro.h"
+#include "nlmsg.h"
+#include "../fault/fault.h"
+
+#ifdef ENABLE_XDP
+#define NETDEV_CMD_DEV_GET 1
+#define NETDEV_A_DEV_IFINDEX 1
+#define NETDEV_A_DEV_XDP_FEATURES 3
+
+struct dev {
+        uint32_t ifindex;
+        uint64_t features;
+        bool no_index, no_features, bad_attr;
+};
+
+/* what the fake kernel says */
+struct fake {
+        int family_error;              /* the answer to the family request: an error, or 0 */
+        uint16_t family;               /* its id (0: the attribute left out) */
+        bool family_split;             /* a NOOP datagram first, the family's in a second */
+        bool family_foreign;           /* another family's message after it, with an id of 0x77 */
+        bool family_short;             /* the family's message too short for a genlmsghdr */
+        unsigned interrupted;          /* this many dumps are interrupted (NLM_F_DUMP_INTR) */
+        int dump_error;                /* the dump's answer: an error, or 0 */
+        const struct dev *devs;
+        size_t n_devs;
+        /* seen */
+        unsigned family_requests, dumps;
+};
+
+static void send_msg(struct msg *m) {
+        assert_int_equal(fault_netlink_reply(m->buf, m->len), 0);
+        *m = (struct msg){};
+}
+
+static void genl_begin(struct msg *m, uint16_t type, uint32_t seq, uint8_t cmd) {
+        struct genlmsghdr gh = { .cmd = cmd, .version = 1 };
+        msg_begin(m, type, seq, FAULT_NL_PORTID, &gh, sizeof gh);
+}
+
+static void kernel(const void *req, size_t len, void *data) {
+        struct fake *f = data;
+        const struct nlmsghdr *h = req;
+        static struct msg m;
+        assert_true(len >= NLMSG_HDRLEN + GENL_HDRLEN);
+        m = (struct msg){};
+        if (h->nlmsg_type == GENL_ID_CTRL) {
+                f->family_requests++;
+                assert_false(h->nlmsg_flags & NLM_F_DUMP);
+                if (f->family_error) {
+                        msg_error(&m, h->nlmsg_seq, FAULT_NL_PORTID, f->family_error);
+                        send_msg(&m);
+                        return;
+                }
+                if (f->family_split) {
+                        msg_begin(&m, NLMSG_NOOP, h->nlmsg_seq, FAULT_NL_PORTID, NULL, 0);
+                        msg_end(&m);
+                        send_msg(&m);
+                }
+                genl_begin(&m, GENL_ID_CTRL, h->nlmsg_seq, CTRL_CMD_NEWFAMILY);
+                attr(&m, CTRL_ATTR_FAMILY_NAME, "netdev", 7);
+                if (f->family)
+                        attr(&m, CTRL_ATTR_FAMILY_ID, &f->family, sizeof f->family);
+                msg_end(&m);
+                if (f->family_short) {
+                        ((struct nlmsghdr *)(void *)(m.buf + m.start))->nlmsg_len = NLMSG_HDRLEN + 2;
+                        m.len = m.start + NLMSG_HDRLEN + 2;
+                }
+                if (f->family_foreign) {
+                        uint16_t other = 0x77;
+                        genl_begin(&m, 0x30, h->nlmsg_seq, CTRL_CMD_NEWFAMILY);
+                        attr(&m, CTRL_ATTR_FAMILY_ID, &other, sizeof other);
+                        msg_end(&m);
+                }
+                send_msg(&m);
+                return;
+        }
+        /* the device dump, of the family given out */
+        assert_int_equal(h->nlmsg_type, f->family);
+        assert_true(h->nlmsg_flags & NLM_F_DUMP);
+        f->dumps++;
+        if (f->dump_error) {
+                msg_error(&m, h->nlmsg_seq, FAULT_NL_PORTID, f->dump_error);
+                send_msg(&m);
+                return;
+        }
+        bool intr = f->dumps <= f->interrupted;
+        for (size_t i = 0; i < f->n_devs; i++) {
+                const struct dev *d = &f->devs[i];
+                if (m.len > sizeof m.buf - 128)
+                        send_msg(&m);
+                genl_begin(&m, f->family, h->nlmsg_seq, NETDEV_CMD_DEV_GET);
+                if (intr)
+                        ((struct nlmsghdr *)(void *)(m.buf + m.start))->nlmsg_flags |= NLM_F_DUMP_INTR;
+                if (!d->no_index)
+                        attr(&m, NETDEV_A_DEV_IFINDEX, &d->ifindex, sizeof d->ifindex);
+                if (!d->no_features)
+                        attr(&m, NETDEV_A_DEV_XDP_FEATURES, &d->features, sizeof d->features);
+                if (d->bad_attr) {
+                        size_t at = attr(&m, 9, "xxxx", 4);
+                        ((struct nlattr *)(void *)(m.buf + at))->nla_len = 200;
+                }
+                msg_end(&m);
+        }
+        msg_done(&m, h->nlmsg_seq, FAULT_NL_PORTID);
+        send_msg(&m);
+}
+
+static char *lo_only[] = { "lo", NULL };
+static const struct hw_netsel sel_lo = { .include = lo_only };
+
+/* hw_probe(HW_XDP) against f; the summary */
+static struct hw_summary *probe(struct fake *f) {
+        struct hw_summary *s = NULL;
+        f->family_requests = f->dumps = 0;
+        fault_netlink(NETLINK_GENERIC, kernel, f);
+        int r = hw_probe(HW_XDP, &sel_lo, &s);
+        fault_netlink(-1, NULL, NULL);
+        assert_int_equal(r, 0);
+        return s;
+}
+
+static const struct dev lo_and_gone[] = {
+        { .ifindex = 1, .features = 0x2b },                 /* lo, zero-copy */
+        { .ifindex = 0x7ffffff0, .features = 0x23 },        /* no such interface (any more) */
+};
+
+static void test_probe(void **state) {
+        struct fake f = { .family = 0x21, .devs = lo_and_gone, .n_devs = 2 };
+        (void)state;
+        struct hw_summary *s = probe(&f);
+        assert_int_equal(s->xdp_status, 0);
+        assert_int_equal(f.family_requests, 1);
+        assert_int_equal(f.dumps, 1);
+        assert_int_equal(s->n_xdp, 1);
+        assert_string_equal(s->xdp[0].name, "lo");
+        assert_int_equal(s->xdp[0].ifindex, 1);
+        assert_true(s->xdp[0].zero_copy);
+        assert_true(s->xdp[0].counted);
+        assert_false(s->xdp[0].physical);
+        assert_int_equal(s->xdp[0].rx_queues, hw_count_rx_queues("lo", 1));
+        assert_int_equal(hw_zc_queues(s), hw_count_rx_queues("lo", 1));
+        assert_int_equal(hw_copy_queues(s), 0);
+        hw_summary_free(s);
+
+        /* the family's reply after a datagram with no message of it; another family's message
+         * after it changes nothing */
+        f.family_split = f.family_foreign = true;
+        s = probe(&f);
+        assert_int_equal(s->xdp_status, 0);
+        assert_int_equal(f.dumps, 1);
+        assert_int_equal(s->n_xdp, 1);
+        hw_summary_free(s);
+}
+
+/* no netdev family (Linux < 6.3): unknown; another error is the status; a reply without the
+ * id, or too short to hold one, is a protocol error */
+static void test_family(void **state) {
+        struct fake f = { .family = 0x21, .devs = lo_and_gone, .n_devs = 2, .family_error = -ENOENT };
+        (void)state;
+        struct hw_summary *s = probe(&f);
+        assert_int_equal(s->xdp_status, -EOPNOTSUPP);
+        assert_int_equal(f.dumps, 0);
+        assert_int_equal(s->n_xdp, 0);
+        hw_summary_free(s);
+        f.family_error = -EPERM;
+        s = probe(&f);
+        assert_int_equal(s->xdp_status, -EPERM);
+        hw_summary_free(s);
+        f = (struct fake){ .family = 0 };
+        s = probe(&f);
+        assert_int_equal(s->xdp_status, -EPROTO);
+        assert_int_equal(f.dumps, 0);
+        hw_summary_free(s);
+        f = (struct fake){ .family = 0x21, .family_short = true };
+        s = probe(&f);
+        assert_int_equal(s->xdp_status, -EPROTO);
+        hw_summary_free(s);
+        /* the request cannot be sent, or the socket opened */
+        f = (struct fake){ .family = 0x21, .devs = lo_and_gone, .n_devs = 2 };
+        fault_arm("sendto", NULL, 1, EIO);
+        s = probe(&f);
+        fault_disarm();
+        assert_int_equal(s->xdp_status, -EIO);
+        assert_int_equal(f.family_requests, 0);
+        hw_summary_free(s);
+        fault_arm("sendto", NULL, 2, EIO);
+        s = probe(&f);
+        fault_disarm();
+        assert_int_equal(s->xdp_status, -EIO);
+        assert_int_equal(f.family_requests, 1);
+        hw_summary_free(s);
+        fault_arm("socket", NULL, 1, EMFILE);
+        s = probe(&f);
+        fault_disarm();
+        assert_int_equal(s->xdp_status, -EMFILE);
+        hw_summary_free(s);
+}
+
+/* a dump a change interrupted is asked again on a new socket, three times at most */
+static void test_interrupted(void **state) {
+        struct fake f = { .family = 0x21, .devs = lo_and_gone, .n_devs = 2, .interrupted = 3 };
+        (void)state;
+        struct hw_summary *s = probe(&f);
+        assert_int_equal(s->xdp_status, 0);
+        assert_int_equal(f.dumps, 4);
+        assert_int_equal(s->n_xdp, 1);
+        hw_summary_free(s);
+        f.interrupted = 4;
+        s = probe(&f);
+        assert_int_equal(s->xdp_status, -EINTR);
+        assert_int_equal(f.dumps, 4);
+        assert_int_equal(s->n_xdp, 0);
+        hw_summary_free(s);
+        /* the new socket cannot be opened */
+        f.interrupted = 1;
+        fault_arm("socket", NULL, 2, EMFILE);
+        s = probe(&f);
+        fault_disarm();
+        assert_int_equal(s->xdp_status, -EMFILE);
+        assert_int_equal(f.dumps, 1);
+        hw_summary_free(s);
+        /* the dump's error */
+        f = (struct fake){ .family = 0x21, .dump_error = -EPERM };
+        s = probe(&f);
+        assert_int_equal(s->xdp_status, -EPERM);
+        hw_summary_free(s);
+}
+
+/* devices without an index or features, or with no XDP feature, are no XDP devices; a
+ * malformed attribute is a bad message */
+static void test_devices(void **state) {
+        static const struct dev devs[] = {
+                { .ifindex = 1, .features = 0x23, .no_index = true },
+                { .ifindex = 1, .features = 0x23, .no_features = true },
+                { .ifindex = 1, .features = 0 },
+                { .ifindex = 1, .features = 0x23 },
+        };
+        static const struct dev bad[] = {
+                { .ifindex = 1, .features = 0x23 },
+                { .ifindex = 1, .features = 0x23, .bad_attr = true },
+        };
+        struct fake f = { .family = 0x21, .devs = devs, .n_devs = ELEMENTSOF(devs) };
+        (void)state;
+        struct hw_summary *s = probe(&f);
+        assert_int_equal(s->xdp_status, 0);
+        assert_int_equal(s->n_xdp, 1);
+        assert_false(s->xdp[0].zero_copy);
+        assert_int_equal(hw_copy_queues(s), hw_count_rx_queues("lo", 1));
+        hw_summary_free(s);
+        f = (struct fake){ .family = 0x21, .devs = bad, .n_devs = ELEMENTSOF(bad) };
+        s = probe(&f);
+        assert_int_equal(s->xdp_status, -EBADMSG);
+        assert_int_equal(s->n_xdp, 0);
+        hw_summary_free(s);
+}
+
+/* more interfaces than HW_MAX_INTERFACES: that many are kept (lo, over and over) */
+static void test_many(void **state) {
+        size_t n = HW_MAX_INTERFACES + 50;
+        struct dev *devs = calloc(n, sizeof *devs);
+        (void)state;
+        assert_non_null(devs);
+        for (size_t i = 0; i < n; i++)
+                devs[i] = (struct dev){ .ifindex = 1, .features = 0x2b };
+        struct fake f = { .family = 0x21, .devs = devs, .n_devs = n };
+        struct hw_summary *s = probe(&f);
+        assert_int_equal(s->xdp_status, 0);
+        assert_int_equal(s->n_xdp, HW_MAX_INTERFACES);
+        hw_summary_free(s);
+        free(devs);
+}
+
+/* every allocation failing in turn: -ENOMEM, or the whole summary */
+static void test_alloc(void **state) {
+        (void)state;
+        if (!fault_alloc_supported())
+                skip();
+        struct fake f = { .family = 0x21, .devs = lo_and_gone, .n_devs = 2 };
+        unsigned failed = 0;
+        for (unsigned long k = 1;; k++) {
+                struct hw_summary *s = NULL;
+                f.family_requests = f.dumps = 0;
+                fault_netlink(NETLINK_GENERIC, kernel, &f);
+                fault_arm("alloc", NULL, k, ENOMEM);
+                int r = hw_probe(HW_XDP | HW_MEM, &sel_lo, &s);
+                bool hit = fault_injected() > 0;
+                fault_disarm();
+                fault_netlink(-1, NULL, NULL);
+                if (!hit) {
+                        assert_int_equal(r, 0);
+                        hw_summary_free(s);
+                        break;
+                }
+                if (r == -ENOMEM) {
+                        failed++;
+                        assert_null(s);
+                        continue;
+                }
+                assert_int_equal(r, 0);
+                assert_int_equal(s->xdp_status, 0);
+                assert_int_equal(s->n_xdp, 1);
+                assert_int_equal(s->mem_status, 0);
+                hw_summary_free(s);
+        }
+        assert_true(failed >= 2);
+}
+
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_probe), cmocka_unit_test(test_family), cmocka_unit_test(test_interrupted),
+          cmocka_unit_test(test_devices), cmocka_unit_test(test_many), cmocka_unit_test(test_alloc))
+#else
+static void test_none(void **state) {
+        (void)state;
+        skip();
+}
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_none))
+#endif
