@@ -870,6 +870,105 @@ static void test_open_parent_trusted(void **state) {
         }
 }
 
+/* What the other tests leave out: a directory or a FIFO where a configuration file should be
+ * (never blocking), the root "/" and roots with trailing slashes, names fs_write_atomic()
+ * refuses, its bound of 17 fallback names, existence, /dev/null, readlink of nothing. */
+static void test_fsutil_edges(void **state) {
+        char p[PATH_MAX], tmp[256], buf[64];
+        int fd = -12345;
+        struct stat st;
+        (void)state;
+
+        assert_int_equal(fs_open_config(AT_FDCWD, root, false, false, &fd, &st), -EISDIR);
+        assert_int_equal(fs_open_config_in_root(root, "/etc", false, false, &fd, &st), -EISDIR);
+        assert_int_equal(mkfifo(unit_path(p, root, "etc/cfgfifo"), 0600), 0);
+        /* no writer: an open without O_NONBLOCK would wait for one forever */
+        assert_int_equal(fs_open_config(AT_FDCWD, p, false, false, &fd, &st), FS_ERR_NOTREG);
+        assert_int_equal(fs_open_config_in_root(root, "/etc/cfgfifo", false, false, &fd, &st), FS_ERR_NOTREG);
+        assert_int_equal(fs_open_config_in_root(NULL, p, false, false, &fd, &st), FS_ERR_NOTREG);
+        assert_int_equal(fd, -12345);
+        assert_int_equal(unlink(p), 0);
+
+        static const struct { const char *root, *path, *want; } paths[] = {
+                { NULL, "/etc/x", "/etc/x" }, { "", "/etc/x", "/etc/x" }, { "/", "/etc/x", "/etc/x" },
+                { "/", "etc/x", "etc/x" }, { "a/", "etc/x", "a/etc/x" }, { "a//", "/etc/x", "a/etc/x" },
+                { "/r", "etc/x", "/r/etc/x" }, { "//", "/etc/x", "//etc/x" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                char *s = fs_root_path(paths[i].root, paths[i].path);
+                assert_non_null(s);
+                assert_string_equal(s, paths[i].want);
+                free(s);
+        }
+
+        _cleanup_close_ int dfd = open(unit_path(p, top, "w2"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0) {
+                unit_mkdir_p(top, "w2");
+                dfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        }
+        assert_true(dfd >= 0);
+        assert_int_equal(fs_write_atomic(dfd, "a/b", "x", 1, 0600), -EINVAL);
+        char name[202];
+        memset(name, 'n', 201);
+        name[201] = '\0';
+        assert_int_equal(fs_write_atomic(dfd, name, "x", 1, 0600), -EINVAL);
+        assert_int_equal(faccessat(dfd, name, F_OK, 0), -1);
+        name[200] = '\0';
+        assert_int_equal(fs_write_atomic(dfd, name, "x", 1, 0600), 0);
+        assert_file(dfd, name, "x");
+        /* without getrandom(): 17 names tried (attempts 0 to 16), then EEXIST */
+        for (int k = 0; k < 17; k++) {
+                fallback_tmp(tmp, sizeof tmp, "bound", k);
+                unit_put(p, tmp, "planted");
+        }
+        fault_arm_from("getrandom", NULL, 1, ENOSYS);
+        assert_int_equal(fs_write_atomic(dfd, "bound", "new", 3, 0600), 0);
+        fault_disarm();
+        assert_file(dfd, "bound", "new");
+        fallback_tmp(tmp, sizeof tmp, "bound", 17);
+        unit_put(p, tmp, "planted");
+        fault_arm_from("getrandom", NULL, 1, ENOSYS);
+        assert_int_equal(fs_write_atomic(dfd, "bound", "newer", 5, 0600), -EEXIST);
+        fault_disarm();
+        assert_file(dfd, "bound", "new");
+
+        /* existence: a missing path is not there (0), not an error */
+        assert_int_equal(fs_exists_in_root(root, "/etc/missing", false), 0);
+        assert_int_equal(fs_exists_in_root(root, "/etc/missing", true), 0);
+        assert_int_equal(fs_exists_in_root(root, "/etc/file", false), 1);
+        assert_int_equal(fs_exists_in_root(root, "/etc", true), 1);
+        assert_int_equal(fs_exists_in_root(root, "/etc", false), 0);
+
+        /* /dev/null is the one device fs_fopen_in_root() reads (a masked unit); not others */
+        FILE *f = NULL;
+        assert_int_equal(fs_fopen_in_root(NULL, "/dev/null", &f), 0);
+        assert_non_null(f);
+        fclose(f);
+        f = NULL;
+        assert_int_equal(fs_fopen_in_root(NULL, "/dev/zero", &f), -EINVAL);
+        assert_null(f);
+
+        /* readlink of a missing path: its error; of a file: EINVAL; the size it needs */
+        assert_int_equal(fs_readlink_in_root(root, "/etc/missing", buf, sizeof buf), -ENOENT);
+        assert_int_equal(fs_readlink_in_root(root, "/etc/file", buf, sizeof buf), -EINVAL);
+        assert_int_equal(fs_readlink_in_root(root, "/etc/abs", buf, 1), -EINVAL);
+        assert_int_equal(fs_readlink_in_root(root, "/etc/abs", buf, sizeof buf), 9);
+        assert_string_equal(buf, "/etc/file");
+        assert_int_equal(fs_readlink_in_root(root, "/etc/abs", buf, 2), 1);
+        assert_string_equal(buf, "/");
+
+        /* a root that does not exist, or is a file: its error */
+        assert_int_equal(fs_open_in_root(unit_path(p, top, "no-root"), "/etc/file", O_RDONLY, 0, &fd), -ENOENT);
+        assert_int_equal(fs_open_in_root(unit_path(p, root, "etc/file"), "/x", O_RDONLY, 0, &fd), -ENOTDIR);
+        assert_int_equal(fd, -12345);
+
+        /* a lock directory whose parent and grandparent are missing, or whose parent is a file */
+        assert_int_equal(fs_lock_dir_open(unit_path(p, top, "nx1/nx2/lock"), &fd), -ENOENT);
+        assert_int_equal(fs_lock_dir_open(unit_path(p, root, "etc/file/lock"), &fd), -ENOTDIR);
+        assert_int_equal(fd, -12345);
+        assert_int_equal(access(unit_path(p, top, "nx1"), F_OK), -1);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_in_root_openat2), cmocka_unit_test(test_in_root_walk),
           cmocka_unit_test(test_in_root_paths), cmocka_unit_test(test_lock_file),
@@ -878,4 +977,4 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_lock_file_faults), cmocka_unit_test(test_in_root_edges),
           cmocka_unit_test(test_fopen_in_root), cmocka_unit_test(test_open_dir_in_root),
           cmocka_unit_test(test_alloc_failures), cmocka_unit_test(test_lock_holder),
-          cmocka_unit_test(test_open_parent_trusted))
+          cmocka_unit_test(test_open_parent_trusted), cmocka_unit_test(test_fsutil_edges))
