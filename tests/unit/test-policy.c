@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <locale.h>
@@ -1427,6 +1428,118 @@ static void test_cfgparse_edges(void **state) {
         assert_string_equal(cfg_type_name((enum cfg_type)0), "a value of unknown type");
 }
 
+/* A tree and the findings of cfg_parse() as text: "E" for a refusal, then the findings */
+static void cfg_collect(void *data, unsigned line, const char *msg) {
+        char *out = data;
+        size_t l = strlen(out);
+        snprintf(out + l, 4096 - l, "%u: %s\n", line, msg);
+}
+
+static void cfg_dump(const struct cfg_node *n, char *out, size_t size) {
+        size_t l = strlen(out);
+        snprintf(out + l, size - l, "[%d %s %u ", (int)n->type, n->name ? n->name : "-", n->line);
+        l = strlen(out);
+        switch (n->type) {
+        case CFG_INT:
+                snprintf(out + l, size - l, "%" PRId64, n->i);
+                break;
+        case CFG_FLOAT:
+                snprintf(out + l, size - l, "%a", n->f);
+                break;
+        case CFG_BOOL:
+                snprintf(out + l, size - l, "%d", n->b);
+                break;
+        case CFG_STRING:
+                snprintf(out + l, size - l, "\"%s\"", n->s);
+                break;
+        default:
+                for (size_t i = 0; i < n->c.n; i++)
+                        cfg_dump(&n->c.v[i], out, size);
+        }
+        l = strlen(out);
+        snprintf(out + l, size - l, "]");
+}
+
+static void cfg_result(const char *text, size_t len, char out[static 4096]) {
+        struct cfg_node *root = NULL;
+        out[0] = '\0';
+        int r = cfg_parse(text, len, 8, cfg_collect, out, &root);
+        if (r < 0) {
+                size_t l = strlen(out);
+                snprintf(out + l, 4096 - l, "E%d", r);
+                assert_null(root);
+                return;
+        }
+        cfg_dump(root, out, 4096);
+        cfg_free(root);
+}
+
+/*
+ * Every kind of token, and what is not one, as the last bytes of a buffer that holds exactly
+ * the text (no NUL after it: under ASan a read past it fails) reads as it does with a blank
+ * and a NUL after it: the same tree, or the same findings.
+ */
+static void test_cfgparse_at_end(void **state) {
+        static const char *const texts[] = {
+                "a=1", "a=-1", "a=+1", "a=-", "a=+", "a=1L", "a=1LL", "a=1LLL", "a=0x1", "a=0x1L", "a=0x1LL",
+                "a=0x", "a=0X1f", "a=0", "a=00", "a=1.", "a=.5", "a=.", "a=-.", "a=1.5", "a=1e5", "a=1e",
+                "a=1e+", "a=1e+5", "a=1.5e-3", "a=-.5e2", "a=.e5", "a=1E-", "a=x", "a=1;b", "a=1;bc", "a=1;*",
+                "a=1;b-", "a=1;b_*", "a=\"x\"", "a=\"x", "a=\"x\\", "a=\"\\x4", "a=\"\\x41", "a=\"\\x41\"",
+                "a=\"\\n\"", "a=true", "a=TRUE", "a=tru", "a=false", "a=1;#c", "a=1;//c", "a=1;/*c", "a=1;/*c*",
+                "a=1;/*c*/", "a=1;/", "a=(1)", "a=(", "a=[1", "a=[1]", "g={a=1}", "g={", "a=1;@", "a=1;@include",
+                "a", "*", "-", "a=", "a=1,", "a=1;", "a=1:", "a:1",
+        };
+        char exact_r[4096], blank_r[4096];
+        (void)state;
+        for (size_t i = 0; i < ELEMENTSOF(texts); i++) {
+                size_t len = strlen(texts[i]);
+                char *exact = malloc(len), *blank = malloc(len + 2);
+                assert_non_null(exact);
+                assert_non_null(blank);
+                memcpy(exact, texts[i], len);
+                memcpy(blank, texts[i], len);
+                memcpy(blank + len, " ", 2);
+                cfg_result(exact, len, exact_r);
+                cfg_result(blank, len + 1, blank_r);
+                if (!streq(exact_r, blank_r))
+                        fail_msg("\"%s\": at the end of the buffer: %s; with a blank after it: %s", texts[i], exact_r, blank_r);
+                free(exact);
+                free(blank);
+        }
+        /* what these read as: the lexer's rules at their edges */
+        static const struct { const char *text, *want; } reads[] = {
+                { "a=1", "[1 - 0 [2 a 1 1]]" },
+                { "a=-9223372036854775806L", "[1 - 0 [2 a 1 -9223372036854775806]]" },
+                { "a=-9223372036854775807L", "[1 - 0 [2 a 1 -9223372036854775807]]" },
+                { "a=-9223372036854775808L", "[1 - 0 [2 a 1 -9223372036854775808]]" },
+                { "a=0x0FFFFFFFFFFFFFFF", "[1 - 0 [2 a 1 1152921504606846975]]" },
+                { "a=0x7FFFFFFFFFFFFFFF", "[1 - 0 [2 a 1 9223372036854775807]]" },
+                { "a=\"\\x41\\x4\"", "[1 - 0 [4 a 1 \"A\\x4\"]]" },
+                { "a=1;/**/b=2", "[1 - 0 [2 a 1 1][2 b 1 2]]" },
+                { "a=1;/***/b=2", "[1 - 0 [2 a 1 1][2 b 1 2]]" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(reads); i++) {
+                cfg_result(reads[i].text, strlen(reads[i].text), exact_r);
+                if (!streq(exact_r, reads[i].want))
+                        fail_msg("\"%s\": %s, not %s", reads[i].text, exact_r, reads[i].want);
+        }
+        /* an unexpected byte: printable ones quoted, others (controls, DEL, above 0x7f) escaped */
+        static const struct { const char *text, *want; } bytes[] = {
+                { "a=1;$", "1: syntax error: unexpected '$'\nE-22" },
+                { "a=1;~", "1: syntax error: unexpected '~'\nE-22" },
+                { "a=1;!", "1: syntax error: unexpected '!'\nE-22" },
+                { "a=1;\x01", "1: syntax error: unexpected byte \\x01\nE-22" },
+                { "a=1;\x7f", "1: syntax error: unexpected byte \\x7f\nE-22" },
+                { "a=1;\x80", "1: syntax error: unexpected byte \\x80\nE-22" },
+                { "a=1;\xff", "1: syntax error: unexpected byte \\xff\nE-22" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bytes); i++) {
+                cfg_result(bytes[i].text, strlen(bytes[i].text), exact_r);
+                if (!streq(exact_r, bytes[i].want))
+                        fail_msg("\"%s\": %s, not %s", bytes[i].text, exact_r, bytes[i].want);
+        }
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_good_full), cmocka_unit_test(test_good_defaults),
           cmocka_unit_test(test_good_patterns), cmocka_unit_test(test_no_rules_warns),
@@ -1449,4 +1562,5 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_duplicate_apart),
           cmocka_unit_test(test_eval_ram_share_whole),
           cmocka_unit_test(test_float_locale),
-          cmocka_unit_test(test_message_oom), cmocka_unit_test(test_cfgparse_edges))
+          cmocka_unit_test(test_message_oom), cmocka_unit_test(test_cfgparse_edges),
+          cmocka_unit_test(test_cfgparse_at_end))
