@@ -350,6 +350,9 @@ static void test_keep_jumps(void **state) {
                "  { user = \"alice\"; memlock = \"4G\"; hard = \"8G\"; maximum = \"16G\"; }\n" \
                ");\n"
 
+#define POLICY_BOB "version = 1;\n"                                                            \
+                   "rules = ( { group = \"rdma\"; memlock = \"2G\"; }, { user = \"bob\"; memlock = \"1G\"; } );\n"
+
 static void test_policy(void **state) {
         (void)state;
         /* the policy's reader and loader: -ENOMEM and nothing, or the whole policy */
@@ -367,8 +370,21 @@ static void test_policy(void **state) {
                         continue;
                 }
                 assert_int_equal(r, 0);
+                /* the whole policy: every rule and name, the path */
+                assert_string_equal(q->path, "/etc/rdmalimit.conf");
                 assert_int_equal(q->n_rules, 3);
+                assert_string_equal(q->rules[0].group, "rdma");
+                assert_int_equal(q->rules[0].memlock.kind, PV_AUTO);
+                assert_int_equal(q->rules[0].minimum.kind, PV_SIZE);
+                assert_string_equal(q->rules[1].group, "spdk");
+                assert_int_equal(q->rules[1].memlock.kind, PV_SIZE);
+                assert_string_equal(q->rules[2].user, "alice");
+                assert_int_equal(q->rules[2].hard.kind, PV_SIZE);
+                assert_int_equal(q->rules[2].maximum.kind, PV_SIZE);
+                assert_string_equal(q->hw.sel.include[0], "veth*");
+                assert_null(q->hw.sel.include[1]);
                 assert_string_equal(q->hw.sel.exclude[0], "eno3");
+                assert_null(q->hw.sel.exclude[1]);
                 policy_free(q);
         }
         /* the groups of rules a user is in */
@@ -396,6 +412,18 @@ static void test_policy(void **state) {
                 assert_string_equal(v[0], "rdma");
                 assert_string_equal(v[1], "spdk");
                 strv_free(v);
+        }
+        policy_free(p);
+        /* a user rule for the user: its groups are not looked up at all */
+        assert_int_equal(policy_load_string(POLICY_BOB, strlen(POLICY_BOB), "p", &p, NULL), 0);
+        {
+                char **v = (char **)0x1;
+                size_t nv = 777;
+                arm(1);
+                assert_int_equal(policy_user_groups(p, id, u, &v, &nv), 0);
+                assert_false(disarm());      /* nothing allocated: no lookup */
+                assert_null(v);
+                assert_int_equal(nv, 0);
         }
         ident_free(id);
         policy_free(p);

@@ -192,6 +192,15 @@ static void test_auto_words(void **state) {
         assert_string_equal(d.who, "user=root job=7");
         expect_log("");
 
+        /* XDP queues alone are hardware: lo's copy-mode queues and nothing else */
+        put_cache(0, 0, true, false);
+        assert_int_equal(decide("root", 0, &d), 0);
+        assert_int_equal(d.outcome, LOGIN_APPLY);
+        assert_true(d.target.soft == MiB + q * 4 * MiB);
+        snprintf(why, sizeof why, "auto: 0 active RDMA ports, 0 zero-copy and %u copy-mode XDP RX queue%s", q,
+                 q == 1 ? "" : "s");
+        assert_string_equal(d.why, why);
+
         /* the smallest max_mr_size of the devices with an active port caps it; unknown is said */
         put_cache_mr(1, 0, false, false, 2 * MiB, 0);
         assert_int_equal(decide("root", 0, &d), 0);

@@ -1540,6 +1540,89 @@ static void test_cfgparse_at_end(void **state) {
         }
 }
 
+/* What the loader refuses and accepts at its edges: names with DEL, ':' or ','; patterns with
+ * '~' (accepted) and 64 or 65 of them; a hardware that is no group; a fallback then other keys;
+ * a bad value that, had it been taken, would break a bound too (one error, not two) */
+static void test_loader_edges(void **state) {
+        (void)state;
+        CHECK_ERRORS("version = 1;\nrules = ( { user = \"a\x7f" "b\"; memlock = \"1G\"; } );\n",
+                     { 2, "not a valid user name" });
+        CHECK_ERRORS("version = 1;\nrules = ( { user = \"a:b\"; memlock = \"1G\"; } );\n",
+                     { 2, "not a valid user name" });
+        CHECK_ERRORS("version = 1;\nrules = ( { user = \"a,b\"; memlock = \"1G\"; } );\n",
+                     { 2, "not a valid user name" });
+        CHECK_ERRORS("version = 1;\nrules = ( { group = \"a,b\"; memlock = \"1G\"; } );\n",
+                     { 2, "not a valid group name" });
+        policy_free(load_ok("version = 1;\nrules = ( { user = \"a~b.c-d_e$\"; memlock = \"1G\"; } );\n"));
+        policy_free(load_ok("version = 1;\nrules = ( { user = \"\xc3\xa9t\xc3\xa9\"; memlock = \"1G\"; } );\n"));
+
+        struct policy *p = load_ok("version = 1;\nhardware = { include = [ \"a~b\", \"!x\" ]; };\nrules = ();\n");
+        assert_string_equal(p->hw.sel.include[0], "a~b");
+        assert_string_equal(p->hw.sel.include[1], "!x");
+        assert_null(p->hw.sel.include[2]);
+        policy_free(p);
+        CHECK_ERRORS("version = 1;\nhardware = { include = [ \"a\x7f\" ]; };\nrules = ();\n",
+                     { 2, "not an interface name pattern" });
+        CHECK_ERRORS("version = 1;\nhardware = { include = [ \"\xc3\xa9\" ]; };\nrules = ();\n",
+                     { 2, "not an interface name pattern" });
+        {
+                char text[2048] = "version = 1;\nhardware = { exclude = [ ";
+                for (int i = 0; i < 64; i++)
+                        snprintf(text + strlen(text), sizeof text - strlen(text), "%s\"e%d\"", i ? ", " : "", i);
+                size_t at = strlen(text);
+                snprintf(text + at, sizeof text - at, " ]; };\nrules = ();\n");
+                p = load_ok(text);
+                assert_string_equal(p->hw.sel.exclude[63], "e63");
+                assert_null(p->hw.sel.exclude[64]);
+                policy_free(p);
+                snprintf(text + at, sizeof text - at, ", \"e64\" ]; };\nrules = ();\n");
+                CHECK_ERRORS(text, { 2, "exclude: 65 patterns, at most 64" });
+        }
+
+        CHECK_ERRORS("version = 1;\nhardware = 5;\nrules = ();\n", { 2, "hardware must be a group { ... }, not an integer" });
+        CHECK_ERRORS("version = 1;\nhardware = ( 1, 2 );\nrules = ();\n", { 2, "hardware must be a group" });
+        p = load_ok("version = 1;\nhardware = { fallback = \"8M\"; base = \"2M\"; rdma_port = \"3M\"; };\nrules = ();\n");
+        assert_int_equal(p->hw.fallback.bytes, 8 * MiB);
+        assert_int_equal(p->hw.base, 2 * MiB);
+        assert_int_equal(p->hw.rdma_port, 3 * MiB);
+        policy_free(p);
+
+        CHECK_ERRORS("version = 1;\nrules = ( { group = \"g\"; memlock = \"lots\"; minimum = \"1M\"; } );\n",
+                     { 2, "memlock = \"lots\"" });
+        CHECK_ERRORS("version = 1;\nrules = ( { group = \"g\"; memlock = \"0\"; minimum = \"1M\"; } );\n",
+                     { 2, "memlock must not be 0" });
+        CHECK_ERRORS("version = 1;\nrules = ( { group = \"g\"; memlock = \"2M\"; maximum = \"lots\"; hard = \"4M\"; } );\n",
+                     { 2, "maximum = \"lots\"" });
+}
+
+/* policy_read_fd(): its arguments, descriptor 0 too */
+static void test_read_fd_args(void **state) {
+        char *text = (char *)"marker";
+        size_t len = 7;
+        (void)state;
+        int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(policy_read_fd(fd, NULL, &len), -EINVAL);
+        assert_int_equal(policy_read_fd(fd, &text, NULL), -EINVAL);
+        assert_int_equal(policy_read_fd(-1, &text, &len), -EINVAL);
+        assert_string_equal(text, "marker");
+        assert_int_equal(len, 7);
+        close(fd);
+        /* descriptor 0 is a descriptor like another */
+        int saved = dup(0);
+        assert_true(saved >= 0);
+        close(0);
+        fd = open("/dev/null", O_RDONLY);
+        int r = fd == 0 ? policy_read_fd(0, &text, &len) : -1;
+        dup2(saved, 0);
+        close(saved);
+        assert_int_equal(fd, 0);
+        assert_int_equal(r, 0);
+        assert_int_equal(len, 0);
+        assert_string_equal(text, "");
+        free(text);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_good_full), cmocka_unit_test(test_good_defaults),
           cmocka_unit_test(test_good_patterns), cmocka_unit_test(test_no_rules_warns),
@@ -1563,4 +1646,5 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_eval_ram_share_whole),
           cmocka_unit_test(test_float_locale),
           cmocka_unit_test(test_message_oom), cmocka_unit_test(test_cfgparse_edges),
-          cmocka_unit_test(test_cfgparse_at_end))
+          cmocka_unit_test(test_cfgparse_at_end), cmocka_unit_test(test_loader_edges),
+          cmocka_unit_test(test_read_fd_args))
