@@ -23,7 +23,7 @@
  *
  * Linked into a test program instead, the program arms the faults itself (fault.h): then
  * fstat, fstatat, mkdirat, readlinkat, opendir, fdopendir, fdopen, fopen, access,
- * clock_gettime, sysinfo, dlopen, vasprintf, getrandom, openat2, socket, bind, sendto, recvfrom, recvmsg and poll can
+ * clock_gettime, sysinfo, dlopen, vasprintf, getrandom, openat2, socket, bind, sendto, recvfrom, recvmsg, poll, getrlimit and setrlimit can
  * fail too (and fopen, open, openat and fstatat can be sent elsewhere: fault_redirect()), and with
  * FAULT_ALLOC defined malloc, calloc and realloc ("alloc": strdup, asprintf, getline and the
  * rest of libc allocate through them).
@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -593,6 +594,18 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags) {
                 return (ssize_t)n;
         }
         FINISH(e, ssize_t, false, real_recvmsg(fd, msg, flags));
+}
+
+EXPORT int getrlimit(__rlimit_resource_t res, struct rlimit *rl) {
+        REAL(getrlimit);
+        int e = FAULT(call_selected("getrlimit"), "getrlimit", NULL);
+        FINISH(e, int, false, real_getrlimit(res, rl));
+}
+
+EXPORT int setrlimit(__rlimit_resource_t res, const struct rlimit *rl) {
+        REAL(setrlimit);
+        int e = FAULT(call_selected("setrlimit"), "setrlimit", NULL);
+        FINISH(e, int, false, real_setrlimit(res, rl));
 }
 
 EXPORT int poll(struct pollfd *fds, nfds_t nfds, int timeout) {

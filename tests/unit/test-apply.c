@@ -28,6 +28,7 @@
 #include "macro.h"
 #include "policy.h"
 #include "size.h"
+#include "../fault/fault.h"
 
 #define MiB (UINT64_C(1) << 20)
 
@@ -435,6 +436,25 @@ static void apply_child(void **state) {
                                     "the memlock hard limit is 3 MiB, not 6 MiB: user u cannot raise its hard limit "
                                     "(see rdmalimits doctor)");
         }
+        /* getrlimit() or setrlimit() failing otherwise: the error, logged, nothing set */
+        d.target = (struct rl_pair){ 3 * MiB, 3 * MiB };
+        d.target.soft = 2 * MiB;
+        d.lower = true;
+        logbuf[0] = '\0';
+        fault_arm("setrlimit", NULL, 1, EINVAL);
+        assert_int_equal(login_apply(&front, &d, &a), -EINVAL);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        expect_log("E user=u rule user u (f:1): setrlimit(RLIMIT_MEMLOCK) failed: Invalid argument\n");
+        assert_true(memlock().rlim_cur == 3 * MiB);
+        logbuf[0] = '\0';
+        fault_arm("getrlimit", NULL, 1, EFAULT);
+        assert_int_equal(login_apply(&front, &d, &a), -EFAULT);
+        fault_disarm();
+        expect_log("E user=u rule user u (f:1): setrlimit(RLIMIT_MEMLOCK) failed: Bad address\n");
+        assert_true(memlock().rlim_cur == 3 * MiB);
+        d.lower = false;
+
         /* already at the closest value: the same warning, nothing changed */
         d.target = (struct rl_pair){ 5 * MiB, 6 * MiB };
         causes = 0;
