@@ -41,6 +41,7 @@ struct fake {
         bool family_split;             /* a NOOP datagram first, the family's in a second */
         bool family_foreign;           /* another family's message after it, with an id of 0x77 */
         bool family_short;             /* the family's message too short for a genlmsghdr */
+        bool family_empty;             /* an empty datagram before the family's */
         unsigned interrupted;          /* this many dumps are interrupted (NLM_F_DUMP_INTR) */
         int dump_error;                /* the dump's answer: an error, or 0 */
         const struct dev *devs;
@@ -73,6 +74,8 @@ static void kernel(const void *req, size_t len, void *data) {
                         send_msg(&m);
                         return;
                 }
+                if (f->family_empty)
+                        assert_int_equal(fault_netlink_reply("", 0), 0);
                 if (f->family_split) {
                         msg_begin(&m, NLMSG_NOOP, h->nlmsg_seq, FAULT_NL_PORTID, NULL, 0);
                         msg_end(&m);
@@ -196,6 +199,12 @@ static void test_family(void **state) {
         f = (struct fake){ .family = 0x21, .family_short = true };
         s = probe(&f);
         assert_int_equal(s->xdp_status, -EPROTO);
+        hw_summary_free(s);
+        /* an empty datagram from the kernel: a protocol error, nothing after it is read */
+        f = (struct fake){ .family = 0x21, .devs = lo_and_gone, .n_devs = 2, .family_empty = true };
+        s = probe(&f);
+        assert_int_equal(s->xdp_status, -EPROTO);
+        assert_int_equal(f.dumps, 0);
         hw_summary_free(s);
         /* the request cannot be sent, or the socket opened */
         f = (struct fake){ .family = 0x21, .devs = lo_and_gone, .n_devs = 2 };
