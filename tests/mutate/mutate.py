@@ -99,7 +99,7 @@ COVER = [
                                "tests/unit/test-alloc", "tests/e2e/test-session-model.sh"]),
     ("lib/pam/pamstack.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/unit/test-session",
                               "tests/e2e/test-enable-jumps.sh", "tests/e2e/test-session-model.sh"]),
-    ("lib/pam/pammod.c", ["tests/unit/test-alloc", "tests/tool/test-enable.sh", "tests/agree/test-agree.sh",
+    ("lib/pam/pammod.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/tool/test-enable.sh", "tests/agree/test-agree.sh",
                             "tests/doctor/test-doctor.sh"]),
     ("lib/pam/pamedit.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/e2e/test-enable-jumps.sh",
                              "tests/tool/test-enable.sh"]),

@@ -12,6 +12,7 @@
 
 #include "unit.h"
 #include "pamedit.h"
+#include "pammod.h"
 #include "pamstack.h"
 #include "visit.h"
 
@@ -348,8 +349,81 @@ static void test_keep_jumps(void **state) {
         }
 }
 
+/* The module directories of a root and where a module is: the one libpam loads bare names
+ * from (the first with pam_unix.so or pam_permit.so), the others, absolute paths, a root
+ * without any */
+static void test_moddirs(void **state) {
+        char mr[PATH_MAX], p[PATH_MAX];
+        struct pam_moddirs m;
+        enum pam_mod_state st;
+        char *found = (char *)"marker";
+        (void)state;
+        unit_mkdir_p(root, "mods");
+        unit_path(mr, root, "mods");
+        unit_put(mr, "usr/lib/x86_64-linux-gnu/security/pam_permit.so", "");
+        unit_put(mr, "usr/lib/x86_64-linux-gnu/security/both.so", "");
+        unit_put(mr, "lib/security/both.so", "");
+        unit_put(mr, "lib/security/other.so", "");
+        unit_put(mr, "usr/lib/aarch64-linux-gnu/security/arm.so", "");
+        unit_mkdir_p(mr, "usr/lib/riscv64-linux-gnu");           /* no security/ in it */
+        unit_mkdir_p(mr, "usr/lib/notriple/security");
+        unit_mkdir_p(mr, "usr/lib/.a-b-c/security");
+        unit_put(mr, "opt/pam/abs.so", "");
+
+        assert_int_equal(pam_moddirs_load(&m, mr, "/opt/pam"), 0);
+        assert_true(m.loaded);
+        static const char *const want[] = { "/lib/x86_64-linux-gnu/security", "/usr/lib/x86_64-linux-gnu/security",
+                                            "/lib/security", "/usr/lib/security", "/lib64/security",
+                                            "/usr/lib64/security", "/usr/lib/aarch64-linux-gnu/security", "/opt/pam" };
+        assert_int_equal(m.dirs.n, ELEMENTSOF(want));
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                assert_string_equal(m.dirs.v[i], want[i]);
+        assert_int_equal(m.pamdir, 1);
+
+        /* in the directory libpam loads from, and also in an earlier one: found, no path */
+        assert_int_equal(pam_module_state(&m, mr, "both.so", &st, &found), 0);
+        assert_int_equal(st, PAM_MOD_FOUND);
+        assert_null(found);
+        assert_int_equal(pam_module_state(&m, mr, "pam_permit.so", &st, NULL), 0);
+        assert_int_equal(st, PAM_MOD_FOUND);
+        /* only elsewhere: where */
+        assert_int_equal(pam_module_state(&m, mr, "other.so", &st, &found), 0);
+        assert_int_equal(st, PAM_MOD_ELSEWHERE);
+        assert_string_equal(found, "/lib/security/other.so");
+        free(found);
+        assert_int_equal(pam_module_state(&m, mr, "arm.so", &st, &found), 0);
+        assert_int_equal(st, PAM_MOD_ELSEWHERE);
+        assert_string_equal(found, "/usr/lib/aarch64-linux-gnu/security/arm.so");
+        free(found);
+        assert_true(pam_mod_unloadable(st));
+        assert_int_equal(pam_module_state(&m, mr, "none.so", &st, &found), 0);
+        assert_int_equal(st, PAM_MOD_MISSING);
+        assert_null(found);
+        /* absolute paths */
+        assert_int_equal(pam_module_state(&m, mr, "/opt/pam/abs.so", &st, &found), 0);
+        assert_int_equal(st, PAM_MOD_FOUND);
+        assert_int_equal(pam_module_state(&m, mr, "/opt/pam/none.so", &st, &found), 0);
+        assert_int_equal(st, PAM_MOD_MISSING);
+        pam_moddirs_clear(&m);
+        assert_false(m.loaded);
+        assert_int_equal(m.pamdir, -1);
+
+        /* a root without a PAM module directory: nothing can be checked */
+        unit_mkdir_p(root, "bare/etc");
+        assert_int_equal(pam_moddirs_load(&m, unit_path(p, root, "bare"), NULL), 0);
+        assert_true(m.loaded);
+        assert_int_equal(m.pamdir, -1);
+        assert_int_equal(m.dirs.n, 6);
+        assert_int_equal(pam_module_state(&m, p, "x.so", &st, &found), 0);
+        assert_int_equal(st, PAM_MOD_UNCHECKED);
+        assert_false(pam_mod_unloadable(st));
+        assert_int_equal(pam_module_state(&m, p, "/lib/x.so", &st, &found), 0);
+        assert_int_equal(st, PAM_MOD_UNCHECKED);
+        pam_moddirs_clear(&m);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_includes), cmocka_unit_test(test_missing),
           cmocka_unit_test(test_loop_and_depth), cmocka_unit_test(test_jumps),
           cmocka_unit_test(test_fan_out), cmocka_unit_test(test_diamond),
-          cmocka_unit_test(test_line_split), cmocka_unit_test(test_keep_jumps))
+          cmocka_unit_test(test_line_split), cmocka_unit_test(test_keep_jumps), cmocka_unit_test(test_moddirs))
