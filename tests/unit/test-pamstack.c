@@ -225,6 +225,22 @@ static void test_jumps(void **state) {
         assert_int_equal(pam_stack_level_end(&s, 1), 3);
         assert_int_equal(pam_stack_level_end(&s, 0), 9);
         pam_stack_clear(&s);
+
+        /* a substack that ends the stack: a jump over it is the end, not its last line; the
+         * end of its level is the end of the stack */
+        put("sub-last", "session required pam_l1.so\nsession required pam_l2.so\nsession required pam_l3.so\n");
+        put("jump-end", "session [success=1] pam_a.so\nsession substack sub-last\n");
+        assert_int_equal(pam_stack_load(root, "jump-end", &s), 0);
+        assert_int_equal(s.n, 4);
+        assert_int_equal(pam_stack_jump(&s, 0, 1, &bad), 4);
+        assert_false(bad);
+        assert_int_equal(pam_stack_jump(&s, 1, 1, &bad), 3);
+        assert_false(bad);
+        assert_int_equal(pam_stack_jump(&s, 1, 2, &bad), 4);
+        assert_false(bad);
+        assert_int_equal(pam_stack_level_end(&s, 1), 4);
+        assert_int_equal(pam_stack_level_end(&s, 3), 4);
+        pam_stack_clear(&s);
 }
 
 /* 20 includes of a file that includes 20 more, 8 deep, without a cycle: the walk's budget ends
@@ -406,6 +422,40 @@ static void test_moddirs(void **state) {
         assert_int_equal(st, PAM_MOD_MISSING);
         pam_moddirs_clear(&m);
         assert_false(m.loaded);
+
+        /* a stack in that root: which lines' modules libpam cannot load */
+        unit_put(mr, "etc/pam.d/svc", "session required pam_permit.so\nsession optional other.so\n"
+                                      "session required none.so\nsession include gone\n-session optional arm.so\n");
+        struct pam_stack s;
+        assert_int_equal(pam_stack_load(mr, "svc", &s), 0);
+        assert_int_equal(s.n, 5);
+        assert_false(s.modules_unchecked);
+        assert_false(s.v[0].unloadable);
+        assert_true(s.v[1].unloadable);
+        assert_true(s.v[2].unloadable);
+        assert_true(s.v[3].fails);            /* the include that cannot be read */
+        assert_false(s.v[3].unloadable);
+        assert_true(s.v[4].unloadable);
+        pam_stack_clear(&s);
+        /* with no module directory in the root: unchecked, nothing unloadable */
+        unit_put(root, "bare2/etc/pam.d/svc", "session required none.so\n");
+        assert_int_equal(pam_stack_load(unit_path(p, root, "bare2"), "svc", &s), 0);
+        assert_true(s.modules_unchecked);
+        assert_false(s.v[0].unloadable);
+        pam_stack_clear(&s);
+        /* an empty stack: nothing to check */
+        unit_put(mr, "etc/pam.d/empty", "auth required pam_permit.so\n");
+        assert_int_equal(pam_stack_load(mr, "empty", &s), 0);
+        assert_int_equal(s.n, 0);
+        assert_false(s.modules_unchecked);
+        pam_stack_clear(&s);
+        unit_put(root, "bare2/etc/pam.d/empty", "# nothing\n");
+        assert_int_equal(pam_stack_load(p, "empty", &s), 0);
+        assert_false(s.modules_unchecked);
+        pam_stack_clear(&s);
+        assert_string_equal(pam_include_strerror(VISIT_ERR_CYCLE), VISIT_CYCLE_TEXT "; " PAM_CYCLE_EFFECT);
+        assert_string_equal(pam_include_strerror(VISIT_ERR_BUDGET), VISIT_BUDGET_TEXT);
+        assert_string_equal(pam_include_strerror(-ENOENT), strerror(ENOENT));
         assert_int_equal(m.pamdir, -1);
 
         /* a root without a PAM module directory: nothing can be checked */
