@@ -644,6 +644,105 @@ static void test_session_half_known(void **state) {
         ident_free(id);
 }
 
+/* What the other tests leave out: what an event says was held before it, per slot; a '-'
+ * line whose soft half is weaker does not set its hard half, for any item; Debian's chroot;
+ * cpu (resource 0); a soft value equal to the hard one is no clamp; a tree that fails every
+ * session; memlock, which neither lines nor the baseline set, is left as the service has it. */
+static void test_resolve_edges(void **state) {
+        struct lc_tree *t;
+        struct ident *id;
+        struct lc_result r;
+        (void)state;
+
+        resolve_result("alice soft memlock 100\nalice hard memlock 200\n* soft memlock 300\n* hard memlock 400\n",
+                       "alice", &t, &id, &r);
+        assert_int_equal(r.n_events, 4);
+        assert_int_equal(r.events[2].slot, LC_SOFT);
+        assert_int_equal(r.events[2].outcome, LC_OUT_WEAKER);
+        assert_int_equal(r.events[2].held->lineno, 1);
+        assert_int_equal(r.events[2].held_rank, LC_RANK_USER);
+        assert_int_equal(r.events[3].slot, LC_HARD);
+        assert_int_equal(r.events[3].outcome, LC_OUT_WEAKER);
+        assert_int_equal(r.events[3].held->lineno, 2);
+        done(t, id, &r);
+        resolve_result("alice soft memlock 100\n* hard memlock 400\n* - memlock 500\n", "alice", &t, &id, &r);
+        /* the '-' line: its soft half is weaker, and its hard half is not tried (the quirk),
+         * though the hard limit is held by a line of its own rank */
+        assert_int_equal(r.n_events, 4);
+        assert_int_equal(r.events[3].slot, LC_HARD);
+        assert_int_equal(r.events[3].outcome, LC_OUT_QUIRK);
+        assert_int_equal(r.events[3].held->lineno, 2);
+        assert_int_equal(r.events[3].held_rank, LC_RANK_DEFAULT);
+        assert_int_equal(r.events[2].held->lineno, 1);
+        done(t, id, &r);
+
+        resolve_result("alice soft nofile 100\n* - nofile 200\n", "alice", &t, &id, &r);
+        assert_int_equal(r.rl_soft[RLIMIT_NOFILE].value, 100);
+        assert_null(r.rl_hard[RLIMIT_NOFILE].src);
+        done(t, id, &r);
+        resolve_result("* soft nofile 100\nalice - nofile 200\n", "alice", &t, &id, &r);
+        assert_int_equal(r.rl_soft[RLIMIT_NOFILE].value, 200);
+        assert_int_equal(r.rl_hard[RLIMIT_NOFILE].value, 200);
+        done(t, id, &r);
+
+        resolve_result("alice - chroot /srv/a\n", "alice", &t, &id, &r);
+        assert_non_null(r.chroot);
+        assert_int_equal(r.chroot->lineno, 1);
+        done(t, id, &r);
+        resolve_result("alice - chroot /srv/a\n* - chroot /srv/b\nbob - chroot /srv/c\n", "alice", &t, &id, &r);
+        assert_int_equal(r.chroot->lineno, 2);
+        done(t, id, &r);
+
+        resolve_result("alice hard cpu 5\n", "alice", &t, &id, &r);
+        assert_true(r.rl_hard[RLIMIT_CPU].known);
+        assert_non_null(r.rl_hard[RLIMIT_CPU].src);
+        assert_int_equal(r.rl_hard[RLIMIT_CPU].src->lineno, 1);
+        done(t, id, &r);
+
+        resolve_result("alice - memlock 100\n", "alice", &t, &id, &r);
+        assert_false(r.soft_clamped);
+        done(t, id, &r);
+        resolve_result("alice soft memlock 200\nalice hard memlock 100\n", "alice", &t, &id, &r);
+        assert_true(r.soft_clamped);
+        done(t, id, &r);
+
+        /* a tree of readable files fails no session; one whose limits.conf cannot be read does */
+        assert_int_equal(lc_tree_load_text("limits.conf", "", 0, U, &t), 0);
+        assert_false(lc_tree_fails_every_session(t));
+        lc_tree_free(t);
+        struct lc_file f = { .open_error = -EACCES };
+        struct lc_tree bad = { .files = &f, .n_files = 1 };
+        assert_true(lc_tree_fails_every_session(&bad));
+        f.open_error = 0;
+        assert_false(lc_tree_fails_every_session(&bad));
+        struct lc_tree none = { .files = NULL, .n_files = 0 };
+        assert_false(lc_tree_fails_every_session(&none));
+
+        /* no baseline (PID 1's limits unknown) and no memlock line: pam_limits leaves memlock
+         * as the service has it, even when the service's is known */
+        const char *text = "alice hard nofile 4096\n";
+        struct lc_baseline b;
+        struct lc_service svc = {};
+        struct lc_session sess;
+        r = (struct lc_result){};
+        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
+        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        svc.rl[RLIMIT_MEMLOCK].known = true;
+        svc.rl[RLIMIT_MEMLOCK].soft = 65536;
+        svc.rl[RLIMIT_MEMLOCK].hard = 65536;
+        svc.rl[RLIMIT_NOFILE].known = true;
+        svc.rl[RLIMIT_NOFILE].soft = 1024;
+        svc.rl[RLIMIT_NOFILE].hard = 524288;
+        assert_int_equal(lc_session_outcome(t, &r, &svc, &sess), 0);
+        assert_int_equal(sess.kind, LC_SESSION_LIMITS);
+        assert_true(sess.memlock_known);
+        assert_int_equal(sess.memlock_soft, 65536);
+        assert_int_equal(sess.memlock_hard, 65536);
+        done(t, id, &r);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_baseline), cmocka_unit_test(test_values),
           cmocka_unit_test(test_case_and_syntax), cmocka_unit_test(test_ranks), cmocka_unit_test(test_quirks),
@@ -653,4 +752,4 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_line_match), cmocka_unit_test(test_session_outcome_args),
           cmocka_unit_test(test_file_fails_session), cmocka_unit_test(test_session_refused),
           cmocka_unit_test(test_stop_before_bad_file),
-          cmocka_unit_test(test_session_half_known))
+          cmocka_unit_test(test_session_half_known), cmocka_unit_test(test_resolve_edges))
