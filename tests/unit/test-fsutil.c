@@ -2,6 +2,7 @@
 /* Paths inside a root (openat2 and the walk that stands in for it) and the lock file. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
@@ -870,6 +871,12 @@ static void test_open_parent_trusted(void **state) {
         }
 }
 
+static mode_t current_umask(void) {
+        mode_t m = umask(0);
+        umask(m);
+        return m;
+}
+
 /* What the other tests leave out: a directory or a FIFO where a configuration file should be
  * (never blocking), the root "/" and roots with trailing slashes, names fs_write_atomic()
  * refuses, its bound of 17 fallback names, existence, /dev/null, readlink of nothing. */
@@ -967,6 +974,32 @@ static void test_fsutil_edges(void **state) {
         assert_int_equal(fs_lock_dir_open(unit_path(p, root, "etc/file/lock"), &fd), -ENOTDIR);
         assert_int_equal(fd, -12345);
         assert_int_equal(access(unit_path(p, top, "nx1"), F_OK), -1);
+
+        /* a directory that is missing, or a file */
+        DIR *dir = (DIR *)0x1;
+        assert_int_equal(fs_opendir_in_root(root, "/etc/missing", &dir), -ENOENT);
+        assert_int_equal(fs_opendir_in_root(root, "/etc/file", &dir), -ENOTDIR);
+        assert_ptr_equal(dir, (DIR *)0x1);
+
+        /* a file created inside the root has the mode asked for, with openat2 and without */
+        _cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        assert_true(rootfd >= 0);
+        assert_int_equal(fs_openat_in_root(rootfd, "/etc/made", O_WRONLY | O_CREAT | O_EXCL, 0640, &fd), 0);
+        assert_int_equal(fstat(fd, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0640 & ~current_umask());
+        close(fd);
+        fd = -12345;
+        assert_int_equal(fs_openat_in_root_walk(rootfd, "/etc/made2", O_WRONLY | O_CREAT | O_EXCL, 0604, &fd), 0);
+        assert_int_equal(fstat(fd, &st), 0);
+        assert_int_equal(st.st_mode & 07777, 0604 & ~current_umask());
+        close(fd);
+
+        /* with descriptor 0 free, the temporary file may get it: still written */
+        fd0_free();
+        int r0 = fs_write_atomic(dfd, "fd0", "zero", 4, 0600);
+        fd0_restore();
+        assert_int_equal(r0, 0);
+        assert_file(dfd, "fd0", "zero");
 }
 
 UNIT_MAIN(setup, unit_teardown,

@@ -1487,7 +1487,8 @@ static void test_cfgparse_at_end(void **state) {
                 "a=1;b-", "a=1;b_*", "a=\"x\"", "a=\"x", "a=\"x\\", "a=\"\\x4", "a=\"\\x41", "a=\"\\x41\"",
                 "a=\"\\n\"", "a=true", "a=TRUE", "a=tru", "a=false", "a=1;#c", "a=1;//c", "a=1;/*c", "a=1;/*c*",
                 "a=1;/*c*/", "a=1;/", "a=(1)", "a=(", "a=[1", "a=[1]", "g={a=1}", "g={", "a=1;@", "a=1;@include",
-                "a", "*", "-", "a=", "a=1,", "a=1;", "a=1:", "a:1",
+                "a", "*", "-", "a=", "a=1,", "a=1;", "a=1:", "a:1", "a=1\n@includ", "a=1\n@include",
+                "a=1\n@include \"x\"", "a=1\n@",
         };
         char exact_r[4096], blank_r[4096];
         (void)state;

@@ -1044,7 +1044,60 @@ static void test_target_causes(void **state) {
         assert_true(r.known);
         assert_int_equal(r.want.hard, 3 << 20);
         assert_string_equal(r.from, "limits.conf:1");
+        /* an entry's request is no target when pam_limits sets nothing (a '-' line stops it,
+         * or it fails) or does not know both values */
+        m.pl.kind = LC_SESSION_NO_LIMITS;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_false(r.known);
+        m.pl.kind = LC_SESSION_FAILS;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_false(r.known);
+        m.pl.kind = LC_SESSION_LIMITS;
+        m.pl.requested_soft_known = false;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_false(r.known);
         lc_tree_free(t);
+}
+
+/* the services whose sessions run in the caller's process, and what a service is assumed to
+ * have (PID 1's limits: the host's, a tree's, or the assumption) */
+static void test_service_caller_assume(void **state) {
+        (void)state;
+        static const char *const callers[] = { "su", "su-l", "sudo", "sudo-i", "runuser", "runuser-l" };
+        for (size_t i = 0; i < ELEMENTSOF(callers); i++)
+                assert_true(session_service_of_caller(callers[i]));
+        assert_false(session_service_of_caller("sshd"));
+        assert_false(session_service_of_caller("login"));
+        assert_false(session_service_of_caller("su-"));
+
+        struct lc_service s;
+        session_service_assume(NULL, &s);
+        FILE *f = fopen("/proc/1/limits", "re");
+        if (f) {
+                char line[256];
+                unsigned long long soft = 0, hard = 0;
+                bool found = false;
+                while (fgets(line, sizeof line, f))
+                        if (strncmp(line, "Max locked memory", 17) == 0) {
+                                char a[32], b[32];
+                                assert_int_equal(sscanf(line + 17, "%31s %31s", a, b), 2);
+                                soft = streq(a, "unlimited") ? UINT64_MAX : strtoull(a, NULL, 10);
+                                hard = streq(b, "unlimited") ? UINT64_MAX : strtoull(b, NULL, 10);
+                                found = true;
+                        }
+                fclose(f);
+                assert_true(found);
+                assert_true(s.rl[RLIMIT_MEMLOCK].known);
+                assert_true(s.rl[RLIMIT_MEMLOCK].soft == soft);
+                assert_true(s.rl[RLIMIT_MEMLOCK].hard == hard);
+        }
+        /* a tree without proc/1/limits: the assumption, never the host's */
+        char tmpl[] = "/tmp/test-session-assume-XXXXXX";
+        assert_non_null(mkdtemp(tmpl));
+        session_service_assume(tmpl, &s);
+        assert_true(s.rl[RLIMIT_MEMLOCK].known);
+        assert_true(s.rl[RLIMIT_MEMLOCK].soft == LC_ASSUMED_PID1_MEMLOCK);
+        assert_int_equal(rmdir(tmpl), 0);
 }
 
 UNIT_MAIN(NULL, NULL,
@@ -1057,4 +1110,4 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_model_strict_without_policy), cmocka_unit_test(test_module_ret),
           cmocka_unit_test(test_walks_every_user),
           cmocka_unit_test(test_control_jumps), cmocka_unit_test(test_walk_first_unloadable),
-          cmocka_unit_test(test_target_causes))
+          cmocka_unit_test(test_target_causes), cmocka_unit_test(test_service_caller_assume))
