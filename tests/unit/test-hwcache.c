@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -498,7 +499,70 @@ static void test_save_paths(void **state) {
         hw_summary_free(s);
 }
 
+/* What the other tests leave out: a 2-word line of no keyword, xdp_status with a word too
+ * many, a cache of exactly HW_CACHE_MAX bytes, load_fd() of a directory or of garbage, and the
+ * RX queues of a counted interface with none (one that sysfs shows with queues is stale, one
+ * it does not show is the same) */
+static void test_cache_edges(void **state) {
+        struct hw_summary *b = NULL;
+        char *fp = NULL;
+        (void)state;
+        assert_int_equal(parse(MAGIC "fingerprint x\nfoo 1\nend\n"), -EBADMSG);
+        assert_int_equal(parse(MAGIC "fingerprint x\nxdp_status 0 1\nend\n"), -EBADMSG);
+        assert_int_equal(parse(MAGIC "fingerprint x\nxdp_status 0\nend\n"), 0);
+
+        static const char head[] = MAGIC "fingerprint x\nend\n";
+        size_t n = HW_CACHE_MAX;
+        char *big = malloc(n + 1);
+        assert_non_null(big);
+        memcpy(big, head, sizeof head - 1);
+        memset(big + sizeof head - 1, '\n', n + 1 - (sizeof head - 1));
+        assert_int_equal(hw_cache_parse(big, n, &b, &fp), 0);
+        hw_summary_free(b);
+        free(fp);
+        b = NULL;
+        fp = NULL;
+        assert_int_equal(hw_cache_parse(big, n + 1, &b, &fp), -EFBIG);
+        assert_null(b);
+        free(big);
+
+        int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(dfd >= 0);
+        assert_int_equal(hw_cache_load_fd(dfd, NULL, &b), -EISDIR);
+        close(dfd);
+        write_text("garbage\n", 0600);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(hw_cache_load_fd(fd, NULL, &b), -EBADMSG);
+        close(fd);
+        assert_null(b);
+
+        if (geteuid() != 0)
+                return;
+        /* counted interfaces saved with no RX queue */
+        struct hw_summary *s = calloc(1, sizeof *s);
+        assert_non_null(s);
+        s->n_xdp = 1;
+        s->xdp = calloc(1, sizeof *s->xdp);
+        s->xdp[0] = (struct hw_xdp_if){ .ifindex = 1, .xdp_features = 0x23, .counted = true, .rx_queues = 0 };
+        snprintf(s->xdp[0].name, sizeof s->xdp[0].name, "lo");
+        assert_true(hw_count_rx_queues("lo", 1) > 0);
+        assert_int_equal(hw_cache_save(s, &lo_sel, path), 0);
+        assert_int_equal(hw_cache_load(path, &lo_sel, &b), -ESTALE);     /* lo has queues now */
+        /* one this namespace's sysfs does not show: as the probe counted it, no queue */
+        static char *ghost_patterns[] = { "lo", "ghost0", NULL };
+        static const struct hw_netsel ghost_sel = { .include = ghost_patterns };
+        s->xdp[0] = (struct hw_xdp_if){ .ifindex = 999999, .xdp_features = 0x23, .counted = true, .rx_queues = 0 };
+        snprintf(s->xdp[0].name, sizeof s->xdp[0].name, "ghost0");
+        assert_int_equal(hw_cache_save(s, &ghost_sel, path), 0);
+        assert_int_equal(hw_cache_load(path, &ghost_sel, &b), 0);
+        assert_int_equal(b->n_xdp, 1);
+        assert_string_equal(b->xdp[0].name, "ghost0");
+        hw_summary_free(b);
+        hw_summary_free(s);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_format_parse), cmocka_unit_test(test_selection), cmocka_unit_test(test_bad), cmocka_unit_test(test_numbers),
           cmocka_unit_test(test_bounds), cmocka_unit_test(test_load), cmocka_unit_test(test_save_paths),
-          cmocka_unit_test(test_min_max_mr_size), cmocka_unit_test(test_names))
+          cmocka_unit_test(test_min_max_mr_size), cmocka_unit_test(test_names), cmocka_unit_test(test_cache_edges))
