@@ -85,6 +85,17 @@ static int nss_with_buffer(int which, size_t max, int (*fn)(void *ctx, char *buf
         }
 }
 
+/*
+ * What a get*_r() call returned, as a negative errno: glibc returns the error number, but
+ * an interposed implementation may follow the other convention, -1 with errno set (nss_wrapper
+ * does, for ERANGE).  Never positive: a positive value would pass for success with nothing.
+ */
+static int nss_error(int r) {
+        if (r > 0)
+                return -r;
+        return errno > 0 ? -errno : -EIO;
+}
+
 struct nss_user_query {
         const char *name;
         struct id_user **ret;
@@ -105,9 +116,10 @@ static int user_copy(const struct passwd *pw, struct id_user **ret) {
 static int nss_user_fetch(void *ctx, char *buf, size_t size) {
         struct nss_user_query *q = ctx;
         struct passwd pw, *res = NULL;
+        errno = 0;
         int r = getpwnam_r(q->name, &pw, buf, size, &res);
         if (r != 0)
-                return -r;
+                return nss_error(r);
         if (!res)
                 return -ENOENT;
         return user_copy(&pw, q->ret);
@@ -121,9 +133,10 @@ struct nss_uid_query {
 static int nss_uid_fetch(void *ctx, char *buf, size_t size) {
         struct nss_uid_query *q = ctx;
         struct passwd pw, *res = NULL;
+        errno = 0;
         int r = getpwuid_r(q->uid, &pw, buf, size, &res);
         if (r != 0)
-                return -r;
+                return nss_error(r);
         if (!res)
                 return -ENOENT;
         return user_copy(&pw, q->ret);
@@ -164,9 +177,10 @@ struct nss_group_query {
 static int nss_group_fetch(void *ctx, char *buf, size_t size) {
         struct nss_group_query *q = ctx;
         struct group gr, *res = NULL;
+        errno = 0;
         int r = q->name ? getgrnam_r(q->name, &gr, buf, size, &res) : getgrgid_r(q->gid, &gr, buf, size, &res);
         if (r != 0)
-                return -r;
+                return nss_error(r);
         if (!res)
                 return -ENOENT;
         return group_copy(&gr, q->ret);

@@ -68,7 +68,7 @@ COVER = [
     ("lib/base/visit.c", ["tests/unit/test-visit", "tests/unit/test-pamstack", "tests/unit/test-limits",
                           "tests/unit/test-session", "tests/tool/test-tool.sh"]),
     ("lib/base/*.c", UNIT_BASE + ["tests/tool/test-tool.sh"]),
-    ("lib/login/ident.c", ["tests/unit/test-ident", "tests/unit/test-alloc", "tests/unit/test-limits", "tests/unit/test-check",
+    ("lib/login/ident.c", ["tests/unit/test-ident", "tests/unit/test-nss", "tests/unit/test-alloc", "tests/unit/test-limits", "tests/unit/test-check",
                            "tests/unit/test-policy", "tests/login/test-login-attacks.sh"]),
     ("lib/login/cfgparse.c", ["tests/unit/test-policy", "tests/unit/test-cfgoracle", "tests/unit/test-alloc",
                               "tests/stress/test-hostile.sh"]),
