@@ -85,7 +85,7 @@ COVER = [
                              "tests/login/test-fakesys.sh", "tests/login/test-login-attacks.sh"]),
     ("lib/login/apply.c", ["tests/unit/test-apply", "tests/login/test-login-attacks.sh", "tests/pam/test-module.sh",
                            "tests/spank/test-spank-elf.sh"]),
-    ("lib/login/rlimit.c", ["tests/unit/test-rlimit", "tests/unit/test-flavours",
+    ("lib/login/rlimit.c", ["tests/unit/test-rlimit", "tests/unit/test-apply", "tests/unit/test-flavours",
                             "tests/login/test-login-attacks.sh"]),
     ("lib/session/rlmodel.c", ["tests/unit/test-rlimit", "tests/unit/test-session", "tests/unit/test-flavours"]),
     ("lib/host/ident-files.c", ["tests/unit/test-ident", "tests/unit/test-alloc", "tests/unit/test-limits",

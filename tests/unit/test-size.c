@@ -124,6 +124,7 @@ static void test_c_strto(void **state) {
                 errno = 0;
                 unsigned long long a = strtoull(s, &lend, 10);
                 int e = errno;
+                erange = e != ERANGE;   /* the opposite: each call must write it */
                 unsigned long long b = c_strtoull(s, &end, &erange);
                 assert_true(a == b);
                 assert_ptr_equal(lend, end);
@@ -132,6 +133,7 @@ static void test_c_strto(void **state) {
                 errno = 0;
                 unsigned long ua = strtoul(s, &lend, 10);
                 e = errno;
+                erange = e != ERANGE;
                 unsigned long ub = c_strtoul(s, &end, &erange);
                 assert_true(ua == ub);
                 assert_ptr_equal(lend, end);
@@ -140,10 +142,15 @@ static void test_c_strto(void **state) {
                 errno = 0;
                 long la = strtol(s, &lend, 10);
                 e = errno;
+                erange = e != ERANGE;
                 long lb = c_strtol(s, &end, &erange);
                 assert_true(la == lb);
                 assert_ptr_equal(lend, end);
                 assert_int_equal(e == ERANGE, erange);
+                /* without a place for the overflow: the same value */
+                assert_true(c_strtoull(s, NULL, NULL) == b);
+                assert_true(c_strtoul(s, NULL, NULL) == ub);
+                assert_true(c_strtol(s, NULL, NULL) == lb);
         }
 }
 

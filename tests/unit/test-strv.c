@@ -218,7 +218,26 @@ static void test_diag_raw(void **state) {
         diag_list_clear(&d);
 }
 
+/* str_escape_fputs(): every byte through the one rule, and a stream that fails: -EIO */
+static void test_escape_fputs(void **state) {
+        char *buf = NULL;
+        size_t len = 0;
+        (void)state;
+        FILE *f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        assert_int_equal(str_escape_fputs("a\x1b[2J\x7f\\\xff", f), 0);
+        assert_int_equal(fclose(f), 0);
+        assert_string_equal(buf, "a\\x1b[2J\\x7f\\\\\\xff");
+        free(buf);
+        f = fopen("/dev/full", "we");
+        assert_non_null(f);
+        assert_int_equal(setvbuf(f, NULL, _IONBF, 0), 0);
+        assert_int_equal(str_escape_fputs("abc", f), -EIO);
+        assert_int_equal(str_escape_fputs("", f), 0);
+        fclose(f);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_push), cmocka_unit_test(test_consume), cmocka_unit_test(test_many), cmocka_unit_test(test_truncate),
           cmocka_unit_test(test_sort_cmp), cmocka_unit_test(test_free_array), cmocka_unit_test(test_grow),
-          cmocka_unit_test(test_escape), cmocka_unit_test(test_diag_raw))
+          cmocka_unit_test(test_escape), cmocka_unit_test(test_diag_raw), cmocka_unit_test(test_escape_fputs))
