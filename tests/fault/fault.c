@@ -437,9 +437,23 @@ EXPORT int clock_gettime(clockid_t clock, struct timespec *ts) {
         FINISH(e, int, false, real_clock_gettime(clock, ts));
 }
 
+/* fault_sysinfo(): what sysinfo() answers instead of the kernel, until fault_sysinfo(NULL) */
+static struct sysinfo fake_si;
+static bool fake_si_set;
+
+EXPORT void fault_sysinfo(const struct sysinfo *si) {
+        fake_si_set = si != NULL;
+        if (si)
+                fake_si = *si;
+}
+
 EXPORT int sysinfo(struct sysinfo *si) {
         REAL(sysinfo);
         int e = FAULT(call_selected("sysinfo"), "sysinfo", NULL);
+        if (!e && fake_si_set) {
+                *si = fake_si;
+                return 0;
+        }
         FINISH(e, int, false, real_sysinfo(si));
 }
 

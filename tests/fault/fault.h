@@ -40,5 +40,9 @@ void fault_redirect(const char *path, const char *to);
 typedef void (*fault_nl_fn)(const void *req, size_t len, void *data);
 void fault_netlink(int proto, fault_nl_fn fn, void *data);
 int fault_netlink_reply(const void *buf, size_t len);
+/* sysinfo() answers *si (its totalram and mem_unit: a machine's RAM the test chooses) until
+ * fault_sysinfo(NULL). */
+struct sysinfo;
+void fault_sysinfo(const struct sysinfo *si);
 /* Whether the allocators are interposed (not in a sanitizer build: ASan has its own). */
 bool fault_alloc_supported(void);

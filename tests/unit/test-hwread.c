@@ -6,10 +6,12 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -509,6 +511,79 @@ static void test_probe_mem(void **state) {
         assert_int_equal(hw_probe((HW_ALL | HW_COUNTS) + 1, NULL, &s), -EINVAL);
 }
 
+/* MemTotal as sysinfo() gives it: units and pages multiplied, an answer of nothing or one that
+ * does not fit in 64 bits refused */
+static void test_probe_mem_values(void **state) {
+        static const struct {
+                unsigned long totalram;
+                unsigned mem_unit;
+                int status;
+                uint64_t total;
+        } cases[] = {
+                { 1, 1, 0, 1 },
+                { 4096, 4096, 0, UINT64_C(4096) * 4096 },
+                { 0, 4096, -EBADMSG, 0 },
+                { 4096, 0, -EBADMSG, 0 },
+                { UINT64_MAX / 4096, 4096, 0, UINT64_MAX / 4096 * 4096 },
+                { UINT64_MAX / 4096 + 1, 4096, -ERANGE, 0 },
+                { UINT64_MAX, 1, 0, UINT64_MAX },
+        };
+        (void)state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct sysinfo si = { .totalram = cases[i].totalram, .mem_unit = cases[i].mem_unit };
+                struct hw_summary *s = NULL;
+                fault_sysinfo(&si);
+                int r = hw_probe(HW_MEM, NULL, &s);
+                fault_sysinfo(NULL);
+                assert_int_equal(r, 0);
+                if (s->mem_status != cases[i].status || s->mem_total != cases[i].total)
+                        fail_msg("case %zu: status %d total %llu", i, s->mem_status, (unsigned long long)s->mem_total);
+                hw_summary_free(s);
+        }
+}
+
+/* two devices whatever order the directory lists them in: sorted by name */
+static void test_probe_rdma_two(void **state) {
+        char p[PATH_MAX], rel[64];
+        static const char *const pairs[][2] = { { "a0", "a1" }, { "b0", "b1" }, { "c0", "c1" }, { "d0", "d1" },
+                                                { "e0", "e1" }, { "f0", "f1" }, { "g0", "g1" }, { "h0", "h1" },
+                                                { "i0", "i1" }, { "j0", "j1" }, { "k0", "k1" }, { "l0", "l1" } };
+        bool reversed = false;
+        (void)state;
+        for (size_t i = 0; i < ELEMENTSOF(pairs) && !reversed; i++) {
+                char sub[32];
+                snprintf(sub, sizeof sub, "two%zu", i);
+                for (int k = 0; k < 2; k++) {
+                        snprintf(rel, sizeof rel, "%s/%s/node_type", sub, pairs[i][k]);
+                        unit_put(top, rel, "1: CA\n");
+                        snprintf(rel, sizeof rel, "%s/%s/ports/1/state", sub, pairs[i][k]);
+                        unit_put(top, rel, "4: ACTIVE\n");
+                }
+                /* the order the directory lists them in */
+                DIR *d = opendir(unit_path(p, top, sub));
+                struct dirent *de;
+                int first = -1;
+                assert_non_null(d);
+                while ((de = readdir(d)) && first < 0)
+                        if (de->d_name[0] != '.')
+                                first = streq(de->d_name, pairs[i][1]);
+                closedir(d);
+                if (first != 1)
+                        continue;
+                reversed = true;
+                struct hw_summary *s = NULL;
+                fault_redirect("/sys/class/infiniband", p);
+                assert_int_equal(hw_probe(HW_RDMA, NULL, &s), 0);
+                fault_redirect(NULL, NULL);
+                assert_int_equal(s->n_rdma, 2);
+                assert_string_equal(s->rdma[0].name, pairs[i][0]);
+                assert_string_equal(s->rdma[1].name, pairs[i][1]);
+                hw_summary_free(s);
+        }
+        if (!reversed)
+                print_message("# no pair of names this file system lists in reverse order: not checked\n");
+}
+
 /* which interfaces are physical, their RX queues, checked against the ifindex */
 static void test_net_sysfs(void **state) {
         char p[PATH_MAX];
@@ -543,4 +618,4 @@ UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_u
                 cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports),
           cmocka_unit_test(test_counts_of_failed_probes), cmocka_unit_test(test_fingerprint),
           cmocka_unit_test(test_cache_of_many_ports), cmocka_unit_test(test_probe_mem),
-          cmocka_unit_test(test_net_sysfs))
+          cmocka_unit_test(test_net_sysfs), cmocka_unit_test(test_probe_mem_values), cmocka_unit_test(test_probe_rdma_two))
