@@ -470,7 +470,11 @@ static void test_apply(void **state) {
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
-                /* a failed assertion in the child longjmps nowhere useful: run it under its own group */
+                /* a failed assertion in the child longjmps nowhere useful: run it under its own
+                 * group, whose report goes to stderr (stdout is the parent's TAP) */
+                fflush(stdout);
+                if (dup2(2, 1) < 0)
+                        _exit(2);
                 const struct CMUnitTest t[] = { cmocka_unit_test(apply_child) };
                 _exit(cmocka_run_group_tests_name("apply (child)", t, NULL, NULL) == 0 ? 0 : 1);
         }
