@@ -994,6 +994,16 @@ static void test_fsutil_edges(void **state) {
         assert_int_equal(st.st_mode & 07777, 0604 & ~current_umask());
         close(fd);
 
+        /* a trailing slash: the directory is made, and a lock directory opened */
+        assert_int_equal(fs_open_dir_in_root(root, "/etc/slashed/", FS_DIR_CREATE, &fd), 0);
+        close(fd);
+        assert_int_equal(fs_exists_in_root(root, "/etc/slashed", true), 1);
+        fd = -12345;
+        assert_int_equal(fs_lock_dir_open(unit_path(p, top, "lockslash//"), &fd), 0);
+        assert_true(fd >= 0);
+        close(fd);
+        assert_int_equal(access(unit_path(p, top, "lockslash"), F_OK), 0);
+
         /* with descriptor 0 free, the temporary file may get it: still written */
         fd0_free();
         int r0 = fs_write_atomic(dfd, "fd0", "zero", 4, 0600);

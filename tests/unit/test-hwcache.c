@@ -462,6 +462,16 @@ static void test_min_max_mr_size(void **state) {
         ports[0].state = 1;
         assert_true(hw_min_max_mr_size(&s, &unknown) == 2 * G);
         assert_false(unknown);
+        /* no verbs error, but no size either: unknown too */
+        ports[0].state = HW_PORT_ACTIVE;
+        rdma[0].verbs_error = 0;
+        assert_true(hw_min_max_mr_size(&s, &unknown) == 2 * G);
+        assert_true(unknown);
+        /* a verbs error with a size: unknown, and its size not taken */
+        rdma[0].verbs_error = -EIO;
+        rdma[0].max_mr_size = 1;
+        assert_true(hw_min_max_mr_size(&s, &unknown) == 2 * G);
+        assert_true(unknown);
 }
 
 /* the names of sysfs's numbers, and the fallback for every number without one: below 0, past

@@ -699,6 +699,20 @@ static void test_resolve_edges(void **state) {
         assert_int_equal(r.rl_hard[RLIMIT_CPU].src->lineno, 1);
         done(t, id, &r);
 
+        /* only the soft value known (no baseline): nothing to clamp it to */
+        {
+                const char *half = "alice soft memlock 100\n";
+                struct lc_baseline hb;
+                assert_int_equal(lc_tree_load_text("limits.conf", half, strlen(half), U, &t), 0);
+                assert_int_equal(ident_new(root, &id), 0);
+                assert_int_equal(lc_baseline_load(t, NULL, &hb), 0);
+                r = (struct lc_result){};
+                assert_int_equal(lc_resolve(t, id, "alice", &hb, &r), 0);
+                assert_true(r.soft.known);
+                assert_false(r.hard.known);
+                assert_false(r.soft_clamped);
+                done(t, id, &r);
+        }
         resolve_result("alice - memlock 100\n", "alice", &t, &id, &r);
         assert_false(r.soft_clamped);
         done(t, id, &r);

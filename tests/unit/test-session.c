@@ -1097,6 +1097,27 @@ static void test_service_caller_assume(void **state) {
         session_service_assume(tmpl, &s);
         assert_true(s.rl[RLIMIT_MEMLOCK].known);
         assert_true(s.rl[RLIMIT_MEMLOCK].soft == LC_ASSUMED_PID1_MEMLOCK);
+        /* a tree with proc/1/limits: its values */
+        char p[PATH_MAX];
+        snprintf(p, sizeof p, "%s/proc", tmpl);
+        assert_int_equal(mkdir(p, 0755), 0);
+        snprintf(p, sizeof p, "%s/proc/1", tmpl);
+        assert_int_equal(mkdir(p, 0755), 0);
+        snprintf(p, sizeof p, "%s/proc/1/limits", tmpl);
+        f = fopen(p, "we");
+        assert_non_null(f);
+        fputs("Limit                     Soft Limit           Hard Limit           Units     \n"
+              "Max locked memory         131072               6291456              bytes     \n", f);
+        assert_int_equal(fclose(f), 0);
+        session_service_assume(tmpl, &s);
+        assert_true(s.rl[RLIMIT_MEMLOCK].known);
+        assert_true(s.rl[RLIMIT_MEMLOCK].soft == 131072);
+        assert_true(s.rl[RLIMIT_MEMLOCK].hard == 6291456);
+        assert_int_equal(unlink(p), 0);
+        snprintf(p, sizeof p, "%s/proc/1", tmpl);
+        assert_int_equal(rmdir(p), 0);
+        snprintf(p, sizeof p, "%s/proc", tmpl);
+        assert_int_equal(rmdir(p), 0);
         assert_int_equal(rmdir(tmpl), 0);
 }
 

@@ -166,7 +166,17 @@ static void test_size_parse_systemd(void **state) {
         assert_true(v == UNIT_MARKER);
 }
 
+/* the largest unit is T: a PiB and above are counted in it */
+static void test_format_top_unit(void **state) {
+        char buf[SIZE_FMT_MAX];
+        (void)state;
+        assert_string_equal(size_format(UINT64_C(1) << 40, buf), "1 TiB");
+        assert_string_equal(size_format(UINT64_C(1) << 50, buf), "1024 TiB");
+        assert_string_equal(size_format(UINT64_C(3) << 60, buf), "3145728 TiB");
+        assert_string_equal(size_format_systemd(UINT64_C(1) << 50, buf), "1024T");
+}
+
 UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_size_parse_systemd),
           cmocka_unit_test(test_size_units), cmocka_unit_test(test_size_refused),
           cmocka_unit_test(test_size_limits), cmocka_unit_test(test_parse_u64),
-          cmocka_unit_test(test_format), cmocka_unit_test(test_c_strto))
+          cmocka_unit_test(test_format), cmocka_unit_test(test_c_strto), cmocka_unit_test(test_format_top_unit))

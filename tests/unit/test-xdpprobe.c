@@ -298,6 +298,18 @@ static void test_many(void **state) {
         assert_int_equal(s->xdp_status, 0);
         assert_int_equal(s->n_xdp, HW_MAX_INTERFACES);
         hw_summary_free(s);
+        /* none of them counted (lo is no physical interface), all shown: one place is kept
+         * for a counted one */
+        s = NULL;
+        f.family_requests = f.dumps = 0;
+        fault_netlink(NETLINK_GENERIC, kernel, &f);
+        int r = hw_probe(HW_XDP, NULL, &s);
+        fault_netlink(-1, NULL, NULL);
+        assert_int_equal(r, 0);
+        assert_int_equal(s->xdp_status, 0);
+        assert_int_equal(s->n_xdp, HW_MAX_INTERFACES - 1);
+        assert_false(s->xdp[0].counted);
+        hw_summary_free(s);
         free(devs);
 }
 
