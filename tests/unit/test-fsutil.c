@@ -1004,6 +1004,26 @@ static void test_fsutil_edges(void **state) {
         close(fd);
         assert_int_equal(access(unit_path(p, top, "lockslash"), F_OK), 0);
 
+        /* no descriptor they hold is inherited by a program started meanwhile, nor the one
+         * they return: the lock directory made with its parent, a directory made in a root */
+        arm_fd_check("mkdirat", NULL, 2);
+        fd = -12345;
+        assert_int_equal(fs_lock_dir_open(unit_path(p, top, "lockparent/locks"), &fd), 0);
+        assert_no_fd_leaked_to_exec();
+        assert_not_inherited(fd);
+        close(fd);
+        arm_fd_check("mkdirat", NULL, 1);
+        fd = -12345;
+        assert_int_equal(fs_lock_dir_open(unit_path(p, top, "lockparent/locks2"), &fd), 0);
+        assert_no_fd_leaked_to_exec();
+        assert_not_inherited(fd);
+        close(fd);
+        arm_fd_check("fstat", NULL, 1);
+        assert_int_equal(fs_open_dir_in_root(root, "/etc/cloexec.d", FS_DIR_CREATE, &fd), 0);
+        fault_disarm();
+        assert_not_inherited(fd);
+        close(fd);
+
         /* with descriptor 0 free, the temporary file may get it: still written */
         fd0_free();
         int r0 = fs_write_atomic(dfd, "fd0", "zero", 4, 0600);
