@@ -196,8 +196,10 @@ int login_decide(const struct login_front *f, const struct login_opts *o, const 
         if (r < 0)
                 return r;
         r = ident_new_nss(&id);
-        if (r < 0)
+        if (r < 0) {
+                say(f, LOG_ERR, "cannot look up users: %s", strerror(-r));
                 return r;
+        }
         r = user ? ident_user(id, user, &u) : ident_user_by_uid(id, uid, &u);
         if (r < 0) {
                 if (user)

@@ -490,6 +490,44 @@ static void test_apply(void **state) {
         assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* every allocation failing in turn: an error, or the decision of the run without a fault,
+ * never another one (a rule missed because a look-up failed) */
+static void test_alloc(void **state) {
+        struct login_decision want, d;
+        (void)state;
+        if (!is_root() || !fault_alloc_supported())
+                return;
+        put_policy("version = 1;\n" HW "rules = ( { group = \"nogroup-x\"; memlock = \"5M\"; },\n"
+                   "  { group = \"root\"; memlock = \"auto\"; } );\n");
+        put_cache(1, 1, true, false);
+        assert_int_equal(decide("root", 0, &want), 0);
+        assert_int_equal(want.outcome, LOGIN_APPLY);
+        unsigned failed = 0;
+        for (unsigned long n = 1;; n++) {
+                logbuf[0] = '\0';
+                fault_arm("alloc", NULL, n, ENOMEM);
+                int r = decide("root", 0, &d);
+                bool hit = fault_injected() > 0;
+                fault_disarm();
+                if (!hit) {
+                        assert_int_equal(r, 0);
+                        break;
+                }
+                if (r < 0) {
+                        failed++;
+                        if (logbuf[0] == '\0')
+                                fail_msg("allocation %lu failing: %d, and nothing said", n, r);
+                        continue;
+                }
+                if (d.outcome != want.outcome || d.target.soft != want.target.soft || d.target.hard != want.target.hard ||
+                    !streq(d.rule, want.rule) || !streq(d.why, want.why))
+                        fail_msg("allocation %lu failing: %s, %s (%llu), not %s, %s (%llu)", n, d.rule, d.why,
+                                 (unsigned long long)d.target.soft, want.rule, want.why,
+                                 (unsigned long long)want.target.soft);
+        }
+        assert_true(failed > 0);
+}
+
 /* the options, the last one given counting */
 static void test_args(void **state) {
         struct login_args a;
@@ -523,4 +561,4 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_unknown_user),
           cmocka_unit_test(test_bad_policy),
           cmocka_unit_test(test_cache_refused),
-          cmocka_unit_test(test_apply))
+          cmocka_unit_test(test_apply), cmocka_unit_test(test_alloc))

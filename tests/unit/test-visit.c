@@ -110,6 +110,17 @@ static void test_bytes_budget(void **state) {
         assert_int_equal(visit_line(&v, "half", 2, 1), VISIT_ERR_BUDGET);
         assert_string_equal(v.where, "half:2");
         visit_done(&v);
+
+        /* the budget spent to the byte: a file of one byte more is not entered, an empty one is */
+        struct stat one = file(4, 1), empty = file(5, 0);
+        v = (struct visit){};
+        assert_int_equal(visit_enter(&v, &small, "small", NULL, 0), 0);
+        assert_int_equal(visit_line(&v, "small", 1, VISIT_BYTES_MAX), 0);
+        assert_int_equal(visit_enter(&v, &empty, "empty", "small", 1), 0);
+        visit_leave(&v);
+        assert_int_equal(visit_enter(&v, &one, "one", "small", 2), VISIT_ERR_BUDGET);
+        assert_string_equal(v.where, "small:2");
+        visit_done(&v);
 }
 
 UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_diamond), cmocka_unit_test(test_cycle),
