@@ -521,6 +521,20 @@ static void test_cfgparse(void **state) {
                 assert_string_equal(t->c.v[0].c.v[23].s, "v23");
                 cfg_free(t);
         }
+        /* a key twice in a large group (its names hashed): refused, whatever allocation fails */
+        k = snprintf(text, sizeof text, "g = {\n");
+        for (int i = 0; i < 24; i++)
+                k += snprintf(text + k, sizeof text - (size_t)k, "  k%d = %d;\n", i, i);
+        snprintf(text + k, sizeof text - (size_t)k, "  k20 = 0;\n};\n");
+        SWEEP(n, hit) {
+                struct cfg_node *t = (struct cfg_node *)0x1;
+                arm(n);
+                int r = cfg_parse(text, strlen(text), 4, NULL, NULL, &t);
+                hit = disarm();
+                if (r != -ENOMEM)
+                        assert_int_equal(r, -EINVAL);
+                assert_ptr_equal(t, (struct cfg_node *)0x1);
+        }
 }
 
 /* The session engine: a trees' resolution, the stack, the walk, each run; every allocation
