@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 
 #include "unit.h"
+#include "../fault/fault.h"
 #include "apply.h"
 #include "ident-files.h"
 #include "ident.h"
@@ -1121,6 +1122,34 @@ static void test_service_caller_assume(void **state) {
         assert_int_equal(rmdir(tmpl), 0);
 }
 
+/* a running service's limits, capabilities and name from /proc: this process; each file it
+ * needs failing to open gives that error, nothing half read */
+static void test_service_from_pid(void **state) {
+        struct lc_service s = { .known = false }, before;
+        struct rlimit rl;
+        (void)state;
+        assert_int_equal(session_service_from_pid(getpid(), &s), 0);
+        assert_true(s.known);
+        assert_int_equal(getrlimit(RLIMIT_MEMLOCK, &rl), 0);
+        assert_true(s.rl[RLIMIT_MEMLOCK].known);
+        assert_true(s.rl[RLIMIT_MEMLOCK].soft == rl.rlim_cur);
+        assert_true(s.rl[RLIMIT_MEMLOCK].hard == rl.rlim_max);
+        assert_non_null(strstr(s.source, "(pid "));
+        static const char *const files[] = { "limits", "status" };
+        for (size_t i = 0; i < ELEMENTSOF(files); i++) {
+                memset(&s, 0x5a, sizeof s);
+                before = s;
+                fault_arm("open", files[i], 1, EACCES);
+                int r = session_service_from_pid(getpid(), &s);
+                bool hit = fault_injected() > 0;
+                fault_disarm();
+                assert_true(hit);
+                assert_int_equal(r, -EACCES);
+                assert_memory_equal(&s, &before, sizeof s);
+        }
+        assert_true(session_service_from_pid(999999999, &s) < 0);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_control_pairs), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
@@ -1131,4 +1160,5 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_model_strict_without_policy), cmocka_unit_test(test_module_ret),
           cmocka_unit_test(test_walks_every_user),
           cmocka_unit_test(test_control_jumps), cmocka_unit_test(test_walk_first_unloadable),
-          cmocka_unit_test(test_target_causes), cmocka_unit_test(test_service_caller_assume))
+          cmocka_unit_test(test_target_causes), cmocka_unit_test(test_service_caller_assume),
+          cmocka_unit_test(test_service_from_pid))
