@@ -305,6 +305,8 @@ static void test_pamstack(void **state) {
                 }
                 if (s.error == 0 && s.n != 5)
                         fail_msg("allocation %lu failing: %zu entries", n, s.n);
+                assert_non_null(s.service);
+                assert_string_equal(s.service, "svc");
                 if (s.error != 0)
                         assert_int_equal(s.error, -ENOMEM);
                 pam_stack_clear(&s);

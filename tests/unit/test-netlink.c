@@ -186,6 +186,18 @@ static void test_recv_stale_errno(void **state) {
         }
 }
 
+/* no clock: 0, the deadline of everything already past */
+static void test_now_fails(void **state) {
+        (void)state;
+        assert_true(nl_now_ms() > 0);
+        fault_arm("clock_gettime", NULL, 1, EINVAL);
+        uint64_t t = nl_now_ms();
+        bool hit = fault_injected() > 0;
+        fault_disarm();
+        assert_true(hit);
+        assert_true(t == 0);
+}
+
 /* Past the deadline nothing is read, even what is there already */
 static void test_recv_deadline(void **state) {
         int sv[2];
@@ -406,4 +418,5 @@ UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_parse), cmocka_unit_test(test_open_b
           cmocka_unit_test(test_recv_not_kernel), cmocka_unit_test(test_recv_stale_errno),
           cmocka_unit_test(test_recv_deadline), cmocka_unit_test(test_recv_waits),
           cmocka_unit_test(test_recv_fails), cmocka_unit_test(test_recv_forged_address),
-          cmocka_unit_test(test_recv_flood), cmocka_unit_test(test_send), cmocka_unit_test(test_put))
+          cmocka_unit_test(test_recv_flood), cmocka_unit_test(test_send), cmocka_unit_test(test_put),
+          cmocka_unit_test(test_now_fails))
