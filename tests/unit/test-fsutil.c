@@ -577,6 +577,7 @@ static void test_in_root_edges(void **state) {
         assert_int_equal(fs_readlink_in_root(root, "/etc/abs", buf, 2), 1);
         assert_string_equal(buf, "/");
         assert_int_equal(fs_readlink_in_root(root, "/etc/abs", buf, 1), -EINVAL);
+        assert_int_equal(fs_readlink_in_root(root, "/etc/abs", buf, 0), -EINVAL);
 }
 
 static void test_fopen_in_root(void **state) {
@@ -959,6 +960,7 @@ static void test_fsutil_edges(void **state) {
         assert_int_equal(fs_readlink_in_root(root, "/etc/missing", buf, sizeof buf), -ENOENT);
         assert_int_equal(fs_readlink_in_root(root, "/etc/file", buf, sizeof buf), -EINVAL);
         assert_int_equal(fs_readlink_in_root(root, "/etc/abs", buf, 1), -EINVAL);
+        assert_int_equal(fs_readlink_in_root(root, "/etc/abs", buf, 0), -EINVAL);
         assert_int_equal(fs_readlink_in_root(root, "/etc/abs", buf, sizeof buf), 9);
         assert_string_equal(buf, "/etc/file");
         assert_int_equal(fs_readlink_in_root(root, "/etc/abs", buf, 2), 1);
