@@ -265,6 +265,27 @@ static void test_fan_out(void **state) {
         pam_stack_clear(&s);
 }
 
+/* The line budget: the line after the last one it allows is not read (its module not in the
+ * stack), the walk says where it stopped. */
+static void test_line_budget(void **state) {
+        struct pam_stack s;
+        size_t n = (size_t)VISIT_LINES_MAX * 2;
+        const char *last = "session required pam_after_budget.so\n";
+        char *text = malloc(n + strlen(last) + 1);
+        (void)state;
+        assert_non_null(text);
+        for (size_t i = 0; i < n; i += 2)
+                memcpy(text + i, "#\n", 2);
+        strcpy(text + n, last);
+        put("budget", text);
+        free(text);
+        assert_int_equal(pam_stack_load(root, "budget", &s), 0);
+        assert_int_equal(s.include_error, VISIT_ERR_BUDGET);
+        assert_non_null(strstr(s.include_where, "etc/pam.d/budget:1000001"));
+        assert_int_equal(s.n, 0);
+        pam_stack_clear(&s);
+}
+
 /* The same file twice in one stack, and through two files: read each time, as before. */
 static void test_diamond(void **state) {
         struct pam_stack s;
@@ -476,4 +497,5 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_includes), cmocka_unit_test(test_missing),
           cmocka_unit_test(test_loop_and_depth), cmocka_unit_test(test_jumps),
           cmocka_unit_test(test_fan_out), cmocka_unit_test(test_diamond),
-          cmocka_unit_test(test_line_split), cmocka_unit_test(test_keep_jumps), cmocka_unit_test(test_moddirs))
+          cmocka_unit_test(test_line_split), cmocka_unit_test(test_keep_jumps), cmocka_unit_test(test_moddirs),
+          cmocka_unit_test(test_line_budget))
