@@ -33,8 +33,9 @@ void fault_redirect(const char *path, const char *to);
  * A fake netlink bus for proto (NETLINK_GENERIC...): the sockets opened on it after this call
  * talk to fn instead of the kernel.  fn gets each request sent and queues the kernel's answer
  * with fault_netlink_reply(), one datagram a call (at most 64 queued, 32 KiB each: -1 when
- * full); the program reads them as sent by the kernel.  The socket's port id is
- * FAULT_NL_PORTID.  fault_netlink(-1, NULL, NULL) ends it.
+ * full); the program reads them as sent by the kernel.  When the program reads with nothing
+ * queued, fn is called with req NULL: it may queue more (a long dump).  The socket's port id
+ * is FAULT_NL_PORTID.  fault_netlink(-1, NULL, NULL) ends it.
  */
 #define FAULT_NL_PORTID 4242u
 typedef void (*fault_nl_fn)(const void *req, size_t len, void *data);

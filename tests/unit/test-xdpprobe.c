@@ -20,6 +20,7 @@
 #include "unit.h"
 #include "hw.h"
 #include "macro.h"
+#include "netlink.h"
 #include "nlmsg.h"
 #include "../fault/fault.h"
 
@@ -46,6 +47,8 @@ struct fake {
         int dump_error;                /* the dump's answer: an error, or 0 */
         const struct dev *devs;
         size_t n_devs;
+        size_t flood;                  /* the dump: this many bytes of NOOP datagrams first */
+        uint32_t flood_seq;
         /* seen */
         unsigned family_requests, dumps;
 };
@@ -60,10 +63,33 @@ static void genl_begin(struct msg *m, uint16_t type, uint32_t seq, uint8_t cmd) 
         msg_begin(m, type, seq, FAULT_NL_PORTID, &gh, sizeof gh);
 }
 
+/* NOOP datagrams of f->flood bytes in all, then the end of the dump, as the queue has room */
+static void flood(struct fake *f) {
+        static uint8_t dgram[32768];
+        while (f->flood > 0) {
+                size_t n = f->flood < sizeof dgram ? f->flood : sizeof dgram;
+                struct nlmsghdr *h = (void *)dgram;
+                *h = (struct nlmsghdr){ .nlmsg_len = (uint32_t)n, .nlmsg_type = NLMSG_NOOP,
+                                        .nlmsg_seq = f->flood_seq, .nlmsg_pid = FAULT_NL_PORTID };
+                if (fault_netlink_reply(dgram, n) < 0)
+                        return;
+                f->flood -= n;
+        }
+        struct msg m = {};
+        msg_done(&m, f->flood_seq, FAULT_NL_PORTID);
+        if (fault_netlink_reply(m.buf, m.len) == 0)
+                f->flood_seq = 0;       /* else at the next read */
+}
+
 static void kernel(const void *req, size_t len, void *data) {
         struct fake *f = data;
         const struct nlmsghdr *h = req;
         static struct msg m;
+        if (!req) {
+                if (f->flood_seq)
+                        flood(f);
+                return;
+        }
         assert_true(len >= NLMSG_HDRLEN + GENL_HDRLEN);
         m = (struct msg){};
         if (h->nlmsg_type == GENL_ID_CTRL) {
@@ -106,6 +132,11 @@ static void kernel(const void *req, size_t len, void *data) {
         if (f->dump_error) {
                 msg_error(&m, h->nlmsg_seq, FAULT_NL_PORTID, f->dump_error);
                 send_msg(&m);
+                return;
+        }
+        if (f->flood) {
+                f->flood_seq = h->nlmsg_seq;
+                flood(f);
                 return;
         }
         bool intr = f->dumps <= f->interrupted;
@@ -313,6 +344,20 @@ static void test_many(void **state) {
         free(devs);
 }
 
+/* a dump of NL_DUMP_MAX_BYTES bytes is read whole; a byte more is too large */
+static void test_dump_bound(void **state) {
+        (void)state;
+        struct fake f = { .family = 0x21, .flood = NL_DUMP_MAX_BYTES };
+        struct hw_summary *s = probe(&f);
+        assert_int_equal(s->xdp_status, 0);
+        assert_int_equal(s->n_xdp, 0);
+        hw_summary_free(s);
+        f = (struct fake){ .family = 0x21, .flood = NL_DUMP_MAX_BYTES + NLMSG_HDRLEN };
+        s = probe(&f);
+        assert_int_equal(s->xdp_status, -E2BIG);
+        hw_summary_free(s);
+}
+
 /* every allocation failing in turn: -ENOMEM, or the whole summary */
 static void test_alloc(void **state) {
         (void)state;
@@ -349,7 +394,8 @@ static void test_alloc(void **state) {
 }
 
 UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_probe), cmocka_unit_test(test_family), cmocka_unit_test(test_interrupted),
-          cmocka_unit_test(test_devices), cmocka_unit_test(test_many), cmocka_unit_test(test_alloc))
+          cmocka_unit_test(test_devices), cmocka_unit_test(test_many), cmocka_unit_test(test_alloc),
+          cmocka_unit_test(test_dump_bound))
 #else
 static void test_none(void **state) {
         (void)state;
