@@ -259,6 +259,16 @@ static void test_fixed(void **state) {
         assert_string_equal(d.why, "fixed value");
         assert_true(d.target.soft == 3 * MiB && d.target.hard == 5 * MiB);
         assert_true(d.lower);
+
+        /* the hardware read for another rule of the user's groups, a fixed one decides: nothing
+         * said of the hardware */
+        put_policy("version = 1;\n" HW "rules = ( { group = \"root\"; memlock = \"64M\"; },\n"
+                   "  { group = \"root\"; memlock = \"auto\"; } );\n");
+        put_cache(1, 2, true, false);
+        assert_int_equal(decide("root", 0, &d), 0);
+        assert_int_equal(d.outcome, LOGIN_APPLY);
+        assert_true(d.target.soft == 64 * MiB);
+        assert_string_equal(d.why, "fixed value");
 }
 
 /* a user no rule names, with debug and without */
