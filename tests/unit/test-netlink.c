@@ -82,9 +82,9 @@ static void test_parse(void **state) {
 
         /* an error message: an ACK ends the exchange, an error is returned, a positive or
          * out-of-range one is a protocol error, one too short for its error is malformed */
-        for (int i = 0; i < 4; i++) {
-                static const int32_t errs[] = { 0, -EPERM, 5, -5000 };
-                static const int want[] = { 0, -EPERM, -EPROTO, -EPROTO };
+        for (int i = 0; i < 6; i++) {
+                static const int32_t errs[] = { 0, -EPERM, 5, -5000, -4096, -4095 };
+                static const int want[] = { 0, -EPERM, -EPROTO, -EPROTO, -EPROTO, -4095 };
                 m = (struct msg){};
                 err = errs[i];
                 put(&m, NLMSG_ERROR, 0, 1, 0, &err, sizeof err, 0);
