@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -692,6 +693,36 @@ static void test_resolve_edges(void **state) {
         resolve_result("alice - chroot /srv/a\n* - chroot /srv/b\nbob - chroot /srv/c\n", "alice", &t, &id, &r);
         assert_int_equal(r.chroot->lineno, 2);
         done(t, id, &r);
+        /* a chroot into a file, or into nothing: the session is refused, and why (pam_limits
+         * reads the line in lower case: a path of lower case letters) */
+        {
+                char dir[64], where[160];
+                struct lc_service csvc = {};
+                struct lc_session cs;
+                snprintf(dir, sizeof dir, "/tmp/rdmalimit-chroot-%d", (int)getpid());
+                assert_int_equal(mkdir(dir, 0755), 0);
+                unit_put(dir, "file", "");
+                unit_mkdir_p(dir, "sub");
+                snprintf(where, sizeof where, "alice - chroot %s/file\n", dir);
+                resolve_result(where, "alice", &t, &id, &r);
+                assert_int_equal(lc_session_outcome(t, &r, &csvc, &cs), 0);
+                assert_int_equal(cs.kind, LC_SESSION_REFUSED);
+                if (!strstr(cs.cause, "(not a directory)"))
+                        fail_msg("cause: %s", cs.cause);
+                done(t, id, &r);
+                snprintf(where, sizeof where, "alice - chroot %s/none\n", dir);
+                resolve_result(where, "alice", &t, &id, &r);
+                assert_int_equal(lc_session_outcome(t, &r, &csvc, &cs), 0);
+                assert_int_equal(cs.kind, LC_SESSION_REFUSED);
+                assert_non_null(strstr(cs.cause, "(No such file or directory)"));
+                done(t, id, &r);
+                snprintf(where, sizeof where, "alice - chroot %s/sub\n", dir);
+                resolve_result(where, "alice", &t, &id, &r);
+                assert_int_equal(lc_session_outcome(t, &r, &csvc, &cs), 0);
+                assert_int_equal(cs.kind, LC_SESSION_LIMITS);
+                done(t, id, &r);
+                assert_int_equal(unit_rm_rf(dir), 0);
+        }
 
         resolve_result("alice hard cpu 5\n", "alice", &t, &id, &r);
         assert_true(r.rl_hard[RLIMIT_CPU].known);

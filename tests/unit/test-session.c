@@ -1092,12 +1092,26 @@ static void test_service_caller_assume(void **state) {
                 assert_true(s.rl[RLIMIT_MEMLOCK].soft == soft);
                 assert_true(s.rl[RLIMIT_MEMLOCK].hard == hard);
         }
+        /* a service of this system has this process's capabilities at most; one of a tree is
+         * taken to have CAP_SYS_RESOURCE */
+        {
+                bool have = false;
+                FILE *st = fopen("/proc/self/status", "re");
+                char l[256];
+                assert_non_null(st);
+                while (fgets(l, sizeof l, st))
+                        if (strncmp(l, "CapEff:", 7) == 0)
+                                have = (strtoull(l + 7, NULL, 16) >> 24) & 1;   /* CAP_SYS_RESOURCE */
+                fclose(st);
+                assert_int_equal(s.cap_sys_resource, have);
+        }
         /* a tree without proc/1/limits: the assumption, never the host's */
         char tmpl[] = "/tmp/test-session-assume-XXXXXX";
         assert_non_null(mkdtemp(tmpl));
         session_service_assume(tmpl, &s);
         assert_true(s.rl[RLIMIT_MEMLOCK].known);
         assert_true(s.rl[RLIMIT_MEMLOCK].soft == LC_ASSUMED_PID1_MEMLOCK);
+        assert_true(s.cap_sys_resource);
         /* a tree with proc/1/limits: its values */
         char p[PATH_MAX];
         snprintf(p, sizeof p, "%s/proc", tmpl);
