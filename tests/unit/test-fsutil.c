@@ -849,6 +849,7 @@ static void test_open_parent_trusted(void **state) {
         assert_no_fd_leaked_to_exec();
         close(fd);
         fd0_free();
+        fd = -12345;
         int r0 = fs_open_parent_trusted(p, &fd, &name);
         fd0_restore();
         assert_int_equal(r0, 0);
@@ -1025,6 +1026,41 @@ static void test_fsutil_edges(void **state) {
         fault_disarm();
         assert_not_inherited(fd);
         close(fd);
+
+        /* a FIFO with a writer and nothing in it: nothing to read now, not an error; then
+         * what was written */
+        {
+                char fifo[PATH_MAX];
+                unit_path(fifo, top, "rdfifo");
+                assert_int_equal(mkfifo(fifo, 0600), 0);
+                int rfd = open(fifo, O_RDONLY | O_NONBLOCK | O_CLOEXEC), wfd = open(fifo, O_WRONLY | O_CLOEXEC);
+                assert_true(rfd >= 0 && wfd >= 0);
+                char *text = NULL;
+                size_t len = 99;
+                assert_int_equal(fs_read_all(rfd, 100, &text, &len), 0);
+                assert_int_equal(len, 0);
+                assert_string_equal(text, "");
+                free(text);
+                assert_int_equal(write(wfd, "ab", 2), 2);
+                assert_int_equal(fs_read_all(rfd, 100, &text, &len), 0);
+                assert_int_equal(len, 2);
+                assert_string_equal(text, "ab");
+                free(text);
+                close(rfd);
+                close(wfd);
+        }
+        /* the lock name of a directory that cannot be stat()ed: the error */
+        {
+                char lname[FS_LOCK_NAME_MAX] = "marker";
+                int lfd = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                assert_true(lfd >= 0);
+                assert_int_equal(fs_lock_name(lfd, lname), 0);
+                assert_non_null(strstr(lname, ".lock"));
+                fault_arm("fstat", NULL, 1, EIO);
+                assert_int_equal(fs_lock_name(lfd, lname), -EIO);
+                fault_disarm();
+                close(lfd);
+        }
 
         /* with descriptor 0 free, the temporary file may get it: still written */
         fd0_free();

@@ -467,6 +467,15 @@ static void test_min_max_mr_size(void **state) {
         rdma[0].verbs_error = 0;
         assert_true(hw_min_max_mr_size(&s, &unknown) == 2 * G);
         assert_true(unknown);
+        /* no summary, or no RDMA class read: nothing, nothing unknown */
+        unknown = true;
+        assert_true(hw_min_max_mr_size(NULL, &unknown) == 0);
+        assert_false(unknown);
+        s.rdma_status = -EACCES;
+        unknown = true;
+        assert_true(hw_min_max_mr_size(&s, &unknown) == 0);
+        assert_false(unknown);
+        s.rdma_status = 0;
         /* a verbs error with a size: unknown, and its size not taken */
         rdma[0].verbs_error = -EIO;
         rdma[0].max_mr_size = 1;

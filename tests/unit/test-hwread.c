@@ -584,6 +584,35 @@ static void test_probe_rdma_two(void **state) {
                 print_message("# no pair of names this file system lists in reverse order: not checked\n");
 }
 
+/* the fingerprint names at most HW_MAX_INTERFACES + HW_MAX_RDMA_DEVICES entries: a class
+ * of RDMA devices with one more is refused */
+static void test_fingerprint_bound(void **state) {
+        char p[PATH_MAX], rel[64];
+        char *fp = NULL;
+        unsigned n = HW_MAX_INTERFACES + HW_MAX_RDMA_DEVICES;
+        (void)state;
+        /* the names of the selection's interfaces count too: none here */
+        static char *none_patterns[] = { "no-such-interface-*", NULL };
+        static char *all_excluded[] = { "*", NULL };
+        static const struct hw_netsel none = { .include = none_patterns, .exclude = all_excluded };
+        for (unsigned i = 0; i < n; i++) {
+                snprintf(rel, sizeof rel, "fpb/d%u", i);
+                unit_mkdir_p(top, rel);
+        }
+        fault_redirect("/sys/class/infiniband", unit_path(p, top, "fpb"));
+        int r = hw_fingerprint(&none, &fp);
+        fault_redirect(NULL, NULL);
+        assert_int_equal(r, 0);
+        free(fp);
+        fp = NULL;
+        unit_mkdir_p(top, "fpb/one-more");
+        fault_redirect("/sys/class/infiniband", p);
+        r = hw_fingerprint(&none, &fp);
+        fault_redirect(NULL, NULL);
+        assert_int_equal(r, -E2BIG);
+        assert_null(fp);
+}
+
 /* which interfaces are physical, their RX queues, checked against the ifindex */
 static void test_net_sysfs(void **state) {
         char p[PATH_MAX];
@@ -618,4 +647,4 @@ UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_u
                 cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports),
           cmocka_unit_test(test_counts_of_failed_probes), cmocka_unit_test(test_fingerprint),
           cmocka_unit_test(test_cache_of_many_ports), cmocka_unit_test(test_probe_mem),
-          cmocka_unit_test(test_net_sysfs), cmocka_unit_test(test_probe_mem_values), cmocka_unit_test(test_probe_rdma_two))
+          cmocka_unit_test(test_net_sysfs), cmocka_unit_test(test_probe_mem_values), cmocka_unit_test(test_probe_rdma_two), cmocka_unit_test(test_fingerprint_bound))

@@ -139,6 +139,18 @@ static void test_walk(void **state) {
         stack_run_clear(&r);
         pam_stack_clear(&st);
 
+        /* an unloadable optional module: recorded, and the walk goes on past it */
+        static const char *const unl[] = { "optional", "pam_gone", "optional", "pam_gone2", "required", "pam_limits",
+                                           "optional", "pam_rdmalimit" };
+        stack_of(&st, unl, ELEMENTSOF(unl));
+        st.v[0].unloadable = st.v[1].unloadable = true;
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+        assert_int_equal(r.unloadable, 0);
+        assert_int_equal(r.last_limits, 2);
+        assert_int_equal(r.last_module, 3);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
+
         /* Debian's common-session primary block: pam_permit jumps over pam_deny */
         static const char *const debian[] = { "[default=1]", "pam_permit", "requisite", "pam_deny",
                                               "required", "pam_permit", "optional", "pam_rdmalimit" };
@@ -1149,6 +1161,7 @@ static void test_service_from_pid(void **state) {
         assert_true(s.rl[RLIMIT_MEMLOCK].soft == rl.rlim_cur);
         assert_true(s.rl[RLIMIT_MEMLOCK].hard == rl.rlim_max);
         assert_non_null(strstr(s.source, "(pid "));
+        assert_null(strchr(s.source, '\n'));           /* comm's newline cut */
         static const char *const files[] = { "limits", "status" };
         for (size_t i = 0; i < ELEMENTSOF(files); i++) {
                 memset(&s, 0x5a, sizeof s);

@@ -218,6 +218,18 @@ static void test_diag_raw(void **state) {
         diag_list_clear(&d);
 }
 
+/* strf(): a formatted string, an empty one too */
+static void test_strf(void **state) {
+        (void)state;
+        char *x = strf("%s", "");
+        assert_non_null(x);
+        assert_string_equal(x, "");
+        free(x);
+        x = strf("%d-%s", 7, "x");
+        assert_string_equal(x, "7-x");
+        free(x);
+}
+
 /* str_escape_fputs(): every byte through the one rule, and a stream that fails: -EIO */
 static void test_escape_fputs(void **state) {
         char *buf = NULL;
@@ -240,4 +252,4 @@ static void test_escape_fputs(void **state) {
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_push), cmocka_unit_test(test_consume), cmocka_unit_test(test_many), cmocka_unit_test(test_truncate),
           cmocka_unit_test(test_sort_cmp), cmocka_unit_test(test_free_array), cmocka_unit_test(test_grow),
-          cmocka_unit_test(test_escape), cmocka_unit_test(test_diag_raw), cmocka_unit_test(test_escape_fputs))
+          cmocka_unit_test(test_escape), cmocka_unit_test(test_diag_raw), cmocka_unit_test(test_escape_fputs), cmocka_unit_test(test_strf))
