@@ -537,6 +537,19 @@ static void test_in_root_edges(void **state) {
         assert_int_equal(r1, 0);
         assert_int_equal(read(fd, buf, 4), 4);
         close(fd);
+        /* openat2 itself given descriptor 0 */
+        fd = -12345;
+        fd0_free();
+        r1 = fs_openat_in_root(rootfd, "/a/b/c", O_RDONLY, 0, &fd);
+        int got = fd;
+        char b0[8] = "";
+        ssize_t n0 = r1 == 0 ? read(fd, b0, 4) : -1;
+        fd0_restore();
+        if (r1 == 0 && got != 0)
+                close(got);
+        assert_int_equal(r1, 0);
+        assert_int_equal(n0, 4);
+        assert_memory_equal(b0, "deep", 4);
         /* the walk's calls failing */
         fd = -12345;
         fault_arm("open", ".", 1, EIO);

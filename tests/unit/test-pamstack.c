@@ -104,6 +104,13 @@ static void test_missing(void **state) {
         assert_string_equal(s.v[1].name, "pam_unix");
         assert_true(s.aborts);
         pam_stack_clear(&s);
+        /* two missing @includes: the first is where it aborts */
+        put("twogaps", "session required pam_a.so\n@include first-gone\n@include second-gone\n");
+        assert_int_equal(pam_stack_load(root, "twogaps", &s), 0);
+        assert_true(s.aborts);
+        assert_string_equal(s.abort_where, "etc/pam.d/twogaps:2");
+        assert_string_equal(s.abort_name, "first-gone");
+        pam_stack_clear(&s);
         put("withgap2", "session include nowhere\nsession required pam_unix.so\n");
         assert_int_equal(pam_stack_load(root, "withgap2", &s), 0);
         assert_false(s.aborts);
@@ -402,6 +409,8 @@ static void test_moddirs(void **state) {
         unit_put(mr, "lib/security/both.so", "");
         unit_put(mr, "lib/security/other.so", "");
         unit_put(mr, "usr/lib/aarch64-linux-gnu/security/arm.so", "");
+        unit_mkdir_p(mr, "usr/lib/i386-linux-gnu/security");
+        unit_mkdir_p(mr, "lib/s390x-linux-gnu/security");
         unit_mkdir_p(mr, "usr/lib/riscv64-linux-gnu");           /* no security/ in it */
         unit_mkdir_p(mr, "usr/lib/notriple/security");
         unit_mkdir_p(mr, "usr/lib/.a-b-c/security");
@@ -411,10 +420,19 @@ static void test_moddirs(void **state) {
         assert_true(m.loaded);
         static const char *const want[] = { "/lib/x86_64-linux-gnu/security", "/usr/lib/x86_64-linux-gnu/security",
                                             "/lib/security", "/usr/lib/security", "/lib64/security",
-                                            "/usr/lib64/security", "/usr/lib/aarch64-linux-gnu/security", "/opt/pam" };
-        assert_int_equal(m.dirs.n, ELEMENTSOF(want));
+                                            "/usr/lib64/security" };
+        /* then the multiarch ones of /usr/lib (in the directory's order), of /lib, securedir */
+        assert_int_equal(m.dirs.n, ELEMENTSOF(want) + 4);
         for (size_t i = 0; i < ELEMENTSOF(want); i++)
                 assert_string_equal(m.dirs.v[i], want[i]);
+        bool arm = false, i386 = false;
+        for (size_t i = 6; i < 8; i++) {
+                arm |= streq(m.dirs.v[i], "/usr/lib/aarch64-linux-gnu/security");
+                i386 |= streq(m.dirs.v[i], "/usr/lib/i386-linux-gnu/security");
+        }
+        assert_true(arm && i386);
+        assert_string_equal(m.dirs.v[8], "/lib/s390x-linux-gnu/security");
+        assert_string_equal(m.dirs.v[9], "/opt/pam");
         assert_int_equal(m.pamdir, 1);
 
         /* in the directory libpam loads from, and also in an earlier one: found, no path */

@@ -1588,6 +1588,11 @@ static void test_loader_edges(void **state) {
         assert_int_equal(p->hw.rdma_port, 3 * MiB);
         policy_free(p);
 
+        /* a hard limit equal to the minimum is fine */
+        policy_free(load_ok("version = 1;\nrules = ( { group = \"g\"; memlock = \"auto\"; minimum = \"1G\"; "
+                            "hard = \"1G\"; } );\n"));
+        CHECK_ERRORS("version = 1;\nrules = ( { group = \"g\"; memlock = \"auto\"; minimum = \"1G\"; "
+                     "hard = \"1023M\"; } );\n", { 2, "hard 1023M is below minimum 1G" });
         CHECK_ERRORS("version = 1;\nrules = ( { group = \"g\"; memlock = \"lots\"; minimum = \"1M\"; } );\n",
                      { 2, "memlock = \"lots\"" });
         CHECK_ERRORS("version = 1;\nrules = ( { group = \"g\"; memlock = \"0\"; minimum = \"1M\"; } );\n",

@@ -111,6 +111,18 @@ static void test_bytes_budget(void **state) {
         assert_string_equal(v.where, "half:2");
         visit_done(&v);
 
+        /* leaving more often than entering stays at the top: the path is still right */
+        v = (struct visit){};
+        visit_leave(&v);
+        assert_int_equal(v.depth, 0);
+        assert_int_equal(visit_enter(&v, &small, "small", NULL, 0), 0);
+        assert_int_equal(v.depth, 1);
+        visit_leave(&v);
+        visit_leave(&v);
+        assert_int_equal(v.depth, 0);
+        assert_int_equal(visit_enter(&v, &small, "small", NULL, 0), 0);
+        visit_done(&v);
+
         /* the budget spent to the byte: a file of one byte more is not entered, an empty one is */
         struct stat one = file(4, 1), empty = file(5, 0);
         v = (struct visit){};
