@@ -868,6 +868,21 @@ static void test_open_parent_trusted(void **state) {
         assert_int_equal(r0, 0);
         assert_true(fd > 0);
         close(fd);
+        /* descriptor 0 free just when the directory itself is opened: it gets 0 */
+        fd = -12345;
+        fault_arm("open", ".", 2, 0);      /* the walk opens "." first, then the directory */
+        fault_hook(fd0_free);
+        r0 = fs_open_parent_trusted(p, &fd, &name);
+        int moved0 = r0 == 0 && fd == 0 ? fcntl(fd, F_DUPFD_CLOEXEC, 3) : -1;
+        bool hooked = fault_injected() > 0;
+        fault_hook(NULL);
+        fault_disarm();
+        fd0_restore();
+        assert_true(hooked);
+        assert_int_equal(r0, 0);
+        assert_int_equal(fd, 0);
+        assert_true(moved0 > 0);
+        close(moved0);
         fd = -12345;
         assert_int_equal(fs_open_parent_trusted(p, &fd, &name), 0);
         assert_ptr_equal(name, p + strlen(p) - 3);
@@ -982,6 +997,7 @@ static void test_fsutil_edges(void **state) {
 
         /* a root that does not exist, or is a file: its error */
         assert_int_equal(fs_open_in_root(unit_path(p, top, "no-root"), "/etc/file", O_RDONLY, 0, &fd), -ENOENT);
+        assert_int_equal(fs_open_in_root(p, "/etc/passwd", O_RDONLY, 0, &fd), -ENOENT);   /* never the host's */
         assert_int_equal(fs_open_in_root(unit_path(p, root, "etc/file"), "/x", O_RDONLY, 0, &fd), -ENOTDIR);
         assert_int_equal(fd, -12345);
 
@@ -995,7 +1011,13 @@ static void test_fsutil_edges(void **state) {
         DIR *dir = (DIR *)0x1;
         assert_int_equal(fs_opendir_in_root(root, "/etc/missing", &dir), -ENOENT);
         assert_int_equal(fs_opendir_in_root(root, "/etc/file", &dir), -ENOTDIR);
+        fault_arm("fdopendir", NULL, 1, ENOMEM);
+        assert_int_equal(fs_opendir_in_root(root, "/etc", &dir), -ENOMEM);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
         assert_ptr_equal(dir, (DIR *)0x1);
+        assert_int_equal(fs_opendir_in_root(root, "/etc", &dir), 0);
+        closedir(dir);
 
         /* a file created inside the root has the mode asked for, with openat2 and without */
         _cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);

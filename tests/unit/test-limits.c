@@ -448,6 +448,16 @@ static void test_logins_and_stops(void **state) {
         assert_int_equal(r.kind, LC_RES_NO_LIMITS);
         assert_int_equal(r.stop->lineno, 1);
         done(t, id, &r);
+        /* the ends of a uid range are in it */
+        resolve_result("1001:2000 -\nalice hard memlock 5\n", "alice", &t, &id, &r);
+        assert_int_equal(r.kind, LC_RES_NO_LIMITS);
+        done(t, id, &r);
+        resolve_result("500:1001 -\nalice hard memlock 5\n", "alice", &t, &id, &r);
+        assert_int_equal(r.kind, LC_RES_NO_LIMITS);
+        done(t, id, &r);
+        resolve_result("1002:2000 -\nalice hard memlock 5\n", "alice", &t, &id, &r);
+        assert_int_equal(r.kind, LC_RES_LIMITS);
+        done(t, id, &r);
         resolve_result("2000:3000 -\nalice hard memlock 5\n", "alice", &t, &id, &r);
         assert_int_equal(r.kind, LC_RES_LIMITS);
         assert_int_equal(r.hard.value, 5 * KiB);

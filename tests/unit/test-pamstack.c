@@ -406,7 +406,7 @@ static void test_moddirs(void **state) {
         unit_path(mr, root, "mods");
         unit_put(mr, "usr/lib/x86_64-linux-gnu/security/pam_permit.so", "");
         unit_put(mr, "usr/lib/x86_64-linux-gnu/security/both.so", "");
-        unit_put(mr, "lib/security/both.so", "");
+        unit_put(mr, "lib/x86_64-linux-gnu/security/both.so", "");   /* before libpam's directory */
         unit_put(mr, "lib/security/other.so", "");
         unit_put(mr, "usr/lib/aarch64-linux-gnu/security/arm.so", "");
         unit_mkdir_p(mr, "usr/lib/i386-linux-gnu/security");

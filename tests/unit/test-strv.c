@@ -218,6 +218,22 @@ static void test_diag_raw(void **state) {
         diag_list_clear(&d);
 }
 
+/* strv_sort(): two elements are sorted too, one or none left as they are */
+static void test_sort_two(void **state) {
+        struct strv v = {};
+        (void)state;
+        strv_sort(&v);
+        assert_int_equal(strv_push(&v, "b"), 0);
+        strv_sort(&v);
+        assert_string_equal(v.v[0], "b");
+        assert_int_equal(strv_push(&v, "a"), 0);
+        strv_sort(&v);
+        assert_string_equal(v.v[0], "a");
+        assert_string_equal(v.v[1], "b");
+        assert_null(v.v[2]);
+        strv_clear(&v);
+}
+
 /* strf(): a formatted string, an empty one too */
 static void test_strf(void **state) {
         (void)state;
@@ -252,4 +268,4 @@ static void test_escape_fputs(void **state) {
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_push), cmocka_unit_test(test_consume), cmocka_unit_test(test_many), cmocka_unit_test(test_truncate),
           cmocka_unit_test(test_sort_cmp), cmocka_unit_test(test_free_array), cmocka_unit_test(test_grow),
-          cmocka_unit_test(test_escape), cmocka_unit_test(test_diag_raw), cmocka_unit_test(test_escape_fputs), cmocka_unit_test(test_strf))
+          cmocka_unit_test(test_escape), cmocka_unit_test(test_diag_raw), cmocka_unit_test(test_escape_fputs), cmocka_unit_test(test_strf), cmocka_unit_test(test_sort_two))
