@@ -1175,6 +1175,19 @@ static void test_service_from_pid(void **state) {
                 assert_memory_equal(&s, &before, sizeof s);
         }
         assert_true(session_service_from_pid(999999999, &s) < 0);
+        /* a service in a systemd unit: the unit, from its cgroup */
+        char canned[] = "/tmp/test-session-cgroup-XXXXXX", path[64];
+        int cfd = mkstemp(canned);
+        assert_true(cfd >= 0);
+        assert_int_equal(write(cfd, "0::/system.slice/ssh.service\n", 29), 29);
+        close(cfd);
+        snprintf(path, sizeof path, "/proc/%d/cgroup", (int)getpid());
+        fault_redirect(path, canned);
+        int r = session_service_from_pid(getpid(), &s);
+        fault_redirect(NULL, NULL);
+        unlink(canned);
+        assert_int_equal(r, 0);
+        assert_string_equal(s.unit, "ssh.service");
 }
 
 UNIT_MAIN(NULL, NULL,

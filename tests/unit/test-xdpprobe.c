@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
@@ -164,14 +165,31 @@ static void kernel(const void *req, size_t len, void *data) {
 static char *lo_only[] = { "lo", NULL };
 static const struct hw_netsel sel_lo = { .include = lo_only };
 
-/* hw_probe(HW_XDP) against f; the summary */
+/* the descriptors open now: "3 4 " */
+static void open_fds(char *buf, size_t size) {
+        DIR *d = opendir("/proc/self/fd");
+        struct dirent *de;
+        size_t l = 0;
+        assert_non_null(d);
+        buf[0] = '\0';
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.' && atoi(de->d_name) != dirfd(d) && l + 16 < size)
+                        l += (size_t)snprintf(buf + l, size - l, "%s ", de->d_name);
+        closedir(d);
+}
+
+/* hw_probe(HW_XDP) against f; the summary.  No descriptor is left open. */
 static struct hw_summary *probe(struct fake *f) {
         struct hw_summary *s = NULL;
+        char before[512], after[512];
         f->family_requests = f->dumps = 0;
+        open_fds(before, sizeof before);
         fault_netlink(NETLINK_GENERIC, kernel, f);
         int r = hw_probe(HW_XDP, &sel_lo, &s);
         fault_netlink(-1, NULL, NULL);
+        open_fds(after, sizeof after);
         assert_int_equal(r, 0);
+        assert_string_equal(after, before);
         return s;
 }
 
