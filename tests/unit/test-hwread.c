@@ -584,6 +584,22 @@ static void test_probe_rdma_two(void **state) {
                 print_message("# no pair of names this file system lists in reverse order: not checked\n");
 }
 
+/* at most HW_MAX_RDMA_DEVICES devices are kept */
+static void test_probe_rdma_bound(void **state) {
+        char p[PATH_MAX], rel[64];
+        struct hw_summary *s = NULL;
+        (void)state;
+        for (unsigned i = 0; i <= HW_MAX_RDMA_DEVICES; i++) {
+                snprintf(rel, sizeof rel, "rb/dev%03u/node_type", i);
+                unit_put(top, rel, "1: CA\n");
+        }
+        fault_redirect("/sys/class/infiniband", unit_path(p, top, "rb"));
+        assert_int_equal(hw_probe(HW_RDMA, NULL, &s), 0);
+        fault_redirect(NULL, NULL);
+        assert_int_equal(s->n_rdma, HW_MAX_RDMA_DEVICES);
+        hw_summary_free(s);
+}
+
 /* the fingerprint names at most HW_MAX_INTERFACES + HW_MAX_RDMA_DEVICES entries: a class
  * of RDMA devices with one more is refused */
 static void test_fingerprint_bound(void **state) {
@@ -647,4 +663,4 @@ UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_u
                 cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports),
           cmocka_unit_test(test_counts_of_failed_probes), cmocka_unit_test(test_fingerprint),
           cmocka_unit_test(test_cache_of_many_ports), cmocka_unit_test(test_probe_mem),
-          cmocka_unit_test(test_net_sysfs), cmocka_unit_test(test_probe_mem_values), cmocka_unit_test(test_probe_rdma_two), cmocka_unit_test(test_fingerprint_bound))
+          cmocka_unit_test(test_net_sysfs), cmocka_unit_test(test_probe_mem_values), cmocka_unit_test(test_probe_rdma_two), cmocka_unit_test(test_fingerprint_bound), cmocka_unit_test(test_probe_rdma_bound))

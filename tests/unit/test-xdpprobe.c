@@ -152,6 +152,7 @@ static void kernel(const void *req, size_t len, void *data) {
                         attr(&m, NETDEV_A_DEV_IFINDEX, &d->ifindex, sizeof d->ifindex);
                 if (!d->no_features)
                         attr(&m, NETDEV_A_DEV_XDP_FEATURES, &d->features, sizeof d->features);
+                attr(&m, 98, NULL, 0);          /* an empty attribute (a flag): fine */
                 if (d->bad_attr) {
                         size_t at = attr(&m, 9, "xxxx", 4);
                         ((struct nlattr *)(void *)(m.buf + at))->nla_len = 200;
