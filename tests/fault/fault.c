@@ -55,6 +55,13 @@
 
 #include "fault.h"
 
+/* a function the sanitizers leave alone (see getrlimit, syscall) */
+#if defined(__SANITIZE_ADDRESS__) || defined(__has_feature)
+#define NO_ASAN __attribute__((no_sanitize("address", "undefined")))
+#else
+#define NO_ASAN
+#endif
+
 #define EXPORT __attribute__((visibility("default")))
 
 static unsigned long counter;
@@ -612,13 +619,23 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags) {
         FINISH(e, ssize_t, false, real_recvmsg(fd, msg, flags));
 }
 
-EXPORT int getrlimit(__rlimit_resource_t res, struct rlimit *rl) {
+/*
+ * getrlimit and setrlimit: only while armed by the program (fault_arm()).  The sanitizers'
+ * runtime calls them while it starts, before anything instrumented may run (at -O0 even
+ * reading a global faults there): unarmed, they go straight to prlimit(), uninstrumented.
+ */
+
+NO_ASAN EXPORT int getrlimit(__rlimit_resource_t res, struct rlimit *rl) {
+        if (!__atomic_load_n(&ctl.armed, __ATOMIC_RELAXED))
+                return prlimit(0, res, NULL, rl);
         REAL(getrlimit);
         int e = FAULT(call_selected("getrlimit"), "getrlimit", NULL);
         FINISH(e, int, false, real_getrlimit(res, rl));
 }
 
-EXPORT int setrlimit(__rlimit_resource_t res, const struct rlimit *rl) {
+NO_ASAN EXPORT int setrlimit(__rlimit_resource_t res, const struct rlimit *rl) {
+        if (!__atomic_load_n(&ctl.armed, __ATOMIC_RELAXED))
+                return prlimit(0, res, rl, NULL);
         REAL(setrlimit);
         int e = FAULT(call_selected("setrlimit"), "setrlimit", NULL);
         FINISH(e, int, false, real_setrlimit(res, rl));
@@ -631,7 +648,8 @@ EXPORT int poll(struct pollfd *fds, nfds_t nfds, int timeout) {
 }
 
 /* syscall(2): only openat2 is counted ("openat2"); the rest pass through */
-EXPORT long syscall(long number, ...) {
+/* it reads six arguments whatever the call takes, as the kernel does: not what a sanitizer accepts */
+NO_ASAN EXPORT long syscall(long number, ...) {
         REAL(syscall);
         va_list ap;
         long a[6];
