@@ -91,9 +91,7 @@ static int nss_with_buffer(int which, size_t max, int (*fn)(void *ctx, char *buf
  * does, for ERANGE).  Never positive: a positive value would pass for success with nothing.
  */
 static int nss_error(int r) {
-        if (r > 0)
-                return -r;
-        return errno > 0 ? -errno : -EIO;
+        return r > 0 ? -r : negative_errno();
 }
 
 struct nss_user_query {
