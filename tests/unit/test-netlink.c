@@ -244,44 +244,34 @@ static void test_recv_waits(void **state) {
         close(sv[1]);
 }
 
+/* nl_recv_dump() of fd with call failing once with err: its result (the fault was injected) */
+static int dump_failing(int fd, const char *call, int err, unsigned ms, size_t *dropped) {
+        unsigned batches = 0;
+        fault_arm(call, NULL, 1, err);
+        int r = nl_recv_dump(fd, nl_now_ms() + ms, no_batch, &batches, dropped);
+        bool hit = fault_injected() > 0;
+        fault_disarm();
+        assert_true(hit);
+        return r;
+}
+
 /* recvmsg() and poll() failing: their error */
 static void test_recv_fails(void **state) {
         int sv[2];
-        unsigned batches = 0;
         size_t dropped = 99;
         (void)state;
 
         assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv), 0);
         assert_int_equal(send(sv[1], "xxxx", 4, 0), 4);
-        fault_arm("recvmsg", NULL, 1, EIO);
-        int r = nl_recv_dump(sv[0], nl_now_ms() + 1000, no_batch, &batches, &dropped);
-        bool hit = fault_injected() > 0;
-        fault_disarm();
-        assert_true(hit);
-        assert_int_equal(r, -EIO);
+        assert_int_equal(dump_failing(sv[0], "recvmsg", EIO, 1000, &dropped), -EIO);
         assert_int_equal(dropped, 0);
         /* EINTR: asked again */
-        fault_arm("recvmsg", NULL, 1, EINTR);
-        r = nl_recv_dump(sv[0], nl_now_ms() + 50, no_batch, &batches, &dropped);
-        hit = fault_injected() > 0;
-        fault_disarm();
-        assert_true(hit);
-        assert_int_equal(r, -ETIME);
+        assert_int_equal(dump_failing(sv[0], "recvmsg", EINTR, 50, &dropped), -ETIME);
         assert_int_equal(dropped, 1);
         /* nothing there: poll() waits, and fails */
-        fault_arm("poll", NULL, 1, ENOMEM);
-        r = nl_recv_dump(sv[0], nl_now_ms() + 1000, no_batch, &batches, &dropped);
-        hit = fault_injected() > 0;
-        fault_disarm();
-        assert_true(hit);
-        assert_int_equal(r, -ENOMEM);
+        assert_int_equal(dump_failing(sv[0], "poll", ENOMEM, 1000, &dropped), -ENOMEM);
         assert_int_equal(dropped, 0);
-        fault_arm("poll", NULL, 1, EINTR);
-        r = nl_recv_dump(sv[0], nl_now_ms() + 50, no_batch, &batches, &dropped);
-        hit = fault_injected() > 0;
-        fault_disarm();
-        assert_true(hit);
-        assert_int_equal(r, -ETIME);
+        assert_int_equal(dump_failing(sv[0], "poll", EINTR, 50, &dropped), -ETIME);
         close(sv[0]);
         close(sv[1]);
 }
