@@ -66,7 +66,7 @@ COVER = [
                            "tests/fault/test-fault.sh", "tests/tool/test-tool.sh",
                            "tests/login/test-login-attacks.sh"]),
     ("lib/base/visit.c", ["tests/unit/test-visit", "tests/unit/test-pamstack", "tests/unit/test-limits",
-                          "tests/unit/test-session", "tests/tool/test-tool.sh"]),
+                          "tests/unit/test-session", "tests/unit/test-alloc", "tests/tool/test-tool.sh"]),
     ("lib/base/*.c", UNIT_BASE + ["tests/tool/test-tool.sh"]),
     ("lib/login/ident.c", ["tests/unit/test-ident", "tests/unit/test-nss", "tests/unit/test-alloc", "tests/unit/test-limits", "tests/unit/test-check",
                            "tests/unit/test-policy", "tests/login/test-login-attacks.sh"]),

@@ -2,9 +2,11 @@
 /*
  * pam-run: open real PAM sessions through libpam (pam_start_confdir), for the module tests.
  *
- *   pam-run [--confdir DIR] [--service NAME] [--user USER] [--memlock SOFT:HARD]
+ *   pam-run [--confdir DIR] [--service NAME] [--user USER | --no-user] [--memlock SOFT:HARD]
  *           [--repeat N] [--syslog]
  *
+ * --no-user            pam_start() without a user: PAM_USER is not set at all (an empty
+ *                      --user "" sets it to "")
  * --memlock SOFT:HARD  set this process's RLIMIT_MEMLOCK (bytes, or "unlimited") before every
  *                      session
  * --repeat N           open and close N sessions (pam_start .. pam_end each) in this process
@@ -285,7 +287,7 @@ static void print_result(pam_handle_t *h, const struct result *r) {
 }
 
 static void usage(FILE *f) {
-        fprintf(f, "usage: pam-run [--confdir DIR] [--service NAME] [--user USER] "
+        fprintf(f, "usage: pam-run [--confdir DIR] [--service NAME] [--user USER | --no-user] "
                    "[--memlock SOFT:HARD] [--repeat N] [--syslog]\n");
 }
 
@@ -294,6 +296,7 @@ int main(int argc, char **argv) {
                 { "confdir", required_argument, NULL, 'c' },
                 { "service", required_argument, NULL, 's' },
                 { "user", required_argument, NULL, 'u' },
+                { "no-user", no_argument, NULL, 'n' },
                 { "memlock", required_argument, NULL, 'm' },
                 { "repeat", required_argument, NULL, 'r' },
                 { "syslog", no_argument, NULL, 'l' },
@@ -322,6 +325,9 @@ int main(int argc, char **argv) {
                         break;
                 case 'u':
                         user = optarg;
+                        break;
+                case 'n':
+                        user = NULL;
                         break;
                 case 'm': {
                         const char *colon = strchr(optarg, ':');

@@ -348,6 +348,12 @@ expect_log "... and it is logged" "cannot determine the user name" err
 expect_true "... once, and nothing else is looked up" [ "$(count "$(logs err)")" = 1 ]
 session "" "$base" strict
 expect_true "empty user name with strict: the session fails" session_failed
+# no user at all (PAM_USER never set): the same, not a crash
+PAMRUN_ARGS=--no-user session "" "$base"
+expect "no user name: session succeeds, limits unchanged" PAM_SUCCESS "$S64K" "$HARD"
+expect_log "... and it is logged" "cannot determine the user name" err
+PAMRUN_ARGS=--no-user session "" "$base" strict
+expect_true "no user name with strict: the session fails" session_failed
 # every argument is read, not only those before "debug"
 session nosuchuser "$base" debug strict
 expect_true "unknown user with debug strict: the session fails" session_failed

@@ -44,7 +44,10 @@ static int setup(void **state) {
                 { "etc/group", "root:x:0:\n"
                                "alice:x:1000:\n"
                                "rdma:x:2000:alice,bob\n"
-                               "spdk:x:2001:bob,alice\n" },
+                               "spdk:x:2001:bob,alice\n"
+                               /* longer than any line before it: getline() grows its buffer */
+                               "big:x:2002:member00,member01,member02,member03,member04,member05,member06,"
+                               "member07,member08,member09,member10,member11,member12,member13,member14\n" },
                 { "etc/pam.d/common-session", "session [default=1] pam_permit.so\n"
                                               "session required pam_unix.so\n" },
                 { "etc/pam.d/extra", "session required pam_limits.so\n" },
@@ -107,6 +110,26 @@ static void test_diag(void **state) {
                 }
         }
         diag_list_clear(&l);
+        /* the first finding of a list, its array allocated then: -ENOMEM and the list empty */
+        SWEEP(n, hit) {
+                struct diag_list e = {};
+                arm(n);
+                int r = diag_add(&e, DIAG_WARNING, NULL, 0, "x %d", 1);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_int_equal(e.n, 0);
+                } else {
+                        assert_int_equal(e.n, 1);
+                        assert_string_equal(e.v[0].message, "x 1");
+                }
+                diag_list_clear(&e);
+        }
+        /* no list: nothing kept, nothing allocated, no error */
+        arm(1);
+        assert_int_equal(diag_add(NULL, DIAG_ERROR, "/p", 1, "x"), 0);
+        assert_int_equal(diag_addf(NULL, DIAG_ERROR, "id", "/p", 1, "fix", "x"), 0);
+        assert_false(disarm());
 }
 
 static void test_strmap(void **state) {
@@ -266,6 +289,26 @@ static void test_ident(void **state) {
                         }
                         ident_free(id);
                 }
+        /* the last group, whose line is read into a buffer grown for it: -ENOMEM or the group,
+         * never "no such group" (a read cut short taken for the end of the file) */
+        SWEEP(n, hit) {
+                struct ident *id = NULL;
+                const struct id_group *g = (const struct id_group *)0x1;
+                assert_int_equal(ident_new(root, &id), 0);
+                arm(n);
+                int r = ident_group(id, "big", &g);
+                hit = disarm();
+                if (r != 0) {
+                        if (r != -ENOMEM)
+                                fail_msg("allocation %lu failing: %s", n, strerror(-r));
+                        assert_ptr_equal(g, (const struct id_group *)0x1);
+                } else {
+                        assert_int_equal(g->gid, 2002);
+                        assert_string_equal(g->members[14], "member14");
+                        assert_null(g->members[15]);
+                }
+                ident_free(id);
+        }
         /* a user's groups */
         SWEEP(n, hit) {
                 struct ident *id = NULL;
@@ -427,6 +470,31 @@ static void test_policy(void **state) {
                 assert_null(v);
                 assert_int_equal(nv, 0);
         }
+        policy_free(p);
+        /* no policy, or one without a group rule (only user rules, none for bob): the groups
+         * are not looked up either */
+        static const char *const no_group_rule[] = {
+                "version = 1;\nrules = ( { user = \"alice\"; memlock = \"2G\"; } );\n",
+                "version = 1;\nrules = ( { user = \"alice\"; memlock = \"2G\"; }, "
+                "{ user = \"carol\"; memlock = \"1G\"; } );\n",
+                "version = 1;\nrules = ();\n",
+                NULL,
+        };
+        for (size_t i = 0; i < ELEMENTSOF(no_group_rule); i++) {
+                char **v = (char **)0x1;
+                size_t nv = 777;
+                p = NULL;
+                if (no_group_rule[i])
+                        assert_int_equal(policy_load_string(no_group_rule[i], strlen(no_group_rule[i]), "p", &p,
+                                                            NULL), 0);
+                arm(1);
+                assert_int_equal(policy_user_groups(p, id, u, &v, &nv), 0);
+                assert_false(disarm());
+                assert_null(v);
+                assert_int_equal(nv, 0);
+                policy_free(p);
+        }
+        p = NULL;
         ident_free(id);
         policy_free(p);
 }
@@ -527,19 +595,63 @@ static void test_cfgparse(void **state) {
                 }
                 cfg_free(t);
         }
-        /* a key twice in a large group (its names hashed): refused, whatever allocation fails */
-        k = snprintf(text, sizeof text, "g = {\n");
-        for (int i = 0; i < 24; i++)
-                k += snprintf(text + k, sizeof text - (size_t)k, "  k%d = %d;\n", i, i);
-        snprintf(text + k, sizeof text - (size_t)k, "  k20 = 0;\n};\n");
+        /* a key twice in a large group (its names hashed): refused, whatever allocation fails;
+         * k23 twice in a row: the name the look-up needs is the one being hashed when the
+         * allocation fails */
+        static const char *const dups[] = { "k20", "k23" };
+        for (size_t d = 0; d < ELEMENTSOF(dups); d++) {
+                k = snprintf(text, sizeof text, "g = {\n");
+                for (int i = 0; i < 24; i++)
+                        k += snprintf(text + k, sizeof text - (size_t)k, "  k%d = %d;\n", i, i);
+                snprintf(text + k, sizeof text - (size_t)k, "  %s = 0;\n};\n", dups[d]);
+                SWEEP(n, hit) {
+                        struct cfg_node *t = (struct cfg_node *)0x1;
+                        arm(n);
+                        int r = cfg_parse(text, strlen(text), 4, NULL, NULL, &t);
+                        hit = disarm();
+                        if (r != -ENOMEM)
+                                assert_int_equal(r, -EINVAL);
+                        assert_ptr_equal(t, (struct cfg_node *)0x1);
+                }
+        }
+        /* strings: an empty one first (its buffer allocated for the terminating NUL alone),
+         * then one that outgrows it byte by byte: -ENOMEM or every byte */
+        static const char strings[] = "e = \"\";\ns = \"0123456789abcdefghijklmnopqrstuvwxyz\";\n";
+        SWEEP(n, hit) {
+                struct cfg_node *t = (struct cfg_node *)0x1;
+                arm(n);
+                int r = cfg_parse(strings, strlen(strings), 4, NULL, NULL, &t);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_ptr_equal(t, (struct cfg_node *)0x1);
+                        continue;
+                }
+                assert_int_equal(r, 0);
+                assert_int_equal(t->c.n, 2);
+                assert_string_equal(t->c.v[0].s, "");
+                assert_string_equal(t->c.v[1].s, "0123456789abcdefghijklmnopqrstuvwxyz");
+                cfg_free(t);
+        }
+        /* a float longer than the reader's buffer on the stack: -ENOMEM or its value */
+        k = snprintf(text, sizeof text, "f = 2.5");
+        for (int i = 0; i < 200; i++)
+                k += snprintf(text + k, sizeof text - (size_t)k, "0");
+        snprintf(text + k, sizeof text - (size_t)k, ";\n");
         SWEEP(n, hit) {
                 struct cfg_node *t = (struct cfg_node *)0x1;
                 arm(n);
                 int r = cfg_parse(text, strlen(text), 4, NULL, NULL, &t);
                 hit = disarm();
-                if (r != -ENOMEM)
-                        assert_int_equal(r, -EINVAL);
-                assert_ptr_equal(t, (struct cfg_node *)0x1);
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_ptr_equal(t, (struct cfg_node *)0x1);
+                        continue;
+                }
+                assert_int_equal(r, 0);
+                assert_int_equal(t->c.n, 1);
+                assert_true(t->c.v[0].f == 2.5);
+                cfg_free(t);
         }
 }
 

@@ -348,6 +348,16 @@ static void test_bad_policy(void **state) {
         assert_int_equal(decide("root", 0, &d), -EFBIG);
         snprintf(want, sizeof want, "E %s: larger than %u bytes: refusing the policy\n", conf, POLICY_MAX_BYTES);
         expect_log(want);
+
+        /* a valid policy with a warning: logged as a warning (file:line), and the rule applies */
+        put_policy("version = 1;\nrules = ( { user = \"root\"; memlock = \"3M\"; },\n"
+                   "  { user = \"root\"; memlock = \"4M\"; } );\n");
+        assert_int_equal(decide("root", 0, &d), 0);
+        assert_int_equal(d.outcome, LOGIN_APPLY);
+        assert_true(d.target.soft == 3 * MiB);
+        snprintf(want, sizeof want, "W %s:3: another rule for user \"root\" is at line 2 and wins, ignoring this one\n",
+                 conf);
+        assert_true(strncmp(logbuf, want, strlen(want)) == 0);
 }
 
 /* a cache refused is said; a missing one is routine; either way the live probe decides */
@@ -419,6 +429,14 @@ static void apply_child(void **state) {
         assert_int_equal(login_apply(&front, &d, &a), 0);
         assert_int_equal(a.outcome, LOGIN_ALREADY);
         expect_log("I user=u rule user u (f:1): memlock soft=2 MiB hard=4 MiB (already so) (fixed value)\n");
+        /* ... without a setrlimit() call at all (one that would fail is not made) */
+        logbuf[0] = '\0';
+        fault_arm("setrlimit", NULL, 1, EPERM);
+        assert_int_equal(login_apply(&front, &d, &a), 0);
+        assert_int_equal(fault_injected(), 0);
+        fault_disarm();
+        assert_int_equal(a.outcome, LOGIN_ALREADY);
+        assert_int_equal(causes, 0);
 
         /* lower: only when the decision says so */
         d.target = (struct rl_pair){ 1 * MiB, 3 * MiB };

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/netlink.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -135,6 +136,19 @@ static void test_open_bind_fails(void **state) {
         assert_true(hit);
         assert_int_equal(r, -EADDRINUSE);
         assert_int_equal(fd, -1);
+        /* descriptor 0 is a descriptor: with stdin closed the socket is 0, and it is returned */
+        int saved = fcntl(0, F_DUPFD_CLOEXEC, 3);
+        close(0);
+        r = nl_open(NETLINK_ROUTE, &fd, &portid);
+        int fd0 = fd;
+        if (fd0 == 0)
+                close(fd0);
+        if (saved >= 0) {
+                assert_int_equal(dup2(saved, 0), 0);
+                close(saved);
+        }
+        assert_int_equal(r, 0);
+        assert_int_equal(fd0, 0);
 }
 
 static int no_batch(const void *buf, size_t len, void *data, enum nl_batch_end *ret_end) {
@@ -214,6 +228,13 @@ static void test_recv_deadline(void **state) {
         assert_int_equal(fd_wait_in(sv[0], nl_now_ms()), -ETIME);
         /* before it: there is something to read */
         assert_int_equal(fd_wait_in(sv[0], nl_now_ms() + 1000), 0);
+        close(sv[0]);
+        close(sv[1]);
+        /* nothing to read: a wait that ends without anything is the deadline, not "ready" */
+        assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv), 0);
+        uint64_t t0 = nl_now_ms();
+        assert_int_equal(fd_wait_in(sv[0], t0 + 40), -ETIME);
+        assert_true(nl_now_ms() >= t0 + 40);
         close(sv[0]);
         close(sv[1]);
 }

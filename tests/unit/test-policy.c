@@ -373,6 +373,14 @@ static void test_err_hardware(void **state) {
                      { 2, "include = \"a b\": not an interface name pattern" },
                      { 2, "include = \"x/y\": not an interface name pattern" },
                      { 2, "include = \"\": not an interface name pattern" });
+        /* the separators of a list of interfaces (a comma, a colon: eth0:1 is an alias, not an
+         * interface) and bytes no name holds */
+        CHECK_ERRORS("version = 1;\nhardware = { include = [ \"a,b\", \"a:b\", \"a\\x7fb\", \"\\xc3\\xa9\" ]; };\n"
+                     "rules = ();\n",
+                     { 2, "include = \"a,b\": not an interface name pattern" },
+                     { 2, "include = \"a:b\": not an interface name pattern" },
+                     { 2, "not an interface name pattern" },
+                     { 2, "not an interface name pattern" });
         /* a pattern is at most 63 bytes */
         policy_free(load_ok("version = 1;\nhardware = { include = [ \"eth*-------------------------------"
                             "---------------------------9\" ]; };\nrules = ();\n"));
@@ -993,6 +1001,47 @@ static void test_eval_auto_arithmetic(void **state) {
         policy_free(p);
 }
 
+/* Any one queue is hardware: a host with a single copy-mode AF_XDP queue (a veth) and nothing
+ * else gets the sum, not the fallback; with none at all the fallback applies */
+static void test_eval_auto_one_queue(void **state) {
+        struct policy *p = load_ok(
+                "version = 1;\n"
+                "hardware = { xsk_queue = \"16M\"; xsk_copy_queue = \"3M\"; base = \"64M\";\n"
+                "             fallback = \"1G\"; };\n"
+                "rules = ( { user = \"u\"; memlock = \"auto\"; } );\n");
+        struct policy_decision d;
+        struct policy_auto a;
+        struct fake_hw f;
+
+        (void)state;
+        for (unsigned zc = 0; zc <= 1; zc++)
+                for (unsigned copy = 0; copy <= 1; copy++) {
+                        fake_hw_init(&f);
+                        fake_hw_xdp(&f, zc, copy);
+                        evaluate(p, "u", NULL, 0, &f.s, &d);
+                        policy_compute_auto(&p->hw, &f.s, &a);
+                        assert_int_equal(a.value, d.soft);
+                        assert_int_equal(d.auto_info.zc_queues, zc);
+                        assert_int_equal(d.auto_info.copy_queues, copy);
+                        if (zc + copy == 0) {
+                                assert_false(d.auto_info.hardware_found);
+                                assert_true(d.auto_info.used_fallback);
+                                assert_int_equal(d.soft, 1 * GiB);
+                        } else {
+                                assert_true(d.auto_info.hardware_found);
+                                assert_false(d.auto_info.used_fallback);
+                                assert_int_equal(d.soft, 64 * MiB + zc * 16 * MiB + copy * 3 * MiB);
+                        }
+                }
+        /* one active RDMA port alone is hardware too */
+        fake_hw_init(&f);
+        fake_hw_rdma(&f, 1, 0, 0);
+        evaluate(p, "u", NULL, 0, &f.s, &d);
+        assert_true(d.auto_info.hardware_found);
+        assert_int_equal(d.auto_info.active_ports, 1);
+        policy_free(p);
+}
+
 static void test_eval_auto_saturates(void **state) {
         struct policy *p = load_ok(
                 "version = 1;\n"
@@ -1507,6 +1556,23 @@ static void test_cfgparse_at_end(void **state) {
                 free(exact);
                 free(blank);
         }
+        /* a float token around the length of the reader's own buffer (128 bytes): the same
+         * value at every length, read without writing past that buffer (ASan) */
+        for (size_t n = 120; n <= 136; n++) {
+                char text[160] = "a=1.5";
+                size_t len = strlen(text);
+                while (len < 2 + n)
+                        text[len++] = '0';
+                text[len] = '\0';
+                char *exact = malloc(len);
+                assert_non_null(exact);
+                memcpy(exact, text, len);
+                cfg_result(exact, len, exact_r);
+                free(exact);
+                cfg_result("a=1.5", 5, blank_r);
+                if (!streq(exact_r, blank_r))
+                        fail_msg("a float of %zu bytes: %s, not %s", n, exact_r, blank_r);
+        }
         /* what these read as: the lexer's rules at their edges */
         static const struct { const char *text, *want; } reads[] = {
                 { "a=1", "[1 - 0 [2 a 1 1]]" },
@@ -1547,6 +1613,13 @@ static void test_cfgparse_at_end(void **state) {
  * a bad value that, had it been taken, would break a bound too (one error, not two) */
 static void test_loader_edges(void **state) {
         (void)state;
+        /* no text but a length: refused before anything is read */
+        {
+                struct policy *q = (struct policy *)0x1;
+                assert_int_equal(policy_load_string(NULL, 1, PATH, &q, NULL), -EINVAL);
+                assert_int_equal(policy_load_string(NULL, 2, PATH, &q, NULL), -EINVAL);
+                assert_ptr_equal(q, (struct policy *)0x1);
+        }
         CHECK_ERRORS("version = 1;\nrules = ( { user = \"a\x7f" "b\"; memlock = \"1G\"; } );\n",
                      { 2, "not a valid user name" });
         CHECK_ERRORS("version = 1;\nrules = ( { user = \"a:b\"; memlock = \"1G\"; } );\n",
@@ -1654,4 +1727,4 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_float_locale),
           cmocka_unit_test(test_message_oom), cmocka_unit_test(test_cfgparse_edges),
           cmocka_unit_test(test_cfgparse_at_end), cmocka_unit_test(test_loader_edges),
-          cmocka_unit_test(test_read_fd_args))
+          cmocka_unit_test(test_read_fd_args), cmocka_unit_test(test_eval_auto_one_queue))

@@ -104,6 +104,9 @@ static void test_closest(void **state) {
                 /* without lower, cur's soft is kept when it fits */
                 { PAIR(M(48), M(64)), PAIR(M(16), M(1024)), false, PAIR(M(48), M(64)) },
                 { PAIR(M(48), M(64)), PAIR(M(16), M(1024)), true, PAIR(M(16), M(64)) },
+                /* ... also when it is the hard limit exactly */
+                { PAIR(M(64), M(64)), PAIR(M(16), M(1024)), false, PAIR(M(64), M(64)) },
+                { PAIR(M(64), M(64)), PAIR(M(16), M(1024)), true, PAIR(M(16), M(64)) },
                 { PAIR(M(8), M(64)), PAIR(INF, INF), false, PAIR(M(64), M(64)) },
         };
         (void)state;

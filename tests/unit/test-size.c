@@ -115,7 +115,8 @@ static void test_c_strto(void **state) {
                                 "-", "+", "18446744073709551615", "18446744073709551616",
                                 "99999999999999999999999", "-18446744073709551615", "-18446744073709551616",
                                 "0x10", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
-                                "-9223372036854775809", "\v\f\r 12" };
+                                "-9223372036854775809", "-9223372036854775807", "-9223372036854775806",
+                                "\v\f\r 12" };
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
                 const char *s = cases[i], *end;
                 char *lend;
@@ -161,6 +162,16 @@ static void test_size_parse_systemd(void **state) {
         unit_expect_parse(size_parse_systemd, "64K", 0, 64 * 1024);
         unit_expect_parse(size_parse_systemd, "1G", 0, UINT64_C(1) << 30);
         unit_expect_parse(size_parse_systemd, "infinityx", -EINVAL, 0);
+        /* every suffix systemd knows, and none other (a suffix not in the table is refused) */
+        unit_expect_parse(size_parse_systemd, "3", 0, 3);
+        unit_expect_parse(size_parse_systemd, "3B", 0, 3);
+        unit_expect_parse(size_parse_systemd, "2T", 0, UINT64_C(2) << 40);
+        unit_expect_parse(size_parse_systemd, "2P", 0, UINT64_C(2) << 50);
+        unit_expect_parse(size_parse_systemd, "2E", 0, UINT64_C(2) << 60);
+        unit_expect_parse(size_parse_systemd, "16E", -ERANGE, 0);
+        unit_expect_parse(size_parse_systemd, "64X", -EINVAL, 0);
+        unit_expect_parse(size_parse_systemd, "64KiB", -EINVAL, 0);
+        unit_expect_parse(size_parse_systemd, "64k", -EINVAL, 0);
         uint64_t v = UNIT_MARKER;
         assert_int_equal(size_parse_systemd(NULL, &v), -EINVAL);
         assert_true(v == UNIT_MARKER);
