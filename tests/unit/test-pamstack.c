@@ -368,6 +368,15 @@ static void test_keep_jumps(void **state) {
                  * that file is not edited */
                 { "@include inc2\n" TAIL,
                   "session [success=2 default=ignore] pam_succeed_if.so user = root\n", -EXDEV, NULL },
+                /* a jump inside the included file that lands where it landed (on pam_limits,
+                 * over pam_env): left as it is, the include's second module told apart from its
+                 * first */
+                { "@include inc2\nsession optional pam_env.so\n" TAIL,
+                  "session optional pam_a.so\nsession [success=1 default=ignore] pam_b.so\n", 0, NULL },
+                /* to the end of the stack over an empty substack (one handler libpam counts,
+                 * no module): the count it needs is more than the stack has modules */
+                { "session [success=4 default=ignore] pam_succeed_if.so user = root\nsession substack inc2\n" TAIL,
+                  "auth required pam_deny.so\n", 1, "[success=5 default=ignore]" },
         };
 #undef TAIL
         (void)state;
@@ -389,6 +398,48 @@ static void test_keep_jumps(void **state) {
                                  f.v[0].control ? f.v[0].control : "(none)");
                 if (r == -EXDEV)
                         assert_non_null(strstr(where, "inc2:1"));
+                pam_file_clear(&f);
+        }
+}
+
+/* disable's side of the jump keeping: the marked line taken out, a jump over it counts one
+ * less; a jump that landed on it lands on what ran after it, which it now reaches as it was
+ * written (the end of the stack when it was the last line). */
+static void test_keep_jumps_removed(void **state) {
+#define MARKED "session optional pam_rdmalimit.so # " PAMEDIT_MARK "\n"
+        static const struct {
+                const char *text;        /* the service file */
+                int want;                /* lines changed, or -EXDEV */
+                const char *control;     /* line 1's control afterwards */
+        } cases[] = {
+                /* over pam_limits, the marked line and pam_deny: onto pam_permit */
+                { "session [success=3 default=ignore] pam_succeed_if.so user = root\n"
+                  "session required pam_limits.so\n" MARKED "session requisite pam_deny.so\n"
+                  "session optional pam_permit.so\n", 1, "[success=2 default=ignore]" },
+                /* onto the marked line: pam_deny ran after it, and is where the jump lands now */
+                { "session [success=1 default=ignore] pam_succeed_if.so user = root\n"
+                  "session required pam_limits.so\n" MARKED "session requisite pam_deny.so\n",
+                  0, "[success=1 default=ignore]" },
+                /* onto the marked line that ends the stack: the end, as now */
+                { "session [success=1 default=ignore] pam_succeed_if.so user = root\n"
+                  "session required pam_limits.so\n" MARKED, 0, "[success=1 default=ignore]" },
+                /* past the end before (a bad jump) and after: left as it is */
+                { "session [success=4 default=ignore] pam_succeed_if.so user = root\n"
+                  "session required pam_limits.so\n" MARKED, 0, "[success=4 default=ignore]" },
+        };
+#undef MARKED
+        (void)state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct pam_file f = {};
+                char where[PAMEDIT_WHERE_MAX] = "";
+                put("dsvc", cases[i].text);
+                assert_int_equal(pam_file_parse("dsvc", cases[i].text, strlen(cases[i].text), &f, NULL), 0);
+                assert_int_equal(pam_file_remove_marked(&f), 1);
+                int r = pam_file_keep_jumps(root, "dsvc", cases[i].text, &f, where);
+                if (r != cases[i].want || strcmp(f.v[0].control, cases[i].control) != 0)
+                        fail_msg("case %zu: %d lines changed (want %d), control '%s' (where '%s')", i, r,
+                                 cases[i].want, f.v[0].control, where);
                 pam_file_clear(&f);
         }
 }
@@ -515,5 +566,6 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_includes), cmocka_unit_test(test_missing),
           cmocka_unit_test(test_loop_and_depth), cmocka_unit_test(test_jumps),
           cmocka_unit_test(test_fan_out), cmocka_unit_test(test_diamond),
-          cmocka_unit_test(test_line_split), cmocka_unit_test(test_keep_jumps), cmocka_unit_test(test_moddirs),
+          cmocka_unit_test(test_line_split), cmocka_unit_test(test_keep_jumps),
+          cmocka_unit_test(test_keep_jumps_removed), cmocka_unit_test(test_moddirs),
           cmocka_unit_test(test_line_budget))
