@@ -798,6 +798,205 @@ static void test_resolve_edges(void **state) {
         done(t, id, &r);
 }
 
+/* What lc_resolve() and lc_session_outcome() do at the edges the other tests leave: a line
+ * whose domain is an invalid range never matches, not even a user of that very name
+ * (pam_limits skips it before comparing names); % ranges match nobody; equal ranks overwrite
+ * the hard half of any item; Debian's PID 1 rows without a memlock row; a user database that
+ * cannot be read; an item no line sets is not set; which ranges cover every user. */
+static void test_resolve_more_edges(void **state) {
+        struct lc_tree *t;
+        struct ident *id;
+        struct lc_result r;
+        (void)state;
+
+        /* an invalid range: "ad:alice" is no uid range (pam_limits: "invalid uid range -
+         * skipped"), whoever the user is, even one NSS names so (an LDAP uid may hold ':') */
+        {
+                const char *text = "ad:alice hard memlock 1\nad:alice -\n";
+                struct id_user u = { .name = (char *)"ad:alice", .uid = 4000, .gid = 4000 };
+                assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), D, &t), 0);
+                assert_int_equal(ident_new(root, &id), 0);
+                assert_int_equal(t->n_lines, 2);
+                assert_int_equal(t->lines[0].range, LC_RANGE_ERR);
+                assert_int_equal(lc_line_match(t, id, &u, &t->lines[0]), -1);
+                lc_tree_free(t);
+                ident_free(id);
+        }
+
+        /* % with a range: "range unsupported for %group matching", for every item, maxlogins too */
+        {
+                static const char *const lines[] = { "%1000: hard memlock 1\n", "%1000:2000 hard memlock 1\n",
+                                                     "%0: hard memlock 1\n" };
+                for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+                        const struct id_user *u;
+                        assert_int_equal(lc_tree_load_text("limits.conf", lines[i], strlen(lines[i]), D, &t), 0);
+                        assert_int_equal(ident_new(root, &id), 0);
+                        assert_int_equal(ident_user(id, "alice", &u), 0);
+                        if (lc_line_match(t, id, u, &t->lines[0]) != -1)
+                                fail_msg("%s matches alice: %d", lines[i], lc_line_match(t, id, u, &t->lines[0]));
+                        lc_tree_free(t);
+                        ident_free(id);
+                }
+        }
+        resolve_result("%1000: - memlock 100\n%1000:2000 hard maxlogins 0\n", "alice", &t, &id, &r);
+        assert_int_equal(r.kind, LC_RES_LIMITS);
+        assert_null(r.soft.src);
+        assert_null(r.hard.src);
+        assert_int_equal(r.login_limit, -2);
+        done(t, id, &r);
+
+        /* equal ranks: the later line takes the hard half of an item other than memlock too */
+        resolve_result("alice hard nofile 100\nalice hard nofile 200\n@rdma hard nproc 10\n@spdk hard nproc 20\n",
+                       "alice", &t, &id, &r);
+        assert_int_equal(r.rl_hard[RLIMIT_NOFILE].value, 200);
+        assert_int_equal(r.rl_hard[RLIMIT_NOFILE].src->lineno, 2);
+        assert_int_equal(r.rl_hard[RLIMIT_NPROC].value, 20);
+        assert_int_equal(r.rl_hard[RLIMIT_NPROC].src->lineno, 4);
+        done(t, id, &r);
+        resolve_result("alice - nofile 100\nalice - nofile 300\n", "alice", &t, &id, &r);
+        assert_int_equal(r.rl_soft[RLIMIT_NOFILE].value, 300);
+        assert_int_equal(r.rl_hard[RLIMIT_NOFILE].value, 300);
+        assert_int_equal(r.rl_hard[RLIMIT_NOFILE].src->lineno, 2);
+        done(t, id, &r);
+
+        /* Debian: PID 1's limits are the baseline of every item, even when its memlock row is
+         * missing (memlock then takes pam_limits' default) */
+        {
+                char p[600];
+                const char *text = "# nothing\n";
+                struct lc_baseline b;
+                unit_put(root, "nomemlock/limits",
+                         "Limit                     Soft Limit           Hard Limit           Units     \n"
+                         "Max open files            1024                 524288               files     \n");
+                snprintf(p, sizeof p, "%s/nomemlock/limits", root);
+                assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), D, &t), 0);
+                assert_int_equal(ident_new(root, &id), 0);
+                assert_int_equal(lc_baseline_load(t, p, &b), 0);
+                assert_int_equal(b.rank, LC_RANK_DEFAULT);
+                r = (struct lc_result){};
+                assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+                assert_true(r.rl_soft[RLIMIT_NOFILE].known);
+                assert_int_equal(r.rl_soft[RLIMIT_NOFILE].value, 1024);
+                assert_true(r.rl_hard[RLIMIT_NOFILE].known);
+                assert_int_equal(r.rl_hard[RLIMIT_NOFILE].value, 524288);
+                assert_int_equal(r.rl_hard[RLIMIT_NOFILE].rank, LC_RANK_KERNEL);
+                /* a row PID 1 does not have: set from the service's (initialized, not known) */
+                assert_false(r.rl_hard[RLIMIT_NPROC].known);
+                assert_int_equal(r.rl_hard[RLIMIT_NPROC].rank, LC_RANK_KERNEL);
+                assert_true(r.soft.known);
+                assert_int_equal(r.soft.rank, LC_RANK_DEFAULT);
+                done(t, id, &r);
+        }
+
+        /* a user database that cannot be read (etc/passwd a directory): the error, not an
+         * unknown user, and the result untouched */
+        {
+                char sub[600];
+                const char *text = "alice hard memlock 1\n";
+                struct lc_baseline b = { .rank = LC_RANK_NONE };
+                unit_mkdir_p(root, "baddb/etc/passwd");
+                snprintf(sub, sizeof sub, "%s/baddb", root);
+                assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
+                assert_int_equal(ident_new(sub, &id), 0);
+                r = (struct lc_result){ .kind = 99 };
+                int e = lc_resolve(t, id, "alice", &b, &r);
+                if (e >= 0 || e == -ENOENT)
+                        fail_msg("lc_resolve() with etc/passwd a directory: %d", e);
+                assert_int_equal(r.kind, 99);
+                assert_null(r.events);
+                lc_tree_free(t);
+                ident_free(id);
+        }
+
+        /* an item no line sets is not set (upstream, no set_all): a service whose nofile hard
+         * limit is above fs.nr_open (lowered since it started) is not refused for it */
+        {
+                const char *text = "alice hard nproc 100\n";
+                struct lc_baseline b;
+                struct lc_service svc = { .known = true, .cap_sys_resource = true, .nr_open = 1048576 };
+                struct lc_session s;
+                for (int i = 0; i < RLIM_NLIMITS; i++)
+                        svc.rl[i] = (__typeof__(svc.rl[0])){ .known = true, .soft = 1024, .hard = 4096 };
+                svc.rl[RLIMIT_NOFILE].hard = 2097152;
+                assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
+                assert_int_equal(ident_new(root, &id), 0);
+                assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
+                r = (struct lc_result){};
+                assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+                assert_int_equal(r.rl_hard[RLIMIT_NOFILE].rank, LC_RANK_NONE);
+                assert_int_equal(lc_session_outcome(t, &r, &svc, &s), 0);
+                if (s.kind != LC_SESSION_LIMITS)
+                        fail_msg("refused: %s", s.cause);
+                assert_true(s.memlock_known);
+                assert_int_equal(s.memlock_soft, 1024);
+                assert_int_equal(s.memlock_hard, 4096);
+                /* a line that sets it: refused */
+                done(t, id, &r);
+                text = "alice hard nofile unlimited\n";
+                assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
+                assert_int_equal(ident_new(root, &id), 0);
+                r = (struct lc_result){};
+                assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+                svc.rl[RLIMIT_NOFILE].hard = 4096;
+                svc.nr_open = 0;   /* unknown: unlimited stays unlimited, above the service's */
+                assert_int_equal(lc_session_outcome(t, &r, &svc, &s), 0);
+                assert_int_equal(s.kind, LC_SESSION_LIMITS);   /* it has CAP_SYS_RESOURCE */
+                svc.cap_sys_resource = false;
+                assert_int_equal(lc_session_outcome(t, &r, &svc, &s), 0);
+                assert_int_equal(s.kind, LC_SESSION_REFUSED);
+                done(t, id, &r);
+        }
+
+        /* the ranges that cover every uid (or primary gid): 0:, @0:, 0:4294967295; not a
+         * range that stops short, nor a % domain (% ranges match nobody) */
+        {
+                static const struct {
+                        const char *line;
+                        bool everyone;
+                } cases[] = {
+                        { "0: - memlock 1\n", true },
+                        { "@0: - memlock 1\n", true },
+                        { "0:4294967295 - memlock 1\n", true },
+                        { "@0:4294967295 - memlock 1\n", true },
+                        { "0:4294967294 - memlock 1\n", false },
+                        { "0:1000 - memlock 1\n", false },
+                        { "1:4294967295 - memlock 1\n", false },
+                        { "1: - memlock 1\n", false },
+                        { ":0 - memlock 1\n", false },
+                        { "%0: - memlock 1\n", false },
+                        { "* - memlock 1\n", false },
+                };
+                for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                        assert_int_equal(lc_tree_load_text("limits.conf", cases[i].line, strlen(cases[i].line), D, &t), 0);
+                        assert_int_equal(t->n_lines, 1);
+                        if (lc_line_matches_everyone(&t->lines[0]) != cases[i].everyone)
+                                fail_msg("%s: everyone %d", cases[i].line, !cases[i].everyone);
+                        lc_tree_free(t);
+                }
+        }
+        /* and what check says of it: a line of such a range shadows every weaker rank */
+        {
+                static const struct {
+                        const char *text;
+                        bool shadowed;
+                } cases[] = {
+                        { "@rdma - memlock 100\n0:4294967295 - memlock 200\n", true },
+                        { "@rdma - memlock 100\n0:1000 - memlock 200\n", false },
+                };
+                for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+                        struct diag_list d = {};
+                        assert_int_equal(lc_tree_load_text("limits.conf", cases[i].text, strlen(cases[i].text), D, &t), 0);
+                        assert_int_equal(ident_new(root, &id), 0);
+                        assert_int_equal(lc_check(t, id, &d), 0);
+                        if (has_finding(&d, DIAG_WARNING, 1, "never takes effect") != cases[i].shadowed)
+                                fail_msg("%s: shadowed %d", cases[i].text, !cases[i].shadowed);
+                        diag_list_clear(&d);
+                        lc_tree_free(t);
+                        ident_free(id);
+                }
+        }
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_baseline), cmocka_unit_test(test_values),
           cmocka_unit_test(test_case_and_syntax), cmocka_unit_test(test_ranks), cmocka_unit_test(test_quirks),
@@ -807,4 +1006,5 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_line_match), cmocka_unit_test(test_session_outcome_args),
           cmocka_unit_test(test_file_fails_session), cmocka_unit_test(test_session_refused),
           cmocka_unit_test(test_stop_before_bad_file),
-          cmocka_unit_test(test_session_half_known), cmocka_unit_test(test_resolve_edges))
+          cmocka_unit_test(test_session_half_known), cmocka_unit_test(test_resolve_edges),
+          cmocka_unit_test(test_resolve_more_edges))
