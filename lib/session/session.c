@@ -775,9 +775,9 @@ static int run_limits(const struct session_input *in, struct session_model *m, c
         r = lc_session_outcome(x->t, &x->res, &s, &m->pl);
         if (r < 0)
                 return r;
-        /* a login limit of 0 refuses the session after the limits are set */
+        /* setup_limits() refuses (a login limit of 0, EPERM, Debian's chroot) after it sets the limits */
         bool applied = m->pl.kind == LC_SESSION_LIMITS ||
-                       (m->pl.kind == LC_SESSION_REFUSED && x->res.kind == LC_RES_LOGINS_DENIED);
+                       m->pl.kind == LC_SESSION_REFUSED;
         if (applied && m->pl.memlock_known) {
                 *cur = (struct rl_pair){ m->pl.memlock_soft, m->pl.memlock_hard };
                 *known = true;

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 
 #include "unit.h"
 #include "../fault/fault.h"
+#include "../fault/fdcheck.h"
 #include "apply.h"
 #include "ident-files.h"
 #include "ident.h"
@@ -22,6 +24,7 @@
 #include "macro.h"
 #include "policy.h"
 #include "session.h"
+#include "visit.h"
 
 static void action(const char *control, enum pam_ret ret, enum pam_action want, unsigned want_jump) {
         enum pam_action a;
@@ -460,6 +463,35 @@ static const struct lc_tree *pick_tree(const struct pam_entry *e, void *data) {
         return strstr(e->args, "conf=") ? t[1] : t[0];
 }
 
+/* session_model_build() with each allocation failing in turn: -ENOMEM and nothing written, or
+ * the model want (the run without a fault): never a model of less, such as a line's tree left
+ * out for the input's or a stack read short */
+static void sweep_model(const struct session_input *in, const struct session_model *want) {
+        if (!fault_alloc_supported()) {
+                print_message("the allocators are not interposed in this build: no sweep\n");
+                return;
+        }
+        for (unsigned long n = 1, hit = 1; hit; n++) {
+                struct session_model m = { .kind = 99 };
+                fault_arm("alloc", NULL, n, ENOMEM);
+                int r = session_model_build(in, &m);
+                hit = fault_injected() > 0;
+                fault_disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_int_equal(m.kind, 99);
+                        continue;
+                }
+                if (m.kind != want->kind || m.order != want->order || m.tree != want->tree ||
+                    m.final_known != want->final_known || m.final.soft != want->final.soft ||
+                    m.final.hard != want->final.hard || m.run.n_run != want->run.n_run ||
+                    m.run.failed != want->run.failed || m.module_matched != want->module_matched)
+                        fail_msg("allocation %lu failing: kind %d, order %d, final %" PRIu64 "/%" PRIu64, n, m.kind,
+                                 m.order, m.final.soft, m.final.hard);
+                session_model_clear(&m);
+        }
+}
+
 static void test_model_line_trees(void **state) {
         static char root[] = "/tmp/test-session-trees-XXXXXX";
         struct lc_tree *t[2] = {};
@@ -527,6 +559,8 @@ static void test_model_line_trees(void **state) {
                     m.kind != (cases[i].failed ? LC_SESSION_FAILS : LC_SESSION_LIMITS))
                         fail_msg("%s for %s: failed %d, tree %d, final %" PRIu64 "/%" PRIu64 ", kind %d", cases[i].service,
                                  cases[i].user, m.run.failed, m.tree == t[1], m.final.soft, m.final.hard, m.kind);
+                if (i == 1)
+                        sweep_model(&in, &m);   /* the second line's tree decides */
                 session_model_clear(&m);
         }
         /* an unreadable control: pam_limits after it still runs (the stack fails) */
@@ -1039,6 +1073,22 @@ static void test_target_causes(void **state) {
         session_target(&m, t, &svc, "sshd", true, (struct rl_pair){ 4 << 20, 4 << 20 }, &r);
         assert_int_equal(r.cause, SESSION_SHORT_OTHER);
         svc.cap_sys_resource = false;
+        /* the module matched but never ran (memlock unknown when it came): the entry did not
+         * stop it, the service's own hard limit is what is short */
+        m = base;
+        m.module_ran = false;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_int_equal(r.cause, SESSION_SHORT_SERVICE);
+        /* only the soft value is short: the entry's hard value (and the service's) is the
+         * target's, neither is the cause */
+        m = base;
+        m.limits.hard.value = m.pl.memlock_hard = m.final.hard = 6 << 20;
+        m.start.hard = 8 << 20;
+        session_target(&m, t, &svc, "sshd", true, (struct rl_pair){ 2 << 20, 6 << 20 }, &r);
+        assert_int_equal(r.cause, SESSION_SHORT_OTHER);
+        m.start.hard = 6 << 20;
+        session_target(&m, t, &svc, "sshd", true, (struct rl_pair){ 2 << 20, 6 << 20 }, &r);
+        assert_int_equal(r.cause, SESSION_SHORT_OTHER);
         /* the module does not run, or runs before pam_limits */
         m = base;
         m.order = SESSION_NO_MODULE;
@@ -1190,6 +1240,330 @@ static void test_service_from_pid(void **state) {
         assert_string_equal(s.unit, "ssh.service");
 }
 
+/* the names explain gives the orders; any other value is "unknown", never read past the table */
+static void test_order_names(void **state) {
+        (void)state;
+        assert_string_equal(session_order_name(SESSION_MODULE_LAST), "after-pam_limits");
+        assert_string_equal(session_order_name(SESSION_LIMITS_LAST), "before-pam_limits");
+        assert_string_equal(session_order_name(SESSION_NO_MODULE), "not-in-stack");
+        assert_string_equal(session_order_name(SESSION_NO_STACK), "unknown");
+        assert_string_equal(session_order_name((enum session_order)(SESSION_NO_STACK + 1)), "unknown");
+        assert_string_equal(session_order_name((enum session_order)INT_MAX), "unknown");
+}
+
+/* a walk's order: pam_rdmalimit as the first line of the stack runs all the same */
+static void test_walk_order(void **state) {
+        struct stack_run r;
+        (void)state;
+
+        static const char *const first[] = { "optional", "pam_rdmalimit", "required", "pam_permit" };
+        r = walk_of(first, ELEMENTSOF(first), NULL, PAM_RET_SUCCESS);
+        assert_int_equal(r.last_module, 0);
+        assert_int_equal(session_walk_order(&r), SESSION_MODULE_LAST);
+        stack_run_clear(&r);
+        static const char *const then_limits[] = { "optional", "pam_rdmalimit", "required", "pam_limits" };
+        r = walk_of(then_limits, ELEMENTSOF(then_limits), NULL, PAM_RET_SUCCESS);
+        assert_int_equal(session_walk_order(&r), SESSION_LIMITS_LAST);
+        stack_run_clear(&r);
+        static const char *const limits_then[] = { "required", "pam_limits", "optional", "pam_rdmalimit" };
+        r = walk_of(limits_then, ELEMENTSOF(limits_then), NULL, PAM_RET_SUCCESS);
+        assert_int_equal(session_walk_order(&r), SESSION_MODULE_LAST);
+        stack_run_clear(&r);
+        static const char *const none[] = { "required", "pam_limits" };
+        r = walk_of(none, ELEMENTSOF(none), NULL, PAM_RET_SUCCESS);
+        assert_int_equal(session_walk_order(&r), SESSION_NO_MODULE);
+        stack_run_clear(&r);
+}
+
+/* the daemons the model knows (sshd, cron) are looked for among the processes: /proc failing
+ * to open is that error; any other service is -ESRCH without a look */
+static void test_service_find_known(void **state) {
+        static const char *const known[] = { "sshd", "cron" };
+        (void)state;
+
+        for (size_t i = 0; i < ELEMENTSOF(known); i++) {
+                pid_t pid = 4242;
+                fault_arm("opendir", "proc", 1, EMFILE);
+                int r = session_service_find(known[i], &pid);
+                bool hit = fault_injected() > 0;
+                fault_disarm();
+                if (!hit || r != -EMFILE)
+                        fail_msg("%s: %d, /proc %s", known[i], r, hit ? "opened" : "not opened");
+                assert_int_equal(pid, 4242);
+        }
+        pid_t pid = 4242;
+        fault_arm("opendir", "proc", 1, EMFILE);
+        int r = session_service_find("crond", &pid);
+        bool hit = fault_injected() > 0;
+        fault_disarm();
+        assert_int_equal(r, -ESRCH);
+        assert_false(hit);
+}
+
+/* a file written for a test: its path in buf (a mkstemp() template) */
+static void canned_file(char *tmpl, const char *text) {
+        int fd = mkstemp(tmpl);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+        assert_int_equal(close(fd), 0);
+}
+
+/* /proc/PID/limits without a "Max locked memory" row (a kernel that does not say it): the
+ * service is not known, -EBADMSG, nothing written */
+static void test_service_from_pid_no_memlock(void **state) {
+        char canned[] = "/tmp/test-session-limits-XXXXXX", path[64];
+        struct lc_service s, before;
+        (void)state;
+
+        canned_file(canned, "Limit                     Soft Limit           Hard Limit           Units     \n"
+                            "Max open files            1024                 524288               files     \n");
+        snprintf(path, sizeof path, "/proc/%d/limits", (int)getpid());
+        memset(&s, 0x5a, sizeof s);
+        before = s;
+        fault_redirect(path, canned);
+        int r = session_service_from_pid(getpid(), &s);
+        fault_redirect(NULL, NULL);
+        unlink(canned);
+        assert_int_equal(r, -EBADMSG);
+        assert_memory_equal(&s, &before, sizeof s);
+}
+
+static char fds_before[256], fds_during[256];
+static void hook_fds(void) {
+        fd_inherited(fds_during, sizeof fds_during);
+}
+
+/* session_service_assume() on this system: PID 1's limits read with O_CLOEXEC (a program
+ * exec()ed meanwhile gets no descriptor), and read too when descriptor 0 is free; the
+ * capability from this process's CapEff */
+static void test_service_assume_host(void **state) {
+        struct lc_service want, s;
+        (void)state;
+
+        session_service_assume(NULL, &want);
+        if (!want.rl[RLIMIT_MEMLOCK].known) {
+                print_message("no readable /proc/1/limits here: not tested\n");
+                return;
+        }
+        fd_inherited(fds_before, sizeof fds_before);
+        strcpy(fds_during, "(the hook was not called)");
+        fault_arm("read", "limits", 1, 0);
+        fault_hook(hook_fds);
+        session_service_assume(NULL, &s);
+        fault_hook(NULL);
+        fault_disarm();
+        assert_string_equal(fds_during, fds_before);
+
+        memset(&s, 0, sizeof s);
+        fd0_free();
+        session_service_assume(NULL, &s);
+        fd0_restore();
+        assert_true(s.rl[RLIMIT_MEMLOCK].known);
+        assert_true(s.rl[RLIMIT_MEMLOCK].soft == want.rl[RLIMIT_MEMLOCK].soft);
+        assert_true(s.rl[RLIMIT_MEMLOCK].hard == want.rl[RLIMIT_MEMLOCK].hard);
+
+        /* CapEff with CAP_SYS_RESOURCE (bit 24), and without */
+        static const char *const caps[] = { "000001ffffffffff", "000001fffeffffff" };
+        for (size_t i = 0; i < ELEMENTSOF(caps); i++) {
+                char canned[] = "/tmp/test-session-status-XXXXXX", path[64], text[256];
+                snprintf(text, sizeof text, "Name:\ttest-session\nCapInh:\t0000000000000000\nCapPrm:\t%s\n"
+                         "CapEff:\t%s\nCapBnd:\t000001ffffffffff\n", caps[i], caps[i]);
+                canned_file(canned, text);
+                snprintf(path, sizeof path, "/proc/%d/status", (int)getpid());
+                fault_redirect(path, canned);
+                session_service_assume(NULL, &s);
+                fault_redirect(NULL, NULL);
+                unlink(canned);
+                assert_int_equal(s.cap_sys_resource, i == 0);
+                assert_non_null(strstr(s.source, i == 0 ? "with CAP_SYS_RESOURCE" : "without CAP_SYS_RESOURCE"));
+        }
+}
+
+/* Each pam_rdmalimit line's own policy and hardware: its decision is the one shown, whatever
+ * its place in the stack; an error of the policy (an auto rule without hardware) is the
+ * model's; an unknown user matches no rule. */
+struct copies {
+        struct policy *a, *b, *autop;
+        const struct hw_summary *small;
+};
+
+static void copy_policy(const struct pam_entry *e, const struct policy **ret_p, const struct hw_summary **ret_hw,
+                        void *data) {
+        const struct copies *c = data;
+        if (strstr(e->args, "conf=/a"))
+                *ret_p = c->a;
+        else if (strstr(e->args, "conf=/b"))
+                *ret_p = c->b;
+        else if (strstr(e->args, "conf=/h")) {
+                *ret_p = c->autop;
+                *ret_hw = c->small;
+        } else if (strstr(e->args, "conf=/n")) {
+                *ret_p = c->autop;
+                *ret_hw = NULL;
+        }
+}
+
+static void test_model_copies(void **state) {
+        static char root[] = "/tmp/test-session-copies-XXXXXX";
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        struct lc_baseline b = { .rank = LC_RANK_NONE };
+        struct lc_service svc = { .known = true };
+        struct copies c = {};
+        static const char a_text[] = "version = 1;\nrules = ( { user = \"alice\"; memlock = \"2M\"; } );\n";
+        static const char b_text[] = "version = 1;\nrules = ( { user = \"bob\"; memlock = \"3M\"; } );\n";
+        static const char auto_text[] = "version = 1;\nhardware = { fallback = \"8M\"; };\n"
+                                        "rules = ( { user = \"alice\"; memlock = \"auto\"; } );\n";
+        /* no device: auto is the fallback, 8 MiB; with 8 MiB of RAM, half of it */
+        struct hw_summary none = { .rdma_status = -ENODATA, .verbs_status = -ENODATA, .xdp_status = -ENODATA,
+                                   .mem_status = -ENODATA };
+        struct hw_summary small = none;
+        small.mem_status = 0;
+        small.mem_total = 8 << 20;
+        (void)state;
+
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n"
+                                "bob:x:1002:1002::/home/bob:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\nbob:x:1002:\n" },
+                { "etc/pam.d/first", "session optional pam_rdmalimit.so conf=/a\n"
+                                     "session optional pam_rdmalimit.so conf=/b\n"
+                                     "session required pam_permit.so\n" },
+                { "etc/pam.d/only", "session optional pam_rdmalimit.so conf=/b\nsession required pam_permit.so\n" },
+                { "etc/pam.d/hw", "session optional pam_rdmalimit.so conf=/h\nsession required pam_permit.so\n" },
+                { "etc/pam.d/nohw", "session optional pam_rdmalimit.so conf=/n\nsession required pam_permit.so\n" },
+                { "etc/pam.d/lim", "session required pam_limits.so\nsession optional pam_rdmalimit.so conf=/a\n" },
+                { "etc/pam.d/cycle", "session required pam_limits.so\n@include cycle\n" },
+                { "etc/security/limits.conf", "" },
+                {},
+        }), 0);
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_UPSTREAM, NULL, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(policy_load_string(a_text, strlen(a_text), "a", &c.a, NULL), 0);
+        assert_int_equal(policy_load_string(b_text, strlen(b_text), "b", &c.b, NULL), 0);
+        assert_int_equal(policy_load_string(auto_text, strlen(auto_text), "h", &c.autop, NULL), 0);
+        c.small = &small;
+        svc.rl[RLIMIT_MEMLOCK] = (__typeof__(svc.rl[0])){ .known = true, .soft = 65536, .hard = 64 << 20 };
+        struct session_input in = { .root = root, .tree = t, .id = id, .user = "alice", .base = &b, .svc = &svc,
+                                    .policy = c.a, .line_policy = copy_policy, .line_policy_data = &c };
+        struct session_model m;
+
+        /* the first line sets 2 MiB; the second has no rule for alice: the first's decision */
+        in.service = "first";
+        m = (struct session_model){};
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.module_entry, 0);
+        assert_true(m.module_matched);
+        assert_int_equal(m.dec.soft, 2 << 20);
+        assert_int_equal(m.final.soft, 2 << 20);
+        session_model_clear(&m);
+        /* the only line, the first of the stack, has no rule for her: its decision, not the
+         * input policy's */
+        in.service = "only";
+        m = (struct session_model){};
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.module_entry, -1);
+        assert_int_equal(m.run.last_module, 0);
+        assert_false(m.module_matched);
+        assert_int_equal(m.final.soft, 65536);
+        session_model_clear(&m);
+        /* one policy, two hardware summaries: each copy decides with its own */
+        in.service = "hw";
+        in.policy = c.autop;
+        in.hw = &none;
+        m = (struct session_model){};
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_true(m.module_matched);
+        assert_int_equal(m.final.soft, 4 << 20);
+        session_model_clear(&m);
+        /* an auto rule and no hardware: policy_evaluate()'s -EINVAL, for the input's policy and
+         * for a line's, nothing written */
+        in.hw = NULL;
+        m = (struct session_model){ .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), -EINVAL);
+        assert_int_equal(m.kind, 99);
+        in.policy = c.a;
+        in.service = "nohw";
+        assert_int_equal(session_model_build(&in, &m), -EINVAL);
+        assert_int_equal(m.kind, 99);
+        /* a user the tree does not know: pam_limits fails (PAM_USER_UNKNOWN), no rule matches */
+        in.user = "nobody";
+        in.service = "lim";
+        m = (struct session_model){ .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.kind, LC_SESSION_FAILS);
+        assert_false(m.module_matched);
+        assert_false(m.module_ran);
+        session_model_clear(&m);
+        /* an include cycle: no session to model */
+        in.user = "alice";
+        in.service = "cycle";
+        m = (struct session_model){ .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), VISIT_ERR_CYCLE);
+        assert_int_equal(m.kind, 99);
+
+        policy_free(c.a);
+        policy_free(c.b);
+        policy_free(c.autop);
+        ident_free(id);
+        lc_tree_free(t);
+        assert_int_equal(unit_teardown(NULL), 0);
+}
+
+/* pam_limits' setup_limits() sets every limit it can before it refuses the session: for a
+ * setrlimit() failing with EPERM (upstream), a chroot that fails (Debian's chroot item, after
+ * the limits) as for a login limit of 0.  Where the stack goes on (an optional pam_limits),
+ * the session has the entries' memlock; a required one fails it. */
+static void test_model_refused_after_limits(void **state) {
+        static char root[] = "/tmp/test-session-refused-XXXXXX";
+        struct ident *id = NULL;
+        struct lc_baseline b = { .rank = LC_RANK_NONE };
+        struct lc_service svc = { .known = true };
+        (void)state;
+
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\n" },
+                { "etc/pam.d/opt", "session optional pam_limits.so\nsession required pam_permit.so\n" },
+                { "etc/pam.d/req", "session required pam_limits.so\nsession required pam_permit.so\n" },
+                { "etc/security/limits.conf", "" },
+                { "eperm/limits.conf", "alice - memlock 1024\nalice hard nofile 4096\n" },
+                { "chroot/limits.conf", "alice - memlock 1024\nalice - chroot /nonexistent\n" },
+                {},
+        }), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        svc.rl[RLIMIT_MEMLOCK] = (__typeof__(svc.rl[0])){ .known = true, .soft = 65536, .hard = 8 << 20 };
+        svc.rl[RLIMIT_NOFILE] = (__typeof__(svc.rl[0])){ .known = true, .soft = 1024, .hard = 2048 };
+        static const struct {
+                const char *conf;
+                enum lc_flavour flavour;
+        } trees[] = {
+                { "/eperm/limits.conf", LC_FLAVOUR_UPSTREAM },   /* nofile above the service's hard */
+                { "/chroot/limits.conf", LC_FLAVOUR_DEBIAN },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(trees); i++) {
+                struct lc_tree *t = NULL;
+                assert_int_equal(lc_tree_load(root, trees[i].flavour, trees[i].conf, &t), 0);
+                struct session_input in = { .root = root, .service = "opt", .tree = t, .id = id, .user = "alice",
+                                            .base = &b, .svc = &svc };
+                struct session_model m = {};
+                assert_int_equal(session_model_build(&in, &m), 0);
+                if (m.pl.kind != LC_SESSION_REFUSED || m.kind != LC_SESSION_LIMITS || !m.final_known ||
+                    m.final.soft != 1 << 20 || m.final.hard != 1 << 20)
+                        fail_msg("%s, optional: pam_limits %d, session %d, final %" PRIu64 "/%" PRIu64, trees[i].conf,
+                                 m.pl.kind, m.kind, m.final.soft, m.final.hard);
+                session_model_clear(&m);
+                in.service = "req";
+                m = (struct session_model){};
+                assert_int_equal(session_model_build(&in, &m), 0);
+                assert_int_equal(m.kind, LC_SESSION_REFUSED);
+                session_model_clear(&m);
+                lc_tree_free(t);
+        }
+        ident_free(id);
+        assert_int_equal(unit_teardown(NULL), 0);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_control_pairs), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
@@ -1201,4 +1575,7 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_walks_every_user),
           cmocka_unit_test(test_control_jumps), cmocka_unit_test(test_walk_first_unloadable),
           cmocka_unit_test(test_target_causes), cmocka_unit_test(test_service_caller_assume),
-          cmocka_unit_test(test_service_from_pid))
+          cmocka_unit_test(test_service_from_pid), cmocka_unit_test(test_order_names),
+          cmocka_unit_test(test_walk_order), cmocka_unit_test(test_service_find_known),
+          cmocka_unit_test(test_service_from_pid_no_memlock), cmocka_unit_test(test_service_assume_host),
+          cmocka_unit_test(test_model_copies), cmocka_unit_test(test_model_refused_after_limits))
