@@ -104,7 +104,7 @@ COVER = [
     ("lib/pam/pamedit.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/e2e/test-enable-jumps.sh",
                              "tests/tool/test-enable.sh"]),
     ("lib/limits/limits-resolve.c", ["tests/unit/test-limits", "tests/unit/test-flavours", "tests/unit/test-check",
-                                    "tests/unit/test-session", "tests/e2e/test-session-model.sh"]),
+                                    "tests/unit/test-session", "tests/unit/test-alloc", "tests/e2e/test-session-model.sh"]),
 ]
 # Without the run without mutants (--no-baseline) a unit test gets this many seconds (they take
 # well under one), a shell test what is left of --timeout.

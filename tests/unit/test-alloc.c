@@ -51,6 +51,8 @@ static int setup(void **state) {
                 { "etc/pam.d/common-session", "session [default=1] pam_permit.so\n"
                                               "session required pam_unix.so\n" },
                 { "etc/pam.d/extra", "session required pam_limits.so\n" },
+                /* a stack that aborts: its last line (no newline after it) includes a missing file */
+                { "etc/pam.d/aborts", "session required pam_permit.so\n@include no-such-file" },
                 /* the session engine: two pam_limits lines reading two files, a module after */
                 { "etc/pam.d/two", "session required pam_limits.so conf=/etc/security/limits-alt.conf\n"
                                    "session required pam_limits.so\n"
@@ -356,6 +358,34 @@ static void test_pamstack(void **state) {
         }
 }
 
+/* a stack that aborts (libpam stops at an @include it cannot read): where and what, or -ENOMEM,
+ * never an abort without its place or name */
+static void test_pamstack_aborts(void **state) {
+        (void)state;
+        SWEEP(n, hit) {
+                struct pam_stack s;
+                arm(n);
+                int r = pam_stack_load(root, "aborts", &s);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        continue;
+                }
+                if (s.error != 0) {
+                        assert_int_equal(s.error, -ENOMEM);
+                        pam_stack_clear(&s);
+                        continue;
+                }
+                assert_true(s.aborts);
+                if (!s.abort_where || !s.abort_name)
+                        fail_msg("allocation %lu failing: an abort at %s of %s", n, s.abort_where ?: "(nowhere)",
+                                 s.abort_name ?: "(nothing)");
+                assert_non_null(strstr(s.abort_where, "pam.d/aborts:2"));
+                assert_string_equal(s.abort_name, "no-such-file");
+                pam_stack_clear(&s);
+        }
+}
+
 /* enable's jump keeping: a line inserted after pam_limits moves the landing of a jump over it */
 #define JUMPS "session [success=2 default=ignore] pam_succeed_if.so user = root\n"                \
               "session required pam_unix.so\n"                                                   \
@@ -537,6 +567,20 @@ static void test_pammod(void **state) {
                         assert_int_equal(r, -ENOMEM);
                 else
                         assert_int_equal(st, PAM_MOD_FOUND);
+        }
+        /* the kernel out of memory opening the module (openat2 ENOMEM): the error, not an
+         * answer, for a module by path and by name */
+        static const char *const mods[] = { "/opt/pam/security/pam_permit.so", "pam_permit.so" };
+        for (size_t i = 0; i < ELEMENTSOF(mods); i++) {
+                fault_arm("openat2", "*pam_permit.so", 1, ENOMEM);
+                int r = pam_module_state(&m, root, mods[i], &st, NULL);
+                bool injected = fault_injected() > 0;
+                fault_disarm();
+                if (!injected) {
+                        print_message("# openat2() is not used here: %s not checked\n", mods[i]);
+                        continue;
+                }
+                assert_int_equal(r, -ENOMEM);
         }
         pam_moddirs_clear(&m);
         /* of two directories holding pam_permit.so, the first of the usual order is libpam's */
@@ -798,6 +842,6 @@ static void test_session_walks(void **state) {
 }
 
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_diag), cmocka_unit_test(test_strmap),
-          cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_keep_jumps),
+          cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_pamstack_aborts), cmocka_unit_test(test_keep_jumps),
           cmocka_unit_test(test_policy), cmocka_unit_test(test_pammod), cmocka_unit_test(test_cfgparse),
           cmocka_unit_test(test_session_model), cmocka_unit_test(test_session_walks))
