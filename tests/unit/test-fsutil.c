@@ -5,12 +5,16 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/inotify.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1105,6 +1109,454 @@ static void test_fsutil_edges(void **state) {
         assert_file(dfd, "fd0", "zero");
 }
 
+/* ---- owners, failing calls, descriptor 0, and a system without /proc ---- */
+
+/* the descriptors this process has open */
+static int open_fds(void) {
+        DIR *d = opendir("/proc/self/fd");
+        int n = 0;
+        assert_non_null(d);
+        while (readdir(d))
+                n++;
+        closedir(d);
+        return n;
+}
+
+/* A call that returns a descriptor, made with descriptor 0 free: its result in r, the
+ * descriptor in fd, and (when it is 0) a copy of it above 2 in moved, -1 otherwise. */
+#define WITH_FD0_FREE(r, fd, moved, call)                                                  \
+        do {                                                                               \
+                (fd) = -12345;                                                             \
+                fd0_free();                                                                \
+                (r) = (call);                                                              \
+                (moved) = (r) == 0 && (fd) == 0 ? fcntl(0, F_DUPFD_CLOEXEC, 3) : -1;       \
+                fd0_restore();                                                             \
+        } while (0)
+
+/* the call gave descriptor 0 (moved to moved): with text, the file it reads */
+static void assert_got_fd0(int r, int fd, int moved, const char *text) {
+        assert_int_equal(r, 0);
+        assert_int_equal(fd, 0);
+        assert_true(moved > 2);
+        if (text) {
+                char buf[64] = "";
+                ssize_t n = read(moved, buf, sizeof buf - 1);
+                assert_true(n >= 0);
+                buf[n] = '\0';
+                assert_string_equal(buf, text);
+        }
+}
+
+static void test_owners_and_failing_calls(void **state) {
+        _cleanup_close_ int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        char p[PATH_MAX];
+        struct stat st = { .st_uid = 4242, .st_mode = S_IFREG | 0644 };
+        int fd = -12345, r, moved;
+        (void)state;
+        assert_true(dfd >= 0);
+        /* someone else's file is refused whatever its mode; root's only when others may write */
+        assert_int_equal(fs_check_trusted(&st), FS_ERR_OWNER);
+        st.st_mode = S_IFREG | 0600;
+        assert_int_equal(fs_check_trusted(&st), FS_ERR_OWNER);
+        st.st_uid = 0;
+        assert_int_equal(fs_check_trusted(&st), 0);
+        st.st_mode = S_IFREG | 0620;
+        assert_int_equal(fs_check_trusted(&st), FS_ERR_MODE);
+
+        /* a trusted configuration file: root's, its descriptor not inherited by a program */
+        fd_inherited(fds_before, sizeof fds_before);
+        assert_int_equal(fs_open_config(dfd, "etc/file", geteuid() == 0, false, &fd, NULL), 0);
+        assert_not_inherited(fd);
+        close(fd);
+        fd = -12345;
+        /* ... and with descriptor 0 free, it may be 0 */
+        WITH_FD0_FREE(r, fd, moved, fs_open_config(dfd, "etc/file", false, false, &fd, NULL));
+        assert_got_fd0(r, fd, moved, "tree");
+        close(moved);
+        /* fstat() of the opened file failing: its error, nothing returned */
+        fd = -12345;
+        st.st_size = 12345;
+        fault_arm("fstat", "file", 1, EIO);
+        assert_int_equal(fs_open_config(dfd, "etc/file", false, false, &fd, &st), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        fault_arm("fstat", "file", 1, EIO);
+        assert_int_equal(fs_open_config_in_root(root, "/etc/file", false, false, &fd, &st), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        fault_arm("fstat", "file", 1, EIO);
+        assert_int_equal(fs_stat_in_root(root, "/etc/file", false, &st), -EIO);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(fd, -12345);
+        assert_int_equal(st.st_size, 12345);
+
+        if (geteuid() == 0) {
+                /* a file and a lock file of another user, otherwise fine */
+                unit_put(root, "etc/theirs", "x");
+                assert_int_equal(chown(unit_path(p, root, "etc/theirs"), 4242, 4242), 0);
+                assert_int_equal(chmod(p, 0644), 0);
+                assert_int_equal(fs_open_config(dfd, "etc/theirs", true, false, &fd, NULL), FS_ERR_OWNER);
+                assert_int_equal(fs_open_config(dfd, "etc/theirs", false, false, &fd, NULL), 0);
+                close(fd);
+                fd = -12345;
+                unit_put(root, "o.lock", "");
+                assert_int_equal(chown(unit_path(p, root, "o.lock"), 4242, 4242), 0);
+                assert_int_equal(chmod(p, 0600), 0);
+                assert_int_equal(fs_lock_file(dfd, "o.lock", 0, &fd, NULL), FS_ERR_OWNER);
+                assert_int_equal(fd, -12345);
+        } else
+                printf("# not root: files of another user not tried\n");
+
+        /* a lock file that gets descriptor 0: locked, and returned */
+        WITH_FD0_FREE(r, fd, moved, fs_lock_file(dfd, "zero.lock", 0, &fd, NULL));
+        assert_got_fd0(r, fd, moved, NULL);
+        fd = -12345;
+        assert_int_equal(fs_lock_file(dfd, "zero.lock", 0, &fd, NULL), -ETIMEDOUT);
+        close(moved);
+        assert_int_equal(fs_lock_file(dfd, "zero.lock", 0, &fd, NULL), 0);
+        close(fd);
+
+        /* fs_unlink_sync(): removed and synced is 0; a missing name, or the sync failing */
+        _cleanup_close_ int wfd = open(unit_path(p, top, "w"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (wfd < 0) {
+                unit_mkdir_p(top, "w");
+                wfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        }
+        assert_true(wfd >= 0);
+        unit_put(p, "gone", "x");
+        assert_int_equal(fs_unlink_sync(wfd, "gone"), 0);
+        assert_int_equal(faccessat(wfd, "gone", F_OK, 0), -1);
+        assert_int_equal(fs_unlink_sync(wfd, "gone"), -ENOENT);
+        unit_put(p, "gone", "x");
+        fault_arm("fsync", NULL, 1, EIO);
+        assert_int_equal(fs_unlink_sync(wfd, "gone"), FS_ERR_DIRSYNC);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(faccessat(wfd, "gone", F_OK, 0), -1);
+
+        /* every allocation of fs_read_all() failing in turn: -ENOMEM, the result untouched */
+        if (fault_alloc_supported()) {
+                int sfd = file_of(20000);
+                for (unsigned long n = 1;; n++) {
+                        char *s = (char *)"marker";
+                        size_t len = 777;
+                        assert_int_equal(lseek(sfd, 0, SEEK_SET), 0);
+                        fault_arm("alloc", NULL, n, ENOMEM);
+                        r = fs_read_all(sfd, 100000, &s, &len);
+                        unsigned long hit = fault_injected();
+                        fault_disarm();
+                        if (!hit) {
+                                assert_int_equal(r, 0);
+                                assert_int_equal(len, 20000);
+                                free(s);
+                                assert_true(n > 2);
+                                break;
+                        }
+                        assert_int_equal(r, -ENOMEM);
+                        assert_string_equal(s, "marker");
+                        assert_int_equal(len, 777);
+                }
+                close(sfd);
+        }
+}
+
+static void test_lock_dir_more(void **state) {
+        char p[PATH_MAX], q[PATH_MAX];
+        struct stat st;
+        int fd = -12345, r, moved;
+        (void)state;
+        /* mkdir(2) of the lock directory, or of its parent, failing: its error */
+        fault_arm("mkdirat", "ld-eacces", 1, EACCES);
+        assert_int_equal(fs_lock_dir_open(unit_path(p, top, "ld-eacces"), &fd), -EACCES);
+        assert_int_equal(fault_injected(), 1);
+        fault_arm("mkdirat", "ldp-eacces", 1, EACCES);
+        assert_int_equal(fs_lock_dir_open(unit_path(p, top, "ldp-eacces/locks"), &fd), -EACCES);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(fd, -12345);
+        assert_int_equal(access(unit_path(p, top, "ldp-eacces"), F_OK), -1);
+        /* a missing parent with no last component of its own */
+        assert_int_equal(fs_lock_dir_open(unit_path(p, top, "ldnone/../locks"), &fd), -EINVAL);
+        assert_int_equal(fd, -12345);
+        assert_int_equal(access(unit_path(p, top, "ldnone"), F_OK), -1);
+
+        /* an existing parent with a stale errno of ENOENT: opened, nothing made again, no
+         * descriptor left open (its own, or descriptor 0) */
+        unit_mkdir_p(top, "ldrun");
+        unit_path(p, top, "ldrun/locks");
+        int before = open_fds();
+        errno = ENOENT;
+        assert_int_equal(fs_lock_dir_open(p, &fd), 0);
+        close(fd);
+        assert_int_equal(open_fds(), before);
+        fd = -12345;
+        fd0_free();
+        errno = ENOENT;
+        r = fs_lock_dir_open(p, &fd);
+        bool fd0_open = fcntl(0, F_GETFD) >= 0;
+        if (r == 0 && fd > 0)
+                close(fd);
+        fd0_restore();
+        assert_int_equal(r, 0);
+        assert_true(fd > 0);
+        assert_false(fd0_open);
+
+        /* a missing parent made with descriptor 0 free: the grandparent's may be 0 */
+        WITH_FD0_FREE(r, fd, moved, fs_lock_dir_open(unit_path(p, top, "ldzero/locks"), &fd));
+        assert_got_fd0(r, fd, moved, NULL);
+        assert_int_equal(fstat(moved, &st), 0);
+        assert_true(S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+        close(moved);
+        assert_int_equal(stat(unit_path(q, top, "ldzero"), &st), 0);
+        assert_true(S_ISDIR(st.st_mode) && (st.st_mode & 0777) == (0755 & ~current_umask()));
+
+        /* no descriptor inherited while the missing parent is made (the grandparent's) */
+        arm_fd_check("mkdirat", NULL, 1);
+        fd = -12345;
+        assert_int_equal(fs_lock_dir_open(unit_path(p, top, "ldexec/locks"), &fd), 0);
+        assert_no_fd_leaked_to_exec();
+        assert_not_inherited(fd);
+        close(fd);
+
+        /* a file where the lock directory should be: ENOTDIR (only a link is ELOOP) */
+        unit_put(top, "ldfile", "x");
+        fd = -12345;
+        assert_int_equal(fs_lock_dir_open(unit_path(p, top, "ldfile"), &fd), -ENOTDIR);
+        assert_int_equal(fd, -12345);
+        /* a link refused, and the open of a lock directory failing: its error, not ELOOP */
+        unit_mkdir_p(top, "ldl/real");
+        assert_int_equal(symlink("real", unit_path(q, top, "ldl/link")), 0);
+        fd = -12345;
+        fault_arm("open", "ld-eio", 1, EIO);
+        r = fs_lock_dir_open(q, &fd);
+        int r2 = fs_lock_dir_open(unit_path(p, top, "ldl/ld-eio"), &fd);
+        fault_disarm();
+        assert_int_equal(r, -ELOOP);
+        assert_int_equal(r2, -EIO);
+        assert_int_equal(fd, -12345);
+}
+
+static void test_in_root_more(void **state) {
+        _cleanup_close_ int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        char p[PATH_MAX], q[PATH_MAX];
+        struct stat st;
+        int fd = -12345, r, moved;
+        (void)state;
+        assert_true(rootfd >= 0);
+        unit_put(root, "wk/mid/last0", "deep");
+        /* a directory on the way missing: ENOENT */
+        assert_int_equal(fs_openat_in_root_walk(rootfd, "/missing/x", O_RDONLY, 0, &fd), -ENOENT);
+        fault_arm("open", "mid", 1, EACCES);
+        assert_int_equal(fs_openat_in_root_walk(rootfd, "/wk/mid/last0", O_RDONLY, 0, &fd), -EACCES);
+        assert_int_equal(fault_injected(), 1);
+        /* O_PATH with O_CREAT is refused before anything is opened */
+        fault_arm("openat2", NULL, 1, EIO);
+        assert_int_equal(fs_openat_in_root(rootfd, "/etc/new", O_PATH | O_CREAT, 0600, &fd), -EINVAL);
+        assert_int_equal(fault_injected(), 0);
+        fault_disarm();
+        assert_int_equal(fd, -12345);
+        /* the walk's last open given descriptor 0 */
+        fault_arm("open", "last0", 1, 0);
+        fault_hook(fd0_free);
+        fd = -12345;
+        r = fs_openat_in_root_walk(rootfd, "/wk/mid/last0", O_RDONLY, 0, &fd);
+        moved = r == 0 && fd == 0 ? fcntl(0, F_DUPFD_CLOEXEC, 3) : -1;
+        bool hooked = fault_injected() == 1;
+        fault_hook(NULL);
+        fault_disarm();
+        fd0_restore();
+        assert_true(hooked);
+        assert_got_fd0(r, fd, moved, "deep");
+        close(moved);
+        /* no root: a file opened as descriptor 0 */
+        WITH_FD0_FREE(r, fd, moved, fs_open_in_root(NULL, unit_path(p, root, "etc/file"), O_RDONLY, 0, &fd));
+        assert_got_fd0(r, fd, moved, "tree");
+        close(moved);
+        /* the root's descriptor is not inherited while the path is opened in it */
+        arm_fd_check("openat2", NULL, 1);
+        fd = -12345;
+        assert_int_equal(fs_open_in_root(root, "/etc/file", O_RDONLY, 0, &fd), 0);
+        assert_no_fd_leaked_to_exec();
+        assert_not_inherited(fd);
+        close(fd);
+        /* a relative path of one letter with a trailing slash: the directory is made */
+        fd = -12345;
+        assert_int_equal(fs_open_dir_in_root(root, "q/", FS_DIR_CREATE, &fd), 0);
+        close(fd);
+        assert_int_equal(stat(unit_path(p, root, "q"), &st), 0);
+        assert_true(S_ISDIR(st.st_mode));
+        /* FS_DIR_NOFOLLOW: a link to a directory is not followed, in a root or not */
+        assert_int_equal(symlink("/etc", unit_path(p, root, "etc/dlink")), 0);
+        fd = -12345;
+        assert_int_equal(fs_open_dir_in_root(root, "/etc/dlink", 0, &fd), 0);
+        close(fd);
+        fd = -12345;
+        r = fs_open_dir_in_root(root, "/etc/dlink", FS_DIR_NOFOLLOW, &fd);
+        assert_true(r == -ELOOP || r == -ENOTDIR);
+        r = fs_open_dir_in_root(root, "/etc/dlink", FS_DIR_NOFOLLOW | FS_DIR_CREATE, &fd);
+        assert_true(r == -ELOOP || r == -ENOTDIR);
+        assert_int_equal(fs_open_dir_in_root(NULL, p, 0, &fd), 0);
+        close(fd);
+        fd = -12345;
+        r = fs_open_dir_in_root(NULL, p, FS_DIR_NOFOLLOW, &fd);
+        assert_true(r == -ELOOP || r == -ENOTDIR);
+        assert_int_equal(fd, -12345);
+        /* the directory made in a root, opened as descriptor 0 */
+        fault_arm("mkdir", "zero.d", 1, 0);
+        fault_hook(fd0_free);
+        fd = -12345;
+        r = fs_open_dir_in_root(root, "/etc/zero.d", FS_DIR_CREATE, &fd);
+        moved = r == 0 && fd == 0 ? fcntl(0, F_DUPFD_CLOEXEC, 3) : -1;
+        hooked = fault_injected() == 1;
+        fault_hook(NULL);
+        fault_disarm();
+        fd0_restore();
+        assert_true(hooked);
+        assert_got_fd0(r, fd, moved, NULL);
+        assert_int_equal(fstat(moved, &st), 0);
+        struct stat made;
+        assert_int_equal(stat(unit_path(q, root, "etc/zero.d"), &made), 0);
+        assert_true(st.st_ino == made.st_ino && st.st_dev == made.st_dev);
+        close(moved);
+}
+
+static void test_lock_holder_more(void **state) {
+        _cleanup_close_ int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC), a = -1;
+        char p[PATH_MAX];
+        pid_t holder = -1;
+        int fd = -12345;
+        (void)state;
+        /* a line cut short is passed over, whatever the line before it said */
+        assert_int_equal(holder_from("1: FLOCK  ADVISORY  WRITE 0                          %s 0 EOF\n"
+                                     "2: FLOCK ADVISORY WRITE 2222\n"),
+                         0);
+        /* the lock file cannot be stat()ed when its holder is looked up: nobody, and
+         * /proc/locks is not read (nothing to match it with) */
+        assert_true(dfd >= 0);
+        assert_int_equal(fs_lock_file(dfd, "hs.lock", 0, &a, NULL), 0);
+        unit_write(unit_path(p, top, "canned-locks2"), "1: FLOCK  ADVISORY  WRITE 2222 00:00:0 0 EOF\n");
+        int ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        assert_true(ifd >= 0);
+        assert_true(inotify_add_watch(ifd, p, IN_OPEN | IN_ACCESS) >= 0);
+        fault_redirect("/proc/locks", p);
+        fault_arm("fstat", "hs.lock", 2, EIO); /* fs_lock_file()'s own, then the holder's */
+        int r = fs_lock_file(dfd, "hs.lock", 0, &fd, &holder);
+        unsigned long hit = fault_injected();
+        fault_disarm();
+        fault_redirect(NULL, NULL);
+        char ev[4096];
+        ssize_t n = read(ifd, ev, sizeof ev);
+        close(ifd);
+        assert_int_equal(r, -ETIMEDOUT);
+        assert_int_equal(hit, 1);
+        assert_int_equal(holder, 0);
+        assert_int_equal(fd, -12345);
+        assert_int_equal(n, -1);
+}
+
+/* every allocation of two paths made one after the other failing in turn: each NULL or its
+ * own path, never the other's */
+static void test_root_path_alloc(void **state) {
+        (void)state;
+        if (!fault_alloc_supported()) {
+                printf("# allocations not interposed here\n");
+                return;
+        }
+        for (unsigned long n = 1;; n++) {
+                char *s[2];
+                fault_arm("alloc", NULL, n, ENOMEM);
+                s[0] = fs_root_path("/first", "/x");
+                s[1] = fs_root_path("/second", "y");
+                unsigned long hit = fault_injected();
+                fault_disarm();
+                if (s[0])
+                        assert_string_equal(s[0], "/first/x");
+                if (s[1])
+                        assert_string_equal(s[1], "/second/y");
+                bool done = s[0] && s[1];
+                free(s[0]);
+                free(s[1]);
+                if (!hit) {
+                        assert_true(done);
+                        assert_true(n > 2);
+                        break;
+                }
+        }
+}
+
+/* Where /proc is missing (a chroot without it): a directory in a root made with mkdirat(2)
+ * in the resolved parent.  Run in a child with an empty /proc in its own mount namespace:
+ * 0, 100 when that cannot be set up, or the number of the check that failed. */
+static char noproc_race[PATH_MAX];
+static void hook_noproc_race(void) {
+        (void)mkdir(noproc_race, 0755);
+}
+
+static int noproc_checks(void) {
+        char p[PATH_MAX];
+        struct stat st;
+        int fd = -12345;
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            mount("none", "/proc", "tmpfs", 0, NULL) < 0)
+                return 100;
+        if (access("/proc/self/fd", F_OK) == 0)
+                return 100;
+        /* made, and opened */
+        if (fs_open_dir_in_root(root, "/etc/noproc.d", FS_DIR_CREATE, &fd) != 0)
+                return 1;
+        if (fstat(fd, &st) < 0 || !S_ISDIR(st.st_mode))
+                return 2;
+        close(fd);
+        if (stat(unit_path(p, root, "etc/noproc.d"), &st) < 0 || !S_ISDIR(st.st_mode))
+                return 3;
+        /* there already, or made by someone else meanwhile: opened */
+        fd = -12345;
+        if (fs_open_dir_in_root(root, "/etc/noproc.d", FS_DIR_CREATE, &fd) != 0)
+                return 4;
+        close(fd);
+        unit_path(noproc_race, root, "etc/noproc-race.d");
+        fault_arm("mkdirat", "noproc-race.d", 1, 0);
+        fault_hook(hook_noproc_race);
+        fd = -12345;
+        int r = fs_open_dir_in_root(root, "/etc/noproc-race.d", FS_DIR_CREATE, &fd);
+        unsigned long hit = fault_injected();
+        fault_hook(NULL);
+        fault_disarm();
+        if (hit != 1 || r != 0)
+                return 5;
+        close(fd);
+        /* mkdirat(2) failing: its error, nothing made */
+        fd = -12345;
+        fault_arm("mkdirat", "noproc-eio.d", 1, EIO);
+        r = fs_open_dir_in_root(root, "/etc/noproc-eio.d", FS_DIR_CREATE, &fd);
+        hit = fault_injected();
+        fault_disarm();
+        if (hit != 1 || r != -EIO || fd != -12345)
+                return 6;
+        if (stat(unit_path(p, root, "etc/noproc-eio.d"), &st) == 0)
+                return 7;
+        /* a missing parent: ENOENT */
+        if (fs_open_dir_in_root(root, "/etc/noproc-none/x.d", FS_DIR_CREATE, &fd) != -ENOENT)
+                return 8;
+        return 0;
+}
+
+static void test_open_dir_without_proc(void **state) {
+        (void)state;
+        fflush(NULL);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0)
+                _exit(noproc_checks());
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        if (WEXITSTATUS(status) == 100) {
+                printf("# no mount namespace of our own here: not tried\n");
+                return;
+        }
+        assert_int_equal(WEXITSTATUS(status), 0);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_in_root_openat2), cmocka_unit_test(test_in_root_walk),
           cmocka_unit_test(test_in_root_paths), cmocka_unit_test(test_lock_file),
@@ -1113,4 +1565,7 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_lock_file_faults), cmocka_unit_test(test_in_root_edges),
           cmocka_unit_test(test_fopen_in_root), cmocka_unit_test(test_open_dir_in_root),
           cmocka_unit_test(test_alloc_failures), cmocka_unit_test(test_lock_holder),
-          cmocka_unit_test(test_open_parent_trusted), cmocka_unit_test(test_fsutil_edges))
+          cmocka_unit_test(test_open_parent_trusted), cmocka_unit_test(test_fsutil_edges),
+          cmocka_unit_test(test_owners_and_failing_calls), cmocka_unit_test(test_lock_dir_more),
+          cmocka_unit_test(test_in_root_more), cmocka_unit_test(test_lock_holder_more),
+          cmocka_unit_test(test_root_path_alloc), cmocka_unit_test(test_open_dir_without_proc))
