@@ -23,7 +23,8 @@
  *
  * Linked into a test program instead, the program arms the faults itself (fault.h): then
  * fstat, fstatat, mkdirat, readlinkat, opendir, fdopendir, fdopen, fopen, access,
- * clock_gettime, sysinfo, dlopen, vasprintf, getrandom, openat2, socket, bind, sendto, recvfrom, recvmsg, poll, getrlimit and setrlimit can
+ * clock_gettime, sysinfo, dlopen, vasprintf, getrandom, openat2, socket, bind, sendto, recvfrom, recvmsg, poll, getrlimit, setrlimit
+ * and getpwnam_r, getpwuid_r, getgrnam_r, getgrgid_r (the error number returned, errno untouched) can
  * fail too (and fopen, open, openat and fstatat can be sent elsewhere: fault_redirect()), and with
  * FAULT_ALLOC defined malloc, calloc and realloc ("alloc": strdup, asprintf, getline and the
  * rest of libc allocate through them).
@@ -35,8 +36,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <grp.h>
 #include <linux/netlink.h>
 #include <poll.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -463,6 +466,26 @@ EXPORT int sysinfo(struct sysinfo *si) {
         }
         FINISH(e, int, false, real_sysinfo(si));
 }
+
+/*
+ * getpwnam_r, getpwuid_r, getgrnam_r, getgrgid_r: a faulted call fails as POSIX has it, the
+ * error number returned and no entry, errno left as it was (glibc sets it too, another
+ * implementation need not).
+ */
+#define NSS_R(name, key_type, ent_type)                                                         \
+        EXPORT int name(key_type key, ent_type *ent, char *buf, size_t size, ent_type **res) {    \
+                REAL(name);                                                                      \
+                int e = FAULT(call_selected(#name), #name, NULL);                                \
+                if (e) {                                                                         \
+                        *res = NULL;                                                             \
+                        return e;                                                                \
+                }                                                                                \
+                return real_##name(key, ent, buf, size, res);                                    \
+        }
+NSS_R(getpwnam_r, const char *, struct passwd)
+NSS_R(getpwuid_r, uid_t, struct passwd)
+NSS_R(getgrnam_r, const char *, struct group)
+NSS_R(getgrgid_r, gid_t, struct group)
 
 EXPORT ssize_t getrandom(void *buf, size_t len, unsigned flags) {
         REAL(getrandom);

@@ -11,7 +11,8 @@
  *
  * The calls: those of fault.c's header, and fstat, fstatat, mkdirat, readlinkat, opendir,
  * fdopendir, fdopen, fopen, access, clock_gettime, sysinfo, dlopen, vasprintf, getrandom, openat2 (syscall(SYS_openat2, ...)),
- * socket, bind, sendto, recvmsg, recvfrom, poll, getrlimit, setrlimit.  nth "0" with from set: every matching call.
+ * socket, bind, sendto, recvmsg, recvfrom, poll, getrlimit, setrlimit, getpwnam_r, getpwuid_r, getgrnam_r,
+ * getgrgid_r (these return the error number, errno untouched, as POSIX allows).  nth "0" with from set: every matching call.
  */
 #include <stdbool.h>
 #include <stddef.h>

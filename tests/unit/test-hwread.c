@@ -9,9 +9,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysinfo.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -62,8 +64,11 @@ static int setup(void **state) {
                     { "class/device", "" },
                     { "ib/zz_bad/ports/2/state", "255: MAX\n" },
                     { "ib/.hidden/node_type", "1: CA\n" },
+                    { "class/net/dang0/ifindex", "7\n" },
                     {},
             }) < 0)
+                return -1;
+        if (symlink("/nonexistent-device-of-dang0", unit_path(p, top, "class/net/dang0/device")) < 0)
                 return -1;
         return symlink(unit_path(p, top, "dev/state"), unit_path(q, top, "dev/link"));
 }
@@ -192,6 +197,51 @@ static void test_for_each_batches(void **state) {
         }
         assert_int_equal(hw_for_each_entry(unit_path(p, top, "big"), count_entry, &n), 0);
         assert_int_equal(n, 700);
+}
+
+/* A process of our own whose /proc/PID/fd is a directory that stops being readable part way:
+ * once the process is reaped, getdents64() on it fails (ENOENT). */
+static pid_t walk_child = -1;
+
+static void start_walk_child(char p[static 64]) {
+        walk_child = fork();
+        assert_true(walk_child >= 0);
+        if (walk_child == 0) {
+                alarm(60);
+                for (;;)
+                        pause();
+        }
+        snprintf(p, 64, "/proc/%d/fd", (int)walk_child);
+}
+
+static void reap_walk_child(void) {
+        if (walk_child <= 0)
+                return;
+        kill(walk_child, SIGKILL);
+        waitpid(walk_child, NULL, 0);
+        walk_child = -1;
+}
+
+static int reap_at_first(const char *name, ino_t ino, void *data) {
+        (void)name;
+        (void)ino;
+        if (++*(unsigned *)data == 1)
+                reap_walk_child();
+        return 0;
+}
+
+/* a directory whose reading fails part way: the walk's error, not the end of the directory */
+static void test_for_each_read_error(void **state) {
+        char p[64];
+        unsigned n = 0;
+        (void)state;
+        start_walk_child(p);
+        alarm(10);      /* a walk that takes the error for "try again" never ends */
+        int r = hw_for_each_entry(p, reap_at_first, &n);
+        alarm(0);
+        reap_walk_child();
+        assert_int_equal(r, -ENOENT);
+        assert_true(n >= 1);
 }
 
 static struct hw_summary *probe_fake_rdma(void) {
@@ -344,6 +394,90 @@ static void test_probe_rdma_counts(void **state) {
         hw_summary_free(full);
 }
 
+/* A device's ports/ that fails to read part way (a link to a reaped process's fd directory): the
+ * walk's error is the device's, unless reading its node_type failed first; the probe goes on */
+static void test_probe_rdma_ports_error(void **state) {
+        static const struct {
+                const char *node_type;
+                int query_error;
+        } cases[] = { { "1: CA\n", -ENOENT }, { "256: BIG\n", -EBADMSG } };
+        char p[PATH_MAX], fd_dir[64], rel[64];
+        (void)state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct hw_summary *s = NULL;
+                snprintf(rel, sizeof rel, "procib%zu/dev/node_type", i);
+                unit_put(top, rel, cases[i].node_type);
+                snprintf(rel, sizeof rel, "procib%zu/dev/ports", i);
+                start_walk_child(fd_dir);
+                assert_int_equal(symlink(fd_dir, unit_path(p, top, rel)), 0);
+                snprintf(rel, sizeof rel, "procib%zu", i);
+                fault_redirect("/sys/class/infiniband", unit_path(p, top, rel));
+                fault_arm("open", "state", 1, 0);       /* the first port's state: the process goes */
+                fault_hook(reap_walk_child);
+                alarm(10);
+                int r = hw_probe(HW_RDMA, NULL, &s);
+                alarm(0);
+                unsigned long hooked = fault_injected();
+                fault_disarm();
+                fault_redirect(NULL, NULL);
+                reap_walk_child();
+                assert_int_equal(r, 0);
+                assert_int_equal(hooked, 1);
+                assert_int_equal(s->rdma_status, 0);
+                assert_int_equal(s->n_rdma, 1);
+                assert_int_equal(s->rdma[0].query_error, cases[i].query_error);
+                hw_summary_free(s);
+        }
+}
+
+/* a device name that fits the summary is kept whole, a longer one is no device of it */
+static void test_probe_rdma_long_name(void **state) {
+        char p[PATH_MAX], rel[PATH_MAX], name[80];
+        struct hw_summary *s = NULL;
+        (void)state;
+        for (char c = 'a'; c <= 'b'; c++) {
+                size_t len = sizeof s->rdma[0].name - 1 + (size_t)(c - 'a');
+                memset(name, c, len);
+                name[len] = '\0';
+                snprintf(rel, sizeof rel, "names/%s/node_type", name);
+                unit_put(top, rel, "1: CA\n");
+        }
+        fault_redirect("/sys/class/infiniband", unit_path(p, top, "names"));
+        assert_int_equal(hw_probe(HW_RDMA, NULL, &s), 0);
+        fault_redirect(NULL, NULL);
+        assert_int_equal(s->n_rdma, 1);
+        assert_int_equal(strlen(s->rdma[0].name), sizeof s->rdma[0].name - 1);
+        assert_int_equal(s->rdma[0].name[0], 'a');
+        hw_summary_free(s);
+}
+
+/* a device keeps HW_MAX_PORTS ports however many entries its ports/ has (255 and "001", which
+ * parses as port 1): what the probe keeps, the cache holds */
+static void test_probe_rdma_port_cap(void **state) {
+        char p[PATH_MAX], rel[64];
+        struct hw_summary *s = NULL, *back = NULL;
+        char *text = NULL, *fp = NULL;
+        size_t len = 0;
+        (void)state;
+        for (int n = 1; n <= HW_MAX_PORTS; n++) {
+                snprintf(rel, sizeof rel, "cap/dev/ports/%d/state", n);
+                unit_put(top, rel, "4: ACTIVE\n");
+        }
+        unit_put(top, "cap/dev/ports/001/state", "4: ACTIVE\n");
+        fault_redirect("/sys/class/infiniband", unit_path(p, top, "cap"));
+        assert_int_equal(hw_probe(HW_RDMA, NULL, &s), 0);
+        assert_int_equal(s->n_rdma, 1);
+        assert_int_equal(s->rdma[0].n_ports, HW_MAX_PORTS);
+        assert_int_equal(hw_cache_format(s, NULL, &text, &len), 0);
+        fault_redirect(NULL, NULL);
+        assert_int_equal(hw_cache_parse(text, len, &back, &fp), 0);
+        assert_int_equal(back->rdma[0].n_ports, HW_MAX_PORTS);
+        hw_summary_free(back);
+        hw_summary_free(s);
+        free(text);
+        free(fp);
+}
+
 /* each allocation of the probe failing in turn: -ENOMEM, or the whole answer */
 static void test_probe_rdma_alloc(void **state) {
         char p[PATH_MAX];
@@ -405,12 +539,16 @@ static void test_counts_of_failed_probes(void **state) {
                 { .ifindex = 2, .name = "eth0", .xdp_features = 0x23 | HW_XDP_XSK_ZEROCOPY, .zero_copy = true,
                   .counted = true, .rx_queues = 8 },
                 { .ifindex = 3, .name = "eth1", .xdp_features = 0x23, .counted = true, .rx_queues = 4 },
+                { .ifindex = 4, .name = "eth2", .xdp_features = 0x23 | HW_XDP_XSK_ZEROCOPY, .zero_copy = true,
+                  .counted = true, .rx_queues = 2 },
+                { .ifindex = 5, .name = "eth3", .xdp_features = 0x23, .counted = true, .rx_queues = 1 },
         };
-        struct hw_summary s = { .rdma_status = 0, .n_rdma = 1, .rdma = &dev, .xdp_status = 0, .n_xdp = 2, .xdp = ifs };
+        struct hw_summary s = { .rdma_status = 0, .n_rdma = 1, .rdma = &dev, .xdp_status = 0, .n_xdp = 4, .xdp = ifs };
         (void)state;
         assert_int_equal(hw_active_ports(&s), 1);
-        assert_int_equal(hw_zc_queues(&s), 8);
-        assert_int_equal(hw_copy_queues(&s), 4);
+        /* each counted interface's queues, summed */
+        assert_int_equal(hw_zc_queues(&s), 10);
+        assert_int_equal(hw_copy_queues(&s), 5);
         s.rdma_status = -EIO;
         s.xdp_status = -EOPNOTSUPP;
         assert_int_equal(hw_active_ports(&s), 0);
@@ -508,6 +646,13 @@ static void test_probe_mem(void **state) {
         assert_int_equal(s->mem_status, -EPERM);
         assert_int_equal(s->mem_total, 0);
         hw_summary_free(s);
+        /* out of memory there: the probe fails, as when any of its allocations does */
+        s = (struct hw_summary *)0x1;
+        fault_arm("sysinfo", NULL, 1, ENOMEM);
+        assert_int_equal(hw_probe(HW_MEM, NULL, &s), -ENOMEM);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_ptr_equal(s, (struct hw_summary *)0x1);
         assert_int_equal(hw_probe((HW_ALL | HW_COUNTS) + 1, NULL, &s), -EINVAL);
 }
 
@@ -637,6 +782,8 @@ static void test_net_sysfs(void **state) {
         fault_redirect("/sys/class/net", unit_path(p, top, "class/net"));
         assert_true(hw_if_physical("eth0"));
         assert_false(hw_if_physical("veth0"));
+        /* the device link is what counts, not what it points to */
+        assert_true(hw_if_physical("dang0"));
         assert_false(hw_if_physical(""));
         assert_false(hw_if_physical("eth0/.."));
         assert_false(hw_if_physical("."));
@@ -663,4 +810,6 @@ UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_u
                 cmocka_unit_test(test_probe_rdma_alloc), cmocka_unit_test(test_probe_rdma_many_ports),
           cmocka_unit_test(test_counts_of_failed_probes), cmocka_unit_test(test_fingerprint),
           cmocka_unit_test(test_cache_of_many_ports), cmocka_unit_test(test_probe_mem),
-          cmocka_unit_test(test_net_sysfs), cmocka_unit_test(test_probe_mem_values), cmocka_unit_test(test_probe_rdma_two), cmocka_unit_test(test_fingerprint_bound), cmocka_unit_test(test_probe_rdma_bound))
+          cmocka_unit_test(test_net_sysfs), cmocka_unit_test(test_probe_mem_values), cmocka_unit_test(test_probe_rdma_two), cmocka_unit_test(test_fingerprint_bound), cmocka_unit_test(test_probe_rdma_bound),
+          cmocka_unit_test(test_for_each_read_error), cmocka_unit_test(test_probe_rdma_ports_error),
+          cmocka_unit_test(test_probe_rdma_long_name), cmocka_unit_test(test_probe_rdma_port_cap))

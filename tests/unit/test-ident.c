@@ -21,6 +21,9 @@
 
 static char root[] = "/tmp/test-ident-XXXXXX";
 
+/* a uid and gid no name service of a test host knows */
+#define NSS_NO_UID 3999999999u
+
 static int setup(void **state) {
         (void)state;
         return unit_tree(root, (const struct unit_file[]){
@@ -245,6 +248,178 @@ static void test_nss_absent(void **state) {
         ident_free(id);
 }
 
+/* Through NSS (no root): the host's root by name, by uid and its group, whole; a uid NSS does
+ * not know, asked twice */
+static void test_nss_found(void **state) {
+        struct ident *id = NULL;
+        const struct id_user *u = NULL;
+        const struct id_group *g = NULL;
+        (void)state;
+        assert_int_equal(ident_new(NULL, &id), 0);
+        assert_int_equal(ident_user(id, "root", &u), 0);
+        assert_string_equal(u->name, "root");
+        assert_int_equal(u->uid, 0);
+        assert_int_equal(u->gid, 0);
+        assert_int_equal(ident_user_by_uid(id, 0, &u), 0);
+        assert_string_equal(u->name, "root");
+        assert_int_equal(ident_group(id, "root", &g), 0);
+        assert_string_equal(g->name, "root");
+        assert_int_equal(g->gid, 0);
+        assert_non_null(g->members);
+        for (int i = 0; i < 2; i++) {
+                u = (const struct id_user *)0x1;
+                assert_int_equal(ident_user_by_uid(id, NSS_NO_UID, &u), -ENOENT);
+                assert_ptr_equal(u, (const struct id_user *)0x1);
+        }
+        ident_free(id);
+}
+
+/* A name service that fails (fault.c's get*_r: the error number returned, errno not set, as POSIX
+ * allows): that error, EPERM's 1 too; not kept: asked again, the entry.  ERANGE every time: the
+ * buffer grows, then ERANGE. */
+static void test_nss_errors(void **state) {
+        static const struct {
+                const char *call;
+                int err;
+        } cases[] = {
+                { "getpwnam_r", EPERM }, { "getpwnam_r", EIO },    { "getpwuid_r", EPERM },
+                { "getgrnam_r", EPERM }, { "getgrnam_r", EAGAIN }, { "getpwnam_r", ERANGE },
+                { "getgrnam_r", ERANGE },
+        };
+        (void)state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct ident *id = NULL;
+                const struct id_user *u = (const struct id_user *)0x1;
+                const struct id_group *g = (const struct id_group *)0x1;
+                int r;
+                bool group = cases[i].call[3] == 'g';
+                assert_int_equal(ident_new(NULL, &id), 0);
+                for (int attempt = 0; attempt < 2; attempt++) {
+                        if (attempt == 0)
+                                fault_arm_from(cases[i].call, NULL, 1, cases[i].err);
+                        if (group)
+                                r = ident_group(id, "root", &g);
+                        else if (streq(cases[i].call, "getpwuid_r"))
+                                r = ident_user_by_uid(id, 0, &u);
+                        else
+                                r = ident_user(id, "root", &u);
+                        unsigned long hit = fault_injected();
+                        fault_disarm();
+                        if (attempt == 1)
+                                break;
+                        if (r != -cases[i].err)
+                                fail_msg("%s failing with %d: %d", cases[i].call, cases[i].err, r);
+                        if (cases[i].err == ERANGE)
+                                assert_true(hit > 1);
+                        else
+                                assert_int_equal(hit, 1);
+                        assert_ptr_equal(u, (const struct id_user *)0x1);
+                        assert_ptr_equal(g, (const struct id_group *)0x1);
+                }
+                assert_int_equal(r, 0);
+                if (group)
+                        assert_string_equal(g->name, "root");
+                else
+                        assert_string_equal(u->name, "root");
+                ident_free(id);
+        }
+}
+
+enum nss_call { NSS_USER, NSS_UID, NSS_GROUP, NSS_GIDS, NSS_MEMBER, NSS_CALLS };
+
+/* One look-up of root's through NSS in a new context, the allocation nth failing (0: none):
+ * -ENOMEM with the answer untouched, or the whole answer; after -ENOMEM, the same context
+ * answers (nothing kept of the failure).  Whether an allocation was failed. */
+static bool nss_root_alloc(enum nss_call call, unsigned long nth, unsigned *failed) {
+        static char *no_members[] = { NULL };
+        const struct id_group other = { .name = (char *)"other", .gid = NSS_NO_UID, .members = no_members };
+        struct ident *id = NULL;
+        const struct id_user *ru = NULL;
+        unsigned long hit = 0;
+        for (int attempt = 0; attempt < 2; attempt++) {
+                const void *v = (const void *)0x1;
+                const gid_t *gids = (const gid_t *)0x1;
+                size_t n = 77;
+                int r;
+                if (!id) {
+                        assert_int_equal(ident_new(NULL, &id), 0);
+                        if (call >= NSS_GIDS)
+                                assert_int_equal(ident_user(id, "root", &ru), 0);
+                }
+                if (attempt == 0)
+                        fault_arm("alloc", NULL, nth, ENOMEM);
+                switch (call) {
+                case NSS_USER:
+                        r = ident_user(id, "root", (const struct id_user **)&v);
+                        break;
+                case NSS_UID:
+                        r = ident_user_by_uid(id, 0, (const struct id_user **)&v);
+                        break;
+                case NSS_GROUP:
+                        r = ident_group(id, "root", (const struct id_group **)&v);
+                        break;
+                case NSS_GIDS:
+                        r = ident_user_gids(id, ru, &gids, &n);
+                        break;
+                default:
+                        r = ident_user_member(id, ru, &other);
+                        break;
+                }
+                if (attempt == 0)
+                        hit = fault_injected();
+                fault_disarm();
+                if (r == -ENOMEM && hit && attempt == 0) {
+                        ++*failed;
+                        assert_ptr_equal(v, (const void *)0x1);
+                        assert_ptr_equal(gids, (const gid_t *)0x1);
+                        assert_int_equal(n, 77);
+                        continue;
+                }
+                if (r != 0)
+                        fail_msg("call %d, allocation %lu failing: %d", (int)call, nth, r);
+                switch (call) {
+                case NSS_USER:
+                case NSS_UID:
+                        assert_string_equal(((const struct id_user *)v)->name, "root");
+                        assert_int_equal(((const struct id_user *)v)->uid, 0);
+                        break;
+                case NSS_GROUP:
+                        assert_string_equal(((const struct id_group *)v)->name, "root");
+                        assert_int_equal(((const struct id_group *)v)->gid, 0);
+                        break;
+                case NSS_GIDS:
+                        assert_true(n >= 1);
+                        assert_int_equal(gids[0], 0);
+                        break;
+                default:
+                        break;
+                }
+                ident_free(id);
+                return hit > 0;
+        }
+        fail_msg("call %d: -ENOMEM without an allocation failing", (int)call);
+        return false;
+}
+
+/* Through NSS, each allocation of a look-up failing in turn */
+static void test_nss_alloc(void **state) {
+        (void)state;
+        if (!fault_alloc_supported()) {
+                print_message("# a sanitizer build: ASan owns the allocator, not checked\n");
+                return;
+        }
+        /* NSS's modules loaded once, outside the counted calls */
+        nss_root_alloc(NSS_USER, 0, &(unsigned){ 0 });
+        for (int call = 0; call < NSS_CALLS; call++) {
+                unsigned failed = 0;
+                for (unsigned long k = 1; nss_root_alloc(call, k, &failed); k++)
+                        ;
+                /* ours at least: the buffer, the entry and its name, the cache's slot and key; the
+                 * group list */
+                assert_true(failed >= (call >= NSS_GIDS ? 1u : 5u));
+        }
+}
+
 /* passwd or group that cannot be read is an error, not a tree without users or groups */
 static void test_files_fail(void **state) {
         static const char *const files[] = { "passwd", "group" };
@@ -327,6 +502,6 @@ static void test_group_unreadable(void **state) {
 
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_users), cmocka_unit_test(test_users_by_uid), cmocka_unit_test(test_groups), cmocka_unit_test(test_membership),
-          cmocka_unit_test(test_missing_files), cmocka_unit_test(test_nss_absent),
+          cmocka_unit_test(test_missing_files), cmocka_unit_test(test_nss_absent), cmocka_unit_test(test_nss_found), cmocka_unit_test(test_nss_errors), cmocka_unit_test(test_nss_alloc),
           cmocka_unit_test(test_files_fail), cmocka_unit_test(test_short_group_line),
           cmocka_unit_test(test_group_unreadable), cmocka_unit_test(test_every_group))

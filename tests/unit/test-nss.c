@@ -11,10 +11,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -25,6 +27,14 @@
 #define HUGE_GECOS (1536 * 1024)
 #define CROWD 5000
 #define MANY_GROUPS 100
+#define NGROUPS_CAP 65536       /* the most groups ident_user_gids() takes, the kernel's NGROUPS_MAX */
+/* nss_wrapper grows its lists one entry at a time: with ASan's realloc(), always a copy, a group
+ * file of NGROUPS_CAP lines takes minutes, so a sanitizer build leaves those groups out */
+#ifdef __SANITIZE_ADDRESS__
+#define CAP_GROUPS false
+#else
+#define CAP_GROUPS true
+#endif
 
 static char dir[] = "/tmp/test-nss-XXXXXX";
 
@@ -56,6 +66,7 @@ static void write_files(void) {
         for (int i = 0; i < HUGE_GECOS; i++)
                 fputc('h', f);
         fprintf(f, ":/home/huge:/bin/sh\nmany:x:1004:1004::/home/many:/bin/sh\n");
+        fprintf(f, "edge:x:1005:1005::/:/bin/sh\nover:x:1006:1006::/:/bin/sh\n");
         assert_int_equal(fclose(f), 0);
 
         f = fopen(unit_path(p, dir, "group"), "we");
@@ -66,6 +77,9 @@ static void write_files(void) {
         fprintf(f, "alice\n");
         for (int i = 0; i < MANY_GROUPS; i++)
                 fprintf(f, "g%d:x:%d:many\n", i, 4000 + i);
+        /* edge: in NGROUPS_CAP groups with its primary one (not listed), over: in one more */
+        for (int i = 0; CAP_GROUPS && i < NGROUPS_CAP; i++)
+                fprintf(f, "e%d:x:%d:%s\n", i, 100000 + i, i < NGROUPS_CAP - 1 ? "edge,over" : "over");
         assert_int_equal(fclose(f), 0);
 }
 
@@ -115,6 +129,7 @@ static void test_groups(void **state) {
         while (g->members[k])
                 k++;
         assert_int_equal(k, CROWD + 1);
+        assert_string_equal(g->name, "crowd");
         assert_string_equal(g->members[0], "m0");
         assert_string_equal(g->members[CROWD - 1], "m4999");
         assert_string_equal(g->members[CROWD], "alice");
@@ -138,7 +153,91 @@ static void test_groups(void **state) {
         for (int i = 0; i < MANY_GROUPS; i++)
                 assert_true(seen[i]);
         assert_int_equal(ident_group(id, "g99", &g), 0);
+        assert_string_equal(g->name, "g99");
         assert_int_equal(ident_user_member(id, u, g), 1);
+        /* not a member: every gid of the list compared, none past it (root's gid is 0) */
+        assert_int_equal(ident_group(id, "root", &g), 0);
+        assert_string_equal(g->name, "root");
+        assert_int_equal(g->gid, 0);
+        assert_int_equal(ident_user_member(id, u, g), 0);
+        ident_free(id);
+}
+
+/* a user in as many groups as the kernel allows (NGROUPS_MAX, 65536) gets them all; in one more,
+ * the list is refused (E2BIG), every time, and so is a membership that needs it */
+static void test_group_cap(void **state) {
+        struct ident *id = NULL;
+        const struct id_user *u = NULL;
+        const struct id_group *g = NULL;
+        const gid_t *gids = NULL;
+        size_t n = 0;
+        (void)state;
+        if (!CAP_GROUPS) {
+                print_message("# a sanitizer build: no user in %d groups, not checked\n", NGROUPS_CAP);
+                return;
+        }
+        assert_int_equal(ident_new_nss(&id), 0);
+        assert_int_equal(ident_user(id, "edge", &u), 0);
+        assert_int_equal(ident_user_gids(id, u, &gids, &n), 0);
+        assert_int_equal(n, NGROUPS_CAP);
+        assert_int_equal(gids[0], 1005);
+        assert_int_equal(gids[1], 100000);
+        assert_int_equal(gids[n - 1], 100000 + NGROUPS_CAP - 2);
+        assert_int_equal(ident_user(id, "over", &u), 0);
+        gids = NULL;
+        for (int i = 0; i < 2; i++) {
+                assert_int_equal(ident_user_gids(id, u, &gids, &n), -E2BIG);
+                assert_null(gids);
+        }
+        assert_int_equal(ident_group(id, "alice", &g), 0);
+        assert_int_equal(ident_user_member(id, u, g), -E2BIG);
+        /* listed in the group itself: a member without the list */
+        assert_int_equal(ident_group(id, "e65535", &g), 0);
+        assert_int_equal(ident_user_member(id, u, g), 1);
+        ident_free(id);
+}
+
+/* dir/name: text appended, and its mtime moved on (nss_wrapper reloads a file whose mtime changed) */
+static void append(const char *name, const char *text) {
+        char p[PATH_MAX];
+        struct stat st;
+        FILE *f = fopen(unit_path(p, dir, name), "ae");
+        assert_non_null(f);
+        fputs(text, f);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(stat(p, &st), 0);
+        const struct timespec t[2] = { st.st_atim, { .tv_sec = st.st_mtim.tv_sec + 10 } };
+        assert_int_equal(utimensat(AT_FDCWD, p, t, 0), 0);
+}
+
+/* every answer is kept for the life of the context, an absence too: a user or group added after
+ * a look-up is not found by that context, a new one finds it */
+static void test_cached(void **state) {
+        struct ident *id = NULL, *id2 = NULL;
+        const struct id_user *u = NULL, *alice = NULL;
+        const struct id_group *g = NULL;
+        (void)state;
+        assert_int_equal(ident_new_nss(&id), 0);
+        assert_int_equal(ident_user(id, "alice", &alice), 0);
+        assert_int_equal(ident_user(id, "newcomer", &u), -ENOENT);
+        assert_int_equal(ident_user_by_uid(id, 1100, &u), -ENOENT);
+        assert_int_equal(ident_group(id, "newgroup", &g), -ENOENT);
+        append("passwd", "newcomer:x:1100:1100::/:/bin/sh\n");
+        append("group", "newgroup:x:1100:newcomer\n");
+        assert_int_equal(ident_user(id, "newcomer", &u), -ENOENT);
+        assert_int_equal(ident_user_by_uid(id, 1100, &u), -ENOENT);
+        assert_int_equal(ident_group(id, "newgroup", &g), -ENOENT);
+        assert_int_equal(ident_user(id, "alice", &u), 0);
+        assert_ptr_equal(u, alice);
+        assert_int_equal(ident_new_nss(&id2), 0);
+        assert_int_equal(ident_user(id2, "newcomer", &u), 0);
+        assert_int_equal(u->uid, 1100);
+        assert_int_equal(ident_user_by_uid(id2, 1100, &u), 0);
+        assert_string_equal(u->name, "newcomer");
+        assert_int_equal(ident_group(id2, "newgroup", &g), 0);
+        assert_string_equal(g->name, "newgroup");
+        assert_string_equal(g->members[0], "newcomer");
+        ident_free(id2);
         ident_free(id);
 }
 
@@ -179,6 +278,7 @@ int main(int argc, char **argv) {
                 return 1;
         }
         snprintf(dir, sizeof dir, "%s", d);
-        const struct CMUnitTest tests[] = { cmocka_unit_test(test_users), cmocka_unit_test(test_groups) };
+        const struct CMUnitTest tests[] = { cmocka_unit_test(test_users), cmocka_unit_test(test_groups),
+                                            cmocka_unit_test(test_group_cap), cmocka_unit_test(test_cached) };
         return cmocka_run_group_tests(tests, NULL, teardown);
 }

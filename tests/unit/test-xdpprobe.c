@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "netlink.h"
 #include "nlmsg.h"
 #include "../fault/fault.h"
+#include "../fault/fdcheck.h"
 
 #ifdef ENABLE_XDP
 #define NETDEV_CMD_DEV_GET 1
@@ -34,6 +36,7 @@ struct dev {
         uint32_t ifindex;
         uint64_t features;
         bool no_index, no_features, bad_attr;
+        uint16_t type;                 /* the message's type: 0 for the netdev family's */
 };
 
 /* what the fake kernel says */
@@ -145,7 +148,7 @@ static void kernel(const void *req, size_t len, void *data) {
                 const struct dev *d = &f->devs[i];
                 if (m.len > sizeof m.buf - 128)
                         send_msg(&m);
-                genl_begin(&m, f->family, h->nlmsg_seq, NETDEV_CMD_DEV_GET);
+                genl_begin(&m, d->type ? d->type : f->family, h->nlmsg_seq, NETDEV_CMD_DEV_GET);
                 if (intr)
                         ((struct nlmsghdr *)(void *)(m.buf + m.start))->nlmsg_flags |= NLM_F_DUMP_INTR;
                 if (!d->no_index)
@@ -179,19 +182,23 @@ static void open_fds(char *buf, size_t size) {
         closedir(d);
 }
 
-/* hw_probe(HW_XDP) against f; the summary.  No descriptor is left open. */
-static struct hw_summary *probe(struct fake *f) {
+/* hw_probe(HW_XDP) against f, with the selection sel; the summary.  No descriptor is left open. */
+static struct hw_summary *probe_sel(struct fake *f, const struct hw_netsel *sel) {
         struct hw_summary *s = NULL;
         char before[512], after[512];
         f->family_requests = f->dumps = 0;
         open_fds(before, sizeof before);
         fault_netlink(NETLINK_GENERIC, kernel, f);
-        int r = hw_probe(HW_XDP, &sel_lo, &s);
+        int r = hw_probe(HW_XDP, sel, &s);
         fault_netlink(-1, NULL, NULL);
         open_fds(after, sizeof after);
         assert_int_equal(r, 0);
         assert_string_equal(after, before);
         return s;
+}
+
+static struct hw_summary *probe(struct fake *f) {
+        return probe_sel(f, &sel_lo);
 }
 
 static const struct dev lo_and_gone[] = {
@@ -335,6 +342,51 @@ static void test_devices(void **state) {
         hw_summary_free(s);
 }
 
+/* a message of another family in the dump is no device, however it looks */
+static void test_foreign_message(void **state) {
+        static const struct dev devs[] = {
+                { .ifindex = 1, .features = 0x23, .type = 0x30 },
+                { .ifindex = 1, .features = 0x2b },
+                { .ifindex = 1, .features = 0x23, .type = 0x30 },
+        };
+        struct fake f = { .family = 0x21, .devs = devs, .n_devs = ELEMENTSOF(devs) };
+        (void)state;
+        struct hw_summary *s = probe(&f);
+        assert_int_equal(s->xdp_status, 0);
+        assert_int_equal(s->n_xdp, 1);
+        assert_true(s->xdp[0].zero_copy);
+        hw_summary_free(s);
+}
+
+/* devices that all vanished before their names were read: none, and no list */
+static void test_all_gone(void **state) {
+        static const struct dev gone[] = {
+                { .ifindex = 0x7ffffff0, .features = 0x23 },
+                { .ifindex = 0x7ffffff1, .features = 0x2b },
+        };
+        struct fake f = { .family = 0x21, .devs = gone, .n_devs = ELEMENTSOF(gone) };
+        (void)state;
+        struct hw_summary *s = probe(&f);
+        assert_int_equal(s->xdp_status, 0);
+        assert_int_equal(s->n_xdp, 0);
+        assert_null(s->xdp);
+        hw_summary_free(s);
+}
+
+/* with descriptor 0 free the netlink socket may get it: closed all the same, every time (an
+ * interrupted dump opens another) */
+static void test_fd0(void **state) {
+        struct fake f = { .family = 0x21, .devs = lo_and_gone, .n_devs = 2, .interrupted = 1 };
+        (void)state;
+        fd0_free();
+        struct hw_summary *s = probe(&f);
+        fd0_restore();
+        assert_int_equal(s->xdp_status, 0);
+        assert_int_equal(f.dumps, 2);
+        assert_int_equal(s->n_xdp, 1);
+        hw_summary_free(s);
+}
+
 /* more interfaces than HW_MAX_INTERFACES: that many are kept (lo, over and over) */
 static void test_many(void **state) {
         size_t n = HW_MAX_INTERFACES + 50;
@@ -359,6 +411,56 @@ static void test_many(void **state) {
         assert_int_equal(s->xdp_status, 0);
         assert_int_equal(s->n_xdp, HW_MAX_INTERFACES - 1);
         assert_false(s->xdp[0].counted);
+        hw_summary_free(s);
+        free(devs);
+}
+
+/* Counted interfaces take up to HW_MAX_INTERFACES places; one that is not counted takes a place
+ * only while there is one left after it, or when it is the last and all before it are counted.
+ * Needs an interface besides lo (any: the selection excludes it). */
+static void test_many_mixed(void **state) {
+        struct if_nameindex *ni = if_nameindex();
+        char other[IF_NAMESIZE] = "";
+        unsigned other_index = 0;
+        (void)state;
+        assert_non_null(ni);
+        for (struct if_nameindex *i = ni; i->if_index; i++)
+                if (!streq(i->if_name, "lo")) {
+                        snprintf(other, sizeof other, "%s", i->if_name);
+                        other_index = i->if_index;
+                        break;
+                }
+        if_freenameindex(ni);
+        if (!other_index) {
+                print_message("# no interface besides lo here: not checked\n");
+                return;
+        }
+        char *include[] = { (char *)"lo", NULL }, *exclude[] = { other, NULL };
+        const struct hw_netsel sel = { .include = include, .exclude = exclude };
+        size_t n = HW_MAX_INTERFACES + 1;
+        struct dev *devs = calloc(n, sizeof *devs);
+        assert_non_null(devs);
+        for (size_t i = 0; i < n; i++)
+                devs[i] = (struct dev){ .ifindex = 1, .features = 0x2b };
+        /* HW_MAX_INTERFACES - 1 counted, then the other: it takes the last place */
+        devs[HW_MAX_INTERFACES - 1] = (struct dev){ .ifindex = other_index, .features = 0x23 };
+        struct fake f = { .family = 0x21, .devs = devs, .n_devs = HW_MAX_INTERFACES };
+        struct hw_summary *s = probe_sel(&f, &sel);
+        assert_int_equal(s->xdp_status, 0);
+        assert_int_equal(s->n_xdp, HW_MAX_INTERFACES);
+        assert_string_equal(s->xdp[HW_MAX_INTERFACES - 1].name, other);
+        assert_false(s->xdp[HW_MAX_INTERFACES - 1].counted);
+        assert_true(s->xdp[HW_MAX_INTERFACES - 2].counted);
+        hw_summary_free(s);
+        /* HW_MAX_INTERFACES counted, then the other: no place left */
+        devs[HW_MAX_INTERFACES - 1] = (struct dev){ .ifindex = 1, .features = 0x2b };
+        devs[HW_MAX_INTERFACES] = (struct dev){ .ifindex = other_index, .features = 0x23 };
+        f.n_devs = n;
+        s = probe_sel(&f, &sel);
+        assert_int_equal(s->xdp_status, 0);
+        assert_int_equal(s->n_xdp, HW_MAX_INTERFACES);
+        for (size_t i = 0; i < s->n_xdp; i++)
+                assert_true(s->xdp[i].counted);
         hw_summary_free(s);
         free(devs);
 }
@@ -414,7 +516,8 @@ static void test_alloc(void **state) {
 
 UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_probe), cmocka_unit_test(test_family), cmocka_unit_test(test_interrupted),
           cmocka_unit_test(test_devices), cmocka_unit_test(test_many), cmocka_unit_test(test_alloc),
-          cmocka_unit_test(test_dump_bound))
+          cmocka_unit_test(test_dump_bound), cmocka_unit_test(test_foreign_message), cmocka_unit_test(test_all_gone),
+          cmocka_unit_test(test_fd0), cmocka_unit_test(test_many_mixed))
 #else
 static void test_none(void **state) {
         (void)state;
