@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "../fault/fault.h"
@@ -1564,6 +1566,134 @@ static void test_model_refused_after_limits(void **state) {
         assert_int_equal(unit_teardown(NULL), 0);
 }
 
+/*
+ * A read error in the middle of a service file (an I/O error after the first block): the stack
+ * is as unreadable as one that cannot be opened (SESSION_NO_STACK: pam_limits, then the
+ * module), never the lines read before the error taken for the whole stack.  The error is
+ * made by putting a directory under the file's descriptor once its first block is read
+ * (stdio's next read() then fails with EISDIR), from a hook at the allocations the reader
+ * makes between its reads.
+ */
+static int midread_dir = -1;
+static off_t midread_size;
+static bool midread_swapped;
+
+static void midread_swap(void) {
+        static bool busy;
+        if (busy || midread_swapped)
+                return;
+        busy = true;
+        for (int fd = 3; fd < 128; fd++) {
+                char link[64], target[PATH_MAX];
+                snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+                ssize_t n = readlink(link, target, sizeof target - 1);
+                if (n <= 0)
+                        continue;
+                target[n] = '\0';
+                const char *tail = "/etc/pam.d/midread";
+                if ((size_t)n < strlen(tail) || strcmp(target + n - strlen(tail), tail) != 0)
+                        continue;
+                off_t off = lseek(fd, 0, SEEK_CUR);
+                if (off > 0 && off < midread_size && dup2(midread_dir, fd) == fd)
+                        midread_swapped = true;
+        }
+        busy = false;
+}
+
+static void test_model_stack_read_error(void **state) {
+        static char root[] = "/tmp/test-session-midread-XXXXXX";
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        struct lc_baseline b;
+        struct lc_service svc = { .known = true };
+        char p[PATH_MAX], *text = NULL;
+        size_t len = 0;
+        (void)state;
+
+        /* a pam_limits of another file (alice 1 MiB) first, then 300 lines of pam_permit (12 KiB):
+         * a walk of them runs that pam_limits and not the module */
+        FILE *mf = open_memstream(&text, &len);
+        assert_non_null(mf);
+        fprintf(mf, "session required pam_limits.so conf=/etc/security/other.conf\n");
+        for (int i = 0; i < 300; i++)
+                fprintf(mf, "session optional pam_permit.so # line %03d of the padding\n", i);
+        assert_int_equal(fclose(mf), 0);
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\n" },
+                { "etc/pam.d/midread", text },
+                { "etc/security/limits.conf", "alice soft memlock 2048\nalice hard memlock 4096\n" },
+                { "etc/security/other.conf", "alice - memlock 1024\n" },
+                { "proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
+                                   "Max locked memory         65536                8388608              bytes     \n" },
+                {},
+        }), 0);
+        midread_size = (off_t)len;
+        free(text);
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, NULL, &t), 0);
+        struct lc_args other_args;
+        struct lc_tree *trees[2] = { t, NULL };
+        assert_int_equal(lc_args_parse("conf=/etc/security/other.conf", &other_args), 0);
+        assert_int_equal(lc_tree_load_args(root, LC_FLAVOUR_DEBIAN, &other_args, &trees[1]), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        snprintf(p, sizeof p, "%s/proc/1/limits", root);
+        assert_int_equal(lc_baseline_load(t, p, &b), 0);
+        svc.rl[RLIMIT_MEMLOCK].known = true;
+        svc.rl[RLIMIT_MEMLOCK].soft = 65536;
+        svc.rl[RLIMIT_MEMLOCK].hard = 8388608;
+        static const char policy_text[] = "version = 1;\nrules = ( { user = \"alice\"; memlock = \"3M\"; } );\n";
+        struct policy *pol = NULL;
+        assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &pol, NULL), 0);
+        struct session_input in = { .root = root, .service = "midread", .tree = t, .line_tree = pick_tree,
+                                    .line_tree_data = trees, .id = id, .user = "alice", .base = &b, .svc = &svc,
+                                    .policy = pol };
+
+        /* read whole: other.conf's 1 MiB, no module */
+        struct session_model m = { .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.stack.error, 0);
+        assert_int_equal(m.stack.n, 301);
+        assert_int_equal(m.order, SESSION_NO_MODULE);
+        if (!m.final_known || m.final.soft != 1 << 20 || m.final.hard != 1 << 20)
+                fail_msg("the whole stack: final %s%" PRIu64 "/%" PRIu64, m.final_known ? "" : "unknown ", m.final.soft,
+                         m.final.hard);
+        session_model_clear(&m);
+
+        /* cut by a read error: the documented order, pam_limits (2 MiB / 4 MiB), then the module's
+         * 3 MiB within alice's 4 MiB hard limit */
+        snprintf(p, sizeof p, "%s/etc", root);
+        midread_dir = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(midread_dir >= 0);
+        midread_swapped = false;
+        fault_hook(midread_swap);
+        fault_arm_from("alloc", NULL, 1, 0);
+        m = (struct session_model){ .kind = 99 };
+        int r = session_model_build(&in, &m);
+        fault_disarm();
+        fault_hook(NULL);
+        close(midread_dir);
+        if (!midread_swapped) {
+                print_message("# the service file's descriptor was not found between its reads: not checked\n");
+                if (r >= 0)
+                        session_model_clear(&m);
+        } else {
+                assert_int_equal(r, 0);
+                assert_true(m.stack.error < 0);
+                assert_true(m.stack.n < 301);
+                assert_int_equal(m.order, SESSION_NO_STACK);
+                assert_int_equal(m.kind, LC_SESSION_LIMITS);
+                if (!m.final_known || m.final.soft != 3 << 20 || m.final.hard != 4 << 20)
+                        fail_msg("a stack cut by a read error: final %s%" PRIu64 "/%" PRIu64, m.final_known ? "" : "unknown ",
+                                 m.final.soft, m.final.hard);
+                session_model_clear(&m);
+        }
+        policy_free(pol);
+        ident_free(id);
+        lc_tree_free(t);
+        lc_tree_free(trees[1]);
+        unit_rm_rf(root);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_control_pairs), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
@@ -1578,4 +1708,5 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_service_from_pid), cmocka_unit_test(test_order_names),
           cmocka_unit_test(test_walk_order), cmocka_unit_test(test_service_find_known),
           cmocka_unit_test(test_service_from_pid_no_memlock), cmocka_unit_test(test_service_assume_host),
-          cmocka_unit_test(test_model_copies), cmocka_unit_test(test_model_refused_after_limits))
+          cmocka_unit_test(test_model_copies), cmocka_unit_test(test_model_refused_after_limits),
+          cmocka_unit_test(test_model_stack_read_error))
