@@ -470,7 +470,7 @@ static const struct lc_tree *pick_tree(const struct pam_entry *e, void *data) {
  * out for the input's or a stack read short */
 static void sweep_model(const struct session_input *in, const struct session_model *want) {
         if (!fault_alloc_supported()) {
-                print_message("the allocators are not interposed in this build: no sweep\n");
+                print_message("# the allocators are not interposed in this build: no sweep\n");
                 return;
         }
         for (unsigned long n = 1, hit = 1; hit; n++) {
@@ -1344,7 +1344,7 @@ static void test_service_assume_host(void **state) {
 
         session_service_assume(NULL, &want);
         if (!want.rl[RLIMIT_MEMLOCK].known) {
-                print_message("no readable /proc/1/limits here: not tested\n");
+                print_message("# no readable /proc/1/limits here: not tested\n");
                 return;
         }
         fd_inherited(fds_before, sizeof fds_before);
