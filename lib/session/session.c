@@ -857,8 +857,13 @@ static int run_stack(const struct session_input *in, struct session_model *m, co
                                 set_pl = m->pl;
                                 set_tree = ts->of[e];
                         }
-                } else if (streq(name, "pam_rdmalimit"))
+                } else if (streq(name, "pam_rdmalimit")) {
                         run_module(in, m, &ms->v[ms->of[e]], (long)e, cur, *known);
+                        /* the run that decides is the last one: did a pam_limits run come
+                         * before it (pam_rdmalimit, pam_limits, pam_rdmalimit: yes) */
+                        if (m->module_entry == (long)e)
+                                m->limits_before_module = *limits_ran;
+                }
         }
         if (set && m->pl.kind == LC_SESSION_NO_LIMITS) {
                 m->pl = set_pl;

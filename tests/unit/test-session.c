@@ -1694,6 +1694,63 @@ static void test_model_stack_read_error(void **state) {
         unit_rm_rf(root);
 }
 
+/*
+ * pam_rdmalimit, pam_limits, pam_rdmalimit again: the second run decides, and pam_limits ran
+ * before it.  An entry that lowers the hard limit below the policy's value is the cause of the
+ * shortfall, not the service's own hard limit: giving the service a higher LimitMEMLOCK= would
+ * leave the entry's 2 MiB.
+ */
+static void test_target_module_twice(void **state) {
+        static char root[] = "/tmp/test-session-twice-XXXXXX";
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        struct lc_baseline b;
+        struct lc_service svc = { .known = true, .source = "sshd (pid 7)" };
+        char p[PATH_MAX];
+        (void)state;
+
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\n" },
+                { "etc/pam.d/twice", "session optional pam_rdmalimit.so\nsession required pam_limits.so\n"
+                                     "session optional pam_rdmalimit.so\n" },
+                { "etc/pam.d/once", "session required pam_limits.so\nsession optional pam_rdmalimit.so\n" },
+                { "etc/security/limits.conf", "alice hard memlock 2048\n" },
+                { "proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
+                                   "Max locked memory         65536                4194304              bytes     \n" },
+                {},
+        }), 0);
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, NULL, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        snprintf(p, sizeof p, "%s/proc/1/limits", root);
+        assert_int_equal(lc_baseline_load(t, p, &b), 0);
+        svc.rl[RLIMIT_MEMLOCK] = (__typeof__(svc.rl[0])){ .known = true, .soft = 65536, .hard = 4 << 20 };
+        static const char policy_text[] = "version = 1;\nrules = ( { user = \"alice\"; memlock = \"6M\"; } );\n";
+        struct policy *pol = NULL;
+        assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &pol, NULL), 0);
+
+        static const char *const services[] = { "once", "twice" };
+        for (size_t i = 0; i < ELEMENTSOF(services); i++) {
+                struct session_input in = { .root = root, .service = services[i], .tree = t, .id = id,
+                                            .user = "alice", .base = &b, .svc = &svc, .policy = pol };
+                struct session_model m = { .kind = 99 };
+                struct session_target r;
+                assert_int_equal(session_model_build(&in, &m), 0);
+                /* the entry's 2 MiB hard limit holds the module's second run too */
+                if (!m.final_known || m.final.soft != 2 << 20 || m.final.hard != 2 << 20)
+                        fail_msg("%s: final %s%" PRIu64 "/%" PRIu64, services[i], m.final_known ? "" : "unknown ",
+                                 m.final.soft, m.final.hard);
+                session_target(&m, t, &svc, services[i], true, m.final, &r);
+                if (r.cause != SESSION_SHORT_ENTRY || !strstr(r.where, "security/limits.conf:1"))
+                        fail_msg("%s: cause %d at \"%s\": %s; fix: %s", services[i], r.cause, r.where, r.why, r.fix);
+                session_model_clear(&m);
+        }
+        policy_free(pol);
+        ident_free(id);
+        lc_tree_free(t);
+        unit_rm_rf(root);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_control_pairs), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions),
@@ -1709,4 +1766,4 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_walk_order), cmocka_unit_test(test_service_find_known),
           cmocka_unit_test(test_service_from_pid_no_memlock), cmocka_unit_test(test_service_assume_host),
           cmocka_unit_test(test_model_copies), cmocka_unit_test(test_model_refused_after_limits),
-          cmocka_unit_test(test_model_stack_read_error))
+          cmocka_unit_test(test_model_stack_read_error), cmocka_unit_test(test_target_module_twice))
