@@ -388,14 +388,18 @@ int hw_rx_queue_entries(const char *name, unsigned *ret) {
 
 unsigned hw_count_rx_queues(const char *name, unsigned ifindex) {
         char path[128], buf[32];
-        unsigned idx, n;
+        unsigned idx, n = 0;
+        _cleanup_close_ int fd = -1;
 
-        snprintf(path, sizeof(path), "/sys/class/net/%s/ifindex", name);
-        if (hw_read_line(path, buf, sizeof(buf)) < 0 || parse_u32(buf, &idx) < 0 ||
+        snprintf(path, sizeof(path), "/sys/class/net/%s/queues", name);
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        /* the ifindex of the interface these queues belong to, read beside them: the same
+         * directory whatever the name means meanwhile, and one walk through the class link */
+        if (fd < 0 || read_line_at(fd, "../ifindex", buf, sizeof(buf)) < 0 || parse_u32(buf, &idx) < 0 ||
             idx != ifindex)
                 return 0;
         /* a read error part way counts what was read */
-        (void)hw_rx_queue_entries(name, &n);
+        (void)each_entry(fd, count_rx, &n);
         return n;
 }
 
