@@ -796,6 +796,25 @@ static void test_net_sysfs(void **state) {
         assert_int_equal(hw_count_rx_queues("eth0", 6), 0);   /* another namespace's eth0 */
         assert_int_equal(hw_count_rx_queues("veth0", 0), 0);  /* an ifindex that is no number */
         assert_int_equal(hw_count_rx_queues("none", 5), 0);
+        /* the queues' directory is not inherited by a program started while the ifindex beside
+         * it is read */
+        fd_inherited(fds_before, sizeof fds_before);
+        strcpy(fds_during, "(not called)");
+        fault_arm("read", "ifindex", 1, 0);
+        fault_hook(hook_fds);
+        assert_int_equal(hw_count_rx_queues("eth0", 5), 2);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_string_equal(fds_during, fds_before);
+        /* descriptor 0 free: the queues' directory opened there is a directory like any other */
+        int saved = fcntl(0, F_DUPFD_CLOEXEC, 3);
+        close(0);
+        unsigned q = hw_count_rx_queues("eth0", 5);
+        if (saved >= 0) {
+                assert_int_equal(dup2(saved, 0), 0);
+                close(saved);
+        }
+        assert_int_equal(q, 2);
         fault_redirect(NULL, NULL);
 }
 
