@@ -378,21 +378,27 @@ static int count_rx(const char *name, ino_t ino, void *data) {
         return 0;
 }
 
-int hw_rx_queue_entries(const char *name, unsigned *ret) {
+/* /sys/class/net/NAME/queues, open: a descriptor or -errno */
+static int open_queues(const char *name) {
         char path[128];
 
-        *ret = 0;
         snprintf(path, sizeof(path), "/sys/class/net/%s/queues", name);
-        return hw_for_each_entry(path, count_rx, ret);
+        int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        return fd < 0 ? negative_errno() : fd;
+}
+
+int hw_rx_queue_entries(const char *name, unsigned *ret) {
+        _cleanup_close_ int fd = open_queues(name);
+
+        *ret = 0;
+        return fd < 0 ? fd : each_entry(fd, count_rx, ret);
 }
 
 unsigned hw_count_rx_queues(const char *name, unsigned ifindex) {
-        char path[128], buf[32];
+        _cleanup_close_ int fd = open_queues(name);
+        char buf[32];
         unsigned idx, n = 0;
-        _cleanup_close_ int fd = -1;
 
-        snprintf(path, sizeof(path), "/sys/class/net/%s/queues", name);
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         /* the ifindex of the interface these queues belong to, read beside them: the same
          * directory whatever the name means meanwhile, and one walk through the class link */
         if (fd < 0 || read_line_at(fd, "../ifindex", buf, sizeof(buf)) < 0 || parse_u32(buf, &idx) < 0 ||
