@@ -848,7 +848,6 @@ static int run_stack(const struct session_input *in, struct session_model *m, co
                         continue;   /* PAM_MODULE_UNKNOWN: it sets nothing */
                 if (streq(name, "pam_limits")) {
                         *limits_ran = true;
-                        m->limits_before_module = m->module_ran ? m->limits_before_module : true;
                         *ret_last = ts->of[e];
                         if ((r = run_limits(in, m, &ts->v[ts->of[e]], cur, known)) < 0)
                                 return r;

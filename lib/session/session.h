@@ -208,7 +208,7 @@ struct session_model {
         long module_entry;               /* the stack entry of the copy that sets memlock, -1 */
         bool module_eperm;               /* the module could not reach its target */
         bool module_ran;                 /* pam_rdmalimit ran with a value to set */
-        bool limits_before_module;       /* a pam_limits run came before it */
+        bool limits_before_module;       /* a pam_limits run came before its run that decides */
         struct rl_pair at_module;        /* memlock when it ran */
         bool start_known;
         struct rl_pair start;            /* the service's memlock */
