@@ -32,6 +32,7 @@
 #include "strmap.h"
 #include "strv.h"
 #include "../fault/fault.h"
+#include "model.h"
 
 static char root[] = "/tmp/test-alloc-XXXXXX";
 
@@ -271,46 +272,45 @@ static void test_ident(void **state) {
                 } else
                         ident_free(id);
         }
-        for (int by_gid = 0; by_gid <= 1; by_gid++)
+        /* spdk by name and by gid; the last group, big, whose line is read into a buffer grown
+         * for it: -ENOMEM or the group, never "no such group" (a read cut short taken for the
+         * end of the file) */
+        static const struct {
+                const char *name;       /* NULL: by gid */
+                gid_t gid;
+                const char *group;
+                size_t members, at;     /* its number of members, and one of them */
+                const char *member;
+        } groups[] = {
+                { "spdk", 2001, "spdk", 2, 0, "bob" },
+                { NULL, 2001, "spdk", 2, 0, "bob" },
+                { "big", 2002, "big", 15, 14, "member14" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(groups); i++)
                 SWEEP(n, hit) {
                         struct ident *id = NULL;
                         const struct id_group *g = (const struct id_group *)0x1;
                         assert_int_equal(ident_new(root, &id), 0);
                         arm(n);
-                        int r = by_gid ? ident_group_by_gid(id, 2001, &g) : ident_group(id, "spdk", &g);
+                        int r = groups[i].name ? ident_group(id, groups[i].name, &g)
+                                               : ident_group_by_gid(id, groups[i].gid, &g);
                         hit = disarm();
                         if (r != 0) {
                                 if (r != -ENOMEM)
                                         fail_msg("allocation %lu failing: %s", n, strerror(-r));
                                 assert_ptr_equal(g, (const struct id_group *)0x1);
                         } else {
-                                assert_int_equal(g->gid, 2001);
-                                assert_string_equal(g->name, "spdk");
-                                assert_true(g->members && g->members[0] && g->members[1] && !g->members[2]);
-                                assert_string_equal(g->members[0], "bob");
+                                size_t k = 0;
+                                assert_int_equal(g->gid, groups[i].gid);
+                                assert_string_equal(g->name, groups[i].group);
+                                assert_non_null(g->members);
+                                while (g->members[k])
+                                        k++;
+                                assert_int_equal(k, groups[i].members);
+                                assert_string_equal(g->members[groups[i].at], groups[i].member);
                         }
                         ident_free(id);
                 }
-        /* the last group, whose line is read into a buffer grown for it: -ENOMEM or the group,
-         * never "no such group" (a read cut short taken for the end of the file) */
-        SWEEP(n, hit) {
-                struct ident *id = NULL;
-                const struct id_group *g = (const struct id_group *)0x1;
-                assert_int_equal(ident_new(root, &id), 0);
-                arm(n);
-                int r = ident_group(id, "big", &g);
-                hit = disarm();
-                if (r != 0) {
-                        if (r != -ENOMEM)
-                                fail_msg("allocation %lu failing: %s", n, strerror(-r));
-                        assert_ptr_equal(g, (const struct id_group *)0x1);
-                } else {
-                        assert_int_equal(g->gid, 2002);
-                        assert_string_equal(g->members[14], "member14");
-                        assert_null(g->members[15]);
-                }
-                ident_free(id);
-        }
         /* a user's groups */
         SWEEP(n, hit) {
                 struct ident *id = NULL;
@@ -702,33 +702,6 @@ static void test_cfgparse(void **state) {
 /* The session engine: a trees' resolution, the stack, the walk, each run; every allocation
  * failing in turn gives -ENOMEM or the whole model, never a model of less (a stack read short
  * taken for an unreadable one, a tree left out). */
-static const struct lc_tree *alt_tree(const struct pam_entry *e, void *data) {
-        struct lc_tree **t = data;
-        return strstr(e->args, "conf=") ? t[1] : t[0];
-}
-
-/* session_model_build() with each allocation failing in turn: -ENOMEM and nothing written,
- * or the model want (the run without a fault) */
-static void sweep_model(const struct session_input *in, const struct session_model *want) {
-        SWEEP(n, hit) {
-                struct session_model m = { .kind = 99 };
-                arm(n);
-                int r = session_model_build(in, &m);
-                hit = disarm();
-                if (r < 0) {
-                        assert_int_equal(r, -ENOMEM);
-                        assert_int_equal(m.kind, 99);
-                        continue;
-                }
-                if (m.kind != want->kind || m.order != want->order || m.tree != want->tree ||
-                    m.final_known != want->final_known || m.final.soft != want->final.soft ||
-                    m.final.hard != want->final.hard || m.run.n_run != want->run.n_run)
-                        fail_msg("allocation %lu failing: kind %d, order %d, final %llu/%llu", n, m.kind, m.order,
-                                 (unsigned long long)m.final.soft, (unsigned long long)m.final.hard);
-                session_model_clear(&m);
-        }
-}
-
 static void test_session_model(void **state) {
         struct lc_tree *t[2] = {};
         struct lc_args alt;
@@ -745,7 +718,7 @@ static void test_session_model(void **state) {
         assert_int_equal(ident_new(root, &id), 0);
         assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &pol, NULL), 0);
         svc.rl[RLIMIT_MEMLOCK] = (__typeof__(svc.rl[0])){ .known = true, .soft = 65536, .hard = 8388608 };
-        struct session_input in = { .root = root, .service = "two", .tree = t[0], .line_tree = alt_tree,
+        struct session_input in = { .root = root, .service = "two", .tree = t[0], .line_tree = unit_line_tree,
                                     .line_tree_data = t, .id = id, .user = "alice", .base = &b, .svc = &svc,
                                     .policy = pol };
         /* alt's 6 MiB, then limits.conf's 2 MiB / 4 MiB, then the module's 3 MiB (it does not
@@ -756,14 +729,14 @@ static void test_session_model(void **state) {
         assert_true(want.tree == t[0] && want.final_known);
         assert_int_equal(want.final.soft, 3 << 20);
         assert_int_equal(want.final.hard, 4 << 20);
-        sweep_model(&in, &want);
+        unit_sweep_model(&in, &want);
         session_model_clear(&want);
         /* a stack without pam_limits (and failing: no module's result counts as a success):
          * the input's tree is the one shown */
         in.service = "common-session";
         assert_int_equal(session_model_build(&in, &want), 0);
         assert_true(want.tree == t[0]);
-        sweep_model(&in, &want);
+        unit_sweep_model(&in, &want);
         session_model_clear(&want);
         policy_free(pol);
         ident_free(id);

@@ -19,6 +19,7 @@
 #include "unit.h"
 #include "../fault/fault.h"
 #include "../fault/fdcheck.h"
+#include "model.h"
 #include "apply.h"
 #include "ident-files.h"
 #include "ident.h"
@@ -460,40 +461,6 @@ static void test_model_build(void **state) {
 
 /* Each pam_limits line reads its own file (conf=): the last that runs sets memlock from its
  * file, and its file's refusal decides its control (the walk), not another line's. */
-static const struct lc_tree *pick_tree(const struct pam_entry *e, void *data) {
-        struct lc_tree **t = data;
-        return strstr(e->args, "conf=") ? t[1] : t[0];
-}
-
-/* session_model_build() with each allocation failing in turn: -ENOMEM and nothing written, or
- * the model want (the run without a fault): never a model of less, such as a line's tree left
- * out for the input's or a stack read short */
-static void sweep_model(const struct session_input *in, const struct session_model *want) {
-        if (!fault_alloc_supported()) {
-                print_message("# the allocators are not interposed in this build: no sweep\n");
-                return;
-        }
-        for (unsigned long n = 1, hit = 1; hit; n++) {
-                struct session_model m = { .kind = 99 };
-                fault_arm("alloc", NULL, n, ENOMEM);
-                int r = session_model_build(in, &m);
-                hit = fault_injected() > 0;
-                fault_disarm();
-                if (r < 0) {
-                        assert_int_equal(r, -ENOMEM);
-                        assert_int_equal(m.kind, 99);
-                        continue;
-                }
-                if (m.kind != want->kind || m.order != want->order || m.tree != want->tree ||
-                    m.final_known != want->final_known || m.final.soft != want->final.soft ||
-                    m.final.hard != want->final.hard || m.run.n_run != want->run.n_run ||
-                    m.run.failed != want->run.failed || m.module_matched != want->module_matched)
-                        fail_msg("allocation %lu failing: kind %d, order %d, final %" PRIu64 "/%" PRIu64, n, m.kind,
-                                 m.order, m.final.soft, m.final.hard);
-                session_model_clear(&m);
-        }
-}
-
 static void test_model_line_trees(void **state) {
         static char root[] = "/tmp/test-session-trees-XXXXXX";
         struct lc_tree *t[2] = {};
@@ -552,7 +519,7 @@ static void test_model_line_trees(void **state) {
         assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &pol, NULL), 0);
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 struct session_input in = { .root = root, .service = cases[i].service, .tree = t[0],
-                                            .line_tree = pick_tree, .line_tree_data = t, .id = id,
+                                            .line_tree = unit_line_tree, .line_tree_data = t, .id = id,
                                             .user = cases[i].user, .base = &b, .svc = &svc };
                 struct session_model m = { .kind = 99 };
                 assert_int_equal(session_model_build(&in, &m), 0);
@@ -562,11 +529,11 @@ static void test_model_line_trees(void **state) {
                         fail_msg("%s for %s: failed %d, tree %d, final %" PRIu64 "/%" PRIu64 ", kind %d", cases[i].service,
                                  cases[i].user, m.run.failed, m.tree == t[1], m.final.soft, m.final.hard, m.kind);
                 if (i == 1)
-                        sweep_model(&in, &m);   /* the second line's tree decides */
+                        unit_sweep_model(&in, &m);   /* the second line's tree decides */
                 session_model_clear(&m);
         }
         /* an unreadable control: pam_limits after it still runs (the stack fails) */
-        struct session_input in = { .root = root, .service = "typo", .tree = t[0], .line_tree = pick_tree,
+        struct session_input in = { .root = root, .service = "typo", .tree = t[0], .line_tree = unit_line_tree,
                                     .line_tree_data = t, .id = id, .user = "alice", .base = &b, .svc = &svc };
         struct session_model m = { .kind = 99 };
         assert_int_equal(session_model_build(&in, &m), 0);
@@ -1566,6 +1533,35 @@ static void test_model_refused_after_limits(void **state) {
         assert_int_equal(unit_teardown(NULL), 0);
 }
 
+/* A model's inputs from a throwaway tree root (made by the caller): its limits tree as Debian
+ * reads it, its users, PID 1's limits (root/proc/1/limits), a service that starts with soft
+ * 64 KiB and the hard limit given, and the policy text. */
+struct model_fixture {
+        struct lc_tree *t;
+        struct ident *id;
+        struct lc_baseline b;
+        struct lc_service svc;
+        struct policy *pol;
+};
+
+static void model_fixture_load(struct model_fixture *f, const char *root, uint64_t hard, const char *policy_text) {
+        char p[PATH_MAX];
+
+        *f = (struct model_fixture){ .svc = { .known = true } };
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, NULL, &f->t), 0);
+        assert_int_equal(ident_new(root, &f->id), 0);
+        snprintf(p, sizeof p, "%s/proc/1/limits", root);
+        assert_int_equal(lc_baseline_load(f->t, p, &f->b), 0);
+        f->svc.rl[RLIMIT_MEMLOCK] = (__typeof__(f->svc.rl[0])){ .known = true, .soft = 65536, .hard = hard };
+        assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &f->pol, NULL), 0);
+}
+
+static void model_fixture_free(struct model_fixture *f) {
+        policy_free(f->pol);
+        ident_free(f->id);
+        lc_tree_free(f->t);
+}
+
 /*
  * A read error in the middle of a service file (an I/O error after the first block): the stack
  * is as unreadable as one that cannot be opened (SESSION_NO_STACK: pam_limits, then the
@@ -1602,10 +1598,7 @@ static void midread_swap(void) {
 
 static void test_model_stack_read_error(void **state) {
         static char root[] = "/tmp/test-session-midread-XXXXXX";
-        struct lc_tree *t = NULL;
-        struct ident *id = NULL;
-        struct lc_baseline b;
-        struct lc_service svc = { .known = true };
+        struct model_fixture f;
         char p[PATH_MAX], *text = NULL;
         size_t len = 0;
         (void)state;
@@ -1630,23 +1623,14 @@ static void test_model_stack_read_error(void **state) {
         }), 0);
         midread_size = (off_t)len;
         free(text);
-        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, NULL, &t), 0);
+        model_fixture_load(&f, root, 8388608, "version = 1;\nrules = ( { user = \"alice\"; memlock = \"3M\"; } );\n");
         struct lc_args other_args;
-        struct lc_tree *trees[2] = { t, NULL };
+        struct lc_tree *trees[2] = { f.t, NULL };
         assert_int_equal(lc_args_parse("conf=/etc/security/other.conf", &other_args), 0);
         assert_int_equal(lc_tree_load_args(root, LC_FLAVOUR_DEBIAN, &other_args, &trees[1]), 0);
-        assert_int_equal(ident_new(root, &id), 0);
-        snprintf(p, sizeof p, "%s/proc/1/limits", root);
-        assert_int_equal(lc_baseline_load(t, p, &b), 0);
-        svc.rl[RLIMIT_MEMLOCK].known = true;
-        svc.rl[RLIMIT_MEMLOCK].soft = 65536;
-        svc.rl[RLIMIT_MEMLOCK].hard = 8388608;
-        static const char policy_text[] = "version = 1;\nrules = ( { user = \"alice\"; memlock = \"3M\"; } );\n";
-        struct policy *pol = NULL;
-        assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &pol, NULL), 0);
-        struct session_input in = { .root = root, .service = "midread", .tree = t, .line_tree = pick_tree,
-                                    .line_tree_data = trees, .id = id, .user = "alice", .base = &b, .svc = &svc,
-                                    .policy = pol };
+        struct session_input in = { .root = root, .service = "midread", .tree = f.t, .line_tree = unit_line_tree,
+                                    .line_tree_data = trees, .id = f.id, .user = "alice", .base = &f.b,
+                                    .svc = &f.svc, .policy = f.pol };
 
         /* read whole: other.conf's 1 MiB, no module */
         struct session_model m = { .kind = 99 };
@@ -1687,9 +1671,7 @@ static void test_model_stack_read_error(void **state) {
                                  m.final.soft, m.final.hard);
                 session_model_clear(&m);
         }
-        policy_free(pol);
-        ident_free(id);
-        lc_tree_free(t);
+        model_fixture_free(&f);
         lc_tree_free(trees[1]);
         unit_rm_rf(root);
 }
@@ -1702,11 +1684,7 @@ static void test_model_stack_read_error(void **state) {
  */
 static void test_target_module_twice(void **state) {
         static char root[] = "/tmp/test-session-twice-XXXXXX";
-        struct lc_tree *t = NULL;
-        struct ident *id = NULL;
-        struct lc_baseline b;
-        struct lc_service svc = { .known = true, .source = "sshd (pid 7)" };
-        char p[PATH_MAX];
+        struct model_fixture f;
         (void)state;
 
         assert_int_equal(unit_tree(root, (const struct unit_file[]){
@@ -1720,19 +1698,13 @@ static void test_target_module_twice(void **state) {
                                    "Max locked memory         65536                4194304              bytes     \n" },
                 {},
         }), 0);
-        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, NULL, &t), 0);
-        assert_int_equal(ident_new(root, &id), 0);
-        snprintf(p, sizeof p, "%s/proc/1/limits", root);
-        assert_int_equal(lc_baseline_load(t, p, &b), 0);
-        svc.rl[RLIMIT_MEMLOCK] = (__typeof__(svc.rl[0])){ .known = true, .soft = 65536, .hard = 4 << 20 };
-        static const char policy_text[] = "version = 1;\nrules = ( { user = \"alice\"; memlock = \"6M\"; } );\n";
-        struct policy *pol = NULL;
-        assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &pol, NULL), 0);
+        model_fixture_load(&f, root, 4 << 20, "version = 1;\nrules = ( { user = \"alice\"; memlock = \"6M\"; } );\n");
+        snprintf(f.svc.source, sizeof f.svc.source, "sshd (pid 7)");
 
         static const char *const services[] = { "once", "twice" };
         for (size_t i = 0; i < ELEMENTSOF(services); i++) {
-                struct session_input in = { .root = root, .service = services[i], .tree = t, .id = id,
-                                            .user = "alice", .base = &b, .svc = &svc, .policy = pol };
+                struct session_input in = { .root = root, .service = services[i], .tree = f.t, .id = f.id,
+                                            .user = "alice", .base = &f.b, .svc = &f.svc, .policy = f.pol };
                 struct session_model m = { .kind = 99 };
                 struct session_target r;
                 assert_int_equal(session_model_build(&in, &m), 0);
@@ -1740,14 +1712,12 @@ static void test_target_module_twice(void **state) {
                 if (!m.final_known || m.final.soft != 2 << 20 || m.final.hard != 2 << 20)
                         fail_msg("%s: final %s%" PRIu64 "/%" PRIu64, services[i], m.final_known ? "" : "unknown ",
                                  m.final.soft, m.final.hard);
-                session_target(&m, t, &svc, services[i], true, m.final, &r);
+                session_target(&m, f.t, &f.svc, services[i], true, m.final, &r);
                 if (r.cause != SESSION_SHORT_ENTRY || !strstr(r.where, "security/limits.conf:1"))
                         fail_msg("%s: cause %d at \"%s\": %s; fix: %s", services[i], r.cause, r.where, r.why, r.fix);
                 session_model_clear(&m);
         }
-        policy_free(pol);
-        ident_free(id);
-        lc_tree_free(t);
+        model_fixture_free(&f);
         unit_rm_rf(root);
 }
 
