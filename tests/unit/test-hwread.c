@@ -807,13 +807,9 @@ static void test_net_sysfs(void **state) {
         fault_disarm();
         assert_string_equal(fds_during, fds_before);
         /* descriptor 0 free: the queues' directory opened there is a directory like any other */
-        int saved = fcntl(0, F_DUPFD_CLOEXEC, 3);
-        close(0);
+        fd0_free();
         unsigned q = hw_count_rx_queues("eth0", 5);
-        if (saved >= 0) {
-                assert_int_equal(dup2(saved, 0), 0);
-                close(saved);
-        }
+        fd0_restore();
         assert_int_equal(q, 2);
         fault_redirect(NULL, NULL);
 }

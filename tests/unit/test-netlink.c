@@ -8,7 +8,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <linux/netlink.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -25,6 +24,7 @@
 #include "nlmsg.h"
 #include "macro.h"
 #include "../fault/fault.h"
+#include "../fault/fdcheck.h"
 
 /* A message of type with payload bytes of data (NULL: zeros) and flags, appended to m; its
  * header's length is len_override when not 0 (a malformed message). */
@@ -137,16 +137,12 @@ static void test_open_bind_fails(void **state) {
         assert_int_equal(r, -EADDRINUSE);
         assert_int_equal(fd, -1);
         /* descriptor 0 is a descriptor: with stdin closed the socket is 0, and it is returned */
-        int saved = fcntl(0, F_DUPFD_CLOEXEC, 3);
-        close(0);
+        fd0_free();
         r = nl_open(NETLINK_ROUTE, &fd, &portid);
         int fd0 = fd;
         if (fd0 == 0)
                 close(fd0);
-        if (saved >= 0) {
-                assert_int_equal(dup2(saved, 0), 0);
-                close(saved);
-        }
+        fd0_restore();
         assert_int_equal(r, 0);
         assert_int_equal(fd0, 0);
 }
