@@ -809,8 +809,11 @@ static void test_net_sysfs(void **state) {
         /* descriptor 0 free: the queues' directory opened there is a directory like any other */
         fd0_free();
         unsigned q = hw_count_rx_queues("eth0", 5);
+        int r0 = hw_rx_queue_entries("eth0", &n);
         fd0_restore();
         assert_int_equal(q, 2);
+        assert_int_equal(r0, 0);
+        assert_int_equal(n, 2);
         fault_redirect(NULL, NULL);
 }
 
