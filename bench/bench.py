@@ -167,18 +167,23 @@ def session(pamd, variant, n, report=None):
 def strace_session(pamd, variant):
     """One session of variant under strace: the shared objects it opened (beyond what the
     driver maps before its first pam_start), whether it read the hardware cache."""
-    p = subprocess.run(["strace", "-f", "-e", "trace=openat,open", "-o", "/dev/stderr", DRIVER, "session", pamd,
-                        "bench-" + variant, USER, "1"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    p = subprocess.run(["strace", "-f", "-e", "trace=openat,open,connect,prlimit64,setrlimit", "-o", "/dev/stderr",
+                        DRIVER, "session", pamd, "bench-" + variant, USER, "1"],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     libs = []
+    # syslog(3) connects to /dev/log for each message while nothing listens there; a setrlimit
+    # refused with EPERM is a cost (and a log line) a login with CAP_SYS_RESOURCE never pays
+    logs = sum(1 for l in p.stderr.splitlines() if "connect(" in l and '"/dev/log"' in l)
+    eperm = sum(1 for l in p.stderr.splitlines() if ("prlimit64(" in l or "setrlimit(" in l) and "EPERM" in l)
     for line in p.stderr.splitlines():
-        if "ENOENT" in line or '"' not in line:
+        if "ENOENT" in line or '"' not in line or not line.split("(", 1)[0].split()[-1].startswith("open"):
             continue
         path = line.split('"')[1]
         base = os.path.basename(path)
         if ".so" in base and base not in libs and not base.startswith(("libpam.so", "libc.so", "libaudit.so",
                                                                          "libcap-ng.so", "ld.so.cache")):
             libs.append(base)
-    return {"libraries": libs,
+    return {"libraries": libs, "syslog_messages": logs, "setrlimit_eperm": eperm,
             "libibverbs": any(b.startswith("libibverbs") for b in libs) or "libibverbs" in p.stderr,
             "libconfig": any(b.startswith("libconfig") for b in libs),
             "libmnl": any(b.startswith("libmnl") for b in libs),
@@ -475,6 +480,11 @@ def report(results, variants, sizes):
                 DESCR[v], "YES" if pc[v]["libibverbs"] else "no", "YES" if pc[v]["libconfig"] else "no",
                 "YES" if pc[v]["libmnl"] else "no", "read" if pc[v]["cache"] else "-",
                 " ".join(pc[v]["libraries"])))
+        out("   syslog messages per session (libpam's own included) / setrlimit calls refused with EPERM: " +
+            ", ".join("%s %d/%d" % (v, pc[v]["syslog_messages"], pc[v]["setrlimit_eperm"]) for v in pc))
+        if pc["limits"]["setrlimit_eperm"]:
+            out("   NOTE: pam_limits was refused a setrlimit (EPERM) and logged it: a cost a login with "
+                "CAP_SYS_RESOURCE never pays, so its time here is too high and every ratio too low")
     out("")
     out("   memlock after the session (soft/hard bytes): " + ", ".join(
         "%s %s/%s" % (v, eff[v]["soft"], eff[v]["hard"]) for v in variants))

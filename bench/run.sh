@@ -29,8 +29,8 @@ if [ "$(id -u)" != 0 ]; then
 	echo "bench: needs root (private mount namespace with bind mounts over /etc), skipping" >&2
 	exit 77
 fi
-if ! unshare --mount --propagation private --net true 2>/dev/null; then
-	echo "bench: cannot create a mount and network namespace here, skipping" >&2
+if ! unshare --mount --propagation private --net --pid --fork --mount-proc true 2>/dev/null; then
+	echo "bench: cannot create a mount, network and PID namespace here, skipping" >&2
 	exit 77
 fi
 if ! command -v ip >/dev/null; then
@@ -71,8 +71,12 @@ echo "bench: $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg); a full run ta
 # the host's mount namespace, which tests/lib/fakesys.sh refuses to touch
 FAKESYS_HOST_MNTNS=$(readlink /proc/self/ns/mnt)
 export FAKESYS_HOST_MNTNS SRC B OUT DRIVER WORK PY
+# Its own PID namespace too: pam_limits (Debian patch 027) starts every limit from PID 1's
+# /proc/1/limits, and in a container PID 1 may have a hard limit above this shell's.  Raising it
+# then fails with EPERM (no CAP_SYS_RESOURCE) and pam_limits logs a line that a real login, whose
+# root has CAP_SYS_RESOURCE, never pays for.  Here PID 1 is the bench itself, with its limits.
 # shellcheck disable=SC2016 # expanded by the inner shell, from the exported variables
-unshare --mount --propagation private --net "$BASH" -c '
+unshare --mount --propagation private --net --pid --fork --mount-proc --kill-child "$BASH" -c '
 set -euo pipefail
 mount --make-rprivate /
 # sysfs of this network namespace: /sys/class/net lists lo, bx0 and bx1 only
