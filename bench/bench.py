@@ -143,7 +143,14 @@ def setup_part1():
     for name, text in stacks.items():
         with open(os.path.join(pamd, "bench-" + name), "w") as f:
             f.write(text)
+        # the same stack after a module that looked the user and the group up, as pam_unix's
+        # auth and account have by the time a real login opens its session: NSS is warm
+        with open(os.path.join(pamd, "bench-warm-" + name), "w") as f:
+            f.write(WARM_NSS + text)
     return root, pamd, list(stacks)
+
+
+WARM_NSS = "session optional pam_succeed_if.so quiet user ingroup benchgrp\n"
 
 
 DESCR = {
@@ -248,19 +255,27 @@ def part1(results):
             spawn_all[v] += [int(x) for x in rw["ns"].split(",")]
     # the same fresh processes timed inside: pam_start .. pam_end of their one session, without
     # exec and exit (what the module's own work and loading cost, apart from process teardown)
-    say("part 1b': %d rounds x %d variants x %d fresh processes, timed inside" % (A.spawn_rounds, len(variants),
+    say("part 1b': %d rounds x %d variants x %d fresh processes, timed inside, alone and after an NSS lookup" % (A.spawn_rounds, len(variants),
                                                                                A.spawns))
     inside = {v: [] for v in variants}
+    warm = {v: [] for v in variants}
     for r in range(A.spawn_rounds):
         per = {v: [] for v in variants}
+        per_warm = {v: [] for v in variants}
         for _ in range(A.spawns):
             for v in variants:
                 s, _ = session(pamd, v, 1)
                 per[v].append(int(s["ns_per_session"]))
+                s, _ = session(pamd, "warm-" + v, 1)
+                per_warm[v].append(int(s["ns_per_session"]))
         for v in variants:
             inside[v].append(statistics.median(per[v]))
+            warm[v].append(statistics.median(per_warm[v]))
     results["sessions"] = {"inside": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns,
                                       "statistic": "median in-process session time of a round", "ns": inside},
+                           "inside_warm_nss": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns,
+                                               "statistic": "median in-process session time of a round",
+                                               "stack_prefix": WARM_NSS.strip(), "ns": warm},
                            "many": {"rounds": A.rounds, "sessions_per_process": A.sessions, "ns": many},
                            "spawn": {"rounds": A.spawn_rounds, "spawns_per_round": A.spawns,
                                      "statistic": "median spawn of a round", "ns": spawn,
@@ -424,6 +439,8 @@ def report(results, variants, sizes):
     for shape, title in (("many", "%d sessions in one process, %d rounds" % (A.sessions, A.rounds)),
                          ("inside", "one session per process, timed inside the process (pam_start..pam_end, no exec/exit): "
                           "%d processes per stack and round (median), %d rounds" % (A.spawns, A.spawn_rounds)),
+                         ("inside_warm_nss", "the same, each stack after `%s` (NSS warm, as after pam_unix's auth and "
+                          "account in a real login; the baseline is pam_permit after it)" % WARM_NSS.strip()),
                          ("spawn", "one session per process: %d spawns per stack and round, alternating stacks (median), %d rounds"
                           % (A.spawns, A.spawn_rounds))):
         ns = results["sessions"][shape]["ns"]
