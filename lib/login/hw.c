@@ -36,6 +36,12 @@ enum {
         NETDEV_CMD_DEV_GET = 1,
 };
 #endif
+/* The queue dump (Linux 6.8+): named apart from <linux/netdev.h>, whose 6.3 to 6.7 copies
+ * lack it.  Values of include/uapi/linux/netdev.h. */
+#define HW_NETDEV_CMD_QUEUE_GET 10
+#define HW_NETDEV_A_QUEUE_IFINDEX 2
+#define HW_NETDEV_A_QUEUE_TYPE 3
+#define HW_NETDEV_QUEUE_TYPE_RX 0
 
 #include "array.h"
 #include "netlink.h"
@@ -410,6 +416,75 @@ unsigned hw_count_rx_queues(const char *name, unsigned ifindex) {
 }
 
 #ifdef ENABLE_XDP
+struct queue_dump {
+        uint16_t family;
+        uint32_t ifindex;
+        unsigned rx;
+};
+
+static int queue_msg(const struct nlmsghdr *nlh, size_t len, void *data) {
+        struct queue_dump *q = data;
+        uint32_t ifindex = 0, type = 0;
+        bool has_index = false, has_type = false;
+        const struct nla_want want[] = {
+                { HW_NETDEV_A_QUEUE_IFINDEX, &ifindex, sizeof ifindex, &has_index },
+                { HW_NETDEV_A_QUEUE_TYPE, &type, sizeof type, &has_type },
+        };
+        (void)len;
+        if (nlh->nlmsg_type != q->family || nlh->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN) ||
+            ((const struct genlmsghdr *)NLMSG_DATA(nlh))->cmd != HW_NETDEV_CMD_QUEUE_GET)
+                return 0;
+        if (nla_parse(genl_attrs(nlh), want, ELEMENTSOF(want)) < 0)
+                return -EBADMSG;
+        q->rx += has_index && has_type && ifindex == q->ifindex && type == HW_NETDEV_QUEUE_TYPE_RX;
+        return 0;
+}
+
+/* The RX queues the kernel lists for ifindex in this network namespace (one filtered dump):
+ * 0 and a count, which is 0 when the interface is down (the kernel lists the queues of running
+ * interfaces only); -EOPNOTSUPP before Linux 6.8; another -errno. */
+static int queue_count(struct genl *g, uint16_t family, uint32_t ifindex, unsigned *ret) {
+        uint8_t buf[NLMSG_HDRLEN + 64];
+        struct queue_dump q = { .family = family, .ifindex = ifindex };
+        int len = genl_request(buf, sizeof buf, family, NLM_F_REQUEST | NLM_F_DUMP, ++g->seq, HW_NETDEV_CMD_QUEUE_GET,
+                               NETDEV_FAMILY_VERSION, 0, NULL);
+        len = nl_put_attr(buf, sizeof buf, len, HW_NETDEV_A_QUEUE_IFINDEX, &ifindex, sizeof ifindex);
+        if (len < 0)
+                return len;
+        int r = genl_transact(g, buf, (size_t)len, queue_msg, &q);
+        if (r < 0)
+                return r;
+        *ret = q.rx;
+        return 0;
+}
+
+/*
+ * The RX queues of an interface the dump showed.  An interface that is up: the kernel's queue
+ * list, by ifindex, on the socket already open: the count sysfs shows (real_num_rx_queues), in
+ * the namespace netlink speaks for, in one round trip instead of seven system calls through
+ * /sys/class/net.  Else sysfs, checked against the ifindex: an interface that is down, a kernel
+ * without the queue dump.  *queues_r remembers a failed dump: the probe stops asking, as the
+ * kernel will not answer better and a failed exchange may leave replies on the socket.
+ * -ENOMEM only; otherwise the count, 0 when neither shows the interface.
+ */
+static int rx_queues(struct genl *g, uint16_t family, const struct hw_xdp_if *x, int *queues_r, unsigned *ret) {
+        unsigned n = 0;
+
+        if (*queues_r == 0) {
+                int r = queue_count(g, family, x->ifindex, &n);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0)
+                        *queues_r = r;
+                else if (n > 0) {
+                        *ret = n;
+                        return 0;
+                }
+        }
+        *ret = hw_count_rx_queues(x->name, x->ifindex);
+        return 0;
+}
+
 /* if_indextoname() on a socket we have (any socket answers SIOCGIFNAME), not a new one each
  * time.  0, or -errno (the interface is gone). */
 static int if_name(int fd, unsigned ifindex, char name[static IF_NAMESIZE]) {
@@ -480,6 +555,7 @@ static int probe_xdp(const struct hw_netsel *sel, bool brief, struct hw_summary 
          * is dropped.  Counted interfaces are always kept (up to HW_MAX_INTERFACES), others
          * (shown by `probe`) while there is room. */
         size_t k = 0, n_counted = 0;
+        int queues_r = 0;
         for (size_t i = 0; i < n; i++) {
                 struct hw_xdp_if x = ifs[i];
 
@@ -493,7 +569,8 @@ static int probe_xdp(const struct hw_netsel *sel, bool brief, struct hw_summary 
                         continue;
                 if (!x.counted && k + 1 >= HW_MAX_INTERFACES && n_counted < k)
                         continue;
-                x.rx_queues = hw_count_rx_queues(x.name, x.ifindex);
+                if (rx_queues(&g, family, &x, &queues_r, &x.rx_queues) < 0)
+                        return -ENOMEM;
                 n_counted += x.counted;
                 ifs[k++] = x;
         }

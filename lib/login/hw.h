@@ -2,8 +2,8 @@
 #pragma once
 /*
  * Hardware summary: RDMA devices and ports (sysfs), AF_XDP capable interfaces (netdev generic
- * netlink family (netlink.h), RX queues and the physical-device link from sysfs) and physical
- * RAM.  Library code: no printing, negative errno, thread-safe, O_CLOEXEC.
+ * netlink family (netlink.h); RX queues from its queue list when the interface is up, else
+ * from sysfs; the physical-device link from sysfs) and physical RAM.  Library code: no printing, negative errno, thread-safe, O_CLOEXEC.
  *
  * hw_probe() reads only the kernel: sysfs, sysinfo(2) and netlink (no library, no
  * environment).  It is what a login may run.  The ibverbs device attributes
@@ -65,7 +65,7 @@ struct hw_xdp_if {
         bool zero_copy;        /* xdp_features & HW_XDP_XSK_ZEROCOPY */
         bool physical;         /* sysfs shows a `device` link (never veth, bridge, tun, dummy) */
         bool counted;          /* physical or included, and not excluded (hw_netsel) */
-        unsigned rx_queues;
+        unsigned rx_queues;    /* real_num_rx_queues: netlink's queue list (up), else sysfs */
 };
 
 /*

@@ -36,9 +36,10 @@ queues() { in_ns sh -c "ls -d /sys/class/net/$1/queues/$2-* 2>/dev/null | wc -l"
 pairs=(
 	"va 8 3 vb 3 3"   # both ends XDP-capable: 8 + 3 copy-mode RX queues
 	"vc 8 8 vd 3 3"   # vd: its peer has 8 TX queues > its 3 RX queues -> no XDP features
+	"ve 1 1 vf 1 1"   # one RX queue each
 )
 
-plan 16
+plan 21
 
 if ! ip netns add "$ns" 2>"$tmp/err"; then
 	echo "Bail out! cannot create a network namespace: $(cat "$tmp/err")"
@@ -81,7 +82,7 @@ if [ "$rc" -eq 0 ] && [ "$status" = 0 ]; then
 elif [ "$status" = -EOPNOTSUPP ]; then
 	# a kernel without the netdev family (< 6.3): the probe says "unknown"
 	ok "hw-dump xdp: no netdev family, xdp_status=-EOPNOTSUPP"
-	for i in $(seq 3 16); do skip "netdev family checks" "kernel has no netdev family"; done
+	for i in $(seq 3 21); do skip "netdev family checks" "kernel has no netdev family"; done
 	done_testing
 else
 	not_ok "hw-dump xdp in the namespace: xdp_status=0" "rc=$rc" "$(cat "$tmp/out" "$tmp/err")"
@@ -95,7 +96,7 @@ else
 	ok "lo is not listed"
 fi
 
-# 4-7: each veth end, listed exactly when the kernel rule says so, with sysfs's numbers
+# 4-9: each veth end, listed exactly when the kernel rule says so, with sysfs's numbers
 expect_copy=0
 features_seen=
 for p in "${pairs[@]}"; do
@@ -128,17 +129,17 @@ for p in "${pairs[@]}"; do
 	done
 done
 
-# 8-9: the counts of the auto formula
+# 10-11: the counts of the auto formula
 check "copy_queues=$expect_copy" [ "$(value copy_queues "$tmp/out")" = "$expect_copy" ]
 check "zc_queues=0 (veth has no zero-copy)" [ "$(value zc_queues "$tmp/out")" = 0 ]
 
-# 10: only listed interfaces are counted: xdp_interfaces agrees with the lines
+# 12: only listed interfaces are counted: xdp_interfaces agrees with the lines
 n_lines=$(grep -cE '^xdp [0-9]+ ' "$tmp/out")
 check "xdp_interfaces=$n_lines, the veth ends report the same features:$features_seen" \
 	[ "$(value xdp_interfaces "$tmp/out")" = "$n_lines" -a \
 	"$(echo "$features_seen" | tr ' ' '\n' | sed '/^$/d' | sort -u | wc -l)" -le 1 ]
 
-# 11-13: without an include pattern no veth counts, and an exclude pattern wins over include
+# 13-15: without an include pattern no veth counts, and an exclude pattern wins over include
 in_ns "$HW_DUMP" xdp >"$tmp/plain" 2>&1
 check "virtual interfaces are not counted: copy_queues=0 without include" \
 	[ "$(value copy_queues "$tmp/plain")" = 0 -a "$(value zc_queues "$tmp/plain")" = 0 ]
@@ -148,7 +149,7 @@ in_ns "$HW_DUMP" --include 'v*' --exclude 'va' xdp >"$tmp/excl" 2>&1
 check "exclude wins over include: va not counted, the others are" \
 	[ "$(value copy_queues "$tmp/excl")" = "$((expect_copy - rxq[va]))" ]
 
-# 14-15: what a login reads (HW_COUNTS): the counted interfaces alone, the same counts
+# 16-17: what a login reads (HW_COUNTS): the counted interfaces alone, the same counts
 in_ns "$HW_DUMP" --include 'v*' --exclude 'va' counts xdp >"$tmp/counts" 2>&1
 check "counts: the same copy_queues, va left out, the other counted ends listed" \
 	[ "$(value copy_queues "$tmp/counts")" = "$(value copy_queues "$tmp/excl")" -a \
@@ -158,7 +159,7 @@ in_ns "$HW_DUMP" counts xdp >"$tmp/counts0" 2>&1
 check "counts without include: no veth listed, copy_queues=0" \
 	[ "$(value xdp_interfaces "$tmp/counts0")" = 0 -a "$(value copy_queues "$tmp/counts0")" = 0 ]
 
-# 16: the host's own interfaces: every listed one agrees with the host's sysfs
+# 18: the host's own interfaces: every listed one agrees with the host's sysfs
 "$HW_DUMP" xdp >"$tmp/host" 2>&1
 bad=
 while read -r _ ifindex name features zc rxq; do
@@ -179,5 +180,44 @@ if [ "$(value xdp_status "$tmp/host")" = 0 ] && [ -z "$bad" ]; then
 else
 	not_ok "host namespace: listed interfaces agree with sysfs" "mismatch:$bad" "$(cat "$tmp/host")"
 fi
+
+# 19-21: an interface that is up has its RX queues from the kernel's queue dump (Linux 6.8+),
+# one that is down from sysfs.  Both give the same counts; with an empty directory over the
+# sysfs queues of va and ve (a private mount namespace) the two ways part, which shows the way
+# taken.
+for i in va vb vc vd ve vf; do in_ns ip link set "$i" up; done
+in_ns "$HW_DUMP" --include 'v*' xdp >"$tmp/up" 2>&1
+check "interfaces up: the same interfaces and queue counts as down" \
+	diff <(grep -E '^xdp [0-9]+ ' "$tmp/out") <(grep -E '^xdp [0-9]+ ' "$tmp/up")
+mkdir "$tmp/empty"
+# listed FILE "IFINDEX NAME RXQ"...: each interface listed in FILE with that RX queue count
+listed() {
+	local f=$1 w
+	shift
+	for w in "$@"; do
+		# shellcheck disable=SC2086 # the words of w are the arguments
+		set -- $w
+		grep -qE "^xdp $1 $2 features=0x[0-9a-f]+ zc=0 rxq=$3\$" "$f" || return 1
+	done
+}
+hidden() {
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	in_ns unshare --mount --propagation private sh -c \
+		'mount --bind "$1" /sys/class/net/va/queues && mount --bind "$1" /sys/class/net/ve/queues &&
+		exec "$2" --include "v*" xdp' sh "$tmp/empty" "$HW_DUMP"
+}
+va=$(in_ns cat /sys/class/net/va/ifindex) ve=$(in_ns cat /sys/class/net/ve/ifindex)
+read -r kmaj kmin _ <<<"$(uname -r | tr '.-' '  ')"
+if [ "$kmaj" -gt 6 ] || { [ "$kmaj" -eq 6 ] && [ "$kmin" -ge 8 ]; }; then
+	hidden >"$tmp/hidden-up" 2>&1
+	check "va and ve up, their sysfs queues hidden: rxq=${rxq[va]} and ${rxq[ve]} from the kernel's queue dump" \
+		listed "$tmp/hidden-up" "$va va ${rxq[va]}" "$ve ve ${rxq[ve]}"
+else
+	skip "queue dump" "Linux $(uname -r) has no netdev queue dump (6.8+)"
+fi
+in_ns ip link set va down
+hidden >"$tmp/hidden-down" 2>&1
+check "va down, its sysfs queues hidden: rxq=0, from sysfs; ve up: rxq=${rxq[ve]}" \
+	listed "$tmp/hidden-down" "$va va 0" "$ve ve ${rxq[ve]}"
 
 done_testing

@@ -78,7 +78,7 @@ COVER = [
                              "tests/login/test-fakesys.sh"]),
     ("lib/login/hw.c", ["tests/unit/test-hwread", "tests/unit/test-xdpprobe", "tests/unit/test-hwcache",
                         "tests/unit/test-policy", "tests/unit/test-apply",
-                        "tests/login/test-fakesys.sh",
+                        "tests/login/test-fakesys.sh", "tests/hw/test-xdp-netns.sh",
                         "tests/login/test-login-attacks.sh"]),
     ("lib/login/netlink.c", ["tests/unit/test-netlink", "tests/unit/test-xdpprobe", "tests/unit/test-xdpdiag",
                              "tests/unit/test-hwread",
