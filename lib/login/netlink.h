@@ -79,7 +79,11 @@ int fd_wait_in(int fd, uint64_t deadline);
 /* Bounds on one dump's replies, forged datagrams included */
 #define NL_DUMP_MAX_DATAGRAMS 65536u
 #define NL_DUMP_MAX_BYTES (256u << 20)
-#define NL_DUMP_BUF_SIZE 32768u          /* the kernel's dump datagrams are at most this */
+/* The receive buffer.  The kernel makes a dump's datagrams no larger than the largest buffer
+ * the socket has read with (max_recvmsg_len), and never smaller than about a page
+ * (NLMSG_GOODSIZE); none of the messages read here comes near it.  8 KiB, as libmnl reads on
+ * large pages: a login's first 32 KiB malloc() grew the heap, which cost about 3 us. */
+#define NL_DUMP_BUF_SIZE 8192u
 
 /* One datagram of a dump from the kernel to its parser: xdpdiag_parse_batch() or
  * rdmanl_parse_batch() with its arguments bound in data. */

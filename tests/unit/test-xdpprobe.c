@@ -79,7 +79,7 @@ static void genl_begin(struct msg *m, uint16_t type, uint32_t seq, uint8_t cmd) 
 
 /* NOOP datagrams of f->flood bytes in all, then the end of the dump, as the queue has room */
 static void flood(struct fake *f) {
-        static uint8_t dgram[32768];
+        static uint8_t dgram[NL_DUMP_BUF_SIZE];
         while (f->flood > 0) {
                 size_t n = f->flood < sizeof dgram ? f->flood : sizeof dgram;
                 struct nlmsghdr *h = (void *)dgram;
