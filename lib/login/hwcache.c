@@ -53,9 +53,11 @@ static int list_dir(const char *path, struct names *l) {
         return 0;
 }
 
-/* Does a counted interface still have the RX queues the summary counted?  The fingerprint
- * already proved it is the same sysfs node; one that sysfs did not show at probe time (0
- * queues: another network namespace's sysfs) is checked the way the probe counted it. */
+/* Does a counted interface still have the RX queues the summary counted?  The probe counted
+ * real_num_rx_queues (from the kernel's queue dump when the interface was up, else from
+ * sysfs), which is the number of rx-* entries sysfs shows; the fingerprint already proved it
+ * is the same sysfs node.  One that sysfs did not show at probe time (0 queues: down, and
+ * another network namespace's sysfs) is checked the way the probe counted it. */
 static bool same_rx_queues(const struct hw_xdp_if *x) {
         unsigned n;
 
