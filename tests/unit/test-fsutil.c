@@ -308,6 +308,14 @@ static void fallback_tmp(char *buf, size_t size, const char *name, int k) {
         snprintf(buf, size, ".%s.%012llx", name, (unsigned long long)(rnd & 0xffffffffffffULL));
 }
 
+/* top/name, made when missing, open as a directory; its path in p */
+static int open_work_dir(char p[static PATH_MAX], const char *name) {
+        unit_mkdir_p(top, name);
+        int fd = open(unit_path(p, top, name), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        assert_true(fd >= 0);
+        return fd;
+}
+
 static void assert_file(int dfd, const char *name, const char *text) {
         char buf[64] = "";
         _cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC);
@@ -320,11 +328,8 @@ static void assert_file(int dfd, const char *name, const char *text) {
 
 static void test_write_atomic(void **state) {
         char p[PATH_MAX], tmp[256];
-        _cleanup_close_ int dfd = -1;
+        _cleanup_close_ int dfd = open_work_dir(p, "w");
         (void)state;
-        unit_mkdir_p(top, "w");
-        dfd = open(unit_path(p, top, "w"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        assert_true(dfd >= 0);
         /* one byte, and nothing */
         assert_int_equal(fs_write_atomic(dfd, "one", "x", 1, 0640), 0);
         assert_file(dfd, "one", "x");
@@ -942,12 +947,7 @@ static void test_fsutil_edges(void **state) {
                 free(s);
         }
 
-        _cleanup_close_ int dfd = open(unit_path(p, top, "w2"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0) {
-                unit_mkdir_p(top, "w2");
-                dfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        }
-        assert_true(dfd >= 0);
+        _cleanup_close_ int dfd = open_work_dir(p, "w2");
         assert_int_equal(fs_write_atomic(dfd, "a/b", "x", 1, 0600), -EINVAL);
         char name[202];
         memset(name, 'n', 201);
@@ -1216,12 +1216,7 @@ static void test_owners_and_failing_calls(void **state) {
         close(fd);
 
         /* fs_unlink_sync(): removed and synced is 0; a missing name, or the sync failing */
-        _cleanup_close_ int wfd = open(unit_path(p, top, "w"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (wfd < 0) {
-                unit_mkdir_p(top, "w");
-                wfd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        }
-        assert_true(wfd >= 0);
+        _cleanup_close_ int wfd = open_work_dir(p, "w");
         unit_put(p, "gone", "x");
         assert_int_equal(fs_unlink_sync(wfd, "gone"), 0);
         assert_int_equal(faccessat(wfd, "gone", F_OK, 0), -1);
