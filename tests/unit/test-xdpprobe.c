@@ -95,8 +95,11 @@ static void flood(struct fake *f) {
                 f->flood_seq = 0;       /* else at the next read */
 }
 
-static void queue(struct msg *m, struct fake *f, uint32_t seq, uint32_t ifindex, uint32_t id, uint32_t type, bool typed) {
-        genl_begin(m, f->family, seq, NETDEV_CMD_QUEUE_GET);
+/* One queue message of the message type mtype and the command cmd (the family's and
+ * NETDEV_CMD_QUEUE_GET in a real dump); typed: with its type attribute */
+static void queue(struct msg *m, struct fake *f, uint32_t seq, uint16_t mtype, uint8_t cmd, uint32_t ifindex,
+                  uint32_t id, uint32_t type, bool typed) {
+        genl_begin(m, mtype, seq, cmd);
         if (f->queue_intr)
                 ((struct nlmsghdr *)(void *)(m->buf + m->start))->nlmsg_flags |= NLM_F_DUMP_INTR;
         attr(m, NETDEV_A_QUEUE_ID, &id, sizeof id);
@@ -126,17 +129,11 @@ static void queues(struct fake *f, const struct nlmsghdr *h, size_t len) {
                 return;
         }
         if (f->queue_noise) {
-                queue(&m, f, h->nlmsg_seq, ifindex + 1, 0, 0, true);     /* another interface's */
-                queue(&m, f, h->nlmsg_seq, ifindex, 7, 0, false);        /* no type */
-                uint32_t rx = 0;
-                genl_begin(&m, f->family, h->nlmsg_seq, NETDEV_CMD_DEV_GET);
-                attr(&m, NETDEV_A_QUEUE_IFINDEX, &ifindex, sizeof ifindex);
-                attr(&m, NETDEV_A_QUEUE_TYPE, &rx, sizeof rx);
-                msg_end(&m);
-                genl_begin(&m, 0x30, h->nlmsg_seq, NETDEV_CMD_QUEUE_GET);
-                attr(&m, NETDEV_A_QUEUE_IFINDEX, &ifindex, sizeof ifindex);
-                attr(&m, NETDEV_A_QUEUE_TYPE, &rx, sizeof rx);
-                msg_end(&m);
+                uint32_t seq = h->nlmsg_seq;
+                queue(&m, f, seq, f->family, NETDEV_CMD_QUEUE_GET, ifindex + 1, 0, 0, true); /* another interface's */
+                queue(&m, f, seq, f->family, NETDEV_CMD_QUEUE_GET, ifindex, 7, 0, false);    /* no type */
+                queue(&m, f, seq, f->family, NETDEV_CMD_DEV_GET, ifindex, 0, 0, true);       /* another command */
+                queue(&m, f, seq, 0x30, NETDEV_CMD_QUEUE_GET, ifindex, 0, 0, true);          /* another family */
                 /* a message too short for its genlmsghdr */
                 msg_begin(&m, f->family, h->nlmsg_seq, FAULT_NL_PORTID, "x", 1);
                 msg_end(&m);
@@ -149,7 +146,8 @@ static void queues(struct fake *f, const struct nlmsghdr *h, size_t len) {
                 for (uint32_t q = 0; q < d->rx + d->tx; q++) {
                         if (m.len > sizeof m.buf - 128)
                                 send_msg(&m);
-                        queue(&m, f, h->nlmsg_seq, ifindex, q < d->rx ? q : q - d->rx, q < d->rx ? 0 : 1, true);
+                        queue(&m, f, h->nlmsg_seq, f->family, NETDEV_CMD_QUEUE_GET, ifindex,
+                              q < d->rx ? q : q - d->rx, q < d->rx ? 0 : 1, true);
                 }
                 break;
         }
