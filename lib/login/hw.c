@@ -463,19 +463,19 @@ static int queue_count(struct genl *g, uint16_t family, uint32_t ifindex, unsign
  * list, by ifindex, on the socket already open: the count sysfs shows (real_num_rx_queues), in
  * the namespace netlink speaks for, in one round trip instead of seven system calls through
  * /sys/class/net.  Else sysfs, checked against the ifindex: an interface that is down, a kernel
- * without the queue dump.  *queues_r remembers a failed dump: the probe stops asking, as the
- * kernel will not answer better and a failed exchange may leave replies on the socket.
+ * without the queue dump.  *dump_failed remembers a failed dump: the probe stops asking, as
+ * the kernel will not answer better and a failed exchange may leave replies on the socket.
  * -ENOMEM only; otherwise the count, 0 when neither shows the interface.
  */
-static int rx_queues(struct genl *g, uint16_t family, const struct hw_xdp_if *x, int *queues_r, unsigned *ret) {
+static int rx_queues(struct genl *g, uint16_t family, const struct hw_xdp_if *x, bool *dump_failed, unsigned *ret) {
         unsigned n = 0;
 
-        if (*queues_r == 0) {
+        if (!*dump_failed) {
                 int r = queue_count(g, family, x->ifindex, &n);
                 if (r == -ENOMEM)
                         return r;
                 if (r < 0)
-                        *queues_r = r;
+                        *dump_failed = true;
                 else if (n > 0) {
                         *ret = n;
                         return 0;
@@ -555,7 +555,7 @@ static int probe_xdp(const struct hw_netsel *sel, bool brief, struct hw_summary 
          * is dropped.  Counted interfaces are always kept (up to HW_MAX_INTERFACES), others
          * (shown by `probe`) while there is room. */
         size_t k = 0, n_counted = 0;
-        int queues_r = 0;
+        bool dump_failed = false;
         for (size_t i = 0; i < n; i++) {
                 struct hw_xdp_if x = ifs[i];
 
@@ -569,7 +569,7 @@ static int probe_xdp(const struct hw_netsel *sel, bool brief, struct hw_summary 
                         continue;
                 if (!x.counted && k + 1 >= HW_MAX_INTERFACES && n_counted < k)
                         continue;
-                if (rx_queues(&g, family, &x, &queues_r, &x.rx_queues) < 0)
+                if (rx_queues(&g, family, &x, &dump_failed, &x.rx_queues) < 0)
                         return -ENOMEM;
                 n_counted += x.counted;
                 ifs[k++] = x;

@@ -3,7 +3,8 @@
 /*
  * Hardware summary: RDMA devices and ports (sysfs), AF_XDP capable interfaces (netdev generic
  * netlink family (netlink.h); RX queues from its queue list when the interface is up, else
- * from sysfs; the physical-device link from sysfs) and physical RAM.  Library code: no printing, negative errno, thread-safe, O_CLOEXEC.
+ * from sysfs; the physical-device link from sysfs) and physical RAM.  Library code: no
+ * printing, negative errno, thread-safe, O_CLOEXEC.
  *
  * hw_probe() reads only the kernel: sysfs, sysinfo(2) and netlink (no library, no
  * environment).  It is what a login may run.  The ibverbs device attributes
