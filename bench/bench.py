@@ -19,6 +19,7 @@ import argparse
 import json
 import os
 import shutil
+import socket
 import statistics
 import subprocess
 import sys
@@ -30,6 +31,7 @@ ap.add_argument("--srcdir", required=True)
 ap.add_argument("--driver", required=True)
 ap.add_argument("--work", required=True)
 ap.add_argument("--out", required=True)
+ap.add_argument("--syslog", default=None, help="the file the /dev/log listener writes (run.sh)")
 ap.add_argument("--rounds", type=int, default=int(os.environ.get("BENCH_ROUNDS", "3")))
 ap.add_argument("--sessions", type=int, default=int(os.environ.get("BENCH_SESSIONS", "2000")))
 ap.add_argument("--spawns", type=int, default=int(os.environ.get("BENCH_SPAWNS", "25")))
@@ -104,6 +106,9 @@ def setup_part1():
     os.makedirs(os.path.join(sec, "limits.d"))
     pamd = os.path.join(root, "pam.d")
     os.makedirs(pamd)
+    # libpam reads "other" at every pam_start and logs an error when it is missing
+    with open(os.path.join(pamd, "other"), "w") as f:
+        f.write("# empty: no service falls back on it\n")
     with open("/etc/passwd") as f:
         passwd = f.read()
     with open("/etc/group") as f:
@@ -178,9 +183,8 @@ def strace_session(pamd, variant):
                         DRIVER, "session", pamd, "bench-" + variant, USER, "1"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     libs = []
-    # syslog(3) connects to /dev/log for each message while nothing listens there; a setrlimit
-    # refused with EPERM is a cost (and a log line) a login with CAP_SYS_RESOURCE never pays
-    logs = sum(1 for l in p.stderr.splitlines() if "connect(" in l and '"/dev/log"' in l)
+    # a setrlimit refused with EPERM is a cost (and a log line) a login with CAP_SYS_RESOURCE
+    # never pays
     eperm = sum(1 for l in p.stderr.splitlines() if ("prlimit64(" in l or "setrlimit(" in l) and "EPERM" in l)
     for line in p.stderr.splitlines():
         if "ENOENT" in line or '"' not in line or not line.split("(", 1)[0].split()[-1].startswith("open"):
@@ -190,12 +194,37 @@ def strace_session(pamd, variant):
         if ".so" in base and base not in libs and not base.startswith(("libpam.so", "libc.so", "libaudit.so",
                                                                          "libcap-ng.so", "ld.so.cache")):
             libs.append(base)
-    return {"libraries": libs, "syslog_messages": logs, "setrlimit_eperm": eperm,
+    return {"libraries": libs, "setrlimit_eperm": eperm,
             "libibverbs": any(b.startswith("libibverbs") for b in libs) or "libibverbs" in p.stderr,
             "libconfig": any(b.startswith("libconfig") for b in libs),
             "libmnl": any(b.startswith("libmnl") for b in libs),
             "cache": '/etc/security/hw.cache"' in p.stderr and
                      not any('/etc/security/hw.cache"' in l and "= -1" in l for l in p.stderr.splitlines())}
+
+
+def logged_messages(pamd, variant):
+    """The messages one session of variant sends to /dev/log, as the listener of run.sh
+    received them (None without a listener).  A marker sent after the session shows when
+    everything before it has arrived: a datagram socket keeps the order of its messages."""
+    if not A.syslog:
+        return None
+    with open(A.syslog, "rb") as f:
+        f.seek(0, 2)
+        start = f.tell()
+    session(pamd, variant, 1)
+    mark = "bench-mark-%d-%s" % (os.getpid(), variant)
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
+        s.sendto(mark.encode(), "/dev/log")
+    deadline = time.monotonic() + 10
+    while True:
+        with open(A.syslog, "rb") as f:
+            f.seek(start)
+            lines = f.read().decode("ascii", "backslashreplace").splitlines()
+        if mark in lines:
+            return lines[:lines.index(mark)]
+        if time.monotonic() > deadline:
+            raise SystemExit("bench: the /dev/log listener did not record a message within 10 s")
+        time.sleep(0.01)
 
 
 def part1(results):
@@ -231,6 +260,8 @@ def part1(results):
         if not ac["cache"] or ac["libmnl"]:
             say("NOTE: the auto-cache stack did not use its cache (%s)" %
                 ("not read" if not ac["cache"] else "read, then probed live: stale or refused"))
+    # what one session of each stack logs (the listener at /dev/log that run.sh serves)
+    results["syslog"] = {v: logged_messages(pamd, v) for v in variants}
 
     # shape A: many sessions in one process
     say("part 1a: %d rounds x %d variants x %d sessions in one process" % (A.rounds, len(variants), A.sessions))
@@ -497,11 +528,18 @@ def report(results, variants, sizes):
                 DESCR[v], "YES" if pc[v]["libibverbs"] else "no", "YES" if pc[v]["libconfig"] else "no",
                 "YES" if pc[v]["libmnl"] else "no", "read" if pc[v]["cache"] else "-",
                 " ".join(pc[v]["libraries"])))
-        out("   syslog messages per session (libpam's own included) / setrlimit calls refused with EPERM: " +
-            ", ".join("%s %d/%d" % (v, pc[v]["syslog_messages"], pc[v]["setrlimit_eperm"]) for v in pc))
+        out("   setrlimit calls refused with EPERM: " + ", ".join("%s %d" % (v, pc[v]["setrlimit_eperm"]) for v in pc))
         if pc["limits"]["setrlimit_eperm"]:
             out("   NOTE: pam_limits was refused a setrlimit (EPERM) and logged it: a cost a login with "
                 "CAP_SYS_RESOURCE never pays, so its time here is too high and every ratio too low")
+    sl = results.get("syslog", {})
+    if any(m is not None for m in sl.values()):
+        out("   messages one session sends to /dev/log (served, as journald serves it): " +
+            ", ".join("%s %d" % (v, len(m)) for v, m in sl.items()))
+        if sl.get("auto-live"):
+            out("   auto-live's: " + sl["auto-live"][-1])
+    else:
+        out("   NOTE: nothing served /dev/log: each message cost a failed connect, not a delivery")
     out("")
     out("   memlock after the session (soft/hard bytes): " + ", ".join(
         "%s %s/%s" % (v, eff[v]["soft"], eff[v]["hard"]) for v in variants))

@@ -3,7 +3,9 @@
  * pam-bench: the timing driver of bench/run.sh.  Bench code: it reads clocks; tests must not.
  *
  *   pam-bench session [--memlock SOFT:HARD] [--report N,N...] CONFDIR SERVICE USER N
- *       Runs N real PAM sessions in this process, each pam_start_confdir() +
+ *       First does what a login process such as sshd has done before it opens a session:
+ *       tzset() (the time zone syslog(3) stamps messages with) and openlog(LOG_NDELAY) (a
+ *       connected log).  Then runs N real PAM sessions in this process, each pam_start_confdir() +
  *       pam_open_session() + pam_close_session() + pam_end(), and before each one sets
  *       RLIMIT_MEMLOCK to SOFT (bytes, default 65536) and HARD ("keep": the current hard
  *       limit, the default; a hard limit cannot be raised here).  Prints one line:
@@ -44,6 +46,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -151,6 +154,11 @@ static int cmd_session(int argc, char **argv) {
         uint64_t n = parse_u64_or_die(argv[i + 3], "N");
         if (n == 0)
                 die("N must be at least 1");
+
+        /* a process that has logged before it opens a session, as sshd has: the log socket
+         * connected, the time zone that syslog(3) stamps messages with loaded */
+        tzset();
+        openlog(PAM_DRIVER, LOG_NDELAY, LOG_AUTHPRIV);
 
         int first_rc = -1, first_close = -1;
         struct rlimit first = {};

@@ -97,6 +97,9 @@ SANDBOX_PYTHON=${SANDBOX_PYTHON:-/usr/bin/python3}
 
 _sandbox_msg() { echo "sandbox: $*" >&2; }
 
+# shellcheck source=../lib/privdev.sh
+. "$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/../lib/privdev.sh" || return 1
+
 sandbox_inside() { [ "${SANDBOX_NS:-}" = 1 ] && [ -n "${SANDBOX_DIR:-}" ]; }
 
 # bytes of `ulimit -H -l` (KiB), or "unlimited"
@@ -337,50 +340,17 @@ sandbox_start() {
 	fi
 }
 
-# A private /dev: tmpfs with the host's device nodes bind-mounted in (never created in the
-# host's devtmpfs, which every namespace shares), a new devpts instance, /dev/log.
+# A private /dev with a served /dev/log (tests/lib/privdev.sh): what pam_syslog sends arrives
+# in $SANDBOX_SYSLOG, one line per message.
 _sandbox_dev() {
-	local dev=$SANDBOX_DIR/dev n ttygid
-	mount -t tmpfs -o mode=0755,size=1m,nosuid sandbox-dev "$dev" || return 1
-	for n in null zero full random urandom tty; do
-		[ -e "/dev/$n" ] || continue
-		: >"$dev/$n" && mount --bind "/dev/$n" "$dev/$n" || return 1
-	done
-	ttygid=$(getent group tty | cut -d: -f3)
-	mkdir -m 0755 "$dev/pts" "$dev/shm" &&
-		mount -t devpts -o "newinstance,ptmxmode=0666,mode=0620${ttygid:+,gid=$ttygid}" sandbox-devpts "$dev/pts" &&
-		ln -s pts/ptmx "$dev/ptmx" &&
-		mount -t tmpfs -o mode=1777,nosuid,nodev sandbox-shm "$dev/shm" || return 1
-	ln -s /proc/self/fd "$dev/fd"
-	ln -s /proc/self/fd/0 "$dev/stdin"
-	ln -s /proc/self/fd/1 "$dev/stdout"
-	ln -s /proc/self/fd/2 "$dev/stderr"
-	mount --move "$dev" /dev && _sandbox_mounts+=(/dev)
+	privdev_mount "$SANDBOX_DIR/dev" && _sandbox_mounts+=(/dev)
 }
 
-# A datagram listener at /dev/log writing one line per message to $SANDBOX_SYSLOG.
 _sandbox_syslog_start() {
-	local i
-	: >"$SANDBOX_SYSLOG"
-	"$SANDBOX_PYTHON" -c '
-import os, socket, sys
-path, out = sys.argv[1], sys.argv[2]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(path)
-os.chmod(path, 0o666)
-with open(out, "ab", buffering=0) as f:
-    while True:
-        d = s.recv(65536)
-        f.write(d.replace(b"\0", b"").rstrip(b"\n").replace(b"\n", b" ") + b"\n")
-' /dev/log "$SANDBOX_SYSLOG" </dev/null 2>>"$SANDBOX_DIR/log/syslog-listener.err" &
-	_sandbox_syslog_pid=$!
-	for i in $(seq 50); do
-		[ -S /dev/log ] && return 0
-		kill -0 "$_sandbox_syslog_pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	_sandbox_msg "the /dev/log listener did not start: $(cat "$SANDBOX_DIR/log/syslog-listener.err")"
-	return 1
+	local rc=0
+	privdev_syslog_start "$SANDBOX_PYTHON" "$SANDBOX_SYSLOG" "$SANDBOX_DIR/log/syslog-listener.err" || rc=1
+	_sandbox_syslog_pid=${PRIVDEV_SYSLOG_PID:-}
+	return $rc
 }
 
 sandbox_pam_module() {
