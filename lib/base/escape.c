@@ -63,10 +63,20 @@ const char *str_escape(const char *s, char *buf, size_t size) {
 }
 
 int str_escape_fputs(const char *s, FILE *f) {
+        const unsigned char *p = (const unsigned char *)s;
         char tmp[5];
 
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-                size_t k = str_escape_byte(*p, tmp);
+        while (*p) {
+                /* a run of bytes that stand for themselves in one write, then one escape */
+                size_t run = 0;
+                while (p[run] && plain(p[run]))
+                        run++;
+                if (run > 0 && fwrite(p, 1, run, f) != run)
+                        return -EIO;
+                p += run;
+                if (!*p)
+                        break;
+                size_t k = str_escape_byte(*p++, tmp);
                 if (fwrite(tmp, 1, k, f) != k)
                         return -EIO;
         }

@@ -17,19 +17,19 @@ static uint64_t hash(const char *s) {
         return h;
 }
 
-static struct strmap_entry *find(const struct strmap *m, const char *key) {
+static struct strmap_entry *find(const struct strmap *m, const char *key, uint64_t h) {
         if (!m->cap)
                 return NULL;
         size_t mask = m->cap - 1;
-        for (size_t i = hash(key) & mask;; i = (i + 1) & mask) {
+        for (size_t i = h & mask;; i = (i + 1) & mask) {
                 struct strmap_entry *e = &m->v[i];
-                if (!e->key || strcmp(e->key, key) == 0)
+                if (!e->key || (e->hash == h && strcmp(e->key, key) == 0))
                         return e;
         }
 }
 
 void *strmap_get(const struct strmap *m, const char *key) {
-        struct strmap_entry *e = find(m, key);
+        struct strmap_entry *e = find(m, key, hash(key));
         return e && e->key ? e->value : NULL;
 }
 
@@ -46,7 +46,7 @@ static int grow(struct strmap *m) {
         m->cap = cap;
         for (size_t i = 0; i < oldcap; i++)
                 if (old[i].key)
-                        *find(m, old[i].key) = old[i];
+                        *find(m, old[i].key, old[i].hash) = old[i];
         free(old);
         return 0;
 }
@@ -59,7 +59,8 @@ int strmap_put(struct strmap *m, const char *key, void *value) {
                 if (r < 0)
                         return r;
         }
-        e = find(m, key);
+        uint64_t h = hash(key);
+        e = find(m, key, h);
         if (e->key) {
                 e->value = value;
                 return 0;
@@ -68,6 +69,7 @@ int strmap_put(struct strmap *m, const char *key, void *value) {
         if (!e->key)
                 return -ENOMEM;
         e->value = value;
+        e->hash = h;
         m->n++;
         return 0;
 }

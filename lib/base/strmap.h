@@ -2,11 +2,13 @@
 #pragma once
 /* A small string-keyed hash map (open addressing), used to cache NSS look-ups per run. */
 #include <stddef.h>
+#include <stdint.h>
 
 struct strmap {
         struct strmap_entry {
                 char *key;      /* owned */
                 void *value;    /* owned by the caller */
+                uint64_t hash;  /* of key: most probes end on it, without a strcmp */
         } *v;
         size_t n, cap;          /* cap is 0 or a power of two */
 };

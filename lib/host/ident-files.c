@@ -150,9 +150,8 @@ static int load_files(struct ident *id) {
                 }
                 if (!strmap_get(&id->groups, g->name) && strmap_put(&id->groups, g->name, g) < 0)
                         return -ENOMEM;
-                char key[16];
-                snprintf(key, sizeof key, "%u", (unsigned)gid);
-                if (!strmap_get(&id->gids, key) && strmap_put(&id->gids, key, g) < 0)
+                char key[11];
+                if (!strmap_get(&id->gids, ident_id_key(gid, key)) && strmap_put(&id->gids, key, g) < 0)
                         return -ENOMEM;
         }
         if (gf && !feof(gf))
@@ -244,9 +243,8 @@ bool ident_uses_nss(const struct ident *id) {
 /* getgrgid() and getgrnam() may name different groups (duplicate names or gids): the two
  * caches are kept apart. */
 int ident_group_by_gid(struct ident *id, gid_t gid, const struct id_group **ret) {
-        char key[16];
-        snprintf(key, sizeof key, "%u", (unsigned)gid);
-        return ident_lookup(id, &id->gids, key, ident_fetch_gid, &gid, ident_group_free, (void **)ret);
+        char key[11];
+        return ident_lookup(id, &id->gids, ident_id_key(gid, key), ident_fetch_gid, &gid, ident_group_free, (void **)ret);
 }
 
 bool ident_user_in_group(struct ident *id, const struct id_user *u, const struct id_group *g) {

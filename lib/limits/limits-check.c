@@ -328,9 +328,10 @@ struct dead {
 
 /*
  * The lines line_dead() can find for a line, indexed once per check: the no-limits lines,
- * the lines that match everyone, the range lines, and the counting lines by domain.  A line
- * is judged against these candidates only, so a tree of n lines costs about n times the
- * number of lines sharing a domain, not n squared.
+ * the lines that match everyone, the uid and the gid range lines, and the counting lines by
+ * domain.  A line is judged against these candidates only (covers(): the same domain, a line
+ * for everyone, or a range of its own kind), so a tree of n lines costs about n times the
+ * number of lines sharing a domain, plus the ranges of a kind for each range line.
  */
 struct idxv {
         size_t *v;
@@ -338,7 +339,7 @@ struct idxv {
 };
 
 struct dead_index {
-        struct idxv stops, everyone, ranges;
+        struct idxv stops, everyone, uid_ranges, gid_ranges;
         struct strmap by_domain;        /* domain -> struct idxv * */
 };
 
@@ -359,7 +360,8 @@ static void idxv_free(void *p) {
 static void dead_index_clear(struct dead_index *ix) {
         free(ix->stops.v);
         free(ix->everyone.v);
-        free(ix->ranges.v);
+        free(ix->uid_ranges.v);
+        free(ix->gid_ranges.v);
         strmap_clear(&ix->by_domain, idxv_free);
 }
 
@@ -377,7 +379,9 @@ static int dead_index_build(const struct lc_tree *t, struct dead_index *ix) {
                         continue;
                 if (lc_line_matches_everyone(l) && (r = idxv_push(&ix->everyone, i)) < 0)
                         break;
-                if (is_range(dkind(l)) && (r = idxv_push(&ix->ranges, i)) < 0)
+                if (dkind(l) == DK_UIDR && (r = idxv_push(&ix->uid_ranges, i)) < 0)
+                        break;
+                if (dkind(l) == DK_GIDR && (r = idxv_push(&ix->gid_ranges, i)) < 0)
                         break;
                 struct idxv *x = strmap_get(&ix->by_domain, l->domain);
                 if (!x) {
@@ -394,8 +398,8 @@ static int dead_index_build(const struct lc_tree *t, struct dead_index *ix) {
 }
 
 /* The candidates after li that may cover l, in ascending order without building a list:
- * a merge of the three sorted index lists (same domain, everyone, ranges), each entered at
- * its first index after li. */
+ * a merge of the three sorted index lists (same domain, everyone, and for a range line the
+ * ranges of its kind), each entered at its first index after li. */
 struct cand_iter {
         const struct idxv *lists[3];
         size_t pos[3];
@@ -414,7 +418,10 @@ static size_t first_after(const struct idxv *x, size_t li) {
 }
 
 static void cand_begin(const struct dead_index *ix, const struct lc_line *l, size_t li, struct cand_iter *it) {
-        *it = (struct cand_iter){ .lists = { strmap_get(&ix->by_domain, l->domain), &ix->everyone, &ix->ranges } };
+        enum dkind kind = dkind(l);
+        *it = (struct cand_iter){ .lists = { strmap_get(&ix->by_domain, l->domain), &ix->everyone,
+                                             kind == DK_UIDR ? &ix->uid_ranges :
+                                             kind == DK_GIDR ? &ix->gid_ranges : NULL } };
         for (size_t k = 0; k < 3; k++)
                 it->pos[k] = first_after(it->lists[k], li);
 }
@@ -1001,6 +1008,8 @@ static int per_user(const struct lc_tree *t, struct ident *id, const struct strv
                                 continue;
                         }
                         x->overridden++;
+                        if (x->n_shown_ovr >= CHECK_NAMES_SHOWN)
+                                continue;       /* counted only: "and N more" */
                         if (res.kind == LC_RES_NO_LIMITS)
                                 snprintf(text, sizeof text, "%s (no limits: %s)", u->name,
                                          lc_line_where(t, res.stop, b1, sizeof b1));

@@ -73,7 +73,7 @@ int lc_line_match(const struct lc_tree *t, struct ident *id, const struct id_use
 
         if (l->range == LC_RANGE_ERR)
                 return -1;
-        if (streq(u->name, d))
+        if (u->name[0] == d[0] && streq(u->name, d))      /* the first byte: most lines differ there */
                 return LC_RANK_USER;
         if (d[0] == '@' && !root)
                 return group_match(id, u, l) ? LC_RANK_GROUP : -1;

@@ -43,5 +43,7 @@ void ident_group_free(void *p);
  */
 int ident_lookup(struct ident *id, struct strmap *map, const char *key, int (*fetch)(const void *arg, void **ret),
                  const void *arg, void (*free_value)(void *), void **ret);
+/* The key of a uid or gid in the uids and gids maps: its decimal digits, in key (returned). */
+const char *ident_id_key(uint32_t v, char key[static 11]);
 /* getgrgid_r() of *(const gid_t *)gid into *ret (a struct id_group *) */
 int ident_fetch_gid(const void *gid, void **ret);

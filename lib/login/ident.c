@@ -247,6 +247,18 @@ int ident_fetch_gid(const void *gid, void **ret) {
         return nss_group(NULL, *(const gid_t *)gid, (struct id_group **)ret);
 }
 
+const char *ident_id_key(uint32_t v, char key[static 11]) {
+        char tmp[10];
+        size_t n = 0, k = 0;
+        do
+                tmp[n++] = (char)('0' + v % 10);
+        while ((v /= 10) > 0);
+        while (n > 0)
+                key[k++] = tmp[--n];
+        key[k] = '\0';
+        return key;
+}
+
 int ident_user(struct ident *id, const char *name, const struct id_user **ret) {
         return ident_lookup(id, &id->users, name, fetch_user, name, ident_user_free, (void **)ret);
 }
@@ -256,9 +268,8 @@ int ident_user_by_uid(struct ident *id, uid_t uid, const struct id_user **ret) {
                 int r = id->backend->load(id);
                 return r < 0 ? r : id->backend->user_by_uid(id, uid, ret);
         }
-        char key[16];
-        snprintf(key, sizeof key, "%u", (unsigned)uid);
-        return ident_lookup(id, &id->uids, key, fetch_uid, &uid, ident_user_free, (void **)ret);
+        char key[11];
+        return ident_lookup(id, &id->uids, ident_id_key(uid, key), fetch_uid, &uid, ident_user_free, (void **)ret);
 }
 
 int ident_group(struct ident *id, const char *name, const struct id_group **ret) {

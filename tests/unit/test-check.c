@@ -188,6 +188,26 @@ static void test_prior(void **state) {
         run_cases(cases, ELEMENTSOF(cases));
 }
 
+/* a later range of the same kind that holds every id of a line's range overrides it; a range
+ * of the other kind (uids against primary gids) holds different users and never does */
+static void test_ranges(void **state) {
+        static const struct check_case cases[] = {
+                { LC_FLAVOUR_UPSTREAM, "1000:1999 - memlock 1024\n1000:2999 - memlock 2048\n", NULL,
+                  { { "shadowed-entry", 1, .message = { "overridden by" } } } },
+                { LC_FLAVOUR_UPSTREAM, "@2000:2999 - memlock 1024\n@1000:2999 - memlock 2048\n", NULL,
+                  { { "shadowed-entry", 1, .message = { "overridden by" } } } },
+                { LC_FLAVOUR_UPSTREAM, "1000:1999 - memlock 1024\n@1000:2999 - memlock 2048\n", NULL,
+                  { { "shadowed-entry", 1, .absent = true } } },
+                { LC_FLAVOUR_UPSTREAM, "@1000:1999 - memlock 1024\n0:2999 - memlock 2048\n", NULL,
+                  { { "shadowed-entry", 1, .absent = true } } },
+                /* a wider range before the line does not override it */
+                { LC_FLAVOUR_UPSTREAM, "1000:2999 - memlock 2048\n1000:1999 - memlock 1024\n", NULL,
+                  { { "shadowed-entry", 2, .absent = true } } },
+        };
+        (void)state;
+        run_cases(cases, ELEMENTSOF(cases));
+}
+
 static void test_known_users(void **state) {
         static const struct check_case cases[] = {
                 /* rdma_users: alice (listed) and carol (primary gid); both have their own line */
@@ -300,5 +320,5 @@ static void test_eacces(void **state) {
 
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_quirk), cmocka_unit_test(test_stop), cmocka_unit_test(test_prior),
-          cmocka_unit_test(test_known_users), cmocka_unit_test(test_new_findings), cmocka_unit_test(test_crlf),
+          cmocka_unit_test(test_ranges), cmocka_unit_test(test_known_users), cmocka_unit_test(test_new_findings), cmocka_unit_test(test_crlf),
           cmocka_unit_test(test_eacces))

@@ -14,6 +14,7 @@
 
 #include "unit.h"
 #include "fsutil.h"
+#include "ident-backend.h"
 #include "ident-files.h"
 #include "ident.h"
 #include "macro.h"
@@ -500,8 +501,21 @@ static void test_group_unreadable(void **state) {
         ident_free(id);
 }
 
+/* ident_id_key(): the decimal digits of an id, the key of the uid and gid maps */
+static void test_id_key(void **state) {
+        static const struct { uint32_t v; const char *want; } cases[] = {
+                { 0, "0" }, { 7, "7" }, { 10, "10" }, { 15, "15" }, { 100, "100" }, { 2000, "2000" },
+                { 4294967295u, "4294967295" },
+        };
+        char key[11];
+        (void)state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                assert_string_equal(ident_id_key(cases[i].v, key), cases[i].want);
+        assert_ptr_equal(ident_id_key(1, key), key);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_users), cmocka_unit_test(test_users_by_uid), cmocka_unit_test(test_groups), cmocka_unit_test(test_membership),
           cmocka_unit_test(test_missing_files), cmocka_unit_test(test_nss_absent), cmocka_unit_test(test_nss_found), cmocka_unit_test(test_nss_errors), cmocka_unit_test(test_nss_alloc),
           cmocka_unit_test(test_files_fail), cmocka_unit_test(test_short_group_line),
-          cmocka_unit_test(test_group_unreadable), cmocka_unit_test(test_every_group))
+          cmocka_unit_test(test_group_unreadable), cmocka_unit_test(test_every_group), cmocka_unit_test(test_id_key))

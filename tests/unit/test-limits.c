@@ -477,6 +477,11 @@ static void test_line_match(void **state) {
                 { "%:4242 hard memlock 1\n", "alice", -1 },
                 { "@:4242 hard memlock 1\n", "alice", -1 },
                 { "@:2000 hard memlock 1\n", "alice", LC_RANK_GROUP },
+                /* a user line: the whole name, not its first byte or a prefix */
+                { "alice hard memlock 1\n", "alice", LC_RANK_USER },
+                { "alicia hard memlock 1\n", "alice", -1 },
+                { "ali hard memlock 1\n", "alice", -1 },
+                { "bob hard memlock 1\n", "alice", -1 },
         };
         (void)state;
         for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {

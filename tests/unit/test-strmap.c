@@ -112,6 +112,22 @@ static void test_clear(void **state) {
         strmap_clear(&m, NULL);
 }
 
+/* Two keys with the same 64-bit FNV-1a hash (0xddb96e99126d91c5, found by a Pollard rho search
+ * over 16 hex digits): the stored hash only ends a probe early, the key decides. */
+static void test_same_hash(void **state) {
+        struct strmap m = {};
+        int a = 1, b = 2;
+        (void)state;
+
+        assert_int_equal(strmap_put(&m, "71d5b7343849854b", &a), 0);
+        assert_null(strmap_get(&m, "e8da27a22e62e259"));
+        assert_int_equal(strmap_put(&m, "e8da27a22e62e259", &b), 0);
+        assert_int_equal(m.n, 2);
+        assert_ptr_equal(strmap_get(&m, "71d5b7343849854b"), &a);
+        assert_ptr_equal(strmap_get(&m, "e8da27a22e62e259"), &b);
+        strmap_clear(&m, NULL);
+}
+
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_put_get), cmocka_unit_test(test_key_copied), cmocka_unit_test(test_replace),
-          cmocka_unit_test(test_growth), cmocka_unit_test(test_clear))
+          cmocka_unit_test(test_growth), cmocka_unit_test(test_clear), cmocka_unit_test(test_same_hash))

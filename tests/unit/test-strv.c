@@ -257,10 +257,25 @@ static void test_escape_fputs(void **state) {
         assert_int_equal(fclose(f), 0);
         assert_string_equal(buf, "a\\x1b[2J\\x7f\\\\\\xff");
         free(buf);
+        /* runs of plain bytes and escapes in every order: escapes first, last, back to back */
+        static const struct { const char *in, *want; } runs[] = {
+                { "\x01", "\\x01" },      { "\x01" "ab", "\\x01ab" }, { "ab\x01", "ab\\x01" },
+                { "\x01\x02", "\\x01\\x02" }, { "a\\b", "a\\\\b" },   { "plain", "plain" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(runs); i++) {
+                buf = NULL;
+                f = open_memstream(&buf, &len);
+                assert_non_null(f);
+                assert_int_equal(str_escape_fputs(runs[i].in, f), 0);
+                assert_int_equal(fclose(f), 0);
+                assert_string_equal(buf, runs[i].want);
+                free(buf);
+        }
         f = fopen("/dev/full", "we");
         assert_non_null(f);
         assert_int_equal(setvbuf(f, NULL, _IONBF, 0), 0);
         assert_int_equal(str_escape_fputs("abc", f), -EIO);
+        assert_int_equal(str_escape_fputs("\x01", f), -EIO);          /* the escape's write fails */
         assert_int_equal(str_escape_fputs("", f), 0);
         fclose(f);
 }
