@@ -202,29 +202,41 @@ def strace_session(pamd, variant):
                      not any('/etc/security/hw.cache"' in l and "= -1" in l for l in p.stderr.splitlines())}
 
 
-def logged_messages(pamd, variant):
-    """The messages one session of variant sends to /dev/log, as the listener of run.sh
-    received them (None without a listener).  A marker sent after the session shows when
-    everything before it has arrived: a datagram socket keeps the order of its messages."""
-    if not A.syslog:
-        return None
-    with open(A.syslog, "rb") as f:
-        f.seek(0, 2)
-        start = f.tell()
-    session(pamd, variant, 1)
-    mark = "bench-mark-%d-%s" % (os.getpid(), variant)
+def log_mark(tag):
+    """Sends a marker to /dev/log and waits until the listener of run.sh has written it: every
+    message sent before it has then been written too (a datagram socket keeps their order).
+    Returns the offset just past the marker's line."""
+    mark = "bench-mark-%d-%s" % (os.getpid(), tag)
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
         s.sendto(mark.encode(), "/dev/log")
     deadline = time.monotonic() + 10
     while True:
         with open(A.syslog, "rb") as f:
-            f.seek(start)
-            lines = f.read().decode("ascii", "backslashreplace").splitlines()
-        if mark in lines:
-            return lines[:lines.index(mark)]
+            data = f.read()
+        k = data.find(b"\n" + mark.encode() + b"\n")
+        if data.startswith(mark.encode() + b"\n"):
+            return len(mark) + 1
+        if k >= 0:
+            return k + len(mark) + 2
         if time.monotonic() > deadline:
             raise SystemExit("bench: the /dev/log listener did not record a message within 10 s")
         time.sleep(0.01)
+
+
+def logged_messages(pamd, variant):
+    """The messages one session of variant sends to /dev/log, as the listener of run.sh
+    received them (None without a listener): what arrived between a marker sent before the
+    session and one sent after it."""
+    if not A.syslog:
+        return None
+    start = log_mark("before-" + variant)
+    session(pamd, variant, 1)
+    end = log_mark("after-" + variant)
+    with open(A.syslog, "rb") as f:
+        f.seek(start)
+        data = f.read(end - start)
+    lines = data.decode("ascii", "backslashreplace").split("\n")
+    return lines[:-2]
 
 
 def part1(results):

@@ -3,9 +3,10 @@
  * pam-bench: the timing driver of bench/run.sh.  Bench code: it reads clocks; tests must not.
  *
  *   pam-bench session [--memlock SOFT:HARD] [--report N,N...] CONFDIR SERVICE USER N
- *       First does what a login process such as sshd has done before it opens a session:
- *       tzset() (the time zone syslog(3) stamps messages with) and openlog(LOG_NDELAY) (a
- *       connected log).  Then runs N real PAM sessions in this process, each pam_start_confdir() +
+ *       First loads the time zone syslog(3) stamps messages with and connects the log
+ *       (tzset(), openlog(LOG_NDELAY)), as a message logged earlier in a login's session
+ *       stack has (Debian's sshd: pam_unix's "session opened" before pam_limits).  Then
+ *       runs N real PAM sessions in this process, each pam_start_confdir() +
  *       pam_open_session() + pam_close_session() + pam_end(), and before each one sets
  *       RLIMIT_MEMLOCK to SOFT (bytes, default 65536) and HARD ("keep": the current hard
  *       limit, the default; a hard limit cannot be raised here).  Prints one line:
@@ -155,8 +156,9 @@ static int cmd_session(int argc, char **argv) {
         if (n == 0)
                 die("N must be at least 1");
 
-        /* a process that has logged before it opens a session, as sshd has: the log socket
-         * connected, the time zone that syslog(3) stamps messages with loaded */
+        /* the log socket connected and the time zone that syslog(3) stamps messages with
+         * loaded, as when a message was logged earlier in the login's session stack (Debian's
+         * sshd: pam_unix's "session opened", from common-session, before pam_limits) */
         tzset();
         openlog(PAM_DRIVER, LOG_NDELAY, LOG_AUTHPRIV);
 

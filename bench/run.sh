@@ -95,7 +95,7 @@ fakesys_rdma mlx5_0:4/IB,1/IB mlx5_1:4/Eth
 # /dev/log served, as journald serves it on every host: a login delivers its messages
 . "$SRC/tests/lib/privdev.sh"
 mkdir "$WORK/dev"
-privdev_mount "$WORK/dev"
+privdev_mount "$WORK/dev" "$FAKESYS_HOST_MNTNS"
 privdev_syslog_start "$PY" "$WORK/syslog" "$WORK/syslog.err"
 exec "$PY" "$SRC/bench/bench.py" --build "$B" --srcdir "$SRC" --driver "$DRIVER" --work "$WORK" --out "$OUT" \
 	--syslog "$WORK/syslog"

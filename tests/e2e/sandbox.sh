@@ -343,7 +343,7 @@ sandbox_start() {
 # A private /dev with a served /dev/log (tests/lib/privdev.sh): what pam_syslog sends arrives
 # in $SANDBOX_SYSLOG, one line per message.
 _sandbox_dev() {
-	privdev_mount "$SANDBOX_DIR/dev" && _sandbox_mounts+=(/dev)
+	privdev_mount "$SANDBOX_DIR/dev" "${SANDBOX_HOST_MNTNS:-}" && _sandbox_mounts+=(/dev)
 }
 
 _sandbox_syslog_start() {

@@ -4,11 +4,15 @@
 # root only.  The host's /dev (a devtmpfs that every mount namespace shares) is never written.
 #
 # Functions
-#   privdev_mount STAGE       mount over /dev a tmpfs with the host's null, zero, full, random,
+#   privdev_mount STAGE HOST_MNTNS
+#                             mount over /dev a tmpfs with the host's null, zero, full, random,
 #                             urandom and tty bind-mounted in (never created in the host's
 #                             devtmpfs), a new devpts instance, a private /dev/shm and the
 #                             fd/stdin/stdout/stderr links.  STAGE is an empty directory,
 #                             used as the mount point until the tmpfs is moved over /dev.
+#                             HOST_MNTNS is the host's mount namespace (`readlink
+#                             /proc/self/ns/mnt` before unshare): refuses (1) when it is empty
+#                             or this shell's, so that the host's /dev is never covered.
 #   privdev_syslog_start PYTHON OUT ERR
 #                             a datagram listener at /dev/log, as journald or rsyslogd serves
 #                             it, writing each message it receives to OUT as one line (NULs
@@ -17,13 +21,17 @@
 #                             listener did not start (ERR says why).
 
 privdev_mount() {
-	local dev=$1 n ttygid
+	local dev=$1 host=$2 n ttygid
+	if [ -z "$host" ] || [ "$(readlink /proc/self/ns/mnt)" = "$host" ]; then
+		echo "privdev: not in a private mount namespace: refusing to mount over /dev" >&2
+		return 1
+	fi
 	mount -t tmpfs -o mode=0755,size=1m,nosuid privdev "$dev" || return 1
 	for n in null zero full random urandom tty; do
 		[ -e "/dev/$n" ] || continue
 		: >"$dev/$n" && mount --bind "/dev/$n" "$dev/$n" || return 1
 	done
-	ttygid=$(getent group tty | cut -d: -f3)
+	ttygid=$(getent group tty | cut -d: -f3) || ttygid=     # no tty group: devpts' default
 	mkdir -m 0755 "$dev/pts" "$dev/shm" &&
 		mount -t devpts -o "newinstance,ptmxmode=0666,mode=0620${ttygid:+,gid=$ttygid}" privdev-pts "$dev/pts" &&
 		ln -s pts/ptmx "$dev/ptmx" &&
