@@ -71,8 +71,11 @@ static int names_from_file(const char *root, const char *path, struct strv *s) {
         size_t n = 0;
         int r;
 
-        if (fs_fopen_in_root(root, path, &f) < 0)
-                return 0;
+        r = fs_fopen_in_root(root, path, &f);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;       /* no such file: no names from it */
         while (getline(&line, &n, f) > 0) {
                 line[strcspn(line, ":\n")] = '\0';
                 if (line[0] == '+' || line[0] == '-' || line[0] == '#')
@@ -80,6 +83,9 @@ static int names_from_file(const char *root, const char *path, struct strv *s) {
                 if ((r = names_add(s, line)) < 0)
                         return r;
         }
+        /* getline() also ends on an error: a read error, or no memory for a longer line */
+        if (!feof(f))
+                return ferror(f) ? -EIO : -ENOMEM;
         return 0;
 }
 
@@ -438,9 +444,10 @@ static size_t cand_next(struct cand_iter *it) {
         return best;
 }
 
-/* Removing l must change nothing: while l holds the soft slot it refuses a weaker '-' line,
- * whose hard half would otherwise be tried; that is harmless only when a later hard line
- * takes the hard slot again. */
+/* Removing l must change nothing: while l holds the soft slot it refuses a weaker '-' line m,
+ * whose hard half would otherwise be tried; that is harmless when a line after l takes the hard
+ * slot for every user of l (o_hard, at least as strong as l): a slot's rank only ever gets
+ * stronger, so m's hard half is refused after o_hard and replaced by it before. */
 static bool removal_harmless(const struct lc_tree *t, const struct lc_line *l, size_t li, const struct lc_line *o_soft,
                              const struct lc_line *o_hard) {
         if (!o_soft)
@@ -450,7 +457,7 @@ static bool removal_harmless(const struct lc_tree *t, const struct lc_line *l, s
                 if (!lc_line_counts(m) || m->type_mask != (LC_SOFT | LC_HARD) || lc_line_rank(m) <= lc_line_rank(l) ||
                     disjoint(m, l))
                         continue;
-                if (!o_hard || o_hard < m)
+                if (!o_hard)
                         return false;
         }
         return true;
@@ -534,12 +541,15 @@ static int count_crlf(const struct lc_tree *t, const struct lc_file *f, unsigned
         *ret = 0;
         if (t->root ? asprintf(&rel, "/%s", f->display) < 0 : !(rel = strdup(f->path)))
                 return -ENOMEM;
-        if (fs_open_in_root(t->root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0)
-                return 0;
+        int r = fs_open_in_root(t->root, rel, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return 0;       /* the reader reported it: no CRLF to count */
         struct stat st;
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
                 return 0;
-        int r = fs_read_all(fd, 64u * 1024 * 1024, &buf, &len);
+        r = fs_read_all(fd, 64u * 1024 * 1024, &buf, &len);
         if (r == -ENOMEM)
                 return r;
         if (r < 0)

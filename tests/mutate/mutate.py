@@ -43,6 +43,10 @@ SCOPE = [
     ("lib/pam/pamedit.c", r"key_eq|stack_keys|key_find|landing|jump_to|control_kept|"
                             r"line_set_control|pam_file_keep_jumps"),
     ("lib/limits/limits-resolve.c", None),
+    # limits-check.c: the judgement that a line never takes effect (a claim made to the admin)
+    ("lib/limits/limits-check.c", r"dkind|interval|is_range|inverted|range_contains|disjoint|covers|stop_covers|"
+                                  r"hard_tried|dead_index_build|first_after|cand_begin|cand_next|"
+                                  r"removal_harmless|line_dead"),
 ]
 
 # The tests that cover each file, fastest and most specific first: a mutant is killed by the
@@ -103,6 +107,7 @@ COVER = [
                             "tests/doctor/test-doctor.sh"]),
     ("lib/pam/pamedit.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/e2e/test-enable-jumps.sh",
                              "tests/tool/test-enable.sh"]),
+    ("lib/limits/limits-check.c", ["tests/unit/test-check", "tests/unit/test-limits", "tests/unit/test-alloc"]),
     ("lib/limits/limits-resolve.c", ["tests/unit/test-limits", "tests/unit/test-flavours", "tests/unit/test-check",
                                     "tests/unit/test-session", "tests/unit/test-alloc", "tests/e2e/test-session-model.sh"]),
 ]

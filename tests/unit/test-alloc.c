@@ -60,6 +60,20 @@ static int setup(void **state) {
                                    "session optional pam_rdmalimit.so\n" },
                 { "etc/security/limits.conf", "alice soft memlock 2048\nalice hard memlock 4096\n" },
                 { "etc/security/limits-alt.conf", "alice - memlock 6144\n" },
+                /* for check: nine uid and nine gid ranges (the ninth of each grows the dead-line
+                 * index, and covers the eight before it), a no-limits line, lines for everyone,
+                 * more ranges, a domain twice */
+                { "etc/security/limits-check.conf", "1001:1001 - memlock 1\n1002:1002 - memlock 1\n1003:1003 - memlock 1\n"
+                                                    "1004:1004 - memlock 1\n1005:1005 - memlock 1\n1006:1006 - memlock 1\n"
+                                                    "1007:1007 - memlock 1\n1008:1008 - memlock 1\n1000:1099 - memlock 2\n"
+                                                    "@2001:2001 - memlock 1\n@2002:2002 - memlock 1\n@2003:2003 - memlock 1\n"
+                                                    "@2004:2004 - memlock 1\n@2005:2005 - memlock 1\n@2006:2006 - memlock 1\n"
+                                                    "@2007:2007 - memlock 1\n@2008:2008 - memlock 1\n@2000:2099 - memlock 2\n"
+                                                    "carol -\n0: soft memlock 1\n@0: hard memlock 2\n"
+                                                    "1000:1999 - memlock 3\n1000:2999 - memlock 4\n"
+                                                    "@2000:2999 - memlock 5\n@1000:2999 - memlock 6\n"
+                                                    "bob soft memlock 7\nbob soft memlock 8\n"
+                                                    "@rdma soft memlock 9\n" },
                 /* a module directory only where securedir says (test_pammod) */
                 { "opt/pam/security/pam_permit.so", "" },
                 { "etc/pam.d/svc", "@include common-session\n"
@@ -744,6 +758,49 @@ static void test_session_model(void **state) {
         lc_tree_free(t[1]);
 }
 
+/* lc_check() with each allocation failing in turn: -ENOMEM, or the findings of the run
+ * without a fault, never fewer (ident is loaded by that first run: the sweep fails check's own
+ * allocations) */
+static void test_check(void **state) {
+        struct lc_tree *t = NULL;
+        struct lc_args args;
+        struct ident *id = NULL;
+        struct diag_list want = {};
+        (void)state;
+
+        assert_int_equal(lc_args_parse("conf=/etc/security/limits-check.conf", &args), 0);
+        assert_int_equal(lc_tree_load_args(root, LC_FLAVOUR_UPSTREAM, &args, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_int_equal(lc_check(t, id, &want), 0);
+        assert_true(want.n > 0);
+        SWEEP(n, hit) {
+                struct diag_list d = {};
+                arm(n);
+                int r = lc_check(t, id, &d);
+                hit = disarm();
+                /* a failure libc gets over (asprintf() keeps its own buffer when the exact-size
+                 * copy fails) leaves the normal result: never fewer findings */
+                if (!hit || r != -ENOMEM) {
+                        assert_int_equal(r, 0);
+                        assert_int_equal(d.n, want.n);
+                        for (size_t i = 0; i < d.n; i++)
+                                assert_string_equal(d.v[i].message, want.v[i].message);
+                }
+                diag_list_clear(&d);
+        }
+        /* the kernel out of memory when check opens a file again to count its CRLF line ends */
+        struct diag_list d = {};
+        fault_arm("openat2", "*limits-check.conf", 1, ENOMEM);
+        int r = lc_check(t, id, &d);
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_int_equal(r, -ENOMEM);
+        diag_list_clear(&d);
+        diag_list_clear(&want);
+        ident_free(id);
+        lc_tree_free(t);
+}
+
 /* session_walks_every_user(), session_walk_users() and session_module_ret() with each
  * allocation failing in turn: -ENOMEM (NULL) and nothing left, or the run without a fault */
 static const struct policy *walk_policy(const struct pam_entry *e, const char **ret_name, const char **ret_refused,
@@ -817,4 +874,4 @@ static void test_session_walks(void **state) {
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_diag), cmocka_unit_test(test_strmap),
           cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_pamstack_aborts), cmocka_unit_test(test_keep_jumps),
           cmocka_unit_test(test_policy), cmocka_unit_test(test_pammod), cmocka_unit_test(test_cfgparse),
-          cmocka_unit_test(test_session_model), cmocka_unit_test(test_session_walks))
+          cmocka_unit_test(test_session_model), cmocka_unit_test(test_session_walks), cmocka_unit_test(test_check))

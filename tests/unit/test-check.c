@@ -208,6 +208,109 @@ static void test_ranges(void **state) {
         run_cases(cases, ELEMENTSOF(cases));
 }
 
+/*
+ * The judgement that a line never takes effect, case by case (each pins one step of line_dead()
+ * and the helpers it calls: a weaker claim or a false one both fail here).  U: upstream, D:
+ * Debian (its root rule).  A line "dead" here takes effect in no session of any user; "alive"
+ * takes effect for some user of some user database.
+ */
+#define U LC_FLAVOUR_UPSTREAM
+#define D LC_FLAVOUR_DEBIAN
+#define DEAD(n) { "shadowed-entry", (n) }
+#define ALIVE(n) { "shadowed-entry", (n), .absent = true }
+#define STOPPED(n) { "unreachable-entry", (n) }
+#define NOT_STOPPED(n) { "unreachable-entry", (n), .absent = true }
+static void test_dead_lines(void **state) {
+        static const struct check_case cases[] = {
+                /* a '%' no-limits line never stops anyone, whatever its gid */
+                { U, ":1000 soft memlock 1024\n%:1000 -\n", NULL, { NOT_STOPPED(1) } },
+                /* two @group lines of different groups: neither covers the other */
+                { U, "@rdma_users - memlock 1024\n@other - memlock 2048\n", NULL, { ALIVE(1) } },
+                /* a later range that holds only part of the line's ids, or overlaps it */
+                { U, "1000:1999 - memlock 1024\n1000:1500 - memlock 2048\n", NULL, { ALIVE(1) } },
+                { U, "1000:1999 - memlock 1024\n1500:2999 - memlock 2048\n", NULL, { ALIVE(1) } },
+                /* a range of one id (min = max) is no inverted range */
+                { U, "1000:1000 - memlock 1024\n1000:1000 - memlock 2048\n", NULL,
+                  { DEAD(1), { "inverted-range", 1, .absent = true } } },
+                /* a uid range stop does not stop a primary-gid range line */
+                { U, "@1000:1999 - memlock 1024\n0:5000 -\n", NULL, { NOT_STOPPED(1) } },
+                /* an inverted line (nobody) is reported as such, not as overridden */
+                { U, "2000:1000 soft memlock 1\n2000:1000 soft memlock 2\n", NULL,
+                  { ALIVE(1), { "inverted-range", 1 } } },
+                /* a stronger soft line that matches nobody (inverted) refuses nothing */
+                { U, "@rdma_users hard memlock 100\n2000:1000 soft memlock 50\n@rdma_users - memlock 200\n", NULL,
+                  { DEAD(1) } },
+                /* a stronger soft line (uids) before a group's '-' line: users with both refuse its soft
+                 * half and so its hard half; ids of different kinds never prove them apart */
+                { U, "@1000:1999 hard memlock 100\n5000:5999 soft memlock 50\n@1000:1999 - memlock 200\n", NULL,
+                  { ALIVE(1) } },
+                /* a weaker or equally strong soft line in between refuses nothing */
+                { U, "@rdma_users hard memlock 1024\n* soft memlock 1024\n@rdma_users - memlock 4096\n", NULL,
+                  { DEAD(1) } },
+                { U, "@rdma_users hard memlock 1024\n@other soft memlock 1024\n@rdma_users - memlock 4096\n", NULL,
+                  { DEAD(1) } },
+                /* a hard-only line is tried whatever the soft slot holds */
+                { U, "@rdma_users hard memlock 1024\nalice soft memlock 1024\n@rdma_users hard memlock 4096\n", NULL,
+                  { DEAD(1) } },
+                /* a line for everyone of the same rank later takes both slots */
+                { U, "@rdma_users - memlock 1024\n@0: - memlock 2048\n", NULL, { DEAD(1) } },
+                /* no-limits lines: for one user only; for everyone */
+                { U, "alice soft memlock 1024\nbob -\n", NULL, { NOT_STOPPED(1) } },
+                { U, "alice soft memlock 1024\n0: -\n", NULL, { STOPPED(1) } },
+                /* @ ranges: upstream compares the gid on both; Debian's root rule compares root's uid
+                 * on the limit line and the gid on the stop: no claim there */
+                { U, "@1000:1010 - memlock 1024\n@0:2000 -\n", NULL, { STOPPED(1) } },
+                { D, "@1000:1010 - memlock 1024\n@0:2000 -\n", NULL, { NOT_STOPPED(1) } },
+                { D, "@0:10 soft memlock 1024\n@0:10 -\n", NULL, { NOT_STOPPED(1) } },
+                /* a stronger line for everyone first: its hard half, tried only when its soft half
+                 * was taken */
+                { U, "@0: - memlock 1024\n* hard memlock 2048\n", NULL, { DEAD(2) } },
+                { U, "alice soft memlock 1\n@0: - memlock 1024\n* hard memlock 2048\n", NULL, { ALIVE(3) } },
+                { U, "0: soft memlock 1024\n* hard memlock 4096\n", NULL, { ALIVE(2) } },
+                { U, "0: hard memlock 1024\n* soft memlock 2\n", NULL, { ALIVE(2) } },
+                { U, "0: soft memlock 1024\n@0: hard memlock 2048\n* hard memlock 4096\n", NULL, { DEAD(3) } },
+                { U, "@0: hard memlock 1\n0: soft memlock 2\n* - memlock 3\n", NULL, { DEAD(3) } },
+                { D, "0: - memlock 1024\n* - memlock 2048\n", NULL, { DEAD(2) } },
+                { U, "0: - memlock 1024\n@1000:2000 - memlock 2048\n", NULL, { DEAD(2) } },
+                /* the same rank first is no stronger line */
+                { U, "0: soft memlock 1\n1000:2000 soft memlock 2\n", NULL, { ALIVE(2) } },
+                /* later lines of the line's own domain, after a no-limits line or one for everyone */
+                { U, "alice -\nbob soft memlock 1\nbob soft memlock 2\n", NULL, { DEAD(2) } },
+                { U, "0: soft memlock 1\nbob soft memlock 1\nbob soft memlock 2\n", NULL, { DEAD(2), ALIVE(1) } },
+                /* four lines of one domain: each but the last is overridden by the next */
+                { U, "bob soft memlock 1\nbob soft memlock 2\nbob soft memlock 3\nbob soft memlock 4\n", NULL,
+                  { DEAD(1), DEAD(2), DEAD(3), ALIVE(4), { "duplicate-entry", 4, .absent = true } } },
+                /* the first line that takes the slot is the one named */
+                { U, "bob soft memlock 1\n0: soft memlock 2\nbob soft memlock 3\n", NULL,
+                  { { "shadowed-entry", 1, .message = { "limits.conf:2" } } } },
+                /* a hard-only line later does not take the soft slot */
+                { U, "alice soft memlock 64\nalice hard memlock 128\n", NULL, { ALIVE(1) } },
+                /* soft and hard from two later lines: both named */
+                { U, "alice - memlock 64\nalice hard memlock 128\nalice soft memlock 256\n", NULL,
+                  { { "shadowed-entry", 1, .message = { "limits.conf:3", "limits.conf:2 ('alice', USER rank) for the hard" } } } },
+                /* one later line takes both: named once */
+                { U, "alice - memlock 64\nalice - memlock 128\n", NULL, { DEAD(1) }, 1, "for the hard limit" },
+                /* removing a line must change nothing: a weaker soft-only line, or a '-' line of the
+                 * same rank, in between is harmless */
+                { U, "alice soft memlock 64\n* soft memlock 100\nalice soft memlock 128\n", NULL, { DEAD(1) } },
+                { U, "alice soft memlock 64\n1000:2000 - memlock 100\nalice soft memlock 128\n", NULL, { DEAD(1) } },
+                /* the weaker '-' line comes after the line that takes the hard slot: its hard half,
+                 * tried once line 1 is gone, is refused there (user rank holds the slot) */
+                { U, "alice - memlock 64\nalice hard memlock 80\n* - memlock 100\nalice soft memlock 128\n", NULL,
+                  { DEAD(1) } },
+                /* ... and without a line that takes the hard slot again it is not harmless */
+                { U, "alice - memlock 64\n* - memlock 100\nalice soft memlock 128\n", NULL, { ALIVE(1) } },
+        };
+        (void)state;
+        run_cases(cases, ELEMENTSOF(cases));
+}
+#undef U
+#undef D
+#undef DEAD
+#undef ALIVE
+#undef STOPPED
+#undef NOT_STOPPED
+
 static void test_known_users(void **state) {
         static const struct check_case cases[] = {
                 /* rdma_users: alice (listed) and carol (primary gid); both have their own line */
@@ -320,5 +423,5 @@ static void test_eacces(void **state) {
 
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_quirk), cmocka_unit_test(test_stop), cmocka_unit_test(test_prior),
-          cmocka_unit_test(test_ranges), cmocka_unit_test(test_known_users), cmocka_unit_test(test_new_findings), cmocka_unit_test(test_crlf),
+          cmocka_unit_test(test_ranges), cmocka_unit_test(test_dead_lines), cmocka_unit_test(test_known_users), cmocka_unit_test(test_new_findings), cmocka_unit_test(test_crlf),
           cmocka_unit_test(test_eacces))
