@@ -298,6 +298,10 @@ static void test_dead_lines(void **state) {
                  * tried once line 1 is gone, is refused there (user rank holds the slot) */
                 { U, "alice - memlock 64\nalice hard memlock 80\n* - memlock 100\nalice soft memlock 128\n", NULL,
                   { DEAD(1) } },
+                /* ... or comes from a stronger line for everyone before it (here it refuses line 2's
+                 * hard half too) */
+                { U, "0: hard memlock 1\n@rdma_users - memlock 64\n* - memlock 100\n@rdma_users soft memlock 128\n",
+                  NULL, { DEAD(2) } },
                 /* ... and without a line that takes the hard slot again it is not harmless */
                 { U, "alice - memlock 64\n* - memlock 100\nalice soft memlock 128\n", NULL, { ALIVE(1) } },
         };
