@@ -72,6 +72,12 @@ static void send_msg(struct msg *m) {
         *m = (struct msg){};
 }
 
+/* the kernel's error answer to request h, in m */
+static void send_error(struct msg *m, const struct nlmsghdr *h, int error) {
+        msg_error(m, h->nlmsg_seq, FAULT_NL_PORTID, error);
+        send_msg(m);
+}
+
 static void genl_begin(struct msg *m, uint16_t type, uint32_t seq, uint8_t cmd) {
         struct genlmsghdr gh = { .cmd = cmd, .version = 1 };
         msg_begin(m, type, seq, FAULT_NL_PORTID, &gh, sizeof gh);
@@ -124,8 +130,7 @@ static void queues(struct fake *f, const struct nlmsghdr *h, size_t len) {
         memcpy(&ifindex, (const uint8_t *)a + NLA_HDRLEN, sizeof ifindex);
         f->queue_dumps++;
         if (f->queue_error) {
-                msg_error(&m, h->nlmsg_seq, FAULT_NL_PORTID, f->queue_error);
-                send_msg(&m);
+                send_error(&m, h, f->queue_error);
                 return;
         }
         if (f->queue_noise) {
@@ -170,8 +175,7 @@ static void kernel(const void *req, size_t len, void *data) {
                 f->family_requests++;
                 assert_false(h->nlmsg_flags & NLM_F_DUMP);
                 if (f->family_error) {
-                        msg_error(&m, h->nlmsg_seq, FAULT_NL_PORTID, f->family_error);
-                        send_msg(&m);
+                        send_error(&m, h, f->family_error);
                         return;
                 }
                 if (f->family_empty)
@@ -208,8 +212,7 @@ static void kernel(const void *req, size_t len, void *data) {
         }
         f->dumps++;
         if (f->dump_error) {
-                msg_error(&m, h->nlmsg_seq, FAULT_NL_PORTID, f->dump_error);
-                send_msg(&m);
+                send_error(&m, h, f->dump_error);
                 return;
         }
         if (f->flood) {
