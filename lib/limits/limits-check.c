@@ -446,11 +446,11 @@ static size_t cand_next(struct cand_iter *it) {
 
 /* Removing l must change nothing: while l holds the soft slot it refuses a weaker '-' line m,
  * whose hard half would otherwise be tried; that is harmless when a line takes the hard slot
- * for every user of l, at least as strong as l: one after l (o_hard), or a stronger line for
- * everyone before it (prior_hard).  A slot's rank only ever gets stronger, so m's hard half is
- * refused after that line and replaced by it before. */
+ * for every user of l, at least as strong as l (hard_held): one after l (o_hard), or a stronger
+ * line for everyone before it (prior_hard).  A slot's rank only ever gets stronger, so m's hard
+ * half is refused after that line and replaced by it before. */
 static bool removal_harmless(const struct lc_tree *t, const struct lc_line *l, size_t li, const struct lc_line *o_soft,
-                             const struct lc_line *hard) {
+                             bool hard_held) {
         if (!o_soft)
                 return true;
         for (size_t i = li + 1; i < line_index(t, o_soft); i++) {
@@ -458,7 +458,7 @@ static bool removal_harmless(const struct lc_tree *t, const struct lc_line *l, s
                 if (!lc_line_counts(m) || m->type_mask != (LC_SOFT | LC_HARD) || lc_line_rank(m) <= lc_line_rank(l) ||
                     disjoint(m, l))
                         continue;
-                if (!hard)
+                if (!hard_held)
                         return false;
         }
         return true;
@@ -507,7 +507,7 @@ static struct dead line_dead(const struct lc_tree *t, const struct dead_index *i
         }
         bool soft_gone = !(l->type_mask & LC_SOFT) || o_soft;
         bool hard_gone = !(l->type_mask & LC_HARD) || o_hard || prior_hard;
-        if (!soft_gone || !hard_gone || !removal_harmless(t, l, li, o_soft, o_hard ? o_hard : prior_hard))
+        if (!soft_gone || !hard_gone || !removal_harmless(t, l, li, o_soft, o_hard || prior_hard))
                 return (struct dead){};
         return (struct dead){ .why = DEAD_OVERRIDE, .by = o_soft ? o_soft : o_hard,
                               .by_hard = o_soft && o_hard && o_hard != o_soft ? o_hard : NULL };
