@@ -179,7 +179,7 @@ def session(pamd, variant, n, report=None):
 def strace_session(pamd, variant):
     """One session of variant under strace: the shared objects it opened (beyond what the
     driver maps before its first pam_start), whether it read the hardware cache."""
-    p = subprocess.run(["strace", "-f", "-e", "trace=openat,open,connect,prlimit64,setrlimit", "-o", "/dev/stderr",
+    p = subprocess.run(["strace", "-f", "-e", "trace=openat,open,prlimit64,setrlimit", "-o", "/dev/stderr",
                         DRIVER, "session", pamd, "bench-" + variant, USER, "1"],
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     libs = []
@@ -209,15 +209,13 @@ def log_mark(tag):
     mark = "bench-mark-%d-%s" % (os.getpid(), tag)
     with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as s:
         s.sendto(mark.encode(), "/dev/log")
+    line = b"\n" + mark.encode() + b"\n"
     deadline = time.monotonic() + 10
     while True:
         with open(A.syslog, "rb") as f:
-            data = f.read()
-        k = data.find(b"\n" + mark.encode() + b"\n")
-        if data.startswith(mark.encode() + b"\n"):
-            return len(mark) + 1
+            k = (b"\n" + f.read()).find(line)      # the file's first line too
         if k >= 0:
-            return k + len(mark) + 2
+            return k + len(line) - 1
         if time.monotonic() > deadline:
             raise SystemExit("bench: the /dev/log listener did not record a message within 10 s")
         time.sleep(0.01)
