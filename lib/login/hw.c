@@ -239,6 +239,69 @@ bool hw_if_physical(const char *name) {
         return fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+static bool if_name_ok(const char *name) {
+        return *name && strlen(name) < IF_NAMESIZE && !strchr(name, '/') && !streq(name, ".") && !streq(name, "..");
+}
+
+#define SYS_VIRTUAL_NET "/sys/devices/virtual/net"
+
+static int cmp_ifname(const void *a, const void *b) {
+        return strcmp(a, b);
+}
+
+static int add_virt(const char *name, ino_t ino, void *data) {
+        struct hw_physmap *m = data;
+
+        (void)ino;
+        if (!if_name_ok(name))
+                return 0;
+        if (m->n_virt >= HW_PHYSMAP_MAX)
+                return 1;      /* the rest: hw_if_physical() */
+        if (GROW_EXACT(m->virt, m->n_virt + 1) < 0)
+                return -ENOMEM;
+        memcpy(m->virt[m->n_virt++], name, strlen(name) + 1);
+        return 0;
+}
+
+/* The listing of /sys/devices/virtual/net; whatever fails leaves fewer names listed, which
+ * only sends more of them to hw_if_physical(). */
+static void physmap_list(struct hw_physmap *m) {
+        m->listed = true;
+        m->virt_fd = open(SYS_VIRTUAL_NET, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (m->virt_fd < 0)
+                return;
+        if (each_entry(m->virt_fd, add_virt, m) == -ENOMEM) {
+                free(m->virt);
+                m->virt = NULL;
+                m->n_virt = 0;
+                return;
+        }
+        if (m->n_virt > 1)
+                qsort(m->virt, m->n_virt, sizeof(*m->virt), cmp_ifname);
+}
+
+bool hw_physmap_is_physical(struct hw_physmap *m, const char *name) {
+        char path[IF_NAMESIZE + 8];
+        struct stat st;
+
+        if (!if_name_ok(name))
+                return false;
+        if (!m->listed)
+                physmap_list(m);
+        if (m->n_virt == 0 || !bsearch(name, m->virt, m->n_virt, sizeof(*m->virt), cmp_ifname))
+                return hw_if_physical(name);
+        /* the directory /sys/class/net/NAME points to: `device` there, no link to walk */
+        snprintf(path, sizeof path, "%s/device", name);
+        return fstatat(m->virt_fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+void hw_physmap_done(struct hw_physmap *m) {
+        if (m->virt_fd >= 0)
+                close(m->virt_fd);
+        free(m->virt);
+        *m = (struct hw_physmap)HW_PHYSMAP_INIT;
+}
+
 static bool matches_any(char *const *patterns, const char *name) {
         for (char *const *p = patterns; p && *p; p++)
                 if (fnmatch(*p, name, 0) == 0)
@@ -554,6 +617,7 @@ static int probe_xdp(const struct hw_netsel *sel, bool brief, struct hw_summary 
         /* Names, queues and whether `auto` counts them; an interface that vanished meanwhile
          * is dropped.  Counted interfaces are always kept (up to HW_MAX_INTERFACES), others
          * (shown by `probe`) while there is room. */
+        _cleanup_(hw_physmap_done) struct hw_physmap phys = HW_PHYSMAP_INIT;
         size_t k = 0, n_counted = 0;
         bool dump_failed = false;
         for (size_t i = 0; i < n; i++) {
@@ -561,7 +625,7 @@ static int probe_xdp(const struct hw_netsel *sel, bool brief, struct hw_summary 
 
                 if (if_name(g.fd, x.ifindex, x.name) < 0)
                         continue;
-                x.physical = hw_if_physical(x.name);
+                x.physical = hw_physmap_is_physical(&phys, x.name);
                 x.counted = hw_netsel_counts(sel, x.name, x.physical);
                 if (brief && !x.counted)
                         continue;

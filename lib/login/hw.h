@@ -82,6 +82,25 @@ struct hw_netsel {
 bool hw_netsel_counts(const struct hw_netsel *sel, const char *name, bool physical);
 /* /sys/class/net/NAME/device exists (not following it) */
 bool hw_if_physical(const char *name);
+/*
+ * hw_if_physical() for many names at once, with the same answers and fewer path walks.  The
+ * walk through the /sys/class/net/NAME link is what costs (sysfs builds the link's target for
+ * each one), and every container's veth is one more.  An interface without a parent device is
+ * a directory of /sys/devices/virtual/net, where /sys/class/net/NAME points: those are listed
+ * once, and their `device` looked up relative to that directory; any other name (a physical
+ * device, one created since the listing) is asked hw_if_physical().  Not thread-safe; free
+ * with hw_physmap_done().
+ */
+struct hw_physmap {
+        int virt_fd;           /* /sys/devices/virtual/net, or -1 */
+        bool listed;           /* listing tried (virt_fd < 0 after it: not readable) */
+        char (*virt)[IF_NAMESIZE];  /* its entries, sorted */
+        size_t n_virt;
+};
+#define HW_PHYSMAP_INIT { .virt_fd = -1 }
+#define HW_PHYSMAP_MAX 16384   /* entries listed at most; the rest ask hw_if_physical() */
+bool hw_physmap_is_physical(struct hw_physmap *m, const char *name);
+void hw_physmap_done(struct hw_physmap *m);
 
 struct hw_summary {
         /* 0: sysfs read (n_rdma 0 when there is no /sys/class/infiniband: no RDMA device or

@@ -20,6 +20,7 @@
 struct names {
         const struct hw_netsel *sel;   /* interfaces: keep the counted ones only */
         bool select;
+        struct hw_physmap phys;        /* with select */
         struct strv s;
 };
 
@@ -31,7 +32,7 @@ static int add_name(const char *name, ino_t ino, void *data) {
 
         if (name[0] == '.')
                 return 0;
-        if (l->select && !hw_netsel_counts(l->sel, name, hw_if_physical(name)))
+        if (l->select && !hw_netsel_counts(l->sel, name, hw_physmap_is_physical(&l->phys, name)))
                 return 0;
         if (l->s.n >= HW_MAX_INTERFACES + HW_MAX_RDMA_DEVICES)
                 return -E2BIG;
@@ -109,7 +110,7 @@ int hw_fingerprint(const struct hw_netsel *sel, char **ret) {
         char buf[128];
         size_t size = 0;
         FILE *f = open_memstream(&out, &size);
-        struct names net = { .sel = sel, .select = true };
+        struct names net = { .sel = sel, .select = true, .phys = HW_PHYSMAP_INIT };
         int r;
 
         if (!f)
@@ -126,6 +127,7 @@ int hw_fingerprint(const struct hw_netsel *sel, char **ret) {
         for (size_t i = 0; r >= 0 && i < net.s.n; i++)
                 fprintf(f, "%s,", net.s.v[i]);
         strv_clear(&net.s);
+        hw_physmap_done(&net.phys);
         /* glibc's memstream: out is NULL when the realloc() at the close fails, fclose() 0 */
         if (fclose(f) != 0 || r < 0 || !out)
                 return r < 0 ? r : -ENOMEM;

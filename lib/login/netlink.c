@@ -232,17 +232,16 @@ static ssize_t recv_by(int fd, void *buf, size_t size, uint64_t deadline, struct
 }
 
 int nl_recv_dump(int fd, uint64_t deadline, nl_batch_fn fn, void *data, size_t *ret_dropped) {
-        _cleanup_free_ uint8_t *buf = malloc(NL_DUMP_BUF_SIZE);
+        /* on the stack: no allocation per exchange */
+        uint8_t buf[NL_DUMP_BUF_SIZE] __attribute__((aligned(8)));
         size_t bytes = 0, dropped = 0;
         int r = -E2BIG;
 
-        if (!buf)
-                return -ENOMEM;
         for (size_t n_dgrams = 0; n_dgrams < NL_DUMP_MAX_DATAGRAMS && bytes <= NL_DUMP_MAX_BYTES; n_dgrams++) {
                 struct sockaddr_nl from = {};
                 socklen_t from_len = 0;
                 enum nl_batch_end end = NL_BATCH_MORE;
-                ssize_t n = recv_by(fd, buf, NL_DUMP_BUF_SIZE, deadline, &from, &from_len);
+                ssize_t n = recv_by(fd, buf, sizeof buf, deadline, &from, &from_len);
                 if (n < 0) {
                         r = (int)n;
                         break;

@@ -95,6 +95,6 @@ typedef int (*nl_batch_fn)(const void *buf, size_t len, void *data, enum nl_batc
  * datagram whose sender is not the kernel (msg_name's nl_pid not 0) is dropped and counted in
  * *ret_dropped (when not NULL).  0, -ETIME (the deadline passed), -E2BIG (more than
  * NL_DUMP_MAX_DATAGRAMS datagrams or NL_DUMP_MAX_BYTES bytes), -EMSGSIZE (a datagram larger
- * than NL_DUMP_BUF_SIZE), -ENOMEM, fn's error, -errno of recvmsg.
+ * than NL_DUMP_BUF_SIZE, read into the stack), fn's error, -errno of recvmsg.
  */
 int nl_recv_dump(int fd, uint64_t deadline, nl_batch_fn fn, void *data, size_t *ret_dropped);

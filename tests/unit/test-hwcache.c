@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "unit.h"
@@ -110,6 +111,52 @@ static void test_format_parse(void **state) {
         free(text);
         free(now);
         hw_summary_free(s);
+}
+
+/* hw_physmap_is_physical() answers what hw_if_physical() answers, for every interface this
+ * namespace has (here: lo and ifb* listed in /sys/devices/virtual/net, a physical eth0 that is
+ * not), through the listing for the listed ones. */
+static void test_physmap(void **state) {
+        struct hw_physmap m = HW_PHYSMAP_INIT;
+        struct dirent *de;
+        DIR *d = opendir("/sys/class/net");
+        size_t n = 0;
+
+        (void)state;
+        assert_non_null(d);
+        assert_false(hw_physmap_is_physical(&m, ""));
+        assert_false(m.listed);                  /* a bad name never lists */
+        while ((de = readdir(d))) {
+                if (de->d_name[0] == '.')
+                        continue;
+                bool slow = hw_if_physical(de->d_name);
+                assert_int_equal(hw_physmap_is_physical(&m, de->d_name), slow);
+                n++;
+        }
+        closedir(d);
+        assert_true(n > 0);
+        assert_true(m.listed);
+        /* lo has no parent device: it is listed, and answered from the listing */
+        assert_true(m.virt_fd >= 0);
+        assert_true(m.n_virt > 0);
+        bool lo_listed = false;
+        for (size_t i = 0; i < m.n_virt; i++)
+                lo_listed |= streq(m.virt[i], "lo");
+        assert_true(lo_listed);
+        assert_false(hw_physmap_is_physical(&m, "lo"));
+        for (size_t i = 1; i < m.n_virt; i++)
+                assert_true(strcmp(m.virt[i - 1], m.virt[i]) < 0);
+        /* names that are no interface, or no name at all */
+        assert_false(hw_physmap_is_physical(&m, "no-such-if0"));
+        assert_false(hw_physmap_is_physical(&m, "."));
+        assert_false(hw_physmap_is_physical(&m, ".."));
+        assert_false(hw_physmap_is_physical(&m, "../lo"));
+        assert_false(hw_physmap_is_physical(&m, "lo/.."));
+        assert_false(hw_physmap_is_physical(&m, "abcdefghijklmnopq"));
+        hw_physmap_done(&m);
+        assert_int_equal(m.virt_fd, -1);
+        assert_null(m.virt);
+        assert_false(m.listed);
 }
 
 /* lo is virtual: counted only when included; the selection is part of the fingerprint */
@@ -582,6 +629,6 @@ static void test_cache_edges(void **state) {
 }
 
 UNIT_MAIN(setup, unit_teardown,
-          cmocka_unit_test(test_format_parse), cmocka_unit_test(test_selection), cmocka_unit_test(test_bad), cmocka_unit_test(test_numbers),
+          cmocka_unit_test(test_format_parse), cmocka_unit_test(test_selection), cmocka_unit_test(test_physmap), cmocka_unit_test(test_bad), cmocka_unit_test(test_numbers),
           cmocka_unit_test(test_bounds), cmocka_unit_test(test_load), cmocka_unit_test(test_save_paths),
           cmocka_unit_test(test_min_max_mr_size), cmocka_unit_test(test_names), cmocka_unit_test(test_cache_edges))

@@ -630,7 +630,7 @@ static void test_alloc(void **state) {
         static const struct dev up_and_gone[] = { { .ifindex = 1, .features = 0x2b, .rx = 2 },
                                                   { .ifindex = 0x7ffffff0, .features = 0x23 } };
         struct fake f = { .family = 0x21, .devs = up_and_gone, .n_devs = 2 };
-        unsigned failed = 0;
+        unsigned failed = 0, harmless = 0;
         for (unsigned long k = 1;; k++) {
                 struct hw_summary *s = NULL;
                 f.family_requests = f.dumps = 0;
@@ -651,13 +651,18 @@ static void test_alloc(void **state) {
                         continue;
                 }
                 assert_int_equal(r, 0);
+                harmless++;
                 assert_int_equal(s->xdp_status, 0);
                 assert_int_equal(s->n_xdp, 1);
                 assert_int_equal(s->xdp[0].rx_queues, 2);
                 assert_int_equal(s->mem_status, 0);
                 hw_summary_free(s);
         }
-        assert_true(failed >= 3);
+        /* the summary and the interface list fail the probe; the listing of
+         * /sys/devices/virtual/net only sends its names to the slower question, with the same
+         * answers (checked above on every run that returned 0) */
+        assert_true(failed >= 2);
+        assert_true(harmless >= 1);
 }
 
 UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_probe), cmocka_unit_test(test_family), cmocka_unit_test(test_interrupted),
