@@ -41,6 +41,7 @@ ap.add_argument("--trees", default=os.environ.get("BENCH_TREES", "5000,10000,100
 ap.add_argument("--tree-rounds", default=os.environ.get("BENCH_TREE_ROUNDS", "5,3,2"))
 ap.add_argument("--mem-variants", default=os.environ.get("BENCH_MEM_VARIANTS", "limits,static,auto-cache,auto-live"))
 ap.add_argument("--callgrind", type=int, default=int(os.environ.get("BENCH_CALLGRIND", "1")))
+ap.add_argument("--veths", type=int, default=int(os.environ.get("BENCH_VETHS", "100")))
 ap.add_argument("--dlopen-runs", type=int, default=int(os.environ.get("BENCH_DLOPEN_RUNS", "60")))
 ap.add_argument("--tool-runs", type=int, default=int(os.environ.get("BENCH_TOOL_RUNS", "5")))
 ap.add_argument("--tool-timeout", type=float, default=float(os.environ.get("BENCH_TOOL_TIMEOUT", "180")))
@@ -322,6 +323,8 @@ def part1(results):
                                      "statistic": "median spawn of a round", "ns": spawn,
                                      "all_spawns_ns": spawn_all}}
 
+    part1e(results, pamd)
+
     # part 1d: what loading each library costs a fresh process (dlopen RTLD_NOW, as libpam
     # loads a module): explains the one-session-per-process figures
     say("part 1d: %d fresh processes dlopen pam_limits.so and pam_rdmalimit.so" % A.dlopen_runs)
@@ -372,6 +375,57 @@ def part1(results):
                   "ns_per_session": int(s["ns_per_session"])}
     results["memory"] = mem
     return variants
+
+
+HOST_VARIANTS = ["permit", "limits", "auto-live", "auto-cache"]
+
+
+def part1e(results, pamd):
+    """A container host: A.veths more veths (pairs, up), which auto never counts (not physical),
+    while the same stacks run in fresh processes as in part 1b'.  Every live login asks about
+    each interface the netdev family lists; the cache's fingerprint lists /sys/class/net."""
+    pairs = A.veths // 2
+    if pairs <= 0:
+        return
+    say("part 1e: %d veths (%d pairs, up), %d rounds x %d variants x %d fresh processes" % (
+        2 * pairs, pairs, A.spawn_rounds, len(HOST_VARIANTS), A.spawns))
+    cmds = []
+    for i in range(pairs):
+        cmds += ["link add bv%d type veth peer name bp%d" % (i, i), "link set bv%d up" % i, "link set bp%d up" % i]
+    subprocess.run(["ip", "-batch", "-"], input="\n".join(cmds) + "\n", text=True, check=True)
+    try:
+        listed = len(os.listdir("/sys/class/net"))
+        inside = {v: [] for v in HOST_VARIANTS}
+        warm = {v: [] for v in HOST_VARIANTS}
+        effect = {}
+        for v in HOST_VARIANTS:
+            s, _ = session(pamd, v, 2)
+            effect[v] = {"rc": s["rc"], "soft": s["soft"], "hard": s["hard"]}
+        # the veths change nothing auto counts: the same limit as in part 1, from the live probe
+        # and from the cache (whose fingerprint leaves uncounted interfaces out)
+        bad = [v for v in HOST_VARIANTS if v != "permit" and not (effect[v]["rc"] == "PAM_SUCCESS"
+                                                                 and effect[v]["soft"] == str(MEMLOCK_KIB * 1024))]
+        if bad:
+            say("warning: with the veths, these stacks did not set memlock %d KiB: %s" % (MEMLOCK_KIB, ", ".join(bad)))
+        for r in range(A.spawn_rounds):
+            per = {v: [] for v in HOST_VARIANTS}
+            per_warm = {v: [] for v in HOST_VARIANTS}
+            for _ in range(A.spawns):
+                for v in HOST_VARIANTS:
+                    s, _ = session(pamd, v, 1)
+                    per[v].append(int(s["ns_per_session"]))
+                    s, _ = session(pamd, "warm-" + v, 1)
+                    per_warm[v].append(int(s["ns_per_session"]))
+            for v in HOST_VARIANTS:
+                inside[v].append(statistics.median(per[v]))
+                warm[v].append(statistics.median(per_warm[v]))
+    finally:
+        subprocess.run(["ip", "-batch", "-"], input="".join("link del bv%d\n" % i for i in range(pairs)),
+                       text=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    results["container_host"] = {"veths": 2 * pairs, "interfaces_listed": listed, "effect": effect,
+                                 "inside": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns, "ns": inside},
+                                 "inside_warm_nss": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns,
+                                                     "ns": warm}}
 
 
 def ratios(ns, variants):
@@ -507,6 +561,23 @@ def report(results, variants, sizes):
             out("   pooled over all %d spawns per stack: median us %s; ratio %s" % (
                 A.spawns * A.spawn_rounds, ", ".join("%s %s" % (v, fmt_us(pooled[v])) for v in variants),
                 ", ".join("%s %.2f" % (v, pr[v]) for v in pr)))
+    ch = results.get("container_host")
+    if ch:
+        for shape, title in (("inside", "a container host: %d more veths (%d interfaces in /sys/class/net), which auto "
+                              "does not count; one session per process, timed inside" % (ch["veths"], ch["interfaces_listed"])),
+                             ("inside_warm_nss", "the same, NSS warm")):
+            rr = ratios(ch[shape]["ns"], HOST_VARIANTS)
+            ch[shape]["summary"] = rr
+            out("")
+            out("   %s" % title)
+            for v in HOST_VARIANTS:
+                e = rr[v]
+                ratio = ("%.2f [%.2f..%.2f]  %.2f" % (e["ratio"]["median"], e["ratio"]["min"], e["ratio"]["max"],
+                                                      e["ratio_of_median_nets"]) if "ratio" in e else "-")
+                out("   %-44s %10s %10s %-18s %s" % (DESCR[v], fmt_us(e["abs_ns"]["median"]),
+                                                     "-" if v == "permit" else fmt_us(e["net_ns"]["median"]), "", ratio))
+        out("   memlock after the session there: " + ", ".join(
+            "%s %s/%s" % (v, ch["effect"][v]["soft"], ch["effect"][v]["hard"]) for v in HOST_VARIANTS))
     if "instructions" in results:
         ins = results["instructions"]
         out("")
