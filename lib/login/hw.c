@@ -257,7 +257,7 @@ static int add_virt(const char *name, ino_t ino, void *data) {
                 return 0;
         if (m->n_virt >= HW_PHYSMAP_MAX)
                 return 1;      /* the rest: hw_if_physical() */
-        if (GROW_EXACT(m->virt, m->n_virt + 1) < 0)
+        if (GROW(m->virt, m->allocated, m->n_virt + 1) < 0)
                 return -ENOMEM;
         memcpy(m->virt[m->n_virt++], name, strlen(name) + 1);
         return 0;
@@ -273,7 +273,7 @@ static void physmap_list(struct hw_physmap *m) {
         if (each_entry(m->virt_fd, add_virt, m) == -ENOMEM) {
                 free(m->virt);
                 m->virt = NULL;
-                m->n_virt = 0;
+                m->n_virt = m->allocated = 0;
                 return;
         }
         if (m->n_virt > 1)

@@ -95,7 +95,7 @@ struct hw_physmap {
         int virt_fd;           /* /sys/devices/virtual/net, or -1 */
         bool listed;           /* listing tried (virt_fd < 0 after it: not readable) */
         char (*virt)[IF_NAMESIZE];  /* its entries, sorted */
-        size_t n_virt;
+        size_t n_virt, allocated;
 };
 #define HW_PHYSMAP_INIT { .virt_fd = -1 }
 #define HW_PHYSMAP_MAX 16384   /* entries listed at most; the rest ask hw_if_physical() */
