@@ -817,6 +817,112 @@ static void test_net_sysfs(void **state) {
         fault_redirect(NULL, NULL);
 }
 
+/* hw_physmap_is_physical() over a fake /sys/devices/virtual/net: the listing's own answers
+ * (a `device` looked up in the listed directory, a dangling link too), names it leaves out,
+ * the order bsearch() needs, its descriptor, and its bound. */
+static void physmap_tree(const char *dir, unsigned n) {
+        char p[PATH_MAX], rel[64];
+        assert_int_equal(mkdir(dir, 0755), 0);
+        /* made in descending order: a directory need not list them sorted */
+        for (unsigned i = n; i-- > 0;) {
+                snprintf(rel, sizeof rel, "v%05u", i);
+                unit_mkdir_p(dir, rel);
+        }
+        unit_mkdir_p(dir, "zvirt");
+        unit_mkdir_p(dir, "fakephys");
+        unit_mkdir_p(dir, "realdev");
+        unit_mkdir_p(dir, "realdev/device");
+        unit_mkdir_p(dir, "abcdefghijklmno");          /* 15 bytes: a name */
+        unit_mkdir_p(dir, "abcdefghijklmnop");         /* 16: no interface name */
+        unit_mkdir_p(dir, "abcdefghijklmnopqrstu");
+        assert_int_equal(symlink("../no-such-parent", unit_path(p, dir, "fakephys/device")), 0);
+}
+
+static void hook_fds_physmap(void) {
+        fd_inherited(fds_during, sizeof fds_during);
+}
+
+static bool physmap_lists(const struct hw_physmap *m, const char *name) {
+        for (size_t i = 0; i < m->n_virt; i++)
+                if (streq(m->virt[i], name))
+                        return true;
+        return false;
+}
+
+static void test_physmap_listing(void **state) {
+        char d[PATH_MAX], none[PATH_MAX];
+        struct hw_physmap m = HW_PHYSMAP_INIT;
+        (void)state;
+        unit_path(d, top, "virtnet");
+        physmap_tree(d, 40);
+        fd_inherited(fds_before, sizeof fds_before);
+        strcpy(fds_during, "(not called)");
+        fault_redirect("/sys/devices/virtual/net", d);
+        /* no such interface anywhere but in the listing: only the listing can say yes, and a
+         * dangling `device` link says yes as it does in /sys/class/net (not followed) */
+        fault_arm("fstatat", "device", 1, 0);
+        fault_hook(hook_fds_physmap);
+        assert_true(hw_physmap_is_physical(&m, "fakephys"));
+        assert_int_equal(fault_injected(), 1);
+        fault_disarm();
+        assert_string_equal(fds_during, fds_before);   /* the listing's descriptor: O_CLOEXEC */
+        assert_true(hw_physmap_is_physical(&m, "realdev"));
+        assert_false(hw_physmap_is_physical(&m, "zvirt"));
+        assert_false(hw_physmap_is_physical(&m, "v00017"));
+        assert_false(hw_physmap_is_physical(&m, "v00000"));
+        /* not listed: what hw_if_physical() says (the real /sys/class/net) */
+        assert_int_equal(hw_physmap_is_physical(&m, "lo"), hw_if_physical("lo"));
+        assert_false(hw_physmap_is_physical(&m, "no-such-if0"));
+        fault_redirect(NULL, NULL);
+        assert_true(m.listed);
+        assert_true(m.virt_fd >= 0);
+        assert_int_equal(m.n_virt, 40 + 4);
+        assert_true(physmap_lists(&m, "abcdefghijklmno"));
+        assert_false(physmap_lists(&m, "abcdefghijklmnop"));
+        assert_false(physmap_lists(&m, "abcdefghijklmnopqrstu"));
+        for (size_t i = 1; i < m.n_virt; i++)
+                assert_true(strcmp(m.virt[i - 1], m.virt[i]) < 0);
+        hw_physmap_done(&m);
+        assert_int_equal(m.virt_fd, -1);
+        assert_int_equal(m.n_virt, 0);
+
+        /* descriptor 0 is a descriptor like any other, and is closed at the end */
+        fault_redirect("/sys/devices/virtual/net", d);
+        fd0_free();
+        assert_true(hw_physmap_is_physical(&m, "fakephys"));
+        assert_int_equal(m.virt_fd, 0);
+        assert_int_equal(m.n_virt, 40 + 4);
+        hw_physmap_done(&m);
+        assert_int_equal(fcntl(0, F_GETFD), -1);
+        fd0_restore();
+        fault_redirect(NULL, NULL);
+
+        /* no listing: every answer is hw_if_physical()'s */
+        fault_redirect("/sys/devices/virtual/net", unit_path(none, top, "no-such-dir"));
+        assert_false(hw_physmap_is_physical(&m, "fakephys"));
+        assert_true(m.listed);
+        assert_int_equal(m.virt_fd, -1);
+        assert_int_equal(m.n_virt, 0);
+        assert_int_equal(hw_physmap_is_physical(&m, "lo"), hw_if_physical("lo"));
+        hw_physmap_done(&m);
+        fault_redirect(NULL, NULL);
+}
+
+/* at most HW_PHYSMAP_MAX names are listed; the rest ask hw_if_physical() */
+static void test_physmap_bound(void **state) {
+        char d[PATH_MAX];
+        struct hw_physmap m = HW_PHYSMAP_INIT;
+        (void)state;
+        unit_path(d, top, "virtbig");
+        physmap_tree(d, HW_PHYSMAP_MAX + 10);
+        fault_redirect("/sys/devices/virtual/net", d);
+        assert_false(hw_physmap_is_physical(&m, "v00001"));
+        fault_redirect(NULL, NULL);
+        assert_int_equal(m.n_virt, HW_PHYSMAP_MAX);
+        assert_true(m.allocated >= HW_PHYSMAP_MAX && m.allocated < 2 * (HW_PHYSMAP_MAX + 14));
+        hw_physmap_done(&m);
+}
+
 static int group_setup(void **state) {
         return setup(state);
 }
@@ -830,4 +936,5 @@ UNIT_MAIN(group_setup, unit_teardown, cmocka_unit_test(test_read_line), cmocka_u
           cmocka_unit_test(test_cache_of_many_ports), cmocka_unit_test(test_probe_mem),
           cmocka_unit_test(test_net_sysfs), cmocka_unit_test(test_probe_mem_values), cmocka_unit_test(test_probe_rdma_two), cmocka_unit_test(test_fingerprint_bound), cmocka_unit_test(test_probe_rdma_bound),
           cmocka_unit_test(test_for_each_read_error), cmocka_unit_test(test_probe_rdma_ports_error),
-          cmocka_unit_test(test_probe_rdma_long_name), cmocka_unit_test(test_probe_rdma_port_cap))
+          cmocka_unit_test(test_probe_rdma_long_name), cmocka_unit_test(test_probe_rdma_port_cap),
+          cmocka_unit_test(test_physmap_listing), cmocka_unit_test(test_physmap_bound))
