@@ -251,15 +251,7 @@ def part1(results):
         results["hw_cache"] = f.read()
 
     # what each stack does (first session of a 2-session run): proves the modules worked
-    effect = {}
-    for v in variants:
-        s, _ = session(pamd, v, 2)
-        effect[v] = {"rc": s["rc"], "soft": s["soft"], "hard": s["hard"]}
-    results["effect"] = effect
-    bad = [v for v in variants if v != "permit" and not (effect[v]["rc"] == "PAM_SUCCESS"
-                                                        and effect[v]["soft"] == str(MEMLOCK_KIB * 1024))]
-    if bad:
-        say("warning: these stacks did not set memlock %d KiB: %s" % (MEMLOCK_KIB, ", ".join(bad)))
+    results["effect"] = stack_effects(pamd, variants, "")
     # which libraries and files one session of each stack opens (strace): libibverbs must never
     # appear (a PAM process runs as root with the caller's environment); printed, not asserted
     if shutil.which("strace"):
@@ -299,20 +291,7 @@ def part1(results):
     # exec and exit (what the module's own work and loading cost, apart from process teardown)
     say("part 1b': %d rounds x %d variants x %d fresh processes, timed inside, alone and after an NSS lookup" % (A.spawn_rounds, len(variants),
                                                                                A.spawns))
-    inside = {v: [] for v in variants}
-    warm = {v: [] for v in variants}
-    for r in range(A.spawn_rounds):
-        per = {v: [] for v in variants}
-        per_warm = {v: [] for v in variants}
-        for _ in range(A.spawns):
-            for v in variants:
-                s, _ = session(pamd, v, 1)
-                per[v].append(int(s["ns_per_session"]))
-                s, _ = session(pamd, "warm-" + v, 1)
-                per_warm[v].append(int(s["ns_per_session"]))
-        for v in variants:
-            inside[v].append(statistics.median(per[v]))
-            warm[v].append(statistics.median(per_warm[v]))
+    inside, warm = fresh_rounds(pamd, variants)
     results["sessions"] = {"inside": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns,
                                       "statistic": "median in-process session time of a round", "ns": inside},
                            "inside_warm_nss": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns,
@@ -380,6 +359,40 @@ def part1(results):
 HOST_VARIANTS = ["permit", "limits", "auto-live", "auto-cache"]
 
 
+def stack_effects(pamd, variants, where):
+    """rc and memlock after the first session of a 2-session run of each stack; a warning for
+    a stack (but permit) that did not set MEMLOCK_KIB"""
+    effect = {}
+    for v in variants:
+        s, _ = session(pamd, v, 2)
+        effect[v] = {"rc": s["rc"], "soft": s["soft"], "hard": s["hard"]}
+    bad = [v for v in variants if v != "permit" and not (effect[v]["rc"] == "PAM_SUCCESS"
+                                                        and effect[v]["soft"] == str(MEMLOCK_KIB * 1024))]
+    if bad:
+        say("warning: %sthese stacks did not set memlock %d KiB: %s" % (where, MEMLOCK_KIB, ", ".join(bad)))
+    return effect
+
+
+def fresh_rounds(pamd, variants):
+    """A.spawn_rounds rounds of A.spawns fresh processes per stack, alone and NSS warm, timed
+    inside: per stack, the median of each round"""
+    inside = {v: [] for v in variants}
+    warm = {v: [] for v in variants}
+    for r in range(A.spawn_rounds):
+        per = {v: [] for v in variants}
+        per_warm = {v: [] for v in variants}
+        for _ in range(A.spawns):
+            for v in variants:
+                s, _ = session(pamd, v, 1)
+                per[v].append(int(s["ns_per_session"]))
+                s, _ = session(pamd, "warm-" + v, 1)
+                per_warm[v].append(int(s["ns_per_session"]))
+        for v in variants:
+            inside[v].append(statistics.median(per[v]))
+            warm[v].append(statistics.median(per_warm[v]))
+    return inside, warm
+
+
 def part1e(results, pamd):
     """A container host: A.veths more veths (pairs, up), which auto never counts (not physical),
     while the same stacks run in fresh processes as in part 1b'.  Every live login asks about
@@ -395,30 +408,10 @@ def part1e(results, pamd):
     subprocess.run(["ip", "-batch", "-"], input="\n".join(cmds) + "\n", text=True, check=True)
     try:
         listed = len(os.listdir("/sys/class/net"))
-        inside = {v: [] for v in HOST_VARIANTS}
-        warm = {v: [] for v in HOST_VARIANTS}
-        effect = {}
-        for v in HOST_VARIANTS:
-            s, _ = session(pamd, v, 2)
-            effect[v] = {"rc": s["rc"], "soft": s["soft"], "hard": s["hard"]}
         # the veths change nothing auto counts: the same limit as in part 1, from the live probe
         # and from the cache (whose fingerprint leaves uncounted interfaces out)
-        bad = [v for v in HOST_VARIANTS if v != "permit" and not (effect[v]["rc"] == "PAM_SUCCESS"
-                                                                 and effect[v]["soft"] == str(MEMLOCK_KIB * 1024))]
-        if bad:
-            say("warning: with the veths, these stacks did not set memlock %d KiB: %s" % (MEMLOCK_KIB, ", ".join(bad)))
-        for r in range(A.spawn_rounds):
-            per = {v: [] for v in HOST_VARIANTS}
-            per_warm = {v: [] for v in HOST_VARIANTS}
-            for _ in range(A.spawns):
-                for v in HOST_VARIANTS:
-                    s, _ = session(pamd, v, 1)
-                    per[v].append(int(s["ns_per_session"]))
-                    s, _ = session(pamd, "warm-" + v, 1)
-                    per_warm[v].append(int(s["ns_per_session"]))
-            for v in HOST_VARIANTS:
-                inside[v].append(statistics.median(per[v]))
-                warm[v].append(statistics.median(per_warm[v]))
+        effect = stack_effects(pamd, HOST_VARIANTS, "with the veths, ")
+        inside, warm = fresh_rounds(pamd, HOST_VARIANTS)
     finally:
         subprocess.run(["ip", "-batch", "-"], input="".join("link del bv%d\n" % i for i in range(pairs)),
                        text=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -523,6 +516,21 @@ def fmt_time(ns):
     return "%.1f us" % (ns / 1e3)
 
 
+def shape_table(title, rr, variants):
+    """one shape's table: each stack's times and its ratio (ratios())"""
+    out("")
+    out("   %s" % title)
+    out("   %-44s %10s %10s %-18s %s" % ("stack", "abs us", "net us", "net IQR us",
+                                     "ratio [min..max]  of median nets"))
+    for v in variants:
+        e = rr[v]
+        ratio = ("%.2f [%.2f..%.2f]  %.2f" % (e["ratio"]["median"], e["ratio"]["min"], e["ratio"]["max"],
+                                              e["ratio_of_median_nets"]) if "ratio" in e else "-")
+        iqr = "-" if v == "permit" else "%s..%s" % (fmt_us(e["net_ns"]["q1"]), fmt_us(e["net_ns"]["q3"]))
+        out("   %-44s %10s %10s %-18s %s" % (DESCR[v], fmt_us(e["abs_ns"]["median"]),
+                                             "-" if v == "permit" else fmt_us(e["net_ns"]["median"]), iqr, ratio))
+
+
 def report(results, variants, sizes):
     out("pam_rdmalimit benchmark  %s  (%s, %d CPUs)" % (time.strftime("%Y-%m-%d %H:%M:%S"),
                                                         os.uname().release, os.cpu_count()))
@@ -541,17 +549,7 @@ def report(results, variants, sizes):
         ns = results["sessions"][shape]["ns"]
         rr = ratios(ns, variants)
         results["sessions"][shape]["summary"] = rr
-        out("")
-        out("   %s" % title)
-        out("   %-44s %10s %10s %-18s %s" % ("stack", "abs us", "net us", "net IQR us",
-                                         "ratio [min..max]  of median nets"))
-        for v in variants:
-            e = rr[v]
-            ratio = ("%.2f [%.2f..%.2f]  %.2f" % (e["ratio"]["median"], e["ratio"]["min"], e["ratio"]["max"],
-                                                  e["ratio_of_median_nets"]) if "ratio" in e else "-")
-            iqr = "-" if v == "permit" else "%s..%s" % (fmt_us(e["net_ns"]["q1"]), fmt_us(e["net_ns"]["q3"]))
-            out("   %-44s %10s %10s %-18s %s" % (DESCR[v], fmt_us(e["abs_ns"]["median"]),
-                                                 "-" if v == "permit" else fmt_us(e["net_ns"]["median"]), iqr, ratio))
+        shape_table(title, rr, variants)
         if shape == "spawn":
             pooled = {v: statistics.median(results["sessions"]["spawn"]["all_spawns_ns"][v]) for v in variants}
             den = pooled["limits"] - pooled["permit"]
@@ -568,14 +566,7 @@ def report(results, variants, sizes):
                              ("inside_warm_nss", "the same, NSS warm")):
             rr = ratios(ch[shape]["ns"], HOST_VARIANTS)
             ch[shape]["summary"] = rr
-            out("")
-            out("   %s" % title)
-            for v in HOST_VARIANTS:
-                e = rr[v]
-                ratio = ("%.2f [%.2f..%.2f]  %.2f" % (e["ratio"]["median"], e["ratio"]["min"], e["ratio"]["max"],
-                                                      e["ratio_of_median_nets"]) if "ratio" in e else "-")
-                out("   %-44s %10s %10s %-18s %s" % (DESCR[v], fmt_us(e["abs_ns"]["median"]),
-                                                     "-" if v == "permit" else fmt_us(e["net_ns"]["median"]), "", ratio))
+            shape_table(title, rr, HOST_VARIANTS)
         out("   memlock after the session there: " + ", ".join(
             "%s %s/%s" % (v, ch["effect"][v]["soft"], ch["effect"][v]["hard"]) for v in HOST_VARIANTS))
     if "instructions" in results:
