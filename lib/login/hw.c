@@ -229,18 +229,19 @@ static int probe_rdma(struct hw_summary *s, bool brief) {
 /* ---------------------------------------------------------------------------------------
  * Which interfaces count.
  */
+/* a name an interface can have, and a single path component */
+static bool if_name_ok(const char *name) {
+        return *name && strlen(name) < IF_NAMESIZE && !strchr(name, '/') && !streq(name, ".") && !streq(name, "..");
+}
+
 bool hw_if_physical(const char *name) {
         char path[IF_NAMESIZE + 32];
         struct stat st;
 
-        if (!*name || strchr(name, '/') || streq(name, ".") || streq(name, ".."))
+        if (!if_name_ok(name))
                 return false;
         snprintf(path, sizeof path, "/sys/class/net/%s/device", name);
         return fstatat(AT_FDCWD, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
-}
-
-static bool if_name_ok(const char *name) {
-        return *name && strlen(name) < IF_NAMESIZE && !strchr(name, '/') && !streq(name, ".") && !streq(name, "..");
 }
 
 #define SYS_VIRTUAL_NET "/sys/devices/virtual/net"
