@@ -46,6 +46,10 @@ ap.add_argument("--dlopen-runs", type=int, default=int(os.environ.get("BENCH_DLO
 ap.add_argument("--tool-runs", type=int, default=int(os.environ.get("BENCH_TOOL_RUNS", "5")))
 ap.add_argument("--tool-timeout", type=float, default=float(os.environ.get("BENCH_TOOL_TIMEOUT", "180")))
 ap.add_argument("--tool-slow", type=float, default=float(os.environ.get("BENCH_TOOL_SLOW", "5")))
+ap.add_argument("--quick", type=int, default=int(os.environ.get("BENCH_QUICK", "0")),
+                help="1: part 1b' only (fresh processes, alone and NSS warm), for comparing builds")
+ap.add_argument("--modules", default=os.environ.get("BENCH_MODULES", ""),
+                help="NAME=PATH,...: other builds of pam_rdmalimit.so, each measured as an auto-live stack")
 ap.add_argument("--pam-limits-timeout", type=float,
                 default=float(os.environ.get("BENCH_PAM_LIMITS_TIMEOUT", "120")))
 A = ap.parse_args()
@@ -146,6 +150,8 @@ def setup_part1():
                       "cache=/etc/security/hw.cache\n" % MODULE,
         "auto-live": "session required %s conf=/etc/security/rdmalimit-auto.conf cache=\n" % MODULE,
     }
+    for name, path in OTHER_MODULES:
+        stacks["auto-live-" + name] = "session required %s conf=/etc/security/rdmalimit-auto.conf cache=\n" % path
     for name, text in stacks.items():
         with open(os.path.join(pamd, "bench-" + name), "w") as f:
             f.write(text)
@@ -159,6 +165,19 @@ def setup_part1():
 WARM_NSS = "session optional pam_succeed_if.so quiet user ingroup benchgrp\n"
 
 
+def other_modules():
+    """BENCH_MODULES: [(name, absolute path)]"""
+    mods = []
+    for item in filter(None, A.modules.split(",")):
+        name, sep, path = item.partition("=")
+        if not sep or not name or not os.path.isfile(path):
+            raise SystemExit("bench: BENCH_MODULES wants NAME=PATH,... with existing files: %r" % item)
+        mods.append((name, os.path.abspath(path)))
+    return mods
+
+
+OTHER_MODULES = other_modules()
+
 DESCR = {
     "permit": "pam_permit.so (baseline)",
     "limits": "pam_limits.so (limits.conf + @group drop-in)",
@@ -166,6 +185,8 @@ DESCR = {
     "auto-cache": "pam_rdmalimit auto, hardware cache",
     "auto-live": "pam_rdmalimit auto, live probe (cache=)",
 }
+for _name, _path in OTHER_MODULES:
+    DESCR["auto-live-" + _name] = "auto, live probe: " + _name
 
 
 def session(pamd, variant, n, report=None):
@@ -265,6 +286,14 @@ def part1(results):
                 ("not read" if not ac["cache"] else "read, then probed live: stale or refused"))
     # what one session of each stack logs (the listener at /dev/log that run.sh serves)
     results["syslog"] = {v: logged_messages(pamd, v) for v in variants}
+    if A.quick:
+        say("part 1b' only (BENCH_QUICK=1): %d rounds x %d variants x %d fresh processes" % (
+            A.spawn_rounds, len(variants), A.spawns))
+        inside, warm = fresh_rounds(pamd, variants)
+        results["sessions"] = {"inside": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns, "ns": inside},
+                               "inside_warm_nss": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns,
+                                                   "ns": warm}}
+        return variants
 
     # shape A: many sessions in one process
     say("part 1a: %d rounds x %d variants x %d sessions in one process" % (A.rounds, len(variants), A.sessions))
@@ -546,6 +575,8 @@ def report(results, variants, sizes):
                           "account in a real login; the baseline is pam_permit after it)" % WARM_NSS.strip()),
                          ("spawn", "one session per process: %d spawns per stack and round, alternating stacks (median), %d rounds"
                           % (A.spawns, A.spawn_rounds))):
+        if shape not in results["sessions"]:
+            continue
         ns = results["sessions"][shape]["ns"]
         rr = ratios(ns, variants)
         results["sessions"][shape]["summary"] = rr
@@ -616,6 +647,8 @@ def report(results, variants, sizes):
     out("   memlock after the session (soft/hard bytes): " + ", ".join(
         "%s %s/%s" % (v, eff[v]["soft"], eff[v]["hard"]) for v in variants))
 
+    if A.quick:
+        return
     out("")
     out("2. rdmalimits over generated trees vs ONE pam_limits session over the same tree; target <= 0.1 at 5k")
     out("   (rdmalimits: wall time of the process, median of %d runs per round; pam_limits: in-process "
@@ -687,7 +720,7 @@ def main():
     results = {"host": {"kernel": os.uname().release, "cpus": os.cpu_count()}}
     t0 = time.monotonic()
     variants = part1(results)
-    sizes = part2(results)
+    sizes = [] if A.quick else part2(results)
     results["elapsed_s"] = time.monotonic() - t0
     report(results, variants, sizes)
     out("")

@@ -376,7 +376,7 @@ static void warn_unresolved(const struct ctx *c, const char *domain) {
                 return;
         if ((group ? ident_group(id, domain + 1, &g) : ident_user(id, domain, &u)) != -ENOENT)
                 return;
-        (void)lc_domain_hint(c->root, id, domain, hint, sizeof hint);
+        (void)lc_domain_hint(id, domain, hint, sizeof hint);
         log_warning(c, "%s '%s' does not exist%s: the entry matches nobody until it does%s%s%s",
                     group ? "group" : "user", group ? domain + 1 : domain,
                     !c->root ? "" : group ? " in the root's etc/group" : " in the root's etc/passwd",

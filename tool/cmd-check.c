@@ -49,7 +49,7 @@ static int check_rule_names(const struct ctx *c, const struct policy *p, const c
                 if (k != -ENOENT)
                         continue;     /* found, or the name service failed: say nothing */
                 snprintf(dom, sizeof dom, "%s%s", group ? "@" : "", group ? rule->group : rule->user);
-                if ((r = lc_domain_hint(c->root, id, dom, hint, sizeof hint)) < 0)
+                if ((r = lc_domain_hint(id, dom, hint, sizeof hint)) < 0)
                         break;
                 /* a hint of "@x" for a user rule means: write group = "x" */
                 if (*hint)

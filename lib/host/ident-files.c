@@ -3,6 +3,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -238,6 +240,42 @@ int ident_new(const char *root, struct ident **ret) {
 
 bool ident_uses_nss(const struct ident *id) {
         return !id->backend;
+}
+
+static int each_nss_name(bool groups, int (*fn)(const char *name, void *data), void *data) {
+        int r = 0;
+        if (groups) {
+                setgrent();
+                for (struct group *g; r == 0 && (g = getgrent());)
+                        r = fn(g->gr_name, data);
+                endgrent();
+        } else {
+                setpwent();
+                for (struct passwd *p; r == 0 && (p = getpwent());)
+                        r = fn(p->pw_name, data);
+                endpwent();
+        }
+        return r < 0 ? r : 0;
+}
+
+int ident_each_name(struct ident *id, bool groups, int (*fn)(const char *name, void *data), void *data) {
+        const struct files *fs;
+        int r;
+
+        if (ident_uses_nss(id))
+                return each_nss_name(groups, fn, data);
+        r = id->backend->load(id);
+        if (r < 0)
+                return r;
+        fs = id->data;
+        r = 0;
+        if (groups)
+                for (size_t i = 0; r == 0 && i < fs->n_all_groups; i++)
+                        r = fn(fs->all_groups[i]->name, data);
+        else
+                for (size_t i = 0; r == 0 && i < fs->n_all_users; i++)
+                        r = fn(fs->all_users[i]->name, data);
+        return r < 0 ? r : 0;
 }
 
 /* getgrgid() and getgrnam() may name different groups (duplicate names or gids): the two

@@ -15,8 +15,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,54 +62,15 @@ static void names_finish(struct strv *s) {
                 s->v[k] = NULL;
 }
 
-/* The first field of each line of ROOT/etc/passwd or ROOT/etc/group. */
-static int names_from_file(const char *root, const char *path, struct strv *s) {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *line = NULL;
-        size_t n = 0;
-        int r;
-
-        r = fs_fopen_in_root(root, path, &f);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
-                return 0;       /* no such file: no names from it */
-        while (getline(&line, &n, f) > 0) {
-                line[strcspn(line, ":\n")] = '\0';
-                if (line[0] == '+' || line[0] == '-' || line[0] == '#')
-                        continue;
-                if ((r = names_add(s, line)) < 0)
-                        return r;
-        }
-        /* getline() also ends on an error: a read error, or no memory for a longer line */
-        if (!feof(f))
-                return ferror(f) ? -EIO : -ENOMEM;
-        return 0;
+static int name_found(const char *name, void *data) {
+        struct strv *s = data;
+        return s->n >= CHECK_MAX_NAMES ? 1 : names_add(s, name);
 }
 
-static int names_from_nss(bool groups, struct strv *s) {
-        int r = 0;
-        if (groups) {
-                setgrent();
-                for (struct group *g; r >= 0 && s->n < CHECK_MAX_NAMES && (g = getgrent());)
-                        r = names_add(s, g->gr_name);
-                endgrent();
-        } else {
-                setpwent();
-                for (struct passwd *p; r >= 0 && s->n < CHECK_MAX_NAMES && (p = getpwent());)
-                        r = names_add(s, p->pw_name);
-                endpwent();
-        }
-        return r;
-}
-
-/* Every user (or group) name this check knows of: NSS enumeration, or the tree's files. */
-static int names_known(const char *root, struct ident *id, bool groups, struct strv *s) {
-        if (ident_uses_nss(id))
-                return names_from_nss(groups, s);
-        if (root)
-                return names_from_file(root, groups ? "/etc/group" : "/etc/passwd", s);
-        return 0;
+/* Every user (or group) name this check knows of: NSS enumeration, or the tree's files as
+ * the look-ups read them (ident-files.h), up to CHECK_MAX_NAMES. */
+static int names_known(struct ident *id, bool groups, struct strv *s) {
+        return ident_each_name(id, groups, name_found, s);
 }
 
 /* ---- small helpers ---- */
@@ -177,11 +136,11 @@ static int domain_hint(struct ident *id, const struct strv *users, const struct 
         return 0;
 }
 
-int lc_domain_hint(const char *root, struct ident *id, const char *domain, char *ret, size_t size) {
+int lc_domain_hint(struct ident *id, const char *domain, char *ret, size_t size) {
         _cleanup_(strv_clear) struct strv users = {}, groups = {};
-        int r = names_known(root, id, false, &users);
+        int r = names_known(id, false, &users);
         if (r >= 0)
-                r = names_known(root, id, true, &groups);
+                r = names_known(id, true, &groups);
         if (r < 0)
                 return r;
         names_finish(&users);
@@ -1197,9 +1156,9 @@ int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *d) {
                         r = check_owner_mode(t->dir_display, &st, true, d);
         }
         if (r >= 0)
-                r = names_known(t->root, id, false, &users);
+                r = names_known(id, false, &users);
         if (r >= 0)
-                r = names_known(t->root, id, true, &groups);
+                r = names_known(id, true, &groups);
         if (r >= 0) {
                 names_finish(&users);
                 names_finish(&groups);

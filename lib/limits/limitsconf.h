@@ -338,8 +338,9 @@ enum lc_rank lc_line_rank(const struct lc_line *l);
 int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *diags);
 /* The one hint for a domain that names nobody ("did you mean ..."): a user domain that names a
  * group gets "@NAME", else the closest existing user or group (case, or 2 edits); ret "" when
- * there is none.  Users and groups from NSS, or ROOT/etc/passwd and group.  0 or -ENOMEM. */
-int lc_domain_hint(const char *root, struct ident *id, const char *domain, char *ret, size_t size);
+ * there is none.  The users and groups id knows (ident_each_name(): NSS, or a --root tree's
+ * files as its look-ups read them).  0, -ENOMEM, or the error of reading the tree's files. */
+int lc_domain_hint(struct ident *id, const char *domain, char *ret, size_t size);
 
 /* ---- the session outcome ---- */
 

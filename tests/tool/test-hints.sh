@@ -62,4 +62,20 @@ import json, sys
 f = [x for x in json.load(open(sys.argv[1]))["findings"] if x.get("line") == 3][0]
 sys.exit(not (f["id"] == "policy-unknown-name" and f["fix"] == "did you mean group = \"rdma_users\"?"))' "$T/json"
 
+# the names hinted at are the names the look-ups find: lines of the tree's passwd and group
+# that the reader skips (no uid, a uid that is not a number, no gid) are never offered
+printf 'carol\ncarl:x:notanumber:1000::/:/bin/sh\n' >>"$R/etc/passwd"
+printf 'devops\n' >>"$R/etc/group"
+rl apply carl 1G --check >"$T/out" 2>&1
+check "apply carl: a passwd line with a bad uid is no user" grep -q "user 'carl' does not exist" "$T/out"
+check "apply carl: and no hint of carol, whose line has no fields" test "$(grep -c 'did you mean' "$T/out")" = 0
+rl apply @devop 1G --check >"$T/out" 2>&1
+check "apply @devop: no hint of a group line without a gid" \
+	test "$(grep -c "group 'devop' does not exist" "$T/out")" = 1 -a "$(grep -c 'did you mean' "$T/out")" = 0
+printf 'carl - memlock 1048576\n' >"$R/etc/security/limits.d/50-carl.conf"
+rl check >"$T/out" 2>&1
+check "check: carl's line warned, no hint of carol" \
+	sh -c 'grep -q "50-carl.conf:1: warning: user .carl. does not exist in the tree" "$1" && ! grep -q "did you mean" "$1"' - "$T/out"
+rm "$R/etc/security/limits.d/50-carl.conf"
+
 done_testing

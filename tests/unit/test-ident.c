@@ -501,6 +501,77 @@ static void test_group_unreadable(void **state) {
         ident_free(id);
 }
 
+/* ident_each_name(): the names of the lines the look-ups read, in file order, each line once
+ * (a user's later line is no user; a group's later line is a line of its own) */
+struct names_seen {
+        char all[512];
+        int stop_after;        /* >0: stop (positive) after so many; <0: fail with it */
+        int calls;
+};
+
+static int name_seen(const char *name, void *data) {
+        struct names_seen *n = data;
+        n->calls++;
+        if (n->stop_after < 0)
+                return n->stop_after;
+        snprintf(n->all + strlen(n->all), sizeof n->all - strlen(n->all), "%s ", name);
+        return n->stop_after > 0 && n->calls >= n->stop_after;
+}
+
+static void test_each_name(void **state) {
+        struct ident *id = NULL;
+        struct names_seen n = {};
+        const struct id_user *u = NULL;
+        (void)state;
+        assert_int_equal(ident_new(root, &id), 0);
+        assert_false(ident_uses_nss(id));
+        assert_int_equal(ident_each_name(id, false, name_seen, &n), 0);
+        assert_string_equal(n.all, "root alice bob carol four many ");
+        n = (struct names_seen){};
+        assert_int_equal(ident_each_name(id, true, name_seen, &n), 0);
+        assert_string_equal(n.all, "root alice bob rdma video dup dup samegid nomembers ");
+        /* every name listed is found, every line left out is not */
+        assert_int_equal(ident_user(id, "many", &u), 0);
+        assert_int_equal(ident_user(id, "broken", &u), -ENOENT);
+        assert_int_equal(ident_user(id, "three", &u), -ENOENT);
+        /* a positive answer stops with 0, a negative one with it */
+        n = (struct names_seen){ .stop_after = 2 };
+        assert_int_equal(ident_each_name(id, false, name_seen, &n), 0);
+        assert_string_equal(n.all, "root alice ");
+        n = (struct names_seen){ .stop_after = -ENOMEM };
+        assert_int_equal(ident_each_name(id, true, name_seen, &n), -ENOMEM);
+        assert_int_equal(n.calls, 1);
+        ident_free(id);
+
+        /* a tree without the files has no names; one whose group file cannot be read fails */
+        char sub[PATH_MAX];
+        unit_put(root, "nofiles/etc/motd", "");
+        assert_int_equal(ident_new(unit_path(sub, root, "nofiles"), &id), 0);
+        n = (struct names_seen){};
+        assert_int_equal(ident_each_name(id, false, name_seen, &n), 0);
+        assert_int_equal(n.calls, 0);
+        ident_free(id);
+        unit_put(root, "dirgroup2/etc/passwd", "ann:x:1000:1000::/:/bin/sh\n");
+        unit_put(root, "dirgroup2/etc/group/x", "");
+        assert_int_equal(ident_new(unit_path(sub, root, "dirgroup2"), &id), 0);
+        n = (struct names_seen){};
+        int r = ident_each_name(id, false, name_seen, &n);
+        assert_true(r == -EIO || r == -EISDIR || r == FS_ERR_NOTREG);
+        assert_int_equal(n.calls, 0);
+        ident_free(id);
+
+        /* NSS: the host's users, root among them */
+        assert_int_equal(ident_new(NULL, &id), 0);
+        assert_true(ident_uses_nss(id));
+        n = (struct names_seen){};
+        assert_int_equal(ident_each_name(id, false, name_seen, &n), 0);
+        assert_non_null(strstr(n.all, "root "));
+        n = (struct names_seen){ .stop_after = 1 };
+        assert_int_equal(ident_each_name(id, true, name_seen, &n), 0);
+        assert_int_equal(n.calls, 1);
+        ident_free(id);
+}
+
 /* ident_id_key(): the decimal digits of an id, the key of the uid and gid maps */
 static void test_id_key(void **state) {
         static const struct { uint32_t v; const char *want; } cases[] = {
@@ -518,4 +589,5 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_users), cmocka_unit_test(test_users_by_uid), cmocka_unit_test(test_groups), cmocka_unit_test(test_membership),
           cmocka_unit_test(test_missing_files), cmocka_unit_test(test_nss_absent), cmocka_unit_test(test_nss_found), cmocka_unit_test(test_nss_errors), cmocka_unit_test(test_nss_alloc),
           cmocka_unit_test(test_files_fail), cmocka_unit_test(test_short_group_line),
-          cmocka_unit_test(test_group_unreadable), cmocka_unit_test(test_every_group), cmocka_unit_test(test_id_key))
+          cmocka_unit_test(test_group_unreadable), cmocka_unit_test(test_every_group), cmocka_unit_test(test_each_name),
+          cmocka_unit_test(test_id_key))
