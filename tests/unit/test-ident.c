@@ -3,6 +3,9 @@
 #include "config.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -504,7 +507,7 @@ static void test_group_unreadable(void **state) {
 /* ident_each_name(): the names of the lines the look-ups read, in file order, each line once
  * (a user's later line is no user; a group's later line is a line of its own) */
 struct names_seen {
-        char all[512];
+        char all[16384];
         int stop_after;        /* >0: stop (positive) after so many; <0: fail with it */
         int calls;
 };
@@ -560,12 +563,23 @@ static void test_each_name(void **state) {
         assert_int_equal(n.calls, 0);
         ident_free(id);
 
-        /* NSS: the host's users, root among them */
+        /* NSS: the host's users (root among them), each one getpwnam() knows; its groups, each
+         * one getgrnam() knows, one at least no user's name (Debian's tty, disk, ...) */
         assert_int_equal(ident_new(NULL, &id), 0);
         assert_true(ident_uses_nss(id));
         n = (struct names_seen){};
         assert_int_equal(ident_each_name(id, false, name_seen, &n), 0);
         assert_non_null(strstr(n.all, "root "));
+        for (char *save = NULL, *w = strtok_r(n.all, " ", &save); w; w = strtok_r(NULL, " ", &save))
+                assert_non_null(getpwnam(w));
+        n = (struct names_seen){};
+        assert_int_equal(ident_each_name(id, true, name_seen, &n), 0);
+        bool group_only = false;
+        for (char *save = NULL, *w = strtok_r(n.all, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+                assert_non_null(getgrnam(w));
+                group_only |= !getpwnam(w);
+        }
+        assert_true(group_only);
         n = (struct names_seen){ .stop_after = 1 };
         assert_int_equal(ident_each_name(id, true, name_seen, &n), 0);
         assert_int_equal(n.calls, 1);
