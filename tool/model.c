@@ -72,7 +72,7 @@ static int load_service(const struct ctx *c, const char *service, pid_t want, st
                 if (r >= 0)
                         return 0;
         }
-        session_service_assume(c->root, &s->svc);
+        session_service_assume(c->root, c->proc1, &s->svc);
         return 0;
 }
 

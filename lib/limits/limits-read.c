@@ -1217,16 +1217,29 @@ const struct lc_proc_row lc_proc_rows[16] = {
 };
 
 /* Every row of lc_proc_rows a /proc/PID/limits text has (procfs.c's reader of a row) */
-static void parse_proc_limits(const char *buf, struct lc_baseline *b) {
+void lc_parse_proc_limits(const char *buf, struct lc_rl rl[static RLIM_NLIMITS]) {
         for (size_t i = 0; i < ELEMENTSOF(lc_proc_rows); i++) {
-                int res = lc_proc_rows[i].resource;
                 uint64_t soft, hard;
-                if (proc_limits_row(buf, lc_proc_rows[i].row, &soft, &hard) < 0)
-                        continue;
-                b->rl[res].known = true;
-                b->rl[res].soft = soft;
-                b->rl[res].hard = hard;
+                if (proc_limits_row(buf, lc_proc_rows[i].row, &soft, &hard) == 0)
+                        rl[lc_proc_rows[i].resource] = (struct lc_rl){ .known = true, .soft = soft, .hard = hard };
         }
+}
+
+int lc_proc1_limits(const char *root, const char *path, struct lc_rl rl[static RLIM_NLIMITS]) {
+        _cleanup_free_ char *buf = NULL;
+        _cleanup_close_ int fd = -1;
+        const int flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+        int r;
+
+        if (!path && fs_root_is_set(root)) {
+                r = fs_open_in_root(root, LC_PROC1_LIMITS, flags, 0, &fd);
+                if (r < 0)
+                        return r;
+        } else if ((fd = open(path ? path : LC_PROC1_LIMITS, flags)) < 0)
+                return negative_errno();
+        if (fs_read_all(fd, 65536, &buf, NULL) == 0)
+                lc_parse_proc_limits(buf, rl);
+        return 0;
 }
 
 uint64_t lc_nr_open(void) {
@@ -1248,9 +1261,6 @@ void lc_baseline_assume(struct lc_baseline *b) {
 }
 
 int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct lc_baseline *ret) {
-        _cleanup_free_ char *buf = NULL;
-        _cleanup_close_ int fd = -1;
-        const char *path = proc1_limits;
         struct lc_baseline b = {};
         long ps;
 
@@ -1259,20 +1269,13 @@ int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct l
                 *ret = (struct lc_baseline){ .rank = LC_RANK_NONE, .source = "inherited" };
                 return 0;
         }
-        if (!path) {
-                path = LC_PROC1_LIMITS;
-                /* a tree may carry its own (a test's, an image's): read inside it; a tree's
-                 * answer never comes from the host's PID 1: without one, say what is assumed */
-                if (t->root && fs_open_in_root(t->root, LC_PROC1_LIMITS, O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0) {
-                        lc_baseline_assume(&b);
-                        *ret = b;
-                        return 0;
-                }
+        /* a tree may carry its own (a test's, an image's): read inside it; a tree's answer
+         * never comes from the host's PID 1: without one, say what is assumed */
+        if (lc_proc1_limits(t->root, proc1_limits, b.rl) < 0 && !proc1_limits && t->root) {
+                lc_baseline_assume(&b);
+                *ret = b;
+                return 0;
         }
-        if (fd < 0)
-                fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-        if (fd >= 0 && fs_read_all(fd, 65536, &buf, NULL) == 0)
-                parse_proc_limits(buf, &b);
         if (b.rl[RLIMIT_MEMLOCK].known) {
                 b.known = true;
                 b.soft = b.rl[RLIMIT_MEMLOCK].soft;

@@ -238,15 +238,18 @@ static inline void lc_tree_freep(struct lc_tree **t) {
 const char *lc_line_where(const struct lc_tree *t, const struct lc_line *l, char *buf, size_t size);
 
 /* The limits a session starts from before any line applies. */
+/* One item's limits as a row of /proc/PID/limits gives them */
+struct lc_rl {
+        bool known;
+        uint64_t soft, hard;
+};
+
 struct lc_baseline {
         bool known;          /* false: inherited from the service (upstream) */
         uint64_t soft, hard;
         enum lc_rank rank;   /* LC_RANK_KERNEL (/proc/1/limits), LC_RANK_DEFAULT or NONE */
         char source[128];    /* "/proc/1/limits", "pam_limits default", "inherited" */
-        struct {             /* every item (memlock too): PID 1's when it is the baseline */
-                bool known;
-                uint64_t soft, hard;
-        } rl[RLIM_NLIMITS];
+        struct lc_rl rl[RLIM_NLIMITS];  /* every item (memlock too): PID 1's when it is the baseline */
 };
 /* What a --root tree without proc/1/limits is assumed to have for PID 1's memlock: 8 MiB soft
  * and hard, what systemd (>= 251) gives PID 1 and Linux >= 5.16 gives every process; the host's
@@ -264,6 +267,16 @@ extern const struct lc_proc_row lc_proc_rows[16];
 
 /* proc1_limits: the file to read (NULL: /proc/1/limits, or ROOT/proc/1/limits if present). */
 int lc_baseline_load(const struct lc_tree *t, const char *proc1_limits, struct lc_baseline *ret);
+/*
+ * PID 1's limits, the one reader of them (the baseline above, the service a command assumes):
+ * path when not NULL (--proc1-limits), else under root the tree's proc/1/limits (never the
+ * host's: -ENOENT or another error when the tree has none), else /proc/1/limits.  Opened
+ * without blocking (a FIFO in a tree ends the read, it does not hang it), at most 64 KiB
+ * read; each row found is set in rl, the others are left alone.  0 or -errno of the open.
+ */
+int lc_proc1_limits(const char *root, const char *path, struct lc_rl rl[static RLIM_NLIMITS]);
+/* The rows of a /proc/PID/limits text (lc_proc_rows) into rl; rows it lacks are left alone. */
+void lc_parse_proc_limits(const char *text, struct lc_rl rl[static RLIM_NLIMITS]);
 /* This host's fs.nr_open (what releases >= 1.5.2 set nofile unlimited to); 0 when unknown. */
 uint64_t lc_nr_open(void);
 
@@ -350,7 +363,7 @@ struct lc_service {
         char source[256];           /* "sshd (pid 123)", "assumed: ..." */
         char unit[128];             /* its systemd unit ("ssh.service"), "" when it has none */
         bool cap_sys_resource;
-        struct { bool known; uint64_t soft, hard; } rl[RLIM_NLIMITS];  /* its own limits */
+        struct lc_rl rl[RLIM_NLIMITS];  /* its own limits */
         uint64_t nr_open;           /* fs.nr_open, 0 unknown */
 };
 /* The names pam_limits uses for the setrlimit items ("memlock", "nofile"), NULL: none. */

@@ -337,16 +337,6 @@ const char *session_order_name(enum session_order o) {
 
 /* ---- the service ---- */
 
-/* /proc/PID/limits: "Max locked memory  65536  8388608  bytes" and the other rows */
-static void parse_limits(const char *text, struct lc_service *s) {
-        for (size_t i = 0; i < ELEMENTSOF(lc_proc_rows); i++) {
-                uint64_t soft, hard;
-                if (proc_limits_row(text, lc_proc_rows[i].row, &soft, &hard) == 0)
-                        s->rl[lc_proc_rows[i].resource] =
-                                (__typeof__(s->rl[0])){ .known = true, .soft = soft, .hard = hard };
-        }
-}
-
 int session_service_from_pid(pid_t pid, struct lc_service *ret) {
         _cleanup_free_ char *limits = NULL, *status = NULL, *comm = NULL;
         struct lc_service s = { .known = true };
@@ -357,7 +347,7 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret) {
                 return r;
         if (proc_read(pid, "comm", PROC_TEXT_MAX, &comm) >= 0)
                 comm[strcspn(comm, "\n")] = '\0';
-        parse_limits(limits, &s);
+        lc_parse_proc_limits(limits, s.rl);
         if (!s.rl[RLIMIT_MEMLOCK].known)
                 return -EBADMSG;
         s.cap_sys_resource = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE);
@@ -392,23 +382,18 @@ bool session_service_of_caller(const char *service) {
         return false;
 }
 
-void session_service_assume(const char *root, struct lc_service *ret) {
-        _cleanup_free_ char *limits = NULL, *status = NULL;
+void session_service_assume(const char *root, const char *proc1_limits, struct lc_service *ret) {
+        _cleanup_free_ char *status = NULL;
         struct lc_service s = {};
-        bool from_tree = false;
-        _cleanup_close_ int fd = -1;
 
-        /* PID 1's limits: what init gives a service without LimitMEMLOCK=; under --root the
-         * tree's proc/1/limits when it has one, else an assumption (never the host's) */
-        if (fs_root_is_set(root) && fs_open_in_root(root, "/proc/1/limits", O_RDONLY, 0, &fd) >= 0)
-                from_tree = true;
-        else if (!fs_root_is_set(root))
-                fd = open("/proc/1/limits", O_RDONLY | O_CLOEXEC);
-        if (fd >= 0 && fs_read_all(fd, 64 * 1024, &limits, NULL) >= 0)
-                parse_limits(limits, &s);
-        if (fs_root_is_set(root) && !from_tree)
-                s.rl[RLIMIT_MEMLOCK] = (__typeof__(s.rl[0])){ .known = true, .soft = LC_ASSUMED_PID1_MEMLOCK,
-                                                              .hard = LC_ASSUMED_PID1_MEMLOCK };
+        /* PID 1's limits: what init gives a service without LimitMEMLOCK=, from the one reader
+         * of them (the file given, under --root the tree's proc/1/limits when it has one, else
+         * an assumption: never the host's) */
+        bool read = lc_proc1_limits(root, proc1_limits, s.rl) >= 0;
+        bool from_tree = read && !proc1_limits && fs_root_is_set(root);
+        if (fs_root_is_set(root) && !read && !proc1_limits)
+                s.rl[RLIMIT_MEMLOCK] = (struct lc_rl){ .known = true, .soft = LC_ASSUMED_PID1_MEMLOCK,
+                                                       .hard = LC_ASSUMED_PID1_MEMLOCK };
         /* a daemon of the running system has this process's capabilities at most; one of a
          * tree is taken to have CAP_SYS_RESOURCE, as root daemons do on a normal host */
         if (fs_root_is_set(root))
@@ -417,7 +402,8 @@ void session_service_assume(const char *root, struct lc_service *ret) {
                 s.cap_sys_resource = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE);
         s.nr_open = lc_nr_open();
         snprintf(s.source, sizeof s.source, "assumed: the limits of PID 1 (%s) and %s CAP_SYS_RESOURCE (%s)",
-                 from_tree ? "the tree's proc/1/limits" : fs_root_is_set(root) ? LC_ASSUMED_PID1_SOURCE : "init's defaults",
+                 proc1_limits ? proc1_limits : from_tree ? "the tree's proc/1/limits" :
+                 fs_root_is_set(root) ? LC_ASSUMED_PID1_SOURCE : "init's defaults",
                  s.cap_sys_resource ? "with" : "without",
                  fs_root_is_set(root) ? "as a root daemon has" : "as this process");
         *ret = s;

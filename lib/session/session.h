@@ -169,8 +169,9 @@ int session_service_find(const char *service, pid_t *ret_pid);
  * runuser, runuser-l): setuid or root programs that keep their caller's limits? */
 bool session_service_of_caller(const char *service);
 /* Stated assumptions when no process can be asked: PID 1's memlock limits (what a service
- * started by init has by default) and this process's CAP_SYS_RESOURCE. */
-void session_service_assume(const char *root, struct lc_service *ret);
+ * started by init has by default; proc1_limits, NULL or --proc1-limits: lc_proc1_limits())
+ * and this process's CAP_SYS_RESOURCE. */
+void session_service_assume(const char *root, const char *proc1_limits, struct lc_service *ret);
 
 struct session_input {
         const char *root;                /* NULL: / */

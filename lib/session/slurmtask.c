@@ -70,7 +70,7 @@ int slurmd_info_load(const char *root, pid_t pid, struct slurmd_info *ret) {
                 return 0;
         }
         /* no process to ask: the unit, and the capability a daemon is assumed to have */
-        session_service_assume(root, &s.svc);
+        session_service_assume(root, NULL, &s.svc);
         snprintf(s.cap_where, sizeof s.cap_where, "assumed: %s",
                  fs_root_is_set(root) ? "a root daemon has it" : s.svc.cap_sys_resource ? "as this process, with it"
                                                                                      : "as this process, without it");

@@ -236,4 +236,17 @@ check "a FIFO in limits.d: check does not block (exit $rc, not 124)" test $rc -n
 check "... and says that pam_limits would hang on it, not that it fails the session" \
 	grep -q "50-fifo.conf: error: blocks when read (a FIFO or a device without data): pam_limits waits on it forever and every login that reads it hangs" "$T/out"
 
+# a FIFO as the tree's proc/1/limits: explain reads PID 1's limits with the one reader (the
+# baseline's, non-blocking) for the service it assumes too, and does not wait on it
+mkroot
+mkdir -p "$R/etc/pam.d"
+echo "session required pam_limits.so" > "$R/etc/pam.d/sshd"
+rm "$R/proc/1/limits"
+mkfifo "$R/proc/1/limits"
+timeout 10 "$RDMALIMITS" --root "$R" --flavour debian explain alice --service sshd > "$T/out" 2>&1
+rc=$?
+check "a FIFO as proc/1/limits: explain --root does not block (exit $rc, not 124)" test $rc -ne 124
+check "... and says it assumed PID 1's limits from the tree's file, memlock unknown" \
+	grep -q "assumed: the limits of PID 1 (the tree's proc/1/limits) .*memlock unknown" "$T/out"
+
 done_testing

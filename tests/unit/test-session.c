@@ -1103,7 +1103,7 @@ static void test_service_caller_assume(void **state) {
         assert_false(session_service_of_caller("su-"));
 
         struct lc_service s;
-        session_service_assume(NULL, &s);
+        session_service_assume(NULL, NULL, &s);
         FILE *f = fopen("/proc/1/limits", "re");
         if (f) {
                 char line[256];
@@ -1139,7 +1139,7 @@ static void test_service_caller_assume(void **state) {
         /* a tree without proc/1/limits: the assumption, never the host's */
         char tmpl[] = "/tmp/test-session-assume-XXXXXX";
         assert_non_null(mkdtemp(tmpl));
-        session_service_assume(tmpl, &s);
+        session_service_assume(tmpl, NULL, &s);
         assert_true(s.rl[RLIMIT_MEMLOCK].known);
         assert_true(s.rl[RLIMIT_MEMLOCK].soft == LC_ASSUMED_PID1_MEMLOCK);
         assert_true(s.cap_sys_resource);
@@ -1155,10 +1155,35 @@ static void test_service_caller_assume(void **state) {
         fputs("Limit                     Soft Limit           Hard Limit           Units     \n"
               "Max locked memory         131072               6291456              bytes     \n", f);
         assert_int_equal(fclose(f), 0);
-        session_service_assume(tmpl, &s);
+        session_service_assume(tmpl, NULL, &s);
         assert_true(s.rl[RLIMIT_MEMLOCK].known);
         assert_true(s.rl[RLIMIT_MEMLOCK].soft == 131072);
         assert_true(s.rl[RLIMIT_MEMLOCK].hard == 6291456);
+        assert_non_null(strstr(s.source, "the tree's proc/1/limits"));
+        /* --proc1-limits FILE: that file is PID 1's limits, for the service too, under a tree
+         * as without one */
+        char other[PATH_MAX];
+        snprintf(other, sizeof other, "%s/other-limits", tmpl);
+        f = fopen(other, "we");
+        assert_non_null(f);
+        fputs("Max locked memory         65536                65536                bytes     \n", f);
+        assert_int_equal(fclose(f), 0);
+        for (int k = 0; k < 2; k++) {
+                session_service_assume(k ? tmpl : NULL, other, &s);
+                assert_true(s.rl[RLIMIT_MEMLOCK].known);
+                assert_true(s.rl[RLIMIT_MEMLOCK].soft == 65536 && s.rl[RLIMIT_MEMLOCK].hard == 65536);
+                assert_non_null(strstr(s.source, other));
+        }
+        assert_int_equal(unlink(other), 0);
+        /* a FIFO in the tree's place of proc/1/limits (nobody writes to it): read as empty, not
+         * waited on; the row it lacks is not made up */
+        assert_int_equal(unlink(p), 0);
+        assert_int_equal(mkfifo(p, 0600), 0);
+        alarm(10);      /* a hang fails the test instead of the run */
+        session_service_assume(tmpl, NULL, &s);
+        alarm(0);
+        assert_false(s.rl[RLIMIT_MEMLOCK].known);
+        assert_non_null(strstr(s.source, "the tree's proc/1/limits"));
         assert_int_equal(unlink(p), 0);
         snprintf(p, sizeof p, "%s/proc/1", tmpl);
         assert_int_equal(rmdir(p), 0);
@@ -1309,7 +1334,7 @@ static void test_service_assume_host(void **state) {
         struct lc_service want, s;
         (void)state;
 
-        session_service_assume(NULL, &want);
+        session_service_assume(NULL, NULL, &want);
         if (!want.rl[RLIMIT_MEMLOCK].known) {
                 print_message("# no readable /proc/1/limits here: not tested\n");
                 return;
@@ -1318,14 +1343,14 @@ static void test_service_assume_host(void **state) {
         strcpy(fds_during, "(the hook was not called)");
         fault_arm("read", "limits", 1, 0);
         fault_hook(hook_fds);
-        session_service_assume(NULL, &s);
+        session_service_assume(NULL, NULL, &s);
         fault_hook(NULL);
         fault_disarm();
         assert_string_equal(fds_during, fds_before);
 
         memset(&s, 0, sizeof s);
         fd0_free();
-        session_service_assume(NULL, &s);
+        session_service_assume(NULL, NULL, &s);
         fd0_restore();
         assert_true(s.rl[RLIMIT_MEMLOCK].known);
         assert_true(s.rl[RLIMIT_MEMLOCK].soft == want.rl[RLIMIT_MEMLOCK].soft);
@@ -1340,7 +1365,7 @@ static void test_service_assume_host(void **state) {
                 canned_file(canned, text);
                 snprintf(path, sizeof path, "/proc/%d/status", (int)getpid());
                 fault_redirect(path, canned);
-                session_service_assume(NULL, &s);
+                session_service_assume(NULL, NULL, &s);
                 fault_redirect(NULL, NULL);
                 unlink(canned);
                 assert_int_equal(s.cap_sys_resource, i == 0);
