@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -15,6 +14,7 @@
 #include "ident.h"
 #include "strv.h"
 #include "size.h"
+#include "strmap.h"
 #include "tool.h"
 
 struct edit {
@@ -113,32 +113,41 @@ static void effect_clear(struct effect *f) {
         *f = (struct effect){};
 }
 
-/* The names of passwd (of the root tree, or through NSS), capped. */
-static int passwd_names(const struct ctx *c, char ***ret, size_t *ret_n) {
-        char **v = calloc(EFFECT_USERS * 20 + 1, sizeof(char *));
-        size_t n = 0, max = EFFECT_USERS * 20;
+struct names_acc {
+        char **v;
+        size_t n, max;
+        struct strmap seen;
+};
 
-        if (!v)
+static int name_add(const char *name, void *data) {
+        struct names_acc *a = data;
+        if (a->n >= a->max)
+                return 1;
+        if (!*name || strmap_get(&a->seen, name))
+                return 0;       /* a name NSS gives twice is one user */
+        if (strmap_put(&a->seen, name, (void *)1) < 0 || !(a->v[a->n] = strdup(name)))
                 return -ENOMEM;
-        if (fs_root_is_set(c->root)) {
-                _cleanup_fclose_ FILE *f = NULL;
-                _cleanup_free_ char *line = NULL;
-                size_t sz = 0;
-                if (fs_fopen_in_root(c->root, "/etc/passwd", &f) >= 0)
-                        while (n < max && getline(&line, &sz, f) > 0) {
-                                size_t l = strcspn(line, ":\n");
-                                if (l && line[l] == ':' && !(v[n++] = strndup(line, l)))
-                                        break;
-                        }
-        } else {
-                setpwent();
-                for (struct passwd *pw; n < max && (pw = getpwent());)
-                        if (!(v[n++] = strdup(pw->pw_name)))
-                                break;
-                endpwent();
+        a->n++;
+        return 0;
+}
+
+/* The user names id knows (ident_each_name(): NSS, or the tree's passwd as the look-ups read
+ * it), each once, capped.  A passwd that cannot be read gives no names (the look-ups fail the
+ * same way); -ENOMEM. */
+static int passwd_names(struct ident *id, char ***ret, size_t *ret_n) {
+        struct names_acc a = { .max = EFFECT_USERS * 20 };
+        int r;
+
+        if (!(a.v = calloc(a.max + 1, sizeof(char *))))
+                return -ENOMEM;
+        r = ident_each_name(id, false, name_add, &a);
+        strmap_clear(&a.seen, NULL);
+        if (r == -ENOMEM) {
+                strv_free(a.v);
+                return r;
         }
-        *ret = v;
-        *ret_n = n;
+        *ret = a.v;
+        *ret_n = a.n;
         return 0;
 }
 
@@ -295,7 +304,7 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
         if (r >= 0)
                 r = lc_baseline_load(t, c->proc1, &base);
         if (r >= 0 && find_ours(t, e, domain, &ours, &line, &slots))
-                r = passwd_names(c, &names, &n_names);
+                r = passwd_names(id, &names, &n_names);
         for (size_t i = 0; r >= 0 && line && i < n_names && ret->users < EFFECT_USERS; i++) {
                 const struct id_user *u;
                 int rank;

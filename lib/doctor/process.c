@@ -231,47 +231,14 @@ int check_services(struct doc *d) {
 /* ------------------------------------------------------------------------------------ */
 /* --pid */
 
-/* The name of uid (heap): NSS on the running system, ROOT/etc/passwd under a root. */
-static int uid_name_nss(uid_t uid, char **ret) {
-        struct passwd pw, *res = NULL;
-        long max = sysconf(_SC_GETPW_R_SIZE_MAX);
-        size_t size = max > 0 ? (size_t)max : 1024;
-
-        for (;;) {
-                _cleanup_free_ char *tmp = malloc(size);
-                if (!tmp)
-                        return -ENOMEM;
-                int e = getpwuid_r(uid, &pw, tmp, size, &res);
-                if (e == ERANGE && size < 1024 * 1024) {
-                        size *= 2;
-                        continue;
-                }
-                if (e != 0 || !res)
-                        return -ENOENT;
-                return (*ret = strdup(pw.pw_name)) ? 0 : -ENOMEM;
-        }
-}
-
+/* The name of uid (heap): the user the one look-up finds for it (ident_user_by_uid(): NSS on
+ * the running system, a tree's passwd as every command reads it under a root). */
 static int uid_name(const struct doc *d, uid_t uid, char **ret) {
-        _cleanup_free_ char *text = NULL;
-        int r;
-
-        if (!d->in->root)
-                return uid_name_nss(uid, ret);
-        if ((r = read_rooted(d, "/etc/passwd", &text)) < 0)
-                return r;
-        for (char *cur = text, *line; (line = line_next(&cur));) {
-                /* name:x:uid: (empty fields matter, so no strtok) */
-                char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-                uint32_t u;
-                if (!c2)
-                        continue;
-                *c1 = '\0';
-                c2[1 + strcspn(c2 + 1, ":")] = '\0';
-                if (parse_u32(c2 + 1, &u) == 0 && u == uid)
-                        return (*ret = strdup(line)) ? 0 : -ENOMEM;
-        }
-        return -ENOENT;
+        const struct id_user *u;
+        int r = ident_user_by_uid(d->in->id, uid, &u);
+        if (r < 0)
+                return r == -ENOMEM ? r : -ENOENT;
+        return (*ret = strdup(u->name)) ? 0 : -ENOMEM;
 }
 
 static void consider(struct timespec *newest, const char **what, struct timespec ts, const char *name) {

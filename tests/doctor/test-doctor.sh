@@ -639,6 +639,15 @@ touch -d '-1 hour' "$R/etc/security/limits.conf" "$R/etc/security/limits.d/90-rd
 run --pid "$SLEEPER"
 check "--pid: no restart warning when nothing changed since" hasnt "started"
 check "--pid: no entry for the user: nothing to compare" line "INFO sleep (pid $SLEEPER): no limits entry or policy rule gives $U a memlock"
+# the process's user is the one every command finds for its uid (ident_user_by_uid()): a name
+# whose first passwd line has another uid is not this uid's user, nor is a malformed line
+mkroot
+{ echo "$U:x:4242:4242::/:/bin/sh"; echo "$U:x:$MYUID:$MYUID::/:/bin/sh"; echo "bob:x:$MYUID:bad::/:/bin/sh"; cat "$R/etc/passwd"; } > "$T/passwd"
+awk -F: -v u="$U" -v id="$MYUID" 'NR <= 3 || !($1 == u || $3 == id)' "$T/passwd" > "$R/etc/passwd"
+run --pid "$SLEEPER"
+check "--pid: a uid whose user is known only by a later line of its name: no name given" \
+	line "INFO sleep (pid $SLEEPER): user ? (uid $MYUID): memlock"
+check "... and not the malformed line's name" hasnt "user bob"
 kill "$SLEEPER" 2>/dev/null
 wait "$SLEEPER" 2>/dev/null
 run --pid "$SLEEPER"

@@ -54,6 +54,16 @@ same "apply --json unchanged" "$T/out" <<E
 {"changed": false, "file": "$D", "diff": "", "effective": true, "checked_users": 2, "overridden_by": []}
 E
 check "no temporary files left" test "$(ls -A "$R/etc/security/limits.d" | wc -l)" = 1
+# the users checked are those the look-ups know, each once: a name on a second passwd line, a
+# comment, a line without fields are no more users
+cp "$R/etc/passwd" "$T/passwd.keep"
+printf 'alice:x:1009:2000::/:/bin/sh
+# carol2:x:1010:2000::/:/bin/sh
+nofields
+' >> "$R/etc/passwd"
+rl --json apply @rdma_users 1G > "$T/out"
+check "apply --json: alice's second passwd line is not a third user checked" grep -q '"checked_users": 2,' "$T/out"
+cp "$T/passwd.keep" "$R/etc/passwd"
 
 # --- --check and --diff
 before=$(tree_sum)
