@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "doctor-internal.h"
+#include "hwcache-root.h"
 
 /* ------------------------------------------------------------------------------------ */
 /* the report */
@@ -75,10 +76,15 @@ char *target_text(const struct target *t, bool hard) {
                     (hard ? t->hard_where : t->soft_where) ?: "?");
 }
 
+/* The hardware `auto` is computed from: what a login reads (pam_rdmalimit's default cache=,
+ * as explain reads it): the cache when it is valid, with the devices' max_mr_size, which no
+ * probe of sysfs and netlink knows, else a live probe. */
 const struct hw_summary *need_hw(struct doc *d) {
         if (!d->hw_probed) {
+                int cache_r;
                 d->hw_probed = true;
-                if (hw_probe(HW_ALL, d->in->policy ? &d->in->policy->hw.sel : NULL, &d->hw) < 0)
+                if (hw_cache_in_root_or_probe(d->in->root, HW_CACHE_PATH,
+                                              d->in->policy ? &d->in->policy->hw.sel : NULL, &d->hw, &cache_r) < 0)
                         d->hw = NULL;
         }
         return d->hw;

@@ -619,6 +619,25 @@ if ip link add ca numrxqueues 2 numtxqueues 1 type veth peer name cb numrxqueues
 		expect_true "... read from the cache (debug log)" test "$(hwc_logged)" = "from the cache"
 		expect_true "... libibverbs not loaded" test ! -e "$tmp/marker"
 
+		# doctor's `auto` is the login's: the cache a login reads by default, with its
+		# max_mr_size, not a probe of its own (which cannot know the size); explain agrees
+		dt=$tmp/doctree
+		mkdir -p "$dt/etc/security/limits.d" "$dt/etc/systemd/system" "$dt/run"
+		cp "$tmp/passwd" "$tmp/group" "$dt/etc/"
+		: >"$dt/etc/security/limits.conf"
+		cp "$xdp" "$dt/etc/security/rdmalimit.conf"
+		printf '[Service]\nUser=ann\nLimitMEMLOCK=1M\n' >"$dt/etc/systemd/system/app.service"
+		env LD_LIBRARY_PATH="$FAKE_DIR" FAKE_IBVERBS_SPEC="mlx5_0:CA:2097152:16:ACTIVE/IB,DOWN/IB" \
+			"$RDMALIMITS" --root "$dt" probe --save >"$tmp/probe.out" 2>&1
+		"$RDMALIMITS" --root "$dt" doctor --unit app >"$tmp/doctor.out" 2>&1
+		expect_true "doctor --unit: the target is auto capped by the cache's max_mr_size (2 MiB), as a login gets" \
+			grep -q "app.service: runs as ann with memlock soft 1 MiB, below the soft 2 MiB (etc/security/rdmalimit.conf:3, group rdma_users)" "$tmp/doctor.out"
+		"$RDMALIMITS" --root "$dt" --json explain ann --service sshd >"$tmp/explain.out" 2>&1
+		expect_true "... and explain predicts the same 2 MiB" python3 -c '
+import json, sys
+e = json.load(open(sys.argv[1]))
+sys.exit(not (e["policy"]["auto"]["value"] == 2097152 and e["policy"]["cache"]["state"] == "used"))' "$tmp/explain.out"
+
 		# an interface the policy does not count: the cache stays valid
 		ip link add xa numrxqueues 4 numtxqueues 1 type veth peer name xb numrxqueues 4 numtxqueues 1
 		SCENARIO=one session ann "$xdp" cache="$hwc" debug
