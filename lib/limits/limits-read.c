@@ -318,22 +318,6 @@ static bool word_in(const char *list, const char *word) {
         return false;
 }
 
-/* Does an ID= or ID_LIKE= line of /etc/os-release (or, with usr_lib, of /usr/lib/os-release
- * when /etc has none) name word?  1, 0, or -ENOENT without the file. */
-static int os_release_like(const char *root, const char *word, bool usr_lib) {
-        _cleanup_fclose_ FILE *f = NULL;
-        _cleanup_free_ char *line = NULL;
-        size_t n = 0;
-
-        if (fs_fopen_in_root(root, "/etc/os-release", &f) < 0 &&
-            (!usr_lib || fs_fopen_in_root(root, "/usr/lib/os-release", &f) < 0))
-                return -ENOENT;
-        while (getline(&line, &n, f) > 0)
-                if ((strncmp(line, "ID=", 3) == 0 || strncmp(line, "ID_LIKE=", 8) == 0) && strstr(line, word))
-                        return 1;
-        return 0;
-}
-
 /* The value of KEY= in an os-release text (quotes taken off), into buf; false when absent. */
 static bool os_release_value(const char *text, const char *key, char *buf, size_t size) {
         size_t kl = strlen(key);
@@ -348,6 +332,29 @@ static bool os_release_value(const char *text, const char *key, char *buf, size_
                 return true;
         }
         return false;
+}
+
+/* The tree's os-release, the one reader of it: /etc/os-release, else /usr/lib/os-release
+ * (os-release(5)); opened without blocking, at most 64 KiB.  0, or -errno (-ENOENT: neither). */
+static int os_release_text(const char *root, char **ret) {
+        _cleanup_close_ int fd = -1;
+
+        if (fs_open_in_root(root, "/etc/os-release", O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0 &&
+            fs_open_in_root(root, "/usr/lib/os-release", O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0)
+                return -ENOENT;
+        return fs_read_all(fd, 64 * 1024, ret, NULL);
+}
+
+/* Does the os-release's ID, or a word of its ID_LIKE, equal word?  1, 0, or -ENOENT without
+ * the file. */
+static int os_release_like(const char *root, const char *word) {
+        _cleanup_free_ char *text = NULL;
+        char v[256];
+
+        if (os_release_text(root, &text) < 0)
+                return -ENOENT;
+        return (os_release_value(text, "ID", v, sizeof v) && streq(v, word)) ||
+               (os_release_value(text, "ID_LIKE", v, sizeof v) && word_in(v, word));
 }
 
 /*
@@ -406,13 +413,9 @@ static int release_find(const char *id, const char *version, enum lc_flavour *re
 /* The row of the tree's os-release (ID, VERSION_ID), or NULL. */
 static const struct release_row *os_release_row(const char *root) {
         _cleanup_free_ char *text = NULL;
-        _cleanup_close_ int fd = -1;
         char id[64] = "", version[64] = "";
 
-        if (fs_open_in_root(root, "/etc/os-release", O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0 &&
-            fs_open_in_root(root, "/usr/lib/os-release", O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0)
-                return NULL;
-        if (fs_read_all(fd, 64 * 1024, &text, NULL) < 0 || !os_release_value(text, "ID", id, sizeof id) ||
+        if (os_release_text(root, &text) < 0 || !os_release_value(text, "ID", id, sizeof id) ||
             !os_release_value(text, "VERSION_ID", version, sizeof version))
                 return NULL;
         return release_row(id, version);
@@ -447,11 +450,11 @@ static int flavour_detect(const char *root, enum lc_flavour *ret) {
         /* the Debian family: /etc/debian_version, or ID/ID_LIKE of os-release naming debian */
         r = 1;
         if (fs_stat_in_root(root, "/etc/debian_version", false, &st) != 0)
-                r = os_release_like(root, "debian", false);
+                r = os_release_like(root, "debian");
         if (r < 0)
                 return r;
         /* a distribution the table does not know: its family's newest model, as an assumption */
-        *ret = fl_with_from(r ? LC_FLAVOUR_DEBIAN : LC_FLAVOUR_UPSTREAM, LC_FROM_DEFAULT);
+        *ret = fl_with_from(r ? LC_FLAVOUR_DEBIAN_NEWEST : LC_FLAVOUR_UPSTREAM, LC_FROM_DEFAULT);
         return 0;
 }
 
@@ -1099,7 +1102,7 @@ static int choose_vendor_dir(struct lc_tree *t) {
         if (t->args.vendor == LC_VENDOR_DIR)
                 v = t->args.vendordir;
         else if (t->args.vendor == LC_VENDOR_BUILD)   /* openSUSE: --enable-vendordir=/usr/etc */
-                v = os_release_like(t->root, "suse", true) > 0 ? "/usr/etc/security"
+                v = os_release_like(t->root, "suse") > 0 ? "/usr/etc/security"
                                                                : t->beh.vendor_default;
         if (!v || !*v)
                 return 0;

@@ -86,6 +86,23 @@ check "a tree without OS files: this system's release ($host), from assumed" \
 "$RDMALIMITS" --root "$R" explain alice > "$T/out" 2>&1
 check "a tree without OS files: explain warns that it took this system's release" \
 	grep -q "warning: the tree has no OS files (no dpkg status, rpm database or os-release): pam_limits is modelled as this system's, $host" "$T/out"
+# os-release has one reader: /etc/os-release, else /usr/lib/os-release (os-release(5)), for
+# the release table as for the family.  Only /usr/lib's, a Debian the table does not know:
+# Debian's newest model, assumed, never "no OS files"; openSUSE (ID_LIKE="opensuse suse")
+# likewise the upstream family, not this system's
+for fam in "debian 14 debian" "opensuse-tumbleweed 20261201 upstream"; do
+	set -- $fam
+	tree "$1" "$2"
+	mkdir -p "$R/usr/lib"
+	mv "$R/etc/os-release" "$R/usr/lib/os-release"
+	[ "$1" = debian ] || echo 'ID_LIKE="opensuse suse"' >> "$R/usr/lib/os-release"
+	want=$("$RDMALIMITS" --root "$R" --flavour "$3" --json list | python3 -c 'import json,sys; print(json.load(sys.stdin)["flavour"]["name"])')
+	check "only usr/lib/os-release ($1 $2): its family's newest model ($want), assumed" \
+		test "$(names)" = "$want assumed|$want assumed"
+	"$RDMALIMITS" --root "$R" explain alice > "$T/out" 2>&1
+	check "... explain does not say the tree has no OS files" \
+		sh -c '! grep -q "no OS files" "$1" && grep -q "neither in a package database nor in the release table" "$1"' - "$T/out"
+done
 # the releases as --flavour aliases
 for a in rhel-9:upstream-1.5.1 rocky-8:upstream-1.3.1 fedora-42:upstream-1.7.0 ubuntu-22.04:debian-1.4.0 debian-13:debian-1.7.0; do
 	got=$("$RDMALIMITS" --root "$R" --flavour "${a%%:*}" --json list | python3 -c 'import json,sys; print(json.load(sys.stdin)["flavour"]["name"])')
