@@ -28,6 +28,7 @@
 #include "policy.h"
 #include "size.h"
 #include "pammod.h"
+#include "procfs.h"
 #include "strv.h"
 
 #define DOC_TEXT_MAX (4u * 1024 * 1024)   /* larger configuration files are not read */
@@ -221,6 +222,4 @@ struct daemon_unit {
 /* Its unit compared with what the host needs (host_need()).  *ret_found: a unit file exists. */
 int daemon_unit_check(struct doc *d, const struct daemon_unit *c, bool *ret_found);
 
-/* ---- process.c: /proc for the other links ---- */
-/* /proc/PID/comm without the kernel's one final newline. */
-int proc_comm(pid_t pid, char **ret);
+/* ---- process.c: /proc for the other links (proc_comm(): procfs.h) ---- */

@@ -25,105 +25,12 @@
 /* ------------------------------------------------------------------------------------ */
 /* /proc */
 
-int proc_comm(pid_t pid, char **ret) {
-        int r = proc_read(pid, "comm", DOC_TEXT_MAX, ret);
-        if (r < 0)
-                return r;
-        /* any byte before that newline, a newline included, is the process's own name and
-         * is kept (to be escaped, not cut) */
-        size_t n = strlen(*ret);
-        if (n > 0 && (*ret)[n - 1] == '\n')
-                (*ret)[n - 1] = '\0';
-        return 0;
+/* The doctor group a daemon's findings go to */
+static enum doctor_group daemon_group(const struct proc_daemon *s) {
+        return streq(s->service, "sshd") ? DOCTOR_SSH : DOCTOR_CRON;
 }
 
-/* Is systemd the init of the PID namespace doctor sees (sd_booted(), and PID 1 is systemd)? */
-static bool systemd_manages(void) {
-        _cleanup_free_ char *comm = NULL;
-        struct stat st;
-        if (stat("/run/systemd/system", &st) < 0 || !S_ISDIR(st.st_mode) || proc_comm(1, &comm) < 0)
-                return false;
-        return streq(comm, "systemd");
-}
-
-/* ------------------------------------------------------------------------------------ */
-/* the login services' own limits (running system only) */
-
-/*
- * A daemon is recognised by who runs it and what it runs, never by its name alone: any user
- * can call a process "sshd" (prctl PR_SET_NAME, exec -a, /proc/self/comm).  The process must
- * be owned by root (real uid 0), its /proc/PID/exe must be one of the daemon's executables
- * (" (deleted)" after an upgrade is accepted), and where systemd manages this PID namespace
- * (/run/systemd/system exists and PID 1 is systemd), its cgroup must be one of the daemon's
- * units.  Without systemd (containers, PID namespaces such as the test sandbox) the owner and
- * the executable decide.
- */
-#define DAEMON_EXE_MAX 3
-#define DAEMON_UNITS_MAX 5
-static const struct daemon {
-        const char *comm;
-        enum doctor_group group;
-        const char *unit;                              /* the unit the fix names */
-        const char *exe[DAEMON_EXE_MAX];               /* NULL-terminated */
-        const char *units[DAEMON_UNITS_MAX];           /* fnmatch() patterns, NULL-terminated */
-} services[] = {
-        { "sshd", DOCTOR_SSH, "ssh.service", { "/usr/sbin/sshd", "/sbin/sshd" },
-          { "ssh.service", "sshd.service", "ssh@*.service", "sshd@*.service" } },
-        { "cron", DOCTOR_CRON, "cron.service", { "/usr/sbin/cron", "/sbin/cron" }, { "cron.service", "crond.service" } },
-};
-
-/* Does the cgroup of pid name one of the daemon's units?  1 yes; 0 no, *why set. */
-static int daemon_in_unit(const struct daemon *s, pid_t pid, char **why) {
-        _cleanup_free_ char *cgroup = NULL, *unit = NULL;
-        int r = proc_read(pid, "cgroup", DOC_TEXT_MAX, &cgroup);
-
-        if (r == -ENOMEM)
-                return r;
-        if (r >= 0 && (r = proc_cgroup_unit(cgroup, &unit)) == -ENOMEM)
-                return r;
-        if (r < 0) {
-                *why = strf("it belongs to no system service (%s)",
-                            cgroup ? "see its /proc/PID/cgroup" : "its cgroup cannot be read");
-                return *why ? 0 : -ENOMEM;
-        }
-        for (size_t i = 0; i < DAEMON_UNITS_MAX && s->units[i]; i++)
-                if (fnmatch(s->units[i], unit, 0) == 0)
-                        return 1;
-        *why = strf("it runs in %s, not %s", unit, s->unit);
-        return *why ? 0 : -ENOMEM;
-}
-
-/*
- * Is pid (named s->comm) that daemon?  1 yes; 0 no, with the reason in *why; or -ENOMEM.
- * status is its /proc/PID/status; exe receives its executable (when 1).
- */
-static int daemon_identify(const struct daemon *s, pid_t pid, const char *status, bool systemd,
-                           char exe[static PATH_MAX], char **why) {
-        uint64_t uid;
-        bool known = false;
-        int r;
-
-        *why = NULL;
-        if (proc_field_u64(status, "Uid", &uid) < 0)
-                *why = strdup("its owner cannot be read");
-        else if (uid != 0)
-                *why = strf("it runs as uid %llu, not root", (unsigned long long)uid);
-        else if ((r = proc_exe(pid, exe)) == -ENOMEM)
-                return r;
-        else if (r < 0)
-                *why = strf("its executable cannot be read (%s)", strerror(-r));
-        else {
-                for (size_t i = 0; i < DAEMON_EXE_MAX && s->exe[i] && !known; i++)
-                        known = streq(exe, s->exe[i]);
-                if (!known)
-                        *why = strf("its executable is %s, not %s", exe, s->exe[0]);
-                else
-                        return systemd ? daemon_in_unit(s, pid, why) : 1;
-        }
-        return *why ? 0 : -ENOMEM;
-}
-
-static int check_service_process(struct doc *d, const struct daemon *s, pid_t pid) {
+static int check_service_process(struct doc *d, const struct proc_daemon *s, pid_t pid) {
         _cleanup_free_ char *limits = NULL, *status = NULL, *where = strf("%s (pid %d)", s->comm, (int)pid);
         _cleanup_free_ char *fix = NULL, *t1 = NULL;
         char pair[PAIR_MAX], size[SIZE_FMT_MAX];
@@ -134,18 +41,18 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
         if (proc_read(pid, "limits", DOC_TEXT_MAX, &limits) < 0 ||
             proc_limits_row(limits, "Max locked memory", &soft, &hard) < 0 ||
             proc_read(pid, "status", DOC_TEXT_MAX, &status) < 0) {
-                ADD(d, s->group, DIAG_INFO, where, NULL, "cannot read its limits");
+                ADD(d, daemon_group(s), DIAG_INFO, where, NULL, "cannot read its limits");
                 return 0;
         }
         bool cap = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE_BIT);
         fmt_pair(soft, hard, pair);
         if (!d->max.hard_known || hard >= d->max.hard) {
-                ADD(d, s->group, DIAG_OK, where, NULL, "memlock %s%s", pair,
+                ADD(d, daemon_group(s), DIAG_OK, where, NULL, "memlock %s%s", pair,
                     d->max.hard_known ? ": enough for the configured hard limits" : "");
                 return 0;
         }
         if (cap)
-                return doctor_add(d->rep, s->group, DIAG_OK, NULL, where, NULL,
+                return doctor_add(d->rep, daemon_group(s), DIAG_OK, NULL, where, NULL,
                                   "memlock %s, below the configured %s, but it has "
                                   "CAP_SYS_RESOURCE: the session modules can raise it",
                                   pair, size_format(d->max.hard, size));
@@ -153,25 +60,15 @@ static int check_service_process(struct doc *d, const struct daemon *s, pid_t pi
                              d->in_container ? " (in a container: start it with --ulimit memlock=...)" : NULL)) ||
             !(t1 = target_text(&d->max, true)))
                 return -ENOMEM;
-        ADD(d, s->group, DIAG_ERROR, where, fix,
+        ADD(d, daemon_group(s), DIAG_ERROR, where, fix,
             "memlock %s and no CAP_SYS_RESOURCE: the sessions it opens cannot get the %s (setrlimit fails with EPERM, "
             "silently on Debian)",
             pair, t1);
         return 0;
 }
 
-/* Is ppid the same daemon as its child (a per-connection process's parent, not the listener's)? */
-static bool same_daemon(pid_t ppid, const char *exe) {
-        _cleanup_free_ char *status = NULL;
-        char pexe[PATH_MAX];
-        uint64_t uid;
-        return ppid > 0 && proc_read(ppid, "status", DOC_TEXT_MAX, &status) >= 0 &&
-               proc_field_u64(status, "Uid", &uid) >= 0 &&
-               uid == 0 && proc_exe(ppid, pexe) >= 0 && streq(pexe, exe);
-}
-
 /* One process of /proc named like one of the daemons: 1 when it is that daemon's listener. */
-static int check_process(struct doc *d, const struct daemon *s, pid_t pid, const char *comm, bool systemd) {
+static int check_process(struct doc *d, const struct proc_daemon *s, pid_t pid, const char *comm, bool systemd) {
         _cleanup_free_ char *status = NULL, *why = NULL;
         char exe[PATH_MAX];
         uint64_t ppid;
@@ -179,16 +76,16 @@ static int check_process(struct doc *d, const struct daemon *s, pid_t pid, const
 
         if (proc_read(pid, "status", DOC_TEXT_MAX, &status) < 0)
                 return 0;
-        if ((r = daemon_identify(s, pid, status, systemd, exe, &why)) < 0)
+        if ((r = proc_daemon_identify(s, pid, status, systemd, exe, &why)) < 0)
                 return r;
         if (r == 0) {
                 char where[32];
                 snprintf(where, sizeof where, "pid %d", (int)pid);
-                return doctor_add(d->rep, s->group, DIAG_INFO, NULL, where, NULL,
+                return doctor_add(d->rep, daemon_group(s), DIAG_INFO, NULL, where, NULL,
                                   "a process named %s is not the daemon (%s): ignored", comm, why);
         }
         /* the listener only: its parent is not the same daemon */
-        if (proc_field_u64(status, "PPid", &ppid) < 0 || same_daemon((pid_t)ppid, exe))
+        if (proc_field_u64(status, "PPid", &ppid) < 0 || proc_daemon_parent((pid_t)ppid, exe))
                 return 0;
         r = check_service_process(d, s, pid);
         return r < 0 ? r : 1;
@@ -196,14 +93,14 @@ static int check_process(struct doc *d, const struct daemon *s, pid_t pid, const
 
 int check_services(struct doc *d) {
         struct dirent *de;
-        bool found[ELEMENTSOF(services)] = {};
+        bool found[ELEMENTSOF(proc_daemons)] = {};
         bool systemd;
         DIR *dir;
         int r = 0;
 
         if (d->in->root)
                 return 0; /* the running services are this machine's, not the tree's */
-        systemd = systemd_manages();
+        systemd = proc_systemd_manages();
         if (!(dir = opendir("/proc")))
                 return 0;
         while ((de = readdir(dir)) && r >= 0) {
@@ -211,10 +108,10 @@ int check_services(struct doc *d) {
                 uint32_t pid;
                 if (parse_u32(de->d_name, &pid) < 0 || pid == 0 || proc_comm((pid_t)pid, &comm) < 0)
                         continue;
-                for (size_t i = 0; i < ELEMENTSOF(services); i++) {
-                        if (!streq(comm, services[i].comm))
+                for (size_t i = 0; i < ELEMENTSOF(proc_daemons); i++) {
+                        if (!streq(comm, proc_daemons[i].comm))
                                 continue;
-                        r = check_process(d, &services[i], (pid_t)pid, comm, systemd);
+                        r = check_process(d, &proc_daemons[i], (pid_t)pid, comm, systemd);
                         if (r > 0)
                                 found[i] = true;
                         break;

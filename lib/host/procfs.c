@@ -4,16 +4,19 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fsutil.h"
 #include "macro.h"
 #include "procfs.h"
 #include "size.h"
+#include "strv.h"
 
 int proc_read(pid_t pid, const char *file, size_t max, char **ret) {
         _cleanup_free_ char *path = NULL;
@@ -143,6 +146,121 @@ static int find_daemon(const char *exe, pid_t *ret_pid) {
                         *ret_pid = (pid_t)pid;
                         r = 0;
                         break;
+                }
+        }
+        closedir(d);
+        return r;
+}
+
+int proc_comm(pid_t pid, char **ret) {
+        int r = proc_read(pid, "comm", PROC_TEXT_MAX, ret);
+        if (r < 0)
+                return r;
+        size_t n = strlen(*ret);
+        if (n > 0 && (*ret)[n - 1] == '\n')
+                (*ret)[n - 1] = '\0';
+        return 0;
+}
+
+const struct proc_daemon proc_daemons[2] = {
+        { "sshd", "sshd", "ssh.service", { "/usr/sbin/sshd", "/sbin/sshd" },
+          { "ssh.service", "sshd.service", "ssh@*.service", "sshd@*.service" } },
+        { "cron", "cron", "cron.service", { "/usr/sbin/cron", "/sbin/cron" }, { "cron.service", "crond.service" } },
+};
+
+const struct proc_daemon *proc_daemon_of(const char *service) {
+        for (size_t i = 0; service && i < ELEMENTSOF(proc_daemons); i++)
+                if (streq(proc_daemons[i].service, service))
+                        return &proc_daemons[i];
+        return NULL;
+}
+
+bool proc_systemd_manages(void) {
+        _cleanup_free_ char *comm = NULL;
+        struct stat st;
+        if (stat("/run/systemd/system", &st) < 0 || !S_ISDIR(st.st_mode) || proc_comm(1, &comm) < 0)
+                return false;
+        return streq(comm, "systemd");
+}
+
+static int daemon_in_unit(const struct proc_daemon *s, pid_t pid, char **why) {
+        _cleanup_free_ char *cgroup = NULL, *unit = NULL;
+        int r = proc_read(pid, "cgroup", PROC_TEXT_MAX, &cgroup);
+
+        if (r == -ENOMEM)
+                return r;
+        if (r >= 0 && (r = proc_cgroup_unit(cgroup, &unit)) == -ENOMEM)
+                return r;
+        if (r < 0) {
+                *why = strf("it belongs to no system service (%s)",
+                            cgroup ? "see its /proc/PID/cgroup" : "its cgroup cannot be read");
+                return *why ? 0 : -ENOMEM;
+        }
+        for (size_t i = 0; i < PROC_DAEMON_UNITS_MAX && s->units[i]; i++)
+                if (fnmatch(s->units[i], unit, 0) == 0)
+                        return 1;
+        *why = strf("it runs in %s, not %s", unit, s->unit);
+        return *why ? 0 : -ENOMEM;
+}
+
+int proc_daemon_identify(const struct proc_daemon *s, pid_t pid, const char *status, bool systemd,
+                         char exe[static PATH_MAX], char **why) {
+        uint64_t uid;
+        bool known = false;
+        int r;
+
+        *why = NULL;
+        if (proc_field_u64(status, "Uid", &uid) < 0)
+                *why = strdup("its owner cannot be read");
+        else if (uid != 0)
+                *why = strf("it runs as uid %llu, not root", (unsigned long long)uid);
+        else if ((r = proc_exe(pid, exe)) == -ENOMEM)
+                return r;
+        else if (r < 0)
+                *why = strf("its executable cannot be read (%s)", strerror(-r));
+        else {
+                for (size_t i = 0; i < PROC_DAEMON_EXE_MAX && s->exe[i] && !known; i++)
+                        known = streq(exe, s->exe[i]);
+                if (!known)
+                        *why = strf("its executable is %s, not %s", exe, s->exe[0]);
+                else
+                        return systemd ? daemon_in_unit(s, pid, why) : 1;
+        }
+        return *why ? 0 : -ENOMEM;
+}
+
+bool proc_daemon_parent(pid_t ppid, const char *exe) {
+        _cleanup_free_ char *status = NULL;
+        char pexe[PATH_MAX];
+        uint64_t uid;
+        return ppid > 0 && proc_read(ppid, "status", PROC_TEXT_MAX, &status) >= 0 &&
+               proc_field_u64(status, "Uid", &uid) >= 0 && uid == 0 && proc_exe(ppid, pexe) >= 0 && streq(pexe, exe);
+}
+
+int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid) {
+        struct dirent *de;
+        DIR *d;
+        int r = -ESRCH;
+
+        if (!s)
+                return -ESRCH;
+        if (!(d = opendir("/proc")))
+                return negative_errno();
+        while (r == -ESRCH && (de = readdir(d))) {
+                _cleanup_free_ char *comm = NULL, *status = NULL, *why = NULL;
+                char exe[PATH_MAX];
+                uint64_t ppid;
+                unsigned pid;
+                if (parse_u32(de->d_name, &pid) < 0 || pid == 0 || proc_comm((pid_t)pid, &comm) < 0 ||
+                    !streq(comm, s->comm) || proc_read((pid_t)pid, "status", PROC_TEXT_MAX, &status) < 0)
+                        continue;
+                int k = proc_daemon_identify(s, (pid_t)pid, status, systemd, exe, &why);
+                if (k < 0)
+                        r = k;
+                else if (k > 0 && proc_field_u64(status, "PPid", &ppid) == 0 &&
+                         !proc_daemon_parent((pid_t)ppid, exe)) {
+                        *ret_pid = (pid_t)pid;
+                        r = 0;
                 }
         }
         closedir(d);

@@ -21,6 +21,39 @@ int proc_read(pid_t pid, const char *file, size_t max, char **ret);
  * zombie, another user's process without privileges). */
 int proc_exe(pid_t pid, char buf[static PATH_MAX]);
 
+/* /proc/PID/comm without its newline (any other byte kept, to be escaped, not cut). */
+int proc_comm(pid_t pid, char **ret);
+
+/*
+ * The daemons whose sessions matter and whose own limits they start from, by PAM service, and
+ * the one answer to "which process is that daemon" (explain, verify and doctor ask it): a
+ * process named comm, owned by root, running one of exe, in one of units when systemd
+ * manages the host (a container's sshd, a copy run by hand, is not the host's), whose parent
+ * is not the same daemon (the listener, not a connection's child).
+ */
+#define PROC_DAEMON_EXE_MAX 3
+#define PROC_DAEMON_UNITS_MAX 5
+struct proc_daemon {
+        const char *service;                          /* "sshd", "cron" */
+        const char *comm;
+        const char *unit;                             /* the unit a fix names */
+        const char *exe[PROC_DAEMON_EXE_MAX];         /* NULL-terminated */
+        const char *units[PROC_DAEMON_UNITS_MAX];     /* fnmatch() patterns, NULL-terminated */
+};
+extern const struct proc_daemon proc_daemons[2];
+/* The daemon of a PAM service, NULL when none is known. */
+const struct proc_daemon *proc_daemon_of(const char *service);
+/* systemd is PID 1 and /run/systemd/system exists. */
+bool proc_systemd_manages(void);
+/* Is pid (status: its /proc/PID/status) daemon s, leaving its name and parent aside?  1 (its
+ * executable in exe); 0, with the reason in *why (heap); -ENOMEM. */
+int proc_daemon_identify(const struct proc_daemon *s, pid_t pid, const char *status, bool systemd,
+                         char exe[static PATH_MAX], char **why);
+/* Does ppid run exe as root (then its child is a connection's process, not the listener)? */
+bool proc_daemon_parent(pid_t ppid, const char *exe);
+/* The listener of s: the first process of /proc that is it.  0, -ESRCH, -ENOMEM. */
+int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid);
+
 /* The running daemon exe: a process owned by root (real uid 0) whose /proc/PID/exe is exe, or
  * the file exe links to, and whose parent does not run it (the listener, not a child it
  * forked): 0, -ESRCH when none. */

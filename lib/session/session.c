@@ -360,18 +360,9 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret) {
         return 0;
 }
 
-/* The executables of the daemons whose sessions matter, by PAM service. */
-static const char *daemon_exe(const char *service) {
-        if (streq(service, "sshd"))
-                return "/usr/sbin/sshd";
-        if (streq(service, "cron"))
-                return "/usr/sbin/cron";
-        return NULL;
-}
-
+/* The running daemon of a PAM service, as doctor identifies it (procfs.h: one answer). */
 int session_service_find(const char *service, pid_t *ret_pid) {
-        const char *exe = daemon_exe(service);
-        return exe ? proc_find_daemon(exe, ret_pid) : -ESRCH;
+        return proc_daemon_find(proc_daemon_of(service), proc_systemd_manages(), ret_pid);
 }
 
 bool session_service_of_caller(const char *service) {

@@ -162,8 +162,8 @@ enum session_order session_walk_order(const struct stack_run *run);
 
 /* The service's own limits and capabilities where a session starts. */
 int session_service_from_pid(pid_t pid, struct lc_service *ret);
-/* The running daemon of a PAM service (sshd: /usr/sbin/sshd, root-owned, the listener),
- * -ESRCH when none runs. */
+/* The running daemon of a PAM service (sshd, cron), the listener proc_daemon_find() names
+ * (root, its executable, its unit when systemd manages the host), -ESRCH when none runs. */
 int session_service_find(const char *service, pid_t *ret_pid);
 /* Is service one whose session the caller's own process opens (su, su-l, sudo, sudo-i,
  * runuser, runuser-l): setuid or root programs that keep their caller's limits? */

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -183,5 +184,68 @@ static void test_cgroup_unit(void **state) {
         }
 }
 
+/* The one answer to "which process is the daemon" (explain and doctor): this process as a
+ * daemon named like it, running its executable.  Without systemd it is the daemon when it is
+ * root; with systemd managing the host only in one of the daemon's units, which a test
+ * process is not in. */
+static void test_daemon(void **state) {
+        char self[PATH_MAX], exe[PATH_MAX], *comm = NULL, *status = NULL, *why = NULL;
+        (void)state;
+        assert_int_equal(proc_exe(getpid(), self), 0);
+        assert_int_equal(proc_comm(getpid(), &comm), 0);
+        assert_null(strchr(comm, '\n'));
+        assert_int_equal(proc_read(getpid(), "status", PROC_TEXT_MAX, &status), 0);
+        const struct proc_daemon me = { "me", comm, "me.service", { "/nonexistent", self }, { "me.service", "me@*.service" } };
+        int r = proc_daemon_identify(&me, getpid(), status, false, exe, &why);
+        if (geteuid() == 0 && getuid() == 0) {
+                assert_int_equal(r, 1);
+                assert_string_equal(exe, self);
+                assert_null(why);
+        } else {
+                assert_int_equal(r, 0);
+                assert_non_null(strstr(why, "not root"));
+        }
+        free(why);
+        why = NULL;
+        /* systemd manages the host: only a process in one of the daemon's units */
+        r = proc_daemon_identify(&me, getpid(), status, true, exe, &why);
+        assert_int_equal(r, 0);
+        assert_non_null(why);
+        assert_true(strstr(why, "belongs to no system service") || strstr(why, "not me.service") ||
+                    strstr(why, "not root"));
+        free(why);
+        why = NULL;
+        /* another executable: not it */
+        const struct proc_daemon other = { "other", comm, "o.service", { "/nonexistent" }, { "o.service" } };
+        assert_int_equal(proc_daemon_identify(&other, getpid(), status, false, exe, &why), 0);
+        assert_non_null(why);
+        free(why);
+        /* the finder asks the same: found (this process, or another one of its kind that is
+         * root and not a child of one) without systemd, never with it */
+        pid_t pid = 0;
+        r = proc_daemon_find(&me, false, &pid);
+        if (geteuid() == 0 && getuid() == 0) {
+                char *c2 = NULL, e2[PATH_MAX];
+                assert_int_equal(r, 0);
+                assert_int_equal(proc_comm(pid, &c2), 0);
+                assert_string_equal(c2, comm);
+                assert_int_equal(proc_exe(pid, e2), 0);
+                assert_string_equal(e2, self);
+                free(c2);
+        } else
+                assert_int_equal(r, -ESRCH);
+        assert_int_equal(proc_daemon_find(&me, true, &pid), -ESRCH);
+        assert_int_equal(proc_daemon_find(&other, false, &pid), -ESRCH);
+        assert_int_equal(proc_daemon_find(NULL, false, &pid), -ESRCH);
+        /* the table: sshd and cron by PAM service, nothing else */
+        assert_string_equal(proc_daemon_of("sshd")->exe[0], "/usr/sbin/sshd");
+        assert_string_equal(proc_daemon_of("cron")->comm, "cron");
+        assert_null(proc_daemon_of("su"));
+        assert_null(proc_daemon_of(NULL));
+        free(comm);
+        free(status);
+}
+
 UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_field), cmocka_unit_test(test_numbers), cmocka_unit_test(test_limits_row),
-          cmocka_unit_test(test_read), cmocka_unit_test(test_exe), cmocka_unit_test(test_cgroup_unit))
+          cmocka_unit_test(test_read), cmocka_unit_test(test_exe), cmocka_unit_test(test_cgroup_unit),
+          cmocka_unit_test(test_daemon))
