@@ -26,7 +26,6 @@
 #include "slurmtask.h"
 #include "visit.h"
 
-#define SLURM_INCLUDE_DEPTH_MAX 8
 /* Slurm's own parser (22.05, s_p_parse_file()) has no cycle check: measured with sinfo on a
  * slurm.conf that includes itself, it reads the file again until it runs out of descriptors */
 #define SLURM_CYCLE_EFFECT                                                                            \
@@ -61,50 +60,8 @@ static int slurm_check_propagation(struct doc *d, const struct slurm_conf *c) {
 }
 
 /* ------------------------------------------------------------------------------------ */
-/* pam_slurm_adopt in sshd's account stack */
-
-struct account_stack {
-        struct strv modules, wheres;   /* the account lines in order, includes followed */
-        unsigned depth;                /* of the file being read */
-        struct visit walk;             /* the service file and the files it includes */
-};
-
-static int account_scan(struct doc *d, const char *service, const char *from, struct account_stack *a);
-
-static int account_line(struct doc *d, char *line, const char *where, void *userdata) {
-        struct account_stack *a = userdata;
-        char *w[3], *rest;
-        unsigned n = pam_line_split(line, w, &rest);
-
-        if (n >= 2 && streq(w[0], "@include"))
-                return account_scan(d, w[1], where, a);
-        if (n < 3 || (strcasecmp(w[0], "account") != 0 && strcasecmp(w[0], "-account") != 0))
-                return 0;
-        if (strcasecmp(w[1], "include") == 0 || strcasecmp(w[1], "substack") == 0)
-                return account_scan(d, w[2], where, a);
-        const char *base = strrchr(w[2], '/');
-        _cleanup_free_ char *name = strdup(base ? base + 1 : w[2]);
-        if (!name)
-                return -ENOMEM;
-        name[strcspn(name, ".")] = '\0';
-        int r = strv_push(&a->modules, name);
-        return r < 0 ? r : strv_push(&a->wheres, where);
-}
-
-/* A file that cannot be read adds nothing; a cycle or the walk's bound ends the reading. */
-static int account_scan(struct doc *d, const char *service, const char *from, struct account_stack *a) {
-        _cleanup_free_ char *abs = strf("/etc/pam.d/%s", service);
-
-        if (!abs)
-                return -ENOMEM;
-        if (a->depth > SLURM_INCLUDE_DEPTH_MAX || strchr(service, '/'))
-                return 0;
-        a->depth++;
-        int r = read_lines_walk(d, abs, &a->walk, from, account_line, a);
-        a->depth--;
-        /* the walk's problem unwinds the includes; the caller finds it in a->walk */
-        return r == -ENOMEM || (a->walk.error && a->depth > 0) ? r : 0;
-}
+/* pam_slurm_adopt in sshd's account stack (pamstack.h: the one reader of pam.d, libpam's
+ * includes and their failures) */
 
 /* pam_systemd in sshd's session stack moves the adopted session out of the job. */
 static int slurm_check_pam_systemd(struct doc *d) {
@@ -127,34 +84,35 @@ static int slurm_check_pam_systemd(struct doc *d) {
 }
 
 static int slurm_check_adopt(struct doc *d) {
-        struct account_stack a = {};
-        long at = -1;
-        int r = account_scan(d, "sshd", NULL, &a);
+        _cleanup_(pam_stack_clear) struct pam_stack a = {};
+        _cleanup_free_ char *where = NULL, *last = NULL;
+        int r = pam_stack_load_phase(d->in->root, "sshd", "account", &a);
+        long at;
 
-        for (size_t i = 0; i < a.modules.n && at < 0; i++)
-                if (streq(a.modules.v[i], "pam_slurm_adopt"))
-                        at = (long)i;
-        if (a.walk.error && a.walk.error != -ENOMEM && at >= 0)
-                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-unknown", a.walk.where, NULL,
-                               "sshd: %s (the account stack); where pam_slurm_adopt runs in it is not known",
-                               visit_strerror(a.walk.error));
-        else if (r >= 0 && at >= 0) {
-                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-adopt", a.wheres.v[at], NULL,
-                               "sshd: pam_slurm_adopt adopts ssh logins into the user's job (its cgroup), not its "
-                               "limits: an adopted session's memlock comes from sshd's session stack (pam_limits, "
-                               "pam_rdmalimit), not from slurmd");
-                if (r >= 0 && (size_t)at + 1 < a.modules.n)
-                        r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-not-last", a.wheres.v[at],
-                                       "make pam_slurm_adopt the last module of sshd's account stack (Slurm's "
-                                       "pam_slurm_adopt documentation)",
-                                       "sshd: %s (%s) runs after pam_slurm_adopt in the account stack",
-                                       a.modules.v[a.modules.n - 1], a.wheres.v[a.modules.n - 1]);
-                if (r >= 0)
-                        r = slurm_check_pam_systemd(d);
-        }
-        strv_clear(&a.modules);
-        strv_clear(&a.wheres);
-        visit_done(&a.walk);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        if ((at = pam_stack_find(&a, "pam_slurm_adopt")) < 0)
+                return 0;
+        if (!(where = strf("%s:%u", a.v[at].file, a.v[at].line)) ||
+            !(last = strf("%s:%u", a.v[a.n - 1].file, a.v[a.n - 1].line)))
+                return -ENOMEM;
+        if (a.include_error)
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-unknown", a.include_where, NULL,
+                                  "sshd: %s (the account stack); where pam_slurm_adopt runs in it is not known",
+                                  pam_include_strerror(a.include_error));
+        r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-adopt", where, NULL,
+                       "sshd: pam_slurm_adopt adopts ssh logins into the user's job (its cgroup), not its "
+                       "limits: an adopted session's memlock comes from sshd's session stack (pam_limits, "
+                       "pam_rdmalimit), not from slurmd");
+        /* after it: a module, or libpam's stand-in for an included file it cannot read, which fails */
+        if (r >= 0 && (size_t)at + 1 < a.n)
+                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-adopt-not-last", where,
+                               "make pam_slurm_adopt the last module of sshd's account stack (Slurm's "
+                               "pam_slurm_adopt documentation)",
+                               "sshd: %s%s (%s) runs after pam_slurm_adopt in the account stack", a.v[a.n - 1].name,
+                               a.v[a.n - 1].fails ? " (a file it cannot read: a step that always fails)" : "", last);
+        if (r >= 0)
+                r = slurm_check_pam_systemd(d);
         return r;
 }
 

@@ -98,6 +98,7 @@ static char *next_word(char **p) {
 /* One walk over a stack's files. */
 struct load {
         const char *root;
+        const char *phase;      /* "session", or "account" (pam_stack_load_phase()) */
         struct pam_stack *s;
         struct visit *v;
 };
@@ -151,7 +152,7 @@ static int load_lines(struct load *L, const char *display, FILE *f, struct at at
                 const char *inc = NULL;
                 if (streq(w[0], "@include"))
                         r = (inc = w[1]) ? load_include(L, w[1], in, display, lineno) : 0;
-                else if (strcasecmp(w[0] + dash, "session") != 0 || nw < 3)
+                else if (strcasecmp(w[0] + dash, L->phase) != 0 || nw < 3)
                         continue;
                 else if (strcasecmp(w[1], "include") == 0)   /* libpam: strcasecmp() */
                         r = load_include(L, inc = w[2], in, display, lineno);
@@ -234,10 +235,10 @@ static int check_modules(const char *root, struct pam_stack *s) {
         return r;
 }
 
-static int stack_load_walk(const char *root, const char *service, const char *text, struct visit *v,
-                           struct pam_stack *ret) {
+static int stack_load_walk(const char *root, const char *service, const char *phase, const char *text,
+                           struct visit *v, struct pam_stack *ret) {
         struct pam_stack s = {};
-        struct load L = { .root = root, .s = &s, .v = v };
+        struct load L = { .root = root, .phase = phase, .s = &s, .v = v };
         int r;
 
         s.service = strdup(service);
@@ -265,19 +266,23 @@ static int stack_load_walk(const char *root, const char *service, const char *te
 }
 
 int pam_stack_load_walk(const char *root, const char *service, struct visit *v, struct pam_stack *ret) {
-        return stack_load_walk(root, service, NULL, v, ret);
+        return stack_load_walk(root, service, "session", NULL, v, ret);
 }
 
-int pam_stack_load(const char *root, const char *service, struct pam_stack *ret) {
+int pam_stack_load_phase(const char *root, const char *service, const char *phase, struct pam_stack *ret) {
         struct visit v = {};
-        int r = stack_load_walk(root, service, NULL, &v, ret);
+        int r = stack_load_walk(root, service, phase, NULL, &v, ret);
         visit_done(&v);
         return r;
 }
 
+int pam_stack_load(const char *root, const char *service, struct pam_stack *ret) {
+        return pam_stack_load_phase(root, service, "session", ret);
+}
+
 int pam_stack_load_text(const char *root, const char *service, const char *text, struct pam_stack *ret) {
         struct visit v = {};
-        int r = stack_load_walk(root, service, text, &v, ret);
+        int r = stack_load_walk(root, service, "session", text, &v, ret);
         visit_done(&v);
         return r;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #pragma once
-/* The session phase of a PAM service's stack, includes followed (/etc/pam.d). */
+/* The session phase of a PAM service's stack (or another phase: pam_stack_load_phase()),
+ * includes followed (/etc/pam.d): the one reader of pam.d. */
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -63,6 +64,8 @@ const char *pam_include_strerror(int include_error);
 /* Read ROOT/etc/pam.d/SERVICE (root NULL: /) and what it includes, as one walk of visit.h (a
  * cycle or the budget: include_error, the reading stops there). */
 int pam_stack_load(const char *root, const char *service, struct pam_stack *ret);
+/* The same for another phase: "account" (pam_slurm_adopt's), "auth", "password". */
+int pam_stack_load_phase(const char *root, const char *service, const char *phase, struct pam_stack *ret);
 /* The same with the text of the service file given (as it would stand after an edit); what it
  * includes is read from the tree. */
 int pam_stack_load_text(const char *root, const char *service, const char *text, struct pam_stack *ret);

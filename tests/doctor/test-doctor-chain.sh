@@ -187,6 +187,13 @@ run
 check "pam_slurm_adopt before common-account: WARN naming the later module" line "WARN sshd: pam_access (etc/pam.d/common-account:2) runs after pam_slurm_adopt in the account stack" "(etc/pam.d/sshd:1)"
 check "... fix" has "fix: make pam_slurm_adopt the last module of sshd's account stack (Slurm's pam_slurm_adopt documentation)"
 check "without pam_systemd: no conflict warning" hasnt "conflicts with pam_slurm_adopt"
+# an included file that cannot be read after it: libpam puts a step there that always fails
+# (the same reader as the session stack's, pamstack.h), so pam_slurm_adopt is not last
+printf -- '-account required pam_slurm_adopt.so\naccount include no-such-account\n' > "$R/etc/pam.d/sshd"
+run
+check "an unreadable include after pam_slurm_adopt: WARN, it is not last" \
+	line "WARN sshd: no-such-account (a file it cannot read: a step that always fails) (etc/pam.d/sshd:2) runs after pam_slurm_adopt in the account stack" "(etc/pam.d/sshd:1)"
+printf -- '-account required pam_slurm_adopt.so\naccount include common-account\nsession include common-session\n' > "$R/etc/pam.d/sshd"
 run --json
 check "--json ids: slurm-adopt, slurm-adopt-not-last" test "$(json_of slurm-adopt | cut -d'|' -f1,2)" = "info|etc/pam.d/sshd:1" -a "$(json_of slurm-adopt-not-last | cut -d'|' -f1)" = warning
 
