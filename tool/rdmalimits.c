@@ -161,7 +161,7 @@ static const struct opt_def {
           { { "probe", "the cache file to write" },
             { "explain", "the cache the module reads\n(default: its cache= argument, else " HW_CACHE_PATH ")" } } },
         { "proc1-limits", required_argument, 0, false, OPT_PROC1, ACT_STRING, F(proc1), "FILE",
-          { { "explain", "read the Debian baseline from FILE instead of /proc/1/limits" } } },
+          { { "explain", "read PID 1's limits (the Debian baseline, an assumed service's) from FILE, not /proc/1/limits" } } },
         { "prometheus", no_argument, 0, false, OPT_PROMETHEUS, ACT_TRUE, F(prometheus), NULL,
           { { "status", "node_exporter textfile collector format" } } },
         { "threshold", required_argument, 0, false, OPT_THRESHOLD, ACT_STRING, F(threshold), "SIZE",

@@ -417,13 +417,13 @@ struct hard_limits {
 };
 
 static void hard_limits_read(struct hard_limits *h) {
-        _cleanup_free_ char *limits = NULL;
-        uint64_t s1 = 0;
+        struct lc_rl rl1[RLIM_NLIMITS] = {};
         struct rlimit rl;
 
         *h = (struct hard_limits){};
-        h->p1 = read_text("/proc/1/limits", &limits) >= 0 &&
-                proc_limits_row(limits, "Max locked memory", &s1, &h->h1) >= 0;
+        /* this host's PID 1, through the one reader of its limits */
+        h->p1 = lc_proc1_limits(NULL, NULL, rl1) >= 0 && rl1[RLIMIT_MEMLOCK].known;
+        h->h1 = rl1[RLIMIT_MEMLOCK].hard;
         h->own = getrlimit(RLIMIT_MEMLOCK, &rl) == 0;
         if (h->own)
                 h->own_hard = rl.rlim_max;

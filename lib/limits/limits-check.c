@@ -68,9 +68,11 @@ static int name_found(const char *name, void *data) {
 }
 
 /* Every user (or group) name this check knows of: NSS enumeration, or the tree's files as
- * the look-ups read them (ident-files.h), up to CHECK_MAX_NAMES. */
+ * the look-ups read them (ident-files.h), up to CHECK_MAX_NAMES.  A file that cannot be read
+ * gives no names, as the look-ups find nobody in it: the check goes on.  -ENOMEM only. */
 static int names_known(struct ident *id, bool groups, struct strv *s) {
-        return ident_each_name(id, groups, name_found, s);
+        int r = ident_each_name(id, groups, name_found, s);
+        return r == -ENOMEM ? r : 0;
 }
 
 /* ---- small helpers ---- */

@@ -337,12 +337,15 @@ static bool os_release_value(const char *text, const char *key, char *buf, size_
 /* The tree's os-release, the one reader of it: /etc/os-release, else /usr/lib/os-release
  * (os-release(5)); opened without blocking, at most 64 KiB.  0, or -errno (-ENOENT: neither). */
 static int os_release_text(const char *root, char **ret) {
-        _cleanup_close_ int fd = -1;
-
-        if (fs_open_in_root(root, "/etc/os-release", O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0 &&
-            fs_open_in_root(root, "/usr/lib/os-release", O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) < 0)
-                return -ENOENT;
-        return fs_read_all(fd, 64 * 1024, ret, NULL);
+        static const char *const paths[] = { "/etc/os-release", "/usr/lib/os-release" };
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++) {
+                _cleanup_close_ int fd = -1;
+                /* one that cannot be opened or read (a directory, too large): the next */
+                if (fs_open_in_root(root, paths[i], O_RDONLY | O_NOCTTY | O_NONBLOCK, 0, &fd) >= 0 &&
+                    fs_read_all(fd, 64 * 1024, ret, NULL) >= 0)
+                        return 0;
+        }
+        return -ENOENT;
 }
 
 /* Does the os-release's ID, or a word of its ID_LIKE, equal word?  1, 0, or -ENOENT without

@@ -392,8 +392,12 @@ void session_service_assume(const char *root, const char *proc1_limits, struct l
         else if (proc_read(getpid(), "status", PROC_TEXT_MAX, &status) >= 0)
                 s.cap_sys_resource = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE);
         s.nr_open = lc_nr_open();
+        /* a file named that cannot be read is said so: its limits are unknown, not assumed */
+        char given[160];
+        if (proc1_limits)
+                snprintf(given, sizeof given, "%s%s", proc1_limits, read ? "" : ", which cannot be read: unknown");
         snprintf(s.source, sizeof s.source, "assumed: the limits of PID 1 (%s) and %s CAP_SYS_RESOURCE (%s)",
-                 proc1_limits ? proc1_limits : from_tree ? "the tree's proc/1/limits" :
+                 proc1_limits ? given : from_tree ? "the tree's proc/1/limits" :
                  fs_root_is_set(root) ? LC_ASSUMED_PID1_SOURCE : "init's defaults",
                  s.cap_sys_resource ? "with" : "without",
                  fs_root_is_set(root) ? "as a root daemon has" : "as this process");

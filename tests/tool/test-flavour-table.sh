@@ -103,6 +103,13 @@ for fam in "debian 14 debian" "opensuse-tumbleweed 20261201 upstream"; do
 	check "... explain does not say the tree has no OS files" \
 		sh -c '! grep -q "no OS files" "$1" && grep -q "neither in a package database nor in the release table" "$1"' - "$T/out"
 done
+# an etc/os-release that cannot be read (a directory): usr/lib/os-release answers
+tree ubuntu 24.04
+mkdir -p "$R/usr/lib"
+mv "$R/etc/os-release" "$R/usr/lib/os-release"
+mkdir "$R/etc/os-release"
+check "etc/os-release a directory: usr/lib/os-release's release (debian-1.5.3)" \
+	test "$(names)" = "debian-1.5.3 os-release|debian-1.5.3 os-release"
 # the releases as --flavour aliases
 for a in rhel-9:upstream-1.5.1 rocky-8:upstream-1.3.1 fedora-42:upstream-1.7.0 ubuntu-22.04:debian-1.4.0 debian-13:debian-1.7.0; do
 	got=$("$RDMALIMITS" --root "$R" --flavour "${a%%:*}" --json list | python3 -c 'import json,sys; print(json.load(sys.stdin)["flavour"]["name"])')

@@ -78,4 +78,17 @@ check "check: carl's line warned, no hint of carol" \
 	sh -c 'grep -q "50-carl.conf:1: warning: user .carl. does not exist in the tree" "$1" && ! grep -q "did you mean" "$1"' - "$T/out"
 rm "$R/etc/security/limits.d/50-carl.conf"
 
+# a tree whose group "file" is a directory: the names are unknown (the look-ups fail the same
+# way and check says nothing of names), but check still reports every other finding
+mv "$R/etc/group" "$T/group.keep"
+mkdir "$R/etc/group"
+printf 'alice hard memlock 64M\n' >"$R/etc/security/limits.d/50-typo.conf"
+rl check >"$T/out" 2>&1
+check "an unreadable etc/group: check still reports a misread value" \
+	grep -q "etc/security/limits.d/50-typo.conf:1: error: '64m' is read as 64 KiB" "$T/out"
+check "... and does not stop with the read error" sh -c '! grep -q "check failed" "$1"' - "$T/out"
+rm "$R/etc/security/limits.d/50-typo.conf"
+rmdir "$R/etc/group"
+mv "$T/group.keep" "$R/etc/group"
+
 done_testing

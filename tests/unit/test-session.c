@@ -1175,6 +1175,10 @@ static void test_service_caller_assume(void **state) {
                 assert_non_null(strstr(s.source, other));
         }
         assert_int_equal(unlink(other), 0);
+        /* ... one that cannot be read: said so, memlock unknown (neither the tree's nor assumed) */
+        session_service_assume(tmpl, other, &s);
+        assert_false(s.rl[RLIMIT_MEMLOCK].known);
+        assert_non_null(strstr(s.source, "which cannot be read: unknown"));
         /* a FIFO in the tree's place of proc/1/limits (nobody writes to it): read as empty, not
          * waited on; the row it lacks is not made up */
         assert_int_equal(unlink(p), 0);
