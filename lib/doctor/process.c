@@ -109,7 +109,8 @@ int check_services(struct doc *d) {
                 if (parse_u32(de->d_name, &pid) < 0 || pid == 0 || proc_comm((pid_t)pid, &comm) < 0)
                         continue;
                 for (size_t i = 0; i < ELEMENTSOF(proc_daemons); i++) {
-                        if (!streq(comm, proc_daemons[i].comm))
+                        /* sshd and cron here; slurmd (no name of its own) in slurm.c */
+                        if (!proc_daemons[i].comm || !streq(comm, proc_daemons[i].comm))
                                 continue;
                         r = check_process(d, &proc_daemons[i], (pid_t)pid, comm, systemd);
                         if (r > 0)

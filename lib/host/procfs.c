@@ -109,49 +109,6 @@ int proc_limits_row(const char *text, const char *row, uint64_t *ret_soft, uint6
         return 0;
 }
 
-/* Whether /proc/PID/exe (proc_exe()) is exe, or (!exact) starts with it; false when it cannot
- * be read. */
-static bool runs_exe(pid_t pid, const char *exe, bool exact) {
-        char target[PATH_MAX];
-        if (proc_exe(pid, target) < 0)
-                return false;
-        return exact ? streq(target, exe) : strncmp(target, exe, strlen(exe)) == 0;
-}
-
-/* A root process running exe whose parent does not run it too (the listener, not a
- * connection's child). */
-static bool is_daemon(pid_t pid, const char *exe) {
-        _cleanup_free_ char *status = NULL;
-        uint64_t uid, ppid;
-
-        if (!runs_exe(pid, exe, true) || proc_read(pid, "status", PROC_TEXT_MAX, &status) < 0)
-                return false;
-        if (proc_field_u64(status, "Uid", &uid) < 0 || uid != 0 || proc_field_u64(status, "PPid", &ppid) < 0)
-                return false;
-        return ppid <= 1 || !runs_exe((pid_t)ppid, exe, false);
-}
-
-static int find_daemon(const char *exe, pid_t *ret_pid) {
-        struct dirent *de;
-        DIR *d = opendir("/proc");
-        int r = -ESRCH;
-
-        if (!d)
-                return negative_errno();
-        while ((de = readdir(d))) {
-                unsigned pid;
-                if (parse_u32(de->d_name, &pid) < 0 || pid == 0)
-                        continue;
-                if (is_daemon((pid_t)pid, exe)) {
-                        *ret_pid = (pid_t)pid;
-                        r = 0;
-                        break;
-                }
-        }
-        closedir(d);
-        return r;
-}
-
 int proc_comm(pid_t pid, char **ret) {
         int r = proc_read(pid, "comm", PROC_TEXT_MAX, ret);
         if (r < 0)
@@ -162,10 +119,11 @@ int proc_comm(pid_t pid, char **ret) {
         return 0;
 }
 
-const struct proc_daemon proc_daemons[2] = {
+const struct proc_daemon proc_daemons[3] = {
         { "sshd", "sshd", "ssh.service", { "/usr/sbin/sshd", "/sbin/sshd" },
           { "ssh.service", "sshd.service", "ssh@*.service", "sshd@*.service" } },
         { "cron", "cron", "cron.service", { "/usr/sbin/cron", "/sbin/cron" }, { "cron.service", "crond.service" } },
+        { "slurmd", NULL, "slurmd.service", { "/usr/sbin/slurmd" }, { "slurmd.service" } },
 };
 
 const struct proc_daemon *proc_daemon_of(const char *service) {
@@ -219,8 +177,9 @@ int proc_daemon_identify(const struct proc_daemon *s, pid_t pid, const char *sta
         else if (r < 0)
                 *why = strf("its executable cannot be read (%s)", strerror(-r));
         else {
+                char real[PATH_MAX];
                 for (size_t i = 0; i < PROC_DAEMON_EXE_MAX && s->exe[i] && !known; i++)
-                        known = streq(exe, s->exe[i]);
+                        known = streq(exe, s->exe[i]) || (realpath(s->exe[i], real) && streq(exe, real));
                 if (!known)
                         *why = strf("its executable is %s, not %s", exe, s->exe[0]);
                 else
@@ -251,8 +210,9 @@ int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid) 
                 char exe[PATH_MAX];
                 uint64_t ppid;
                 unsigned pid;
-                if (parse_u32(de->d_name, &pid) < 0 || pid == 0 || proc_comm((pid_t)pid, &comm) < 0 ||
-                    !streq(comm, s->comm) || proc_read((pid_t)pid, "status", PROC_TEXT_MAX, &status) < 0)
+                if (parse_u32(de->d_name, &pid) < 0 || pid == 0 ||
+                    (s->comm && (proc_comm((pid_t)pid, &comm) < 0 || !streq(comm, s->comm))) ||
+                    proc_read((pid_t)pid, "status", PROC_TEXT_MAX, &status) < 0)
                         continue;
                 int k = proc_daemon_identify(s, (pid_t)pid, status, systemd, exe, &why);
                 if (k < 0)
@@ -265,16 +225,6 @@ int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid) 
         }
         closedir(d);
         return r;
-}
-
-int proc_find_daemon(const char *exe, pid_t *ret_pid) {
-        char real[PATH_MAX];
-        int r = find_daemon(exe, ret_pid);
-        /* /proc/PID/exe names the file run: a path that is a link (Debian's /usr/sbin/slurmd, to
-         * slurmd-wlm through alternatives) is looked for as its target too */
-        if (r != -ESRCH || !realpath(exe, real) || streq(real, exe))
-                return r;
-        return find_daemon(real, ret_pid);
 }
 
 const char *proc_cgroup_path(const char *text, size_t *ret_len) {

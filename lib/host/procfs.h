@@ -34,13 +34,14 @@ int proc_comm(pid_t pid, char **ret);
 #define PROC_DAEMON_EXE_MAX 3
 #define PROC_DAEMON_UNITS_MAX 5
 struct proc_daemon {
-        const char *service;                          /* "sshd", "cron" */
-        const char *comm;
+        const char *service;                          /* "sshd", "cron", "slurmd" */
+        const char *comm;                             /* NULL: any (slurmd-wlm runs as itself too) */
         const char *unit;                             /* the unit a fix names */
-        const char *exe[PROC_DAEMON_EXE_MAX];         /* NULL-terminated */
+        const char *exe[PROC_DAEMON_EXE_MAX];         /* NULL-terminated; a link stands for its target too
+                                                       * (Debian's /usr/sbin/slurmd, an alternative) */
         const char *units[PROC_DAEMON_UNITS_MAX];     /* fnmatch() patterns, NULL-terminated */
 };
-extern const struct proc_daemon proc_daemons[2];
+extern const struct proc_daemon proc_daemons[3];
 /* The daemon of a PAM service, NULL when none is known. */
 const struct proc_daemon *proc_daemon_of(const char *service);
 /* systemd is PID 1 and /run/systemd/system exists. */
@@ -53,11 +54,6 @@ int proc_daemon_identify(const struct proc_daemon *s, pid_t pid, const char *sta
 bool proc_daemon_parent(pid_t ppid, const char *exe);
 /* The listener of s: the first process of /proc that is it.  0, -ESRCH, -ENOMEM. */
 int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid);
-
-/* The running daemon exe: a process owned by root (real uid 0) whose /proc/PID/exe is exe, or
- * the file exe links to, and whose parent does not run it (the listener, not a child it
- * forked): 0, -ESRCH when none. */
-int proc_find_daemon(const char *exe, pid_t *ret_pid);
 
 /* The value of the line "KEY:" (past its blanks, up to the newline: *ret_len when ret_len is
  * not NULL), or NULL when there is no such line. */

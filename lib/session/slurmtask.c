@@ -49,7 +49,7 @@ static int slurmd_from_process(pid_t pid, enum slurmd_from from, struct slurmd_i
 }
 
 int slurmd_find(pid_t *ret_pid) {
-        return proc_find_daemon(SLURMD_EXE, ret_pid);
+        return proc_daemon_find(proc_daemon_of("slurmd"), proc_systemd_manages(), ret_pid);
 }
 
 int slurmd_info_load(const char *root, pid_t pid, struct slurmd_info *ret) {

@@ -56,8 +56,9 @@ struct slurmd_info {
         char cap_where[256];         /* where CAP_SYS_RESOURCE comes from */
 };
 
-/* The running slurmd: root's, its executable SLURMD_EXE or the file that link names (Debian:
- * slurmd-wlm), the listener.  0 or -ESRCH. */
+/* The running slurmd: proc_daemon_find()'s (root's, its executable SLURMD_EXE or the file
+ * that link names (Debian: slurmd-wlm), in slurmd.service when systemd manages the host, the
+ * listener).  0 or -ESRCH. */
 int slurmd_find(pid_t *ret_pid);
 
 /* pid > 0: that process; else (not under root) the running slurmd; else slurmd.service in the

@@ -237,7 +237,28 @@ static void test_daemon(void **state) {
         assert_int_equal(proc_daemon_find(&me, true, &pid), -ESRCH);
         assert_int_equal(proc_daemon_find(&other, false, &pid), -ESRCH);
         assert_int_equal(proc_daemon_find(NULL, false, &pid), -ESRCH);
-        /* the table: sshd and cron by PAM service, nothing else */
+        /* a daemon without a name of its own (slurmd), listed by a link to its executable
+         * (Debian's /usr/sbin/slurmd, an alternative): the link stands for its target */
+        char link[] = "/tmp/test-procfs-link-XXXXXX";
+        int lfd = mkstemp(link);
+        assert_true(lfd >= 0);
+        close(lfd);
+        assert_int_equal(unlink(link), 0);
+        assert_int_equal(symlink(self, link), 0);
+        const struct proc_daemon linked = { "linked", NULL, "l.service", { link }, { "l.service" } };
+        why = NULL;
+        r = proc_daemon_identify(&linked, getpid(), status, false, exe, &why);
+        assert_int_equal(r, geteuid() == 0 && getuid() == 0 ? 1 : 0);
+        free(why);
+        if (geteuid() == 0 && getuid() == 0) {
+                assert_int_equal(proc_daemon_find(&linked, false, &pid), 0);
+                assert_int_equal(proc_exe(pid, exe), 0);
+                assert_string_equal(exe, self);
+        }
+        assert_int_equal(unlink(link), 0);
+        /* the table: sshd and cron by PAM service, slurmd by its name, nothing else */
+        assert_string_equal(proc_daemon_of("slurmd")->exe[0], "/usr/sbin/slurmd");
+        assert_null(proc_daemon_of("slurmd")->comm);
         assert_string_equal(proc_daemon_of("sshd")->exe[0], "/usr/sbin/sshd");
         assert_string_equal(proc_daemon_of("cron")->comm, "cron");
         assert_null(proc_daemon_of("su"));
