@@ -1143,6 +1143,7 @@ static void test_service_caller_assume(void **state) {
         assert_true(s.rl[RLIMIT_MEMLOCK].known);
         assert_true(s.rl[RLIMIT_MEMLOCK].soft == LC_ASSUMED_PID1_MEMLOCK);
         assert_true(s.cap_sys_resource);
+        assert_non_null(strstr(s.source, LC_ASSUMED_PID1_SOURCE));
         /* a tree with proc/1/limits: its values */
         char p[PATH_MAX];
         snprintf(p, sizeof p, "%s/proc", tmpl);
@@ -1343,6 +1344,8 @@ static void test_service_assume_host(void **state) {
                 print_message("# no readable /proc/1/limits here: not tested\n");
                 return;
         }
+        /* this host's PID 1, never called a tree's */
+        assert_non_null(strstr(want.source, "(init's defaults)"));
         fd_inherited(fds_before, sizeof fds_before);
         strcpy(fds_during, "(the hook was not called)");
         fault_arm("read", "limits", 1, 0);
