@@ -22,22 +22,14 @@
 #include "hwcache.h"
 #include "ident.h"
 #include "size.h"
+#include "procfs.h"
 #include "tool.h"
 
 /* The pid's comm as it is (a user names his own processes: log_error() escapes it), or "?"
  * when it is gone. */
 static void holder_comm(pid_t pid, char *buf, size_t size) {
-        char path[64];
-        _cleanup_close_ int fd = -1;
         _cleanup_free_ char *comm = NULL;
-
-        snprintf(buf, size, "?");
-        snprintf(path, sizeof path, "/proc/%d/comm", (int)pid);
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0 || fs_read_all(fd, 256, &comm, NULL) < 0)
-                return;
-        comm[strcspn(comm, "\n")] = '\0';
-        snprintf(buf, size, "%s", comm);
+        snprintf(buf, size, "%s", proc_comm(pid, &comm) >= 0 ? comm : "?");
 }
 
 /* Where the locks are: FS_LOCK_DIR for root; a user editing his own --root tree has his
