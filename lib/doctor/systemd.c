@@ -118,7 +118,12 @@ static int ini_line(struct doc *d, char *line, const char *where, void *userdata
                 return 0;
         *eq = '\0';
         const char *key = strip(p), *value = strip(eq + 1);
-        if (streq(key, s->limit_key) && (u || strcasecmp(s->section, "Manager") == 0)) {
+        /* systemd takes these in their own section only, named exactly (each file, each drop-in,
+         * starts outside any): elsewhere it ignores them ("Assignment outside of section",
+         * "Unknown key name ... in section 'Unit'") */
+        if (!streq(s->section, u ? "Service" : "Manager"))
+                return 0;
+        if (streq(key, s->limit_key)) {
                 if (limit_assign(s->limit, s->abs, where, value) < 0)
                         return -ENOMEM;
                 return s->limit->bad ? limit_bad(d, s->group, where, key, value) : 0;

@@ -227,6 +227,17 @@ check "... and writes its drop-in" grep -qx "LimitMEMLOCK=1M" "$R/etc/systemd/sy
 rl doctor --unit x.service > "$T/out" 2>&1
 check "... and doctor says the same of it (one reader of a unit's drop-ins)" \
 	grep -q "WARN not a regular file, not read: assumed not to set LimitMEMLOCK= (etc/systemd/system/x.service.d/zzz-fifo.conf)" "$T/out"
+# a later drop-in whose LimitMEMLOCK= is outside any section (systemd ignores it: "Assignment
+# outside of section"), and one in [Unit] (an unknown key there): neither overrides ours
+rm -f "$R/etc/systemd/system/x.service.d/zzz-fifo.conf"
+printf 'LimitMEMLOCK=64K\n' > "$R/etc/systemd/system/x.service.d/zzz-nosection.conf"
+printf '[Unit]\nLimitMEMLOCK=32K\n' > "$R/etc/systemd/system/x.service.d/zzz-unit.conf"
+rl apply --unit x.service 2M > "$T/out" 2>&1
+rc=$?
+check "drop-ins setting LimitMEMLOCK= outside [Service]: apply --unit writes ours (exit $rc)" test $rc -eq 0
+check "... its drop-in says 2M" grep -qx "LimitMEMLOCK=2M" "$R/etc/systemd/system/x.service.d/zz-rdmalimits.conf"
+rl doctor --unit x.service > "$T/out" 2>&1
+check "... and doctor reads 2 MiB from it, not 64K or 32K" grep -q "x.service: memlock 2 MiB (LimitMEMLOCK=2M" "$T/out"
 # a FIFO in limits.d: check reads around it
 mkroot
 mkfifo "$D/50-fifo.conf"
