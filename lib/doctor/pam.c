@@ -356,11 +356,13 @@ static int pam_check_limits_line(struct doc *d, enum doctor_group g, const char 
                 return r;
         if (ok)
                 ADD(d, g, DIAG_OK, where, NULL, "%s: pam_limits runs in the session stack as '%s'", svc, e->control);
-        const char *conf = strstr(e->args, "conf=");
-        if (conf)
+        /* its arguments as every command reads them (lc_args_parse(): word by word, the last
+         * conf= winning, as pam_limits' own parser) */
+        struct lc_args args;
+        if (lc_args_parse(e->args, &args) >= 0 && args.conf_set)
                 ADD(d, g, DIAG_INFO, where, NULL,
-                    "%s: pam_limits has '%.*s': it reads only that file, not limits.conf and limits.d", svc,
-                    (int)strcspn(conf, " \t"), conf);
+                    "%s: pam_limits has 'conf=%s': it reads only that file, not limits.conf and limits.d", svc,
+                    args.conf);
         return 0;
 }
 

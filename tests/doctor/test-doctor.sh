@@ -665,4 +665,18 @@ check "live: capability bounding set examined" grep -q "CapBnd" "$OUT"
 check "live: nothing on stderr" test ! -s "$T/err"
 show
 
+# pam_limits' conf= read as every command reads it (lc_args_parse()): word by word, the last
+# one winning; a word that only contains "conf=" is no conf=
+mkroot
+sed -i 's|^session[[:space:]]*required[[:space:]]*pam_limits.so.*$|session required pam_limits.so conf=/etc/security/old.conf conf=/etc/security/hpc.conf|' "$R/etc/pam.d/common-session"
+: > "$R/etc/security/old.conf"
+: > "$R/etc/security/hpc.conf"
+run
+check "two conf= on a pam_limits line: doctor names the last, which pam_limits reads" \
+	line "INFO sshd: pam_limits has 'conf=/etc/security/hpc.conf': it reads only that file"
+check "... not the first" hasnt "conf=/etc/security/old.conf'"
+sed -i 's|conf=/etc/security/old.conf conf=/etc/security/hpc.conf|xconf=/x|' "$R/etc/pam.d/common-session"
+run
+check "a word xconf=/x is no conf=" hasnt "pam_limits has '"
+
 done_testing
