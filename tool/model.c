@@ -18,6 +18,8 @@
 #include "hwcache.h"
 #include "hwcache-root.h"
 #include "ident.h"
+#include "procfs.h"
+#include "slurmtask.h"
 #include "strv.h"
 #include "pamstack.h"
 #include "size.h"
@@ -46,7 +48,7 @@ static int module_options(const char *args, char **ret_conf, char **ret_cache) {
 
 /* The service process: --pid; for su, sudo, runuser (-l, -i), which run as a child of their
  * caller and keep its limits, the caller (this process); else the running daemon of the
- * service; else assumptions. */
+ * service; else its systemd unit (session_service_unit()); else assumptions. */
 static int load_service(const struct ctx *c, const char *service, pid_t want, struct tool_session *s) {
         pid_t pid = want;
         int r;
@@ -73,6 +75,17 @@ static int load_service(const struct ctx *c, const char *service, pid_t want, st
                         return 0;
         }
         session_service_assume(c->root, c->proc1, &s->svc);
+        /* a daemon systemd starts: its unit's memlock, as for slurmd (its first unit name that
+         * exists: ssh.service on Debian, sshd.service on RHEL) */
+        const struct proc_daemon *dm = proc_daemon_of(service);
+        char where[512];
+        for (size_t i = 0; dm && i < PROC_DAEMON_UNITS_MAX && dm->units[i]; i++) {
+                if (strchr(dm->units[i], '*'))
+                        continue;
+                r = session_service_unit(c->root, dm->units[i], dm->service, &s->svc, where, sizeof where);
+                if (r != 0)
+                        return r < 0 ? r : 0;
+        }
         return 0;
 }
 

@@ -52,9 +52,23 @@ int slurmd_find(pid_t *ret_pid) {
         return proc_daemon_find(proc_daemon_of("slurmd"), proc_systemd_manages(), ret_pid);
 }
 
+int session_service_unit(const char *root, const char *unit, const char *daemon, struct lc_service *svc, char *where,
+                         size_t where_size) {
+        struct doctor_unit_limit u;
+        int r = doctor_unit_memlock(root, unit, &u);
+
+        if (r < 0)
+                return r;
+        if (!u.found)
+                return 0;
+        svc->rl[RLIMIT_MEMLOCK] = (struct lc_rl){ .known = true, .soft = u.soft, .hard = u.hard };
+        snprintf(svc->source, sizeof svc->source, "%s (%.200s), no running %s asked", unit, u.src, daemon);
+        snprintf(where, where_size, "%s", u.where);
+        return 1;
+}
+
 int slurmd_info_load(const char *root, pid_t pid, struct slurmd_info *ret) {
         struct slurmd_info s = {};
-        struct doctor_unit_limit u;
         pid_t found;
         int r;
 
@@ -74,18 +88,12 @@ int slurmd_info_load(const char *root, pid_t pid, struct slurmd_info *ret) {
         snprintf(s.cap_where, sizeof s.cap_where, "assumed: %s",
                  fs_root_is_set(root) ? "a root daemon has it" : s.svc.cap_sys_resource ? "as this process, with it"
                                                                                      : "as this process, without it");
-        r = doctor_unit_memlock(root, "slurmd.service", &u);
+        r = session_service_unit(root, "slurmd.service", "slurmd", &s.svc, s.where, sizeof s.where);
         if (r < 0)
                 return r;
-        if (u.found) {
+        if (r > 0)
                 s.from = SLURMD_FROM_UNIT;
-                s.svc.rl[RLIMIT_MEMLOCK].known = true;
-                s.svc.rl[RLIMIT_MEMLOCK].soft = u.soft;
-                s.svc.rl[RLIMIT_MEMLOCK].hard = u.hard;
-                snprintf(s.svc.source, sizeof s.svc.source, "slurmd.service (%.200s), no running slurmd asked",
-                         u.src);
-                snprintf(s.where, sizeof s.where, "%s", u.where);
-        } else {
+        else {
                 s.from = SLURMD_FROM_ASSUMED;
                 snprintf(s.where, sizeof s.where, "assumed: no running slurmd and no slurmd.service unit; %s",
                          s.svc.source);

@@ -260,4 +260,20 @@ check "a FIFO as proc/1/limits: explain --root does not block (exit $rc, not 124
 check "... and says it assumed PID 1's limits from the tree's file, memlock unknown" \
 	grep -q "assumed: the limits of PID 1 (the tree's proc/1/limits) .*memlock unknown" "$T/out"
 
+# no running sshd to ask, but systemd's unit of it in the tree: the service starts with the
+# unit's memlock (LimitMEMLOCK= with its drop-ins, else systemd's default), not PID 1's, which
+# systemd does not hand to its services; ssh.service (Debian) or sshd.service (RHEL)
+for u in ssh.service sshd.service; do
+	mkroot
+	mkdir -p "$R/etc/pam.d" "$R/lib/systemd/system/$u.d"
+	echo "session required pam_limits.so" > "$R/etc/pam.d/sshd"
+	printf '[Unit]\nDescription=OpenBSD Secure Shell server\n[Service]\nExecStart=/usr/sbin/sshd -D\n' > "$R/lib/systemd/system/$u"
+	printf '[Service]\nLimitMEMLOCK=16M\n' > "$R/lib/systemd/system/$u.d/rdma.conf"
+	"$RDMALIMITS" --root "$R" --flavour debian --json explain alice --service sshd > "$T/out" 2>&1
+	check "$u in the tree: the assumed sshd starts with its LimitMEMLOCK=16M, not PID 1's 8 MiB" python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["service"]
+sys.exit(not (s["memlock_soft"] == s["memlock_hard"] == 16 << 20 and s["process"].startswith(sys.argv[2] + " (") and s["assumed"]))' "$T/out" "$u"
+done
+
 done_testing
