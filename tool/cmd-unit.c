@@ -13,6 +13,7 @@
 #include "dropin.h"
 #include "fsutil.h"
 #include "size.h"
+#include "procfs.h"
 #include "tool.h"
 #include "visit.h"
 
@@ -274,7 +275,7 @@ static int unit_write(const struct ctx *c, struct unit_edit *e) {
                 return 0;
         if (c->root)
                 log_warning(c, "--reload ignored with --root");
-        else if (access("/run/systemd/system", F_OK) < 0)
+        else if (!proc_systemd_manages())   /* the one answer, doctor's and explain's */
                 log_warning(c, "systemd is not running here: nothing to reload");
         else if (run_wait((char *[]){ "systemctl", "daemon-reload", NULL }) != 0)
                 log_warning(c, "systemctl daemon-reload failed");
