@@ -19,7 +19,6 @@
 #include "hwcache-root.h"
 #include "ident.h"
 #include "procfs.h"
-#include "slurmtask.h"
 #include "strv.h"
 #include "pamstack.h"
 #include "size.h"

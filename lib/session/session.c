@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "doctor.h"
 #include "array.h"
 #include "fsutil.h"
 #include "ident.h"
@@ -402,6 +403,21 @@ void session_service_assume(const char *root, const char *proc1_limits, struct l
                  s.cap_sys_resource ? "with" : "without",
                  fs_root_is_set(root) ? "as a root daemon has" : "as this process");
         *ret = s;
+}
+
+int session_service_unit(const char *root, const char *unit, const char *daemon, struct lc_service *svc, char *where,
+                         size_t where_size) {
+        struct doctor_unit_limit u;
+        int r = doctor_unit_memlock(root, unit, &u);
+
+        if (r < 0)
+                return r;
+        if (!u.found)
+                return 0;
+        svc->rl[RLIMIT_MEMLOCK] = (struct lc_rl){ .known = true, .soft = u.soft, .hard = u.hard };
+        snprintf(svc->source, sizeof svc->source, "%s (%.200s), no running %s asked", unit, u.src, daemon);
+        snprintf(where, where_size, "%s", u.where);
+        return 1;
 }
 
 /* ---- the model ---- */

@@ -172,6 +172,15 @@ bool session_service_of_caller(const char *service);
  * started by init has by default; proc1_limits, NULL or --proc1-limits: lc_proc1_limits())
  * and this process's CAP_SYS_RESOURCE. */
 void session_service_assume(const char *root, const char *proc1_limits, struct lc_service *ret);
+/*
+ * A daemon no process can be asked about, started by systemd: its unit's memlock (LimitMEMLOCK=
+ * with its drop-ins, else DefaultLimitMEMLOCK=, else systemd's 8 MiB: doctor_unit_memlock()),
+ * not PID 1's, which systemd does not hand to its services.  Sets svc's memlock, its source
+ * ("UNIT (...), no running DAEMON asked") and where: 1; 0 when there is no such unit (svc left
+ * as it is); -ENOMEM.  The one answer for slurmd, sshd and cron.
+ */
+int session_service_unit(const char *root, const char *unit, const char *daemon, struct lc_service *svc, char *where,
+                         size_t where_size);
 
 struct session_input {
         const char *root;                /* NULL: / */

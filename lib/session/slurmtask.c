@@ -52,21 +52,6 @@ int slurmd_find(pid_t *ret_pid) {
         return proc_daemon_find(proc_daemon_of("slurmd"), proc_systemd_manages(), ret_pid);
 }
 
-int session_service_unit(const char *root, const char *unit, const char *daemon, struct lc_service *svc, char *where,
-                         size_t where_size) {
-        struct doctor_unit_limit u;
-        int r = doctor_unit_memlock(root, unit, &u);
-
-        if (r < 0)
-                return r;
-        if (!u.found)
-                return 0;
-        svc->rl[RLIMIT_MEMLOCK] = (struct lc_rl){ .known = true, .soft = u.soft, .hard = u.hard };
-        snprintf(svc->source, sizeof svc->source, "%s (%.200s), no running %s asked", unit, u.src, daemon);
-        snprintf(where, where_size, "%s", u.where);
-        return 1;
-}
-
 int slurmd_info_load(const char *root, pid_t pid, struct slurmd_info *ret) {
         struct slurmd_info s = {};
         pid_t found;

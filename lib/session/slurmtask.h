@@ -61,16 +61,6 @@ struct slurmd_info {
  * listener).  0 or -ESRCH. */
 int slurmd_find(pid_t *ret_pid);
 
-/*
- * A daemon no process can be asked about, started by systemd: its unit's memlock (LimitMEMLOCK=
- * with its drop-ins, else DefaultLimitMEMLOCK=, else systemd's 8 MiB: doctor_unit_memlock()),
- * not PID 1's, which systemd does not hand to its services.  Sets svc's memlock, its source
- * ("UNIT (...), no running DAEMON asked") and where: 1; 0 when there is no such unit (svc left
- * as it is); -ENOMEM.  The one answer for slurmd, sshd and cron.
- */
-int session_service_unit(const char *root, const char *unit, const char *daemon, struct lc_service *svc, char *where,
-                         size_t where_size);
-
 /* pid > 0: that process; else (not under root) the running slurmd; else slurmd.service in the
  * tree; else assumptions (session_service_assume()).  0, -ENOMEM, or the error reading pid. */
 int slurmd_info_load(const char *root, pid_t pid, struct slurmd_info *ret);
