@@ -26,16 +26,12 @@ if [ "${1:-}" != --inner ]; then
 fi
 
 no_plan
-CG=
+# shellcheck source=../lib/testcg.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/testcg.sh"
 cleanup() {
 	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	if [ -n "$CG" ] && [ -d "$CG" ]; then
-		find "$CG" -depth -type d | while read -r d; do
-			while read -r p; do echo "$p" > "$CGROOT/cgroup.procs" 2>/dev/null; done < "$d/cgroup.procs"
-			rmdir "$d" 2>/dev/null
-		done
-	fi
+	testcg_remove
 }
 trap cleanup EXIT
 
@@ -43,12 +39,10 @@ check "PID 1 of the namespace is named systemd" test "$(cat /proc/1/comm)" = sys
 mount -t tmpfs tmpfs /run
 mkdir -p /run/systemd/system /run/sshd
 chmod 755 /run/sshd
-CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-if [ -z "$CGROOT" ] || ! mkdir "$CGROOT/rdmalimits-pick-$$" 2>/dev/null; then
+if ! testcg_make rdmalimits-pick; then
 	fail "a writable cgroup v2 hierarchy (found: '${CGROOT:-none}')"
 	done_testing
 fi
-CG=$CGROOT/rdmalimits-pick-$$
 mkdir -p "$CG/system.slice/ssh.service" "$CG/other"
 
 if ! ssh-keygen -q -t ed25519 -N '' -f "$T/hostkey"; then

@@ -25,17 +25,13 @@ no_plan
 KIB=1024
 MIB=$((1024 * 1024))
 T=$(mktemp -d /tmp/test-status.XXXXXX)
-CG=
+# shellcheck source=../lib/testcg.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/testcg.sh"
 cleanup() {
 	exec 7>&- 8>&- 9>&- 2>/dev/null || true
 	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
-	if [ -n "$CG" ] && [ -d "$CG" ]; then
-		find "$CG" -depth -type d | while read -r d; do
-			while read -r p; do echo "$p" > "$CGROOT/cgroup.procs" 2>/dev/null; done < "$d/cgroup.procs"
-			rmdir "$d" 2>/dev/null
-		done
-	fi
+	testcg_remove
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -93,9 +89,7 @@ wait_line() {
 # cgroups named like systemd's, under the cgroup v2 hierarchy (systemd itself may not run here)
 sysstate=$(systemctl is-system-running 2>/dev/null || true)
 diag "systemctl is-system-running: ${sysstate:-no systemd}"
-CGROOT=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/self/mounts)
-if [ -n "$CGROOT" ] && mkdir "$CGROOT/rdmalimits-test-$$" 2>/dev/null; then
-	CG=$CGROOT/rdmalimits-test-$$
+if testcg_make rdmalimits-test; then
 	mkdir -p "$CG/system.slice/rlt-a.service" "$CG/user.slice/user-$ID2.slice/session-7.scope" \
 		"$CG/system.slice/docker-0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope" \
 		"$CG/system.slice/slurmstepd.scope/job_42/step_0"
