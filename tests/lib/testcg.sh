@@ -17,9 +17,8 @@ testcg_make() {
 
 testcg_remove() {
 	[ -n "$CG" ] && [ -d "$CG" ] || return 0
-	local try
 	# a process that is still exiting stays listed for a moment: its cgroup is busy until then
-	for try in $(seq 50); do
+	for _ in $(seq 50); do
 		find "$CG" -depth -type d | while read -r d; do
 			while read -r p; do echo "$p" > "$CGROOT/cgroup.procs" 2>/dev/null; done < "$d/cgroup.procs"
 			rmdir "$d" 2>/dev/null
