@@ -8,8 +8,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
