@@ -68,6 +68,12 @@ static const char *session_word(enum lc_session_kind k) {
         return CODE_WORD((int)k, words, "refused");
 }
 
+static const char *pam_word(enum session_pam k) {
+        static const struct code_word words[] = { { SESSION_PAM_RUNS, "runs" }, { SESSION_PAM_NONE, "none" },
+                                                  { SESSION_PAM_NO_DAEMON, "no-daemon" } };
+        return CODE_WORD((int)k, words, "assumed");
+}
+
 static void module_json_cache(struct json *j, const struct tool_session *s) {
         bool used_auto = s->m.dec.used_auto;
 
@@ -137,6 +143,9 @@ static void module_text_order(const struct tool_session *s) {
                 break;
         case SESSION_NO_MODULE:
                 printf("  pam_rdmalimit is not in the %s session stack: this policy does not apply there.\n", service);
+                break;
+        case SESSION_NO_PAM:
+                printf("  %s opens no PAM session: this policy does not apply to its logins.\n", service);
                 break;
         default:
                 printf("  The %s PAM stack could not be read (use --service NAME).\n", service);
@@ -276,6 +285,12 @@ static void explain_json(const struct tool_session *s, const char *user, const c
         json_kstr(&j, "session", session_word(s->m.kind));
         if (s->m.cause[0])
                 json_kstr(&j, "cause", s->m.cause);
+        /* does the service run the stack at all (sshd: UsePAM) */
+        json_kobj_begin(&j, "pam_session");
+        json_kstr(&j, "state", pam_word(s->m.pam.kind));
+        json_kstr(&j, "where", s->m.pam.where[0] ? s->m.pam.where : NULL);
+        json_kstr(&j, "why", s->m.pam.why[0] ? s->m.pam.why : NULL);
+        json_obj_end(&j);
         json_service(&j, s);
         json_memlock(&j, s, ssrc, hsrc);
         if (res->stop)
@@ -378,6 +393,27 @@ static void text_module(const struct tool_session *s, const char *user) {
                        str_escape(s->p->path, e, sizeof e), user);
 }
 
+/* The service opens no PAM session (sshd: UsePAM no), or refuses its configuration: what a
+ * login gets, and what would make the stack run. */
+static void text_no_pam(const struct tool_session *s, const char *user) {
+        const struct session_model *m = &s->m;
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], w[4096], svc[ESCAPE_NAME_MAX];
+
+        printf("\n%s.\n", str_escape(m->pam.why, w, sizeof w));
+        str_escape(s->service, svc, sizeof svc);
+        if (m->pam.kind != SESSION_PAM_NONE)
+                return;
+        if (m->final_known)
+                printf("memlock of an ssh login of %s: soft %s, hard %s (%s's own, from %s)\n", user,
+                       size_format(m->final.soft, a), size_format(m->final.hard, b), svc,
+                       str_escape(s->svc.source, w, sizeof w));
+        else
+                printf("memlock of an ssh login of %s: %s's own (unknown)\n", user, svc);
+        char fix[1024];
+        session_pam_fix(m->pam.where, fix, sizeof fix);
+        printf("fix: %s\n", str_escape(fix, w, sizeof w));
+}
+
 /* The text of explain: every user byte (names, paths, what files hold) through the one
  * escaper; user, ssrc and hsrc escaped here, once, for every line below. */
 static void explain_text(const struct tool_session *s, const char *raw_user, const char *raw_ssrc, const char *raw_hsrc) {
@@ -393,6 +429,13 @@ static void explain_text(const struct tool_session *s, const char *raw_user, con
                 log_warning(NULL, "%s, %s; --flavour names the release", lc_tree_flavour_assumption(t), fl);
         printf("The session is opened by %s: memlock %s%s CAP_SYS_RESOURCE.\n", str_escape(s->svc.source, src, sizeof src),
                s->svc.rl[RLIMIT_MEMLOCK].known ? "known, " : "unknown, ", s->svc.cap_sys_resource ? "with" : "without");
+        if (s->m.pam.kind == SESSION_PAM_ASSUMED)
+                printf("Assumed: %s.\n", str_escape(s->m.pam.why + strlen("assumed: "), src, sizeof src));
+        if (s->m.order == SESSION_NO_PAM) {
+                text_no_pam(s, user);
+                text_module(s, user);
+                return;
+        }
         text_result(s, user, ssrc, hsrc);
         text_overridden(s, user);
         text_module(s, user);
@@ -419,7 +462,7 @@ int cmd_explain(struct ctx *c) {
                 log_error("--pid names a process of this system; --root does not apply to it");
                 return CMD_USAGE;
         }
-        r = tool_session_load(c, user, c->pid, &s);
+        r = tool_session_load(c, user, c->pid, false, &s);
         if (r)
                 return r;
         slot_source(s.t, &s.m.limits.soft, &s.base, ssrc, sizeof ssrc);

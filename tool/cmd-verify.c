@@ -182,6 +182,7 @@ struct verdict {
         bool agree;
         enum verdict_kind kind;
         struct session_target target;
+        struct session_pam_answer no_pam;   /* does a login of the service open its PAM session */
         char reasons[MAX_REASONS][1024];
         int n;
 };
@@ -238,6 +239,21 @@ static void judge(const struct ctx *c, const struct tool_session *s, const struc
         v->kind = !v->agree                                               ? VERDICT_MODEL_ERROR
                   : v->target.cause == SESSION_SHORT_NONE && v->ok        ? VERDICT_OK
                                                                           : VERDICT_BELOW;
+        /* a PAM session this process opened is not a login of a service that opens none:
+         * never OK for it (ssh logins keep sshd's own limits; verify --ssh logs in for real) */
+        if (!c->ssh && v->kind != VERDICT_MODEL_ERROR && v->no_pam.kind != SESSION_PAM_RUNS &&
+            v->no_pam.kind != SESSION_PAM_ASSUMED) {
+                v->kind = VERDICT_BELOW;
+                v->target.cause = SESSION_SHORT_NO_PAM;
+                snprintf(v->target.why, sizeof v->target.why, "%s", v->no_pam.why);
+                snprintf(v->target.where, sizeof v->target.where, "%.300s", v->no_pam.where);
+                if (v->no_pam.kind == SESSION_PAM_NONE)
+                        session_pam_fix(v->no_pam.where, v->target.fix, sizeof v->target.fix);
+                else
+                        *v->target.fix = '\0';
+                reason(v, "this PAM session of %s, opened by verify itself, is not what a login through %s gets", s->service,
+                       s->service);
+        }
 }
 
 /* The module's message to this session (its shortfall, about memlock; login banners are not
@@ -421,7 +437,7 @@ int cmd_verify(struct ctx *c) {
         if (r)
                 return r;
         /* a PAM session is opened by this process: the model starts from its limits */
-        r = tool_session_load(c, user, c->ssh ? 0 : getpid(), &s);
+        r = tool_session_load(c, user, c->ssh ? 0 : getpid(), !c->ssh, &s);
         if (r)
                 return r;
         r = c->ssh ? ssh_session(c, &sr) : pam_session(s.service, user, &sr);
@@ -429,6 +445,8 @@ int cmd_verify(struct ctx *c) {
                 log_error("cannot open a session: %s", strerror(-r));
                 return r;
         }
+        if (!c->ssh && (r = session_service_pam(NULL, s.service, 0, &v.no_pam)) < 0)
+                return log_oom();
         judge(c, &s, &sr, &v);
         if (c->json)
                 verify_json(c, user, &s, &sr, &v);

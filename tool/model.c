@@ -70,8 +70,10 @@ static int load_service(const struct ctx *c, const char *service, pid_t want, st
                         log_error("--pid %d: cannot read its limits: %s", (int)want, strerror(-r));
                         return r;
                 }
-                if (r >= 0)
+                if (r >= 0) {
+                        s->svc_pid = pid;
                         return 0;
+                }
         }
         session_service_assume(c->root, c->proc1, &s->svc);
         /* a daemon systemd starts: its unit's memlock, as for slurmd (its first unit name that
@@ -374,7 +376,7 @@ static int stack_unknown(const char *service, const struct pam_stack *st) {
         return CMD_FINDINGS;
 }
 
-int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *s) {
+int tool_session_load(const struct ctx *c, const char *user, pid_t pid, bool pam_direct, struct tool_session *s) {
         struct pam_stack st = {};
         long lim, mod;
         int r;
@@ -398,8 +400,8 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct t
                 return r;
         struct session_input in = {
                 .root = c->root, .service = s->service, .tree = s->t, .line_tree = line_tree, .line_tree_data = s,
-                .id = s->id, .user = user, .base = &s->base, .svc = &s->svc,
-                .policy = s->copies[0].p, .hw = s->copies[0].hw, .line_policy = line_policy, .line_policy_data = s,
+                .id = s->id, .user = user, .base = &s->base, .svc = &s->svc, .svc_pid = s->svc_pid,
+                .pam_direct = pam_direct, .policy = s->copies[0].p, .hw = s->copies[0].hw, .line_policy = line_policy, .line_policy_data = s,
         };
         r = session_model_build(&in, &s->m);
         if (r < 0) {

@@ -200,10 +200,13 @@ struct tool_session {
         struct tool_copy *copies;
         size_t n_copies;
         struct session_model m;
+        pid_t svc_pid;                   /* the process svc was read from, 0: none */
 };
-/* pid > 0: the session is opened by that process (explain --pid, verify).  0, a reported
- * negative errno, or CMD_FINDINGS (the model cannot be built). */
-int tool_session_load(const struct ctx *c, const char *user, pid_t pid, struct tool_session *ret);
+/* pid > 0: the session is opened by that process (explain --pid, verify).  pam_direct: the
+ * caller opens it itself through libpam (verify without --ssh), so the stack runs whatever the
+ * service's daemon does about PAM.  0, a reported negative errno, or CMD_FINDINGS (the model
+ * cannot be built). */
+int tool_session_load(const struct ctx *c, const char *user, pid_t pid, bool pam_direct, struct tool_session *ret);
 void tool_session_clear(struct tool_session *s);
 /* What the lines of a stack read, for the views without a user (doctor, enable) and the
  * session engine's walks for every user (session_walks_every_user()): each pam_rdmalimit

@@ -23,6 +23,7 @@
 #include "rlmodel.h"
 #include "session.h"
 #include "size.h"
+#include "sshdconf.h"
 #include "strv.h"
 
 /* ---- PAM controls (Linux-PAM libpam/pam_misc.c: _pam_parse_control) ---- */
@@ -332,6 +333,7 @@ const char *session_order_name(enum session_order o) {
                 [SESSION_MODULE_LAST] = "after-pam_limits",
                 [SESSION_LIMITS_LAST] = "before-pam_limits",
                 [SESSION_NO_MODULE] = "not-in-stack",
+                [SESSION_NO_PAM] = "no-pam-session",
         };
         return (size_t)o < ELEMENTSOF(names) && names[o] ? names[o] : "unknown";
 }
@@ -362,6 +364,117 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret) {
 }
 
 /* The running daemon of a PAM service, as doctor identifies it (procfs.h: one answer). */
+int session_sshd_conf(const char *root, pid_t pid, struct sshd_conf *ret) {
+        const struct proc_daemon *dm = proc_daemon_of("sshd");
+        _cleanup_(strv_clear) struct strv opts = {};
+        _cleanup_free_ char *path = NULL;
+        char cmd_where[64] = "";
+        pid_t asked = 0;
+        int r, cmd_error = 0;
+
+        if (!fs_root_is_set(root)) {
+                if (pid <= 0 && proc_daemon_find(dm, proc_systemd_manages(), &pid) < 0)
+                        pid = 0;
+                if (pid > 0) {
+                        _cleanup_free_ char *status = NULL, *why = NULL;
+                        char exe[PATH_MAX];
+                        r = proc_read(pid, "status", PROC_TEXT_MAX, &status);
+                        if (r >= 0)
+                                r = proc_daemon_identify(dm, pid, status, proc_systemd_manages(), exe, &why);
+                        if (r == -ENOMEM)
+                                return r;
+                        if (r > 0) {
+                                asked = pid;
+                                r = sshd_cmdline(pid, &path, &opts);
+                                if (r == -ENOMEM)
+                                        return r;
+                                if (r >= 0)
+                                        snprintf(cmd_where, sizeof cmd_where, "the command line of sshd (pid %d)", (int)pid);
+                                else {    /* the default file, as if it had no options: said */
+                                        cmd_error = r;
+                                        strv_clear(&opts);
+                                        free(path);
+                                        path = NULL;
+                                }
+                        }
+                }
+        }
+        r = sshd_conf_read(root, path, &opts, *cmd_where ? cmd_where : NULL, ret);
+        if (r >= 0) {
+                ret->pid = asked;
+                ret->cmdline_error = cmd_error;
+        }
+        return r;
+}
+
+void session_pam_fix(const char *where, char *buf, size_t size) {
+        if (strncmp(where, "the command line", 16) == 0)
+                snprintf(buf, size, "start sshd without its -o UsePAM option (%.200s: its unit's ExecStart=, or "
+                         "SSHD_OPTS in /etc/default/ssh), then restart sshd", where);
+        else
+                snprintf(buf, size, "set 'UsePAM yes' %s %.400s (sshd takes the first value it reads), then restart "
+                         "sshd", strchr(where, ':') ? "at" : "in", where);
+}
+
+int session_service_pam(const char *root, const char *service, pid_t pid, struct session_pam_answer *ret) {
+        _cleanup_(sshd_conf_clear) struct sshd_conf c = {};
+        struct session_pam_answer a = { .kind = SESSION_PAM_RUNS };
+        const char *where = NULL;
+        int r;
+
+        if (!streq(service, "sshd")) {
+                *ret = a;
+                return 0;
+        }
+        if ((r = session_sshd_conf(root, pid, &c)) < 0)
+                return r;
+        switch (sshd_conf_pam(&c, &where)) {
+        case SSHD_PAM_YES:
+                break;
+        case SSHD_PAM_NO:
+                a.kind = SESSION_PAM_NONE;
+                if (c.set)
+                        snprintf(a.why, sizeof a.why, "sshd opens no PAM session (UsePAM no, %s): neither pam_limits nor "
+                                 "pam_rdmalimit runs for ssh logins, which keep sshd's own limits", where);
+                else
+                        snprintf(a.why, sizeof a.why, "sshd opens no PAM session (%s does not set UsePAM, and OpenSSH's "
+                                 "built-in default is no): neither pam_limits nor pam_rdmalimit runs for ssh logins, "
+                                 "which keep sshd's own limits", where);
+                break;
+        case SSHD_PAM_REFUSED:
+                a.kind = SESSION_PAM_NO_DAEMON;
+                snprintf(a.why, sizeof a.why, "sshd refuses its configuration (%s: %s): it does not start, and nobody "
+                         "logs in by ssh", where,
+                         c.walk.error == VISIT_ERR_CYCLE ? "an Include cycle"
+                         : c.match_where                  ? "UsePAM inside a Match block"
+                                                          : "UsePAM takes yes or no");
+                break;
+        case SSHD_PAM_UNKNOWN:
+                a.kind = SESSION_PAM_ASSUMED;
+                if (c.error == -ENOENT)
+                        snprintf(a.why, sizeof a.why, "assumed: sshd runs its PAM session stack (UsePAM yes); there is "
+                                 "no %s", c.file);
+                else
+                        snprintf(a.why, sizeof a.why, "assumed: sshd runs its PAM session stack (UsePAM yes); %s cannot "
+                                 "be read (%s)", c.file, c.error ? strerror(-c.error) : visit_strerror(c.walk.error));
+                break;
+        }
+        if (c.cmdline_error && a.kind != SESSION_PAM_NO_DAEMON) {
+                /* the file's answer holds only if its command line says nothing of UsePAM */
+                size_t l = strlen(a.why);
+                if (a.kind == SESSION_PAM_RUNS) {
+                        a.kind = SESSION_PAM_ASSUMED;
+                        l = (size_t)snprintf(a.why, sizeof a.why, "assumed: sshd runs its PAM session stack (%s)",
+                                             where ? where : c.file);
+                }
+                snprintf(a.why + l, sizeof a.why - l, "; assumed: sshd (pid %d) has no -o UsePAM on its command "
+                         "line, which cannot be read (%s)", (int)c.pid, strerror(-c.cmdline_error));
+        }
+        snprintf(a.where, sizeof a.where, "%s", where ? where : "");
+        *ret = a;
+        return 0;
+}
+
 int session_service_find(const char *service, pid_t *ret_pid) {
         return proc_daemon_find(proc_daemon_of(service), proc_systemd_manages(), ret_pid);
 }
@@ -888,6 +1001,10 @@ int session_model_build(const struct session_input *in, struct session_model *re
                 r = mods_load(in, &m.stack, &ms, &mrets);
         if (r < 0)
                 goto fail;
+        if (in->pam_direct)
+                m.pam = (struct session_pam_answer){ .kind = SESSION_PAM_RUNS };
+        else if ((r = session_service_pam(in->root, in->service, in->svc_pid, &m.pam)) < 0)
+                goto fail;
         /* until a copy of the module sets memlock, the decision is the input policy's */
         m.dec = ms.v[0].dec;
         m.module_matched = ms.v[0].matched;
@@ -896,6 +1013,22 @@ int session_model_build(const struct session_input *in, struct session_model *re
         cur = m.start = (struct rl_pair){ in->svc->rl[RLIMIT_MEMLOCK].soft, in->svc->rl[RLIMIT_MEMLOCK].hard };
         /* each pam_limits' result from the service's limits decides the path through the stack */
         m.pl = ts.v[0].pl;
+        if (m.pam.kind == SESSION_PAM_NONE || m.pam.kind == SESSION_PAM_NO_DAEMON) {
+                /* no stack runs: the login keeps the service's limits (m.pl and m.limits stay
+                 * what pam_limits would do, for the target its entries ask) */
+                m.order = SESSION_NO_PAM;
+                m.final_known = known;
+                m.final = cur;
+                m.tree = ts.v[0].t;
+                m.limits = ts.v[0].res;
+                ts.v[0].res = (struct lc_result){};
+                m.kind = m.pam.kind == SESSION_PAM_NONE ? LC_SESSION_NO_LIMITS : LC_SESSION_FAILS;
+                snprintf(m.cause, sizeof m.cause, "%s", m.pam.why);
+                mods_clear(&ms);
+                trees_clear(&ts);
+                *ret = m;
+                return 0;
+        }
         r = stack_run_walk_each(&m.stack, rets, limits_ret_of(&m.pl), mrets,
                                 m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, &m.run);
         if (r < 0)
@@ -1023,7 +1156,12 @@ void session_target(const struct session_model *m, const struct lc_tree *t, cons
                 snprintf(r.why, sizeof r.why, "the session did not open%s%s", *m->cause ? ": " : "", m->cause);
         } else if (!r.known || (got.soft >= r.want.soft && got.hard >= r.want.hard))
                 r.cause = SESSION_SHORT_NONE;
-        else if (m->module_matched && m->order == SESSION_NO_MODULE) {
+        else if (m->order == SESSION_NO_PAM) {
+                r.cause = SESSION_SHORT_NO_PAM;
+                snprintf(r.why, sizeof r.why, "%s", m->pam.why);
+                snprintf(r.where, sizeof r.where, "%.300s", m->pam.where);
+                session_pam_fix(m->pam.where, r.fix, sizeof r.fix);
+        } else if (m->module_matched && m->order == SESSION_NO_MODULE) {
                 r.cause = SESSION_SHORT_NO_MODULE;
                 snprintf(r.why, sizeof r.why, "a rule of the policy matches, but the %s stack does not run pam_rdmalimit",
                          service);

@@ -154,6 +154,7 @@ enum session_order {
         SESSION_LIMITS_LAST,    /* the last pam_limits runs after pam_rdmalimit: pam_limits decides */
         SESSION_NO_MODULE,      /* pam_rdmalimit does not run */
         SESSION_NO_STACK,       /* the stack could not be read */
+        SESSION_NO_PAM,         /* the service opens no PAM session (sshd: UsePAM no) */
 };
 const char *session_order_name(enum session_order o);   /* "after-pam_limits", ... */
 /* The order of one walk: which of pam_rdmalimit and pam_limits runs last (never
@@ -182,6 +183,30 @@ void session_service_assume(const char *root, const char *proc1_limits, struct l
 int session_service_unit(const char *root, const char *unit, const char *daemon, struct lc_service *svc, char *where,
                          size_t where_size);
 
+/*
+ * Does a login through service run its PAM session stack?  The one answer (explain, verify and
+ * doctor ask it).  Only sshd can say no: UsePAM of its configuration (sshdconf.h), that of the
+ * running sshd (its -f and -o: pid when > 0 and it is root's sshd, else the one
+ * proc_daemon_find() names; never under a root), else SSHD_CONFIG_DEFAULT in root.
+ */
+enum session_pam {
+        SESSION_PAM_RUNS,         /* the stack runs */
+        SESSION_PAM_NONE,         /* no PAM session: a login keeps the service's own limits */
+        SESSION_PAM_NO_DAEMON,    /* the service refuses its configuration: nobody logs in */
+        SESSION_PAM_ASSUMED,      /* not known (no sshd_config, or unreadable): taken to run */
+};
+struct session_pam_answer {
+        enum session_pam kind;
+        char where[512];          /* the line (or file) that says so, "" when none */
+        char why[768];            /* for NONE, NO_DAEMON and ASSUMED */
+};
+int session_service_pam(const char *root, const char *service, pid_t pid, struct session_pam_answer *ret);
+/* The sshd configuration that answer reads (doctor reports its every line): 0 or -ENOMEM. */
+struct sshd_conf;
+int session_sshd_conf(const char *root, pid_t pid, struct sshd_conf *ret);
+/* The fix of "no PAM session" said at where (a FILE:LINE, a file, or sshd's command line). */
+void session_pam_fix(const char *where, char *buf, size_t size);
+
 struct session_input {
         const char *root;                /* NULL: / */
         const char *service;             /* PAM service, e.g. "sshd" */
@@ -194,6 +219,11 @@ struct session_input {
         const char *user;
         const struct lc_baseline *base;
         const struct lc_service *svc;
+        /* the process svc was read from (session_service_pam()'s pid), 0: none */
+        pid_t svc_pid;
+        /* the caller opens the PAM session itself through libpam (verify): its stack runs,
+         * whatever the service's daemon does about PAM */
+        bool pam_direct;
         const struct policy *policy;     /* NULL: the module leaves memlock alone */
         const struct hw_summary *hw;     /* for auto rules; may be NULL when not needed */
         /* The policy the pam_rdmalimit line e reads (its conf=; NULL: none it can use) and the
@@ -225,7 +255,8 @@ struct session_model {
         bool final_known;
         struct rl_pair final;            /* what the session ends with */
         enum lc_session_kind kind;       /* the session as a whole */
-        char cause[512];
+        char cause[1024];
+        struct session_pam_answer pam;   /* does the service run the stack (order NO_PAM: no) */
 };
 
 /* Build the model.  -ENOMEM, lc_resolve() errors, and the stack's include_error (pamstack.h:
@@ -243,6 +274,7 @@ enum session_short {
         SESSION_SHORT_NONE,       /* met, or no target */
         SESSION_SHORT_FAILS,      /* the session does not open */
         SESSION_SHORT_NO_MODULE,  /* a rule matches, the stack does not run pam_rdmalimit */
+        SESSION_SHORT_NO_PAM,     /* the service opens no PAM session (sshd: UsePAM no) */
         SESSION_SHORT_ORDER,      /* pam_limits runs after pam_rdmalimit and sets its own values */
         SESSION_SHORT_ENTRY,      /* pam_limits set the hard limit lower, from an entry (where) */
         SESSION_SHORT_BASELINE,   /* ... from PID 1's limits (Debian's baseline) */
@@ -256,7 +288,7 @@ struct session_target {
         char from[320];                   /* "policy rule group rdma_users (line 3)", "FILE:LINE" */
         enum session_short cause;
         char where[320];                  /* ENTRY: the entry's FILE:LINE */
-        char why[768];
+        char why[1100];
         char fix[512];
 };
 

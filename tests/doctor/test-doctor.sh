@@ -388,6 +388,15 @@ mkroot
 printf 'Port 22\n' > "$R/etc/ssh/sshd_config"
 run
 check "UsePAM unset: FAIL" line "FAIL sshd: UsePAM is not set: OpenSSH's built-in default is no"
+# a value sshd does not take: it refuses the configuration (it used to be read as no); explain
+# (the same reader) says every ssh login fails
+mkroot
+printf 'Port 22\nUsePAM maybe\n' > "$R/etc/ssh/sshd_config"
+run
+check "UsePAM maybe: FAIL, sshd refuses it" line "FAIL sshd: UsePAM takes yes or no: sshd refuses the configuration and does not start" "(etc/ssh/sshd_config:2)"
+"$RDMALIMITS" --json explain root --root "$R" >"$T/x-maybe.json" 2>/dev/null
+check "UsePAM maybe: explain says the ssh session fails, sshd refusing its configuration" \
+	grep -qF '"session": "fails", "cause": "sshd refuses its configuration (etc/ssh/sshd_config:2: UsePAM takes yes or no)' "$T/x-maybe.json"
 
 # --- DefaultLimitMEMLOCK: a system.conf.d drop-in overrides system.conf (last wins)
 mkroot

@@ -492,14 +492,17 @@ LoginGraceTime 30
 MaxStartups 64
 LogLevel VERBOSE
 EOF
-		if ! "$SANDBOX_SSHD" -t -f "$cfg" 2>"$SANDBOX_DIR/log/sshd-t.err"; then
+		# SANDBOX_SSHD_ARGS: more options on sshd's command line (-o KEYWORD=VALUE)
+		# shellcheck disable=SC2086
+		if ! "$SANDBOX_SSHD" -t -f "$cfg" ${SANDBOX_SSHD_ARGS:-} 2>"$SANDBOX_DIR/log/sshd-t.err"; then
 			_sandbox_msg "sshd -t: $(cat "$SANDBOX_DIR/log/sshd-t.err")"
 			return 1
 		fi
 		: >"$SANDBOX_SSHD_LOG"
 		# prlimit execs sshd: $! is sshd's pid.  -D: no daemon; -e: its log to the file.
+		# shellcheck disable=SC2086
 		prlimit --memlock="$SANDBOX_SSHD_MEMLOCK_SOFT:$SANDBOX_SSHD_MEMLOCK_HARD" -- \
-			"$SANDBOX_SSHD" -D -e -f "$cfg" </dev/null >>"$SANDBOX_SSHD_LOG" 2>&1 &
+			"$SANDBOX_SSHD" -D -e -f "$cfg" ${SANDBOX_SSHD_ARGS:-} </dev/null >>"$SANDBOX_SSHD_LOG" 2>&1 &
 		SANDBOX_SSHD_PID=$!
 		for i in $(seq 100); do
 			if [ -n "$(ss -Hltn "src 127.0.0.1:$SANDBOX_PORT")" ]; then

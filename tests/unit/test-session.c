@@ -374,6 +374,8 @@ static void test_model_build(void **state) {
                 { "etc/pam.d/mod", "session required pam_limits.so\nsession optional pam_rdmalimit.so\n" },
                 { "etc/pam.d/skip", "session sufficient pam_permit.so\nsession required pam_limits.so\n" },
                 { "etc/pam.d/optlim", "session optional pam_limits.so\nsession required pam_permit.so\n" },
+                { "etc/pam.d/sshd", "session required pam_limits.so\nsession optional pam_rdmalimit.so\n" },
+                { "etc/ssh/sshd_config", "Port 22\nUsePAM no\n" },
                 { "etc/security/limits.conf", "alice soft memlock 2048\nalice hard memlock 4096\n"
                                               "carl - maxlogins 0\ncarl - memlock 1024\n" },
                 { "proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
@@ -418,11 +420,38 @@ static void test_model_build(void **state) {
                                  m.final.hard, m.kind);
                 session_model_clear(&m);
         }
+        /* sshd with UsePAM no: no stack runs, the login keeps sshd's limits; the policy's rule
+         * is a target the login misses, and the fix names the line.  A PAM session the caller
+         * opens itself (verify) runs the stack all the same. */
+        struct session_input in = { .root = root, .service = "sshd", .tree = t, .id = id, .user = "alice",
+                                    .base = &b, .svc = &svc, .policy = pol };
+        struct session_model m = { .kind = 99 };
+        struct session_target tg;
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.order, SESSION_NO_PAM);
+        assert_int_equal(m.kind, LC_SESSION_NO_LIMITS);
+        assert_int_equal(m.pam.kind, SESSION_PAM_NONE);
+        assert_string_equal(m.pam.where, "etc/ssh/sshd_config:2");
+        assert_non_null(strstr(m.cause, "sshd opens no PAM session (UsePAM no, etc/ssh/sshd_config:2)"));
+        assert_true(m.final_known && m.final.soft == 65536 && m.final.hard == 8388608);
+        assert_true(m.module_matched);
+        session_target(&m, t, &svc, "sshd", true, m.final, &tg);
+        assert_int_equal(tg.cause, SESSION_SHORT_NO_PAM);
+        assert_string_equal(tg.where, "etc/ssh/sshd_config:2");
+        assert_non_null(strstr(tg.fix, "set 'UsePAM yes' at etc/ssh/sshd_config:2"));
+        session_model_clear(&m);
+        in.pam_direct = true;
+        m = (struct session_model){ .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.order, SESSION_MODULE_LAST);
+        assert_true(m.final_known && m.final.soft == 4 << 20 && m.final.hard == 4 << 20);
+        session_model_clear(&m);
+
         /* no pam_limits runs (the stack ends before it): alice's entries set nothing, the
          * session keeps the service's limits and says so (no-limits, pam_limits' values unknown) */
-        struct session_input in = { .root = root, .service = "skip", .tree = t, .id = id, .user = "alice",
-                                    .base = &b, .svc = &svc };
-        struct session_model m = { .kind = 99 };
+        in = (struct session_input){ .root = root, .service = "skip", .tree = t, .id = id, .user = "alice",
+                                     .base = &b, .svc = &svc };
+        m = (struct session_model){ .kind = 99 };
         assert_int_equal(session_model_build(&in, &m), 0);
         assert_int_equal(m.kind, LC_SESSION_NO_LIMITS);
         assert_int_equal(m.pl.kind, LC_SESSION_NO_LIMITS);
@@ -1246,7 +1275,8 @@ static void test_order_names(void **state) {
         assert_string_equal(session_order_name(SESSION_LIMITS_LAST), "before-pam_limits");
         assert_string_equal(session_order_name(SESSION_NO_MODULE), "not-in-stack");
         assert_string_equal(session_order_name(SESSION_NO_STACK), "unknown");
-        assert_string_equal(session_order_name((enum session_order)(SESSION_NO_STACK + 1)), "unknown");
+        assert_string_equal(session_order_name(SESSION_NO_PAM), "no-pam-session");
+        assert_string_equal(session_order_name((enum session_order)(SESSION_NO_PAM + 1)), "unknown");
         assert_string_equal(session_order_name((enum session_order)INT_MAX), "unknown");
 }
 

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The one reader of sshd_config (sshdconf.h: what sshd does with it, read in OpenSSH's
+ * sources).
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "macro.h"
+#include "sshdconf.h"
+
+/* OpenSSH's own bound (servconf.c SERVCONF_MAX_DEPTH): deeper, sshd refuses the
+ * configuration ("Too many recursive configuration includes") */
+#define SSHD_INCLUDE_DEPTH_MAX 16
+#define SSHD_TEXT_MAX (4u * 1024 * 1024)
+#define SSHD_DIR "/etc/ssh"
+#define SSHD_CMDLINE_MAX (64u * 1024)
+
+static const char *shown(const char *root, const char *abs) {
+        return fs_root_is_set(root) && abs[0] == '/' ? abs + 1 : abs;
+}
+
+void sshd_conf_clear(struct sshd_conf *c) {
+        free(c->path);
+        free(c->file);
+        free(c->where);
+        free(c->bad_where);
+        free(c->ignored_where);
+        free(c->match_where);
+        visit_done(&c->walk);
+        *c = (struct sshd_conf){};
+}
+
+static int set_once(char **dst, const char *where) {
+        if (*dst)
+                return 0;
+        return (*dst = strdup(where)) ? 0 : -ENOMEM;
+}
+
+/* One UsePAM value at where. */
+static int usepam(char *val, const char *where, struct sshd_conf *s) {
+        val[strcspn(val, " \t\r#")] = '\0';
+        if (val[0] == '"') {
+                val++;
+                val[strcspn(val, "\"")] = '\0';
+        }
+        if (s->in_match)
+                return set_once(&s->match_where, where);
+        bool yes = strcasecmp(val, "yes") == 0;
+        if (!yes && strcasecmp(val, "no") != 0)
+                return set_once(&s->bad_where, where);
+        if (!s->set) {
+                s->set = true;
+                s->value = yes;
+                return set_once(&s->where, where);
+        }
+        if (yes != s->value && !s->ignored) {
+                s->ignored = true;
+                s->ignored_value = yes;
+                return set_once(&s->ignored_where, where);
+        }
+        return 0;
+}
+
+/* Split "Keyword value", "Keyword=value" or "Keyword = value" in place; NULL for a blank or
+ * comment line. */
+static char *split(char *line, char **ret_rest) {
+        char *p = line;
+        while (*p == ' ' || *p == '\t')
+                p++;
+        if (!*p || *p == '#' || *p == '\r')
+                return NULL;
+        char *kw = p;
+        p += strcspn(p, " \t=\r");
+        bool eq = *p == '=';
+        if (*p)
+                *p++ = '\0';
+        while (*p == ' ' || *p == '\t')
+                p++;
+        if (!eq && *p == '=')   /* "Keyword = value" */
+                for (p++; *p == ' ' || *p == '\t'; p++)
+                        ;
+        *ret_rest = p;
+        return kw;
+}
+
+static int conf_file(const char *root, const char *abs, const char *from, struct sshd_conf *s);
+
+/* The names in dir (inside root) matching pattern, sorted. */
+static int list_matching(const char *root, const char *dir, const char *pattern, struct strv *ret) {
+        DIR *d = NULL;
+        struct dirent *de;
+        int r = fs_opendir_in_root(root, dir, &d);
+
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.' && fnmatch(pattern, de->d_name, FNM_PERIOD) == 0 &&
+                    (r = strv_push(ret, de->d_name)) < 0)
+                        break;
+        closedir(d);
+        strv_sort(ret);
+        return r < 0 ? r : 0;
+}
+
+/* "Include WORD" at from: wildcards in the file name (what sshd_config.d/ uses). */
+static int include(const char *root, const char *word, const char *from, struct sshd_conf *s) {
+        _cleanup_free_ char *pat = word[0] == '/' ? strdup(word) : strf(SSHD_DIR "/%s", word);
+        _cleanup_(strv_clear) struct strv names = {};
+        int r;
+
+        if (!pat)
+                return -ENOMEM;
+        char *slash = strrchr(pat, '/');
+        *slash = '\0';
+        r = list_matching(root, pat[0] ? pat : "/", slash + 1, &names);
+        s->depth++;
+        for (size_t i = 0; i < names.n && r >= 0; i++) {
+                _cleanup_free_ char *p = strf("%s/%s", pat, names.v[i]);
+                if (!p)
+                        r = -ENOMEM;
+                else if (fs_exists_in_root(root, p, false) > 0)
+                        r = conf_file(root, p, from, s);
+        }
+        s->depth--;
+        return s->walk.error ? s->walk.error : r;
+}
+
+static int conf_line(const char *root, char *line, const char *where, struct sshd_conf *s) {
+        char *rest, *save = NULL;
+        char *kw = split(line, &rest);
+        int r;
+
+        if (!kw)
+                return 0;
+        if (strcasecmp(kw, "Match") == 0) {
+                s->in_match = true;
+                return 0;
+        }
+        if (strcasecmp(kw, "Include") == 0) {
+                for (char *w = strtok_r(rest, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save))
+                        if ((r = include(root, w, where, s)) < 0)
+                                return r;
+                return 0;
+        }
+        return strcasecmp(kw, "UsePAM") == 0 ? usepam(rest, where, s) : 0;
+}
+
+/* One file, entered in the walk.  An included file starts in the Match block its Include line
+ * is in, and a Match in it ends with it.  Errors of an included file other than -ENOMEM and the
+ * walk's are left out (sshd's own glob skips what it cannot read). */
+static int conf_file(const char *root, const char *abs, const char *from, struct sshd_conf *s) {
+        _cleanup_free_ char *text = NULL;
+        _cleanup_close_ int fd = -1;
+        bool in_match = s->in_match;
+        struct stat st;
+        unsigned lineno = 0;
+
+        if (s->depth > SSHD_INCLUDE_DEPTH_MAX)
+                return 0;
+        int r = fs_open_config_in_root(root, abs, false, false, &fd, &st);
+        if (r >= 0)
+                r = visit_enter(&s->walk, &st, shown(root, abs), from, 0);
+        if (r < 0)
+                return s->depth == 0 || r == -ENOMEM || r == s->walk.error ? r : 0;
+        r = fs_read_all(fd, SSHD_TEXT_MAX, &text, NULL);
+        for (char *cur = text, *line; r >= 0 && cur && *cur;) {
+                line = cur;
+                if ((cur = strchr(line, '\n')))
+                        *cur++ = '\0';
+                _cleanup_free_ char *where = strf("%s:%u", shown(root, abs), ++lineno);
+                if (!where)
+                        r = -ENOMEM;
+                else if ((r = visit_line(&s->walk, shown(root, abs), lineno, strlen(line) + 1)) >= 0)
+                        r = conf_line(root, line, where, s);
+        }
+        visit_leave(&s->walk);
+        s->in_match = in_match;
+        return s->depth == 0 || r == -ENOMEM || r == s->walk.error ? r : 0;
+}
+
+int sshd_conf_read(const char *root, const char *path, const struct strv *opts, const char *cmdline_where,
+                   struct sshd_conf *ret) {
+        struct sshd_conf s = {};
+        int r = 0;
+
+        /* the command line's -o options first: the first value read wins */
+        for (size_t i = 0; opts && i < opts->n && r >= 0; i++) {
+                _cleanup_free_ char *line = strdup(opts->v[i]);
+                r = line ? conf_line(root, line, cmdline_where ? cmdline_where : "the command line of sshd", &s) : -ENOMEM;
+        }
+        if (r >= 0 && (!(s.path = strdup(path ? path : SSHD_CONFIG_DEFAULT)) ||
+                       !(s.file = strdup(shown(root, s.path)))))
+                r = -ENOMEM;
+        if (r >= 0) {
+                r = conf_file(root, s.path, NULL, &s);
+                if (r < 0 && r != -ENOMEM && r != s.walk.error) {
+                        s.error = r;
+                        r = 0;
+                }
+        }
+        if (r == -ENOMEM) {
+                sshd_conf_clear(&s);
+                return r;
+        }
+        *ret = s;
+        return 0;
+}
+
+enum sshd_pam sshd_conf_pam(const struct sshd_conf *c, const char **ret_where) {
+        const char *where = NULL;
+        enum sshd_pam p;
+
+        if (c->walk.error == VISIT_ERR_CYCLE)
+                p = SSHD_PAM_REFUSED, where = c->walk.where;
+        else if (c->match_where || c->bad_where)
+                p = SSHD_PAM_REFUSED, where = c->match_where ? c->match_where : c->bad_where;
+        else if (c->set)
+                /* past the walk's bound, the first value read counts */
+                p = c->value ? SSHD_PAM_YES : SSHD_PAM_NO, where = c->where;
+        else if (c->error || c->walk.error)
+                p = SSHD_PAM_UNKNOWN, where = c->error ? NULL : c->walk.where;
+        else
+                p = SSHD_PAM_NO, where = c->file;
+        if (ret_where)
+                *ret_where = where;
+        return p;
+}
+
+/* sshd's options that take an argument (sshd.c's getopt string) */
+#define SSHD_OPTS_WITH_ARG "CEbcfghkopu"
+
+int sshd_args_parse(char *const *argv, size_t argc, char **ret_path, struct strv *opts) {
+        _cleanup_free_ char *path = NULL;
+        int r;
+
+        for (size_t i = 0; i < argc; i++) {
+                const char *a = argv[i];
+                if (a[0] != '-' || !a[1])
+                        break;              /* getopt stops at the first operand */
+                if (streq(a, "--"))
+                        break;
+                for (const char *p = a + 1; *p; p++) {
+                        if (!strchr(SSHD_OPTS_WITH_ARG, *p))
+                                continue;
+                        const char *val = p[1] ? p + 1 : i + 1 < argc ? argv[++i] : NULL;
+                        if (!val)
+                                return -EINVAL;
+                        if (*p == 'f') {
+                                free(path);
+                                if (!(path = strdup(val)))
+                                        return -ENOMEM;
+                        } else if (*p == 'o' && (r = strv_push(opts, val)) < 0)
+                                return r;
+                        break;
+                }
+        }
+        *ret_path = TAKE_PTR(path);
+        return 0;
+}
+
+/* The listener's title (OpenSSH 8.2 and later rewrite their argv): "sshd: PROGRAM ARGS
+ * [listener] ...", ARGS joined with single blanks.  Into args, split at blanks, an option's
+ * value together with the words after it up to the next option (a `-o 'UsePAM no'` comes
+ * back whole).  -EBADMSG when it is not such a title (cut short: no "[listener]"). */
+int sshd_title_args(const char *title, struct strv *args) {
+        static const char prefix[] = "sshd: ", mark[] = " [listener]";
+        _cleanup_free_ char *copy = NULL;
+        char *save = NULL;
+        int r;
+
+        if (strncmp(title, prefix, strlen(prefix)) != 0 || !strstr(title, mark))
+                return -EBADMSG;
+        if (!(copy = strndup(title + strlen(prefix), (size_t)(strstr(title, mark) - title) - strlen(prefix))))
+                return -ENOMEM;
+        bool program = true;
+        for (char *w = strtok_r(copy, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+                if (program) {
+                        program = false;
+                        continue;
+                }
+                bool value = args->n > 0 && args->v[args->n - 1][0] == '-' ? false : args->n > 0;
+                if (w[0] != '-' && value) {
+                        /* a word of the value before it (it had a blank) */
+                        char *joined = strf("%s %s", args->v[args->n - 1], w);
+                        if (!joined)
+                                return -ENOMEM;
+                        free(args->v[args->n - 1]);
+                        args->v[args->n - 1] = joined;
+                        continue;
+                }
+                if ((r = strv_push(args, w)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+int sshd_cmdline(pid_t pid, char **ret_path, struct strv *opts) {
+        _cleanup_(strv_clear) struct strv args = {};
+        _cleanup_free_ char *buf = NULL;
+        _cleanup_close_ int fd = -1;
+        char file[64];
+        size_t len = 0;
+        int r;
+
+        snprintf(file, sizeof file, "/proc/%d/cmdline", (int)pid);
+        fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0)
+                return negative_errno();
+        if ((r = fs_read_all(fd, SSHD_CMDLINE_MAX, &buf, &len)) < 0)
+                return r;
+        while (len > 0 && buf[len - 1] == '\0')
+                len--;
+        if (memchr(buf, '\0', len)) {
+                /* its argv as started, NUL-separated; the first is the program */
+                for (size_t off = strlen(buf) + 1; off < len; off += strlen(buf + off) + 1)
+                        if ((r = strv_push(&args, buf + off)) < 0)
+                                return r;
+        } else if ((r = sshd_title_args(buf, &args)) < 0)
+                return r;
+        return sshd_args_parse(args.v, args.n, ret_path, opts);
+}

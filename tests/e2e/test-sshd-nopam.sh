@@ -1,0 +1,137 @@
+#!/bin/bash
+# An sshd that opens no PAM session (UsePAM no) against real ssh logins.  The real sshd runs
+# with `-o UsePAM=no` on its command line (its -f file says yes: the command line is read
+# first, and the first value wins), and with Debian's sshd stack, which runs pam_limits and
+# pam_rdmalimit, in the e2e sandbox (tests/e2e/sandbox.sh).  A member of rdma_users (the policy
+# asks 2 MiB) and a user without a rule log in by ssh and get sshd's own limits.  Asserted:
+#   - explain (the running sshd, found as explain finds it) predicts the real logins: the
+#     session opens no PAM session, pam_session "none" from the command line of that sshd, and
+#     the values are sshd's own, not the 2 MiB of the stack.  It used to predict the stack's;
+#   - explain's text says so and gives the fix (UsePAM yes);
+#   - verify --ssh: the member agrees but is below the policy's target (exit 1, the cause
+#     UsePAM no); the other user agrees and has no target (exit 0);
+#   - verify without --ssh (a PAM session of sshd opened by verify itself): never "OK" for an
+#     sshd that opens none (exit 1, saying it is not what an ssh login gets);
+#   - doctor reads the same answer: UsePAM no from the running sshd's command line (it used to
+#     read /etc/ssh/sshd_config only, which says yes here);
+#   - with sshd restarted without the option, explain predicts the stack's 2 MiB again and a
+#     real login gets it.
+# Root only; runs under CI=true.
+set -u
+
+# shellcheck source=e2e.sh
+. "$(dirname "${BASH_SOURCE[0]}")/e2e.sh"
+
+if ! sandbox_inside; then
+	require_root "sshd UsePAM no e2e"
+	no_plan
+	sandbox_require python3 -f "$PAM_MODULE"
+	sandbox_outer "/etc/passwd, group, shadow, pam.d, security, utmp/wtmp, /dev/log" "$0" "$@"
+	done_testing
+fi
+
+e2e_inner
+sandbox_pam_module "$PAM_MODULE" conf=/etc/security/rdmalimit.conf || { echo "Bail out! module line"; exit 1; }
+M2=$((2 * 1024 * 1024))
+[ "$SANDBOX_MEMLOCK_HARD" -ge $((4 * 1024 * 1024)) ] ||
+	{ echo "Bail out! the hard memlock limit is $SANDBOX_MEMLOCK_HARD; 4 MiB needed"; exit 1; }
+
+sandbox_user nopam-member rdma_users && sandbox_user nopam-other || { echo "Bail out! sandbox_user"; exit 1; }
+# Without PAM, sshd itself refuses a locked account ('!'); '*' is a password nobody has, not a
+# lock: key logins work either way
+shadow=$(sed 's/^\(nopam-[a-z]*\):!:/\1:*:/' "$SANDBOX_DIR/etc/shadow") &&
+	printf '%s\n' "$shadow" >"$SANDBOX_DIR/etc/shadow" || { echo "Bail out! shadow"; exit 1; }   # in place: it is bound
+sandbox_policy <<'EOF'
+version = 1;
+rules = ( { group = "rdma_users"; memlock = "2M"; } );
+EOF
+
+SANDBOX_SSHD_ARGS="-o UsePAM=no"
+sandbox_sshd_start || { fail "sshd started with -o UsePAM=no"; exit 1; }
+pid=$SANDBOX_SSHD_PID
+soft=$SANDBOX_SSHD_MEMLOCK_SOFT hard=$SANDBOX_SSHD_MEMLOCK_HARD
+diag "sshd pid $pid (-o UsePAM=no), memlock soft $soft hard $hard"
+
+memlock_of() { awk '/^Max locked memory/ { print $4, $5 }' "$1"; }
+login() { sandbox_ssh "$1" cat /proc/self/limits </dev/null >"$tmp/$1.limits" 2>"$tmp/$1.err"; memlock_of "$tmp/$1.limits"; }
+json() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2])
+print(*v) if isinstance(v, tuple) else print(v)' "$1" "$2" 2>/dev/null
+}
+vssh() {
+	"$RDMALIMITS" "$@" --ssh "$U@127.0.0.1" --ssh-option=-p"$SANDBOX_PORT" --ssh-option=-i"$SANDBOX_KEY" \
+		--ssh-option=-oStrictHostKeyChecking=no --ssh-option=-oUserKnownHostsFile=/dev/null
+}
+
+# --- real logins and explain
+for u in nopam-member nopam-other; do
+	got=$(login "$u")
+	check "$u: a real ssh login gets sshd's own limits ($soft $hard)" test "$got" = "$soft $hard"
+	"$RDMALIMITS" --json explain "$u" >"$tmp/$u.json" 2>"$tmp/$u.jerr"
+	pred=$(json "$tmp/$u.json" '(d["policy"]["session"]["soft"], d["policy"]["session"]["hard"]) if d.get("policy") else (d["memlock"]["soft"] if d["memlock"]["soft"] is not None else d["service"]["memlock_soft"], d["memlock"]["hard"] if d["memlock"]["hard"] is not None else d["service"]["memlock_hard"])')
+	if [ -n "$got" ] && [ "$pred" = "$got" ]; then
+		ok "explain $u predicts the real ssh login: $got"
+	else
+		fail "explain $u predicts the real ssh login"
+		diag "login: $got" "explain: $pred" "$(cat "$tmp/$u.json" "$tmp/$u.jerr" "$tmp/$u.err" 2>/dev/null)"
+	fi
+done
+check "explain --json: no PAM session, from the command line of the running sshd" \
+	test "$(json "$tmp/nopam-member.json" 'd["session"], d["pam_session"]["state"], d["pam_session"]["where"]')" = \
+	"no-limits none the command line of sshd (pid $pid)"
+check "explain --json: the policy's rule matches, its order is no-pam-session" \
+	test "$(json "$tmp/nopam-member.json" 'd["policy"]["soft"], d["policy"]["order"]')" = "$M2 no-pam-session"
+"$RDMALIMITS" explain nopam-member >"$tmp/x-member" 2>&1
+check "explain's text: sshd opens no PAM session, and why" \
+	grep -qF "sshd opens no PAM session (UsePAM no, the command line of sshd (pid $pid)): neither pam_limits nor pam_rdmalimit runs for ssh logins" "$tmp/x-member"
+check "explain's text: the memlock an ssh login gets" \
+	grep -qF "memlock of an ssh login of nopam-member: soft 64 KiB," "$tmp/x-member"
+check "explain's text: the fix" \
+	grep -qF "fix: start sshd without its -o UsePAM option (the command line of sshd (pid $pid): its unit's ExecStart=" "$tmp/x-member"
+check "explain's text: the policy does not apply to its logins" \
+	grep -qF "sshd opens no PAM session: this policy does not apply to its logins." "$tmp/x-member"
+
+# --- verify through a real ssh login
+U=nopam-member vssh --json verify nopam-member >"$tmp/v-member.json" 2>"$tmp/v-member.err"
+rc=$?
+if [ "$rc" = 1 ] && [ "$(json "$tmp/v-member.json" 'd["verdict"], d["agree"], d["got"]["soft"]')" = "below-target True $soft" ]; then
+	ok "verify nopam-member --ssh: as predicted, below the policy's target (exit 1)"
+else
+	fail "verify nopam-member --ssh: as predicted, below the policy's target (exit $rc)"
+	sed 's/^/#   /' "$tmp/v-member.json" "$tmp/v-member.err"
+fi
+check "... its shortfall: UsePAM no, with the fix" \
+	test "$(json "$tmp/v-member.json" 'd["shortfall"]["where"], "UsePAM no" in d["shortfall"]["why"], d["shortfall"]["fix"].startswith("start sshd without its -o UsePAM option")')" = \
+	"the command line of sshd (pid $pid) True True"
+U=nopam-other vssh verify nopam-other >"$tmp/v-other" 2>&1
+rc=$?
+check "verify nopam-other --ssh: no target, as predicted: OK (exit $rc)" \
+	grep -q "^OK: the session gets what explain predicts$" "$tmp/v-other"
+
+# --- verify's own PAM session of sshd is not an ssh login
+"$RDMALIMITS" verify nopam-other --service sshd >"$tmp/v-pam" 2>&1
+rc=$?
+check "verify nopam-other --service sshd (a PAM session): not OK (exit 1: $rc)" test "$rc" = 1
+check "... says this PAM session is not what an ssh login gets" \
+	grep -qF -- "- this PAM session of sshd, opened by verify itself, is not what a login through sshd gets" "$tmp/v-pam"
+check "... and why" grep -qF "BELOW TARGET: the session gets what explain predicts, but sshd opens no PAM session" "$tmp/v-pam"
+
+# --- doctor: the same answer
+"$RDMALIMITS" --json doctor >"$tmp/doctor.json" 2>&1
+check "doctor: UsePAM no, from the running sshd's command line" \
+	test "$(json "$tmp/doctor.json" '[f["severity"] + " " + f["where"] for f in d["findings"] if f["message"].startswith("sshd: UsePAM")][0]')" = \
+	"error the command line of sshd (pid $pid)"
+
+# --- without the option: the stack runs again
+sandbox_sshd_stop
+SANDBOX_SSHD_ARGS=
+sandbox_sshd_start || { fail "sshd restarted without -o UsePAM=no"; exit 1; }
+got=$(login nopam-member)
+"$RDMALIMITS" --json explain nopam-member >"$tmp/m2.json" 2>&1
+check "sshd with UsePAM yes: the real login gets the policy's 2 MiB ($got)" test "$got" = "$M2 $hard"
+check "... and explain predicts it, the PAM session running" \
+	test "$(json "$tmp/m2.json" 'd["pam_session"]["state"], d["policy"]["session"]["soft"]')" = "runs $M2"
+sandbox_sshd_stop
+exit 0

@@ -1,0 +1,145 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* lib/host/sshdconf.c: UsePAM as sshd reads it (its -o options first, the first value wins,
+ * includes in order, Match blocks, values it refuses), and a running sshd's command line. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unit.h"
+#include "sshdconf.h"
+
+static char root[] = "/tmp/sshdconf-XXXXXX";
+
+static const struct unit_file files[] = {
+        { "yes/etc/ssh/sshd_config", "Include /etc/ssh/sshd_config.d/*.conf\nPort 22\nUsePAM yes\n" },
+        /* the first value read wins: 10- before 20- and before the main file's line 3 */
+        { "yes/etc/ssh/sshd_config.d/10-no.conf", "# site\n  usepam = \"no\"\n" },
+        { "yes/etc/ssh/sshd_config.d/20-yes.conf", "UsePAM yes\n" },
+        { "unset/etc/ssh/sshd_config", "Port 22\n#UsePAM yes\n" },
+        { "match/etc/ssh/sshd_config", "UsePAM yes\nMatch User bob\n\tUsePAM no\n" },
+        { "bad/etc/ssh/sshd_config", "UsePAM maybe\n" },
+        { "cycle/etc/ssh/sshd_config", "Include loop.conf\n" },
+        { "cycle/etc/ssh/loop.conf", "Include loop.conf\nUsePAM yes\n" },
+        /* an included file starts in the Match block of its Include line, and its own ends with it */
+        { "inc/etc/ssh/sshd_config", "Include m.conf\nUsePAM no\n" },
+        { "inc/etc/ssh/m.conf", "Match all\n" },
+        { "none/etc/ssh/.keep", "" },
+        { NULL, NULL },
+};
+
+static int setup(void **state) {
+        (void)state;
+        return unit_tree(root, files);
+}
+
+static enum sshd_pam read_tree(const char *tree, const struct strv *opts, const char **where, struct sshd_conf *c) {
+        char r[PATH_MAX];
+        unit_path(r, root, tree);
+        assert_int_equal(sshd_conf_read(r, NULL, opts, "the command line of sshd (pid 7)", c), 0);
+        return sshd_conf_pam(c, where);
+}
+
+static void test_read(void **state) {
+        struct sshd_conf c;
+        const char *where;
+        (void)state;
+
+        assert_int_equal(read_tree("yes", NULL, &where, &c), SSHD_PAM_NO);
+        assert_string_equal(where, "etc/ssh/sshd_config.d/10-no.conf:2");
+        assert_true(c.ignored && c.ignored_value);
+        assert_string_equal(c.ignored_where, "etc/ssh/sshd_config.d/20-yes.conf:1");
+        assert_string_equal(c.file, "etc/ssh/sshd_config");
+        sshd_conf_clear(&c);
+
+        /* -o on the command line comes first */
+        struct strv opts = {};
+        assert_int_equal(strv_push(&opts, "UsePAM yes"), 0);
+        assert_int_equal(read_tree("yes", &opts, &where, &c), SSHD_PAM_YES);
+        assert_string_equal(where, "the command line of sshd (pid 7)");
+        sshd_conf_clear(&c);
+        strv_clear(&opts);
+
+        assert_int_equal(read_tree("unset", NULL, &where, &c), SSHD_PAM_NO);   /* OpenSSH's default */
+        assert_false(c.set);
+        assert_string_equal(where, "etc/ssh/sshd_config");
+        sshd_conf_clear(&c);
+
+        assert_int_equal(read_tree("match", NULL, &where, &c), SSHD_PAM_REFUSED);
+        assert_string_equal(where, "etc/ssh/sshd_config:3");
+        sshd_conf_clear(&c);
+
+        assert_int_equal(read_tree("bad", NULL, &where, &c), SSHD_PAM_REFUSED);
+        assert_string_equal(c.bad_where, "etc/ssh/sshd_config:1");
+        sshd_conf_clear(&c);
+
+        assert_int_equal(read_tree("cycle", NULL, &where, &c), SSHD_PAM_REFUSED);
+        assert_int_equal(c.walk.error, VISIT_ERR_CYCLE);
+        sshd_conf_clear(&c);
+
+        assert_int_equal(read_tree("inc", NULL, &where, &c), SSHD_PAM_NO);      /* back out of the Match */
+        assert_string_equal(where, "etc/ssh/sshd_config:2");
+        sshd_conf_clear(&c);
+
+        assert_int_equal(read_tree("none", NULL, &where, &c), SSHD_PAM_UNKNOWN);
+        assert_int_equal(c.error, -ENOENT);
+        assert_null(where);
+        sshd_conf_clear(&c);
+}
+
+static void test_args(void **state) {
+        struct strv opts = {};
+        char *path = NULL;
+        (void)state;
+
+        char *a1[] = { "-D", "-e", "-f", "/x/cfg", "-o", "UsePAM=no", "-oPort=2" };
+        assert_int_equal(sshd_args_parse(a1, 7, &path, &opts), 0);
+        assert_string_equal(path, "/x/cfg");
+        assert_int_equal(opts.n, 2);
+        assert_string_equal(opts.v[0], "UsePAM=no");
+        assert_string_equal(opts.v[1], "Port=2");
+        free(path);
+        strv_clear(&opts);
+
+        char *a2[] = { "-Df/y", "-Deo", "UsePAM no" };   /* flags together, the value after */
+        assert_int_equal(sshd_args_parse(a2, 3, &path, &opts), 0);
+        assert_string_equal(path, "/y");
+        assert_int_equal(opts.n, 1);
+        assert_string_equal(opts.v[0], "UsePAM no");
+        free(path);
+        strv_clear(&opts);
+
+        char *a3[] = { "-D", "-o" };
+        assert_int_equal(sshd_args_parse(a3, 2, &path, &opts), -EINVAL);
+        strv_clear(&opts);
+
+        char *a4[] = { "-D" };
+        assert_int_equal(sshd_args_parse(a4, 1, &path, &opts), 0);
+        assert_null(path);
+        assert_int_equal(opts.n, 0);
+}
+
+static void test_title(void **state) {
+        struct strv args = {};
+        (void)state;
+
+        assert_int_equal(sshd_title_args("sshd: /usr/sbin/sshd -D -o UsePAM no -f /e/c -o Port=2 [listener] 0 of "
+                                         "10-100 startups", &args), 0);
+        assert_int_equal(args.n, 7);
+        assert_string_equal(args.v[0], "-D");
+        assert_string_equal(args.v[1], "-o");
+        assert_string_equal(args.v[2], "UsePAM no");   /* 'UsePAM no' came back whole */
+        assert_string_equal(args.v[4], "/e/c");
+        assert_string_equal(args.v[6], "Port=2");
+        strv_clear(&args);
+        assert_int_equal(sshd_title_args("sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups", &args), 0);
+        assert_int_equal(args.n, 1);
+        strv_clear(&args);
+        /* cut short, or not a listener's title: not known */
+        assert_int_equal(sshd_title_args("sshd: /usr/sbin/sshd -D -o Use", &args), -EBADMSG);
+        assert_int_equal(sshd_title_args("/usr/sbin/sshd -D [listener]", &args), -EBADMSG);
+        strv_clear(&args);
+}
+
+UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_read), cmocka_unit_test(test_args), cmocka_unit_test(test_title))
