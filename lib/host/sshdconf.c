@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -329,5 +330,13 @@ int sshd_cmdline(pid_t pid, char **ret_path, struct strv *opts) {
                                 return r;
         } else if ((r = sshd_title_args(buf, &args)) < 0)
                 return r;
-        return sshd_args_parse(args.v, args.n, ret_path, opts);
+        _cleanup_free_ char *path = NULL;
+        if ((r = sshd_args_parse(args.v, args.n, &path, opts)) < 0)
+                return r;
+        /* a relative -f was read from the directory sshd started in, which it has left for /
+         * since: not known */
+        if (path && path[0] != '/')
+                return -EBADMSG;
+        *ret_path = TAKE_PTR(path);
+        return 0;
 }

@@ -70,7 +70,8 @@ enum sshd_pam sshd_conf_pam(const struct sshd_conf *c, const char **ret_where);
  * The configuration a running sshd was started with: its `-f FILE` (*ret_path, NULL for the
  * default) and its `-o` options (appended to opts), from /proc/PID/cmdline.  Only for a
  * process the caller has identified as root's sshd (proc_daemon_identify()): a user's
- * process would name a file of its own.  0 or -errno.
+ * process would name a file of its own.  0 or -errno (-EBADMSG: not known: a title cut short,
+ * a relative -f, read from a directory sshd has left).
  */
 int sshd_cmdline(pid_t pid, char **ret_path, struct strv *opts);
 /* The arguments of a listener's title ("sshd: PROGRAM ARGS [listener] ...", as OpenSSH 8.2 and

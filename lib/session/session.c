@@ -467,8 +467,10 @@ int session_service_pam(const char *root, const char *service, pid_t pid, struct
                         l = (size_t)snprintf(a.why, sizeof a.why, "assumed: sshd runs its PAM session stack (%s)",
                                              where ? where : c.file);
                 }
-                snprintf(a.why + l, sizeof a.why - l, "; assumed: sshd (pid %d) has no -o UsePAM on its command "
-                         "line, which cannot be read (%s)", (int)c.pid, strerror(-c.cmdline_error));
+                snprintf(a.why + l, sizeof a.why - l, "; assumed: sshd (pid %d) reads %s and has no -o UsePAM: its "
+                         "command line cannot be used (%s)", (int)c.pid, c.file,
+                         c.cmdline_error == -EBADMSG ? "cut short, or a relative -f path"
+                                                     : strerror(-c.cmdline_error));
         }
         snprintf(a.where, sizeof a.where, "%s", where ? where : "");
         *ret = a;

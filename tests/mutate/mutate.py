@@ -35,6 +35,8 @@ SCOPE = [
     # what rdmalimits adds to the login path's code (moved out of lib/login)
     ("lib/session/rlmodel.c", None),
     ("lib/host/ident-files.c", None),
+    # sshdconf.c: whether an ssh login runs the PAM stack at all (a claim explain and verify make)
+    ("lib/host/sshdconf.c", None),
     ("lib/host/hwcache-root.c", None),
     ("lib/host/hw-names.c", None),
     ("lib/pam/pamstack.c", None),
@@ -100,7 +102,9 @@ COVER = [
                        "tests/login/test-login-attacks.sh"]),
     ("pam_rdmalimit/*.c", ["tests/login/test-login-attacks.sh", "tests/pam/test-module.sh"]),
     ("lib/session/session.c", ["tests/unit/test-session", "tests/unit/test-flavours", "tests/unit/test-limits",
-                               "tests/unit/test-alloc", "tests/e2e/test-session-model.sh"]),
+                               "tests/unit/test-alloc", "tests/e2e/test-session-model.sh", "tests/e2e/test-sshd-nopam.sh"]),
+    ("lib/host/sshdconf.c", ["tests/unit/test-sshdconf", "tests/unit/test-session", "tests/doctor/test-doctor.sh",
+                             "tests/e2e/test-sshd-nopam.sh"]),
     ("lib/pam/pamstack.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/unit/test-session",
                               "tests/e2e/test-enable-jumps.sh", "tests/e2e/test-session-model.sh"]),
     ("lib/pam/pammod.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/tool/test-enable.sh", "tests/agree/test-agree.sh",
