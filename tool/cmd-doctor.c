@@ -26,6 +26,8 @@
 #include "fsutil.h"
 #include "ident.h"
 #include "policy.h"
+#include "rlimit.h"
+#include "session.h"
 #include "size.h"
 #include "tool.h"
 
@@ -107,6 +109,37 @@ static void print_json(const struct diag_list *rep) {
         json_doc_end(&j);
 }
 
+/* doctor --pid: a new session of user through service, modelled as explain models it. */
+static int doctor_session_of(const char *user, const char *service, uint64_t got_soft, uint64_t got_hard,
+                             struct doctor_session *ret, void *data) {
+        struct ctx c = *(const struct ctx *)data;
+        _cleanup_(tool_session_clear) struct tool_session s = {};
+        struct session_target t;
+
+        c.service = service;
+        c.pid = 0;
+        c.json = false;
+        int r = tool_session_load(&c, user, 0, false, &s);
+        if (r == -ENOMEM)
+                return r;
+        if (r)
+                return 1;
+        session_target(&s.m, s.t, &s.svc, s.service, true, (struct rl_pair){ got_soft, got_hard }, &t);
+        *ret = (struct doctor_session){
+                .final_known = s.m.final_known && (s.m.kind == LC_SESSION_LIMITS || s.m.kind == LC_SESSION_NO_LIMITS),
+                .soft = s.m.final.soft,
+                .hard = s.m.final.hard,
+                .target_known = t.known,
+                .target_soft = t.want.soft,
+                .target_hard = t.want.hard,
+                .short_of_target = t.cause != SESSION_SHORT_NONE,
+        };
+        snprintf(ret->target_from, sizeof ret->target_from, "%s", t.from);
+        snprintf(ret->why, sizeof ret->why, "%s", t.why);
+        snprintf(ret->fix, sizeof ret->fix, "%s", t.fix);
+        return 0;
+}
+
 int cmd_doctor(struct ctx *c) {
         _cleanup_(diag_list_clear) struct diag_list rep = {}, pd = {};
         _cleanup_(lc_tree_freep) struct lc_tree *t = NULL;
@@ -145,6 +178,8 @@ int cmd_doctor(struct ctx *c) {
                 .pid = c->pid,
                 .probe_timeout = c->probe_timeout,
                 .slurm_conf = c->slurm_conf,
+                .session_of = c->pid && !c->root ? doctor_session_of : NULL,
+                .session_data = c,
         };
         r = doctor_run(&in, &rep);
         if (r < 0) {

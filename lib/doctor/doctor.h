@@ -43,6 +43,18 @@ int doctor_add(struct diag_list *rep, enum doctor_group group, enum diag_severit
 const char *doctor_group_name(enum doctor_group g);     /* "ssh login", ... */
 
 struct session_lines;
+
+/* What a new session of a user through a service ends with, and its target, judged on a
+ * process's memlock (session.h's session_target()). */
+struct doctor_session {
+        bool final_known;
+        uint64_t soft, hard;
+        bool target_known;
+        uint64_t target_soft, target_hard;
+        char target_from[320];
+        bool short_of_target;             /* the process is below the target */
+        char why[1100], fix[512];         /* why a new session falls short, and its fix */
+};
 struct doctor_input {
         const char *root;                /* NULL: the running system; then /proc is examined too */
         const struct lc_tree *tree;      /* limits.conf + limits.d as pam_limits reads them */
@@ -65,6 +77,13 @@ struct doctor_input {
         pid_t pid;                       /* examine this process, or 0 */
         unsigned probe_timeout;          /* seconds for the probe of its user (status.h), 0: default */
         const char *slurm_conf;          /* slurm.conf (inside root), NULL: the default places */
+        /* --pid: a new session of user through service (the one its process runs in), as
+         * explain and verify model it, judged on the process's memlock (got): 0 and *ret; 1
+         * when it cannot be modelled; -ENOMEM.  NULL: doctor compares with the configuration
+         * alone. */
+        int (*session_of)(const char *user, const char *service, uint64_t got_soft, uint64_t got_hard,
+                          struct doctor_session *ret, void *data);
+        void *session_data;
 };
 
 /* Run every check.  Returns 0, or -ENOMEM (the report then holds what was found so far). */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "doctor-internal.h"
+#include "session.h"
 #include "fsutil.h"
 #include "procfs.h"
 #include "status.h"
@@ -69,7 +70,6 @@ static int check_service_process(struct doc *d, const struct proc_daemon *s, pid
 static int check_process(struct doc *d, const struct proc_daemon *s, pid_t pid, const char *comm, bool systemd) {
         _cleanup_free_ char *status = NULL, *why = NULL;
         char exe[PATH_MAX];
-        uint64_t ppid;
         int r;
 
         if (proc_read(pid, "status", DOC_TEXT_MAX, &status) < 0)
@@ -82,8 +82,8 @@ static int check_process(struct doc *d, const struct proc_daemon *s, pid_t pid, 
                 return doctor_add(d->rep, daemon_group(s), DIAG_INFO, NULL, where, NULL,
                                   "a process named %s is not the daemon (%s): ignored", comm, why);
         }
-        /* the listener only: its parent is not the same daemon */
-        if (proc_field_u64(status, "PPid", &ppid) < 0 || proc_daemon_parent((pid_t)ppid, exe))
+        /* the listener only: its parent is not the same daemon, nor is it a connection's */
+        if (!proc_daemon_listener(s, pid, status, exe))
                 return 0;
         r = check_service_process(d, s, pid);
         return r < 0 ? r : 1;
@@ -208,7 +208,34 @@ struct pid_view {
         uint64_t soft, hard, uid;
         char *user;                  /* NULL: the uid has no name */
         bool stale;                  /* started before the configuration changed */
+        /* a new session of the service it runs in (pid_session()): known, and what it gets */
+        bool sess_known;
+        char service[64];
+        pid_t opener;
+        struct doctor_session sess;
 };
+
+/* The service whose session it runs in and what a new session of it gives its user (the
+ * session engine, as explain and verify): v->sess_known.  0 or -ENOMEM. */
+static int pid_session(struct doc *d, struct pid_view *v) {
+        int r;
+
+        if (!d->in->session_of || !v->user)
+                return 0;
+        r = session_service_of_process(v->pid, v->service, sizeof v->service, &v->opener);
+        if (r <= 0)
+                return r;
+        r = d->in->session_of(v->user, v->service, v->soft, v->hard, &v->sess, d->in->session_data);
+        if (r < 0)
+                return r;
+        v->sess_known = r == 0 && v->sess.final_known;
+        return 0;
+}
+
+/* Would a new session give it more memlock (unknown: assumed so)? */
+static bool restart_helps(const struct pid_view *v) {
+        return !v->sess_known || v->soft < v->sess.soft || v->hard < v->sess.hard;
+}
 
 /* Started before the configuration changed? */
 static int pid_check_stale(struct doc *d, struct pid_view *v) {
@@ -221,6 +248,13 @@ static int pid_check_stale(struct doc *d, struct pid_view *v) {
         if (proc_start(v->pid, &start) < 0 || !what || newest.tv_sec <= start + 1)
                 return 0;
         v->stale = true;
+        if (!restart_helps(v)) {
+                ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
+                    "started %s, before %s changed (%s); a new %s session of %s gets the same memlock, so a restart "
+                    "does not change it",
+                    fmt_time(start, ts1, sizeof ts1), what, fmt_time(newest.tv_sec, ts2, sizeof ts2), v->service, v->user);
+                return 0;
+        }
         ADD(d, DOCTOR_PROCESSES, DIAG_WARNING, v->where,
             "restart it (a new login, or systemctl restart for a service): limits are set when a session opens",
             "started %s, before %s changed (%s): it still runs with the limits it got then: restart it",
@@ -228,13 +262,46 @@ static int pid_check_stale(struct doc *d, struct pid_view *v) {
         return 0;
 }
 
+/* Its memlock compared with what a new session of the service it runs in gives its user:
+ * 1 when said, 0 when that session is not known (then the configuration alone is compared). */
+static int pid_compare_session(struct doc *d, const struct pid_view *v) {
+        char pair[PAIR_MAX], pair2[PAIR_MAX], a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
+        const struct doctor_session *s = &v->sess;
+
+        if (!v->sess_known)
+                return 0;
+        if (restart_helps(v)) {
+                ADD(d, DOCTOR_PROCESSES, DIAG_WARNING, v->where,
+                    "restart it from a new login (a new session sets the limits again)",
+                    "memlock %s is below what a new %s session of %s gets (%s: explain %s --service %s); it runs in "
+                    "the %s session of pid %d",
+                    fmt_pair(v->soft, v->hard, pair), v->service, v->user, fmt_pair(s->soft, s->hard, pair2), v->user,
+                    v->service, v->service, (int)v->opener);
+                return 1;
+        }
+        if (s->short_of_target) {
+                ADD(d, DOCTOR_PROCESSES, DIAG_WARNING, v->where, s->fix[0] ? s->fix : NULL,
+                    "memlock %s: a new %s session of %s gets the same (a restart does not help), below its target "
+                    "soft %s, hard %s (%s): %s",
+                    fmt_pair(v->soft, v->hard, pair), v->service, v->user, size_format(s->target_soft, a),
+                    size_format(s->target_hard, b), s->target_from, s->why);
+                return 1;
+        }
+        ADD(d, DOCTOR_PROCESSES, DIAG_OK, v->where, NULL, "memlock %s: what a new %s session of %s gets%s",
+            fmt_pair(v->soft, v->hard, pair), v->service, v->user, s->target_known ? ", at its target" : "");
+        return 1;
+}
+
 /* Its memlock compared with what the configuration gives its user. */
 static int pid_compare(struct doc *d, const struct pid_view *v) {
         _cleanup_free_ char *tt = NULL;
         char a[SIZE_FMT_MAX], pair[PAIR_MAX];
         _cleanup_(target_clear) struct target t = {};
-        int r = user_target(d, v->user, &t);
+        int r = pid_compare_session(d, v);
 
+        if (r != 0)
+                return r < 0 ? r : 0;
+        r = user_target(d, v->user, &t);
         if (r == -ENOMEM)
                 return r;
         if (r < 0 || (!t.soft_known && !t.hard_known))
@@ -246,9 +313,11 @@ static int pid_compare(struct doc *d, const struct pid_view *v) {
                 r = -ENOMEM;
         else if (low_soft || low_hard)
                 r = doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_WARNING, NULL, v->where,
-                               v->stale ? "restart it from a new session"
-                                        : "start it from a PAM session that runs pam_limits/pam_rdmalimit; for a "
-                                          "systemd service: rdmalimits apply --unit UNIT SIZE",
+                               v->stale ? "restart it from a new session ('rdmalimits explain USER --service SERVICE' "
+                                          "says what one of SERVICE gets)"
+                                        : "start it from a PAM session that runs pam_limits/pam_rdmalimit ('rdmalimits "
+                                          "explain USER --service SERVICE' says what one gets); for a systemd service: "
+                                          "rdmalimits apply --unit UNIT SIZE",
                                "memlock %s %s is below the %s that the configuration gives %s",
                                low_soft ? "soft" : "hard", size_format(low_soft ? v->soft : v->hard, a), tt, v->user);
         else
@@ -387,7 +456,7 @@ static int pid_examine(struct doc *d, struct pid_view *v) {
         int r = pid_read(d, v);
         if (r <= 0)
                 return r;
-        if ((r = pid_check_stale(d, v)) < 0 || (r = pid_accounting(d, v)) < 0)
+        if ((r = pid_session(d, v)) < 0 || (r = pid_check_stale(d, v)) < 0 || (r = pid_accounting(d, v)) < 0)
                 return r;
         if (!v->user)
                 return doctor_add(d->rep, DOCTOR_PROCESSES, DIAG_INFO, NULL, v->where, NULL,

@@ -196,6 +196,29 @@ bool proc_daemon_parent(pid_t ppid, const char *exe) {
                proc_field_u64(status, "Uid", &uid) >= 0 && uid == 0 && proc_exe(ppid, pexe) >= 0 && streq(pexe, exe);
 }
 
+bool proc_daemon_listener(const struct proc_daemon *s, pid_t pid, const char *status, const char *exe) {
+        uint64_t ppid;
+
+        if (proc_field_u64(status, "PPid", &ppid) < 0 || proc_daemon_parent((pid_t)ppid, exe))
+                return false;
+        if (!streq(s->service, "sshd"))
+                return true;
+        /* a connection's sshd whose listener is gone (a restart: KillMode=process keeps the
+         * sessions) is a child of init: its title says what it is ("sshd: alice [priv]"), where
+         * OpenSSH 8.2 and later write "sshd: ... [listener] ..." for the listener, and older
+         * releases leave the listener's argv as it was started */
+        _cleanup_free_ char *cmd = NULL;
+        char path[64];
+        size_t len = 0;
+        snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0 || fs_read_all(fd, PROC_TEXT_MAX, &cmd, &len) < 0)
+                return true;
+        while (len > 0 && cmd[len - 1] == '\0')
+                len--;
+        return memchr(cmd, '\0', len) || strncmp(cmd, "sshd: ", 6) != 0 || strstr(cmd, " [listener]");
+}
+
 int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid) {
         struct dirent *de;
         DIR *d;
@@ -208,7 +231,6 @@ int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid) 
         while (r == -ESRCH && (de = readdir(d))) {
                 _cleanup_free_ char *comm = NULL, *status = NULL, *why = NULL;
                 char exe[PATH_MAX];
-                uint64_t ppid;
                 unsigned pid;
                 if (parse_u32(de->d_name, &pid) < 0 || pid == 0 ||
                     (s->comm && (proc_comm((pid_t)pid, &comm) < 0 || !streq(comm, s->comm))) ||
@@ -217,8 +239,7 @@ int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid) 
                 int k = proc_daemon_identify(s, (pid_t)pid, status, systemd, exe, &why);
                 if (k < 0)
                         r = k;
-                else if (k > 0 && proc_field_u64(status, "PPid", &ppid) == 0 &&
-                         !proc_daemon_parent((pid_t)ppid, exe)) {
+                else if (k > 0 && proc_daemon_listener(s, (pid_t)pid, status, exe)) {
                         *ret_pid = (pid_t)pid;
                         r = 0;
                 }

@@ -52,6 +52,10 @@ int proc_daemon_identify(const struct proc_daemon *s, pid_t pid, const char *sta
                          char exe[static PATH_MAX], char **why);
 /* Does ppid run exe as root (then its child is a connection's process, not the listener)? */
 bool proc_daemon_parent(pid_t ppid, const char *exe);
+/* Is pid (identified as s; status and exe its own) the listener: its parent is not the same
+ * daemon, and for sshd its title is not a connection's ("sshd: alice [priv]" once the
+ * listener that forked it is gone)? */
+bool proc_daemon_listener(const struct proc_daemon *s, pid_t pid, const char *status, const char *exe);
 /* The listener of s: the first process of /proc that is it.  0, -ESRCH, -ENOMEM. */
 int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid);
 

@@ -477,6 +477,39 @@ int session_service_pam(const char *root, const char *service, pid_t pid, struct
         return 0;
 }
 
+int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_opener) {
+        static const struct {
+                const char *service, *exe[4];
+        } openers[] = {
+                { "sshd", { "/usr/sbin/sshd", "/sbin/sshd", "/usr/lib/openssh/sshd-session", "/usr/libexec/openssh/sshd-session" } },
+                { "cron", { "/usr/sbin/cron", "/sbin/cron" } },
+                { "crond", { "/usr/sbin/crond", "/sbin/crond" } },
+        };
+        pid_t p = pid;
+
+        for (unsigned depth = 0; depth < 64 && p > 1; depth++) {
+                _cleanup_free_ char *status = NULL;
+                char exe[PATH_MAX];
+                uint64_t uid, ppid;
+                int r = proc_read(p, "status", PROC_TEXT_MAX, &status);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 || proc_field_u64(status, "PPid", &ppid) < 0)
+                        return 0;
+                /* root's, and its executable as the kernel names it: nothing a user can fake */
+                if (proc_field_u64(status, "Uid", &uid) == 0 && uid == 0 && proc_exe(p, exe) >= 0)
+                        for (size_t i = 0; i < ELEMENTSOF(openers); i++)
+                                for (size_t k = 0; k < ELEMENTSOF(openers[i].exe) && openers[i].exe[k]; k++)
+                                        if (streq(exe, openers[i].exe[k])) {
+                                                snprintf(buf, size, "%s", openers[i].service);
+                                                *ret_opener = p;
+                                                return 1;
+                                        }
+                p = (pid_t)ppid;
+        }
+        return 0;
+}
+
 int session_service_find(const char *service, pid_t *ret_pid) {
         return proc_daemon_find(proc_daemon_of(service), proc_systemd_manages(), ret_pid);
 }

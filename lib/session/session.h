@@ -166,6 +166,14 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret);
 /* The running daemon of a PAM service (sshd, cron), the listener proc_daemon_find() names
  * (root, its executable, its unit when systemd manages the host), -ESRCH when none runs. */
 int session_service_find(const char *service, pid_t *ret_pid);
+/*
+ * The PAM service whose session pid runs in, from its ancestors: the first one owned by root
+ * that runs sshd (or OpenSSH's sshd-session) or cron, the per-connection process or the daemon
+ * that opened the session.  1 with the service in buf and that ancestor in *ret_opener; 0 when
+ * none is (a systemd unit, su or sudo, whose session a caller's limits start, a process whose
+ * ancestors are gone); -ENOMEM.  Bounded: at most 64 ancestors.
+ */
+int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_opener);
 /* Is service one whose session the caller's own process opens (su, su-l, sudo, sudo-i,
  * runuser, runuser-l): setuid or root programs that keep their caller's limits? */
 bool session_service_of_caller(const char *service);

@@ -14,6 +14,9 @@
 #     sshd that opens none (exit 1, saying it is not what an ssh login gets);
 #   - doctor reads the same answer: UsePAM no from the running sshd's command line (it used to
 #     read /etc/ssh/sshd_config only, which says yes here);
+#   - doctor --pid of a process of an ssh login compares it with what a new ssh login gets:
+#     with UsePAM no a restart does not help (it used to say "restart it from a new session"),
+#     with UsePAM yes it does;
 #   - with sshd restarted without the option, explain predicts the stack's 2 MiB again and a
 #     real login gets it.
 # Root only; runs under CI=true.
@@ -124,6 +127,27 @@ check "doctor: UsePAM no, from the running sshd's command line" \
 	test "$(json "$tmp/doctor.json" '[f["severity"] + " " + f["where"] for f in d["findings"] if f["message"].startswith("sshd: UsePAM")][0]')" = \
 	"error the command line of sshd (pid $pid)"
 
+# --- doctor --pid of a process of an ssh login: judged against what a new ssh login gets (the
+# session engine), not the configuration alone.  The policy changes after it started: a new
+# login gets no more (no PAM session), so doctor says a restart does not help, with the fix.
+# It used to say "restart it from a new session".
+sandbox_ssh nopam-member 'exec sleep 300' </dev/null >/dev/null 2>&1 &
+client=$!
+for _ in $(seq 100); do
+	sleeper=$(pgrep -u nopam-member -x sleep) && break
+	sleep 0.05
+done
+sleep 2.1   # a change doctor can tell from the start (it allows a second)
+touch /etc/security/rdmalimit.conf
+"$RDMALIMITS" doctor --pid "$sleeper" >"$tmp/d-pid" 2>&1
+check "doctor --pid <sleep of the ssh login>: a new sshd session gets the same, a restart does not help" \
+	grep -qF "WARN sleep (pid $sleeper): memlock soft 64 KiB, hard $(("$hard" / 1048576)) MiB: a new sshd session of nopam-member gets the same (a restart does not help), below its target soft 2 MiB, hard 2 MiB (the policy's rule group rdma_users (line 2)): sshd opens no PAM session (UsePAM no, the command line of sshd (pid $pid))" "$tmp/d-pid"
+check "... with the fix for that cause" bash -c 'grep -A1 -F "WARN sleep (pid $1): memlock" "$2" | grep -qF "fix: start sshd without its -o UsePAM option"' _ "$sleeper" "$tmp/d-pid"
+check "... its start before the policy changed: a restart does not change it" \
+	grep -q "INFO sleep (pid $sleeper): started .*rdmalimit.conf changed .*; a new sshd session of nopam-member gets the same memlock, so a restart does not change it" "$tmp/d-pid"
+check "... and it says 'restart it' nowhere" bash -c '! grep -qF "restart it" "$1"' _ "$tmp/d-pid"
+[ -s "$tmp/d-pid" ] && grep -q "WARN sleep" "$tmp/d-pid" || sed 's/^/#   /' "$tmp/d-pid"
+
 # --- without the option: the stack runs again
 sandbox_sshd_stop
 SANDBOX_SSHD_ARGS=
@@ -133,5 +157,19 @@ got=$(login nopam-member)
 check "sshd with UsePAM yes: the real login gets the policy's 2 MiB ($got)" test "$got" = "$M2 $hard"
 check "... and explain predicts it, the PAM session running" \
 	test "$(json "$tmp/m2.json" 'd["pam_session"]["state"], d["policy"]["session"]["soft"]')" = "runs $M2"
+# the earlier login's privileged sshd outlived its listener and is init's child now, as after
+# `systemctl restart ssh` (KillMode=process): its title says it is a connection's, and explain
+# takes the new listener, not it
+check "explain models the new listener (pid $SANDBOX_SSHD_PID), not the old connection's sshd" \
+	test "$(json "$tmp/m2.json" 'd["service"]["process"]')" = "sshd (pid $SANDBOX_SSHD_PID)"
+# the sleep of the earlier login (its connection still open) has sshd's 64 KiB: now a new login
+# gets 2 MiB, and doctor says to restart it
+"$RDMALIMITS" doctor --pid "$sleeper" >"$tmp/d-pid2" 2>&1
+check "doctor --pid: below the 2 MiB a new sshd session gets: restart it from a new login" \
+	grep -qF "WARN sleep (pid $sleeper): memlock soft 64 KiB, hard $(("$hard" / 1048576)) MiB is below what a new sshd session of nopam-member gets (soft 2 MiB, hard $(("$hard" / 1048576)) MiB: explain nopam-member --service sshd)" "$tmp/d-pid2"
+grep -q "WARN sleep" "$tmp/d-pid2" || sed 's/^/#   /' "$tmp/d-pid2"
+kill "$client" 2>/dev/null
+pkill -u nopam-member 2>/dev/null
+wait "$client" 2>/dev/null
 sandbox_sshd_stop
 exit 0
