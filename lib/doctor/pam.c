@@ -25,6 +25,7 @@ static const struct {
         { "sshd", DOCTOR_SSH },      { "login", DOCTOR_CONSOLE },    { "su", DOCTOR_SU },
         { "su-l", DOCTOR_SU },       { "sudo", DOCTOR_SU },          { "sudo-i", DOCTOR_SU },
         { "runuser", DOCTOR_SU },    { "runuser-l", DOCTOR_SU },     { "cron", DOCTOR_CRON },
+        { "crond", DOCTOR_CRON },    /* RHEL, Fedora (cronie) */
         { "systemd-user", DOCTOR_SYSTEMD },
 };
 

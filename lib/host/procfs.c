@@ -119,10 +119,12 @@ int proc_comm(pid_t pid, char **ret) {
         return 0;
 }
 
-const struct proc_daemon proc_daemons[3] = {
+const struct proc_daemon proc_daemons[4] = {
         { "sshd", "sshd", "ssh.service", { "/usr/sbin/sshd", "/sbin/sshd" },
           { "ssh.service", "sshd.service", "ssh@*.service", "sshd@*.service" } },
         { "cron", "cron", "cron.service", { "/usr/sbin/cron", "/sbin/cron" }, { "cron.service", "crond.service" } },
+        /* RHEL, Rocky, Alma, Fedora (cronie): its PAM service is crond */
+        { "crond", "crond", "crond.service", { "/usr/sbin/crond", "/sbin/crond" }, { "crond.service" } },
         { "slurmd", NULL, "slurmd.service", { "/usr/sbin/slurmd" }, { "slurmd.service" } },
 };
 

@@ -41,7 +41,7 @@ struct proc_daemon {
                                                        * (Debian's /usr/sbin/slurmd, an alternative) */
         const char *units[PROC_DAEMON_UNITS_MAX];     /* fnmatch() patterns, NULL-terminated */
 };
-extern const struct proc_daemon proc_daemons[3];
+extern const struct proc_daemon proc_daemons[4];
 /* The daemon of a PAM service, NULL when none is known. */
 const struct proc_daemon *proc_daemon_of(const char *service);
 /* systemd is PID 1 and /run/systemd/system exists. */

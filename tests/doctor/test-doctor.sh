@@ -153,6 +153,12 @@ else
 	check "--quiet prints only FAIL lines" test -z "$(grep -v '^configuration files$\|^  FAIL\|^       fix:' "$OUT")"
 fi
 
+# --- RHEL's cron (cronie): its PAM service is crond, examined with cron's
+mkroot
+printf 'session required pam_limits.so\n' > "$R/etc/pam.d/crond"
+run
+check "crond (RHEL): its stack is examined" line "OK   crond: pam_limits runs in the session stack as 'required' (etc/pam.d/crond:1)"
+
 # --- a PAM stack without pam_limits (nor pam_rdmalimit)
 mkroot
 sed -i '/pam_limits\|pam_rdmalimit/d' "$R/etc/pam.d/common-session-noninteractive"

@@ -256,11 +256,13 @@ static void test_daemon(void **state) {
                 assert_string_equal(exe, self);
         }
         assert_int_equal(unlink(link), 0);
-        /* the table: sshd and cron by PAM service, slurmd by its name, nothing else */
+        /* the table: sshd, cron and crond by PAM service, slurmd by its name, nothing else */
         assert_string_equal(proc_daemon_of("slurmd")->exe[0], "/usr/sbin/slurmd");
         assert_null(proc_daemon_of("slurmd")->comm);
         assert_string_equal(proc_daemon_of("sshd")->exe[0], "/usr/sbin/sshd");
         assert_string_equal(proc_daemon_of("cron")->comm, "cron");
+        assert_string_equal(proc_daemon_of("crond")->exe[0], "/usr/sbin/crond");   /* RHEL's cronie */
+        assert_string_equal(proc_daemon_of("crond")->unit, "crond.service");
         assert_null(proc_daemon_of("su"));
         assert_null(proc_daemon_of(NULL));
         free(comm);
