@@ -43,6 +43,10 @@ static int sshd_report(struct doc *d, const char *cfg, const struct sshd_conf *s
         if (s->match_where)
                 ADD(d, DOCTOR_SSH, DIAG_WARNING, s->match_where, "move UsePAM out of the Match block",
                     "sshd: UsePAM inside a Match block is not allowed: sshd refuses the configuration");
+        if (s->deep_where)
+                ADD(d, DOCTOR_SSH, DIAG_ERROR, s->deep_where, "include the files from a shallower level",
+                    "sshd: this Include goes more than 16 levels deep: sshd refuses the configuration ('Too many "
+                    "recursive configuration includes') and does not start");
         if (s->bad_where)
                 ADD(d, DOCTOR_SSH, DIAG_ERROR, s->bad_where, "write 'UsePAM yes'",
                     "sshd: UsePAM takes yes or no: sshd refuses the configuration and does not start");

@@ -39,6 +39,7 @@ void sshd_conf_clear(struct sshd_conf *c) {
         free(c->bad_where);
         free(c->ignored_where);
         free(c->match_where);
+        free(c->deep_where);
         visit_done(&c->walk);
         *c = (struct sshd_conf){};
 }
@@ -169,7 +170,7 @@ static int conf_file(const char *root, const char *abs, const char *from, struct
         unsigned lineno = 0;
 
         if (s->depth > SSHD_INCLUDE_DEPTH_MAX)
-                return 0;
+                return set_once(&s->deep_where, from);
         int r = fs_open_config_in_root(root, abs, false, false, &fd, &st);
         if (r >= 0)
                 r = visit_enter(&s->walk, &st, shown(root, abs), from, 0);
@@ -225,8 +226,8 @@ enum sshd_pam sshd_conf_pam(const struct sshd_conf *c, const char **ret_where) {
 
         if (c->walk.error == VISIT_ERR_CYCLE)
                 p = SSHD_PAM_REFUSED, where = c->walk.where;
-        else if (c->match_where || c->bad_where)
-                p = SSHD_PAM_REFUSED, where = c->match_where ? c->match_where : c->bad_where;
+        else if (c->match_where || c->bad_where || c->deep_where)
+                p = SSHD_PAM_REFUSED, where = c->match_where ? c->match_where : c->bad_where ? c->bad_where : c->deep_where;
         else if (c->set)
                 /* past the walk's bound, the first value read counts */
                 p = c->value ? SSHD_PAM_YES : SSHD_PAM_NO, where = c->where;

@@ -15,8 +15,8 @@
  *     nothing) is an error and sshd refuses to start.
  *   - UsePAM is a global option: inside a Match block sshd refuses the configuration.
  *   - "Include FILE..." reads each FILE (wildcards, sorted; relative to /etc/ssh) in the
- *     Match block its line is in; more than 16 levels deep is refused ("Too many recursive
- *     configuration includes"), so an include cycle keeps sshd from starting.
+ *     Match block its line is in; a file more than 16 levels deep is refused ("Too many
+ *     recursive configuration includes"), so an include cycle keeps sshd from starting.
  *   - Without UsePAM, OpenSSH's built-in default is no.  Debian's and Fedora's
  *     sshd_config set it to yes.
  */
@@ -39,6 +39,7 @@ struct sshd_conf {
         bool ignored_value;
         char *ignored_where;
         char *match_where;        /* the first UsePAM inside a Match block: sshd refuses */
+        char *deep_where;         /* the first Include past 16 levels: sshd refuses */
         unsigned depth;           /* of the file being read: 0 is sshd_config */
         bool in_match;            /* in a Match block */
         struct visit walk;        /* its error: an Include cycle or the bound, at walk.where */

@@ -447,7 +447,8 @@ int session_service_pam(const char *root, const char *service, pid_t pid, struct
                          "logs in by ssh", where,
                          c.walk.error == VISIT_ERR_CYCLE ? "an Include cycle"
                          : c.match_where                  ? "UsePAM inside a Match block"
-                                                          : "UsePAM takes yes or no");
+                         : c.bad_where                    ? "UsePAM takes yes or no"
+                                                          : "includes nested more than 16 deep");
                 break;
         case SSHD_PAM_UNKNOWN:
                 a.kind = SESSION_PAM_ASSUMED;

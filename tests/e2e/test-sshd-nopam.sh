@@ -18,7 +18,8 @@
 #     with UsePAM no a restart does not help (it used to say "restart it from a new session"),
 #     with UsePAM yes it does;
 #   - with sshd restarted without the option, explain predicts the stack's 2 MiB again and a
-#     real login gets it.
+#     real login gets it;
+#   - an sshd started with a relative -f: explain reads the default file and says so.
 # Root only; runs under CI=true.
 set -u
 
@@ -171,5 +172,20 @@ grep -q "WARN sleep" "$tmp/d-pid2" || sed 's/^/#   /' "$tmp/d-pid2"
 kill "$client" 2>/dev/null
 pkill -u nopam-member 2>/dev/null
 wait "$client" 2>/dev/null
+
+# --- an sshd started with a relative -f: sshd has left the directory it read it from, so its
+# file is not known: explain reads the default one and says what it assumed
+sandbox_sshd_stop
+(cd "$SANDBOX_DIR/sshd" && exec /usr/sbin/sshd -D -e -f sshd_config </dev/null >>"$SANDBOX_SSHD_LOG" 2>&1) &
+rel=$!
+for _ in $(seq 100); do
+	[ -n "$(ss -Hltn "src 127.0.0.1:$SANDBOX_PORT")" ] && break
+	sleep 0.05
+done
+"$RDMALIMITS" --json explain nopam-member >"$tmp/rel.json" 2>&1
+check "sshd -f <relative path>: explain assumes the default file, and says why" \
+	test "$(json "$tmp/rel.json" 'd["pam_session"]["state"], d["pam_session"]["why"].endswith("assumed: sshd (pid %d) reads /etc/ssh/sshd_config and has no -o UsePAM: its command line cannot be used (cut short, or a relative -f path)" % '"$rel"')')" = "assumed True"
+kill "$rel" 2>/dev/null
+wait "$rel" 2>/dev/null
 sandbox_sshd_stop
 exit 0

@@ -488,6 +488,67 @@ static void test_model_build(void **state) {
         assert_int_equal(unit_teardown(NULL), 0);
 }
 
+/* session_service_pam(): sshd's UsePAM in a tree, each answer with its where and why; every
+ * other service runs its stack */
+static void test_service_pam(void **state) {
+        static char root[] = "/tmp/test-session-usepam-XXXXXX";
+        static const struct {
+                const char *tree, *text;
+                enum session_pam kind;
+                const char *where, *why;
+        } cases[] = {
+                { "yes", "UsePAM yes\n", SESSION_PAM_RUNS, "etc/ssh/sshd_config:1", "" },
+                { "no", "Port 22\nusepam no\n", SESSION_PAM_NONE, "etc/ssh/sshd_config:2",
+                  "sshd opens no PAM session (UsePAM no, etc/ssh/sshd_config:2): neither pam_limits nor pam_rdmalimit "
+                  "runs for ssh logins, which keep sshd's own limits" },
+                { "unset", "Port 22\n", SESSION_PAM_NONE, "etc/ssh/sshd_config",
+                  "sshd opens no PAM session (etc/ssh/sshd_config does not set UsePAM, and OpenSSH's built-in default "
+                  "is no): neither pam_limits nor pam_rdmalimit runs for ssh logins, which keep sshd's own limits" },
+                { "match", "UsePAM yes\nMatch User bob\n  UsePAM no\n", SESSION_PAM_NO_DAEMON, "etc/ssh/sshd_config:3",
+                  "sshd refuses its configuration (etc/ssh/sshd_config:3: UsePAM inside a Match block): it does not "
+                  "start, and nobody logs in by ssh" },
+                { "bad", "UsePAM 1\n", SESSION_PAM_NO_DAEMON, "etc/ssh/sshd_config:1",
+                  "sshd refuses its configuration (etc/ssh/sshd_config:1: UsePAM takes yes or no): it does not start, "
+                  "and nobody logs in by ssh" },
+                { "cycle", "Include /etc/ssh/sshd_config\nUsePAM yes\n", SESSION_PAM_NO_DAEMON, "etc/ssh/sshd_config:1",
+                  "sshd refuses its configuration (etc/ssh/sshd_config:1: an Include cycle): it does not start, and "
+                  "nobody logs in by ssh" },
+                { "none", NULL, SESSION_PAM_ASSUMED, "",
+                  "assumed: sshd runs its PAM session stack (UsePAM yes); there is no etc/ssh/sshd_config" },
+        };
+        char p[PATH_MAX], r[PATH_MAX];
+        struct session_pam_answer a;
+        (void)state;
+
+        assert_true(mkdtemp(root) != NULL);
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                snprintf(p, sizeof p, "%s/etc/ssh/sshd_config", cases[i].tree);
+                if (cases[i].text)
+                        unit_put(root, p, cases[i].text);
+                unit_path(r, root, cases[i].tree);
+                a = (struct session_pam_answer){ .kind = 99 };
+                assert_int_equal(session_service_pam(r, "sshd", 0, &a), 0);
+                if (a.kind != cases[i].kind || !streq(a.where, cases[i].where) || !streq(a.why, cases[i].why))
+                        fail_msg("%s: kind %d, where '%s', why '%s'", cases[i].tree, a.kind, a.where, a.why);
+                /* another service runs its stack whatever sshd says */
+                a = (struct session_pam_answer){ .kind = 99 };
+                assert_int_equal(session_service_pam(r, "su", 0, &a), 0);
+                assert_int_equal(a.kind, SESSION_PAM_RUNS);
+        }
+        char fix[1024];
+        session_pam_fix("etc/ssh/sshd_config:2", fix, sizeof fix);
+        assert_string_equal(fix, "set 'UsePAM yes' at etc/ssh/sshd_config:2 (sshd takes the first value it reads), then "
+                                 "restart sshd");
+        session_pam_fix("etc/ssh/sshd_config", fix, sizeof fix);
+        assert_string_equal(fix, "set 'UsePAM yes' in etc/ssh/sshd_config (sshd takes the first value it reads), then "
+                                 "restart sshd");
+        session_pam_fix("the command line of sshd (pid 7)", fix, sizeof fix);
+        assert_string_equal(fix, "start sshd without its -o UsePAM option (the command line of sshd (pid 7): its unit's "
+                                 "ExecStart=, or SSHD_OPTS in /etc/default/ssh), then restart sshd");
+        unit_dir = root;
+        assert_int_equal(unit_teardown(NULL), 0);
+}
+
 /* Each pam_limits line reads its own file (conf=): the last that runs sets memlock from its
  * file, and its file's refusal decides its control (the walk), not another line's. */
 static void test_model_line_trees(void **state) {
@@ -1307,7 +1368,7 @@ static void test_walk_order(void **state) {
 /* the daemons the model knows (sshd, cron) are looked for among the processes: /proc failing
  * to open is that error; any other service is -ESRCH without a look */
 static void test_service_find_known(void **state) {
-        static const char *const known[] = { "sshd", "cron" };
+        static const char *const known[] = { "sshd", "cron", "crond" };
         (void)state;
 
         for (size_t i = 0; i < ELEMENTSOF(known); i++) {
@@ -1322,7 +1383,7 @@ static void test_service_find_known(void **state) {
         }
         pid_t pid = 4242;
         fault_arm("opendir", "proc", 1, EMFILE);
-        int r = session_service_find("crond", &pid);
+        int r = session_service_find("sudo", &pid);
         bool hit = fault_injected() > 0;
         fault_disarm();
         assert_int_equal(r, -ESRCH);
@@ -1794,7 +1855,7 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_walks_every_user),
           cmocka_unit_test(test_control_jumps), cmocka_unit_test(test_walk_first_unloadable),
           cmocka_unit_test(test_target_causes), cmocka_unit_test(test_service_caller_assume),
-          cmocka_unit_test(test_service_from_pid), cmocka_unit_test(test_order_names),
+          cmocka_unit_test(test_service_from_pid), cmocka_unit_test(test_order_names), cmocka_unit_test(test_service_pam),
           cmocka_unit_test(test_walk_order), cmocka_unit_test(test_service_find_known),
           cmocka_unit_test(test_service_from_pid_no_memlock), cmocka_unit_test(test_service_assume_host),
           cmocka_unit_test(test_model_copies), cmocka_unit_test(test_model_refused_after_limits),

@@ -4,8 +4,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "sshdconf.h"
@@ -26,8 +29,27 @@ static const struct unit_file files[] = {
         { "inc/etc/ssh/sshd_config", "Include m.conf\nUsePAM no\n" },
         { "inc/etc/ssh/m.conf", "Match all\n" },
         { "none/etc/ssh/.keep", "" },
+        /* every file of one Include line, in order */
+        { "multi/etc/ssh/sshd_config", "Include /etc/ssh/a.conf b.conf\n" },
+        { "multi/etc/ssh/a.conf", "# nothing\n" },
+        { "multi/etc/ssh/b.conf", "UsePAM no\n" },
+        /* an Include whose directory does not exist reads nothing, and the rest goes on */
+        { "gone/etc/ssh/sshd_config", "Include /etc/ssh/nodir/*.conf\nUsePAM no\n" },
         { NULL, NULL },
 };
+
+/* tree/etc/ssh/sshd_config including d1.conf, d1 d2.conf, ... down to dN.conf, whose text is last */
+static void chain(const char *tree, unsigned n, const char *last) {
+        char rel[128], text[64];
+        for (unsigned k = 0; k <= n; k++) {
+                if (k == 0)
+                        snprintf(rel, sizeof rel, "%s/etc/ssh/sshd_config", tree);
+                else
+                        snprintf(rel, sizeof rel, "%s/etc/ssh/d%u.conf", tree, k);
+                snprintf(text, sizeof text, "Include d%u.conf\n", k + 1);
+                unit_put(root, rel, k == n ? last : text);
+        }
+}
 
 static int setup(void **state) {
         (void)state;
@@ -86,6 +108,112 @@ static void test_read(void **state) {
         assert_int_equal(c.error, -ENOENT);
         assert_null(where);
         sshd_conf_clear(&c);
+
+        assert_int_equal(read_tree("multi", NULL, &where, &c), SSHD_PAM_NO);
+        assert_string_equal(where, "etc/ssh/b.conf:1");
+        sshd_conf_clear(&c);
+
+        assert_int_equal(read_tree("gone", NULL, &where, &c), SSHD_PAM_NO);
+        assert_string_equal(where, "etc/ssh/sshd_config:2");
+        assert_int_equal(c.error, 0);
+        sshd_conf_clear(&c);
+}
+
+/* OpenSSH reads a file 16 includes deep and refuses one 17 deep (SERVCONF_MAX_DEPTH) */
+static void test_depth(void **state) {
+        struct sshd_conf c;
+        const char *where;
+        (void)state;
+
+        chain("deep16", 16, "UsePAM no\n");
+        assert_int_equal(read_tree("deep16", NULL, &where, &c), SSHD_PAM_NO);
+        assert_string_equal(where, "etc/ssh/d16.conf:1");
+        assert_null(c.deep_where);
+        sshd_conf_clear(&c);
+
+        chain("deep17", 17, "UsePAM no\n");
+        assert_int_equal(read_tree("deep17", NULL, &where, &c), SSHD_PAM_REFUSED);
+        assert_string_equal(where, "etc/ssh/d16.conf:1");
+        assert_false(c.set);
+        sshd_conf_clear(&c);
+}
+
+/* a file sshd_config larger than the reader takes: not known */
+static void test_too_large(void **state) {
+        struct sshd_conf c;
+        const char *where = "x";
+        char p[PATH_MAX];
+        (void)state;
+
+        unit_mkdir_p(root, "big/etc/ssh");
+        FILE *f = fopen(unit_path(p, root, "big/etc/ssh/sshd_config"), "we");
+        assert_non_null(f);
+        for (unsigned k = 0; k < 4u * 1024 * 1024 / 64 + 1; k++)
+                fputs("# .............................................................\n", f);
+        fputs("UsePAM no\n", f);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(read_tree("big", NULL, &where, &c), SSHD_PAM_UNKNOWN);
+        assert_int_equal(c.error, -EFBIG);
+        assert_null(where);
+        sshd_conf_clear(&c);
+}
+
+/* /proc/PID/cmdline of a running process, as argv: its -f and -o (a shell that waits stands
+ * for sshd: the parser skips its -c and the command after it, an option with a value) */
+static pid_t spawn(char *const argv[]) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                execv("/bin/sh", argv);
+                _exit(127);
+        }
+        /* until the exec shows in its cmdline */
+        for (int i = 0; i < 200; i++) {
+                char path[64], buf[8] = "";
+                snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+                FILE *f = fopen(path, "re");
+                if (f) {
+                        size_t n = fread(buf, 1, sizeof buf - 1, f);
+                        fclose(f);
+                        if (n >= 3 && memcmp(buf, "sh", 3) == 0)
+                                return pid;
+                }
+                usleep(10000);
+        }
+        fail_msg("the child did not start");
+        return -1;
+}
+
+static void reap(pid_t pid) {
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+}
+
+static void test_cmdline(void **state) {
+        struct strv opts = {};
+        char *path = NULL;
+        (void)state;
+
+        char *a1[] = { "sh", "-c", "sleep 30; :", "-D", "-f", "/x/cfg", "-o", "UsePAM=no", NULL };
+        pid_t pid = spawn(a1);
+        assert_int_equal(sshd_cmdline(pid, &path, &opts), 0);
+        reap(pid);
+        assert_string_equal(path, "/x/cfg");
+        assert_int_equal(opts.n, 1);
+        assert_string_equal(opts.v[0], "UsePAM=no");
+        free(path);
+        path = NULL;
+        strv_clear(&opts);
+
+        /* a relative -f was read from a directory sshd has left: not known */
+        char *a2[] = { "sh", "-c", "sleep 30; :", "-D", "-f", "rel.conf", NULL };
+        pid = spawn(a2);
+        assert_int_equal(sshd_cmdline(pid, &path, &opts), -EBADMSG);
+        reap(pid);
+        assert_null(path);
+        strv_clear(&opts);
+
+        assert_int_equal(sshd_cmdline(999999999, &path, &opts), -ENOENT);
 }
 
 static void test_args(void **state) {
@@ -133,6 +261,12 @@ static void test_title(void **state) {
         assert_string_equal(args.v[4], "/e/c");
         assert_string_equal(args.v[6], "Port=2");
         strv_clear(&args);
+        /* the value right after the first option: a word of its own */
+        assert_int_equal(sshd_title_args("sshd: /usr/sbin/sshd -o UsePAM=no [listener] 0 of 10-100 startups", &args), 0);
+        assert_int_equal(args.n, 2);
+        assert_string_equal(args.v[0], "-o");
+        assert_string_equal(args.v[1], "UsePAM=no");
+        strv_clear(&args);
         assert_int_equal(sshd_title_args("sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups", &args), 0);
         assert_int_equal(args.n, 1);
         strv_clear(&args);
@@ -142,4 +276,5 @@ static void test_title(void **state) {
         strv_clear(&args);
 }
 
-UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_read), cmocka_unit_test(test_args), cmocka_unit_test(test_title))
+UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_read), cmocka_unit_test(test_depth), cmocka_unit_test(test_too_large),
+          cmocka_unit_test(test_args), cmocka_unit_test(test_title), cmocka_unit_test(test_cmdline))
