@@ -22,6 +22,7 @@
 #include "limitsconf.h"
 #include "procfs.h"
 #include "macro.h"
+#include "pamstack.h"
 #include "rpmdb.h"
 #include "size.h"
 #include "strmap.h"
@@ -474,26 +475,23 @@ enum lc_flavour lc_flavour_default(const char *root) {
 
 int lc_args_parse(const char *module_args, struct lc_args *ret) {
         struct lc_args a = {};
-        const char *p = module_args ? module_args : "";
+        size_t n;
+        _cleanup_free_ char *words = pam_args_words(module_args, &n);
 
-        while (*p) {
-                while (*p && c_isspace(*p))
-                        p++;
-                size_t n = strcspn(p, " \t\n\v\f\r");
-                if (!n)
-                        break;
+        if (!words)
+                return -ENOMEM;
+        const char *w = words;
+        for (size_t k = 0; k < n; k++, w = pam_args_next(w)) {
                 /* utmp_early, noaudit, debug and the arguments pam_limits does not know (it
                  * logs and ignores them) have no effect on the limits */
-                if (n == 7 && strncmp(p, "set_all", n) == 0)
+                if (streq(w, "set_all"))
                         a.set_all = true;
-                else if (n > 5 && strncmp(p, "conf=", 5) == 0) {
-                        if (n - 5 >= sizeof a.conf)
+                else if (strncmp(w, "conf=", 5) == 0 && w[5]) {
+                        if (strlen(w + 5) >= sizeof a.conf)
                                 return -EINVAL;
-                        memcpy(a.conf, p + 5, n - 5);
-                        a.conf[n - 5] = '\0';
+                        snprintf(a.conf, sizeof a.conf, "%s", w + 5);
                         a.conf_set = true;
                 }
-                p += n;
         }
         *ret = a;
         return 0;

@@ -82,7 +82,8 @@ struct lc_args {
         enum { LC_VENDOR_BUILD, LC_VENDOR_NONE, LC_VENDOR_DIR } vendor;
         char vendordir[1024]; /* LC_VENDOR_DIR: DIR (its limits.conf and limits.d/) */
 };
-/* Parse "set_all conf=/x debug" (NULL or "": none).  0, or -EINVAL for a conf= too long. */
+/* Parse "set_all conf=/x debug" (NULL or "": none), split as libpam splits them
+ * (pam_args_words()).  0, -EINVAL for a conf= too long, -ENOMEM. */
 int lc_args_parse(const char *module_args, struct lc_args *ret);
 
 /* pam_limits' ranks, strongest first */

@@ -345,6 +345,41 @@ long pam_stack_find(const struct pam_stack *s, const char *name) {
         return -1;
 }
 
+char *pam_args_words(const char *args, size_t *ret_n) {
+        static const char blanks[] = " \t\n";
+        const char *p = args ? args : "";
+        /* every word is at most as long as its text, plus its NUL, plus the last empty one */
+        char *out = malloc(strlen(p) + 2), *o = out;
+        size_t n = 0;
+
+        if (!out)
+                return NULL;
+        for (;;) {
+                p += strspn(p, blanks);
+                if (!*p)
+                        break;
+                if (*p == '[') {
+                        for (p++; *p && *p != ']'; p++) {
+                                if (*p == '\\' && p[1] == ']')
+                                        p++;
+                                *o++ = *p;
+                        }
+                        if (*p == ']')
+                                p++;
+                } else {
+                        size_t len = strcspn(p, blanks);
+                        memcpy(o, p, len);
+                        o += len;
+                        p += len;
+                }
+                *o++ = '\0';
+                n++;
+        }
+        *o = '\0';
+        *ret_n = n;
+        return out;
+}
+
 unsigned pam_line_split(char *line, char *words[static 3], char **ret_rest) {
         char *p = line, *c;
         unsigned n = 0;

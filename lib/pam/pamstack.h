@@ -3,6 +3,7 @@
 /* The session phase of a PAM service's stack (or another phase: pam_stack_load_phase()),
  * includes followed (/etc/pam.d): the one reader of pam.d. */
 #include <stdbool.h>
+#include <string.h>
 #include <stddef.h>
 
 struct pam_entry {
@@ -94,3 +95,17 @@ long pam_stack_find(const struct pam_stack *s, const char *name);
  * word; words[] NULL past the last), *ret_rest the rest ("" when none).  Returns how many
  * words it found.  A bracket that is not closed stays in words[1] as read, without ']'. */
 unsigned pam_line_split(char *line, char *words[static 3], char **ret_rest);
+/*
+ * The arguments of a stack line (its rest) as libpam hands them to the module (Linux-PAM's
+ * _pam_tokenize()): words between blanks (space, tab, newline); a word that starts with '['
+ * runs to the first ']' not after a backslash and loses its brackets, "\]" inside becoming "]"
+ * (an argument with blanks: "[conf=/etc/my file.conf]"); an unclosed one runs to the end.  The
+ * one reader of module arguments (pam_limits' conf=, pam_rdmalimit's conf= and cache=).
+ * Returns the words one after another, each NUL-terminated ("a\0b\0"), malloc()ed, and their
+ * number in *ret_n (a word may be empty: "[]"); NULL: ENOMEM.
+ */
+char *pam_args_words(const char *args, size_t *ret_n);
+/* The word after w in such a buffer. */
+static inline const char *pam_args_next(const char *w) {
+        return w + strlen(w) + 1;
+}

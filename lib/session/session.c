@@ -638,12 +638,14 @@ static int mods_add(const struct session_input *in, struct mods *ms, const struc
 }
 
 int session_module_args(const char *args, struct login_args *a, char **ret_buf) {
-        char *buf = strdup(args ? args : ""), *save = NULL;
+        size_t n;
+        char *buf = pam_args_words(args, &n);
 
         login_args_init(a);
         if (!buf)
                 return -ENOMEM;
-        for (char *w = strtok_r(buf, " \t", &save); w; w = strtok_r(NULL, " \t", &save))
+        const char *w = buf;
+        for (size_t k = 0; k < n; k++, w = pam_args_next(w))
                 (void)login_arg(a, w);
         *ret_buf = buf;
         return 0;

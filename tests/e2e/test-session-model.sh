@@ -6,7 +6,9 @@
 #   - a hard entry above the service's hard limit without CAP_SYS_RESOURCE: Debian's
 #     pam_limits keeps the old limit silently; explain's end values say so;
 #   - a stack that runs pam_limits, pam_rdmalimit, pam_limits: the last pam_limits decides
-#     (explain: before-pam_limits), and a real ssh login gets pam_limits' value.
+#     (explain: before-pam_limits), and a real ssh login gets pam_limits' value;
+#   - a pam_limits argument in libpam's brackets, "[conf=/etc/security/my limits.conf]": one
+#     argument, as libpam hands it over; a real PAM session agrees with explain.
 # In the e2e sandbox (tests/e2e/sandbox.sh); root only, runs under CI=true.
 set -u
 
@@ -158,4 +160,23 @@ check "verify alice with the three-line stack: as predicted, below the policy's 
 	test $rc = 1 -a "$(grep -c -e '^BELOW TARGET: .*pam_limits runs after pam_rdmalimit' -e '^fix: rdmalimits enable --service sshd$' "$tmp/v-three")" = 2
 [ $rc = 1 ] || sed 's/^/#   /' "$tmp/v-three"
 cp "$tmp/sshd.pam" /etc/pam.d/sshd
+
+# --- an argument with a blank, in libpam's brackets: pam_limits reads "my limits.conf" (not
+# "/etc/security/my", which does not exist and would fail the session).  A real PAM session
+# (verify) gets its 3 MiB, as explain predicts.
+printf 'alice soft memlock 3072\nalice hard memlock 3072\n' >"/etc/security/my limits.conf"
+printf 'session required pam_limits.so [conf=/etc/security/my limits.conf]\nsession required pam_permit.so\n' \
+	>/etc/pam.d/brackets
+"$RDMALIMITS" --json explain alice --service brackets >"$tmp/x-brk.json" 2>&1
+check "explain: [conf=/etc/security/my limits.conf] is one argument: 3 MiB from that file" \
+	test "$(json "$tmp/x-brk.json" 'd["session"], d["memlock"]["hard"], d["memlock"]["hard_source"]')" = \
+	"limits $((3 * 1024 * 1024)) /etc/security/my limits.conf:2"
+"$RDMALIMITS" verify alice --service brackets >"$tmp/v-brk" 2>&1
+rc=$?
+# (below alice's policy target, as the stack runs no pam_rdmalimit: exit 1, not a model error)
+check "verify alice --service brackets: a real PAM session gets the 3 MiB explain predicts (exit $rc)" \
+	test "$rc" = 1 -a "$(grep -c -e '^PAM session  got: soft 3 MiB        hard 3 MiB$' \
+	-e '^BELOW TARGET: the session gets what explain predicts, but a rule of the policy matches, but the brackets stack does not run pam_rdmalimit' "$tmp/v-brk")" = 2
+[ $rc = 1 ] || sed 's/^/#   /' "$tmp/v-brk" "$tmp/x-brk.json"
+rm -f /etc/pam.d/brackets "/etc/security/my limits.conf"
 exit 0

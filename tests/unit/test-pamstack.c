@@ -314,6 +314,40 @@ static void test_diamond(void **state) {
         pam_stack_clear(&s);
 }
 
+/* a line's arguments as libpam splits them: blanks, "[...]" one word without its brackets,
+ * "\]" inside it a ']' */
+static void test_args_words(void **state) {
+        static const struct {
+                const char *args;
+                size_t n;
+                const char *words[4];
+        } cases[] = {
+                { "", 0, { NULL } },
+                { NULL, 0, { NULL } },
+                { " \t\n ", 0, { NULL } },
+                { "debug  conf=/x\tset_all", 3, { "debug", "conf=/x", "set_all" } },
+                { "[conf=/etc/my policy.conf] quiet", 2, { "conf=/etc/my policy.conf", "quiet" } },
+                { "[a\\]b]c d", 3, { "a]b", "c", "d" } },          /* "\]" is a ']'; the word ends at ']' */
+                { "x [] y", 3, { "x", "", "y" } },                  /* an empty word */
+                { "[conf=/unclosed file", 1, { "conf=/unclosed file" } },
+                { "a[b c]", 2, { "a[b", "c]" } },                  /* a '[' inside a word is a byte */
+        };
+        (void)state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                size_t n = 99;
+                char *w = pam_args_words(cases[i].args, &n);
+                assert_non_null(w);
+                if (n != cases[i].n)
+                        fail_msg("'%s': %zu words, not %zu", cases[i].args ? cases[i].args : "(null)", n, cases[i].n);
+                const char *p = w;
+                for (size_t k = 0; k < n; k++, p = pam_args_next(p))
+                        if (strcmp(p, cases[i].words[k]) != 0)
+                                fail_msg("'%s': word %zu is '%s', not '%s'", cases[i].args, k, p, cases[i].words[k]);
+                free(w);
+        }
+}
+
 static void test_line_split(void **state) {
         char line[] = "session [success=1 default=ignore] pam_x.so a b # c\n";
         char *w[3], *rest;
@@ -562,7 +596,7 @@ static void test_moddirs(void **state) {
         pam_moddirs_clear(&m);
 }
 
-UNIT_MAIN(setup, unit_teardown,
+UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_args_words),
           cmocka_unit_test(test_includes), cmocka_unit_test(test_missing),
           cmocka_unit_test(test_loop_and_depth), cmocka_unit_test(test_jumps),
           cmocka_unit_test(test_fan_out), cmocka_unit_test(test_diamond),
