@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,10 @@ static pid_t spawn(char *const argv[]) {
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
+                /* nothing of the test's output held open by the sleep, whatever the test does */
+                int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+                if (null < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0)
+                        _exit(126);
                 execv("/bin/sh", argv);
                 _exit(127);
         }
@@ -194,7 +199,7 @@ static void test_cmdline(void **state) {
         char *path = NULL;
         (void)state;
 
-        char *a1[] = { "sh", "-c", "sleep 30; :", "-D", "-f", "/x/cfg", "-o", "UsePAM=no", NULL };
+        char *a1[] = { "sh", "-c", "sleep 10; :", "-D", "-f", "/x/cfg", "-o", "UsePAM=no", NULL };
         pid_t pid = spawn(a1);
         assert_int_equal(sshd_cmdline(pid, &path, &opts), 0);
         reap(pid);
@@ -206,7 +211,7 @@ static void test_cmdline(void **state) {
         strv_clear(&opts);
 
         /* a relative -f was read from a directory sshd has left: not known */
-        char *a2[] = { "sh", "-c", "sleep 30; :", "-D", "-f", "rel.conf", NULL };
+        char *a2[] = { "sh", "-c", "sleep 10; :", "-D", "-f", "rel.conf", NULL };
         pid = spawn(a2);
         assert_int_equal(sshd_cmdline(pid, &path, &opts), -EBADMSG);
         reap(pid);
