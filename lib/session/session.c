@@ -1201,7 +1201,7 @@ void session_target(const struct session_model *m, const struct lc_tree *t, cons
                 session_pam_fix(m->pam.where, r.fix, sizeof r.fix);
         } else if (m->module_matched && m->order == SESSION_NO_MODULE) {
                 r.cause = SESSION_SHORT_NO_MODULE;
-                snprintf(r.why, sizeof r.why, "a rule of the policy matches, but the %s stack does not run pam_rdmalimit",
+                snprintf(r.why, sizeof r.why, "the %s stack does not run pam_rdmalimit, whose policy has a rule for the user",
                          service);
                 snprintf(r.fix, sizeof r.fix, "rdmalimits enable --service %s", service);
         } else if (m->module_matched && m->order == SESSION_LIMITS_LAST) {

@@ -176,7 +176,7 @@ rc=$?
 # (below alice's policy target, as the stack runs no pam_rdmalimit: exit 1, not a model error)
 check "verify alice --service brackets: a real PAM session gets the 3 MiB explain predicts (exit $rc)" \
 	test "$rc" = 1 -a "$(grep -c -e '^PAM session  got: soft 3 MiB        hard 3 MiB$' \
-	-e '^BELOW TARGET: the session gets what explain predicts, but a rule of the policy matches, but the brackets stack does not run pam_rdmalimit' "$tmp/v-brk")" = 2
+	-e '^BELOW TARGET: the session gets what explain predicts, but the brackets stack does not run pam_rdmalimit, whose policy has a rule for the user' "$tmp/v-brk")" = 2
 [ $rc = 1 ] || sed 's/^/#   /' "$tmp/v-brk" "$tmp/x-brk.json"
 rm -f /etc/pam.d/brackets "/etc/security/my limits.conf"
 exit 0
