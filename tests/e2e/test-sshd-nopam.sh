@@ -148,6 +148,35 @@ check "... its start before the policy changed: a restart does not change it" \
 	grep -q "INFO sleep (pid $sleeper): started .*rdmalimit.conf changed .*; a new sshd session of nopam-member gets the same memlock, so a restart does not change it" "$tmp/d-pid"
 check "... and it says 'restart it' nowhere" bash -c '! grep -qF "restart it" "$1"' _ "$tmp/d-pid"
 [ -s "$tmp/d-pid" ] && grep -q "WARN sleep" "$tmp/d-pid" || sed 's/^/#   /' "$tmp/d-pid"
+# the session is the privileged sshd's, root's: not the user's own sshd between them
+usersshd=$(awk '/^PPid:/ { print $2 }' "/proc/$sleeper/status")
+priv=$(awk '/^PPid:/ { print $2 }' "/proc/$usersshd/status")
+diag "sleep $sleeper < sshd $usersshd (uid $(awk '/^Uid:/ { print $2 }' "/proc/$usersshd/status")) < sshd $priv"
+
+# a process of no login (root's, started here): compared with the configuration, no session
+# of a service is claimed for it
+sleep 300 </dev/null >/dev/null 2>&1 &
+plain=$!
+"$RDMALIMITS" doctor --pid "$plain" >"$tmp/d-plain" 2>&1
+check "doctor --pid <a root process of no login>: no session of a service claimed" \
+	bash -c '! grep -q "new [a-z]* session" "$1" && grep -q "sleep (pid $2): " "$1"' _ "$tmp/d-plain" "$plain"
+kill "$plain"
+wait "$plain" 2>/dev/null
+
+# a user's process cannot steer explain with an sshd-like command line: only root's sshd's
+# -f and -o count: the answer comes from /etc/ssh/sshd_config (the host's), not its argv
+su -s /bin/sh nopam-other -c 'exec sh -c "sleep 300; :" -o UsePAM=no' </dev/null >/dev/null 2>&1 &
+fake=""
+for _ in $(seq 100); do
+	fake=$(pgrep -u nopam-other -f 'sleep 300; :') && break
+	sleep 0.05
+done
+"$RDMALIMITS" --json explain nopam-member --pid "$fake" >"$tmp/x-fake.json" 2>&1
+check "explain --pid <a user's process with -o UsePAM=no in its argv>: not taken for sshd's options" \
+	test "$(json "$tmp/x-fake.json" '(d["pam_session"]["where"] or "").startswith("/etc/ssh/sshd_config")')" = True
+[ "$(json "$tmp/x-fake.json" '(d["pam_session"]["where"] or "").startswith("/etc/ssh/")')" = True ] ||
+	sed 's/^/#   /' "$tmp/x-fake.json"
+pkill -u nopam-other 2>/dev/null
 
 # --- without the option: the stack runs again
 sandbox_sshd_stop
@@ -167,7 +196,7 @@ check "explain models the new listener (pid $SANDBOX_SSHD_PID), not the old conn
 # gets 2 MiB, and doctor says to restart it
 "$RDMALIMITS" doctor --pid "$sleeper" >"$tmp/d-pid2" 2>&1
 check "doctor --pid: below the 2 MiB a new sshd session gets: restart it from a new login" \
-	grep -qF "WARN sleep (pid $sleeper): memlock soft 64 KiB, hard $(("$hard" / 1048576)) MiB is below what a new sshd session of nopam-member gets (soft 2 MiB, hard $(("$hard" / 1048576)) MiB: explain nopam-member --service sshd)" "$tmp/d-pid2"
+	grep -qF "WARN sleep (pid $sleeper): memlock soft 64 KiB, hard $(("$hard" / 1048576)) MiB is below what a new sshd session of nopam-member gets (soft 2 MiB, hard $(("$hard" / 1048576)) MiB: explain nopam-member --service sshd); it runs in the sshd session of pid $priv" "$tmp/d-pid2"
 grep -q "WARN sleep" "$tmp/d-pid2" || sed 's/^/#   /' "$tmp/d-pid2"
 kill "$client" 2>/dev/null
 pkill -u nopam-member 2>/dev/null

@@ -36,6 +36,13 @@ static const struct unit_file files[] = {
         { "multi/etc/ssh/b.conf", "UsePAM no\n" },
         /* an Include whose directory does not exist reads nothing, and the rest goes on */
         { "gone/etc/ssh/sshd_config", "Include /etc/ssh/nodir/*.conf\nUsePAM no\n" },
+        /* blanks between keyword and value; two UsePAM in Match blocks: the first is named */
+        { "blanks/etc/ssh/sshd_config", "UsePAM \t no\n" },
+        { "match2/etc/ssh/sshd_config", "Match User a\n UsePAM no\nMatch User b\n UsePAM yes\n" },
+        /* a FIFO where an included file should be: skipped (never opened blocking), the rest
+         * read */
+        { "fifo/etc/ssh/sshd_config", "Include /etc/ssh/d/*.conf\nUsePAM no\n" },
+        { "fifo/etc/ssh/d", NULL },
         { NULL, NULL },
 };
 
@@ -118,6 +125,21 @@ static void test_read(void **state) {
         assert_string_equal(where, "etc/ssh/sshd_config:2");
         assert_int_equal(c.error, 0);
         sshd_conf_clear(&c);
+
+        assert_int_equal(read_tree("blanks", NULL, &where, &c), SSHD_PAM_NO);
+        assert_null(c.bad_where);
+        sshd_conf_clear(&c);
+
+        assert_int_equal(read_tree("match2", NULL, &where, &c), SSHD_PAM_REFUSED);
+        assert_string_equal(where, "etc/ssh/sshd_config:2");
+        sshd_conf_clear(&c);
+
+        char fifo[PATH_MAX];
+        assert_int_equal(mkfifo(unit_path(fifo, root, "fifo/etc/ssh/d/a.conf"), 0644), 0);
+        assert_int_equal(read_tree("fifo", NULL, &where, &c), SSHD_PAM_NO);
+        assert_string_equal(where, "etc/ssh/sshd_config:2");
+        assert_int_equal(c.error, 0);
+        sshd_conf_clear(&c);
 }
 
 /* OpenSSH reads a file 16 includes deep and refuses one 17 deep (SERVCONF_MAX_DEPTH) */
@@ -189,6 +211,39 @@ static pid_t spawn(char *const argv[]) {
         return -1;
 }
 
+/* A shell whose command line is its argv[0] alone (a listener's title): it reads commands
+ * from a pipe that stays open.  *ret_fd: the pipe's end to close. */
+static pid_t spawn_titled(const char *title, int *ret_fd) {
+        int fds[2];
+        assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+                if (null < 0 || dup2(fds[0], STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0 ||
+                    dup2(null, STDERR_FILENO) < 0)
+                        _exit(126);
+                execv("/bin/sh", (char *const[]){ (char *)title, NULL });
+                _exit(127);
+        }
+        close(fds[0]);
+        *ret_fd = fds[1];
+        for (int i = 0; i < 200; i++) {
+                char path[64], buf[16] = "";
+                snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+                FILE *f = fopen(path, "re");
+                if (f) {
+                        size_t n = fread(buf, 1, sizeof buf - 1, f);
+                        fclose(f);
+                        if (n >= 6 && memcmp(buf, "sshd: ", 6) == 0)
+                                return pid;
+                }
+                usleep(10000);
+        }
+        fail_msg("the child did not start");
+        return -1;
+}
+
 static void reap(pid_t pid) {
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
@@ -219,6 +274,25 @@ static void test_cmdline(void **state) {
         strv_clear(&opts);
 
         assert_int_equal(sshd_cmdline(999999999, &path, &opts), -ENOENT);
+
+        /* a listener's title: its options; cut short (no "[listener]"): not known */
+        int fd;
+        pid = spawn_titled("sshd: /usr/sbin/sshd -D -f /e/c -o UsePAM no [listener] 0 of 10-100 startups", &fd);
+        assert_int_equal(sshd_cmdline(pid, &path, &opts), 0);
+        close(fd);
+        reap(pid);
+        assert_string_equal(path, "/e/c");
+        assert_int_equal(opts.n, 1);
+        assert_string_equal(opts.v[0], "UsePAM no");
+        free(path);
+        path = NULL;
+        strv_clear(&opts);
+        pid = spawn_titled("sshd: /usr/sbin/sshd -D -o UsePAM no", &fd);
+        assert_int_equal(sshd_cmdline(pid, &path, &opts), -EBADMSG);
+        close(fd);
+        reap(pid);
+        assert_null(path);
+        assert_int_equal(opts.n, 0);
 }
 
 static void test_args(void **state) {
@@ -271,6 +345,12 @@ static void test_title(void **state) {
         assert_int_equal(args.n, 2);
         assert_string_equal(args.v[0], "-o");
         assert_string_equal(args.v[1], "UsePAM=no");
+        strv_clear(&args);
+        /* a word before any option is a word of its own */
+        assert_int_equal(sshd_title_args("sshd: /usr/sbin/sshd stray -D [listener] 0 of 10-100 startups", &args), 0);
+        assert_int_equal(args.n, 2);
+        assert_string_equal(args.v[0], "stray");
+        assert_string_equal(args.v[1], "-D");
         strv_clear(&args);
         assert_int_equal(sshd_title_args("sshd: /usr/sbin/sshd -D [listener] 0 of 10-100 startups", &args), 0);
         assert_int_equal(args.n, 1);
