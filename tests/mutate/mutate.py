@@ -103,7 +103,7 @@ COVER = [
     ("pam_rdmalimit/*.c", ["tests/login/test-login-attacks.sh", "tests/pam/test-module.sh"]),
     ("lib/session/session.c", ["tests/unit/test-session", "tests/unit/test-flavours", "tests/unit/test-limits",
                                "tests/unit/test-alloc", "tests/e2e/test-session-model.sh", "tests/e2e/test-sshd-nopam.sh"]),
-    ("lib/host/sshdconf.c", ["tests/unit/test-sshdconf", "tests/unit/test-session", "tests/doctor/test-doctor.sh",
+    ("lib/host/sshdconf.c", ["tests/unit/test-sshdconf", "tests/unit/test-session", "tests/unit/test-alloc", "tests/doctor/test-doctor.sh",
                              "tests/e2e/test-sshd-nopam.sh"]),
     ("lib/pam/pamstack.c", ["tests/unit/test-pamstack", "tests/unit/test-alloc", "tests/unit/test-session",
                               "tests/e2e/test-enable-jumps.sh", "tests/e2e/test-session-model.sh"]),

@@ -29,6 +29,7 @@
 #include "pamstack.h"
 #include "policy.h"
 #include "session.h"
+#include "sshdconf.h"
 #include "strmap.h"
 #include "strv.h"
 #include "../fault/fault.h"
@@ -76,6 +77,10 @@ static int setup(void **state) {
                                                     "@rdma soft memlock 9\n" },
                 /* a module directory only where securedir says (test_pammod) */
                 { "opt/pam/security/pam_permit.so", "" },
+                /* sshd_config: -o first, includes, an ignored value, a Match block */
+                { "etc/ssh/sshd_config", "Include /etc/ssh/sshd_config.d/*.conf\nUsePAM yes\nMatch User bob\n  X 1\n" },
+                { "etc/ssh/sshd_config.d/10-a.conf", "# a\nUsePAM no\n" },
+                { "etc/ssh/sshd_config.d/20-b.conf", "Port 22\n" },
                 { "etc/pam.d/svc", "@include common-session\n"
                                    "session include extra\n"
                                    "session substack extra\n"
@@ -369,6 +374,83 @@ static void test_pamstack(void **state) {
                 if (s.error != 0)
                         assert_int_equal(s.error, -ENOMEM);
                 pam_stack_clear(&s);
+        }
+}
+
+/* sshd_config and the answer built on it: -ENOMEM, or the whole answer */
+static void test_sshdconf(void **state) {
+        (void)state;
+        SWEEP(n, hit) {
+                struct strv opts = {};
+                struct sshd_conf c = { .set = true };
+                const char *where = NULL;
+                int r = strv_push(&opts, "Port=2222");
+                assert_int_equal(r, 0);
+                arm(n);
+                r = sshd_conf_read(root, NULL, &opts, "the command line of sshd (pid 7)", &c);
+                hit = disarm();
+                strv_clear(&opts);
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_true(c.set);   /* untouched */
+                        continue;
+                }
+                assert_int_equal(sshd_conf_pam(&c, &where), SSHD_PAM_NO);
+                assert_string_equal(where, "etc/ssh/sshd_config.d/10-a.conf:2");
+                assert_string_equal(c.ignored_where, "etc/ssh/sshd_config:2");
+                sshd_conf_clear(&c);
+        }
+        SWEEP(n, hit) {
+                struct session_pam_answer a = { .kind = 99 };
+                arm(n);
+                int r = session_service_pam(root, "sshd", 0, &a);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        assert_int_equal(a.kind, 99);
+                        continue;
+                }
+                assert_int_equal(a.kind, SESSION_PAM_NONE);
+                assert_string_equal(a.where, "etc/ssh/sshd_config.d/10-a.conf:2");
+        }
+        SWEEP(n, hit) {
+                struct strv args = {};
+                arm(n);
+                int r = sshd_title_args("sshd: /usr/sbin/sshd -D -o UsePAM no -f /c [listener] 0 of 10", &args);
+                hit = disarm();
+                if (r < 0)
+                        assert_int_equal(r, -ENOMEM);
+                else {
+                        char *path = NULL;
+                        struct strv opts = {};
+                        assert_int_equal(args.n, 5);
+                        arm(n);
+                        r = sshd_args_parse(args.v, args.n, &path, &opts);
+                        bool hit2 = disarm();
+                        (void)hit2;
+                        if (r < 0)
+                                assert_int_equal(r, -ENOMEM);
+                        else {
+                                assert_string_equal(path, "/c");
+                                assert_string_equal(opts.v[0], "UsePAM no");
+                        }
+                        free(path);
+                        strv_clear(&opts);
+                }
+                strv_clear(&args);
+        }
+        SWEEP(n, hit) {
+                size_t k = 99;
+                arm(n);
+                char *w = pam_args_words("[conf=/a b] quiet", &k);
+                hit = disarm();
+                if (!w) {
+                        assert_int_equal(k, 99);
+                        continue;
+                }
+                assert_int_equal(k, 2);
+                assert_string_equal(w, "conf=/a b");
+                free(w);
         }
 }
 
@@ -874,4 +956,5 @@ static void test_session_walks(void **state) {
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_diag), cmocka_unit_test(test_strmap),
           cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_pamstack_aborts), cmocka_unit_test(test_keep_jumps),
           cmocka_unit_test(test_policy), cmocka_unit_test(test_pammod), cmocka_unit_test(test_cfgparse),
-          cmocka_unit_test(test_session_model), cmocka_unit_test(test_session_walks), cmocka_unit_test(test_check))
+          cmocka_unit_test(test_session_model), cmocka_unit_test(test_session_walks), cmocka_unit_test(test_check),
+          cmocka_unit_test(test_sshdconf))
