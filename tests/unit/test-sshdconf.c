@@ -179,6 +179,18 @@ static void test_too_large(void **state) {
         assert_int_equal(c.error, -EFBIG);
         assert_null(where);
         sshd_conf_clear(&c);
+
+        /* an included file past the bound is skipped, as one that cannot be read */
+        unit_put(root, "bigincl/etc/ssh/sshd_config", "Include /etc/ssh/huge.conf\nUsePAM no\n");
+        f = fopen(unit_path(p, root, "bigincl/etc/ssh/huge.conf"), "we");
+        assert_non_null(f);
+        for (unsigned k = 0; k < 4u * 1024 * 1024 / 64 + 1; k++)
+                fputs("# .............................................................\n", f);
+        assert_int_equal(fclose(f), 0);
+        assert_int_equal(read_tree("bigincl", NULL, &where, &c), SSHD_PAM_NO);
+        assert_string_equal(where, "etc/ssh/sshd_config:2");
+        assert_int_equal(c.error, 0);
+        sshd_conf_clear(&c);
 }
 
 /* /proc/PID/cmdline of a running process, as argv: its -f and -o (a shell that waits stands
@@ -286,6 +298,13 @@ static void test_cmdline(void **state) {
         assert_string_equal(opts.v[0], "UsePAM no");
         free(path);
         path = NULL;
+        strv_clear(&opts);
+        /* an -o without its value: not a command line sshd runs with */
+        pid = spawn_titled("sshd: /usr/sbin/sshd -D -o [listener] 0 of 10-100 startups", &fd);
+        assert_int_equal(sshd_cmdline(pid, &path, &opts), -EINVAL);
+        close(fd);
+        reap(pid);
+        assert_null(path);
         strv_clear(&opts);
         pid = spawn_titled("sshd: /usr/sbin/sshd -D -o UsePAM no", &fd);
         assert_int_equal(sshd_cmdline(pid, &path, &opts), -EBADMSG);
