@@ -385,6 +385,19 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
 
         if (!t)
                 return;
+        /* a stack its service does not run (sshd with UsePAM no): the edit stands, and says so */
+        struct session_pam_answer pa;
+        if (session_service_pam(c->root, name, 0, &pa) < 0) {
+                run_oom(r);
+                return;
+        }
+        if (pa.kind == SESSION_PAM_NONE || pa.kind == SESSION_PAM_NO_DAEMON) {
+                char fix[1024] = "";
+                if (pa.kind == SESSION_PAM_NONE)
+                        session_pam_fix(pa.where, fix, sizeof fix);
+                log_warning(c, "%s: %s; a line of this stack takes effect only when %s runs it%s%s%s", t->display,
+                            pa.why, name, *fix ? " (fix: " : "", fix, *fix ? ")" : "");
+        }
         if (pam_plan_service(c->root, &t->f, &lines, &p) < 0) {
                 run_oom(r);
                 return;

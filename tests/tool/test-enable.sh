@@ -90,6 +90,17 @@ EOF
 check "--diff names sshd and cron only" test "$(grep '^+++' "$T/diff" | LC_ALL=C sort | tr '\n' ' ')" = "+++ etc/pam.d/cron +++ etc/pam.d/sshd "
 check "--check names the pam-auth-update command it would run" grep -q "chroot $R pam-auth-update --enable rdmalimit" "$T/diff"
 
+# --- sshd with UsePAM no in the tree: the line goes in, and enable says sshd does not run it
+mkroot
+mkdir -p "$R/etc/ssh"
+printf 'Port 22\nUsePAM no\n' >"$R/etc/ssh/sshd_config"
+rl enable --check >"$T/out" 2>&1
+check "enable, sshd with UsePAM no: warns that sshd runs no PAM session, with the line and the fix" \
+	grep -qF "warning: etc/pam.d/sshd: sshd opens no PAM session (UsePAM no, etc/ssh/sshd_config:2): neither pam_limits nor pam_rdmalimit runs for ssh logins, which keep sshd's own limits; a line of this stack takes effect only when sshd runs it (fix: set 'UsePAM yes' at etc/ssh/sshd_config:2" "$T/out"
+printf 'Port 22\nUsePAM yes\n' >"$R/etc/ssh/sshd_config"
+rl enable --check >"$T/out" 2>&1
+check "enable, sshd with UsePAM yes: no such warning" bash -c '! grep -q "opens no PAM session" "$1"' _ "$T/out"
+
 # --- without the pam-configs profile installed: refused, nothing written
 mkroot noprofile
 before=$(tree_sum)
