@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "fsutil.h"
 #include "macro.h"
 #include "size.h"
+#include "strv.h"
 
 int fs_check_trusted(const struct stat *st) {
         if (st->st_uid != 0)
@@ -340,6 +342,26 @@ char *fs_root_path(const char *root, const char *path) {
 
 bool fs_root_is_set(const char *root) {
         return root && *root && !streq(root, "/");
+}
+
+const char *fs_root_shown(const char *root, const char *abs) {
+        return fs_root_is_set(root) && abs[0] == '/' ? abs + 1 : abs;
+}
+
+int fs_list_in_root(const char *root, const char *dir, const char *pattern, struct strv *ret) {
+        DIR *d = NULL;
+        struct dirent *de;
+        int r = fs_opendir_in_root(root, dir, &d);
+
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        while ((de = readdir(d)))
+                if (de->d_name[0] != '.' && fnmatch(pattern, de->d_name, FNM_PERIOD) == 0 &&
+                    (r = strv_push(ret, de->d_name)) < 0)
+                        break;
+        closedir(d);
+        strv_sort(ret);
+        return r < 0 ? r : 0;
 }
 
 static int check_open_flags(int flags) {

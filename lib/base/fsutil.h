@@ -122,6 +122,14 @@ int fs_exists_in_root(const char *root, const char *path, bool want_dir);
  * regular file or /dev/null only (-EINVAL for a FIFO, socket or other device, -EISDIR), and
  * never blocks in open(). */
 int fs_opendir_in_root(const char *root, const char *path, DIR **ret);
+/* The names in the directory dir (inside root) that match the fnmatch(3) pattern (FNM_PERIOD;
+ * none that starts with '.'), appended to *ret, which is then sorted.  0 (a directory that
+ * cannot be opened lists nothing) or -ENOMEM. */
+struct strv;
+int fs_list_in_root(const char *root, const char *dir, const char *pattern, struct strv *ret);
+/* A path inside the root as messages show it: relative to the root (abs without its leading
+ * '/') when one is set, else abs itself. */
+const char *fs_root_shown(const char *root, const char *abs);
 int fs_fopen_in_root(const char *root, const char *path, FILE **ret);
 /* readlink(2) of a path inside the root, NUL-terminated in buf (cut to size - 1);
  * -EINVAL when it is not a symbolic link. */

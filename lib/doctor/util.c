@@ -5,9 +5,7 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,21 +130,7 @@ bool exists_rooted(const struct doc *d, const char *abs, bool want_dir) {
 }
 
 int list_dir(const struct doc *d, const char *absdir, const char *pattern, struct strv *ret) {
-        DIR *dir = NULL;
-        struct dirent *de;
-        int r = fs_opendir_in_root(d->in->root, absdir, &dir);
-
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        while ((de = readdir(dir))) {
-                if (de->d_name[0] == '.' || fnmatch(pattern, de->d_name, FNM_PERIOD) != 0)
-                        continue;
-                if ((r = strv_push(ret, de->d_name)) < 0)
-                        break;
-        }
-        closedir(dir);
-        strv_sort(ret);
-        return r;
+        return fs_list_in_root(d->in->root, absdir, pattern, ret);
 }
 
 /* The names of the .conf files in dir not in *names yet, appended to both vectors. */

@@ -26,10 +26,6 @@
 #define SLURM_TEXT_MAX (4u * 1024 * 1024)
 #define SPANK_PLUGIN_NAME "spank_rdmalimit.so"
 
-static const char *shown(const char *root, const char *abs) {
-        return fs_root_is_set(root) && abs[0] == '/' ? abs + 1 : abs;
-}
-
 /* dir of abs (without the last '/'), then "/" name: name as Slurm resolves a relative include */
 static char *relative_to(const char *abs, const char *name) {
         const char *slash = strrchr(abs, '/');
@@ -49,7 +45,7 @@ static int walk_open(const char *root, const char *abs, struct visit *v, const c
                 return r;
         if (!S_ISREG(st.st_mode))
                 return -EINVAL;
-        r = visit_enter(v, &st, shown(root, abs), from, 0);
+        r = visit_enter(v, &st, fs_root_shown(root, abs), from, 0);
         if (r < 0)
                 return r;
         r = fs_read_all(fd, SLURM_TEXT_MAX, ret_text, NULL);
@@ -194,12 +190,12 @@ static int conf_file(const char *root, const char *abs, const char *from, unsign
         if (r < 0)
                 return depth == 0 || r == -ENOMEM || c->walk.error ? r : 0;
         for (char *cur = text, *line; r >= 0 && (line = next_line(&cur));) {
-                _cleanup_free_ char *where = strf("%s:%u", shown(root, abs), ++lineno);
+                _cleanup_free_ char *where = strf("%s:%u", fs_root_shown(root, abs), ++lineno);
                 if (!where) {
                         r = -ENOMEM;
                         break;
                 }
-                if ((r = visit_line(&c->walk, shown(root, abs), lineno, strlen(line) + 1)) < 0)
+                if ((r = visit_line(&c->walk, fs_root_shown(root, abs), lineno, strlen(line) + 1)) < 0)
                         break;
                 strip_comment(line);
                 r = conf_include(root, abs, line, where, depth, c);
@@ -220,7 +216,7 @@ int slurm_conf_read(const char *root, const char *path, struct slurm_conf *ret) 
                 r = conf_file(root, p, NULL, 0, &c);
                 if (r == -ENOENT)
                         continue;
-                if (!(c.path = strdup(p)) || !(c.file = strdup(shown(root, p))))
+                if (!(c.path = strdup(p)) || !(c.file = strdup(fs_root_shown(root, p))))
                         r = -ENOMEM;
                 break;
         }
@@ -455,10 +451,10 @@ static int stack_file(const char *root, const char *abs, const char *from, unsig
         if (r < 0)
                 return r == -ENOMEM || p->walk.error ? r : depth == 0 ? r : 0;
         for (char *cur = text, *line; r >= 0 && p->fails < 0 && (line = next_line(&cur));) {
-                _cleanup_free_ char *where = strf("%s:%u", shown(root, abs), ++lineno);
+                _cleanup_free_ char *where = strf("%s:%u", fs_root_shown(root, abs), ++lineno);
                 if (!where)
                         r = -ENOMEM;
-                else if ((r = visit_line(&p->walk, shown(root, abs), lineno, strlen(line) + 1)) >= 0)
+                else if ((r = visit_line(&p->walk, fs_root_shown(root, abs), lineno, strlen(line) + 1)) >= 0)
                         r = stack_line(root, abs, line, where, depth, p);
         }
         visit_leave(&p->walk);
@@ -473,7 +469,7 @@ int plugstack_read(const char *root, const struct slurm_conf *c, struct plugstac
         /* PlugStackConfig, else plugstack.conf next to slurm.conf (get_extra_conf_path()) */
         p.path = c->plugstack.value ? relative_to(conf, c->plugstack.value) : relative_to(conf, "plugstack.conf");
         p.plugindir = strdup(c->plugindir.value ? c->plugindir.value : SPANKPLUGINDIR);
-        if (!p.path || !p.plugindir || !(p.file = strdup(shown(root, p.path))) ||
+        if (!p.path || !p.plugindir || !(p.file = strdup(fs_root_shown(root, p.path))) ||
             (c->plugstack.where && !(p.set_where = strdup(c->plugstack.where)))) {
                 plugstack_clear(&p);
                 return -ENOMEM;

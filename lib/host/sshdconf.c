@@ -5,10 +5,8 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,10 +25,6 @@
 #define SSHD_TEXT_MAX (4u * 1024 * 1024)
 #define SSHD_DIR "/etc/ssh"
 #define SSHD_CMDLINE_MAX (64u * 1024)
-
-static const char *shown(const char *root, const char *abs) {
-        return fs_root_is_set(root) && abs[0] == '/' ? abs + 1 : abs;
-}
 
 void sshd_conf_clear(struct sshd_conf *c) {
         free(c->path);
@@ -99,23 +93,6 @@ static char *split(char *line, char **ret_rest) {
 
 static int conf_file(const char *root, const char *abs, const char *from, struct sshd_conf *s);
 
-/* The names in dir (inside root) matching pattern, sorted. */
-static int list_matching(const char *root, const char *dir, const char *pattern, struct strv *ret) {
-        DIR *d = NULL;
-        struct dirent *de;
-        int r = fs_opendir_in_root(root, dir, &d);
-
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
-        while ((de = readdir(d)))
-                if (de->d_name[0] != '.' && fnmatch(pattern, de->d_name, FNM_PERIOD) == 0 &&
-                    (r = strv_push(ret, de->d_name)) < 0)
-                        break;
-        closedir(d);
-        strv_sort(ret);
-        return r < 0 ? r : 0;
-}
-
 /* "Include WORD" at from: wildcards in the file name (what sshd_config.d/ uses). */
 static int include(const char *root, const char *word, const char *from, struct sshd_conf *s) {
         _cleanup_free_ char *pat = word[0] == '/' ? strdup(word) : strf(SSHD_DIR "/%s", word);
@@ -126,7 +103,7 @@ static int include(const char *root, const char *word, const char *from, struct 
                 return -ENOMEM;
         char *slash = strrchr(pat, '/');
         *slash = '\0';
-        r = list_matching(root, pat[0] ? pat : "/", slash + 1, &names);
+        r = fs_list_in_root(root, pat[0] ? pat : "/", slash + 1, &names);
         s->depth++;
         for (size_t i = 0; i < names.n && r >= 0; i++) {
                 _cleanup_free_ char *p = strf("%s/%s", pat, names.v[i]);
@@ -173,7 +150,7 @@ static int conf_file(const char *root, const char *abs, const char *from, struct
                 return set_once(&s->deep_where, from);
         int r = fs_open_config_in_root(root, abs, false, false, &fd, &st);
         if (r >= 0)
-                r = visit_enter(&s->walk, &st, shown(root, abs), from, 0);
+                r = visit_enter(&s->walk, &st, fs_root_shown(root, abs), from, 0);
         if (r < 0)
                 return s->depth == 0 || r == -ENOMEM || r == s->walk.error ? r : 0;
         r = fs_read_all(fd, SSHD_TEXT_MAX, &text, NULL);
@@ -181,10 +158,10 @@ static int conf_file(const char *root, const char *abs, const char *from, struct
                 line = cur;
                 if ((cur = strchr(line, '\n')))
                         *cur++ = '\0';
-                _cleanup_free_ char *where = strf("%s:%u", shown(root, abs), ++lineno);
+                _cleanup_free_ char *where = strf("%s:%u", fs_root_shown(root, abs), ++lineno);
                 if (!where)
                         r = -ENOMEM;
-                else if ((r = visit_line(&s->walk, shown(root, abs), lineno, strlen(line) + 1)) >= 0)
+                else if ((r = visit_line(&s->walk, fs_root_shown(root, abs), lineno, strlen(line) + 1)) >= 0)
                         r = conf_line(root, line, where, s);
         }
         visit_leave(&s->walk);
@@ -203,7 +180,7 @@ int sshd_conf_read(const char *root, const char *path, const struct strv *opts, 
                 r = line ? conf_line(root, line, cmdline_where ? cmdline_where : "the command line of sshd", &s) : -ENOMEM;
         }
         if (r >= 0 && (!(s.path = strdup(path ? path : SSHD_CONFIG_DEFAULT)) ||
-                       !(s.file = strdup(shown(root, s.path)))))
+                       !(s.file = strdup(fs_root_shown(root, s.path)))))
                 r = -ENOMEM;
         if (r >= 0) {
                 r = conf_file(root, s.path, NULL, &s);
