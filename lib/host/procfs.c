@@ -18,7 +18,7 @@
 #include "size.h"
 #include "strv.h"
 
-int proc_read(pid_t pid, const char *file, size_t max, char **ret) {
+static int read_len(pid_t pid, const char *file, size_t max, char **ret, size_t *ret_len) {
         _cleanup_free_ char *path = NULL;
         _cleanup_close_ int fd = -1;
 
@@ -27,7 +27,23 @@ int proc_read(pid_t pid, const char *file, size_t max, char **ret) {
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0)
                 return negative_errno();
-        return fs_read_all(fd, max, ret, NULL);
+        return fs_read_all(fd, max, ret, ret_len);
+}
+
+int proc_read(pid_t pid, const char *file, size_t max, char **ret) {
+        return read_len(pid, file, max, ret, NULL);
+}
+
+int proc_cmdline(pid_t pid, char **ret, size_t *ret_len) {
+        size_t len = 0;
+        int r = read_len(pid, "cmdline", PROC_TEXT_MAX, ret, &len);
+
+        if (r < 0)
+                return r;
+        while (len > 0 && (*ret)[len - 1] == '\0')
+                len--;
+        *ret_len = len;
+        return 0;
 }
 
 int proc_exe(pid_t pid, char buf[static PATH_MAX]) {
@@ -210,14 +226,9 @@ bool proc_daemon_listener(const struct proc_daemon *s, pid_t pid, const char *st
          * OpenSSH 8.2 and later write "sshd: ... [listener] ..." for the listener, and older
          * releases leave the listener's argv as it was started */
         _cleanup_free_ char *cmd = NULL;
-        char path[64];
         size_t len = 0;
-        snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0 || fs_read_all(fd, PROC_TEXT_MAX, &cmd, &len) < 0)
+        if (proc_cmdline(pid, &cmd, &len) < 0)
                 return true;
-        while (len > 0 && cmd[len - 1] == '\0')
-                len--;
         return memchr(cmd, '\0', len) || strncmp(cmd, "sshd: ", 6) != 0 || strstr(cmd, " [listener]");
 }
 

@@ -15,6 +15,10 @@
 
 /* /proc/PID/FILE, at most max bytes, NUL-terminated.  0 or -errno. */
 int proc_read(pid_t pid, const char *file, size_t max, char **ret);
+/* /proc/PID/cmdline (at most PROC_TEXT_MAX bytes): its argv as started, NUL-separated, or the
+ * one string a process wrote over it (a title); *ret_len without the NULs at its end.  0 or
+ * -errno. */
+int proc_cmdline(pid_t pid, char **ret, size_t *ret_len);
 
 /* The target of /proc/PID/exe into buf, without the " (deleted)" the kernel appends once the
  * file was replaced (an upgrade while the daemon runs).  0 or -errno (a kernel thread, a

@@ -6,17 +6,15 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "fsutil.h"
 #include "macro.h"
+#include "procfs.h"
 #include "sshdconf.h"
 
 /* OpenSSH's own bound (servconf.c SERVCONF_MAX_DEPTH): deeper, sshd refuses the
@@ -24,7 +22,6 @@
 #define SSHD_INCLUDE_DEPTH_MAX 16
 #define SSHD_TEXT_MAX (4u * 1024 * 1024)
 #define SSHD_DIR "/etc/ssh"
-#define SSHD_CMDLINE_MAX (64u * 1024)
 
 void sshd_conf_clear(struct sshd_conf *c) {
         free(c->path);
@@ -288,19 +285,11 @@ int sshd_title_args(const char *title, struct strv *args) {
 int sshd_cmdline(pid_t pid, char **ret_path, struct strv *opts) {
         _cleanup_(strv_clear) struct strv args = {};
         _cleanup_free_ char *buf = NULL;
-        _cleanup_close_ int fd = -1;
-        char file[64];
         size_t len = 0;
         int r;
 
-        snprintf(file, sizeof file, "/proc/%d/cmdline", (int)pid);
-        fd = open(file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0)
-                return negative_errno();
-        if ((r = fs_read_all(fd, SSHD_CMDLINE_MAX, &buf, &len)) < 0)
+        if ((r = proc_cmdline(pid, &buf, &len)) < 0)
                 return r;
-        while (len > 0 && buf[len - 1] == '\0')
-                len--;
         if (memchr(buf, '\0', len)) {
                 /* its argv as started, NUL-separated; the first is the program */
                 for (size_t off = strlen(buf) + 1; off < len; off += strlen(buf + off) + 1)
