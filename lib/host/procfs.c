@@ -137,10 +137,11 @@ int proc_comm(pid_t pid, char **ret) {
 
 const struct proc_daemon proc_daemons[4] = {
         { "sshd", "sshd", "ssh.service", { "/usr/sbin/sshd", "/sbin/sshd" },
-          { "ssh.service", "sshd.service", "ssh@*.service", "sshd@*.service" } },
-        { "cron", "cron", "cron.service", { "/usr/sbin/cron", "/sbin/cron" }, { "cron.service", "crond.service" } },
+          { "ssh.service", "sshd.service", "ssh@*.service", "sshd@*.service" }, true,
+          { "/usr/lib/openssh/sshd-session", "/usr/libexec/openssh/sshd-session" } },
+        { "cron", "cron", "cron.service", { "/usr/sbin/cron", "/sbin/cron" }, { "cron.service", "crond.service" }, true },
         /* RHEL, Rocky, Alma, Fedora (cronie): its PAM service is crond */
-        { "crond", "crond", "crond.service", { "/usr/sbin/crond", "/sbin/crond" }, { "crond.service" } },
+        { "crond", "crond", "crond.service", { "/usr/sbin/crond", "/sbin/crond" }, { "crond.service" }, true },
         { "slurmd", NULL, "slurmd.service", { "/usr/sbin/slurmd" }, { "slurmd.service" } },
 };
 
@@ -149,6 +150,14 @@ const struct proc_daemon *proc_daemon_of(const char *service) {
                 if (streq(proc_daemons[i].service, service))
                         return &proc_daemons[i];
         return NULL;
+}
+
+bool proc_daemon_runs(const struct proc_daemon *s, const char *exe) {
+        char real[PATH_MAX];
+        for (size_t i = 0; i < PROC_DAEMON_EXE_MAX && s->exe[i]; i++)
+                if (streq(exe, s->exe[i]) || (realpath(s->exe[i], real) && streq(exe, real)))
+                        return true;
+        return false;
 }
 
 bool proc_systemd_manages(void) {
@@ -195,9 +204,7 @@ int proc_daemon_identify(const struct proc_daemon *s, pid_t pid, const char *sta
         else if (r < 0)
                 *why = strf("its executable cannot be read (%s)", strerror(-r));
         else {
-                char real[PATH_MAX];
-                for (size_t i = 0; i < PROC_DAEMON_EXE_MAX && s->exe[i] && !known; i++)
-                        known = streq(exe, s->exe[i]) || (realpath(s->exe[i], real) && streq(exe, real));
+                known = proc_daemon_runs(s, exe);
                 if (!known)
                         *why = strf("its executable is %s, not %s", exe, s->exe[0]);
                 else

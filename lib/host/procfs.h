@@ -44,10 +44,17 @@ struct proc_daemon {
         const char *exe[PROC_DAEMON_EXE_MAX];         /* NULL-terminated; a link stands for its target too
                                                        * (Debian's /usr/sbin/slurmd, an alternative) */
         const char *units[PROC_DAEMON_UNITS_MAX];     /* fnmatch() patterns, NULL-terminated */
+        bool pam;                                     /* it opens PAM sessions of its service */
+        const char *session_exe[PROC_DAEMON_EXE_MAX]; /* what its per-session process runs when
+                                                       * that is another program (OpenSSH 9.8's
+                                                       * sshd-session), NULL-terminated */
 };
 extern const struct proc_daemon proc_daemons[4];
 /* The daemon of a PAM service, NULL when none is known. */
 const struct proc_daemon *proc_daemon_of(const char *service);
+/* Does exe (a /proc/PID/exe target) run daemon s: one of its exe, or what such a link points
+ * to? */
+bool proc_daemon_runs(const struct proc_daemon *s, const char *exe);
 /* systemd is PID 1 and /run/systemd/system exists. */
 bool proc_systemd_manages(void);
 /* Is pid (status: its /proc/PID/status) daemon s, leaving its name and parent aside?  1 (its

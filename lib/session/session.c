@@ -479,13 +479,6 @@ int session_service_pam(const char *root, const char *service, pid_t pid, struct
 }
 
 int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_opener) {
-        static const struct {
-                const char *service, *exe[4];
-        } openers[] = {
-                { "sshd", { "/usr/sbin/sshd", "/sbin/sshd", "/usr/lib/openssh/sshd-session", "/usr/libexec/openssh/sshd-session" } },
-                { "cron", { "/usr/sbin/cron", "/sbin/cron" } },
-                { "crond", { "/usr/sbin/crond", "/sbin/crond" } },
-        };
         pid_t p = pid;
 
         for (unsigned depth = 0; depth < 64 && p > 1; depth++) {
@@ -499,13 +492,14 @@ int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_ope
                         return 0;
                 /* root's, and its executable as the kernel names it: nothing a user can fake */
                 if (proc_field_u64(status, "Uid", &uid) == 0 && uid == 0 && proc_exe(p, exe) >= 0)
-                        for (size_t i = 0; i < ELEMENTSOF(openers); i++)
-                                for (size_t k = 0; k < ELEMENTSOF(openers[i].exe) && openers[i].exe[k]; k++)
-                                        if (streq(exe, openers[i].exe[k])) {
-                                                snprintf(buf, size, "%s", openers[i].service);
-                                                *ret_opener = p;
-                                                return 1;
-                                        }
+                        for (size_t i = 0; i < ELEMENTSOF(proc_daemons); i++) {
+                                const struct proc_daemon *dm = &proc_daemons[i];
+                                if (dm->pam && (proc_daemon_runs(dm, exe) || strv_contains((char **)dm->session_exe, exe))) {
+                                        snprintf(buf, size, "%s", dm->service);
+                                        *ret_opener = p;
+                                        return 1;
+                                }
+                        }
                 p = (pid_t)ppid;
         }
         return 0;

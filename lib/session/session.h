@@ -168,8 +168,8 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret);
 int session_service_find(const char *service, pid_t *ret_pid);
 /*
  * The PAM service whose session pid runs in, from its ancestors: the first one owned by root
- * that runs sshd (or OpenSSH's sshd-session) or cron, the per-connection process or the daemon
- * that opened the session.  1 with the service in buf and that ancestor in *ret_opener; 0 when
+ * that runs a daemon of proc_daemons[] that opens PAM sessions (sshd, or OpenSSH's
+ * sshd-session; cron, crond), the per-connection process or the daemon that opened it.  1 with the service in buf and that ancestor in *ret_opener; 0 when
  * none is (a systemd unit, su or sudo, whose session a caller's limits start, a process whose
  * ancestors are gone); -ENOMEM.  Bounded: at most 64 ancestors.
  */
