@@ -244,13 +244,7 @@ static void judge(const struct ctx *c, const struct tool_session *s, const struc
         if (!c->ssh && v->kind != VERDICT_MODEL_ERROR && v->no_pam.kind != SESSION_PAM_RUNS &&
             v->no_pam.kind != SESSION_PAM_ASSUMED) {
                 v->kind = VERDICT_BELOW;
-                v->target.cause = SESSION_SHORT_NO_PAM;
-                snprintf(v->target.why, sizeof v->target.why, "%s", v->no_pam.why);
-                snprintf(v->target.where, sizeof v->target.where, "%.300s", v->no_pam.where);
-                if (v->no_pam.kind == SESSION_PAM_NONE)
-                        session_pam_fix(v->no_pam.where, v->target.fix, sizeof v->target.fix);
-                else
-                        *v->target.fix = '\0';
+                session_target_no_pam(&v->no_pam, &v->target);
                 reason(v, "this PAM session of %s, opened by verify itself, is not what a login through %s gets", s->service,
                        s->service);
         }

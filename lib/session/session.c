@@ -407,6 +407,16 @@ int session_sshd_conf(const char *root, pid_t pid, struct sshd_conf *ret) {
         return r;
 }
 
+void session_target_no_pam(const struct session_pam_answer *pa, struct session_target *t) {
+        t->cause = SESSION_SHORT_NO_PAM;
+        snprintf(t->why, sizeof t->why, "%s", pa->why);
+        snprintf(t->where, sizeof t->where, "%.300s", pa->where);
+        if (pa->kind == SESSION_PAM_NONE)
+                session_pam_fix(pa->where, t->fix, sizeof t->fix);
+        else
+                *t->fix = '\0';
+}
+
 void session_pam_fix(const char *where, char *buf, size_t size) {
         if (strncmp(where, "the command line", 16) == 0)
                 snprintf(buf, size, "start sshd without its -o UsePAM option (%.200s: its unit's ExecStart=, or "
@@ -1188,12 +1198,9 @@ void session_target(const struct session_model *m, const struct lc_tree *t, cons
                 snprintf(r.why, sizeof r.why, "the session did not open%s%s", *m->cause ? ": " : "", m->cause);
         } else if (!r.known || (got.soft >= r.want.soft && got.hard >= r.want.hard))
                 r.cause = SESSION_SHORT_NONE;
-        else if (m->order == SESSION_NO_PAM) {
-                r.cause = SESSION_SHORT_NO_PAM;
-                snprintf(r.why, sizeof r.why, "%s", m->pam.why);
-                snprintf(r.where, sizeof r.where, "%.300s", m->pam.where);
-                session_pam_fix(m->pam.where, r.fix, sizeof r.fix);
-        } else if (m->module_matched && m->order == SESSION_NO_MODULE) {
+        else if (m->order == SESSION_NO_PAM)
+                session_target_no_pam(&m->pam, &r);
+        else if (m->module_matched && m->order == SESSION_NO_MODULE) {
                 r.cause = SESSION_SHORT_NO_MODULE;
                 snprintf(r.why, sizeof r.why, "the %s stack does not run pam_rdmalimit, whose policy has a rule for the user",
                          service);

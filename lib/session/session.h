@@ -305,3 +305,6 @@ struct session_target {
  * the session. */
 void session_target(const struct session_model *m, const struct lc_tree *t, const struct lc_service *svc,
                     const char *service, bool got_known, struct rl_pair got, struct session_target *ret);
+/* The shortfall of a service that opens no PAM session (pa: session_service_pam()'s answer):
+ * its cause, why, where and fix in t (the target itself left as it is). */
+void session_target_no_pam(const struct session_pam_answer *pa, struct session_target *t);
