@@ -373,7 +373,7 @@ int session_sshd_conf(const char *root, pid_t pid, struct sshd_conf *ret) {
         int r, cmd_error = 0;
 
         if (!fs_root_is_set(root)) {
-                if (pid <= 0 && proc_daemon_find(dm, proc_systemd_manages(), &pid) < 0)
+                if (pid == 0 && proc_daemon_find(dm, proc_systemd_manages(), &pid) < 0)
                         pid = 0;
                 if (pid > 0) {
                         _cleanup_free_ char *status = NULL, *why = NULL;
@@ -1045,7 +1045,8 @@ int session_model_build(const struct session_input *in, struct session_model *re
                 goto fail;
         if (in->pam_direct)
                 m.pam = (struct session_pam_answer){ .kind = SESSION_PAM_RUNS };
-        else if ((r = session_service_pam(in->root, in->service, in->svc_pid, &m.pam)) < 0)
+        /* the caller has looked for the service's process: none is none (no second search) */
+        else if ((r = session_service_pam(in->root, in->service, in->svc_pid > 0 ? in->svc_pid : -1, &m.pam)) < 0)
                 goto fail;
         /* until a copy of the module sets memlock, the decision is the input policy's */
         m.dec = ms.v[0].dec;

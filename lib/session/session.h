@@ -194,8 +194,9 @@ int session_service_unit(const char *root, const char *unit, const char *daemon,
 /*
  * Does a login through service run its PAM session stack?  The one answer (explain, verify and
  * doctor ask it).  Only sshd can say no: UsePAM of its configuration (sshdconf.h), that of the
- * running sshd (its -f and -o: pid when > 0 and it is root's sshd, else the one
- * proc_daemon_find() names; never under a root), else SSHD_CONFIG_DEFAULT in root.
+ * running sshd (its -f and -o: pid when > 0 and it is root's sshd; with pid 0 the one
+ * proc_daemon_find() names; pid < 0: the caller found none running; never under a root), else
+ * SSHD_CONFIG_DEFAULT in root.
  */
 enum session_pam {
         SESSION_PAM_RUNS,         /* the stack runs */
@@ -227,7 +228,8 @@ struct session_input {
         const char *user;
         const struct lc_baseline *base;
         const struct lc_service *svc;
-        /* the process svc was read from (session_service_pam()'s pid), 0: none */
+        /* the process svc was read from (session_service_pam()'s pid), 0: none runs (the caller
+         * looked for it) */
         pid_t svc_pid;
         /* the caller opens the PAM session itself through libpam (verify): its stack runs,
          * whatever the service's daemon does about PAM */
