@@ -1,9 +1,9 @@
 # shellcheck shell=bash
 # e2e.sh: the start of each sandboxed sshd test (test-sshd.sh, test-session-model.sh,
 # test-enable-sshd.sh, test-check-sshd.sh): the TAP helpers (tests/tap.sh), the sandbox
-# (sandbox.sh), e2e_dir (this directory), and top_srcdir, top_builddir, RDMALIMITS and
-# PAM_MODULE (default: the build's module) exported for the run inside the sandbox; e2e_inner,
-# the start of the sandbox side.  Source it from bash.
+# (sandbox.sh), json and memlock_of (below), e2e_dir (this directory), and top_srcdir,
+# top_builddir, RDMALIMITS and PAM_MODULE (default: the build's module) exported for the run
+# inside the sandbox; e2e_inner, the start of the sandbox side.  Source it from bash.
 e2e_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../tap.sh
 . "$e2e_dir/../tap.sh"
@@ -26,6 +26,18 @@ e2e_inner() {
 	mkdir -m 0700 "$tmp"
 	ok "sandbox started in private mount, PID and network namespaces"
 }
+
+# json FILE EXPR: the value of a Python expression over the JSON document in FILE (as d), a
+# tuple printed as its items separated by blanks; nothing when FILE is no JSON (no jq needed)
+json() {
+	python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+v = eval(sys.argv[2])
+print(*v) if isinstance(v, tuple) else print(v)' "$1" "$2" 2>/dev/null
+}
+
+# memlock_of FILE: "soft hard" from a /proc/PID/limits dump
+memlock_of() { awk '/^Max locked memory/ { print $4, $5 }' "$1"; }
 
 # e2e_secdir: where this system's libpam loads modules from (next to pam_unix.so)
 e2e_secdir() {

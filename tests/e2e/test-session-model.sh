@@ -44,15 +44,7 @@ sandbox_sshd_start || { fail "sshd started"; exit 1; }
 sshd_pid=$SANDBOX_SSHD_PID
 diag "sshd pid $sshd_pid, memlock soft $SANDBOX_SSHD_MEMLOCK_SOFT hard $SANDBOX_SSHD_MEMLOCK_HARD"
 
-memlock_of() { awk '/^Max locked memory/ { print $4, $5 }' "$1"; }
 login() { sandbox_ssh "$1" cat /proc/self/limits </dev/null >"$tmp/$1.limits" 2>"$tmp/$1.err"; memlock_of "$tmp/$1.limits"; }
-# jq-less JSON field: json FILE EXPR (python expression over d)
-json() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2])
-print(*v) if isinstance(v, tuple) else print(v)' "$1" "$2" 2>/dev/null
-}
 lim() { [ "$1" = unlimited ] && echo unlimited || echo "$1"; }
 
 # --- explain --pid of the real sshd predicts each real login

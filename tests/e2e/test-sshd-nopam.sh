@@ -56,14 +56,7 @@ pid=$SANDBOX_SSHD_PID
 soft=$SANDBOX_SSHD_MEMLOCK_SOFT hard=$SANDBOX_SSHD_MEMLOCK_HARD
 diag "sshd pid $pid (-o UsePAM=no), memlock soft $soft hard $hard"
 
-memlock_of() { awk '/^Max locked memory/ { print $4, $5 }' "$1"; }
 login() { sandbox_ssh "$1" cat /proc/self/limits </dev/null >"$tmp/$1.limits" 2>"$tmp/$1.err"; memlock_of "$tmp/$1.limits"; }
-json() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2])
-print(*v) if isinstance(v, tuple) else print(v)' "$1" "$2" 2>/dev/null
-}
 vssh() {
 	"$RDMALIMITS" "$@" --ssh "$U@127.0.0.1" --ssh-option=-p"$SANDBOX_PORT" --ssh-option=-i"$SANDBOX_KEY" \
 		--ssh-option=-oStrictHostKeyChecking=no --ssh-option=-oUserKnownHostsFile=/dev/null

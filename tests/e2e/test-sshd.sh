@@ -108,8 +108,6 @@ else
 	exit 1
 fi
 
-# memlock_of FILE: "soft hard" from a /proc/PID/limits dump
-memlock_of() { awk '/^Max locked memory/ { print $4, $5 }' "$1"; }
 # login USER OUTFILE COMMAND...: one ssh login, stdout to OUTFILE, stderr to OUTFILE.err
 login() {
 	local user=$1 out=$2

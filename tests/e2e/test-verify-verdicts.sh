@@ -46,12 +46,6 @@ SU_STACK="session required pam_limits.so
 session optional $PAM_MODULE conf=/etc/security/rdmalimit.conf"
 printf 'auth sufficient pam_rootok.so\naccount required pam_permit.so\n%s\n' "$SU_STACK" >/etc/pam.d/su
 
-json() {
-	python3 -c 'import json, sys
-d = json.load(open(sys.argv[1]))
-v = eval(sys.argv[2])
-print(*v) if isinstance(v, tuple) else print(v)' "$1" "$2" 2>/dev/null
-}
 # verdict USER WANT-EXIT DESC: verify USER --service su, text and JSON
 verdict() {
 	"$RDMALIMITS" verify "$1" --service su >"$tmp/v-$1" 2>&1

@@ -193,6 +193,24 @@ static void test_too_large(void **state) {
         sshd_conf_clear(&c);
 }
 
+/* pid, once its exec shows in its command line (it starts with the n bytes of prefix) */
+static pid_t started(pid_t pid, const char *prefix, size_t n) {
+        for (int i = 0; i < 200; i++) {
+                char path[64], buf[16] = "";
+                snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+                FILE *f = fopen(path, "re");
+                if (f) {
+                        size_t got = fread(buf, 1, sizeof buf - 1, f);
+                        fclose(f);
+                        if (got >= n && memcmp(buf, prefix, n) == 0)
+                                return pid;
+                }
+                usleep(10000);
+        }
+        fail_msg("the child did not start");
+        return -1;
+}
+
 /* /proc/PID/cmdline of a running process, as argv: its -f and -o (a shell that waits stands
  * for sshd: the parser skips its -c and the command after it, an option with a value) */
 static pid_t spawn(char *const argv[]) {
@@ -206,21 +224,7 @@ static pid_t spawn(char *const argv[]) {
                 execv("/bin/sh", argv);
                 _exit(127);
         }
-        /* until the exec shows in its cmdline */
-        for (int i = 0; i < 200; i++) {
-                char path[64], buf[8] = "";
-                snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-                FILE *f = fopen(path, "re");
-                if (f) {
-                        size_t n = fread(buf, 1, sizeof buf - 1, f);
-                        fclose(f);
-                        if (n >= 3 && memcmp(buf, "sh", 3) == 0)
-                                return pid;
-                }
-                usleep(10000);
-        }
-        fail_msg("the child did not start");
-        return -1;
+        return started(pid, "sh", 3);   /* "sh" and its NUL */
 }
 
 /* A shell whose command line is its argv[0] alone (a listener's title): it reads commands
@@ -240,20 +244,7 @@ static pid_t spawn_titled(const char *title, int *ret_fd) {
         }
         close(fds[0]);
         *ret_fd = fds[1];
-        for (int i = 0; i < 200; i++) {
-                char path[64], buf[16] = "";
-                snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
-                FILE *f = fopen(path, "re");
-                if (f) {
-                        size_t n = fread(buf, 1, sizeof buf - 1, f);
-                        fclose(f);
-                        if (n >= 6 && memcmp(buf, "sshd: ", 6) == 0)
-                                return pid;
-                }
-                usleep(10000);
-        }
-        fail_msg("the child did not start");
-        return -1;
+        return started(pid, "sshd: ", 6);
 }
 
 static void reap(pid_t pid) {
