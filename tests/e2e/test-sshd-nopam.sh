@@ -161,7 +161,8 @@ wait "$plain" 2>/dev/null
 su -s /bin/sh nopam-other -c 'exec sh -c "sleep 300; :" -o UsePAM=no' </dev/null >/dev/null 2>&1 &
 fake=""
 for _ in $(seq 100); do
-	fake=$(pgrep -u nopam-other -f 'sleep 300; :') && break
+	# the oldest: a child the shell forks shows the same command line until it execs sleep
+	fake=$(pgrep -o -u nopam-other -f 'sleep 300; :') && break
 	sleep 0.05
 done
 "$RDMALIMITS" --json explain nopam-member --pid "$fake" >"$tmp/x-fake.json" 2>&1
