@@ -8,7 +8,7 @@
 
 #include "strmap.h"
 
-static uint64_t hash(const char *s) {
+uint64_t str_hash(const char *s) {
         uint64_t h = UINT64_C(1469598103934665603);    /* FNV-1a */
         for (; *s; s++) {
                 h ^= (unsigned char)*s;
@@ -29,7 +29,7 @@ static struct strmap_entry *find(const struct strmap *m, const char *key, uint64
 }
 
 void *strmap_get(const struct strmap *m, const char *key) {
-        struct strmap_entry *e = find(m, key, hash(key));
+        struct strmap_entry *e = find(m, key, str_hash(key));
         return e && e->key ? e->value : NULL;
 }
 
@@ -59,7 +59,7 @@ int strmap_put(struct strmap *m, const char *key, void *value) {
                 if (r < 0)
                         return r;
         }
-        uint64_t h = hash(key);
+        uint64_t h = str_hash(key);
         e = find(m, key, h);
         if (e->key) {
                 e->value = value;

@@ -13,6 +13,8 @@ struct strmap {
         size_t n, cap;          /* cap is 0 or a power of two */
 };
 
+/* FNV-1a, 64 bits: the hash the map files its keys by, for whoever compares many names */
+uint64_t str_hash(const char *s);
 /* Returns the value, or NULL when absent (store a non-NULL sentinel for "known absent"). */
 void *strmap_get(const struct strmap *m, const char *key);
 /* Inserts or replaces; returns 0 or -ENOMEM.  The key is copied. */

@@ -76,7 +76,45 @@ struct files {
         size_t n_all_groups;
         struct id_user **all_users;
         size_t n_all_users;
+        /* member name -> struct gidv: the gid of each group line that lists it, in file order
+         * (made the first time a user's groups are asked) */
+        struct strmap member_of;
+        bool indexed;
 };
+
+struct gidv {
+        gid_t *v;
+        size_t n, cap;
+};
+
+static void gidv_free(void *p) {
+        struct gidv *g = p;
+        if (g)
+                free(g->v);
+        free(g);
+}
+
+static int index_members(struct files *fs) {
+        for (size_t i = 0; i < fs->n_all_groups; i++) {
+                const struct id_group *g = fs->all_groups[i];
+                for (char **m = g->members; m && *m; m++) {
+                        struct gidv *x = strmap_get(&fs->member_of, *m);
+                        if (!x) {
+                                if (!(x = calloc(1, sizeof(*x))))
+                                        return -ENOMEM;
+                                if (strmap_put(&fs->member_of, *m, x) < 0) {
+                                        free(x);
+                                        return -ENOMEM;
+                                }
+                        }
+                        if (GROW(x->v, x->cap, x->n + 1) < 0)
+                                return -ENOMEM;
+                        x->v[x->n++] = g->gid;
+                }
+        }
+        fs->indexed = true;
+        return 0;
+}
 
 /* ROOT/rel, resolved inside the root (a symlink in the tree never reaches the host's files) */
 static int open_root_file(const struct files *fs, const char *rel, FILE **ret) {
@@ -175,22 +213,27 @@ static int files_user_by_uid(struct ident *id, uid_t uid, const struct id_user *
 
 /* the primary gid, then the gid of each group that lists the user, once each */
 static int files_user_gids(struct ident *id, const struct id_user *u, gid_t **ret, size_t *ret_n) {
-        const struct files *fs = id->data;
-        gid_t *v = calloc(fs->n_all_groups + 1, sizeof(gid_t));   /* the primary gid and each group */
+        struct files *fs = id->data;
+        if (!fs->indexed) {
+                int r = index_members(fs);
+                if (r < 0) {
+                        strmap_clear(&fs->member_of, gidv_free);
+                        return r;
+                }
+        }
+        const struct gidv *x = strmap_get(&fs->member_of, u->name);
+        gid_t *v = calloc((x ? x->n : 0) + 1, sizeof(gid_t));   /* the primary gid and each group */
         size_t n = 0;
         if (!v)
                 return -ENOMEM;
         v[n++] = u->gid;
-        for (size_t i = 0; i < fs->n_all_groups; i++) {
-                const struct id_group *g = fs->all_groups[i];
+        for (size_t i = 0; x && i < x->n; i++) {
                 bool dup = false;
-                if (!strv_contains(g->members, u->name))
-                        continue;
                 for (size_t k = 0; k < n; k++)
-                        if (v[k] == g->gid)
+                        if (v[k] == x->v[i])
                                 dup = true;
                 if (!dup)
-                        v[n++] = g->gid;
+                        v[n++] = x->v[i];
         }
         *ret = v;
         *ret_n = n;
@@ -207,11 +250,13 @@ static void files_free(struct ident *id) {
                 ident_group_free(fs->all_groups[i]);
         free(fs->all_users);
         free(fs->all_groups);
+        strmap_clear(&fs->member_of, gidv_free);
         free(fs->root);
         free(fs);
 }
 
 static const struct ident_backend files_backend = {
+        .gids_cover_members = true,
         .load = load_files,
         .user_by_uid = files_user_by_uid,
         .user_gids = files_user_gids,

@@ -6,8 +6,9 @@
  * get its value (the proof below is textual: the same domain, a range that contains another,
  * a line that matches everyone), and removing it would change no session.  Where it depends
  * on who is in which group, the known users (NSS, or the --root tree's passwd and group) are
- * resolved one by one with lc_resolve(), the resolver explain uses, and check says for whom
- * the line is overridden and for whom it is not.
+ * resolved one by one with the resolver explain uses (lc_resolve_prepared(): lc_resolve() on
+ * the tree prepared once for them all), and check says for whom the line is overridden and
+ * for whom it is not.
  *
  * Every finding has a stable id (listed in rdmalimits(8)) and a fix.
  */
@@ -162,6 +163,10 @@ static bool rlimit_counts(const struct lc_line *l) {
 
 /* ---- domains as sets of users ---- */
 
+static bool same_domain(const struct lc_line *a, const struct lc_line *b) {
+        return a->domain_hash == b->domain_hash && streq(a->domain, b->domain);
+}
+
 enum dkind {
         DK_NAME,      /* a user name */
         DK_GROUP,     /* @name */
@@ -183,7 +188,7 @@ static enum dkind dkind(const struct lc_line *l) {
         }
         if (l->range != LC_RANGE_NONE)
                 return DK_UIDR;
-        return streq(d, "*") ? DK_STAR : DK_NAME;
+        return d[0] == '*' && !d[1] ? DK_STAR : DK_NAME;
 }
 
 /* the ids of a range: :id is id alone, min: goes up to the largest */
@@ -217,7 +222,7 @@ static bool disjoint(const struct lc_line *a, const struct lc_line *b) {
         if (inverted(a) || inverted(b))
                 return true;
         if (ka == DK_NAME && kb == DK_NAME)
-                return !streq(a->domain, b->domain);
+                return !same_domain(a, b);
         if (ka == kb && is_range(ka)) {
                 uint32_t alo, ahi, blo, bhi;
                 interval(a, &alo, &ahi);
@@ -234,7 +239,7 @@ static bool covers(const struct lc_line *o, const struct lc_line *l) {
          * same rank (cheap, and most candidates fail here) */
         if (lc_line_rank(o) > lc_line_rank(l))
                 return false;
-        if (streq(o->domain, l->domain))
+        if (same_domain(o, l))
                 return true;
         if (lc_line_matches_everyone(o) && lc_line_rank(o) <= lc_line_rank(l))
                 return true;
@@ -252,7 +257,7 @@ static bool stop_covers(const struct lc_tree *t, const struct lc_line *s, const 
                 return false;
         /* @ ranges: the stop compares the gid, the limit line (root on Debian) the uid */
         bool upstream = !t->beh.root_rule;
-        if (streq(s->domain, l->domain))
+        if (same_domain(s, l))
                 return upstream || (kl != DK_GIDR && kl != DK_GIDONE);
         if (ks == DK_UIDR)
                 return range_contains(s, l);
@@ -952,15 +957,20 @@ static int collect_users(const struct lc_tree *t, struct ident *id, const struct
 static int per_user(const struct lc_tree *t, struct ident *id, const struct strv *users, struct line_users *lu) {
         struct lc_baseline base = { .known = false, .rank = LC_RANK_NONE, .source = "inherited" };
         char b1[4096], b2[4096], text[8400];
+        _cleanup_(lc_prep_freep) struct lc_prep *groups = NULL;
         size_t resolved = 0;
         int r;
+
+        r = lc_prep_new(t, id, &groups);
+        if (r < 0)
+                return r;
 
         for (size_t ui = 0; ui < users->n && resolved < CHECK_MAX_USERS; ui++) {
                 const struct id_user *u;
                 if (ident_user(id, users->v[ui], &u) < 0)
                         continue;
                 struct lc_result res = {};
-                r = lc_resolve(t, id, users->v[ui], &base, &res);
+                r = lc_resolve_prepared(t, id, groups, users->v[ui], &base, &res);
                 if (r < 0)
                         return r;
                 resolved++;

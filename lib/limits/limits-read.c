@@ -736,6 +736,8 @@ static void analyse_line(struct lc_line *l, const struct lc_behaviour *beh) {
         else
                 split_upstream(l, beh->trim_value);
         l->range = parse_range(l->domain, &l->rmin, &l->rmax);
+        l->domain_hash = str_hash(l->domain);
+        l->rank = lc_domain_rank(l->domain, l->range);
         if (l->nfields == 4)
                 analyse_values(l, beh);
         else

@@ -23,18 +23,113 @@
 
 /* ---- matching ---- */
 
-static bool in_group_name(struct ident *id, const struct id_user *u, const char *name) {
-        const struct id_group *g;
-        if (ident_group(id, name, &g) < 0)
-                return false;
-        return ident_user_in_group(id, u, g);
+/*
+ * A tree prepared for resolving many of its users (check): the group each line names, looked
+ * up once for all of them, and the lines apart by whom they can match.  A line whose domain is
+ * a plain user name matches that user alone (by name, whatever the item, also as a 2-field
+ * stop); every other line (@, %, *, a uid range, a bad range) may match anyone.  A user's walk
+ * takes the second kind and the lines that name the user, merged in file order: the lines
+ * that name somebody else are never visited, and are exactly those that would not match.
+ */
+struct name_lines {
+        size_t *v;            /* indices into the tree's lines, ascending */
+        size_t n, cap;
+};
+
+struct lc_prep {
+        const struct lc_tree *t;
+        struct ident *id;
+        const struct id_group **group;
+        bool *looked;
+        size_t *anyone;       /* the lines of the second kind, ascending */
+        size_t n_anyone;
+        struct strmap names;  /* plain name -> struct name_lines */
+};
+
+static bool names_one_user(const struct lc_line *l) {
+        const char *d = l->domain;
+        return l->range == LC_RANGE_NONE && d[0] != '@' && d[0] != '%' && !(d[0] == '*' && !d[1]);
 }
 
-static bool in_group_gid(struct ident *id, const struct id_user *u, gid_t gid) {
-        const struct id_group *g;
-        if (ident_group_by_gid(id, gid, &g) < 0)
-                return false;
-        return ident_user_in_group(id, u, g);
+static void name_lines_free(void *p) {
+        struct name_lines *x = p;
+        if (x)
+                free(x->v);
+        free(x);
+}
+
+static int add_name_line(struct lc_prep *p, const char *name, size_t i) {
+        struct name_lines *x = strmap_get(&p->names, name);
+        if (!x) {
+                if (!(x = calloc(1, sizeof(*x))))
+                        return -ENOMEM;
+                if (strmap_put(&p->names, name, x) < 0) {
+                        free(x);
+                        return -ENOMEM;
+                }
+        }
+        if (GROW(x->v, x->cap, x->n + 1) < 0)
+                return -ENOMEM;
+        x->v[x->n++] = i;
+        return 0;
+}
+
+int lc_prep_new(const struct lc_tree *t, struct ident *id, struct lc_prep **ret) {
+        struct lc_prep *p = calloc(1, sizeof(*p));
+        if (!p)
+                return -ENOMEM;
+        *p = (struct lc_prep){ .t = t, .id = id };
+        if (t->n_lines > 0 && (!(p->group = calloc(t->n_lines, sizeof(*p->group))) ||
+                               !(p->looked = calloc(t->n_lines, sizeof(*p->looked))) ||
+                               !(p->anyone = calloc(t->n_lines, sizeof(*p->anyone))))) {
+                lc_prep_free(p);
+                return -ENOMEM;
+        }
+        for (size_t i = 0; i < t->n_lines; i++) {
+                const struct lc_line *l = &t->lines[i];
+                if (!names_one_user(l))
+                        p->anyone[p->n_anyone++] = i;
+                else if (add_name_line(p, l->domain, i) < 0) {
+                        lc_prep_free(p);
+                        return -ENOMEM;
+                }
+        }
+        *ret = p;
+        return 0;
+}
+
+void lc_prep_free(struct lc_prep *p) {
+        if (!p)
+                return;
+        free(p->group);
+        free(p->looked);
+        free(p->anyone);
+        strmap_clear(&p->names, name_lines_free);
+        free(p);
+}
+
+/* The group a line names (@name, @:gid, %name, %:gid), looked up in id; NULL when there is no
+ * such group.  Prepared (c), each line is looked up once for every user. */
+static const struct id_group *line_group(struct lc_prep *c, struct ident *id, const struct lc_line *l) {
+        const struct id_group *g = NULL;
+        size_t i = c ? (size_t)(l - c->t->lines) : 0;
+
+        if (c && i < c->t->n_lines && c->looked[i])
+                return c->group[i];
+        int r = l->range == LC_RANGE_ONE ? ident_group_by_gid(id, l->rmax, &g) : ident_group(id, l->domain + 1, &g);
+        if (r < 0)
+                g = NULL;
+        /* a failure other than "no such group" (out of memory) is asked again next time */
+        if (c && i < c->t->n_lines && (r >= 0 || r == -ENOENT)) {
+                c->group[i] = g;
+                c->looked[i] = true;
+        }
+        return g;
+}
+
+static bool in_group(struct lc_prep *c, struct ident *id, const struct id_user *u, const struct lc_line *l) {
+        const struct id_group *g = line_group(c, id, l);
+        return g && ident_user_in_group(id, u, g);
 }
 
 static bool range_match(enum lc_range rng, uint32_t rmin, uint32_t rmax, uint32_t v) {
@@ -51,12 +146,11 @@ static bool range_match(enum lc_range rng, uint32_t rmin, uint32_t rmax, uint32_
 }
 
 /* An @ domain: @name and @:gid by membership, @min:max and @min: by the primary gid only */
-static bool group_match(struct ident *id, const struct id_user *u, const struct lc_line *l) {
+static bool group_match(struct lc_prep *c, struct ident *id, const struct id_user *u, const struct lc_line *l) {
         switch (l->range) {
         case LC_RANGE_NONE:
-                return in_group_name(id, u, l->domain + 1);
         case LC_RANGE_ONE:
-                return in_group_gid(id, u, l->rmax);
+                return in_group(c, id, u, l);
         default:
                 return range_match(l->range, l->rmin, l->rmax, u->gid);
         }
@@ -66,57 +160,77 @@ static bool is_root_debian(const struct lc_tree *t, const struct id_user *u) {
         return t->beh.root_rule && u->uid == 0;
 }
 
+/* The user a line is matched against: its name's hash, and the prepared tree (or NULL) */
+struct match_user {
+        const struct id_user *u;
+        uint64_t hash;        /* str_hash(u->name) */
+        struct lc_prep *prep;      /* the prepared tree, or NULL */
+};
+
+static bool names_user(const struct match_user *m, const struct lc_line *l) {
+        return l->domain_hash == m->hash && streq(m->u->name, l->domain);
+}
+
 /* The rank a 4-field line matches the user with (parse_config_file()), or -1. */
-int lc_line_match(const struct lc_tree *t, struct ident *id, const struct id_user *u, const struct lc_line *l) {
+static int line_match(const struct lc_tree *t, struct ident *id, const struct match_user *m, const struct lc_line *l) {
+        const struct id_user *u = m->u;
         bool root = is_root_debian(t, u);
         const char *d = l->domain;
 
         if (l->range == LC_RANGE_ERR)
                 return -1;
-        if (u->name[0] == d[0] && streq(u->name, d))      /* the first byte: most lines differ there */
+        if (names_user(m, l))
                 return LC_RANK_USER;
         if (d[0] == '@' && !root)
-                return group_match(id, u, l) ? LC_RANK_GROUP : -1;
+                return group_match(m->prep, id, u, l) ? LC_RANK_GROUP : -1;
         if (d[0] == '%' && !root) {
                 switch (l->range) {
                 case LC_RANGE_NONE:
-                        if (streq(d, "%"))
+                        if (!d[1])
                                 return LC_RANK_ALL;
-                        return in_group_name(id, u, d + 1) ? LC_RANK_ALLGROUP : -1;
+                        /* fall through */
                 case LC_RANGE_ONE:
-                        return in_group_gid(id, u, l->rmax) ? LC_RANK_ALLGROUP : -1;
+                        return in_group(m->prep, id, u, l) ? LC_RANK_ALLGROUP : -1;
                 default:
                         return -1; /* "range unsupported for %group matching" */
                 }
         }
         /* Everything else, including @ and % forms for root on Debian: "*" or a uid range */
         if (l->range == LC_RANGE_NONE)
-                return streq(d, "*") && !root ? LC_RANK_DEFAULT : -1;
+                return d[0] == '*' && !d[1] && !root ? LC_RANK_DEFAULT : -1;
         return range_match(l->range, l->rmin, l->rmax, u->uid) ? LC_RANK_USER : -1;
 }
 
+int lc_line_match(const struct lc_tree *t, struct ident *id, const struct id_user *u, const struct lc_line *l) {
+        const struct match_user m = { .u = u, .hash = str_hash(u->name) };
+        return line_match(t, id, &m, l);
+}
+
 /* Does a 2-field "<domain> -" line stop processing for this user? */
-static bool stop_match(struct ident *id, const struct id_user *u, const struct lc_line *l) {
+static bool stop_match(struct ident *id, const struct match_user *m, const struct lc_line *l) {
         const char *d = l->domain;
 
         if (l->range == LC_RANGE_ERR)
                 return false;
-        if (streq(u->name, d))
+        if (names_user(m, l))
                 return true;
         if (d[0] == '@')
-                return group_match(id, u, l);
+                return group_match(m->prep, id, m->u, l);
         if (l->range == LC_RANGE_NONE)
                 return false;
-        return range_match(l->range, l->rmin, l->rmax, u->uid);
+        return range_match(l->range, l->rmin, l->rmax, m->u->uid);
 }
 
 enum lc_rank lc_line_rank(const struct lc_line *l) {
-        const char *d = l->domain;
+        return l->rank;
+}
+
+enum lc_rank lc_domain_rank(const char *d, enum lc_range range) {
         if (d[0] == '@')
                 return LC_RANK_GROUP;
         if (d[0] == '%')
-                return streq(d, "%") ? LC_RANK_ALL : LC_RANK_ALLGROUP;
-        if (l->range == LC_RANGE_NONE && streq(d, "*"))
+                return !d[1] ? LC_RANK_ALL : LC_RANK_ALLGROUP;
+        if (range == LC_RANGE_NONE && d[0] == '*' && !d[1])
                 return LC_RANK_DEFAULT;
         return LC_RANK_USER;
 }
@@ -147,6 +261,7 @@ struct resolver {
         const struct lc_tree *t;
         struct ident *id;
         const struct id_user *u;
+        struct match_user m;
         struct lc_result res;
         size_t cap;
         int login_rank;
@@ -154,7 +269,7 @@ struct resolver {
 
 /* maxlogins: any type, % domains count (for maxlogins only), equal rank overwrites */
 static void resolve_login(struct resolver *z, const struct lc_line *l) {
-        int lr = lc_line_match(z->t, z->id, z->u, l);
+        int lr = line_match(z->t, z->id, &z->m, l);
         if ((lr == LC_RANK_ALL || lr == LC_RANK_ALLGROUP) && !streq(l->item, "maxlogins"))
                 return;
         if (lr >= 0 && lr <= z->login_rank) {
@@ -218,7 +333,7 @@ static int resolve_line(struct resolver *z, const struct lc_line *l) {
         if (l->range == LC_RANGE_ERR)
                 return 0;
         if (l->nfields == 2 && l->type[0] == '-') {
-                if (!stop_match(z->id, z->u, l))
+                if (!stop_match(z->id, &z->m, l))
                         return 0;
                 z->res.kind = LC_RES_NO_LIMITS;
                 z->res.stop = l;
@@ -234,13 +349,13 @@ static int resolve_line(struct resolver *z, const struct lc_line *l) {
         /* Debian's chroot item: the last matching line wins, whatever its rank or type
          * (measured with Debian 12's module: '* - chroot A' after 'user - chroot B' is A) */
         if (l->item_kind == LC_ITEM_CHROOT) {
-                if (lc_line_match(z->t, z->id, z->u, l) >= 0)
+                if (line_match(z->t, z->id, &z->m, l) >= 0)
                         z->res.chroot = l;
                 return 0;
         }
         if (l->resource < 0)
                 return 0;
-        int rank = lc_line_match(z->t, z->id, z->u, l);
+        int rank = line_match(z->t, z->id, &z->m, l);
         if (rank < 0)
                 return 0;
         if (l->item_kind == LC_ITEM_MEMLOCK)
@@ -272,11 +387,43 @@ bool lc_tree_fails_every_session(const struct lc_tree *t) {
         return t->n_files > 0 && lc_file_fails_session(t, 0);
 }
 
-int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
-               const struct lc_baseline *base, struct lc_result *ret) {
+/* The lines of file f the user's walk visits, in order, to resolve_line(): all of them, or
+ * (prepared) the lines that may match anyone and those that name the user.  1 when a stop
+ * line ends the walk, 0, -ENOMEM. */
+static int resolve_file(struct resolver *z, const struct lc_file *f, const struct name_lines *own, size_t *ai,
+                        size_t *oi) {
+        const struct lc_prep *p = z->m.prep;
+        size_t end = f->first + f->n;
+        int r = 0;
+
+        if (!p) {
+                for (size_t li = f->first; li < end && r == 0; li++)
+                        r = resolve_line(z, &z->t->lines[li]);
+                return r;
+        }
+        while (r == 0) {
+                size_t a = *ai < p->n_anyone && p->anyone[*ai] < end ? p->anyone[*ai] : SIZE_MAX;
+                size_t o = own && *oi < own->n && own->v[*oi] < end ? own->v[*oi] : SIZE_MAX;
+                if (a == SIZE_MAX && o == SIZE_MAX)
+                        break;
+                if (a < o)
+                        (*ai)++;
+                else
+                        (*oi)++;
+                r = resolve_line(z, &z->t->lines[a < o ? a : o]);
+        }
+        return r;
+}
+
+int lc_resolve_prepared(const struct lc_tree *t, struct ident *id, struct lc_prep *prep, const char *user,
+                        const struct lc_baseline *base, struct lc_result *ret) {
         struct resolver z = { .t = t, .id = id };
+        const struct name_lines *own = NULL;
+        size_t ai = 0, oi = 0;
         int r;
 
+        if (prep && (prep->t != t || prep->id != id))
+                return -EINVAL;
         r = ident_user(id, user, &z.u);
         if (r == -ENOENT) {
                 *ret = (struct lc_result){ .kind = LC_RES_USER_UNKNOWN };
@@ -284,6 +431,9 @@ int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
         }
         if (r < 0)
                 return r;
+        z.m = (struct match_user){ .u = z.u, .hash = str_hash(z.u->name), .prep = prep };
+        if (prep)
+                own = strmap_get(&prep->names, z.u->name);
         resolve_init(&z, base);
         z.res.kind = LC_RES_LIMITS;
         for (size_t fi = 0; fi < t->n_files; fi++) {
@@ -293,8 +443,8 @@ int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
                         z.res.bad_file = f;
                         break;
                 }
-                for (size_t li = f->first; li < f->first + f->n && r == 0; li++)
-                        r = resolve_line(&z, &t->lines[li]);
+                /* each file's walk ends past its lines: the next one starts at its first */
+                r = resolve_file(&z, f, own, &ai, &oi);
                 if (r < 0) {
                         free(z.res.events);
                         return r;
@@ -314,6 +464,11 @@ int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
         }
         *ret = z.res;
         return 0;
+}
+
+int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user, const struct lc_baseline *base,
+               struct lc_result *ret) {
+        return lc_resolve_prepared(t, id, NULL, user, base, ret);
 }
 
 void lc_result_clear(struct lc_result *r) {

@@ -127,6 +127,8 @@ struct lc_line {
         char *text;          /* the line after stripping (what the parser splits) */
         int nfields;         /* fields found (Debian: up to 4 of sscanf; upstream: split()) */
         const char *domain, *type, *item, *value; /* in text, lowercased as by pam_limits; "" when absent */
+        uint64_t domain_hash; /* str_hash(domain): a user's name is compared with it first */
+        enum lc_rank rank;   /* lc_domain_rank() of domain and range */
         bool extra_words;    /* Debian: words after the 4th, ignored */
 
         /* analysis */
@@ -335,6 +337,18 @@ struct lc_result {
 
 int lc_resolve(const struct lc_tree *t, struct ident *id, const char *user,
                const struct lc_baseline *base, struct lc_result *ret);
+/* The same for many users of one tree (check), with t prepared by lc_prep_new() for t and id
+ * (which it must not outlive): the group each line names is looked up once, not once per user,
+ * and a user's walk skips the lines that name other users.  The same result as lc_resolve().
+ * -EINVAL when prep was made for another tree or ident. */
+struct lc_prep;
+int lc_prep_new(const struct lc_tree *t, struct ident *id, struct lc_prep **ret);
+void lc_prep_free(struct lc_prep *g);
+static inline void lc_prep_freep(struct lc_prep **g) {
+        lc_prep_free(*g);
+}
+int lc_resolve_prepared(const struct lc_tree *t, struct ident *id, struct lc_prep *prep, const char *user,
+                        const struct lc_baseline *base, struct lc_result *ret);
 /* pam_limits fails every session with t whoever logs in (LC_RES_SERVICE_ERR before any line):
  * its first file (limits.conf, or the conf= file) fails the session (lc_resolve() reads the
  * files in order and stops at the first that fails). */
@@ -345,8 +359,10 @@ void lc_result_clear(struct lc_result *r);
 int lc_line_match(const struct lc_tree *t, struct ident *id, const struct id_user *u,
                   const struct lc_line *l);
 
-/* Rank a line's domain gets when it matches (for a non-root user). */
+/* Rank a line's domain gets when it matches (for a non-root user): lc_domain_rank(), kept in
+ * the line when it is read. */
 enum lc_rank lc_line_rank(const struct lc_line *l);
+enum lc_rank lc_domain_rank(const char *domain, enum lc_range range);
 
 /* All findings of `check` for the tree. */
 int lc_check(const struct lc_tree *t, struct ident *id, struct diag_list *diags);

@@ -13,6 +13,9 @@
 #include "strmap.h"
 
 struct ident_backend {
+        /* user_gids lists every group whose members name the user (a tree's files, read by
+         * the same reader): membership needs no look at gr_mem */
+        bool gids_cover_members;
         /* fill users, groups and gids (once: later calls return 0); the maps' values are the
          * backend's */
         int (*load)(struct ident *id);

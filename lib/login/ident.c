@@ -322,7 +322,9 @@ int ident_user_member(struct ident *id, const struct id_user *u, const struct id
 
         if (!u || !g)
                 return 0;
-        if (u->gid == g->gid || strv_contains(g->members, u->name))
+        if (u->gid == g->gid)
+                return 1;
+        if (!(id->backend && id->backend->gids_cover_members) && strv_contains(g->members, u->name))
                 return 1;
         r = ident_user_gids(id, u, &gids, &n);
         if (r < 0)

@@ -39,6 +39,57 @@ static int setup(void **state) {
         });
 }
 
+/* ---- lc_resolve_prepared() gives what lc_resolve() gives ---- */
+
+static void assert_slot_equal(const struct lc_slot *a, const struct lc_slot *b, const char *what) {
+        if (a->known != b->known || a->value != b->value || a->rank != b->rank || a->src != b->src)
+                fail_msg("%s: prepared %d/%llu/%d/%p, plain %d/%llu/%d/%p", what, a->known, (unsigned long long)a->value,
+                         a->rank, (const void *)a->src, b->known, (unsigned long long)b->value, b->rank,
+                         (const void *)b->src);
+}
+
+static void assert_result_equal(const struct lc_result *a, const struct lc_result *b, const char *user) {
+        if (a->kind != b->kind || a->stop != b->stop || a->chroot != b->chroot || a->bad_file != b->bad_file ||
+            a->root_user_debian != b->root_user_debian || a->soft_clamped != b->soft_clamped ||
+            a->login_limit != b->login_limit || a->login_line != b->login_line || a->uid != b->uid ||
+            a->n_events != b->n_events)
+                fail_msg("%s: prepared kind %d, %zu events; plain kind %d, %zu events", user, a->kind, a->n_events,
+                         b->kind, b->n_events);
+        assert_slot_equal(&a->soft, &b->soft, user);
+        assert_slot_equal(&a->hard, &b->hard, user);
+        for (int i = 0; i < RLIM_NLIMITS; i++) {
+                assert_slot_equal(&a->rl_soft[i], &b->rl_soft[i], user);
+                assert_slot_equal(&a->rl_hard[i], &b->rl_hard[i], user);
+        }
+        for (size_t i = 0; i < a->n_events; i++) {
+                const struct lc_event *x = &a->events[i], *y = &b->events[i];
+                if (x->line != y->line || x->slot != y->slot || x->rank != y->rank || x->outcome != y->outcome ||
+                    x->held_rank != y->held_rank || x->held != y->held)
+                        fail_msg("%s: event %zu differs (line %u against %u)", user, i, x->line ? x->line->lineno : 0,
+                                 y->line ? y->line->lineno : 0);
+        }
+}
+
+/* lc_resolve() into *r, checked against lc_resolve_prepared() on a prepared tree */
+static int resolve_both(const struct lc_tree *t, struct ident *id, const char *user, const struct lc_baseline *b,
+                        struct lc_result *r) {
+        struct lc_prep *prep = NULL;
+        struct lc_result pr = {};
+        int e = lc_resolve(t, id, user, b, r);
+        assert_int_equal(lc_prep_new(t, id, &prep), 0);
+        assert_int_equal(lc_resolve_prepared(t, id, prep, user, b, &pr), e);
+        /* twice: the second walk takes the groups the first one looked up */
+        if (e == 0) {
+                assert_result_equal(&pr, r, user);
+                lc_result_clear(&pr);
+                assert_int_equal(lc_resolve_prepared(t, id, prep, user, b, &pr), 0);
+                assert_result_equal(&pr, r, user);
+        }
+        lc_result_clear(&pr);
+        lc_prep_free(prep);
+        return e;
+}
+
 struct outcome {
         enum lc_result_kind kind;
         uint64_t soft, hard;
@@ -59,7 +110,7 @@ static struct outcome resolve(const char *text, enum lc_flavour fl, const char *
         assert_int_equal(ident_new(root, &id), 0);
         snprintf(p, sizeof p, "%s/proc/1/limits", root);
         assert_int_equal(lc_baseline_load(t, p, &b), 0);
-        assert_int_equal(lc_resolve(t, id, user, &b, &r), 0);
+        assert_int_equal(resolve_both(t, id, user, &b, &r), 0);
         o.kind = r.kind;
         o.soft = r.soft.value;
         o.hard = r.hard.value;
@@ -288,20 +339,20 @@ static void test_tree_files(void **state) {
         assert_int_equal(ident_new(root, &id), 0);
         assert_int_equal(lc_tree_load(root, D, NULL, &t), 0);
         assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
-        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(resolve_both(t, id, "alice", &b, &r), 0);
         assert_int_equal(r.kind, LC_RES_SERVICE_ERR);
         lc_result_clear(&r);
         lc_tree_free(t);
         assert_int_equal(lc_tree_load(root, U, NULL, &t), 0);
         assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
-        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(resolve_both(t, id, "alice", &b, &r), 0);
         assert_int_equal(r.kind, LC_RES_LIMITS);
         assert_true(r.soft.value == 3 * KiB);
         lc_result_clear(&r);
         lc_tree_free(t);
         /* an unknown user: pam_limits fails the session */
         assert_int_equal(lc_tree_load(root, U, NULL, &t), 0);
-        assert_int_equal(lc_resolve(t, id, "nobody-here", &b, &r), 0);
+        assert_int_equal(resolve_both(t, id, "nobody-here", &b, &r), 0);
         assert_int_equal(r.kind, LC_RES_USER_UNKNOWN);
         lc_result_clear(&r);
         lc_tree_free(t);
@@ -374,7 +425,7 @@ static void resolve_result(const char *text, const char *user, struct lc_tree **
         snprintf(p, sizeof p, "%s/proc/1/limits", root);
         assert_int_equal(lc_baseline_load(*ret_t, p, &b), 0);
         *r = (struct lc_result){};
-        assert_int_equal(lc_resolve(*ret_t, *ret_id, user, &b, r), 0);
+        assert_int_equal(resolve_both(*ret_t, *ret_id, user, &b, r), 0);
 }
 
 static void done(struct lc_tree *t, struct ident *id, struct lc_result *r) {
@@ -553,7 +604,7 @@ static void test_session_refused(void **state) {
         assert_int_equal(ident_new(root, &id), 0);
         snprintf(p, sizeof p, "%s/proc/1/limits", root);
         assert_int_equal(lc_baseline_load(t, p, &b), 0);
-        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(resolve_both(t, id, "alice", &b, &r), 0);
         svc.rl[RLIMIT_NOFILE].known = true;
         svc.rl[RLIMIT_NOFILE].soft = svc.rl[RLIMIT_NOFILE].hard = 1024;
         svc.rl[RLIMIT_MEMLOCK].known = true;
@@ -571,7 +622,7 @@ static void test_session_refused(void **state) {
         assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
         assert_int_equal(lc_baseline_load(t, p, &b), 0);
         r = (struct lc_result){};
-        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(resolve_both(t, id, "alice", &b, &r), 0);
         assert_int_equal(lc_session_outcome(t, &r, &svc, &s), 0);
         assert_int_equal(s.kind, LC_SESSION_REFUSED);
         if (!strstr(s.cause, "hard memlock unlimited is above the service's own hard limit 65536"))
@@ -583,7 +634,7 @@ static void test_session_refused(void **state) {
         assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
         assert_int_equal(lc_baseline_load(t, p, &b), 0);
         r = (struct lc_result){};
-        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(resolve_both(t, id, "alice", &b, &r), 0);
         assert_int_equal(lc_session_outcome(t, &r, &svc, &s), 0);
         assert_int_equal(s.kind, LC_SESSION_REFUSED);
         assert_true(s.memlock_known);
@@ -612,11 +663,11 @@ static void test_stop_before_bad_file(void **state) {
         assert_int_equal(t->n_files, 2);
         assert_true(lc_file_fails_session(t, 1));
         assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
-        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(resolve_both(t, id, "alice", &b, &r), 0);
         assert_int_equal(r.kind, LC_RES_NO_LIMITS);
         lc_result_clear(&r);
         /* for another user the bad file is reached */
-        assert_int_equal(lc_resolve(t, id, "carol", &b, &r), 0);
+        assert_int_equal(resolve_both(t, id, "carol", &b, &r), 0);
         assert_int_equal(r.kind, LC_RES_SERVICE_ERR);
         assert_ptr_equal(r.bad_file, &t->files[1]);
         lc_result_clear(&r);
@@ -627,7 +678,7 @@ static void test_stop_before_bad_file(void **state) {
         assert_int_equal(lc_tree_load(sub, U, NULL, &t), 0);
         assert_int_equal(t->n_files, 3);
         assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
-        assert_int_equal(lc_resolve(t, id, "carol", &b, &r), 0);
+        assert_int_equal(resolve_both(t, id, "carol", &b, &r), 0);
         assert_int_equal(r.kind, LC_RES_SERVICE_ERR);
         assert_ptr_equal(r.bad_file, &t->files[1]);
         lc_result_clear(&r);
@@ -649,7 +700,7 @@ static void test_session_half_known(void **state) {
         assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
         assert_int_equal(ident_new(root, &id), 0);
         assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
-        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(resolve_both(t, id, "alice", &b, &r), 0);
         assert_true(r.soft.known);
         assert_false(r.hard.known);
         assert_int_equal(lc_session_outcome(t, &r, &svc, &s), 0);
@@ -753,7 +804,7 @@ static void test_resolve_edges(void **state) {
                 assert_int_equal(ident_new(root, &id), 0);
                 assert_int_equal(lc_baseline_load(t, NULL, &hb), 0);
                 r = (struct lc_result){};
-                assert_int_equal(lc_resolve(t, id, "alice", &hb, &r), 0);
+                assert_int_equal(resolve_both(t, id, "alice", &hb, &r), 0);
                 assert_true(r.soft.known);
                 assert_false(r.hard.known);
                 assert_false(r.soft_clamped);
@@ -788,7 +839,7 @@ static void test_resolve_edges(void **state) {
         assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
         assert_int_equal(ident_new(root, &id), 0);
         assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
-        assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+        assert_int_equal(resolve_both(t, id, "alice", &b, &r), 0);
         svc.rl[RLIMIT_MEMLOCK].known = true;
         svc.rl[RLIMIT_MEMLOCK].soft = 65536;
         svc.rl[RLIMIT_MEMLOCK].hard = 65536;
@@ -879,7 +930,7 @@ static void test_resolve_more_edges(void **state) {
                 assert_int_equal(lc_baseline_load(t, p, &b), 0);
                 assert_int_equal(b.rank, LC_RANK_DEFAULT);
                 r = (struct lc_result){};
-                assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+                assert_int_equal(resolve_both(t, id, "alice", &b, &r), 0);
                 assert_true(r.rl_soft[RLIMIT_NOFILE].known);
                 assert_int_equal(r.rl_soft[RLIMIT_NOFILE].value, 1024);
                 assert_true(r.rl_hard[RLIMIT_NOFILE].known);
@@ -904,7 +955,7 @@ static void test_resolve_more_edges(void **state) {
                 assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
                 assert_int_equal(ident_new(sub, &id), 0);
                 r = (struct lc_result){ .kind = 99 };
-                int e = lc_resolve(t, id, "alice", &b, &r);
+                int e = resolve_both(t, id, "alice", &b, &r);
                 if (e >= 0 || e == -ENOENT)
                         fail_msg("lc_resolve() with etc/passwd a directory: %d", e);
                 assert_int_equal(r.kind, 99);
@@ -927,7 +978,7 @@ static void test_resolve_more_edges(void **state) {
                 assert_int_equal(ident_new(root, &id), 0);
                 assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
                 r = (struct lc_result){};
-                assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+                assert_int_equal(resolve_both(t, id, "alice", &b, &r), 0);
                 assert_int_equal(r.rl_hard[RLIMIT_NOFILE].rank, LC_RANK_NONE);
                 assert_int_equal(lc_session_outcome(t, &r, &svc, &s), 0);
                 if (s.kind != LC_SESSION_LIMITS)
@@ -941,7 +992,7 @@ static void test_resolve_more_edges(void **state) {
                 assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), U, &t), 0);
                 assert_int_equal(ident_new(root, &id), 0);
                 r = (struct lc_result){};
-                assert_int_equal(lc_resolve(t, id, "alice", &b, &r), 0);
+                assert_int_equal(resolve_both(t, id, "alice", &b, &r), 0);
                 svc.rl[RLIMIT_NOFILE].hard = 4096;
                 svc.nr_open = 0;   /* unknown: unlimited stays unlimited, above the service's */
                 assert_int_equal(lc_session_outcome(t, &r, &svc, &s), 0);
@@ -1002,6 +1053,106 @@ static void test_resolve_more_edges(void **state) {
         }
 }
 
+/* lc_resolve_prepared() against lc_resolve() on random trees of five files: every kind of
+ * domain (a user, a group, @:gid, ranges of uids and gids, %, *, nobody), every type, items
+ * pam_limits sets, counts and ignores, no-limits lines, names that are users and groups at
+ * once; each user of the tree, root, and one unknown, with either flavour. */
+static uint32_t rnd_state;
+static uint32_t rnd(uint32_t n) {
+        rnd_state = rnd_state * 1103515245u + 12345u;
+        return (rnd_state >> 8) % n;
+}
+
+static void random_file(char *buf, size_t size) {
+        static const char *const domains[] = { "u0", "u1", "u2", "u3", "u4", "u5", "root", "adm", "@adm", "@rdma",
+                                               "@u1", "@:3000", "@:3001", "@:1000", "%", "%rdma", "%:3000", "*",
+                                               "1000:1002", ":1003", "1004:", "@1000:1001", "@3000:", "2:1",
+                                               "nobody-x", "@nosuch", "U0", "u0 " };
+        static const char *const types[] = { "soft", "hard", "-", "both" };
+        static const char *const items[] = { "memlock", "memlock", "memlock", "nofile", "maxlogins", "chroot",
+                                             "nproc", "bogus" };
+        static const char *const values[] = { "1", "64", "128", "4096", "unlimited", "-1", "abc", "0", "8192" };
+        size_t n = 0, lines = 1 + rnd(12);
+        buf[0] = '\0';
+        for (size_t i = 0; i < lines && n + 80 < size; i++) {
+                const char *d = domains[rnd(ELEMENTSOF(domains))];
+                if (rnd(16) == 0)
+                        n += (size_t)snprintf(buf + n, size - n, "%s -\n", d);   /* no limits */
+                else if (rnd(10) == 0)
+                        n += (size_t)snprintf(buf + n, size - n, "# %s soft memlock 1\n", d);
+                else
+                        n += (size_t)snprintf(buf + n, size - n, "%s %s %s %s\n", d, types[rnd(ELEMENTSOF(types))],
+                                              items[rnd(ELEMENTSOF(items))], values[rnd(ELEMENTSOF(values))]);
+        }
+}
+
+static void test_prepared_random(void **state) {
+        static char tr[] = "/tmp/test-limits-prep-XXXXXX";
+        static const char *const files[] = { "etc/security/limits.conf", "etc/security/limits.d/10-a.conf",
+                                             "etc/security/limits.d/20-b.conf", "etc/security/limits.d/30-c.conf",
+                                             "etc/security/limits.d/40-d.conf" };
+        static const char *const users[] = { "u0", "u1", "u2", "u3", "u4", "u5", "root", "adm", "nobody-x" };
+        char text[2048];
+        char *fixture = unit_dir;   /* unit_tree() makes tr the teardown's: give it back below */
+        (void)state;
+
+        assert_int_equal(unit_tree(tr, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nu0:x:1000:1000::/:/bin/sh\nu1:x:1001:3000::/:/bin/sh\n"
+                                "u2:x:1002:3001::/:/bin/sh\nu3:x:1003:1003::/:/bin/sh\nu4:x:1004:3000::/:/bin/sh\n"
+                                "u5:x:1005:1005::/:/bin/sh\nadm:x:1006:1006::/:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nu0:x:1000:\nadm:x:3000:u0,u3\nrdma:x:3001:u3,u5,adm\n"
+                               "samegid:x:3001:u0\nu1:x:3002:u2,u4\nu3:x:1003:\n" },
+                {},
+        }), 0);
+        for (unsigned seed = 1; seed <= 150; seed++) {
+                rnd_state = seed;
+                for (size_t f = 0; f < ELEMENTSOF(files); f++) {
+                        random_file(text, sizeof text);
+                        unit_put(tr, files[f], text);
+                }
+                for (int fl = 0; fl < 2; fl++) {
+                        struct lc_tree *t = NULL;
+                        struct ident *id = NULL;
+                        struct lc_baseline b;
+                        assert_int_equal(lc_tree_load(tr, fl ? U : D, NULL, &t), 0);
+                        assert_int_equal(ident_new(tr, &id), 0);
+                        assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
+                        for (size_t u = 0; u < ELEMENTSOF(users); u++) {
+                                struct lc_result r = {};
+                                assert_int_equal(resolve_both(t, id, users[u], &b, &r), 0);
+                                lc_result_clear(&r);
+                        }
+                        lc_tree_free(t);
+                        ident_free(id);
+                }
+        }
+        /* a prepared tree serves its own tree and ident only */
+        {
+                struct lc_tree *t = NULL, *t2 = NULL;
+                struct ident *id = NULL, *id2 = NULL;
+                struct lc_prep *prep = NULL;
+                struct lc_baseline b;
+                struct lc_result r = { .kind = 99 };
+                assert_int_equal(lc_tree_load(tr, D, NULL, &t), 0);
+                assert_int_equal(lc_tree_load(tr, D, NULL, &t2), 0);
+                assert_int_equal(ident_new(tr, &id), 0);
+                assert_int_equal(ident_new(tr, &id2), 0);
+                assert_int_equal(lc_baseline_load(t, NULL, &b), 0);
+                assert_int_equal(lc_prep_new(t, id, &prep), 0);
+                assert_int_equal(lc_resolve_prepared(t2, id, prep, "u0", &b, &r), -EINVAL);
+                assert_int_equal(lc_resolve_prepared(t, id2, prep, "u0", &b, &r), -EINVAL);
+                assert_int_equal(r.kind, 99);
+                lc_prep_free(prep);
+                lc_prep_free(NULL);
+                lc_tree_free(t);
+                lc_tree_free(t2);
+                ident_free(id);
+                ident_free(id2);
+        }
+        unit_dir = fixture;
+        assert_int_equal(unit_rm_rf(tr), 0);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_baseline), cmocka_unit_test(test_values),
           cmocka_unit_test(test_case_and_syntax), cmocka_unit_test(test_ranks), cmocka_unit_test(test_quirks),
@@ -1012,4 +1163,5 @@ UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_file_fails_session), cmocka_unit_test(test_session_refused),
           cmocka_unit_test(test_stop_before_bad_file),
           cmocka_unit_test(test_session_half_known), cmocka_unit_test(test_resolve_edges),
-          cmocka_unit_test(test_resolve_more_edges))
+          cmocka_unit_test(test_resolve_more_edges),
+          cmocka_unit_test(test_prepared_random))

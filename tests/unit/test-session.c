@@ -347,11 +347,10 @@ static void test_line_rank(void **state) {
         };
         (void)state;
 
-        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                struct lc_line l = { .domain = cases[i].domain, .range = cases[i].range };
-                if (lc_line_rank(&l) != cases[i].want)
-                        fail_msg("%s: rank %d, want %d", cases[i].domain, lc_line_rank(&l), cases[i].want);
-        }
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+                if (lc_domain_rank(cases[i].domain, cases[i].range) != cases[i].want)
+                        fail_msg("%s: rank %d, want %d", cases[i].domain, lc_domain_rank(cases[i].domain, cases[i].range),
+                                 cases[i].want);
 }
 
 /* session_model_build() on a tree: pam_limits sets alice 2 MiB / 4 MiB from a service at
