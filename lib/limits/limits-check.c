@@ -270,22 +270,6 @@ static size_t line_index(const struct lc_tree *t, const struct lc_line *l) {
         return (size_t)(l - t->lines);
 }
 
-/* Is the hard half of o (o after l, o covering l) tried for every user of l?  A '-' line
- * tries hard only when its soft half was taken: a stronger soft line that may match the
- * same user and comes before o (after l, when l took the soft slot itself) can refuse it. */
-static bool hard_tried(const struct lc_tree *t, const struct lc_line *l, const struct lc_line *o) {
-        if (o->type_mask == LC_HARD || lc_line_rank(o) == LC_RANK_USER)
-                return true;
-        size_t from = l && (l->type_mask & LC_SOFT) ? line_index(t, l) + 1 : 0;
-        for (size_t i = from; i < line_index(t, o); i++) {
-                const struct lc_line *m = &t->lines[i];
-                if (lc_line_counts(m) && (m->type_mask & LC_SOFT) && lc_line_rank(m) < lc_line_rank(o) &&
-                    (!l || !disjoint(m, l)))
-                        return false;
-        }
-        return true;
-}
-
 enum dead_why {
         DEAD_NO,
         DEAD_STOP,       /* a no-limits line stops pam_limits for every user of the line */
@@ -303,7 +287,9 @@ struct dead {
  * the lines that match everyone, the uid and the gid range lines, and the counting lines by
  * domain.  A line is judged against these candidates only (covers(): the same domain, a line
  * for everyone, or a range of its own kind), so a tree of n lines costs about n times the
- * number of lines sharing a domain, plus the ranges of a kind for each range line.
+ * number of lines sharing a domain, plus the ranges of a kind for each range line.  The
+ * counting lines that set soft, and the '-' ones, are listed too: what hard_tried() and
+ * removal_harmless() look for between two lines is among them.
  */
 struct idxv {
         size_t *v;
@@ -312,6 +298,8 @@ struct idxv {
 
 struct dead_index {
         struct idxv stops, everyone, uid_ranges, gid_ranges;
+        struct idxv soft_lines;         /* the counting lines that set soft (hard_tried()) */
+        struct idxv dash_lines;         /* the counting '-' lines (removal_harmless()) */
         struct strmap by_domain;        /* domain -> struct idxv * */
 };
 
@@ -334,6 +322,8 @@ static void dead_index_clear(struct dead_index *ix) {
         free(ix->everyone.v);
         free(ix->uid_ranges.v);
         free(ix->gid_ranges.v);
+        free(ix->soft_lines.v);
+        free(ix->dash_lines.v);
         strmap_clear(&ix->by_domain, idxv_free);
 }
 
@@ -349,6 +339,10 @@ static int dead_index_build(const struct lc_tree *t, struct dead_index *ix) {
                 }
                 if (!lc_line_counts(l))
                         continue;
+                if ((l->type_mask & LC_SOFT) && (r = idxv_push(&ix->soft_lines, i)) < 0)
+                        break;
+                if (l->type_mask == (LC_SOFT | LC_HARD) && (r = idxv_push(&ix->dash_lines, i)) < 0)
+                        break;
                 if (lc_line_matches_everyone(l) && (r = idxv_push(&ix->everyone, i)) < 0)
                         break;
                 if (dkind(l) == DK_UIDR && (r = idxv_push(&ix->uid_ranges, i)) < 0)
@@ -389,6 +383,28 @@ static size_t first_after(const struct idxv *x, size_t li) {
         return lo;
 }
 
+/* the position of the first index at least li */
+static size_t first_at_least(const struct idxv *x, size_t li) {
+        return li == 0 ? 0 : first_after(x, li - 1);
+}
+
+/* Is the hard half of o (o after l, o covering l) tried for every user of l?  A '-' line
+ * tries hard only when its soft half was taken: a stronger soft line that may match the
+ * same user and comes before o (after l, when l took the soft slot itself) can refuse it. */
+static bool hard_tried(const struct lc_tree *t, const struct dead_index *ix, const struct lc_line *l,
+                       const struct lc_line *o) {
+        if (o->type_mask == LC_HARD || lc_line_rank(o) == LC_RANK_USER)
+                return true;
+        size_t from = l && (l->type_mask & LC_SOFT) ? line_index(t, l) + 1 : 0, to = line_index(t, o);
+        const struct idxv *x = &ix->soft_lines;
+        for (size_t k = first_at_least(x, from); k < x->n && x->v[k] < to; k++) {
+                const struct lc_line *m = &t->lines[x->v[k]];
+                if (lc_line_rank(m) < lc_line_rank(o) && (!l || !disjoint(m, l)))
+                        return false;
+        }
+        return true;
+}
+
 static void cand_begin(const struct dead_index *ix, const struct lc_line *l, size_t li, struct cand_iter *it) {
         enum dkind kind = dkind(l);
         *it = (struct cand_iter){ .lists = { strmap_get(&ix->by_domain, l->domain), &ix->everyone,
@@ -415,16 +431,15 @@ static size_t cand_next(struct cand_iter *it) {
  * for every user of l, at least as strong as l (hard_held): one after l (o_hard), or a stronger
  * line for everyone before it (prior_hard).  A slot's rank only ever gets stronger, so m's hard
  * half is refused after that line and replaced by it before. */
-static bool removal_harmless(const struct lc_tree *t, const struct lc_line *l, size_t li, const struct lc_line *o_soft,
-                             bool hard_held) {
-        if (!o_soft)
+static bool removal_harmless(const struct lc_tree *t, const struct dead_index *ix, const struct lc_line *l, size_t li,
+                             const struct lc_line *o_soft, bool hard_held) {
+        if (!o_soft || hard_held)
                 return true;
-        for (size_t i = li + 1; i < line_index(t, o_soft); i++) {
-                const struct lc_line *m = &t->lines[i];
-                if (!lc_line_counts(m) || m->type_mask != (LC_SOFT | LC_HARD) || lc_line_rank(m) <= lc_line_rank(l) ||
-                    disjoint(m, l))
-                        continue;
-                if (!hard_held)
+        const struct idxv *x = &ix->dash_lines;
+        size_t to = line_index(t, o_soft);
+        for (size_t k = first_after(x, li); k < x->n && x->v[k] < to; k++) {
+                const struct lc_line *m = &t->lines[x->v[k]];
+                if (lc_line_rank(m) > lc_line_rank(l) && !disjoint(m, l))
                         return false;
         }
         return true;
@@ -450,7 +465,7 @@ static struct dead line_dead(const struct lc_tree *t, const struct dead_index *i
                         continue;
                 if ((o->type_mask & LC_SOFT) && !prior_soft)
                         prior_soft = o;
-                if ((o->type_mask & LC_HARD) && !prior_hard && hard_tried(t, NULL, o))
+                if ((o->type_mask & LC_HARD) && !prior_hard && hard_tried(t, ix, NULL, o))
                         prior_hard = o;
         }
         /* type '-' refused in the soft slot: the hard slot is not tried either */
@@ -468,12 +483,12 @@ static struct dead line_dead(const struct lc_tree *t, const struct dead_index *i
                         continue;
                 if ((l->type_mask & o->type_mask & LC_SOFT) && !o_soft)
                         o_soft = o;
-                if ((l->type_mask & o->type_mask & LC_HARD) && !o_hard && hard_tried(t, l, o))
+                if ((l->type_mask & o->type_mask & LC_HARD) && !o_hard && hard_tried(t, ix, l, o))
                         o_hard = o;
         }
         bool soft_gone = !(l->type_mask & LC_SOFT) || o_soft;
         bool hard_gone = !(l->type_mask & LC_HARD) || o_hard || prior_hard;
-        if (!soft_gone || !hard_gone || !removal_harmless(t, l, li, o_soft, o_hard || prior_hard))
+        if (!soft_gone || !hard_gone || !removal_harmless(t, ix, l, li, o_soft, o_hard || prior_hard))
                 return (struct dead){};
         return (struct dead){ .why = DEAD_OVERRIDE, .by = o_soft ? o_soft : o_hard,
                               .by_hard = o_soft && o_hard && o_hard != o_soft ? o_hard : NULL };

@@ -294,6 +294,9 @@ static void test_dead_lines(void **state) {
                  * same rank, in between is harmless */
                 { U, "alice soft memlock 64\n* soft memlock 100\nalice soft memlock 128\n", NULL, { DEAD(1) } },
                 { U, "alice soft memlock 64\n1000:2000 - memlock 100\nalice soft memlock 128\n", NULL, { DEAD(1) } },
+                /* ... and so is a weaker hard-only line: only a '-' line has a hard half that the
+                 * soft slot refuses */
+                { U, "alice soft memlock 64\n* hard memlock 100\nalice soft memlock 128\n", NULL, { DEAD(1) } },
                 /* the weaker '-' line comes after the line that takes the hard slot: its hard half,
                  * tried once line 1 is gone, is refused there (user rank holds the slot) */
                 { U, "alice - memlock 64\nalice hard memlock 80\n* - memlock 100\nalice soft memlock 128\n", NULL,
