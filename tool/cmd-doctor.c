@@ -177,6 +177,8 @@ int cmd_doctor(struct ctx *c) {
                 .unit = c->unit,
                 .pid = c->pid,
                 .probe_timeout = c->probe_timeout,
+                .hw_cache_given = c->given & OPT_CACHE,
+                .hw_cache = c->cache,
                 .slurm_conf = c->slurm_conf,
                 .session_of = c->pid && !c->root ? doctor_session_of : NULL,
                 .session_data = c,

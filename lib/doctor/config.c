@@ -82,15 +82,34 @@ static int config_policy(struct doc *d) {
         return 0;
 }
 
-/* The hardware cache a login reads by default: the devices' max_mr_size is known only there
- * (a login never loads libibverbs). */
+/* The hardware cache the module lines read (pam_choose_cache()), which doctor's `auto` reads
+ * too: the devices' max_mr_size is known only there (a login never loads libibverbs). */
 static int config_cache(struct doc *d) {
+        _cleanup_free_ char *save = NULL;
         struct hw_summary *hc = NULL;
-        const char *where = disp(d, HW_CACHE_PATH), *save = "rdmalimits probe --save";
+        int r;
 
         if (!d->in->policy || !d->module_in_any_stack)
                 return 0;
-        int r = hw_cache_load_in_root(d->in->root, HW_CACHE_PATH, &d->in->policy->hw.sel, &hc);
+        if ((r = pam_choose_cache(d)) < 0)
+                return r;
+        if (d->cache_others)
+                ADD_ID(d, DOCTOR_CONFIG, DIAG_INFO, "cache-other", disp(d, HW_CACHE_PATH),
+                       "rdmalimits doctor --cache FILE computes `auto` from another cache (--cache '' from none)",
+                       "the pam_rdmalimit lines read different hardware caches (%s): doctor computes `auto` from the "
+                       "module's default", d->cache_others);
+        if (!d->cache) {
+                ADD_ID(d, DOCTOR_CONFIG, DIAG_INFO, "cache-none", d->cache_where, NULL,
+                       "no hardware cache (%s): logins with an auto rule probe sysfs and netlink themselves and do "
+                       "not know the devices' max_mr_size", d->in->hw_cache_given ? "--cache ''" : "cache=");
+                return 0;
+        }
+        const char *where = d->in->hw_cache_given ? d->cache : disp(d, d->cache);
+        save = streq(d->cache, HW_CACHE_PATH) ? strdup("rdmalimits probe --save")
+                                              : strf("rdmalimits probe --save --cache %s", d->cache);
+        if (!save)
+                return -ENOMEM;
+        r = hw_cache_load_in_root(d->in->hw_cache_given ? NULL : d->in->root, d->cache, &d->in->policy->hw.sel, &hc);
         hw_summary_free(hc);
         if (r == -ENOMEM)
                 return r;

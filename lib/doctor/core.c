@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "doctor-internal.h"
+#include "hwcache.h"
 #include "hwcache-root.h"
 
 /* ------------------------------------------------------------------------------------ */
@@ -76,18 +77,31 @@ char *target_text(const struct target *t, bool hard) {
                     (hard ? t->hard_where : t->soft_where) ?: "?");
 }
 
-/* The hardware `auto` is computed from: what a login reads (pam_rdmalimit's default cache=,
- * as explain reads it): the cache when it is valid, with the devices' max_mr_size, which no
- * probe of sysfs and netlink knows, else a live probe. */
+/* The hardware `auto` is computed from: what a login reads (the cache its pam_rdmalimit lines
+ * read, pam_choose_cache(), as explain reads a line's): the cache when it is valid, with the
+ * devices' max_mr_size, which no probe of sysfs and netlink knows, else a live probe. */
 const struct hw_summary *need_hw(struct doc *d) {
         if (!d->hw_probed) {
-                int cache_r;
                 d->hw_probed = true;
-                if (hw_cache_in_root_or_probe(d->in->root, HW_CACHE_PATH,
-                                              d->in->policy ? &d->in->policy->hw.sel : NULL, &d->hw, &cache_r) < 0)
+                d->hw_cache_r = -ENOENT;
+                if (pam_choose_cache(d) < 0 ||
+                    hw_cache_in_root_or_probe(d->in->hw_cache_given ? NULL : d->in->root, d->cache,
+                                              d->in->policy ? &d->in->policy->hw.sel : NULL, &d->hw,
+                                              &d->hw_cache_r) < 0)
                         d->hw = NULL;
         }
         return d->hw;
+}
+
+/* "from the cache X", "probed: no cache (cache=)", "probed: X: stale": where need_hw()'s
+ * hardware came from (NULL: out of memory) */
+char *hw_source(const struct doc *d) {
+        const char *c = d->cache ? (d->in->hw_cache_given ? d->cache : disp(d, d->cache)) : NULL;
+        if (!c)
+                return strdup("probed live: the module lines read no cache (cache=)");
+        if (d->hw_cache_r == 0)
+                return strf("from the cache %s", c);
+        return strf("probed live: %s: %s", c, hw_cache_strerror(d->hw_cache_r));
 }
 
 static char *policy_where(const struct doc *d, const struct policy_rule *r) {
@@ -282,7 +296,11 @@ int host_auto(struct doc *d, struct host_auto *ret) {
         if (!hw)
                 ret->why = strf("the hardware of %s cannot be probed", host);
         else {
-                _cleanup_free_ char *arith = NULL;
+                _cleanup_free_ char *arith = NULL, *source = hw_source(d);
+                if (!source) {
+                        policy_free(defaults);
+                        return -ENOMEM;
+                }
                 policy_compute_auto(h, hw, &a);
                 ret->value = a.value;
                 ret->hw_known = true;
@@ -291,10 +309,10 @@ int host_auto(struct doc *d, struct host_auto *ret) {
                 if (!(arith = auto_arith(h, &a)))
                         ret->why = NULL;
                 else if (a.value)
-                        ret->why = strf("`auto` of %s; hardware of %s: %s", src, host, arith);
+                        ret->why = strf("`auto` of %s; hardware of %s (%s): %s", src, host, source, arith);
                 else
-                        ret->why = strf("`auto` of %s finds no RDMA port or XDP queue on %s and has no fallback",
-                                        src, host);
+                        ret->why = strf("`auto` of %s finds no RDMA port or XDP queue on %s (%s) and has no fallback",
+                                        src, host, source);
         }
         policy_free(defaults);
         return ret->why ? 0 : -ENOMEM;
@@ -348,5 +366,8 @@ int doctor_run(const struct doctor_input *in, struct diag_list *rep) {
         target_clear(&d.max);
         limit_setting_clear(&d.sysdef);
         hw_summary_free(d.hw);
+        free(d.cache);
+        free(d.cache_where);
+        free(d.cache_others);
         return r < 0 ? r : 0;
 }

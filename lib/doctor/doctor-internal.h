@@ -76,6 +76,11 @@ int list_dir(const struct doc *d, const char *absdir, const char *pattern, struc
 int list_dropins(const struct doc *d, const char *const *dirs, size_t n_dirs, const char *const *subs,
                  size_t n_subs, struct strv *ret);
 
+/* ---- pam.c ---- */
+
+/* Choose d->cache once (doctor_input.hw_cache): 0 or -ENOMEM. */
+int pam_choose_cache(struct doc *d);
+
 /* ---- core.c: the targets ---- */
 
 /* The largest memlock some configuration gives, and where (heap strings, NULL when unknown). */
@@ -107,6 +112,12 @@ struct doc {
         struct diag_list *rep;
         struct hw_summary *hw;
         bool hw_probed;
+        int hw_cache_r;              /* the cache's error when hw is probed (0: from the cache) */
+        /* the hardware cache `auto` reads (pam_choose_cache()): NULL for none (a live probe);
+         * in the root unless --cache; the first line that reads it ("" for --cache or the
+         * default); the lines that read another ("FILE:LINE reads X", joined), or NULL */
+        bool cache_chosen;
+        char *cache, *cache_where, *cache_others;
         struct target max;           /* the largest memlock any entry or rule gives */
         bool tree_has_memlock;
         size_t stacks_seen;
@@ -138,6 +149,8 @@ int walk_finding(struct doc *d, enum doctor_group g, const char *cycle_id, const
 
 /* The host's hardware (probed once; NULL when the probe failed). */
 const struct hw_summary *need_hw(struct doc *d);
+/* Where it came from: "from the cache X", "probed live: ..." (NULL: out of memory). */
+char *hw_source(const struct doc *d);
 
 /* What the configuration gives USER: -ENOENT for an unknown user; an empty target when no
  * entry or rule names the user (the baseline is not a target). */

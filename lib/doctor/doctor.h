@@ -76,6 +76,12 @@ struct doctor_input {
         const char *unit;                /* examine this systemd unit, or NULL */
         pid_t pid;                       /* examine this process, or 0 */
         unsigned probe_timeout;          /* seconds for the probe of its user (status.h), 0: default */
+        /* --cache: the hardware cache `auto` is computed from (NULL: none, a live probe), a
+         * path of this host even with root.  Not given: the cache the pam_rdmalimit lines of the
+         * stacks doctor examines read (their cache=, else the module's default), when they all
+         * read the same; else the module's default, and a finding names the lines that differ. */
+        bool hw_cache_given;
+        const char *hw_cache;
         const char *slurm_conf;          /* slurm.conf (inside root), NULL: the default places */
         /* --pid: a new session of user through service (the one its process runs in), as
          * explain and verify model it, judged on the process's memlock (got): 0 and *ret; 1

@@ -13,7 +13,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "apply.h"
 #include "doctor-internal.h"
+#include "hwcache.h"
 #include "session.h"
 #include "pamstack.h"
 #include "visit.h"
@@ -516,4 +518,109 @@ int check_pam_services(struct doc *d) {
                 return doctor_add(d->rep, DOCTOR_CONSOLE, DIAG_ERROR, NULL, extra, NULL,
                                   "not a PAM service name");
         return check_pam_service(d, extra, DOCTOR_CONSOLE, true);
+}
+
+/* ------------------------------------------------------------------------------------ */
+/* The hardware cache `auto` is computed from: what the module lines read. */
+
+/* The cache a pam_rdmalimit line reads (its cache=, else the module's default), "" for none,
+ * when it reads the policy doctor read; NULL: another policy, or out of memory (*ret_r). */
+static char *line_cache(const struct doc *d, const struct pam_entry *e, int *ret_r) {
+        _cleanup_free_ char *buf = NULL;
+        const char *name, *refused;
+        struct login_args a;
+
+        *ret_r = 0;
+        (void)line_policy_of(d, e, &name, &refused);
+        if (!name || !d->in->policy_name || !streq(name, d->in->policy_name))
+                return NULL;
+        if (session_module_args(e->args, &a, &buf) < 0) {
+                *ret_r = -ENOMEM;
+                return NULL;
+        }
+        char *c = strdup(a.cache ? a.cache : "");
+        if (!c)
+                *ret_r = -ENOMEM;
+        return c;
+}
+
+/* Each pam_rdmalimit line of the stacks doctor examines that reads its policy, with the
+ * cache it reads, into lines ("FILE:LINE") and caches. */
+static int module_caches(struct doc *d, struct strv *lines, struct strv *caches) {
+        const char *extra = d->in->service;
+        int r = 0;
+
+        for (size_t i = 0; i <= ELEMENTSOF(pam_services) && r >= 0; i++) {
+                const char *svc = i < ELEMENTSOF(pam_services) ? pam_services[i].name : extra;
+                _cleanup_(pam_stack_clear) struct pam_stack st = {};
+                if (!svc || (i == ELEMENTSOF(pam_services) && (!svc[0] || strchr(svc, '/') || svc[0] == '.')))
+                        continue;
+                if (i < ELEMENTSOF(pam_services) && extra && streq(extra, svc))
+                        extra = NULL;
+                if ((r = pam_stack_load(d->in->root, svc, &st)) < 0)
+                        break;
+                for (size_t k = 0; !st.error && k < st.n && r >= 0; k++) {
+                        const struct pam_entry *e = &st.v[k];
+                        _cleanup_free_ char *c = NULL, *where = NULL;
+                        if (!streq(e->name, "pam_rdmalimit"))
+                                continue;
+                        if (!(c = line_cache(d, e, &r)))
+                                continue;
+                        if (!(where = strf("%s:%u", e->file, e->line)))
+                                return -ENOMEM;
+                        if (strv_contains(lines->v, where))
+                                continue;    /* the same line through another stack */
+                        if ((r = strv_push(lines, where)) >= 0)
+                                r = strv_push(caches, c);
+                }
+        }
+        return r;
+}
+
+/* d->cache = a copy of c, NULL for none: 0 or -ENOMEM */
+static int set_cache(struct doc *d, const char *c) {
+        if (c)
+                return set_str(&d->cache, c);
+        free(d->cache);
+        d->cache = NULL;
+        return 0;
+}
+
+int pam_choose_cache(struct doc *d) {
+        _cleanup_(strv_clear) struct strv lines = {}, caches = {};
+        const char *deflt = HW_CACHE_PATH;
+        int r;
+
+        if (d->cache_chosen)
+                return 0;
+        d->cache_chosen = true;
+        if (d->in->hw_cache_given)
+                return set_cache(d, d->in->hw_cache && *d->in->hw_cache ? d->in->hw_cache : NULL);
+        if ((r = module_caches(d, &lines, &caches)) < 0)
+                return r;
+        bool agree = caches.n > 0;
+        for (size_t i = 1; i < caches.n; i++)
+                agree &= streq(caches.v[i], caches.v[0]);
+        if (agree) {
+                if ((r = set_str(&d->cache_where, lines.v[0])) < 0)
+                        return r;
+                return set_cache(d, *caches.v[0] ? caches.v[0] : NULL);
+        }
+        if ((r = set_cache(d, deflt)) < 0)
+                return r;
+        /* they differ: the default, and the lines that read another */
+        size_t len = 0;
+        for (size_t i = 0; i < caches.n; i++) {
+                if (streq(caches.v[i], deflt))
+                        continue;
+                _cleanup_free_ char *one = strf("%s%s reads %s", len ? "; " : "", lines.v[i],
+                                                *caches.v[i] ? caches.v[i] : "none (cache=)");
+                char *all = one ? strf("%s%s", d->cache_others ? d->cache_others : "", one) : NULL;
+                if (!all)
+                        return -ENOMEM;
+                free(d->cache_others);
+                d->cache_others = all;
+                len = strlen(all);
+        }
+        return 0;
 }

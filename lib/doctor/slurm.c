@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "doctor-internal.h"
+#include "hwcache.h"
 #include "pamstack.h"
 #include "procfs.h"
 #include "status.h"
@@ -238,6 +239,15 @@ static const struct policy *step_policy(struct doc *d, const struct plugstack *p
         return d->in->policy_name && streq(d->in->policy_name, conf) ? d->in->policy : NULL;
 }
 
+/* The cache the loading line's plugin reads (its cache=, else the default; NULL: none), and
+ * whether it is the one doctor's `auto` reads (pam_choose_cache()). */
+static bool step_cache_is_doctors(const struct doc *d, const struct plugstack *ps, const char **ret_cache) {
+        const struct spank_line *l = ps->loads >= 0 ? &ps->lines[ps->loads] : NULL;
+        const char *c = l && l->cache_given ? l->cache : HW_CACHE_PATH;
+        *ret_cache = c;
+        return c && d->cache ? streq(c, d->cache) : c == d->cache;
+}
+
 /* Predict the task of p's user (the submit shell's limit unknown) and compare. */
 static int step_compare(struct doc *d, const struct slurm_task_input *base, const struct status_proc *p) {
         _cleanup_free_ char *where = strf("%s (pid %d)", p->origin_name, (int)p->pid);
@@ -319,6 +329,15 @@ static int slurm_check_steps(struct doc *d, const struct slurm_conf *c, const st
                         r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-step-policy-other", sp->origin_name,
                                        NULL, "the plugin reads the policy %s, not the one doctor read: run doctor "
                                        "--conf %s to compare the running job steps", conf, conf);
+                        break;
+                }
+                const char *cache;
+                if (p && policy_uses_hw(p) && ((r = pam_choose_cache(d)) < 0 || !step_cache_is_doctors(d, ps, &cache))) {
+                        if (r >= 0)
+                                r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-step-cache-other", sp->origin_name,
+                                               NULL, "the plugin reads the hardware cache %s, not the one doctor read: "
+                                               "run doctor --cache '%s' to compare the running job steps",
+                                               cache ? cache : "none (cache=)", cache ? cache : "");
                         break;
                 }
                 if (!have_sd && (r = slurmd_info_load(NULL, 0, &sd)) < 0)

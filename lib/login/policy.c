@@ -667,6 +667,13 @@ int policy_user_groups(const struct policy *p, struct ident *id, const struct id
         return 0;
 }
 
+bool policy_uses_hw(const struct policy *p) {
+        for (size_t i = 0; p && i < p->n_rules; i++)
+                if (rule_needs_hw(&p->rules[i]))
+                        return true;
+        return false;
+}
+
 bool policy_needs_hw(const struct policy *p, const char *user, const char *const *groups,
                      size_t n_groups) {
         const struct policy_rule *u;

@@ -89,6 +89,8 @@ int policy_user_groups(const struct policy *p, struct ident *id, const struct id
                        size_t *ret_n);
 
 /* Does any rule matching this user need the hardware probe (an `auto` value)? */
+/* Does any rule need the hardware probe (an `auto` value), for whoever it names? */
+bool policy_uses_hw(const struct policy *p);
 bool policy_needs_hw(const struct policy *p, const char *user, const char *const *groups,
                      size_t n_groups);
 

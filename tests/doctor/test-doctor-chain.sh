@@ -16,7 +16,7 @@ trap 'rm -rf "$T"' EXIT
 R=$T/root
 OUT=$T/out
 
-AUTO="2 GiB the hardware needs (\`auto\` of the hardware section of etc/security/rdmalimit.conf; hardware of the host running doctor, not the tree: base 2 GiB"
+AUTO="2 GiB the hardware needs (\`auto\` of the hardware section of etc/security/rdmalimit.conf; hardware of the host running doctor, not the tree (probed live: run/rdmalimit/hw.cache: no cache): base 2 GiB"
 
 mkroot() {
 	rm -rf "$R"

@@ -173,6 +173,23 @@ live
 check "the plugin reads another policy than doctor: INFO, not compared" line "INFO the plugin reads the policy /etc/security/elsewhere.conf, not the one doctor read"
 check "... no MISMATCH" hasnt "MISMATCH"
 stop
+# an `auto` rule (4 MiB whatever the hardware): the hardware cache the plugin reads matters
+printf 'version = 1;\nhardware = { base = "4M"; rdma_port = "0"; xsk_queue = "0"; xsk_copy_queue = "0"; fallback = "4M"; };\nrules = ( { user = "nobody"; memlock = "auto"; } );\n' > "$S/policy.conf"
+echo "optional $S/spank_rdmalimit.so conf=$S/policy.conf cache=$S/other.cache" > "$S/slurm/plugstack.conf"
+step 84.0 2097152:6291456 4194304:6291456
+live
+check "the plugin reads another hardware cache than doctor: INFO, not compared" \
+	line "INFO the plugin reads the hardware cache $S/other.cache, not the one doctor read: run doctor --cache '$S/other.cache'"
+check "... no comparison" hasnt "as explain --slurm predicts"
+live --cache "$S/other.cache"
+check "... doctor --cache that cache: compared, OK" line "OK   user nobody: memlock soft 4 MiB, hard 6 MiB, as explain --slurm predicts (plugin)"
+echo "optional $S/spank_rdmalimit.so conf=$S/policy.conf cache=" > "$S/slurm/plugstack.conf"
+live
+check "a plugin that reads no cache (cache=): INFO, not compared" \
+	line "INFO the plugin reads the hardware cache none (cache=), not the one doctor read: run doctor --cache ''"
+live --cache ''
+check "... doctor --cache '': compared" line "OK   user nobody: memlock soft 4 MiB, hard 6 MiB, as explain --slurm predicts (plugin)"
+stop
 umount /etc/systemd/system
 
 done_testing

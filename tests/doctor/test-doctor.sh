@@ -509,7 +509,7 @@ if is_root && command -v python3 > /dev/null; then
 	check "unit-auto: the unit's own value first" line "INFO spdk.service: memlock 8 MiB (no LimitMEMLOCK= or DefaultLimitMEMLOCK=: systemd's default"
 	if [ "$want" -gt 8388608 ]; then
 		read -r n u arg <<< "$(fmt "$want")"
-		check "unit-auto, defaults: WARN below the host's auto ($n $u)" line "WARN spdk.service: runs as spdk with memlock 8 MiB, below the $n $u the hardware needs (\`auto\` of the default hardware values (no policy file); hardware of the host running doctor, not the tree: base 64 MiB + " "no limits entry or policy rule names spdk" "(etc/systemd/system/spdk.service)"
+		check "unit-auto, defaults: WARN below the host's auto ($n $u)" line "WARN spdk.service: runs as spdk with memlock 8 MiB, below the $n $u the hardware needs (\`auto\` of the default hardware values (no policy file); hardware of the host running doctor, not the tree (probed live: run/rdmalimit/hw.cache: no cache): base 64 MiB + " "no limits entry or policy rule names spdk" "(etc/systemd/system/spdk.service)"
 		check "unit-auto, defaults: fix names rdmalimits apply --unit" has "fix: rdmalimits apply --unit spdk.service $arg --reload, then systemctl restart spdk.service"
 		check "unit-auto: exit 0 (a warning)" test "$rc" -eq 0
 	else
@@ -530,6 +530,7 @@ if is_root && command -v python3 > /dev/null; then
 	run --unit spdk
 	check "unit-auto, policy: WARN with the policy's number ($n $u) and its source" line "WARN spdk.service: runs as spdk with memlock 8 MiB, below the $n $u the hardware needs (\`auto\` of the hardware section of etc/security/rdmalimit.conf; hardware of the host running doctor"
 	check "unit-auto, policy: fix" has "fix: rdmalimits apply --unit spdk.service $arg --reload, then systemctl restart spdk.service"
+	check "unit-auto: says where the hardware came from (no cache: probed)" has "hardware of the host running doctor, not the tree (probed live: run/rdmalimit/hw.cache: no cache)"
 	# enough: a drop-in with infinity
 	mkdir -p "$R/etc/systemd/system/spdk.service.d"
 	printf '[Service]\nLimitMEMLOCK=infinity\n' > "$R/etc/systemd/system/spdk.service.d/90-rdmalimits.conf"
@@ -573,6 +574,37 @@ if is_root; then
 	chmod 0666 "$R/run/rdmalimit/hw.cache"
 	run --unit app
 	check "a cache others may write: WARN" line "WARN hardware cache: writable by group or others" "(run/rdmalimit/hw.cache)"
+	chmod 0644 "$R/run/rdmalimit/hw.cache"
+	# the cache the module lines read: their cache= when they all read the same one
+	sed -i 's|pam_rdmalimit.so$|pam_rdmalimit.so cache=/run/rdmalimit/other.cache|' \
+		"$R/etc/pam.d/common-session" "$R/etc/pam.d/common-session-noninteractive"
+	run --unit app
+	check "lines' cache=: doctor reads that cache" line "INFO hardware cache: no cache: logins with an auto rule probe" "(run/rdmalimit/other.cache)"
+	check "... its fix writes that cache" has "fix: rdmalimits probe --save --cache /run/rdmalimit/other.cache"
+	check "... not the default" hasnt "(run/rdmalimit/hw.cache)"
+	"$RDMALIMITS" --root "$R" probe --save --cache "$R/run/rdmalimit/other.cache" > "$T/probe" 2>&1
+	run --unit app
+	check "lines' cache= written: OK" line "OK   the hardware cache is current: logins read it" "(run/rdmalimit/other.cache)"
+	check "... no cache-other note when they agree" hasnt "different hardware caches"
+	# one line reads another: the default, and the line named
+	sed -i 's| cache=/run/rdmalimit/other.cache||' "$R/etc/pam.d/common-session-noninteractive"
+	run --unit app
+	check "lines disagree: INFO cache-other names the line" line "INFO the pam_rdmalimit lines read different hardware caches (etc/pam.d/common-session:6 reads /run/rdmalimit/other.cache): doctor computes \`auto\` from the module's default" "(run/rdmalimit/hw.cache)"
+	check "... and the default is what is reported" line "OK   the hardware cache is current" "(run/rdmalimit/hw.cache)"
+	run --json --unit app
+	check "... --json id cache-other" test "$(json_of cache-other severity)" = info
+	# cache= alone: no cache, a live probe
+	sed -i 's|pam_rdmalimit.so.*$|pam_rdmalimit.so cache=|' "$R/etc/pam.d/common-session" \
+		"$R/etc/pam.d/common-session-noninteractive"
+	run --unit app
+	check "lines with cache=: INFO no cache, at the first line" line "INFO no hardware cache (cache=): logins with an auto rule probe sysfs and netlink themselves" "(etc/pam.d/common-session:6)"
+	# --cache: that one, whatever the lines read
+	run --unit app --cache "$R/run/rdmalimit/other.cache"
+	check "--cache FILE: that cache, though the lines read none" line "OK   the hardware cache is current" "(run/rdmalimit/other.cache)"
+	run --unit app --cache ''
+	check "--cache '': none" line "INFO no hardware cache (--cache ''): logins with an auto rule probe"
+	sed -i 's|pam_rdmalimit.so.*$|pam_rdmalimit.so|' "$R/etc/pam.d/common-session" \
+		"$R/etc/pam.d/common-session-noninteractive"
 	# a policy, but pam_rdmalimit in no stack
 	sed -i '/pam_rdmalimit/d' "$R/etc/pam.d/common-session" "$R/etc/pam.d/common-session-noninteractive"
 	run
