@@ -75,6 +75,12 @@ static int setup(void **state) {
                                                     "@2000:2999 - memlock 5\n@1000:2999 - memlock 6\n"
                                                     "bob soft memlock 7\nbob soft memlock 8\n"
                                                     "@rdma soft memlock 9\n" },
+                /* a weaker '-' line between (line 1 is not dead: removing it would let line 2
+                 * set the hard limit), and a soft line before a '-' line for everyone (line 3
+                 * is not dead): what check's lists of '-' and soft lines must hold, each line
+                 * the first of its list (its push allocates) */
+                { "etc/security/limits-check-dash.conf", "alice soft memlock 64\n* - memlock 100\nalice soft memlock 128\n" },
+                { "etc/security/limits-check-soft.conf", "alice soft memlock 1\n@0: - memlock 1024\n* hard memlock 2048\n" },
                 /* a module directory only where securedir says (test_pammod) */
                 { "opt/pam/security/pam_permit.so", "" },
                 /* sshd_config: -o first, includes, an ignored value, a Match block */
@@ -843,14 +849,13 @@ static void test_session_model(void **state) {
 /* lc_check() with each allocation failing in turn: -ENOMEM, or the findings of the run
  * without a fault, never fewer (ident is loaded by that first run: the sweep fails check's own
  * allocations) */
-static void test_check(void **state) {
+static void check_sweep(const char *conf) {
         struct lc_tree *t = NULL;
         struct lc_args args;
         struct ident *id = NULL;
         struct diag_list want = {};
-        (void)state;
 
-        assert_int_equal(lc_args_parse("conf=/etc/security/limits-check.conf", &args), 0);
+        assert_int_equal(lc_args_parse(conf, &args), 0);
         assert_int_equal(lc_tree_load_args(root, LC_FLAVOUR_UPSTREAM, &args, &t), 0);
         assert_int_equal(ident_new(root, &id), 0);
         assert_int_equal(lc_check(t, id, &want), 0);
@@ -870,6 +875,23 @@ static void test_check(void **state) {
                 }
                 diag_list_clear(&d);
         }
+        diag_list_clear(&want);
+        ident_free(id);
+        lc_tree_free(t);
+}
+
+static void test_check(void **state) {
+        struct lc_tree *t = NULL;
+        struct lc_args args;
+        struct ident *id = NULL;
+        (void)state;
+
+        check_sweep("conf=/etc/security/limits-check.conf");
+        check_sweep("conf=/etc/security/limits-check-dash.conf");
+        check_sweep("conf=/etc/security/limits-check-soft.conf");
+        assert_int_equal(lc_args_parse("conf=/etc/security/limits-check.conf", &args), 0);
+        assert_int_equal(lc_tree_load_args(root, LC_FLAVOUR_UPSTREAM, &args, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
         /* the kernel out of memory when check opens a file again to count its CRLF line ends */
         struct diag_list d = {};
         fault_arm("openat2", "*limits-check.conf", 1, ENOMEM);
@@ -878,8 +900,48 @@ static void test_check(void **state) {
         fault_disarm();
         assert_int_equal(r, -ENOMEM);
         diag_list_clear(&d);
-        diag_list_clear(&want);
         ident_free(id);
+        lc_tree_free(t);
+}
+
+/* lc_resolve_prepared() with each allocation failing in turn during bob's walk, on a fresh
+ * ident (the tree's passwd and group read then): -ENOMEM or bob's result; then alice's walk on
+ * the same prepared tree is what lc_resolve() gives her (a group a failure kept from being
+ * looked up is asked again, not taken for "no such group") */
+static void test_resolve_prepared(void **state) {
+        const char *text = "@rdma soft memlock 9\n@spdk hard memlock 10\nbob soft memlock 11\n";
+        struct lc_baseline b = { .rank = LC_RANK_NONE };
+        struct lc_tree *t = NULL;
+        struct lc_result want = {};
+        struct ident *id0 = NULL;
+        (void)state;
+
+        assert_int_equal(lc_tree_load_text("limits.conf", text, strlen(text), LC_FLAVOUR_UPSTREAM, &t), 0);
+        assert_int_equal(ident_new(root, &id0), 0);
+        assert_int_equal(lc_resolve(t, id0, "alice", &b, &want), 0);
+        assert_true(want.soft.known && want.hard.known);
+        SWEEP(n, hit) {
+                struct ident *id = NULL;
+                struct lc_prep *prep = NULL;
+                struct lc_result r1 = {}, r2 = {};
+                assert_int_equal(ident_new(root, &id), 0);
+                assert_int_equal(lc_prep_new(t, id, &prep), 0);
+                arm(n);
+                int r = lc_resolve_prepared(t, id, prep, "bob", &b, &r1);
+                hit = disarm();
+                if (r < 0)
+                        assert_int_equal(r, -ENOMEM);
+                lc_result_clear(&r1);
+                assert_int_equal(lc_resolve_prepared(t, id, prep, "alice", &b, &r2), 0);
+                assert_int_equal(r2.kind, want.kind);
+                assert_true(r2.soft.src == want.soft.src && r2.hard.src == want.hard.src);
+                assert_true(r2.soft.value == want.soft.value && r2.hard.value == want.hard.value);
+                lc_result_clear(&r2);
+                lc_prep_free(prep);
+                ident_free(id);
+        }
+        lc_result_clear(&want);
+        ident_free(id0);
         lc_tree_free(t);
 }
 
@@ -956,5 +1018,5 @@ static void test_session_walks(void **state) {
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_diag), cmocka_unit_test(test_strmap),
           cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_pamstack_aborts), cmocka_unit_test(test_keep_jumps),
           cmocka_unit_test(test_policy), cmocka_unit_test(test_pammod), cmocka_unit_test(test_cfgparse),
-          cmocka_unit_test(test_session_model), cmocka_unit_test(test_session_walks), cmocka_unit_test(test_check),
+          cmocka_unit_test(test_session_model), cmocka_unit_test(test_session_walks), cmocka_unit_test(test_check), cmocka_unit_test(test_resolve_prepared),
           cmocka_unit_test(test_sshdconf))

@@ -257,6 +257,8 @@ static void test_dead_lines(void **state) {
                 /* no-limits lines: for one user only; for everyone */
                 { U, "alice soft memlock 1024\nbob -\n", NULL, { NOT_STOPPED(1) } },
                 { U, "alice soft memlock 1024\n0: -\n", NULL, { STOPPED(1) } },
+                /* a one-letter name is a name (not '*') */
+                { U, "a soft memlock 1024\na -\n", NULL, { STOPPED(1) } },
                 /* @ ranges: upstream compares the gid on both; Debian's root rule compares root's uid
                  * on the limit line and the gid on the stop: no claim there */
                 { U, "@1000:1010 - memlock 1024\n@0:2000 -\n", NULL, { STOPPED(1) } },

@@ -309,6 +309,20 @@ static void test_needs_hw_nothing(void **state) {
         assert_false(policy_needs_hw(p, NULL, groups, 1));
         assert_false(policy_needs_hw(NULL, "a", groups, 1));
         policy_free(p);
+        /* policy_uses_hw(): any rule with auto (the soft value or the hard one), for anyone */
+        assert_false(policy_uses_hw(NULL));
+        p = load_ok("version = 1;\nrules = ();\n");
+        assert_false(policy_uses_hw(p));
+        policy_free(p);
+        p = load_ok("version = 1;\nrules = ( { user = \"a\"; memlock = \"1M\"; }, { group = \"g\"; memlock = \"2M\"; } );\n");
+        assert_false(policy_uses_hw(p));
+        policy_free(p);
+        p = load_ok("version = 1;\nrules = ( { user = \"a\"; memlock = \"1M\"; }, { group = \"g\"; memlock = \"auto\"; } );\n");
+        assert_true(policy_uses_hw(p));
+        policy_free(p);
+        p = load_ok("version = 1;\nrules = ( { user = \"a\"; memlock = \"1M\"; hard = \"auto\"; } );\n");
+        assert_true(policy_uses_hw(p));
+        policy_free(p);
 }
 
 /* ---------------------------------------------------------------------------------------- */

@@ -339,6 +339,7 @@ static void test_line_rank(void **state) {
                 enum lc_rank want;
         } cases[] = {
                 { "alice", LC_RANGE_NONE, LC_RANK_USER },
+                { "a", LC_RANGE_NONE, LC_RANK_USER },
                 { "1000:2000", LC_RANGE_MM, LC_RANK_USER },
                 { "@spdk", LC_RANGE_NONE, LC_RANK_GROUP },
                 { "%spdk", LC_RANGE_NONE, LC_RANK_ALLGROUP },
