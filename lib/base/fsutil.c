@@ -364,6 +364,53 @@ int fs_list_in_root(const char *root, const char *dir, const char *pattern, stru
         return r < 0 ? r : 0;
 }
 
+static bool has_wildcard(const char *s) {
+        return strpbrk(s, "*?[") != NULL;
+}
+
+int fs_glob_in_root(const char *root, const char *pattern, size_t max, struct strv *ret) {
+        _cleanup_(strv_clear) struct strv cur = {};
+        _cleanup_free_ char *copy = strdup(pattern);
+        char *save = NULL;
+        int r;
+
+        if (!copy || strv_push(&cur, "") < 0)
+                return -ENOMEM;
+        for (char *comp = strtok_r(copy, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
+                _cleanup_(strv_clear) struct strv next = {};
+                for (size_t i = 0; i < cur.n; i++) {
+                        if (!has_wildcard(comp)) {
+                                if ((r = strv_consume(&next, strf("%s/%s", cur.v[i], comp))) < 0)
+                                        return r;
+                        } else {
+                                _cleanup_(strv_clear) struct strv names = {};
+                                if ((r = fs_list_in_root(root, cur.v[i][0] ? cur.v[i] : "/", comp, &names)) < 0)
+                                        return r;
+                                for (size_t k = 0; k < names.n; k++)
+                                        if ((r = strv_consume(&next, strf("%s/%s", cur.v[i], names.v[k]))) < 0)
+                                                return r;
+                        }
+                        if (next.n > max)
+                                return -E2BIG;
+                }
+                strv_clear(&cur);
+                cur = next;
+                next = (struct strv){};
+        }
+        _cleanup_(strv_clear) struct strv found = {};
+        for (size_t i = 0; i < cur.n; i++) {
+                struct stat st;
+                if (cur.v[i][0] && fs_stat_in_root(root, cur.v[i], false, &st) >= 0 &&
+                    (r = strv_push(&found, cur.v[i])) < 0)
+                        return r;
+        }
+        strv_sort(&found);
+        for (size_t i = 0; i < found.n; i++)
+                if ((r = strv_push(ret, found.v[i])) < 0)
+                        return r;
+        return 0;
+}
+
 static int check_open_flags(int flags) {
         /* O_PATH with O_CREAT makes no sense, and "create through" is what we refuse */
         if ((flags & O_PATH) && (flags & O_CREAT))

@@ -127,6 +127,11 @@ int fs_opendir_in_root(const char *root, const char *path, DIR **ret);
  * cannot be opened lists nothing) or -ENOMEM. */
 struct strv;
 int fs_list_in_root(const char *root, const char *dir, const char *pattern, struct strv *ret);
+/* glob(3) of the absolute pattern inside root, as sshd's Include calls it (no flags):
+ * wildcards in any component (each matched as fs_list_in_root() matches), a component without
+ * any taken as it is, and the paths that exist, sorted, appended to *ret.  0, -ENOMEM, or
+ * -E2BIG when a step would give more than max paths (nothing appended then). */
+int fs_glob_in_root(const char *root, const char *pattern, size_t max, struct strv *ret);
 /* A path inside the root as messages show it: relative to the root (abs without its leading
  * '/') when one is set, else abs itself. */
 const char *fs_root_shown(const char *root, const char *abs);

@@ -90,25 +90,26 @@ static char *split(char *line, char **ret_rest) {
 
 static int conf_file(const char *root, const char *abs, const char *from, struct sshd_conf *s);
 
-/* "Include WORD" at from: wildcards in the file name (what sshd_config.d/ uses). */
+/* "Include WORD" at from: glob(3) as sshd calls it, wildcards in any component, relative to
+ * /etc/ssh; more paths than the walk's budget of files is the walk's budget error. */
 static int include(const char *root, const char *word, const char *from, struct sshd_conf *s) {
         _cleanup_free_ char *pat = word[0] == '/' ? strdup(word) : strf(SSHD_DIR "/%s", word);
-        _cleanup_(strv_clear) struct strv names = {};
+        _cleanup_(strv_clear) struct strv paths = {};
         int r;
 
         if (!pat)
                 return -ENOMEM;
-        char *slash = strrchr(pat, '/');
-        *slash = '\0';
-        r = fs_list_in_root(root, pat[0] ? pat : "/", slash + 1, &names);
-        s->depth++;
-        for (size_t i = 0; i < names.n && r >= 0; i++) {
-                _cleanup_free_ char *p = strf("%s/%s", pat, names.v[i]);
-                if (!p)
-                        r = -ENOMEM;
-                else if (fs_exists_in_root(root, p, false) > 0)
-                        r = conf_file(root, p, from, s);
+        r = fs_glob_in_root(root, pat, VISIT_FILES_MAX, &paths);
+        if (r == -E2BIG) {
+                s->walk.error = VISIT_ERR_BUDGET;
+                snprintf(s->walk.where, sizeof s->walk.where, "%s", from ? from : "");
+                snprintf(s->walk.file, sizeof s->walk.file, "%s", fs_root_shown(root, pat));
+                return s->walk.error;
         }
+        s->depth++;
+        for (size_t i = 0; i < paths.n && r >= 0; i++)
+                if (fs_exists_in_root(root, paths.v[i], false) > 0)
+                        r = conf_file(root, paths.v[i], from, s);
         s->depth--;
         return s->walk.error ? s->walk.error : r;
 }

@@ -43,6 +43,17 @@ static const struct unit_file files[] = {
          * read */
         { "fifo/etc/ssh/sshd_config", "Include /etc/ssh/d/*.conf\nUsePAM no\n" },
         { "fifo/etc/ssh/d", NULL },
+        /* wildcards in a directory, as sshd's glob(3) takes them; the paths sorted whole:
+         * i-a/z.conf before i/a.conf ('-' sorts before '/'), so its value is the first read */
+        { "globdir/etc/ssh/sshd_config", "Include i*/*.conf\n" },
+        { "globdir/etc/ssh/i/a.conf", "UsePAM yes\n" },
+        { "globdir/etc/ssh/i-a/z.conf", "UsePAM no\n" },
+        { "globdir/etc/ssh/other/b.conf", "UsePAM yes\n" },
+        /* a directory matched, its file not there: nothing; a literal component after a
+         * wildcard */
+        { "globdir2/etc/ssh/sshd_config", "Include /etc/ssh/s?b/u.conf /etc/ssh/s?b/none.conf\n" },
+        { "globdir2/etc/ssh/sub/u.conf", "UsePAM no\n" },
+        { "globdir2/etc/ssh/sab/x.conf", "UsePAM yes\n" },
         { NULL, NULL },
 };
 
@@ -139,6 +150,38 @@ static void test_read(void **state) {
         assert_int_equal(read_tree("fifo", NULL, &where, &c), SSHD_PAM_NO);
         assert_string_equal(where, "etc/ssh/sshd_config:2");
         assert_int_equal(c.error, 0);
+        sshd_conf_clear(&c);
+}
+
+/* Include with wildcards in any component, and a fan-out past the walk's bound */
+static void test_glob(void **state) {
+        struct sshd_conf c;
+        const char *where;
+        char rel[128];
+        (void)state;
+
+        assert_int_equal(read_tree("globdir", NULL, &where, &c), SSHD_PAM_NO);
+        assert_string_equal(where, "etc/ssh/i-a/z.conf:1");
+        assert_true(c.ignored && c.ignored_value);
+        assert_string_equal(c.ignored_where, "etc/ssh/i/a.conf:1");
+        sshd_conf_clear(&c);
+
+        assert_int_equal(read_tree("globdir2", NULL, &where, &c), SSHD_PAM_NO);
+        assert_string_equal(where, "etc/ssh/sub/u.conf:1");
+        assert_false(c.ignored);
+        sshd_conf_clear(&c);
+
+        /* 40 directories of 30 files: 1200 paths, more than the walk's 1000 files */
+        unit_put(root, "fan/etc/ssh/sshd_config", "Include /etc/ssh/f*/*.conf\nUsePAM yes\n");
+        for (unsigned d = 0; d < 40; d++)
+                for (unsigned f = 0; f < 30; f++) {
+                        snprintf(rel, sizeof rel, "fan/etc/ssh/f%02u/%02u.conf", d, f);
+                        unit_put(root, rel, "# x\n");
+                }
+        assert_int_equal(read_tree("fan", NULL, &where, &c), SSHD_PAM_UNKNOWN);   /* sshd reads on */
+        assert_int_equal(c.walk.error, VISIT_ERR_BUDGET);
+        assert_string_equal(where, "etc/ssh/sshd_config:1");
+        assert_string_equal(c.walk.file, "etc/ssh/f*/*.conf");
         sshd_conf_clear(&c);
 }
 
@@ -371,5 +414,5 @@ static void test_title(void **state) {
         strv_clear(&args);
 }
 
-UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_read), cmocka_unit_test(test_depth), cmocka_unit_test(test_too_large),
+UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_read), cmocka_unit_test(test_glob), cmocka_unit_test(test_depth), cmocka_unit_test(test_too_large),
           cmocka_unit_test(test_args), cmocka_unit_test(test_title), cmocka_unit_test(test_cmdline))
