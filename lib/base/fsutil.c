@@ -356,7 +356,7 @@ int fs_list_in_root(const char *root, const char *dir, const char *pattern, stru
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
         while ((de = readdir(d)))
-                if (de->d_name[0] != '.' && fnmatch(pattern, de->d_name, FNM_PERIOD) == 0 &&
+                if (fnmatch(pattern, de->d_name, FNM_PERIOD) == 0 &&
                     (r = strv_push(ret, de->d_name)) < 0)
                         break;
         closedir(d);

@@ -122,9 +122,10 @@ int fs_exists_in_root(const char *root, const char *path, bool want_dir);
  * regular file or /dev/null only (-EINVAL for a FIFO, socket or other device, -EISDIR), and
  * never blocks in open(). */
 int fs_opendir_in_root(const char *root, const char *path, DIR **ret);
-/* The names in the directory dir (inside root) that match the fnmatch(3) pattern (FNM_PERIOD;
- * none that starts with '.'), appended to *ret, which is then sorted.  0 (a directory that
- * cannot be opened lists nothing) or -ENOMEM. */
+/* The names in the directory dir (inside root) that match the fnmatch(3) pattern, appended to
+ * *ret, which is then sorted.  FNM_PERIOD, as glob(3) matches: a name that starts with '.' only
+ * for a pattern that does (".*" gives "." and ".." too).  0 (a directory that cannot be opened
+ * lists nothing) or -ENOMEM. */
 struct strv;
 int fs_list_in_root(const char *root, const char *dir, const char *pattern, struct strv *ret);
 /* glob(3) of the absolute pattern inside root, as sshd's Include calls it (no flags):

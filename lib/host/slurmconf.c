@@ -5,9 +5,7 @@
  */
 #include "config.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -365,43 +363,29 @@ static int spank_args(struct spank_line *l, char **w, size_t n) {
 
 static int stack_file(const char *root, const char *abs, const char *from, unsigned depth, struct plugstack *p);
 
-/* _spank_conf_include(): glob(3) of the pattern, relative to the including file's directory;
- * wildcards are followed in the last component only (the others must be plain directories). */
+/* _spank_conf_include(): glob(3) of the pattern (fs_glob_in_root(): wildcards in any
+ * component), relative to the including file's directory; more paths than the walk's budget
+ * of files is the walk's budget error at where. */
 static int stack_include(const char *root, const char *abs, const char *pattern, const char *where, unsigned depth,
                          struct plugstack *p) {
         _cleanup_free_ char *full = relative_to(abs, pattern);
-        _cleanup_(strv_clear) struct strv names = {};
-        DIR *dir = NULL;
-        struct dirent *de;
-        int r = 0;
+        _cleanup_(strv_clear) struct strv paths = {};
+        int r;
 
         if (!full)
                 return -ENOMEM;
         if (depth >= SLURM_INCLUDE_DEPTH_MAX)
                 return 0;
-        char *slash = strrchr(full, '/');
-        const char *base = slash + 1;
-        *slash = '\0';
-        if (strpbrk(full, "*?["))
-                return 0;
-        if (!strpbrk(base, "*?[")) {
-                *slash = '/';
-                return exists_file(root, full) ? stack_file(root, full, where, depth + 1, p) : 0;
+        r = fs_glob_in_root(root, full, VISIT_FILES_MAX, &paths);
+        if (r == -E2BIG) {
+                p->walk.error = VISIT_ERR_BUDGET;
+                snprintf(p->walk.where, sizeof p->walk.where, "%s", where);
+                snprintf(p->walk.file, sizeof p->walk.file, "%s", fs_root_shown(root, full));
+                return p->walk.error;
         }
-        if (fs_opendir_in_root(root, full[0] ? full : "/", &dir) < 0)
-                return 0;
-        while (r >= 0 && (de = readdir(dir)))
-                if (fnmatch(base, de->d_name, FNM_PERIOD) == 0)
-                        r = strv_push(&names, de->d_name);
-        closedir(dir);
-        strv_sort(&names);
-        for (size_t i = 0; i < names.n && r >= 0 && !p->walk.error; i++) {
-                _cleanup_free_ char *f = strf("%s/%s", full, names.v[i]);
-                if (!f)
-                        return -ENOMEM;
-                if (exists_file(root, f))
-                        r = stack_file(root, f, where, depth + 1, p);
-        }
+        for (size_t i = 0; i < paths.n && r >= 0 && !p->walk.error; i++)
+                if (exists_file(root, paths.v[i]))
+                        r = stack_file(root, paths.v[i], where, depth + 1, p);
         return r;
 }
 

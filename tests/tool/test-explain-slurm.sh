@@ -119,6 +119,19 @@ check "optional with conf= in an included file: bob gets other.conf's 256 MiB" i
 check "... the line in plugstack.conf.d" test "$(js 'j["slurm"]["plugstack"]["plugin"]["where"], j["slurm"]["policy"]["file"]')" = "('etc/slurm/plugstack.conf.d/rdma.conf:1', '/etc/security/other.conf')"
 ex alice --submit-memlock 4M
 check "... alice, no rule in other.conf: Slurm's behaviour" is $((4 * MiB)) $GiB propagated
+# glob(3), as Slurm's include calls it: a wildcard in a directory, and a dot file only for a
+# pattern that starts with a dot
+echo 'include plugstack.c*.d/*.conf' > "$R/etc/slurm/plugstack.conf"
+ex bob --submit-memlock 4M
+check "include with a wildcard in a directory: the plugin's line found there" test "$(js 'j["slurm"]["plugstack"]["plugin"]["where"]')" = "etc/slurm/plugstack.conf.d/rdma.conf:1"
+mv "$R/etc/slurm/plugstack.conf.d/rdma.conf" "$R/etc/slurm/plugstack.conf.d/.rdma.conf"
+ex bob --submit-memlock 4M
+check "... a dot file is not matched by *.conf" is $((4 * MiB)) $GiB propagated
+echo 'include plugstack.conf.d/.*.conf' > "$R/etc/slurm/plugstack.conf"
+ex bob --submit-memlock 4M
+check "... but by .*.conf" test "$(js 'j["slurm"]["plugstack"]["plugin"]["where"]')" = "etc/slurm/plugstack.conf.d/.rdma.conf:1"
+mv "$R/etc/slurm/plugstack.conf.d/.rdma.conf" "$R/etc/slurm/plugstack.conf.d/rdma.conf"
+echo 'include plugstack.conf.d/*.conf' > "$R/etc/slurm/plugstack.conf"
 
 # the plugin's file missing
 echo 'optional /opt/slurm/nowhere/spank_rdmalimit.so' > "$R/etc/slurm/plugstack.conf.d/rdma.conf"
