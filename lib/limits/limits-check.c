@@ -291,31 +291,12 @@ struct dead {
  * counting lines that set soft, and the '-' ones, are listed too: what hard_tried() and
  * removal_harmless() look for between two lines is among them.
  */
-struct idxv {
-        size_t *v;
-        size_t n, cap;
-};
-
 struct dead_index {
         struct idxv stops, everyone, uid_ranges, gid_ranges;
         struct idxv soft_lines;         /* the counting lines that set soft (hard_tried()) */
         struct idxv dash_lines;         /* the counting '-' lines (removal_harmless()) */
         struct strmap by_domain;        /* domain -> struct idxv * */
 };
-
-static int idxv_push(struct idxv *x, size_t i) {
-        if (GROW(x->v, x->cap, x->n + 1) < 0)
-                return -ENOMEM;
-        x->v[x->n++] = i;
-        return 0;
-}
-
-static void idxv_free(void *p) {
-        struct idxv *x = p;
-        if (x)
-                free(x->v);
-        free(x);
-}
 
 static void dead_index_clear(struct dead_index *ix) {
         free(ix->stops.v);
@@ -349,16 +330,7 @@ static int dead_index_build(const struct lc_tree *t, struct dead_index *ix) {
                         break;
                 if (dkind(l) == DK_GIDR && (r = idxv_push(&ix->gid_ranges, i)) < 0)
                         break;
-                struct idxv *x = strmap_get(&ix->by_domain, l->domain);
-                if (!x) {
-                        x = calloc(1, sizeof(*x));
-                        if (!x || strmap_put(&ix->by_domain, l->domain, x) < 0) {
-                                free(x);
-                                r = -ENOMEM;
-                                break;
-                        }
-                }
-                r = idxv_push(x, i);
+                r = idxv_map_push(&ix->by_domain, l->domain, i);
         }
         return r;
 }

@@ -7,6 +7,19 @@
 
 #include "limitsconf.h"
 
+/* A growing list of line indices (ascending when pushed in order). */
+struct idxv {
+        size_t *v;
+        size_t n, cap;
+};
+int idxv_push(struct idxv *x, size_t i);
+/* A heap list and its indices (a strmap's value). */
+void idxv_free(void *p);
+/* i pushed on the list of key in the map m (key -> struct idxv *), made the first time: 0 or
+ * -ENOMEM. */
+struct strmap;
+int idxv_map_push(struct strmap *m, const char *key, size_t i);
+
 /* Does file i of the tree, which could not be opened, make pam_limits fail the session? */
 bool lc_file_fails_session(const struct lc_tree *t, size_t i);
 /* Does `l` match every user (uid range 0:, @0:, or the ranges that cover all ids)? */

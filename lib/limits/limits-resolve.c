@@ -31,10 +31,32 @@
  * takes the second kind and the lines that name the user, merged in file order: the lines
  * that name somebody else are never visited, and are exactly those that would not match.
  */
-struct name_lines {
-        size_t *v;            /* indices into the tree's lines, ascending */
-        size_t n, cap;
-};
+int idxv_push(struct idxv *x, size_t i) {
+        if (GROW(x->v, x->cap, x->n + 1) < 0)
+                return -ENOMEM;
+        x->v[x->n++] = i;
+        return 0;
+}
+
+void idxv_free(void *p) {
+        struct idxv *x = p;
+        if (x)
+                free(x->v);
+        free(x);
+}
+
+int idxv_map_push(struct strmap *m, const char *key, size_t i) {
+        struct idxv *x = strmap_get(m, key);
+        if (!x) {
+                if (!(x = calloc(1, sizeof(*x))))
+                        return -ENOMEM;
+                if (strmap_put(m, key, x) < 0) {
+                        free(x);
+                        return -ENOMEM;
+                }
+        }
+        return idxv_push(x, i);
+}
 
 struct lc_prep {
         const struct lc_tree *t;
@@ -43,35 +65,12 @@ struct lc_prep {
         bool *looked;
         size_t *anyone;       /* the lines of the second kind, ascending */
         size_t n_anyone;
-        struct strmap names;  /* plain name -> struct name_lines */
+        struct strmap names;  /* plain name -> struct idxv: the lines that name it, ascending */
 };
 
 static bool names_one_user(const struct lc_line *l) {
         const char *d = l->domain;
         return l->range == LC_RANGE_NONE && d[0] != '@' && d[0] != '%' && !(d[0] == '*' && !d[1]);
-}
-
-static void name_lines_free(void *p) {
-        struct name_lines *x = p;
-        if (x)
-                free(x->v);
-        free(x);
-}
-
-static int add_name_line(struct lc_prep *p, const char *name, size_t i) {
-        struct name_lines *x = strmap_get(&p->names, name);
-        if (!x) {
-                if (!(x = calloc(1, sizeof(*x))))
-                        return -ENOMEM;
-                if (strmap_put(&p->names, name, x) < 0) {
-                        free(x);
-                        return -ENOMEM;
-                }
-        }
-        if (GROW(x->v, x->cap, x->n + 1) < 0)
-                return -ENOMEM;
-        x->v[x->n++] = i;
-        return 0;
 }
 
 int lc_prep_new(const struct lc_tree *t, struct ident *id, struct lc_prep **ret) {
@@ -89,7 +88,7 @@ int lc_prep_new(const struct lc_tree *t, struct ident *id, struct lc_prep **ret)
                 const struct lc_line *l = &t->lines[i];
                 if (!names_one_user(l))
                         p->anyone[p->n_anyone++] = i;
-                else if (add_name_line(p, l->domain, i) < 0) {
+                else if (idxv_map_push(&p->names, l->domain, i) < 0) {
                         lc_prep_free(p);
                         return -ENOMEM;
                 }
@@ -104,7 +103,7 @@ void lc_prep_free(struct lc_prep *p) {
         free(p->group);
         free(p->looked);
         free(p->anyone);
-        strmap_clear(&p->names, name_lines_free);
+        strmap_clear(&p->names, idxv_free);
         free(p);
 }
 
@@ -390,7 +389,7 @@ bool lc_tree_fails_every_session(const struct lc_tree *t) {
 /* The lines of file f the user's walk visits, in order, to resolve_line(): all of them, or
  * (prepared) the lines that may match anyone and those that name the user.  1 when a stop
  * line ends the walk, 0, -ENOMEM. */
-static int resolve_file(struct resolver *z, const struct lc_file *f, const struct name_lines *own, size_t *ai,
+static int resolve_file(struct resolver *z, const struct lc_file *f, const struct idxv *own, size_t *ai,
                         size_t *oi) {
         const struct lc_prep *p = z->m.prep;
         size_t end = f->first + f->n;
@@ -418,7 +417,7 @@ static int resolve_file(struct resolver *z, const struct lc_file *f, const struc
 int lc_resolve_prepared(const struct lc_tree *t, struct ident *id, struct lc_prep *prep, const char *user,
                         const struct lc_baseline *base, struct lc_result *ret) {
         struct resolver z = { .t = t, .id = id };
-        const struct name_lines *own = NULL;
+        const struct idxv *own = NULL;
         size_t ai = 0, oi = 0;
         int r;
 
