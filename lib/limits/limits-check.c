@@ -894,20 +894,56 @@ static int check_nofile(const struct lc_tree *t, struct diag_list *d) {
 
 /* ---- entries that never take effect ---- */
 
+/* The first CHECK_NAMES_SHOWN names (or texts) a message lists, joined by ", ", at most max
+ * bytes; allocated when the first is added (most lines get one or none: a fixed buffer for
+ * each line of a large tree was megabytes, each page faulted in). */
+struct shown {
+        char *text;             /* NULL: none */
+        size_t len;
+        unsigned n;             /* names added, the ones past the bound too */
+};
+#define SHOWN_EFF_MAX 199u
+#define SHOWN_OVR_MAX 799u
+
+static int shown_add(struct shown *s, size_t max, const char *text) {
+        const char *sep = s->n ? ", " : "";
+        if (s->n >= CHECK_NAMES_SHOWN)
+                return 0;
+        size_t add = strlen(sep) + strlen(text);
+        if (s->len + add > max)
+                add = max - s->len;    /* cut as snprintf() into a buffer of max + 1 bytes cuts */
+        char *p = realloc(s->text, s->len + add + 1);
+        if (!p)
+                return -ENOMEM;
+        s->text = p;
+        size_t k = 0;
+        for (const char *q = sep; *q && k < add; q++)
+                p[s->len + k++] = *q;
+        for (const char *q = text; *q && k < add; q++)
+                p[s->len + k++] = *q;
+        s->len += k;
+        p[s->len] = '\0';
+        s->n++;
+        return 0;
+}
+
+static const char *shown_text(const struct shown *s) {
+        return s->text ? s->text : "";
+}
+
 /* What the known users' sessions say about one line. */
 struct line_users {
         size_t effective, overridden;
-        char shown_eff[200], shown_ovr[800];
-        unsigned n_shown_eff, n_shown_ovr;
+        struct shown eff, ovr;
         size_t stamp;
 };
 
-static void shown_add(char *buf, size_t size, unsigned *n, const char *text) {
-        if (*n >= CHECK_NAMES_SHOWN)
-                return;
-        size_t k = strlen(buf);
-        snprintf(buf + k, size - k, "%s%s", *n ? ", " : "", text);
-        (*n)++;
+static void line_users_free(struct line_users *lu, size_t n) {
+        for (size_t i = 0; lu && i < n; i++) {
+                free(lu[i].eff.text);
+                free(lu[i].ovr.text);
+        }
+        free(lu);
 }
 
 static const char *src_name(const struct lc_tree *t, const struct lc_slot *s, char *buf, size_t size) {
@@ -944,11 +980,11 @@ static int collect_users(const struct lc_tree *t, struct ident *id, const struct
 static int per_user(const struct lc_tree *t, struct ident *id, const struct strv *users, struct line_users *lu) {
         struct lc_baseline base = { .known = false, .rank = LC_RANK_NONE, .source = "inherited" };
         char b1[4096], b2[4096], text[8400];
-        _cleanup_(lc_prep_freep) struct lc_prep *groups = NULL;
+        _cleanup_(lc_prep_freep) struct lc_prep *prep = NULL;
         size_t resolved = 0;
         int r;
 
-        r = lc_prep_new(t, id, &groups);
+        r = lc_prep_new(t, id, &prep);
         if (r < 0)
                 return r;
 
@@ -957,7 +993,7 @@ static int per_user(const struct lc_tree *t, struct ident *id, const struct strv
                 if (ident_user(id, users->v[ui], &u) < 0)
                         continue;
                 struct lc_result res = {};
-                r = lc_resolve_prepared(t, id, groups, users->v[ui], &base, &res);
+                r = lc_resolve_prepared(t, id, prep, users->v[ui], &base, &res);
                 if (r < 0)
                         return r;
                 resolved++;
@@ -973,11 +1009,12 @@ static int per_user(const struct lc_tree *t, struct ident *id, const struct strv
                         const struct lc_line *l = ev->line;
                         if (res.kind == LC_RES_LIMITS && (res.soft.src == l || res.hard.src == l)) {
                                 x->effective++;
-                                shown_add(x->shown_eff, sizeof x->shown_eff, &x->n_shown_eff, u->name);
+                                if ((r = shown_add(&x->eff, SHOWN_EFF_MAX, u->name)) < 0)
+                                        break;
                                 continue;
                         }
                         x->overridden++;
-                        if (x->n_shown_ovr >= CHECK_NAMES_SHOWN)
+                        if (x->ovr.n >= CHECK_NAMES_SHOWN)
                                 continue;       /* counted only: "and N more" */
                         if (res.kind == LC_RES_NO_LIMITS)
                                 snprintf(text, sizeof text, "%s (no limits: %s)", u->name,
@@ -989,9 +1026,12 @@ static int per_user(const struct lc_tree *t, struct ident *id, const struct strv
                                 snprintf(text, sizeof text, "%s (%s from %s)", u->name,
                                          l->type_mask == LC_SOFT ? "soft" : "hard",
                                          src_name(t, l->type_mask == LC_SOFT ? &res.soft : &res.hard, b1, sizeof b1));
-                        shown_add(x->shown_ovr, sizeof x->shown_ovr, &x->n_shown_ovr, text);
+                        if ((r = shown_add(&x->ovr, SHOWN_OVR_MAX, text)) < 0)
+                                break;
                 }
                 lc_result_clear(&res);
+                if (r < 0)
+                        return r;
         }
         return 0;
 }
@@ -1044,7 +1084,7 @@ static const char *more_tail(size_t total, unsigned shown, char buf[static 64]) 
 }
 
 static int check_shadowed(const struct lc_tree *t, struct ident *id, const struct strv *users, struct diag_list *d) {
-        _cleanup_free_ struct line_users *lu = NULL;
+        struct line_users *lu = NULL;
         _cleanup_(strv_clear) struct strv known = {};
         _cleanup_(dead_index_clear) struct dead_index ix = {};
         char tail[64], etail[64];
@@ -1073,20 +1113,21 @@ static int check_shadowed(const struct lc_tree *t, struct ident *id, const struc
                 if (u->overridden == 0)
                         continue;
                 const char *path = t->files[l->file].display;
-                more_tail(u->overridden, u->n_shown_ovr, tail);
+                more_tail(u->overridden, u->ovr.n, tail);
                 if (u->effective == 0)
                         r = diag_addf(d, DIAG_WARNING, "shadowed-for-known-users", path, l->lineno,
                                       "if these are all the users it is meant for, remove it or raise its rank; "
                                       "rdmalimits explain USER shows the lines behind each value",
                                       "takes effect for none of the %zu known user%s it applies to: %s%s (it would "
                                       "for a user that no stronger or later line names)",
-                                      u->overridden, u->overridden == 1 ? "" : "s", u->shown_ovr, tail);
+                                      u->overridden, u->overridden == 1 ? "" : "s", shown_text(&u->ovr), tail);
                 else
                         r = diag_addf(d, DIAG_INFO, "shadowed-for-some-users", path, l->lineno,
                                       "rdmalimits explain USER shows the lines behind each value",
-                                      "overridden for %s%s; takes effect for %s%s", u->shown_ovr, tail,
-                                      u->shown_eff, more_tail(u->effective, u->n_shown_eff, etail));
+                                      "overridden for %s%s; takes effect for %s%s", shown_text(&u->ovr), tail,
+                                      shown_text(&u->eff), more_tail(u->effective, u->eff.n, etail));
         }
+        line_users_free(lu, t->n_lines);
         return r;
 }
 
