@@ -430,7 +430,54 @@ static void test_eacces(void **state) {
         unlink(p);
 }
 
+/* The names a finding lists: four at most ("and N more"), cut at 799 bytes for the overridden
+ * users' texts and 199 for the others' names; users with 200-byte names: u1..u5 have lines of
+ * their own that override @g's, u6..u8 get @g's */
+static void test_shown_bounds(void **state) {
+        static char tr[] = "/tmp/test-check-shown-XXXXXX";
+        char *fixture = unit_dir, name[8][202], passwd[4096], conf[2048];
+        struct diag_list d = {};
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        size_t np = 0, nc = 0;
+        (void)state;
+
+        np += (size_t)snprintf(passwd + np, sizeof passwd - np, "root:x:0:0::/root:/bin/sh\n");
+        nc += (size_t)snprintf(conf + nc, sizeof conf - nc, "@g soft memlock 1\n");
+        for (int i = 0; i < 8; i++) {
+                snprintf(name[i], sizeof name[i], "u%d", i + 1);
+                memset(name[i] + 2, 'x', 199);
+                name[i][201] = '\0';
+                np += (size_t)snprintf(passwd + np, sizeof passwd - np, "%s:x:%d:100::/:/bin/sh\n", name[i], 1001 + i);
+                if (i < 5)
+                        nc += (size_t)snprintf(conf + nc, sizeof conf - nc, "%s soft memlock 2\n", name[i]);
+        }
+        assert_true(np < sizeof passwd && nc < sizeof conf);
+        assert_int_equal(unit_tree(tr, (const struct unit_file[]){
+                { "etc/passwd", passwd }, { "etc/group", "root:x:0:\ng:x:100:\n" },
+                { "etc/security/limits.conf", conf }, {},
+        }), 0);
+        unit_dir = fixture;
+        assert_int_equal(lc_tree_load(tr, LC_FLAVOUR_UPSTREAM, NULL, &t), 0);
+        assert_int_equal(ident_new(tr, &id), 0);
+        assert_int_equal(lc_check(t, id, &d), 0);
+        const struct diag *x = find(&d, "shadowed-for-some-users", 1);
+        assert_non_null(x);
+        const char *m = x->message, *mid = strstr(m, " and 1 more; takes effect for ");
+        assert_non_null(mid);
+        assert_true(strncmp(m, "overridden for ", 15) == 0);
+        assert_int_equal((size_t)(mid - (m + 15)), 799);                    /* cut there */
+        assert_true(strncmp(m + 15, name[0], 201) == 0);                      /* the first in full */
+        const char *eff = mid + strlen(" and 1 more; takes effect for ");
+        assert_int_equal(strlen(eff), 199);                                   /* cut there: no "and more" */
+        assert_true(strncmp(eff, name[5], 199) == 0);
+        diag_list_clear(&d);
+        ident_free(id);
+        lc_tree_free(t);
+        assert_int_equal(unit_rm_rf(tr), 0);
+}
+
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_quirk), cmocka_unit_test(test_stop), cmocka_unit_test(test_prior),
           cmocka_unit_test(test_ranges), cmocka_unit_test(test_dead_lines), cmocka_unit_test(test_known_users), cmocka_unit_test(test_new_findings), cmocka_unit_test(test_crlf),
-          cmocka_unit_test(test_eacces))
+          cmocka_unit_test(test_eacces), cmocka_unit_test(test_shown_bounds))
