@@ -430,24 +430,25 @@ static void test_eacces(void **state) {
         unlink(p);
 }
 
-/* The names a finding lists: four at most ("and N more"), cut at 799 bytes for the overridden
- * users' texts and 199 for the others' names; users with 200-byte names: u1..u5 have lines of
- * their own that override @g's, u6..u8 get @g's */
-static void test_shown_bounds(void **state) {
-        static char tr[] = "/tmp/test-check-shown-XXXXXX";
-        char *fixture = unit_dir, name[8][202], passwd[4096], conf[2048];
+/* check of a tree whose users u1..u8 have names of len[i] bytes ("u1" and x's): u1..u5 have
+ * lines of their own that override @g's, u6..u8 get @g's.  The message of @g's
+ * shadowed-for-some-users finding into msg, the names into name. */
+static void shown_case(const unsigned len[8], char name[8][202], char *msg, size_t size) {
+        static char tmpl[] = "/tmp/test-check-shown-XXXXXX";
+        char tr[sizeof tmpl], *fixture = unit_dir, passwd[4096], conf[2048];
         struct diag_list d = {};
         struct lc_tree *t = NULL;
         struct ident *id = NULL;
         size_t np = 0, nc = 0;
-        (void)state;
 
+        memcpy(tr, tmpl, sizeof tr);
         np += (size_t)snprintf(passwd + np, sizeof passwd - np, "root:x:0:0::/root:/bin/sh\n");
         nc += (size_t)snprintf(conf + nc, sizeof conf - nc, "@g soft memlock 1\n");
         for (int i = 0; i < 8; i++) {
-                snprintf(name[i], sizeof name[i], "u%d", i + 1);
-                memset(name[i] + 2, 'x', 199);
-                name[i][201] = '\0';
+                assert_true(len[i] >= 2 && len[i] <= 201);
+                snprintf(name[i], 202, "u%d", i + 1);
+                memset(name[i] + 2, 'x', len[i] - 2);
+                name[i][len[i]] = '\0';
                 np += (size_t)snprintf(passwd + np, sizeof passwd - np, "%s:x:%d:100::/:/bin/sh\n", name[i], 1001 + i);
                 if (i < 5)
                         nc += (size_t)snprintf(conf + nc, sizeof conf - nc, "%s soft memlock 2\n", name[i]);
@@ -463,18 +464,48 @@ static void test_shown_bounds(void **state) {
         assert_int_equal(lc_check(t, id, &d), 0);
         const struct diag *x = find(&d, "shadowed-for-some-users", 1);
         assert_non_null(x);
-        const char *m = x->message, *mid = strstr(m, " and 1 more; takes effect for ");
-        assert_non_null(mid);
-        assert_true(strncmp(m, "overridden for ", 15) == 0);
-        assert_int_equal((size_t)(mid - (m + 15)), 799);                    /* cut there */
-        assert_true(strncmp(m + 15, name[0], 201) == 0);                      /* the first in full */
-        const char *eff = mid + strlen(" and 1 more; takes effect for ");
-        assert_int_equal(strlen(eff), 199);                                   /* cut there: no "and more" */
-        assert_true(strncmp(eff, name[5], 199) == 0);
+        snprintf(msg, size, "%s", x->message);
         diag_list_clear(&d);
         ident_free(id);
         lc_tree_free(t);
         assert_int_equal(unit_rm_rf(tr), 0);
+}
+
+/* The names a finding lists: four at most ("and N more"), cut at 799 bytes for the overridden
+ * users' texts and 199 for the others' names, as snprintf() into buffers of 800 and 200 bytes
+ * cut them: a list one byte longer than that is cut, one that fits is not */
+static void test_shown_bounds(void **state) {
+        static const char eff_at[] = "; takes effect for ";
+        static const unsigned long_names[8] = { 201, 201, 201, 201, 201, 201, 201, 201 };
+        /* u6, u7, u8: 66 + 2 + 66 + 2 + 64 = 200 bytes, one too many; then 199 */
+        static const unsigned eff200[8] = { 2, 2, 2, 2, 2, 66, 66, 64 };
+        static const unsigned eff199[8] = { 2, 2, 2, 2, 2, 66, 66, 63 };
+        char name[8][202], msg[4096];
+        (void)state;
+
+        shown_case(long_names, name, msg, sizeof msg);
+        const char *mid = strstr(msg, " and 1 more; takes effect for ");
+        assert_non_null(mid);
+        assert_true(strncmp(msg, "overridden for ", 15) == 0);
+        assert_int_equal((size_t)(mid - (msg + 15)), 799);                  /* cut there */
+        assert_true(strncmp(msg + 15, name[0], 201) == 0);                    /* the first in full */
+        const char *eff = mid + strlen(" and 1 more; takes effect for ");
+        assert_int_equal(strlen(eff), 199);                                   /* cut there: no "and more" */
+        assert_true(strncmp(eff, name[5], 199) == 0);
+
+        shown_case(eff200, name, msg, sizeof msg);
+        eff = strstr(msg, eff_at);
+        assert_non_null(eff);
+        eff += strlen(eff_at);
+        assert_int_equal(strlen(eff), 199);
+        assert_true(strncmp(eff + 136, name[7], 63) == 0);
+
+        shown_case(eff199, name, msg, sizeof msg);
+        eff = strstr(msg, eff_at);
+        assert_non_null(eff);
+        eff += strlen(eff_at);
+        assert_int_equal(strlen(eff), 199);
+        assert_string_equal(eff + 136, name[7]);
 }
 
 UNIT_MAIN(setup, unit_teardown,
