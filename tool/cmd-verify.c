@@ -182,7 +182,6 @@ struct verdict {
         bool agree;
         enum verdict_kind kind;
         struct session_target target;
-        struct session_pam_answer no_pam;   /* does a login of the service open its PAM session */
         char reasons[MAX_REASONS][1024];
         int n;
 };
@@ -241,10 +240,10 @@ static void judge(const struct ctx *c, const struct tool_session *s, const struc
                                                                           : VERDICT_BELOW;
         /* a PAM session this process opened is not a login of a service that opens none:
          * never OK for it (ssh logins keep sshd's own limits; verify --ssh logs in for real) */
-        if (!c->ssh && v->kind != VERDICT_MODEL_ERROR && v->no_pam.kind != SESSION_PAM_RUNS &&
-            v->no_pam.kind != SESSION_PAM_ASSUMED) {
+        if (!c->ssh && v->kind != VERDICT_MODEL_ERROR && m->pam.kind != SESSION_PAM_RUNS &&
+            m->pam.kind != SESSION_PAM_ASSUMED) {
                 v->kind = VERDICT_BELOW;
-                session_target_no_pam(&v->no_pam, &v->target);
+                session_target_no_pam(&m->pam, &v->target);
                 reason(v, "this PAM session of %s, opened by verify itself, is not what a login through %s gets", s->service,
                        s->service);
         }
@@ -439,8 +438,6 @@ int cmd_verify(struct ctx *c) {
                 log_error("cannot open a session: %s", strerror(-r));
                 return r;
         }
-        if (!c->ssh && (r = session_service_pam(NULL, s.service, 0, &v.no_pam)) < 0)
-                return log_oom();
         judge(c, &s, &sr, &v);
         if (c->json)
                 verify_json(c, user, &s, &sr, &v);

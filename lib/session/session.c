@@ -363,7 +363,6 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret) {
         return 0;
 }
 
-/* The running daemon of a PAM service, as doctor identifies it (procfs.h: one answer). */
 int session_sshd_conf(const char *root, pid_t pid, struct sshd_conf *ret) {
         const struct proc_daemon *dm = proc_daemon_of("sshd");
         _cleanup_(strv_clear) struct strv opts = {};
@@ -373,9 +372,11 @@ int session_sshd_conf(const char *root, pid_t pid, struct sshd_conf *ret) {
         int r, cmd_error = 0;
 
         if (!fs_root_is_set(root)) {
-                if (pid == 0 && proc_daemon_find(dm, proc_systemd_manages(), &pid) < 0)
-                        pid = 0;
-                if (pid > 0) {
+                /* the listener found (identified there), or the caller's process if it is sshd */
+                bool daemon = false;
+                if (pid == 0)
+                        daemon = proc_daemon_find(dm, proc_systemd_manages(), &pid) >= 0;
+                else if (pid > 0) {
                         _cleanup_free_ char *status = NULL, *why = NULL;
                         char exe[PATH_MAX];
                         r = proc_read(pid, "status", PROC_TEXT_MAX, &status);
@@ -383,19 +384,20 @@ int session_sshd_conf(const char *root, pid_t pid, struct sshd_conf *ret) {
                                 r = proc_daemon_identify(dm, pid, status, proc_systemd_manages(), exe, &why);
                         if (r == -ENOMEM)
                                 return r;
-                        if (r > 0) {
-                                asked = pid;
-                                r = sshd_cmdline(pid, &path, &opts);
-                                if (r == -ENOMEM)
-                                        return r;
-                                if (r >= 0)
-                                        snprintf(cmd_where, sizeof cmd_where, "the command line of sshd (pid %d)", (int)pid);
-                                else {    /* the default file, as if it had no options: said */
-                                        cmd_error = r;
-                                        strv_clear(&opts);
-                                        free(path);
-                                        path = NULL;
-                                }
+                        daemon = r > 0;
+                }
+                if (daemon) {
+                        asked = pid;
+                        r = sshd_cmdline(pid, &path, &opts);
+                        if (r == -ENOMEM)
+                                return r;
+                        if (r >= 0)
+                                snprintf(cmd_where, sizeof cmd_where, "the command line of sshd (pid %d)", (int)pid);
+                        else {    /* the default file, as if it had no options: said */
+                                cmd_error = r;
+                                strv_clear(&opts);
+                                free(path);
+                                path = NULL;
                         }
                 }
         }
@@ -515,6 +517,7 @@ int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_ope
         return 0;
 }
 
+/* The running daemon of a PAM service, as doctor identifies it (procfs.h: one answer). */
 int session_service_find(const char *service, pid_t *ret_pid) {
         return proc_daemon_find(proc_daemon_of(service), proc_systemd_manages(), ret_pid);
 }
@@ -1043,10 +1046,11 @@ int session_model_build(const struct session_input *in, struct session_model *re
                 r = mods_load(in, &m.stack, &ms, &mrets);
         if (r < 0)
                 goto fail;
-        if (in->pam_direct)
-                m.pam = (struct session_pam_answer){ .kind = SESSION_PAM_RUNS };
-        /* the caller has looked for the service's process: none is none (no second search) */
-        else if ((r = session_service_pam(in->root, in->service, in->svc_pid > 0 ? in->svc_pid : -1, &m.pam)) < 0)
+        /* does a login of the service run the stack: asked of the process svc was read from (the
+         * caller has looked for the service's: none is none, no second search); a caller that
+         * opens the session itself is not the service's daemon, which is looked for */
+        if ((r = session_service_pam(in->root, in->service, in->pam_direct ? 0 : in->svc_pid > 0 ? in->svc_pid : -1,
+                                     &m.pam)) < 0)
                 goto fail;
         /* until a copy of the module sets memlock, the decision is the input policy's */
         m.dec = ms.v[0].dec;
@@ -1056,7 +1060,7 @@ int session_model_build(const struct session_input *in, struct session_model *re
         cur = m.start = (struct rl_pair){ in->svc->rl[RLIMIT_MEMLOCK].soft, in->svc->rl[RLIMIT_MEMLOCK].hard };
         /* each pam_limits' result from the service's limits decides the path through the stack */
         m.pl = ts.v[0].pl;
-        if (m.pam.kind == SESSION_PAM_NONE || m.pam.kind == SESSION_PAM_NO_DAEMON) {
+        if (!in->pam_direct && (m.pam.kind == SESSION_PAM_NONE || m.pam.kind == SESSION_PAM_NO_DAEMON)) {
                 /* no stack runs: the login keeps the service's limits (m.pl and m.limits stay
                  * what pam_limits would do, for the target its entries ask) */
                 m.order = SESSION_NO_PAM;

@@ -232,7 +232,8 @@ struct session_input {
          * looked for it) */
         pid_t svc_pid;
         /* the caller opens the PAM session itself through libpam (verify): its stack runs,
-         * whatever the service's daemon does about PAM */
+         * whatever the service's daemon does about PAM (the model's pam still says what a
+         * login of the service gets, asked of the running daemon) */
         bool pam_direct;
         const struct policy *policy;     /* NULL: the module leaves memlock alone */
         const struct hw_summary *hw;     /* for auto rules; may be NULL when not needed */
