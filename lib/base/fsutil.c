@@ -397,16 +397,9 @@ int fs_glob_in_root(const char *root, const char *pattern, size_t max, struct st
                 cur = next;
                 next = (struct strv){};
         }
-        _cleanup_(strv_clear) struct strv found = {};
-        for (size_t i = 0; i < cur.n; i++) {
-                struct stat st;
-                if (cur.v[i][0] && fs_stat_in_root(root, cur.v[i], false, &st) >= 0 &&
-                    (r = strv_push(&found, cur.v[i])) < 0)
-                        return r;
-        }
-        strv_sort(&found);
-        for (size_t i = 0; i < found.n; i++)
-                if ((r = strv_push(ret, found.v[i])) < 0)
+        strv_sort(&cur);
+        for (size_t i = 0; i < cur.n; i++)
+                if (cur.v[i][0] && (r = strv_push(ret, cur.v[i])) < 0)
                         return r;
         return 0;
 }

@@ -130,8 +130,9 @@ struct strv;
 int fs_list_in_root(const char *root, const char *dir, const char *pattern, struct strv *ret);
 /* glob(3) of the absolute pattern inside root, as sshd's Include calls it (no flags):
  * wildcards in any component (each matched as fs_list_in_root() matches), a component without
- * any taken as it is, and the paths that exist, sorted, appended to *ret.  0, -ENOMEM, or
- * -E2BIG when a step would give more than max paths (nothing appended then). */
+ * any taken as it is, the paths sorted, appended to *ret.  A path whose last components are
+ * literal may not exist: the callers open only the files that do.  0, -ENOMEM, or -E2BIG when
+ * a step would give more than max paths (nothing appended then). */
 int fs_glob_in_root(const char *root, const char *pattern, size_t max, struct strv *ret);
 /* A path inside the root as messages show it: relative to the root (abs without its leading
  * '/') when one is set, else abs itself. */

@@ -57,6 +57,10 @@ int visit_line(struct visit *v, const char *file, unsigned line, size_t len) {
         return 0;
 }
 
+int visit_too_many(struct visit *v, const char *where, const char *file) {
+        return v->error ? v->error : visit_fail(v, VISIT_ERR_BUDGET, where, 0, file);
+}
+
 void visit_done(struct visit *v) {
         free(v->path);
         v->path = NULL;

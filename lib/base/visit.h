@@ -54,6 +54,9 @@ void visit_leave(struct visit *v);
 /* One line (line of file, len bytes) read: 0, VISIT_ERR_BUDGET past VISIT_LINES_MAX lines, or
  * the walk's earlier error. */
 int visit_line(struct visit *v, const char *file, unsigned line, size_t len);
+/* An include pattern at where ("FILE:LINE") names more files (shown as file) than a walk reads
+ * (fs_glob_in_root()'s -E2BIG): VISIT_ERR_BUDGET there, or the walk's earlier error. */
+int visit_too_many(struct visit *v, const char *where, const char *file);
 void visit_done(struct visit *v);
 /* What the problem is, for messages (VISIT_CYCLE_TEXT, VISIT_BUDGET_TEXT, else strerror()). */
 #define VISIT_CYCLE_TEXT "an include cycle: the file includes itself, directly or through the files it includes"

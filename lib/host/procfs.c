@@ -213,7 +213,8 @@ int proc_daemon_identify(const struct proc_daemon *s, pid_t pid, const char *sta
         return *why ? 0 : -ENOMEM;
 }
 
-bool proc_daemon_parent(pid_t ppid, const char *exe) {
+/* Does ppid run exe as root (then its child is a connection's process, not the listener)? */
+static bool daemon_parent(pid_t ppid, const char *exe) {
         _cleanup_free_ char *status = NULL;
         char pexe[PATH_MAX];
         uint64_t uid;
@@ -224,7 +225,7 @@ bool proc_daemon_parent(pid_t ppid, const char *exe) {
 bool proc_daemon_listener(const struct proc_daemon *s, pid_t pid, const char *status, const char *exe) {
         uint64_t ppid;
 
-        if (proc_field_u64(status, "PPid", &ppid) < 0 || proc_daemon_parent((pid_t)ppid, exe))
+        if (proc_field_u64(status, "PPid", &ppid) < 0 || daemon_parent((pid_t)ppid, exe))
                 return false;
         if (!streq(s->service, "sshd"))
                 return true;

@@ -61,8 +61,6 @@ bool proc_systemd_manages(void);
  * executable in exe); 0, with the reason in *why (heap); -ENOMEM. */
 int proc_daemon_identify(const struct proc_daemon *s, pid_t pid, const char *status, bool systemd,
                          char exe[static PATH_MAX], char **why);
-/* Does ppid run exe as root (then its child is a connection's process, not the listener)? */
-bool proc_daemon_parent(pid_t ppid, const char *exe);
 /* Is pid (identified as s; status and exe its own) the listener: its parent is not the same
  * daemon, and for sshd its title is not a connection's ("sshd: alice [priv]" once the
  * listener that forked it is gone)? */

@@ -377,12 +377,8 @@ static int stack_include(const char *root, const char *abs, const char *pattern,
         if (depth >= SLURM_INCLUDE_DEPTH_MAX)
                 return 0;
         r = fs_glob_in_root(root, full, VISIT_FILES_MAX, &paths);
-        if (r == -E2BIG) {
-                p->walk.error = VISIT_ERR_BUDGET;
-                snprintf(p->walk.where, sizeof p->walk.where, "%s", where);
-                snprintf(p->walk.file, sizeof p->walk.file, "%s", fs_root_shown(root, full));
-                return p->walk.error;
-        }
+        if (r == -E2BIG)
+                return visit_too_many(&p->walk, where, fs_root_shown(root, full));
         for (size_t i = 0; i < paths.n && r >= 0 && !p->walk.error; i++)
                 if (exists_file(root, paths.v[i]))
                         r = stack_file(root, paths.v[i], where, depth + 1, p);

@@ -100,12 +100,8 @@ static int include(const char *root, const char *word, const char *from, struct 
         if (!pat)
                 return -ENOMEM;
         r = fs_glob_in_root(root, pat, VISIT_FILES_MAX, &paths);
-        if (r == -E2BIG) {
-                s->walk.error = VISIT_ERR_BUDGET;
-                snprintf(s->walk.where, sizeof s->walk.where, "%s", from ? from : "");
-                snprintf(s->walk.file, sizeof s->walk.file, "%s", fs_root_shown(root, pat));
-                return s->walk.error;
-        }
+        if (r == -E2BIG)
+                return visit_too_many(&s->walk, from ? from : "", fs_root_shown(root, pat));
         s->depth++;
         for (size_t i = 0; i < paths.n && r >= 0; i++)
                 if (fs_exists_in_root(root, paths.v[i], false) > 0)
