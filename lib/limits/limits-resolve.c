@@ -111,15 +111,15 @@ void lc_prep_free(struct lc_prep *p) {
  * such group.  Prepared (c), each line is looked up once for every user. */
 static const struct id_group *line_group(struct lc_prep *c, struct ident *id, const struct lc_line *l) {
         const struct id_group *g = NULL;
-        size_t i = c ? (size_t)(l - c->t->lines) : 0;
+        size_t i = c ? (size_t)(l - c->t->lines) : 0;   /* l is a line of the prepared tree */
 
-        if (c && i < c->t->n_lines && c->looked[i])
+        if (c && c->looked[i])
                 return c->group[i];
         int r = l->range == LC_RANGE_ONE ? ident_group_by_gid(id, l->rmax, &g) : ident_group(id, l->domain + 1, &g);
         if (r < 0)
                 g = NULL;
         /* a failure other than "no such group" (out of memory) is asked again next time */
-        if (c && i < c->t->n_lines && (r >= 0 || r == -ENOENT)) {
+        if (c && (r >= 0 || r == -ENOENT)) {
                 c->group[i] = g;
                 c->looked[i] = true;
         }
