@@ -502,22 +502,36 @@ static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g
         return pam_check_stack(d, svc, g, &st, disp(d, abs));
 }
 
-int check_pam_services(struct doc *d) {
+/* --service when doctor examines it besides pam_services[] (a display manager or a site's own
+ * service, with the console logins): NULL when not given or one of them; *ret_bad when it is no
+ * PAM service name. */
+static const char *extra_service(const struct doc *d, bool *ret_bad) {
         const char *extra = d->in->service;
+
+        *ret_bad = false;
+        for (size_t i = 0; extra && i < ELEMENTSOF(pam_services); i++)
+                if (streq(extra, pam_services[i].name))
+                        return NULL;
+        if (extra && (!extra[0] || strchr(extra, '/') || extra[0] == '.')) {
+                *ret_bad = true;
+                return NULL;
+        }
+        return extra;
+}
+
+int check_pam_services(struct doc *d) {
+        bool bad;
+        const char *extra = extra_service(d, &bad);
         int r = 0;
 
-        for (size_t i = 0; i < ELEMENTSOF(pam_services) && r >= 0; i++) {
+        for (size_t i = 0; i < ELEMENTSOF(pam_services) && r >= 0; i++)
                 r = check_pam_service(d, pam_services[i].name, pam_services[i].group, false);
-                if (extra && streq(extra, pam_services[i].name))
-                        extra = NULL;
-        }
-        if (r < 0 || !extra)
+        if (r < 0)
                 return r;
-        /* --service: a display manager or a site's own service, with the console logins */
-        if (!extra[0] || strchr(extra, '/') || extra[0] == '.')
-                return doctor_add(d->rep, DOCTOR_CONSOLE, DIAG_ERROR, NULL, extra, NULL,
+        if (bad)
+                return doctor_add(d->rep, DOCTOR_CONSOLE, DIAG_ERROR, NULL, d->in->service, NULL,
                                   "not a PAM service name");
-        return check_pam_service(d, extra, DOCTOR_CONSOLE, true);
+        return extra ? check_pam_service(d, extra, DOCTOR_CONSOLE, true) : 0;
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -547,16 +561,15 @@ static char *line_cache(const struct doc *d, const struct pam_entry *e, int *ret
 /* Each pam_rdmalimit line of the stacks doctor examines that reads its policy, with the
  * cache it reads, into lines ("FILE:LINE") and caches. */
 static int module_caches(struct doc *d, struct strv *lines, struct strv *caches) {
-        const char *extra = d->in->service;
+        bool bad;
+        const char *extra = extra_service(d, &bad);
         int r = 0;
 
         for (size_t i = 0; i <= ELEMENTSOF(pam_services) && r >= 0; i++) {
                 const char *svc = i < ELEMENTSOF(pam_services) ? pam_services[i].name : extra;
                 _cleanup_(pam_stack_clear) struct pam_stack st = {};
-                if (!svc || (i == ELEMENTSOF(pam_services) && (!svc[0] || strchr(svc, '/') || svc[0] == '.')))
+                if (!svc)
                         continue;
-                if (i < ELEMENTSOF(pam_services) && extra && streq(extra, svc))
-                        extra = NULL;
                 if ((r = pam_stack_load(d->in->root, svc, &st)) < 0)
                         break;
                 for (size_t k = 0; !st.error && k < st.n && r >= 0; k++) {
