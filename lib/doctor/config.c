@@ -104,12 +104,12 @@ static int config_cache(struct doc *d) {
                        "not know the devices' max_mr_size", d->in->hw_cache_given ? "--cache ''" : "cache=");
                 return 0;
         }
-        const char *where = d->in->hw_cache_given ? d->cache : disp(d, d->cache);
+        const char *where = cache_shown(d);
         save = streq(d->cache, HW_CACHE_PATH) ? strdup("rdmalimits probe --save")
                                               : strf("rdmalimits probe --save --cache %s", d->cache);
         if (!save)
                 return -ENOMEM;
-        r = hw_cache_load_in_root(d->in->hw_cache_given ? NULL : d->in->root, d->cache, &d->in->policy->hw.sel, &hc);
+        r = hw_cache_load_in_root(cache_root(d), d->cache, &d->in->policy->hw.sel, &hc);
         hw_summary_free(hc);
         if (r == -ENOMEM)
                 return r;

@@ -85,7 +85,7 @@ const struct hw_summary *need_hw(struct doc *d) {
                 d->hw_probed = true;
                 d->hw_cache_r = -ENOENT;
                 if (pam_choose_cache(d) < 0 ||
-                    hw_cache_in_root_or_probe(d->in->hw_cache_given ? NULL : d->in->root, d->cache,
+                    hw_cache_in_root_or_probe(cache_root(d), d->cache,
                                               d->in->policy ? &d->in->policy->hw.sel : NULL, &d->hw,
                                               &d->hw_cache_r) < 0)
                         d->hw = NULL;
@@ -96,7 +96,7 @@ const struct hw_summary *need_hw(struct doc *d) {
 /* "from the cache X", "probed: no cache (cache=)", "probed: X: stale": where need_hw()'s
  * hardware came from (NULL: out of memory) */
 char *hw_source(const struct doc *d) {
-        const char *c = d->cache ? (d->in->hw_cache_given ? d->cache : disp(d, d->cache)) : NULL;
+        const char *c = cache_shown(d);
         if (!c)
                 return strdup("probed live: the module lines read no cache (cache=)");
         if (d->hw_cache_r == 0)

@@ -80,6 +80,10 @@ int list_dropins(const struct doc *d, const char *const *dirs, size_t n_dirs, co
 
 /* Choose d->cache once (doctor_input.hw_cache): 0 or -ENOMEM. */
 int pam_choose_cache(struct doc *d);
+/* The root d->cache is inside (NULL for --cache, a path of this host), and the cache as
+ * messages show it (NULL: none). */
+const char *cache_root(const struct doc *d);
+const char *cache_shown(const struct doc *d);
 
 /* ---- core.c: the targets ---- */
 

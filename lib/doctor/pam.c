@@ -599,6 +599,14 @@ static int set_cache(struct doc *d, const char *c) {
         return 0;
 }
 
+const char *cache_root(const struct doc *d) {
+        return d->in->hw_cache_given ? NULL : d->in->root;
+}
+
+const char *cache_shown(const struct doc *d) {
+        return !d->cache || d->in->hw_cache_given ? d->cache : disp(d, d->cache);
+}
+
 int pam_choose_cache(struct doc *d) {
         _cleanup_(strv_clear) struct strv lines = {}, caches = {};
         const char *deflt = HW_CACHE_PATH;
