@@ -167,37 +167,13 @@ static bool same_domain(const struct lc_line *a, const struct lc_line *b) {
         return a->domain_hash == b->domain_hash && streq(a->domain, b->domain);
 }
 
-enum dkind {
-        DK_NAME,      /* a user name */
-        DK_GROUP,     /* @name */
-        DK_GIDONE,    /* @:gid (membership) */
-        DK_GIDR,      /* @min:max, @min: (primary gid; for root on Debian: the uid) */
-        DK_UIDR,      /* :uid, min:max, min: */
-        DK_STAR,      /* * */
-        DK_OTHER,     /* % forms */
-};
-
-static enum dkind dkind(const struct lc_line *l) {
-        const char *d = l->domain;
-        if (d[0] == '%')
-                return DK_OTHER;
-        if (d[0] == '@') {
-                if (l->range == LC_RANGE_NONE)
-                        return DK_GROUP;
-                return l->range == LC_RANGE_ONE ? DK_GIDONE : DK_GIDR;
-        }
-        if (l->range != LC_RANGE_NONE)
-                return DK_UIDR;
-        return d[0] == '*' && !d[1] ? DK_STAR : DK_NAME;
-}
-
 /* the ids of a range: :id is id alone, min: goes up to the largest */
 static void interval(const struct lc_line *l, uint32_t *lo, uint32_t *hi) {
         *lo = l->range == LC_RANGE_ONE ? l->rmax : l->rmin;
         *hi = l->range == LC_RANGE_MIN ? UINT32_MAX : l->rmax;
 }
 
-static bool is_range(enum dkind k) {
+static bool is_range(enum lc_dkind k) {
         return k == DK_UIDR || k == DK_GIDR;
 }
 
@@ -209,7 +185,7 @@ static bool inverted(const struct lc_line *l) {
 /* both ranges of the same kind, and a's ids contain b's */
 static bool range_contains(const struct lc_line *a, const struct lc_line *b) {
         uint32_t alo, ahi, blo, bhi;
-        if (dkind(a) != dkind(b) || !is_range(dkind(a)) || inverted(a))
+        if (lc_dkind(a) != lc_dkind(b) || !is_range(lc_dkind(a)) || inverted(a))
                 return false;
         interval(a, &alo, &ahi);
         interval(b, &blo, &bhi);
@@ -218,7 +194,7 @@ static bool range_contains(const struct lc_line *a, const struct lc_line *b) {
 
 /* Can no user be matched by both lines?  Textual only: true means provably disjoint. */
 static bool disjoint(const struct lc_line *a, const struct lc_line *b) {
-        enum dkind ka = dkind(a), kb = dkind(b);
+        enum lc_dkind ka = lc_dkind(a), kb = lc_dkind(b);
         if (inverted(a) || inverted(b))
                 return true;
         if (ka == DK_NAME && kb == DK_NAME)
@@ -248,7 +224,7 @@ static bool covers(const struct lc_line *o, const struct lc_line *l) {
 
 /* Does the 2-field line s stop pam_limits for every user that l matches? */
 static bool stop_covers(const struct lc_tree *t, const struct lc_line *s, const struct lc_line *l) {
-        enum dkind ks = dkind(s), kl = dkind(l);
+        enum lc_dkind ks = lc_dkind(s), kl = lc_dkind(l);
         if (ks == DK_STAR || ks == DK_OTHER)
             return false;           /* '*' and '%' never stop */
         if (lc_line_matches_everyone(s))
@@ -326,9 +302,9 @@ static int dead_index_build(const struct lc_tree *t, struct dead_index *ix) {
                         break;
                 if (lc_line_matches_everyone(l) && (r = idxv_push(&ix->everyone, i)) < 0)
                         break;
-                if (dkind(l) == DK_UIDR && (r = idxv_push(&ix->uid_ranges, i)) < 0)
+                if (lc_dkind(l) == DK_UIDR && (r = idxv_push(&ix->uid_ranges, i)) < 0)
                         break;
-                if (dkind(l) == DK_GIDR && (r = idxv_push(&ix->gid_ranges, i)) < 0)
+                if (lc_dkind(l) == DK_GIDR && (r = idxv_push(&ix->gid_ranges, i)) < 0)
                         break;
                 r = idxv_map_push(&ix->by_domain, l->domain, i);
         }
@@ -378,7 +354,7 @@ static bool hard_tried(const struct lc_tree *t, const struct dead_index *ix, con
 }
 
 static void cand_begin(const struct dead_index *ix, const struct lc_line *l, size_t li, struct cand_iter *it) {
-        enum dkind kind = dkind(l);
+        enum lc_dkind kind = lc_dkind(l);
         *it = (struct cand_iter){ .lists = { strmap_get(&ix->by_domain, l->domain), &ix->everyone,
                                              kind == DK_UIDR ? &ix->uid_ranges :
                                              kind == DK_GIDR ? &ix->gid_ranges : NULL } };
@@ -423,7 +399,7 @@ static struct dead line_dead(const struct lc_tree *t, const struct dead_index *i
         size_t li = line_index(t, l);
 
         /* with Debian's root rule, @ ranges match uid 0 by uid, with the USER rank */
-        bool root_gid_range = t->beh.root_rule && (dkind(l) == DK_GIDR || dkind(l) == DK_GIDONE);
+        bool root_gid_range = t->beh.root_rule && (lc_dkind(l) == DK_GIDR || lc_dkind(l) == DK_GIDONE);
 
         if (inverted(l))
                 return (struct dead){};    /* reported as inverted-range */

@@ -20,6 +20,18 @@ void idxv_free(void *p);
 struct strmap;
 int idxv_map_push(struct strmap *m, const char *key, size_t i);
 
+/* The kind of a line's domain: which users it can name, and how. */
+enum lc_dkind {
+        DK_NAME,      /* a user name */
+        DK_GROUP,     /* @name */
+        DK_GIDONE,    /* @:gid (membership) */
+        DK_GIDR,      /* @min:max, @min: (primary gid; for root on Debian: the uid) */
+        DK_UIDR,      /* :uid, min:max, min: (and a range pam_limits refuses) */
+        DK_STAR,      /* * */
+        DK_OTHER,     /* % forms */
+};
+enum lc_dkind lc_dkind(const struct lc_line *l);
+
 /* Does file i of the tree, which could not be opened, make pam_limits fail the session? */
 bool lc_file_fails_session(const struct lc_tree *t, size_t i);
 /* Does `l` match every user (uid range 0:, @0:, or the ranges that cover all ids)? */

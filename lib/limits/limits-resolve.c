@@ -68,9 +68,18 @@ struct lc_prep {
         struct strmap names;  /* plain name -> struct idxv: the lines that name it, ascending */
 };
 
-static bool names_one_user(const struct lc_line *l) {
+enum lc_dkind lc_dkind(const struct lc_line *l) {
         const char *d = l->domain;
-        return l->range == LC_RANGE_NONE && d[0] != '@' && d[0] != '%' && !(d[0] == '*' && !d[1]);
+        if (d[0] == '%')
+                return DK_OTHER;
+        if (d[0] == '@') {
+                if (l->range == LC_RANGE_NONE)
+                        return DK_GROUP;
+                return l->range == LC_RANGE_ONE ? DK_GIDONE : DK_GIDR;
+        }
+        if (l->range != LC_RANGE_NONE)
+                return DK_UIDR;
+        return d[0] == '*' && !d[1] ? DK_STAR : DK_NAME;
 }
 
 int lc_prep_new(const struct lc_tree *t, struct ident *id, struct lc_prep **ret) {
@@ -86,7 +95,7 @@ int lc_prep_new(const struct lc_tree *t, struct ident *id, struct lc_prep **ret)
         }
         for (size_t i = 0; i < t->n_lines; i++) {
                 const struct lc_line *l = &t->lines[i];
-                if (!names_one_user(l))
+                if (lc_dkind(l) != DK_NAME)
                         p->anyone[p->n_anyone++] = i;
                 else if (idxv_map_push(&p->names, l->domain, i) < 0) {
                         lc_prep_free(p);

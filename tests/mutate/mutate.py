@@ -46,7 +46,7 @@ SCOPE = [
                             r"line_set_control|pam_file_keep_jumps"),
     ("lib/limits/limits-resolve.c", None),
     # limits-check.c: the judgement that a line never takes effect (a claim made to the admin)
-    ("lib/limits/limits-check.c", r"dkind|interval|is_range|inverted|range_contains|disjoint|covers|stop_covers|"
+    ("lib/limits/limits-check.c", r"interval|is_range|inverted|range_contains|disjoint|covers|stop_covers|"
                                   r"hard_tried|dead_index_build|first_after|cand_begin|cand_next|"
                                   r"removal_harmless|line_dead"),
 ]
