@@ -110,16 +110,16 @@ static void print_json(const struct diag_list *rep) {
 }
 
 /* doctor --pid: a new session of user through service, modelled as explain models it. */
-static int doctor_session_of(const char *user, const char *service, uint64_t got_soft, uint64_t got_hard,
-                             struct doctor_session *ret, void *data) {
+static int doctor_session_of(const char *user, const char *service, pid_t service_pid, uint64_t got_soft,
+                             uint64_t got_hard, struct doctor_session *ret, void *data) {
         struct ctx c = *(const struct ctx *)data;
         _cleanup_(tool_session_clear) struct tool_session s = {};
         struct session_target t;
 
         c.service = service;
-        c.pid = 0;
+        c.pid = service_pid;
         c.json = false;
-        int r = tool_session_load(&c, user, 0, false, &s);
+        int r = tool_session_load(&c, user, service_pid, false, &s);
         if (r == -ENOMEM)
                 return r;
         if (r)

@@ -85,10 +85,11 @@ struct doctor_input {
         const char *slurm_conf;          /* slurm.conf (inside root), NULL: the default places */
         /* --pid: a new session of user through service (the one its process runs in), as
          * explain and verify model it, judged on the process's memlock (got): 0 and *ret; 1
-         * when it cannot be modelled; -ENOMEM.  NULL: doctor compares with the configuration
-         * alone. */
-        int (*session_of)(const char *user, const char *service, uint64_t got_soft, uint64_t got_hard,
-                          struct doctor_session *ret, void *data);
+         * when it cannot be modelled; -ENOMEM.  service_pid: the process the session starts
+         * from (for su, runuser and sudo their caller), 0 for the service's running daemon.
+         * NULL: doctor compares with the configuration alone. */
+        int (*session_of)(const char *user, const char *service, pid_t service_pid, uint64_t got_soft,
+                          uint64_t got_hard, struct doctor_session *ret, void *data);
         void *session_data;
 };
 

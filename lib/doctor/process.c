@@ -212,8 +212,14 @@ struct pid_view {
         bool sess_known;
         char service[64];
         pid_t opener;
+        pid_t caller;                /* su, runuser, sudo: who runs it (its parent), else 0 */
         struct doctor_session sess;
 };
+
+/* su, runuser or sudo: a session that starts from its caller's limits */
+static bool view_of_caller(const struct pid_view *v) {
+        return session_service_of_caller(v->service);
+}
 
 /* The service whose session it runs in and what a new session of it gives its user (the
  * session engine, as explain and verify): v->sess_known.  0 or -ENOMEM. */
@@ -222,10 +228,12 @@ static int pid_session(struct doc *d, struct pid_view *v) {
 
         if (!d->in->session_of || !v->user)
                 return 0;
-        r = session_service_of_process(v->pid, v->service, sizeof v->service, &v->opener);
+        r = session_service_of_process(v->pid, v->service, sizeof v->service, &v->opener, &v->caller);
         if (r <= 0)
                 return r;
-        r = d->in->session_of(v->user, v->service, v->soft, v->hard, &v->sess, d->in->session_data);
+        if (view_of_caller(v) && v->caller <= 0)
+                return 0;       /* its parent is outside this PID namespace: not known */
+        r = d->in->session_of(v->user, v->service, v->caller, v->soft, v->hard, &v->sess, d->in->session_data);
         if (r < 0)
                 return r;
         v->sess_known = r == 0 && v->sess.final_known;
@@ -270,13 +278,22 @@ static int pid_compare_session(struct doc *d, const struct pid_view *v) {
 
         if (!v->sess_known)
                 return 0;
+        /* for su, runuser and sudo the session starts from the limits of who runs it: its
+         * parent, which is init once the caller is gone; explain says so with --pid CALLER */
+        char by[32] = "", who[96] = "";
+        if (view_of_caller(v)) {
+                snprintf(by, sizeof by, " --pid %d", (int)v->caller);
+                snprintf(who, sizeof who, " run by pid %d%s", (int)v->caller,
+                         v->caller == 1 ? " (PID 1: the caller, or init if the caller is gone)" : "");
+        }
         if (restart_helps(v)) {
                 ADD(d, DOCTOR_PROCESSES, DIAG_WARNING, v->where,
-                    "restart it from a new login (a new session sets the limits again)",
-                    "memlock %s is below what a new %s session of %s gets (%s: explain %s --service %s); it runs in "
-                    "the %s session of pid %d",
-                    fmt_pair(v->soft, v->hard, pair), v->service, v->user, fmt_pair(s->soft, s->hard, pair2), v->user,
-                    v->service, v->service, (int)v->opener);
+                    view_of_caller(v) ? "start it again from a new session (a new session sets the limits again)"
+                                      : "restart it from a new login (a new session sets the limits again)",
+                    "memlock %s is below what a new %s session of %s%s gets (%s: explain %s --service %s%s); it runs "
+                    "in the %s session of pid %d",
+                    fmt_pair(v->soft, v->hard, pair), v->service, v->user, who, fmt_pair(s->soft, s->hard, pair2),
+                    v->user, v->service, by, v->service, (int)v->opener);
                 return 1;
         }
         if (s->short_of_target) {
@@ -287,8 +304,10 @@ static int pid_compare_session(struct doc *d, const struct pid_view *v) {
                     size_format(s->target_hard, b), s->target_from, s->why);
                 return 1;
         }
-        ADD(d, DOCTOR_PROCESSES, DIAG_OK, v->where, NULL, "memlock %s: what a new %s session of %s gets%s",
-            fmt_pair(v->soft, v->hard, pair), v->service, v->user, s->target_known ? ", at its target" : "");
+        ADD(d, DOCTOR_PROCESSES, DIAG_OK, v->where, NULL, "memlock %s: what a new %s session of %s%s gets%s (explain %s "
+            "--service %s%s); it runs in the %s session of pid %d",
+            fmt_pair(v->soft, v->hard, pair), v->service, v->user, who, s->target_known ? ", at its target" : "",
+            v->user, v->service, by, v->service, (int)v->opener);
         return 1;
 }
 

@@ -490,29 +490,223 @@ int session_service_pam(const char *root, const char *service, pid_t pid, struct
         return 0;
 }
 
-int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_opener) {
+/*
+ * su, sudo and runuser open their PAM session in a root process that stays the parent of what
+ * they run (to close the session), and that session starts from the limits of whoever ran
+ * them.  Their service is the program's, or its login one for a login shell (su -, sudo -i),
+ * which each decides from its command line with getopt_long(): the tables below are their
+ * option strings (util-linux su-common.c: "c:fg:G:lmpPs:u:hVw:", GNU order: options after
+ * operands count, and a first operand "-" asks for a login shell; sudo: "+Aa:BbC:c:D:Eeg:Hh::
+ * iKklNnPp:R:r:ST:t:U:u:Vv", stopping at the first operand).  Long options: '=' before a name
+ * that takes an argument, '!' before one that asks for a login shell.
+ */
+struct caller_opts {
+        const char *arg;                /* letters that take an argument */
+        const char *optarg;             /* letters whose argument, if any, is the rest of the word */
+        const char *login;              /* letters that ask for a login shell */
+        const char *const *longs;
+        bool permute, dash_login;
+};
+static const char *const su_longs[] = { "=command", "=session-command", "fast", "!login", "preserve-environment",
+                                        "pty", "=shell", "=group", "=supp-group", "=user",
+                                        "=whitelist-environment", "help", "version", NULL };
+static const struct caller_opts su_opts = { "cgGsuw", "", "l", su_longs, true, true };
+static const char *const sudo_longs[] = { "askpass", "=auth-type", "background", "bell", "=close-from",
+                                          "=login-class", "=chdir", "preserve-env", "edit", "=group", "set-home",
+                                          "help", "host", "!login", "remove-timestamp", "reset-timestamp", "list",
+                                          "no-update", "non-interactive", "preserve-groups", "=prompt", "=chroot",
+                                          "=role", "stdin", "shell", "=type", "=command-timeout", "=other-user",
+                                          "=user", "version", "validate", NULL };
+static const struct caller_opts sudo_opts = { "aCcDgpRrTtUu", "h", "i", sudo_longs, false, false };
+
+static const struct caller_prog {
+        const char *exe[2];
+        const char *service, *login_service;
+        const struct caller_opts *opts;
+} caller_progs[] = {
+        { { "/usr/bin/su", "/bin/su" }, "su", "su-l", &su_opts },
+        { { "/usr/sbin/runuser", "/sbin/runuser" }, "runuser", "runuser-l", &su_opts },
+        { { "/usr/bin/sudo", "/bin/sudo" }, "sudo", "sudo-i", &sudo_opts },
+};
+
+/* The long option a word names ("--NAME" or "--NAME=..."): an exact name, else the only one it
+ * is a prefix of (getopt_long()); NULL when none or several. */
+static const char *long_option(const char *const *longs, const char *word) {
+        size_t n = strcspn(word, "=");
+        const char *found = NULL;
+        for (const char *const *l = longs; *l; l++) {
+                const char *name = *l + (**l == '=' || **l == '!');
+                if (strlen(name) == n && strncmp(name, word, n) == 0)
+                        return *l;
+                if (strlen(name) > n && strncmp(name, word, n) == 0) {
+                        if (found)
+                                return NULL;
+                        found = *l;
+                }
+        }
+        return found;
+}
+
+static bool caller_asks_login(const struct caller_opts *o, char *const *argv, size_t argc) {
+        const char *first = NULL;
+        bool login = false;
+
+        for (size_t i = 1; i < argc; i++) {
+                const char *a = argv[i];
+                if (streq(a, "--")) {
+                        if (!first && i + 1 < argc)
+                                first = argv[i + 1];
+                        break;
+                }
+                if (a[0] != '-' || a[1] == '\0') {      /* an operand ("-" too) */
+                        if (!first)
+                                first = a;
+                        if (!o->permute)
+                                break;
+                        continue;
+                }
+                if (a[1] == '-') {
+                        const char *l = long_option(o->longs, a + 2);
+                        if (l && *l == '!')
+                                login = true;
+                        else if (l && *l == '=' && !strchr(a, '='))
+                                i++;    /* its argument is the next word */
+                        continue;
+                }
+                for (size_t j = 1; a[j]; j++) {
+                        if (strchr(o->login, a[j]))
+                                login = true;
+                        if (strchr(o->optarg, a[j]))
+                                break;  /* the rest of the word is its argument */
+                        if (strchr(o->arg, a[j])) {
+                                if (!a[j + 1])
+                                        i++;
+                                break;
+                        }
+                }
+        }
+        return login || (o->dash_login && first && streq(first, "-"));
+}
+
+const char *session_caller_service(const char *exe, char *const *argv, size_t argc) {
+        for (size_t i = 0; i < ELEMENTSOF(caller_progs); i++)
+                for (size_t k = 0; k < ELEMENTSOF(caller_progs[i].exe) && caller_progs[i].exe[k]; k++)
+                        if (streq(exe, caller_progs[i].exe[k]))
+                                return caller_asks_login(caller_progs[i].opts, argv, argc)
+                                               ? caller_progs[i].login_service
+                                               : caller_progs[i].service;
+        return NULL;
+}
+
+/* The real and effective uid of a status text ("Uid:\tR\tE\tS\tF"). */
+static int status_uids(const char *status, uint64_t *ret_real, uint64_t *ret_eff) {
+        size_t len;
+        const char *v = proc_field(status, "Uid", &len);
+        char buf[64];
+        if (!v || len >= sizeof buf)
+                return -ENOENT;
+        memcpy(buf, v, len);
+        buf[len] = '\0';
+        char *tab = strpbrk(buf, " \t");
+        if (!tab)
+                return -EBADMSG;
+        *tab++ = '\0';
+        tab += strspn(tab, " \t");
+        tab[strcspn(tab, " \t")] = '\0';
+        return parse_u64(buf, ret_real) < 0 || parse_u64(tab, ret_eff) < 0 ? -EBADMSG : 0;
+}
+
+/* A process's parent, whether it runs as root (effective uid 0) and its executable. */
+struct ancestor {
+        uint64_t ppid, ruid, euid;
+        bool exe_known;
+        char exe[PATH_MAX];
+};
+
+static int read_ancestor(pid_t p, struct ancestor *a) {
+        _cleanup_free_ char *status = NULL;
+        int r = proc_read(p, "status", PROC_TEXT_MAX, &status);
+        if (r < 0)
+                return r;
+        if (proc_field_u64(status, "PPid", &a->ppid) < 0 || status_uids(status, &a->ruid, &a->euid) < 0)
+                return -EBADMSG;
+        /* root's, and its executable as the kernel names it: nothing a user can fake */
+        a->exe_known = (a->ruid == 0 || a->euid == 0) && proc_exe(p, a->exe) >= 0;
+        return 0;
+}
+
+/* The service of a caller program's session, from its command line: NULL when exe is none. */
+static int caller_service_of(pid_t p, const char *exe, const char **ret) {
+        _cleanup_free_ char *cmd = NULL;
+        _cleanup_free_ char **argv = NULL;
+        size_t len = 0, argc = 0;
+
+        *ret = NULL;
+        if (!session_caller_service(exe, NULL, 0))
+                return 0;
+        int r = proc_cmdline(p, &cmd, &len);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                len = 0;        /* unreadable: the program's plain service */
+        for (size_t i = 0; i < len; i++)
+                argc += cmd[i] == '\0';
+        argc += len > 0;
+        if (!(argv = calloc(argc + 1, sizeof(char *))))
+                return -ENOMEM;
+        for (size_t i = 0, k = 0; k < argc; k++) {
+                argv[k] = cmd + i;
+                i += strlen(cmd + i) + 1;
+        }
+        *ret = session_caller_service(exe, argv, argc);
+        return 0;
+}
+
+int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_opener, pid_t *ret_caller) {
         pid_t p = pid;
 
+        *ret_caller = 0;
         for (unsigned depth = 0; depth < 64 && p > 1; depth++) {
-                _cleanup_free_ char *status = NULL;
-                char exe[PATH_MAX];
-                uint64_t uid, ppid;
-                int r = proc_read(p, "status", PROC_TEXT_MAX, &status);
+                struct ancestor a;
+                const char *service;
+                int r = read_ancestor(p, &a);
                 if (r == -ENOMEM)
                         return r;
-                if (r < 0 || proc_field_u64(status, "PPid", &ppid) < 0)
+                if (r < 0)
                         return 0;
-                /* root's, and its executable as the kernel names it: nothing a user can fake */
-                if (proc_field_u64(status, "Uid", &uid) == 0 && uid == 0 && proc_exe(p, exe) >= 0)
+                if (a.exe_known && a.ruid == 0)
                         for (size_t i = 0; i < ELEMENTSOF(proc_daemons); i++) {
                                 const struct proc_daemon *dm = &proc_daemons[i];
-                                if (dm->pam && (proc_daemon_runs(dm, exe) || strv_contains((char **)dm->session_exe, exe))) {
+                                if (dm->pam && (proc_daemon_runs(dm, a.exe) || strv_contains((char **)dm->session_exe, a.exe))) {
                                         snprintf(buf, size, "%s", dm->service);
                                         *ret_opener = p;
                                         return 1;
                                 }
                         }
-                p = (pid_t)ppid;
+                service = NULL;
+                if (a.exe_known && a.euid == 0 && (r = caller_service_of(p, a.exe, &service)) < 0)
+                        return r;
+                if (service) {
+                        /* the first of a chain of the same program (sudo's monitor is a child
+                         * of the sudo that opened the session): its parent is the caller */
+                        pid_t opener = p;
+                        struct ancestor up;
+                        for (unsigned k = depth; k < 64 && a.ppid > 1; k++) {
+                                if ((r = read_ancestor((pid_t)a.ppid, &up)) == -ENOMEM)
+                                        return r;
+                                if (r < 0 || !up.exe_known || up.euid != 0 || !streq(up.exe, a.exe))
+                                        break;
+                                opener = (pid_t)a.ppid;
+                                a = up;
+                        }
+                        if ((r = caller_service_of(opener, a.exe, &service)) < 0)
+                                return r;
+                        snprintf(buf, size, "%s", service);
+                        *ret_opener = opener;
+                        *ret_caller = (pid_t)a.ppid;
+                        return 1;
+                }
+                p = (pid_t)a.ppid;
         }
         return 0;
 }
@@ -523,9 +717,8 @@ int session_service_find(const char *service, pid_t *ret_pid) {
 }
 
 bool session_service_of_caller(const char *service) {
-        static const char *const names[] = { "su", "su-l", "sudo", "sudo-i", "runuser", "runuser-l" };
-        for (size_t i = 0; i < ELEMENTSOF(names); i++)
-                if (streq(service, names[i]))
+        for (size_t i = 0; i < ELEMENTSOF(caller_progs); i++)
+                if (streq(service, caller_progs[i].service) || streq(service, caller_progs[i].login_service))
                         return true;
         return false;
 }

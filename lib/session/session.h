@@ -167,13 +167,23 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret);
  * (root, its executable, its unit when systemd manages the host), -ESRCH when none runs. */
 int session_service_find(const char *service, pid_t *ret_pid);
 /*
- * The PAM service whose session pid runs in, from its ancestors: the first one owned by root
- * that runs a daemon of proc_daemons[] that opens PAM sessions (sshd, or OpenSSH's
- * sshd-session; cron, crond), the per-connection process or the daemon that opened it.  1 with the service in buf and that ancestor in *ret_opener; 0 when
- * none is (a systemd unit, su or sudo, whose session a caller's limits start, a process whose
- * ancestors are gone); -ENOMEM.  Bounded: at most 64 ancestors.
+ * The PAM service whose session pid runs in, from its ancestors, the nearest first: one owned
+ * by root that runs a daemon of proc_daemons[] that opens PAM sessions (sshd, or OpenSSH's
+ * sshd-session; cron, crond), the per-connection process or the daemon that opened it; or
+ * su, runuser or sudo running as root (effective uid 0: su and sudo are setuid), whose
+ * service (su or su-l, sudo or sudo-i, runuser or runuser-l) its command line decides, as the
+ * program's own option parsing does (session_caller_service()).  1 with the service in buf,
+ * the process that opened the session in *ret_opener and, for su, runuser and sudo, the
+ * caller whose limits that session started from in *ret_caller (the opener's parent: init,
+ * PID 1, once the caller is gone), else 0 there; 0 when none is (a systemd unit, a process
+ * whose ancestors are gone); -ENOMEM.  Bounded: at most 64 ancestors.
  */
-int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_opener);
+int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_opener, pid_t *ret_caller);
+/* The PAM service a caller program (exe: a /proc/PID/exe target, e.g. /usr/bin/su) opens its
+ * session with, for its argv (argc words, argv[0] first: none when argc is 0): its login
+ * service when its options ask for a login shell, assuming GNU getopt's default order (no
+ * POSIXLY_CORRECT).  NULL when exe is not su, runuser or sudo. */
+const char *session_caller_service(const char *exe, char *const *argv, size_t argc);
 /* Is service one whose session the caller's own process opens (su, su-l, sudo, sudo-i,
  * runuser, runuser-l): setuid or root programs that keep their caller's limits? */
 bool session_service_of_caller(const char *service);

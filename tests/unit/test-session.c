@@ -1181,6 +1181,66 @@ static void test_target_causes(void **state) {
         lc_tree_free(t);
 }
 
+/* which service su, runuser and sudo open, from their command lines, as their getopt_long()
+ * reads them: every way of asking for a login shell, the words that are an option's argument
+ * and not an option, and the end of the options */
+static void test_caller_service(void **state) {
+        (void)state;
+        static const struct {
+                const char *exe, *cmd, *want;
+        } cases[] = {
+                { "/usr/bin/su", "su", "su" },
+                { "/usr/bin/su", "su alice", "su" },
+                { "/bin/su", "su - alice", "su-l" },
+                { "/usr/bin/su", "su -", "su-l" },
+                { "/usr/bin/su", "su -l alice", "su-l" },
+                { "/usr/bin/su", "su --login alice", "su-l" },
+                { "/usr/bin/su", "su --log alice", "su-l" },             /* an unambiguous prefix */
+                { "/usr/bin/su", "su -fl alice", "su-l" },               /* in a cluster */
+                { "/usr/bin/su", "su alice -l", "su-l" },                /* after the operand: GNU order */
+                { "/usr/bin/su", "su -c -l alice", "su" },               /* -l is -c's argument */
+                { "/usr/bin/su", "su -c-l alice", "su" },                /* attached */
+                { "/usr/bin/su", "su --command -l alice", "su" },
+                { "/usr/bin/su", "su --command=-l alice", "su" },
+                { "/usr/bin/su", "su -s /bin/sh -c sleep alice", "su" },
+                { "/usr/bin/su", "su alice -", "su" },                   /* "-" counts first only */
+                { "/usr/bin/su", "su -- - alice", "su-l" },              /* the first operand, after -- */
+                { "/usr/bin/su", "su -- alice -l", "su" },               /* -l after --: the shell's */
+                { "/usr/bin/su", "su -p - alice", "su-l" },
+                { "/usr/sbin/runuser", "runuser -l alice -c id", "runuser-l" },
+                { "/usr/sbin/runuser", "runuser -u alice -- id -l", "runuser" },
+                { "/sbin/runuser", "runuser - alice", "runuser-l" },
+                { "/usr/bin/sudo", "sudo id", "sudo" },
+                { "/usr/bin/sudo", "sudo -i", "sudo-i" },
+                { "/usr/bin/sudo", "sudo -iu alice", "sudo-i" },
+                { "/usr/bin/sudo", "sudo -u alice -i", "sudo-i" },
+                { "/usr/bin/sudo", "sudo --login", "sudo-i" },
+                { "/usr/bin/sudo", "sudo -ui", "sudo" },                 /* i is -u's argument */
+                { "/usr/bin/sudo", "sudo -u -i id", "sudo" },
+                { "/usr/bin/sudo", "sudo -hi id", "sudo" },              /* -h's optional argument */
+                { "/usr/bin/sudo", "sudo id -i", "sudo" },               /* sudo stops at its command */
+                { "/usr/bin/sudo", "sudo - -i", "sudo" },                /* "-" is its command */
+                { "/usr/bin/sudo", "sudo --login-class x id", "sudo" },
+                { "/usr/bin/sudo", "sudo --logi id", "sudo" },           /* ambiguous: not taken */
+                { "/usr/bin/sudo", "sudo -- -i", "sudo" },
+                { "/usr/bin/sudo", "sudo", "sudo" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                char buf[128], *argv[16];
+                size_t argc = 0;
+                snprintf(buf, sizeof buf, "%s", cases[i].cmd);
+                for (char *w = strtok(buf, " "); w && argc < ELEMENTSOF(argv); w = strtok(NULL, " "))
+                        argv[argc++] = w;
+                const char *got = session_caller_service(cases[i].exe, argv, argc);
+                if (!got || !streq(got, cases[i].want))
+                        fail_msg("%s: %s, want %s", cases[i].cmd, got ? got : "NULL", cases[i].want);
+        }
+        char *no[] = { "sshd" };
+        assert_null(session_caller_service("/usr/sbin/sshd", no, 1));
+        assert_null(session_caller_service("/tmp/su", no, 1));
+        assert_string_equal(session_caller_service("/usr/bin/su", NULL, 0), "su");
+}
+
 /* the services whose sessions run in the caller's process, and what a service is assumed to
  * have (PID 1's limits: the host's, a tree's, or the assumption) */
 static void test_service_caller_assume(void **state) {
@@ -1854,7 +1914,8 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_model_strict_without_policy), cmocka_unit_test(test_module_ret),
           cmocka_unit_test(test_walks_every_user),
           cmocka_unit_test(test_control_jumps), cmocka_unit_test(test_walk_first_unloadable),
-          cmocka_unit_test(test_target_causes), cmocka_unit_test(test_service_caller_assume),
+          cmocka_unit_test(test_target_causes), cmocka_unit_test(test_caller_service),
+                cmocka_unit_test(test_service_caller_assume),
           cmocka_unit_test(test_service_from_pid), cmocka_unit_test(test_order_names), cmocka_unit_test(test_service_pam),
           cmocka_unit_test(test_walk_order), cmocka_unit_test(test_service_find_known),
           cmocka_unit_test(test_service_from_pid_no_memlock), cmocka_unit_test(test_service_assume_host),

@@ -1,0 +1,188 @@
+#!/bin/bash
+# doctor --pid of a process that runs in a su or runuser session: the real setuid su
+# (util-linux) and runuser in the sandbox of tests/e2e/sandbox.sh (private mount, PID and
+# network namespaces; copies of /etc/passwd, group, pam.d and security bound over the real
+# ones).  Such a session is opened by the su process that stays the parent of what it runs,
+# and it starts from the limits of whoever ran su; its service is su, or su-l for `su -`.
+# doctor names that session, compares the process with what a new one run by the same caller
+# gets (the session engine, as explain --service su --pid CALLER computes it), and the real
+# session proves each answer: the process's own limits come from it.
+#   1. su from an unprivileged caller with 64 KiB: the su stack runs the module, the process
+#      has the policy's value, doctor says it is what a new su session gets.
+#   2. the policy is raised: doctor says a new su session of that caller gets more.
+#   3. `su -` runs the su-l stack, which has no limits module: the process keeps the
+#      caller's 64 KiB, and doctor says that is what a new su-l session gets.
+#   4. runuser -l from root: the runuser-l session.
+#   5. the caller exits: su is init's child; doctor names PID 1 as the caller, or init.
+# Before, doctor passed over su (not a daemon) and compared the process with the
+# configuration alone, or claimed the ssh session su ran in.  Root only.
+set -u
+
+# shellcheck source=e2e.sh
+. "$(dirname "${BASH_SOURCE[0]}")/e2e.sh"
+
+SU=/bin/su
+RUNUSER=/usr/sbin/runuser
+
+if ! sandbox_inside; then
+	require_root "doctor --pid with the real su and runuser"
+	[ "${MODULE_SYSCONFDIR:-/etc}" = /etc ] ||
+		skip_all "the module reads its policy from $MODULE_SYSCONFDIR/security; this test needs --sysconfdir=/etc"
+	no_plan
+	need=(-f "$PAM_MODULE" "$RDMALIMITS")
+	e2e_secdir >/dev/null || need+=(-m pam_unix.so)
+	[ -u "$SU" ] || need+=(-m "a setuid $SU")
+	[ -x "$RUNUSER" ] || need+=(-m "$RUNUSER")
+	command -v setpriv >/dev/null || need+=(-m setpriv)
+	sandbox_require "${need[@]}"
+	sandbox_outer "/etc/pam.d, /etc/security, PAM module directory" "$0" "$@"
+	done_testing
+fi
+
+# ---------------------------------------------------------------------------------------------
+MODULE=$PAM_MODULE
+unset PAM_MODULE SANDBOX_PAM_MODULE
+e2e_inner
+
+e2e_module_by_name "$MODULE" || { echo "Bail out! the module directory"; exit 1; }
+
+H=$(($(ulimit -H -l) * 1024))
+V=$((H / 2 / 1024 / 1024 * 1024 * 1024))
+if [ "$V" -lt $((1024 * 1024)) ]; then
+	echo "Bail out! the hard memlock limit here is $H bytes; the test needs at least 2 MiB"
+	exit 1
+fi
+V2=$((V + 512 * 1024))
+diag "hard memlock limit read here: $H bytes; the policy asks $V bytes, then $V2"
+sandbox_user e2e-caller && sandbox_user e2e-target rdma_users || { echo "Bail out! sandbox_user"; exit 1; }
+policy() {
+	sandbox_policy <<EOF
+version = 1;
+rules = ( { group = "rdma_users"; memlock = "$(($1 / 1024))K"; } );
+EOF
+}
+policy "$V"
+
+# su and runuser-l open a session that runs the module; su-l's runs no limits module. Anyone
+# may su here (the sandbox's own stacks): the test is about the session, not about who gets in.
+stack() {
+	printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession required pam_permit.so\n%s' "$1"
+}
+stack "session optional pam_rdmalimit.so
+" >/etc/pam.d/su
+stack "" >/etc/pam.d/su-l
+stack "session optional pam_rdmalimit.so
+" >/etc/pam.d/runuser-l
+KIB=$((V / 1024))
+
+caller_uid=$(id -u e2e-caller)
+caller_gid=$(id -g e2e-caller)
+# as_caller CMD: CMD run by bash as e2e-caller, with a soft memlock of 64 KiB (bash forks
+# for CMD, which is not its last command, and waits: the caller stays su's parent)
+as_caller() {
+	setpriv --reuid="$caller_uid" --regid="$caller_gid" --init-groups \
+		bash -c "ulimit -S -l 64; $1; :" </dev/null >/dev/null 2>"$tmp/caller.err"
+}
+
+# wait_pid USER: the pid of USER's `sleep 300`
+wait_pid() {
+	local p
+	for _ in $(seq 200); do
+		p=$(pgrep -u "$1" -x sleep) && { echo "$p"; return 0; }
+		sleep 0.05
+	done
+	return 1
+}
+
+# parent PID: its parent
+parent() { awk '/^PPid:/ { print $2 }' "/proc/$1/status"; }
+
+# the su process that opened the session, and its caller: the nearest su among the ancestors
+su_of() {
+	local p=$1
+	while [ "$p" -gt 1 ]; do
+		[ "$(readlink "/proc/$p/exe")" = "$2" ] && { echo "$p"; return 0; }
+		p=$(parent "$p")
+	done
+	return 1
+}
+
+kill_sleep() {
+	pkill -u "$1" -x sleep 2>/dev/null
+	for _ in $(seq 100); do
+		pgrep -u "$1" -x sleep >/dev/null || return 0
+		sleep 0.05
+	done
+}
+
+# --- 1. su from an unprivileged caller: the su stack, the policy's value -------------------
+as_caller "su e2e-target -c 'exec sleep 300'" &
+sleeper=$(wait_pid e2e-target) || { fail "su e2e-target started sleep"; sed 's/^/#   /' "$tmp/caller.err"; done_testing; exit 1; }
+su=$(su_of "$sleeper" "$(readlink -f "$SU")")
+caller=$(parent "$su")
+check "the real su session gave the sleep the policy's $V" test "$(memlock_of "/proc/$sleeper/limits")" = "$V $H"
+check "su ($su) runs as root, for its caller $caller (uid $caller_uid)" \
+	test "$(awk '/^Uid:/ { print $2, $3 }' "/proc/$su/status")" = "$caller_uid 0"
+"$RDMALIMITS" doctor --pid "$sleeper" >"$tmp/d1" 2>&1
+check "doctor --pid: what a new su session of the user run by the same caller gets, and where it runs" \
+	grep -qF "OK   sleep (pid $sleeper): memlock soft $((KIB / 1024)) MiB, hard $((H / 1048576)) MiB: what a new su session of e2e-target run by pid $caller gets, at its target (explain e2e-target --service su --pid $caller); it runs in the su session of pid $su" "$tmp/d1"
+grep -q "OK   sleep (pid $sleeper): memlock" "$tmp/d1" || sed 's/^/#   /' "$tmp/d1"
+"$RDMALIMITS" --json explain e2e-target --service su --pid "$caller" >"$tmp/x1.json" 2>&1
+check "... and explain, from the caller's 64 KiB, predicts what the real session gave" \
+	test "$(json "$tmp/x1.json" 'd["service"]["process"], d["service"]["memlock_soft"], d["policy"]["session"]["soft"]')" = "bash (pid $caller) 65536 $V"
+
+# --- 2. the policy raised: a new su session gets more ----------------------------------------
+policy "$V2"
+"$RDMALIMITS" doctor --pid "$sleeper" >"$tmp/d2" 2>&1
+check "doctor --pid after the policy was raised: below what a new su session gets, start it again" \
+	grep -qF "WARN sleep (pid $sleeper): memlock soft $((KIB / 1024)) MiB, hard $((H / 1048576)) MiB is below what a new su session of e2e-target run by pid $caller gets (soft $((V2 / 1024)) KiB, hard $((H / 1048576)) MiB: explain e2e-target --service su --pid $caller); it runs in the su session of pid $su" "$tmp/d2"
+check "... with the fix" bash -c 'grep -A1 -F "WARN sleep (pid $1): memlock" "$2" | grep -qF "fix: start it again from a new session"' _ "$sleeper" "$tmp/d2"
+grep -q "WARN sleep (pid $sleeper): memlock" "$tmp/d2" || sed 's/^/#   /' "$tmp/d2"
+# the real proof: a new su session from the same kind of caller gets it
+got=$(setpriv --reuid="$caller_uid" --regid="$caller_gid" --init-groups \
+	bash -c "ulimit -S -l 64; su e2e-target -c 'ulimit -S -l'" </dev/null 2>&1)
+check "... and a new real su session gets $((V2 / 1024)) KiB ($got)" test "$got" = "$((V2 / 1024))"
+kill_sleep e2e-target
+policy "$V"
+
+# --- 3. su -: the su-l stack, no limits module: the caller's 64 KiB ---------------------------
+as_caller "su - e2e-target -c 'exec sleep 300'" &
+sleeper=$(wait_pid e2e-target) || { fail "su - e2e-target started sleep"; done_testing; exit 1; }
+su=$(su_of "$sleeper" "$(readlink -f "$SU")")
+caller=$(parent "$su")
+check "the real su - session kept the caller's 64 KiB" test "$(memlock_of "/proc/$sleeper/limits")" = "65536 $H"
+"$RDMALIMITS" doctor --pid "$sleeper" >"$tmp/d3" 2>&1
+check "doctor --pid of su -: the su-l session gives what the caller had, short of the policy's, and why" \
+	grep -qF "WARN sleep (pid $sleeper): memlock soft 64 KiB, hard $((H / 1048576)) MiB: a new su-l session of e2e-target gets the same (a restart does not help), below its target soft $((KIB / 1024)) MiB, hard $((KIB / 1024)) MiB (the policy's rule group rdma_users (line 2)): the su-l stack does not run pam_rdmalimit" "$tmp/d3"
+grep -q "WARN sleep (pid $sleeper): memlock soft 64 KiB, hard $((H / 1048576)) MiB: a new" "$tmp/d3" || sed 's/^/#   /' "$tmp/d3"
+kill_sleep e2e-target
+
+# --- 4. runuser -l from root -------------------------------------------------------------------
+bash -c "ulimit -S -l 64; $RUNUSER -l e2e-target -c 'exec sleep 300'; :" </dev/null >/dev/null 2>&1 &
+ru_job=$!
+sleeper=$(wait_pid e2e-target) || { fail "runuser -l e2e-target started sleep"; done_testing; exit 1; }
+ru=$(su_of "$sleeper" "$(readlink -f "$RUNUSER")")
+check "the real runuser-l session gave the sleep the policy's $V" test "$(memlock_of "/proc/$sleeper/limits")" = "$V $H"
+"$RDMALIMITS" doctor --pid "$sleeper" >"$tmp/d4" 2>&1
+check "doctor --pid of runuser -l: the runuser-l session of pid $ru, run by $(parent "$ru")" \
+	grep -qF "OK   sleep (pid $sleeper): memlock soft $((KIB / 1024)) MiB, hard $((H / 1048576)) MiB: what a new runuser-l session of e2e-target run by pid $(parent "$ru") gets, at its target (explain e2e-target --service runuser-l --pid $(parent "$ru")); it runs in the runuser-l session of pid $ru" "$tmp/d4"
+grep -q "OK   sleep (pid $sleeper): memlock" "$tmp/d4" || sed 's/^/#   /' "$tmp/d4"
+kill_sleep e2e-target
+wait "$ru_job" 2>/dev/null
+
+# --- 5. the caller gone: su is init's child, which a new session would then start from ---------
+setpriv --reuid="$caller_uid" --regid="$caller_gid" --init-groups \
+	bash -c "ulimit -S -l 64; setsid su e2e-target -c 'exec sleep 300' </dev/null >/dev/null 2>&1 &" </dev/null
+sleeper=$(wait_pid e2e-target) || { fail "su e2e-target started sleep"; done_testing; exit 1; }
+su=$(su_of "$sleeper" "$(readlink -f "$SU")")
+for _ in $(seq 100); do
+	[ "$(parent "$su")" = 1 ] && break
+	sleep 0.05
+done
+check "su ($su) outlived its caller: init's child" test "$(parent "$su")" = 1
+"$RDMALIMITS" doctor --pid "$sleeper" >"$tmp/d5" 2>&1
+check "doctor --pid: the su session named, and PID 1 said to be the caller or init" \
+	grep -qE "^  (OK  |WARN) sleep \(pid $sleeper\): memlock .* new su session of e2e-target run by pid 1 \(PID 1: the caller, or init if the caller is gone\) gets.*explain e2e-target --service su --pid 1\); it runs in the su session of pid $su$" "$tmp/d5"
+grep -q "sleep (pid $sleeper): memlock .*run by pid 1" "$tmp/d5" || sed 's/^/#   /' "$tmp/d5"
+kill_sleep e2e-target
+exit 0
