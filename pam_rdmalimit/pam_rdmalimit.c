@@ -99,6 +99,9 @@ PUBLIC int pam_sm_open_session(pam_handle_t *pamh, int flags, int argc, const ch
         int r;
 
         parse_args(pamh, argc, argv, &a);
+        /* PAM_SILENT (cron passes it): no message to the user, as with quiet */
+        if (flags & PAM_SILENT)
+                a.quiet = true;
         r = pam_get_item(pamh, PAM_USER, (const void **)&user);
         if (r != PAM_SUCCESS || !user || !*user) {
                 pam_syslog(pamh, LOG_ERR, "cannot determine the user name");

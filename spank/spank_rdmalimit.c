@@ -45,6 +45,7 @@
 
 #include "apply.h"
 #include "escape.h"
+#include "fsutil.h"
 #include "hwcache.h"
 #include "macro.h"
 #include "policy.h"
@@ -147,7 +148,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
         if (r < 0) {
                 if (state.a.strict)
                         slurm_error(PREFIX "%s: no decision (%s): strict: an error for Slurm (it fails the step "
-                                    "when plugstack.conf says required)", state.tag, strerror(-r));
+                                    "when plugstack.conf says required)", state.tag, errno_text(r));
                 return state.a.strict ? -1 : 0;
         }
         state.decided = state.d.outcome == LOGIN_APPLY;

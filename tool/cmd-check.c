@@ -148,7 +148,7 @@ int cmd_check(struct ctx *c) {
         if (r >= 0 && c->policy)
                 (void)check_policy_file(c, &d, NULL, NULL, NULL);
         if (r < 0) {
-                log_error("check failed: %s", strerror(-r));
+                log_error("check failed: %s", errno_text(r));
                 return r;
         }
         size_t errors = diag_count(&d, DIAG_ERROR), warnings = diag_count(&d, DIAG_WARNING);

@@ -185,7 +185,7 @@ int cmd_doctor(struct ctx *c) {
         };
         r = doctor_run(&in, &rep);
         if (r < 0) {
-                log_error("doctor: %s", strerror(-r));
+                log_error("doctor: %s", errno_text(r));
                 return CMD_FINDINGS;
         }
         if (c->json)

@@ -22,6 +22,7 @@
 #include "slurmtask.h"
 #include "strv.h"
 #include "tool.h"
+#include "fsutil.h"
 
 struct slurm_explain {
         struct slurm_conf conf;
@@ -124,7 +125,7 @@ static int load_config(const struct ctx *c, struct slurm_explain *e) {
         }
         if (e->conf.error || e->stack.error) {
                 log_error("%s cannot be read: %s", e->conf.error ? e->conf.file : e->stack.file,
-                          strerror(-(e->conf.error ? e->conf.error : e->stack.error)));
+                          errno_text((e->conf.error ? e->conf.error : e->stack.error)));
                 return CMD_FINDINGS;
         }
         return 0;
@@ -145,7 +146,7 @@ static int load_all(const struct ctx *c, const char *user, struct slurm_explain 
                 return r;
         r = slurmd_info_load(c->root, c->pid, &e->sd);
         if (r < 0) {
-                log_error("--pid %d: cannot read its limits: %s", (int)c->pid, strerror(-r));
+                log_error("--pid %d: cannot read its limits: %s", (int)c->pid, errno_text(r));
                 return CMD_FINDINGS;
         }
         if ((r = load_policy(c, e)))
@@ -157,7 +158,7 @@ static int load_all(const struct ctx *c, const char *user, struct slurm_explain 
         };
         r = slurm_task_model(&in, &e->t);
         if (r < 0) {
-                log_error("cannot model a Slurm task of '%s': %s", user, strerror(-r));
+                log_error("cannot model a Slurm task of '%s': %s", user, errno_text(r));
                 return CMD_FINDINGS;
         }
         return 0;

@@ -320,7 +320,7 @@ static void text_result(const struct tool_session *s, const char *user, const ch
                 return;
         case LC_RES_SERVICE_ERR:
                 printf("\n%s cannot be read (%s): pam_limits fails every session (PAM_SERVICE_ERR).\n",
-                       str_escape(res->bad_file->display, w, sizeof w), strerror(-res->bad_file->open_error));
+                       str_escape(res->bad_file->display, w, sizeof w), errno_text(res->bad_file->open_error));
                 return;
         case LC_RES_LOGINS_DENIED:
                 printf("\n%s (%s %s 0) allows %s no login at all: pam_limits refuses the session.\n",

@@ -18,6 +18,7 @@
 #include "status.h"
 #include "tool.h"
 #include "umem.h"
+#include "fsutil.h"
 
 
 enum pin_result { PIN_OK, PIN_FAILED, PIN_SKIPPED };
@@ -57,7 +58,7 @@ static void pin_mlock(void *buf, size_t len, struct rl_pair lim, struct pin *p) 
         else if (errno == EPERM)
                 snprintf(p->why, sizeof p->why, "RLIMIT_MEMLOCK is 0 and the process lacks CAP_IPC_LOCK");
         else
-                snprintf(p->why, sizeof p->why, "%s", strerror(errno));
+                snprintf(p->why, sizeof p->why, "%s", errno_text(-errno));
 }
 
 static void pin_umem(void *buf, size_t len, struct rl_pair lim, struct pin *p) {
@@ -79,7 +80,7 @@ static void pin_umem(void *buf, size_t len, struct rl_pair lim, struct pin *p) {
                 else if (fd == -EAFNOSUPPORT)
                         snprintf(p->why, sizeof p->why, "this kernel has no AF_XDP");
                 else
-                        snprintf(p->why, sizeof p->why, "socket(AF_XDP): %s", strerror(-fd));
+                        snprintf(p->why, sizeof p->why, "socket(AF_XDP): %s", errno_text(fd));
                 return;
         }
         p->result = PIN_FAILED;
@@ -90,7 +91,7 @@ static void pin_umem(void *buf, size_t len, struct rl_pair lim, struct pin *p) {
         else if (fd == -ENOMEM)
                 snprintf(p->why, sizeof p->why, "the kernel could not pin the pages");
         else
-                snprintf(p->why, sizeof p->why, "XDP_UMEM_REG: %s", strerror(-fd));
+                snprintf(p->why, sizeof p->why, "XDP_UMEM_REG: %s", errno_text(fd));
 }
 
 static int pin_verbs(void *buf, size_t len, struct rl_pair lim, struct pin *v, size_t *n) {
@@ -130,7 +131,7 @@ static int pin_verbs(void *buf, size_t len, struct rl_pair lim, struct pin *v, s
                 else if (p->error == EPERM && streq(res[i].step, "reg_mr"))
                         snprintf(p->why, sizeof p->why, "RLIMIT_MEMLOCK is 0 and the process lacks CAP_IPC_LOCK");
                 else
-                        snprintf(p->why, sizeof p->why, "%s: %s", res[i].step, strerror(p->error));
+                        snprintf(p->why, sizeof p->why, "%s: %s", res[i].step, errno_text(-p->error));
         }
         return 0;
 }
@@ -176,7 +177,7 @@ static int pin_guard(const struct ctx *c, size_t len, struct rl_pair lim, bool c
         if (r < 0) {
                 log_error("cannot read MemAvailable from /proc/meminfo (%s): %s, unlimited by memlock%s, could "
                           "exhaust memory; give --force to pin it anyway",
-                          strerror(-r), size_format(len, s), capipc ? " (CAP_IPC_LOCK)" : "");
+                          errno_text(r), size_format(len, s), capipc ? " (CAP_IPC_LOCK)" : "");
                 return -E2BIG;
         }
         if (len <= avail / 2)
@@ -423,7 +424,7 @@ static int pin_all(const struct ctx *c, struct pin_run *t) {
 
         if (rl_get_memlock(&t->lim) < 0) {
                 int r = negative_errno();
-                log_error("getrlimit: %s", strerror(-r));
+                log_error("getrlimit: %s", errno_text(r));
                 return r;
         }
         t->capipc = rl_have_cap(CAP_IPC_LOCK);
@@ -432,7 +433,7 @@ static int pin_all(const struct ctx *c, struct pin_run *t) {
         buf = mmap(NULL, t->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (buf == MAP_FAILED) {
                 int r = negative_errno();
-                log_error("cannot map %s: %s", size_format(t->len, a), strerror(-r));
+                log_error("cannot map %s: %s", size_format(t->len, a), errno_text(r));
                 return r;
         }
         pin_mlock(buf, t->len, t->lim, &t->pins[t->n++]);

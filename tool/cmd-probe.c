@@ -50,6 +50,7 @@ void print_auto_json(struct json *j, const struct policy *p, const struct policy
         json_ku64(j, "zc_queues", a->zc_queues);
         json_ku64(j, "copy_queues", a->copy_queues);
         json_kbool(j, "xdp_unknown", a->xdp_unknown);
+        json_kbool(j, "rdma_unknown", a->rdma_unknown);
         json_klimit(j, "sum", a->sum);
         json_klimit(j, "ram_cap", a->ram_cap);
         json_klimit(j, "mr_cap", a->mr_cap);
@@ -62,12 +63,16 @@ void print_auto_json(struct json *j, const struct policy *p, const struct policy
 void print_auto_text(const struct policy *p, const struct policy_auto *a, const char *indent) {
         char b[5][SIZE_FMT_MAX];
         const struct policy_hardware *h = &p->hw;
-        if (a->used_fallback) {
-                printf("%sno RDMA port or XDP queue found: fallback %s\n", indent, size_format(a->value, b[0]));
-                return;
-        }
-        if (!a->hardware_found) {
-                printf("%sno RDMA port or XDP queue found and no fallback: auto leaves memlock unchanged\n", indent);
+        char unknown[256] = "";
+        policy_auto_unknown_text(a, unknown, sizeof unknown);
+        if (a->used_fallback || !a->hardware_found) {
+                if (a->used_fallback)
+                        printf("%sno RDMA port or XDP queue found: fallback %s\n", indent, size_format(a->value, b[0]));
+                else
+                        printf("%sno RDMA port or XDP queue found and no fallback: auto leaves memlock unchanged\n",
+                               indent);
+                if (unknown[0])
+                        printf("%s%s\n", indent, unknown + 2);
                 return;
         }
         printf("%sbase %s + %s x %u active RDMA port%s + %s x %u zero-copy XDP queue%s + %s x %u copy-mode XDP queue%s = %s\n",
@@ -81,8 +86,8 @@ void print_auto_text(const struct policy *p, const struct policy_auto *a, const 
                 printf("%scapped at the smallest max_mr_size %s\n", indent, size_format(a->mr_cap, b[0]));
         if (a->mr_unknown)
                 printf("%sthe max_mr_size of an active RDMA device is unknown: not capped by it\n", indent);
-        if (a->xdp_unknown)
-                printf("%sAF_XDP not counted: this kernel has no netdev netlink family\n", indent);
+        if (unknown[0])
+                printf("%s%s: not counted\n", indent, unknown + 2);
         printf("%sauto = %s\n", indent, size_format(a->value, b[0]));
 }
 
@@ -91,7 +96,7 @@ static void print_rdma_json(struct json *j, const struct hw_summary *hw) {
         /* "ok" with devices, "none" without (no device, or no RDMA support in the kernel) */
         json_kstr(j, "status", hw->rdma_status < 0 ? "error" : hw->n_rdma ? "ok" : "none");
         if (hw->rdma_status < 0)
-                json_kstr(j, "error", strerror(-hw->rdma_status));
+                json_kstr(j, "error", errno_text(hw->rdma_status));
         json_kstr(j, "verbs", verbs_status_word(hw->verbs_status));
         json_karr_begin(j, "devices");
         for (size_t i = 0; i < hw->n_rdma; i++) {
@@ -102,7 +107,7 @@ static void print_rdma_json(struct json *j, const struct hw_summary *hw) {
                 json_ku64_opt(j, "max_mr_size", dv->verbs_error == 0, dv->max_mr_size);
                 json_ki64_opt(j, "max_mr", dv->verbs_error == 0, dv->max_mr);
                 if (dv->query_error || (dv->verbs_error && dv->verbs_error != -ENODATA))
-                        json_kstr(j, "error", strerror(-(dv->query_error ? dv->query_error : dv->verbs_error)));
+                        json_kstr(j, "error", errno_text((dv->query_error ? dv->query_error : dv->verbs_error)));
                 json_karr_begin(j, "ports");
                 for (size_t k = 0; k < dv->n_ports; k++) {
                         json_obj_begin(j);
@@ -110,7 +115,7 @@ static void print_rdma_json(struct json *j, const struct hw_summary *hw) {
                         json_kstr(j, "state", hw_port_state_name(dv->ports[k].state));
                         json_kstr(j, "link_layer", hw_link_layer_name(dv->ports[k].link_layer));
                         if (dv->ports[k].query_error)
-                                json_kstr(j, "error", strerror(-dv->ports[k].query_error));
+                                json_kstr(j, "error", errno_text(dv->ports[k].query_error));
                         json_obj_end(j);
                 }
                 json_arr_end(j);
@@ -168,7 +173,7 @@ static void print_rdma_text(const struct hw_summary *hw) {
 
         printf("RDMA devices (sysfs; attributes from libibverbs):\n");
         if (hw->rdma_status < 0)
-                printf("  unknown: cannot read /sys/class/infiniband: %s\n", strerror(-hw->rdma_status));
+                printf("  unknown: cannot read /sys/class/infiniband: %s\n", errno_text(hw->rdma_status));
         else if (hw->n_rdma == 0)
                 printf("  no RDMA device\n");
         for (size_t i = 0; i < hw->n_rdma; i++) {
@@ -176,21 +181,21 @@ static void print_rdma_text(const struct hw_summary *hw) {
                 char name[ESCAPE_NAME_MAX];
                 str_escape(dv->name, name, sizeof name); /* names come from sysfs: shown escaped */
                 if (dv->query_error)
-                        printf("  %-12s cannot read its sysfs node: %s\n", name, strerror(-dv->query_error));
+                        printf("  %-12s cannot read its sysfs node: %s\n", name, errno_text(dv->query_error));
                 else if (dv->verbs_error)
                         printf("  %-12s %s, max_mr_size unknown (%s)\n", name, hw_node_type_name(dv->node_type),
                                dv->verbs_error == -ENODATA ? (hw->verbs_status == -ENOENT ? "libibverbs is not installed"
                                                               : hw->verbs_status == -ENOPKG ? "built without libibverbs"
-                                                              : hw->verbs_status < 0 ? strerror(-hw->verbs_status)
+                                                              : hw->verbs_status < 0 ? errno_text(hw->verbs_status)
                                                               : "libibverbs does not list it")
-                                                           : strerror(-dv->verbs_error));
+                                                           : errno_text(dv->verbs_error));
                 else
                         printf("  %-12s %s, max_mr_size %s, max_mr %d\n", name, hw_node_type_name(dv->node_type),
                                size_format(dv->max_mr_size, buf), dv->max_mr);
                 for (size_t k = 0; k < dv->n_ports; k++) {
                         const struct hw_port *pt = &dv->ports[k];
                         if (pt->query_error)
-                                printf("    port %u: cannot read its state: %s\n", pt->num, strerror(-pt->query_error));
+                                printf("    port %u: cannot read its state: %s\n", pt->num, errno_text(pt->query_error));
                         else
                                 printf("    port %u: %s, %s\n", pt->num, hw_port_state_name(pt->state),
                                        hw_link_layer_name(pt->link_layer));
@@ -207,7 +212,7 @@ static void print_xdp_text(const struct hw_summary *hw) {
         else if (hw->xdp_status == -ENOPKG)
                 printf("  unknown: rdmalimits was built without AF_XDP detection (--disable-xdp)\n");
         else if (hw->xdp_status < 0)
-                printf("  unknown (%s)\n", strerror(-hw->xdp_status));
+                printf("  unknown (%s)\n", errno_text(hw->xdp_status));
         else if (hw->n_xdp == 0)
                 printf("  none\n");
         for (size_t i = 0; i < hw->n_xdp; i++) {
@@ -235,7 +240,7 @@ static void print_probe_text(const struct ctx *c, const struct hw_summary *hw, c
         if (hw->mem_status == 0)
                 printf("RAM: MemTotal %s\n", size_format(hw->mem_total, buf));
         else
-                printf("RAM: unknown (%s)\n", strerror(-hw->mem_status));
+                printf("RAM: unknown (%s)\n", errno_text(hw->mem_status));
         if (p) {
                 printf("auto per %s:\n", str_escape(p->path, path, sizeof path));
                 print_auto_text(p, a, "  ");
@@ -264,7 +269,7 @@ static int save_cache(const struct ctx *c, const struct hw_summary *hw, const st
                 r = hw_cache_save(hw, sel, path);
         if (r < 0)
                 log_error("cannot write the cache %s: %s", path,
-                          r == -E2BIG ? "more devices, ports or interfaces than a cache holds" : strerror(-r));
+                          r == -E2BIG ? "more devices, ports or interfaces than a cache holds" : errno_text(r));
         else if (!c->json)
                 log_info(c, "saved the hardware summary to %s (valid until reboot, a device or port change, or a "
                          "change of the policy's include/exclude)", path);
@@ -295,6 +300,6 @@ int cmd_probe(struct ctx *c) {
                 else
                         print_probe_text(c, hw, p, &a, &d);
         } else if (!c->save)
-                log_error("hardware probe failed: %s", strerror(-r));
+                log_error("hardware probe failed: %s", errno_text(r));
         return r < 0 ? r : 0;
 }

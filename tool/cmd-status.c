@@ -627,7 +627,7 @@ int cmd_status(struct ctx *c) {
         if (e == -ESRCH)
                 log_error("status: no process %d", (int)c->pid);
         else if (e < 0)
-                log_error("status: %s", strerror(-e));
+                log_error("status: %s", errno_text(e));
         else if (c->json)
                 print_json(&r);
         else if (c->output)

@@ -21,6 +21,7 @@
 #include "size.h"
 #include "escape.h"
 #include "tool.h"
+#include "fsutil.h"
 
 struct session_result {
         int pam_rc;               /* PAM_SUCCESS or the failing code */
@@ -137,7 +138,7 @@ static int ssh_session(const struct ctx *c, struct session_result *ret) {
         *ret = (struct session_result){};
         if (waited < 0) {                    /* no status to read: the login's result is unknown */
                 ret->pam_rc = PAM_SESSION_ERR;
-                snprintf(ret->pam_error, sizeof ret->pam_error, "ssh %s: waitpid: %s", c->ssh, strerror(errno));
+                snprintf(ret->pam_error, sizeof ret->pam_error, "ssh %s: waitpid: %s", c->ssh, errno_text(-errno));
                 return 0;
         }
         if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
@@ -435,7 +436,7 @@ int cmd_verify(struct ctx *c) {
                 return r;
         r = c->ssh ? ssh_session(c, &sr) : pam_session(s.service, user, &sr);
         if (r < 0) {
-                log_error("cannot open a session: %s", strerror(-r));
+                log_error("cannot open a session: %s", errno_text(r));
                 return r;
         }
         judge(c, &s, &sr, &v);

@@ -37,7 +37,7 @@ int ctx_load_tree(const struct ctx *c, const char *pam_limits_args, struct lc_tr
         }
         int r = lc_tree_load_args(c->root, c->flavour, &a, ret);
         if (r < 0)
-                log_error("cannot read the limits configuration: %s", strerror(-r));
+                log_error("cannot read the limits configuration: %s", errno_text(r));
         return r;
 }
 

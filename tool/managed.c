@@ -49,7 +49,7 @@ int ctx_dir_error(const struct ctx *c, const char *display, int r) {
                 log_error("%s: is or passes through a symbolic link that does not resolve inside %s; "
                           "refusing to follow it out of the tree", display, c->root);
         else
-                log_error("%s: %s", display, strerror(-r));
+                log_error("%s: %s", display, errno_text(r));
         return r;
 }
 
@@ -133,7 +133,7 @@ int managed_read(const struct ctx *c, int dirfd, const char *name, const char *d
                 if (r == -ELOOP)
                         log_error("%s is a symbolic link; refusing to write through it", display);
                 else
-                        log_error("%s: %s", display, strerror(-r));
+                        log_error("%s: %s", display, errno_text(r));
                 return r;
         }
         if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -158,10 +158,10 @@ int managed_write(int dirfd, const char *name, const char *display, const char *
         int r = text ? fs_write_atomic(dirfd, name, text, strlen(text), mode) : fs_unlink_sync(dirfd, name);
         if (r == FS_ERR_DIRSYNC) {
                 log_error("%s: %s, but syncing its directory to disk failed (%s): check the disk", display,
-                          text ? "written" : "removed", strerror(EIO));
+                          text ? "written" : "removed", errno_text(-EIO));
                 return r;
         }
         if (r < 0)
-                log_error("%s: cannot write: %s; the file is unchanged", display, strerror(-r));
+                log_error("%s: cannot write: %s; the file is unchanged", display, errno_text(r));
         return r;
 }

@@ -67,7 +67,7 @@ static int load_service(const struct ctx *c, const char *service, pid_t want, st
         if (pid > 0) {
                 r = session_service_from_pid(pid, &s->svc);
                 if (r < 0 && want > 0) {
-                        log_error("--pid %d: cannot read its limits: %s", (int)want, strerror(-r));
+                        log_error("--pid %d: cannot read its limits: %s", (int)want, errno_text(r));
                         return r;
                 }
                 if (r >= 0) {
@@ -127,7 +127,7 @@ void tool_policy_load(const struct ctx *c, const char *path, struct policy **ret
                 n += (size_t)snprintf(refused + n, refused_size - n, "%s%s%s%s", n ? "; " : "",
                                       d.v[i].path ? d.v[i].path : "", d.v[i].path ? ": " : "", d.v[i].message);
         if (r < 0 && r != -ENOENT && !n)
-                snprintf(refused, refused_size, "%s", strerror(-r));
+                snprintf(refused, refused_size, "%s", errno_text(r));
 }
 
 int tool_hw_load(const struct ctx *c, const char *cache_arg, const struct policy *p, struct hw_summary **ret,
@@ -342,7 +342,7 @@ static int load_tree(const struct ctx *c, const struct pam_stack *st, long lim, 
                 return r;
         r = lc_baseline_load(s->t, c->proc1, &s->base);
         if (r < 0) {
-                log_error("cannot read the PID 1 limits: %s", strerror(-r));
+                log_error("cannot read the PID 1 limits: %s", errno_text(r));
                 return r;
         }
         r = ident_user(s->id, user, &s->u);
@@ -359,7 +359,7 @@ static int load_tree(const struct ctx *c, const struct pam_stack *st, long lim, 
                 return CMD_FINDINGS;
         }
         if (r < 0) {
-                log_error("cannot look up user '%s': %s", user, strerror(-r));
+                log_error("cannot look up user '%s': %s", user, errno_text(r));
                 return r;
         }
         return 0;
@@ -405,7 +405,7 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, bool pam
         };
         r = session_model_build(&in, &s->m);
         if (r < 0) {
-                log_error("cannot model a session of '%s': %s", user, strerror(-r));
+                log_error("cannot model a session of '%s': %s", user, errno_text(r));
                 return r;
         }
         s->t = s->m.tree;

@@ -271,7 +271,7 @@ static int close_stdout(void) {
         if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
                 if (errno == EPIPE)
                         return 0;
-                fprintf(stderr, "rdmalimits: write error: %s\n", strerror(errno));
+                fprintf(stderr, "rdmalimits: write error: %s\n", errno_text(-errno));
                 return -EIO;
         }
         return 0;
@@ -494,7 +494,7 @@ static int ctx_finish(struct cli *l) {
         struct ctx *c = &l->c;
         if (c->root) {
                 struct stat st;
-                const char *err = stat(c->root, &st) < 0 ? strerror(errno) : !S_ISDIR(st.st_mode) ? strerror(ENOTDIR) : NULL;
+                const char *err = stat(c->root, &st) < 0 ? errno_text(-errno) : !S_ISDIR(st.st_mode) ? errno_text(-ENOTDIR) : NULL;
                 if (err) {
                         log_error("--root %s: %s", c->root, err);
                         return CMD_FINDINGS;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <locale.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,8 +46,23 @@ const char *fs_strerror(int error) {
         case FS_ERR_DIRSYNC:
                 return "the directory could not be synced to disk";
         default:
-                return strerror(-error);
+                return errno_text(error);
         }
+}
+
+const char *errno_text(int error) {
+        const char *t = NULL;
+#ifdef HAVE_STRERRORDESC_NP
+        t = strerrordesc_np(-error);
+#else
+        /* the C locale's text: gettext is not asked (it reads no LANGUAGE in the C locale) */
+        locale_t c = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+        if (c) {
+                t = strerror_l(-error, c);
+                freelocale(c);
+        }
+#endif
+        return t ? t : "unknown error";
 }
 
 /* The checks of fs_open_config() on an opened descriptor; takes fd over. */

@@ -9,9 +9,11 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-/* Errors of fs_check_trusted() and fs_open_config(). */
-#define FS_ERR_OWNER   (-EPERM)     /* not owned by root */
-#define FS_ERR_MODE    (-EACCES)    /* group- or world-writable */
+/* Errors of fs_check_trusted() and fs_open_config(): errno values no file system call returns,
+ * so that a real EPERM or EACCES (an LSM, root_squash, a process without CAP_DAC_OVERRIDE)
+ * is never taken for a wrong owner or mode. */
+#define FS_ERR_OWNER   (-EBADE)     /* not owned by root */
+#define FS_ERR_MODE    (-EBADR)     /* group- or world-writable */
 #define FS_ERR_NOTREG  (-EBADFD)    /* not a regular file (FIFO, device, socket) */
 #define FS_ERR_LOCKMODE (-ENOTUNIQ) /* a lock file others may open (mode beyond 0600) */
 
@@ -19,6 +21,10 @@
 int fs_check_trusted(const struct stat *st);
 /* Text for the errors above and any other errno. */
 const char *fs_strerror(int error);
+/* The text of a negative errno, the same whatever the locale and the environment (strerror()
+ * translates through the caller's LC_MESSAGES and LANGUAGE: su sets the user's locale before it
+ * opens the session).  Never NULL; ASCII. */
+const char *errno_text(int error);
 
 /*
  * Open a file for reading the way a configuration file should be: O_CLOEXEC|O_NOCTTY|

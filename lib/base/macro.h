@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -43,6 +44,27 @@ static inline int negative_errno(void) {
 }
 
 #define streq(a, b) (strcmp((a), (b)) == 0)
+
+/* isspace(), tolower() and strncasecmp() of the C locale, whatever the process's: the module
+ * runs in its caller's locale (su sets the user's), where tolower('I') may not be 'i'. */
+static inline bool c_isspace(char c) {
+        return c == ' ' || (c >= '\t' && c <= '\r');
+}
+static inline char c_tolower(char c) {
+        return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+static inline bool c_strncaseeq(const char *a, const char *b, size_t n) {
+        for (size_t i = 0; i < n; i++) {
+                if (c_tolower(a[i]) != c_tolower(b[i]))
+                        return false;
+                if (!a[i])
+                        return true;
+        }
+        return true;
+}
+static inline bool c_strcaseeq(const char *a, const char *b) {
+        return c_strncaseeq(a, b, SIZE_MAX);
+}
 
 static inline bool endswith(const char *s, const char *suffix) {
         size_t a = strlen(s), b = strlen(suffix);

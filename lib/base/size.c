@@ -94,7 +94,7 @@ int size_parse(const char *s, uint64_t *ret) {
                 return -EDOM;
         }
         for (size_t i = 0; i < ELEMENTSOF(units); i++)
-                if (strcasecmp(end, units[i].name) == 0)
+                if (c_strcaseeq(end, units[i].name))
                         return scale(v, units[i].shift, ret);
         return -EINVAL;
 }
@@ -181,7 +181,7 @@ static unsigned long long c_strtou_max(const char *s, const char **ret_end, bool
         unsigned long long v = 0;
         bool neg = false, over = false, any = false;
 
-        while (isspace((unsigned char)*p))
+        while (c_isspace(*p))
                 p++;
         if (*p == '+' || *p == '-') {
                 neg = *p == '-';

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "fsutil.h"
 #include "visit.h"
 
 /* the numbers visit_strerror() and rdmalimits(8) give */
@@ -74,6 +75,6 @@ const char *visit_strerror(int error) {
         case VISIT_ERR_BUDGET:
                 return VISIT_BUDGET_TEXT;
         default:
-                return strerror(-error);
+                return errno_text(error);
         }
 }

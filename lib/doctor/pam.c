@@ -19,6 +19,7 @@
 #include "session.h"
 #include "pamstack.h"
 #include "visit.h"
+#include "fsutil.h"
 
 static const struct {
         const char *name;
@@ -296,7 +297,7 @@ static int pam_check_copies(struct doc *d, enum doctor_group g, const char *svc,
                         ADD_ID(d, g, DIAG_WARNING, "pam-limits-conf", where, NULL,
                                "%s: pam_limits reads %s (conf=), which it cannot read (%s): it fails every %s session "
                                "where it runs (PAM_SERVICE_ERR), and its control '%s' decides what that does",
-                               svc, t->files[0].display, strerror(-t->files[0].open_error), svc, e->control);
+                               svc, t->files[0].display, errno_text(t->files[0].open_error), svc, e->control);
                         continue;
                 }
                 if (!streq(e->name, "pam_rdmalimit") || line_policy_of(d, e, &name, &refused) ||
@@ -444,7 +445,7 @@ static int pam_check_walked(struct doc *d, const char *svc, enum doctor_group g,
                 pam_copies(d, st, &lim, &mod);
         if (st->error)
                 return doctor_add(d->rep, g, DIAG_WARNING, NULL, file, NULL,
-                                  "%s: cannot be read (%s)", svc, strerror(-st->error));
+                                  "%s: cannot be read (%s)", svc, errno_text(st->error));
         if (st->include_error)
                 return pam_check_includes(d, svc, g, st);
         if (st->aborts) {

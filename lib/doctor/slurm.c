@@ -26,6 +26,7 @@
 #include "slurmconf.h"
 #include "slurmtask.h"
 #include "visit.h"
+#include "fsutil.h"
 
 /* Slurm's own parser (22.05, s_p_parse_file()) has no cycle check: measured with sinfo on a
  * slurm.conf that includes itself, it reads the file again until it runs out of descriptors */
@@ -201,7 +202,7 @@ static int slurm_check_plugin(struct doc *d, const struct slurm_conf *c, bool co
         if (ps.error)
                 return doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-plugstack-unreadable", ps.file, NULL,
                                   "plugstack.conf cannot be read (%s): Slurm fails to load its plugin stack",
-                                  strerror(-ps.error));
+                                  errno_text(ps.error));
         r = plugin_lines(d, &ps);
         if (r >= 0 && ps.loads < 0 && ps.fails < 0 && ps.n_lines == 0)
                 r = plugin_absent(d, &ps, compute);
@@ -373,7 +374,7 @@ int check_slurm(struct doc *d) {
                 r = slurm_walk_report(d, &c.walk);
         else if (c.error)
                 r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, NULL, c.file, NULL,
-                               "slurm.conf cannot be read (%s)", strerror(-c.error));
+                               "slurm.conf cannot be read (%s)", errno_text(c.error));
         else if (c.path)
                 r = slurm_check_propagation(d, &c);
         if (r < 0 || (r = daemon_unit_check(d, &slurmd, &found)) < 0)

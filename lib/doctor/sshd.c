@@ -15,6 +15,7 @@
 #include "session.h"
 #include "sshdconf.h"
 #include "visit.h"
+#include "fsutil.h"
 
 static int sshd_report(struct doc *d, const char *cfg, const struct sshd_conf *s) {
         _cleanup_free_ char *fix = NULL;
@@ -80,6 +81,6 @@ int check_sshd_config(struct doc *d) {
                                   disp(d, cfg));
         if (s.error && !s.set)
                 return doctor_add(d->rep, DOCTOR_SSH, DIAG_WARNING, NULL, disp(d, cfg), NULL,
-                                  "sshd: cannot read %s (%s)", disp(d, cfg), strerror(-s.error));
+                                  "sshd: cannot read %s (%s)", disp(d, cfg), errno_text(s.error));
         return sshd_report(d, cfg, &s);
 }

@@ -202,7 +202,7 @@ int proc_daemon_identify(const struct proc_daemon *s, pid_t pid, const char *sta
         else if ((r = proc_exe(pid, exe)) == -ENOMEM)
                 return r;
         else if (r < 0)
-                *why = strf("its executable cannot be read (%s)", strerror(-r));
+                *why = strf("its executable cannot be read (%s)", errno_text(r));
         else {
                 known = proc_daemon_runs(s, exe);
                 if (!known)

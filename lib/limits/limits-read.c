@@ -29,11 +29,6 @@
 #include "strv.h"
 
 
-/* isspace() and tolower() of the "C" locale, which login services run in */
-static bool c_isspace(char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
 static bool ends_with_word(const char *s, const char *w) {
         size_t a = strlen(s), b = strlen(w);
         return a >= b && strcmp(s + a - b, w) == 0 && (a == b || s[a - b - 1] == ' ');

@@ -603,7 +603,7 @@ static void session_chroot(const struct lc_tree *t, const struct lc_line *l, str
                 return;
         s->kind = LC_SESSION_REFUSED;
         set_cause(s, "%s: chroot to %s fails (%s): pam_limits refuses the session (PAM_PERM_DENIED)",
-                  lc_line_where(t, l, where, sizeof where), l->value, r < 0 ? strerror(-r) : "not a directory");
+                  lc_line_where(t, l, where, sizeof where), l->value, r < 0 ? errno_text(r) : "not a directory");
 }
 
 int lc_session_outcome(const struct lc_tree *t, const struct lc_result *r, const struct lc_service *svc,
@@ -631,7 +631,7 @@ int lc_session_outcome(const struct lc_tree *t, const struct lc_result *r, const
                                   "hangs", r->bad_file->display);
                 else
                         set_cause(&s, "%s cannot be read (%s): pam_limits returns PAM_SERVICE_ERR",
-                                  r->bad_file->display, strerror(-r->bad_file->open_error));
+                                  r->bad_file->display, errno_text(r->bad_file->open_error));
                 break;
         case LC_RES_LOGINS_DENIED:
                 /* setup_limits() sets every limit first, then counts the logins: where the

@@ -68,7 +68,7 @@ static int load_policy(const struct login_front *f, const struct login_opts *o, 
                 if (r == -EFBIG)
                         say(f, LOG_ERR, "%s: larger than %u bytes: refusing the policy", o->conf, POLICY_MAX_BYTES);
                 else if (r != -EINVAL)
-                        say(f, LOG_ERR, "%s: cannot load: %s", o->conf, strerror(-r));
+                        say(f, LOG_ERR, "%s: cannot load: %s", o->conf, errno_text(r));
                 else
                         say(f, LOG_ERR, "%s: invalid policy: memlock left unchanged", o->conf);
         }
@@ -82,7 +82,7 @@ static int load_hardware(const struct login_front *f, const struct login_opts *o
 
         r = hw_cache_or_probe(o->cache, &p->hw.sel, ret, &cache_r);
         if (r < 0) {
-                say(f, LOG_ERR, "hardware probe failed: %s", strerror(-r));
+                say(f, LOG_ERR, "hardware probe failed: %s", errno_text(r));
                 return r;
         }
         /* a missing or stale cache is routine (the probe covers it); a refused one is not */
@@ -117,14 +117,14 @@ static void describe_auto(const struct policy_decision *dec, char *buf, size_t s
                 snprintf(buf, size, "fixed value");
                 return;
         }
-        if (x->used_fallback) {
+        if (x->used_fallback)
                 snprintf(buf, size, "auto: no RDMA/AF_XDP hardware found, fallback %s", size_format(x->value, s));
-                return;
-        }
-        snprintf(buf, size, "auto: %u active RDMA port%s, %u zero-copy and %u copy-mode XDP RX queue%s%s%s",
-                 x->active_ports, x->active_ports == 1 ? "" : "s", x->zc_queues, x->copy_queues,
-                 x->copy_queues == 1 ? "" : "s", x->xdp_unknown ? " (AF_XDP unknown: kernel without netdev family)" : "",
-                 x->mr_unknown ? "; the max_mr_size cap is unknown (no valid cache: rdmalimits probe --save)" : "");
+        else
+                snprintf(buf, size, "auto: %u active RDMA port%s, %u zero-copy and %u copy-mode XDP RX queue%s%s",
+                         x->active_ports, x->active_ports == 1 ? "" : "s", x->zc_queues, x->copy_queues,
+                         x->copy_queues == 1 ? "" : "s",
+                         x->mr_unknown ? "; the max_mr_size cap is unknown (no valid cache: rdmalimits probe --save)" : "");
+        policy_auto_unknown_text(x, buf, size);
 }
 
 /* "; 2 RDMA devices could not be read in sysfs" after why */
@@ -149,7 +149,7 @@ static int decide(const struct login_front *f, const struct login_opts *o, const
 
         r = policy_user_groups(p, id, u, &groups, &n_groups);
         if (r < 0) {
-                say(f, LOG_ERR, "cannot look up the groups of %s: %s", d->user, strerror(-r));
+                say(f, LOG_ERR, "cannot look up the groups of %s: %s", d->user, errno_text(r));
                 return r;
         }
         if (policy_needs_hw(p, u->name, (const char *const *)groups, n_groups)) {
@@ -159,7 +159,7 @@ static int decide(const struct login_front *f, const struct login_opts *o, const
         }
         r = policy_evaluate(p, u->name, (const char *const *)groups, n_groups, hw, &dec);
         if (r < 0) {
-                say(f, LOG_ERR, "cannot evaluate the policy for %s: %s", d->user, strerror(-r));
+                say(f, LOG_ERR, "cannot evaluate the policy for %s: %s", d->user, errno_text(r));
                 return r;
         }
         if (!dec.matched) {
@@ -197,17 +197,17 @@ int login_decide(const struct login_front *f, const struct login_opts *o, const 
                 return r;
         r = ident_new_nss(&id);
         if (r < 0) {
-                say(f, LOG_ERR, "cannot look up users: %s", strerror(-r));
+                say(f, LOG_ERR, "cannot look up users: %s", errno_text(r));
                 return r;
         }
         r = user ? ident_user(id, user, &u) : ident_user_by_uid(id, uid, &u);
         if (r < 0) {
                 if (user)
                         say(f, LOG_ERR, "cannot look up user %s: %s", str_escape(user, d.user, sizeof d.user),
-                            r == -ENOENT ? "no such user" : strerror(-r));
+                            r == -ENOENT ? "no such user" : errno_text(r));
                 else
                         say(f, LOG_ERR, "cannot look up uid %u: %s", (unsigned)uid,
-                            r == -ENOENT ? "no such user" : strerror(-r));
+                            r == -ENOENT ? "no such user" : errno_text(r));
                 return r;
         }
         str_escape(u->name, d.user, sizeof d.user);
@@ -296,13 +296,13 @@ int login_apply(const struct login_front *f, const struct login_decision *d, str
                 char fix[SIZE_FMT_MAX], cause[1024];
                 f->cause(f->data, s4, size_format_systemd(d->target.hard, fix), cause, sizeof cause);
                 say(f, LOG_WARNING, "%s %s: wanted memlock soft=%s hard=%s, set soft=%s hard=%s: setrlimit: %s: %s",
-                    d->who, d->rule, s1, s2, s3, s4, strerror(a.err), cause);
+                    d->who, d->rule, s1, s2, s3, s4, errno_text(-a.err), cause);
                 a.outcome = LOGIN_PARTIAL;
                 *ret = a;
                 return 0;
         }
         if (r < 0) {
-                say(f, LOG_ERR, "%s %s: setrlimit(RLIMIT_MEMLOCK) failed: %s", d->who, d->rule, strerror(-r));
+                say(f, LOG_ERR, "%s %s: setrlimit(RLIMIT_MEMLOCK) failed: %s", d->who, d->rule, errno_text(r));
                 return r;
         }
         bool same = a.before.soft == a.got.soft && a.before.hard == a.got.hard;

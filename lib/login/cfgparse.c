@@ -395,7 +395,7 @@ static int scan_word(struct cfgp *x) {
         if (name > 0) {
                 x->tlen = name;
                 x->pos += name;
-                if ((name == 4 && strncasecmp(p, "true", 4) == 0) || (name == 5 && strncasecmp(p, "false", 5) == 0)) {
+                if ((name == 4 && c_strncaseeq(p, "true", 4)) || (name == 5 && c_strncaseeq(p, "false", 5))) {
                         x->t = T_BOOL;
                         x->b = name == 4;
                 } else

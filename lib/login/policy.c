@@ -21,6 +21,7 @@
 
 #include "cfgparse.h"
 #include "diag.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "hw.h"
 #include "ident.h"
@@ -76,20 +77,9 @@ _printf_(4, 5) static void finding(struct loader *l, enum diag_severity sev, uns
 #define error_at(l, line, ...) finding((l), DIAG_ERROR, (line), __VA_ARGS__)
 #define warning_at(l, line, ...) finding((l), DIAG_WARNING, (line), __VA_ARGS__)
 
-/* A value from the file, shortened and with control characters replaced, for messages. */
+/* A value from the file for messages, through the one escaper (escape.h), cut to fit. */
 static const char *quote(const char *s, char buf[static QUOTE_MAX + 4]) {
-        size_t i;
-
-        for (i = 0; s[i] && i < QUOTE_MAX; i++) {
-                unsigned char c = (unsigned char)s[i];
-                buf[i] = (c < ' ' || c == 0x7f) ? '?' : (char)c;
-        }
-        if (s[i]) {
-                memcpy(buf + i, "...", 3);
-                i += 3;
-        }
-        buf[i] = '\0';
-        return buf;
+        return str_escape(s, buf, QUOTE_MAX + 4);
 }
 
 enum {
@@ -564,13 +554,31 @@ static uint64_t ram_cap(double share, uint64_t mem_total) {
         return (uint64_t)v;
 }
 
+void policy_auto_unknown_text(const struct policy_auto *a, char *buf, size_t size) {
+        size_t l = strlen(buf);
+        if (a->rdma_unknown && l < size)
+                l += (size_t)snprintf(buf + l, size - l, "; RDMA unknown: /sys/class/infiniband cannot be read (%s)",
+                                      errno_text(a->rdma_error));
+        if (a->xdp_unknown && l < size)
+                snprintf(buf + l, size - l, "; AF_XDP unknown: %s%s%s",
+                         a->xdp_error == -EOPNOTSUPP ? "the kernel has no netdev netlink family"
+                         : a->xdp_error == -ENOPKG   ? "built without AF_XDP detection (--disable-xdp)"
+                                                     : "the netdev netlink probe failed (",
+                         a->xdp_error == -EOPNOTSUPP || a->xdp_error == -ENOPKG ? "" : errno_text(a->xdp_error),
+                         a->xdp_error == -EOPNOTSUPP || a->xdp_error == -ENOPKG ? "" : ")");
+}
+
 void policy_compute_auto(const struct policy_hardware *h, const struct hw_summary *hw,
                          struct policy_auto *ret) {
         struct policy_auto a = {};
 
         if (hw) {
-                /* no netdev family, or a build without AF_XDP detection: unknown, not none */
-                a.xdp_unknown = hw->xdp_status == -EOPNOTSUPP || hw->xdp_status == -ENOPKG;
+                /* no netdev family, a build without AF_XDP detection, a probe that failed
+                 * (a socket refused by seccomp, a timeout): unknown, not none */
+                a.xdp_unknown = hw->xdp_status < 0;
+                a.xdp_error = hw->xdp_status;
+                a.rdma_unknown = hw->rdma_status < 0;
+                a.rdma_error = hw->rdma_status;
                 a.active_ports = hw_active_ports(hw);
                 if (!a.xdp_unknown) {
                         a.zc_queues = hw_zc_queues(hw);

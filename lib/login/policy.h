@@ -97,7 +97,10 @@ bool policy_needs_hw(const struct policy *p, const char *user, const char *const
 /* The `auto` arithmetic, kept so callers can show it. */
 struct policy_auto {
         bool hardware_found;   /* any active RDMA port or XDP RX queue */
-        bool xdp_unknown;      /* the netdev family is missing: XDP not counted */
+        bool xdp_unknown;      /* the AF_XDP part is not known (no netdev family, a build
+                                * without it, a probe that failed): XDP not counted */
+        bool rdma_unknown;     /* /sys/class/infiniband could not be read: no port counted */
+        int xdp_error, rdma_error; /* why, as the summary's xdp_status and rdma_status */
         unsigned active_ports, zc_queues, copy_queues;
         uint64_t sum;          /* base + ... before clamping, saturating */
         uint64_t ram_cap;      /* ram_share x MemTotal, 0 if unknown */
@@ -127,5 +130,8 @@ int policy_evaluate(const struct policy *p, const char *user, const char *const 
                     size_t n_groups, const struct hw_summary *hw, struct policy_decision *ret);
 
 /* Compute `auto` for the given hardware (exposed for `probe`). */
+/* "; AF_XDP unknown: ..." and "; RDMA unknown: ..." for what a is missing, after what buf holds
+ * (appended; nothing when both parts are known). */
+void policy_auto_unknown_text(const struct policy_auto *a, char *buf, size_t size);
 void policy_compute_auto(const struct policy_hardware *h, const struct hw_summary *hw,
                          struct policy_auto *ret);

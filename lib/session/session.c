@@ -469,7 +469,7 @@ int session_service_pam(const char *root, const char *service, pid_t pid, struct
                                  "no %s", c.file);
                 else
                         snprintf(a.why, sizeof a.why, "assumed: sshd runs its PAM session stack (UsePAM yes); %s cannot "
-                                 "be read (%s)", c.file, c.error ? strerror(-c.error) : visit_strerror(c.walk.error));
+                                 "be read (%s)", c.file, c.error ? errno_text(c.error) : visit_strerror(c.walk.error));
                 break;
         }
         if (c.cmdline_error && a.kind != SESSION_PAM_NO_DAEMON) {
@@ -483,7 +483,7 @@ int session_service_pam(const char *root, const char *service, pid_t pid, struct
                 snprintf(a.why + l, sizeof a.why - l, "; assumed: sshd (pid %d) reads %s and has no -o UsePAM: its "
                          "command line cannot be used (%s)", (int)c.pid, c.file,
                          c.cmdline_error == -EBADMSG ? "cut short, or a relative -f path"
-                                                     : strerror(-c.cmdline_error));
+                                                     : errno_text(c.cmdline_error));
         }
         snprintf(a.where, sizeof a.where, "%s", where ? where : "");
         *ret = a;

@@ -139,7 +139,7 @@ static int plugin_decide(const struct slurm_task_input *in, const struct spank_l
         if (r < 0) {
                 t->plugin_error = true;
                 step(t, policy_file(in), "the plugin has no decision for %s: %s", in->user,
-                     r == -ENODEV ? "an auto rule needs the hardware, which cannot be read" : strerror(-r));
+                     r == -ENODEV ? "an auto rule needs the hardware, which cannot be read" : errno_text(r));
                 return 0;
         }
         t->matched = t->dec.matched && !t->dec.untouched;

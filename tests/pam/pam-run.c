@@ -3,13 +3,15 @@
  * pam-run: open real PAM sessions through libpam (pam_start_confdir), for the module tests.
  *
  *   pam-run [--confdir DIR] [--service NAME] [--user USER | --no-user] [--memlock SOFT:HARD]
- *           [--repeat N] [--syslog]
+ *           [--repeat N] [--syslog] [--silent]
  *
  * --no-user            pam_start() without a user: PAM_USER is not set at all (an empty
  *                      --user "" sets it to "")
  * --memlock SOFT:HARD  set this process's RLIMIT_MEMLOCK (bytes, or "unlimited") before every
  *                      session
  * --repeat N           open and close N sessions (pam_start .. pam_end each) in this process
+ * --silent             pam_open_session() and pam_close_session() with PAM_SILENT (cron
+ *                      passes it: the module must then send no message)
  * --syslog             bind an AF_UNIX datagram socket at /dev/log first (the test gives the
  *                      process a private /dev) and print what the module logged
  *
@@ -252,7 +254,7 @@ struct result {
         struct rlimit got;
 };
 
-static int one_session(const char *confdir, const char *service, const char *user,
+static int one_session(const char *confdir, const char *service, const char *user, int flags,
                        struct strlist *infos, const struct rlimit *start, struct result *res) {
         struct pam_conv c = { .conv = conv, .appdata_ptr = infos };
         pam_handle_t *h = NULL;
@@ -265,10 +267,10 @@ static int one_session(const char *confdir, const char *service, const char *use
                 printf("pam_start=%s\n", pam_rc_name(rc) ? pam_rc_name(rc) : pam_strerror(NULL, rc));
                 return -1;
         }
-        res->rc = pam_open_session(h, 0);
+        res->rc = pam_open_session(h, flags);
         if (getrlimit(RLIMIT_MEMLOCK, &res->got) < 0)
                 die("getrlimit: %s", strerror(errno));
-        res->close_rc = pam_close_session(h, 0);
+        res->close_rc = pam_close_session(h, flags);
         pam_end(h, res->rc);
         return 0;
 }
@@ -288,7 +290,7 @@ static void print_result(pam_handle_t *h, const struct result *r) {
 
 static void usage(FILE *f) {
         fprintf(f, "usage: pam-run [--confdir DIR] [--service NAME] [--user USER | --no-user] "
-                   "[--memlock SOFT:HARD] [--repeat N] [--syslog]\n");
+                   "[--memlock SOFT:HARD] [--repeat N] [--syslog] [--silent]\n");
 }
 
 int main(int argc, char **argv) {
@@ -300,6 +302,7 @@ int main(int argc, char **argv) {
                 { "memlock", required_argument, NULL, 'm' },
                 { "repeat", required_argument, NULL, 'r' },
                 { "syslog", no_argument, NULL, 'l' },
+                { "silent", no_argument, NULL, 'q' },
                 { "help", no_argument, NULL, 'h' },
                 {}
         };
@@ -309,7 +312,7 @@ int main(int argc, char **argv) {
         struct rlimit start;
         bool have_start = false, use_syslog = false;
         uint64_t repeat = 1;
-        int fds_mid = -1;
+        int fds_mid = -1, flags = 0;
         long rss_mid = -1;
         struct result first = {}, cur;
         unsigned long mismatches = 0;
@@ -347,6 +350,9 @@ int main(int argc, char **argv) {
                 case 'l':
                         use_syslog = true;
                         break;
+                case 'q':
+                        flags = PAM_SILENT;
+                        break;
                 case 'h':
                         usage(stdout);
                         return 0;
@@ -364,7 +370,7 @@ int main(int argc, char **argv) {
                 logger_start(&lg);
 
         for (uint64_t i = 0; i < repeat; i++) {
-                if (one_session(confdir, service, user, &infos, have_start ? &start : NULL, &cur) < 0)
+                if (one_session(confdir, service, user, flags, &infos, have_start ? &start : NULL, &cur) < 0)
                         return 1;
                 if (i == 0) {
                         first = cur;

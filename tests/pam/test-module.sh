@@ -764,6 +764,11 @@ EOF
 	expect_true "quiet: no conversation message" [ -z "$(infos)" ]
 	expect_true "quiet: still exactly one warning" [ "$(count "$(logs warning)")" = 1 ]
 
+	PAMRUN_ARGS=--silent session ann "$big"
+	expect "PAM_SILENT (cron): the same limits" PAM_SUCCESS "$HARD" "$HARD"
+	expect_true "PAM_SILENT: no conversation message, as the PAM API asks" [ -z "$(infos)" ]
+	expect_true "PAM_SILENT: still exactly one warning in the log" [ "$(count "$(logs warning)")" = 1 ]
+
 	session ann "$big" strict
 	expect "strict: EPERM is not an internal error, the session opens" PAM_SUCCESS "$HARD" "$HARD"
 

@@ -219,8 +219,14 @@ static void test_auto_words(void **state) {
         /* a kernel without the netdev family: AF_XDP unknown, no queue counted */
         put_cache_mr(1, 0, false, false, UINT64_C(1) << 40, -EOPNOTSUPP);
         assert_int_equal(decide("root", 0, &d), 0);
-        assert_string_equal(d.why, "auto: 1 active RDMA port, 0 zero-copy and 0 copy-mode XDP RX queues (AF_XDP "
-                            "unknown: kernel without netdev family)");
+        assert_string_equal(d.why, "auto: 1 active RDMA port, 0 zero-copy and 0 copy-mode XDP RX queues; AF_XDP "
+                            "unknown: the kernel has no netdev netlink family");
+        /* a probe that failed (a socket refused by seccomp, a timeout) is unknown too, with why:
+         * it was taken for "no queues" */
+        put_cache_mr(1, 0, false, false, UINT64_C(1) << 40, -EAFNOSUPPORT);
+        assert_int_equal(decide("root", 0, &d), 0);
+        assert_string_equal(d.why, "auto: 1 active RDMA port, 0 zero-copy and 0 copy-mode XDP RX queues; AF_XDP "
+                            "unknown: the netdev netlink probe failed (Address family not supported by protocol)");
 
         /* no hardware: the fallback, or nothing */
         put_cache(0, 1, false, false);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -536,9 +537,12 @@ static void test_err_include(void **state) {
                      "rules = ( { user = \"a\"; memlock = \"0\"; } );\n",    /* 7 */
                      { 2, "@include is not supported" },
                      { 7, "memlock must not be 0" });
-        /* control bytes and DEL of a value are '?' in the message */
+        /* control bytes, DEL and bytes above 0x7f of a value are escaped in the message, by the
+         * one escaper (they were '?', and bytes above 0x7f went through as they were) */
         CHECK_ERRORS("version = 1;\nrules = ( { user = \"a\"; memlock = \"4\\x7f\\x01M\"; } );\n",
-                     { 2, "memlock = \"4??M\": expected a size" });
+                     { 2, "memlock = \"4\\x7f\\x01M\": expected a size" });
+        CHECK_ERRORS("version = 1;\nrules = ( { user = \"a\"; memlock = \"4M\\x1b]0;x\\x07\\xff\\xfe\"; } );\n",
+                     { 2, "memlock = \"4M\\x1b]0;x\\x07\\xff\\xfe\": expected a size" });
         /* an @include that ends the file is refused too */
         CHECK_ERRORS("version = 1;\n@include", { 2, "@include is not supported" });
         /* a comment ends at its newline: an @include on the next line is refused */
@@ -1161,6 +1165,24 @@ static void test_eval_xdp_unknown(void **state) {
         assert_true(d.auto_info.xdp_unknown);
         assert_false(d.auto_info.hardware_found);
         assert_true(d.untouched);
+
+        /* a probe that failed is unknown too, not "none": AF_XDP (a refused socket), RDMA (an
+         * unreadable /sys/class/infiniband) */
+        fake_hw_init(&f);
+        fake_hw_rdma(&f, 1, 0, 0);
+        f.s.xdp_status = -EAFNOSUPPORT;
+        evaluate(p, "u", NULL, 0, &f.s, &d);
+        assert_true(d.auto_info.xdp_unknown);
+        assert_int_equal(d.auto_info.xdp_error, -EAFNOSUPPORT);
+        assert_false(d.auto_info.rdma_unknown);
+        fake_hw_init(&f);
+        f.s.rdma_status = -EACCES;
+        evaluate(p, "u", NULL, 0, &f.s, &d);
+        assert_true(d.auto_info.rdma_unknown);
+        assert_false(d.auto_info.xdp_unknown);
+        char text[256] = "x";
+        policy_auto_unknown_text(&d.auto_info, text, sizeof text);
+        assert_string_equal(text, "x; RDMA unknown: /sys/class/infiniband cannot be read (Permission denied)");
         policy_free(p);
 }
 
@@ -1439,6 +1461,45 @@ static void test_float_locale(void **state) {
         snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
         assert_int_equal(system(cmd), 0);
         assert_true(p->hw.ram_share == 0.25);
+        policy_free(p);
+}
+
+/* Units, booleans and error texts the same in every locale: su sets the user's locale (LC_ALL
+ * from the caller's environment) before the session opens.  In tr_TR, strcasecmp() does not
+ * take 'I' for 'i': "4MIB" was refused and the whole policy with it; and strerror() speaks
+ * the language LANGUAGE names into the log. */
+static void test_case_locale(void **state) {
+        char dir[] = "/tmp/rdmalimit-locale-XXXXXX", cmd[256];
+        (void)state;
+        assert_non_null(mkdtemp(dir));
+        snprintf(cmd, sizeof cmd, "localedef -i tr_TR -f UTF-8 %s/tr_TR.UTF-8 >/dev/null 2>&1", dir);
+        if (system(cmd) != 0) {
+                snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+                (void)system(cmd);
+                skip();   /* no localedef or no tr_TR source (Debian: the locales package) */
+        }
+        assert_int_equal(setenv("LOCPATH", dir, 1), 0);
+        assert_int_equal(setenv("LANGUAGE", "tr", 1), 0);
+        assert_non_null(setlocale(LC_ALL, "tr_TR.UTF-8"));
+        /* the locale is in force: 'I' is not upper-case 'i' there */
+        assert_int_not_equal(strcasecmp("MIB", "MiB"), 0);
+        char translated[128];
+        snprintf(translated, sizeof translated, "%s", strerror(EPERM));
+        struct policy *p = load_ok("version = 1;\nlower = TRUE;\nrules = ( { user = \"u\"; memlock = \"4MIB\"; },\n"
+                                   "  { group = \"g\"; memlock = \"1GIB\"; maximum = \"2GiB\"; } );\n");
+        const char *text = errno_text(-EPERM);
+        setlocale(LC_ALL, "C");
+        unsetenv("LOCPATH");
+        unsetenv("LANGUAGE");
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        assert_int_equal(system(cmd), 0);
+        assert_int_equal(p->rules[0].memlock.bytes, 4u << 20);
+        assert_true(p->lower);
+        assert_int_equal(p->rules[1].memlock.bytes, 1u << 30);
+        assert_string_equal(text, "Operation not permitted");
+        /* proof that strerror() there spoke the user's language, when libc has it */
+        if (!streq(translated, "Operation not permitted"))
+                assert_true((unsigned char)translated[0] >= 0x80 || strchr(translated, 'i'));
         policy_free(p);
 }
 
@@ -1739,6 +1800,7 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_duplicate_apart),
           cmocka_unit_test(test_eval_ram_share_whole),
           cmocka_unit_test(test_float_locale),
+                cmocka_unit_test(test_case_locale),
           cmocka_unit_test(test_message_oom), cmocka_unit_test(test_cfgparse_edges),
           cmocka_unit_test(test_cfgparse_at_end), cmocka_unit_test(test_loader_edges),
           cmocka_unit_test(test_read_fd_args), cmocka_unit_test(test_eval_auto_one_queue))
