@@ -1188,6 +1188,20 @@ static void test_owners_and_failing_calls(void **state) {
         fault_disarm();
         assert_int_equal(fd, -12345);
         assert_int_equal(st.st_size, 12345);
+        /* a real EACCES or EPERM of open() (an LSM, root_squash, no CAP_DAC_OVERRIDE) is said as
+         * it is, never taken for a wrong mode or owner (they were -EACCES and -EPERM) */
+        fault_arm("open", "file", 1, EACCES);
+        assert_int_equal(fs_open_config(dfd, "etc/file", true, false, &fd, NULL), -EACCES);
+        assert_int_equal(fault_injected(), 1);
+        fault_arm("open", "file", 1, EPERM);
+        assert_int_equal(fs_open_config(dfd, "etc/file", true, false, &fd, NULL), -EPERM);
+        fault_disarm();
+        assert_int_not_equal(-EACCES, FS_ERR_MODE);
+        assert_int_not_equal(-EPERM, FS_ERR_OWNER);
+        assert_string_equal(fs_strerror(-EACCES), "Permission denied");
+        assert_string_equal(fs_strerror(-EPERM), "Operation not permitted");
+        assert_string_equal(fs_strerror(FS_ERR_MODE), "writable by group or others");
+        assert_int_equal(fd, -12345);
 
         if (geteuid() == 0) {
                 /* a file and a lock file of another user, otherwise fine */
