@@ -37,6 +37,16 @@
  * reads only the files it knows there) */
 #define AUTHSELECT_RECORD "rdmalimits-previous"
 #define RECORD_PATH AUTHSELECT_PROFILE_DIR "/" AUTHSELECT_RECORD
+/* the longest file name fs_write_atomic() writes (a longer one is -EINVAL) */
+#define WRITE_NAME_MAX 200
+
+/* A file as it was before the commit replaced it, put back when a later write fails. */
+struct prior {
+        char *data;              /* NULL: there was none */
+        size_t len;
+        mode_t mode;
+        bool replaced;           /* the commit wrote it */
+};
 
 /* One file enable or disable may rewrite. */
 struct target {
@@ -50,6 +60,8 @@ struct target {
         struct pam_file f;
         char *text;              /* the new text, when it changes */
         char note[3 * PAMEDIT_WHERE_MAX + 256];
+        bool written;            /* the commit replaced it (its old text is old) */
+        struct prior bak;        /* FILE PAMEDIT_BACKUP_SUFFIX as it was */
 };
 
 struct run {
@@ -71,6 +83,7 @@ struct run {
         struct strv as_feat;
         struct strv as_argv;     /* the select command run (r->cmds shows it) */
         char *as_record;         /* the record's new text, when it changes */
+        struct prior record;     /* the record as it was */
         char as_note[512];       /* --check: what happens between the commands */
         char chroot[PATH_MAX + 8];  /* "chroot ROOT " under --root: the tools run in the tree */
         /* the policies and trees the stacks' lines read (tool_session_lines()) */
@@ -82,6 +95,7 @@ static void target_clear(struct target *t) {
         free(t->display);
         free(t->old);
         free(t->text);
+        free(t->bak.data);
         pam_file_clear(&t->f);
 }
 
@@ -93,6 +107,7 @@ static void run_done(struct run *r) {
         strv_clear(&r->as_feat);
         strv_clear(&r->as_argv);
         free(r->as_record);
+        free(r->record.data);
         closep(&r->pamfd);
         closep(&r->profilefd);
         closep(&r->lockfd);
@@ -783,34 +798,166 @@ static void plan_pau(struct run *r) {
         r->pending = true;
 }
 
-/* Write every changed target, its backup first (the old bytes as they were, so that the
- * backup is exact; a failed directory sync of the backup alone does not stop the edit).  0 or
- * a reported negative errno. */
-static int commit_targets(struct run *r, size_t from) {
+/* dirfd/name as it is now into *p (no data when there is none), to be put back if the commit
+ * fails after replacing it.  A link, a file of another kind or one that cannot be read is
+ * refused (said, counted): 0 or -1. */
+static int prior_read(struct run *r, int dirfd, const char *name, const char *display, struct prior *p) {
+        _cleanup_close_ int fd = -1;
+        struct stat st;
+        int k = fs_open_config(dirfd, name, false, true, &fd, &st);
+
+        free(p->data);
+        *p = (struct prior){};
+        if (k == -ENOENT)
+                return 0;
+        if (k >= 0)
+                k = fs_read_all(fd, 1024 * 1024, &p->data, &p->len);
+        if (k < 0) {
+                run_error(r, "%s: %s; rdmalimits would replace it and could not put it back if the edit failed "
+                          "(remove it; nothing written)", display, k == -ELOOP ? "a symbolic link" : fs_strerror(k));
+                return -1;
+        }
+        p->mode = st.st_mode & 07777;
+        return 0;
+}
+
+/* Can the directory of the file shown as display (its descriptor dirfd) be written?  Said and
+ * counted when not: 0 or -1. */
+static int dir_writable(struct run *r, int dirfd, const char *display) {
+        const char *slash = strrchr(display, '/');
+        if (faccessat(dirfd, ".", W_OK, 0) == 0)
+                return 0;
+        run_error(r, "%.*s: %s; rdmalimits cannot write there (nothing written)",
+                  (int)(slash ? slash - display : (ptrdiff_t)strlen(display)), display, strerror(errno));
+        return -1;
+}
+
+/*
+ * Before the first write, what can be known of every write the commit makes (targets from
+ * from on, the record): each name and its backup's fit fs_write_atomic() (WRITE_NAME_MAX),
+ * each directory is writable, and each backup and the record are held as they are now, to be
+ * put back if a later write fails.  Problems are said and counted in r->errors.
+ */
+static void plan_writes(struct run *r, size_t from) {
+        const size_t suffix = strlen(PAMEDIT_BACKUP_SUFFIX);
+        int dir = -1;
+
         for (size_t i = from; i < r->nt; i++) {
                 struct target *t = &r->t[i];
-                _cleanup_free_ char *bak = NULL;
+                _cleanup_free_ char *shown_bak = NULL;
+                char bak[256];
                 if (!t->text)
                         continue;
-                if (asprintf(&bak, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX) < 0)
-                        return log_oom();
-                int k = fs_write_atomic(t->dirfd, bak, t->old, t->old_len, t->mode);
-                if (k < 0 && k != FS_ERR_DIRSYNC) {
-                        log_error("%s%s: cannot write the backup: %s; %s is unchanged", t->display,
-                                  PAMEDIT_BACKUP_SUFFIX, strerror(-k), t->display);
-                        return k;
+                if (strlen(t->name) + suffix > WRITE_NAME_MAX) {
+                        run_error(r, "%s: its name is too long for its backup %s%s (%zu bytes, rdmalimits writes names "
+                                  "of at most %d): rename it or edit it by hand (nothing written)", t->display, t->display,
+                                  PAMEDIT_BACKUP_SUFFIX, strlen(t->name) + suffix, WRITE_NAME_MAX);
+                        continue;
                 }
-                k = managed_write(t->dirfd, t->name, t->display, t->text, t->mode);
-                if (k < 0)
-                        return k;
+                if (t->dirfd != dir && dir_writable(r, t->dirfd, t->display) < 0)
+                        return;
+                dir = t->dirfd;
+                snprintf(bak, sizeof bak, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX);
+                if (asprintf(&shown_bak, "%s%s", t->display, PAMEDIT_BACKUP_SUFFIX) < 0) {
+                        run_oom(r);
+                        return;
+                }
+                prior_read(r, t->dirfd, bak, shown_bak, &t->bak);
         }
-        if (r->as_record && r->profilefd >= 0) {
-                int k = managed_write(r->profilefd, AUTHSELECT_RECORD, shown(r->c, RECORD_PATH),
-                                      r->as_record, 0644);
-                if (k < 0)
-                        return k;
+        if (!r->as_record || r->profilefd < 0)
+                return;
+        if (r->profilefd != dir && dir_writable(r, r->profilefd, shown(r->c, RECORD_PATH)) < 0)
+                return;
+        prior_read(r, r->profilefd, AUTHSELECT_RECORD, shown(r->c, RECORD_PATH), &r->record);
+}
+
+/* Put dirfd/name back as p holds it (removed when there was none).  0 (also when only the
+ * directory could not be synced: the bytes are back) or a negative errno. */
+static int prior_restore(int dirfd, const char *name, const struct prior *p) {
+        int k = p->data ? fs_write_atomic(dirfd, name, p->data, p->len, p->mode) : fs_unlink_sync(dirfd, name);
+        return k == FS_ERR_DIRSYNC || k == -ENOENT ? 0 : k;
+}
+
+/* One target: its backup first (the old bytes as they were, so that the backup is exact; a
+ * failed directory sync of the backup alone does not stop the edit), then the file.  0 or a
+ * reported negative errno; t->bak.replaced and t->written say what was written. */
+static int commit_one(struct target *t) {
+        char bak[256];
+        snprintf(bak, sizeof bak, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX);
+        int k = fs_write_atomic(t->dirfd, bak, t->old, t->old_len, t->mode);
+        t->bak.replaced = k == 0 || k == FS_ERR_DIRSYNC;
+        if (!t->bak.replaced) {
+                log_error("%s%s: cannot write the backup: %s; %s is unchanged", t->display, PAMEDIT_BACKUP_SUFFIX,
+                          strerror(-k), t->display);
+                return k;
         }
-        return 0;
+        k = managed_write(t->dirfd, t->name, t->display, t->text, t->mode);
+        t->written = k == 0 || k == FS_ERR_DIRSYNC;   /* replaced, though not synced */
+        return k;
+}
+
+/*
+ * A write of the commit failed: every file it replaced (targets from from on, their backups,
+ * the record) goes back as it was, the last first.  A target put back, or never written, is
+ * no change any more (its text and note are dropped, so no output claims it); one that cannot
+ * be put back is said, with where its old text is.  0 when nothing this commit wrote is left
+ * changed, else -1 (said).
+ */
+static int undo_commit(struct run *r, size_t from) {
+        unsigned left = 0;
+        int k;
+
+        if (r->record.replaced && (k = prior_restore(r->profilefd, AUTHSELECT_RECORD, &r->record)) < 0) {
+                log_error("%s: cannot put it back as it was: %s", shown(r->c, RECORD_PATH), strerror(-k));
+                left++;
+        } else {
+                r->record.replaced = false;
+                free(r->as_record);
+                r->as_record = NULL;
+        }
+        for (size_t i = r->nt; i-- > from;) {
+                struct target *t = &r->t[i];
+                char bak[256];
+                snprintf(bak, sizeof bak, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX);
+                if (t->written && (k = fs_write_atomic(t->dirfd, t->name, t->old, t->old_len, t->mode)) < 0 &&
+                    k != FS_ERR_DIRSYNC) {
+                        log_error("%s: cannot put it back as it was: %s; it keeps the new text, the old one is in "
+                                  "%s%s", t->display, strerror(-k), t->display, PAMEDIT_BACKUP_SUFFIX);
+                        left++;
+                        continue;       /* its backup holds the old text: kept */
+                }
+                if (t->written)
+                        log_error("%s: put back as it was", t->display);
+                t->written = false;
+                if (t->bak.replaced && (k = prior_restore(t->dirfd, bak, &t->bak)) < 0) {
+                        log_error("%s%s: cannot put it back as it was: %s", t->display, PAMEDIT_BACKUP_SUFFIX,
+                                  strerror(-k));
+                        left++;
+                } else
+                        t->bak.replaced = false;
+                free(t->text);
+                t->text = NULL;
+                t->note[0] = '\0';
+        }
+        if (left)
+                log_error("%u file%s left changed", left, left == 1 ? "" : "s");
+        return left ? -1 : 0;
+}
+
+/* Write every changed target from from on, then the record; when a write fails, put back what
+ * this commit wrote (undo_commit()).  0 or a reported negative errno. */
+static int commit_targets(struct run *r, size_t from) {
+        int k = 0;
+        for (size_t i = from; i < r->nt && k == 0; i++)
+                if (r->t[i].text)
+                        k = commit_one(&r->t[i]);
+        if (k == 0 && r->as_record && r->profilefd >= 0) {
+                k = managed_write(r->profilefd, AUTHSELECT_RECORD, shown(r->c, RECORD_PATH), r->as_record, 0644);
+                r->record.replaced = k == 0 || k == FS_ERR_DIRSYNC;
+        }
+        if (k < 0 && undo_commit(r, from) == 0 && from == 0)
+                log_error("nothing changed");
+        return k;
 }
 
 /* "FILE: VERB NOTE" of a target, its file name and note through the one escaper (a tree's
@@ -856,6 +1003,7 @@ static int run_authselect(struct run *r, bool *ran) {
                 closep(&r->profilefd);
                 plan_authselect(r);
                 strv_truncate(&r->cmds, ncmds);
+                plan_writes(r, before);
                 if (r->errors || r->as_create) {
                         log_error("%s was made but not selected: %u problem%s with it", shown(r->c, AUTHSELECT_PROFILE_DIR),
                                   r->errors, r->errors == 1 ? "" : "s");
@@ -1082,6 +1230,8 @@ static int enable_disable(const struct ctx *c, bool disabling) {
                         plan_authselect(r);
         } else if (r->errors == 0 && r->need_authselect)
                 plan_authselect_disable(r);
+        if (r->errors == 0)
+                plan_writes(r, 0);
         if (r->errors) {
                 log_error("%u problem%s found; nothing written", r->errors, r->errors == 1 ? "" : "s");
                 return CMD_FINDINGS;
@@ -1093,8 +1243,17 @@ static int enable_disable(const struct ctx *c, bool disabling) {
                 print_lines(stdout, diff);
         if (!c->check) {
                 k = commit_targets(r, 0);
-                if (!k && !fs_root_is_set(c->root))
+                if (k < 0)
+                        return k;       /* said, and what was written put back: nothing to report */
+                if (!fs_root_is_set(c->root))
                         k = run_mechanisms(r, &ran);
+                /* the new profile's files were put back if they could not all be written */
+                if (k < 0) {
+                        free(diff);
+                        diff = NULL;
+                        if (collect_changes(r, &changed, &diff) < 0)
+                                return k;
+                }
         }
         if (c->json)
                 print_json(r, changed || (r->pending && (ran || c->check)), diff, ran);
