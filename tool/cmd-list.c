@@ -77,14 +77,21 @@ static void list_text(const struct lc_tree *t) {
                lc_tree_flavour_from(t));
         for (size_t fi = 0; fi < t->n_files; fi++) {
                 const struct lc_file *f = &t->files[fi];
-                if (f->open_error)
-                        printf("# %s: %s\n", f->display, strerror(-f->open_error));
+                if (f->open_error) {
+                        fputs("# ", stdout);
+                        str_escape_fputs(f->display, stdout);
+                        printf(": %s\n", strerror(-f->open_error));
+                }
                 for (size_t li = f->first; li < f->first + f->n; li++)
                         if (listed(&t->lines[li], &stop))
                                 list_text_line(t, &t->lines[li], stop);
         }
-        for (size_t i = 0; i < t->n_skipped; i++)
-                printf("# %s: not read (%s)\n", t->skipped[i].display, t->skipped[i].reason);
+        /* the names are the tree's bytes: through the one escaper, as check shows them */
+        for (size_t i = 0; i < t->n_skipped; i++) {
+                fputs("# ", stdout);
+                str_escape_fputs(t->skipped[i].display, stdout);
+                printf(": not read (%s)\n", t->skipped[i].reason);
+        }
 }
 
 int cmd_list(struct ctx *c) {

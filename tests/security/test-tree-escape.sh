@@ -1,8 +1,9 @@
 #!/bin/bash
-# A --root tree whose user name (etc/passwd), limits lines and limits.d file name hold an
-# escape sequence, a byte above 0x7f and a backslash: explain, list, check and doctor show
-# them, in text and with --json, through the one escaping rule (rdmalimits(8), OUTPUT): only
-# printable ASCII in any output, strict JSON, and the name as the rule's text in both.
+# A --root tree whose user name (etc/passwd), limits lines and limits.d file names hold an
+# escape sequence, a byte above 0x7f, a backslash and a newline: explain, list, check and
+# doctor show them, in text and with --json, through the one escaping rule (rdmalimits(8),
+# OUTPUT): only printable ASCII in any output, strict JSON, and the name as the rule's text
+# in both (list: also the names it does not read or cannot open).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 no_plan
 
@@ -16,6 +17,10 @@ printf 'root:x:0:0:root:/root:/bin/sh\n%s:x:1001:1001::/home/x:/bin/sh\n' "$U" >
 printf 'root:x:0:\ng:x:1001:\n' > "$R/etc/group"
 printf '*\tsoft\tmemlock\t8192\n%s\thard\tmemlock\t4096\n' "$U" > "$R/etc/security/limits.conf"
 printf '%s\tsoft\tmemlock\t1024\n' "$U" > "$R/etc/security/limits.d/a"$'\x1b\xfe'".conf"
+# names pam_limits does not read (list's last lines) and cannot open: an ESC and a newline
+# that, raw, would clear the screen and start a forged line
+: > "$R/etc/security/limits.d/s"$'\x1b[2J\nforged.txt'
+ln -s /nowhere "$R/etc/security/limits.d/u"$'\x1b[2J\nforged.conf'
 printf 'session required pam_limits.so\n' > "$R/etc/pam.d/sshd"
 printf 'Limit                     Soft Limit           Hard Limit           Units     \nMax locked memory         65536                8388608              bytes     \n' > "$R/proc/1/limits"
 
@@ -53,5 +58,11 @@ sys.exit(0 if found or sys.argv[3] == "doctor" else 1)
 		fi
 	done
 done
-check "list: the file name as the rule's text" grep -qF 'etc/security/limits.d/a\x1b\xfe.conf:1' <("$RDMALIMITS" --root "$R" --flavour debian list)
+"$RDMALIMITS" --root "$R" --flavour debian list > "$T/list" 2>&1
+check "list: the file name as the rule's text" grep -qF 'etc/security/limits.d/a\x1b\xfe.conf:1' "$T/list"
+check "list: a file it does not read, as the rule's text" \
+	grep -qxF '# etc/security/limits.d/s\x1b[2J\x0aforged.txt: not read (the name does not end in .conf; pam_limits reads only limits.d/*.conf)' "$T/list"
+check "list: a file it cannot open, as the rule's text" \
+	grep -qxF '# etc/security/limits.d/u\x1b[2J\x0aforged.conf: No such file or directory' "$T/list"
+check "list: no line forged by a name" bash -c '! grep -q "^forged" "$1"' _ "$T/list"
 done_testing
