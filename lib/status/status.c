@@ -634,9 +634,11 @@ static int read_proc_entry(struct ancestry *an, const struct status_filter *f, p
         p.gid = (gid_t)gid;
         p.nspid = field_nspid(st, pid);
         p.cap_ipc_lock = proc_field_cap(st, "CapEff", CAP_IPC_LOCK);
-        const char *name = proc_field(st, "Name", NULL);
-        if (name)
-                snprintf(p.comm, sizeof p.comm, "%.*s", (int)strcspn(name, "\n"), name);
+        /* comm's raw bytes, as doctor --pid reads them (the Name: line of status is escaped by
+         * the kernel already: a newline as \n, a backslash as \\) */
+        _cleanup_free_ char *comm = NULL;
+        if (proc_comm(pid, &comm) >= 0)
+                snprintf(p.comm, sizeof p.comm, "%s", comm);
         if (proc_read(pid, "limits", PROC_TEXT_MAX, &lim) >= 0 &&
             proc_limits_row(lim, "Max locked memory", &p.memlock.soft, &p.memlock.hard) >= 0)
                 p.limits_known = true;

@@ -6,8 +6,9 @@
 # JSON parses (strict) and Prometheus passes promtool, and no output holds a byte outside
 # printable ASCII.  The processes belong to root and to a throwaway uid (64377), mlock 64 KiB
 # each (so --prometheus --threshold 4K lists them) and are killed at the end; status runs with
-# --pid for each.  The kernel shows a name's newline and backslash in /proc/PID/status as \n
-# and \\, which status reads: those two are checked for raw bytes only.
+# --pid for each.  A name with a newline, a backslash and an ESC too: the kernel shows the first
+# two in /proc/PID/status as \n and \\, status shows comm's own bytes (/proc/PID/comm), the
+# same as doctor --pid, each escaped once.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 require_root "processes of another uid, a private /etc/passwd"
 if [ -z "${STATUS_ESCAPE_INSIDE:-}" ]; then
@@ -62,8 +63,8 @@ hold() {
 BYTES=$("$PY" -c 'print("".join("%02x" % b for b in list(range(1, 0x0a)) + list(range(0x0b, 0x20)) + [0x7f] + list(range(0x80, 0x100))))')
 NAMES=()
 for ((o = 0; o < ${#BYTES}; o += 30)); do NAMES+=("${BYTES:o:30}"); done
-# and one with the two the kernel escapes itself, and the user's process
-NAMES+=("$(printf 'a\nb\\c' | od -An -tx1 | tr -d ' \n')")
+# and one with the two the kernel escapes itself in status (and an ESC), and the user's process
+NAMES+=("$(printf 'a\nb\\c\033' | od -An -tx1 | tr -d ' \n')")
 : > "$T/cases"
 for n in "${NAMES[@]}"; do
 	hold "$n" || { fail "a process named $n started"; continue; }
@@ -82,6 +83,7 @@ while read -r pid hex who; do
 		timeout 60 "$RDMALIMITS" status "${opt[@]}" --pid "$pid" > "$T/$pid.$f" 2> "$T/$pid.$f.err"
 		echo $? > "$T/$pid.$f.rc"
 	done
+	timeout 60 "$RDMALIMITS" doctor --pid "$pid" > "$T/$pid.doctor" 2>&1
 done < "$T/cases"
 
 cat > "$T/check.py" <<'PY'
@@ -103,7 +105,6 @@ uname = bytes.fromhex(uname_hex)
 for line in open(T + "/cases"):
     pid, hexname, who = line.split()
     name = bytes.fromhex(hexname)
-    exact = b"\n" not in name and b"\\" not in name
     label = "pid %s named %s" % (pid, rule(name))
     want_comm, want_user = rule(name), (rule(uname) if who == "x" else "root")
     outs = {}
@@ -116,23 +117,27 @@ for line in open(T + "/cases"):
         outs[f] = data.decode("latin-1")
     # text: the row of the pid, its COMM and USER cells
     row = [l for l in outs["text"].splitlines() if re.match(r"\s*%s\s" % pid, l)]
-    ok = len(row) == 1 and (not exact or " %s " % want_comm in row[0] + " ") and " %s " % want_user in row[0]
+    ok = len(row) == 1 and " %s " % want_comm in row[0] + " " and " %s " % want_user in row[0]
     report(ok, "%s: text: COMM %s, USER %s" % (label, want_comm, want_user), repr(row))
     try:
         d = json.loads(outs["json"], strict=True)
         p = [x for x in d["processes"] if x["pid"] == int(pid)]
-        ok = len(p) == 1 and (not exact or p[0]["comm"] == want_comm) and p[0]["user"] == want_user
+        ok = len(p) == 1 and p[0]["comm"] == want_comm and p[0]["user"] == want_user
         ok = ok and (who != "x" or [u["user"] for u in d["users"]] == [want_user])
         report(ok, "%s: json: comm and user" % label, repr(p[:1]))
     except ValueError as e:
         report(False, "%s: json parses" % label, str(e))
     m = re.search(r'^rdmalimit_process_memlock_limit_bytes\{pid="%s",comm="((?:[^"\\]|\\.)*)",user="((?:[^"\\]|\\.)*)"' % pid,
                   outs["prom"], re.M)
-    ok = m is not None and (not exact or unescape_prom(m.group(1)) == want_comm) and unescape_prom(m.group(2)) == want_user
+    ok = m is not None and unescape_prom(m.group(1)) == want_comm and unescape_prom(m.group(2)) == want_user
     report(ok, "%s: prometheus: comm and user labels" % label, m.group(0) if m else "no sample")
     chk = subprocess.run(["promtool", "check", "metrics"], input=outs["prom"].encode("latin-1"),
                          capture_output=True)
     report(chk.returncode == 0, "%s: prometheus: promtool check metrics" % label, chk.stderr.decode()[:200])
+    # doctor --pid reads comm the same way (/proc/PID/comm): the same text
+    doc = open("%s/%s.doctor" % (T, pid), "rb").read().decode("latin-1")
+    report(" %s (pid %s)" % (want_comm, pid) in doc, "%s: doctor --pid shows the comm status shows" % label,
+           [l for l in doc.splitlines() if "(pid %s)" % pid in l][:1])
 PY
 if command -v promtool > /dev/null 2>&1; then
 	"$PY" "$T/check.py" "$T" "$(printf '%s' "$UNAME" | od -An -tx1 | tr -d ' \n')" > "$T/results" 2>&1
@@ -140,10 +145,10 @@ if command -v promtool > /dev/null 2>&1; then
 		if [ "$verdict" = ok ]; then ok "$desc"; else fail "$desc"; fi
 	done < "$T/results"
 	judged=$(grep -c $'^ok\t\|^not ok\t' "$T/results")
-	if [ "$judged" -eq $(($(wc -l < "$T/cases") * 7)) ] && ! grep -qv $'^ok\t\|^not ok\t' "$T/results"; then
-		ok "the checker judged every process, 7 checks each ($judged)"
+	if [ "$judged" -eq $(($(wc -l < "$T/cases") * 8)) ] && ! grep -qv $'^ok\t\|^not ok\t' "$T/results"; then
+		ok "the checker judged every process, 8 checks each ($judged)"
 	else
-		not_ok "the checker judged every process, 7 checks each ($judged)" "$(grep -v $'^ok\t\|^not ok\t' "$T/results")"
+		not_ok "the checker judged every process, 8 checks each ($judged)" "$(grep -v $'^ok\t\|^not ok\t' "$T/results")"
 	fi
 else
 	skip_ci "promtool is installed (Debian package prometheus)"
