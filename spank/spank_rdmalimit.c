@@ -137,6 +137,10 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
 
         if (!spank_remote(sp))
                 return 0;
+        /* Two plugstack lines that load this plugin share this copy (one dlopen handle) and call
+         * this hook once each: the last line's decides, as explain --slurm says, even when it
+         * fails (an earlier line's decision would otherwise be applied) */
+        state.decided = state.applied = false;
         parse_args(ac, av, &state.a);
         step_tag(sp, state.tag, sizeof state.tag);
         if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS) {

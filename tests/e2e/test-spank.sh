@@ -242,6 +242,16 @@ if [ "$hard" = 0 ]; then ok "broken policy, strict, required: the step fails (no
 check "broken policy, strict: slurmd's log says why" grep -qE "spank_rdmalimit: job=[0-9]+\.0: no decision \(Invalid argument\): strict: an error for Slurm" "$W/slurmd.log"
 echo "optional $SPANK_PLUGIN cache=" > "$W/etc/plugstack.conf"
 cp "$W/policy.good" /etc/security/rdmalimit.conf
+
+# --- two lines that load the plugin: Slurm loads it once a line into the same copy (one dlopen
+# handle), and each line's init runs: the last line decides, as explain --slurm says.  Its
+# policy missing, nothing is applied; the first line's decision was applied before.
+printf 'optional %s cache=\noptional %s conf=/nonexistent/rdmalimit.conf cache=\n' "$SPANK_PLUGIN" "$SPANK_PLUGIN" \
+	> "$W/etc/plugstack.conf"
+run alice "$low" alice-two-lines
+check "two plugin lines, the last one's policy missing: not the first line's policy ($soft != $policy)" \
+	test "$soft" != "$policy"
+echo "optional $SPANK_PLUGIN cache=" > "$W/etc/plugstack.conf"
 # the daemons go: PID 1 of the sandbox's PID namespace exits after them
 for f in "$W/slurmd.pid" "$W/slurmctld.pid" "$W/munge/munged.pid"; do
 	[ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null
