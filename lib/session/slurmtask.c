@@ -14,6 +14,7 @@
 #include <sys/resource.h>
 
 #include "doctor.h"
+#include "escape.h"
 #include "fsutil.h"
 #include "macro.h"
 #include "procfs.h"
@@ -128,6 +129,16 @@ static int plugin_decide(const struct slurm_task_input *in, const struct spank_l
                 return 0;
         }
         r = ident_user(in->id, in->user, &u);
+        /* a job carries its uid, and the plugin looks the user up by it (getpwuid()): with two
+         * names for one uid, the name NSS gives that uid decides, as in the plugin */
+        const struct id_user *by_uid;
+        if (r >= 0 && (r = ident_user_by_uid(in->id, u->uid, &by_uid)) >= 0 && !streq(by_uid->name, u->name)) {
+                char a[ESCAPE_NAME_MAX], b[ESCAPE_NAME_MAX];
+                step(t, "the passwd entries (getpwuid())", "a job carries the uid %u, which the plugin looks up: "
+                     "its user is %s, not %s", (unsigned)u->uid, str_escape(by_uid->name, a, sizeof a),
+                     str_escape(u->name, b, sizeof b));
+                u = by_uid;
+        }
         if (r >= 0)
                 r = policy_user_groups(in->policy, in->id, u, &groups, &n);
         if (r == -ENOMEM)

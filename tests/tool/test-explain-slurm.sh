@@ -109,6 +109,16 @@ check "plugin, non-member: Slurm's behaviour (the submit shell's soft)" is $((4 
 check "... no rule, said" has "no rule of the policy matches bob: the plugin changes nothing"
 ex carol --submit-memlock 4M
 check "plugin, carol's rule above slurmd's hard, slurmd with CAP_SYS_RESOURCE (a tree: assumed): 4 GiB" is $((4 * GiB)) $((4 * GiB)) plugin
+# a second name for carol's uid: a job carries the uid, the plugin looks it up (getpwuid(): the
+# first entry, carol), so a rule for the second name never applies to its jobs
+sed -i 's/^carol:.*/&\ncarol2:x:1003:1003::\/home\/carol:\/bin\/sh/' "$R/etc/passwd"
+printf 'version = 1;\nrules = (\n  { group = "rdma_users"; memlock = "512M"; },\n  { user = "carol2"; memlock = "2G"; }\n);\n' \
+	> "$R/etc/security/rdmalimit.conf"
+ex carol2 --submit-memlock 4M
+check "two names for one uid: the plugin's user is the uid's (carol, no rule), not carol2's rule" is $((4 * MiB)) $GiB propagated
+check "... said, with the uid" has "a job carries the uid 1003, which the plugin looks up: its user is carol, not carol2"
+mkroot
+echo 'optional spank_rdmalimit.so' > "$R/etc/slurm/plugstack.conf"
 
 # the plugin from an included file, with conf=
 : > "$R/etc/slurm/plugstack.conf"
