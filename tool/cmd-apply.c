@@ -24,6 +24,7 @@ struct edit {
         int dirfd;
         int lockfd;              /* held until edit_done() */
         bool exists;
+        bool new_dir;            /* limits.d did not exist: apply makes it (--check: would) */
         bool legacy;             /* the entries come from DROPIN_LEGACY_NAME, moved to name */
         char *old;               /* current content ("" when new) */
         size_t old_len;
@@ -39,9 +40,25 @@ static void edit_done(struct edit *e) {
         closep(&e->lockfd);
 }
 
-/* Open limits.d, lock it, read and parse the drop-in into e (dirfd and lockfd -1).  Returns 0
- * or a CMD_* outcome. */
-static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
+/* Is limits.d missing, nothing at all at its name (not even a link), and could apply make it
+ * (its parent is a directory; when it is not, apply fails to, and --check with it)?  A missing
+ * limits.d is one that holds no drop-in: remove has nothing to take out, apply --check says the
+ * directory and the file would be made.  1, 0, or -ENOMEM. */
+static int limits_dir_missing(const struct ctx *c, bool apply) {
+        _cleanup_free_ char *parent = strndup(LC_LIMITS_DIR, (size_t)(strrchr(LC_LIMITS_DIR, '/') - LC_LIMITS_DIR));
+        struct stat st;
+
+        if (!parent)
+                return -ENOMEM;
+        if (fs_stat_in_root(c->root, LC_LIMITS_DIR, true, &st) != -ENOENT)
+                return 0;
+        return !apply || (fs_stat_in_root(c->root, parent, false, &st) == 0 && S_ISDIR(st.st_mode));
+}
+
+/* Open limits.d, lock it, read and parse the drop-in into e (dirfd and lockfd -1).  apply makes
+ * limits.d when it is missing (--check: says it would); remove finds no drop-in there.  Returns
+ * 0 or a CMD_* outcome. */
+static int edit_begin(const struct ctx *c, struct edit *e, bool apply) {
         _cleanup_(diag_list_clear) struct diag_list diags = {};
         const char *why;
         int r;
@@ -54,8 +71,15 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool create_dir) {
         e->dir = fs_root_path(c->root, LC_LIMITS_DIR);
         if (!e->dir || asprintf(&e->display, "%s/%s", e->dir, e->name) < 0)
                 return log_oom();
+        r = limits_dir_missing(c, apply);
+        if (r < 0)
+                return log_oom();
+        e->new_dir = r > 0 && apply;
+        if (r > 0 && (!apply || c->check))
+                return (e->old = strdup("")) ? 0 : log_oom();   /* nothing to read, lock or write */
         /* under --root, resolved inside the tree: a link in it never leads to the host's files */
-        r = ctx_open_dir_locked(c, LC_LIMITS_DIR, create_dir ? FS_DIR_CREATE : 0, e->dir, &e->dirfd, &e->lockfd);
+        r = ctx_open_dir_locked(c, LC_LIMITS_DIR, apply && !c->check ? FS_DIR_CREATE : 0, e->dir, &e->dirfd,
+                                &e->lockfd);
         if (r)
                 return r;
         /* the default name used to be DROPIN_LEGACY_NAME: its entries move to the new name */
@@ -483,6 +507,8 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
         else if (eff_rc)
                 ;
         else if (!c->quiet) {
+                if (e->new_dir)
+                        printf("%s: %s\n", e->dir, c->check ? "would be created" : "created");
                 if (!changed)
                         printf("%s: unchanged, %s\n", e->display,
                                removing ? "no entries for that domain" : "it already says that");
@@ -576,7 +602,7 @@ int cmd_apply(struct ctx *c) {
         if (r == 0)
                 r = apply_parse_limits(c, &l);
         if (r == 0)
-                r = edit_begin(c, &e, !c->check);
+                r = edit_begin(c, &e, true);
         if (r)
                 return r;
         if ((l.has_soft && dropin_set(&e.d, domain, LC_SOFT, l.soft) < 0) ||

@@ -157,14 +157,15 @@ static int unit_parse_args(const struct ctx *c, struct unit_edit *e) {
 }
 
 /* The unit directory inside --root (a link in the tree never leads to the host), locked there
- * (its dotfiles are no units).  0, a reported -errno, or ctx_lock()'s outcome. */
+ * (its dotfiles are no units).  Missing, remove has nothing to take out; apply fails, and
+ * --check with it.  0, a reported -errno, or ctx_lock()'s outcome. */
 static int unit_open_sysdir(const struct ctx *c, struct unit_edit *e) {
         e->sysdir = fs_root_path(c->root, UNIT_DIR);
         if (!e->sysdir || asprintf(&e->dname, "%s.d", e->unit) < 0 || asprintf(&e->dir, "%s/%s", e->sysdir, e->dname) < 0 ||
             asprintf(&e->display, "%s/%s", e->dir, e->name) < 0)
                 return log_oom();
         int r = fs_open_dir_in_root(c->root, UNIT_DIR, 0, &e->sfd);
-        if (r < 0 && (r != -ENOENT || (!e->removing && !c->check))) {
+        if (r < 0 && (r != -ENOENT || !e->removing)) {
                 if (r == -ENOENT || r == -ENOTDIR)
                         log_error("%s does not exist: is this a systemd system?", e->sysdir);
                 else
