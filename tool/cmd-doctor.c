@@ -140,6 +140,12 @@ static int doctor_session_of(const char *user, const char *service, pid_t servic
         return 0;
 }
 
+/* UsePAM=1: the PAM session "slurm" slurmstepd opens, as explain --slurm models it. */
+static int doctor_slurm_pam(const char *user, const struct slurm_conf *conf, const struct lc_service *sd,
+                            struct slurm_pam *ret, bool *ret_used, void *data) {
+        return tool_slurm_pam(data, user, conf, sd, ret, ret_used);
+}
+
 int cmd_doctor(struct ctx *c) {
         _cleanup_(diag_list_clear) struct diag_list rep = {}, pd = {};
         _cleanup_(lc_tree_freep) struct lc_tree *t = NULL;
@@ -182,6 +188,7 @@ int cmd_doctor(struct ctx *c) {
                 .slurm_conf = c->slurm_conf,
                 .session_of = c->pid && !c->root ? doctor_session_of : NULL,
                 .session_data = c,
+                .slurm_pam_of = doctor_slurm_pam,
         };
         r = doctor_run(&in, &rep);
         if (r < 0) {

@@ -36,6 +36,8 @@ struct slurm_explain {
         struct hw_summary *hw;
         char cache[256];
         int cache_r;
+        bool use_pam;                    /* UsePAM=1: pam is slurmstepd's PAM session */
+        struct slurm_pam pam;
         uint64_t submit;
         char submit_from[160];
         bool submit_option;
@@ -131,6 +133,44 @@ static int load_config(const struct ctx *c, struct slurm_explain *e) {
         return 0;
 }
 
+int tool_slurm_pam(const struct ctx *c, const char *user, const struct slurm_conf *conf, const struct lc_service *sd,
+                   struct slurm_pam *ret, bool *ret_used) {
+        struct ctx cc = *c;
+        _cleanup_(tool_session_clear) struct tool_session s = {};
+        char user_e[ESCAPE_NAME_MAX];
+        const char *where;
+
+        *ret = (struct slurm_pam){};
+        *ret_used = slurm_conf_usepam(conf, &where);
+        if (!*ret_used)
+                return 0;
+        ret->where = where;
+        cc.service = "slurm";
+        cc.given &= ~(unsigned)(OPT_SERVICE | OPT_CONF);
+        cc.json = false;
+        int r = tool_session_load_svc(&cc, user, sd, &s);
+        if (r)
+                return r == -ENOMEM ? r : -EINVAL;   /* said */
+        const struct session_model *m = &s.m;
+        ret->opens = m->kind == LC_SESSION_LIMITS || m->kind == LC_SESSION_NO_LIMITS;
+        ret->known = m->final_known;
+        ret->got = m->final;
+        str_escape(user, user_e, sizeof user_e);
+        if (ret->opens)
+                snprintf(ret->why, sizeof ret->why, "as explain %s --service slurm models it", user_e);
+        else
+                snprintf(ret->why, sizeof ret->why, "%.500s", m->cause);
+        return 0;
+}
+
+/* UsePAM=1: the PAM session "slurm" that slurmstepd, with slurmd's limits, opens for the user. */
+static int load_pam(const struct ctx *c, const char *user, struct slurm_explain *e) {
+        int r = tool_slurm_pam(c, user, &e->conf, &e->sd.svc, &e->pam, &e->use_pam);
+        if (r == -ENOMEM)
+                return log_oom();
+        return r < 0 ? CMD_FINDINGS : 0;
+}
+
 static int load_all(const struct ctx *c, const char *user, struct slurm_explain *e) {
         int r;
 
@@ -149,10 +189,10 @@ static int load_all(const struct ctx *c, const char *user, struct slurm_explain 
                 log_error("--pid %d: cannot read its limits: %s", (int)c->pid, errno_text(r));
                 return CMD_FINDINGS;
         }
-        if ((r = load_policy(c, e)))
+        if ((r = load_pam(c, e->u->name, e)) || (r = load_policy(c, e)))
                 return r;
         const struct slurm_task_input in = {
-                .conf = &e->conf, .stack = &e->stack, .slurmd = &e->sd, .submit_known = true,
+                .pam = e->use_pam ? &e->pam : NULL, .conf = &e->conf, .stack = &e->stack, .slurmd = &e->sd, .submit_known = true,
                 .submit_soft = e->submit, .submit_from = e->submit_from, .id = e->id, .user = e->u->name,
                 .policy = e->p, .policy_file = e->policy_path, .policy_error = e->refused, .hw = e->hw,
         };
@@ -183,8 +223,9 @@ static void explain_text(const struct slurm_explain *e) {
         char user[ESCAPE_NAME_MAX], a[4096], b[4096], sz[SIZE_FMT_MAX];
 
         str_escape(e->u->name, user, sizeof user);
-        printf("User %s (uid %u, gid %u): a Slurm job task on this node (slurmstepd, no PAM session)\n", user,
-               (unsigned)e->u->uid, (unsigned)e->u->gid);
+        printf("User %s (uid %u, gid %u): a Slurm job task on this node (slurmstepd, %s)\n", user,
+               (unsigned)e->u->uid, (unsigned)e->u->gid,
+               e->use_pam ? "after the PAM session \"slurm\" it opens: UsePAM=1" : "no PAM session");
         printf("slurm.conf: %s; plugstack.conf: %s%s\n",
                e->conf.file ? str_escape(e->conf.file, a, sizeof a) : "none found (assumed: Slurm's defaults)",
                str_escape(e->stack.file, b, sizeof b), e->stack.exists ? "" : " (does not exist: no plugin)");
@@ -283,6 +324,18 @@ static void explain_json(const struct slurm_explain *e) {
         json_kstr(&j, "where", t->propagate_where);
         json_obj_end(&j);
         json_plugin(&j, e);
+        json_key(&j, "pam");
+        if (!e->use_pam)
+                json_null(&j);
+        else {
+                json_obj_begin(&j);
+                json_kstr(&j, "where", e->pam.where);
+                json_kbool(&j, "opens", e->pam.opens);
+                json_klimit_opt(&j, "memlock_soft", e->pam.opens && e->pam.known, e->pam.got.soft);
+                json_klimit_opt(&j, "memlock_hard", e->pam.opens && e->pam.known, e->pam.got.hard);
+                json_kstr(&j, "why", e->pam.why);
+                json_obj_end(&j);
+        }
         json_kobj_begin(&j, "slurmd");
         json_kstr(&j, "from", slurmd_from_name(e->sd.from));
         json_kstr(&j, "process", sd->source);
@@ -325,9 +378,9 @@ int cmd_explain_slurm(struct ctx *c) {
         int r;
 
         if (c->given & OPT_SERVICE) {
-                log_error("--service names the PAM service of a session; --slurm models a job task, which "
-                          "slurmstepd starts without PAM (UsePAM=1 opens the service slurm: --service slurm "
-                          "without --slurm)");
+                log_error("--service names the PAM service of a session; --slurm models a job task (with "
+                          "UsePAM=1 the session of the service slurm that slurmstepd opens is part of it; "
+                          "--service slurm without --slurm shows that session alone)");
                 return CMD_USAGE;
         }
         r = load_all(c, c->argv[0], &e);
@@ -386,12 +439,17 @@ int slurm_task_origin(const struct ctx *c, struct slurm_origin **cache, uid_t ui
                 return -ENOMEM;
         if (origin_load(c, o) < 0 || ident_user_by_uid(o->e.id, uid, &u) < 0)
                 return 0;   /* nothing to model: the caller keeps its own words */
+        struct slurm_pam pam;
+        bool use_pam;
+        int r = tool_slurm_pam(c, u->name, &o->e.conf, &o->e.sd.svc, &pam, &use_pam);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
         const struct slurm_task_input in = {
-                .conf = &o->e.conf, .stack = &o->e.stack, .slurmd = &o->e.sd,
+                .pam = use_pam ? &pam : NULL, .conf = &o->e.conf, .stack = &o->e.stack, .slurmd = &o->e.sd,
                 .submit_from = "not known to status (the submit shell's)", .id = o->e.id, .user = u->name,
                 .policy = o->e.p, .policy_file = o->e.policy_path, .policy_error = o->e.refused, .hw = o->e.hw,
         };
-        int r = slurm_task_model(&in, &t);
+        r = slurm_task_model(&in, &t);
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
         enum slurm_task_match m = slurm_task_check(&t, live);

@@ -376,7 +376,19 @@ static int stack_unknown(const char *service, const struct pam_stack *st) {
         return CMD_FINDINGS;
 }
 
+static int session_load(const struct ctx *c, const char *user, pid_t pid, const struct lc_service *given,
+                        bool pam_direct, struct tool_session *s);
+
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, bool pam_direct, struct tool_session *s) {
+        return session_load(c, user, pid, NULL, pam_direct, s);
+}
+
+int tool_session_load_svc(const struct ctx *c, const char *user, const struct lc_service *svc, struct tool_session *s) {
+        return session_load(c, user, 0, svc, false, s);
+}
+
+static int session_load(const struct ctx *c, const char *user, pid_t pid, const struct lc_service *given,
+                        bool pam_direct, struct tool_session *s) {
         struct pam_stack st = {};
         long lim, mod;
         int r;
@@ -391,7 +403,9 @@ int tool_session_load(const struct ctx *c, const char *user, pid_t pid, bool pam
         }
         shown_lines(&st, &lim, &mod);
         r = load_tree(c, &st, lim, user, s);
-        if (!r)
+        if (!r && given)
+                s->svc = *given;
+        else if (!r)
                 r = load_service(c, s->service, pid, s);
         if (!r && load_copies(c, &st, mod, user, s) < 0)
                 r = log_oom();

@@ -99,6 +99,13 @@ int cmd_explain_slurm(struct ctx *c);
 /* status: where the memlock of a running Slurm task of uid came from, by explain --slurm's model
  * (the submit shell's limit unknown), into buf; *cache holds what is read once (free it with
  * slurm_origin_free()).  1 when buf is set, 0 when there is nothing to model, -ENOMEM. */
+/* UsePAM=1 (*ret_used): the PAM session "slurm" slurmstepd opens for user, modelled from slurmd's
+ * limits and capability sd, into *ret.  0 (*ret_used false: no UsePAM), -ENOMEM, -EINVAL when
+ * the session cannot be modelled (logged). */
+struct slurm_conf;
+struct slurm_pam;
+int tool_slurm_pam(const struct ctx *c, const char *user, const struct slurm_conf *conf, const struct lc_service *sd,
+                   struct slurm_pam *ret, bool *ret_used);
 struct slurm_origin;
 int slurm_task_origin(const struct ctx *c, struct slurm_origin **cache, uid_t uid, struct rl_pair live, char *buf,
                       size_t size);
@@ -207,6 +214,10 @@ struct tool_session {
  * service's daemon does about PAM.  0, a reported negative errno, or CMD_FINDINGS (the model
  * cannot be built). */
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, bool pam_direct, struct tool_session *ret);
+/* The same, opened by a process with svc's limits and capability (UsePAM=1: slurmstepd, which
+ * starts with slurmd's). */
+int tool_session_load_svc(const struct ctx *c, const char *user, const struct lc_service *svc,
+                          struct tool_session *ret);
 void tool_session_clear(struct tool_session *s);
 /* What the lines of a stack read, for the views without a user (doctor, enable) and the
  * session engine's walks for every user (session_walks_every_user()): each pam_rdmalimit

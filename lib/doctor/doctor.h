@@ -43,6 +43,8 @@ int doctor_add(struct diag_list *rep, enum doctor_group group, enum diag_severit
 const char *doctor_group_name(enum doctor_group g);     /* "ssh login", ... */
 
 struct session_lines;
+struct slurm_conf;
+struct slurm_pam;
 
 /* What a new session of a user through a service ends with, and its target, judged on a
  * process's memlock (session.h's session_target()). */
@@ -91,6 +93,12 @@ struct doctor_input {
         int (*session_of)(const char *user, const char *service, pid_t service_pid, uint64_t got_soft,
                           uint64_t got_hard, struct doctor_session *ret, void *data);
         void *session_data;
+        /* UsePAM=1: the PAM session "slurm" of user that slurmstepd, with slurmd's limits sd,
+         * opens before the tasks, modelled as explain --slurm models it (session_data is its
+         * data): 0 with *ret (*ret_used false: no UsePAM), -EINVAL when it cannot be modelled,
+         * -ENOMEM.  NULL: not modelled, and running steps are then not compared under UsePAM. */
+        int (*slurm_pam_of)(const char *user, const struct slurm_conf *conf, const struct lc_service *sd,
+                            struct slurm_pam *ret, bool *ret_used, void *data);
 };
 
 /* Run every check.  Returns 0, or -ENOMEM (the report then holds what was found so far). */

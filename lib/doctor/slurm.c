@@ -264,6 +264,21 @@ static int step_compare(struct doc *d, const struct slurm_task_input *base, cons
                 return doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-step-user-unknown", where, NULL,
                                   "its uid %u has no user name here: nothing to predict", (unsigned)p->uid);
         in.user = u->name;
+        /* UsePAM=1: the tasks start from slurmstepd's PAM session "slurm" */
+        struct slurm_pam pam;
+        bool use_pam = false;
+        const char *pam_where;
+        r = d->in->slurm_pam_of ? d->in->slurm_pam_of(u->name, base->conf, &base->slurmd->svc, &pam, &use_pam,
+                                                       d->in->session_data)
+                                : slurm_conf_usepam(base->conf, &pam_where) ? -EINVAL : 0;
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurm-step-pam-unknown", where, NULL,
+                                  "user %s: memlock %s; UsePAM=1 and the PAM session \"slurm\" slurmstepd opens "
+                                  "cannot be modelled: not compared", u->name, fmt_pair(p->memlock.soft,
+                                                                                       p->memlock.hard, got));
+        in.pam = use_pam ? &pam : NULL;
         if ((r = slurm_task_model(&in, &t)) < 0)
                 return r == -ENOMEM ? r : 0;
         fmt_pair(p->memlock.soft, p->memlock.hard, got);

@@ -63,7 +63,7 @@ static char *next_line(char **cursor) {
 /* slurm.conf */
 
 void slurm_conf_clear(struct slurm_conf *c) {
-        struct slurm_value *v[] = { &c->limits, &c->except, &c->plugstack, &c->plugindir };
+        struct slurm_value *v[] = { &c->limits, &c->except, &c->plugstack, &c->plugindir, &c->usepam };
         for (size_t i = 0; i < ELEMENTSOF(v); i++) {
                 free(v[i]->value);
                 free(v[i]->where);
@@ -139,6 +139,7 @@ static int conf_pairs(char *p, const char *where, struct slurm_conf *c) {
                 { "PropagateResourceLimitsExcept", offsetof(struct slurm_conf, except) },
                 { "PlugStackConfig", offsetof(struct slurm_conf, plugstack) },
                 { "PluginDir", offsetof(struct slurm_conf, plugindir) },
+                { "UsePAM", offsetof(struct slurm_conf, usepam) },
         };
         for (;;) {
                 while (blank(*p))
@@ -259,6 +260,15 @@ static int list_names_memlock(const char *list) {
  * parse_rlimits(): "NONE" flips the flag for every limit, "ALL" sets it for every limit, a list
  * sets it for the limits it names and the opposite for the others.
  */
+bool slurm_conf_usepam(const struct slurm_conf *c, const char **ret_where) {
+        static const char *const yes[] = { "yes", "up", "true", "1" };
+        *ret_where = c->usepam.where;
+        for (size_t i = 0; c->usepam.value && i < ELEMENTSOF(yes); i++)
+                if (strcasecmp(c->usepam.value, yes[i]) == 0)
+                        return true;
+        return false;
+}
+
 int slurm_conf_propagation(const struct slurm_conf *c, enum slurm_propagate *ret, char **ret_what,
                            const char **ret_where) {
         const struct slurm_value *v = c->except.value ? &c->except : c->limits.value ? &c->limits : NULL;

@@ -49,7 +49,7 @@ struct slurm_conf {
         char *path;                  /* the slurm.conf read (absolute, inside the root); NULL: none */
         char *file;                  /* ... as shown (relative to the root) */
         int error;                   /* it exists but cannot be read: a negative errno, else 0 */
-        struct slurm_value limits, except, plugstack, plugindir;
+        struct slurm_value limits, except, plugstack, plugindir, usepam;
         struct visit walk;           /* its error: an Include cycle or the bound, at walk.where */
 };
 
@@ -60,6 +60,10 @@ struct slurm_conf {
  */
 int slurm_conf_read(const char *root, const char *path, struct slurm_conf *ret);
 void slurm_conf_clear(struct slurm_conf *c);
+
+/* UsePAM=1: slurmstepd opens a PAM session of the service "slurm" before the tasks (Slurm's
+ * boolean: yes, up, true, 1 in any case; no, down, false, 0); *ret_where its FILE:LINE. */
+bool slurm_conf_usepam(const struct slurm_conf *c, const char **ret_where);
 
 enum slurm_propagate {
         SLURM_PROP_YES,              /* the submit shell's soft memlock goes into the tasks */

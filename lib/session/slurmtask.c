@@ -279,9 +279,11 @@ enum slurm_task_match slurm_task_check(const struct slurm_task *t, struct rl_pai
         return t->hard_known ? SLURM_MATCH_NO : SLURM_MATCH_UNKNOWN;
 }
 
-int slurm_task_model(const struct slurm_task_input *in, struct slurm_task *ret) {
+int slurm_task_model(const struct slurm_task_input *in_given, struct slurm_task *ret) {
         struct slurm_task t = { .plugin_line = -1 };
-        const struct lc_service *sd = &in->slurmd->svc;
+        struct slurm_task_input in_pam;
+        const struct slurm_task_input *in = in_given;
+        struct slurmd_info after_pam;
         char a[2 * SIZE_FMT_MAX + 16];
         int r = task_config(in, &t);
 
@@ -291,10 +293,34 @@ int slurm_task_model(const struct slurm_task_input *in, struct slurm_task *ret) 
                 *ret = t;
                 return 0;
         }
-        step(&t, in->slurmd->where, "slurmstepd starts each task with slurmd's memlock: %s (%s), %s CAP_SYS_RESOURCE",
+        const struct lc_service *sd = &in->slurmd->svc;
+        step(&t, in->slurmd->where, "slurmstepd starts %s slurmd's memlock: %s (%s), %s CAP_SYS_RESOURCE",
+             in->pam ? "with" : "each task with",
              sd->rl[RLIMIT_MEMLOCK].known ? pair_text((struct rl_pair){ sd->rl[RLIMIT_MEMLOCK].soft,
                                                                         sd->rl[RLIMIT_MEMLOCK].hard }, a) : "unknown",
              sd->source, sd->cap_sys_resource ? "with" : "without");
+        if (in->pam && !in->pam->opens) {
+                t.by = SLURM_TASK_NO_TASK;
+                snprintf(t.cause, sizeof t.cause, "UsePAM=1: the PAM session \"slurm\" that slurmstepd opens fails "
+                         "(%.300s): pam_setup() fails and Slurm fails the job step", in->pam->why);
+                step(&t, in->pam->where, "%s", t.cause);
+                *ret = t;
+                return 0;
+        }
+        if (in->pam) {
+                /* the tasks inherit slurmstepd's limits after its PAM session: the rest of the
+                 * path starts from them */
+                after_pam = *in->slurmd;
+                after_pam.svc.rl[RLIMIT_MEMLOCK] = (struct lc_rl){ .known = in->pam->known, .soft = in->pam->got.soft,
+                                                                   .hard = in->pam->got.hard };
+                snprintf(after_pam.where, sizeof after_pam.where, "%s", in->pam->where);
+                in_pam = *in;
+                in_pam.slurmd = &after_pam;
+                in = &in_pam;
+                step(&t, in->pam->where, "UsePAM=1: slurmstepd opens the PAM session \"slurm\" as root before it forks "
+                     "the tasks, which inherit its limits: memlock %s (%.300s)",
+                     in->pam->known ? pair_text(in->pam->got, a) : "unknown", in->pam->why);
+        }
         if (t.plugin_line >= 0) {
                 const struct spank_line *l = &in->stack->lines[t.plugin_line];
                 if ((r = plugin_decide(in, l, &t)) < 0)

@@ -73,7 +73,18 @@ enum slurm_task_by {
 };
 const char *slurm_task_by_name(enum slurm_task_by b);  /* "no-task", "plugin", "propagated", "slurmd" */
 
+/* UsePAM=1: the PAM session "slurm" that slurmstepd opens (pam_setup(), as root, before it forks
+ * the tasks, which inherit its limits), as the session engine models it from slurmd's limits. */
+struct slurm_pam {
+        const char *where;           /* the UsePAM line, FILE:LINE */
+        bool opens;                  /* false: pam_setup() fails, and Slurm fails the job step */
+        bool known;                  /* its memlock is known */
+        struct rl_pair got;          /* slurmstepd's memlock after it */
+        char why[512];               /* what decides it, or why it fails */
+};
+
 struct slurm_task_input {
+        const struct slurm_pam *pam; /* NULL: no UsePAM (slurmstepd opens no PAM session) */
         const struct slurm_conf *conf;
         const struct plugstack *stack;
         const struct slurmd_info *slurmd;

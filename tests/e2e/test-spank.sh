@@ -252,6 +252,23 @@ run alice "$low" alice-two-lines
 check "two plugin lines, the last one's policy missing: not the first line's policy ($soft != $policy)" \
 	test "$soft" != "$policy"
 echo "optional $SPANK_PLUGIN cache=" > "$W/etc/plugstack.conf"
+
+# --- UsePAM=1: slurmstepd opens the PAM session "slurm" as root before it forks the tasks, which
+# inherit its limits: bob (no rule) gets what pam_limits sets there, as explain --slurm predicts
+printf 'auth required pam_permit.so\naccount required pam_permit.so\nsession required pam_limits.so\n' > /etc/pam.d/slurm
+printf 'bob soft memlock %s\nbob hard memlock %s\n' "$(kib "$low")" "$(kib "$policy")" | sandbox_limits_d 50-slurm.conf
+conf PropagateResourceLimitsExcept=MEMLOCK UsePAM=1 > "$W/etc/slurm.conf"
+scontrol reconfigure 2> /dev/null || diag "scontrol reconfigure failed"
+sleep 1
+run bob "$high" bob-usepam
+check "UsePAM=1: bob's task has what the slurm PAM session's pam_limits set ($soft $hard = $low $policy)" \
+	test "$soft $hard" = "$low $policy"
+st=$(steps bob)
+check "UsePAM=1: doctor finds bob's running step as explain --slurm predicts it, no MISMATCH ($st)" \
+	test "$st" = "slurm-step-memlock user bob"
+conf PropagateResourceLimitsExcept=MEMLOCK > "$W/etc/slurm.conf"
+scontrol reconfigure 2> /dev/null || diag "scontrol reconfigure failed"
+sleep 1
 # the daemons go: PID 1 of the sandbox's PID namespace exits after them
 for f in "$W/slurmd.pid" "$W/slurmctld.pid" "$W/munge/munged.pid"; do
 	[ -s "$f" ] && kill "$(cat "$f")" 2>/dev/null

@@ -179,6 +179,31 @@ ex bob --pid "$slurmd_pid" --submit-memlock 4M
 check "... bob: the submit shell's 4 MiB within the process's hard 6 MiB" is $((4 * MiB)) $((6 * MiB)) propagated
 kill "$slurmd_pid" 2>/dev/null
 
+# --- UsePAM=1: slurmstepd opens the PAM session "slurm" as root before it forks the tasks (mgr.c
+# pam_setup()), which inherit its limits: the path starts from them, as explain --service slurm
+# models that session from slurmd's limits
+mkroot
+printf 'PropagateResourceLimitsExcept=MEMLOCK\nUsePAM=1\n' >> "$R/etc/slurm/slurm.conf"
+mkdir -p "$R/etc/pam.d"
+printf 'session required pam_limits.so\n' > "$R/etc/pam.d/slurm"
+printf 'bob soft memlock 131072\nbob hard memlock 262144\n' > "$R/etc/security/limits.conf"
+ex bob --submit-memlock 4M
+check "UsePAM=1: bob's task gets what the slurm PAM session sets (128 MiB / 256 MiB), not slurmd's" \
+	is $((128 * MiB)) $((256 * MiB)) slurmd
+check "... said, at its line" has "UsePAM=1: slurmstepd opens the PAM session \"slurm\" as root before it forks the tasks, which inherit its limits: memlock soft 128 MiB, hard 256 MiB (as explain bob --service slurm models it)"
+check "... JSON pam object" test "$(js 'j["slurm"]["pam"]["where"], j["slurm"]["pam"]["opens"], j["slurm"]["pam"]["memlock_soft"]')" = "('etc/slurm/slurm.conf:5', True, $((128 * MiB)))"
+"$RDMALIMITS" --root "$R" --json explain bob --service slurm > "$T/svc.json" 2>&1
+check "... the same values as explain --service slurm" \
+	test "$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(j["memlock"]["soft"], j["memlock"]["hard"])' "$T/svc.json")" = "$((128 * MiB)) $((256 * MiB))"
+printf 'session required pam_deny.so\n' > "$R/etc/pam.d/slurm"
+ex bob --submit-memlock 4M
+check "UsePAM=1, the slurm session fails: no task (Slurm fails the step)" test "$(js 'j["slurm"]["decided_by"], j["memlock"]["soft"]')" = "('no-task', None)"
+check "... said" has "pam_setup() fails and Slurm fails the job step"
+sed -i 's/^UsePAM=1$/UsePAM=no/' "$R/etc/slurm/slurm.conf"
+ex bob --submit-memlock 4M
+check "UsePAM=no: slurmd's limits again, no PAM object" test "$(js 'j["memlock"]["soft"], j["slurm"]["pam"]')" = "($((64 * MiB)), None)"
+mkroot
+
 # --- usage
 "$RDMALIMITS" --root "$R" explain alice --slurm --service slurm > "$T/out" 2>&1
 check "--slurm with --service: a usage error (exit 2)" test $? = 2
