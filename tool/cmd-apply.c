@@ -495,7 +495,7 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                  * a failure leaves them in one place or both, never none) */
                 if (e->legacy && !delete_file && (r = fs_unlink_sync(e->dirfd, DROPIN_LEGACY_NAME)) < 0 && r != FS_ERR_DIRSYNC) {
                         log_error("%s/%s: cannot remove it after moving its entries to %s: %s", e->dir,
-                                  DROPIN_LEGACY_NAME, e->name, strerror(-r));
+                                  DROPIN_LEGACY_NAME, e->name, errno_text(r));
                         return r;
                 }
                 if (e->legacy && !delete_file && !c->quiet && !c->json)

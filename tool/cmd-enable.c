@@ -37,8 +37,6 @@
  * reads only the files it knows there) */
 #define AUTHSELECT_RECORD "rdmalimits-previous"
 #define RECORD_PATH AUTHSELECT_PROFILE_DIR "/" AUTHSELECT_RECORD
-/* the longest file name fs_write_atomic() writes (a longer one is -EINVAL) */
-#define WRITE_NAME_MAX 200
 
 /* A file as it was before the commit replaced it, put back when a later write fails. */
 struct prior {
@@ -166,7 +164,7 @@ static int list_services(const struct run *r, struct strv *ret) {
         int k = 0;
 
         if (fd < 0 || !(d = fdopendir(fd))) {
-                log_error("%s: %s", PAM_DIR, strerror(errno));
+                log_error("%s: %s", PAM_DIR, errno_text(-errno));
                 return CMD_FINDINGS;
         }
         fd = -1;
@@ -828,13 +826,13 @@ static int dir_writable(struct run *r, int dirfd, const char *display) {
         if (faccessat(dirfd, ".", W_OK, 0) == 0)
                 return 0;
         run_error(r, "%.*s: %s; rdmalimits cannot write there (nothing written)",
-                  (int)(slash ? slash - display : (ptrdiff_t)strlen(display)), display, strerror(errno));
+                  (int)(slash ? slash - display : (ptrdiff_t)strlen(display)), display, errno_text(-errno));
         return -1;
 }
 
 /*
  * Before the first write, what can be known of every write the commit makes (targets from
- * from on, the record): each name and its backup's fit fs_write_atomic() (WRITE_NAME_MAX),
+ * from on, the record): each name and its backup's fit fs_write_atomic() (FS_WRITE_NAME_MAX),
  * each directory is writable, and each backup and the record are held as they are now, to be
  * put back if a later write fails.  Problems are said and counted in r->errors.
  */
@@ -848,10 +846,10 @@ static void plan_writes(struct run *r, size_t from) {
                 char bak[256];
                 if (!t->text)
                         continue;
-                if (strlen(t->name) + suffix > WRITE_NAME_MAX) {
+                if (strlen(t->name) + suffix > FS_WRITE_NAME_MAX) {
                         run_error(r, "%s: its name is too long for its backup %s%s (%zu bytes, rdmalimits writes names "
                                   "of at most %d): rename it or edit it by hand (nothing written)", t->display, t->display,
-                                  PAMEDIT_BACKUP_SUFFIX, strlen(t->name) + suffix, WRITE_NAME_MAX);
+                                  PAMEDIT_BACKUP_SUFFIX, strlen(t->name) + suffix, FS_WRITE_NAME_MAX);
                         continue;
                 }
                 if (t->dirfd != dir && dir_writable(r, t->dirfd, t->display) < 0)
@@ -888,7 +886,7 @@ static int commit_one(struct target *t) {
         t->bak.replaced = k == 0 || k == FS_ERR_DIRSYNC;
         if (!t->bak.replaced) {
                 log_error("%s%s: cannot write the backup: %s; %s is unchanged", t->display, PAMEDIT_BACKUP_SUFFIX,
-                          strerror(-k), t->display);
+                          errno_text(k), t->display);
                 return k;
         }
         k = managed_write(t->dirfd, t->name, t->display, t->text, t->mode);
@@ -908,7 +906,7 @@ static int undo_commit(struct run *r, size_t from) {
         int k;
 
         if (r->record.replaced && (k = prior_restore(r->profilefd, AUTHSELECT_RECORD, &r->record)) < 0) {
-                log_error("%s: cannot put it back as it was: %s", shown(r->c, RECORD_PATH), strerror(-k));
+                log_error("%s: cannot put it back as it was: %s", shown(r->c, RECORD_PATH), errno_text(k));
                 left++;
         } else {
                 r->record.replaced = false;
@@ -922,7 +920,7 @@ static int undo_commit(struct run *r, size_t from) {
                 if (t->written && (k = fs_write_atomic(t->dirfd, t->name, t->old, t->old_len, t->mode)) < 0 &&
                     k != FS_ERR_DIRSYNC) {
                         log_error("%s: cannot put it back as it was: %s; it keeps the new text, the old one is in "
-                                  "%s%s", t->display, strerror(-k), t->display, PAMEDIT_BACKUP_SUFFIX);
+                                  "%s%s", t->display, errno_text(k), t->display, PAMEDIT_BACKUP_SUFFIX);
                         left++;
                         continue;       /* its backup holds the old text: kept */
                 }
@@ -931,7 +929,7 @@ static int undo_commit(struct run *r, size_t from) {
                 t->written = false;
                 if (t->bak.replaced && (k = prior_restore(t->dirfd, bak, &t->bak)) < 0) {
                         log_error("%s%s: cannot put it back as it was: %s", t->display, PAMEDIT_BACKUP_SUFFIX,
-                                  strerror(-k));
+                                  errno_text(k));
                         left++;
                 } else
                         t->bak.replaced = false;

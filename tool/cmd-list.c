@@ -6,6 +6,7 @@
 #include "escape.h"
 #include "size.h"
 #include "tool.h"
+#include "fsutil.h"
 
 /* Is l a memlock entry, or a "-" line that stops pam_limits (*ret_stop)? */
 static bool listed(const struct lc_line *l, bool *ret_stop) {
@@ -80,7 +81,7 @@ static void list_text(const struct lc_tree *t) {
                 if (f->open_error) {
                         fputs("# ", stdout);
                         str_escape_fputs(f->display, stdout);
-                        printf(": %s\n", strerror(-f->open_error));
+                        printf(": %s\n", errno_text(f->open_error));
                 }
                 for (size_t li = f->first; li < f->first + f->n; li++)
                         if (listed(&t->lines[li], &stop))

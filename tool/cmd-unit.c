@@ -186,7 +186,7 @@ static int unit_open_dropin_dir(const struct ctx *c, struct unit_edit *e) {
         if (e->dfd < 0 && errno == ENOENT && e->sfd >= 0 && !e->removing && !c->check) {
                 if (mkdirat(e->sfd, e->dname, 0755) < 0 && errno != EEXIST) {
                         int r = negative_errno();
-                        log_error("%s: %s", e->dir, strerror(-r));
+                        log_error("%s: %s", e->dir, errno_text(r));
                         return r;
                 }
                 e->dfd = openat(e->sfd, e->dname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
@@ -204,7 +204,7 @@ static int unit_open_dropin_dir(const struct ctx *c, struct unit_edit *e) {
         if (errno == ENOENT)
                 return -ENOENT;
         int r = negative_errno();
-        log_error("%s: %s", e->dir, strerror(-r));
+        log_error("%s: %s", e->dir, errno_text(r));
         return r;
 }
 
@@ -267,7 +267,7 @@ static int unit_write(const struct ctx *c, struct unit_edit *e) {
         if (r < 0)
                 return r;
         if (e->legacy && (r = fs_unlink_sync(e->dfd, DROPIN_UNIT_LEGACY_NAME)) < 0 && r != FS_ERR_DIRSYNC) {
-                log_error("%s/%s: cannot remove it: %s", e->dir, DROPIN_UNIT_LEGACY_NAME, strerror(-r));
+                log_error("%s/%s: cannot remove it: %s", e->dir, DROPIN_UNIT_LEGACY_NAME, errno_text(r));
                 return r;
         }
         if (e->removing)

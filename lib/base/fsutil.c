@@ -155,7 +155,7 @@ int fs_write_atomic(int dirfd, const char *name, const void *data, size_t len, m
         _cleanup_close_ int fd = -1;
         int r;
 
-        if (strchr(name, '/') || strlen(name) > 200)
+        if (strchr(name, '/') || strlen(name) > FS_WRITE_NAME_MAX)
                 return -EINVAL;
         for (int attempt = 0;; attempt++) {
                 uint64_t rnd;

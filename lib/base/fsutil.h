@@ -44,6 +44,8 @@ int fs_read_all(int fd, size_t max, char **ret, size_t *ret_len);
  * FS_ERR_DIRSYNC means the file was replaced but the directory could not be synced.
  */
 #define FS_ERR_DIRSYNC (-EUCLEAN)
+/* the longest name fs_write_atomic() writes: a longer one is -EINVAL */
+#define FS_WRITE_NAME_MAX 200
 int fs_write_atomic(int dirfd, const char *name, const void *data, size_t len, mode_t mode);
 
 /* Remove dirfd/name and fsync the directory. */

@@ -474,7 +474,7 @@ static int probe_why(const struct probe_result *res, char *why, size_t why_size)
         else if (res->error == -ERANGE)
                 snprintf(why, why_size, "the hard memlock limit is too small to probe");
         else
-                snprintf(why, why_size, "%s: %s", what, strerror(-res->error));
+                snprintf(why, why_size, "%s: %s", what, errno_text(res->error));
         return res->error;
 }
 
@@ -988,18 +988,18 @@ static int collect_netlink(struct status_report *r, const size_t *seen, size_t n
                 r->xsk_method = STATUS_M_SOCK_DIAG;
         else if (fail_pid)
                 snprintf(r->xsk_why, sizeof r->xsk_why, "sock_diag for AF_XDP in the network namespace of pid %d: %s",
-                         (int)fail_pid, strerror(-dr));
+                         (int)fail_pid, errno_text(dr));
         else if (dr == -ENOENT)
                 snprintf(r->xsk_why, sizeof r->xsk_why,
                          "sock_diag for AF_XDP: ENOENT (the kernel lacks CONFIG_XDP_SOCKETS_DIAG)");
         else
-                snprintf(r->xsk_why, sizeof r->xsk_why, "sock_diag for AF_XDP: %s", strerror(-dr));
+                snprintf(r->xsk_why, sizeof r->xsk_why, "sock_diag for AF_XDP: %s", errno_text(dr));
         if (mr >= 0)
                 r->mr_method = STATUS_M_RDMA_NETLINK;
         else if (mr == -EPROTONOSUPPORT || mr == -ENOENT)
                 snprintf(r->mr_why, sizeof r->mr_why, "no RDMA netlink in this kernel (no CONFIG_INFINIBAND)");
         else
-                snprintf(r->mr_why, sizeof r->mr_why, "RDMA netlink resource dump: %s", strerror(-mr));
+                snprintf(r->mr_why, sizeof r->mr_why, "RDMA netlink resource dump: %s", errno_text(mr));
         return 0;
 }
 #else
