@@ -15,8 +15,6 @@
 #include "pamstack.h"
 #include "visit.h"
 
-/* below libpam's own PAM_SUBSTACK_MAX_LEVEL (16): deeper files are not read */
-#define MAX_DEPTH 8
 
 /*
  * What libpam does with an include cycle (Linux-PAM libpam/pam_handlers.c,
@@ -31,6 +29,8 @@
  * session of the service opens.
  */
 const char *pam_include_strerror(int include_error) {
+        if (include_error == PAM_INCLUDE_ERR_DEPTH)
+                return PAM_DEPTH_TEXT;
         return include_error == VISIT_ERR_CYCLE ? VISIT_CYCLE_TEXT "; " PAM_CYCLE_EFFECT : visit_strerror(include_error);
 }
 
@@ -53,6 +53,7 @@ static int link_add(struct pam_stack *s, unsigned level, long entry) {
 /* Where a line is in the stack being read. */
 struct at {
         unsigned depth, level, top;
+        bool typed;          /* the file is read for the phase only (PHASE include, PHASE substack) */
 };
 
 /* -ENOMEM leaves the entry counted, for pam_stack_clear() */
@@ -105,14 +106,19 @@ struct load {
 
 static int load_file(struct load *L, const char *name, struct at at, const char *from, unsigned from_line);
 
-/* load_file()'s answer for an included file that cannot be read */
+/* load_file()'s answers for an included file libpam cannot use: it cannot be opened (or sits
+ * at substack level 16), or libpam's reader gives up on it (a continuation at the end of the
+ * file); what it read before stays */
 #define LOAD_MISSING 1
+#define LOAD_LINE 2      /* read_line(): a line */
 
 /*
  * An included file libpam cannot open (libpam/pam_handlers.c, measured with Debian 12's
  * 1.5.2): `include` leaves one handler that always fails, which a jump counts as one module;
  * `substack` leaves its substack handler and, at the same level, one that always fails (a jump
- * counts two): each becomes an entry that fails.  `@include` makes pam_start() fail: the stack
+ * counts two): each becomes an entry that fails.  `@include` (Debian's patch) does the same
+ * inside a file read for the session only (`session include`, `session substack`); elsewhere
+ * (the service file, `other`, a file they @include) it makes pam_start() fail: the stack
  * aborts.
  */
 static int push_missing(struct pam_stack *s, const char *display, unsigned lineno, const char *name, struct at at) {
@@ -122,64 +128,192 @@ static int push_missing(struct pam_stack *s, const char *display, unsigned linen
         return r;
 }
 
+/* A line libpam makes a handler that always fails (control: its own, "required" for none);
+ * no module runs, so its name is none ("") */
+static int push_failing(struct pam_stack *s, const char *display, unsigned lineno, const char *control,
+                        const char *module, struct at at) {
+        int r = push_missing(s, display, lineno, module, at);
+        if (r >= 0) {
+                struct pam_entry *e = &s->v[s->n - 1];
+                e->name[0] = '\0';
+                free(e->control);
+                if (!(e->control = strdup(control)))
+                        return -ENOMEM;
+        }
+        return r;
+}
+
+/* pam_start() fails (or the process dies) because of the line at display:lineno (name: the
+ * file it names, NULL: none) */
+static int set_abort(struct pam_stack *s, const char *display, unsigned lineno, const char *name) {
+        if (s->aborts)
+                return 0;
+        s->aborts = true;
+        if (asprintf(&s->abort_where, "%s:%u", display, lineno) < 0) {
+                s->abort_where = NULL;
+                return -ENOMEM;
+        }
+        if (!(s->abort_name = strdup(name ? name : "")))
+                return -ENOMEM;
+        return 0;
+}
+
 /* An include line (at display:lineno) bringing name: the walk's problem ends the reading. */
 static int load_include(struct load *L, const char *name, struct at at, const char *display, unsigned lineno) {
         int r = load_file(L, name, at, display, lineno);
         return L->v->error ? L->v->error : r;
 }
 
-/* The lines of one file entered in the walk (display: its name in messages), at `at` (top:
- * taken from each line at depth 0). */
-static int load_lines(struct load *L, const char *display, FILE *f, struct at at) {
-        _cleanup_free_ char *line = NULL;
-        size_t n = 0;
+/*
+ * One line as libpam reads it (_pam_assemble_line(), pam_handlers.c): lines that are blank or
+ * start with '#' (after blanks) are skipped; a '#' ends the line; a line whose last non-blank
+ * byte is a backslash goes on with the next line that is not skipped (the backslash becomes a
+ * blank).  *acc holds the line, *ret_first the number of its first physical line.  LOAD_LINE:
+ * a line; 0: the end of the file; LOAD_MISSING: the file ends inside a continued line (libpam gives up
+ * on the file); negative: an error.
+ */
+static int read_line(struct load *L, const char *display, FILE *f, char **buf, size_t *n, char **acc,
+                     unsigned *lineno, unsigned *ret_first) {
+        size_t used = 0;
         ssize_t len;
-        unsigned lineno = 0;
-        int r = 0;
+        int r;
 
-        while (r >= 0 && (len = getline(&line, &n, f)) > 0) {
-                char *w[3], *rest;
-                /* line continuations are rare in pam.d; treated as separate lines */
-                if ((r = visit_line(L->v, display, ++lineno, (size_t)len)) < 0)
-                        break;
-                unsigned nw = pam_line_split(line, w, &rest);
-                bool dash = nw > 0 && w[0][0] == '-';
-                if (nw == 0)
+        free(*acc);
+        *acc = NULL;
+        while ((len = getline(buf, n, f)) > 0) {
+                if ((r = visit_line(L->v, display, ++*lineno, (size_t)len)) < 0)
+                        return r;
+                char *s = *buf + strspn(*buf, " \n\t");
+                if (!*s || *s == '#')
                         continue;
-                struct at here = at, in = { .depth = at.depth + 1, .level = at.level, .top = at.top };
-                if (at.depth == 0)
-                        here.top = in.top = lineno;
-                const char *inc = NULL;
-                if (streq(w[0], "@include"))
-                        r = (inc = w[1]) ? load_include(L, w[1], in, display, lineno) : 0;
-                else if (strcasecmp(w[0] + dash, L->phase) != 0 || nw < 3)
-                        continue;
-                else if (strcasecmp(w[1], "include") == 0)   /* libpam: strcasecmp() */
-                        r = load_include(L, inc = w[2], in, display, lineno);
-                else if (strcasecmp(w[1], "substack") == 0) {
-                        /* libpam's substack handler, at this level, ahead of what it brings */
-                        in.level++;
-                        if ((r = link_add(L->s, at.level, -1)) >= 0)
-                                r = load_include(L, inc = w[2], in, display, lineno);
-                } else
-                        r = push(L->s, display, lineno, dash, w[1], w[2], rest, here);
-                if (r == LOAD_MISSING && streq(w[0], "@include")) {
-                        r = 0;
-                        if (!L->s->aborts) {
-                                if (asprintf(&L->s->abort_where, "%s:%u", display, lineno) < 0)
-                                        L->s->abort_where = NULL;
-                                L->s->abort_name = strdup(w[1]);
-                                if (!L->s->abort_where || !L->s->abort_name)
-                                        r = -ENOMEM;
+                if (used == 0)
+                        *ret_first = *lineno;
+                char *hash = strchr(s, '#');
+                bool more = false;
+                if (hash)
+                        *hash = '\0';
+                else {
+                        size_t e = strlen(s);
+                        while (e > 0 && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\n'))
+                                e--;
+                        if (e > 0 && s[e - 1] == '\\') {
+                                s[e - 1] = ' ';
+                                s[e] = '\0';
+                                more = true;
                         }
-                        L->s->aborts = true;
-                } else if (r == LOAD_MISSING)
-                        r = push_missing(L->s, display, lineno, inc, here);
+                }
+                size_t sl = strlen(s);
+                char *t = realloc(*acc, used + sl + 1);
+                if (!t)
+                        return -ENOMEM;
+                memcpy(t + used, s, sl + 1);
+                *acc = t;
+                used += sl;
+                if (!more)
+                        return LOAD_LINE;
         }
         /* getline() also stops on a read or allocation failure: not the end of the file */
-        if (r >= 0 && !feof(f))
-                r = ferror(f) ? -EIO : -ENOMEM;
-        return r < 0 ? r : 0;
+        if (!feof(f))
+                return ferror(f) ? -EIO : -ENOMEM;
+        return used ? LOAD_MISSING : 0;
+}
+
+static bool known_type(const char *type) {
+        static const char *const types[] = { "auth", "account", "password", "session" };
+        for (size_t i = 0; i < ELEMENTSOF(types); i++)
+                if (strcasecmp(type, types[i]) == 0)
+                        return true;
+        return false;
+}
+
+/*
+ * One line, as _pam_parse_conf_file() (Debian 12's 1.5.2) takes it.  at.typed: the file is
+ * read for the phase only (brought by `PHASE include` or `PHASE substack`): there a line of a
+ * type libpam does not know becomes a handler of the phase that always fails, elsewhere one of
+ * auth.  A line of the phase without a control, or without a module, is a handler that always
+ * fails (under its control when it has one); an include or substack without a file name makes
+ * the process crash (measured: SIGSEGV in pam_start()).
+ */
+static int load_line(struct load *L, const char *display, unsigned lineno, char *line, struct at at) {
+        char *w[3], *rest;
+        unsigned nw = pam_line_split(line, w, &rest);
+        int r;
+
+        if (nw == 0)
+                return 0;
+        bool dash = w[0][0] == '-';
+        struct at here = at, in = { .depth = at.depth + 1, .level = at.level, .top = at.top, .typed = at.typed };
+        if (at.depth == 0)
+                here.top = in.top = lineno;
+        if (strcasecmp(w[0], "@include") == 0) {   /* Debian's patch: strcasecmp() */
+                if (!w[1])
+                        return set_abort(L->s, display, lineno, NULL);
+                r = load_include(L, w[1], in, display, lineno);
+                if (r != LOAD_MISSING)
+                        return r;
+                return at.typed ? push_missing(L->s, display, lineno, w[1], here)
+                        : set_abort(L->s, display, lineno, w[1]);
+        }
+        bool bad_type = !known_type(w[0] + dash);
+        if (bad_type ? !at.typed : strcasecmp(w[0] + dash, L->phase) != 0)
+                return 0;
+        if (!w[1])
+                return push_failing(L->s, display, lineno, "required", "", here);
+        bool substack = strcasecmp(w[1], "substack") == 0;
+        if (substack || strcasecmp(w[1], "include") == 0) {   /* libpam: strcasecmp() */
+                if (!w[2])
+                        return set_abort(L->s, display, lineno, NULL);
+                in.typed = true;
+                if (substack) {
+                        /* libpam's substack handler, at this level, ahead of what it brings */
+                        in.level++;
+                        if ((r = link_add(L->s, at.level, -1)) < 0)
+                                return r;
+                }
+                r = load_include(L, w[2], in, display, lineno);
+                return r == LOAD_MISSING ? push_missing(L->s, display, lineno, w[2], here) : r;
+        }
+        if (!w[2] || bad_type)
+                return push_failing(L->s, display, lineno, w[1], w[2] ? w[2] : "", here);
+        return push(L->s, display, lineno, dash, w[1], w[2], rest, here);
+}
+
+/* The lines of one file entered in the walk (display: its name in messages), at `at` (top:
+ * taken from each line at depth 0).  LOAD_MISSING when libpam gives up on the file. */
+static int load_lines(struct load *L, const char *display, FILE *f, struct at at) {
+        _cleanup_free_ char *buf = NULL, *line = NULL;
+        size_t n = 0;
+        unsigned lineno = 0, first = 0;
+        int r;
+
+        while ((r = read_line(L, display, f, &buf, &n, &line, &lineno, &first)) == LOAD_LINE)
+                if ((r = load_line(L, display, first, line, at)) < 0)
+                        return r;
+        return r;
+}
+
+/* Where libpam looks for a file of pam.d (_pam_open_config_file()): a name starting with '/'
+ * as it is, else /etc/pam.d/NAME, then /usr/lib/pam.d/NAME. */
+static int open_conf(struct load *L, const char *name, char **ret_rel, FILE **ret_f) {
+        static const char *const dirs[] = { "/etc/pam.d/", "/usr/lib/pam.d/" };
+        int r, first = 0;
+
+        for (size_t i = 0; i < (name[0] == '/' ? 1 : ELEMENTSOF(dirs)); i++) {
+                _cleanup_free_ char *rel = NULL;
+                if (asprintf(&rel, "%s%s", name[0] == '/' ? "" : dirs[i], name) < 0)
+                        return -ENOMEM;
+                r = fs_fopen_in_root(L->root, rel, ret_f);
+                if (r >= 0) {
+                        *ret_rel = TAKE_PTR(rel);
+                        return 0;
+                }
+                if (r == -ENOMEM)
+                        return r;
+                /* the first file's own problem is the answer, unless it is missing */
+                if (!first || (first == -ENOENT && r != -ENOENT))
+                        first = r;
+        }
+        return first;
 }
 
 /* The file of pam.d called name, opened and entered in the walk, its lines read; text (not
@@ -191,15 +325,28 @@ static int load_file_text(struct load *L, const char *name, const char *text, st
         struct stat st = {};
         int r;
 
-        if (at.depth > MAX_DEPTH || strchr(name, '/'))
-                return at.depth == 0 ? -EINVAL : 0;
-        if (asprintf(&rel, "/etc/pam.d/%s", name) < 0)
-                return -ENOMEM;
-        r = fs_fopen_in_root(L->root, rel, &f);
+        if (at.depth == 0 && strchr(name, '/'))
+                return -EINVAL;
+        if (at.level >= PAM_LEVEL_LIMIT)
+                return LOAD_MISSING;
+        if (at.depth >= PAM_LEVEL_LIMIT) {
+                /* 1.5.x reads it, 1.6 and later fail the line: not known which runs */
+                if (!L->s->include_error) {
+                        L->s->include_error = PAM_INCLUDE_ERR_DEPTH;
+                        if (asprintf(&L->s->include_where, "%s:%u", from, from_line) < 0) {
+                                L->s->include_where = NULL;
+                                return -ENOMEM;
+                        }
+                }
+                return PAM_INCLUDE_ERR_DEPTH;
+        }
+        r = open_conf(L, name, &rel, &f);
         if (r >= 0 && fstat(fileno(f), &st) < 0)
                 r = negative_errno();
         if (r < 0 && (!text || r == -ENOMEM))
                 return at.depth == 0 || r == -ENOMEM ? r : LOAD_MISSING;
+        if (!rel && asprintf(&rel, "/etc/pam.d/%s", name) < 0)
+                return -ENOMEM;
         if (text && *text && !(t = fmemopen((void *)text, strlen(text), "r")))
                 return -ENOMEM;
         const char *display = L->root ? rel + 1 : rel;
@@ -235,43 +382,96 @@ static int check_modules(const char *root, struct pam_stack *s) {
         return r;
 }
 
-static int stack_load_walk(const char *root, const char *service, const char *phase, const char *text,
-                           struct visit *v, struct pam_stack *ret) {
-        struct pam_stack s = {};
-        struct load L = { .root = root, .phase = phase, .s = &s, .v = v };
+/* One file read as a stack of its own (name: the service, or "other"), into *s: 0, or
+ * -ENOMEM; the file's own error in s->error, the walk's in s->include_error. */
+static int read_stack(const char *root, const char *name, const char *phase, const char *text, struct visit *v,
+                      struct pam_stack *s) {
+        struct load L = { .root = root, .phase = phase, .s = s, .v = v };
         int r;
 
-        s.service = strdup(service);
-        if (!s.service)
+        if (!(s->service = strdup(name)))
                 return -ENOMEM;
-        r = load_file_text(&L, service, text, (struct at){}, NULL, 0);
-        if (v->error == -ENOMEM)
-                r = -ENOMEM;
-        else if (v->error) {
-                s.include_error = v->error;
-                if (!(s.include_where = strdup(v->where)))
-                        r = -ENOMEM;
-        }
-        if (r == -ENOMEM) {
-                pam_stack_clear(&s);
+        r = load_file_text(&L, name, text, (struct at){}, NULL, 0);
+        if (v->error == -ENOMEM || r == -ENOMEM)
+                return -ENOMEM;
+        if (v->error) {
+                s->include_error = v->error;
+                free(s->include_where);
+                if (!(s->include_where = strdup(v->where)))
+                        return -ENOMEM;
+        } else if (r == LOAD_MISSING) {
+                /* libpam gives up on the service file itself: pam_start() fails */
+                if ((r = set_abort(s, "", 0, NULL)) < 0)
+                        return r;
+                free(s->abort_where);
+                if (asprintf(&s->abort_where, "%s%s", root ? "etc/pam.d/" : "/etc/pam.d/", name) < 0) {
+                        s->abort_where = NULL;
+                        return -ENOMEM;
+                }
+        } else if (r < 0 && r != PAM_INCLUDE_ERR_DEPTH)
+                s->error = r;
+        return 0;
+}
+
+static void stack_move(struct pam_stack *to, struct pam_stack *from) {
+        free(to->v);
+        free(to->chain);
+        to->v = TAKE_PTR(from->v);
+        to->n = from->n;
+        to->chain = TAKE_PTR(from->chain);
+        to->n_chain = from->n_chain;
+        from->n = from->n_chain = 0;
+}
+
+/*
+ * The service's stack as _pam_init_handlers() builds it: the service file, then always `other`
+ * (Linux-PAM's PAM_DEFAULT_SERVICE), whose problems fail every service's pam_start() too; a
+ * service without a handler of the phase (no file, or none of its lines) runs other's
+ * (pam_dispatch.c); with neither file pam_start() fails.  top: only the service file (the
+ * reading of one include file for pamedit).
+ */
+static int stack_load_walk(const char *root, const char *service, const char *phase, const char *text,
+                           struct visit *v, bool top, struct pam_stack *ret) {
+        _cleanup_(pam_stack_clear) struct pam_stack s = {}, o = {};
+        int r;
+
+        if ((r = read_stack(root, service, phase, text, v, &s)) < 0)
                 return r;
+        /* only a missing file falls back here: one the tool cannot read, libpam (root) may */
+        bool missing = s.error == -ENOENT || s.error == -ENOTDIR;
+        if (top && !s.include_error && !s.aborts && (!s.error || missing) && !streq(service, "other")) {
+                if ((r = read_stack(root, "other", phase, NULL, v, &o)) < 0)
+                        return r;
+                bool use = s.n_chain == 0;
+                if (o.include_error) {
+                        s.include_error = o.include_error;
+                        s.include_where = TAKE_PTR(o.include_where);
+                } else if (o.aborts) {
+                        s.aborts = true;
+                        s.abort_where = TAKE_PTR(o.abort_where);
+                        s.abort_name = TAKE_PTR(o.abort_name);
+                } else if (missing && o.error) {
+                        /* neither file: _pam_init_handlers() read nothing, pam_start() fails */
+                        s.aborts = true;
+                } else if (use && !o.error)
+                        s.other = true;
+                if (use && !o.error)
+                        stack_move(&s, &o);
         }
-        s.error = r < 0 && !v->error ? r : 0;
-        if ((r = check_modules(root, &s)) < 0) {
-                pam_stack_clear(&s);
+        if ((r = check_modules(root, &s)) < 0)
                 return r;
-        }
         *ret = s;
+        s = (struct pam_stack){};
         return 0;
 }
 
 int pam_stack_load_walk(const char *root, const char *service, struct visit *v, struct pam_stack *ret) {
-        return stack_load_walk(root, service, "session", NULL, v, ret);
+        return stack_load_walk(root, service, "session", NULL, v, false, ret);
 }
 
 int pam_stack_load_phase(const char *root, const char *service, const char *phase, struct pam_stack *ret) {
         struct visit v = {};
-        int r = stack_load_walk(root, service, phase, NULL, &v, ret);
+        int r = stack_load_walk(root, service, phase, NULL, &v, true, ret);
         visit_done(&v);
         return r;
 }
@@ -282,7 +482,7 @@ int pam_stack_load(const char *root, const char *service, struct pam_stack *ret)
 
 int pam_stack_load_text(const char *root, const char *service, const char *text, struct pam_stack *ret) {
         struct visit v = {};
-        int r = stack_load_walk(root, service, "session", text, &v, ret);
+        int r = stack_load_walk(root, service, "session", text, &v, true, ret);
         visit_done(&v);
         return r;
 }

@@ -2,6 +2,7 @@
 #pragma once
 /* The session phase of a PAM service's stack (or another phase: pam_stack_load_phase()),
  * includes followed (/etc/pam.d): the one reader of pam.d. */
+#include <errno.h>
 #include <stdbool.h>
 #include <string.h>
 #include <stddef.h>
@@ -12,8 +13,10 @@ struct pam_entry {
         bool dash;           /* "-session": libpam does not log a module it cannot load */
         bool unloadable;     /* libpam cannot load its module file (pammod.h): the line returns
                               * PAM_MODULE_UNKNOWN, which its control decides, and does nothing */
-        bool fails;          /* libpam's stand-in for an included file it cannot read: a handler
-                              * that always fails (module: the file's name) */
+        bool fails;          /* a handler that always fails (PAM_PERM_DENIED, under its control):
+                              * libpam's stand-in for an included file it cannot read (module: the
+                              * file's name), or for a line without a control or a module, or of a
+                              * type it does not know in a file read for the phase; name is "" */
         char *control;       /* "required", "optional", "[success=1 default=ignore]", ... */
         char *module;        /* as written: "pam_limits.so" or an absolute path */
         char *name;          /* basename without ".so": "pam_limits" */
@@ -41,10 +44,18 @@ struct pam_stack {
                               * those read before it, the rest of the stack is unknown */
         char *include_where; /* then the include line that closes the cycle, or the line where
                               * the budget ran out ("FILE:LINE") */
-        bool aborts;         /* an @include names a file that cannot be read: pam_start() fails,
-                              * no session opens (measured with Debian 12's libpam) */
-        char *abort_where;   /* then the first such line, "FILE:LINE", and the name it includes */
+        bool aborts;         /* pam_start() fails, no session opens (measured with Debian 12's
+                              * libpam): an @include of the service file, of `other` or of a file
+                              * they @include names a file that cannot be read; an include without
+                              * a file name (the process crashes); a file ending inside a continued
+                              * line; neither the service file nor `other` exists */
+        char *abort_where;   /* then the first such line, "FILE:LINE" (the file alone for a file
+                              * libpam gives up on; NULL when neither file exists), and the name it
+                              * includes ("" when none) */
         char *abort_name;
+        bool other;          /* the entries are those of `other` (pam.d/other): the service has no
+                              * line of the phase (its file is missing, error -ENOENT, or has
+                              * none), and libpam runs other's (pam_dispatch.c) */
         bool modules_unchecked; /* the tree has no PAM module directory: every module file was
                                  * taken as present (pammod.h) */
         struct pam_entry *v;
@@ -53,6 +64,19 @@ struct pam_stack {
         size_t n_chain;
 };
 
+/*
+ * libpam's PAM_SUBSTACK_MAX_LEVEL (pam_private.h): Linux-PAM 1.5.x (Debian 12's 1.5.2) refuses
+ * a file brought at substack level 16 (_pam_load_conf_file(): the line becomes a handler that
+ * always fails, measured) and follows includes however deep; from 1.6.0 on every include and
+ * substack counts.  Entries are at levels below it.
+ */
+#define PAM_LEVEL_LIMIT 16
+/* include_error of a stack whose includes nest 16 deep (substacks less): Linux-PAM before 1.6
+ * reads on, 1.6 and later fail the line, so the stack is not known */
+#define PAM_INCLUDE_ERR_DEPTH (-EMLINK)
+#define PAM_DEPTH_TEXT                                                                                      \
+        "includes nested 16 deep: Linux-PAM before 1.6 (Debian 12's 1.5.2) reads on, 1.6 and later make the " \
+        "line a module that always fails"
 /* What a stack's include_error means, for messages: visit_strerror()'s text and, for a cycle,
  * what libpam does with it. */
 const char *pam_include_strerror(int include_error);
@@ -62,8 +86,12 @@ const char *pam_include_strerror(int include_error);
         "the process crashes, 1.6 and later (and a substack in any version) stop at 16 levels and fail the " \
         "session"
 
-/* Read ROOT/etc/pam.d/SERVICE (root NULL: /) and what it includes, as one walk of visit.h (a
- * cycle or the budget: include_error, the reading stops there). */
+/* Read ROOT/etc/pam.d/SERVICE (root NULL: /; else /usr/lib/pam.d/SERVICE, as libpam looks)
+ * and what it includes, as one walk of visit.h (a cycle or the budget: include_error, the
+ * reading stops there), then `other` as libpam does (pam_stack.other, .aborts).  Lines are
+ * read as libpam reads them: continued lines joined, '@include' in any case, a line of the
+ * phase without a control or module an entry that fails (pam_entry.fails); an include names a
+ * file of pam.d or an absolute path. */
 int pam_stack_load(const char *root, const char *service, struct pam_stack *ret);
 /* The same for another phase: "account" (pam_slurm_adopt's), "auth", "password". */
 int pam_stack_load_phase(const char *root, const char *service, const char *phase, struct pam_stack *ret);
@@ -81,7 +109,8 @@ size_t pam_stack_jump(const struct pam_stack *s, size_t i, unsigned jump, bool *
  * substack ends, its parent goes on), s->n when entry i is at the service's own level. */
 size_t pam_stack_level_end(const struct pam_stack *s, size_t i);
 /* ... as part of the walk v, which counts it against its budget with the other stacks read
- * through it (and fails it at once after an earlier problem). */
+ * through it (and fails it at once after an earlier problem); the file alone (an include file
+ * read as a stack: no `other`). */
 struct visit;
 int pam_stack_load_walk(const char *root, const char *service, struct visit *v, struct pam_stack *ret);
 void pam_stack_clear(struct pam_stack *s);

@@ -86,13 +86,25 @@ static int parse_action(const char **pp, const char *end, enum pam_action *ret, 
         return 0;
 }
 
-/* The value names a return value matches in a [value=action ...] control, best first. */
+/* The value name a return value matches in a [value=action ...] control. */
 static const char *const *value_names(enum pam_ret ret) {
-        static const char *const success[] = { "success", NULL };
-        static const char *const ignore[] = { "ignore", NULL };
-        static const char *const fail[] = { "perm_denied", "session_err", "service_err", "system_err", NULL };
-        static const char *const unknown[] = { "module_unknown", NULL };
-        return ret == PAM_RET_SUCCESS ? success : ret == PAM_RET_IGNORE ? ignore : ret == PAM_RET_UNKNOWN ? unknown : fail;
+        static const char *const names[][2] = {
+                [PAM_RET_SUCCESS] = { "success", NULL },         [PAM_RET_IGNORE] = { "ignore", NULL },
+                [PAM_RET_FAIL] = { "session_err", NULL },        [PAM_RET_UNKNOWN] = { "module_unknown", NULL },
+                [PAM_RET_PERM_DENIED] = { "perm_denied", NULL }, [PAM_RET_SERVICE_ERR] = { "service_err", NULL },
+                [PAM_RET_USER_UNKNOWN] = { "user_unknown", NULL },
+        };
+        return names[(size_t)ret < ELEMENTSOF(names) ? ret : PAM_RET_PERM_DENIED];
+}
+
+const char *pam_ret_name(enum pam_ret ret) {
+        static const char *const names[] = {
+                [PAM_RET_SUCCESS] = "PAM_SUCCESS",         [PAM_RET_IGNORE] = "PAM_IGNORE",
+                [PAM_RET_FAIL] = "PAM_SESSION_ERR",        [PAM_RET_UNKNOWN] = "PAM_MODULE_UNKNOWN",
+                [PAM_RET_PERM_DENIED] = "PAM_PERM_DENIED", [PAM_RET_SERVICE_ERR] = "PAM_SERVICE_ERR",
+                [PAM_RET_USER_UNKNOWN] = "PAM_USER_UNKNOWN",
+        };
+        return (size_t)ret < ELEMENTSOF(names) ? names[ret] : "?";
 }
 
 /* One value=action pair of a [...] control, with where its action's text is. */
@@ -247,7 +259,7 @@ static bool known_result(const char *name) {
 
 static enum pam_ret assumed_ret(const char *name, enum pam_ret limits_ret, enum pam_ret module_ret) {
         if (streq(name, "pam_deny"))
-                return PAM_RET_FAIL;
+                return PAM_RET_FAIL;      /* pam_sm_open_session(): PAM_SESSION_ERR */
         if (streq(name, "pam_limits"))
                 return limits_ret;
         if (streq(name, "pam_rdmalimit"))
@@ -260,48 +272,87 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
         return stack_run_walk_each(st, NULL, limits_ret, NULL, module_ret, ret);
 }
 
+/* libpam's impression of a stack (pam_dispatch.c) */
+enum impression { IMP_UNDEF, IMP_POSITIVE, IMP_NEGATIVE };
+
+struct dispatch_state {
+        enum impression imp;
+        enum pam_ret status;
+};
+
+/* The lowest level libpam passes through on its way to entry i from the entry that ran before
+ * it at level `last` (the substack nodes just before i's, whose handlers libpam visits). */
+static unsigned entry_from_level(const struct pam_stack *st, size_t i, unsigned last) {
+        unsigned lo = last;
+        for (size_t h = st->v[i].link; h > 0 && st->chain[h - 1].entry < 0; h--)
+                if (st->chain[h - 1].level < lo)
+                        lo = st->chain[h - 1].level;
+        return lo;
+}
+
 int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_rets, enum pam_ret limits_ret,
                         const enum pam_ret *module_rets, enum pam_ret module_ret, struct stack_run *ret) {
         struct stack_run r = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1 };
+        /* _pam_dispatch_aux(): the state, and the one saved where each level began (reset) */
+        struct dispatch_state cur = { IMP_UNDEF, PAM_RET_PERM_DENIED }, saved[PAM_LEVEL_LIMIT + 1];
+        unsigned last_level = 0;
 
-        /* libpam's "impression" (pam_dispatch.c): a stack succeeds only when a module's result
-         * counted as a success (ok, done); one where every module was ignored or jumped, or
-         * an empty one, fails with PAM_PERM_DENIED (PAM_MUST_FAIL_CODE) */
-        bool positive = false;
-
+        saved[0] = cur;
         r.run = calloc(st->n ? st->n : 1, sizeof(*r.run));
         if (!r.run)
                 return -ENOMEM;
-        /* pam_start() fails (an @include of a missing file): no session opens; the walk still
-         * says which lines would run after, for doctor's and enable's order */
-        r.failed = st->aborts;
         for (size_t i = 0; i < st->n;) {
                 const struct pam_entry *e = &st->v[i];
-                enum pam_ret rv = e->fails ? PAM_RET_FAIL : e->unloadable ? PAM_RET_UNKNOWN :
+                enum pam_ret rv = e->fails ? PAM_RET_PERM_DENIED : e->unloadable ? PAM_RET_UNKNOWN :
                                   assumed_ret(e->name, limits_rets ? limits_rets[i] : limits_ret,
                                               module_rets ? module_rets[i] : module_ret);
+                unsigned level = e->level < PAM_LEVEL_LIMIT ? e->level : PAM_LEVEL_LIMIT;
                 enum pam_action a;
                 unsigned jump = 0;
 
+                /* remember the state on entering a substack */
+                for (unsigned k = entry_from_level(st, i, last_level) + 1; k <= level; k++)
+                        saved[k] = cur;
+                last_level = level;
                 r.run[r.n_run++] = i;
                 if (e->unloadable) {
                         if (r.unloadable < 0)
                                 r.unloadable = (long)i;
-                } else if (streq(e->name, "pam_limits")) {
+                } else if (e->fails)
+                        ;
+                else if (streq(e->name, "pam_limits")) {
                         r.last_limits = (long)i;
                         r.n_limits++;
                 } else if (streq(e->name, "pam_rdmalimit"))
                         r.last_module = (long)i;
                 if (pam_control_action(e->control, rv, &a, &jump) < 0)
                         a = PAM_ACT_BAD;   /* libpam treats an unreadable control as a failure */
-                bool decides = a == PAM_ACT_JUMP || a == PAM_ACT_DONE || a == PAM_ACT_DIE;
+                bool decides = a == PAM_ACT_JUMP || a == PAM_ACT_DONE || a == PAM_ACT_DIE || a == PAM_ACT_RESET;
                 if (decides && !known_result(e->name) && !e->fails && !e->unloadable)
                         r.assumed = true;
-                if (a == PAM_ACT_BAD || a == PAM_ACT_DIE)
-                        r.failed = true;
-                if (a == PAM_ACT_OK || a == PAM_ACT_DONE)
-                        positive = true;
-                if (a == PAM_ACT_DIE || (a == PAM_ACT_DONE && !r.failed)) {
+                bool decided = false;
+                switch (a) {
+                case PAM_ACT_RESET:
+                        cur = saved[level];
+                        break;
+                case PAM_ACT_OK:
+                case PAM_ACT_DONE:
+                        /* the chain is being frozen: even PAM_IGNORE is taken as the status */
+                        if (cur.imp == IMP_UNDEF || (cur.imp == IMP_POSITIVE && cur.status == PAM_RET_SUCCESS))
+                                cur = (struct dispatch_state){ IMP_POSITIVE, rv };
+                        decided = a == PAM_ACT_DONE && cur.imp == IMP_POSITIVE;
+                        break;
+                case PAM_ACT_BAD:
+                case PAM_ACT_DIE:
+                        if (cur.imp != IMP_NEGATIVE)
+                                cur = (struct dispatch_state){ IMP_NEGATIVE,
+                                                               rv == PAM_RET_IGNORE ? PAM_RET_PERM_DENIED : rv };
+                        decided = a == PAM_ACT_DIE;
+                        break;
+                default:
+                        break;
+                }
+                if (decided) {
                         /* a decision inside a substack ends the substack only */
                         if (e->level == 0) {
                                 r.ended_at = (long)i;
@@ -313,12 +364,17 @@ int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_r
                 if (a == PAM_ACT_JUMP) {
                         bool bad;
                         i = pam_stack_jump(st, i, jump, &bad);
-                        r.failed |= bad;
+                        if (bad)   /* "bad jump in stack" */
+                                cur = (struct dispatch_state){ IMP_NEGATIVE, PAM_RET_PERM_DENIED };
                 } else
                         i++;
         }
-        if (!st->error)
-                r.failed |= !positive;
+        /* the sanity check: a success stands only with a positive impression */
+        r.status = cur.status == PAM_RET_SUCCESS && cur.imp != IMP_POSITIVE ? PAM_RET_PERM_DENIED : cur.status;
+        /* pam_start() fails (see pam_stack.aborts): no session opens; the walk still says which
+         * lines would run after, for doctor's and enable's order.  A service file that cannot
+         * be read (and no `other` taken for it): nothing known of the result. */
+        r.failed = st->aborts || ((!st->error || st->other) && r.status != PAM_RET_SUCCESS);
         *ret = r;
         return 0;
 }
@@ -771,8 +827,19 @@ int session_service_unit(const char *root, const char *unit, const char *daemon,
 
 /* ---- the model ---- */
 
-static enum pam_ret limits_ret_of(const struct lc_session *pl) {
-        return pl->kind == LC_SESSION_REFUSED || pl->kind == LC_SESSION_FAILS ? PAM_RET_FAIL : PAM_RET_SUCCESS;
+/* What pam_limits returns (pam_sm_open_session()): PAM_PERM_DENIED when it refuses the login,
+ * PAM_USER_UNKNOWN for a user it cannot look up, PAM_SERVICE_ERR for a file it cannot read. */
+static enum pam_ret limits_ret_of(const struct lc_result *res, const struct lc_session *pl) {
+        if (pl->kind == LC_SESSION_REFUSED)
+                return PAM_RET_PERM_DENIED;
+        if (pl->kind == LC_SESSION_FAILS)
+                return res->kind == LC_RES_USER_UNKNOWN ? PAM_RET_USER_UNKNOWN : PAM_RET_SERVICE_ERR;
+        return PAM_RET_SUCCESS;
+}
+
+/* Are the stack's lines known: its file was read, or libpam runs `other`'s for it. */
+static bool stack_known(const struct pam_stack *st) {
+        return !st->error || st->other;
 }
 
 /* One policy a pam_rdmalimit line reads, with the hardware it sees: its decision for the user. */
@@ -898,7 +965,7 @@ static int walk_rets(const struct pam_stack *st, const struct session_lines *l, 
                 lrets[i] = mrets[i] = PAM_RET_SUCCESS;
                 if (streq(e->name, "pam_limits")) {
                         if (tree_fails(l, e))
-                                lrets[i] = PAM_RET_FAIL;
+                                lrets[i] = PAM_RET_SERVICE_ERR;   /* its first file cannot be read */
                         continue;
                 }
                 if (!streq(e->name, "pam_rdmalimit") || !l || !l->policy)
@@ -1011,7 +1078,7 @@ static int mods_load(const struct session_input *in, const struct pam_stack *st,
         *ret_rets = NULL;
         if ((r = mods_add(in, ms, in->policy, in->hw, &k)) < 0)
                 return r;
-        if (st->error)
+        if (!stack_known(st))
                 return 0;
         ms->of = calloc(st->n ? st->n : 1, sizeof(*ms->of));
         rets = calloc(st->n ? st->n : 1, sizeof(*rets));
@@ -1092,7 +1159,7 @@ static int trees_load(const struct session_input *in, const struct pam_stack *st
         *ret_rets = NULL;
         if ((r = trees_add(in, ts, in->tree, &k)) < 0)
                 return r;
-        if (st->error)
+        if (!stack_known(st))
                 return 0;
         ts->of = calloc(st->n ? st->n : 1, sizeof(*ts->of));
         rets = calloc(st->n ? st->n : 1, sizeof(*rets));
@@ -1106,7 +1173,7 @@ static int trees_load(const struct session_input *in, const struct pam_stack *st
                         t = in->line_tree(&st->v[i], in->line_tree_data);
                 if ((r = trees_add(in, ts, t ? t : in->tree, &ts->of[i])) < 0)
                         return r;
-                rets[i] = limits_ret_of(&ts->v[ts->of[i]].pl);
+                rets[i] = limits_ret_of(&ts->v[ts->of[i]].res, &ts->v[ts->of[i]].pl);
         }
         *ret_rets = TAKE_PTR(rets);
         return 0;
@@ -1158,12 +1225,24 @@ static void set_kind(const struct session_input *in, struct session_model *m, bo
         if (limits_ran && (m->pl.kind == LC_SESSION_REFUSED || m->pl.kind == LC_SESSION_FAILS) && fatal) {
                 m->kind = m->pl.kind;
                 snprintf(m->cause, sizeof m->cause, "%s", m->pl.cause);
+        } else if (m->run.failed && m->stack.aborts) {
+                m->kind = LC_SESSION_FAILS;
+                if (m->stack.abort_where)
+                        snprintf(m->cause, sizeof m->cause, "%s: libpam cannot load the %s stack (an include it "
+                                 "cannot read, or a line it cannot parse): pam_start() fails", m->stack.abort_where,
+                                 in->service);
+                else
+                        snprintf(m->cause, sizeof m->cause, "neither pam.d/%s nor pam.d/other exists: pam_start() "
+                                 "fails", in->service);
         } else if (m->run.failed) {
                 m->kind = LC_SESSION_FAILS;
-                snprintf(m->cause, sizeof m->cause, "the %s session stack fails (a module's result)", in->service);
+                snprintf(m->cause, sizeof m->cause, "the %s session stack%s fails: pam_open_session() returns %s",
+                         in->service, m->stack.other ? " (pam.d/other's: the service has no session lines)" : "",
+                         pam_ret_name(m->run.status));
         } else if (!limits_ran) {
                 m->kind = LC_SESSION_NO_LIMITS;
-                snprintf(m->cause, sizeof m->cause, "no pam_limits runs in the %s session stack", in->service);
+                snprintf(m->cause, sizeof m->cause, "no pam_limits runs in the %s session stack%s", in->service,
+                         m->stack.other ? " (pam.d/other's: the service has no session lines)" : "");
         } else
                 m->kind = m->pl.kind == LC_SESSION_NO_LIMITS ? LC_SESSION_NO_LIMITS : LC_SESSION_LIMITS;
 }
@@ -1177,7 +1256,7 @@ static int run_stack(const struct session_input *in, struct session_model *m, co
         int r;
 
         *ret_last = 0;
-        if (m->stack.error) {
+        if (!stack_known(&m->stack)) {
                 /* no stack to follow: pam_limits, then the module, as the documented order */
                 *limits_ran = true;
                 if ((r = run_limits(in, m, &ts->v[0], cur, known)) < 0)
@@ -1269,18 +1348,18 @@ int session_model_build(const struct session_input *in, struct session_model *re
                 *ret = m;
                 return 0;
         }
-        r = stack_run_walk_each(&m.stack, rets, limits_ret_of(&m.pl), mrets,
+        r = stack_run_walk_each(&m.stack, rets, limits_ret_of(&ts.v[0].res, &m.pl), mrets,
                                 m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, &m.run);
         if (r < 0)
                 goto fail;
-        if (!m.stack.error)
+        if (stack_known(&m.stack))
                 m.order = session_walk_order(&m.run);
         else
                 m.order = SESSION_NO_STACK;
         if ((r = run_stack(in, &m, &ts, &ms, &cur, &known, &limits_ran, &last)) < 0)
                 goto fail;
         /* copies ran and none set memlock: the decision shown is the last one's */
-        if (m.module_entry < 0 && !m.stack.error && m.run.last_module >= 0) {
+        if (m.module_entry < 0 && stack_known(&m.stack) && m.run.last_module >= 0) {
                 m.dec = ms.v[ms.of[m.run.last_module]].dec;
                 m.module_matched = ms.v[ms.of[m.run.last_module]].matched;
         }

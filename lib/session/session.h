@@ -37,13 +37,18 @@ enum pam_action {
         PAM_ACT_JUMP,        /* skip `jump` modules */
 };
 
-/* A module's return value, the part of it a control can distinguish. */
+/* A module's return value, each one a [value=action] control can name told apart. */
 enum pam_ret {
         PAM_RET_SUCCESS,
         PAM_RET_IGNORE,
-        PAM_RET_FAIL,        /* a failure (PAM_PERM_DENIED, PAM_SERVICE_ERR, PAM_SESSION_ERR) */
+        PAM_RET_FAIL,        /* PAM_SESSION_ERR: pam_deny, pam_rdmalimit with strict */
         PAM_RET_UNKNOWN,     /* PAM_MODULE_UNKNOWN: libpam could not load the module */
+        PAM_RET_PERM_DENIED, /* pam_limits refusing the login; a handler that always fails */
+        PAM_RET_SERVICE_ERR, /* pam_limits: a file it cannot read */
+        PAM_RET_USER_UNKNOWN,/* pam_limits: no such user */
 };
+/* libpam's name of it ("PAM_SESSION_ERR") */
+const char *pam_ret_name(enum pam_ret ret);
 
 /* The action of `control` for a return value; *ret_jump for PAM_ACT_JUMP.  -EINVAL when the
  * control cannot be read. */
@@ -72,11 +77,17 @@ struct stack_run {
         long ended_at;       /* the entry that ended the stack early (requisite, sufficient, done/die), -1 */
         bool assumed;        /* the path depends on a module whose result is assumed (success) */
         bool failed;         /* the stack's result is a failure: the session is not opened */
+        enum pam_ret status; /* what pam_open_session() returns (libpam's status: the first
+                              * result that decided the stack's impression) */
 };
 
 /*
- * Walk the stack: every module is assumed to succeed but pam_deny (fails), pam_limits
- * (limits_ret), pam_rdmalimit (module_ret), a line an unreadable include left (fails) and a
+ * Walk the stack as _pam_dispatch_aux() (pam_dispatch.c) does: its impression and status (the
+ * first result an ok, done, bad or die takes while undecided; reset restores what they were
+ * where the substack began), jumps, done and die.  Every module is assumed to succeed but
+ * pam_deny (PAM_SESSION_ERR), pam_limits
+ * (limits_ret), pam_rdmalimit (module_ret), a line that always fails (pam_entry.fails:
+ * PAM_PERM_DENIED) and a
  * line whose module file libpam cannot load (pam_entry.unloadable), "-session" or not: it
  * returns PAM_MODULE_UNKNOWN, which its control then decides (measured with libpam 1.5.2:
  * "required" fails the stack, "optional" ignores it, "[success=1 default=ignore]" does not

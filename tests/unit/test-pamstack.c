@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "pamedit.h"
@@ -66,7 +67,7 @@ static void test_includes(void **state) {
         assert_int_equal(pam_stack_load(root, "svc", &s), 0);
         assert_string_equal(s.service, "svc");
         assert_int_equal(s.error, 0);
-        assert_int_equal(s.n, 7);
+        assert_int_equal(s.n, 8);
         assert_entry(&s.v[0], "etc/pam.d/common-session", 2, false, "[default=1]", "pam_permit.so", "pam_permit", "", 1);
         assert_entry(&s.v[1], "etc/pam.d/common-session", 3, false, "required", "pam_unix.so", "pam_unix", "", 1);
         assert_entry(&s.v[2], "etc/pam.d/common-session", 4, false, "optional", "/lib/security/pam_systemd.so",
@@ -76,6 +77,10 @@ static void test_includes(void **state) {
         assert_entry(&s.v[4], "etc/pam.d/svc", 6, true, "optional", "pam_gone.so", "pam_gone", "", 0);
         assert_entry(&s.v[5], "etc/pam.d/sub", 1, false, "optional", "pam_rdmalimit.so", "pam_rdmalimit", "", 1);
         assert_entry(&s.v[6], "etc/pam.d/svc", 8, false, "required", "pam_env.so", "pam_env", "", 0);
+        /* a line without a module: libpam's handler that always fails, under its control */
+        assert_entry(&s.v[7], "etc/pam.d/svc", 9, false, "required", "", "", "", 0);
+        assert_true(s.v[7].fails);
+        assert_false(s.v[6].fails);
 
         assert_int_equal(pam_stack_find(&s, "pam_limits"), 3);
         assert_int_equal(pam_stack_find(&s, "pam_rdmalimit"), 5);
@@ -139,18 +144,160 @@ static void test_missing(void **state) {
         assert_false(bad);
         pam_stack_clear(&s);
 
-        /* a missing service file is the stack's error, not the call's */
+        /* a missing service file is the stack's error, not the call's; with no `other`
+         * either, libpam's pam_start() fails */
         assert_int_equal(pam_stack_load(root, "no-such-service", &s), 0);
         assert_int_equal(s.error, -ENOENT);
         assert_int_equal(s.n, 0);
+        assert_false(s.other);
+        assert_true(s.aborts);
+        assert_null(s.abort_where);
         assert_string_equal(s.service, "no-such-service");
         pam_stack_clear(&s);
 
-        /* names with a slash are not followed out of pam.d */
+        /* a name with a slash is a path under pam.d, as libpam opens it */
         put("slash", "session include ../passwd\nsession required pam_env.so\n");
         assert_int_equal(pam_stack_load(root, "slash", &s), 0);
+        assert_int_equal(s.n, 2);
+        assert_true(s.v[0].fails);
+        assert_string_equal(s.v[1].name, "pam_env");
+        pam_stack_clear(&s);
+}
+
+/* libpam reads `other` for every service (_pam_init_handlers()) and runs its session lines
+ * for a service without any (pam_dispatch.c): measured with Debian 12's 1.5.2 */
+static void test_other(void **state) {
+        struct pam_stack s;
+        (void)state;
+
+        put("other", "auth required pam_deny.so\nsession required pam_deny.so\n");
+        /* no service file */
+        assert_int_equal(pam_stack_load(root, "gone-svc", &s), 0);
+        assert_int_equal(s.error, -ENOENT);
+        assert_true(s.other);
+        assert_false(s.aborts);
         assert_int_equal(s.n, 1);
-        assert_string_equal(s.v[0].name, "pam_env");
+        assert_string_equal(s.v[0].name, "pam_deny");
+        assert_string_equal(s.v[0].file, "etc/pam.d/other");
+        assert_string_equal(s.service, "gone-svc");
+        pam_stack_clear(&s);
+        /* a service file without session lines (an @include of a file without any) */
+        put("auth-only-inc", "auth required pam_permit.so\n");
+        put("auth-only", "auth required pam_unix.so\n@include auth-only-inc\n");
+        assert_int_equal(pam_stack_load(root, "auth-only", &s), 0);
+        assert_int_equal(s.error, 0);
+        assert_true(s.other);
+        assert_int_equal(s.n, 1);
+        assert_string_equal(s.v[0].name, "pam_deny");
+        pam_stack_clear(&s);
+        /* a substack of an empty file is a handler: no fallback */
+        put("empty", "");
+        put("sub-empty", "session substack empty\n");
+        assert_int_equal(pam_stack_load(root, "sub-empty", &s), 0);
+        assert_false(s.other);
+        assert_int_equal(s.n, 0);
+        assert_int_equal(s.n_chain, 1);
+        pam_stack_clear(&s);
+        /* the account phase falls back too */
+        assert_int_equal(pam_stack_load_phase(root, "gone-svc", "account", &s), 0);
+        assert_true(s.other);
+        assert_int_equal(s.n, 0);
+        pam_stack_clear(&s);
+        /* an @include of a missing file in `other` fails every service's pam_start() */
+        put("other", "session required pam_permit.so\n@include other-gone\n");
+        put("fine", "session required pam_env.so\n");
+        assert_int_equal(pam_stack_load(root, "fine", &s), 0);
+        assert_false(s.other);
+        assert_true(s.aborts);
+        assert_string_equal(s.abort_where, "etc/pam.d/other:2");
+        assert_string_equal(s.abort_name, "other-gone");
+        pam_stack_clear(&s);
+        /* a service of /usr/lib/pam.d when /etc/pam.d has none */
+        unit_put(root, "usr/lib/pam.d/vendor-svc", "session optional pam_limits.so\n");
+        assert_int_equal(pam_stack_load(root, "vendor-svc", &s), 0);
+        assert_int_equal(s.error, 0);
+        assert_false(s.other);
+        assert_int_equal(s.n, 1);
+        assert_string_equal(s.v[0].file, "usr/lib/pam.d/vendor-svc");
+        pam_stack_clear(&s);
+        char path[512];
+        snprintf(path, sizeof path, "%s/etc/pam.d/other", root);
+        assert_int_equal(unlink(path), 0);
+}
+
+/* libpam opens an include named by an absolute path as written (_pam_open_config_file()) */
+static void test_path_include(void **state) {
+        struct pam_stack s;
+        char line[512];
+        (void)state;
+
+        unit_put(root, "srv/pam/extra", "session required pam_limits.so\n");
+        snprintf(line, sizeof line, "session include /srv/pam/extra\n@include /srv/pam/extra\n"
+                 "session substack /srv/pam/nothere\n");
+        put("abs", line);
+        assert_int_equal(pam_stack_load(root, "abs", &s), 0);
+        assert_int_equal(s.n, 3);
+        assert_string_equal(s.v[0].file, "srv/pam/extra");
+        assert_string_equal(s.v[0].name, "pam_limits");
+        assert_string_equal(s.v[1].name, "pam_limits");
+        assert_true(s.v[2].fails);
+        assert_false(s.aborts);
+        pam_stack_clear(&s);
+}
+
+/* Lines libpam reads otherwise than word by word: continued lines joined, "@INCLUDE",
+ * malformed lines that become handlers that always fail (measured with Debian 12's 1.5.2) */
+static void test_libpam_lines(void **state) {
+        struct pam_stack s;
+        (void)state;
+
+        put("upper-inc", "session required pam_deny.so\n");
+        put("cont", "session required \\\n"
+                    "# a comment inside is skipped\n"
+                    "\n"
+                    "   pam_limits.so \\\n"
+                    "   conf=/x.conf\n"
+                    "session optional pam_a.so # not continued \\\n"
+                    "session optional pam_b.so\n"
+                    "@INCLUDE upper-inc\n");
+        assert_int_equal(pam_stack_load(root, "cont", &s), 0);
+        assert_int_equal(s.n, 4);
+        assert_entry(&s.v[0], "etc/pam.d/cont", 1, false, "required", "pam_limits.so", "pam_limits", "conf=/x.conf", 0);
+        assert_string_equal(s.v[1].name, "pam_a");
+        assert_string_equal(s.v[2].name, "pam_b");
+        assert_int_equal(s.v[2].line, 7);
+        assert_string_equal(s.v[3].name, "pam_deny");
+        pam_stack_clear(&s);
+        /* a file that ends inside a continued line: libpam gives up on it */
+        put("cont-end", "session required pam_env.so\nsession required \\\n");
+        assert_int_equal(pam_stack_load(root, "cont-end", &s), 0);
+        assert_true(s.aborts);
+        pam_stack_clear(&s);
+
+        /* a misspelt type: in the service file an auth line, in a file read for the session
+         * only a session line that always fails; no control, no module: lines that fail */
+        put("typo-inc", "sesion required pam_limits.so\nsession optional\nsession\n");
+        put("typo", "sesion required pam_limits.so\nsession include typo-inc\n@include typo-inc\n");
+        assert_int_equal(pam_stack_load(root, "typo", &s), 0);
+        assert_int_equal(s.n, 5);
+        assert_true(s.v[0].fails);
+        assert_string_equal(s.v[0].name, "");
+        assert_string_equal(s.v[0].control, "required");
+        assert_true(s.v[1].fails);
+        assert_string_equal(s.v[1].control, "optional");
+        assert_true(s.v[2].fails);
+        assert_string_equal(s.v[2].control, "required");
+        /* through @include of the service file: the typo is an auth line */
+        assert_true(s.v[3].fails);
+        assert_string_equal(s.v[3].control, "optional");
+        assert_int_equal(pam_stack_find(&s, "pam_limits"), -1);
+        pam_stack_clear(&s);
+
+        /* an include without a file name: the process dies in pam_start() */
+        put("noname", "session required pam_env.so\nsession include\n");
+        assert_int_equal(pam_stack_load(root, "noname", &s), 0);
+        assert_true(s.aborts);
+        assert_string_equal(s.abort_where, "etc/pam.d/noname:2");
         pam_stack_clear(&s);
 }
 
@@ -173,17 +320,39 @@ static void test_loop_and_depth(void **state) {
         assert_int_equal(s.v[1].depth, 1);
         pam_stack_clear(&s);
 
-        /* a chain of includes: depth 8 is read, depth 9 is not */
-        for (int i = 0; i < 10; i++) {
+        /* a chain of includes is read however deep Linux-PAM 1.5 reads it, up to 16, where
+         * 1.6 and later read otherwise: the stack is not known, never cut silently */
+        for (int i = 0; i < 20; i++) {
                 snprintf(name, sizeof name, "chain%d", i);
                 snprintf(text, sizeof text, "session required pam_c%d.so\nsession include chain%d\n", i, i + 1);
                 put(name, text);
         }
+        put("chain20", "session required pam_c20.so\n");
+        assert_int_equal(pam_stack_load(root, "chain5", &s), 0);
+        assert_int_equal(s.include_error, 0);
+        assert_int_equal(s.n, 16);
+        assert_string_equal(s.v[15].name, "pam_c20");
+        assert_int_equal(s.v[15].depth, 15);
+        pam_stack_clear(&s);
         assert_int_equal(pam_stack_load(root, "chain0", &s), 0);
-        assert_int_equal(s.n, 9);
-        assert_string_equal(s.v[8].name, "pam_c8");
-        assert_int_equal(s.v[8].depth, 8);
-        assert_int_equal(pam_stack_find(&s, "pam_c9"), -1);
+        assert_int_equal(s.include_error, PAM_INCLUDE_ERR_DEPTH);
+        assert_string_equal(s.include_where, "etc/pam.d/chain15:2");
+        assert_non_null(strstr(pam_include_strerror(s.include_error), "1.6"));
+        pam_stack_clear(&s);
+
+        /* substacks: the file at level 16 is refused, a line that always fails at level 15 */
+        for (int i = 0; i < 20; i++) {
+                snprintf(name, sizeof name, "subch%d", i);
+                snprintf(text, sizeof text, "session required pam_s%d.so\nsession substack subch%d\n", i, i + 1);
+                put(name, text);
+        }
+        assert_int_equal(pam_stack_load(root, "subch4", &s), 0);
+        assert_int_equal(s.include_error, 0);
+        assert_int_equal(s.n, 17);
+        assert_true(s.v[16].fails);
+        assert_int_equal(s.v[16].level, 15);
+        assert_string_equal(s.v[15].name, "pam_s19");
+        assert_int_equal(s.v[15].level, 15);
         pam_stack_clear(&s);
 }
 
@@ -597,7 +766,8 @@ static void test_moddirs(void **state) {
 }
 
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_args_words),
-          cmocka_unit_test(test_includes), cmocka_unit_test(test_missing),
+          cmocka_unit_test(test_includes), cmocka_unit_test(test_missing), cmocka_unit_test(test_other),
+          cmocka_unit_test(test_path_include), cmocka_unit_test(test_libpam_lines),
           cmocka_unit_test(test_loop_and_depth), cmocka_unit_test(test_jumps),
           cmocka_unit_test(test_fan_out), cmocka_unit_test(test_diamond),
           cmocka_unit_test(test_line_split), cmocka_unit_test(test_keep_jumps),

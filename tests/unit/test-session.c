@@ -48,7 +48,18 @@ static void test_controls(void **state) {
         action("[success=1 default=ignore]", PAM_RET_SUCCESS, PAM_ACT_JUMP, 1);
         action("[success=1 default=ignore]", PAM_RET_FAIL, PAM_ACT_IGNORE, 0);
         action("[default=1]", PAM_RET_SUCCESS, PAM_ACT_JUMP, 1);
-        action("[success=ok perm_denied=die default=bad]", PAM_RET_FAIL, PAM_ACT_DIE, 0);
+        action("[success=ok perm_denied=die default=bad]", PAM_RET_PERM_DENIED, PAM_ACT_DIE, 0);
+        /* each return value its own name: pam_limits' PAM_SERVICE_ERR is no perm_denied
+         * (measured with Linux-PAM 1.5.2: the default decides) */
+        action("[perm_denied=ignore default=bad]", PAM_RET_SERVICE_ERR, PAM_ACT_BAD, 0);
+        action("[perm_denied=ignore default=bad]", PAM_RET_PERM_DENIED, PAM_ACT_IGNORE, 0);
+        action("[session_err=ignore default=bad]", PAM_RET_FAIL, PAM_ACT_IGNORE, 0);
+        action("[session_err=ignore default=bad]", PAM_RET_PERM_DENIED, PAM_ACT_BAD, 0);
+        action("[service_err=1 default=bad]", PAM_RET_SERVICE_ERR, PAM_ACT_JUMP, 1);
+        action("[user_unknown=ignore default=bad]", PAM_RET_USER_UNKNOWN, PAM_ACT_IGNORE, 0);
+        action("[module_unknown=ignore default=bad]", PAM_RET_UNKNOWN, PAM_ACT_IGNORE, 0);
+        action("required", PAM_RET_SERVICE_ERR, PAM_ACT_BAD, 0);
+        action("optional", PAM_RET_PERM_DENIED, PAM_ACT_IGNORE, 0);
         action("[success=ok]", PAM_RET_FAIL, PAM_ACT_BAD, 0);          /* no default: bad */
         action("[default=bad success=ok]", PAM_RET_SUCCESS, PAM_ACT_OK, 0);   /* default first */
         action("[default=bad success=ok]", PAM_RET_FAIL, PAM_ACT_BAD, 0);
@@ -321,6 +332,179 @@ static void test_walk_decisions(void **state) {
         stack_run_clear(&r);
 }
 
+/* libpam's impression and status (pam_dispatch.c, each measured with Debian 12's 1.5.2): the
+ * status is the first result taken while undecided, reset restores the state where the level
+ * began, every return value is told apart. */
+static void test_walk_status(void **state) {
+        struct stack_run r;
+        struct pam_stack st;
+        (void)state;
+
+        /* [default=ok] on a module libpam cannot load: PAM_MODULE_UNKNOWN is the status, a
+         * later success does not replace it: the session fails */
+        static const char *const unk[] = { "[default=ok]", "pam_nothere", "required", "pam_permit",
+                                           "required", "pam_limits" };
+        stack_of(&st, unk, ELEMENTSOF(unk));
+        st.v[0].unloadable = true;
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+        assert_true(r.failed);
+        assert_int_equal(r.status, PAM_RET_UNKNOWN);
+        assert_int_equal(r.last_limits, 2);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
+        /* ... and PAM_IGNORE under ok: pam_open_session() returns PAM_IGNORE */
+        static const char *const ign[] = { "[default=ok]", "pam_rdmalimit", "required", "pam_permit" };
+        stack_of(&st, ign, ELEMENTSOF(ign));
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_IGNORE, &r), 0);
+        assert_true(r.failed);
+        assert_int_equal(r.status, PAM_RET_IGNORE);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
+        /* a failure first: its code is the status */
+        static const char *const first[] = { "required", "pam_limits", "required", "pam_deny" };
+        stack_of(&st, first, ELEMENTSOF(first));
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SERVICE_ERR, PAM_RET_SUCCESS, &r), 0);
+        assert_true(r.failed);
+        assert_int_equal(r.status, PAM_RET_SERVICE_ERR);
+        stack_run_clear(&r);
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+        assert_int_equal(r.status, PAM_RET_FAIL);   /* pam_deny: PAM_SESSION_ERR */
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
+
+        /* reset: the state where the stack began, so a later success opens the session */
+        static const char *const reset[] = { "required", "pam_deny", "[success=reset default=bad]", "pam_permit",
+                                             "required", "pam_permit" };
+        r = walk_of(reset, ELEMENTSOF(reset), NULL, PAM_RET_SUCCESS);
+        assert_false(r.failed);
+        assert_int_equal(r.status, PAM_RET_SUCCESS);
+        stack_run_clear(&r);
+        /* ... in a substack: the state where the substack began (pam_permit's success) */
+        static const char *const sub_reset[] = { "required", "pam_permit", "required", "pam_deny",
+                                                 "[success=reset default=bad]", "pam_permit" };
+        static const unsigned sub_levels[] = { 0, 1, 1 };
+        r = walk_of(sub_reset, ELEMENTSOF(sub_reset), sub_levels, PAM_RET_SUCCESS);
+        assert_false(r.failed);
+        stack_run_clear(&r);
+        /* ... and with nothing before the substack: undecided again, nothing succeeds after */
+        static const unsigned sub_first[] = { 1, 1, 1 };
+        static const char *const sub_only[] = { "required", "pam_deny", "[success=reset default=bad]", "pam_permit",
+                                                "[default=ignore]", "pam_permit" };
+        r = walk_of(sub_only, ELEMENTSOF(sub_only), sub_first, PAM_RET_SUCCESS);
+        assert_true(r.failed);
+        assert_int_equal(r.status, PAM_RET_PERM_DENIED);
+        stack_run_clear(&r);
+
+        /* a bracket naming one failure: pam_limits' PAM_SERVICE_ERR is not perm_denied */
+        static const char *const named[] = { "required", "pam_permit", "[perm_denied=ignore default=bad]",
+                                             "pam_limits" };
+        r = walk_of(named, ELEMENTSOF(named), NULL, PAM_RET_SERVICE_ERR);
+        assert_true(r.failed);
+        assert_int_equal(r.status, PAM_RET_SERVICE_ERR);
+        stack_run_clear(&r);
+        r = walk_of(named, ELEMENTSOF(named), NULL, PAM_RET_PERM_DENIED);
+        assert_false(r.failed);
+        stack_run_clear(&r);
+
+        /* a line that always fails, under optional: ignored; under required: PAM_PERM_DENIED */
+        static const char *const bad_line[] = { "optional", "", "required", "pam_permit", "required", "" };
+        stack_of(&st, bad_line, ELEMENTSOF(bad_line));
+        st.v[0].fails = st.v[2].fails = true;
+        assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+        assert_true(r.failed);
+        assert_int_equal(r.status, PAM_RET_PERM_DENIED);
+        assert_int_equal(r.n_run, 3);
+        stack_run_clear(&r);
+        pam_stack_clear(&st);
+}
+
+/* The session of a service libpam runs `other`'s stack for (no file, no session lines), or
+ * whose lines libpam reads otherwise than word by word: session_model_build() follows libpam
+ * (each measured with Debian 12's 1.5.2). */
+static void test_model_libpam_stacks(void **state) {
+        static char root[] = "/tmp/test-session-libpam-XXXXXX";
+        struct lc_tree *t = NULL;
+        struct ident *id = NULL;
+        struct lc_baseline b;
+        struct lc_service svc = { .known = true };
+        char p[PATH_MAX];
+        (void)state;
+
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\n" },
+                { "etc/pam.d/other", "session required pam_permit.so\n" },
+                { "etc/pam.d/auth-only", "auth required pam_unix.so\n" },
+                { "etc/pam.d/cont", "session required \\\n  pam_limits.so\n" },
+                { "etc/pam.d/upper", "@INCLUDE upper-inc\n" },
+                { "etc/pam.d/upper-inc", "session required pam_limits.so\n" },
+                { "etc/pam.d/path", "session include /srv/limits-stack\n" },
+                { "srv/limits-stack", "session required pam_limits.so\n" },
+                { "etc/pam.d/noctl", "session required pam_limits.so\nsession required\n" },
+                { "etc/security/limits.conf", "alice soft memlock 2048\nalice hard memlock 4096\n" },
+                { "proc/1/limits", "Limit                     Soft Limit           Hard Limit           Units     \n"
+                                   "Max locked memory         65536                8388608              bytes     \n" },
+                {},
+        }), 0);
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, NULL, &t), 0);
+        assert_int_equal(ident_new(root, &id), 0);
+        snprintf(p, sizeof p, "%s/proc/1/limits", root);
+        assert_int_equal(lc_baseline_load(t, p, &b), 0);
+        svc.rl[RLIMIT_MEMLOCK].known = true;
+        svc.rl[RLIMIT_MEMLOCK].soft = 65536;
+        svc.rl[RLIMIT_MEMLOCK].hard = 8388608;
+
+        static const struct {
+                const char *service;
+                enum lc_session_kind kind;
+                uint64_t soft, hard;
+        } cases[] = {
+                /* other's stack has no pam_limits: the service's own limits, no limits.conf */
+                { "no-such-service", LC_SESSION_NO_LIMITS, 65536, 8388608 },
+                { "auth-only", LC_SESSION_NO_LIMITS, 65536, 8388608 },
+                /* a continued line is one line: pam_limits runs */
+                { "cont", LC_SESSION_LIMITS, 2 << 20, 4 << 20 },
+                { "upper", LC_SESSION_LIMITS, 2 << 20, 4 << 20 },
+                { "path", LC_SESSION_LIMITS, 2 << 20, 4 << 20 },
+                /* a line without a module fails the session (PAM_PERM_DENIED) */
+                { "noctl", LC_SESSION_FAILS, 2 << 20, 4 << 20 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct session_input in = { .root = root, .service = cases[i].service, .tree = t, .id = id,
+                                            .user = "alice", .base = &b, .svc = &svc };
+                struct session_model m = { .kind = 99 };
+                assert_int_equal(session_model_build(&in, &m), 0);
+                if (m.kind != cases[i].kind || !m.final_known || m.final.soft != cases[i].soft ||
+                    m.final.hard != cases[i].hard || m.order == SESSION_NO_STACK)
+                        fail_msg("%s: kind %d, order %d, final %" PRIu64 "/%" PRIu64 " (%s)", cases[i].service, m.kind,
+                                 m.order, m.final.soft, m.final.hard, m.cause);
+                if (i < 2)
+                        assert_non_null(strstr(m.cause, "pam.d/other"));
+                session_model_clear(&m);
+        }
+        /* other = pam_deny: the session of a service without a file fails */
+        unit_put(root, "etc/pam.d/other", "session required pam_deny.so\n");
+        struct session_input in = { .root = root, .service = "no-such-service", .tree = t, .id = id, .user = "alice",
+                                    .base = &b, .svc = &svc };
+        struct session_model m = { .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.kind, LC_SESSION_FAILS);
+        assert_true(m.run.failed);
+        assert_non_null(strstr(m.cause, "PAM_SESSION_ERR"));
+        session_model_clear(&m);
+        /* no other either: pam_start() fails */
+        snprintf(p, sizeof p, "%s/etc/pam.d/other", root);
+        assert_int_equal(unlink(p), 0);
+        m = (struct session_model){ .kind = 99 };
+        assert_int_equal(session_model_build(&in, &m), 0);
+        assert_int_equal(m.kind, LC_SESSION_FAILS);
+        assert_non_null(strstr(m.cause, "pam_start() fails"));
+        session_model_clear(&m);
+        ident_free(id);
+        lc_tree_free(t);
+        assert_int_equal(unit_teardown(NULL), 0);
+}
+
 /* a service whose daemon the model does not know: -ESRCH at once, *ret_pid untouched */
 static void test_service_find_unknown(void **state) {
         pid_t pid = 4242;
@@ -371,6 +555,7 @@ static void test_model_build(void **state) {
                                 "bob:x:1002:1002::/home/bob:/bin/sh\ncarl:x:1003:1003::/home/carl:/bin/sh\n" },
                 { "etc/group", "root:x:0:\nalice:x:1001:\nbob:x:1002:\ncarl:x:1003:\n" },
                 { "etc/pam.d/svc", "session required pam_limits.so\n" },
+                { "etc/pam.d/unread", NULL },   /* a service file the tool cannot read (EISDIR) */
                 { "etc/pam.d/mod", "session required pam_limits.so\nsession optional pam_rdmalimit.so\n" },
                 { "etc/pam.d/skip", "session sufficient pam_permit.so\nsession required pam_limits.so\n" },
                 { "etc/pam.d/optlim", "session optional pam_limits.so\nsession required pam_permit.so\n" },
@@ -403,7 +588,7 @@ static void test_model_build(void **state) {
                 bool eperm;
         } cases[] = {
                 { "svc", "alice", SESSION_NO_MODULE, 2 << 20, 4 << 20, false },
-                { "nosuch", "alice", SESSION_NO_STACK, 4 << 20, 4 << 20, true },   /* limits, then module */
+                { "unread", "alice", SESSION_NO_STACK, 4 << 20, 4 << 20, true },   /* limits, then module */
                 { "svc", "bob", SESSION_NO_MODULE, 65536, 8388608, false },
                 { "mod", "alice", SESSION_MODULE_LAST, 4 << 20, 4 << 20, true },
                 { "mod", "bob", SESSION_MODULE_LAST, 65536, 8388608, false },
@@ -571,6 +756,7 @@ static void test_model_line_trees(void **state) {
                                        "session required pam_limits.so conf=/etc/security/limits-alt.conf\n" },
                 /* a control libpam cannot read is a failure, and the walk goes on */
                 { "etc/pam.d/typo", "session requird pam_permit.so\nsession required pam_limits.so\n" },
+                { "etc/pam.d/unread", NULL },
                 { "etc/pam.d/jump", "session [success=1 default=ignore] pam_limits.so conf=/etc/security/limits-alt.conf\n"
                                     "session required pam_deny.so\n"
                                     "session required pam_limits.so\n" },
@@ -631,9 +817,9 @@ static void test_model_line_trees(void **state) {
         assert_int_equal(m.run.last_limits, 1);
         assert_int_equal(m.final.hard, 4 << 20);
         session_model_clear(&m);
-        /* no stack to read: pam_limits then the module; a '-' line (erin) sets nothing, and
+        /* no stack the tool can read: pam_limits then the module; a '-' line (erin) sets nothing, and
          * the module runs all the same */
-        in = (struct session_input){ .root = root, .service = "nosuch", .tree = t[0], .id = id, .user = "erin",
+        in = (struct session_input){ .root = root, .service = "unread", .tree = t[0], .id = id, .user = "erin",
                                      .base = &b, .svc = &svc, .policy = pol };
         m = (struct session_model){ .kind = 99 };
         assert_int_equal(session_model_build(&in, &m), 0);
@@ -1906,7 +2092,8 @@ static void test_target_module_twice(void **state) {
 
 UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_control_pairs), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
-          cmocka_unit_test(test_walk_decisions),
+          cmocka_unit_test(test_walk_decisions), cmocka_unit_test(test_walk_status),
+          cmocka_unit_test(test_model_libpam_stacks),
           cmocka_unit_test(test_module_name),
           cmocka_unit_test(test_line_rank),
           cmocka_unit_test(test_model_build), cmocka_unit_test(test_model_line_trees),
