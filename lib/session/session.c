@@ -691,30 +691,39 @@ static int read_ancestor(pid_t p, struct ancestor *a) {
         return 0;
 }
 
-/* The service of a caller program's session, from its command line: NULL when exe is none. */
-static int caller_service_of(pid_t p, const char *exe, const char **ret) {
-        _cleanup_free_ char *cmd = NULL;
+int session_caller_service_cmdline(const char *exe, const char *cmd, size_t len, const char **ret) {
         _cleanup_free_ char **argv = NULL;
-        size_t len = 0, argc = 0;
+        size_t argc = 0;
 
         *ret = NULL;
         if (!session_caller_service(exe, NULL, 0))
                 return 0;
-        int r = proc_cmdline(p, &cmd, &len);
-        if (r == -ENOMEM)
-                return r;
-        if (r < 0)
-                len = 0;        /* unreadable: the program's plain service */
         for (size_t i = 0; i < len; i++)
                 argc += cmd[i] == '\0';
         argc += len > 0;
         if (!(argv = calloc(argc + 1, sizeof(char *))))
                 return -ENOMEM;
         for (size_t i = 0, k = 0; k < argc; k++) {
-                argv[k] = cmd + i;
-                i += strlen(cmd + i) + 1;
+                argv[k] = (char *)cmd + i;
+                i += strnlen(cmd + i, len - i) + 1;
         }
         *ret = session_caller_service(exe, argv, argc);
+        return 0;
+}
+
+/* A process's command line (NUL-separated words, len bytes without the NULs at its end): an
+ * unreadable one is empty. */
+struct cmdline {
+        char *text;
+        size_t len;
+};
+
+static int read_cmdline(pid_t p, struct cmdline *c) {
+        int r = proc_cmdline(p, &c->text, &c->len);
+        if (r == -ENOMEM)
+                return r;
+        if (r < 0)
+                *c = (struct cmdline){};
         return 0;
 }
 
@@ -740,29 +749,42 @@ int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_ope
                                 }
                         }
                 service = NULL;
-                if (a.exe_known && a.euid == 0 && (r = caller_service_of(p, a.exe, &service)) < 0)
-                        return r;
-                if (service) {
-                        /* the first of a chain of the same program (sudo's monitor is a child
-                         * of the sudo that opened the session): its parent is the caller */
-                        pid_t opener = p;
-                        struct ancestor up;
-                        for (unsigned k = depth; k < 64 && a.ppid > 1; k++) {
-                                if ((r = read_ancestor((pid_t)a.ppid, &up)) == -ENOMEM)
-                                        return r;
-                                if (r < 0 || !up.exe_known || up.euid != 0 || !streq(up.exe, a.exe))
-                                        break;
-                                opener = (pid_t)a.ppid;
-                                a = up;
-                        }
-                        if ((r = caller_service_of(opener, a.exe, &service)) < 0)
-                                return r;
-                        snprintf(buf, size, "%s", service);
-                        *ret_opener = opener;
-                        *ret_caller = (pid_t)a.ppid;
-                        return 1;
+                if (!a.exe_known || a.euid != 0 || !session_caller_service(a.exe, NULL, 0)) {
+                        p = (pid_t)a.ppid;
+                        continue;
                 }
-                p = (pid_t)a.ppid;
+                /* su, runuser or sudo; sudo's monitor is a fork of the sudo that opened the
+                 * session, the same program with the same command line: the first of such a
+                 * chain opened it, and its parent is the caller (a su run by su is another
+                 * session: another command line) */
+                _cleanup_free_ char *cmd = NULL;
+                struct cmdline c;
+                if ((r = read_cmdline(p, &c)) < 0)
+                        return r;
+                cmd = c.text;
+                pid_t opener = p;
+                for (unsigned k = depth; k < 64 && a.ppid > 1; k++) {
+                        struct ancestor up;
+                        struct cmdline uc;
+                        if ((r = read_ancestor((pid_t)a.ppid, &up)) == -ENOMEM)
+                                return r;
+                        if (r < 0 || !up.exe_known || up.euid != 0 || !streq(up.exe, a.exe))
+                                break;
+                        if ((r = read_cmdline((pid_t)a.ppid, &uc)) < 0)
+                                return r;
+                        bool same = uc.len == c.len && (c.len == 0 || memcmp(uc.text, c.text, c.len) == 0);
+                        free(uc.text);
+                        if (!same)
+                                break;
+                        opener = (pid_t)a.ppid;
+                        a = up;
+                }
+                if ((r = session_caller_service_cmdline(a.exe, c.text, c.len, &service)) < 0)
+                        return r;
+                snprintf(buf, size, "%s", service);
+                *ret_opener = opener;
+                *ret_caller = (pid_t)a.ppid;
+                return 1;
         }
         return 0;
 }

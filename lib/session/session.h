@@ -195,6 +195,10 @@ int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_ope
  * service when its options ask for a login shell, assuming GNU getopt's default order (no
  * POSIXLY_CORRECT).  NULL when exe is not su, runuser or sudo. */
 const char *session_caller_service(const char *exe, char *const *argv, size_t argc);
+/* The same for a /proc/PID/cmdline text: len bytes of NUL-separated words (proc_cmdline()'s,
+ * without the NULs at its end; 0: unreadable, the program's plain service).  0 with *ret (NULL
+ * when exe is none of them), or -ENOMEM. */
+int session_caller_service_cmdline(const char *exe, const char *cmd, size_t len, const char **ret);
 /* Is service one whose session the caller's own process opens (su, su-l, sudo, sudo-i,
  * runuser, runuser-l): setuid or root programs that keep their caller's limits? */
 bool session_service_of_caller(const char *service);

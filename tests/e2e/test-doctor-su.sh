@@ -12,7 +12,8 @@
 #   2. the policy is raised: doctor says a new su session of that caller gets more.
 #   3. `su -` runs the su-l stack, which has no limits module: the process keeps the
 #      caller's 64 KiB, and doctor says that is what a new su-l session gets.
-#   4. runuser -l from root: the runuser-l session.
+#   4. runuser -l from root: the runuser-l session; su run by su: the inner session, whose
+#      caller is the outer su.
 #   5. the caller exits: su is init's child; doctor names PID 1 as the caller, or init.
 # Before, doctor passed over su (not a daemon) and compared the process with the
 # configuration alone, or claimed the ssh session su ran in.  Root only.
@@ -169,6 +170,21 @@ check "doctor --pid of runuser -l: the runuser-l session of pid $ru, run by $(pa
 grep -q "OK   sleep (pid $sleeper): memlock" "$tmp/d4" || sed 's/^/#   /' "$tmp/d4"
 kill_sleep e2e-target
 wait "$ru_job" 2>/dev/null
+
+# --- 4b. su run by su (root's su to the member, whose shell runs su to e2e-caller): two
+# sessions; the inner one is what the process runs in, and the outer su is its caller
+bash -c "ulimit -S -l 64; su e2e-target -c 'su e2e-caller -c \"exec sleep 300\"'; :" </dev/null >/dev/null 2>&1 &
+nest_job=$!
+sleeper=$(wait_pid e2e-caller) || { fail "su in su started sleep"; done_testing; exit 1; }
+inner=$(su_of "$sleeper" "$(readlink -f "$SU")")
+outer=$(parent "$inner")
+check "su in su: the inner su's parent is the outer su ($outer)" test "$(readlink "/proc/$outer/exe")" = "$(readlink -f "$SU")"
+"$RDMALIMITS" doctor --pid "$sleeper" >"$tmp/d4b" 2>&1
+check "doctor --pid: the inner su's session, run by the outer su" \
+	grep -qE "sleep \(pid $sleeper\): memlock .* new su session of e2e-caller run by pid $outer gets.*--service su --pid $outer\); it runs in the su session of pid $inner$" "$tmp/d4b"
+grep -q "sleep (pid $sleeper): memlock .*run by pid" "$tmp/d4b" || sed 's/^/#   /' "$tmp/d4b"
+kill_sleep e2e-caller
+wait "$nest_job" 2>/dev/null
 
 # --- 5. the caller gone: su is init's child, which a new session would then start from ---------
 setpriv --reuid="$caller_uid" --regid="$caller_gid" --init-groups \

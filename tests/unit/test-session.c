@@ -1392,6 +1392,9 @@ static void test_caller_service(void **state) {
                 { "/usr/bin/su", "su alice -", "su" },                   /* "-" counts first only */
                 { "/usr/bin/su", "su -- - alice", "su-l" },              /* the first operand, after -- */
                 { "/usr/bin/su", "su -- alice -l", "su" },               /* -l after --: the shell's */
+                { "/usr/bin/su", "su alice -- -", "su" },                /* the first operand was alice */
+                { "/usr/bin/su", "su -- -", "su-l" },
+                { "/usr/bin/su", "su --fast - alice", "su-l" },          /* --fast takes no argument */
                 { "/usr/bin/su", "su -p - alice", "su-l" },
                 { "/usr/sbin/runuser", "runuser -l alice -c id", "runuser-l" },
                 { "/usr/sbin/runuser", "runuser -u alice -- id -l", "runuser" },
@@ -1420,6 +1423,29 @@ static void test_caller_service(void **state) {
                 const char *got = session_caller_service(cases[i].exe, argv, argc);
                 if (!got || !streq(got, cases[i].want))
                         fail_msg("%s: %s, want %s", cases[i].cmd, got ? got : "NULL", cases[i].want);
+        }
+        /* from a command line as /proc/PID/cmdline holds it */
+        static const struct {
+                const char *exe;
+                const char *cmd;
+                size_t len;
+                const char *want;
+        } lines[] = {
+                { "/usr/bin/su", "su\0-\0alice", sizeof "su\0-\0alice" - 1, "su-l" },
+                { "/usr/bin/su", "su\0alice\0-", sizeof "su\0alice\0-" - 1, "su" },
+                { "/usr/bin/su", "su", sizeof "su" - 1, "su" },
+                { "/usr/bin/su", "", sizeof "" - 1, "su" },                            /* unreadable */
+                { "/usr/bin/su", "su\0--", sizeof "su\0--" - 1, "su" },                      /* nothing after -- */
+                { "/usr/bin/su", "su\0-l", sizeof "su\0-l" - 1, "su-l" },
+                { "/usr/bin/su", "su\0--fast\0-\0alice", sizeof "su\0--fast\0-\0alice" - 1, "su-l" },   /* --fast takes no argument */
+                { "/usr/bin/sudo", "sudo\0-i\0\0x", sizeof "sudo\0-i\0\0x" - 1, "sudo-i" },       /* an empty word */
+                { "/usr/sbin/sshd", "sshd\0-D", sizeof "sshd\0-D" - 1, NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(lines); i++) {
+                const char *got = "unset";
+                assert_int_equal(session_caller_service_cmdline(lines[i].exe, lines[i].cmd, lines[i].len, &got), 0);
+                if (!lines[i].want ? got != NULL : !got || !streq(got, lines[i].want))
+                        fail_msg("cmdline %zu: %s, want %s", i, got ? got : "NULL", lines[i].want ? lines[i].want : "NULL");
         }
         char *no[] = { "sshd" };
         assert_null(session_caller_service("/usr/sbin/sshd", no, 1));
