@@ -380,11 +380,16 @@ class Driver:
         if os.path.exists(log):
             os.unlink(log)
         saved = {}
-        for name in os.listdir(pamd):
-            path = os.path.join(pamd, name)
+        # the files of pam.d, and those an include names by path (gen.PATH_INCLUDES)
+        pathd = os.path.join(self.root, gen.PATH_INCLUDES.lstrip("/"))
+        files = [os.path.join(pamd, n) for n in os.listdir(pamd)]
+        if os.path.isdir(pathd):
+            files += [os.path.join(pathd, n) for n in os.listdir(pathd)]
+        for path in files:
+            name = os.path.relpath(path, pamd) if path.startswith(pamd + "/") else path
             with open(path, "rb") as f:
-                saved[name] = f.read()
-            lines = saved[name].decode("utf-8", "surrogateescape").splitlines()
+                saved[path] = f.read()
+            lines = saved[path].decode("utf-8", "surrogateescape").splitlines()
             for k, ln in enumerate(lines):
                 m = self.TRACED.match(ln.split("#")[0])
                 # a module file libpam cannot load stays: it returns PAM_MODULE_UNKNOWN, sets nothing
@@ -399,8 +404,8 @@ class Driver:
             # pam_start() itself failed (an @include of a missing file): nothing ran
             self.last_trace_started = not res[2].startswith("pam-session exit")
         finally:
-            for name, data in saved.items():
-                with open(os.path.join(pamd, name), "wb") as f:
+            for path, data in saved.items():
+                with open(path, "wb") as f:
                     f.write(data)
         if not os.path.exists(log):
             return []
@@ -572,6 +577,9 @@ class Driver:
                 res = self.service_checks(label, t, svc, start, hold.pid, "tree")
                 self.check_doctor(label, t, svc, res, "tree", start)
                 self.check_enable(label, t, svc, start, hold.pid)
+            # a service without a file: libpam runs other's stack (or pam_start() fails)
+            for svc in t.gone:
+                self.service_checks(label, t, svc, start, hold.pid, "tree")
             self.check_apply(label, t, crng)
         finally:
             hold.kill()

@@ -14,8 +14,10 @@ same tree:
 The stacks mix pam_limits (all with conf= or all without, per tree), pam_rdmalimit before
 and after it (with and without conf=), pam_permit and pam_deny under every control (required,
 requisite, optional, sufficient, [success=N default=ignore], done, die), '-session' lines, jumps
-past the end of their level, includes and substacks two deep, includes of a file that does
-not exist, and lines under any control whose module file libpam cannot load.  Only modules whose result is known are used (the model assumes any other module
+past the end of their level, includes and substacks two deep (some by absolute path, some
+'@INCLUDE'), includes of a file that does not exist, lines under any control whose module file
+libpam cannot load, reset and ok on failures, lines continued with a backslash, malformed lines
+libpam makes fail, an `other` stack, a service without a file and one without session lines.  Only modules whose result is known are used (the model assumes any other module
 succeeds).  The limits lines are mostly
 plain memlock entries for the tree's users and groups, with a share of the differential test's
 grammar-heavy lines (tests/diff/gen.py); users and groups have unique names, so that the
@@ -27,6 +29,7 @@ Run alone to write one tree:  gen.py SEED INDEX ROOT
 import importlib.util
 import os
 import random
+import re
 import sys
 
 # the limits grammar of the differential test, tests/diff/gen.py (a module of the same name)
@@ -45,9 +48,10 @@ SERVICE_NAMES = ["sshd", "login", "agree-a", "agree-b"]
 INCLUDE_NAMES = ["common-session", "session-extra", "inc-x", "inc-y"]
 ALT_LIMITS = "/etc/security/limits-alt.conf"
 # Features the model gets wrong, reported and not fixed yet, generated only with
-# AGREE_KNOWN_BUGS=1 (so that the default run holds at 0 disagreements): none at present (the
-# switch stays for the next one; pam_limits lines of one stack with different conf=, each read
-# by the model on its own since, are generated in every run).
+# AGREE_KNOWN_BUGS=1 (so that the default run holds at 0 disagreements): conf= arguments in
+# pam.d/other's lines when a service without a file runs them ("other-conf", make_tree()).
+# (pam_limits lines of one stack with different conf=, each read by the model on its own
+# since, are generated in every run.)
 KNOWN_BUGS = os.environ.get("AGREE_KNOWN_BUGS") == "1"
 POLICY = "/etc/security/rdmalimit.conf"
 POLICY_B = "/etc/security/rdmalimit-b.conf"
@@ -151,9 +155,16 @@ PERMIT_CONTROLS += [(1, "[success = 1 default=ignore]"), (1, "[success=000000000
                     (1, "[success=1default=ignore]"), (1, "[sucess=1 default=ignore]"),
                     (1, "[SUCCESS=1 default=ignore]"), (1, "[default=2147483648]")]
 DENY_CONTROLS = [(6, "requisite"), (4, "required"), (5, "[default=ignore]"), (3, "optional"),
-                 (2, "[default=die]"), (2, "[success=ok default=1]"), (1, "sufficient")]
+                 (2, "[default=die]"), (2, "[success=ok default=1]"), (1, "sufficient"),
+                 # libpam's status is the first result taken while undecided (ok on a failure
+                 # fails the session whatever succeeds after); reset restores the level's state
+                 (2, "[default=ok]"), (2, "[default=reset]"), (1, "[session_err=ignore default=bad]"),
+                 (1, "[perm_denied=ignore default=bad]")]
+PERMIT_CONTROLS += [(2, "[success=reset default=bad]"), (2, "[default=ok]")]
 LIMITS_CONTROLS = [(30, "required"), (10, "optional"), (3, "requisite"),
-                   (2, "[success=ok default=ignore]"), (1, "sufficient"), (1, "[default=1]")]
+                   (2, "[success=ok default=ignore]"), (1, "sufficient"), (1, "[default=1]"),
+                   # pam_limits' failures told apart: PAM_SERVICE_ERR is no perm_denied
+                   (1, "[perm_denied=ignore default=bad]"), (1, "[service_err=ignore default=bad]")]
 MODULE_CONTROLS = [(30, "optional"), (8, "required"), (3, "[success=ok default=ignore]"),
                    (2, "[success=1 default=ignore]"), (1, "sufficient"), (1, "requisite")]
 
@@ -176,9 +187,32 @@ def module_line(rng, t):
     return "session %s pam_rdmalimit.so%s" % (pick(rng, MODULE_CONTROLS), args)
 
 
+# where a path include finds its file (an absolute path, as libpam opens it): a copy of the
+# tree's includes under etc/security, which the test binds over /etc/security
+PATH_INCLUDES = "/etc/security/agree-pam"
+
+
+def malformed_line(rng, depth):
+    """A line libpam turns into a handler that always fails (PAM_PERM_DENIED under its
+    control): no module, no control, or (in a file read for the session only) a misspelt
+    type; in the service file a misspelt type is an auth line."""
+    return pick(rng, [(3, "session required"), (2, "session optional"), (1, "session"),
+                      (2, "sesion required pam_permit.so"), (1, "Session optional")])
+
+
+def continued(rng, line):
+    """line split over two or three lines with backslashes, as libpam joins them (blank and
+    comment lines inside are skipped)"""
+    words = line.split(" ")
+    k = rng.randint(1, len(words) - 1)
+    mid = rng.choice(["", "# a comment inside\n", "\n"])
+    return " ".join(words[:k]) + " \\\n" + mid + "    " + " ".join(words[k:])
+
+
 def session_line(rng, t, depth, incs):
     """One line of a stack at include depth `depth`; incs: the files it may bring."""
-    kinds = [(22, "limits"), (16, "module"), (30, "permit"), (6, "deny"), (3, "dash"), (5, "missing")]
+    kinds = [(22, "limits"), (16, "module"), (30, "permit"), (6, "deny"), (3, "dash"), (5, "missing"),
+             (1, "malformed")]
     if incs and depth < 2:
         kinds.append((14, "include"))
     kind = pick(rng, kinds)
@@ -186,10 +220,12 @@ def session_line(rng, t, depth, incs):
         return limits_line(rng, t)
     if kind == "module":
         return module_line(rng, t)
-    if kind == "permit":
-        return "session %s pam_permit.so" % pick(rng, PERMIT_CONTROLS)
-    if kind == "deny":
-        return "session %s pam_deny.so" % pick(rng, DENY_CONTROLS)
+    if kind == "malformed":
+        return malformed_line(rng, depth)
+    if kind in ("permit", "deny"):
+        ctl = pick(rng, PERMIT_CONTROLS if kind == "permit" else DENY_CONTROLS)
+        line = "session %s pam_%s.so" % (ctl, kind)
+        return continued(rng, line) if rng.random() < 0.08 and " " not in ctl else line
     if kind == "dash":
         return "-session optional pam_permit.so"
     if kind == "missing":
@@ -201,7 +237,11 @@ def session_line(rng, t, depth, incs):
         return "%s %s %s" % (pick(rng, [(3, "session"), (2, "-session")]), pick(rng, PERMIT_CONTROLS), module)
     name = rng.choice(incs)
     t.used_includes.add(name)
-    return pick(rng, [(5, "@include %s" % name), (3, "session include %s" % name),
+    if rng.random() < 0.12:
+        # by absolute path (libpam opens it as written)
+        t.path_includes = True
+        name = PATH_INCLUDES + "/" + name
+    return pick(rng, [(5, "@include %s" % name), (1, "@INCLUDE %s" % name), (3, "session include %s" % name),
                       (4, "session substack %s" % name)])
 
 
@@ -281,6 +321,9 @@ class Tree(diffgen.Tree):
         self.includes = {}          # name -> text
         self.used_includes = set()
         self.limits_args = ""       # the arguments of every pam_limits line of the tree
+        self.other = None           # pam.d/other (libpam reads it for every service), None: none
+        self.gone = []              # services without a file: libpam runs other's stack
+        self.path_includes = False  # some include names its file by path (PATH_INCLUDES)
 
     def write(self, root):
         etc = os.path.join(root, "etc")
@@ -314,6 +357,15 @@ class Tree(diffgen.Tree):
         for name, text in list(self.services.items()) + list(self.includes.items()):
             with open(os.path.join(d, name), "w", encoding="utf-8") as f:
                 f.write(text)
+        if self.other is not None:
+            with open(os.path.join(d, "other"), "w", encoding="utf-8") as f:
+                f.write(self.other)
+        if self.path_includes:
+            pd = os.path.join(root, PATH_INCLUDES.lstrip("/"))
+            empty_dir(pd)
+            for name, text in self.includes.items():
+                with open(os.path.join(pd, name), "w", encoding="utf-8") as f:
+                    f.write(text)
 
     def describe(self):
         out = ["== etc/passwd", self.passwd(), "== etc/group", self.group()]
@@ -335,6 +387,13 @@ class Tree(diffgen.Tree):
         for name, text in list(self.services.items()) + list(self.includes.items()):
             out.append("== etc/pam.d/%s" % name)
             out.append(text)
+        out.append("== etc/pam.d/other%s" % (" (missing)" if self.other is None else ""))
+        if self.other is not None:
+            out.append(self.other)
+        if self.gone:
+            out.append("== services without a file: %s" % " ".join(self.gone))
+        if self.path_includes:
+            out.append("== %s/: a copy of each include above" % PATH_INCLUDES.lstrip("/"))
         return "\n".join(out)
 
     # -- what the policy asks, computed here (lib/login/policy.c's rules, from the docs) --
@@ -400,6 +459,20 @@ def make_tree(rng):
     for name in list(t.includes):
         if name not in t.used_includes and rng.random() < 0.5:
             del t.includes[name]
+    if rng.random() < 0.6:
+        # libpam reads other for every service, and runs its session lines for a service
+        # without any (no file, or none of the session)
+        t.other = stack_text(rng, t, 0, [], rng.randint(1, 3))
+    if rng.random() < 0.3:
+        t.gone.append("agree-gone")
+        if t.other is not None and not KNOWN_BUGS:
+            # known bug "other-conf": for a service without a file, rdmalimits (tool/model.c,
+            # which takes the stack as unreadable) reads every pam_limits and pam_rdmalimit
+            # line of other's stack with the default files, whatever its conf= says
+            t.other = re.sub(r" conf=\S+", "", t.other)
+    if rng.random() < 0.1 and t.services:
+        name = rng.choice(list(t.services))
+        t.services[name] = "auth required pam_permit.so\naccount required pam_permit.so\n"
     return t
 
 
