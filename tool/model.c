@@ -98,7 +98,7 @@ static void shown_lines(const struct pam_stack *st, long *ret_lim, long *ret_mod
         struct stack_run run;
 
         *ret_lim = *ret_mod = -1;
-        if (st->error)
+        if (!pam_stack_entries_known(st))
                 return;
         for (size_t i = 0; i < st->n; i++)
                 if (streq(st->v[i].name, "pam_limits"))
@@ -241,7 +241,7 @@ static int load_copies(const struct ctx *c, const struct pam_stack *st, long mod
         struct tool_copy *x;
         int r = copy_load(c, mod >= 0 ? st->v[mod].args : NULL, user, s, &x);
 
-        for (size_t i = 0; r >= 0 && !st->error && i < st->n; i++)
+        for (size_t i = 0; r >= 0 && pam_stack_entries_known(st) && i < st->n; i++)
                 if (streq(st->v[i].name, "pam_rdmalimit"))
                         r = copy_load(c, st->v[i].args, user, s, &x);
         return r;
@@ -323,7 +323,7 @@ static int load_trees(const struct ctx *c, const struct pam_stack *st, long lim,
         if ((r = tree_of_args(c, last, s, &t)) < 0)
                 return r;
         s->t = t;
-        for (size_t i = 0; !st->error && i < st->n; i++)
+        for (size_t i = 0; pam_stack_entries_known(st) && i < st->n; i++)
                 if (streq(st->v[i].name, "pam_limits") && (r = tree_of_args(c, st->v[i].args ? st->v[i].args : "", s, &t)) < 0)
                         return r;
         return 0;
@@ -349,12 +349,13 @@ static int load_tree(const struct ctx *c, const struct pam_stack *st, long lim, 
         if (r == -ENOENT) {
                 /* what the stack does with it: pam_limits fails an unknown user where it runs */
                 struct stack_run run = { .last_limits = -1 };
-                bool limits = !st->error && stack_run_walk(st, PAM_RET_FAIL, PAM_RET_IGNORE, &run) >= 0 &&
+                bool known = pam_stack_entries_known(st);
+                bool limits = known && stack_run_walk(st, PAM_RET_FAIL, PAM_RET_IGNORE, &run) >= 0 &&
                               run.last_limits >= 0;
-                if (!st->error)
+                if (known)
                         stack_run_clear(&run);
                 log_error("user '%s' does not exist%s (%s)", user, c->root ? " in the root's etc/passwd" : "",
-                          st->error ? "pam_limits would fail the session" :
+                          !known ? "pam_limits would fail the session" :
                           limits ? "pam_limits fails the session" : "no pam_limits runs in this session stack");
                 return CMD_FINDINGS;
         }

@@ -423,6 +423,16 @@ static void stack_move(struct pam_stack *to, struct pam_stack *from) {
         from->n = from->n_chain = 0;
 }
 
+/* Is there a PAM configuration directory in root (/etc/pam.d, /usr/lib/pam.d)? */
+static bool pam_dirs_exist(const char *root) {
+        static const char *const dirs[] = { "/etc/pam.d", "/usr/lib/pam.d" };
+        struct stat st;
+        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
+                if (fs_stat_in_root(root, dirs[i], false, &st) == 0 && S_ISDIR(st.st_mode))
+                        return true;
+        return false;
+}
+
 /*
  * The service's stack as _pam_init_handlers() builds it: the service file, then always `other`
  * (Linux-PAM's PAM_DEFAULT_SERVICE), whose problems fail every service's pam_start() too; a
@@ -437,8 +447,10 @@ static int stack_load_walk(const char *root, const char *service, const char *ph
 
         if ((r = read_stack(root, service, phase, text, v, &s)) < 0)
                 return r;
-        /* only a missing file falls back here: one the tool cannot read, libpam (root) may */
-        bool missing = s.error == -ENOENT || s.error == -ENOTDIR;
+        /* only a missing file falls back here: one the tool cannot read, libpam (root) may; and
+         * only where PAM is configured at all: a tree without /etc/pam.d and /usr/lib/pam.d (limits
+         * files alone) says nothing of the stack, which stays unknown (assumed), not "fails" */
+        bool missing = (s.error == -ENOENT || s.error == -ENOTDIR) && pam_dirs_exist(root);
         if (top && !s.include_error && !s.aborts && (!s.error || missing) && !streq(service, "other")) {
                 if ((r = read_stack(root, "other", phase, NULL, v, &o)) < 0)
                         return r;

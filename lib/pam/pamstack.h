@@ -64,6 +64,12 @@ struct pam_stack {
         size_t n_chain;
 };
 
+/* Are the entries the stack libpam runs: the service file's, or other's when the service has
+ * none (a missing file: error -ENOENT and other)?  False for a file that cannot be read. */
+static inline bool pam_stack_entries_known(const struct pam_stack *st) {
+        return !st->error || st->other;
+}
+
 /*
  * libpam's PAM_SUBSTACK_MAX_LEVEL (pam_private.h): Linux-PAM 1.5.x (Debian 12's 1.5.2) refuses
  * a file brought at substack level 16 (_pam_load_conf_file(): the line becomes a handler that

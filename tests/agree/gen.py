@@ -29,7 +29,6 @@ Run alone to write one tree:  gen.py SEED INDEX ROOT
 import importlib.util
 import os
 import random
-import re
 import sys
 
 # the limits grammar of the differential test, tests/diff/gen.py (a module of the same name)
@@ -47,11 +46,10 @@ GROUPS = [("users", 100), ("rdma", 2000), ("hpc", 2001), ("ib", 2002), ("spdk", 
 SERVICE_NAMES = ["sshd", "login", "agree-a", "agree-b"]
 INCLUDE_NAMES = ["common-session", "session-extra", "inc-x", "inc-y"]
 ALT_LIMITS = "/etc/security/limits-alt.conf"
-# Features the model gets wrong, reported and not fixed yet, generated only with
-# AGREE_KNOWN_BUGS=1 (so that the default run holds at 0 disagreements): conf= arguments in
-# pam.d/other's lines when a service without a file runs them ("other-conf", make_tree()).
-# (pam_limits lines of one stack with different conf=, each read by the model on its own
-# since, are generated in every run.)
+# Features the model gets wrong, reported and not fixed yet, would be generated only with
+# AGREE_KNOWN_BUGS=1 (so that the default run holds at 0 disagreements); none now (conf= in
+# pam.d/other's lines run for a service without a file, and pam_limits lines of one stack
+# with different conf=, are generated in every run).
 KNOWN_BUGS = os.environ.get("AGREE_KNOWN_BUGS") == "1"
 POLICY = "/etc/security/rdmalimit.conf"
 POLICY_B = "/etc/security/rdmalimit-b.conf"
@@ -465,11 +463,6 @@ def make_tree(rng):
         t.other = stack_text(rng, t, 0, [], rng.randint(1, 3))
     if rng.random() < 0.3:
         t.gone.append("agree-gone")
-        if t.other is not None and not KNOWN_BUGS:
-            # known bug "other-conf": for a service without a file, rdmalimits (tool/model.c,
-            # which takes the stack as unreadable) reads every pam_limits and pam_rdmalimit
-            # line of other's stack with the default files, whatever its conf= says
-            t.other = re.sub(r" conf=\S+", "", t.other)
     if rng.random() < 0.1 and t.services:
         name = rng.choice(list(t.services))
         t.services[name] = "auth required pam_permit.so\naccount required pam_permit.so\n"
