@@ -1183,6 +1183,34 @@ static void test_eval_xdp_unknown(void **state) {
         char text[256] = "x";
         policy_auto_unknown_text(&d.auto_info, text, sizeof text);
         assert_string_equal(text, "x; RDMA unknown: /sys/class/infiniband cannot be read (Permission denied)");
+        /* each cause of an unknown AF_XDP part in words, both parts together, and a full buffer */
+        static const struct {
+                int xdp;
+                const char *want;
+        } why[] = {
+                { -EOPNOTSUPP, "; AF_XDP unknown: the kernel has no netdev netlink family" },
+                { -ENOPKG, "; AF_XDP unknown: built without AF_XDP detection (--disable-xdp)" },
+                { -ETIME, "; AF_XDP unknown: the netdev netlink probe failed (Timer expired)" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(why); i++) {
+                struct policy_auto a = { .xdp_unknown = true, .xdp_error = why[i].xdp };
+                text[0] = '\0';
+                policy_auto_unknown_text(&a, text, sizeof text);
+                assert_string_equal(text, why[i].want);
+        }
+        struct policy_auto both = { .xdp_unknown = true, .xdp_error = -EOPNOTSUPP, .rdma_unknown = true,
+                                    .rdma_error = -EIO };
+        text[0] = '\0';
+        policy_auto_unknown_text(&both, text, sizeof text);
+        assert_string_equal(text, "; RDMA unknown: /sys/class/infiniband cannot be read (Input/output error); AF_XDP "
+                                  "unknown: the kernel has no netdev netlink family");
+        char small[8] = "1234567";
+        policy_auto_unknown_text(&both, small, sizeof small);   /* full: nothing more, still terminated */
+        assert_string_equal(small, "1234567");
+        struct policy_auto none = {};
+        text[0] = '\0';
+        policy_auto_unknown_text(&none, text, sizeof text);
+        assert_string_equal(text, "");
         policy_free(p);
 }
 
