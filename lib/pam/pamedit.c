@@ -79,7 +79,8 @@ static int line_parse(const char *text, unsigned lineno, bool profile, struct pa
         size_t tl = strlen(text);
 
         *why = NULL;
-        /* a continued line: pam_stack_load() reads it as two, libpam as one */
+        /* a continued line: read as libpam joins it, but an edit of one of its pieces would not
+         * keep it one line: refused */
         size_t e = tl;
         while (e > 0 && (text[e - 1] == '\r' || text[e - 1] == ' ' || text[e - 1] == '\t'))
                 e--;
