@@ -224,9 +224,10 @@ static void print_methods(const struct status_report *r) {
                        r->xsk_method == STATUS_M_PROBE ? "the probe (one-page UMEM registrations as the user)"
                                                        : "nothing: unknown");
         if (r->xdp_sockets_known)
-                printf("; %llu XDP socket%s (/proc/net/protocols, %zu network namespace%s)\n",
-                       (unsigned long long)r->xdp_sockets, r->xdp_sockets == 1 ? "" : "s", r->n_netns,
-                       r->n_netns == 1 ? "" : "s");
+                printf("; %s%llu XDP socket%s (/proc/net/protocols, %zu network namespace%s%s)\n",
+                       r->netns_truncated ? "at least " : "", (unsigned long long)r->xdp_sockets,
+                       r->xdp_sockets == 1 ? "" : "s", r->n_netns, r->n_netns == 1 ? "" : "s",
+                       r->netns_truncated ? "; the others not counted" : "");
         else
                 printf("; XDP sockets unknown (no XDP row in /proc/net/protocols)\n");
         if (r->mr_method == STATUS_M_RDMA_NETLINK)
@@ -369,6 +370,7 @@ static void print_json(const struct status_report *r) {
         json_obj_end(&j);
         json_ku64_opt(&j, "xdp_sockets", r->xdp_sockets_known, r->xdp_sockets);
         json_ku64(&j, "network_namespaces", r->n_netns);
+        json_kbool(&j, "network_namespaces_truncated", r->netns_truncated);
 
         json_karr_begin(&j, "users");
         for (size_t i = 0; i < r->n_users; i++)

@@ -453,7 +453,7 @@ static int container_hard_unreachable(struct doc *d, const struct hard_limits *h
         return 0;
 }
 
-static int container_sys_resource(struct doc *d, bool sys_resource) {
+static int container_sys_resource(struct doc *d, bool sys_resource, bool userns) {
         _cleanup_free_ char *hards = NULL;
         struct hard_limits h;
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
@@ -470,14 +470,25 @@ static int container_sys_resource(struct doc *d, bool sys_resource) {
                               : strdup("");
         if (!hards)
                 return -ENOMEM;
-        ADD(d, DOCTOR_CONTAINERS, DIAG_WARNING, "/proc/self/status CapBnd",
-            d->in_container ? "on the host: docker run --ulimit memlock=-1:-1 (or the bytes needed), or --cap-add "
-                              "SYS_RESOURCE; or LimitMEMLOCK=infinity for the container runtime's service"
-                            : "give the login services back CAP_SYS_RESOURCE (CapabilityBoundingSet= of their units, "
-                              "the parent that dropped it), or start them with the memlock they need",
-            "CAP_SYS_RESOURCE is not in the capability bounding set: no process here, not even sshd as root, can "
-            "raise a hard limit; sessions stay within the hard memlock services start with%s",
-            hards);
+        if (userns)
+                ADD(d, DOCTOR_CONTAINERS, DIAG_WARNING, "/proc/self/uid_map",
+                    "on the host: start the container with the memlock it needs (--ulimit memlock=..., the "
+                    "runtime's LimitMEMLOCK=): capabilities inside a user namespace do not raise it",
+                    "this runs in a user namespace (a rootless or user-namespaced container, unshare -r): the "
+                    "kernel checks CAP_SYS_RESOURCE and CAP_IPC_LOCK in the host's, so no process here, not even "
+                    "sshd as root with every capability, can raise a hard limit or lock past RLIMIT_MEMLOCK; "
+                    "sessions stay within the hard memlock services start with%s",
+                    hards);
+        else
+                ADD(d, DOCTOR_CONTAINERS, DIAG_WARNING, "/proc/self/status CapBnd",
+                    d->in_container ? "on the host: docker run --ulimit memlock=-1:-1 (or the bytes needed), or "
+                                      "--cap-add SYS_RESOURCE; or LimitMEMLOCK=infinity for the container runtime's "
+                                      "service"
+                                    : "give the login services back CAP_SYS_RESOURCE (CapabilityBoundingSet= of their "
+                                      "units, the parent that dropped it), or start them with the memlock they need",
+                    "CAP_SYS_RESOURCE is not in the capability bounding set: no process here, not even sshd as root, "
+                    "can raise a hard limit; sessions stay within the hard memlock services start with%s",
+                    hards);
         return container_hard_unreachable(d, &h);
 }
 
@@ -488,9 +499,15 @@ static int container_caps(struct doc *d) {
 
         if ((r = read_text("/proc/self/status", &status)) < 0)
                 return r == -ENOMEM ? r : 0;
-        if ((r = container_sys_resource(d, proc_field_cap(status, "CapBnd", CAP_SYS_RESOURCE_BIT))) < 0)
+        /* capabilities count for memlock only in the initial user namespace */
+        bool userns = !proc_in_initial_userns(getpid());
+        if ((r = container_sys_resource(d, !userns && proc_field_cap(status, "CapBnd", CAP_SYS_RESOURCE_BIT), userns)) < 0)
                 return r;
-        if (proc_field_cap(status, "CapBnd", CAP_IPC_LOCK_BIT))
+        if (userns)
+                ADD(d, DOCTOR_CONTAINERS, DIAG_INFO, "/proc/self/uid_map", NULL,
+                    "CAP_IPC_LOCK in this user namespace exempts nothing: every locked or pinned page counts "
+                    "against RLIMIT_MEMLOCK, even root's");
+        else if (proc_field_cap(status, "CapBnd", CAP_IPC_LOCK_BIT))
                 ADD(d, DOCTOR_CONTAINERS, DIAG_OK, "/proc/self/status CapBnd", NULL,
                     "CAP_IPC_LOCK is in the capability bounding set");
         else

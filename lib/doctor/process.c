@@ -43,7 +43,7 @@ static int check_service_process(struct doc *d, const struct proc_daemon *s, pid
                 ADD(d, daemon_group(s), DIAG_INFO, where, NULL, "cannot read its limits");
                 return 0;
         }
-        bool cap = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE_BIT);
+        bool cap = proc_cap_effective(pid, status, CAP_SYS_RESOURCE_BIT);
         fmt_pair(soft, hard, pair);
         if (!d->max.hard_known || hard >= d->max.hard) {
                 ADD(d, daemon_group(s), DIAG_OK, where, NULL, "memlock %s%s", pair,
@@ -371,11 +371,14 @@ static int pid_read(struct doc *d, struct pid_view *v) {
         ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
             "user %s (uid %llu): memlock %s; locked %s (VmLck), pinned %s (VmPin)", v->user ?: "?",
             (unsigned long long)v->uid, fmt_pair(v->soft, v->hard, pair), size_format(vmlck, a), size_format(vmpin, b));
-        if (v->soft != SIZE_INFINITY && v->soft > 0 && (vmlck + vmpin) >= v->soft / 10 * 9)
+        /* the kernel checks each against the limit on its own: mlock() the locked pages (VmLck),
+         * an RDMA MR the pinned ones (VmPin) */
+        uint64_t most = vmlck > vmpin ? vmlck : vmpin;
+        if (v->soft != SIZE_INFINITY && v->soft > 0 && most >= v->soft / 10 * 9)
                 ADD(d, DOCTOR_PROCESSES, DIAG_WARNING, v->where, "raise its memlock (see the other findings)",
-                    "locked and pinned memory (%s) is close to its soft limit %s: the next registration may fail "
-                    "with ENOMEM/ENOBUFS",
-                    size_format(vmlck + vmpin, a), size_format(v->soft, b));
+                    "%s memory (%s, %s) is close to its soft limit %s: the next %s may fail with ENOMEM",
+                    vmlck >= vmpin ? "locked" : "pinned", size_format(most, a), vmlck >= vmpin ? "VmLck" : "VmPin",
+                    size_format(v->soft, b), vmlck >= vmpin ? "mlock()" : "RDMA memory registration");
         return 1;
 }
 

@@ -46,6 +46,20 @@ int proc_cmdline(pid_t pid, char **ret, size_t *ret_len) {
         return 0;
 }
 
+bool proc_in_initial_userns(pid_t pid) {
+        _cleanup_free_ char *map = NULL;
+        unsigned long long a, b, c;
+        char rest;
+        if (proc_read(pid, "uid_map", 4096, &map) < 0)
+                return false;
+        /* one line, the identity of all 2^32 - 1 uids */
+        return sscanf(map, "%llu %llu %llu %c", &a, &b, &c, &rest) == 3 && a == 0 && b == 0 && c == 4294967295ULL;
+}
+
+bool proc_cap_effective(pid_t pid, const char *status, unsigned bit) {
+        return proc_field_cap(status, "CapEff", bit) && proc_in_initial_userns(pid);
+}
+
 int proc_exe(pid_t pid, char buf[static PATH_MAX]) {
         static const char deleted[] = " (deleted)";
         char path[64];

@@ -77,6 +77,15 @@ int proc_field_u64(const char *text, const char *key, uint64_t *ret);
 int proc_field_hex(const char *text, const char *key, uint64_t *ret);
 /* Whether bit is set in the mask KEY; false when it cannot be read. */
 bool proc_field_cap(const char *text, const char *key, unsigned bit);
+/* Is pid in the initial user namespace (its uid_map the identity of every uid: "0 0
+ * 4294967295")?  The kernel checks CAP_SYS_RESOURCE (raising a hard limit) and CAP_IPC_LOCK
+ * (locking past RLIMIT_MEMLOCK, an AF_XDP UMEM or an RDMA MR uncharged) there: a process in
+ * another one (unshare -r, a rootless or user-namespaced container) has a full CapEff that
+ * counts for neither.  False when it cannot be read. */
+bool proc_in_initial_userns(pid_t pid);
+/* The one answer to "does the kernel grant pid capability bit for memlock": CapEff of its
+ * status text has it and pid is in the initial user namespace. */
+bool proc_cap_effective(pid_t pid, const char *status, unsigned bit);
 
 /* The soft and hard value of the row (e.g. "Max locked memory") of a limits text, UINT64_MAX
  * for "unlimited": 0, -ENOENT (no such row), -EBADMSG. */

@@ -25,5 +25,5 @@ struct rl_pair rl_after_module(struct rl_pair cur, struct rl_pair target, bool l
 bool rl_have_cap(int cap) {
         _cleanup_free_ char *status = NULL;
         return cap >= 0 && proc_read(getpid(), "status", 64 * 1024, &status) >= 0 &&
-               proc_field_cap(status, "CapEff", (unsigned)cap);
+               proc_cap_effective(getpid(), status, (unsigned)cap);
 }

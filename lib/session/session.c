@@ -409,7 +409,7 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret) {
         lc_parse_proc_limits(limits, s.rl);
         if (!s.rl[RLIMIT_MEMLOCK].known)
                 return -EBADMSG;
-        s.cap_sys_resource = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE);
+        s.cap_sys_resource = proc_cap_effective(pid, status, CAP_SYS_RESOURCE);
         s.nr_open = lc_nr_open();
         snprintf(s.source, sizeof s.source, "%s (pid %d)", comm ? comm : "?", (int)pid);
         _cleanup_free_ char *cgroup = NULL, *unit = NULL;
@@ -818,7 +818,7 @@ void session_service_assume(const char *root, const char *proc1_limits, struct l
         if (fs_root_is_set(root))
                 s.cap_sys_resource = true;
         else if (proc_read(getpid(), "status", PROC_TEXT_MAX, &status) >= 0)
-                s.cap_sys_resource = proc_field_cap(status, "CapEff", CAP_SYS_RESOURCE);
+                s.cap_sys_resource = proc_cap_effective(getpid(), status, CAP_SYS_RESOURCE);
         s.nr_open = lc_nr_open();
         /* a file named that cannot be read is said so: its limits are unknown, not assumed */
         char given[160];

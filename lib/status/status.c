@@ -407,7 +407,8 @@ static void probe_child(uid_t uid, gid_t gid, uint64_t ceiling, int out) {
         if (r < 0)
                 goto out;
         if (r == 0) {
-                res.pages = hi;
+                /* not one page more under the hard limit: at least all of it is charged */
+                res.pages = hi + 1;
                 res.at_least = 1;
                 goto out;
         }
@@ -633,7 +634,7 @@ static int read_proc_entry(struct ancestry *an, const struct status_filter *f, p
         p.uid = (uid_t)uid;
         p.gid = (gid_t)gid;
         p.nspid = field_nspid(st, pid);
-        p.cap_ipc_lock = proc_field_cap(st, "CapEff", CAP_IPC_LOCK);
+        p.cap_ipc_lock = proc_cap_effective(pid, st, CAP_IPC_LOCK);
         /* comm's raw bytes, as doctor --pid reads them (the Name: line of status is escaped by
          * the kernel already: a newline as \n, a backslash as \\) */
         _cleanup_free_ char *comm = NULL;
@@ -917,9 +918,9 @@ static int collect_procs(const struct status_options *o, struct status_report *r
         return e;
 }
 
-/* The network namespaces of the processes (at most 64: in seen, the index of the first process
- * in each) and the XDP sockets in each */
-static size_t count_xdp_sockets(struct status_report *r, size_t seen[static 64]) {
+/* The network namespaces of the processes (at most STATUS_NETNS_MAX: in seen, the index of the
+ * first process in each; more: r->netns_truncated) and the XDP sockets in each */
+static size_t count_xdp_sockets(struct status_report *r, size_t seen[static STATUS_NETNS_MAX]) {
         size_t n_seen = 0;
 
         for (size_t i = 0; i < r->n_procs; i++) {
@@ -929,8 +930,13 @@ static size_t count_xdp_sockets(struct status_report *r, size_t seen[static 64])
                 for (k = 0; k < n_seen; k++)
                         if (r->procs[seen[k]].netns == r->procs[i].netns)
                                 break;
-                if (k < n_seen || n_seen >= 64)
+                if (k < n_seen)
                         continue;
+                if (n_seen >= STATUS_NETNS_MAX) {
+                        /* a user can make namespaces: never a silent shortfall */
+                        r->netns_truncated = true;
+                        continue;
+                }
                 seen[n_seen++] = i;
                 r->n_netns = n_seen;
                 add_xdp_sockets(r, r->procs[i].pid);
@@ -980,12 +986,16 @@ static int collect_netlink(struct status_report *r, const size_t *seen, size_t n
         /* every dump of the run within timeout seconds: a user's namespaces cannot add up */
         uint64_t deadline = nl_now_ms() + (uint64_t)timeout * 1000;
         pid_t fail_pid = 0;
-        int dr = diag_all_netns(r, seen, n_seen, deadline, diag, &fail_pid);
+        /* with namespaces left out, the dump would miss their UMEMs: the probe instead */
+        int dr = r->netns_truncated ? -E2BIG : diag_all_netns(r, seen, n_seen, deadline, diag, &fail_pid);
         int mr = dr == -ENOMEM ? 0 : rdma_mrs(deadline, rdma);
         if (dr == -ENOMEM || mr == -ENOMEM)
                 return -ENOMEM;
         if (dr >= 0)
                 r->xsk_method = STATUS_M_SOCK_DIAG;
+        else if (dr == -E2BIG)
+                snprintf(r->xsk_why, sizeof r->xsk_why, "more than %d network namespaces: sock_diag would miss the "
+                         "sockets of the others", STATUS_NETNS_MAX);
         else if (fail_pid)
                 snprintf(r->xsk_why, sizeof r->xsk_why, "sock_diag for AF_XDP in the network namespace of pid %d: %s",
                          (int)fail_pid, errno_text(dr));
@@ -1060,7 +1070,7 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
         struct status_report r = { .xsk_method = STATUS_M_UNKNOWN, .mr_method = STATUS_M_UNKNOWN };
         struct xsk_list diag = {};
         struct rdma_list rdma = {};
-        size_t seen[64];
+        size_t seen[STATUS_NETNS_MAX];
         int e;
 
         r.page_size = (uint64_t)sysconf(_SC_PAGESIZE);

@@ -158,8 +158,12 @@ struct status_report {
         bool xdp_sockets_known;
         uint64_t xdp_sockets;            /* /proc/PID/net/protocols, summed over network namespaces seen */
         size_t n_netns;
+        bool netns_truncated;            /* more network namespaces than STATUS_NETNS_MAX: the
+                                          * sockets of the others are not counted, and sock_diag
+                                          * is not used (the probe is) */
         uint64_t page_size;
 };
+#define STATUS_NETNS_MAX 64
 
 /* Collect.  -ENOMEM and -ESRCH (the pid asked for does not exist) only; what cannot be read
  * is unknown in the report, with the reason. */
