@@ -99,13 +99,13 @@ char *target_text(const struct target *t, bool hard);
 
 /* The last assignment of a limit (LimitMEMLOCK=, DefaultLimitMEMLOCK=). */
 struct limit_setting {
-        bool set;              /* an assignment is in effect */
-        bool bad;              /* the last assignment could not be parsed */
+        bool set;              /* an assignment is in effect (a line systemd cannot parse, an
+                                * empty one too, is ignored: it changes nothing here) */
         char *text;
         uint64_t soft, hard;
         char *where;
         char *file;            /* the file of the last assignment (absolute, without root) */
-        unsigned assignments;
+        unsigned assignments;  /* the lines systemd took (ignored ones not counted) */
         char *overridden;      /* the assignment the final one overrides, and its value */
         char *overridden_text;
 };

@@ -115,8 +115,9 @@ struct doctor_unit_limit {
         uint64_t soft, hard;
         char src[256];                   /* "LimitMEMLOCK=infinity", "no LimitMEMLOCK=: ..." */
         char where[320];                 /* the FILE:LINE that sets it, or the unit file */
-        char assigned[320];              /* the FILE:LINE of the last LimitMEMLOCK= (an empty one
-                                          * too: it resets), "" when none */
+        char assigned[320];              /* the FILE:LINE of the last LimitMEMLOCK= systemd takes
+                                          * (one it cannot parse, an empty one too, it ignores:
+                                          * no reset), "" when none */
         char dropin[256];                /* its file's name when that is a drop-in, else "" */
         char unread[512];                /* the first drop-in that could not be read (a FIFO,
                                           * ...): "FILE: why, and what is assumed", else "" */

@@ -56,7 +56,15 @@ void limit_setting_clear(struct limit_setting *l) {
         *l = (struct limit_setting){};
 }
 
+/* One LimitMEMLOCK= (or DefaultLimitMEMLOCK=) line.  systemd's config_parse_rlimit() has no
+ * empty case: a value rlimit_parse() refuses (an empty one too, or soft above hard) is logged
+ * "..., ignoring" and the value in effect stays, so such a line changes nothing here either.
+ * 0: assigned; 1: ignored; -ENOMEM. */
 static int limit_assign(struct limit_setting *l, const char *file, const char *where, const char *value) {
+        uint64_t soft, hard;
+
+        if (doctor_parse_systemd_limit(value, &soft, &hard) < 0)
+                return 1;
         _cleanup_free_ char *w = strdup(where), *t = strdup(value), *f = strdup(file);
         if (!w || !t || !f)
                 return -ENOMEM;
@@ -73,21 +81,30 @@ static int limit_assign(struct limit_setting *l, const char *file, const char *w
         l->where = TAKE_PTR(w);
         l->text = TAKE_PTR(t);
         l->assignments++;
-        if (!*value) {
-                /* an empty assignment resets to the default */
-                l->set = false;
-                l->bad = false;
-                return 0;
-        }
-        l->bad = doctor_parse_systemd_limit(value, &l->soft, &l->hard) < 0;
-        l->set = !l->bad;
+        l->soft = soft;
+        l->hard = hard;
+        l->set = true;
         return 0;
 }
 
-/* An unparsable limit: systemd ignores it. */
-static int limit_bad(struct doc *d, enum doctor_group g, const char *where, const char *key, const char *value) {
+/* A value systemd cannot parse (an empty one too): it logs it and ignores the line. */
+static int limit_bad(struct doc *d, enum doctor_group g, const char *where, const char *key, const char *value,
+                     const struct limit_setting *l) {
+        _cleanup_free_ char *kept = NULL;
+
+        if (l->set)
+                kept = strf("%s=%s of %s stays in effect", key, l->text, l->where);
+        else
+                kept = strf("no earlier %s= is in effect: the default applies", key);
+        if (!kept)
+                return -ENOMEM;
+        if (!*value)
+                return doctor_add(d->rep, g, DIAG_WARNING, "limit-empty-ignored", where,
+                                  "write a size such as 64M, 1G or infinity (or SOFT:HARD), or remove the line",
+                                  "%s= is empty: systemd ignores it (\"Failed to parse resource value, ignoring\"), "
+                                  "it does not reset the limit; %s", key, kept);
         return doctor_add(d->rep, g, DIAG_ERROR, NULL, where, "write a size such as 64M, 1G or infinity (or SOFT:HARD)",
-                          "%s=%s cannot be parsed: systemd ignores it", key, value);
+                          "%s=%s cannot be parsed: systemd ignores it; %s", key, value, kept);
 }
 
 /* What a systemd configuration file is read for: the limit (DefaultLimitMEMLOCK= in [Manager]
@@ -124,9 +141,10 @@ static int ini_line(struct doc *d, char *line, const char *where, void *userdata
         if (!streq(s->section, u ? "Service" : "Manager"))
                 return 0;
         if (streq(key, s->limit_key)) {
-                if (limit_assign(s->limit, s->abs, where, value) < 0)
-                        return -ENOMEM;
-                return s->limit->bad ? limit_bad(d, s->group, where, key, value) : 0;
+                int r = limit_assign(s->limit, s->abs, where, value);
+                if (r < 0)
+                        return r;
+                return r > 0 ? limit_bad(d, s->group, where, key, value, s->limit) : 0;
         }
         if (!u)
                 return 0;

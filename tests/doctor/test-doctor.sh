@@ -420,6 +420,15 @@ check "DefaultLimitMEMLOCK SOFT:HARD" line "OK   services without LimitMEMLOCK= 
 printf '[Manager]\nDefaultLimitMEMLOCK=lots\n' > "$R/etc/systemd/system.conf.d/70-bad.conf"
 run
 check "DefaultLimitMEMLOCK unparsable: FAIL" line "FAIL DefaultLimitMEMLOCK=lots cannot be parsed" "(etc/systemd/system.conf.d/70-bad.conf:2)"
+# systemd ignores a value it cannot parse, and an empty one ("Failed to parse resource value,
+# ignoring"): the one before stays, nothing resets to the default
+check "DefaultLimitMEMLOCK unparsable: the earlier value stays" line "OK   services without LimitMEMLOCK= get memlock soft 2 GiB, hard unlimited (DefaultLimitMEMLOCK=2G:infinity" "(etc/systemd/system.conf.d/60-more.conf:2)"
+check "DefaultLimitMEMLOCK unparsable: says what stays" line "FAIL DefaultLimitMEMLOCK=lots cannot be parsed: systemd ignores it; DefaultLimitMEMLOCK=2G:infinity of etc/systemd/system.conf.d/60-more.conf:2 stays in effect"
+printf '[Manager]\nDefaultLimitMEMLOCK=\n' > "$R/etc/systemd/system.conf.d/80-empty.conf"
+run
+check "DefaultLimitMEMLOCK= empty: no reset, the earlier value stays" line "OK   services without LimitMEMLOCK= get memlock soft 2 GiB, hard unlimited" "(etc/systemd/system.conf.d/60-more.conf:2)"
+check "DefaultLimitMEMLOCK= empty: a warning that it is ignored" line "WARN DefaultLimitMEMLOCK= is empty: systemd ignores it" "it does not reset the limit" "(etc/systemd/system.conf.d/80-empty.conf:2)"
+check "DefaultLimitMEMLOCK= empty: never taken for unset" hasnt "DefaultLimitMEMLOCK is not set"
 # not set anywhere
 mkroot
 printf '[Manager]\n#DefaultLimitMEMLOCK=\n' > "$R/etc/systemd/system.conf"
@@ -452,6 +461,14 @@ check "drop-in to infinity: effective" line "INFO app.service: memlock unlimited
 check "drop-in to infinity: the overridden value named" line "INFO app.service: LimitMEMLOCK=128M here is overridden by etc/systemd/system/app.service.d/90-memlock.conf:2" "(usr/lib/systemd/system/app.service.d/10-vendor.conf:2)"
 check "drop-in to infinity: OK" line "OK   app.service: runs as svc with memlock unlimited, as much as the configuration gives svc"
 check "drop-in hidden by /etc's of the same name is not read" hasnt "32M"
+# an empty LimitMEMLOCK= and one systemd cannot parse are ignored: infinity stays
+printf '[Service]\nLimitMEMLOCK=\n' > "$R/etc/systemd/system/app.service.d/95-empty.conf"
+printf '[Service]\nLimitMEMLOCK=lots\n' > "$R/etc/systemd/system/app.service.d/96-bad.conf"
+run --unit app.service
+check "empty and bad LimitMEMLOCK= ignored: infinity stays" line "INFO app.service: memlock unlimited (LimitMEMLOCK=infinity; usr/lib/systemd/system/app.service and 4 drop-ins read) (etc/systemd/system/app.service.d/90-memlock.conf:2)"
+check "empty LimitMEMLOCK=: said to be ignored, no reset" line "WARN LimitMEMLOCK= is empty: systemd ignores it" "LimitMEMLOCK=infinity of etc/systemd/system/app.service.d/90-memlock.conf:2 stays in effect" "(etc/systemd/system/app.service.d/95-empty.conf:2)"
+check "empty and bad LimitMEMLOCK=: still OK" line "OK   app.service: runs as svc with memlock unlimited"
+rm "$R/etc/systemd/system/app.service.d/95-empty.conf" "$R/etc/systemd/system/app.service.d/96-bad.conf"
 # no LimitMEMLOCK: DefaultLimitMEMLOCK applies
 rm -r "$R/etc/systemd/system/app.service.d" "$R/usr/lib/systemd/system/app.service.d"
 sed -i '/LimitMEMLOCK/d' "$R/usr/lib/systemd/system/app.service"
