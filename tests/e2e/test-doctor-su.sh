@@ -13,7 +13,8 @@
 #   3. `su -` runs the su-l stack, which has no limits module: the process keeps the
 #      caller's 64 KiB, and doctor says that is what a new su-l session gets.
 #   4. runuser -l from root: the runuser-l session; su run by su: the inner session, whose
-#      caller is the outer su.
+#      caller is the outer su; sudo with use_pty: the first sudo's session (its monitor, a fork
+#      of it, stands between it and the command), run by the first sudo's parent.
 #   5. the caller exits: su is init's child; doctor names PID 1 as the caller, or init.
 # Before, doctor passed over su (not a daemon) and compared the process with the
 # configuration alone, or claimed the ssh session su ran in.  Root only.
@@ -24,6 +25,7 @@ set -u
 
 SU=/bin/su
 RUNUSER=/usr/sbin/runuser
+SUDO=/usr/bin/sudo
 
 if ! sandbox_inside; then
 	require_root "doctor --pid with the real su and runuser"
@@ -35,6 +37,7 @@ if ! sandbox_inside; then
 	[ -u "$SU" ] || need+=(-m "a setuid $SU")
 	[ -x "$RUNUSER" ] || need+=(-m "$RUNUSER")
 	command -v setpriv >/dev/null || need+=(-m setpriv)
+	[ -u "$SUDO" ] || need+=(-m "a setuid $SUDO (Debian: sudo)")
 	sandbox_require "${need[@]}"
 	sandbox_outer "/etc/pam.d, /etc/security, PAM module directory" "$0" "$@"
 	done_testing
@@ -185,6 +188,29 @@ check "doctor --pid: the inner su's session, run by the outer su" \
 grep -q "sleep (pid $sleeper): memlock .*run by pid" "$tmp/d4b" || sed 's/^/#   /' "$tmp/d4b"
 kill_sleep e2e-caller
 wait "$nest_job" 2>/dev/null
+
+# --- 4c. sudo with use_pty, from a terminal (script(1) gives it one): the sudo that opened the
+# session forks a monitor (the same program, the same command line) that forks the command; the
+# session's caller is the first sudo's parent
+printf 'Defaults use_pty\nDefaults !lecture\ne2e-caller ALL=(e2e-target) NOPASSWD: ALL\n' > "$tmp/sudoers"
+chmod 0440 "$tmp/sudoers"
+mount --bind "$tmp/sudoers" /etc/sudoers
+stack "session optional pam_rdmalimit.so
+" >/etc/pam.d/sudo
+as_caller "script -qec '$SUDO -n -u e2e-target sleep 300' /dev/null" &
+sleeper=$(wait_pid e2e-target) || { fail "sudo started sleep"; sed 's/^/#   /' "$tmp/caller.err"; done_testing; exit 1; }
+monitor=$(parent "$sleeper")
+main=$(parent "$monitor")
+caller=$(parent "$main")
+check "sudo from a terminal: sleep < sudo ($monitor) < sudo ($main), the same command line, < its caller ($caller)" \
+	test "$(readlink "/proc/$monitor/exe") $(readlink "/proc/$main/exe") $(tr '\0' ' ' < "/proc/$monitor/cmdline" | md5sum)" = \
+	"$SUDO $SUDO $(tr '\0' ' ' < "/proc/$main/cmdline" | md5sum)"
+check "the real sudo session gave the sleep the policy's $V" test "$(memlock_of "/proc/$sleeper/limits")" = "$V $H"
+"$RDMALIMITS" doctor --pid "$sleeper" >"$tmp/d4c" 2>&1
+check "doctor --pid: the session of the first sudo ($main), run by its caller ($caller)" \
+	grep -qF "OK   sleep (pid $sleeper): memlock soft $((KIB / 1024)) MiB, hard $((H / 1048576)) MiB: what a new sudo session of e2e-target run by pid $caller gets, at its target (explain e2e-target --service sudo --pid $caller); it runs in the sudo session of pid $main" "$tmp/d4c"
+grep -q "OK   sleep (pid $sleeper): memlock" "$tmp/d4c" || sed 's/^/#   /' "$tmp/d4c" "$tmp/caller.err"
+kill_sleep e2e-target
 
 # --- 5. the caller gone: su is init's child, which a new session would then start from ---------
 setpriv --reuid="$caller_uid" --regid="$caller_gid" --init-groups \
