@@ -43,15 +43,25 @@ static int set_once(char **dst, const char *where) {
 
 /* One UsePAM value at where. */
 static int usepam(char *val, const char *where, struct sshd_conf *s) {
-        val[strcspn(val, " \t\r#")] = '\0';
+        char *end;
         if (val[0] == '"') {
                 val++;
-                val[strcspn(val, "\"")] = '\0';
+                end = val + strcspn(val, "\"");
+                if (*end)
+                        *end++ = '\0';
+        } else {
+                end = val + strcspn(val, " \t\r");
+                if (*end)
+                        *end++ = '\0';
         }
+        /* what follows the value: a comment, else extra arguments, which sshd refuses
+         * ("extra arguments at end of line": a bad option, and it does not start) */
+        end += strspn(end, " \t\r");
+        bool extra = *end && *end != '#';
         if (s->in_match)
                 return set_once(&s->match_where, where);
         bool yes = strcasecmp(val, "yes") == 0;
-        if (!yes && strcasecmp(val, "no") != 0)
+        if (extra || (!yes && strcasecmp(val, "no") != 0))
                 return set_once(&s->bad_where, where);
         if (!s->set) {
                 s->set = true;
@@ -118,7 +128,11 @@ static int conf_line(const char *root, char *line, const char *where, struct ssh
         if (!kw)
                 return 0;
         if (strcasecmp(kw, "Match") == 0) {
-                s->in_match = true;
+                /* sshd reads its configuration with no connection: `Match all` is active (the
+                 * usual end of a Match block), every other criterion is not (servconf.c
+                 * match_cfg_line()) */
+                char *w = strtok_r(rest, " \t\r", &save);
+                s->in_match = !(w && strcasecmp(w, "all") == 0 && !strtok_r(NULL, " \t\r", &save));
                 return 0;
         }
         if (strcasecmp(kw, "Include") == 0) {

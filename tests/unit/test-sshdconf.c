@@ -24,6 +24,16 @@ static const struct unit_file files[] = {
         { "unset/etc/ssh/sshd_config", "Port 22\n#UsePAM yes\n" },
         { "match/etc/ssh/sshd_config", "UsePAM yes\nMatch User bob\n\tUsePAM no\n" },
         { "bad/etc/ssh/sshd_config", "UsePAM maybe\n" },
+        /* `Match all` is active when sshd reads its file (no connection): the usual end of a
+         * Match block; a UsePAM after it counts, in the file and in an Include */
+        { "matchall/etc/ssh/sshd_config", "Match User bob\n X11Forwarding no\nMatch all\nUsePAM yes\n" },
+        { "matchallinc/etc/ssh/sshd_config", "Match User bob\nMatch ALL\nInclude p.conf\n" },
+        { "matchallinc/etc/ssh/p.conf", "UsePAM no\n" },
+        { "matchallnot/etc/ssh/sshd_config", "Match all User bob\nUsePAM yes\n" },
+        /* extra words after the value: sshd refuses the line (a bad option); a comment is not one */
+        { "extra/etc/ssh/sshd_config", "UsePAM yes please\n" },
+        { "extraq/etc/ssh/sshd_config", "UsePAM \"yes\" x\n" },
+        { "comment/etc/ssh/sshd_config", "UsePAM yes # after the value\n" },
         { "cycle/etc/ssh/sshd_config", "Include loop.conf\n" },
         { "cycle/etc/ssh/loop.conf", "Include loop.conf\nUsePAM yes\n" },
         /* an included file starts in the Match block of its Include line, and its own ends with it */
@@ -113,6 +123,22 @@ static void test_read(void **state) {
 
         assert_int_equal(read_tree("bad", NULL, &where, &c), SSHD_PAM_REFUSED);
         assert_string_equal(c.bad_where, "etc/ssh/sshd_config:1");
+        sshd_conf_clear(&c);
+
+        assert_int_equal(read_tree("matchall", NULL, &where, &c), SSHD_PAM_YES);
+        assert_string_equal(where, "etc/ssh/sshd_config:4");
+        sshd_conf_clear(&c);
+        assert_int_equal(read_tree("matchallinc", NULL, &where, &c), SSHD_PAM_NO);
+        assert_string_equal(where, "etc/ssh/p.conf:1");
+        sshd_conf_clear(&c);
+        assert_int_equal(read_tree("matchallnot", NULL, &where, &c), SSHD_PAM_REFUSED);
+        sshd_conf_clear(&c);
+        assert_int_equal(read_tree("extra", NULL, &where, &c), SSHD_PAM_REFUSED);
+        assert_string_equal(c.bad_where, "etc/ssh/sshd_config:1");
+        sshd_conf_clear(&c);
+        assert_int_equal(read_tree("extraq", NULL, &where, &c), SSHD_PAM_REFUSED);
+        sshd_conf_clear(&c);
+        assert_int_equal(read_tree("comment", NULL, &where, &c), SSHD_PAM_YES);
         sshd_conf_clear(&c);
 
         assert_int_equal(read_tree("cycle", NULL, &where, &c), SSHD_PAM_REFUSED);
