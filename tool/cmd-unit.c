@@ -53,8 +53,10 @@ static int unit_name(const char *arg, char **ret, const char **why) {
 }
 
 /* apply --unit: refuse a unit that does not exist (unless --force) and an entry a later
- * drop-in overrides (unless --allow-overridden).  The unit, its drop-ins (the template's too)
- * and the last LimitMEMLOCK= among them are doctor's systemd model (doctor_unit_memlock()):
+ * drop-in overrides, or one of the same name that systemd reads instead (unless
+ * --allow-overridden).  The unit, its drop-ins (its other names', its template's, its dash
+ * prefixes' and its type's too) and the last LimitMEMLOCK= among them are doctor's systemd
+ * model (doctor_unit_memlock()):
  * systemd applies the drop-ins in file name order, and the last assignment wins, so one in a
  * drop-in whose name sorts after ours overrides it.  0, a reported -errno or a CMD_* outcome. */
 static int unit_precheck(const struct ctx *c, const char *unit, const char *name) {
@@ -75,6 +77,15 @@ static int unit_precheck(const struct ctx *c, const char *unit, const char *name
                           ul.stopped, name);
                 return CMD_FINDINGS;
         }
+        if (ul.hidden_by[0] && !c->allow_overridden) {
+                log_error("%s is read instead of a drop-in %s of %s (systemd reads one file of a name): the new limit "
+                          "would not take effect; nothing written (change that file, or --allow-overridden)",
+                          ul.hidden_by, name, unit);
+                return CMD_NOT_EFFECTIVE;
+        }
+        if (ul.hidden_by[0])
+                log_warning(c, "%s is read instead of a drop-in %s of %s; --allow-overridden: writing it all the same",
+                            ul.hidden_by, name, unit);
         if (!ul.dropin[0] || strcmp(ul.dropin, name) <= 0)
                 return 0;
         if (c->allow_overridden) {

@@ -75,6 +75,10 @@ int list_dir(const struct doc *d, const char *absdir, const char *pattern, struc
  * later ones), as absolute paths sorted by file name: systemd's and containers.conf's rule. */
 int list_dropins(const struct doc *d, const char *const *dirs, size_t n_dirs, const char *const *subs,
                  size_t n_subs, struct strv *ret);
+/* The *.conf files of dirs (absolute, in priority order) as systemd's conf_files_list_strv()
+ * lists them: a file name in an earlier directory hides the same name in later ones, and all
+ * are sorted by file name (strcmp).  0 or -ENOMEM. */
+int list_conf_files(const struct doc *d, char *const *dirs, size_t n_dirs, struct strv *ret);
 
 /* ---- pam.c ---- */
 
@@ -214,6 +218,9 @@ struct unit_info {
         char *unread;          /* the first drop-in that could not be read: "FILE: why, and
                                 * what is assumed"; NULL: none */
         char *stopped;         /* the walk of the drop-ins went past its bound: "FILE:LINE: why" */
+        struct strv dropin_dirs; /* the drop-in directories systemd reads, in its order */
+        size_t own_dirs;         /* where /etc/systemd/system/NAME.d comes in them (SIZE_MAX:
+                                  * systemd reads no such directory for the unit) */
 };
 void unit_info_clear(struct unit_info *u);
 /*

@@ -107,7 +107,10 @@ int doctor_run(const struct doctor_input *in, struct diag_list *rep);
 /*
  * The memlock a systemd unit's processes start with, as doctor's systemd model computes it:
  * LimitMEMLOCK= of the unit file and its drop-ins, else DefaultLimitMEMLOCK= of system.conf and
- * its drop-ins, else systemd's default (in root, NULL: /).  0 (found false: no unit file, or
+ * its drop-ins, else systemd's default (in root, NULL: /).  The unit file and drop-ins are
+ * found as systemd finds them: through aliases, the drop-ins of every name of the unit, its
+ * template's, its dash prefixes' (foo-.service.d) and its type's (service.d), in every unit
+ * directory, sorted by file name.  0 (found false: no unit file, or
  * masked) or -ENOMEM.
  */
 struct doctor_unit_limit {
@@ -119,6 +122,10 @@ struct doctor_unit_limit {
                                           * (one it cannot parse, an empty one too, it ignores:
                                           * no reset), "" when none */
         char dropin[256];                /* its file's name when that is a drop-in, else "" */
+        char hidden_by[320];             /* a drop-in named as apply --unit's (DROPIN_UNIT_NAME) in
+                                          * a directory systemd reads before UNIT.d of
+                                          * /etc/systemd/system (one of another name of the
+                                          * unit): it hides that one; else "" */
         char unread[512];                /* the first drop-in that could not be read (a FIFO,
                                           * ...): "FILE: why, and what is assumed", else "" */
         bool incomplete;                 /* the drop-ins went past the walk's bound */

@@ -12,8 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include "doctor-internal.h"
+#include "dropin.h"
 #include "fsutil.h"
 #include "visit.h"
 
@@ -168,19 +170,18 @@ static int ini_parse(struct doc *d, const char *abs, struct ini_scan *s) {
 static const char *const systemd_conf_dirs[] = { "/etc/systemd", "/run/systemd", "/usr/local/lib/systemd",
                                                  "/usr/lib/systemd", "/lib/systemd" };
 
-/* Parse abs, then its drop-ins (list_dropins() of subs in dirs); a file that cannot be read
- * is skipped.  A unit's n_dropins: how many drop-ins there are.  All of them are one walk of
- * visit.h: past its bound the rest is not read, and that is said. */
-static int ini_parse_dropins(struct doc *d, const char *abs, const char *const *dirs, size_t n_dirs,
-                             const char *const *subs, size_t n_subs, struct ini_scan *s) {
-        _cleanup_(strv_clear) struct strv drop = {};
+/* Parse abs, then the drop-ins drop (in the order systemd applies them); a file that cannot
+ * be read is skipped.  A unit's n_dropins: how many drop-ins there are.  All of them are one
+ * walk of visit.h: past its bound the rest is not read, and that is said. */
+static int ini_parse_dropins(struct doc *d, const char *abs, const struct strv *dropins, struct ini_scan *s) {
+        const struct strv drop = *dropins;
         _cleanup_(visit_done) struct visit walk = {};
         s->walk = &walk;
         int r = ini_parse(d, abs, s);
 
         if (r == -ENOMEM)
                 return r;
-        r = list_dropins(d, dirs, n_dirs, subs, n_subs, &drop);
+        r = 0;
         for (size_t i = 0; i < drop.n && r >= 0 && !walk.error; i++) {
                 r = ini_parse(d, drop.v[i], s);
                 /* a drop-in that is no regular file (a FIFO would block), or cannot be read:
@@ -217,11 +218,12 @@ static int manager_default(struct doc *d, const char *name, struct limit_setting
                               .limit = ret };
 
         *ret = (struct limit_setting){};
+        _cleanup_(strv_clear) struct strv drop = {};
         if (!main_abs || !sub)
                 return -ENOMEM;
         const char *subs[] = { sub };
-        return ini_parse_dropins(d, main_abs, systemd_conf_dirs, ELEMENTSOF(systemd_conf_dirs),
-                                 subs, 1, &s);
+        int r = list_dropins(d, systemd_conf_dirs, ELEMENTSOF(systemd_conf_dirs), subs, 1, &drop);
+        return r < 0 ? r : ini_parse_dropins(d, main_abs, &drop, &s);
 }
 
 /* Outside a root: is PID 1 systemd at all? */
@@ -291,16 +293,13 @@ int check_systemd_defaults(struct doc *d) {
 /* ------------------------------------------------------------------------------------ */
 /* units */
 
+/* systemd's unit search path, highest priority first (the directories of it the tree can hold:
+ * not system.control, transient, attached or the generators' output) */
 static const char *const unit_dirs[] = { "/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
                                          "/usr/lib/systemd/system", "/lib/systemd/system" };
 
-/* Is ROOT/abs a link to /dev/null (a masked unit)? */
-static bool masked(const struct doc *d, const char *abs) {
-        char buf[64];
-        if (fs_readlink_in_root(d->in->root, abs, buf, sizeof buf) < 0)
-                return false;
-        return streq(buf, "/dev/null");
-}
+/* systemd follows at most this many alias links (unit_ids_map_get()) */
+#define UNIT_ALIAS_HOPS 32
 
 void unit_info_clear(struct unit_info *u) {
         free(u->name);
@@ -313,25 +312,319 @@ void unit_info_clear(struct unit_info *u) {
         free(u->where);
         free(u->unread);
         free(u->stopped);
+        strv_clear(&u->dropin_dirs);
         *u = (struct unit_info){};
 }
 
-/* The unit file of name (or of its template tmpl): the first unit directory that has one. */
-static int unit_find(const struct doc *d, const char *name, const char *tmpl, struct unit_info *u) {
-        for (size_t i = 0; i < ELEMENTSOF(unit_dirs); i++)
-                for (int k = 0; k < (tmpl ? 2 : 1); k++) {
-                        const char *n = k == 0 ? name : tmpl;
-                        _cleanup_free_ char *p = strf("%s/%s", unit_dirs[i], n);
+/* ---- unit names (src/basic/unit-name.c) ---- */
+
+enum name_kind { NAME_PLAIN, NAME_TEMPLATE, NAME_INSTANCE };
+
+static enum name_kind name_kind(const char *name) {
+        const char *at = strchr(name, '@'), *dot = strrchr(name, '.');
+        if (!at || !dot || at > dot)
+                return NAME_PLAIN;
+        return at + 1 == dot ? NAME_TEMPLATE : NAME_INSTANCE;
+}
+
+static const char *name_type(const char *name) {
+        const char *dot = strrchr(name, '.');
+        return dot ? dot + 1 : "";
+}
+
+/* "foo@bar.service" -> "foo@.service" */
+static char *name_template(const char *name) {
+        const char *at = strchr(name, '@');
+        return strf("%.*s%s", (int)(at + 1 - name), name, strrchr(name, '.'));
+}
+
+/* template "foo@.service" with the instance of inst "x@bar.service": "foo@bar.service" */
+static char *name_instantiate(const char *tmpl, const char *inst) {
+        const char *ia = strchr(inst, '@'), *id = strrchr(inst, '.'), *ta = strchr(tmpl, '@');
+        return strf("%.*s%.*s%s", (int)(ta + 1 - tmpl), tmpl, (int)(id - ia - 1), ia + 1, ta + 1);
+}
+
+/* An absolute path with "//", "." and ".." taken out, as chase_symlinks(CHASE_NOFOLLOW) does. */
+static char *path_simplify(const char *path) {
+        _cleanup_free_ char *out = malloc(strlen(path) + 2);
+        size_t n = 0;
+
+        if (!out)
+                return NULL;
+        for (const char *p = path; *p;) {
+                size_t len = strcspn(p, "/");
+                if (len == 0) {
+                        p++;
+                        continue;
+                }
+                if (len == 2 && p[0] == '.' && p[1] == '.') {
+                        while (n > 0 && out[--n] != '/')
+                                ;
+                } else if (!(len == 1 && p[0] == '.')) {
+                        out[n++] = '/';
+                        memcpy(out + n, p, len);
+                        n += len;
+                }
+                p += len;
+        }
+        if (n == 0)
+                out[n++] = '/';
+        out[n] = '\0';
+        return TAKE_PTR(out);
+}
+
+/* unit_validate_alias_symlink_and_warn(), in short: the same type; a template only for a
+ * template, an instance name for an instance or a template. */
+static bool alias_valid(const char *src, const char *dst) {
+        enum name_kind ks = name_kind(src), kd = name_kind(dst);
+        if (!streq(name_type(src), name_type(dst)))
+                return false;
+        if (ks == NAME_PLAIN)
+                return kd == NAME_PLAIN;
+        if (ks == NAME_TEMPLATE)
+                return kd == NAME_TEMPLATE;
+        return kd != NAME_PLAIN;
+}
+
+/* The first entry named name in the unit directories, as unit_file_build_name_map() keeps it:
+ * 0 none; 1 a unit file, or a link that leaves the unit directories (a linked unit file, a
+ * mask), *ret_path; 2 an alias (a link to another name in them), *ret_alias that name.  A
+ * link to itself or an invalid alias is skipped, as systemd skips it.  -ENOMEM. */
+static int unit_entry(const struct doc *d, const char *name, char **ret_path, char **ret_alias) {
+        for (size_t i = 0; i < ELEMENTSOF(unit_dirs); i++) {
+                _cleanup_free_ char *p = strf("%s/%s", unit_dirs[i], name), *t = NULL, *simple = NULL;
+                char buf[4096];
+                struct stat st;
+
+                if (!p)
+                        return -ENOMEM;
+                int r = fs_stat_in_root(d->in->root, p, true, &st);
+                if (r == -ENOMEM)
+                        return r;
+                if (r < 0 || S_ISDIR(st.st_mode))
+                        continue;
+                if (!S_ISLNK(st.st_mode)) {
+                        *ret_path = TAKE_PTR(p);
+                        return 1;
+                }
+                if (fs_readlink_in_root(d->in->root, p, buf, sizeof buf) < 0)
+                        continue;
+                if (!(t = buf[0] == '/' ? strdup(buf) : strf("%s/%s", unit_dirs[i], buf)) || !(simple = path_simplify(t)))
+                        return -ENOMEM;
+                bool inside = false;
+                for (size_t k = 0; k < ELEMENTSOF(unit_dirs) && !inside; k++) {
+                        size_t len = strlen(unit_dirs[k]);
+                        inside = strncmp(simple, unit_dirs[k], len) == 0 && simple[len] == '/';
+                }
+                if (!inside) {
+                        *ret_path = TAKE_PTR(p);
+                        return 1;
+                }
+                const char *dst = strrchr(simple, '/') + 1;
+                if (streq(dst, name) || !alias_valid(name, dst))
+                        continue;
+                if (!(*ret_alias = strdup(dst)))
+                        return -ENOMEM;
+                return 2;
+        }
+        return 0;
+}
+
+/* The unit file a name ends at through its aliases (unit_ids_map_get()): 0 with *ret_path,
+ * or NULL when there is none (or the aliases loop); -ENOMEM. */
+static int unit_resolve(const struct doc *d, const char *name, char **ret_path) {
+        _cleanup_free_ char *cur = strdup(name);
+
+        *ret_path = NULL;
+        if (!cur)
+                return -ENOMEM;
+        for (unsigned hop = 0; hop < UNIT_ALIAS_HOPS; hop++) {
+                char *path = NULL, *alias = NULL;
+                int r = unit_entry(d, cur, &path, &alias);
+                if (r <= 0)
+                        return r;
+                if (r == 1) {
+                        *ret_path = path;
+                        return 0;
+                }
+                free(cur);
+                cur = alias;
+        }
+        return 0;
+}
+
+/* null_or_empty() of the unit file: a link to /dev/null, a device, or an empty file masks it. */
+static bool unit_file_masks(const struct doc *d, const char *path) {
+        char buf[64];
+        struct stat st;
+
+        if (fs_readlink_in_root(d->in->root, path, buf, sizeof buf) >= 0 && streq(buf, "/dev/null"))
+                return true;
+        if (fs_stat_in_root(d->in->root, path, false, &st) < 0)
+                return false;
+        return (S_ISREG(st.st_mode) && st.st_size <= 0) || S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode);
+}
+
+/* Add x to names unless it is there; -ENOMEM. */
+static int name_add(struct strv *names, const char *x) {
+        return strv_contains(names->v, x) ? 0 : strv_push(names, x);
+}
+
+/* The other names of key (unit_file_build_name_map()'s reverse map, add_names()): every link
+ * in the unit directories whose name ends at a unit file named key; for an instance (inst, its
+ * unit file frag_base) a template alias of its template, with inst's instance, unless that
+ * name has a unit file of its own.  Appended to names.  -ENOMEM. */
+static int unit_aliases(const struct doc *d, const char *key, const char *inst, const char *frag_base,
+                        struct strv *names) {
+        _cleanup_(strv_clear) struct strv seen = {};
+        int r = 0;
+
+        for (size_t i = 0; i < ELEMENTSOF(unit_dirs) && r >= 0; i++) {
+                _cleanup_(strv_clear) struct strv here = {};
+                if ((r = list_dir(d, unit_dirs[i], "*.*", &here)) < 0)
+                        return r;
+                for (size_t k = 0; k < here.n && r >= 0; k++) {
+                        _cleanup_free_ char *path = NULL, *dst = NULL, *p = strf("%s/%s", unit_dirs[i], here.v[k]);
+                        const char *c = here.v[k];
+                        struct stat st;
+
                         if (!p)
                                 return -ENOMEM;
-                        if ((u->masked = masked(d, p)))
-                                return 0;
-                        if (exists_rooted(d, p, false)) {
-                                u->path = TAKE_PTR(p);
-                                return 0;
-                        }
+                        if (strv_contains(seen.v, c) || fs_stat_in_root(d->in->root, p, true, &st) < 0 ||
+                            !S_ISLNK(st.st_mode))
+                                continue;
+                        if ((r = strv_push(&seen, c)) < 0 || (r = unit_resolve(d, c, &path)) < 0)
+                                return r;
+                        if (!path || unit_file_masks(d, path))
+                                continue;
+                        const char *base = strrchr(path, '/') + 1;
+                        if (name_kind(base) == NAME_TEMPLATE && name_kind(c) == NAME_INSTANCE)
+                                dst = name_instantiate(base, c);
+                        else
+                                dst = strdup(base);
+                        if (!dst)
+                                return -ENOMEM;
+                        if (!streq(dst, key))
+                                continue;
+                        if (inst && name_kind(c) == NAME_TEMPLATE) {
+                                _cleanup_free_ char *ci = name_instantiate(c, inst), *cf = NULL;
+                                if (!ci || unit_resolve(d, ci, &cf) < 0)
+                                        return -ENOMEM;
+                                if (cf && !streq(strrchr(cf, '/') + 1, frag_base))
+                                        continue;
+                                r = name_add(names, ci);
+                        } else if (name_kind(c) != NAME_TEMPLATE)
+                                r = name_add(names, c);
                 }
-        return 0;
+        }
+        return r;
+}
+
+/* unit_file_find_dirs(): in the unit directory dir, NAME.d; for an instance its template's
+ * too; then (not for a type's own drop-ins, "service.d") those of the name's dash prefixes,
+ * foo-bar-baz.service: foo-bar-.service.d, foo-.service.d (with the instance kept). */
+static int unit_find_dirs(const struct doc *d, const char *dir, const char *name, struct strv *dirs, unsigned depth) {
+        _cleanup_free_ char *p = strf("%s/%s.d", dir, name), *prefix = NULL, *built = NULL;
+        enum name_kind kind = name_kind(name);
+        int r = 0;
+
+        if (!p)
+                return -ENOMEM;
+        if (depth > 64)
+                return 0;
+        if (exists_rooted(d, p, true) && !strv_contains(dirs->v, p) && (r = strv_push(dirs, p)) < 0)
+                return r;
+        if (kind == NAME_INSTANCE) {
+                _cleanup_free_ char *t = name_template(name);
+                if (!t)
+                        return -ENOMEM;
+                if ((r = unit_find_dirs(d, dir, t, dirs, depth + 1)) < 0)
+                        return r;
+        }
+        if (!strchr(name, '.'))
+                return 0;        /* "service": the type's own */
+        const char *end = strchr(name, '@');
+        if (!end)
+                end = strrchr(name, '.');
+        if (!(prefix = strndup(name, end - name)))
+                return -ENOMEM;
+        bool chopped = false;
+        for (;;) {
+                char *dash = strrchr(prefix, '-');
+                size_t n = dash ? (size_t)(dash - prefix) : 0;
+                if (n == 0)
+                        return 0;        /* no dash, or a leading one */
+                if (prefix[n + 1] != '\0' || chopped) {
+                        prefix[n + 1] = '\0';
+                        break;
+                }
+                prefix[n] = '\0';        /* a trailing dash: chopped, once */
+                chopped = true;
+        }
+        if (kind == NAME_INSTANCE) {
+                const char *at = strchr(name, '@'), *dot = strrchr(name, '.');
+                built = strf("%s@%.*s.%s", prefix, (int)(dot - at - 1), at + 1, name_type(name));
+        } else
+                built = strf("%s.%s", prefix, name_type(name));
+        return built ? unit_find_dirs(d, dir, built, dirs, depth + 1) : -ENOMEM;
+}
+
+/* The unit named u->name as systemd loads it (unit_file_find_fragment(), unit_load_fragment(),
+ * unit_file_find_dropin_paths()): its unit file (the name's, through its aliases, in the first
+ * directory that has it; for an instance with none anywhere, its template's), masked when that
+ * is a link to /dev/null or empty; its names (the unit file's, with the instance, first; then
+ * the name asked and every alias in the unit directories; systemd takes the aliases in hash
+ * order, here in byte order); the drop-in directories of each name in each unit directory,
+ * then the type's ("service.d") in each. */
+static int unit_locate(const struct doc *d, struct unit_info *u) {
+        _cleanup_(strv_clear) struct strv names = {}, rest = {};
+        _cleanup_free_ char *frag = NULL, *id = NULL;
+        const char *name = u->name;
+        enum name_kind kind = name_kind(name);
+        const char *inst = kind == NAME_INSTANCE ? name : NULL;
+        int r = 0;
+
+        if (kind != NAME_TEMPLATE && (r = name_add(&rest, name)) < 0)
+                return r;
+        if ((r = unit_resolve(d, name, &frag)) < 0)
+                return r;
+        if (!frag && inst) {
+                _cleanup_free_ char *t = name_template(name);
+                if (!t || unit_resolve(d, t, &frag) < 0)
+                        return -ENOMEM;
+        }
+        const char *base = frag ? strrchr(frag, '/') + 1 : name;
+        if ((r = unit_aliases(d, name, inst, base, &rest)) < 0)
+                return r;
+        if (frag && !streq(base, name)) {
+                if ((r = unit_aliases(d, base, inst, base, &rest)) < 0)
+                        return r;
+        }
+        if (frag && unit_file_masks(d, frag)) {
+                u->masked = true;
+                return 0;
+        }
+        if (!frag)
+                return 0;
+        id = inst && name_kind(base) == NAME_TEMPLATE ? name_instantiate(base, inst) : strdup(base);
+        if (!id || (r = strv_push(&names, id)) < 0)
+                return -ENOMEM;
+        if (rest.n > 1)
+                qsort(rest.v, rest.n, sizeof(char *), cmp_str);
+        for (size_t i = 0; i < rest.n && r >= 0; i++)
+                r = name_add(&names, rest.v[i]);
+        u->own_dirs = SIZE_MAX;
+        for (size_t i = 0; i < names.n && r >= 0; i++)
+                for (size_t k = 0; k < ELEMENTSOF(unit_dirs) && r >= 0; k++) {
+                        if (k == 0 && streq(names.v[i], name))
+                                u->own_dirs = u->dropin_dirs.n;
+                        r = unit_find_dirs(d, unit_dirs[k], names.v[i], &u->dropin_dirs, 0);
+                }
+        for (size_t k = 0; k < ELEMENTSOF(unit_dirs) && r >= 0; k++)
+                r = unit_find_dirs(d, unit_dirs[k], name_type(id), &u->dropin_dirs, 0);
+        if (r >= 0)
+                u->path = TAKE_PTR(frag);
+        return r;
 }
 
 /* The memlock the service runs with, and where that comes from. */
@@ -352,21 +645,18 @@ static int unit_effective(const struct doc *d, struct unit_info *u) {
         return u->src && u->where ? 0 : -ENOMEM;
 }
 
-/* The unit file and its drop-ins (NAME.d/, then the template's), parsed into u. */
-static int unit_read(struct doc *d, const char *tmpl, enum doctor_group g, struct unit_info *u) {
-        _cleanup_free_ char *sub = strf("%s.d", u->name), *tsub = tmpl ? strf("%s.d", tmpl) : NULL;
+/* The unit file and its drop-ins (unit_locate()'s directories), parsed into u. */
+static int unit_read(struct doc *d, enum doctor_group g, struct unit_info *u) {
+        _cleanup_(strv_clear) struct strv drop = {};
         struct ini_scan s = { .limit_key = "LimitMEMLOCK", .group = g, .limit = &u->limit, .u = u };
+        int r = list_conf_files(d, u->dropin_dirs.v, u->dropin_dirs.n, &drop);
 
-        if (!sub || (tmpl && !tsub))
-                return -ENOMEM;
-        const char *subs[] = { sub, tsub };
-        int r = ini_parse_dropins(d, u->path, unit_dirs, ELEMENTSOF(unit_dirs), subs, tsub ? 2 : 1,
-                                  &s);
+        if (r >= 0)
+                r = ini_parse_dropins(d, u->path, &drop, &s);
         return r < 0 ? r : unit_effective(d, u);
 }
 
 int unit_load(struct doc *d, const char *unit, enum doctor_group g, struct unit_info *ret) {
-        _cleanup_free_ char *tmpl = NULL;
         const char *dot = strrchr(unit, '.');
         int r;
 
@@ -374,15 +664,9 @@ int unit_load(struct doc *d, const char *unit, enum doctor_group g, struct unit_
         ret->name = !dot || dot == unit ? strf("%s.service", unit) : strdup(unit);
         if (!ret->name)
                 return -ENOMEM;
-        /* an instance foo@bar.service falls back to the template foo@.service */
-        const char *name = ret->name, *at = strchr(name, '@');
-        dot = strrchr(name, '.');
-        if (at && at + 1 < dot && !(tmpl = strf("%.*s%s", (int)(at + 1 - name), name, dot)))
-                r = -ENOMEM;
-        else
-                r = unit_find(d, name, tmpl, ret);
+        r = unit_locate(d, ret);
         if (r >= 0 && ret->path)
-                r = unit_read(d, tmpl, g, ret);
+                r = unit_read(d, g, ret);
         if (r < 0)
                 unit_info_clear(ret);
         return r;
@@ -595,6 +879,21 @@ int doctor_unit_memlock(const char *root, const char *unit, struct doctor_unit_l
                 r = unit_load(&d, unit, DOCTOR_SYSTEMD, &u);
         if (r >= 0 && u.path && !u.masked) {
                 ret->found = true;
+                /* a drop-in of apply --unit's name in a directory systemd reads before
+                 * /etc/systemd/system/UNIT.d (another name's of the unit) hides the tool's */
+                for (size_t i = 0; i < u.dropin_dirs.n && i < u.own_dirs && !ret->hidden_by[0]; i++) {
+                        _cleanup_free_ char *p = strf("%s/%s", u.dropin_dirs.v[i], DROPIN_UNIT_NAME);
+                        struct stat st;
+                        if (!p) {
+                                r = -ENOMEM;
+                                break;
+                        }
+                        if (fs_stat_in_root(root, p, true, &st) >= 0)
+                                snprintf(ret->hidden_by, sizeof ret->hidden_by, "%s", disp(&d, p));
+                }
+                if (u.own_dirs == SIZE_MAX)
+                        snprintf(ret->hidden_by, sizeof ret->hidden_by, "%s.d/: systemd reads no drop-in "
+                                 "directory of that name for %s", u.name, u.name);
                 ret->soft = u.soft;
                 ret->hard = u.hard;
                 snprintf(ret->src, sizeof ret->src, "%s", u.src);

@@ -149,16 +149,12 @@ static int cmp_basename(const void *a, const void *b) {
         return strcmp(strrchr(x, '/') + 1, strrchr(y, '/') + 1);
 }
 
-int list_dropins(const struct doc *d, const char *const *dirs, size_t n_dirs, const char *const *subs,
-                 size_t n_subs, struct strv *ret) {
+int list_conf_files(const struct doc *d, char *const *dirs, size_t n_dirs, struct strv *ret) {
         _cleanup_(strv_clear) struct strv names = {}, paths = {};
         int r = 0;
 
-        for (size_t s = 0; s < n_subs && r >= 0; s++)
-                for (size_t i = 0; i < n_dirs && r >= 0; i++) {
-                        _cleanup_free_ char *dir = strf("%s/%s", dirs[i], subs[s]);
-                        r = dir ? dropins_add_dir(d, dir, &names, &paths) : -ENOMEM;
-                }
+        for (size_t i = 0; i < n_dirs && r >= 0; i++)
+                r = dropins_add_dir(d, dirs[i], &names, &paths);
         if (r < 0)
                 return r;
         /* by file name; names are unique, so the order of equal keys does not matter */
@@ -167,4 +163,15 @@ int list_dropins(const struct doc *d, const char *const *dirs, size_t n_dirs, co
         *ret = paths;
         paths = (struct strv){};
         return 0;
+}
+
+int list_dropins(const struct doc *d, const char *const *dirs, size_t n_dirs, const char *const *subs,
+                 size_t n_subs, struct strv *ret) {
+        _cleanup_(strv_clear) struct strv all = {};
+        int r = 0;
+
+        for (size_t s = 0; s < n_subs && r >= 0; s++)
+                for (size_t i = 0; i < n_dirs && r >= 0; i++)
+                        r = strv_consume(&all, strf("%s/%s", dirs[i], subs[s]));
+        return r < 0 ? r : list_conf_files(d, all.v, all.n, ret);
 }

@@ -480,6 +480,84 @@ check "unit without LimitMEMLOCK: FAIL below target" line "FAIL app.service: run
 printf '[Service]\nExecStart=/bin/true\n' > "$R/usr/lib/systemd/system/worker@.service"
 run --unit worker@1.service
 check "template unit, runs as root" line "INFO worker@1.service: runs as root" "(usr/lib/systemd/system/worker@.service)"
+# systemd orders drop-in directories by unit directory first, then name: the template's in
+# etc/ hides the instance's of the same file name in usr/lib/
+mkdir -p "$R/etc/systemd/system/worker@.service.d" "$R/usr/lib/systemd/system/worker@1.service.d"
+printf '[Service]\nLimitMEMLOCK=1G\n' > "$R/etc/systemd/system/worker@.service.d/50-m.conf"
+printf '[Service]\nLimitMEMLOCK=32M\n' > "$R/usr/lib/systemd/system/worker@1.service.d/50-m.conf"
+run --unit worker@1.service
+check "instance: etc's template drop-in beats usr/lib's instance one of the same name" line "INFO worker@1.service: memlock 1 GiB (LimitMEMLOCK=1G; usr/lib/systemd/system/worker@.service and 1 drop-in read) (etc/systemd/system/worker@.service.d/50-m.conf:2)"
+rm -r "$R/etc/systemd/system/worker@.service.d" "$R/usr/lib/systemd/system/worker@1.service.d"
+# the instance's own unit file, in any directory, before the template's in a higher one
+printf '[Service]\nLimitMEMLOCK=16M\n' > "$R/usr/lib/systemd/system/worker@2.service"
+printf '[Service]\nLimitMEMLOCK=2G\n' > "$R/etc/systemd/system/worker@.service"
+run --unit worker@2
+check "instance: its own unit file in usr/lib before the template in etc" line "INFO worker@2.service: memlock 16 MiB (LimitMEMLOCK=16M; usr/lib/systemd/system/worker@2.service and 0 drop-ins read)"
+rm "$R/etc/systemd/system/worker@.service" "$R/usr/lib/systemd/system/worker@2.service"
+# an empty unit file masks the unit, as a link to /dev/null does
+: > "$R/etc/systemd/system/empty.service"
+run --unit empty
+check "empty unit file: masked" line "WARN empty.service: masked: it does not start"
+rm "$R/etc/systemd/system/empty.service"
+# the drop-ins of the name's dash prefixes (foo-.service.d) and of its type (service.d), in
+# every unit directory, all sorted by file name; a name in an earlier directory hides the
+# same name in a later one
+printf '[Service]\nUser=svc\nLimitMEMLOCK=64M\n' > "$R/usr/lib/systemd/system/rdma-app.service"
+mkdir -p "$R/etc/systemd/system/rdma-.service.d" "$R/etc/systemd/system/service.d" "$R/usr/lib/systemd/system/service.d"
+printf '[Service]\nLimitMEMLOCK=2G\n' > "$R/etc/systemd/system/rdma-.service.d/50-m.conf"
+printf '[Service]\nLimitMEMLOCK=1G\n' > "$R/etc/systemd/system/service.d/10-all.conf"
+printf '[Service]\nLimitMEMLOCK=16M\n' > "$R/usr/lib/systemd/system/service.d/50-m.conf"
+run --unit rdma-app
+check "prefix drop-in (rdma-.service.d) read; the type's service.d too" line "INFO rdma-app.service: memlock 2 GiB (LimitMEMLOCK=2G; usr/lib/systemd/system/rdma-app.service and 2 drop-ins read) (etc/systemd/system/rdma-.service.d/50-m.conf:2)"
+check "prefix drop-in: the type's earlier one overridden" line "INFO rdma-app.service: LimitMEMLOCK=1G here is overridden by etc/systemd/system/rdma-.service.d/50-m.conf:2" "(etc/systemd/system/service.d/10-all.conf:2)"
+check "service.d's 50-m.conf hidden by the prefix directory's in etc" hasnt "16M"
+printf '[Service]\nLimitMEMLOCK=128M\n' > "$R/usr/lib/systemd/system/service.d/90-all.conf"
+run --unit rdma-app
+check "a later name in usr/lib's service.d wins" line "INFO rdma-app.service: memlock 128 MiB (LimitMEMLOCK=128M" "(usr/lib/systemd/system/service.d/90-all.conf:2)"
+"$RDMALIMITS" --root "$R" apply --unit rdma-app 4G --check > "$T/apply.out" 2>&1
+rc=$?
+check "apply --unit: service.d's 90-all.conf is applied before its drop-in: exit 3 (would create)" test "$rc" -eq 3
+printf '[Service]\nLimitMEMLOCK=128M\n' > "$R/usr/lib/systemd/system/service.d/zzz-all.conf"
+"$RDMALIMITS" --root "$R" apply --unit rdma-app 4G --check > "$T/apply.out" 2>&1
+rc=$?
+check "apply --unit: a later service.d drop-in overrides it: exit 4" test "$rc" -eq 4
+check "apply --unit: names the service.d drop-in" grep -qF "usr/lib/systemd/system/service.d/zzz-all.conf:2 sets LimitMEMLOCK=" "$T/apply.out"
+rm -r "$R/etc/systemd/system/rdma-.service.d" "$R/etc/systemd/system/service.d" "$R/usr/lib/systemd/system/service.d" \
+	"$R/usr/lib/systemd/system/rdma-app.service"
+# an alias (Debian's ssh.service, Alias=sshd.service: etc/systemd/system/sshd.service links to
+# it): systemd reads the drop-ins of every name, whichever is asked
+printf '[Service]\nExecStart=/usr/sbin/sshd -D\n' > "$R/usr/lib/systemd/system/ssh.service"
+ln -s /usr/lib/systemd/system/ssh.service "$R/etc/systemd/system/sshd.service"
+mkdir -p "$R/etc/systemd/system/sshd.service.d"
+printf '[Service]\nLimitMEMLOCK=3G\n' > "$R/etc/systemd/system/sshd.service.d/memlock.conf"
+run --unit ssh
+check "alias: ssh.service reads sshd.service.d" line "INFO ssh.service: memlock 3 GiB (LimitMEMLOCK=3G; usr/lib/systemd/system/ssh.service and 1 drop-in read) (etc/systemd/system/sshd.service.d/memlock.conf:2)"
+run --unit sshd
+check "alias: sshd.service (the link) is ssh.service, with its drop-ins" line "INFO sshd.service: memlock 3 GiB (LimitMEMLOCK=3G; usr/lib/systemd/system/ssh.service and 1 drop-in read)"
+mkdir -p "$R/usr/lib/systemd/system/ssh.service.d"
+printf '[Service]\nLimitMEMLOCK=64M\n' > "$R/usr/lib/systemd/system/ssh.service.d/zz-vendor.conf"
+run --unit sshd
+check "alias: the unit file's own name's drop-ins too" line "INFO sshd.service: memlock 64 MiB (LimitMEMLOCK=64M; usr/lib/systemd/system/ssh.service and 2 drop-ins read) (usr/lib/systemd/system/ssh.service.d/zz-vendor.conf:2)"
+"$RDMALIMITS" --root "$R" --flavour debian --json explain alice > "$T/x-alias.json" 2>/dev/null
+check "alias: explain's sshd limits from ssh.service with sshd.service.d and ssh.service.d" \
+	grep -qF 'ssh.service (LimitMEMLOCK=64M), no running sshd asked' "$T/x-alias.json"
+rm -r "$R/usr/lib/systemd/system/ssh.service.d"
+"$RDMALIMITS" --root "$R" --flavour debian --json explain alice > "$T/x-alias.json" 2>/dev/null
+check "alias: explain reads the alias's drop-in" grep -qF 'ssh.service (LimitMEMLOCK=3G), no running sshd asked' "$T/x-alias.json"
+# apply --unit sshd writes sshd.service.d/zz-rdmalimits.conf; one of that name in ssh.service.d,
+# which systemd reads first, hides it
+mkdir -p "$R/etc/systemd/system/ssh.service.d"
+printf "# rdmalimits: managed file; change it with 'rdmalimits apply --unit' and 'rdmalimits remove --unit'.\n[Service]\nLimitMEMLOCK=2G\n" \
+	> "$R/etc/systemd/system/ssh.service.d/zz-rdmalimits.conf"
+"$RDMALIMITS" --root "$R" apply --unit sshd 4G --check > "$T/apply.out" 2>&1
+rc=$?
+check "apply --unit alias: a drop-in of the same name in the unit file's name's directory hides it: exit 4" test "$rc" -eq 4
+check "apply --unit alias: names the file read instead" grep -qF "etc/systemd/system/ssh.service.d/zz-rdmalimits.conf is read instead" "$T/apply.out"
+"$RDMALIMITS" --root "$R" apply --unit ssh 4G --check > "$T/apply.out" 2>&1
+rc=$?
+check "apply --unit under the unit file's own name: exit 3 (would change)" test "$rc" -eq 3
+rm -r "$R/etc/systemd/system/sshd.service.d" "$R/etc/systemd/system/sshd.service" "$R/usr/lib/systemd/system/ssh.service" \
+	"$R/etc/systemd/system/ssh.service.d"
 run --unit nosuch
 check "unknown unit: FAIL" line "FAIL nosuch.service: no unit file"
 rc_is 1 "unknown unit: exit 1"
