@@ -100,14 +100,18 @@ int size_parse(const char *s, uint64_t *ret) {
 }
 
 int size_parse_systemd(const char *s, uint64_t *ret) {
+        /* systemd's parse_size(s, 1024) (src/basic/parse-util.c), then rlimit_parse_size(): in
+         * its order, each suffix at most once and the next ones smaller; the "" entry matches
+         * anything, the word after it must then be another number */
         static const struct {
                 const char *suffix;
-                unsigned shift;
-        } sd_units[] = { { "", 0 },   { "B", 0 },   { "K", 10 },  { "M", 20 },
-                         { "G", 30 }, { "T", 40 }, { "P", 50 }, { "E", 60 } };
-        const char *end;
-        uint64_t v;
-        int r;
+                unsigned long long factor;
+        } iec[] = { { "E", 1ULL << 60 }, { "P", 1ULL << 50 }, { "T", 1ULL << 40 }, { "G", 1ULL << 30 },
+                    { "M", 1ULL << 20 }, { "K", 1ULL << 10 }, { "B", 1 },         { "", 1 } };
+        static const char blanks[] = " \t\n\r";      /* systemd's WHITESPACE */
+        unsigned long long sum = 0;
+        size_t start = 0;
+        const char *p = s;
 
         if (!s)
                 return -EINVAL;
@@ -115,13 +119,55 @@ int size_parse_systemd(const char *s, uint64_t *ret) {
                 *ret = SIZE_INFINITY;
                 return 0;
         }
-        r = parse_u64_prefix(s, &v, &end);
-        if (r < 0)
-                return r;
-        for (size_t i = 0; i < ELEMENTSOF(sd_units); i++)
-                if (streq(end, sd_units[i].suffix))
-                        return scale(v, sd_units[i].shift, ret);
-        return -EINVAL;
+        do {
+                unsigned long long l, tmp;
+                double frac = 0;
+                const char *e;
+                size_t i;
+                bool erange;
+
+                p += strspn(p, blanks);
+                l = c_strtoull(p, &e, &erange);
+                if (erange)
+                        return -ERANGE;
+                if (e == p)
+                        return -EINVAL;
+                if (*p == '-')
+                        return -ERANGE;
+                if (*e == '.') {
+                        e++;
+                        /* a fraction: its digits, as a double divided by 10 once for each */
+                        if (*e >= '0' && *e <= '9') {
+                                unsigned long long l2;
+                                const char *e2;
+                                l2 = c_strtoull(e, &e2, &erange);
+                                if (erange)
+                                        return -ERANGE;
+                                frac = (double)l2;
+                                for (; e < e2; e++)
+                                        frac /= 10;
+                        }
+                }
+                e += strspn(e, blanks);
+                for (i = start; i < ELEMENTSOF(iec); i++)
+                        if (strncmp(e, iec[i].suffix, strlen(iec[i].suffix)) == 0)
+                                break;
+                if (i >= ELEMENTSOF(iec))
+                        return -EINVAL;
+                if (l + (frac > 0) > ULLONG_MAX / iec[i].factor)
+                        return -ERANGE;
+                /* the fraction's bytes truncated, as systemd's cast does */
+                tmp = l * iec[i].factor + (unsigned long long)(frac * (double)iec[i].factor);
+                if (tmp > ULLONG_MAX - sum)
+                        return -ERANGE;
+                sum += tmp;
+                p = e + strlen(iec[i].suffix);
+                start = i + 1;
+        } while (*p);
+        if (sum >= SIZE_INFINITY)       /* rlimit_parse_size(): RLIM_INFINITY is "infinity" only */
+                return -ERANGE;
+        *ret = sum;
+        return 0;
 }
 
 const char *size_hint(int error) {

@@ -31,8 +31,12 @@ int size_parse(const char *s, uint64_t *ret);
 const char *size_hint(int error);
 
 /*
- * A systemd limit size (LimitMEMLOCK=, DefaultLimitMEMLOCK=): bytes, or a number with an
- * exact-case suffix B K M G T P E (powers of 1024), or "infinity".  Errors as size_parse().
+ * A systemd limit size (LimitMEMLOCK=, DefaultLimitMEMLOCK=) as systemd reads it (parse_size()
+ * with base 1024, then rlimit_parse_size()): "infinity", or numbers with an exact-case suffix
+ * E P T G M K B or none (powers of 1024), added up ("1G 512M"), each suffix smaller than the one
+ * before; a decimal fraction ("1.5G": its bytes truncated); blanks before a number and before its
+ * suffix ("512 M"), none after a suffix; a '+' sign.  -ERANGE for a '-' sign, an overflow, or
+ * 2^64-1 (infinity only by name); -EINVAL for the rest.
  */
 int size_parse_systemd(const char *s, uint64_t *ret);
 

@@ -19,24 +19,56 @@
 #include "fsutil.h"
 #include "visit.h"
 
+/* extract_first_word(p, ret, ":", EXTRACT_DONT_COALESCE_SEPARATORS) as rlimit_parse() calls it:
+ * the bytes up to a ':' or the end (a backslash takes the next byte as it is: "\:" is no
+ * separator), possibly none; *p after the ':', NULL at the end.  -EINVAL for a trailing
+ * backslash, -ENOMEM. */
+static int limit_word(const char **p, char **ret) {
+        const char *q = *p;
+        char *w = malloc(strlen(q) + 1), *o = w;
+
+        if (!w)
+                return -ENOMEM;
+        for (;; q++) {
+                if (*q == '\\') {
+                        if (!q[1]) {
+                                free(w);
+                                return -EINVAL;
+                        }
+                        *o++ = *++q;
+                } else if (*q == ':') {
+                        *p = q + 1;
+                        break;
+                } else if (!*q) {
+                        *p = NULL;
+                        break;
+                } else
+                        *o++ = *q;
+        }
+        *o = '\0';
+        *ret = w;
+        return 0;
+}
+
+/* rlimit_parse(RLIMIT_MEMLOCK, s): SOFT, or SOFT:HARD (a third word, even an empty one after
+ * a second ':', is refused; "SOFT:HARD:" is not), each size_parse_systemd(). */
 int doctor_parse_systemd_limit(const char *s, uint64_t *ret_soft, uint64_t *ret_hard) {
-        _cleanup_free_ char *copy = NULL;
+        _cleanup_free_ char *soft_w = NULL, *hard_w = NULL;
+        const char *p = s;
         uint64_t soft, hard;
-        char *colon;
         int r;
 
-        if (!s || !(copy = strdup(s)))
-                return s ? -ENOMEM : -EINVAL;
-        colon = strchr(copy, ':');
-        if (colon)
-                *colon = '\0';
-        r = size_parse_systemd(copy, &soft);
-        if (r < 0)
+        if (!s)
+                return -EINVAL;
+        if ((r = limit_word(&p, &soft_w)) < 0 || (r = size_parse_systemd(soft_w, &soft)) < 0)
                 return r;
         hard = soft;
-        if (colon) {
-                r = size_parse_systemd(colon + 1, &hard);
-                if (r < 0)
+        if (p) {
+                if ((r = limit_word(&p, &hard_w)) < 0)
+                        return r;
+                if (p && *p)
+                        return -EINVAL;
+                if ((r = size_parse_systemd(hard_w, &hard)) < 0)
                         return r;
                 if (soft > hard)
                         return -EINVAL;

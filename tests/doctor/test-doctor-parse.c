@@ -26,11 +26,12 @@ static void test_systemd_size(void **state) {
         expect_sd("18446744073709551616", -ERANGE, 0);
         expect_sd("99999999999999999999999999999999", -ERANGE, 0);
         expect_sd("", -EINVAL, 0);
-        expect_sd("-1", -EINVAL, 0);
-        expect_sd("+1", -EINVAL, 0);
-        expect_sd(" 1G", -EINVAL, 0);
+        /* as systemd's parse_size(): strtoull() takes a sign and leading blanks, '-' is refused */
+        expect_sd("-1", -ERANGE, 0);
+        expect_sd("+1", 0, 1);
+        expect_sd(" 1G", 0, UINT64_C(1) << 30);
         expect_sd("1G ", -EINVAL, 0);
-        expect_sd("1.5G", -EINVAL, 0);
+        expect_sd("1.5G", 0, UINT64_C(3) << 29);
         expect_sd("1X", -EINVAL, 0);
         expect_sd("unlimited", -EINVAL, 0);   /* systemd says infinity */
         expect_sd("trout", -EINVAL, 0);
@@ -50,7 +51,26 @@ static void test_systemd_limit(void **state) {
         assert_int_equal(doctor_parse_systemd_limit("1G:", &s, &h), -EINVAL);
         assert_int_equal(doctor_parse_systemd_limit(":1G", &s, &h), -EINVAL);
         assert_int_equal(doctor_parse_systemd_limit("1G:2G:3G", &s, &h), -EINVAL);
+        assert_int_equal(doctor_parse_systemd_limit("", &s, &h), -EINVAL);   /* no reset: ignored */
+        assert_int_equal(doctor_parse_systemd_limit("1\\:2", &s, &h), -EINVAL); /* "\:" is no separator */
+        assert_int_equal(doctor_parse_systemd_limit("1G\\", &s, &h), -EINVAL);
+        assert_int_equal(doctor_parse_systemd_limit("8M :1G", &s, &h), -EINVAL);
+        assert_int_equal(doctor_parse_systemd_limit("infinity:1G", &s, &h), -EINVAL);
         assert_true(s == UNIT_MARKER && h == UNIT_MARKER);
+        /* rlimit_parse() (checked against systemd 252): parse_size() on each side of the ':', a
+         * backslash taking the next byte, an empty third word */
+        assert_int_equal(doctor_parse_systemd_limit("8M:1.5G", &s, &h), 0);
+        assert_true(s == UINT64_C(8) << 20 && h == UINT64_C(3) << 29);
+        assert_int_equal(doctor_parse_systemd_limit("512 M:1G 512M", &s, &h), 0);
+        assert_true(s == UINT64_C(512) << 20 && h == UINT64_C(1610612736));
+        assert_int_equal(doctor_parse_systemd_limit("8M: 1G", &s, &h), 0);
+        assert_true(s == UINT64_C(8) << 20 && h == UINT64_C(1) << 30);
+        assert_int_equal(doctor_parse_systemd_limit("1G:2G:", &s, &h), 0);
+        assert_true(s == UINT64_C(1) << 30 && h == UINT64_C(2) << 30);
+        assert_int_equal(doctor_parse_systemd_limit("6\\4M", &s, &h), 0);
+        assert_true(s == UINT64_C(64) << 20 && h == UINT64_C(64) << 20);
+        assert_int_equal(doctor_parse_systemd_limit("1G:infinity", &s, &h), 0);
+        assert_true(s == UINT64_C(1) << 30 && h == SIZE_INFINITY);
 }
 
 static void expect_docker(const char *json, int r, uint64_t soft, uint64_t hard) {

@@ -564,6 +564,12 @@ rc_is 1 "unknown unit: exit 1"
 printf '[Service]\nUser=ghost\nLimitMEMLOCK=64M\n' > "$R/etc/systemd/system/ghost.service"
 run --unit ghost
 check "unit with an unknown user: WARN" line "WARN ghost.service: User=ghost does not exist in etc/passwd"
+# sizes as systemd's parse_size() reads them: a fraction, a blank before the suffix, numbers added
+printf '[Service]\nLimitMEMLOCK=1.5G:1G 512M\n' > "$R/etc/systemd/system/frac.service"
+run --unit frac
+check "LimitMEMLOCK=1.5G:1G 512M: read as systemd reads it" line "INFO frac.service: memlock 1536 MiB (LimitMEMLOCK=1.5G:1G 512M;"
+check "LimitMEMLOCK=1.5G:1G 512M: not called unparsable" hasnt "cannot be parsed"
+rm "$R/etc/systemd/system/frac.service"
 
 # --- a unit whose user no configuration names: compared with `auto` for the hardware here
 # (the policy's hardware section, or the defaults), the number and its arithmetic named.

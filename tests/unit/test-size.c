@@ -177,6 +177,61 @@ static void test_size_parse_systemd(void **state) {
         assert_true(v == UNIT_MARKER);
 }
 
+/* what systemd's parse_size(s, 1024) and rlimit_parse_size() answer (each row checked against
+ * rlimit_parse(RLIMIT_MEMLOCK) of systemd 252's libsystemd-shared): fractions, blanks before a
+ * number and before its suffix, several numbers added, each suffix smaller than the last */
+static void test_size_parse_systemd_parse_size(void **state) {
+        static const struct {
+                const char *s;
+                int r;
+                uint64_t v;
+        } t[] = {
+                { "1.5G", 0, UINT64_C(1610612736) },
+                { "512 M", 0, UINT64_C(536870912) },
+                { "1G 512M", 0, UINT64_C(1610612736) },
+                { " 1G", 0, UINT64_C(1073741824) },
+                { "1G ", -EINVAL, 0 },                  /* a blank after a suffix: another number expected */
+                { "+1", 0, 1 },
+                { "-1", -ERANGE, 0 },
+                { "-0", -ERANGE, 0 },
+                { "", -EINVAL, 0 },
+                { "1.", 0, 1 },
+                { "10.M", 0, UINT64_C(10485760) },
+                { ".5G", -EINVAL, 0 },
+                { "1M 1G", -EINVAL, 0 },                /* a larger suffix after a smaller one */
+                { "1 2", -EINVAL, 0 },
+                { "1K 2", 0, 1026 },
+                { "1 B", 0, 1 },
+                { "1KB", -EINVAL, 0 },
+                { "1g", -EINVAL, 0 },
+                { "15E", 0, UINT64_C(17293822569102704640) },
+                { "16E", -ERANGE, 0 },
+                { "1.5E", 0, UINT64_C(1729382256910270464) },
+                { "15.9999E", -ERANGE, 0 },
+                { "18446744073709551614", 0, UINT64_C(18446744073709551614) },
+                { "18446744073709551615", -ERANGE, 0 },  /* RLIM_INFINITY: only by its name */
+                { "0.1K", 0, 102 },                     /* a fraction's bytes truncated */
+                { "1.0000000001G", 0, UINT64_C(1073741824) },
+                { "1.123456789012345678901G", -ERANGE, 0 }, /* the fraction's digits overflow */
+                { "1.99999999999999999999G", -ERANGE, 0 },
+                { "3.3", 0, 3 },
+                { "0.5", 0, 0 },
+                { "1.5B", 0, 1 },
+                { " infinity", -EINVAL, 0 },
+                { "1e3", -EINVAL, 0 },
+                { "0x10", -EINVAL, 0 },
+                { "\v-0", 0, 0 },                       /* strtoull() skips a \v, parse_size() does not see the '-' */
+        };
+        (void)state;
+        for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+                uint64_t got = UNIT_MARKER;
+                int r = size_parse_systemd(t[i].s, &got);
+                if (r != t[i].r || (r == 0 && got != t[i].v) || (r < 0 && got != UNIT_MARKER))
+                        fail_msg("size_parse_systemd(\"%s\"): %d %llu, expected %d %llu", t[i].s, r,
+                                 (unsigned long long)got, t[i].r, (unsigned long long)t[i].v);
+        }
+}
+
 /* the largest unit is T: a PiB and above are counted in it */
 static void test_format_top_unit(void **state) {
         char buf[SIZE_FMT_MAX];
@@ -187,7 +242,7 @@ static void test_format_top_unit(void **state) {
         assert_string_equal(size_format_systemd(UINT64_C(1) << 50, buf), "1024T");
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_size_parse_systemd),
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_size_parse_systemd), cmocka_unit_test(test_size_parse_systemd_parse_size),
           cmocka_unit_test(test_size_units), cmocka_unit_test(test_size_refused),
           cmocka_unit_test(test_size_limits), cmocka_unit_test(test_parse_u64),
           cmocka_unit_test(test_format), cmocka_unit_test(test_c_strto), cmocka_unit_test(test_format_top_unit))
