@@ -68,12 +68,13 @@ SPANK=$(ls "$T"/top/RPMS/*/slurm-spank-rdmalimit-"$V"-*.rpm 2>/dev/null)
 
 # --- payloads: exactly these files (build-id links aside), nothing of another package
 files() { rpm -qlp "$1" 2>/dev/null | grep -v '^/usr/lib/\.build-id'; }
-texteq "pam_rdmalimit's files" "$(files "$MOD")" "/usr/lib64/security/pam_rdmalimit.so
+texteq "pam_rdmalimit's files" "$(files "$MOD")" "/etc/security/rdmalimit.conf
+/usr/lib64/security/pam_rdmalimit.so
 /usr/share/licenses/pam_rdmalimit-$V
 /usr/share/licenses/pam_rdmalimit-$V/COPYING.LGPL
+/usr/share/man/man5/rdmalimit.conf.5.gz
 /usr/share/man/man8/pam_rdmalimit.8.gz"
-texteq "rdmalimits' files" "$(files "$TOOL")" "/etc/security/rdmalimit.conf
-/usr/lib/systemd/system-preset/90-rdmalimits.preset
+texteq "rdmalimits' files" "$(files "$TOOL")" "/usr/lib/systemd/system-preset/90-rdmalimits.preset
 /usr/lib/systemd/system/rdmalimit-cache.path
 /usr/lib/systemd/system/rdmalimit-cache.service
 /usr/lib/udev/rules.d/90-rdmalimit.rules
@@ -85,7 +86,6 @@ texteq "rdmalimits' files" "$(files "$TOOL")" "/etc/security/rdmalimit.conf
 /usr/share/doc/rdmalimits-$V/rdmalimit-status.timer
 /usr/share/licenses/rdmalimits-$V
 /usr/share/licenses/rdmalimits-$V/COPYING
-/usr/share/man/man5/rdmalimit.conf.5.gz
 /usr/share/man/man8/rdmalimits.8.gz"
 if [ ${#SLURM[@]} -gt 0 ]; then
 	texteq "slurm-spank-rdmalimit's files" "$(files "$SPANK")" "/usr/lib64/slurm/spank_rdmalimit.so
@@ -104,13 +104,24 @@ slurm_spank_task_init_privileged
 spank_plugin_version"
 	zcat "$T/s/usr/share/man/man8/spank_rdmalimit.8.gz" | grep -q '/usr/lib64/slurm/spank_rdmalimit\.' &&
 		ok "spank_rdmalimit(8) names the package's plugin directory" || fail "spank_rdmalimit(8) names another plugin directory"
-	rpm -qp --requires "$SPANK" | grep -qx 'slurm(x86-64)' && ok "the plugin's package requires slurm" || fail "slurm requirement"
+	# pinned to the Slurm major release of the headers it was built with (SPANK refuses a plugin
+	# of another release), as debian/rules pins slurmd
+	n=$(awk '$1 == "#define" && $2 == "SLURM_VERSION_NUMBER" { print $3 }' /usr/include/slurm/slurm_version.h)
+	rel=$(printf '%d.%02d' $((n >> 16)) $(((n >> 8) & 255)))
+	next=$(printf '%d.%02d' $((n >> 16)) $((((n >> 8) & 255) + 1)))
+	texteq "the plugin's package requires slurm $rel, below $next" \
+		"$(rpm -qp --requires "$SPANK" | grep '^slurm' | sort)" "slurm(x86-64) < $next
+slurm(x86-64) >= $rel"
+	# the policy it reads belongs to the module's package
+	rpm -qp --requires "$SPANK" | grep -qx "pam_rdmalimit(x86-64) = $V-[^ ]*" &&
+		ok "the plugin's package requires pam_rdmalimit (the policy file)" || fail "pam_rdmalimit requirement: $(rpm -qp --requires "$SPANK" | tr '\n' ' ')"
 fi
 
-# the policy is the only configuration file, and an edited one is kept (noreplace)
-cfg=$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$TOOL" | awk 'NF == 2 && $1 ~ /c/')
-is "$cfg" "cn /etc/security/rdmalimit.conf" "rdmalimit.conf is %config(noreplace), the only configuration file"
-is "$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$MOD" | awk 'NF == 2 && $1 ~ /c/')" "" "pam_rdmalimit has no configuration file"
+# the policy is the only configuration file, and an edited one is kept (noreplace); it belongs to
+# the module, which reads it at every login (erasing the tool must not take it away)
+cfg=$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$MOD" | awk 'NF == 2 && $1 ~ /c/')
+is "$cfg" "cn /etc/security/rdmalimit.conf" "rdmalimit.conf is pam_rdmalimit's %config(noreplace), the only configuration file"
+is "$(rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$TOOL" | awk 'NF == 2 && $1 ~ /c/')" "" "rdmalimits has no configuration file"
 # the status units are documentation (opt-in), not units
 rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$TOOL" | grep -q '^d .*/doc/rdmalimits-[^/]*/rdmalimit-status.timer$' &&
 	ok "rdmalimit-status.service and .timer are documentation" || fail "the status units are not %doc"
