@@ -78,14 +78,13 @@ static int unit_precheck(const struct ctx *c, const char *unit, const char *name
                 return CMD_FINDINGS;
         }
         if (ul.hidden_by[0] && !c->allow_overridden) {
-                log_error("%s is read instead of a drop-in %s of %s (systemd reads one file of a name): the new limit "
-                          "would not take effect; nothing written (change that file, or --allow-overridden)",
-                          ul.hidden_by, name, unit);
+                log_error("%s.d/%s of %s: %s: the new limit would not take effect; nothing written (change that file, "
+                          "or --allow-overridden)", unit, name, unit, ul.hidden_by);
                 return CMD_NOT_EFFECTIVE;
         }
         if (ul.hidden_by[0])
-                log_warning(c, "%s is read instead of a drop-in %s of %s; --allow-overridden: writing it all the same",
-                            ul.hidden_by, name, unit);
+                log_warning(c, "%s.d/%s of %s: %s; --allow-overridden: writing it all the same", unit, name, unit,
+                            ul.hidden_by);
         if (!ul.dropin[0] || strcmp(ul.dropin, name) <= 0)
                 return 0;
         if (c->allow_overridden) {

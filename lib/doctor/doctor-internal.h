@@ -221,6 +221,10 @@ struct unit_info {
         struct strv dropin_dirs; /* the drop-in directories systemd reads, in its order */
         size_t own_dirs;         /* where /etc/systemd/system/NAME.d comes in them (SIZE_MAX:
                                   * systemd reads no such directory for the unit) */
+        bool own_alias;          /* NAME is not the unit file's name: an alias of it */
+        struct strv dropin_alias; /* for each of them, the other name of the unit it belongs
+                                   * to ("" for the unit file's name and the type's): systemd
+                                   * reads the other names' in hash order, here byte order */
 };
 void unit_info_clear(struct unit_info *u);
 /*

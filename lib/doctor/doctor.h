@@ -122,10 +122,11 @@ struct doctor_unit_limit {
                                           * (one it cannot parse, an empty one too, it ignores:
                                           * no reset), "" when none */
         char dropin[256];                /* its file's name when that is a drop-in, else "" */
-        char hidden_by[320];             /* a drop-in named as apply --unit's (DROPIN_UNIT_NAME) in
-                                          * a directory systemd reads before UNIT.d of
-                                          * /etc/systemd/system (one of another name of the
-                                          * unit): it hides that one; else "" */
+        char hidden_by[320];             /* why a drop-in named as apply --unit's (DROPIN_UNIT_NAME)
+                                          * in /etc/systemd/system/UNIT.d would not be read: "FILE is
+                                          * read instead (...)", "FILE may be read instead (...)"
+                                          * (another name of the unit's, read in no fixed order);
+                                          * else "" */
         char unread[512];                /* the first drop-in that could not be read (a FIFO,
                                           * ...): "FILE: why, and what is assumed", else "" */
         bool incomplete;                 /* the drop-ins went past the walk's bound */

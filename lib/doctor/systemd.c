@@ -345,6 +345,7 @@ void unit_info_clear(struct unit_info *u) {
         free(u->unread);
         free(u->stopped);
         strv_clear(&u->dropin_dirs);
+        strv_clear(&u->dropin_alias);
         *u = (struct unit_info){};
 }
 
@@ -648,12 +649,19 @@ static int unit_locate(const struct doc *d, struct unit_info *u) {
         u->own_dirs = SIZE_MAX;
         for (size_t i = 0; i < names.n && r >= 0; i++)
                 for (size_t k = 0; k < ELEMENTSOF(unit_dirs) && r >= 0; k++) {
-                        if (k == 0 && streq(names.v[i], name))
+                        if (k == 0 && streq(names.v[i], name)) {
                                 u->own_dirs = u->dropin_dirs.n;
+                                u->own_alias = i > 0;
+                        }
                         r = unit_find_dirs(d, unit_dirs[k], names.v[i], &u->dropin_dirs, 0);
+                        while (r >= 0 && u->dropin_alias.n < u->dropin_dirs.n)
+                                r = strv_push(&u->dropin_alias, i == 0 ? "" : names.v[i]);
                 }
-        for (size_t k = 0; k < ELEMENTSOF(unit_dirs) && r >= 0; k++)
+        for (size_t k = 0; k < ELEMENTSOF(unit_dirs) && r >= 0; k++) {
                 r = unit_find_dirs(d, unit_dirs[k], name_type(id), &u->dropin_dirs, 0);
+                while (r >= 0 && u->dropin_alias.n < u->dropin_dirs.n)
+                        r = strv_push(&u->dropin_alias, "");
+        }
         if (r >= 0)
                 u->path = TAKE_PTR(frag);
         return r;
@@ -677,12 +685,50 @@ static int unit_effective(const struct doc *d, struct unit_info *u) {
         return u->src && u->where ? 0 : -ENOMEM;
 }
 
+/* The first drop-in directory of another alias of the unit than alias ("": none) with a file
+ * named base: systemd reads the aliases' directories in hash order (a Set), so which of the
+ * two it reads is not known.  Its index, or SIZE_MAX. */
+static size_t dropin_other_alias(const struct doc *d, const struct unit_info *u, const char *alias, const char *base) {
+        for (size_t j = 0; *alias && j < u->dropin_dirs.n; j++) {
+                _cleanup_free_ char *p = NULL;
+                struct stat st;
+                if (!*u->dropin_alias.v[j] || streq(u->dropin_alias.v[j], alias))
+                        continue;
+                if (!(p = strf("%s/%s", u->dropin_dirs.v[j], base)))
+                        return SIZE_MAX;
+                if (fs_stat_in_root(d->in->root, p, true, &st) >= 0)
+                        return j;
+        }
+        return SIZE_MAX;
+}
+
+/* A drop-in read here whose name is also in the directory of another alias: assumed the one read. */
+static int dropins_alias_order(struct doc *d, enum doctor_group g, const struct unit_info *u, const struct strv *drop) {
+        for (size_t i = 0; i < drop->n; i++) {
+                const char *slash = strrchr(drop->v[i], '/');
+                size_t k = 0, j;
+                while (k < u->dropin_dirs.n && !(strlen(u->dropin_dirs.v[k]) == (size_t)(slash - drop->v[i]) &&
+                                                 strncmp(u->dropin_dirs.v[k], drop->v[i], slash - drop->v[i]) == 0))
+                        k++;
+                if (k == u->dropin_dirs.n || (j = dropin_other_alias(d, u, u->dropin_alias.v[k], slash + 1)) == SIZE_MAX)
+                        continue;
+                ADD_ID(d, g, DIAG_INFO, "dropin-alias-order", disp(d, drop->v[i]), NULL,
+                       "%s: %s/%s has the same name: systemd reads one of the two, and the directories of the "
+                       "unit's names %s and %s in no fixed order; assumed this one (%s before %s)",
+                       u->name, disp(d, u->dropin_dirs.v[j]), slash + 1, u->dropin_alias.v[k], u->dropin_alias.v[j],
+                       u->dropin_alias.v[k], u->dropin_alias.v[j]);
+        }
+        return 0;
+}
+
 /* The unit file and its drop-ins (unit_locate()'s directories), parsed into u. */
 static int unit_read(struct doc *d, enum doctor_group g, struct unit_info *u) {
         _cleanup_(strv_clear) struct strv drop = {};
         struct ini_scan s = { .limit_key = "LimitMEMLOCK", .group = g, .limit = &u->limit, .u = u };
         int r = list_conf_files(d, u->dropin_dirs.v, u->dropin_dirs.n, &drop);
 
+        if (r >= 0)
+                r = dropins_alias_order(d, g, u, &drop);
         if (r >= 0)
                 r = ini_parse_dropins(d, u->path, &drop, &s);
         return r < 0 ? r : unit_effective(d, u);
@@ -911,8 +957,10 @@ int doctor_unit_memlock(const char *root, const char *unit, struct doctor_unit_l
                 r = unit_load(&d, unit, DOCTOR_SYSTEMD, &u);
         if (r >= 0 && u.path && !u.masked) {
                 ret->found = true;
-                /* a drop-in of apply --unit's name in a directory systemd reads before
-                 * /etc/systemd/system/UNIT.d (another name's of the unit) hides the tool's */
+                /* a drop-in of apply --unit's name that systemd reads instead of
+                 * /etc/systemd/system/UNIT.d's (systemd reads one file of a name): in a
+                 * directory of the unit file's name, which come first; or of another alias, whose
+                 * directories and UNIT.d's systemd reads in no fixed order */
                 for (size_t i = 0; i < u.dropin_dirs.n && i < u.own_dirs && !ret->hidden_by[0]; i++) {
                         _cleanup_free_ char *p = strf("%s/%s", u.dropin_dirs.v[i], DROPIN_UNIT_NAME);
                         struct stat st;
@@ -920,12 +968,21 @@ int doctor_unit_memlock(const char *root, const char *unit, struct doctor_unit_l
                                 r = -ENOMEM;
                                 break;
                         }
-                        if (fs_stat_in_root(root, p, true, &st) >= 0)
-                                snprintf(ret->hidden_by, sizeof ret->hidden_by, "%s", disp(&d, p));
+                        if (!*u.dropin_alias.v[i] && fs_stat_in_root(root, p, true, &st) >= 0)
+                                snprintf(ret->hidden_by, sizeof ret->hidden_by,
+                                         "%s is read instead (systemd reads one file of a name, those of the unit "
+                                         "file's name first)", disp(&d, p));
                 }
+                size_t j = u.own_alias ? dropin_other_alias(&d, &u, u.name, DROPIN_UNIT_NAME) : SIZE_MAX;
+                if (!ret->hidden_by[0] && j != SIZE_MAX)
+                        snprintf(ret->hidden_by, sizeof ret->hidden_by,
+                                 "%s/%s may be read instead (systemd reads one file of a name, and the directories "
+                                 "of the unit's names %s and %s in no fixed order)",
+                                 disp(&d, u.dropin_dirs.v[j]), DROPIN_UNIT_NAME, u.dropin_alias.v[j], u.name);
                 if (u.own_dirs == SIZE_MAX)
-                        snprintf(ret->hidden_by, sizeof ret->hidden_by, "%s.d/: systemd reads no drop-in "
-                                 "directory of that name for %s", u.name, u.name);
+                        snprintf(ret->hidden_by, sizeof ret->hidden_by,
+                                 "%s.d/ is not read (systemd reads no drop-in directory of that name for %s)",
+                                 u.name, u.name);
                 ret->soft = u.soft;
                 ret->hard = u.hard;
                 snprintf(ret->src, sizeof ret->src, "%s", u.src);

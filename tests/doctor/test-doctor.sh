@@ -552,12 +552,28 @@ printf "# rdmalimits: managed file; change it with 'rdmalimits apply --unit' and
 "$RDMALIMITS" --root "$R" apply --unit sshd 4G --check > "$T/apply.out" 2>&1
 rc=$?
 check "apply --unit alias: a drop-in of the same name in the unit file's name's directory hides it: exit 4" test "$rc" -eq 4
-check "apply --unit alias: names the file read instead" grep -qF "etc/systemd/system/ssh.service.d/zz-rdmalimits.conf is read instead" "$T/apply.out"
+check "apply --unit alias: names the file read instead" grep -qF "sshd.service.d/zz-rdmalimits.conf of sshd.service: etc/systemd/system/ssh.service.d/zz-rdmalimits.conf is read instead (systemd reads one file of a name, those of the unit file's name first)" "$T/apply.out"
 "$RDMALIMITS" --root "$R" apply --unit ssh 4G --check > "$T/apply.out" 2>&1
 rc=$?
 check "apply --unit under the unit file's own name: exit 3 (would change)" test "$rc" -eq 3
+rm -r "$R/etc/systemd/system/ssh.service.d"
+# two aliases with a drop-in of the same name: systemd reads their directories in hash order,
+# so which one it reads is not known: said, with the one assumed
+ln -s ssh.service "$R/usr/lib/systemd/system/openssh.service"
+mkdir -p "$R/etc/systemd/system/openssh.service.d"
+printf '[Service]\nLimitMEMLOCK=2G\n' > "$R/etc/systemd/system/openssh.service.d/memlock.conf"
+run --unit ssh
+check "two aliases, one drop-in name: the assumption said" line "INFO ssh.service: etc/systemd/system/sshd.service.d/memlock.conf has the same name: systemd reads one of the two, and the directories of the unit's names openssh.service and sshd.service in no fixed order; assumed this one" "(etc/systemd/system/openssh.service.d/memlock.conf)"
+check "two aliases, one drop-in name: the assumed one's value" line "INFO ssh.service: memlock 2 GiB (LimitMEMLOCK=2G; usr/lib/systemd/system/ssh.service and 1 drop-in read)"
+rm "$R/etc/systemd/system/openssh.service.d/memlock.conf"
+printf "# rdmalimits: managed file; change it with 'rdmalimits apply --unit' and 'rdmalimits remove --unit'.\n[Service]\nLimitMEMLOCK=2G\n" \
+	> "$R/etc/systemd/system/openssh.service.d/zz-rdmalimits.conf"
+"$RDMALIMITS" --root "$R" apply --unit sshd 4G --check > "$T/apply.out" 2>&1
+rc=$?
+check "apply --unit alias: another alias's drop-in of the same name may be read instead: exit 4" test "$rc" -eq 4
+check "apply --unit alias: says why it is not known" grep -qF "etc/systemd/system/openssh.service.d/zz-rdmalimits.conf may be read instead (systemd reads one file of a name, and the directories of the unit's names openssh.service and sshd.service in no fixed order)" "$T/apply.out"
 rm -r "$R/etc/systemd/system/sshd.service.d" "$R/etc/systemd/system/sshd.service" "$R/usr/lib/systemd/system/ssh.service" \
-	"$R/etc/systemd/system/ssh.service.d"
+	"$R/etc/systemd/system/openssh.service.d" "$R/usr/lib/systemd/system/openssh.service"
 run --unit nosuch
 check "unknown unit: FAIL" line "FAIL nosuch.service: no unit file"
 rc_is 1 "unknown unit: exit 1"
