@@ -468,7 +468,12 @@ run --unit app.service
 check "empty and bad LimitMEMLOCK= ignored: infinity stays" line "INFO app.service: memlock unlimited (LimitMEMLOCK=infinity; usr/lib/systemd/system/app.service and 4 drop-ins read) (etc/systemd/system/app.service.d/90-memlock.conf:2)"
 check "empty LimitMEMLOCK=: said to be ignored, no reset" line "WARN LimitMEMLOCK= is empty: systemd ignores it" "LimitMEMLOCK=infinity of etc/systemd/system/app.service.d/90-memlock.conf:2 stays in effect" "(etc/systemd/system/app.service.d/95-empty.conf:2)"
 check "empty and bad LimitMEMLOCK=: still OK" line "OK   app.service: runs as svc with memlock unlimited"
-rm "$R/etc/systemd/system/app.service.d/95-empty.conf" "$R/etc/systemd/system/app.service.d/96-bad.conf"
+printf '[Service]\nLimitMEMLOCK=\n' > "$R/etc/systemd/system/app.service.d/zzz-empty.conf"
+"$RDMALIMITS" --root "$R" apply --unit app 2G --check > "$T/apply.out" 2>&1
+rc=$?
+check "apply --unit: a later drop-in with an empty LimitMEMLOCK= overrides nothing: exit 3 (would create)" test "$rc" -eq 3
+rm "$R/etc/systemd/system/app.service.d/95-empty.conf" "$R/etc/systemd/system/app.service.d/96-bad.conf" \
+	"$R/etc/systemd/system/app.service.d/zzz-empty.conf"
 # no LimitMEMLOCK: DefaultLimitMEMLOCK applies
 rm -r "$R/etc/systemd/system/app.service.d" "$R/usr/lib/systemd/system/app.service.d"
 sed -i '/LimitMEMLOCK/d' "$R/usr/lib/systemd/system/app.service"
