@@ -137,6 +137,9 @@ else
 		sh -c "dpkg-deb -f '$SPANK' Depends | grep -q 'slurmd (>= [0-9][0-9]\.[0-9][0-9])'"
 	check "slurm-spank-rdmalimit depends on libpam-rdmalimit (the policy file)" \
 		sh -c "dpkg-deb -f '$SPANK' Depends | grep -q 'libpam-rdmalimit (= '"
+	dpkg-deb -e "$SPANK" "$T/ctl-spank"
+	check "slurm-spank-rdmalimit's prerm refuses a removal under a required plugstack.conf line" \
+		grep -q 'rdmalimit_spank_lines' "$T/ctl-spank/prerm"
 	check "no other file in the plugin's package than the plugin and its man page" \
 		test -z "$(grep -v -e '^/usr/lib/'"$MA"'/slurm-wlm' -e '^/usr/share/man' -e '^/usr/lib$' -e '^/usr$' -e '^/usr/share$' -e '^/usr/lib/'"$MA"'$' "$T/spank.files")"
 fi
@@ -145,6 +148,8 @@ fi
 check "postinst does not enable the profile" sh -c "! grep -v '^[[:space:]]*#' '$T/ctl-lib/postinst' | grep -q -- '--enable'"
 check "postinst refreshes with pam-auth-update --package" grep -q '^[[:space:]]*pam-auth-update --package$' "$T/ctl-lib/postinst"
 check "prerm removes the profile on remove" grep -q 'pam-auth-update --package --remove rdmalimit' "$T/ctl-lib/prerm"
+check "prerm refuses a removal under a line that would fail every session (tests/pkg/test-removal.sh)" \
+	grep -q 'rdmalimit_refuse libpam-rdmalimit' "$T/ctl-lib/prerm"
 
 # --- pam-auth-update on a copied tree, with a private debconf database
 # TR: the host's PAM service files and profiles, common-* regenerated from the profiles

@@ -115,6 +115,8 @@ slurm(x86-64) >= $rel"
 	# the policy it reads belongs to the module's package
 	rpm -qp --requires "$SPANK" | grep -qx "pam_rdmalimit(x86-64) = $V-[^ ]*" &&
 		ok "the plugin's package requires pam_rdmalimit (the policy file)" || fail "pam_rdmalimit requirement: $(rpm -qp --requires "$SPANK" | tr '\n' ' ')"
+	rpm -qp --scripts "$SPANK" | grep -q '^preuninstall scriptlet' &&
+		ok "slurm-spank-rdmalimit has a %preun (refusing an erase under a required plugstack line)" || fail "no %preun in slurm-spank-rdmalimit"
 fi
 
 # the policy is the only configuration file, and an edited one is kept (noreplace); it belongs to
@@ -152,8 +154,17 @@ rpm2cpio "$TOOL" | (cd "$T/x" && cpio -idm --quiet) 2>/dev/null
 texteq "the preset enables the cache service and path units" "$(cat "$T/x/usr/lib/systemd/system-preset/90-rdmalimits.preset")" \
 	"enable rdmalimit-cache.service
 enable rdmalimit-cache.path"
-! rpm -qp --scripts "$MOD" "$TOOL" | grep -E 'authselect|pam-auth-update|sed -i|/etc/pam\.d/[a-z-]+ *>' &&
-	ok "no scriptlet edits a PAM stack" || fail "a scriptlet edits PAM stacks"
+! rpm -qp --scripts "$TOOL" | grep -E 'authselect|pam-auth-update|sed -i|/etc/pam\.d/[a-z-]+ *>' &&
+	ok "no scriptlet of the tool edits a PAM stack" || fail "a scriptlet of the tool edits PAM stacks"
+# the module's only scriptlet is %preun, which on erase takes it out of the stacks (what it does
+# is tests/pkg/test-removal.sh's): the lines of enable, the authselect feature
+modscripts=$(rpm -qp --scripts "$MOD")
+is "$(grep -c 'scriptlet (using' <<<"$modscripts")" 1 "pam_rdmalimit has one scriptlet"
+grep -q '^preuninstall scriptlet' <<<"$modscripts" && grep -q 'authselect disable-feature with-rdmalimit' <<<"$modscripts" &&
+	grep -q 'rdmalimits disable' <<<"$modscripts" &&
+	ok "pam_rdmalimit's %preun takes the module out of the stacks on erase" || fail "pam_rdmalimit's %preun: $modscripts"
+rpm -qp --qf '[%{ORDERNAME}\n]' "$MOD" | grep -qx rdmalimits &&
+	ok "pam_rdmalimit is erased before rdmalimits (OrderWithRequires)" || fail "no OrderWithRequires: rdmalimits"
 # the policy is read without libconfig: no package requires it
 ! rpm -qp --requires "$MOD" "$TOOL" | grep -q libconfig &&
 	ok "no package requires libconfig (the policy's syntax is read without it)" || fail "libconfig requirement: $(rpm -qp --requires "$MOD" "$TOOL" | grep libconfig | tr '\n' ' ')"
