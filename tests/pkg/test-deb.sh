@@ -84,8 +84,19 @@ check "profile: optional pam_rdmalimit.so in the session block" \
 	grep -qP '^\toptional\tpam_rdmalimit\.so$' "$X/usr/share/pam-configs/rdmalimit"
 check "man page pam_rdmalimit.8" test -s "$X/usr/share/man/man8/pam_rdmalimit.8.gz"
 check "man page rdmalimit.conf.5" test -s "$X/usr/share/man/man5/rdmalimit.conf.5.gz"
-check "pam_rdmalimit.8 names the packaged module path" \
-	sh -c "zcat '$X/usr/share/man/man8/pam_rdmalimit.8.gz' | grep -q '/lib/$MA/security/pam_rdmalimit'"
+check "pam_rdmalimit.8 names the packaged module path (without the triplet)" \
+	sh -c "zcat '$X/usr/share/man/man8/pam_rdmalimit.8.gz' | grep -q '/lib/<triplet>/security/pam_rdmalimit'"
+# Multi-Arch: same: every file outside the multiarch directory is the same on every architecture
+if [ "$(dpkg-deb -f "$LIB" Multi-Arch)" = same ]; then
+	archdep=
+	while IFS= read -r f; do
+		[ -f "$X$f" ] || continue
+		case $f in /lib/"$MA"/*) continue ;; esac
+		case $f in *.gz) c=$(zcat "$X$f") ;; *) c=$(cat "$X$f") ;; esac
+		grep -q -F -e "$MA" -e "$ARCH" <<<"$c" && archdep="$archdep $f"
+	done < "$T/lib.files"
+	check "Multi-Arch: same: no file outside /lib/$MA names $MA or $ARCH${archdep:+ (they do:$archdep)}" test -z "$archdep"
+fi
 check "libpam-rdmalimit depends on libpam-runtime (pam-auth-update)" \
 	sh -c "dpkg-deb -f '$LIB' Depends | grep -q libpam-runtime"
 check "libpam-rdmalimit does not depend on libconfig9 (the policy is read without it)" \
