@@ -24,6 +24,12 @@ session    optional     pam_motd.so noupdate
 session    required     pam_limits.so
 session    required     pam_env.so
 E
+cp "$R/etc/pam.d/sshd" "$T/sshd.orig"
+cat > "$R/etc/pam.d/common-session" <<'E'
+# here are the per-package modules (the "Primary" block)
+session	required	pam_unix.so
+# end of pam-auth-update config
+E
 
 # Ansible keeps its state in the test directory, finds the module and the role in contrib/
 export ANSIBLE_HOME=$T/home ANSIBLE_LOCAL_TEMP=$T/home/tmp ANSIBLE_REMOTE_TEMP=$T/home/tmp
@@ -87,11 +93,11 @@ check "policy written, mode 0644" test "$(stat -c %a "$R/etc/security/rdmalimit.
 check "policy has the example's rules" grep -q '{ group = "spdk"; memlock = "auto"; minimum = "1G"; }' \
 	"$R/etc/security/rdmalimit.conf"
 check "policy is valid for rdmalimits" "$RDMALIMITS" --root "$R" --quiet check --policy
-same "sshd stack: pam_rdmalimit right after pam_limits" "$R/etc/pam.d/sshd" <<'E'
+same "sshd stack: pam_rdmalimit right after pam_limits, the line of rdmalimits enable" "$R/etc/pam.d/sshd" <<'E'
 @include common-session
 session    optional     pam_motd.so noupdate
 session    required     pam_limits.so
-session    optional     pam_rdmalimit.so
+session    optional     pam_rdmalimit.so # rdmalimits enable
 session    required     pam_env.so
 E
 
@@ -122,6 +128,19 @@ check "alice is gone from the drop-in" test -z "$(grep '^alice' "$D")"
 check "the others stay" test "$(grep -c '^@rdma_users\|^bob' "$D")" = 4
 check "absent again changes nothing" play "$T/v3.yml"
 check "absent again: changed=0" test "${changed:-x}" = 0
+
+# --- the sshd step is `rdmalimits enable --service sshd`: check mode reports and writes nothing,
+# and a line of the module already there (the admin's own) is kept as written
+cp "$T/sshd.orig" "$R/etc/pam.d/sshd"
+sum2=$(tree_sum)
+check "check mode on an sshd stack without the module succeeds" play "$T/v3.yml" --check --tags sshd
+check "check mode reports the sshd change" test "${changed:-x}" = 1
+check "check mode leaves the tree as it was" test "$(tree_sum)" = "$sum2"
+printf 'session    required     pam_rdmalimit.so strict\n' >> "$R/etc/pam.d/sshd"
+cp "$R/etc/pam.d/sshd" "$T/sshd.admin"
+check "a run over the admin's own line succeeds" play "$T/v3.yml" --tags sshd
+check "... changes nothing (changed=0)" test "${changed:-x}" = 0
+check "... the admin's required line is kept as written" cmp -s "$T/sshd.admin" "$R/etc/pam.d/sshd"
 
 # --- the module alone, in one playbook: a unit, failures with the tool's message, an overridden
 # entry, state=status.  Each task's result goes to $T/results.json; the tree's checksum is taken
