@@ -325,10 +325,16 @@ int check_systemd_defaults(struct doc *d) {
 /* ------------------------------------------------------------------------------------ */
 /* units */
 
-/* systemd's unit search path, highest priority first (the directories of it the tree can hold:
- * not system.control, transient, attached or the generators' output) */
-static const char *const unit_dirs[] = { "/etc/systemd/system", "/run/systemd/system", "/usr/local/lib/systemd/system",
-                                         "/usr/lib/systemd/system", "/lib/systemd/system" };
+/* systemd's unit search path of the system manager, highest priority first (lookup_paths_init():
+ * the control and transient directories, the generators' output, /lib for a split /usr) */
+static const char *const unit_dirs[] = {
+        "/etc/systemd/system.control", "/run/systemd/system.control", "/run/systemd/transient",
+        "/run/systemd/generator.early", "/etc/systemd/system",         "/etc/systemd/system.attached",
+        "/run/systemd/system",         "/run/systemd/system.attached", "/run/systemd/generator",
+        "/usr/local/lib/systemd/system", "/usr/lib/systemd/system",    "/lib/systemd/system",
+        "/run/systemd/generator.late",
+};
+#define UNIT_DIR_ETC 4          /* /etc/systemd/system: where apply --unit writes */
 
 /* systemd follows at most this many alias links (unit_ids_map_get()) */
 #define UNIT_ALIAS_HOPS 32
@@ -649,7 +655,7 @@ static int unit_locate(const struct doc *d, struct unit_info *u) {
         u->own_dirs = SIZE_MAX;
         for (size_t i = 0; i < names.n && r >= 0; i++)
                 for (size_t k = 0; k < ELEMENTSOF(unit_dirs) && r >= 0; k++) {
-                        if (k == 0 && streq(names.v[i], name)) {
+                        if (k == UNIT_DIR_ETC && streq(names.v[i], name)) {
                                 u->own_dirs = u->dropin_dirs.n;
                                 u->own_alias = i > 0;
                         }
@@ -870,8 +876,8 @@ static int unit_report(struct doc *d, const struct unit_info *u) {
                 if (!(fix = strf("check the name (systemctl list-unit-files '%s')", u->name)))
                         return -ENOMEM;
                 ADD(d, DOCTOR_SYSTEMD, DIAG_ERROR, u->name, fix,
-                    "no unit file in etc/systemd/system, run/systemd/system, usr/lib/systemd/system or "
-                    "lib/systemd/system");
+                    "no unit file in systemd's unit directories (etc/systemd/system, run/systemd/system, "
+                    "usr/lib/systemd/system, lib/systemd/system, the generators' and transient units')");
                 return 0;
         }
         ADD(d, DOCTOR_SYSTEMD, DIAG_INFO, u->where, NULL, "%s: memlock %s (%s; %s and %zu drop-in%s read)", u->name,
@@ -970,8 +976,8 @@ int doctor_unit_memlock(const char *root, const char *unit, struct doctor_unit_l
                         }
                         if (!*u.dropin_alias.v[i] && fs_stat_in_root(root, p, true, &st) >= 0)
                                 snprintf(ret->hidden_by, sizeof ret->hidden_by,
-                                         "%s is read instead (systemd reads one file of a name, those of the unit "
-                                         "file's name first)", disp(&d, p));
+                                         "%s is read instead (systemd reads one file of a name: the one in the "
+                                         "directory it reads first)", disp(&d, p));
                 }
                 size_t j = u.own_alias ? dropin_other_alias(&d, &u, u.name, DROPIN_UNIT_NAME) : SIZE_MAX;
                 if (!ret->hidden_by[0] && j != SIZE_MAX)

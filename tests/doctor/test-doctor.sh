@@ -557,7 +557,7 @@ printf "# rdmalimits: managed file; change it with 'rdmalimits apply --unit' and
 "$RDMALIMITS" --root "$R" apply --unit sshd 4G --check > "$T/apply.out" 2>&1
 rc=$?
 check "apply --unit alias: a drop-in of the same name in the unit file's name's directory hides it: exit 4" test "$rc" -eq 4
-check "apply --unit alias: names the file read instead" grep -qF "sshd.service.d/zz-rdmalimits.conf of sshd.service: etc/systemd/system/ssh.service.d/zz-rdmalimits.conf is read instead (systemd reads one file of a name, those of the unit file's name first)" "$T/apply.out"
+check "apply --unit alias: names the file read instead" grep -qF "sshd.service.d/zz-rdmalimits.conf of sshd.service: etc/systemd/system/ssh.service.d/zz-rdmalimits.conf is read instead (systemd reads one file of a name: the one in the directory it reads first)" "$T/apply.out"
 "$RDMALIMITS" --root "$R" apply --unit ssh 4G --check > "$T/apply.out" 2>&1
 rc=$?
 check "apply --unit under the unit file's own name: exit 3 (would change)" test "$rc" -eq 3
@@ -579,6 +579,15 @@ check "apply --unit alias: another alias's drop-in of the same name may be read 
 check "apply --unit alias: says why it is not known" grep -qF "etc/systemd/system/openssh.service.d/zz-rdmalimits.conf may be read instead (systemd reads one file of a name, and the directories of the unit's names openssh.service and sshd.service in no fixed order)" "$T/apply.out"
 rm -r "$R/etc/systemd/system/sshd.service.d" "$R/etc/systemd/system/sshd.service" "$R/usr/lib/systemd/system/ssh.service" \
 	"$R/etc/systemd/system/openssh.service.d" "$R/usr/lib/systemd/system/openssh.service"
+# the rest of systemd's unit search path: a generator's unit (run/systemd/generator), and
+# drop-ins of system.control, read before etc/systemd/system's of the same name
+mkdir -p "$R/run/systemd/generator" "$R/etc/systemd/system.control/legacy.service.d" "$R/etc/systemd/system/legacy.service.d"
+printf '[Service]\nLimitMEMLOCK=64M\n' > "$R/run/systemd/generator/legacy.service"
+printf '[Service]\nLimitMEMLOCK=1G\n' > "$R/etc/systemd/system.control/legacy.service.d/50-m.conf"
+printf '[Service]\nLimitMEMLOCK=2G\n' > "$R/etc/systemd/system/legacy.service.d/50-m.conf"
+run --unit legacy
+check "a generator's unit, system.control's drop-in first" line "INFO legacy.service: memlock 1 GiB (LimitMEMLOCK=1G; run/systemd/generator/legacy.service and 1 drop-in read) (etc/systemd/system.control/legacy.service.d/50-m.conf:2)"
+rm -r "$R/run/systemd/generator" "$R/etc/systemd/system.control" "$R/etc/systemd/system/legacy.service.d"
 run --unit nosuch
 check "unknown unit: FAIL" line "FAIL nosuch.service: no unit file"
 rc_is 1 "unknown unit: exit 1"
