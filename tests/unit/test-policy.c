@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <wctype.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1509,8 +1510,9 @@ static void test_case_locale(void **state) {
         assert_int_equal(setenv("LOCPATH", dir, 1), 0);
         assert_int_equal(setenv("LANGUAGE", "tr", 1), 0);
         assert_non_null(setlocale(LC_ALL, "tr_TR.UTF-8"));
-        /* the locale is in force: 'I' is not upper-case 'i' there */
-        assert_int_not_equal(strcasecmp("MIB", "MiB"), 0);
+        /* the locale is in force: 'I' is upper-case dotless 'ı' there (towlower(): valgrind
+         * replaces strcasecmp() with an ASCII one, so that cannot show it) */
+        assert_int_equal(towlower(L'I'), 0x131);
         char translated[128];
         snprintf(translated, sizeof translated, "%s", strerror(EPERM));
         struct policy *p = load_ok("version = 1;\nlower = TRUE;\nrules = ( { user = \"u\"; memlock = \"4MIB\"; },\n"
