@@ -12,6 +12,10 @@
 
 if [ "${1:-}" != --inner ]; then
 	require_root test-status-edges
+	# one status test at a time: each measures the kernel's accounting (probe children, UMEMs,
+	# network namespaces), which another's can hold up (a namespace's teardown takes the RTNL
+	# lock a probe child's exit waits for); the lock is kept across the exec below
+	exec {status_lock}>"${top_builddir:-.}/tests/status/.serial.lock" && flock "$status_lock"
 	XSK_HOLD=${XSK_HOLD:-$top_builddir/tests/status/xsk-hold}
 	export XSK_HOLD RDMALIMITS top_srcdir top_builddir
 	exec unshare -m --net --propagation private bash "$0" --inner
@@ -36,7 +40,7 @@ if [ ! -x "$XSK_HOLD" ]; then
 	fail "xsk-hold helper built ($XSK_HOLD)"
 	done_testing
 fi
-U3=rlstc U4=rlstd ID3=64203 ID4=64204
+U3=rlste U4=rlstf ID3=64221 ID4=64222
 cp /etc/passwd "$T/passwd" && cp /etc/group "$T/group"
 printf '%s:x:%s:%s::/nonexistent:/usr/sbin/nologin\n' "$U3" $ID3 $ID3 "$U4" $ID4 $ID4 >> "$T/passwd"
 printf '%s:x:%s:\n' "$U3" $ID3 "$U4" $ID4 >> "$T/group"

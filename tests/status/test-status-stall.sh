@@ -8,6 +8,10 @@
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
 
 require_root test-status-stall
+# one status test at a time: each measures the kernel's accounting (probe children, UMEMs,
+# network namespaces), which another's can hold up (a namespace's teardown takes the RTNL
+# lock a probe child's exit waits for)
+exec {status_lock}>"${top_builddir:-.}/tests/status/.serial.lock" && flock "$status_lock"
 no_plan
 ID=64203
 T=$(mktemp -d /tmp/test-status-stall.XXXXXX)

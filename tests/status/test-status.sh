@@ -16,6 +16,10 @@
 
 if [ "${1:-}" != --inner ]; then
 	require_root test-status
+	# one status test at a time: each measures the kernel's accounting (probe children, UMEMs,
+	# network namespaces), which another's can hold up (a namespace's teardown takes the RTNL
+	# lock a probe child's exit waits for); the lock is kept across the exec below
+	exec {status_lock}>"${top_builddir:-.}/tests/status/.serial.lock" && flock "$status_lock"
 	XSK_HOLD=${XSK_HOLD:-$top_builddir/tests/status/xsk-hold}
 	export XSK_HOLD RDMALIMITS top_srcdir top_builddir
 	exec unshare -m --net --propagation private bash "$0" --inner
