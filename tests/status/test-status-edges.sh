@@ -55,28 +55,9 @@ if [ "$HARD" -lt "$L" ]; then
 	done_testing
 fi
 
-as_user() {
-	local id=$1 soft=$2 hard=$3
-	shift 3
-	prlimit --memlock="$soft:$hard" setpriv --reuid "$id" --regid "$id" --clear-groups \
-		--inh-caps=-all,+net_raw --ambient-caps=-all,+net_raw --bounding-set=-all,+net_raw "$@"
-}
-wait_line() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		[ -s "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
-pid_of_inode() {
-	local f
-	for f in /proc/[0-9]*/fd/*; do
-		[ "$(readlink "$f" 2>/dev/null)" = "socket:[$1]" ] && { f=${f#/proc/}; echo "${f%%/*}"; return 0; }
-	done
-	return 1
-}
-is() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1"; diag "expected: $3" "got:      $2"; fi; }
+# shellcheck source=status-lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/status/status-lib.sh"
+
 J=$T/status.json
 q() { python3 -c "import json,sys; d=json.load(open('$J')); $1" 2>&1; }
 

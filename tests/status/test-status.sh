@@ -63,32 +63,8 @@ if [ "$HARD" -lt $((6 * MIB)) ]; then
 fi
 L1=$((4 * MIB)) L2=$((6 * MIB)) L3=$((2 * MIB))
 
-# as USER with memlock SOFT:HARD, CAP_NET_RAW only (never CAP_IPC_LOCK: the kernel charges)
-as_user() {
-	local id=$1 soft=$2 hard=$3
-	shift 3
-	prlimit --memlock="$soft:$hard" setpriv --reuid "$id" --regid "$id" --clear-groups \
-		--inh-caps=-all,+net_raw --ambient-caps=-all,+net_raw --bounding-set=-all,+net_raw "$@"
-}
-
-# the pid whose descriptors hold socket inode $1
-pid_of_inode() {
-	local f
-	for f in /proc/[0-9]*/fd/*; do
-		[ "$(readlink "$f" 2>/dev/null)" = "socket:[$1]" ] && { f=${f#/proc/}; echo "${f%%/*}"; return 0; }
-	done
-	return 1
-}
-
-# wait (bounded) until an output line appears in file $1
-wait_line() {
-	local i
-	for ((i = 0; i < 200; i++)); do
-		[ -s "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
+# shellcheck source=status-lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/status/status-lib.sh"
 
 # cgroups named like systemd's, under the cgroup v2 hierarchy (systemd itself may not run here)
 sysstate=$(systemctl is-system-running 2>/dev/null || true)
@@ -143,7 +119,6 @@ q() { python3 -c "import json,sys; d=json.load(open('$J')); $1" 2>&1; }
 user_q() { q "u=[x for x in d['users'] if x['uid']==$1][0]; print($2)"; }
 proc_q() { q "p=[x for x in d['processes'] if x['pid']==$1][0]; print($2)"; }
 
-is() { if [ "$2" = "$3" ]; then ok "$1"; else fail "$1"; diag "expected: $3" "got:      $2"; fi; }
 # the method: sock_diag where the kernel has CONFIG_XDP_SOCKETS_DIAG, else the probe; the
 # numbers must be the same either way
 M=$(q "print(d['methods']['af_xdp'])")
