@@ -46,14 +46,39 @@ int proc_cmdline(pid_t pid, char **ret, size_t *ret_len) {
         return 0;
 }
 
+/* The blank-separated numbers of v, parsed by parse_u64_prefix(): how many of n were read
+ * (fewer: the text ends or holds something else there); *ret_end after the last one. */
+static size_t words_u64(const char *v, uint64_t *ret, size_t n, const char **ret_end) {
+        size_t k = 0;
+        for (; k < n; k++) {
+                v += strspn(v, " \t");
+                if (parse_u64_prefix(v, &ret[k], &v) < 0)
+                        break;
+        }
+        *ret_end = v;
+        return k;
+}
+
+int proc_field_u64_nth(const char *text, const char *key, size_t nth, uint64_t *ret) {
+        uint64_t w[8];
+        const char *end, *v = proc_field(text, key, NULL);
+        if (!v)
+                return -ENOENT;
+        if (nth >= ELEMENTSOF(w) || words_u64(v, w, nth + 1, &end) <= nth)
+                return -EBADMSG;
+        *ret = w[nth];
+        return 0;
+}
+
 bool proc_in_initial_userns(pid_t pid) {
         _cleanup_free_ char *map = NULL;
-        unsigned long long a, b, c;
-        char rest;
+        uint64_t w[3];
+        const char *end;
         if (proc_read(pid, "uid_map", 4096, &map) < 0)
                 return false;
         /* one line, the identity of all 2^32 - 1 uids */
-        return sscanf(map, "%llu %llu %llu %c", &a, &b, &c, &rest) == 3 && a == 0 && b == 0 && c == 4294967295ULL;
+        return words_u64(map, w, 3, &end) == 3 && w[0] == 0 && w[1] == 0 && w[2] == UINT32_MAX &&
+               end[strspn(end, " \t\n")] == '\0';
 }
 
 bool proc_cap_effective(pid_t pid, const char *status, unsigned bit) {

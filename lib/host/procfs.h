@@ -73,6 +73,8 @@ int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid);
 const char *proc_field(const char *text, const char *key, size_t *ret_len);
 /* Its first number ("Uid:\t1000\t1000...", "VmLck:\t  0 kB"): 0, -ENOENT, or parse_u64's error. */
 int proc_field_u64(const char *text, const char *key, uint64_t *ret);
+/* Its nth number (from 0: "Uid:\tREAL\tEFFECTIVE\tSAVED\tFS", nth < 8): 0, -ENOENT, -EBADMSG. */
+int proc_field_u64_nth(const char *text, const char *key, size_t nth, uint64_t *ret);
 /* A mask of 1 to 16 hex digits (CapEff): 0, -ENOENT, -EINVAL. */
 int proc_field_hex(const char *text, const char *key, uint64_t *ret);
 /* Whether bit is set in the mask KEY; false when it cannot be read. */

@@ -654,24 +654,6 @@ const char *session_caller_service(const char *exe, char *const *argv, size_t ar
         return NULL;
 }
 
-/* The real and effective uid of a status text ("Uid:\tR\tE\tS\tF"). */
-static int status_uids(const char *status, uint64_t *ret_real, uint64_t *ret_eff) {
-        size_t len;
-        const char *v = proc_field(status, "Uid", &len);
-        char buf[64];
-        if (!v || len >= sizeof buf)
-                return -ENOENT;
-        memcpy(buf, v, len);
-        buf[len] = '\0';
-        char *tab = strpbrk(buf, " \t");
-        if (!tab)
-                return -EBADMSG;
-        *tab++ = '\0';
-        tab += strspn(tab, " \t");
-        tab[strcspn(tab, " \t")] = '\0';
-        return parse_u64(buf, ret_real) < 0 || parse_u64(tab, ret_eff) < 0 ? -EBADMSG : 0;
-}
-
 /* A process's parent, whether it runs as root (effective uid 0) and its executable. */
 struct ancestor {
         uint64_t ppid, ruid, euid;
@@ -684,7 +666,8 @@ static int read_ancestor(pid_t p, struct ancestor *a) {
         int r = proc_read(p, "status", PROC_TEXT_MAX, &status);
         if (r < 0)
                 return r;
-        if (proc_field_u64(status, "PPid", &a->ppid) < 0 || status_uids(status, &a->ruid, &a->euid) < 0)
+        if (proc_field_u64(status, "PPid", &a->ppid) < 0 || proc_field_u64_nth(status, "Uid", 0, &a->ruid) < 0 ||
+            proc_field_u64_nth(status, "Uid", 1, &a->euid) < 0)
                 return -EBADMSG;
         /* root's, and its executable as the kernel names it: nothing a user can fake */
         a->exe_known = (a->ruid == 0 || a->euid == 0) && proc_exe(p, a->exe) >= 0;

@@ -53,6 +53,17 @@ static void test_numbers(void **state) {
         assert_int_equal(v, 1);
         assert_int_equal(proc_field_u64(status_text, "Uid", &v), 0);      /* the first of four */
         assert_int_equal(v, 0);
+        /* the nth number of a field (su's real and effective uid), and what is not there */
+        static const char su[] = "Name:\tsu\nUid:\t1000\t0\t0 \t0\nGid:\t1000\n";
+        assert_int_equal(proc_field_u64_nth(su, "Uid", 0, &v), 0);
+        assert_int_equal(v, 1000);
+        assert_int_equal(proc_field_u64_nth(su, "Uid", 1, &v), 0);
+        assert_int_equal(v, 0);
+        assert_int_equal(proc_field_u64_nth(su, "Uid", 3, &v), 0);
+        assert_int_equal(proc_field_u64_nth(su, "Uid", 4, &v), -EBADMSG);   /* the line ends */
+        assert_int_equal(proc_field_u64_nth(su, "Gid", 1, &v), -EBADMSG);
+        assert_int_equal(proc_field_u64_nth(su, "Uid", 8, &v), -EBADMSG);
+        assert_int_equal(proc_field_u64_nth(su, "Groups", 0, &v), -ENOENT);
         assert_int_equal(proc_field_u64(status_text, "VmLck", &v), 0);
         assert_int_equal(v, 8);
         assert_int_equal(proc_field_u64(status_text, "Gid", &v), -ENOENT);
