@@ -694,19 +694,15 @@ int session_caller_service_cmdline(const char *exe, const char *cmd, size_t len,
         return 0;
 }
 
-/* A process's command line (NUL-separated words, len bytes without the NULs at its end): an
- * unreadable one is empty. */
-struct cmdline {
-        char *text;
-        size_t len;
-};
-
-static int read_cmdline(pid_t p, struct cmdline *c) {
-        int r = proc_cmdline(p, &c->text, &c->len);
+/* A process's command line (proc_cmdline()): an unreadable one is empty. */
+static int read_cmdline(pid_t p, char **ret, size_t *ret_len) {
+        int r = proc_cmdline(p, ret, ret_len);
         if (r == -ENOMEM)
                 return r;
-        if (r < 0)
-                *c = (struct cmdline){};
+        if (r < 0) {
+                *ret = NULL;
+                *ret_len = 0;
+        }
         return 0;
 }
 
@@ -731,7 +727,6 @@ int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_ope
                                         return 1;
                                 }
                         }
-                service = NULL;
                 if (!a.exe_known || a.euid != 0 || !session_caller_service(a.exe, NULL, 0)) {
                         p = (pid_t)a.ppid;
                         continue;
@@ -741,28 +736,26 @@ int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_ope
                  * chain opened it, and its parent is the caller (a su run by su is another
                  * session: another command line) */
                 _cleanup_free_ char *cmd = NULL;
-                struct cmdline c;
-                if ((r = read_cmdline(p, &c)) < 0)
+                size_t len;
+                if ((r = read_cmdline(p, &cmd, &len)) < 0)
                         return r;
-                cmd = c.text;
                 pid_t opener = p;
                 for (unsigned k = depth; k < 64 && a.ppid > 1; k++) {
+                        _cleanup_free_ char *up_cmd = NULL;
                         struct ancestor up;
-                        struct cmdline uc;
+                        size_t up_len;
                         if ((r = read_ancestor((pid_t)a.ppid, &up)) == -ENOMEM)
                                 return r;
                         if (r < 0 || !up.exe_known || up.euid != 0 || !streq(up.exe, a.exe))
                                 break;
-                        if ((r = read_cmdline((pid_t)a.ppid, &uc)) < 0)
+                        if ((r = read_cmdline((pid_t)a.ppid, &up_cmd, &up_len)) < 0)
                                 return r;
-                        bool same = uc.len == c.len && (c.len == 0 || memcmp(uc.text, c.text, c.len) == 0);
-                        free(uc.text);
-                        if (!same)
+                        if (up_len != len || (len > 0 && memcmp(up_cmd, cmd, len) != 0))
                                 break;
                         opener = (pid_t)a.ppid;
                         a = up;
                 }
-                if ((r = session_caller_service_cmdline(a.exe, c.text, c.len, &service)) < 0)
+                if ((r = session_caller_service_cmdline(a.exe, cmd, len, &service)) < 0)
                         return r;
                 snprintf(buf, size, "%s", service);
                 *ret_opener = opener;
