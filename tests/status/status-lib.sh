@@ -1,6 +1,13 @@
 # shellcheck shell=bash
-# status-lib.sh: what the status tests that register real AF_XDP UMEMs share (test-status.sh,
-# test-status-edges.sh).  Source it after tests/tap.sh.
+# status-lib.sh: what the status tests share (test-status.sh, test-status-edges.sh,
+# test-status-stall.sh, test-status-fuse.sh).  Source it after tests/tap.sh.
+
+# One status test at a time: each measures the kernel's accounting (probe children, UMEMs,
+# network namespaces), which another's can hold up (a namespace's teardown takes the RTNL lock
+# a probe child's exit waits for).  The lock is held until the test ends, across an exec.
+status_serial() {
+	exec {status_lock}>"${top_builddir:-.}/tests/status/.serial.lock" && flock "$status_lock"
+}
 
 # as USER with memlock SOFT:HARD, CAP_NET_RAW only (never CAP_IPC_LOCK: the kernel charges)
 as_user() {

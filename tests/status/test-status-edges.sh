@@ -9,13 +9,12 @@
 #     others are not silently left out; the probe is used and status says why.
 # Root only: a private mount and network namespace, throwaway users (a private passwd).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+# shellcheck source=status-lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/status/status-lib.sh"
 
 if [ "${1:-}" != --inner ]; then
 	require_root test-status-edges
-	# one status test at a time: each measures the kernel's accounting (probe children, UMEMs,
-	# network namespaces), which another's can hold up (a namespace's teardown takes the RTNL
-	# lock a probe child's exit waits for); the lock is kept across the exec below
-	exec {status_lock}>"${top_builddir:-.}/tests/status/.serial.lock" && flock "$status_lock"
+	status_serial
 	XSK_HOLD=${XSK_HOLD:-$top_builddir/tests/status/xsk-hold}
 	export XSK_HOLD RDMALIMITS top_srcdir top_builddir
 	exec unshare -m --net --propagation private bash "$0" --inner
@@ -54,9 +53,6 @@ if [ "$HARD" -lt "$L" ]; then
 	fail "a hard memlock of at least 2 MiB to test with (have $HARD bytes)"
 	done_testing
 fi
-
-# shellcheck source=status-lib.sh
-. "${top_srcdir:-$(dirname "$0")/../..}/tests/status/status-lib.sh"
 
 J=$T/status.json
 q() { python3 -c "import json,sys; d=json.load(open('$J')); $1" 2>&1; }

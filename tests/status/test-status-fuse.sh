@@ -6,13 +6,12 @@
 # descriptor taken while it is the file (pidfd_getfd) would hang root's close() for ever; status
 # must return each time and send that file system no request at all.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+# shellcheck source=status-lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/status/status-lib.sh"
 
 if [ "${1:-}" != --inner ]; then
 	require_root test-status-fuse
-	# one status test at a time: each measures the kernel's accounting (probe children, UMEMs,
-	# network namespaces), which another's can hold up (a namespace's teardown takes the RTNL
-	# lock a probe child's exit waits for); the lock is kept across the exec below
-	exec {status_lock}>"${top_builddir:-.}/tests/status/.serial.lock" && flock "$status_lock"
+	status_serial
 	FUSE_HOLD=${FUSE_HOLD:-$top_builddir/tests/status/fuse-hold}
 	export FUSE_HOLD RDMALIMITS top_srcdir top_builddir
 	exec unshare -m --propagation private bash "$0" --inner

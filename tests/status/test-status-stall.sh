@@ -6,12 +6,11 @@
 # user's charge is unknown and why, and leave no probe child behind; the race is the user's,
 # so runs repeat until one probe was caught (a run the loop missed measures the charge).
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+# shellcheck source=status-lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/status/status-lib.sh"
 
 require_root test-status-stall
-# one status test at a time: each measures the kernel's accounting (probe children, UMEMs,
-# network namespaces), which another's can hold up (a namespace's teardown takes the RTNL
-# lock a probe child's exit waits for)
-exec {status_lock}>"${top_builddir:-.}/tests/status/.serial.lock" && flock "$status_lock"
+status_serial
 no_plan
 ID=64203
 T=$(mktemp -d /tmp/test-status-stall.XXXXXX)

@@ -13,13 +13,12 @@
 #   - pin-test as the same user names what is already charged and which fix applies;
 #   - --prometheus passes `promtool check metrics`.
 . "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+# shellcheck source=status-lib.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/status/status-lib.sh"
 
 if [ "${1:-}" != --inner ]; then
 	require_root test-status
-	# one status test at a time: each measures the kernel's accounting (probe children, UMEMs,
-	# network namespaces), which another's can hold up (a namespace's teardown takes the RTNL
-	# lock a probe child's exit waits for); the lock is kept across the exec below
-	exec {status_lock}>"${top_builddir:-.}/tests/status/.serial.lock" && flock "$status_lock"
+	status_serial
 	XSK_HOLD=${XSK_HOLD:-$top_builddir/tests/status/xsk-hold}
 	export XSK_HOLD RDMALIMITS top_srcdir top_builddir
 	exec unshare -m --net --propagation private bash "$0" --inner
@@ -62,9 +61,6 @@ if [ "$HARD" -lt $((6 * MIB)) ]; then
 	done_testing
 fi
 L1=$((4 * MIB)) L2=$((6 * MIB)) L3=$((2 * MIB))
-
-# shellcheck source=status-lib.sh
-. "${top_srcdir:-$(dirname "$0")/../..}/tests/status/status-lib.sh"
 
 # cgroups named like systemd's, under the cgroup v2 hierarchy (systemd itself may not run here)
 sysstate=$(systemctl is-system-running 2>/dev/null || true)
