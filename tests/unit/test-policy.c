@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <wctype.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -1468,27 +1467,40 @@ static void test_eval_ram_share_whole(void **state) {
         policy_free(p);
 }
 
+/* Back to the C locale, LOCPATH unset, the directory removed. */
+static void locale_gone(const char *dir) {
+        char cmd[64];
+        setlocale(LC_ALL, "C");
+        unsetenv("LOCPATH");
+        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+        assert_int_equal(system(cmd), 0);
+}
+
+/* A locale compiled from its source into a new directory under /tmp, which LOCPATH then names:
+ * the test is skipped without localedef or the source (Debian: the locales package). */
+static void locale_made(const char *name, char dir[static 32]) {
+        char cmd[256];
+        snprintf(dir, 32, "/tmp/rdmalimit-locale-XXXXXX");
+        assert_non_null(mkdtemp(dir));
+        snprintf(cmd, sizeof cmd, "localedef -i %.5s -f UTF-8 %s/%.5s.UTF-8 >/dev/null 2>&1", name, dir, name);
+        if (system(cmd) != 0) {
+                locale_gone(dir);
+                skip();
+        }
+        assert_int_equal(setenv("LOCPATH", dir, 1), 0);
+}
+
 /* Numbers are read in the "C" locale whatever the process's: su and login set the user's
  * LC_NUMERIC before the session opens, and a de_DE locale reads "0.5" as 0. */
 static void test_float_locale(void **state) {
-        char dir[] = "/tmp/rdmalimit-locale-XXXXXX", cmd[256];
+        char dir[32];
         (void)state;
-        assert_non_null(mkdtemp(dir));
-        snprintf(cmd, sizeof cmd, "localedef -i de_DE -f UTF-8 %s/de_DE.UTF-8 >/dev/null 2>&1", dir);
-        if (system(cmd) != 0) {
-                snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-                (void)system(cmd);
-                skip();   /* no localedef or no de_DE source (Debian: the locales package) */
-        }
-        assert_int_equal(setenv("LOCPATH", dir, 1), 0);
+        locale_made("de_DE", dir);
         assert_non_null(setlocale(LC_NUMERIC, "de_DE.UTF-8"));
         /* the locale is in force: strtod() stops at the '.' */
         assert_true(strtod("0.25", NULL) == 0.0);
         struct policy *p = load_ok("version = 1;\nhardware = { ram_share = 0.25; };\nrules = ();\n");
-        setlocale(LC_NUMERIC, "C");
-        unsetenv("LOCPATH");
-        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-        assert_int_equal(system(cmd), 0);
+        locale_gone(dir);
         assert_true(p->hw.ram_share == 0.25);
         policy_free(p);
 }
@@ -1498,16 +1510,9 @@ static void test_float_locale(void **state) {
  * take 'I' for 'i': "4MIB" was refused and the whole policy with it; and strerror() speaks
  * the language LANGUAGE names into the log. */
 static void test_case_locale(void **state) {
-        char dir[] = "/tmp/rdmalimit-locale-XXXXXX", cmd[256];
+        char dir[32];
         (void)state;
-        assert_non_null(mkdtemp(dir));
-        snprintf(cmd, sizeof cmd, "localedef -i tr_TR -f UTF-8 %s/tr_TR.UTF-8 >/dev/null 2>&1", dir);
-        if (system(cmd) != 0) {
-                snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-                (void)system(cmd);
-                skip();   /* no localedef or no tr_TR source (Debian: the locales package) */
-        }
-        assert_int_equal(setenv("LOCPATH", dir, 1), 0);
+        locale_made("tr_TR", dir);
         assert_int_equal(setenv("LANGUAGE", "tr", 1), 0);
         assert_non_null(setlocale(LC_ALL, "tr_TR.UTF-8"));
         /* the locale is in force: 'I' is upper-case dotless 'ı' there (towlower(): valgrind
@@ -1518,11 +1523,8 @@ static void test_case_locale(void **state) {
         struct policy *p = load_ok("version = 1;\nlower = TRUE;\nrules = ( { user = \"u\"; memlock = \"4MIB\"; },\n"
                                    "  { group = \"g\"; memlock = \"1GIB\"; maximum = \"2GiB\"; } );\n");
         const char *text = errno_text(-EPERM);
-        setlocale(LC_ALL, "C");
-        unsetenv("LOCPATH");
         unsetenv("LANGUAGE");
-        snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-        assert_int_equal(system(cmd), 0);
+        locale_gone(dir);
         assert_int_equal(p->rules[0].memlock.bytes, 4u << 20);
         assert_true(p->lower);
         assert_int_equal(p->rules[1].memlock.bytes, 1u << 30);
