@@ -292,15 +292,17 @@ static int load_lines(struct load *L, const char *display, FILE *f, struct at at
         return r;
 }
 
+/* libpam's configuration directories, in the order it looks in them */
+static const char *const pam_dirs[] = { "/etc/pam.d", "/usr/lib/pam.d" };
+
 /* Where libpam looks for a file of pam.d (_pam_open_config_file()): a name starting with '/'
  * as it is, else /etc/pam.d/NAME, then /usr/lib/pam.d/NAME. */
 static int open_conf(struct load *L, const char *name, char **ret_rel, FILE **ret_f) {
-        static const char *const dirs[] = { "/etc/pam.d/", "/usr/lib/pam.d/" };
         int r, first = 0;
 
-        for (size_t i = 0; i < (name[0] == '/' ? 1 : ELEMENTSOF(dirs)); i++) {
+        for (size_t i = 0; i < (name[0] == '/' ? 1 : ELEMENTSOF(pam_dirs)); i++) {
                 _cleanup_free_ char *rel = NULL;
-                if (asprintf(&rel, "%s%s", name[0] == '/' ? "" : dirs[i], name) < 0)
+                if (name[0] == '/' ? !(rel = strdup(name)) : asprintf(&rel, "%s/%s", pam_dirs[i], name) < 0)
                         return -ENOMEM;
                 r = fs_fopen_in_root(L->root, rel, ret_f);
                 if (r >= 0) {
@@ -425,10 +427,9 @@ static void stack_move(struct pam_stack *to, struct pam_stack *from) {
 
 /* Is there a PAM configuration directory in root (/etc/pam.d, /usr/lib/pam.d)? */
 static bool pam_dirs_exist(const char *root) {
-        static const char *const dirs[] = { "/etc/pam.d", "/usr/lib/pam.d" };
         struct stat st;
-        for (size_t i = 0; i < ELEMENTSOF(dirs); i++)
-                if (fs_stat_in_root(root, dirs[i], false, &st) == 0 && S_ISDIR(st.st_mode))
+        for (size_t i = 0; i < ELEMENTSOF(pam_dirs); i++)
+                if (fs_stat_in_root(root, pam_dirs[i], false, &st) == 0 && S_ISDIR(st.st_mode))
                         return true;
         return false;
 }
