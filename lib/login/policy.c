@@ -559,13 +559,16 @@ void policy_auto_unknown_text(const struct policy_auto *a, char *buf, size_t siz
         if (a->rdma_unknown && l < size)
                 l += (size_t)snprintf(buf + l, size - l, "; RDMA unknown: /sys/class/infiniband cannot be read (%s)",
                                       errno_text(a->rdma_error));
-        if (a->xdp_unknown && l < size)
-                snprintf(buf + l, size - l, "; AF_XDP unknown: %s%s%s",
-                         a->xdp_error == -EOPNOTSUPP ? "the kernel has no netdev netlink family"
-                         : a->xdp_error == -ENOPKG   ? "built without AF_XDP detection (--disable-xdp)"
-                                                     : "the netdev netlink probe failed (",
-                         a->xdp_error == -EOPNOTSUPP || a->xdp_error == -ENOPKG ? "" : errno_text(a->xdp_error),
-                         a->xdp_error == -EOPNOTSUPP || a->xdp_error == -ENOPKG ? "" : ")");
+        if (!a->xdp_unknown || l >= size)
+                return;
+        const char *why = a->xdp_error == -EOPNOTSUPP ? "the kernel has no netdev netlink family"
+                          : a->xdp_error == -ENOPKG   ? "built without AF_XDP detection (--disable-xdp)"
+                                                      : NULL;
+        if (why)
+                snprintf(buf + l, size - l, "; AF_XDP unknown: %s", why);
+        else
+                snprintf(buf + l, size - l, "; AF_XDP unknown: the netdev netlink probe failed (%s)",
+                         errno_text(a->xdp_error));
 }
 
 void policy_compute_auto(const struct policy_hardware *h, const struct hw_summary *hw,
