@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "array.h"
 #include "escape.h"
 #include "hw.h"
 #include "ident.h"
@@ -397,15 +398,26 @@ int cmd_explain_slurm(struct ctx *c) {
 /* ------------------------------------------------------------------------------------ */
 /* status: where a running task's memlock came from, by the same model */
 
+/* The PAM session "slurm" of one user (UsePAM=1), modelled once for all its tasks. */
+struct origin_pam {
+        uid_t uid;
+        int r;                           /* tool_slurm_pam()'s */
+        bool used;
+        struct slurm_pam pam;
+};
+
 struct slurm_origin {
         struct slurm_explain e;
         int loaded;                      /* 0: not yet, 1: loaded, -1: nothing to model */
+        struct origin_pam *pams;
+        size_t n_pams, allocated;
 };
 
 void slurm_origin_free(struct slurm_origin *o) {
         if (!o)
                 return;
         slurm_explain_clear(&o->e);
+        free(o->pams);
         free(o);
 }
 
@@ -439,13 +451,26 @@ int slurm_task_origin(const struct ctx *c, struct slurm_origin **cache, uid_t ui
                 return -ENOMEM;
         if (origin_load(c, o) < 0 || ident_user_by_uid(o->e.id, uid, &u) < 0)
                 return 0;   /* nothing to model: the caller keeps its own words */
-        struct slurm_pam pam;
-        bool use_pam;
-        int r = tool_slurm_pam(c, u->name, &o->e.conf, &o->e.sd.svc, &pam, &use_pam);
-        if (r < 0)
-                return r == -ENOMEM ? r : 0;
+        struct origin_pam *op = NULL;
+        for (size_t i = 0; i < o->n_pams && !op; i++)
+                if (o->pams[i].uid == uid)
+                        op = &o->pams[i];
+        if (!op) {
+                if (GROW(o->pams, o->allocated, o->n_pams + 1) < 0)
+                        return -ENOMEM;
+                op = &o->pams[o->n_pams++];
+                *op = (struct origin_pam){ .uid = uid };
+                op->r = tool_slurm_pam(c, u->name, &o->e.conf, &o->e.sd.svc, &op->pam, &op->used);
+                if (op->r == -ENOMEM) {
+                        o->n_pams--;     /* not an answer to keep */
+                        return -ENOMEM;
+                }
+        }
+        if (op->r < 0)
+                return op->r == -ENOMEM ? op->r : 0;
+        int r;
         const struct slurm_task_input in = {
-                .pam = use_pam ? &pam : NULL, .conf = &o->e.conf, .stack = &o->e.stack, .slurmd = &o->e.sd,
+                .pam = op->used ? &op->pam : NULL, .conf = &o->e.conf, .stack = &o->e.stack, .slurmd = &o->e.sd,
                 .submit_from = "not known to status (the submit shell's)", .id = o->e.id, .user = u->name,
                 .policy = o->e.p, .policy_file = o->e.policy_path, .policy_error = o->e.refused, .hw = o->e.hw,
         };
