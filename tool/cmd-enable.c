@@ -796,6 +796,12 @@ static void plan_pau(struct run *r) {
         r->pending = true;
 }
 
+/* The name of t's backup, in its directory (t->name has been checked to leave room). */
+static const char *backup_name(const struct target *t, char buf[static 256]) {
+        snprintf(buf, 256, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX);
+        return buf;
+}
+
 /* dirfd/name as it is now into *p (no data when there is none), to be put back if the commit
  * fails after replacing it.  A link, a file of another kind or one that cannot be read is
  * refused (said, counted): 0 or -1. */
@@ -855,7 +861,7 @@ static void plan_writes(struct run *r, size_t from) {
                 if (t->dirfd != dir && dir_writable(r, t->dirfd, t->display) < 0)
                         return;
                 dir = t->dirfd;
-                snprintf(bak, sizeof bak, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX);
+                backup_name(t, bak);
                 if (asprintf(&shown_bak, "%s%s", t->display, PAMEDIT_BACKUP_SUFFIX) < 0) {
                         run_oom(r);
                         return;
@@ -881,7 +887,7 @@ static int prior_restore(int dirfd, const char *name, const struct prior *p) {
  * reported negative errno; t->bak.replaced and t->written say what was written. */
 static int commit_one(struct target *t) {
         char bak[256];
-        snprintf(bak, sizeof bak, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX);
+        backup_name(t, bak);
         int k = fs_write_atomic(t->dirfd, bak, t->old, t->old_len, t->mode);
         t->bak.replaced = k == 0 || k == FS_ERR_DIRSYNC;
         if (!t->bak.replaced) {
@@ -916,7 +922,7 @@ static int undo_commit(struct run *r, size_t from) {
         for (size_t i = r->nt; i-- > from;) {
                 struct target *t = &r->t[i];
                 char bak[256];
-                snprintf(bak, sizeof bak, "%s%s", t->name, PAMEDIT_BACKUP_SUFFIX);
+                backup_name(t, bak);
                 if (t->written && (k = fs_write_atomic(t->dirfd, t->name, t->old, t->old_len, t->mode)) < 0 &&
                     k != FS_ERR_DIRSYNC) {
                         log_error("%s: cannot put it back as it was: %s; it keeps the new text, the old one is in "
