@@ -46,11 +46,6 @@ GROUPS = [("users", 100), ("rdma", 2000), ("hpc", 2001), ("ib", 2002), ("spdk", 
 SERVICE_NAMES = ["sshd", "login", "agree-a", "agree-b"]
 INCLUDE_NAMES = ["common-session", "session-extra", "inc-x", "inc-y"]
 ALT_LIMITS = "/etc/security/limits-alt.conf"
-# Features the model gets wrong, reported and not fixed yet, would be generated only with
-# AGREE_KNOWN_BUGS=1 (so that the default run holds at 0 disagreements); none now (conf= in
-# pam.d/other's lines run for a service without a file, and pam_limits lines of one stack
-# with different conf=, are generated in every run).
-KNOWN_BUGS = os.environ.get("AGREE_KNOWN_BUGS") == "1"
 POLICY = "/etc/security/rdmalimit.conf"
 POLICY_B = "/etc/security/rdmalimit-b.conf"
 

@@ -12,8 +12,7 @@
 # Environment: AGREE_SEED (default: 20261205), AGREE_TREES (default 200), AGREE_FIRST (the
 # first tree's index, default 0), AGREE_BATCHES (default 2; PID 1's memlock differs per
 # batch), AGREE_JOBS (batches at once, default 2), AGREE_KEEP=1 keeps the work directory,
-# AGREE_FAILURES (default $top_builddir/tests/agree/failures) where disagreeing trees go,
-# AGREE_KNOWN_BUGS=1 also generates what triggers the bugs gen.py names (not fixed yet).
+# AGREE_FAILURES (default $top_builddir/tests/agree/failures) where disagreeing trees go.
 # A disagreement of a known bug (agree.py KNOWN_BUGS) is a TODO line: printed, not failing.
 set -u
 
