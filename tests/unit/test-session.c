@@ -418,15 +418,42 @@ static void test_walk_status(void **state) {
         pam_stack_clear(&st);
 }
 
+/* A model's inputs from a throwaway tree root (made by the caller): its limits tree as Debian
+ * reads it, its users, PID 1's limits (root/proc/1/limits), a service that starts with soft
+ * 64 KiB and the hard limit given, and the policy text (NULL: none). */
+struct model_fixture {
+        struct lc_tree *t;
+        struct ident *id;
+        struct lc_baseline b;
+        struct lc_service svc;
+        struct policy *pol;
+};
+
+static void model_fixture_load(struct model_fixture *f, const char *root, uint64_t hard, const char *policy_text) {
+        char p[PATH_MAX];
+
+        *f = (struct model_fixture){ .svc = { .known = true } };
+        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, NULL, &f->t), 0);
+        assert_int_equal(ident_new(root, &f->id), 0);
+        snprintf(p, sizeof p, "%s/proc/1/limits", root);
+        assert_int_equal(lc_baseline_load(f->t, p, &f->b), 0);
+        f->svc.rl[RLIMIT_MEMLOCK] = (__typeof__(f->svc.rl[0])){ .known = true, .soft = 65536, .hard = hard };
+        if (policy_text)
+                assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &f->pol, NULL), 0);
+}
+
+static void model_fixture_free(struct model_fixture *f) {
+        policy_free(f->pol);
+        ident_free(f->id);
+        lc_tree_free(f->t);
+}
+
 /* The session of a service libpam runs `other`'s stack for (no file, no session lines), or
  * whose lines libpam reads otherwise than word by word: session_model_build() follows libpam
  * (each measured with Debian 12's 1.5.2). */
 static void test_model_libpam_stacks(void **state) {
         static char root[] = "/tmp/test-session-libpam-XXXXXX";
-        struct lc_tree *t = NULL;
-        struct ident *id = NULL;
-        struct lc_baseline b;
-        struct lc_service svc = { .known = true };
+        struct model_fixture f;
         char p[PATH_MAX];
         (void)state;
 
@@ -446,13 +473,7 @@ static void test_model_libpam_stacks(void **state) {
                                    "Max locked memory         65536                8388608              bytes     \n" },
                 {},
         }), 0);
-        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, NULL, &t), 0);
-        assert_int_equal(ident_new(root, &id), 0);
-        snprintf(p, sizeof p, "%s/proc/1/limits", root);
-        assert_int_equal(lc_baseline_load(t, p, &b), 0);
-        svc.rl[RLIMIT_MEMLOCK].known = true;
-        svc.rl[RLIMIT_MEMLOCK].soft = 65536;
-        svc.rl[RLIMIT_MEMLOCK].hard = 8388608;
+        model_fixture_load(&f, root, 8388608, NULL);
 
         static const struct {
                 const char *service;
@@ -470,8 +491,8 @@ static void test_model_libpam_stacks(void **state) {
                 { "noctl", LC_SESSION_FAILS, 2 << 20, 4 << 20 },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-                struct session_input in = { .root = root, .service = cases[i].service, .tree = t, .id = id,
-                                            .user = "alice", .base = &b, .svc = &svc };
+                struct session_input in = { .root = root, .service = cases[i].service, .tree = f.t, .id = f.id,
+                                            .user = "alice", .base = &f.b, .svc = &f.svc };
                 struct session_model m = { .kind = 99 };
                 assert_int_equal(session_model_build(&in, &m), 0);
                 if (m.kind != cases[i].kind || !m.final_known || m.final.soft != cases[i].soft ||
@@ -484,8 +505,8 @@ static void test_model_libpam_stacks(void **state) {
         }
         /* other = pam_deny: the session of a service without a file fails */
         unit_put(root, "etc/pam.d/other", "session required pam_deny.so\n");
-        struct session_input in = { .root = root, .service = "no-such-service", .tree = t, .id = id, .user = "alice",
-                                    .base = &b, .svc = &svc };
+        struct session_input in = { .root = root, .service = "no-such-service", .tree = f.t, .id = f.id, .user = "alice",
+                                    .base = &f.b, .svc = &f.svc };
         struct session_model m = { .kind = 99 };
         assert_int_equal(session_model_build(&in, &m), 0);
         assert_int_equal(m.kind, LC_SESSION_FAILS);
@@ -500,8 +521,7 @@ static void test_model_libpam_stacks(void **state) {
         assert_int_equal(m.kind, LC_SESSION_FAILS);
         assert_non_null(strstr(m.cause, "pam_start() fails"));
         session_model_clear(&m);
-        ident_free(id);
-        lc_tree_free(t);
+        model_fixture_free(&f);
         assert_int_equal(unit_teardown(NULL), 0);
 }
 
@@ -1928,34 +1948,6 @@ static void test_model_refused_after_limits(void **state) {
         assert_int_equal(unit_teardown(NULL), 0);
 }
 
-/* A model's inputs from a throwaway tree root (made by the caller): its limits tree as Debian
- * reads it, its users, PID 1's limits (root/proc/1/limits), a service that starts with soft
- * 64 KiB and the hard limit given, and the policy text. */
-struct model_fixture {
-        struct lc_tree *t;
-        struct ident *id;
-        struct lc_baseline b;
-        struct lc_service svc;
-        struct policy *pol;
-};
-
-static void model_fixture_load(struct model_fixture *f, const char *root, uint64_t hard, const char *policy_text) {
-        char p[PATH_MAX];
-
-        *f = (struct model_fixture){ .svc = { .known = true } };
-        assert_int_equal(lc_tree_load(root, LC_FLAVOUR_DEBIAN, NULL, &f->t), 0);
-        assert_int_equal(ident_new(root, &f->id), 0);
-        snprintf(p, sizeof p, "%s/proc/1/limits", root);
-        assert_int_equal(lc_baseline_load(f->t, p, &f->b), 0);
-        f->svc.rl[RLIMIT_MEMLOCK] = (__typeof__(f->svc.rl[0])){ .known = true, .soft = 65536, .hard = hard };
-        assert_int_equal(policy_load_string(policy_text, strlen(policy_text), "p", &f->pol, NULL), 0);
-}
-
-static void model_fixture_free(struct model_fixture *f) {
-        policy_free(f->pol);
-        ident_free(f->id);
-        lc_tree_free(f->t);
-}
 
 /*
  * A read error in the middle of a service file (an I/O error after the first block): the stack
