@@ -331,6 +331,17 @@ static void text_result(const struct tool_session *s, const char *user, const ch
         default:
                 break;
         }
+        if (s->m.kind == LC_SESSION_NO_LIMITS) {
+                /* the entries that match set nothing: the session keeps the service's memlock
+                 * (JSON: memlock null, "inherited"), whatever limits.conf says */
+                const struct lc_slot none = {};
+                printf("\nmemlock of a session of %s:\n", user);
+                print_value("soft", &none, 0, NULL);
+                print_value("hard", &none, 0, NULL);
+                printf("  (%s: what limits.conf says for %s sets nothing)\n", str_escape(s->m.cause, w, sizeof w),
+                       user);
+                return;
+        }
         printf("\nmemlock of a session of %s:\n", user);
         struct lc_slot lowered = { .known = true, .value = pl->memlock_soft };
         bool by_hard = soft_lowered(s);
@@ -437,7 +448,8 @@ static void explain_text(const struct tool_session *s, const char *raw_user, con
                 return;
         }
         text_result(s, user, ssrc, hsrc);
-        text_overridden(s, user);
+        if (s->m.kind != LC_SESSION_NO_LIMITS)
+                text_overridden(s, user);
         text_module(s, user);
         if (s->m.limits.root_user_debian)
                 printf("\nNote: on Debian, pam_limits applies no '*', '@group' or '%%' line to root; only lines\n"

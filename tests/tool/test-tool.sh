@@ -111,6 +111,20 @@ same "explain --json: a no-limits line leaves memlock to the service" "$T/out" <
 {"user": "bob", "uid": 1002, "flavour": {"name": "debian-1.5.2", "from": "--flavour"}, "session": "no-limits", "pam_session": {"state": "assumed", "where": null, "why": "assumed: sshd runs its PAM session stack (UsePAM yes); there is no etc/ssh/sshd_config"}, "service": {"name": "sshd", "process": "assumed: the limits of PID 1 (the tree's proc/1/limits) and with CAP_SYS_RESOURCE (as a root daemon has)", "assumed": true, "memlock_soft": 65536, "memlock_hard": 8388608, "cap_sys_resource": true}, "memlock": {"soft": null, "hard": null, "soft_source": "inherited", "hard_source": "inherited", "requested": {"soft": null, "hard": null}}, "stop": "etc/security/limits.d/50-bob.conf:1", "overridden": []}
 E
 rm "$R/etc/security/limits.d/50-bob.conf"
+# a stack without pam_limits: alice's entries set nothing, in the text as in the JSON
+mkdir -p "$R/etc/pam.d"
+printf 'session required pam_permit.so\n' > "$R/etc/pam.d/nolimits"
+rl explain --json alice --service nolimits > "$T/out"
+check "explain --json: no pam_limits in the stack: memlock inherited" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["session"] == "no-limits" and d["memlock"]["soft"] is None and d["memlock"]["soft_source"] == "inherited", d' "$T/out"
+rl explain alice --service nolimits > "$T/out"
+check "explain: no pam_limits in the stack: the text says the service's own, not limits.conf's" \
+	grep -q "^  soft  (the service's own) *inherited$" "$T/out"
+check "... and why" grep -q "no pam_limits runs in the nolimits session stack: what limits.conf says for alice sets nothing" "$T/out"
+check "... and names no limits.conf line as the source" eval '! grep -q "from etc/security/limits" "$T/out"'
+rm -r "$R/etc/pam.d"
 rl explain nosuchuser > "$T/out" 2>&1
 check "explain of an unknown user fails" test $? -eq 1
 check "explain of an unknown user says so" grep -q "does not exist" "$T/out"
