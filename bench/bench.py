@@ -289,7 +289,7 @@ def part1(results):
     if A.quick:
         say("part 1b' only (BENCH_QUICK=1): %d rounds x %d variants x %d fresh processes" % (
             A.spawn_rounds, len(variants), A.spawns))
-        inside, warm = fresh_rounds(pamd, variants)
+        inside, warm = fresh_rounds(pamd, variants, FAULTS)
         results["sessions"] = {"inside": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns, "ns": inside},
                                "inside_warm_nss": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns,
                                                    "ns": warm}}
@@ -320,7 +320,7 @@ def part1(results):
     # exec and exit (what the module's own work and loading cost, apart from process teardown)
     say("part 1b': %d rounds x %d variants x %d fresh processes, timed inside, alone and after an NSS lookup" % (A.spawn_rounds, len(variants),
                                                                                A.spawns))
-    inside, warm = fresh_rounds(pamd, variants)
+    inside, warm = fresh_rounds(pamd, variants, FAULTS)
     results["sessions"] = {"inside": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns,
                                       "statistic": "median in-process session time of a round", "ns": inside},
                            "inside_warm_nss": {"rounds": A.spawn_rounds, "processes_per_round": A.spawns,
@@ -402,7 +402,7 @@ def stack_effects(pamd, variants, where):
     return effect
 
 
-def fresh_rounds(pamd, variants):
+def fresh_rounds(pamd, variants, faults=None):
     """A.spawn_rounds rounds of A.spawns fresh processes per stack, alone and NSS warm, timed
     inside: per stack, the median of each round"""
     inside = {v: [] for v in variants}
@@ -414,12 +414,48 @@ def fresh_rounds(pamd, variants):
             for v in variants:
                 s, _ = session(pamd, v, 1)
                 per[v].append(int(s["ns_per_session"]))
+                count_faults(faults, v, "alone", s)
                 s, _ = session(pamd, "warm-" + v, 1)
                 per_warm[v].append(int(s["ns_per_session"]))
+                count_faults(faults, v, "warm", s)
         for v in variants:
             inside[v].append(statistics.median(per[v]))
             warm[v].append(statistics.median(per_warm[v]))
     return inside, warm
+
+
+# page faults and context switches of each fresh process's session (getrusage around
+# pam_start .. pam_end), per stack and shape: what a cold process pays besides the work
+FAULTS = {}
+
+
+def count_faults(faults, variant, shape, s):
+    if faults is None:
+        return
+    d = faults.setdefault(variant, {}).setdefault(shape, {"minflt": [], "nvcsw": [], "nivcsw": []})
+    for k in d:
+        if k in s:
+            d[k].append(int(s[k]))
+
+
+def report_faults(results, variants):
+    if not FAULTS:
+        return
+    res = results["faults_per_fresh_session"] = {}
+    out("   per fresh session (getrusage, median over its processes; net of pam_permit): minor page faults, "
+        "and context switches voluntary/involuntary")
+    for shape, title in (("alone", "alone"), ("warm", "NSS warm")):
+        row = []
+        base = FAULTS.get("permit", {}).get(shape)
+        for v in variants:
+            d = FAULTS.get(v, {}).get(shape)
+            if not d or not d["minflt"]:
+                continue
+            m = {k: statistics.median(x) for k, x in d.items() if x}
+            res.setdefault(v, {})[shape] = m
+            net = "" if v == "permit" or not base else " (net %+d)" % (m["minflt"] - statistics.median(base["minflt"]))
+            row.append("%s %d%s, %d/%d" % (v, m["minflt"], net, m.get("nvcsw", 0), m.get("nivcsw", 0)))
+        out("   %s: %s" % (title, "; ".join(row)))
 
 
 def part1e(results, pamd):
@@ -590,6 +626,7 @@ def report(results, variants, sizes):
             out("   pooled over all %d spawns per stack: median us %s; ratio %s" % (
                 A.spawns * A.spawn_rounds, ", ".join("%s %s" % (v, fmt_us(pooled[v])) for v in variants),
                 ", ".join("%s %.2f" % (v, pr[v]) for v in pr)))
+    report_faults(results, variants)
     ch = results.get("container_host")
     if ch:
         for shape, title in (("inside", "a container host: %d more veths (%d interfaces in /sys/class/net), which auto "

@@ -11,8 +11,10 @@
  *       RLIMIT_MEMLOCK to SOFT (bytes, default 65536) and HARD ("keep": the current hard
  *       limit, the default; a hard limit cannot be raised here).  Prints one line:
  *         sessions=N ns_per_session=T total_ns=T rc=NAME close_rc=NAME soft=B hard=B bad=K
+ *           minflt=F majflt=F nvcsw=C nivcsw=C
  *       rc/soft/hard are those of the first session (RLIMIT_MEMLOCK right after it opened),
- *       bad counts sessions whose rc or limits differ from the first.  With --report, after
+ *       bad counts sessions whose rc or limits differ from the first; minflt .. nivcsw are
+ *       getrusage(RUSAGE_SELF)'s page faults and context switches over the N sessions.  With --report, after
  *       each listed session count (and never inside the timed loop's arithmetic: the clock
  *       runs on, the cost of reading /proc is a few microseconds against N sessions):
  *         after=N rss_kb=R fds=F
@@ -164,6 +166,9 @@ static int cmd_session(int argc, char **argv) {
 
         int first_rc = -1, first_close = -1;
         struct rlimit first = {};
+        struct rusage ru0, ru1;
+        if (getrusage(RUSAGE_SELF, &ru0) < 0)
+                die("getrusage: %m");
         uint64_t bad = 0, t0 = now_ns();
         struct pam_conv c = { conv, NULL };
 
@@ -207,12 +212,17 @@ static int cmd_session(int argc, char **argv) {
                 }
         }
         uint64_t total = now_ns() - t0;
+        if (getrusage(RUSAGE_SELF, &ru1) < 0)
+                die("getrusage: %m");
         char b1[16], b2[16], s[24], hd[24];
         fmt_rlim(first.rlim_cur, s);
         fmt_rlim(first.rlim_max, hd);
-        printf("sessions=%llu ns_per_session=%llu total_ns=%llu rc=%s close_rc=%s soft=%s hard=%s bad=%llu\n",
+        printf("sessions=%llu ns_per_session=%llu total_ns=%llu rc=%s close_rc=%s soft=%s hard=%s bad=%llu "
+               "minflt=%ld majflt=%ld nvcsw=%ld nivcsw=%ld\n",
                (unsigned long long)n, (unsigned long long)(total / n), (unsigned long long)total,
-               pam_rc_text(first_rc, b1), pam_rc_text(first_close, b2), s, hd, (unsigned long long)bad);
+               pam_rc_text(first_rc, b1), pam_rc_text(first_close, b2), s, hd, (unsigned long long)bad,
+               ru1.ru_minflt - ru0.ru_minflt, ru1.ru_majflt - ru0.ru_majflt, ru1.ru_nvcsw - ru0.ru_nvcsw,
+               ru1.ru_nivcsw - ru0.ru_nivcsw);
         return bad ? 1 : 0;
 }
 
