@@ -450,12 +450,10 @@ static int pam_check_walked(struct doc *d, const char *svc, enum doctor_group g,
                 return pam_check_includes(d, svc, g, st);
         if (st->aborts) {
                 /* measured with Debian 12's libpam: pam_start() fails, whatever the rest says */
-                _cleanup_free_ char *fix = strf("create /etc/pam.d/%s, or remove the line", st->abort_name);
-                if (!fix)
-                        return -ENOMEM;
-                ADD(d, g, DIAG_ERROR, st->abort_where, fix,
-                    "%s: '@include %s' names a file that cannot be read: libpam's pam_start() fails and no %s "
-                    "session opens", svc, st->abort_name, svc);
+                char what[512], fix[512] = "";
+                pam_abort_text(st, what, sizeof what, fix, sizeof fix);
+                ADD(d, g, DIAG_ERROR, st->abort_where, fix[0] ? fix : NULL, "%s: %s and no %s session opens", svc,
+                    what, svc);
                 return 0;   /* nothing else of this stack runs */
         }
         if ((r = pam_check_controls(d, g, svc, st)) < 0)

@@ -167,7 +167,9 @@ static int file_parse(const char *display, const char *text, size_t len, bool pr
                 _cleanup_(line_clear) struct pam_line l = {};
                 const char *why = "a NUL byte: not a text file";
                 r = -EBADMSG;
-                if (!memchr(s, '\0', ll)) {
+                if (ll + (nl ? 1 : 0) > PAM_LINE_BUF - 1)
+                        why = "a line longer than 1023 bytes: libpam reads it in pieces, each a line of its own";
+                else if (!memchr(s, '\0', ll)) {
                         if (!(one = strndup(s, ll)))
                                 return -ENOMEM;
                         r = line_parse(one, lineno, profile, &l, &why);

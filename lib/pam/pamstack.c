@@ -106,11 +106,14 @@ struct load {
 
 static int load_file(struct load *L, const char *name, struct at at, const char *from, unsigned from_line);
 
-/* load_file()'s answers for an included file libpam cannot use: it cannot be opened (or sits
- * at substack level 16), or libpam's reader gives up on it (a continuation at the end of the
- * file); what it read before stays */
+/* load_file()'s answers besides 0 and negative errnos.  LOAD_MISSING: an included file libpam
+ * cannot open (or that sits at substack level 16); LOAD_GAVE_UP: libpam's reader gives up on the
+ * file (a continuation at its end), what it read before stays; LOAD_HANG: libpam's reader never
+ * ends on it (the stack aborts) */
 #define LOAD_MISSING 1
 #define LOAD_LINE 2      /* read_line(): a line */
+#define LOAD_HANG 3
+#define LOAD_GAVE_UP 4
 
 /*
  * An included file libpam cannot open (libpam/pam_handlers.c, measured with Debian 12's
@@ -145,10 +148,12 @@ static int push_failing(struct pam_stack *s, const char *display, unsigned linen
 
 /* pam_start() fails (or the process dies) because of the line at display:lineno (name: the
  * file it names, NULL: none) */
-static int set_abort(struct pam_stack *s, const char *display, unsigned lineno, const char *name) {
+static int set_abort(struct pam_stack *s, enum pam_abort_why why, const char *display, unsigned lineno,
+                     const char *name) {
         if (s->aborts)
                 return 0;
         s->aborts = true;
+        s->abort_why = why;
         if (asprintf(&s->abort_where, "%s:%u", display, lineno) < 0) {
                 s->abort_where = NULL;
                 return -ENOMEM;
@@ -164,58 +169,86 @@ static int load_include(struct load *L, const char *name, struct at at, const ch
         return L->v->error ? L->v->error : r;
 }
 
-/*
- * One line as libpam reads it (_pam_assemble_line(), pam_handlers.c): lines that are blank or
- * start with '#' (after blanks) are skipped; a '#' ends the line; a line whose last non-blank
- * byte is a backslash goes on with the next line that is not skipped (the backslash becomes a
- * blank).  *acc holds the line, *ret_first the number of its first physical line.  LOAD_LINE:
- * a line; 0: the end of the file; LOAD_MISSING: the file ends inside a continued line (libpam gives up
- * on the file); negative: an error.
- */
-static int read_line(struct load *L, const char *display, FILE *f, char **buf, size_t *n, char **acc,
-                     unsigned *lineno, unsigned *ret_first) {
-        size_t used = 0;
-        ssize_t len;
+/* A file read as libpam's fgets() calls see it: physical lines (each entered in the walk's
+ * budget once), handed out in pieces no longer than the space left in the line buffer. */
+struct line_reader {
+        FILE *f;
+        char *phys;             /* getline()'s buffer: the physical line being handed out */
+        size_t cap, len, off;   /* its size, the line's length, the bytes handed out */
+        unsigned lineno;        /* its number */
+        char buf[PAM_LINE_BUF];
+};
+
+/* fgets(p, size, f) as glibc answers it (size >= 1; 1: nothing read, an empty string): 1 and
+ * *ret_lineno the physical line the bytes come from, 0 at the end of the file, or negative. */
+static int reader_fgets(struct load *L, const char *display, struct line_reader *R, char *p, size_t size,
+                        unsigned *ret_lineno) {
         int r;
 
-        free(*acc);
-        *acc = NULL;
-        while ((len = getline(buf, n, f)) > 0) {
-                if ((r = visit_line(L->v, display, ++*lineno, (size_t)len)) < 0)
+        *p = '\0';
+        if (size == 1)
+                return 1;
+        if (R->off == R->len) {
+                ssize_t len = getline(&R->phys, &R->cap, R->f);
+                if (len <= 0)
+                        /* getline() also stops on a read or allocation failure: not the end */
+                        return feof(R->f) ? 0 : ferror(R->f) ? -EIO : -ENOMEM;
+                if ((r = visit_line(L->v, display, ++R->lineno, (size_t)len)) < 0)
                         return r;
-                char *s = *buf + strspn(*buf, " \n\t");
-                if (!*s || *s == '#')
-                        continue;
-                if (used == 0)
-                        *ret_first = *lineno;
-                char *hash = strchr(s, '#');
-                bool more = false;
-                if (hash)
-                        *hash = '\0';
-                else {
-                        size_t e = strlen(s);
-                        while (e > 0 && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\n'))
-                                e--;
-                        if (e > 0 && s[e - 1] == '\\') {
-                                s[e - 1] = ' ';
-                                s[e] = '\0';
-                                more = true;
-                        }
-                }
-                size_t sl = strlen(s);
-                char *t = realloc(*acc, used + sl + 1);
-                if (!t)
-                        return -ENOMEM;
-                memcpy(t + used, s, sl + 1);
-                *acc = t;
-                used += sl;
-                if (!more)
-                        return LOAD_LINE;
+                R->len = (size_t)len;
+                R->off = 0;
         }
-        /* getline() also stops on a read or allocation failure: not the end of the file */
-        if (!feof(f))
-                return ferror(f) ? -EIO : -ENOMEM;
-        return used ? LOAD_MISSING : 0;
+        size_t k = R->len - R->off < size - 1 ? R->len - R->off : size - 1;
+        memcpy(p, R->phys + R->off, k);
+        p[k] = '\0';
+        R->off += k;
+        *ret_lineno = R->lineno;
+        return 1;
+}
+
+/*
+ * One line as libpam reads it (_pam_assemble_line(), pam_handlers.c, 1.5.2 to 1.7): lines that
+ * are blank or start with '#' (after blanks) are skipped; a '#' ends the line; a line whose
+ * last non-blank byte is a backslash goes on with the next line that is not skipped (the
+ * backslash becomes a blank).  All of it in one buffer of 1024 bytes, which fgets() fills no
+ * further than its end: a longer physical line is read in pieces, each a line of its own (a
+ * '#' ends only its own piece: the rest of a long comment is read as a line), and a continued
+ * line that ends exactly at the buffer's last byte leaves fgets() no room, for ever (libpam
+ * loops: measured, pam_start() never returns).  The line is R->buf, *ret_first the number of
+ * its first physical line.  LOAD_LINE: a line; 0: the end of the file; LOAD_GAVE_UP: the file
+ * ends inside a continued line (libpam gives up on the file); LOAD_HANG; negative: an error.
+ */
+static int read_line(struct load *L, const char *display, struct line_reader *R, unsigned *ret_first) {
+        char *p = R->buf, *endp = R->buf + sizeof R->buf;
+        bool used = false;
+        unsigned lineno = 0;
+        int r;
+
+        for (;;) {
+                if (p >= endp - 1)
+                        return LOAD_HANG;
+                if ((r = reader_fgets(L, display, R, p, (size_t)(endp - p), &lineno)) <= 0)
+                        return r < 0 ? r : used ? LOAD_GAVE_UP : 0;
+                char *s = p + strspn(p, " \n\t");
+                if (!*s || *s == '#')
+                        continue;                       /* nothing in this line: p stays */
+                if (!used)
+                        *ret_first = lineno;
+                used = true;
+                char *os = s;
+                s += strcspn(s, "#");
+                if (*s == '#') {
+                        *s = '\0';
+                        return LOAD_LINE;
+                }
+                while (s > os && (s[-1] == ' ' || s[-1] == '\t' || s[-1] == '\n'))
+                        s--;
+                if (s[-1] != '\\')
+                        return LOAD_LINE;
+                s[-1] = ' ';                            /* more to come, from here on */
+                *s = '\0';
+                p = s;
+        }
 }
 
 static bool known_type(const char *type) {
@@ -247,12 +280,13 @@ static int load_line(struct load *L, const char *display, unsigned lineno, char 
                 here.top = in.top = lineno;
         if (strcasecmp(w[0], "@include") == 0) {   /* Debian's patch: strcasecmp() */
                 if (!w[1])
-                        return set_abort(L->s, display, lineno, NULL);
+                        return set_abort(L->s, PAM_ABORT_NO_NAME, display, lineno, NULL);
                 r = load_include(L, w[1], in, display, lineno);
-                if (r != LOAD_MISSING)
+                if (r != LOAD_MISSING && r != LOAD_GAVE_UP)
                         return r;
                 return at.typed ? push_missing(L->s, display, lineno, w[1], here)
-                        : set_abort(L->s, display, lineno, w[1]);
+                        : set_abort(L->s, r == LOAD_GAVE_UP ? PAM_ABORT_INCLUDE_CONTINUED : PAM_ABORT_INCLUDE, display,
+                                    lineno, w[1]);
         }
         bool bad_type = !known_type(w[0] + dash);
         if (bad_type ? !at.typed : strcasecmp(w[0] + dash, L->phase) != 0)
@@ -262,7 +296,7 @@ static int load_line(struct load *L, const char *display, unsigned lineno, char 
         bool substack = strcasecmp(w[1], "substack") == 0;
         if (substack || strcasecmp(w[1], "include") == 0) {   /* libpam: strcasecmp() */
                 if (!w[2])
-                        return set_abort(L->s, display, lineno, NULL);
+                        return set_abort(L->s, PAM_ABORT_NO_NAME, display, lineno, NULL);
                 in.typed = true;
                 if (substack) {
                         /* libpam's substack handler, at this level, ahead of what it brings */
@@ -271,7 +305,7 @@ static int load_line(struct load *L, const char *display, unsigned lineno, char 
                                 return r;
                 }
                 r = load_include(L, w[2], in, display, lineno);
-                return r == LOAD_MISSING ? push_missing(L->s, display, lineno, w[2], here) : r;
+                return r == LOAD_MISSING || r == LOAD_GAVE_UP ? push_missing(L->s, display, lineno, w[2], here) : r;
         }
         if (!w[2] || bad_type)
                 return push_failing(L->s, display, lineno, w[1], w[2] ? w[2] : "", here);
@@ -279,16 +313,22 @@ static int load_line(struct load *L, const char *display, unsigned lineno, char 
 }
 
 /* The lines of one file entered in the walk (display: its name in messages), at `at` (top:
- * taken from each line at depth 0).  LOAD_MISSING when libpam gives up on the file. */
+ * taken from each line at depth 0).  LOAD_GAVE_UP when libpam gives up on the file, LOAD_HANG
+ * when its reader never ends on it (the stack then aborts). */
 static int load_lines(struct load *L, const char *display, FILE *f, struct at at) {
-        _cleanup_free_ char *buf = NULL, *line = NULL;
-        size_t n = 0;
-        unsigned lineno = 0, first = 0;
+        _cleanup_free_ struct line_reader *R = calloc(1, sizeof(*R));
+        unsigned first = 0;
         int r;
 
-        while ((r = read_line(L, display, f, &buf, &n, &line, &lineno, &first)) == LOAD_LINE)
-                if ((r = load_line(L, display, first, line, at)) < 0)
-                        return r;
+        if (!R)
+                return -ENOMEM;
+        R->f = f;
+        while ((r = read_line(L, display, R, &first)) == LOAD_LINE)
+                if ((r = load_line(L, display, first, R->buf, at)) < 0 || r == LOAD_HANG)
+                        break;
+        if (r == LOAD_HANG && !L->s->aborts && (r = set_abort(L->s, PAM_ABORT_HANG, display, first, NULL)) >= 0)
+                r = LOAD_HANG;
+        free(R->phys);
         return r;
 }
 
@@ -401,9 +441,9 @@ static int read_stack(const char *root, const char *name, const char *phase, con
                 free(s->include_where);
                 if (!(s->include_where = strdup(v->where)))
                         return -ENOMEM;
-        } else if (r == LOAD_MISSING) {
+        } else if (r == LOAD_GAVE_UP) {
                 /* libpam gives up on the service file itself: pam_start() fails */
-                if ((r = set_abort(s, "", 0, NULL)) < 0)
+                if ((r = set_abort(s, PAM_ABORT_CONTINUED, "", 0, NULL)) < 0)
                         return r;
                 free(s->abort_where);
                 if (asprintf(&s->abort_where, "%s%s", root ? "etc/pam.d/" : "/etc/pam.d/", name) < 0) {
@@ -461,11 +501,13 @@ static int stack_load_walk(const char *root, const char *service, const char *ph
                         s.include_where = TAKE_PTR(o.include_where);
                 } else if (o.aborts) {
                         s.aborts = true;
+                        s.abort_why = o.abort_why;
                         s.abort_where = TAKE_PTR(o.abort_where);
                         s.abort_name = TAKE_PTR(o.abort_name);
                 } else if (missing && o.error) {
                         /* neither file: _pam_init_handlers() read nothing, pam_start() fails */
                         s.aborts = true;
+                        s.abort_why = PAM_ABORT_NO_FILE;
                 } else if (use && !o.error)
                         s.other = true;
                 if (use && !o.error)
@@ -534,6 +576,46 @@ size_t pam_stack_level_end(const struct pam_stack *s, size_t i) {
         return entry_from(s, h + 1);
 }
 
+const char *pam_abort_text(const struct pam_stack *s, char *what, size_t what_size, char *fix, size_t fix_size) {
+        const char *name = s->abort_name ? s->abort_name : "";
+
+        switch (s->abort_why) {
+        case PAM_ABORT_INCLUDE:
+                snprintf(what, what_size, "'@include %s' names a file that cannot be read: libpam's pam_start() fails",
+                         name);
+                snprintf(fix, fix_size, "create /etc/pam.d/%s, or remove the line", name);
+                break;
+        case PAM_ABORT_INCLUDE_CONTINUED:
+                snprintf(what, what_size, "'@include %s' brings a file that ends inside a continued line (its last "
+                         "line ends in '\\'): libpam gives up on it and pam_start() fails", name);
+                snprintf(fix, fix_size, "remove the backslash at the end of the last line of /etc/pam.d/%s", name);
+                break;
+        case PAM_ABORT_NO_NAME:
+                snprintf(what, what_size, "an include without a file name: the process dies in pam_start()");
+                snprintf(fix, fix_size, "name the file to include, or remove the line");
+                break;
+        case PAM_ABORT_CONTINUED:
+                snprintf(what, what_size, "the file ends inside a continued line (its last line ends in '\\'): "
+                         "libpam gives up on it and pam_start() fails");
+                snprintf(fix, fix_size, "remove the backslash at the end of the last line");
+                break;
+        case PAM_ABORT_HANG:
+                snprintf(what, what_size, "the continued line starting here fills libpam's %d-byte line buffer "
+                         "up to a backslash: libpam's reader loops and pam_start() never returns", PAM_LINE_BUF);
+                snprintf(fix, fix_size, "join the continued line into one shorter line");
+                break;
+        case PAM_ABORT_NO_FILE:
+                snprintf(what, what_size, "neither pam.d/%s nor pam.d/other exists: pam_start() fails",
+                         s->service ? s->service : "");
+                snprintf(fix, fix_size, "create /etc/pam.d/other");
+                break;
+        default:
+                snprintf(what, what_size, "pam_start() fails");
+                break;
+        }
+        return what;
+}
+
 void pam_stack_clear(struct pam_stack *s) {
         for (size_t i = 0; i < s->n; i++) {
                 free(s->v[i].file);
@@ -599,7 +681,9 @@ unsigned pam_line_split(char *line, char *words[static 3], char **ret_rest) {
 
         if ((c = strchr(p, '#')))
                 *c = '\0';
-        p[strcspn(p, "\r\n")] = '\0';
+        /* libpam's words end at blanks and newlines only: a carriage return (a DOS line end) is
+         * part of the last word, "pam_limits.so\r", a module libpam cannot load */
+        p[strcspn(p, "\n")] = '\0';
         words[0] = words[1] = words[2] = NULL;
         while (n < 3 && (words[n] = next_word(&p)))
                 n++;

@@ -37,6 +37,24 @@ struct pam_link {
         long entry;          /* index in v, or -1: a substack line */
 };
 
+/* libpam's line buffer (pam_handlers.c BUF_SIZE): _pam_assemble_line() reads into it with
+ * fgets(), so a physical line of more than PAM_LINE_BUF - 1 bytes (its newline counted) is read
+ * in pieces, each a line of its own */
+#define PAM_LINE_BUF 1024
+
+/* Why pam_start() fails for a stack (pam_stack.aborts) */
+enum pam_abort_why {
+        PAM_ABORT_NONE,
+        PAM_ABORT_INCLUDE,   /* an @include of the service file, of `other` or of a file they
+                              * @include names a file that cannot be read (abort_name) */
+        PAM_ABORT_INCLUDE_CONTINUED, /* such a file ends inside a continued line (abort_name) */
+        PAM_ABORT_NO_NAME,   /* an include without a file name: the process crashes */
+        PAM_ABORT_CONTINUED, /* the service file or `other` ends inside a continued line */
+        PAM_ABORT_HANG,      /* a continued line ends at the last byte of libpam's 1024-byte line
+                              * buffer: its reader loops, pam_start() never returns */
+        PAM_ABORT_NO_FILE,   /* neither the service file nor `other` exists */
+};
+
 struct pam_stack {
         char *service;
         int error;           /* negative errno when the service file cannot be read */
@@ -44,11 +62,9 @@ struct pam_stack {
                               * those read before it, the rest of the stack is unknown */
         char *include_where; /* then the include line that closes the cycle, or the line where
                               * the budget ran out ("FILE:LINE") */
-        bool aborts;         /* pam_start() fails, no session opens (measured with Debian 12's
-                              * libpam): an @include of the service file, of `other` or of a file
-                              * they @include names a file that cannot be read; an include without
-                              * a file name (the process crashes); a file ending inside a continued
-                              * line; neither the service file nor `other` exists */
+        bool aborts;         /* pam_start() fails, or never returns: no session opens (each
+                              * measured with Debian 12's libpam); abort_why says why */
+        enum pam_abort_why abort_why;
         char *abort_where;   /* then the first such line, "FILE:LINE" (the file alone for a file
                               * libpam gives up on; NULL when neither file exists), and the name it
                               * includes ("" when none) */
@@ -117,6 +133,9 @@ size_t pam_stack_level_end(const struct pam_stack *s, size_t i);
 /* ... as part of the walk v, which counts it against its budget with the other stacks read
  * through it (and fails it at once after an earlier problem); the file alone (an include file
  * read as a stack: no `other`). */
+/* What makes pam_start() fail for s (s->aborts), as one sentence, and the fix, into the
+ * buffers; what returned, fix not touched when there is none. */
+const char *pam_abort_text(const struct pam_stack *s, char *what, size_t what_size, char *fix, size_t fix_size);
 struct visit;
 int pam_stack_load_walk(const char *root, const char *service, struct visit *v, struct pam_stack *ret);
 void pam_stack_clear(struct pam_stack *s);

@@ -1225,13 +1225,12 @@ static void set_kind(const struct session_input *in, struct session_model *m, bo
                 snprintf(m->cause, sizeof m->cause, "%s", m->pl.cause);
         } else if (m->run.failed && m->stack.aborts) {
                 m->kind = LC_SESSION_FAILS;
+                char what[512], fix[512];
+                pam_abort_text(&m->stack, what, sizeof what, fix, sizeof fix);
                 if (m->stack.abort_where)
-                        snprintf(m->cause, sizeof m->cause, "%s: libpam cannot load the %s stack (an include it "
-                                 "cannot read, or a line it cannot parse): pam_start() fails", m->stack.abort_where,
-                                 in->service);
+                        snprintf(m->cause, sizeof m->cause, "%s: %s", m->stack.abort_where, what);
                 else
-                        snprintf(m->cause, sizeof m->cause, "neither pam.d/%s nor pam.d/other exists: pam_start() "
-                                 "fails", in->service);
+                        snprintf(m->cause, sizeof m->cause, "%s", what);
         } else if (m->run.failed) {
                 m->kind = LC_SESSION_FAILS;
                 snprintf(m->cause, sizeof m->cause, "the %s session stack%s fails: pam_open_session() returns %s",

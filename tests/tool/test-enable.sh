@@ -225,6 +225,10 @@ refused_with() {
 }
 refused_with cron 'session    required   pam_limits.so \\\n    debug\n' \
 	"a continued line" "etc/pam.d/cron:[0-9]*: error: a continued line" enable --service cron
+# a line libpam reads in pieces (more than 1023 bytes, its newline counted): the rest of a long
+# comment runs as a line of its own (tests/agree/test-reader.sh)
+refused_with cron "# a long comment $(printf '%*s' 1000 '')session required pam_deny.so\n" \
+	"a line longer than libpam's buffer" "etc/pam.d/cron:[0-9]*: error: a line longer than 1023 bytes" enable --service cron
 refused_with sshd 'session [success=1 default=ignore pam_foo.so\n' \
 	"an unclosed bracket" "error: the bracketed control is not closed" enable --service sshd
 refused_with cron '@include /etc/pam.d/common-session\n' \

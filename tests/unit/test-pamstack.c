@@ -76,7 +76,9 @@ static void test_includes(void **state) {
                      "conf=/etc/x.conf ", 1);
         assert_entry(&s.v[4], "etc/pam.d/svc", 6, true, "optional", "pam_gone.so", "pam_gone", "", 0);
         assert_entry(&s.v[5], "etc/pam.d/sub", 1, false, "optional", "pam_rdmalimit.so", "pam_rdmalimit", "", 1);
-        assert_entry(&s.v[6], "etc/pam.d/svc", 8, false, "required", "pam_env.so", "pam_env", "", 0);
+        /* a DOS line end: libpam's words end at blanks and newlines, the carriage return is part of
+         * the module's name, a file libpam cannot load (measured: PAM_MODULE_UNKNOWN) */
+        assert_entry(&s.v[6], "etc/pam.d/svc", 8, false, "required", "pam_env.so\r", "pam_env.so\r", "", 0);
         /* a line without a module: libpam's handler that always fails, under its control */
         assert_entry(&s.v[7], "etc/pam.d/svc", 9, false, "required", "", "", "", 0);
         assert_true(s.v[7].fails);
@@ -297,7 +299,83 @@ static void test_libpam_lines(void **state) {
         put("noname", "session required pam_env.so\nsession include\n");
         assert_int_equal(pam_stack_load(root, "noname", &s), 0);
         assert_true(s.aborts);
+        assert_int_equal(s.abort_why, PAM_ABORT_NO_NAME);
         assert_string_equal(s.abort_where, "etc/pam.d/noname:2");
+        pam_stack_clear(&s);
+}
+
+/* libpam's 1024-byte line buffer (tests/agree/test-reader.sh holds each shape against a real
+ * session): pieces of long lines, the hang, and why each abort happens */
+static void test_line_buffer(void **state) {
+        struct pam_stack s;
+        char what[512], fix[512], text[4096];
+        (void)state;
+
+        /* a long comment: its piece after the first 1023 bytes is a line, of the same number */
+        snprintf(text, sizeof text, "session required pam_a.so\n%-1023ssession optional pam_hidden.so\n",
+                 "session required pam_b.so #");
+        put("hidden", text);
+        assert_int_equal(pam_stack_load(root, "hidden", &s), 0);
+        assert_int_equal(s.n, 3);
+        assert_string_equal(s.v[1].name, "pam_b");
+        assert_string_equal(s.v[2].name, "pam_hidden");
+        assert_int_equal(s.v[2].line, 2);
+        assert_string_equal(s.v[2].control, "optional");
+        pam_stack_clear(&s);
+        /* the longest one-piece line (1022 bytes and its newline), and the name cut one byte on */
+        snprintf(text, sizeof text, "%-1022s\n%-1018spam_deny.so\n", "session required pam_one.so",
+                 "session required");
+        put("edge", text);
+        assert_int_equal(pam_stack_load(root, "edge", &s), 0);
+        assert_int_equal(s.n, 2);
+        assert_string_equal(s.v[0].name, "pam_one");
+        assert_string_equal(s.v[1].module, "pam_d");
+        assert_false(s.aborts);
+        pam_stack_clear(&s);
+        /* a continued line that reaches the buffer's last byte with its backslash: libpam loops,
+         * in the service file as in a file it includes */
+        snprintf(text, sizeof text, "session required pam_a.so\n%-1022s\\\nrequired pam_b.so\n", "session");
+        put("hang-inc", text);
+        put("hang", "session required pam_first.so\nsession include hang-inc\nsession required pam_last.so\n");
+        assert_int_equal(pam_stack_load(root, "hang", &s), 0);
+        assert_true(s.aborts);
+        assert_int_equal(s.abort_why, PAM_ABORT_HANG);
+        assert_string_equal(s.abort_where, "etc/pam.d/hang-inc:2");
+        assert_int_equal(pam_stack_find(&s, "pam_last"), -1);
+        assert_non_null(strstr(pam_abort_text(&s, what, sizeof what, fix, sizeof fix), "never returns"));
+        pam_stack_clear(&s);
+        /* one byte shorter: fgets() has room for one byte of the next line, "r", and the line
+         * ends there: "session r", no module, a handler that fails; "equired ..." is a line of
+         * an unknown type, in the service file an auth line */
+        snprintf(text, sizeof text, "%-1021s\\\nrequired pam_b.so\n", "session");
+        put("nohang", text);
+        assert_int_equal(pam_stack_load(root, "nohang", &s), 0);
+        assert_false(s.aborts);
+        assert_int_equal(s.n, 1);
+        assert_true(s.v[0].fails);
+        assert_string_equal(s.v[0].control, "r");
+        pam_stack_clear(&s);
+
+        /* why: a file that ends inside a continued line, itself or @included */
+        put("cont-end2", "session required pam_env.so\nsession required \\\n");
+        assert_int_equal(pam_stack_load(root, "cont-end2", &s), 0);
+        assert_int_equal(s.abort_why, PAM_ABORT_CONTINUED);
+        assert_non_null(strstr(pam_abort_text(&s, what, sizeof what, fix, sizeof fix), "ends inside a continued line"));
+        pam_stack_clear(&s);
+        put("inc-cont", "@include cont-end2\n");
+        assert_int_equal(pam_stack_load(root, "inc-cont", &s), 0);
+        assert_int_equal(s.abort_why, PAM_ABORT_INCLUDE_CONTINUED);
+        assert_string_equal(s.abort_where, "etc/pam.d/inc-cont:1");
+        pam_abort_text(&s, what, sizeof what, fix, sizeof fix);
+        assert_non_null(strstr(what, "'@include cont-end2' brings a file that ends inside a continued line"));
+        assert_non_null(strstr(fix, "/etc/pam.d/cont-end2"));
+        pam_stack_clear(&s);
+        put("inc-gone", "@include gone\n");
+        assert_int_equal(pam_stack_load(root, "inc-gone", &s), 0);
+        assert_int_equal(s.abort_why, PAM_ABORT_INCLUDE);
+        pam_abort_text(&s, what, sizeof what, fix, sizeof fix);
+        assert_string_equal(what, "'@include gone' names a file that cannot be read: libpam's pam_start() fails");
+        assert_string_equal(fix, "create /etc/pam.d/gone, or remove the line");
         pam_stack_clear(&s);
 }
 
@@ -768,6 +846,7 @@ static void test_moddirs(void **state) {
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_args_words),
           cmocka_unit_test(test_includes), cmocka_unit_test(test_missing), cmocka_unit_test(test_other),
           cmocka_unit_test(test_path_include), cmocka_unit_test(test_libpam_lines),
+          cmocka_unit_test(test_line_buffer),
           cmocka_unit_test(test_loop_and_depth), cmocka_unit_test(test_jumps),
           cmocka_unit_test(test_fan_out), cmocka_unit_test(test_diamond),
           cmocka_unit_test(test_line_split), cmocka_unit_test(test_keep_jumps),

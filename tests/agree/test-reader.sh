@@ -1,0 +1,126 @@
+#!/bin/bash
+# libpam's reader of pam.d files against the tool's model of it: for each stack below, a real
+# session (tests/diff/pam-session: pam_start_confdir() over the stack, Debian 12's libpam) and
+# `rdmalimits --root TREE explain root --service S --json` say the same: the session opens, or
+# pam_open_session() returns the same code, or pam_start() fails, or never returns.  The
+# stacks are the shapes libpam reads otherwise than line by line and word by word: its line
+# buffer of 1024 bytes (a longer line is read in pieces, the rest of a long comment is a line of
+# its own, a continued line that fills the buffer up to a backslash loops for ever), DOS line
+# ends (a carriage return is part of the last word), a file that ends inside a continued line.
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/tap.sh"
+no_plan
+
+PAM_SESSION=${PAM_SESSION:-$top_builddir/tests/diff/pam-session}
+require_built "$PAM_SESSION" "$RDMALIMITS"
+permit=$(compgen -G "/lib/*/security/pam_permit.so" || compgen -G "/usr/lib/*/security/pam_permit.so") ||
+	skip_all "pam_permit.so not installed"
+permit=${permit%%$'\n'*}
+moddir=$(dirname "$permit")
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+R=$T/root
+mkdir -p "$R/etc/pam.d" "$R/etc/security" "$R$moddir"
+# the tree's module directory: what the model asks whether libpam can load a module
+cp "$moddir/pam_permit.so" "$moddir/pam_deny.so" "$R$moddir/"
+printf 'root:x:0:0:root:/root:/bin/sh\n' > "$R/etc/passwd"
+printf 'root:x:0:\n' > "$R/etc/group"
+: > "$R/etc/security/limits.conf"
+printf 'session required pam_permit.so\n' > "$R/etc/pam.d/other"
+
+# the stacks, written byte for byte
+python3 - "$R/etc/pam.d" <<'EOF'
+import os, sys
+d = sys.argv[1]
+def put(name, text):
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(text.encode())
+put("plain", "session required pam_permit.so\n")
+# DOS line ends: the module is "pam_permit.so\r", which libpam cannot load
+put("crlf", "session required pam_permit.so\r\n")
+put("crlf-optional", "session required pam_permit.so\nsession optional pam_deny.so\r\n")
+# ... an argument ending in \r is the module's business: pam_permit takes any
+put("crlf-arg", "session required pam_permit.so x\r\n")
+# a line longer than 1023 bytes: the first piece has no module, the rest is a line of its own
+put("long", "session required" + " " * 1100 + "pam_permit.so\n")
+# the module's name across the boundary: the first piece names "pam_d"
+put("long-name", "session required".ljust(1018) + "pam_deny.so\n")
+# the longest line that is one piece, and one byte more (the newline alone is the second piece)
+put("fits", "session required pam_deny.so".ljust(1022) + "\n")
+put("fits-1", "session required pam_deny.so".ljust(1023) + "\n")
+# a long comment: what follows its first 1023 bytes is read as a line
+put("comment-hides", "session required pam_permit.so #".ljust(1023) + "session required pam_deny.so\n")
+put("comment-tail", "session required pam_permit.so #" + "x" * 1100 + "\n")
+# a continued line whose second piece is cut at the buffer's end: "pam_d"
+put("cont-cut", "session required \\\n" + " " * 1000 + "pam_deny.so\n")
+# a continued line filling the buffer up to its backslash: libpam reads it for ever
+put("cont-hang", "session".ljust(1022) + "\\\nrequired pam_permit.so\n")
+# ... one byte shorter: fgets() has room for one byte of the next line, "session r" has no module
+put("cont-tight", "session".ljust(1021) + "\\\nrequired pam_permit.so\n")
+# a file that ends inside a continued line: libpam gives up on it
+put("cont-end", "session required pam_permit.so\nsession required \\\n")
+EOF
+
+# real SERVICE: what libpam does: opened, PAM_xxx (pam_open_session's code), pam_start (it
+# fails), hang (no answer in 10 s)
+real() {
+	local out rc
+	out=$(timeout 10 "$PAM_SESSION" "$1" root "$R/etc/pam.d" 2>/dev/null)
+	rc=$?
+	if [ $rc -eq 124 ]; then echo hang; return; fi
+	if [ $rc -eq 1 ]; then echo pam_start; return; fi
+	out=${out#rc=}
+	out=${out%% *}
+	[ "$out" = PAM_SUCCESS ] && echo opened || echo "$out"
+}
+
+# model SERVICE: the same words from explain's JSON
+model() {
+	"$RDMALIMITS" --root "$R" --flavour debian-1.5.2 --json explain root --service "$1" 2>/dev/null |
+		python3 -c '
+import json, re, sys
+d = json.load(sys.stdin)
+c = d.get("cause") or ""
+if d["session"] in ("limits", "no-limits"):
+    print("opened")
+elif "never returns" in c:
+    print("hang")
+elif "pam_start()" in c:
+    print("pam_start")
+else:
+    m = re.search(r"returns (PAM_[A-Z_]+)", c)
+    print(m.group(1) if m else "fails: " + c)'
+}
+
+# expected answers, each measured once with Debian 12's libpam (the real column checks them
+# again on every run)
+while read -r svc want; do
+	r=$(real "$svc")
+	m=$(model "$svc")
+	check "$svc: libpam: $want" test "$r" = "$want"
+	check "$svc: the model agrees with libpam ($r): $m" test "$m" = "$r"
+done <<'E'
+plain opened
+crlf PAM_MODULE_UNKNOWN
+crlf-optional opened
+crlf-arg opened
+long PAM_PERM_DENIED
+long-name PAM_MODULE_UNKNOWN
+fits PAM_SESSION_ERR
+fits-1 PAM_SESSION_ERR
+comment-hides PAM_SESSION_ERR
+comment-tail opened
+cont-cut PAM_MODULE_UNKNOWN
+cont-hang hang
+cont-tight PAM_PERM_DENIED
+cont-end pam_start
+E
+
+# what the tool says of the two that never open a session, with the file and line
+"$RDMALIMITS" --root "$R" --flavour debian-1.5.2 explain root --service cont-hang > "$T/out" 2>&1
+check "explain names the line that makes libpam loop" grep -q "etc/pam.d/cont-hang:1: the continued line starting here fills libpam's 1024-byte line buffer" "$T/out"
+"$RDMALIMITS" --root "$R" --flavour debian-1.5.2 --json doctor --service cont-end > "$T/out" 2>&1
+check "doctor says why libpam gives up on a file" grep -q "the file ends inside a continued line" "$T/out"
+check "... and not that an include is missing" eval '! grep -q "@include" "$T/out"'
+
+done_testing
