@@ -455,6 +455,31 @@ static int read_stack(const char *root, const char *name, const char *phase, con
         return 0;
 }
 
+/* from's entries and chain after to's (from's problems are to's already: the same file) */
+static int stack_append(struct pam_stack *to, struct pam_stack *from) {
+        if (from->n_chain == 0)
+                return 0;
+        if (GROW_EXACT(to->v, to->n + from->n) < 0 || GROW_EXACT(to->chain, to->n_chain + from->n_chain) < 0)
+                return -ENOMEM;
+        for (size_t i = 0; i < from->n; i++) {
+                to->v[to->n + i] = from->v[i];
+                to->v[to->n + i].link += to->n_chain;
+        }
+        for (size_t i = 0; i < from->n_chain; i++) {
+                to->chain[to->n_chain + i] = from->chain[i];
+                if (from->chain[i].entry >= 0)
+                        to->chain[to->n_chain + i].entry += (long)to->n;
+        }
+        to->n += from->n;
+        to->n_chain += from->n_chain;
+        free(from->v);
+        free(from->chain);
+        from->v = NULL;
+        from->chain = NULL;
+        from->n = from->n_chain = 0;
+        return 0;
+}
+
 static void stack_move(struct pam_stack *to, struct pam_stack *from) {
         free(to->v);
         free(to->chain);
@@ -512,6 +537,17 @@ static int stack_load_walk(const char *root, const char *service, const char *ph
                         s.other = true;
                 if (use && !o.error)
                         stack_move(&s, &o);
+        }
+        /* the service called other: _pam_init_handlers() reads pam.d/other as the service's
+         * file and then again as `other`, both into other's handlers (pam_handlers.c: a line of
+         * the service "other" is one of other's): the stack is the file twice, and a jump past
+         * the end of the first copy lands in the second (measured: each line runs twice) */
+        if (top && streq(service, "other") && !s.error && !s.include_error && !s.aborts) {
+                if ((r = read_stack(root, "other", phase, text, v, &o)) < 0)
+                        return r;
+                if ((r = stack_append(&s, &o)) < 0)
+                        return r;
+                s.other = true;
         }
         if ((r = check_modules(root, &s)) < 0)
                 return r;

@@ -22,7 +22,7 @@ trap 'rm -rf "$T"' EXIT
 R=$T/root
 mkdir -p "$R/etc/pam.d" "$R/etc/security" "$R$moddir"
 # the tree's module directory: what the model asks whether libpam can load a module
-cp "$moddir/pam_permit.so" "$moddir/pam_deny.so" "$R$moddir/"
+cp "$moddir/pam_permit.so" "$moddir/pam_deny.so" "$moddir/pam_limits.so" "$R$moddir/"
 printf 'root:x:0:0:root:/root:/bin/sh\n' > "$R/etc/passwd"
 printf 'root:x:0:\n' > "$R/etc/group"
 : > "$R/etc/security/limits.conf"
@@ -115,6 +115,31 @@ cont-hang hang
 cont-tight PAM_PERM_DENIED
 cont-end pam_start
 E
+
+# the service called other: libpam reads pam.d/other twice, as the service's file and as
+# other's, into one list; a jump past the end of the first copy lands in the second
+T2=$T/other
+mkdir -p "$T2"
+jumpy() { # MIDDLE-LINE: the middle line between two jumps over one line
+	printf 'session [success=1 default=ignore] pam_permit.so\n%s\nsession [success=1 default=ignore] pam_permit.so\n' "$1"
+}
+jumpy "session optional pam_exec.so /bin/sh -c [test \$PAM_TYPE = close_session || echo ran >> $T2/log]" > "$T2/other"
+cp "$T2/other" "$T2/svc"
+"$PAM_SESSION" other root "$T2" > /dev/null 2>&1
+check "libpam: in the service other, the line both jumps skip runs (from the second copy)" grep -qx ran "$T2/log"
+rm -f "$T2/log"
+"$PAM_SESSION" svc root "$T2" > /dev/null 2>&1
+check "libpam: in any other service it does not" test ! -e "$T2/log"
+jumpy "session required pam_limits.so" > "$R/etc/pam.d/other"
+printf 'root soft memlock 2048\nroot hard memlock 2048\n' > "$R/etc/security/limits.conf"
+requested() {
+	"$RDMALIMITS" --root "$R" --flavour debian-1.5.2 --json explain root --service "$1" 2>/dev/null |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["memlock"]["requested"]["soft"])'
+}
+check "the model: pam_limits runs in the service other" test "$(requested other)" = 2097152
+check "the model: and not in a service that falls back to other" test "$(requested no-such-service)" = None
+printf 'session required pam_permit.so\n' > "$R/etc/pam.d/other"
+: > "$R/etc/security/limits.conf"
 
 # what the tool says of the two that never open a session, with the file and line
 "$RDMALIMITS" --root "$R" --flavour debian-1.5.2 explain root --service cont-hang > "$T/out" 2>&1

@@ -183,6 +183,15 @@ static void test_other(void **state) {
         assert_string_equal(s.v[0].file, "etc/pam.d/other");
         assert_string_equal(s.service, "gone-svc");
         pam_stack_clear(&s);
+        /* the service called other: its file twice, one chain (a jump goes on into the copy) */
+        assert_int_equal(pam_stack_load(root, "other", &s), 0);
+        assert_true(s.other);
+        assert_int_equal(s.n, 2);
+        assert_int_equal(s.n_chain, 2);
+        assert_int_equal(s.v[1].line, 2);
+        assert_int_equal(s.v[1].link, 1);
+        assert_int_equal(s.chain[1].entry, 1);
+        pam_stack_clear(&s);
         /* a service file without session lines (an @include of a file without any) */
         put("auth-only-inc", "auth required pam_permit.so\n");
         put("auth-only", "auth required pam_unix.so\n@include auth-only-inc\n");
