@@ -120,6 +120,7 @@ enum {
         LOSS_STRONGER = 2,       /* an entry of a stronger rank (a user line beats @group, @group beats *) */
         LOSS_STOP = 4,           /* a '-' line stops pam_limits before */
         LOSS_FAILS = 8,          /* pam_limits fails or refuses the session */
+        LOSS_CLAMPED = 16,       /* the soft value is above the hard limit another entry sets */
 };
 
 struct effect {
@@ -175,15 +176,21 @@ static int passwd_names(struct ident *id, char ***ret, size_t *ret_n) {
         return 0;
 }
 
-/* The soft value the drop-in's entry for line's domain asks (its last soft line), false when
- * it sets no soft limit. */
-static bool ours_soft(const struct lc_tree *t, size_t ours, const struct lc_line *line, uint64_t *ret) {
+/* Is l a line of the new entry: in the drop-in (file ours), of its domain (line's)?  Another
+ * domain's line in the same drop-in is another entry. */
+static bool is_ours(const struct lc_line *l, size_t ours, const struct lc_line *line) {
+        return l && l->file == ours && streq(l->domain ? l->domain : "", line->domain ? line->domain : "");
+}
+
+/* The value the drop-in's entry for line's domain asks for slot (its last line of that type),
+ * false when it sets none. */
+static bool ours_value(const struct lc_tree *t, size_t ours, const struct lc_line *line, unsigned slot,
+                       uint64_t *ret) {
         const struct lc_file *f = &t->files[ours];
         bool found = false;
 
         for (size_t k = f->first; k < f->first + f->n; k++)
-                if ((t->lines[k].type_mask & LC_SOFT) && t->lines[k].value_ok &&
-                    streq(t->lines[k].domain ? t->lines[k].domain : "", line->domain ? line->domain : "")) {
+                if ((t->lines[k].type_mask & slot) && t->lines[k].value_ok && is_ours(&t->lines[k], ours, line)) {
                         *ret = t->lines[k].rvalue;
                         found = true;
                 }
@@ -197,7 +204,7 @@ static bool soft_clamped_to_ours(const struct lc_tree *t, const struct lc_result
                                  const struct lc_line *line) {
         uint64_t want;
 
-        return res->soft_clamped && res->hard.src && res->hard.src->file == ours && ours_soft(t, ours, line, &want) &&
+        return res->soft_clamped && is_ours(res->hard.src, ours, line) && ours_value(t, ours, line, LC_SOFT, &want) &&
                want == res->hard.value;
 }
 
@@ -208,14 +215,14 @@ static char *slot_loss(const struct lc_tree *t, const struct lc_result *res, uns
         const struct lc_slot *s = slot == LC_SOFT ? &res->soft : &res->hard;
         char where[4096], *out = NULL;
 
-        if (slot == LC_SOFT && res->kind == LC_RES_LIMITS && s->src && s->src->file != ours &&
+        if (slot == LC_SOFT && res->kind == LC_RES_LIMITS && s->src && !is_ours(s->src, ours, line) &&
             soft_clamped_to_ours(t, res, ours, line))
                 return NULL;
         if (res->kind == LC_RES_NO_LIMITS)
                 f->losses |= LOSS_STOP;
         else if (res->kind == LC_RES_SERVICE_ERR || res->kind == LC_RES_LOGINS_DENIED)
                 f->losses |= LOSS_FAILS;
-        else if (s->src && s->src->file != ours) {
+        else if (s->src && !is_ours(s->src, ours, line)) {
                 if ((int)s->rank < ours_rank)
                         f->losses |= LOSS_STRONGER;
                 else {
@@ -234,7 +241,7 @@ static char *slot_loss(const struct lc_tree *t, const struct lc_result *res, uns
                         return NULL;
                 return out;
         }
-        if (s->src && s->src->file == ours)
+        if (is_ours(s->src, ours, line))
                 return NULL;
         if (asprintf(&out, "%s from %s (%s rank)", slot == LC_SOFT ? "soft" : "hard",
                      s->src ? lc_line_where(t, s->src, where, sizeof where) : "the baseline", lc_rank_name(s->rank)) < 0)
@@ -242,17 +249,58 @@ static char *slot_loss(const struct lc_tree *t, const struct lc_result *res, uns
         return out;
 }
 
-static void effect_user(const struct lc_tree *t, struct ident *id, const struct lc_baseline *base, const char *user,
-                        unsigned slots, size_t ours, const struct lc_line *line, int ours_rank, struct effect *f) {
+/* The entry holds its slots, but the session ends with another value: a soft value above the
+ * hard limit another entry sets is lowered to it.  Why, or NULL. */
+static char *value_loss(const struct lc_tree *t, const struct lc_result *res, const struct lc_session *pl,
+                        unsigned slots, size_t ours, const struct lc_line *line, struct effect *f) {
+        char where[4096], a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], *out = NULL;
+        uint64_t want;
+
+        for (unsigned slot = LC_SOFT; slot <= LC_HARD; slot <<= 1) {
+                uint64_t got = slot == LC_SOFT ? pl->memlock_soft : pl->memlock_hard;
+                if (!(slots & slot) || !ours_value(t, ours, line, slot, &want) || got == want)
+                        continue;
+                if (slot == LC_SOFT && res->soft_clamped) {
+                        f->losses |= LOSS_CLAMPED;
+                        if (asprintf(&out, "soft %s is lowered to the hard limit %s from %s", size_format(want, a),
+                                     size_format(got, b), res->hard.src ? lc_line_where(t, res->hard.src, where,
+                                                                                        sizeof where)
+                                                                        : "the service") < 0)
+                                out = NULL;
+                } else if (asprintf(&out, "the session gets %s %s, not %s", slot == LC_SOFT ? "soft" : "hard",
+                                    size_format(got, a), size_format(want, b)) < 0)
+                        out = NULL;
+                return out;
+        }
+        return NULL;
+}
+
+/* Does the user's session get the entry's values?  What pam_limits resolves (which line holds
+ * each slot) and how the session ends (lc_session_outcome(): refused, failed, clamped) for
+ * svc, the same answers explain gives. */
+static void effect_user(const struct lc_tree *t, struct ident *id, const struct lc_baseline *base,
+                        const struct lc_service *svc, const char *user, unsigned slots, size_t ours,
+                        const struct lc_line *line, int ours_rank, struct effect *f) {
         struct lc_result res = {};
+        struct lc_session pl = {};
         char *loss = NULL;
 
         if (lc_resolve(t, id, user, base, &res) < 0)
                 return;
+        if (lc_session_outcome(t, &res, svc, &pl) < 0) {
+                lc_result_clear(&res);
+                return;
+        }
         f->users++;
+        if (pl.kind == LC_SESSION_REFUSED || pl.kind == LC_SESSION_FAILS) {
+                f->losses |= LOSS_FAILS;
+                loss = strdup(pl.cause);
+        }
         for (unsigned slot = LC_SOFT; slot <= LC_HARD && !loss; slot <<= 1)
                 if (slots & slot)
                         loss = slot_loss(t, &res, slot, ours, line, ours_rank, f);
+        if (!loss && pl.kind == LC_SESSION_LIMITS && pl.memlock_known)
+                loss = value_loss(t, &res, &pl, slots, ours, line, f);
         lc_result_clear(&res);
         if (!loss)
                 return;
@@ -316,12 +364,18 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
         _cleanup_(ident_freep) struct ident *id = NULL;
         _cleanup_(strv_freep) char **names = NULL;
         struct lc_baseline base;
+        struct lc_service svc;
         const struct lc_line *line = NULL;
         size_t n_names = 0, ours = 0;
         unsigned slots = 0;
         int r;
 
         *ret = (struct effect){};
+        /* the session a service opens that may set any limit (CAP_SYS_RESOURCE, as sshd and login
+         * have): whether the entry holds against the others; what a given service cannot raise,
+         * explain --pid and verify say */
+        session_service_assume(c->root, c->proc1, &svc);
+        svc.cap_sys_resource = true;
         r = lc_tree_load_edited(c->root, c->flavour, NULL, &ed, &t);
         if (r >= 0)
                 r = ident_new(c->root, &id);
@@ -334,14 +388,14 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
                 int rank;
                 if (ident_user(id, names[i], &u) < 0 || (rank = lc_line_match(t, id, u, line)) < 0)
                         continue;
-                effect_user(t, id, &base, names[i], slots, ours, line, rank, ret);
+                effect_user(t, id, &base, &svc, names[i], slots, ours, line, rank, ret);
         }
         /* a named user NSS cannot enumerate (LDAP without enumeration) is still checked */
         if (r >= 0 && line && ret->users == 0 && domain[0] != '@' && !strchr(domain, ':') && !streq(domain, "*")) {
                 const struct id_user *u;
                 int rank;
                 if (ident_user(id, domain, &u) >= 0 && (rank = lc_line_match(t, id, u, line)) >= 0)
-                        effect_user(t, id, &base, domain, slots, ours, line, rank, ret);
+                        effect_user(t, id, &base, &svc, domain, slots, ours, line, rank, ret);
         }
         if (r >= 0 && line)
                 r = entry_findings(c, t, id, ours, domain);
@@ -363,7 +417,11 @@ static const char *effect_remedy(const struct effect *f, char buf[static 1024]) 
                 n += (size_t)snprintf(buf + n, size - n, "a '-' line stops pam_limits before the entry: remove it "
                                       "or change it to a limit; ");
         if ((f->losses & LOSS_FAILS) && n < size)
-                n += (size_t)snprintf(buf + n, size - n, "pam_limits fails the session: see rdmalimits check; ");
+                n += (size_t)snprintf(buf + n, size - n, "pam_limits fails or refuses the session: see rdmalimits "
+                                      "explain USER; ");
+        if ((f->losses & LOSS_CLAMPED) && n < size)
+                n += (size_t)snprintf(buf + n, size - n, "another entry's hard limit is below the soft value: give "
+                                      "a hard value too (SIZE sets both), or raise that entry; ");
         if ((f->losses & LOSS_LATER) && n < size)
                 n += (size_t)snprintf(buf + n, size - n, "an entry of the same rank in a file read later wins: "
                                       "change or remove it, or write to a --file whose name sorts after %s; ",

@@ -123,7 +123,7 @@ static const struct opt_def {
           { { "apply/remove", "take over a drop-in without the rdmalimits marker" },
             { "pin-test", "pin more than half of MemAvailable when no limit applies" } } },
         { "allow-overridden", no_argument, 0, false, OPT_ALLOW_OVERRIDDEN, ACT_TRUE, F(allow_overridden), NULL,
-          { { "apply", "write the entry even when another entry still wins (exit 0)" } } },
+          { { "apply", "write the entry even when it would not take effect (exit 0)" } } },
         { "policy", no_argument, 0, false, OPT_POLICY, ACT_TRUE, F(policy), NULL,
           { { "check", "validate the policy file too" } } },
         { "conf", required_argument, 0, false, OPT_CONF, ACT_STRING, F(policy_path), "FILE",
@@ -238,7 +238,8 @@ static void usage(FILE *out) {
         }
         fputs("\nSizes take a unit: K, M, G, T (KiB, MiB, GiB, TiB), or \"unlimited\".\n"
               "Exit status: 0 success, 1 failure or findings, 2 usage error, 3 --check: would change,\n"
-              "4 apply: another entry still wins.\n\n"
+              "4 apply: the entry would not take effect, 5 verify: the session is not what explain\n"
+              "predicts.\n\n"
               "For more details see rdmalimits(8).\n",
               out);
 }

@@ -17,7 +17,7 @@ enum {
         CMD_FINDINGS = 1,        /* findings, or a failure reported (exit 1) */
         CMD_USAGE,               /* a usage error reported (exit 2) */
         CMD_WOULD_CHANGE,        /* --check: something would change (exit 3) */
-        CMD_NOT_EFFECTIVE,       /* apply: another entry still wins; --allow-overridden accepts it (exit 4) */
+        CMD_NOT_EFFECTIVE,       /* apply: the entry would not take effect; --allow-overridden accepts it (exit 4) */
         CMD_MODEL_ERROR,         /* verify: the session differs from the prediction (exit 5) */
 };
 

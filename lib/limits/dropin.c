@@ -217,16 +217,29 @@ char *dropin_render(const struct dropin *d) {
 
 int dropin_set(struct dropin *d, const char *domain, unsigned type, uint64_t bytes) {
         ssize_t first = -1;
+        bool set = false;
+        size_t k = 0;
+
         for (size_t i = 0; i < d->n; i++) {
-                if (!streq(d->v[i].domain, domain))
-                        continue;
-                if (first < 0)
-                        first = (ssize_t)i;
-                if (d->v[i].type == type) {
-                        d->v[i].bytes = bytes;
-                        return 0;
+                struct dropin_entry x = d->v[i];
+                if (streq(x.domain, domain)) {
+                        if (first < 0)
+                                first = (ssize_t)k;
+                        if (x.type == type && set) {
+                                /* a second line of the slot: pam_limits would read it after ours */
+                                free(x.domain);
+                                continue;
+                        }
+                        if (x.type == type) {
+                                x.bytes = bytes;
+                                set = true;
+                        }
                 }
+                d->v[k++] = x;
         }
+        d->n = k;
+        if (set)
+                return 0;
         int r = push(d, domain, type, bytes);
         if (r < 0 || first < 0)
                 return r;

@@ -421,9 +421,48 @@ check "a stronger soft below the new hard keeps its value: exit 4, naming its li
 mkroot
 printf 'alice - memlock 1048576\n' > "$R/etc/security/limits.d/50-alice.conf"
 rl apply alice --soft 2G > "$T/out" 2>&1
-check "apply alice --soft 2G above alice's hard 1 GiB: written (exit 0), and apply says what check will" \
+check "apply alice --soft 2G above alice's hard 1 GiB: the session gets 1 GiB, not 2: exit 4, nothing written" \
+	test $? -eq 4 -a ! -e "$R/etc/security/limits.d/zz-rdmalimits.conf" -a \
+	"$(grep -c "for alice: soft 2 GiB is lowered to the hard limit 1 GiB from etc/security/limits.d/50-alice.conf:1" "$T/out")" = 1
+check "... the remedy is a hard value too" grep -q "give a hard value too (SIZE sets both)" "$T/out"
+rl apply alice --soft 2G --allow-overridden > "$T/out" 2>&1
+check "... --allow-overridden writes it, and apply says what check will" \
 	test $? -eq 0 -a "$(grep -c "warning: .*zz-rdmalimits.conf:[0-9]*: check will say: soft memlock 2 GiB for 'alice' is above its hard memlock 1 GiB" "$T/out")" = 1
 rm "$R/etc/security/limits.d/50-alice.conf"
+# the same with the hard limit of another domain ('*' in limits.conf: 8 MiB)
+mkroot
+rl --json apply alice --soft 1G > "$T/out" 2>/dev/null
+check "apply alice --soft 1G under '*' hard 8 MiB: not effective (exit 4), the clamp named" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (d["effective"] is False and "lowered to the hard limit 8 MiB from etc/security/limits.conf:3" in d["overridden_by"][0]))' "$T/out"
+# a session pam_limits refuses (Debian'"'"'s chroot to a directory that does not exist): the entry
+# takes effect for nobody
+printf 'alice - chroot /nonexistent\n' > "$R/etc/security/limits.d/50-x.conf"
+rl apply alice 1G > "$T/out" 2>&1
+check "apply for a user whose session pam_limits refuses (chroot): exit 4, the cause named" \
+	test $? -eq 4 -a "$(grep -c "for alice: etc/security/limits.d/50-x.conf:1: chroot to /nonexistent fails" "$T/out")" = 1
+rm "$R/etc/security/limits.d/50-x.conf"
+# another entry of the same drop-in is another entry: alice's own line there beats @rdma_users
+mkroot
+rl apply alice 2G > /dev/null 2>&1
+rl --json apply @rdma_users 1G > "$T/out" 2>/dev/null
+check "apply @rdma_users after alice's own entry in the same drop-in: not effective for alice (exit 4)" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (d["effective"] is False and "alice: soft from etc/security/limits.d/zz-rdmalimits.conf:3 (USER rank)" in d["overridden_by"]))' "$T/out"
+rl apply 1000:2000 1G > /dev/null 2>&1
+rl apply '*' 1G > "$T/out" 2>&1
+check "apply '*' after a uid range in the same drop-in: exit 4" test $? -eq 4
+# a second line of the same slot in a file apply takes over: it goes (pam_limits would read it last)
+mkroot
+printf '# by hand\nalice soft memlock 1024\nalice soft memlock 2048\n' > "$R/etc/security/limits.d/60-hand.conf"
+rl apply alice 1G --file 60-hand.conf --force > "$T/out" 2>&1
+check "apply over a file with the slot twice: exit 0, one soft line left" \
+	test $? -eq 0 -a "$(grep -c "^alice	soft	memlock" "$R/etc/security/limits.d/60-hand.conf")" = 1
+rl explain alice --json > "$T/out" 2>/dev/null
+check "... and explain gives alice 1 GiB" \
+	python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))["memlock"]; sys.exit(not (m["soft"] == m["hard"] == 1 << 30))' "$T/out"
 rl apply spdk 32K > "$T/out" 2>&1
 check "apply spdk 32K: apply says what check will say of the entry" grep -q "check will say: memlock 32 is 32 KiB" "$T/out"
 rl apply bob 1G > "$T/out" 2>&1
