@@ -8,10 +8,17 @@
 #include "tool.h"
 #include "fsutil.h"
 
-/* Is l a memlock entry, or a "-" line that stops pam_limits (*ret_stop)? */
+/* Is l a memlock entry, or a "-" line (*ret_stop), which check judges the same way
+ * (lc_line_no_limits(): honoured, or never)? */
 static bool listed(const struct lc_line *l, bool *ret_stop) {
-        *ret_stop = l->nfields == 2 && l->type[0] == '-';
+        bool honoured;
+        *ret_stop = lc_line_no_limits(l, &honoured);
         return *ret_stop || (l->nfields == 4 && l->item_kind == LC_ITEM_MEMLOCK);
+}
+
+static bool stop_honoured(const struct lc_line *l) {
+        bool honoured;
+        return lc_line_no_limits(l, &honoured) && honoured;
 }
 
 static void list_json_line(struct json *j, const struct lc_file *f, const struct lc_line *l, bool stop) {
@@ -26,6 +33,8 @@ static void list_json_line(struct json *j, const struct lc_file *f, const struct
                 json_klimit_opt(j, "bytes", l->value_ok, l->bytes);
         } else {
                 json_kbool(j, "no_limits", true);
+                if (!stop_honoured(l))
+                        json_kbool(j, "ignored", true);
         }
         json_obj_end(j);
 }
@@ -61,8 +70,11 @@ static void list_text_line(const struct lc_tree *t, const struct lc_line *l, boo
 
         lc_line_where(t, l, where, sizeof where);
         if (stop)
-                printf("%-48s %-16s %-5s (no limits: stops pam_limits for matching users)\n",
-                       str_escape(where, w, sizeof w), str_escape(l->domain, d, sizeof d), str_escape(l->type, ty, sizeof ty));
+                printf("%-48s %-16s %-5s %s\n", str_escape(where, w, sizeof w), str_escape(l->domain, d, sizeof d),
+                       str_escape(l->type, ty, sizeof ty),
+                       stop_honoured(l) ? "(no limits: stops pam_limits for matching users)"
+                                        : "(no effect: pam_limits honours '-' lines only for users, @groups and "
+                                          "id ranges)");
         else
                 printf("%-48s %-16s %-5s %-12s %s%s\n", str_escape(where, w, sizeof w), str_escape(l->domain, d, sizeof d),
                        str_escape(l->type, ty, sizeof ty), str_escape(l->value ? l->value : "", v, sizeof v),

@@ -103,6 +103,9 @@ int dropin_check_bytes(uint64_t bytes, const char **why) {
                 return refuse(why, "memlock 0 makes every RDMA memory registration fail");
         if (bytes % 1024)
                 return refuse(why, "limits.conf stores memlock in whole KiB");
+        /* pam_limits: a value of RLIM_INFINITY/1024 KiB or more is unlimited */
+        if (bytes / 1024 >= UINT64_MAX / 1024)
+                return refuse(why, "too large: pam_limits reads it as unlimited; write unlimited if that is meant");
         return 0;
 }
 

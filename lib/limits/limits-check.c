@@ -669,8 +669,9 @@ static int check_line(const struct lc_tree *t, const struct lc_line *l, struct d
                 if (r < 0)
                         return r;
         }
-        if (l->nfields == 2 && l->type[0] == '-') {
-                if (l->range == LC_RANGE_NONE && (streq(l->domain, "*") || l->domain[0] == '%'))
+        bool honoured;
+        if (lc_line_no_limits(l, &honoured)) {
+                if (!honoured)
                         return diag_addf(d, DIAG_WARNING, "no-limits-ignored", path, ln,
                                          "name the users, @groups or id ranges that should get no limits, or "
                                          "remove the line",

@@ -229,6 +229,14 @@ static bool stop_match(struct ident *id, const struct match_user *m, const struc
         return range_match(l->range, l->rmin, l->rmax, m->u->uid);
 }
 
+bool lc_line_no_limits(const struct lc_line *l, bool *ret_honoured) {
+        bool is = l->nfields == 2 && l->type[0] == '-';
+        /* stop_match(): a name, an @group or a range can match; '*' and %group never do */
+        *ret_honoured = is && l->range != LC_RANGE_ERR &&
+                        !(l->range == LC_RANGE_NONE && (streq(l->domain, "*") || l->domain[0] == '%'));
+        return is;
+}
+
 enum lc_rank lc_line_rank(const struct lc_line *l) {
         return l->rank;
 }

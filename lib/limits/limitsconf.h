@@ -362,6 +362,9 @@ int lc_line_match(const struct lc_tree *t, struct ident *id, const struct id_use
 /* Rank a line's domain gets when it matches (for a non-root user): lc_domain_rank(), kept in
  * the line when it is read. */
 enum lc_rank lc_line_rank(const struct lc_line *l);
+/* Is l a no-limits line ('DOMAIN -'), and one pam_limits honours for some user (*ret_honoured)?
+ * It honours them for users, @groups and uid ranges, never for '*' or a %group. */
+bool lc_line_no_limits(const struct lc_line *l, bool *ret_honoured);
 enum lc_rank lc_domain_rank(const char *domain, enum lc_range range);
 
 /* All findings of `check` for the tree. */

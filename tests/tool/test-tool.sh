@@ -170,6 +170,24 @@ etc/security/limits.d/zz-rdmalimits.conf:4       @rdma_users      hard  1048576 
 etc/security/limits.d/zz-rdmalimits.conf:5       alice            soft  unlimited    unlimited
 etc/security/limits.d/zz-rdmalimits.conf:6       alice            hard  unlimited    unlimited
 E
+# '-' lines: list says what check and explain say (pam_limits honours them for users, @groups
+# and ranges, never for '*' or a %group)
+printf '* -\n%%rdma_users -\nbob -\n' > "$R/etc/security/limits.d/10-stop.conf"
+rl list > "$T/out"
+check "list: '* -' has no effect" grep -q "10-stop.conf:1 .*(no effect: pam_limits honours '-' lines only" "$T/out"
+check "list: '%group -' has no effect" grep -q "10-stop.conf:2 .*(no effect" "$T/out"
+check "list: 'bob -' stops pam_limits" grep -q "10-stop.conf:3 .*(no limits: stops pam_limits" "$T/out"
+rl --json list > "$T/out"
+check "list --json: the ignored ones say so" python3 -c '
+import json, sys
+e = [x for x in json.load(open(sys.argv[1]))["entries"] if x["file"].endswith("10-stop.conf")]
+sys.exit(not ([x.get("ignored", False) for x in e] == [True, True, False] and all(x["no_limits"] for x in e)))' "$T/out"
+rl check > "$T/out" 2>&1
+check "... as check says" grep -q "10-stop.conf:1: warning: '\* -' has no effect" "$T/out"
+rl --json explain carol > "$T/out"
+check "... and explain: carol (in rdma_users by her primary group) still gets limits" python3 -c '
+import json, sys; sys.exit(json.load(open(sys.argv[1]))["session"] != "limits")' "$T/out"
+rm "$R/etc/security/limits.d/10-stop.conf"
 
 # --- remove
 rl remove alice > "$T/out" 2>&1
@@ -314,6 +332,9 @@ refuse "an overflowing size" 2 "too large" --root "$R" apply alice 9999999999999
 refuse "a fraction" 2 "size '1.5G'" --root "$R" apply alice 1.5G
 refuse "a size of 0" 2 "fail" --root "$R" apply alice 0
 refuse "bytes that are not whole KiB" 2 "whole KiB" --root "$R" apply alice 1000B
+refuse "a size pam_limits reads as unlimited (RLIM_INFINITY/1024 KiB)" 2 "too large: pam_limits reads it as unlimited" --root "$R" apply bob 18014398509481983K
+"$RDMALIMITS" --root "$R" --flavour debian-1.5.2 apply --check bob 18014398509481982K > "$T/out" 2>&1
+check "... one KiB less is a size (apply --check: would be created)" test $? -eq 3
 refuse "soft above hard" 2 "above the hard" --root "$R" apply alice --soft 2G --hard 1G
 refuse "soft above the existing hard" 2 "above its hard" --root "$R" apply @rdma_users --soft 2G
 refuse "a file name with a path" 2 "without '/'" --root "$R" apply alice 1G --file ../x.conf
