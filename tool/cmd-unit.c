@@ -187,8 +187,9 @@ static int unit_open_sysdir(const struct ctx *c, struct unit_edit *e) {
         return 0;
 }
 
-/* UNIT.d in the unit directory, never through a link; made for apply. 0 or a reported -errno
- * (-ENOENT unreported: it is not there, nor needed). */
+/* UNIT.d in the unit directory, never through a link, one only root may write (ctx_dir_trusted():
+ * CMD_FINDINGS); made for apply. 0 or a reported -errno (-ENOENT unreported: it is not there,
+ * nor needed). */
 static int unit_open_dropin_dir(const struct ctx *c, struct unit_edit *e) {
         errno = ENOENT;
         if (e->sfd >= 0)
@@ -202,7 +203,7 @@ static int unit_open_dropin_dir(const struct ctx *c, struct unit_edit *e) {
                 e->dfd = openat(e->sfd, e->dname, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
         }
         if (e->dfd >= 0)
-                return 0;
+                return ctx_dir_trusted(c, e->dfd, e->dir);
         if (errno == ELOOP || errno == ENOTDIR) {
                 struct stat st;
                 if (fstatat(e->sfd, e->dname, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)) {
@@ -223,7 +224,7 @@ static int unit_read_old(const struct ctx *c, struct unit_edit *e) {
         size_t old_len = 0, ml = strlen(UNIT_MARKER);
 
         int r = unit_open_dropin_dir(c, e);
-        if (r < 0 && r != -ENOENT)
+        if (r > 0 || (r < 0 && r != -ENOENT))
                 return r;
         if (e->dfd >= 0) {
                 /* the drop-in under its old name, if it is ours (never another's) */

@@ -53,11 +53,33 @@ int ctx_dir_error(const struct ctx *c, const char *display, int r) {
         return r;
 }
 
+int ctx_dir_trusted(const struct ctx *c, int dirfd, const char *display) {
+        struct stat st;
+        int r;
+
+        if (fstat(dirfd, &st) < 0) {
+                r = negative_errno();
+                log_error("%s: %s", display, errno_text(r));
+                return r;
+        }
+        if ((r = fs_check_trusted(&st)) < 0 && !c->force) {
+                log_error("%s is %s (uid %u, mode %04o): whoever can write it can change what rdmalimits writes "
+                          "there; nothing written (fix its owner and mode, or --force)", display, fs_strerror(r),
+                          (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+                return CMD_FINDINGS;
+        }
+        return 0;
+}
+
 int ctx_open_dir_locked(const struct ctx *c, const char *abs, unsigned flags, const char *display, int *ret_dirfd,
                         int *ret_lockfd) {
         int r = fs_open_dir_in_root(c->root, abs, flags, ret_dirfd);
         if (r < 0)
                 return ctx_dir_error(c, display, r);
+        if ((r = ctx_dir_trusted(c, *ret_dirfd, display))) {
+                closep(ret_dirfd);
+                return r;
+        }
         /* --check reads only: renames are atomic, and it leaves no lock file behind */
         return c->check ? 0 : ctx_lock(*ret_dirfd, display, ret_lockfd);
 }

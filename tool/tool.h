@@ -136,8 +136,13 @@ int ctx_lock(int dirfd, const char *dir_display, int *ret_fd);
 /* Say why the directory display (inside --root) did not open, r its negative errno: a link
  * out of the tree, or the error.  Returns r. */
 int ctx_dir_error(const struct ctx *c, const char *display, int r);
-/* Open the directory abs inside --root (fs_open_dir_in_root() flags) and, but for --check,
- * lock it with ctx_lock().  0, a reported negative errno, or CMD_USAGE. */
+/* Is the directory rdmalimits writes in (dirfd, display in messages) one only root owns and
+ * may write (fs_check_trusted())?  0; CMD_FINDINGS, said, when not (unless --force); or a
+ * reported negative errno. */
+int ctx_dir_trusted(const struct ctx *c, int dirfd, const char *display);
+/* Open the directory abs inside --root (fs_open_dir_in_root() flags), refuse it unless
+ * ctx_dir_trusted() and, but for --check, lock it with ctx_lock().  0, a reported negative
+ * errno, CMD_FINDINGS or CMD_USAGE. */
 int ctx_open_dir_locked(const struct ctx *c, const char *abs, unsigned flags, const char *display, int *ret_dirfd,
                         int *ret_lockfd);
 /* A file rdmalimits manages (a limits.d or a unit drop-in), name in dirfd (-1: the directory is

@@ -332,6 +332,15 @@ refuse "an overflowing size" 2 "too large" --root "$R" apply alice 9999999999999
 refuse "a fraction" 2 "size '1.5G'" --root "$R" apply alice 1.5G
 refuse "a size of 0" 2 "fail" --root "$R" apply alice 0
 refuse "bytes that are not whole KiB" 2 "whole KiB" --root "$R" apply alice 1000B
+# a limits.d someone else owns or can write: they can replace the drop-in (check: an error)
+for how in "chmod 777" "chown 1001"; do
+	$how "$R/etc/security/limits.d"
+	before=$(tree_sum)
+	refuse "to write into a limits.d after '$how'" 1 "limits.d is .*: whoever can write it can change what rdmalimits writes there; nothing written" --root "$R" apply bob 1G
+	chmod 755 "$R/etc/security/limits.d"
+	chown 0 "$R/etc/security/limits.d"
+done
+before=$(tree_sum)
 refuse "a size pam_limits reads as unlimited (RLIM_INFINITY/1024 KiB)" 2 "too large: pam_limits reads it as unlimited" --root "$R" apply bob 18014398509481983K
 "$RDMALIMITS" --root "$R" --flavour debian-1.5.2 apply --check bob 18014398509481982K > "$T/out" 2>&1
 check "... one KiB less is a size (apply --check: would be created)" test $? -eq 3
@@ -511,6 +520,11 @@ check "apply --unit tells how to reload" grep -q "systemctl daemon-reload && sys
 ino=$(stat -c %i "$U")
 rl apply --unit slurmd.service 1G > "$T/out" 2>&1
 check "apply --unit is idempotent" test "$(stat -c %i "$U")" = "$ino"
+# a drop-in directory others can write: they could change the drop-in after apply
+chmod 777 "$(dirname "$U")"
+before=$(tree_sum)
+refuse "to write into a unit's drop-in directory others can write" 1 "slurmd.service.d is writable by group or others (uid 0, mode 0777)" --root "$R" apply --unit slurmd 2G
+chmod 755 "$(dirname "$U")"
 rl apply --unit slurmd --soft 1G --hard unlimited --check > /dev/null 2>&1
 check "apply --unit --check exits 3" test $? -eq 3
 rl apply --unit slurmd --soft 1G --hard unlimited > /dev/null 2>&1
