@@ -25,7 +25,10 @@ struct edit {
         int lockfd;              /* held until edit_done() */
         bool exists;
         bool new_dir;            /* limits.d did not exist: apply makes it (--check: would) */
-        bool legacy;             /* the entries come from DROPIN_LEGACY_NAME, moved to name */
+        bool legacy;             /* DROPIN_LEGACY_NAME holds entries too: they move to name (the
+                                  * drop-in's own win where both set a slot) and it goes */
+        char *legacy_display;
+        char *legacy_old;        /* its content */
         char *old;               /* current content ("" when new) */
         size_t old_len;
         struct dropin d;
@@ -34,6 +37,8 @@ struct edit {
 static void edit_done(struct edit *e) {
         free(e->dir);
         free(e->display);
+        free(e->legacy_display);
+        free(e->legacy_old);
         free(e->old);
         dropin_clear(&e->d);
         closep(&e->dirfd);
@@ -55,11 +60,28 @@ static int limits_dir_missing(const struct ctx *c, bool apply) {
         return !apply || (fs_stat_in_root(c->root, parent, false, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
+/* A drop-in's text (display in messages) into d: it must carry the marker (unless --force) and
+ * hold only lines rdmalimits writes.  0 or CMD_FINDINGS, said. */
+static int edit_parse(const struct ctx *c, const char *display, const char *text, size_t len, struct dropin *d) {
+        _cleanup_(diag_list_clear) struct diag_list diags = {};
+
+        if (!dropin_has_marker(text, len) && !c->force) {
+                log_error("%s was not written by rdmalimits (no marker line); refusing to change it "
+                          "(use --file to pick another name, or --force to take it over)", display);
+                return CMD_FINDINGS;
+        }
+        if (dropin_parse(text, len, display, d, &diags) < 0) {
+                diag_print(&diags, stderr, false);
+                log_error("%s has lines rdmalimits does not write; fix them by hand first", display);
+                return CMD_FINDINGS;
+        }
+        return 0;
+}
+
 /* Open limits.d, lock it, read and parse the drop-in into e (dirfd and lockfd -1).  apply makes
  * limits.d when it is missing (--check: says it would); remove finds no drop-in there.  Returns
  * 0 or a CMD_* outcome. */
 static int edit_begin(const struct ctx *c, struct edit *e, bool apply) {
-        _cleanup_(diag_list_clear) struct diag_list diags = {};
         const char *why;
         int r;
 
@@ -82,24 +104,30 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool apply) {
                                 &e->lockfd);
         if (r)
                 return r;
-        /* the default name used to be DROPIN_LEGACY_NAME: its entries move to the new name */
-        e->legacy = !c->file && faccessat(e->dirfd, e->name, F_OK, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT &&
-                    faccessat(e->dirfd, DROPIN_LEGACY_NAME, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
-        r = managed_read(c, e->dirfd, e->legacy ? DROPIN_LEGACY_NAME : e->name, e->display, 1024 * 1024, true, &e->old,
-                         &e->old_len);
-        if (r <= 0)
+        r = managed_read(c, e->dirfd, e->name, e->display, 1024 * 1024, true, &e->old, &e->old_len);
+        if (r < 0)
                 return r;
-        e->exists = !e->legacy;
-        if (!dropin_has_marker(e->old, e->old_len) && !c->force) {
-                log_error("%s was not written by rdmalimits (no marker line); refusing to change it "
-                          "(use --file to pick another name, or --force to take it over)", e->display);
-                return CMD_FINDINGS;
-        }
-        r = dropin_parse(e->old, e->old_len, e->display, &e->d, &diags);
-        if (r < 0) {
-                diag_print(&diags, stderr, false);
-                log_error("%s has lines rdmalimits does not write; fix them by hand first", e->display);
-                return CMD_FINDINGS;
+        e->exists = r > 0;
+        if (e->exists && (r = edit_parse(c, e->display, e->old, e->old_len, &e->d)))
+                return r;
+        /* the default name used to be DROPIN_LEGACY_NAME: its entries move to the new name, with
+         * the drop-in's own where both set a slot (pam_limits reads the new name last) */
+        if (!c->file && faccessat(e->dirfd, DROPIN_LEGACY_NAME, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+                _cleanup_(dropin_clear) struct dropin l = {};
+                size_t len = 0;
+                if (asprintf(&e->legacy_display, "%s/%s", e->dir, DROPIN_LEGACY_NAME) < 0)
+                        return log_oom();
+                r = managed_read(c, e->dirfd, DROPIN_LEGACY_NAME, e->legacy_display, 1024 * 1024, true, &e->legacy_old,
+                                 &len);
+                if (r < 0)
+                        return r;
+                if ((r = edit_parse(c, e->legacy_display, e->legacy_old, len, &l)))
+                        return r;
+                for (size_t i = 0; i < l.n; i++)
+                        if (!dropin_has(&e->d, l.v[i].domain, l.v[i].type) &&
+                            dropin_set(&e->d, l.v[i].domain, l.v[i].type, l.v[i].bytes) < 0)
+                                return log_oom();
+                e->legacy = true;
         }
         return 0;
 }
@@ -542,32 +570,52 @@ static int edit_commit(const struct ctx *c, struct edit *e, const char *domain, 
                 eff_rc = report_effect(c, e, domain, &eff);
         }
         bool changed = e->legacy || (delete_file ? e->exists : !(e->exists && streq(text, e->old)));
-        diff = change_diff(c, changed, e->display, e->exists, e->old, delete_file, text);
+        bool touch = !delete_file || e->exists;   /* the drop-in itself is written or removed */
+        diff = touch ? change_diff(c, changed, e->display, e->exists, e->old, delete_file, text) : NULL;
+        if (e->legacy) {
+                /* the old file goes: its diff too */
+                _cleanup_free_ char *ld = change_diff(c, true, e->legacy_display, true, e->legacy_old, true, "");
+                char *both = NULL;
+                if (ld && asprintf(&both, "%s%s", diff ? diff : "", ld) < 0)
+                        return log_oom();
+                if (both) {
+                        free(diff);
+                        diff = both;
+                }
+        }
 
         if (changed && !c->check && !eff_rc) {
-                r = managed_write(e->dirfd, delete_file && e->legacy ? DROPIN_LEGACY_NAME : e->name, e->display,
-                                  delete_file ? NULL : text, 0644);
-                if (r < 0)
+                if (touch && (r = managed_write(e->dirfd, e->name, e->display, delete_file ? NULL : text, 0644)) < 0)
                         return r;
                 /* the entries now live under the new name: the old file goes (after, so that
                  * a failure leaves them in one place or both, never none) */
-                if (e->legacy && !delete_file && (r = fs_unlink_sync(e->dirfd, DROPIN_LEGACY_NAME)) < 0 && r != FS_ERR_DIRSYNC) {
-                        log_error("%s/%s: cannot remove it after moving its entries to %s: %s", e->dir,
-                                  DROPIN_LEGACY_NAME, e->name, errno_text(r));
+                if (e->legacy && (r = fs_unlink_sync(e->dirfd, DROPIN_LEGACY_NAME)) < 0 && r != FS_ERR_DIRSYNC) {
+                        log_error("%s: cannot remove it after moving its entries to %s: %s", e->legacy_display,
+                                  e->name, errno_text(r));
                         return r;
                 }
-                if (e->legacy && !delete_file && !c->quiet && !c->json)
-                        printf("%s/%s: its entries moved to %s (which pam_limits reads after vendor files)\n", e->dir,
-                               DROPIN_LEGACY_NAME, e->name);
+                if (e->legacy && !c->quiet && !c->json) {
+                        if (delete_file)
+                                printf("%s: removed (no entries left)\n", e->legacy_display);
+                        else
+                                printf("%s: its entries moved to %s (which pam_limits reads after vendor files)\n",
+                                       e->legacy_display, e->name);
+                }
         }
         if (c->json)
-                print_apply_json(c, changed && !eff_rc, e->display, diff, removing ? NULL : &eff);
+                print_apply_json(c, changed && !eff_rc, touch ? e->display : e->legacy_display, diff,
+                                 removing ? NULL : &eff);
         else if (eff_rc)
                 ;
         else if (!c->quiet) {
                 if (e->new_dir)
                         printf("%s: %s\n", e->dir, c->check ? "would be created" : "created");
-                if (!changed)
+                if (e->legacy && c->check)
+                        printf("%s: would be removed%s%s\n", e->legacy_display,
+                               delete_file ? " (no entries left)" : ", its entries moved to ", delete_file ? "" : e->name);
+                if (!touch)
+                        ;
+                else if (!changed)
                         printf("%s: unchanged, %s\n", e->display,
                                removing ? "no entries for that domain" : "it already says that");
                 else if (c->check)

@@ -218,6 +218,13 @@ char *dropin_render(const struct dropin *d) {
         return buf;
 }
 
+bool dropin_has(const struct dropin *d, const char *domain, unsigned type) {
+        for (size_t i = 0; i < d->n; i++)
+                if (d->v[i].type == type && streq(d->v[i].domain, domain))
+                        return true;
+        return false;
+}
+
 int dropin_set(struct dropin *d, const char *domain, unsigned type, uint64_t bytes) {
         ssize_t first = -1;
         bool set = false;

@@ -58,6 +58,8 @@ int dropin_parse(const char *text, size_t len, const char *display, struct dropi
 /* Render the file: header, then one line per entry.  Returns a malloc()ed string. */
 char *dropin_render(const struct dropin *d);
 /* Set DOMAIN's soft and/or hard entry: replaced where it stands, or appended. */
+/* Does d hold a line of domain and type (LC_SOFT or LC_HARD)? */
+bool dropin_has(const struct dropin *d, const char *domain, unsigned type);
 int dropin_set(struct dropin *d, const char *domain, unsigned type, uint64_t bytes);
 /* Remove every entry of DOMAIN; returns how many were removed. */
 size_t dropin_remove(struct dropin *d, const char *domain);

@@ -390,6 +390,26 @@ check "... the old file is gone" test ! -e "$R/etc/security/limits.d/90-rdmalimi
 check "... its entries and the new ones are in zz-rdmalimits.conf" \
 	test "$(grep -c -E '^(bob|alice)	(soft|hard)	memlock' "$R/etc/security/limits.d/zz-rdmalimits.conf")" = 4
 check "... and apply says so" grep -q "90-rdmalimits.conf: its entries moved to zz-rdmalimits.conf" "$T/out"
+# both files (the old one left beside the new): remove takes the domain out of both, and names
+# each file it changes
+mkroot
+M="# rdmalimits: managed file; change it with 'rdmalimits apply' and 'rdmalimits remove'."
+printf '%s\n%s\n%s\n' "$M" 'alice	soft	memlock	2048' 'alice	hard	memlock	2048' > "$R/etc/security/limits.d/90-rdmalimits.conf"
+cp "$R/etc/security/limits.d/90-rdmalimits.conf" "$R/etc/security/limits.d/zz-rdmalimits.conf"
+rl remove alice > "$T/out" 2>&1
+check "remove with the old and the new file: both lose the entry (exit 0)" \
+	test $? -eq 0 -a ! -e "$R/etc/security/limits.d/90-rdmalimits.conf" -a ! -e "$R/etc/security/limits.d/zz-rdmalimits.conf"
+rl --json explain alice > "$T/out2"
+check "... and explain gives alice limits.conf's 8 MiB" python3 -c '
+import json, sys; m = json.load(open(sys.argv[1]))["memlock"]; sys.exit(not (m["soft"] == m["hard"] == 8 << 20))' "$T/out2"
+check "... both files named" test "$(grep -c -e "90-rdmalimits.conf: removed" -e "zz-rdmalimits.conf: removed" "$T/out")" = 2
+printf '%s\n%s\n%s\n' "$M" 'alice	soft	memlock	2048' 'alice	hard	memlock	2048' > "$R/etc/security/limits.d/90-rdmalimits.conf"
+rl --json remove alice > "$T/out" 2>&1
+check "remove with only the old file: --json names the file it removes" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (d["changed"] and d["file"].endswith("90-rdmalimits.conf") and "+++ /dev/null" in d["diff"]
+              and "--- /dev/null" not in d["diff"]))' "$T/out"
 
 # --- warnings at apply
 mkroot
