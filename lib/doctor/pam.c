@@ -140,6 +140,17 @@ static bool jumps_over(const struct pam_stack *st, size_t j, unsigned jump, size
         return jump && pam_stack_jump(st, j, jump, &bad) > idx;
 }
 
+/* Does done or die at entry j end the walk before entry idx?  In a substack they end only the
+ * substack (pam.conf(5)): idx must be in the same one, no node of the chain between them at a
+ * lower level (the substack's end, or another substack's line). */
+static bool ends_before(const struct pam_stack *st, size_t j, size_t idx) {
+        const struct pam_entry *x = &st->v[j];
+        for (size_t k = x->link + 1; k <= st->v[idx].link && k < st->n_chain; k++)
+                if (st->chain[k].level < x->level)
+                        return false;
+        return true;
+}
+
 /* Does line x (at index j of st) jump over or end the stack before e (at idx, shown as where)? */
 static bool never_succeeds(const struct doc *d, const struct pam_entry *x);
 
@@ -162,7 +173,7 @@ static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, c
                 ADD(d, g, cond ? DIAG_WARNING : DIAG_ERROR, w2, fix,
                     "%s: '%s %s' jumps over %s (%s) when it succeeds%s", svc, x->control, x->module, e->name, where,
                     cond ? ": only sessions failing its condition get the limit" : ", so it never runs");
-        } else if (succeeds && c.succ_stop) {
+        } else if (succeeds && c.succ_stop && ends_before(st, j, idx)) {
                 *ok = false;
                 if (!(fix = strf("move %s (%s) above %s, or make that line 'optional'/'required'", e->name, where, w2)))
                         return -ENOMEM;
@@ -358,6 +369,22 @@ static int pam_check_limits_line(struct doc *d, enum doctor_group g, const char 
 
         if ((r = pam_check_module(d, g, svc, st, (size_t)lim, &where, &ok)) < 0)
                 return r;
+        const struct stack_run *run = d->walks ? &session_walks_all(d->walks)->run : NULL;
+        if (ok && run && run->last_limits != lim) {
+                /* nothing jumps over it, but the walk never gets there: a line before it ends
+                 * the stack (requisite that fails, sufficient, done, die) */
+                const struct pam_entry *x = run->ended_at >= 0 ? &st->v[run->ended_at] : NULL;
+                _cleanup_free_ char *w2 = x ? strf("%s:%u", x->file, x->line) : NULL;
+                if (x && !w2)
+                        return -ENOMEM;
+                _cleanup_free_ char *what = x ? strf("'%s %s'", x->control, x->module) : strdup("a line");
+                if (!what)
+                        return -ENOMEM;
+                ADD(d, g, DIAG_ERROR, x ? w2 : where, "rdmalimits explain USER --service SERVICE walks the stack line by line",
+                    "%s: pam_limits (%s) does not run: %s ends the session stack before it%s", svc, where, what,
+                    run->failed ? ", which fails" : "");
+                ok = false;
+        }
         if (ok)
                 ADD(d, g, DIAG_OK, where, NULL, "%s: pam_limits runs in the session stack as '%s'", svc, e->control);
         /* its arguments as every command reads them (lc_args_parse(): word by word, the last
@@ -436,6 +463,24 @@ static int pam_check_controls(struct doc *d, enum doctor_group g, const char *sv
         return 0;
 }
 
+/* The stack fails whatever the modules whose result is not known return (the session engine's
+ * walk, every such module succeeding): no session of svc opens, as explain says. */
+static int pam_check_fails(struct doc *d, enum doctor_group g, const char *svc, const struct pam_stack *st,
+                           const char *file) {
+        const struct stack_run *run = d->walks ? &session_walks_all(d->walks)->run : NULL;
+        if (!run || !run->failed)
+                return 0;
+        const struct pam_entry *x = run->ended_at >= 0 ? &st->v[run->ended_at] : NULL;
+        _cleanup_free_ char *w = x ? strf("%s:%u", x->file, x->line) : NULL;
+        if (x && !w)
+                return -ENOMEM;
+        ADD(d, g, DIAG_ERROR, x ? w : file, "rdmalimits explain USER --service SERVICE walks the stack line by line",
+            "%s: the session stack fails (pam_open_session() returns %s%s): no %s session opens", svc,
+            pam_ret_name(run->status), st->other ? "; the service has no session lines, libpam runs pam.d/other's" : "",
+            svc);
+        return 0;
+}
+
 static int pam_check_walked(struct doc *d, const char *svc, enum doctor_group g, const struct pam_stack *st,
                             const char *file) {
         long lim = -1, mod = -1;
@@ -457,6 +502,8 @@ static int pam_check_walked(struct doc *d, const char *svc, enum doctor_group g,
                 return 0;   /* nothing else of this stack runs */
         }
         if ((r = pam_check_controls(d, g, svc, st)) < 0)
+                return r;
+        if ((r = pam_check_fails(d, g, svc, st, file)) < 0)
                 return r;
         if ((r = pam_check_presence(d, g, svc, file, lim, mod)) < 0)
                 return r;
@@ -492,12 +539,25 @@ static int check_pam_service(struct doc *d, const char *svc, enum doctor_group g
         r = pam_stack_load(d->in->root, svc, &st);
         if (r < 0)
                 return r;
-        if (st.error == -ENOENT) {
-                if (asked)
-                        ADD(d, g, DIAG_ERROR, disp(d, abs), NULL, "%s: no such PAM service", svc);
+        if (st.error == -ENOENT && !asked)
+                return 0;       /* not installed */
+        if (st.error == -ENOENT && !st.other) {
+                /* no pam.d/other either (pam_start() fails), or one without session lines */
+                ADD(d, g, DIAG_ERROR, disp(d, abs), NULL, "%s: no such PAM service", svc);
                 return 0;
         }
         d->stacks_seen++;
+        if (st.error == -ENOENT) {
+                /* libpam runs other's stack (or none: pam_start() fails, which the walk says) */
+                _cleanup_free_ char *other = strf("/etc/pam.d/other");
+                if (!other)
+                        return -ENOMEM;
+                if (st.other)
+                        ADD(d, g, DIAG_INFO, disp(d, abs), NULL, "%s: no file of its own: libpam runs pam.d/other's "
+                            "session stack", svc);
+                st.error = 0;
+                return pam_check_stack(d, svc, g, &st, disp(d, other));
+        }
         return pam_check_stack(d, svc, g, &st, disp(d, abs));
 }
 

@@ -176,6 +176,26 @@ run --service gdm-password
 check "--service: its stack is checked" line "FAIL gdm-password: neither pam_limits nor pam_rdmalimit" "(etc/pam.d/gdm-password)"
 run --service nosuch
 check "--service: a missing service is an error" line "FAIL nosuch: no such PAM service (etc/pam.d/nosuch)"
+# ... unless pam.d/other has session lines: libpam runs other's stack for it
+printf '@include common-session\n' > "$R/etc/pam.d/other"
+run --service nosuch
+check "--service without a file of its own: other's stack, said" line "INFO nosuch: no file of its own: libpam runs pam.d/other's session stack (etc/pam.d/nosuch)"
+check "... and checked" line "OK   nosuch: pam_limits runs in the session stack as 'required' (etc/pam.d/common-session:5)"
+rm "$R/etc/pam.d/other"
+# a line that ends the stack before pam_limits (requisite pam_deny): it never runs, and the
+# session fails (not "OK pam_limits runs")
+printf 'session requisite pam_deny.so\nsession required pam_limits.so\n' > "$R/etc/pam.d/denied"
+run --service denied
+check "requisite pam_deny before pam_limits: the stack fails, said" line "FAIL denied: the session stack fails (pam_open_session() returns PAM_SESSION_ERR): no denied session opens (etc/pam.d/denied:1)"
+check "... pam_limits does not run, said" line "FAIL denied: pam_limits (etc/pam.d/denied:2) does not run: 'requisite pam_deny.so' ends the session stack before it, which fails (etc/pam.d/denied:1)"
+check "... and never OK" eval '! grep -q "OK   denied: pam_limits runs" "$T/out"'
+# done inside a substack ends only the substack: the module after it runs
+printf 'session required pam_limits.so\nsession [success=done default=ignore] pam_permit.so\nsession required pam_deny.so\n' > "$R/etc/pam.d/sub-done"
+printf 'session substack sub-done\nsession optional pam_rdmalimit.so\n' > "$R/etc/pam.d/subsvc"
+run --service subsvc
+check "done inside a substack: no finding that it ends the stack" eval '! grep -q "ends the session stack" "$T/out"'
+check "... the module runs after pam_limits" line "OK   subsvc: pam_rdmalimit runs after pam_limits as 'optional' (etc/pam.d/subsvc:2)"
+rm "$R/etc/pam.d/denied" "$R/etc/pam.d/sub-done" "$R/etc/pam.d/subsvc"
 run --service sshd
 check "--service of a service checked anyway: once" test "$(grep -c 'sshd: pam_limits runs' "$OUT")" = 1
 # an @include of a file that cannot be read: pam_start() fails, no session opens; nothing else
