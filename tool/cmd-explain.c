@@ -270,6 +270,27 @@ static void json_overridden(struct json *j, const struct tool_session *s) {
         json_arr_end(j);
 }
 
+/* The line whose result the walk assumed (success, as for every module it does not know) where
+ * that decides the path (a jump, sufficient, done): "FILE:LINE 'CONTROL MODULE'" into buf, or
+ * NULL when no such line ran. */
+static const char *assumed_line(const struct tool_session *s, char *buf, size_t size) {
+        const struct session_model *m = &s->m;
+        if (m->run.assumed_at < 0 || (size_t)m->run.assumed_at >= m->stack.n)
+                return NULL;
+        const struct pam_entry *e = &m->stack.v[m->run.assumed_at];
+        snprintf(buf, size, "%s:%u '%s %s'", e->file, e->line, e->control, e->module);
+        return buf;
+}
+
+static void text_assumed(const struct tool_session *s) {
+        char line[4096], w[4096];
+        if (!assumed_line(s, line, sizeof line))
+                return;
+        printf("\nAssumed: %s succeeds: rdmalimits does not evaluate that module.\n"
+               "Where it does not, the stack takes another path; rdmalimits verify opens a real session.\n",
+               str_escape(line, w, sizeof w));
+}
+
 static void explain_json(const struct tool_session *s, const char *user, const char *ssrc, const char *hsrc) {
         const struct lc_result *res = &s->m.limits;
         char where[4096], fl[LC_FLAVOUR_NAME_MAX];
@@ -290,6 +311,8 @@ static void explain_json(const struct tool_session *s, const char *user, const c
         json_kstr(&j, "state", pam_word(s->m.pam.kind));
         json_kstr(&j, "where", s->m.pam.where[0] ? s->m.pam.where : NULL);
         json_kstr(&j, "why", s->m.pam.why[0] ? s->m.pam.why : NULL);
+        char line[4096];
+        json_kstr(&j, "assumed_success", assumed_line(s, line, sizeof line));
         json_obj_end(&j);
         json_service(&j, s);
         json_memlock(&j, s, ssrc, hsrc);
@@ -451,6 +474,7 @@ static void explain_text(const struct tool_session *s, const char *raw_user, con
         if (s->m.kind != LC_SESSION_NO_LIMITS)
                 text_overridden(s, user);
         text_module(s, user);
+        text_assumed(s);
         if (s->m.limits.root_user_debian)
                 printf("\nNote: on Debian, pam_limits applies no '*', '@group' or '%%' line to root; only lines\n"
                        "naming root or a uid range count.\n");

@@ -292,7 +292,8 @@ static unsigned entry_from_level(const struct pam_stack *st, size_t i, unsigned 
 
 int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_rets, enum pam_ret limits_ret,
                         const enum pam_ret *module_rets, enum pam_ret module_ret, struct stack_run *ret) {
-        struct stack_run r = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1 };
+        struct stack_run r = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1,
+                               .assumed_at = -1 };
         /* _pam_dispatch_aux(): the state, and the one saved where each level began (reset) */
         struct dispatch_state cur = { IMP_UNDEF, PAM_RET_PERM_DENIED }, saved[PAM_LEVEL_LIMIT + 1];
         unsigned last_level = 0;
@@ -328,8 +329,11 @@ int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_r
                 if (pam_control_action(e->control, rv, &a, &jump) < 0)
                         a = PAM_ACT_BAD;   /* libpam treats an unreadable control as a failure */
                 bool decides = a == PAM_ACT_JUMP || a == PAM_ACT_DONE || a == PAM_ACT_DIE || a == PAM_ACT_RESET;
-                if (decides && !known_result(e->name) && !e->fails && !e->unloadable)
+                if (decides && !known_result(e->name) && !e->fails && !e->unloadable) {
+                        if (!r.assumed)
+                                r.assumed_at = (long)i;
                         r.assumed = true;
+                }
                 bool decided = false;
                 switch (a) {
                 case PAM_ACT_RESET:
@@ -381,7 +385,8 @@ int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_r
 
 void stack_run_clear(struct stack_run *r) {
         free(r->run);
-        *r = (struct stack_run){ .last_limits = -1, .last_module = -1, .ended_at = -1 };
+        *r = (struct stack_run){ .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1,
+                                 .assumed_at = -1 };
 }
 
 const char *session_order_name(enum session_order o) {

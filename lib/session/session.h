@@ -76,6 +76,7 @@ struct stack_run {
         long unloadable;     /* the first line that runs whose module libpam cannot load, -1 */
         long ended_at;       /* the entry that ended the stack early (requisite, sufficient, done/die), -1 */
         bool assumed;        /* the path depends on a module whose result is assumed (success) */
+        long assumed_at;     /* the first such entry, -1: none */
         bool failed;         /* the stack's result is a failure: the session is not opened */
         enum pam_ret status; /* what pam_open_session() returns (libpam's status: the first
                               * result that decided the stack's impression) */
