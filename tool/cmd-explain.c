@@ -24,6 +24,38 @@ static const char *slot_source(const struct lc_tree *t, const struct lc_slot *s,
         return buf;
 }
 
+/* pam_limits ran and a line asks the slot's value, but the session ends with another: its
+ * setrlimit failed (EPERM: the service cannot raise its hard limit, and Debian's pam_limits
+ * says nothing), and the value from before pam_limits stays (the service's, or an earlier
+ * pam_rdmalimit's).  Not for a soft value the hard one lowers (said apart). */
+static bool slot_kept(const struct tool_session *s, unsigned slot) {
+        const struct lc_session *pl = &s->m.pl;
+        const struct lc_result *res = &s->m.limits;
+        const struct lc_slot *x = slot == LC_SOFT ? &res->soft : &res->hard;
+        uint64_t got = slot == LC_SOFT ? pl->memlock_soft : pl->memlock_hard;
+
+        if (s->m.kind != LC_SESSION_LIMITS || !pl->memlock_known || !x->known || !x->src || got == x->value)
+                return false;
+        if (slot == LC_SOFT && (res->soft_clamped || got == pl->memlock_hard))
+                return false;   /* lowered to the hard limit */
+        return true;
+}
+
+/* The source of a kept slot, in place of the line's */
+static void kept_source(const struct tool_session *s, unsigned slot, char *buf, size_t size) {
+        char a[SIZE_FMT_MAX];
+        const struct lc_slot *x = slot == LC_SOFT ? &s->m.limits.soft : &s->m.limits.hard;
+        _cleanup_free_ char *t = NULL;
+
+        if (!slot_kept(s, slot))
+                return;
+        if (asprintf(&t, "kept: %s asks %s, but pam_limits' setrlimit fails (the service cannot raise its hard "
+                     "limit without CAP_SYS_RESOURCE) and the value from before pam_limits stays", buf,
+                     size_format(x->value, a)) < 0)
+                return;
+        snprintf(buf, size, "%s", t);
+}
+
 static const char *outcome_text(const struct lc_tree *t, const struct lc_event *e, const struct lc_result *res,
                                 char *buf, size_t size) {
         char w[4096];
@@ -137,9 +169,15 @@ static void module_text_order(const struct tool_session *s) {
                         printf(".\n");
                 break;
         case SESSION_LIMITS_LAST:
-                printf("  In the %s session stack a pam_limits line runs AFTER pam_rdmalimit and sets its own\n"
-                       "  values: pam_limits wins (rdmalimits enable --service %s puts the module after it).\n",
-                       service, service);
+                if (slot_kept(s, LC_SOFT) || slot_kept(s, LC_HARD))
+                        printf("  In the %s session stack a pam_limits line runs AFTER pam_rdmalimit, but its setrlimit\n"
+                               "  fails (the service cannot raise its hard limit): the module's values stay here; where\n"
+                               "  the service can, pam_limits wins (rdmalimits enable --service %s puts the module after it).\n",
+                               service, service);
+                else
+                        printf("  In the %s session stack a pam_limits line runs AFTER pam_rdmalimit and sets its own\n"
+                               "  values: pam_limits wins (rdmalimits enable --service %s puts the module after it).\n",
+                               service, service);
                 break;
         case SESSION_NO_MODULE:
                 printf("  pam_rdmalimit is not in the %s session stack: this policy does not apply there.\n", service);
@@ -503,6 +541,8 @@ int cmd_explain(struct ctx *c) {
                 return r;
         slot_source(s.t, &s.m.limits.soft, &s.base, ssrc, sizeof ssrc);
         slot_source(s.t, &s.m.limits.hard, &s.base, hsrc, sizeof hsrc);
+        kept_source(&s, LC_SOFT, ssrc, sizeof ssrc);
+        kept_source(&s, LC_HARD, hsrc, sizeof hsrc);
         if (c->json)
                 explain_json(&s, user, ssrc, hsrc);
         else

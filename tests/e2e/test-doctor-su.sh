@@ -227,4 +227,26 @@ check "doctor --pid: the su session named, and PID 1 said to be the caller or in
 	grep -qE "^  (OK  |WARN) sleep \(pid $sleeper\): memlock .* new su session of e2e-target run by pid 1 \(PID 1: the caller, or init if the caller is gone\) gets.*explain e2e-target --service su --pid 1\); it runs in the su session of pid $su$" "$tmp/d5"
 grep -q "sleep (pid $sleeper): memlock .*run by pid 1" "$tmp/d5" || sed 's/^/#   /' "$tmp/d5"
 kill_sleep e2e-target
+
+# --- 6. the module before a pam_limits whose setrlimit fails: the module's values stay -------
+# pam_limits asks a hard limit above the one here; su cannot raise it (no CAP_SYS_RESOURCE
+# in this container), and Debian's pam_limits keeps the limits it found, the module's
+stack "session optional pam_rdmalimit.so
+session required pam_limits.so
+" >/etc/pam.d/su
+printf 'e2e-target soft memlock %d\ne2e-target hard memlock %d\n' $((V / 2048)) $((H * 2 / 1024)) \
+	>/etc/security/limits.d/60-e2e.conf
+as_caller "su e2e-target -c 'exec sleep 300'" &
+sleeper=$(wait_pid e2e-target) || { fail "su e2e-target started sleep"; done_testing; exit 1; }
+caller=$(parent "$(su_of "$sleeper" "$(readlink -f "$SU")")")
+check "the real su session: pam_limits' setrlimit failed, the module's $V stays" \
+	test "$(memlock_of "/proc/$sleeper/limits")" = "$V $H"
+"$RDMALIMITS" --json explain e2e-target --service su --pid "$caller" >"$tmp/x6.json" 2>&1
+check "explain predicts it, and names no limits.d line as the source of a value it does not set" \
+	test "$(json "$tmp/x6.json" 'd["memlock"]["soft"], d["memlock"]["soft_source"][:5], d["memlock"]["hard_source"][:5]')" = "$V kept: kept:"
+"$RDMALIMITS" explain e2e-target --service su --pid "$caller" >"$tmp/x6" 2>&1
+check "... and does not say that pam_limits wins" grep -q "its setrlimit\$" "$tmp/x6"
+grep -q "its setrlimit$" "$tmp/x6" || sed 's/^/#   /' "$tmp/x6"
+rm /etc/security/limits.d/60-e2e.conf
+kill_sleep e2e-target
 exit 0
