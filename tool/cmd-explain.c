@@ -168,17 +168,24 @@ static void module_text_order(const struct tool_session *s) {
                 else
                         printf(".\n");
                 break;
-        case SESSION_LIMITS_LAST:
+        case SESSION_LIMITS_LAST: {
+                /* enable moves only a line it added (its mark); another is moved by hand */
+                bool ours = m->run.last_module >= 0 && m->stack.v[m->run.last_module].marked;
+                char fix[512];
+                if (ours)
+                        snprintf(fix, sizeof fix, "rdmalimits enable --service %s puts the module after it", service);
+                else
+                        snprintf(fix, sizeof fix, "move the pam_rdmalimit line after it by hand: rdmalimits enable "
+                                 "moves only a line it added");
                 if (slot_kept(s, LC_SOFT) || slot_kept(s, LC_HARD))
                         printf("  In the %s session stack a pam_limits line runs AFTER pam_rdmalimit, but its setrlimit\n"
                                "  fails (the service cannot raise its hard limit): the module's values stay here; where\n"
-                               "  the service can, pam_limits wins (rdmalimits enable --service %s puts the module after it).\n",
-                               service, service);
+                               "  the service can, pam_limits wins (%s).\n", service, fix);
                 else
                         printf("  In the %s session stack a pam_limits line runs AFTER pam_rdmalimit and sets its own\n"
-                               "  values: pam_limits wins (rdmalimits enable --service %s puts the module after it).\n",
-                               service, service);
+                               "  values: pam_limits wins (%s).\n", service, fix);
                 break;
+        }
         case SESSION_NO_MODULE:
                 printf("  pam_rdmalimit is not in the %s session stack: this policy does not apply there.\n", service);
                 break;

@@ -277,8 +277,11 @@ static int pam_order_check(struct doc *d, enum doctor_group g, const char *svc, 
         /* the fix the tool can carry out: pam_rdmalimit after that pam_limits, in this
          * service's own file (a file pam-auth-update or authselect manages is never edited) */
         const char *base = strstr(l->file, own);
-        if (base && streq(base, own))   /* in its own file */
+        if (base && streq(base, own) && m->marked)   /* in its own file, a line enable added */
                 fix = strf("rdmalimits enable --service %s (puts pam_rdmalimit after %s)", svc, w2);
+        else if (base && streq(base, own))
+                fix = strf("move the pam_rdmalimit line (%s) after pam_limits (%s) by hand, or remove it and run "
+                           "rdmalimits enable --service %s (which moves only a line it added)", where, w2, svc);
         else
                 fix = strf("move the pam_rdmalimit line (%s) after pam_limits (%s)", where, w2);
         if (!fix)

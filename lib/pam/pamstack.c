@@ -12,6 +12,7 @@
 #include "fsutil.h"
 #include "macro.h"
 #include "pammod.h"
+#include "pamedit.h"
 #include "pamstack.h"
 #include "visit.h"
 
@@ -102,6 +103,7 @@ struct load {
         const char *phase;      /* "session", or "account" (pam_stack_load_phase()) */
         struct pam_stack *s;
         struct visit *v;
+        bool marked;            /* the line being read ends in "# rdmalimits enable" */
 };
 
 static int load_file(struct load *L, const char *name, struct at at, const char *from, unsigned from_line);
@@ -176,6 +178,7 @@ struct line_reader {
         char *phys;             /* getline()'s buffer: the physical line being handed out */
         size_t cap, len, off;   /* its size, the line's length, the bytes handed out */
         unsigned lineno;        /* its number */
+        const char *comment;    /* the last line's comment (after its '#'), in buf; NULL: none */
         char buf[PAM_LINE_BUF];
 };
 
@@ -224,6 +227,8 @@ static int read_line(struct load *L, const char *display, struct line_reader *R,
         unsigned lineno = 0;
         int r;
 
+        R->comment = NULL;
+
         for (;;) {
                 if (p >= endp - 1)
                         return LOAD_HANG;
@@ -239,6 +244,7 @@ static int read_line(struct load *L, const char *display, struct line_reader *R,
                 s += strcspn(s, "#");
                 if (*s == '#') {
                         *s = '\0';
+                        R->comment = s + 1;
                         return LOAD_LINE;
                 }
                 while (s > os && (s[-1] == ' ' || s[-1] == '\t' || s[-1] == '\n'))
@@ -309,12 +315,23 @@ static int load_line(struct load *L, const char *display, unsigned lineno, char 
         }
         if (!w[2] || bad_type)
                 return push_failing(L->s, display, lineno, w[1], w[2] ? w[2] : "", here);
-        return push(L->s, display, lineno, dash, w[1], w[2], rest, here);
+        if ((r = push(L->s, display, lineno, dash, w[1], w[2], rest, here)) >= 0)
+                L->s->v[L->s->n - 1].marked = L->marked;
+        return r;
 }
 
 /* The lines of one file entered in the walk (display: its name in messages), at `at` (top:
  * taken from each line at depth 0).  LOAD_GAVE_UP when libpam gives up on the file, LOAD_HANG
  * when its reader never ends on it (the stack then aborts). */
+/* A comment (after its '#') that is rdmalimits enable's mark, blanks around it aside */
+static bool comment_is_mark(const char *c) {
+        c += strspn(c, " \t");
+        size_t n = strcspn(c, "\n");
+        while (n > 0 && (c[n - 1] == ' ' || c[n - 1] == '\t' || c[n - 1] == '\r'))
+                n--;
+        return n == strlen(PAMEDIT_MARK) && strncmp(c, PAMEDIT_MARK, n) == 0;
+}
+
 static int load_lines(struct load *L, const char *display, FILE *f, struct at at) {
         _cleanup_free_ struct line_reader *R = calloc(1, sizeof(*R));
         unsigned first = 0;
@@ -323,9 +340,11 @@ static int load_lines(struct load *L, const char *display, FILE *f, struct at at
         if (!R)
                 return -ENOMEM;
         R->f = f;
-        while ((r = read_line(L, display, R, &first)) == LOAD_LINE)
+        while ((r = read_line(L, display, R, &first)) == LOAD_LINE) {
+                L->marked = R->comment && comment_is_mark(R->comment);
                 if ((r = load_line(L, display, first, R->buf, at)) < 0 || r == LOAD_HANG)
                         break;
+        }
         if (r == LOAD_HANG && !L->s->aborts && (r = set_abort(L->s, PAM_ABORT_HANG, display, first, NULL)) >= 0)
                 r = LOAD_HANG;
         free(R->phys);

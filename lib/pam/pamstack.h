@@ -25,6 +25,7 @@ struct pam_entry {
         unsigned level;      /* libpam's stack level: the substacks it is in (0: none) */
         unsigned top;        /* the line of the service file that brings it (its own at depth 0) */
         size_t link;         /* its node in the stack's chain */
+        bool marked;         /* its comment is rdmalimits enable's mark (pamedit.h PAMEDIT_MARK) */
 };
 
 /*

@@ -220,6 +220,18 @@ run
 rc_is 1 "module before pam_limits: exit 1"
 check "module before pam_limits: FAIL with both lines" line "FAIL sshd: pam_rdmalimit runs before pam_limits (etc/pam.d/common-session:3)" "(etc/pam.d/common-session:2)"
 check "module before pam_limits: fix" has "fix: move the pam_rdmalimit line (etc/pam.d/common-session:2) after pam_limits (etc/pam.d/common-session:3)"
+# ... in the service's own file: enable moves the line only when it added it (its mark)
+mkroot
+printf 'session optional pam_rdmalimit.so # rdmalimits enable\nsession required pam_limits.so\n' > "$R/etc/pam.d/su"
+run
+check "module before pam_limits in su, a line enable added: fix is enable" has "fix: rdmalimits enable --service su (puts pam_rdmalimit after etc/pam.d/su:2)"
+"$RDMALIMITS" --root "$R" enable --service su > "$T/enable.out" 2>&1
+check "... and enable does it (exit 0)" test $? -eq 0
+printf 'session optional pam_rdmalimit.so\nsession required pam_limits.so\n' > "$R/etc/pam.d/su"
+run
+check "... a line added by hand: the fix is to move it by hand" has "fix: move the pam_rdmalimit line (etc/pam.d/su:1) after pam_limits (etc/pam.d/su:2) by hand, or remove it and run rdmalimits enable --service su (which moves only a line it added)"
+"$RDMALIMITS" --root "$R" enable --service su > "$T/enable.out" 2>&1
+check "... which enable indeed refuses" test $? -ne 0
 
 # --- a [success=2 default=ignore] jump over pam_limits
 mkroot
