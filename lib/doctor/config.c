@@ -130,8 +130,11 @@ static int config_unused_policy(struct doc *d) {
 
         if (!d->in->policy_exists || d->module_in_any_stack || !d->stacks_seen)
                 return 0;
-        if (!(fix = strf("add 'session optional pam_rdmalimit.so' after pam_limits in %s",
-                         disp(d, "/etc/pam.d/common-session"))))
+        /* enable knows where (pam-auth-update's common-session, authselect's profile, a
+         * service's own file), so the fix does not name a file of one distribution */
+        if (!(fix = strf("rdmalimits%s%s enable --check: it names each stack's place for pam_rdmalimit (after the "
+                         "last pam_limits) and the command that puts it there", d->in->root ? " --root " : "",
+                         d->in->root ? d->in->root : "")))
                 return -ENOMEM;
         ADD(d, DOCTOR_CONFIG, DIAG_ERROR, disp_rooted(d, d->in->policy_path), fix,
             "a policy exists, but pam_rdmalimit is in no PAM session stack: it is never applied");

@@ -772,6 +772,11 @@ if is_root; then
 	sed -i '/pam_rdmalimit/d' "$R/etc/pam.d/common-session" "$R/etc/pam.d/common-session-noninteractive"
 	run
 	check "policy without the module: FAIL" line "FAIL a policy exists, but pam_rdmalimit is in no PAM session stack" "(etc/security/rdmalimit.conf)"
+	check "... the fix is enable --check, whatever the distribution's files are called" \
+		has "fix: rdmalimits --root $R enable --check: it names each stack's place for pam_rdmalimit"
+	"$RDMALIMITS" --root "$R" enable --check > "$T/enable.out" 2>&1
+	check "... which names, for sshd, the command that puts it there" \
+		grep -q "etc/pam.d/sshd: .*'rdmalimits enable --service sshd' adds the module there" "$T/enable.out"
 	check "policy without the module: per service INFO" line "INFO sshd: pam_rdmalimit is not in the session stack: the policy does not apply"
 	rc_is 1 "policy without the module: exit 1"
 	# a broken policy
