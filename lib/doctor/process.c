@@ -29,7 +29,7 @@ static enum doctor_group daemon_group(const struct proc_daemon *s) {
         return streq(s->service, "sshd") ? DOCTOR_SSH : DOCTOR_CRON;
 }
 
-static int check_service_process(struct doc *d, const struct proc_daemon *s, pid_t pid) {
+static int check_service_process(struct doc *d, const struct proc_daemon *s, pid_t pid, bool systemd) {
         _cleanup_free_ char *limits = NULL, *status = NULL, *where = strf("%s (pid %d)", s->comm, (int)pid);
         _cleanup_free_ char *fix = NULL, *t1 = NULL;
         char pair[PAIR_MAX], size[SIZE_FMT_MAX];
@@ -55,9 +55,19 @@ static int check_service_process(struct doc *d, const struct proc_daemon *s, pid
                                   "memlock %s, below the configured %s, but it has "
                                   "CAP_SYS_RESOURCE: the session modules can raise it",
                                   pair, size_format(d->max.hard, size));
-        if (!(fix = unit_fix(s->unit, d->max.hard,
-                             d->in_container ? " (in a container: start it with --ulimit memlock=...)" : NULL)) ||
-            !(t1 = target_text(&d->max, true)))
+        /* the unit it runs in (its cgroup), not the one it usually has: started by hand, or
+         * under another init, it has none, and LimitMEMLOCK= would not reach it */
+        _cleanup_free_ char *cgroup = NULL, *unit = NULL;
+        if (systemd && proc_read(pid, "cgroup", DOC_TEXT_MAX, &cgroup) >= 0)
+                (void)proc_cgroup_unit(cgroup, &unit);
+        if (unit && *unit)
+                fix = unit_fix(unit, d->max.hard,
+                               d->in_container ? " (in a container: start it with --ulimit memlock=...)" : NULL);
+        else
+                fix = strf("raise the hard limit where %s gets it (it runs in no systemd unit: its parent's limit, "
+                           "or the command that starts it: prlimit, ulimit -l)%s", where,
+                           d->in_container ? "; in a container, start it with --ulimit memlock=..." : "");
+        if (!fix || !(t1 = target_text(&d->max, true)))
                 return -ENOMEM;
         ADD(d, daemon_group(s), DIAG_ERROR, where, fix,
             "memlock %s and no CAP_SYS_RESOURCE: the sessions it opens cannot get the %s (setrlimit fails with EPERM, "
@@ -85,7 +95,7 @@ static int check_process(struct doc *d, const struct proc_daemon *s, pid_t pid, 
         /* the listener only: its parent is not the same daemon, nor is it a connection's */
         if (!proc_daemon_listener(s, pid, status, exe))
                 return 0;
-        r = check_service_process(d, s, pid);
+        r = check_service_process(d, s, pid, systemd);
         return r < 0 ? r : 1;
 }
 

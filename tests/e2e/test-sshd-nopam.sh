@@ -208,6 +208,15 @@ done
 "$RDMALIMITS" --json explain nopam-member >"$tmp/rel.json" 2>&1
 check "sshd -f <relative path>: explain assumes the default file, and says why" \
 	test "$(json "$tmp/rel.json" 'd["pam_session"]["state"], d["pam_session"]["why"].endswith("assumed: sshd (pid %d) reads /etc/ssh/sshd_config and has no -o UsePAM: its command line cannot be used (cut short, or a relative -f path)" % '"$rel"')')" = "assumed True"
+# an entry asking a hard limit above sshd's (8 MiB here, no CAP_SYS_RESOURCE): doctor says the
+# daemon holds it back; this sshd runs in no systemd unit (PID 1 is the sandbox's), so the fix
+# names none (a unit's LimitMEMLOCK= would not reach it)
+printf 'nopam-other hard memlock %d\n' $((hard / 1024 * 2)) >/etc/security/limits.d/70-more.conf
+"$RDMALIMITS" --json doctor >"$tmp/doctor2.json" 2>&1
+check "doctor: sshd started by hand holds the hard limit back; the fix names no systemd unit" \
+	test "$(json "$tmp/doctor2.json" "[('--unit' in (f['fix'] or ''), (f['fix'] or '')[:36]) for f in d['findings'] if f['where'] == 'sshd (pid $rel)' and f['severity'] == 'error']")" = \
+	"[(False, 'raise the hard limit where sshd (pid')]"
+rm /etc/security/limits.d/70-more.conf
 kill "$rel" 2>/dev/null
 wait "$rel" 2>/dev/null
 sandbox_sshd_stop
