@@ -338,16 +338,13 @@ static void text_assumed(const struct tool_session *s) {
 
 static void explain_json(const struct tool_session *s, const char *user, const char *ssrc, const char *hsrc) {
         const struct lc_result *res = &s->m.limits;
-        char where[4096], fl[LC_FLAVOUR_NAME_MAX];
+        char where[4096];
         struct json j;
 
         json_doc_begin(&j);
         json_kstr(&j, "user", user);
         json_ku64(&j, "uid", s->u->uid);
-        json_kobj_begin(&j, "flavour");
-        json_kstr(&j, "name", lc_flavour_to_string(s->t->release, fl));
-        json_kstr(&j, "from", lc_tree_flavour_from(s->t));
-        json_obj_end(&j);
+        tool_json_flavour(&j, s->t);
         json_kstr(&j, "session", session_word(s->m.kind));
         if (s->m.cause[0])
                 json_kstr(&j, "cause", s->m.cause);

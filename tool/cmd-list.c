@@ -40,16 +40,12 @@ static void list_json_line(struct json *j, const struct lc_file *f, const struct
 }
 
 static void list_json(const struct lc_tree *t) {
-        char fl[LC_FLAVOUR_NAME_MAX];
         struct json j;
         bool stop;
 
         json_doc_begin(&j);
         /* the flavour as explain and check name it: the release modelled, and what decided it */
-        json_kobj_begin(&j, "flavour");
-        json_kstr(&j, "name", lc_flavour_to_string(t->release, fl));
-        json_kstr(&j, "from", lc_tree_flavour_from(t));
-        json_obj_end(&j);
+        tool_json_flavour(&j, t);
         json_karr_begin(&j, "entries");
         for (size_t fi = 0; fi < t->n_files; fi++) {
                 const struct lc_file *f = &t->files[fi];

@@ -380,6 +380,17 @@ static int stack_unknown(const char *service, const struct pam_stack *st) {
 static int session_load(const struct ctx *c, const char *user, pid_t pid, const struct lc_service *given,
                         bool pam_direct, struct tool_session *s);
 
+void tool_json_flavour(struct json *j, const struct lc_tree *t) {
+        char fl[LC_FLAVOUR_NAME_MAX];
+        const char *name = lc_flavour_to_string(t->release, fl), *dash = strchr(name, '-');
+
+        json_kobj_begin(j, "flavour");
+        json_kstr(j, "name", name);
+        json_kstr(j, "release", dash ? dash + 1 : NULL);
+        json_kstr(j, "from", lc_tree_flavour_from(t));
+        json_obj_end(j);
+}
+
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, bool pam_direct, struct tool_session *s) {
         return session_load(c, user, pid, NULL, pam_direct, s);
 }

@@ -219,6 +219,9 @@ struct tool_session {
  * service's daemon does about PAM.  0, a reported negative errno, or CMD_FINDINGS (the model
  * cannot be built). */
 int tool_session_load(const struct ctx *c, const char *user, pid_t pid, bool pam_direct, struct tool_session *ret);
+/* "flavour": {"name": "debian-1.5.2", "release": "1.5.2", "from": "dpkg"}, the one writer of
+ * it (explain, list): the release modelled, its Linux-PAM version, and what decided it. */
+void tool_json_flavour(struct json *j, const struct lc_tree *t);
 /* The same, opened by a process with svc's limits and capability (UsePAM=1: slurmstepd, which
  * starts with slurmd's). */
 int tool_session_load_svc(const struct ctx *c, const char *user, const struct lc_service *svc,
