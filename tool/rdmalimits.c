@@ -27,31 +27,31 @@
 
 
 static const struct command commands[] = {
-        { "apply", cmd_apply, OPT_SOFT | OPT_HARD | OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE | OPT_UNIT | OPT_RELOAD |
+        { "apply", cmd_apply, OPT_ROOT | OPT_SOFT | OPT_HARD | OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE | OPT_UNIT | OPT_RELOAD |
                                   OPT_ALLOW_OVERRIDDEN, 0, 2,
           "DOMAIN [SIZE]", "give DOMAIN (user, @group, *, id range) memlock SIZE in a limits.d drop-in" },
-        { "remove", cmd_remove, OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE | OPT_UNIT | OPT_RELOAD, 0, 1, "DOMAIN",
+        { "remove", cmd_remove, OPT_ROOT | OPT_FILE | OPT_CHECK | OPT_DIFF | OPT_FORCE | OPT_UNIT | OPT_RELOAD, 0, 1, "DOMAIN",
           "take DOMAIN's entries out of the drop-in" },
-        { "list", cmd_list, 0, 0, 0, "", "the memlock entries of every file, in the order pam_limits reads them" },
-        { "check", cmd_check, OPT_POLICY | OPT_CONF, 0, -1, "[FILE...]",
+        { "list", cmd_list, OPT_ROOT | 0, 0, 0, "", "the memlock entries of every file, in the order pam_limits reads them" },
+        { "check", cmd_check, OPT_ROOT | OPT_POLICY | OPT_CONF, 0, -1, "[FILE...]",
           "validate limits.conf, limits.d and (with --policy) rdmalimit.conf" },
-        { "explain", cmd_explain, OPT_CONF | OPT_PROC1 | OPT_SERVICE | OPT_CACHE | OPT_PID | OPT_SLURM | OPT_SUBMIT_MEMLOCK |
+        { "explain", cmd_explain, OPT_ROOT | OPT_CONF | OPT_PROC1 | OPT_SERVICE | OPT_CACHE | OPT_PID | OPT_SLURM | OPT_SUBMIT_MEMLOCK |
                   OPT_SLURM_CONF, 1, 1, "USER",
           "the memlock a session of USER gets, and the file:line behind each value" },
         { "verify", cmd_verify, OPT_SERVICE | OPT_SSH | OPT_CONF, 1, 1, "USER",
           "open a real session for USER (PAM, or --ssh DEST) and compare with explain" },
-        { "doctor", cmd_doctor, OPT_PID | OPT_UNIT | OPT_CONF | OPT_CACHE | OPT_SERVICE | OPT_PROBE_TIMEOUT | OPT_SLURM_CONF, 0, 0, "",
+        { "doctor", cmd_doctor, OPT_ROOT | OPT_PID | OPT_UNIT | OPT_CONF | OPT_CACHE | OPT_SERVICE | OPT_PROBE_TIMEOUT | OPT_SLURM_CONF, 0, 0, "",
           "diagnose the whole chain: PAM stacks, sshd, systemd, containers, running processes" },
         { "pin-test", cmd_pintest, OPT_FORCE, 1, 1, "SIZE",
           "as the calling user, really pin SIZE (mlock, AF_XDP UMEM, ibv_reg_mr) and say what failed" },
         { "status", cmd_status, OPT_PID | OPT_UNIT | OPT_PROMETHEUS | OPT_THRESHOLD | OPT_OUTPUT | OPT_PROBE_TIMEOUT |
                   OPT_SLURM_CONF, 0, 1, "[USER]",
           "per process, user and unit: memlock limits, what is locked, pinned and charged, the headroom" },
-        { "probe", cmd_probe, OPT_CONF | OPT_SAVE | OPT_CACHE, 0, 0, "",
+        { "probe", cmd_probe, OPT_ROOT | OPT_CONF | OPT_SAVE | OPT_CACHE, 0, 0, "",
           "RDMA devices, AF_XDP interfaces, RAM, and the auto value of the policy" },
-        { "enable", cmd_enable, OPT_SERVICE | OPT_CHECK | OPT_DIFF, 0, -1, "[SERVICE...]",
+        { "enable", cmd_enable, OPT_ROOT | OPT_SERVICE | OPT_CHECK | OPT_DIFF, 0, -1, "[SERVICE...]",
           "put pam_rdmalimit after the last pam_limits of the PAM stacks that need it" },
-        { "disable", cmd_disable, OPT_SERVICE | OPT_CHECK | OPT_DIFF, 0, -1, "[SERVICE...]",
+        { "disable", cmd_disable, OPT_ROOT | OPT_SERVICE | OPT_CHECK | OPT_DIFF, 0, -1, "[SERVICE...]",
           "take out the lines rdmalimits enable added" },
 };
 

@@ -52,7 +52,9 @@ enum {
         OPT_SUBMIT_MEMLOCK = 1u << 26,
         OPT_SLURM_CONF = 1u << 27,
 };
-#define OPT_GLOBAL (OPT_ROOT | OPT_JSON | OPT_QUIET | OPT_FLAVOUR)
+#define OPT_GLOBAL (OPT_JSON | OPT_QUIET | OPT_FLAVOUR)
+/* --root: every command but those that work on this running system only (verify, status,
+ * pin-test), which refuse it */
 
 struct ctx {
         unsigned given;          /* OPT_* seen */

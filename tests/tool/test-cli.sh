@@ -83,6 +83,15 @@ for cmd in "explain alice" doctor status; do
 	check "$cmd --pid: no raw escape byte in the message" sh -c '! grep -q "$(printf "\033")" "$1"' _ "$T/out"
 done
 run "list --pid: the option does not apply" 2 "list: option --pid does not apply" list --pid 1
+# --root: the commands that work on this running system refuse it (they used to ignore it:
+# status read this system's users for a user of the tree)
+for cmd in "verify alice" "status alice" "pin-test 1M"; do
+	run "$cmd --root: refused" 2 "${cmd%% *}: option --root does not apply" --root "$R" $cmd
+	"$RDMALIMITS" ${cmd%% *} --help > "$T/help" 2>&1
+	check "${cmd%% *} --help does not offer --root" sh -c '! grep -q -- "--root" "$1"' _ "$T/help"
+done
+"$RDMALIMITS" list --help > "$T/help" 2>&1
+check "list --help offers --root" grep -q -- "--root DIR" "$T/help"
 
 # --- an empty policy file is a clear finding
 : > "$R/etc/security/rdmalimit.conf"
