@@ -7,8 +7,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <dirent.h>
+
 #include "fsutil.h"
 #include "ident-files.h"
+#include "pamstack.h"
+#include "size.h"
+#include "strmap.h"
+#include "visit.h"
 #include "ident.h"
 #include "policy.h"
 #include "tool.h"
@@ -121,6 +127,124 @@ int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **
         return 0;
 }
 
+/* ---- the PAM session stacks, as libpam reads them (pamstack.h: the one model) ---- */
+
+/* Add a finding once, whichever service's stack met the line (common-session is in many). */
+static int pam_finding(struct strmap *seen, struct diag_list *d, enum diag_severity sev, const char *id,
+                       const char *where, const char *fix, const char *msg) {
+        _cleanup_free_ char *key = NULL, *path = NULL;
+        unsigned line = 0;
+
+        if (asprintf(&key, "%s\n%s", where, msg) < 0)
+                return -ENOMEM;
+        if (strmap_get(seen, key))
+                return 0;
+        if (strmap_put(seen, key, (void *)1) < 0)
+                return -ENOMEM;
+        /* "FILE:LINE", or a file alone */
+        const char *colon = strrchr(where, ':');
+        if (colon && colon[1] && parse_u32(colon + 1, &line) >= 0)
+                path = strndup(where, (size_t)(colon - where));
+        else {
+                line = 0;
+                path = strdup(where);
+        }
+        if (!path)
+                return -ENOMEM;
+        return diag_addf(d, sev, id, path, line, fix, "%s", msg);
+}
+
+static int check_pam_stack(const struct ctx *c, const char *service, struct strmap *seen, struct diag_list *d) {
+        _cleanup_(pam_stack_clear) struct pam_stack st = {};
+        char what[512], fix[512], msg[1400], where[4096];
+        int r;
+
+        if ((r = pam_stack_load(c->root, service, &st)) < 0)
+                return r;
+        if (st.error)
+                return 0;   /* it went between the listing and the reading */
+        if (st.include_error)
+                return pam_finding(seen, d, DIAG_ERROR, st.include_error == VISIT_ERR_CYCLE ? "pam-include-cycle"
+                                                                                             : "pam-include-bound",
+                                   st.include_where, "rdmalimits doctor says which file comes back or is too much",
+                                   st.include_error == VISIT_ERR_CYCLE
+                                           ? "this include brings back a file it is in: rdmalimits reads no more of "
+                                             "the stack"
+                                           : "the stack's includes go past what rdmalimits reads: no more of it is "
+                                             "read");
+        if (st.aborts) {
+                fix[0] = '\0';
+                pam_abort_text(&st, what, sizeof what, fix, sizeof fix);
+                snprintf(msg, sizeof msg, "%s: no %s session opens", what, service);
+                return pam_finding(seen, d, DIAG_ERROR, "pam-start-fails", st.abort_where ? st.abort_where : service,
+                                   fix[0] ? fix : NULL, msg);
+        }
+        for (size_t i = 0; i < st.n && r >= 0; i++) {
+                const struct pam_entry *e = &st.v[i];
+                enum pam_action a;
+                unsigned jump;
+                snprintf(where, sizeof where, "%s:%u", e->file, e->line);
+                if (e->fails) {
+                        snprintf(msg, sizeof msg, "libpam cannot use this line as written (no control, no module, or "
+                                 "in a file read for the session only a type it does not know): it is a handler that "
+                                 "always fails (PAM_PERM_DENIED), under '%s'", e->control);
+                        r = pam_finding(seen, d, DIAG_ERROR, "pam-line-fails", where,
+                                        "write TYPE CONTROL MODULE [ARGS] as pam.conf(5) says", msg);
+                } else if (pam_control_action(e->control, PAM_RET_SUCCESS, &a, &jump) < 0) {
+                        snprintf(msg, sizeof msg, "libpam cannot read the control '%s': every result of the line "
+                                 "counts as a failure", e->control);
+                        r = pam_finding(seen, d, DIAG_ERROR, "pam-bad-control", where,
+                                        "write the control as pam.conf(5) says: required, requisite, sufficient, "
+                                        "optional, or [value=action ...]", msg);
+                } else if (e->unloadable) {
+                        snprintf(msg, sizeof msg, "libpam cannot load the module '%s': the line returns "
+                                 "PAM_MODULE_UNKNOWN, which '%s' decides, and does nothing", e->module, e->control);
+                        r = pam_finding(seen, d, e->dash || strcasecmp(e->control, "optional") == 0 ? DIAG_WARNING
+                                                                                                      : DIAG_ERROR,
+                                        "pam-module-missing", where,
+                                        "install the module, or correct its name (a carriage return, a DOS line "
+                                        "end, is part of it)", msg);
+                }
+        }
+        return r;
+}
+
+/* Every service of pam.d (/etc, then /usr/lib: libpam's directories), each file's session
+ * stack as libpam builds it for a service of that name: what makes pam_start() fail or never
+ * return, lines libpam cannot use, controls it cannot read, modules it cannot load.  A tree
+ * without pam.d has nothing to say. */
+static int check_pam(const struct ctx *c, struct diag_list *d) {
+        static const char *const dirs[] = { "/etc/pam.d", "/usr/lib/pam.d" };
+        struct strmap seen = {}, done = {};
+        int r = 0;
+
+        for (size_t k = 0; k < ELEMENTSOF(dirs) && r >= 0; k++) {
+                int fd;
+                if (fs_open_dir_in_root(c->root, dirs[k], 0, &fd) < 0)
+                        continue;
+                DIR *dir = fdopendir(fd);
+                if (!dir) {
+                        close(fd);
+                        continue;
+                }
+                struct dirent *de;
+                while (r >= 0 && (de = readdir(dir))) {
+                        struct stat st;
+                        if (de->d_name[0] == '.' || strmap_get(&done, de->d_name) ||
+                            fstatat(dirfd(dir), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+                                continue;
+                        if (strmap_put(&done, de->d_name, (void *)1) < 0)
+                                r = -ENOMEM;
+                        else
+                                r = check_pam_stack(c, de->d_name, &seen, d);
+                }
+                closedir(dir);
+        }
+        strmap_clear(&seen, NULL);
+        strmap_clear(&done, NULL);
+        return r;
+}
+
 int cmd_check(struct ctx *c) {
         _cleanup_(diag_list_clear) struct diag_list d = {};
         _cleanup_(ident_freep) struct ident *id = NULL;
@@ -145,6 +269,8 @@ int cmd_check(struct ctx *c) {
                                 r = lc_check(t, id, &d);
                 }
         }
+        if (r >= 0 && c->argc == 0)
+                r = check_pam(c, &d);
         if (r >= 0 && c->policy)
                 (void)check_policy_file(c, &d, NULL, NULL, NULL);
         if (r < 0) {

@@ -34,7 +34,7 @@ static const struct command commands[] = {
           "take DOMAIN's entries out of the drop-in" },
         { "list", cmd_list, OPT_ROOT | 0, 0, 0, "", "the memlock entries of every file, in the order pam_limits reads them" },
         { "check", cmd_check, OPT_ROOT | OPT_POLICY | OPT_CONF, 0, -1, "[FILE...]",
-          "validate limits.conf, limits.d and (with --policy) rdmalimit.conf" },
+          "validate limits.conf, limits.d, the PAM session stacks and (with --policy) rdmalimit.conf" },
         { "explain", cmd_explain, OPT_ROOT | OPT_CONF | OPT_PROC1 | OPT_SERVICE | OPT_CACHE | OPT_PID | OPT_SLURM | OPT_SUBMIT_MEMLOCK |
                   OPT_SLURM_CONF, 1, 1, "USER",
           "the memlock a session of USER gets, and the file:line behind each value" },

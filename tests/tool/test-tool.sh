@@ -257,6 +257,41 @@ same "check --json" "$T/out" <<'E'
 {"errors": 0, "warnings": 0, "findings": []}
 E
 
+# --- check: the PAM session stacks as libpam reads them (tests/agree/test-reader.sh holds each
+# shape against a real session)
+mkroot
+moddir=$(dirname "$(compgen -G "/lib/*/security/pam_permit.so" || compgen -G "/usr/lib/*/security/pam_permit.so")")
+mkdir -p "$R/etc/pam.d" "$R$moddir"
+: > "$R$moddir/pam_permit.so"
+: > "$R$moddir/pam_unix.so"
+printf 'session required pam_permit.so\n' > "$R/etc/pam.d/other"
+printf 'session required pam_unix.so\nsession optional pam_permit.so\n' > "$R/etc/pam.d/common-session"
+printf '@include common-session\n' > "$R/etc/pam.d/sshd"
+rl check > "$T/out"
+check "check: sound PAM stacks, no finding (exit 0)" test $? -eq 0 -a "$(tail -1 "$T/out")" = "0 errors, 0 warnings"
+printf 'session required pam_permit.so\r\n' > "$R/etc/pam.d/crlf"
+printf 'session required\n' > "$R/etc/pam.d/nomod"
+printf 'session [sucess=1] pam_permit.so\n' > "$R/etc/pam.d/badctl"
+printf '@include nothere\n' > "$R/etc/pam.d/gone"
+printf 'session optional pam_gone.so\n' >> "$R/etc/pam.d/common-session"
+rl --json check > "$T/out"
+check "check --json: each stack problem once, with its id, file:line and fix (exit 1)" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+got = sorted((f["id"], f["file"], f["line"], f["severity"], bool(f.get("fix"))) for f in d["findings"])
+want = sorted([("pam-module-missing", "etc/pam.d/crlf", 1, "error", True),
+               ("pam-line-fails", "etc/pam.d/nomod", 1, "error", True),
+               ("pam-bad-control", "etc/pam.d/badctl", 1, "error", True),
+               ("pam-start-fails", "etc/pam.d/gone", 1, "error", True),
+               ("pam-module-missing", "etc/pam.d/common-session", 3, "warning", True)])
+sys.exit(got != want)' "$T/out" || sed 's/^/#   /' "$T/out"
+rl check > "$T/out"
+check "check: exit 1" test $? -eq 1
+check "check: the carriage return in the module name is shown escaped" grep -q "crlf:1: error: libpam cannot load the module 'pam_permit.so\\\\x0d'" "$T/out"
+check "check: the missing include, as doctor says it" grep -q "gone:1: error: '@include nothere' names a file that cannot be read: libpam's pam_start() fails: no gone session opens" "$T/out"
+rl check "$R/etc/security/limits.conf" > "$T/out"
+check "check FILE: that file only, no stacks" test $? -eq 0
+
 # --- check is exact or silent: the '-' quirk, new findings with ids and fixes
 mkroot
 printf '@rdma_users hard memlock 1024\nalice soft memlock 1024\n@rdma_users - memlock 4096\n' > "$R/etc/security/limits.conf"
