@@ -155,6 +155,11 @@ int cmd_doctor(struct ctx *c) {
         size_t policy_len = 0;
         int r;
 
+        /* only --pid's accounting probes users' processes */
+        if ((c->given & OPT_PROBE_TIMEOUT) && !c->pid) {
+                log_error("doctor: --probe-timeout applies to --pid (the accounting of its user)");
+                return CMD_USAGE;
+        }
         /* what each stack line reads, loaded as explain loads it */
         _cleanup_(tool_session_clear) struct tool_session reads = { .ctx = c };
         const struct session_lines lines = tool_session_lines(&reads);

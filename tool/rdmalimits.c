@@ -100,7 +100,8 @@ static const struct opt_def {
         { "json", no_argument, 0, false, OPT_JSON, ACT_TRUE, F(json), NULL, { { NULL, "machine-readable output" } } },
         { "quiet", no_argument, 'q', false, OPT_QUIET, ACT_TRUE, F(quiet), NULL, { { NULL, "only errors" } } },
         { "flavour", required_argument, 0, false, OPT_FLAVOUR, ACT_FLAVOUR, 0, "NAME",
-          { { NULL, "pam_limits to model: debian-X.Y.Z, upstream-X.Y.Z, debian, upstream\n"
+          { { NULL, "pam_limits to model: debian-X.Y.Z, upstream-X.Y.Z, debian, upstream,\n"
+                    "or a distribution's release (rhel-9, ubuntu-24.04, ...; see rdmalimits(8))\n"
                     "(default: the installed release)" } } },
         { "flavor", required_argument, 0, true, OPT_FLAVOUR, ACT_FLAVOUR, 0, "NAME", {} },
         { "vendordir", required_argument, 0, false, OPT_FLAVOUR, ACT_VENDORDIR, F(vendordir), "DIR",
@@ -480,7 +481,11 @@ static int command_check_args(const struct command *cmd, const struct ctx *c) {
                         return CMD_USAGE;
                 }
         if (c->argc < cmd->min_args || (cmd->max_args >= 0 && c->argc > cmd->max_args)) {
-                log_error("%s: expected %s%s", cmd->name, cmd->args, c->argc < cmd->min_args ? "" : " (too many arguments)");
+                if (!cmd->args[0])
+                        log_error("%s: takes no arguments ('%s')", cmd->name, c->argv[0]);
+                else
+                        log_error("%s: expected %s%s", cmd->name, cmd->args,
+                                  c->argc < cmd->min_args ? "" : " (too many arguments)");
                 return CMD_USAGE;
         }
         if (c->root && !*c->root) {

@@ -49,7 +49,7 @@ check "apply @g -1: not an invalid option" sh -c '! grep -q "invalid option" "$1
 run "apply @g -1G" 2 "size '-1G': a size cannot be negative" --root "$R" apply @rdma_users -1G
 run "--soft -1G" 2 "soft '-1G': a size cannot be negative" --root "$R" apply alice --soft -1G
 run "pin-test -4K" 2 "'-4K': a size cannot be negative" pin-test -4K
-run "after --, a word with a dash is an argument (list takes none)" 2 "list: expected  (too many arguments)" --root "$R" list -- -1
+run "after --, a word with a dash is an argument (list takes none)" 2 "list: takes no arguments ('-1')" --root "$R" list -- -1
 run "after --, -odd is remove's domain, refused as a domain" 2 "domain '-odd': user and group names do not start with '-'" --root "$R" remove -- -odd
 run "verify --ssh-option without --ssh" 2 "verify: --ssh-option goes with --ssh" verify alice --ssh-option -v
 run "verify --ssh with an option as its destination" 2 "--ssh '-oProxyCommand=x': expected a destination" verify alice --ssh=-oProxyCommand=x
@@ -90,6 +90,8 @@ for cmd in "verify alice" "status alice" "pin-test 1M"; do
 	"$RDMALIMITS" ${cmd%% *} --help > "$T/help" 2>&1
 	check "${cmd%% *} --help does not offer --root" sh -c '! grep -q -- "--root" "$1"' _ "$T/help"
 done
+run "list with an argument: it takes none, said so" 2 "list: takes no arguments ('extra')" --root "$R" list extra
+run "doctor --probe-timeout without --pid: nothing probes" 2 "doctor: --probe-timeout applies to --pid" --root "$R" doctor --probe-timeout 3
 "$RDMALIMITS" list --help > "$T/help" 2>&1
 check "list --help offers --root" grep -q -- "--root DIR" "$T/help"
 
