@@ -70,7 +70,9 @@ static int check_rule_names(const struct ctx *c, const struct policy *p, const c
 }
 
 int check_policy_file(const struct ctx *c, struct diag_list *d, struct policy **ret, char **ret_text, size_t *ret_len) {
-        _cleanup_free_ char *path = fs_root_path(c->root, c->policy_path), *text = NULL;
+        /* shown as every file of a tree is: relative to --root (the file opened is inside it) */
+        _cleanup_free_ char *path = strdup(c->root ? c->policy_path + strspn(c->policy_path, "/") : c->policy_path),
+                            *text = NULL;
         _cleanup_close_ int fd = -1;
         _cleanup_(policy_freep) struct policy *p = NULL;
         size_t len = 0;

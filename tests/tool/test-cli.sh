@@ -98,6 +98,7 @@ check "list --help offers --root" grep -q -- "--root DIR" "$T/help"
 # --- an empty policy file is a clear finding
 : > "$R/etc/security/rdmalimit.conf"
 run "check --policy: an empty policy file" 1 "rdmalimit.conf: error: is empty" --root "$R" check --policy
+check "check --policy: the policy shown relative to --root, as limits files are" grep -q "^etc/security/rdmalimit.conf: error: is empty" "$T/out"
 check "check --policy: not 'version is missing'" sh -c '! grep -q "version is missing" "$1"' _ "$T/out"
 printf '# nothing yet\n\n' > "$R/etc/security/rdmalimit.conf"
 run "check --policy: comments only is empty too" 1 "is empty" --root "$R" check --policy
