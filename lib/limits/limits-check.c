@@ -699,6 +699,11 @@ static int check_line(const struct lc_tree *t, const struct lc_line *l, struct d
                                          "value '%.*s' is followed by a carriage return (a CRLF line end): "
                                          "pam_limits >= 1.6 does not read it as a number and skips the line",
                                          (int)strlen(l->value) - 1, l->value);
+                if (l->item_kind == LC_ITEM_NONEWPRIVS)
+                        /* pam_limits logs it and goes on with the value 0 (parse_config_file()) */
+                        return diag_addf(d, DIAG_ERROR, "bad-value", path, ln, "write 0 or 1",
+                                         "value '%s' is neither 0 nor 1: pam_limits reads it as 0 (no "
+                                         "nonewprivs)", l->value);
                 return diag_addf(d, DIAG_ERROR, "bad-value", path, ln,
                                  "write a number, or unlimited", "value '%s' is not a number: pam_limits skips the line",
                                  l->value);

@@ -246,6 +246,11 @@ etc/security/limits.d/20-site.conf:2: info: overridden for alice (hard from etc/
 etc/security/limits.d/30-nonl.conf:1: info: overridden for alice (soft from etc/security/limits.d/20-site.conf:3), carol (soft from etc/security/limits.d/20-site.conf:1); takes effect for bob
 3 errors, 6 warnings
 E
+# nonewprivs takes 0 or 1; pam_limits reads anything else as 0 (it logs it and goes on)
+printf 'alice - nonewprivs 2\n' > "$R/etc/security/limits.d/25-nnp.conf"
+rl check > "$T/out"
+check "check: nonewprivs 2 is read as 0, not skipped" grep -q "25-nnp.conf:1: error: value '2' is neither 0 nor 1: pam_limits reads it as 0" "$T/out"
+rm "$R/etc/security/limits.d/25-nnp.conf"
 chmod 664 "$R/etc/security/limits.d/20-site.conf"
 rl check > "$T/out"
 check "check flags a group-writable file" grep -q "20-site.conf: error: is writable by its group (mode 0664)" "$T/out"
