@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <linux/capability.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +93,7 @@ static const char *const *value_names(enum pam_ret ret) {
                 [PAM_RET_SUCCESS] = { "success", NULL },         [PAM_RET_IGNORE] = { "ignore", NULL },
                 [PAM_RET_FAIL] = { "session_err", NULL },        [PAM_RET_UNKNOWN] = { "module_unknown", NULL },
                 [PAM_RET_PERM_DENIED] = { "perm_denied", NULL }, [PAM_RET_SERVICE_ERR] = { "service_err", NULL },
-                [PAM_RET_USER_UNKNOWN] = { "user_unknown", NULL },
+                [PAM_RET_USER_UNKNOWN] = { "user_unknown", NULL }, [PAM_RET_AUTH_ERR] = { "auth_err", NULL },
         };
         return names[(size_t)ret < ELEMENTSOF(names) ? ret : PAM_RET_PERM_DENIED];
 }
@@ -102,7 +103,7 @@ const char *pam_ret_name(enum pam_ret ret) {
                 [PAM_RET_SUCCESS] = "PAM_SUCCESS",         [PAM_RET_IGNORE] = "PAM_IGNORE",
                 [PAM_RET_FAIL] = "PAM_SESSION_ERR",        [PAM_RET_UNKNOWN] = "PAM_MODULE_UNKNOWN",
                 [PAM_RET_PERM_DENIED] = "PAM_PERM_DENIED", [PAM_RET_SERVICE_ERR] = "PAM_SERVICE_ERR",
-                [PAM_RET_USER_UNKNOWN] = "PAM_USER_UNKNOWN",
+                [PAM_RET_USER_UNKNOWN] = "PAM_USER_UNKNOWN", [PAM_RET_AUTH_ERR] = "PAM_AUTH_ERR",
         };
         return (size_t)ret < ELEMENTSOF(names) ? names[ret] : "?";
 }
@@ -267,6 +268,149 @@ static enum pam_ret assumed_ret(const char *name, enum pam_ret limits_ret, enum 
         return PAM_RET_SUCCESS;
 }
 
+/* ---- pam_succeed_if ---- */
+
+/* strtoll(s, &end, 0) of all of s, as evaluate_num() takes it */
+static bool succeed_if_num(const char *s, long long *ret) {
+        char *end;
+        errno = 0;
+        *ret = strtoll(s, &end, 0);
+        return *end == '\0' && !errno;
+}
+
+/* evaluate_inlist(): left is one of right's ':'-separated items */
+static bool succeed_if_inlist(const char *left, const char *right) {
+        const char *p;
+        while ((p = strstr(right, left))) {
+                if (p == right || p[-1] == ':') {
+                        const char *q = p + strlen(left);
+                        if (*q == '\0' || *q == ':')
+                                return true;
+                }
+                right = strchr(p, ':');
+                if (!right)
+                        break;
+                right++;
+        }
+        return false;
+}
+
+/* pam_modutil_user_in_group_nam_nam() for each of grouplist's ':'-separated groups: 1 when the
+ * user is in one (primary gid or member), 0, or negative */
+static int succeed_if_ingroup(struct ident *id, const struct id_user *u, const char *grouplist) {
+        _cleanup_free_ char *copy = strdup(grouplist);
+        char *save = NULL;
+        if (!copy)
+                return -ENOMEM;
+        for (char *g = strtok_r(copy, ":", &save); g; g = strtok_r(NULL, ":", &save)) {
+                const struct id_group *gr;
+                int r = ident_group(id, g, &gr);
+                if (r == -ENOENT)
+                        continue;
+                if (r < 0)
+                        return r;
+                if (u->gid == gr->gid || strv_contains(gr->members, u->name))
+                        return 1;
+        }
+        return 0;
+}
+
+/* One condition, as evaluate() does it: an enum pam_ret, or -1 (not known here) */
+static int succeed_if_eval(const char *left, const char *qual, const char *right, struct ident *id, const char *user,
+                           const char *service) {
+        char buf[64];
+        const char *v;
+        const struct id_user *u = NULL;
+        bool num_field = false;
+
+        if (strcasecmp(left, "login") == 0 || strcasecmp(left, "name") == 0 || strcasecmp(left, "user") == 0)
+                v = user;
+        else if (strcasecmp(left, "uid") == 0 || strcasecmp(left, "gid") == 0) {
+                int r = ident_user(id, user, &u);
+                if (r == -ENOENT)
+                        return PAM_RET_USER_UNKNOWN;
+                if (r < 0)
+                        return -1;
+                snprintf(buf, sizeof buf, "%lu", strcasecmp(left, "uid") == 0 ? (unsigned long)u->uid
+                                                                               : (unsigned long)u->gid);
+                v = buf;
+                num_field = true;
+        } else if (strcasecmp(left, "service") == 0)
+                v = service;
+        else if (strcasecmp(left, "shell") == 0 || strcasecmp(left, "home") == 0 || strcasecmp(left, "dir") == 0 ||
+                 strcasecmp(left, "homedir") == 0 || strcasecmp(left, "ruser") == 0 ||
+                 strcasecmp(left, "rhost") == 0 || strcasecmp(left, "tty") == 0)
+                return -1;      /* the login's, or not read by the model */
+        else
+                return PAM_RET_SERVICE_ERR;   /* "unknown attribute" */
+        (void)num_field;
+
+        static const struct { const char *a, *b; int op; } nums[] = {
+                { "<", "lt", 0 }, { "<=", "le", 1 }, { ">", "gt", 2 }, { ">=", "ge", 3 }, { "eq", NULL, 4 },
+                { "ne", NULL, 5 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(nums); i++)
+                if (strcasecmp(qual, nums[i].a) == 0 || (nums[i].b && strcasecmp(qual, nums[i].b) == 0)) {
+                        long long l, r;
+                        if (!succeed_if_num(v, &l) || !succeed_if_num(right, &r))
+                                return PAM_RET_SERVICE_ERR;
+                        bool ok = nums[i].op == 0 ? l < r : nums[i].op == 1 ? l <= r : nums[i].op == 2 ? l > r :
+                                  nums[i].op == 3 ? l >= r : nums[i].op == 4 ? l == r : l != r;
+                        return ok ? PAM_RET_SUCCESS : PAM_RET_AUTH_ERR;
+                }
+        if (strcasecmp(qual, "=") == 0 || strcasecmp(qual, "!=") == 0)
+                return (strcmp(v, right) == 0) == (qual[0] == '=') ? PAM_RET_SUCCESS : PAM_RET_AUTH_ERR;
+        if (strcasecmp(qual, "=~") == 0 || strcasecmp(qual, "glob") == 0)
+                return fnmatch(right, v, 0) == 0 ? PAM_RET_SUCCESS : PAM_RET_AUTH_ERR;
+        if (strcasecmp(qual, "!~") == 0 || strcasecmp(qual, "noglob") == 0)
+                return fnmatch(right, v, 0) != 0 ? PAM_RET_SUCCESS : PAM_RET_AUTH_ERR;
+        if (strcasecmp(qual, "in") == 0 || strcasecmp(qual, "notin") == 0)
+                return succeed_if_inlist(v, right) == (strcasecmp(qual, "in") == 0) ? PAM_RET_SUCCESS : PAM_RET_AUTH_ERR;
+        if (strcasecmp(qual, "ingroup") == 0 || strcasecmp(qual, "notingroup") == 0) {
+                /* of the user (evaluate()'s user: PAM_USER, whatever the left side) */
+                int r = ident_user(id, user, &u);
+                if (r == -ENOENT)
+                        return PAM_RET_AUTH_ERR;   /* pam_modutil_user_in_group_nam_nam(): no user, no member */
+                if (r < 0 || (r = succeed_if_ingroup(id, u, right)) < 0)
+                        return -1;
+                return (r == 1) == (strcasecmp(qual, "ingroup") == 0) ? PAM_RET_SUCCESS : PAM_RET_AUTH_ERR;
+        }
+        if (strcasecmp(qual, "innetgr") == 0 || strcasecmp(qual, "notinnetgr") == 0)
+                return -1;
+        return PAM_RET_SERVICE_ERR;   /* "fail closed" */
+}
+
+int succeed_if_ret(const char *args, struct ident *id, const char *user, const char *service) {
+        static const char *const flags[] = { "debug", "use_uid", "quiet", "quiet_fail", "quiet_success", "audit" };
+        size_t n = 0;
+        _cleanup_free_ char *words = pam_args_words(args ? args : "", &n);
+        const char *cond[3];
+        size_t k = 0;
+
+        if (!words || !user)
+                return -1;
+        const char *w = words;
+        for (size_t i = 0; i < n; i++, w = pam_args_next(w)) {
+                bool flag = false;
+                for (size_t f = 0; f < ELEMENTSOF(flags); f++)
+                        if (streq(w, flags[f])) {
+                                if (f == 1)
+                                        return -1;      /* use_uid: the caller's uid */
+                                flag = true;
+                        }
+                if (flag)
+                        continue;
+                cond[k++] = w;
+                if (k < 3)
+                        continue;
+                k = 0;
+                int r = succeed_if_eval(cond[0], cond[1], cond[2], id, user, service);
+                if (r != PAM_RET_SUCCESS)
+                        return r;       /* the first that fails decides; -1: not known */
+        }
+        return k ? PAM_RET_SERVICE_ERR : PAM_RET_SUCCESS;   /* "incomplete condition" */
+}
+
 int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam_ret module_ret,
                    struct stack_run *ret) {
         return stack_run_walk_each(st, NULL, limits_ret, NULL, module_ret, ret);
@@ -292,6 +436,12 @@ static unsigned entry_from_level(const struct pam_stack *st, size_t i, unsigned 
 
 int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_rets, enum pam_ret limits_ret,
                         const enum pam_ret *module_rets, enum pam_ret module_ret, struct stack_run *ret) {
+        return stack_run_walk_cond(st, limits_rets, limits_ret, module_rets, module_ret, NULL, ret);
+}
+
+int stack_run_walk_cond(const struct pam_stack *st, const enum pam_ret *limits_rets, enum pam_ret limits_ret,
+                        const enum pam_ret *module_rets, enum pam_ret module_ret, const int *cond_rets,
+                        struct stack_run *ret) {
         struct stack_run r = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1,
                                .assumed_at = -1 };
         /* _pam_dispatch_aux(): the state, and the one saved where each level began (reset) */
@@ -304,7 +454,9 @@ int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_r
                 return -ENOMEM;
         for (size_t i = 0; i < st->n;) {
                 const struct pam_entry *e = &st->v[i];
+                bool cond_known = cond_rets && cond_rets[i] >= 0 && !e->fails && !e->unloadable;
                 enum pam_ret rv = e->fails ? PAM_RET_PERM_DENIED : e->unloadable ? PAM_RET_UNKNOWN :
+                                  cond_known ? (enum pam_ret)cond_rets[i] :
                                   assumed_ret(e->name, limits_rets ? limits_rets[i] : limits_ret,
                                               module_rets ? module_rets[i] : module_ret);
                 unsigned level = e->level < PAM_LEVEL_LIMIT ? e->level : PAM_LEVEL_LIMIT;
@@ -329,7 +481,7 @@ int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_r
                 if (pam_control_action(e->control, rv, &a, &jump) < 0)
                         a = PAM_ACT_BAD;   /* libpam treats an unreadable control as a failure */
                 bool decides = a == PAM_ACT_JUMP || a == PAM_ACT_DONE || a == PAM_ACT_DIE || a == PAM_ACT_RESET;
-                if (decides && !known_result(e->name) && !e->fails && !e->unloadable) {
+                if (decides && !known_result(e->name) && !e->fails && !e->unloadable && !cond_known) {
                         if (!r.assumed)
                                 r.assumed_at = (long)i;
                         r.assumed = true;
@@ -1303,6 +1455,7 @@ static int run_stack(const struct session_input *in, struct session_model *m, co
 int session_model_build(const struct session_input *in, struct session_model *ret) {
         struct session_model m = { .run = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1 } };
         _cleanup_free_ enum pam_ret *rets = NULL, *mrets = NULL;
+        _cleanup_free_ int *crets = NULL;
         struct trees ts = {};
         struct mods ms = {};
         struct rl_pair cur;
@@ -1350,8 +1503,18 @@ int session_model_build(const struct session_input *in, struct session_model *re
                 *ret = m;
                 return 0;
         }
-        r = stack_run_walk_each(&m.stack, rets, limits_ret_of(&ts.v[0].res, &m.pl), mrets,
-                                m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, &m.run);
+        /* the conditions the model can evaluate for this user (pam_succeed_if) */
+        crets = calloc(m.stack.n ? m.stack.n : 1, sizeof(*crets));
+        if (!crets) {
+                r = -ENOMEM;
+                goto fail;
+        }
+        for (size_t i = 0; i < m.stack.n; i++)
+                crets[i] = streq(m.stack.v[i].name, "pam_succeed_if")
+                                   ? succeed_if_ret(m.stack.v[i].args, in->id, in->user, in->service)
+                                   : -1;
+        r = stack_run_walk_cond(&m.stack, rets, limits_ret_of(&ts.v[0].res, &m.pl), mrets,
+                                m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, crets, &m.run);
         if (r < 0)
                 goto fail;
         if (stack_known(&m.stack))

@@ -46,6 +46,7 @@ enum pam_ret {
         PAM_RET_PERM_DENIED, /* pam_limits refusing the login; a handler that always fails */
         PAM_RET_SERVICE_ERR, /* pam_limits: a file it cannot read */
         PAM_RET_USER_UNKNOWN,/* pam_limits: no such user */
+        PAM_RET_AUTH_ERR,    /* pam_succeed_if: a condition the user does not meet */
 };
 /* libpam's name of it ("PAM_SESSION_ERR") */
 const char *pam_ret_name(enum pam_ret ret);
@@ -86,7 +87,7 @@ struct stack_run {
  * Walk the stack as _pam_dispatch_aux() (pam_dispatch.c) does: its impression and status (the
  * first result an ok, done, bad or die takes while undecided; reset restores what they were
  * where the substack began), jumps, done and die.  Every module is assumed to succeed but
- * pam_deny (PAM_SESSION_ERR), pam_limits
+ * pam_succeed_if where stack_run_walk_cond() is given its result, pam_deny (PAM_SESSION_ERR), pam_limits
  * (limits_ret), pam_rdmalimit (module_ret), a line that always fails (pam_entry.fails:
  * PAM_PERM_DENIED) and a
  * line whose module file libpam cannot load (pam_entry.unloadable), "-session" or not: it
@@ -102,6 +103,16 @@ int stack_run_walk(const struct pam_stack *st, enum pam_ret limits_ret, enum pam
  * conf=, and so return differently); NULL: limits_ret, module_ret for every one. */
 int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_rets, enum pam_ret limits_ret,
                         const enum pam_ret *module_rets, enum pam_ret module_ret, struct stack_run *ret);
+/* The same with the results of other modules the model evaluates for a user (cond_rets[i] for
+ * entry i, -1: not known, taken as success; NULL: none known): pam_succeed_if. */
+int stack_run_walk_cond(const struct pam_stack *st, const enum pam_ret *limits_rets, enum pam_ret limits_ret,
+                        const enum pam_ret *module_rets, enum pam_ret module_ret, const int *cond_rets,
+                        struct stack_run *ret);
+/* pam_succeed_if's result (pam_succeed_if.c, Linux-PAM 1.3 to 1.7) for user (id: the user's
+ * uid and gid, groups) through service, its arguments args: an enum pam_ret, or -1 when it
+ * rests on what the model does not know (rhost, ruser, tty, shell, home, netgroups, use_uid). */
+struct ident;
+int succeed_if_ret(const char *args, struct ident *id, const char *user, const char *service);
 void stack_run_clear(struct stack_run *r);
 
 /* The options of a pam_rdmalimit line as the module reads them: its words (split on blanks,

@@ -22,7 +22,7 @@ trap 'rm -rf "$T"' EXIT
 R=$T/root
 mkdir -p "$R/etc/pam.d" "$R/etc/security" "$R$moddir"
 # the tree's module directory: what the model asks whether libpam can load a module
-cp "$moddir/pam_permit.so" "$moddir/pam_deny.so" "$moddir/pam_limits.so" "$R$moddir/"
+cp "$moddir/pam_permit.so" "$moddir/pam_deny.so" "$moddir/pam_limits.so" "$moddir/pam_succeed_if.so" "$R$moddir/"
 printf 'root:x:0:0:root:/root:/bin/sh\n' > "$R/etc/passwd"
 printf 'root:x:0:\n' > "$R/etc/group"
 : > "$R/etc/security/limits.conf"
@@ -59,6 +59,21 @@ put("cont-hang", "session".ljust(1022) + "\\\nrequired pam_permit.so\n")
 put("cont-tight", "session".ljust(1021) + "\\\nrequired pam_permit.so\n")
 # a file that ends inside a continued line: libpam gives up on it
 put("cont-end", "session required pam_permit.so\nsession required \\\n")
+# pam_succeed_if, which the model evaluates for the user (root here, in the tree and on the host)
+def cond(name, control, args, tail="session required pam_deny.so\nsession required pam_permit.so\n"):
+    put(name, "session %s pam_succeed_if.so %s\n%s" % (control, args, tail))
+cond("if-user", "[success=1 default=ignore]", "user = root")
+cond("if-user-not", "[success=1 default=ignore]", "user = nobody")
+cond("if-uid", "sufficient", "uid < 1000 quiet", "session required pam_deny.so\n")
+cond("if-uid-not", "sufficient", "uid >= 1000 quiet", "session required pam_deny.so\n")
+cond("if-group", "[success=1 default=ignore]", "user ingroup root")
+cond("if-notgroup", "[success=1 default=ignore]", "user notingroup root")
+cond("if-service", "[success=1 default=ignore]", "service in sshd:if-service:login")
+cond("if-glob", "[success=1 default=ignore]", "user =~ r*t quiet_success")
+cond("if-two", "[success=1 default=ignore]", "uid eq 0 user != root")
+cond("if-incomplete", "required", "user =", "session required pam_permit.so\n")
+cond("if-badqual", "required", "user foo root", "session required pam_permit.so\n")
+cond("if-notnum", "[success=1 default=ignore]", "uid < abc")
 EOF
 
 # real SERVICE: what libpam does: opened, PAM_xxx (pam_open_session's code), pam_start (it
@@ -114,7 +129,30 @@ cont-cut PAM_MODULE_UNKNOWN
 cont-hang hang
 cont-tight PAM_PERM_DENIED
 cont-end pam_start
+if-user opened
+if-user-not PAM_SESSION_ERR
+if-uid opened
+if-uid-not PAM_SESSION_ERR
+if-group opened
+if-notgroup PAM_SESSION_ERR
+if-service opened
+if-glob opened
+if-two PAM_SESSION_ERR
+if-incomplete PAM_SERVICE_ERR
+if-badqual PAM_SERVICE_ERR
+if-notnum PAM_SESSION_ERR
 E
+# a condition on what the model does not know (the remote host): its success is assumed, and said
+cond() { printf 'session %s pam_succeed_if.so %s\nsession required pam_deny.so\nsession required pam_permit.so\n' "$1" "$2"; }
+cond '[success=1 default=ignore]' 'rhost = example.org' > "$R/etc/pam.d/if-rhost"
+"$RDMALIMITS" --root "$R" --flavour debian-1.5.2 --json explain root --service if-rhost > "$T/out" 2>&1
+check "a condition on the remote host: assumed, and said" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(d["pam_session"]["assumed_success"] != "etc/pam.d/if-rhost:1 '"'"'[success=1 default=ignore] pam_succeed_if.so'"'"'")' "$T/out"
+"$RDMALIMITS" --root "$R" --flavour debian-1.5.2 --json explain root --service if-user > "$T/out" 2>&1
+check "... and nothing assumed where the model evaluates the condition" python3 -c '
+import json, sys; sys.exit(json.load(open(sys.argv[1]))["pam_session"]["assumed_success"] is not None)' "$T/out"
 
 # the service called other: libpam reads pam.d/other twice, as the service's file and as
 # other's, into one list; a jump past the end of the first copy lands in the second

@@ -126,7 +126,7 @@ check "... and why" grep -q "no pam_limits runs in the nolimits session stack: w
 check "... and names no limits.conf line as the source" eval '! grep -q "from etc/security/limits" "$T/out"'
 # a module whose result decides the path and which the model does not evaluate: the answer
 # rests on its success, and explain says so
-printf 'session sufficient pam_succeed_if.so uid < 1000 quiet\nsession required pam_limits.so\n' > "$R/etc/pam.d/cond"
+printf 'session sufficient pam_succeed_if.so rhost = gw.example.org\nsession required pam_limits.so\n' > "$R/etc/pam.d/cond"
 rl explain alice --service cond > "$T/out"
 check "explain: an assumed result that decides the path is said, with its line" \
 	grep -q "^Assumed: etc/pam.d/cond:1 'sufficient pam_succeed_if.so' succeeds: rdmalimits does not evaluate that module" "$T/out"

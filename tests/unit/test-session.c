@@ -525,6 +525,53 @@ static void test_model_libpam_stacks(void **state) {
         assert_int_equal(unit_teardown(NULL), 0);
 }
 
+/* pam_succeed_if as the model evaluates it (tests/agree/test-reader.sh holds the shapes against
+ * real sessions): what it cannot know is -1, taken as success and said */
+static void test_succeed_if(void **state) {
+        static char root[] = "/tmp/test-session-succeedif-XXXXXX";
+        struct model_fixture f;
+        (void)state;
+
+        assert_int_equal(unit_tree(root, (const struct unit_file[]){
+                { "etc/passwd", "root:x:0:0::/root:/bin/sh\nalice:x:1001:1001::/home/alice:/bin/sh\n" },
+                { "etc/group", "root:x:0:\nalice:x:1001:\nrdma:x:2000:alice\n" },
+                {},
+        }), 0);
+        model_fixture_load(&f, root, 8388608, NULL);
+        static const struct {
+                const char *args;
+                int ret;
+        } cases[] = {
+                { "uid >= 1000 quiet", PAM_RET_SUCCESS },
+                { "uid < 1000", PAM_RET_AUTH_ERR },
+                { "user ingroup rdma", PAM_RET_SUCCESS },
+                { "user ingroup root:rdma", PAM_RET_SUCCESS },
+                { "user notingroup rdma", PAM_RET_AUTH_ERR },
+                { "gid eq 1001 user = alice", PAM_RET_SUCCESS },
+                { "gid eq 1001 user = bob", PAM_RET_AUTH_ERR },
+                { "service notin sshd:login", PAM_RET_SUCCESS },
+                { "user =~ al*", PAM_RET_SUCCESS },
+                { "user", PAM_RET_SERVICE_ERR },
+                { "colour = red", PAM_RET_SERVICE_ERR },
+                { "uid < x", PAM_RET_SERVICE_ERR },
+                { "", PAM_RET_SUCCESS },
+                { "use_uid user = alice", -1 },
+                { "rhost = gw", -1 },
+                { "tty = tty1", -1 },
+                { "shell = /bin/sh", -1 },
+                { "user innetgr admins", -1 },
+                { "uid < 1000 rhost = gw", PAM_RET_AUTH_ERR },   /* the first that fails decides */
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                int r = succeed_if_ret(cases[i].args, f.id, "alice", "su");
+                if (r != cases[i].ret)
+                        fail_msg("'%s': %d, expected %d", cases[i].args, r, cases[i].ret);
+        }
+        assert_int_equal(succeed_if_ret("uid > 0", f.id, "nosuch", "su"), PAM_RET_USER_UNKNOWN);
+        model_fixture_free(&f);
+        assert_int_equal(unit_teardown(NULL), 0);
+}
+
 /* a service whose daemon the model does not know: -ESRCH at once, *ret_pid untouched */
 static void test_service_find_unknown(void **state) {
         pid_t pid = 4242;
@@ -2112,6 +2159,7 @@ UNIT_MAIN(NULL, NULL,
           cmocka_unit_test(test_controls), cmocka_unit_test(test_control_pairs), cmocka_unit_test(test_walk), cmocka_unit_test(test_service_find_unknown),
           cmocka_unit_test(test_walk_decisions), cmocka_unit_test(test_walk_status),
           cmocka_unit_test(test_model_libpam_stacks),
+          cmocka_unit_test(test_succeed_if),
           cmocka_unit_test(test_module_name),
           cmocka_unit_test(test_line_rank),
           cmocka_unit_test(test_model_build), cmocka_unit_test(test_model_line_trees),
