@@ -72,10 +72,11 @@ play() {
 tree_sum() { (cd "$R" && find . -printf '%p %m %s\n' | sort && find . -type f -exec cat {} + | md5sum); }
 D=$R/etc/security/limits.d/zz-rdmalimits.conf
 
-vars "$T/v1.yml" '{domain: "@rdma_users", memlock: 1G}' '{domain: alice, memlock: 2G, hard: 4G}'
-vars "$T/v2.yml" '{domain: "@rdma_users", memlock: 1G}' '{domain: alice, memlock: 2G, hard: 4G}' \
+# alice's own entry is meant to beat the group's for her: the group's says allow_overridden
+vars "$T/v1.yml" '{domain: "@rdma_users", memlock: 1G, allow_overridden: true}' '{domain: alice, memlock: 2G, hard: 4G}'
+vars "$T/v2.yml" '{domain: "@rdma_users", memlock: 1G, allow_overridden: true}' '{domain: alice, memlock: 2G, hard: 4G}' \
 	'{domain: bob, memlock: 8G}'
-vars "$T/v3.yml" '{domain: "@rdma_users", memlock: 1G}' '{domain: alice, state: absent}' \
+vars "$T/v3.yml" '{domain: "@rdma_users", memlock: 1G, allow_overridden: true}' '{domain: alice, state: absent}' \
 	'{domain: bob, memlock: 8G}'
 
 # --- first run: policy, sshd line, drop-in

@@ -225,18 +225,19 @@ bad 2 "unknown command" ""
 bad 2 "unknown command" apply-
 bad 2 "unknown command 'fr.x1b.2Job.xff'" $'fr\x1b[2Job\xff'
 bad 2 "unrecognized option '--x.x01.x7f.xfe'" list $'--x\x01\x7f\xfe'
-bad 1 "no such user 'a.x1b]0;x.x07.xffb'" status $'a\x1b]0;x\x07\xffb'
+bad_noroot 1 "no such user 'a.x1b]0;x.x07.xffb'" status $'a\x1b]0;x\x07\xffb'
 bad 2 "--pid '1.x7f.x9b': expected a process id" status --pid $'1\x7f\x9b'
 bad 2 "no command" 
 bad_noroot 2 "no command"
 bad 2 "too many arguments" apply alice 1G 2G
 bad 2 "too many arguments" remove alice bob
-bad 2 "too many arguments" list extra
+bad 2 "list: takes no arguments" list extra
 bad 2 "expected DOMAIN" apply
 bad 2 "expected DOMAIN" remove
 bad 2 "expected USER" explain
-bad 2 "expected SIZE" pin-test
-bad 2 "size '1Gx'" pin-test 1Gx
+bad_noroot 2 "expected SIZE" pin-test
+bad_noroot 2 "size '1Gx'" pin-test 1Gx
+bad 2 "status: option --root does not apply" status
 bad 2 "unrecognized option '--bogus'" apply alice 1G --bogus
 bad 2 "unrecognized option '--bogus'" --bogus list
 bad 2 "unrecognized option '--f'" --f x list
