@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -528,7 +529,17 @@ static bool pam_dirs_exist(const char *root) {
 static int stack_load_walk(const char *root, const char *service, const char *phase, const char *text,
                            struct visit *v, bool top, struct pam_stack *ret) {
         _cleanup_(pam_stack_clear) struct pam_stack s = {}, o = {};
+        _cleanup_free_ char *lower = NULL;
         int r;
+
+        /* pam_start() lowercases the service's name: "SU" reads pam.d/su */
+        if (top) {
+                if (!(lower = strdup(service)))
+                        return -ENOMEM;
+                for (char *p = lower; *p; p++)
+                        *p = (char)tolower((unsigned char)*p);
+                service = lower;
+        }
 
         if ((r = read_stack(root, service, phase, text, v, &s)) < 0)
                 return r;

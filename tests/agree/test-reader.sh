@@ -108,7 +108,8 @@ else:
 }
 
 # expected answers, each measured once with Debian 12's libpam (the real column checks them
-# again on every run)
+# again on every run); pam_start() lowercases the service's name (IF-USER-NOT reads if-user-not,
+# and pam_succeed_if sees the service as if-user-not)
 while read -r svc want; do
 	r=$(real "$svc")
 	m=$(model "$svc")
@@ -141,6 +142,8 @@ if-two PAM_SESSION_ERR
 if-incomplete PAM_SERVICE_ERR
 if-badqual PAM_SERVICE_ERR
 if-notnum PAM_SESSION_ERR
+IF-USER-NOT PAM_SESSION_ERR
+IF-SERVICE opened
 E
 # a condition on what the model does not know (the remote host): its success is assumed, and said
 cond() { printf 'session %s pam_succeed_if.so %s\nsession required pam_deny.so\nsession required pam_permit.so\n' "$1" "$2"; }
