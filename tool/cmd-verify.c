@@ -9,8 +9,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <security/pam_appl.h>
@@ -25,6 +27,7 @@
 
 struct session_result {
         int pam_rc;               /* PAM_SUCCESS or the failing code */
+        bool ssh_failed;          /* --ssh: no login to judge (ssh's own failure, the deadline) */
         char pam_error[256];
         struct rl_pair got;
         char messages[2048];      /* what the conversation was told */
@@ -92,67 +95,177 @@ static int pam_session(const char *service, const char *user, struct session_res
         return n == (ssize_t)sizeof *ret ? 0 : -EIO;
 }
 
-/* ssh -o BatchMode=yes [--ssh-option ARG...] -- DEST cat /proc/self/limits */
-static int ssh_session(const struct ctx *c, struct session_result *ret) {
-        _cleanup_free_ char **argv = calloc(c->n_ssh_options + 8, sizeof(char *));
-        int fds[2], k = 0;
+/* The user part of an ssh destination ([USER@]HOST, ssh://[USER@]HOST[:PORT]): a pointer
+ * into dest and its length, 0 when there is none. */
+static size_t dest_user(const char *dest, const char **ret) {
+        const char *d = strncmp(dest, "ssh://", 6) == 0 ? dest + 6 : dest;
+        const char *at = strrchr(d, '@');
+        *ret = d;
+        return at ? (size_t)(at - d) : 0;
+}
+
+/* What the remote command prints before the limits, so that nothing a start-up file of the
+ * user prints first (a long banner, a line like a limits row) is taken for them: the last
+ * copy counts. */
+/* ssh's own words for a login that never reached the server's session (connection, host
+ * key, authentication): then there is nothing to judge.  Any other failure (sshd closing the
+ * connection when its PAM session fails) is a session that did not open. */
+static bool ssh_no_login(const char *err) {
+        static const char *const words[] = {
+                "Permission denied",        "Host key verification failed", "Connection refused",
+                "Could not resolve hostname", "No route to host",          "Connection timed out",
+                "Network is unreachable",   "Too many authentication failures", "IDENTIFICATION HAS CHANGED",
+                "Bad configuration option", "Bad port",                    "Could not request local forwarding",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(words); i++)
+                if (strstr(err, words[i]))
+                        return true;
+        return false;
+}
+
+#define SSH_MARK "rdmalimits-verify-limits-follow"
+#define SSH_TIMEOUT_S 60   /* --probe-timeout changes it */
+#define SSH_OUTPUT_MAX (1024 * 1024)
+
+/* ssh -n -o BatchMode=yes -l USER [--ssh-option ARG...] -- DEST 'echo MARK; cat /proc/self/limits',
+ * within SSH_TIMEOUT_S seconds (a user's start-up files may hold the login: then ssh and its
+ * process group are killed).  ret->ssh_failed: no login to judge (ssh could not log in, is not
+ * there, or the time ran out), with why in ret->pam_error. */
+static int ssh_session(const struct ctx *c, const char *user, struct session_result *ret) {
+        _cleanup_free_ char **argv = calloc(c->n_ssh_options + 12, sizeof(char *));
+        _cleanup_free_ char *out = NULL, *errbuf = NULL;
+        int ofd[2] = { -1, -1 }, efd[2] = { -1, -1 }, k = 0;
+        size_t olen = 0, elen = 0;
+        const char *du;
         pid_t pid;
 
-        if (!argv)
+        *ret = (struct session_result){};
+        if (!argv || !(out = malloc(SSH_OUTPUT_MAX + 1)) || !(errbuf = malloc(4097)))
                 return -ENOMEM;
         argv[k++] = (char *)"ssh";
+        argv[k++] = (char *)"-n";
         argv[k++] = (char *)"-o";
         argv[k++] = (char *)"BatchMode=yes";
+        if (!dest_user(c->ssh, &du)) {
+                /* the login is USER's, whatever ssh would take by default */
+                argv[k++] = (char *)"-l";
+                argv[k++] = (char *)user;
+        }
         for (size_t i = 0; i < c->n_ssh_options; i++)
                 argv[k++] = (char *)c->ssh_options[i];
         /* DEST is never taken for an option of ssh's */
         argv[k++] = (char *)"--";
         argv[k++] = (char *)c->ssh;
-        argv[k++] = (char *)"cat /proc/self/limits";
+        argv[k++] = (char *)"echo " SSH_MARK "; cat /proc/self/limits";
         argv[k] = NULL;
-        if (pipe2(fds, O_CLOEXEC) < 0)
-                return negative_errno();
+        if (pipe2(ofd, O_CLOEXEC) < 0 || pipe2(efd, O_CLOEXEC) < 0) {
+                int r = negative_errno();
+                closep(&ofd[0]);
+                closep(&ofd[1]);
+                return r;
+        }
         pid = fork();
         if (pid == 0) {
-                dup2(fds[1], STDOUT_FILENO);
+                /* its own process group, killed with verify */
+                (void)setpgid(0, 0);
+                (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+                dup2(ofd[1], STDOUT_FILENO);
+                dup2(efd[1], STDERR_FILENO);
                 execvp("ssh", argv);
                 _exit(127);
         }
-        close(fds[1]);
+        close(ofd[1]);
+        close(efd[1]);
         if (pid < 0) {
-                close(fds[0]);
-                return negative_errno();
+                int r = negative_errno();
+                close(ofd[0]);
+                close(efd[0]);
+                return r;
         }
-        char buf[8192];
-        size_t len = 0;
-        ssize_t n;
-        while ((n = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0 || (n < 0 && errno == EINTR))
-                if (n > 0)
-                        len += (size_t)n;
-        buf[len] = '\0';
-        close(fds[0]);
+        (void)setpgid(pid, pid);
+        long timeout_s = (c->given & OPT_PROBE_TIMEOUT) ? (long)c->probe_timeout : SSH_TIMEOUT_S;
+        struct pollfd p[2] = { { .fd = ofd[0], .events = POLLIN }, { .fd = efd[0], .events = POLLIN } };
+        struct timespec t0;
+        bool timed_out = false;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (p[0].fd >= 0 || p[1].fd >= 0) {
+                struct timespec now;
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                long left = timeout_s * 1000L - ((now.tv_sec - t0.tv_sec) * 1000L +
+                                                     (now.tv_nsec - t0.tv_nsec) / 1000000L);
+                if (left <= 0) {
+                        timed_out = true;
+                        break;
+                }
+                int n = poll(p, 2, (int)left);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        break;
+                for (int i = 0; i < 2; i++) {
+                        if (p[i].fd < 0 || !p[i].revents)
+                                continue;
+                        char tmp[4096];
+                        ssize_t m = read(p[i].fd, tmp, sizeof tmp);
+                        if (m < 0 && errno == EINTR)
+                                continue;
+                        if (m <= 0) {
+                                close(p[i].fd);
+                                p[i].fd = -1;
+                                continue;
+                        }
+                        /* bounded: what goes past the bound is read and dropped */
+                        char *b = i == 0 ? out : errbuf;
+                        size_t *l = i == 0 ? &olen : &elen, cap = i == 0 ? SSH_OUTPUT_MAX : 4096;
+                        size_t take = (size_t)m < cap - *l ? (size_t)m : cap - *l;
+                        memcpy(b + *l, tmp, take);
+                        *l += take;
+                }
+        }
+        for (int i = 0; i < 2; i++)
+                if (p[i].fd >= 0)
+                        close(p[i].fd);
+        if (timed_out)
+                (void)kill(-pid, SIGKILL);
         int st = 0;
         pid_t waited;
         while ((waited = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
                 ;
-        *ret = (struct session_result){};
-        if (waited < 0) {                    /* no status to read: the login's result is unknown */
-                ret->pam_rc = PAM_SESSION_ERR;
-                snprintf(ret->pam_error, sizeof ret->pam_error, "ssh %s: waitpid: %s", c->ssh, errno_text(-errno));
+        out[olen] = '\0';
+        errbuf[elen] = '\0';
+        if (timed_out) {
+                ret->ssh_failed = true;
+                snprintf(ret->pam_error, sizeof ret->pam_error, "the ssh login to %s did not finish in %ld s (the user's "
+                         "start-up files can hold it): ssh was killed", c->ssh, timeout_s);
                 return 0;
         }
-        if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        if (waited < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+                int code = waited < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+                /* ssh's own failure (255: it could not log in; 127: no ssh) is no login at all;
+                 * its last line of stderr says why */
+                char *last = errbuf + elen;
+                while (last > errbuf && (last[-1] == '\n' || last[-1] == '\r'))
+                        *--last = '\0';
+                while (last > errbuf && last[-1] != '\n')
+                        last--;
+                ret->ssh_failed = code == 127 || code < 0 || (code == 255 && ssh_no_login(errbuf));
+                snprintf(ret->pam_error, sizeof ret->pam_error, "ssh %s failed (exit %d)%s%.160s", c->ssh, code,
+                         *last ? ": " : "", last);
                 ret->pam_rc = PAM_SESSION_ERR;
-                snprintf(ret->pam_error, sizeof ret->pam_error, "ssh %s failed (exit %d)", c->ssh,
-                         WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
                 return 0;
         }
-        int r = proc_limits_row(buf, "Max locked memory", &ret->got.soft, &ret->got.hard);
+        /* the limits after the last mark */
+        const char *mark = NULL;
+        for (const char *q = out; (q = strstr(q, SSH_MARK "\n")); q++)
+                if (q == out || q[-1] == '\n')
+                        mark = q;
+        int r = mark ? proc_limits_row(mark + strlen(SSH_MARK) + 1, "Max locked memory", &ret->got.soft, &ret->got.hard)
+                     : -ENOENT;
         if (r < 0) {
-                ret->pam_rc = PAM_SESSION_ERR;
-                snprintf(ret->pam_error, sizeof ret->pam_error, r == -ENOENT
-                                 ? "no 'Max locked memory' in the remote /proc/self/limits"
-                                 : "cannot read the remote memlock");
+                ret->ssh_failed = true;
+                snprintf(ret->pam_error, sizeof ret->pam_error, "%s", !mark ? "the remote command printed nothing "
+                         "rdmalimits can read (its mark is missing: the login shell ran something else)"
+                         : "no 'Max locked memory' in the remote /proc/self/limits");
                 return 0;
         }
         ret->pam_rc = PAM_SUCCESS;
@@ -203,8 +316,8 @@ _printf_(2, 3) static void reason(struct verdict *v, const char *fmt, ...) {
 }
 
 /* Compare the real session with the model, and say why they may differ. */
-static void judge(const struct ctx *c, const struct tool_session *s, const struct session_result *sr,
-                  struct verdict *v) {
+static void judge(const struct ctx *c, const struct tool_session *s, const struct tool_session *daemon,
+                  const struct session_result *sr, struct verdict *v) {
         const struct session_model *m = &s->m;
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX];
 
@@ -239,6 +352,26 @@ static void judge(const struct ctx *c, const struct tool_session *s, const struc
         v->kind = !v->agree                                               ? VERDICT_MODEL_ERROR
                   : v->target.cause == SESSION_SHORT_NONE && v->ok        ? VERDICT_OK
                                                                           : VERDICT_BELOW;
+        /* a login through the running daemon starts from the daemon's limits, not verify's:
+         * where its session ends otherwise, the target is judged on it (explain's answer) */
+        const struct session_model *dm = daemon ? &daemon->m : NULL;
+        if (dm && v->kind != VERDICT_MODEL_ERROR &&
+            (dm->kind != m->kind || dm->final_known != m->final_known || dm->final.soft != m->final.soft ||
+             dm->final.hard != m->final.hard)) {
+                bool dopen = dm->kind == LC_SESSION_LIMITS || dm->kind == LC_SESSION_NO_LIMITS;
+                if (dm->final_known && dopen)
+                        reason(v, "a login through %s starts from its limits, not verify's: explain predicts soft %s, "
+                               "hard %s for it (this session, opened by verify itself, is not such a login; "
+                               "verify --ssh logs in for real)", daemon->svc.source, size_format(dm->final.soft, a),
+                               size_format(dm->final.hard, b));
+                else
+                        reason(v, "a login through %s starts from its limits, not verify's: explain predicts %s for "
+                               "it (verify --ssh logs in for real)", daemon->svc.source,
+                               dopen ? "the service's own limits" : dm->cause);
+                session_target(dm, daemon->t, &daemon->svc, daemon->service, dopen && dm->final_known, dm->final,
+                               &v->target);
+                v->kind = v->target.cause == SESSION_SHORT_NONE && dopen ? VERDICT_OK : VERDICT_BELOW;
+        }
         /* a PAM session this process opened is not a login of a service that opens none:
          * never OK for it (ssh logins keep sshd's own limits; verify --ssh logs in for real) */
         if (!c->ssh && v->kind != VERDICT_MODEL_ERROR && m->pam.kind != SESSION_PAM_RUNS &&
@@ -256,9 +389,11 @@ static void judge(const struct ctx *c, const struct tool_session *s, const struc
 static const char *module_told(const struct ctx *c, const struct session_result *sr, char *buf, size_t size) {
         if (c->ssh)
                 return NULL;
+        size_t tl = strlen(LOGIN_SHORTFALL_TAIL);
         for (const char *line = sr->messages; line && *line;) {
                 size_t n = strcspn(line, "\n");
-                if (memmem(line, n, "memlock", 7)) {
+                /* the module's own message (login_shortfall_text()), not another module's */
+                if (n >= tl && memcmp(line + n - tl, LOGIN_SHORTFALL_TAIL, tl) == 0 && memmem(line, n, "memlock", 7)) {
                         snprintf(buf, size, "%.*s", (int)n, line);
                         return buf;
                 }
@@ -397,6 +532,10 @@ static int verify_args(const struct ctx *c, const char *user) {
                 log_error("verify: give --service or --ssh, not both");
                 return CMD_USAGE;
         }
+        if ((c->given & OPT_PROBE_TIMEOUT) && !c->ssh) {
+                log_error("verify: --probe-timeout goes with --ssh (the login's deadline)");
+                return CMD_USAGE;
+        }
         if (c->n_ssh_options > 0 && !c->ssh) {
                 log_error("verify: --ssh-option goes with --ssh");
                 return CMD_USAGE;
@@ -405,11 +544,19 @@ static int verify_args(const struct ctx *c, const char *user) {
                 log_error("--ssh '%s': expected a destination ([USER@]HOST or ssh://...)", c->ssh);
                 return CMD_USAGE;
         }
+        const char *du;
+        size_t dl = c->ssh ? dest_user(c->ssh, &du) : 0;
+        if (dl && (dl != strlen(user) || strncmp(du, user, dl) != 0)) {
+                log_error("--ssh '%s' logs in as '%.*s', not as %s: the login verified must be %s's", c->ssh,
+                          (int)dl, du, user, user);
+                return CMD_USAGE;
+        }
         if (!c->ssh && geteuid() != 0) {
                 log_error("verify opens a PAM session for %s: run it as root (or use --ssh)", user);
                 return -EPERM;
         }
-        if (c->service && (strchr(c->service, '/') || !*c->service)) {
+        if (c->service && (strchr(c->service, '/') || !*c->service || streq(c->service, ".") ||
+                           streq(c->service, ".."))) {
                 log_error("--service '%s': a PAM service name from /etc/pam.d", c->service);
                 return CMD_USAGE;
         }
@@ -430,12 +577,34 @@ int cmd_verify(struct ctx *c) {
         r = tool_session_load(c, user, c->ssh ? 0 : getpid(), !c->ssh, &s);
         if (r)
                 return r;
-        r = c->ssh ? ssh_session(c, &sr) : pam_session(s.service, user, &sr);
+        r = c->ssh ? ssh_session(c, user, &sr) : pam_session(s.service, user, &sr);
         if (r < 0) {
                 log_error("cannot open a session: %s", errno_text(r));
                 return r;
         }
-        judge(c, &s, &sr, &v);
+        if (sr.ssh_failed) {
+                /* no login reached the session: nothing to compare with the model */
+                if (c->json) {
+                        struct json j;
+                        json_doc_begin(&j);
+                        json_kstr(&j, "user", user);
+                        json_kstr(&j, "method", "ssh");
+                        json_kstr(&j, "destination", c->ssh);
+                        json_kbool(&j, "session_opened", false);
+                        json_key(&j, "verdict");
+                        json_null(&j);
+                        json_kstr(&j, "error", sr.pam_error);
+                        json_doc_end(&j);
+                }
+                log_error("cannot verify: %s", sr.pam_error);
+                return CMD_FINDINGS;
+        }
+        /* verify's own PAM session starts from its limits: a login through a running daemon
+         * (sshd, cron) from the daemon's, which explain names */
+        _cleanup_(tool_session_clear) struct tool_session d = {};
+        bool have_daemon = !c->ssh && proc_daemon_of(s.service) && tool_session_load(c, user, 0, false, &d) == 0 &&
+                           d.svc_pid > 0;
+        judge(c, &s, have_daemon ? &d : NULL, &sr, &v);
         if (c->json)
                 verify_json(c, user, &s, &sr, &v);
         else

@@ -38,7 +38,7 @@ static const struct command commands[] = {
         { "explain", cmd_explain, OPT_ROOT | OPT_CONF | OPT_PROC1 | OPT_SERVICE | OPT_CACHE | OPT_PID | OPT_SLURM | OPT_SUBMIT_MEMLOCK |
                   OPT_SLURM_CONF, 1, 1, "USER",
           "the memlock a session of USER gets, and the file:line behind each value" },
-        { "verify", cmd_verify, OPT_SERVICE | OPT_SSH | OPT_CONF, 1, 1, "USER",
+        { "verify", cmd_verify, OPT_SERVICE | OPT_SSH | OPT_CONF | OPT_PROBE_TIMEOUT, 1, 1, "USER",
           "open a real session for USER (PAM, or --ssh DEST) and compare with explain" },
         { "doctor", cmd_doctor, OPT_ROOT | OPT_PID | OPT_UNIT | OPT_CONF | OPT_CACHE | OPT_SERVICE | OPT_PROBE_TIMEOUT | OPT_SLURM_CONF, 0, 0, "",
           "diagnose the whole chain: PAM stacks, sshd, systemd, containers, running processes" },
@@ -174,7 +174,9 @@ static const struct opt_def {
                         "with no symbolic link on the way" } } },
         { "probe-timeout", required_argument, 0, false, OPT_PROBE_TIMEOUT, ACT_SECONDS, F(probe_timeout), "SECONDS",
           { { "status/doctor", "kill a probe child (it runs as the user) that has not answered in\n"
-                               "SECONDS (default 5); all the probes of one run stop after 6 times that" } } },
+                               "SECONDS (default 5); all the probes of one run stop after 6 times that" },
+            { "verify", "with --ssh: give up a login that has not answered in SECONDS (default 60):\n"
+                        "the user's start-up files run before the command" } } },
         { "help", no_argument, 'h', false, 0, ACT_HELP, 0, NULL, { { NULL, "display this help" } } },
         { "version", no_argument, 'V', false, 0, ACT_VERSION, 0, NULL, { { NULL, "display version" } } },
 #undef F

@@ -276,7 +276,7 @@ const char *login_shortfall_text(const struct login_decision *d, const struct lo
                                  char *buf, size_t size) {
         char want[SIZE_FMT_MAX], got[SIZE_FMT_MAX];
         bool soft = a->got.soft < d->target.soft;
-        snprintf(buf, size, "%s is %s, not %s: %s cannot raise its hard limit (see rdmalimits doctor)",
+        snprintf(buf, size, "%s is %s, not %s: %s " LOGIN_SHORTFALL_TAIL,
                  soft ? "memlock" : "the memlock hard limit", size_format(soft ? a->got.soft : a->got.hard, got),
                  size_format(soft ? d->target.soft : d->target.hard, want), who);
         return buf;

@@ -1509,9 +1509,14 @@ int session_model_build(const struct session_input *in, struct session_model *re
                 r = -ENOMEM;
                 goto fail;
         }
+        /* PAM_SERVICE as pam_start() keeps it: lowercased */
+        char svc_lower[256];
+        snprintf(svc_lower, sizeof svc_lower, "%s", in->service ? in->service : "");
+        for (char *q = svc_lower; *q; q++)
+                *q = (char)tolower((unsigned char)*q);
         for (size_t i = 0; i < m.stack.n; i++)
                 crets[i] = streq(m.stack.v[i].name, "pam_succeed_if")
-                                   ? succeed_if_ret(m.stack.v[i].args, in->id, in->user, in->service)
+                                   ? succeed_if_ret(m.stack.v[i].args, in->id, in->user, svc_lower)
                                    : -1;
         r = stack_run_walk_cond(&m.stack, rets, limits_ret_of(&ts.v[0].res, &m.pl), mrets,
                                 m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, crets, &m.run);
@@ -1646,12 +1651,28 @@ void session_target(const struct session_model *m, const struct lc_tree *t, cons
                 r.cause = SESSION_SHORT_NO_MODULE;
                 snprintf(r.why, sizeof r.why, "the %s stack does not run pam_rdmalimit, whose policy has a rule for the user",
                          service);
-                snprintf(r.fix, sizeof r.fix, "rdmalimits enable --service %s", service);
+                /* enable edits a service's own file; one without runs pam.d/other's */
+                if (m->stack.other && m->stack.error == -ENOENT)
+                        snprintf(r.fix, sizeof r.fix, "%s has no file of its own and libpam runs pam.d/other's "
+                                 "stack: put pam_rdmalimit after the last pam_limits there, or give %s a stack of its "
+                                 "own that runs it", service, service);
+                else
+                        snprintf(r.fix, sizeof r.fix, "rdmalimits enable --service %s", service);
         } else if (m->module_matched && m->order == SESSION_LIMITS_LAST) {
                 r.cause = SESSION_SHORT_ORDER;
                 snprintf(r.why, sizeof r.why, "in the %s stack pam_limits runs after pam_rdmalimit and sets its own values",
                          service);
-                snprintf(r.fix, sizeof r.fix, "rdmalimits enable --service %s", service);
+                /* enable moves only a line it added (its mark) */
+                bool known = m->run.last_module >= 0 && (size_t)m->run.last_module < m->stack.n;
+                if (known && m->stack.v[m->run.last_module].marked)
+                        snprintf(r.fix, sizeof r.fix, "rdmalimits enable --service %s", service);
+                else if (known)
+                        snprintf(r.fix, sizeof r.fix, "move the pam_rdmalimit line (%s:%u) after the last pam_limits by "
+                                 "hand: rdmalimits enable moves only a line it added",
+                                 m->stack.v[m->run.last_module].file, m->stack.v[m->run.last_module].line);
+                else
+                        snprintf(r.fix, sizeof r.fix, "put pam_rdmalimit after the last pam_limits of the %s stack",
+                                 service);
         } else
                 hard_cause(m, t, svc, r.want.hard, &r);
         *ret = r;

@@ -1407,9 +1407,30 @@ static void test_target_causes(void **state) {
         session_target(&m, t, &svc, "sshd", true, got, &r);
         assert_int_equal(r.cause, SESSION_SHORT_NO_MODULE);
         assert_string_equal(r.fix, "rdmalimits enable --service sshd");
+        /* a service without a file of its own runs other's: enable cannot edit it */
+        m.stack.other = true;
+        m.stack.error = -ENOENT;
+        session_target(&m, t, &svc, "nosuch", true, got, &r);
+        assert_non_null(strstr(r.fix, "nosuch has no file of its own and libpam runs pam.d/other's stack"));
+        m.stack.other = false;
+        m.stack.error = 0;
         m.order = SESSION_LIMITS_LAST;
         session_target(&m, t, &svc, "sshd", true, got, &r);
         assert_int_equal(r.cause, SESSION_SHORT_ORDER);
+        /* enable moves the module's line only when it added it (its mark) */
+        struct pam_entry ent = { .file = (char *)"etc/pam.d/sshd", .line = 3, .marked = true };
+        m.stack.v = &ent;
+        m.stack.n = 1;
+        m.run.last_module = 0;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_string_equal(r.fix, "rdmalimits enable --service sshd");
+        ent.marked = false;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_string_equal(r.fix, "move the pam_rdmalimit line (etc/pam.d/sshd:3) after the last pam_limits by hand: "
+                                   "rdmalimits enable moves only a line it added");
+        m.stack.v = NULL;
+        m.stack.n = 0;
+        m.run.last_module = -1;
         /* no rule: the target is the entry's request */
         m = base;
         m.module_matched = false;
