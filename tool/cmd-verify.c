@@ -127,20 +127,121 @@ static bool ssh_no_login(const char *err) {
 #define SSH_TIMEOUT_S 60   /* --probe-timeout changes it */
 #define SSH_OUTPUT_MAX (1024 * 1024)
 
-/* ssh -n -o BatchMode=yes -l USER [--ssh-option ARG...] -- DEST 'echo MARK; cat /proc/self/limits',
- * within SSH_TIMEOUT_S seconds (a user's start-up files may hold the login: then ssh and its
- * process group are killed).  ret->ssh_failed: no login to judge (ssh could not log in, is not
- * there, or the time ran out), with why in ret->pam_error. */
+/* What one run of ssh left: its output (bounded), the last of its stderr, how it ended. */
+struct ssh_run {
+        char *out;                /* SSH_OUTPUT_MAX + 1 bytes */
+        size_t olen;
+        char err[4097];
+        size_t elen;
+        bool timed_out;
+        int code;                 /* exit status, 128 + signal, -1: not known */
+};
+
+/* Read fds (stdout, stderr) of pid until both end or timeout_s runs out, bounded; then the
+ * process group is killed (on a timeout) and pid reaped. */
+static void ssh_collect(int ofd, int efd, pid_t pid, long timeout_s, struct ssh_run *x) {
+        struct pollfd p[2] = { { .fd = ofd, .events = POLLIN }, { .fd = efd, .events = POLLIN } };
+        struct timespec t0, now;
+
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        while (p[0].fd >= 0 || p[1].fd >= 0) {
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                long left = timeout_s * 1000L - ((now.tv_sec - t0.tv_sec) * 1000L + (now.tv_nsec - t0.tv_nsec) / 1000000L);
+                if (left <= 0) {
+                        x->timed_out = true;
+                        break;
+                }
+                int n = poll(p, 2, (int)left);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        break;
+                for (int i = 0; i < 2; i++) {
+                        char tmp[4096];
+                        if (p[i].fd < 0 || !p[i].revents)
+                                continue;
+                        ssize_t m = read(p[i].fd, tmp, sizeof tmp);
+                        if (m < 0 && errno == EINTR)
+                                continue;
+                        if (m <= 0) {
+                                close(p[i].fd);
+                                p[i].fd = -1;
+                                continue;
+                        }
+                        /* bounded: what goes past the bound is read and dropped */
+                        char *b = i == 0 ? x->out : x->err;
+                        size_t *l = i == 0 ? &x->olen : &x->elen, cap = i == 0 ? SSH_OUTPUT_MAX : sizeof x->err - 1;
+                        size_t take = (size_t)m < cap - *l ? (size_t)m : cap - *l;
+                        memcpy(b + *l, tmp, take);
+                        *l += take;
+                }
+        }
+        for (int i = 0; i < 2; i++)
+                if (p[i].fd >= 0)
+                        close(p[i].fd);
+        if (x->timed_out)
+                (void)kill(-pid, SIGKILL);
+        int st = 0;
+        pid_t waited;
+        while ((waited = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
+                ;
+        x->out[x->olen] = '\0';
+        x->err[x->elen] = '\0';
+        x->code = waited < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* What the run says of the login, into ret */
+static void ssh_judge(const struct ctx *c, long timeout_s, struct ssh_run *x, struct session_result *ret) {
+        if (x->timed_out) {
+                ret->ssh_failed = true;
+                snprintf(ret->pam_error, sizeof ret->pam_error, "the ssh login to %s did not finish in %ld s (the user's "
+                         "start-up files can hold it): ssh was killed", c->ssh, timeout_s);
+                return;
+        }
+        if (x->code != 0) {
+                /* ssh's own failure (255: it could not log in; 127: no ssh) is no login at all;
+                 * its last line of stderr says why */
+                char *last = x->err + x->elen;
+                while (last > x->err && (last[-1] == '\n' || last[-1] == '\r'))
+                        *--last = '\0';
+                while (last > x->err && last[-1] != '\n')
+                        last--;
+                ret->ssh_failed = x->code == 127 || x->code < 0 || (x->code == 255 && ssh_no_login(x->err));
+                snprintf(ret->pam_error, sizeof ret->pam_error, "ssh %s failed (exit %d)%s%.160s", c->ssh, x->code,
+                         *last ? ": " : "", last);
+                ret->pam_rc = PAM_SESSION_ERR;
+                return;
+        }
+        /* the limits after the last mark */
+        const char *mark = NULL;
+        for (const char *q = x->out; (q = strstr(q, SSH_MARK "\n")); q++)
+                if (q == x->out || q[-1] == '\n')
+                        mark = q;
+        int r = mark ? proc_limits_row(mark + strlen(SSH_MARK) + 1, "Max locked memory", &ret->got.soft, &ret->got.hard)
+                     : -ENOENT;
+        if (r < 0) {
+                ret->ssh_failed = true;
+                snprintf(ret->pam_error, sizeof ret->pam_error, "%s", !mark ? "the remote command printed nothing "
+                         "rdmalimits can read (its mark is missing: the login shell ran something else)"
+                         : "no 'Max locked memory' in the remote /proc/self/limits");
+                return;
+        }
+        ret->pam_rc = PAM_SUCCESS;
+}
+
+/* ssh -n -o BatchMode=yes [-l USER] [--ssh-option ARG...] -- DEST 'echo MARK; cat /proc/self/limits',
+ * within --probe-timeout (default SSH_TIMEOUT_S) seconds (a user's start-up files may hold the
+ * login: then ssh and its process group are killed).  ret->ssh_failed: no login to judge (ssh
+ * could not log in, is not there, or the time ran out), with why in ret->pam_error. */
 static int ssh_session(const struct ctx *c, const char *user, struct session_result *ret) {
         _cleanup_free_ char **argv = calloc(c->n_ssh_options + 12, sizeof(char *));
-        _cleanup_free_ char *out = NULL, *errbuf = NULL;
+        _cleanup_free_ char *out = malloc(SSH_OUTPUT_MAX + 1);
         int ofd[2] = { -1, -1 }, efd[2] = { -1, -1 }, k = 0;
-        size_t olen = 0, elen = 0;
+        long timeout_s = (c->given & OPT_PROBE_TIMEOUT) ? (long)c->probe_timeout : SSH_TIMEOUT_S;
         const char *du;
-        pid_t pid;
 
         *ret = (struct session_result){};
-        if (!argv || !(out = malloc(SSH_OUTPUT_MAX + 1)) || !(errbuf = malloc(4097)))
+        if (!argv || !out)
                 return -ENOMEM;
         argv[k++] = (char *)"ssh";
         argv[k++] = (char *)"-n";
@@ -164,7 +265,7 @@ static int ssh_session(const struct ctx *c, const char *user, struct session_res
                 closep(&ofd[1]);
                 return r;
         }
-        pid = fork();
+        pid_t pid = fork();
         if (pid == 0) {
                 /* its own process group, killed with verify */
                 (void)setpgid(0, 0);
@@ -183,92 +284,9 @@ static int ssh_session(const struct ctx *c, const char *user, struct session_res
                 return r;
         }
         (void)setpgid(pid, pid);
-        long timeout_s = (c->given & OPT_PROBE_TIMEOUT) ? (long)c->probe_timeout : SSH_TIMEOUT_S;
-        struct pollfd p[2] = { { .fd = ofd[0], .events = POLLIN }, { .fd = efd[0], .events = POLLIN } };
-        struct timespec t0;
-        bool timed_out = false;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
-        while (p[0].fd >= 0 || p[1].fd >= 0) {
-                struct timespec now;
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                long left = timeout_s * 1000L - ((now.tv_sec - t0.tv_sec) * 1000L +
-                                                     (now.tv_nsec - t0.tv_nsec) / 1000000L);
-                if (left <= 0) {
-                        timed_out = true;
-                        break;
-                }
-                int n = poll(p, 2, (int)left);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        break;
-                for (int i = 0; i < 2; i++) {
-                        if (p[i].fd < 0 || !p[i].revents)
-                                continue;
-                        char tmp[4096];
-                        ssize_t m = read(p[i].fd, tmp, sizeof tmp);
-                        if (m < 0 && errno == EINTR)
-                                continue;
-                        if (m <= 0) {
-                                close(p[i].fd);
-                                p[i].fd = -1;
-                                continue;
-                        }
-                        /* bounded: what goes past the bound is read and dropped */
-                        char *b = i == 0 ? out : errbuf;
-                        size_t *l = i == 0 ? &olen : &elen, cap = i == 0 ? SSH_OUTPUT_MAX : 4096;
-                        size_t take = (size_t)m < cap - *l ? (size_t)m : cap - *l;
-                        memcpy(b + *l, tmp, take);
-                        *l += take;
-                }
-        }
-        for (int i = 0; i < 2; i++)
-                if (p[i].fd >= 0)
-                        close(p[i].fd);
-        if (timed_out)
-                (void)kill(-pid, SIGKILL);
-        int st = 0;
-        pid_t waited;
-        while ((waited = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-                ;
-        out[olen] = '\0';
-        errbuf[elen] = '\0';
-        if (timed_out) {
-                ret->ssh_failed = true;
-                snprintf(ret->pam_error, sizeof ret->pam_error, "the ssh login to %s did not finish in %ld s (the user's "
-                         "start-up files can hold it): ssh was killed", c->ssh, timeout_s);
-                return 0;
-        }
-        if (waited < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-                int code = waited < 0 ? -1 : WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-                /* ssh's own failure (255: it could not log in; 127: no ssh) is no login at all;
-                 * its last line of stderr says why */
-                char *last = errbuf + elen;
-                while (last > errbuf && (last[-1] == '\n' || last[-1] == '\r'))
-                        *--last = '\0';
-                while (last > errbuf && last[-1] != '\n')
-                        last--;
-                ret->ssh_failed = code == 127 || code < 0 || (code == 255 && ssh_no_login(errbuf));
-                snprintf(ret->pam_error, sizeof ret->pam_error, "ssh %s failed (exit %d)%s%.160s", c->ssh, code,
-                         *last ? ": " : "", last);
-                ret->pam_rc = PAM_SESSION_ERR;
-                return 0;
-        }
-        /* the limits after the last mark */
-        const char *mark = NULL;
-        for (const char *q = out; (q = strstr(q, SSH_MARK "\n")); q++)
-                if (q == out || q[-1] == '\n')
-                        mark = q;
-        int r = mark ? proc_limits_row(mark + strlen(SSH_MARK) + 1, "Max locked memory", &ret->got.soft, &ret->got.hard)
-                     : -ENOENT;
-        if (r < 0) {
-                ret->ssh_failed = true;
-                snprintf(ret->pam_error, sizeof ret->pam_error, "%s", !mark ? "the remote command printed nothing "
-                         "rdmalimits can read (its mark is missing: the login shell ran something else)"
-                         : "no 'Max locked memory' in the remote /proc/self/limits");
-                return 0;
-        }
-        ret->pam_rc = PAM_SUCCESS;
+        struct ssh_run x = { .out = out };
+        ssh_collect(ofd[0], efd[0], pid, timeout_s, &x);
+        ssh_judge(c, timeout_s, &x, ret);
         return 0;
 }
 

@@ -94,16 +94,6 @@ static int pam_check_file(struct doc *d, enum doctor_group g, const char *svc, c
 /* ------------------------------------------------------------------------------------ */
 /* jumps over a module */
 
-/* Modules that are used as conditions: their success is a decision, not the normal case. */
-static bool condition_module(const char *name) {
-        static const char *const names[] = { "pam_succeed_if", "pam_localuser", "pam_usertype", "pam_listfile",
-                                             "pam_wheel",      "pam_access",    "pam_rootok",   "pam_time",
-                                             "pam_exec" };
-        for (size_t i = 0; i < ELEMENTSOF(names); i++)
-                if (streq(name, names[i]))
-                        return true;
-        return false;
-}
 
 struct pam_ctl {
         unsigned succ_jump;   /* on success: skip the next N modules */
@@ -159,7 +149,7 @@ static int pam_check_jump(struct doc *d, enum doctor_group g, const char *svc, c
         const struct pam_entry *x = &st->v[j];
         _cleanup_free_ char *w2 = strf("%s:%u", x->file, x->line), *fix = NULL;
         struct pam_ctl c;
-        bool cond = condition_module(x->name), succeeds = !never_succeeds(d, x);
+        bool cond = pam_condition_module(x->name), succeeds = !never_succeeds(d, x);
 
         if (!w2)
                 return -ENOMEM;

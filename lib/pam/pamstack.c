@@ -105,7 +105,18 @@ struct load {
         struct pam_stack *s;
         struct visit *v;
         bool marked;            /* the line being read ends in "# rdmalimits enable" */
+        bool gave_up_name;      /* the last file given up on names a module libpam refuses */
 };
+
+/* extract_modulename() (pam_handlers.c) refuses the module: its name, once the directories and
+ * the extension are cut, is empty or "?" */
+static bool module_name_refused(const char *path) {
+        const char *b = strrchr(path, '/');
+        b = b ? b + 1 : path;
+        const char *dot = strrchr(b, '.');
+        size_t n = dot ? (size_t)(dot - b) : strlen(b);
+        return n == 0 || (n == 1 && b[0] == '?');
+}
 
 static int load_file(struct load *L, const char *name, struct at at, const char *from, unsigned from_line);
 
@@ -288,14 +299,31 @@ static int load_line(struct load *L, const char *display, unsigned lineno, char 
         if (strcasecmp(w[0], "@include") == 0) {   /* Debian's patch: strcasecmp() */
                 if (!w[1])
                         return set_abort(L->s, PAM_ABORT_NO_NAME, display, lineno, NULL);
+                L->gave_up_name = false;
                 r = load_include(L, w[1], in, display, lineno);
                 if (r != LOAD_MISSING && r != LOAD_GAVE_UP)
                         return r;
+                enum pam_abort_why why = r == LOAD_MISSING ? PAM_ABORT_INCLUDE
+                                         : L->gave_up_name ? PAM_ABORT_INCLUDE_MODULE_NAME
+                                                           : PAM_ABORT_INCLUDE_CONTINUED;
+                L->gave_up_name = false;
                 return at.typed ? push_missing(L->s, display, lineno, w[1], here)
-                        : set_abort(L->s, r == LOAD_GAVE_UP ? PAM_ABORT_INCLUDE_CONTINUED : PAM_ABORT_INCLUDE, display,
-                                    lineno, w[1]);
+                        : set_abort(L->s, why, display, lineno, w[1]);
         }
         bool bad_type = !known_type(w[0] + dash);
+        /* every line libpam makes a handler of names a module it must accept: in a file read
+         * for every type (the service file, other), lines of any type; in one read for the
+         * phase, its lines and those of a type it does not know */
+        bool handler = at.typed ? bad_type || strcasecmp(w[0] + dash, L->phase) == 0 : true;
+        if (handler && w[1] && w[2] && strcasecmp(w[1], "include") != 0 && module_name_refused(w[2])) {
+                if (at.depth > 0) {
+                        L->gave_up_name = true;
+                        return LOAD_GAVE_UP;
+                }
+                if ((r = set_abort(L->s, PAM_ABORT_MODULE_NAME, display, lineno, w[2])) < 0)
+                        return r;
+                return LOAD_GAVE_UP;
+        }
         if (bad_type ? !at.typed : strcasecmp(w[0] + dash, L->phase) != 0)
                 return 0;
         if (!w[1])
@@ -343,7 +371,7 @@ static int load_lines(struct load *L, const char *display, FILE *f, struct at at
         R->f = f;
         while ((r = read_line(L, display, R, &first)) == LOAD_LINE) {
                 L->marked = R->comment && comment_is_mark(R->comment);
-                if ((r = load_line(L, display, first, R->buf, at)) < 0 || r == LOAD_HANG)
+                if ((r = load_line(L, display, first, R->buf, at)) < 0 || r == LOAD_HANG || r == LOAD_GAVE_UP)
                         break;
         }
         if (r == LOAD_HANG && !L->s->aborts && (r = set_abort(L->s, PAM_ABORT_HANG, display, first, NULL)) >= 0)
@@ -365,6 +393,12 @@ static int open_conf(struct load *L, const char *name, char **ret_rel, FILE **re
                 if (name[0] == '/' ? !(rel = strdup(name)) : asprintf(&rel, "%s/%s", pam_dirs[i], name) < 0)
                         return -ENOMEM;
                 r = fs_fopen_in_root(L->root, rel, ret_f);
+                if (r == -EISDIR) {
+                        /* libpam's fopen() takes a directory, whose first fgets() ends it: an
+                         * empty file (measured) */
+                        *ret_f = NULL;
+                        r = 0;
+                }
                 if (r >= 0) {
                         *ret_rel = TAKE_PTR(rel);
                         return 0;
@@ -403,7 +437,9 @@ static int load_file_text(struct load *L, const char *name, const char *text, st
                 return PAM_INCLUDE_ERR_DEPTH;
         }
         r = open_conf(L, name, &rel, &f);
-        if (r >= 0 && fstat(fileno(f), &st) < 0)
+        if (r >= 0 && !f && !text)
+                return 0;       /* a directory: read as an empty file */
+        if (r >= 0 && f && fstat(fileno(f), &st) < 0)
                 r = negative_errno();
         if (r < 0 && (!text || r == -ENOMEM))
                 return at.depth == 0 || r == -ENOMEM ? r : LOAD_MISSING;
@@ -547,6 +583,12 @@ static int stack_load_walk(const char *root, const char *service, const char *ph
          * only where PAM is configured at all: a tree without /etc/pam.d and /usr/lib/pam.d (limits
          * files alone) says nothing of the stack, which stays unknown (assumed), not "fails" */
         bool missing = (s.error == -ENOENT || s.error == -ENOTDIR) && pam_dirs_exist(root);
+        if (top && missing && streq(service, "other")) {
+                /* the service called other, and no pam.d/other: _pam_init_handlers() read
+                 * nothing, pam_start() fails (measured) */
+                s.aborts = true;
+                s.abort_why = PAM_ABORT_NO_FILE;
+        }
         if (top && !s.include_error && !s.aborts && (!s.error || missing) && !streq(service, "other")) {
                 if ((r = read_stack(root, "other", phase, NULL, v, &o)) < 0)
                         return r;
@@ -655,6 +697,17 @@ const char *pam_abort_text(const struct pam_stack *s, char *what, size_t what_si
                 snprintf(what, what_size, "'@include %s' brings a file that ends inside a continued line (its last "
                          "line ends in '\\'): libpam gives up on it and pam_start() fails", name);
                 snprintf(fix, fix_size, "remove the backslash at the end of the last line of /etc/pam.d/%s", name);
+                break;
+        case PAM_ABORT_INCLUDE_MODULE_NAME:
+                snprintf(what, what_size, "'@include %s' brings a file with a line whose module name is empty (or "
+                         "'?') once its directories and extension are cut: libpam refuses it and pam_start() fails",
+                         name);
+                snprintf(fix, fix_size, "correct the module's name in /etc/pam.d/%s", name);
+                break;
+        case PAM_ABORT_MODULE_NAME:
+                snprintf(what, what_size, "the module name '%s' is empty (or '?') once its directories and extension "
+                         "are cut: libpam refuses the line, whatever its type, and pam_start() fails", name);
+                snprintf(fix, fix_size, "write the module's file name (pam_NAME.so)");
                 break;
         case PAM_ABORT_NO_NAME:
                 snprintf(what, what_size, "an include without a file name: the process dies in pam_start()");

@@ -49,6 +49,10 @@ enum pam_abort_why {
         PAM_ABORT_INCLUDE,   /* an @include of the service file, of `other` or of a file they
                               * @include names a file that cannot be read (abort_name) */
         PAM_ABORT_INCLUDE_CONTINUED, /* such a file ends inside a continued line (abort_name) */
+        PAM_ABORT_INCLUDE_MODULE_NAME, /* such a file has a line whose module name libpam refuses */
+        PAM_ABORT_MODULE_NAME, /* a line whose module's name is empty or "?" once its directories
+                                * and its extension are cut ("pam_permit.so/", ".so"): libpam
+                                * refuses it (extract_modulename()), for a line of any type */
         PAM_ABORT_NO_NAME,   /* an include without a file name: the process crashes */
         PAM_ABORT_CONTINUED, /* the service file or `other` ends inside a continued line */
         PAM_ABORT_HANG,      /* a continued line ends at the last byte of libpam's 1024-byte line

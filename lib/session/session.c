@@ -193,13 +193,18 @@ struct bracket {
         unsigned jump, def_jump;
 };
 
+/* As _pam_parse_control() fills its table: a value named again takes its last action; a
+ * default= sets only the values still unset, so the first one counts, and a value it has set
+ * a later pair of that value overrides */
 static int bracket_pair(const char *value, size_t len, enum pam_action a, unsigned jump, void *userdata) {
         struct bracket *b = userdata;
         if (len == 7 && memcmp(value, "default", 7) == 0) {
-                b->def = a;
-                b->def_jump = jump;
-                b->found_default = true;
-        } else if (!b->found)
+                if (!b->found_default) {
+                        b->def = a;
+                        b->def_jump = jump;
+                        b->found_default = true;
+                }
+        } else
                 for (const char *const *v = value_names(b->ret); *v; v++)
                         if (strlen(*v) == len && memcmp(value, *v, len) == 0) {
                                 b->a = a;
@@ -252,6 +257,16 @@ int pam_control_action(const char *control, enum pam_ret ret, enum pam_action *r
 }
 
 /* ---- walking a stack ---- */
+
+bool pam_condition_module(const char *name) {
+        static const char *const names[] = { "pam_succeed_if", "pam_localuser", "pam_usertype", "pam_listfile",
+                                             "pam_wheel",      "pam_access",    "pam_rootok",   "pam_time",
+                                             "pam_exec" };
+        for (size_t i = 0; i < ELEMENTSOF(names); i++)
+                if (streq(name, names[i]))
+                        return true;
+        return false;
+}
 
 static bool known_result(const char *name) {
         return streq(name, "pam_permit") || streq(name, "pam_deny") || streq(name, "pam_limits") ||
@@ -481,7 +496,10 @@ int stack_run_walk_cond(const struct pam_stack *st, const enum pam_ret *limits_r
                 if (pam_control_action(e->control, rv, &a, &jump) < 0)
                         a = PAM_ACT_BAD;   /* libpam treats an unreadable control as a failure */
                 bool decides = a == PAM_ACT_JUMP || a == PAM_ACT_DONE || a == PAM_ACT_DIE || a == PAM_ACT_RESET;
-                if (decides && !known_result(e->name) && !e->fails && !e->unloadable && !cond_known) {
+                /* a condition's result decides whatever its control: a required one that fails
+                 * fails the session */
+                if ((decides || pam_condition_module(e->name)) && !known_result(e->name) && !e->fails &&
+                    !e->unloadable && !cond_known) {
                         if (!r.assumed)
                                 r.assumed_at = (long)i;
                         r.assumed = true;
@@ -1452,6 +1470,24 @@ static int run_stack(const struct session_input *in, struct session_model *m, co
         return 0;
 }
 
+/* The results of the conditions the model evaluates for in's user, per entry of st
+ * (stack_run_walk_cond()'s cond_rets; pam_succeed_if), malloc()ed; NULL: ENOMEM. */
+static int *cond_rets(const struct session_input *in, const struct pam_stack *st) {
+        int *v = calloc(st->n ? st->n : 1, sizeof(*v));
+        char svc[256];
+
+        if (!v)
+                return NULL;
+        /* PAM_SERVICE as pam_start() keeps it: lowercased */
+        snprintf(svc, sizeof svc, "%s", in->service ? in->service : "");
+        for (char *q = svc; *q; q++)
+                *q = (char)tolower((unsigned char)*q);
+        for (size_t i = 0; i < st->n; i++)
+                v[i] = streq(st->v[i].name, "pam_succeed_if") ? succeed_if_ret(st->v[i].args, in->id, in->user, svc)
+                                                               : -1;
+        return v;
+}
+
 int session_model_build(const struct session_input *in, struct session_model *ret) {
         struct session_model m = { .run = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1 } };
         _cleanup_free_ enum pam_ret *rets = NULL, *mrets = NULL;
@@ -1503,21 +1539,10 @@ int session_model_build(const struct session_input *in, struct session_model *re
                 *ret = m;
                 return 0;
         }
-        /* the conditions the model can evaluate for this user (pam_succeed_if) */
-        crets = calloc(m.stack.n ? m.stack.n : 1, sizeof(*crets));
-        if (!crets) {
+        if (!(crets = cond_rets(in, &m.stack))) {
                 r = -ENOMEM;
                 goto fail;
         }
-        /* PAM_SERVICE as pam_start() keeps it: lowercased */
-        char svc_lower[256];
-        snprintf(svc_lower, sizeof svc_lower, "%s", in->service ? in->service : "");
-        for (char *q = svc_lower; *q; q++)
-                *q = (char)tolower((unsigned char)*q);
-        for (size_t i = 0; i < m.stack.n; i++)
-                crets[i] = streq(m.stack.v[i].name, "pam_succeed_if")
-                                   ? succeed_if_ret(m.stack.v[i].args, in->id, in->user, svc_lower)
-                                   : -1;
         r = stack_run_walk_cond(&m.stack, rets, limits_ret_of(&ts.v[0].res, &m.pl), mrets,
                                 m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, crets, &m.run);
         if (r < 0)

@@ -48,6 +48,9 @@ enum pam_ret {
         PAM_RET_USER_UNKNOWN,/* pam_limits: no such user */
         PAM_RET_AUTH_ERR,    /* pam_succeed_if: a condition the user does not meet */
 };
+/* Is name ("pam_succeed_if") a module used as a condition, whose failure is a decision, not
+ * an accident (pam_succeed_if, pam_access, pam_listfile, pam_wheel...)? */
+bool pam_condition_module(const char *name);
 /* libpam's name of it ("PAM_SESSION_ERR") */
 const char *pam_ret_name(enum pam_ret ret);
 

@@ -74,7 +74,17 @@ cond("if-two", "[success=1 default=ignore]", "uid eq 0 user != root")
 cond("if-incomplete", "required", "user =", "session required pam_permit.so\n")
 cond("if-badqual", "required", "user foo root", "session required pam_permit.so\n")
 cond("if-notnum", "[success=1 default=ignore]", "uid < abc")
+# a module whose name is empty once libpam cuts directories and extension: it refuses the line,
+# of any type, and pam_start() fails
+put("modname", "session optional pam_permit.so/\nsession required pam_permit.so\n")
+put("modname-auth", "auth required .so\nsession required pam_permit.so\n")
+# a directory included is read as an empty file
+put("dirinc", "session include /tmp\nsession required pam_permit.so\n")
+# a value named twice in a control: the last counts; default= twice: the first counts
+put("ctl-dup", "session [success=ok success=bad] pam_permit.so\n")
+put("ctl-dupdef", "session [default=ok default=bad] pam_permit.so\n")
 EOF
+mkdir -p "$R/tmp"
 
 # real SERVICE: what libpam does: opened, PAM_xxx (pam_open_session's code), pam_start (it
 # fails), hang (no answer in 10 s)
@@ -144,7 +154,19 @@ if-badqual PAM_SERVICE_ERR
 if-notnum PAM_SESSION_ERR
 IF-USER-NOT PAM_SESSION_ERR
 IF-SERVICE opened
+modname pam_start
+modname-auth pam_start
+dirinc opened
+ctl-dup PAM_PERM_DENIED
+ctl-dupdef opened
 E
+# a condition with use_uid (the calling process's user): not evaluated, and said
+printf 'session required pam_succeed_if.so use_uid uid >= 1\nsession required pam_permit.so\n' > "$R/etc/pam.d/if-useuid"
+"$RDMALIMITS" --root "$R" --flavour debian-1.5.2 --json explain root --service if-useuid > "$T/out" 2>&1
+check "a required condition with use_uid: assumed, and said" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(d["pam_session"]["assumed_success"] != "etc/pam.d/if-useuid:1 '"'"'required pam_succeed_if.so'"'"'")' "$T/out"
 # a condition on what the model does not know (the remote host): its success is assumed, and said
 cond() { printf 'session %s pam_succeed_if.so %s\nsession required pam_deny.so\nsession required pam_permit.so\n' "$1" "$2"; }
 cond '[success=1 default=ignore]' 'rhost = example.org' > "$R/etc/pam.d/if-rhost"

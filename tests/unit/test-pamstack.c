@@ -234,6 +234,11 @@ static void test_other(void **state) {
         char path[512];
         snprintf(path, sizeof path, "%s/etc/pam.d/other", root);
         assert_int_equal(unlink(path), 0);
+        /* the service called other without pam.d/other: pam_start() fails (measured) */
+        assert_int_equal(pam_stack_load(root, "other", &s), 0);
+        assert_true(s.aborts);
+        assert_int_equal(s.abort_why, PAM_ABORT_NO_FILE);
+        pam_stack_clear(&s);
 }
 
 /* libpam opens an include named by an absolute path as written (_pam_open_config_file()) */
