@@ -89,7 +89,9 @@ static int line_parse(const char *text, unsigned lineno, bool profile, struct pa
                 *why = "a continued line (ending in '\\') is not understood";
                 return -EBADMSG;
         }
-        buf = strdup(text);
+        buf = malloc(tl + 2);   /* pam_line_split()'s room */
+        if (buf)
+                memcpy(buf, text, tl + 1);
         l.text = strdup(text);
         if (!buf || !l.text)
                 return -ENOMEM;

@@ -84,11 +84,20 @@ static char *next_word(char **p) {
                 return NULL;
         w = s;
         if (*s == '[') {
-                /* a bracketed control: up to the matching ']' */
+                /* a bracketed control: up to the matching ']'; libpam's _pam_StrTok() ends the
+                 * token there, and the next one starts right after it, blank or not
+                 * ("[default=bad]\r": the module is "\r"): its byte moves on by one, into the
+                 * room the caller leaves, to make way for the word's end */
                 while (*s && *s != ']')
                         s++;
                 if (*s)
                         s++;
+                if (*s && *s != ' ' && *s != '\t') {
+                        memmove(s + 1, s, strlen(s) + 1);
+                        *s++ = '\0';
+                        *p = s;
+                        return w;
+                }
         } else
                 while (*s && *s != ' ' && *s != '\t')
                         s++;
@@ -285,8 +294,9 @@ static bool known_type(const char *type) {
  * fails (under its control when it has one); an include or substack without a file name makes
  * the process crash (measured: SIGSEGV in pam_start()).
  */
-static int load_line(struct load *L, const char *display, unsigned lineno, char *line, struct at at) {
-        char *w[3], *rest;
+static int load_line(struct load *L, const char *display, unsigned lineno, const char *text, struct at at) {
+        char line[PAM_LINE_BUF + 2], *w[3], *rest;   /* pam_line_split()'s room */
+        snprintf(line, sizeof line, "%s", text);
         unsigned nw = pam_line_split(line, w, &rest);
         int r;
 

@@ -151,8 +151,9 @@ char *pam_module_name(const char *module);
 long pam_stack_find(const struct pam_stack *s, const char *name);
 /* Split one line of a stack file, in place, as pam_stack_load() reads it: the comment ('#' to
  * the end) and the newline cut, then up to three words (a bracketed control, "[a=b c=d]", is one
- * word; words[] NULL past the last), *ret_rest the rest ("" when none).  Returns how many
- * words it found.  A bracket that is not closed stays in words[1] as read, without ']'. */
+ * word, and the next starts right after its ']', blank or not; words[] NULL past the last),
+ * *ret_rest the rest ("" when none).  Returns how many words it found.  A bracket that is not
+ * closed stays in words[1] as read, without ']'.  line must have room for one more byte. */
 unsigned pam_line_split(char *line, char *words[static 3], char **ret_rest);
 /*
  * The arguments of a stack line (its rest) as libpam hands them to the module (Linux-PAM's

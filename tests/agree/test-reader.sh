@@ -83,6 +83,10 @@ put("dirinc", "session include /tmp\nsession required pam_permit.so\n")
 # a value named twice in a control: the last counts; default= twice: the first counts
 put("ctl-dup", "session [success=ok success=bad] pam_permit.so\n")
 put("ctl-dupdef", "session [default=ok default=bad] pam_permit.so\n")
+# the token after a bracketed control starts right after its ']': a carriage return is the
+# module, a module glued to it is the module
+put("ctl-cr", "session [default=bad]\r\n")
+put("ctl-glued", "session [success=ok default=bad]pam_permit.so\n")
 EOF
 mkdir -p "$R/tmp"
 
@@ -159,6 +163,8 @@ modname-auth pam_start
 dirinc opened
 ctl-dup PAM_PERM_DENIED
 ctl-dupdef opened
+ctl-cr PAM_MODULE_UNKNOWN
+ctl-glued opened
 E
 # a condition with use_uid (the calling process's user): not evaluated, and said
 printf 'session required pam_succeed_if.so use_uid uid >= 1\nsession required pam_permit.so\n' > "$R/etc/pam.d/if-useuid"
