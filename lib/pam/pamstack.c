@@ -334,6 +334,10 @@ static int load_line(struct load *L, const char *display, unsigned lineno, const
                         return r;
                 return LOAD_GAVE_UP;
         }
+        /* an include or substack without a file name crashes the process, whatever the line's
+         * type where libpam reads it (measured: 'auth include' in the service file) */
+        if (handler && w[1] && !w[2] && (strcasecmp(w[1], "include") == 0 || strcasecmp(w[1], "substack") == 0))
+                return set_abort(L->s, PAM_ABORT_NO_NAME, display, lineno, NULL);
         if (bad_type ? !at.typed : strcasecmp(w[0] + dash, L->phase) != 0)
                 return 0;
         if (!w[1])

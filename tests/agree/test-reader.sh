@@ -87,17 +87,20 @@ put("ctl-dupdef", "session [default=ok default=bad] pam_permit.so\n")
 # module, a module glued to it is the module
 put("ctl-cr", "session [default=bad]\r\n")
 put("ctl-glued", "session [success=ok default=bad]pam_permit.so\n")
+# an include without a file name, on a line of another type: the process dies in pam_start()
+put("noname-auth", "session required pam_permit.so\nauth include\n")
 EOF
 mkdir -p "$R/tmp"
 
 # real SERVICE: what libpam does: opened, PAM_xxx (pam_open_session's code), pam_start (it
-# fails), hang (no answer in 10 s)
+# fails), hang (no answer in 10 s), crash (the process dies)
 real() {
 	local out rc
 	out=$(timeout 10 "$PAM_SESSION" "$1" root "$R/etc/pam.d" 2>/dev/null)
 	rc=$?
 	if [ $rc -eq 124 ]; then echo hang; return; fi
 	if [ $rc -eq 1 ]; then echo pam_start; return; fi
+	if [ $rc -ge 128 ]; then echo crash; return; fi
 	out=${out#rc=}
 	out=${out%% *}
 	[ "$out" = PAM_SUCCESS ] && echo opened || echo "$out"
@@ -114,6 +117,8 @@ if d["session"] in ("limits", "no-limits"):
     print("opened")
 elif "never returns" in c:
     print("hang")
+elif "dies in pam_start" in c:
+    print("crash")
 elif "pam_start()" in c:
     print("pam_start")
 else:
@@ -165,6 +170,7 @@ ctl-dup PAM_PERM_DENIED
 ctl-dupdef opened
 ctl-cr PAM_MODULE_UNKNOWN
 ctl-glued opened
+noname-auth crash
 E
 # a condition with use_uid (the calling process's user): not evaluated, and said
 printf 'session required pam_succeed_if.so use_uid uid >= 1\nsession required pam_permit.so\n' > "$R/etc/pam.d/if-useuid"
