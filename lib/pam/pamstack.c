@@ -115,6 +115,8 @@ struct load {
         struct visit *v;
         bool marked;            /* the line being read ends in "# rdmalimits enable" */
         bool gave_up_name;      /* the last file given up on names a module libpam refuses */
+        bool shadow;            /* following another type's includes (phase: that type) for
+                                 * what makes pam_start() crash or loop there: no entries */
 };
 
 /* extract_modulename() (pam_handlers.c) refuses the module: its name, once the directories and
@@ -317,8 +319,9 @@ static int load_line(struct load *L, const char *display, unsigned lineno, const
                                          : L->gave_up_name ? PAM_ABORT_INCLUDE_MODULE_NAME
                                                            : PAM_ABORT_INCLUDE_CONTINUED;
                 L->gave_up_name = false;
-                return at.typed ? push_missing(L->s, display, lineno, w[1], here)
-                        : set_abort(L->s, why, display, lineno, w[1]);
+                if (at.typed)
+                        return L->shadow ? 0 : push_missing(L->s, display, lineno, w[1], here);
+                return set_abort(L->s, why, display, lineno, w[1]);
         }
         bool bad_type = !known_type(w[0] + dash);
         /* every line libpam makes a handler of names a module it must accept: in a file read
@@ -338,22 +341,45 @@ static int load_line(struct load *L, const char *display, unsigned lineno, const
          * type where libpam reads it (measured: 'auth include' in the service file) */
         if (handler && w[1] && !w[2] && (strcasecmp(w[1], "include") == 0 || strcasecmp(w[1], "substack") == 0))
                 return set_abort(L->s, PAM_ABORT_NO_NAME, display, lineno, NULL);
+        bool substack = w[1] && strcasecmp(w[1], "substack") == 0;
+        bool include = substack || (w[1] && strcasecmp(w[1], "include") == 0);   /* libpam: strcasecmp() */
+        if (!bad_type && !at.typed && !L->shadow && include && w[2] && strcasecmp(w[0] + dash, L->phase) != 0) {
+                /* libpam follows another type's include too, for that type: what crashes or
+                 * loops there (no name, a cycle, a line that fills its buffer) ends pam_start()
+                 * for every type; its lines are not the phase's */
+                const char *phase = L->phase;
+                char type[16];
+                snprintf(type, sizeof type, "%s", w[0] + dash);
+                for (char *q = type; *q; q++)
+                        *q = (char)tolower((unsigned char)*q);
+                in.typed = true;
+                in.level += substack;
+                L->phase = type;
+                L->shadow = true;
+                r = load_include(L, w[2], in, display, lineno);
+                L->phase = phase;
+                L->shadow = false;
+                return r < 0 || r == LOAD_HANG ? r : 0;
+        }
         if (bad_type ? !at.typed : strcasecmp(w[0] + dash, L->phase) != 0)
                 return 0;
+        if (L->shadow && !(include && w[2]))
+                return 0;       /* another type's line: nothing of the phase's */
         if (!w[1])
                 return push_failing(L->s, display, lineno, "required", "", here);
-        bool substack = strcasecmp(w[1], "substack") == 0;
-        if (substack || strcasecmp(w[1], "include") == 0) {   /* libpam: strcasecmp() */
+        if (include) {
                 if (!w[2])
                         return set_abort(L->s, PAM_ABORT_NO_NAME, display, lineno, NULL);
                 in.typed = true;
                 if (substack) {
                         /* libpam's substack handler, at this level, ahead of what it brings */
                         in.level++;
-                        if ((r = link_add(L->s, at.level, -1)) < 0)
+                        if (!L->shadow && (r = link_add(L->s, at.level, -1)) < 0)
                                 return r;
                 }
                 r = load_include(L, w[2], in, display, lineno);
+                if (L->shadow)
+                        return r < 0 || r == LOAD_HANG ? r : 0;
                 return r == LOAD_MISSING || r == LOAD_GAVE_UP ? push_missing(L->s, display, lineno, w[2], here) : r;
         }
         if (!w[2] || bad_type)

@@ -89,7 +89,15 @@ put("ctl-cr", "session [default=bad]\r\n")
 put("ctl-glued", "session [success=ok default=bad]pam_permit.so\n")
 # an include without a file name, on a line of another type: the process dies in pam_start()
 put("noname-auth", "session required pam_permit.so\nauth include\n")
+# an include cycle through another type's lines (libpam follows it for that type, until the
+# process dies); by absolute path (libpam reads names from /etc/pam.d even under a confdir)
+put("cyc-account", "session required pam_permit.so\naccount include %s/cyc-account\n" % d)
+# ... and another type's include of a file that does not exist: nothing of the session's
+put("gone-account", "session required pam_permit.so\naccount include %s/no-such-file\n" % d)
 EOF
+# the model reads an absolute path inside the tree: the same files there
+mkdir -p "$R$R/etc"
+cp -r "$R/etc/pam.d" "$R$R/etc/"
 mkdir -p "$R/tmp"
 
 # real SERVICE: what libpam does: opened, PAM_xxx (pam_open_session's code), pam_start (it
@@ -106,12 +114,18 @@ real() {
 	[ "$out" = PAM_SUCCESS ] && echo opened || echo "$out"
 }
 
-# model SERVICE: the same words from explain's JSON
+# model SERVICE: the same words from explain's JSON; a stack it cannot read says why instead
+# (an include cycle, which 1.5.2 follows until the process dies: "crash")
 model() {
-	"$RDMALIMITS" --root "$R" --flavour debian-1.5.2 --json explain root --service "$1" 2>/dev/null |
+	"$RDMALIMITS" --root "$R" --flavour debian-1.5.2 --json explain root --service "$1" 2>"$T/model.err" |
 		python3 -c '
 import json, re, sys
-d = json.load(sys.stdin)
+try:
+    d = json.load(sys.stdin)
+except ValueError:
+    err = open(sys.argv[1]).read()
+    print("crash" if "an include cycle" in err and "until the process crashes" in err else "unknown: " + err)
+    sys.exit(0)
 c = d.get("cause") or ""
 if d["session"] in ("limits", "no-limits"):
     print("opened")
@@ -123,7 +137,7 @@ elif "pam_start()" in c:
     print("pam_start")
 else:
     m = re.search(r"returns (PAM_[A-Z_]+)", c)
-    print(m.group(1) if m else "fails: " + c)'
+    print(m.group(1) if m else "fails: " + c)' "$T/model.err"
 }
 
 # expected answers, each measured once with Debian 12's libpam (the real column checks them
@@ -171,6 +185,8 @@ ctl-dupdef opened
 ctl-cr PAM_MODULE_UNKNOWN
 ctl-glued opened
 noname-auth crash
+cyc-account crash
+gone-account opened
 E
 # a condition with use_uid (the calling process's user): not evaluated, and said
 printf 'session required pam_succeed_if.so use_uid uid >= 1\nsession required pam_permit.so\n' > "$R/etc/pam.d/if-useuid"
