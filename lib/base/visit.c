@@ -25,21 +25,30 @@ static int visit_fail(struct visit *v, int error, const char *where, unsigned li
 }
 
 int visit_enter(struct visit *v, const struct stat *st, const char *file, const char *from, unsigned from_line) {
+        return visit_enter_bounded(v, st, file, from, from_line, false);
+}
+
+int visit_enter_bounded(struct visit *v, const struct stat *st, const char *file, const char *from,
+                        unsigned from_line, bool bounded) {
         const char *where = from ? from : file;
         unsigned line = from ? from_line : 0;
 
         if (v->error)
                 return v->error;
-        for (size_t i = 0; i < v->depth; i++)
-                if (v->path[i].dev == st->st_dev && v->path[i].ino == st->st_ino)
+        /* from the innermost file out: a bounded edge on the way makes a file met again no cycle */
+        bool bound = bounded;
+        for (size_t i = v->depth; i-- > 0;) {
+                if (v->path[i].dev == st->st_dev && v->path[i].ino == st->st_ino && !bound)
                         return visit_fail(v, VISIT_ERR_CYCLE, where, line, file);
+                bound = bound || v->path[i].bounded;
+        }
         /* a file larger than what is left is not read at all */
         uint64_t size = st->st_size > 0 ? (uint64_t)st->st_size : 0;
         if (v->files >= VISIT_FILES_MAX || size > VISIT_BYTES_MAX - v->bytes)
                 return visit_fail(v, VISIT_ERR_BUDGET, where, line, file);
         if (GROW_EXACT(v->path, v->depth + 1) < 0)
                 return visit_fail(v, -ENOMEM, where, line, file);
-        v->path[v->depth++] = (struct visit_id){ st->st_dev, st->st_ino };
+        v->path[v->depth++] = (struct visit_id){ st->st_dev, st->st_ino, bounded };
         v->files++;
         return 0;
 }

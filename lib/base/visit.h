@@ -15,6 +15,7 @@
  * reader unwinds at once; the walk's owner reports v->error at v->where.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -29,6 +30,8 @@
 struct visit_id {
         dev_t dev;
         ino_t ino;
+        bool bounded;        /* entered through an edge a counter of the reader bounds (a PAM
+                              * substack: libpam stops at 16 levels) */
 };
 
 struct visit {
@@ -50,6 +53,11 @@ struct visit {
  * -ENOMEM; or the walk's earlier error.  Each 0 needs its visit_leave().
  */
 int visit_enter(struct visit *v, const struct stat *st, const char *file, const char *from, unsigned from_line);
+/* The same for a file brought by an edge that a counter of the reader bounds: a file met again
+ * on its own path is no cycle when such an edge lies between the two (the reader's bound ends
+ * that recursion; the budget still counts every file). */
+int visit_enter_bounded(struct visit *v, const struct stat *st, const char *file, const char *from,
+                        unsigned from_line, bool bounded);
 void visit_leave(struct visit *v);
 /* One line (line of file, len bytes) read: 0, VISIT_ERR_BUDGET past VISIT_LINES_MAX lines, or
  * the walk's earlier error. */

@@ -56,6 +56,7 @@ static int link_add(struct pam_stack *s, unsigned level, long entry) {
 struct at {
         unsigned depth, level, top;
         bool typed;          /* the file is read for the phase only (PHASE include, PHASE substack) */
+        bool substack;       /* brought by a substack line: libpam's 16 levels bound a cycle of them */
 };
 
 /* -ENOMEM leaves the entry counted, for pam_stack_clear() */
@@ -354,6 +355,7 @@ static int load_line(struct load *L, const char *display, unsigned lineno, const
                         *q = (char)tolower((unsigned char)*q);
                 in.typed = true;
                 in.level += substack;
+                in.substack = substack;
                 L->phase = type;
                 L->shadow = true;
                 r = load_include(L, w[2], in, display, lineno);
@@ -374,6 +376,7 @@ static int load_line(struct load *L, const char *display, unsigned lineno, const
                 if (substack) {
                         /* libpam's substack handler, at this level, ahead of what it brings */
                         in.level++;
+                        in.substack = true;
                         if (!L->shadow && (r = link_add(L->s, at.level, -1)) < 0)
                                 return r;
                 }
@@ -488,7 +491,7 @@ static int load_file_text(struct load *L, const char *name, const char *text, st
         if (text && *text && !(t = fmemopen((void *)text, strlen(text), "r")))
                 return -ENOMEM;
         const char *display = L->root ? rel + 1 : rel;
-        if ((r = visit_enter(L->v, &st, display, from, from_line)) < 0)
+        if ((r = visit_enter_bounded(L->v, &st, display, from, from_line, at.substack)) < 0)
                 return r;
         r = text ? (t ? load_lines(L, display, t, at) : 0) : load_lines(L, display, f, at);
         visit_leave(L->v);

@@ -94,6 +94,10 @@ put("noname-auth", "session required pam_permit.so\nauth include\n")
 put("cyc-account", "session required pam_permit.so\naccount include %s/cyc-account\n" % d)
 # ... and another type's include of a file that does not exist: nothing of the session's
 put("gone-account", "session required pam_permit.so\naccount include %s/no-such-file\n" % d)
+# a cycle through a substack ends at libpam's 16 levels, the innermost line failing; one
+# through include never ends (the process dies)
+put("cyc-sub", "session substack %s/cyc-sub\nsession required pam_permit.so\n" % d)
+put("cyc-inc", "session required pam_permit.so\nsession include %s/cyc-inc\n" % d)
 EOF
 # the model reads an absolute path inside the tree: the same files there
 mkdir -p "$R$R/etc"
@@ -187,6 +191,8 @@ ctl-glued opened
 noname-auth crash
 cyc-account crash
 gone-account opened
+cyc-sub PAM_PERM_DENIED
+cyc-inc crash
 E
 # a condition with use_uid (the calling process's user): not evaluated, and said
 printf 'session required pam_succeed_if.so use_uid uid >= 1\nsession required pam_permit.so\n' > "$R/etc/pam.d/if-useuid"

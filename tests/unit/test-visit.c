@@ -9,6 +9,24 @@ static struct stat file(ino_t ino, off_t size) {
         return (struct stat){ .st_dev = 8, .st_ino = ino, .st_size = size };
 }
 
+/* A file met again through a bounded edge (a PAM substack: libpam's 16 levels end it) is no
+ * cycle; through unbounded edges only it is, however far out the bounded edge lies. */
+static void test_bounded(void **state) {
+        struct visit v = {};
+        struct stat a = file(1, 10), b = file(2, 10);
+        (void)state;
+
+        assert_int_equal(visit_enter(&v, &a, "a", NULL, 0), 0);
+        for (int i = 0; i < 5; i++)
+                assert_int_equal(visit_enter_bounded(&v, &a, "a", "a", 1, true), 0);
+        assert_int_equal(visit_enter_bounded(&v, &b, "b", "a", 2, true), 0);
+        /* b -> a: from the earlier a's the path runs through a bounded edge (a -> b): no cycle */
+        assert_int_equal(visit_enter_bounded(&v, &a, "a", "b", 1, false), 0);
+        /* a -> b again, unbounded: since that b, only unbounded edges (b -> a, a -> b): a cycle */
+        assert_int_equal(visit_enter_bounded(&v, &b, "b", "a", 2, false), VISIT_ERR_CYCLE);
+        visit_done(&v);
+}
+
 /* The same file on two paths (common-session from two files, twice in one stack) is legal. */
 static void test_diamond(void **state) {
         struct visit v = {};
@@ -135,6 +153,6 @@ static void test_bytes_budget(void **state) {
         visit_done(&v);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_diamond), cmocka_unit_test(test_cycle),
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_diamond), cmocka_unit_test(test_cycle), cmocka_unit_test(test_bounded),
           cmocka_unit_test(test_files_budget), cmocka_unit_test(test_lines_budget),
           cmocka_unit_test(test_bytes_budget))
