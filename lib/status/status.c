@@ -746,6 +746,15 @@ static uint64_t sub_sat(uint64_t a, uint64_t b) {
         return a == UINT64_MAX ? UINT64_MAX : a > b ? a - b : 0;
 }
 
+/* What is left of a soft limit once charge is locked, as the kernel counts it: whole pages
+ * (mlock and a UMEM compare pages with rlimit >> PAGE_SHIFT, the rest of a page unusable) */
+static uint64_t headroom_of(uint64_t soft, uint64_t charge) {
+        if (soft == UINT64_MAX)
+                return UINT64_MAX;
+        uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+        return sub_sat(soft / page * page, charge);
+}
+
 static uint64_t max3(uint64_t a, uint64_t b, uint64_t c) {
         uint64_t m = a > b ? a : b;
         return m > c ? m : c;
@@ -757,7 +766,7 @@ static void account_add(struct status_account *a, const struct status_proc *p) {
         a->n_procs++;
         if (!p->limits_known)
                 return;
-        if (a->limit_known && a->memlock.soft != p->memlock.soft)
+        if (a->limit_known && (a->memlock.soft != p->memlock.soft || a->memlock.hard != p->memlock.hard))
                 a->limits_differ = true;
         if (!a->limit_known || p->memlock.soft > a->memlock.soft)
                 a->memlock.soft = p->memlock.soft;
@@ -772,7 +781,7 @@ static void account_headroom(struct status_account *a) {
                 return;
         if (!a->charged_at_least) {
                 a->headroom_known = true;
-                a->headroom = sub_sat(a->memlock.soft, a->charged);
+                a->headroom = headroom_of(a->memlock.soft, a->charged);
         } else if (a->memlock.soft != UINT64_MAX && a->charged >= a->memlock.soft) {
                 a->headroom_known = true; /* at least the limit charged: nothing left */
                 a->headroom = 0;
@@ -881,7 +890,7 @@ static int gather_units(struct status_report *r) {
                                                     : STATUS_M_PROC;
                 }
                 if (p->limits_known) {
-                        uint64_t h = sub_sat(p->memlock.soft, charge);
+                        uint64_t h = headroom_of(p->memlock.soft, charge);
                         if (!a->headroom_known || h < a->headroom)
                                 a->headroom = h;
                         a->headroom_known = true;

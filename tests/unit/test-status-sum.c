@@ -120,4 +120,32 @@ static void test_sums(void **state) {
         status_report_clear(&r);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_sums))
+/* The headroom as the kernel counts it, in whole pages of the soft limit; limits that differ
+ * by their hard value differ too */
+static void test_pages_and_limits(void **state) {
+        uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+        struct status_proc procs[] = {
+                proc(201, 64311, 1, 4 * MIB + 2048, "d.service"),
+                proc(202, 64311, 1, 4 * MIB + 2048, "d.service"),
+        };
+        struct status_options o = { .threshold = 1 * MIB };
+        struct status_report r = { .page_size = page, .xsk_method = STATUS_M_PROC, .mr_method = STATUS_M_PROC };
+        (void)state;
+
+        procs[0].vmlck = 1 * MIB;
+        procs[1].memlock.hard = 6 * MIB;
+        for (size_t i = 0; i < ELEMENTSOF(procs); i++)
+                assert_int_equal(array_append((void **)&r.procs, &r.n_procs, sizeof procs[i], &procs[i], 32), 0);
+        assert_int_equal(gather_users(&r, &o), 0);
+        assert_int_equal(gather_units(&r), 0);
+        const struct status_user *u = user(&r, 64311);
+        assert_true(u->a.limits_differ);
+        /* the unit's headroom: an mlock of 3 MiB + 2 KiB more fails, the last 2 KiB are no page */
+        assert_int_equal(r.n_units, 1);
+        assert_true(r.units[0].a.headroom_known);
+        assert_int_equal(r.units[0].a.headroom, (4 * MIB + 2048) / page * page - 1 * MIB);
+        assert_true(r.units[0].a.limits_differ);
+        status_report_clear(&r);
+}
+
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_sums), cmocka_unit_test(test_pages_and_limits))
