@@ -173,7 +173,7 @@ static void print_procs(const struct status_report *r, const struct status_optio
                 if (p->xsk_method == STATUS_M_SOCK_DIAG)
                         snprintf(row[8], TBL_CELL, "%zu/%s", p->n_xsk,
                                  size_format(p->xsk_umem_bytes, s));
-                else if (p->xsk_method == STATUS_M_PIDFD)
+                else if (p->xsk_method != STATUS_M_UNKNOWN)   /* as the JSON's count */
                         snprintf(row[8], TBL_CELL, "%zu", p->n_xsk);
                 else
                         snprintf(row[8], TBL_CELL, "?");
