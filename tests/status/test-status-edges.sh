@@ -133,10 +133,13 @@ is "... and the charges are still right (the probe): $U3 1 MiB" \
 "$RDMALIMITS" status > "$T/text" 2>&1
 check "text: at least N sockets, the others not counted" grep -q "XDP socket.*network namespaces; the others not counted" "$T/text"
 # a process's XDP sockets: the text's XSK cell says what the JSON's count says (a known 0 is 0)
-sleeper=$(pgrep -x -n sleep)
+sleep 300 </dev/null >/dev/null 2>&1 &
+sleeper=$!
 "$RDMALIMITS" status --pid "$sleeper" --threshold 0 --json > "$J" 2> "$T/err"
-cnt=$(q "p=[x for x in d['processes'] if x['pid']==$sleeper][0]; print(p['xdp_sockets']['count'])")
+got=$(q "p=[x for x in d['processes'] if x['pid']==$sleeper][0]; print(p['xdp_sockets']['method'], p['xdp_sockets']['count'])")
 "$RDMALIMITS" status --pid "$sleeper" --threshold 0 > "$T/text" 2>&1
-cell=$(awk -v p="$sleeper" '$1 == p { print $9 }' "$T/text")
-is "text and JSON give one count of a process's XDP sockets ($cnt)" "$cell" "${cnt/None/?}"
+cell=$(awk -v p="$sleeper" '$1 == p { print $(NF - 3) }' "$T/text")   # XSK, MR, ORIGIN (2 words)
+is "a process without sockets: JSON counts 0 XDP sockets from /proc" "$got" "proc 0"
+is "... and the text's XSK cell says 0 too" "$cell" 0
+kill "$sleeper" 2>/dev/null
 done_testing
