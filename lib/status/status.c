@@ -746,13 +746,10 @@ static uint64_t sub_sat(uint64_t a, uint64_t b) {
         return a == UINT64_MAX ? UINT64_MAX : a > b ? a - b : 0;
 }
 
-/* What is left of a soft limit once charge is locked, as the kernel counts it: whole pages
- * (mlock and a UMEM compare pages with rlimit >> PAGE_SHIFT, the rest of a page unusable) */
-static uint64_t headroom_of(uint64_t soft, uint64_t charge) {
-        if (soft == UINT64_MAX)
-                return UINT64_MAX;
-        uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-        return sub_sat(soft / page * page, charge);
+/* What is left of a soft limit once charge is locked, as the kernel counts it: whole pages of
+ * the report's page size (mlock and a UMEM compare pages with rlimit >> PAGE_SHIFT) */
+static uint64_t headroom_of(uint64_t soft, uint64_t charge, uint64_t page) {
+        return soft == UINT64_MAX ? UINT64_MAX : sub_sat(page ? soft / page * page : soft, charge);
 }
 
 static uint64_t max3(uint64_t a, uint64_t b, uint64_t c) {
@@ -776,12 +773,12 @@ static void account_add(struct status_account *a, const struct status_proc *p) {
 }
 
 /* A user's headroom: what is left of the soft limit once the charge is known. */
-static void account_headroom(struct status_account *a) {
+static void account_headroom(struct status_account *a, uint64_t page) {
         if (a->charged_method == STATUS_M_UNKNOWN || !a->limit_known)
                 return;
         if (!a->charged_at_least) {
                 a->headroom_known = true;
-                a->headroom = headroom_of(a->memlock.soft, a->charged);
+                a->headroom = headroom_of(a->memlock.soft, a->charged, page);
         } else if (a->memlock.soft != UINT64_MAX && a->charged >= a->memlock.soft) {
                 a->headroom_known = true; /* at least the limit charged: nothing left */
                 a->headroom = 0;
@@ -857,7 +854,7 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                         probe_account(u, timeout, run_deadline);
                 } else
                         snprintf(u->charged_why, sizeof u->charged_why, "%s", r->xsk_why);
-                account_headroom(&u->a);
+                account_headroom(&u->a, r->page_size);
         }
         return 0;
 }
@@ -890,7 +887,7 @@ static int gather_units(struct status_report *r) {
                                                     : STATUS_M_PROC;
                 }
                 if (p->limits_known) {
-                        uint64_t h = headroom_of(p->memlock.soft, charge);
+                        uint64_t h = headroom_of(p->memlock.soft, charge, r->page_size);
                         if (!a->headroom_known || h < a->headroom)
                                 a->headroom = h;
                         a->headroom_known = true;
