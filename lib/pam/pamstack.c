@@ -613,11 +613,10 @@ static int stack_load_walk(const char *root, const char *service, const char *ph
 
         /* pam_start() lowercases the service's name: "SU" reads pam.d/su */
         if (top) {
-                if (!(lower = strdup(service)))
+                size_t n = strlen(service) + 1;
+                if (!(lower = malloc(n)))
                         return -ENOMEM;
-                for (char *p = lower; *p; p++)
-                        *p = (char)tolower((unsigned char)*p);
-                service = lower;
+                service = pam_service_name(service, lower, n);
         }
 
         if ((r = read_stack(root, service, phase, text, v, &s)) < 0)
@@ -725,6 +724,13 @@ size_t pam_stack_level_end(const struct pam_stack *s, size_t i) {
         while (h + 1 < s->n_chain && s->chain[h + 1].level >= level)
                 h++;
         return entry_from(s, h + 1);
+}
+
+const char *pam_service_name(const char *service, char *buf, size_t size) {
+        snprintf(buf, size, "%s", service ? service : "");
+        for (char *p = buf; *p; p++)
+                *p = (char)tolower((unsigned char)*p);
+        return buf;
 }
 
 const char *pam_abort_text(const struct pam_stack *s, char *what, size_t what_size, char *fix, size_t fix_size) {

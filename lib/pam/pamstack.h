@@ -141,6 +141,9 @@ size_t pam_stack_level_end(const struct pam_stack *s, size_t i);
 /* What makes pam_start() fail for s (s->aborts), as one sentence, and the fix, into the
  * buffers; what returned, fix not touched when there is none. */
 const char *pam_abort_text(const struct pam_stack *s, char *what, size_t what_size, char *fix, size_t fix_size);
+/* The service's name as pam_start() keeps it (PAM_SERVICE, the file it opens): lowercased,
+ * into buf (cut to size). */
+const char *pam_service_name(const char *service, char *buf, size_t size);
 struct visit;
 int pam_stack_load_walk(const char *root, const char *service, struct visit *v, struct pam_stack *ret);
 void pam_stack_clear(struct pam_stack *s);

@@ -1478,10 +1478,7 @@ static int *cond_rets(const struct session_input *in, const struct pam_stack *st
 
         if (!v)
                 return NULL;
-        /* PAM_SERVICE as pam_start() keeps it: lowercased */
-        snprintf(svc, sizeof svc, "%s", in->service ? in->service : "");
-        for (char *q = svc; *q; q++)
-                *q = (char)tolower((unsigned char)*q);
+        pam_service_name(in->service, svc, sizeof svc);   /* PAM_SERVICE as pam_start() keeps it */
         for (size_t i = 0; i < st->n; i++)
                 v[i] = streq(st->v[i].name, "pam_succeed_if") ? succeed_if_ret(st->v[i].args, in->id, in->user, svc)
                                                                : -1;
