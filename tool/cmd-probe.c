@@ -128,6 +128,7 @@ static void print_rdma_json(struct json *j, const struct hw_summary *hw) {
 static void print_xdp_json(struct json *j, const struct hw_summary *hw) {
         json_obj_begin(j);
         json_kstr(j, "status", xdp_status_word(hw->xdp_status));
+        json_kbool(j, "sysfs_other_netns", hw->sysfs_other_netns);
         json_karr_begin(j, "interfaces");
         for (size_t i = 0; i < hw->n_xdp; i++) {
                 const struct hw_xdp_if *x = &hw->xdp[i];
@@ -215,6 +216,9 @@ static void print_xdp_text(const struct hw_summary *hw) {
                 printf("  unknown (%s)\n", errno_text(hw->xdp_status));
         else if (hw->n_xdp == 0)
                 printf("  none\n");
+        if (hw->sysfs_other_netns)
+                printf("  sysfs shows another network namespace's interfaces: none here is known to be physical\n"
+                       "  (mount sysfs in this namespace, or name the interfaces in the policy's include)\n");
         for (size_t i = 0; i < hw->n_xdp; i++) {
                 const struct hw_xdp_if *x = &hw->xdp[i];
                 features_text(x->xdp_features, feat, sizeof feat);
@@ -223,7 +227,9 @@ static void print_xdp_text(const struct hw_summary *hw) {
                        x->zero_copy ? "zero-copy" : "copy mode", x->rx_queues, x->rx_queues == 1 ? "" : "s",
                        (unsigned long long)x->xdp_features, feat,
                        x->counted ? (x->physical ? "" : ", counted (included)")
-                                  : (x->physical ? ", not counted (excluded)" : ", not counted (virtual)"));
+                                  : (x->physical                ? ", not counted (excluded)"
+                                     : hw->sysfs_other_netns ? ", not counted (physical unknown)"
+                                                             : ", not counted (virtual)"));
         }
 }
 
@@ -260,6 +266,12 @@ static int save_cache(const struct ctx *c, const struct hw_summary *hw, const st
 
         if (!path)
                 return log_oom();
+        if (hw->sysfs_other_netns) {
+                /* a cache is checked against sysfs, which describes another namespace here */
+                log_error("cannot write the cache %s: sysfs shows another network namespace's interfaces "
+                          "(run probe --save where sysfs is this namespace's)", path);
+                return -EXDEV;
+        }
         if (!c->cache && fs_root_is_set(c->root)) {
                 _cleanup_close_ int dfd = -1;
                 r = fs_open_dir_in_root(c->root, HW_CACHE_DIR, FS_DIR_CREATE, &dfd);

@@ -296,6 +296,37 @@ bool hw_physmap_is_physical(struct hw_physmap *m, const char *name) {
         return fstatat(m->virt_fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
+/* sysfs's NAME is the interface ifindex of the namespace of fd: the same ifindex, the same
+ * hardware address (sysfs prints addr_len bytes "xx:..."; SIOCGIFHWADDR gives at most 14) */
+static bool sysfs_shows_here(int fd, const char *name, unsigned ifindex) {
+        char path[IF_NAMESIZE + 16], buf[128], hex[4];
+        struct ifreq ifr = {};
+        unsigned idx;
+
+        snprintf(path, sizeof path, "/sys/class/net/%s", name);
+        _cleanup_close_ int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0 || read_line_at(dfd, "ifindex", buf, sizeof buf) < 0 || parse_u32(buf, &idx) < 0 ||
+            idx != ifindex)
+                return false;
+        memcpy(ifr.ifr_name, name, strlen(name) + 1);
+        if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0 || read_line_at(dfd, "address", buf, sizeof buf) < 0)
+                return false;
+        for (size_t i = 0; i < (strlen(buf) + 1) / 3 && i < sizeof ifr.ifr_hwaddr.sa_data; i++) {
+                snprintf(hex, sizeof hex, "%02x", (unsigned char)ifr.ifr_hwaddr.sa_data[i]);
+                if (memcmp(buf + 3 * i, hex, 2) != 0)
+                        return false;
+        }
+        return true;
+}
+
+bool hw_physmap_is_physical_here(struct hw_physmap *m, int fd, const char *name, unsigned ifindex) {
+        if (m->here < 0 || !hw_physmap_is_physical(m, name))
+                return false;
+        if (m->here == 0)
+                m->here = sysfs_shows_here(fd, name, ifindex) ? 1 : -1;
+        return m->here > 0;
+}
+
 void hw_physmap_done(struct hw_physmap *m) {
         if (m->virt_fd >= 0)
                 close(m->virt_fd);
@@ -626,7 +657,7 @@ static int probe_xdp(const struct hw_netsel *sel, bool brief, struct hw_summary 
 
                 if (if_name(g.fd, x.ifindex, x.name) < 0)
                         continue;
-                x.physical = hw_physmap_is_physical(&phys, x.name);
+                x.physical = hw_physmap_is_physical_here(&phys, g.fd, x.name, x.ifindex);
                 x.counted = hw_netsel_counts(sel, x.name, x.physical);
                 if (brief && !x.counted)
                         continue;
@@ -642,6 +673,7 @@ static int probe_xdp(const struct hw_netsel *sel, bool brief, struct hw_summary 
 
         s->xdp = k > 0 ? TAKE_PTR(ifs) : NULL;
         s->n_xdp = k;
+        s->sysfs_other_netns = phys.here < 0;
         s->xdp_status = 0;
         return 0;
 }

@@ -96,10 +96,23 @@ struct hw_physmap {
         bool listed;           /* listing tried (virt_fd < 0 after it: not readable) */
         char (*virt)[IF_NAMESIZE];  /* its entries, sorted */
         size_t n_virt, allocated;
+        signed char here;      /* hw_physmap_is_physical_here(): does sysfs show this network
+                                * namespace?  0 not asked yet, 1 yes, -1 no */
 };
 #define HW_PHYSMAP_INIT { .virt_fd = -1 }
 #define HW_PHYSMAP_MAX 16384   /* entries listed at most; the rest ask hw_if_physical() */
 bool hw_physmap_is_physical(struct hw_physmap *m, const char *name);
+/*
+ * Is the interface NAME with ifindex, of the network namespace of the socket fd, physical?
+ * sysfs answers for the namespace it was mounted in, which need not be the caller's: after
+ * `unshare -n` without mounting sysfs again, the host's eth0 answers for a veth named eth0.
+ * The first interface sysfs calls physical is checked against this namespace's kernel: its
+ * sysfs ifindex and hardware address must be those SIOCGIFHWADDR and the caller's ifindex
+ * give.  When they are not, sysfs shows another namespace (m->here -1) and no interface is
+ * called physical: unknown, so not counted unless included.  (An interface of the same name,
+ * ifindex and address in both namespaces cannot be told apart this way.)
+ */
+bool hw_physmap_is_physical_here(struct hw_physmap *m, int fd, const char *name, unsigned ifindex);
 void hw_physmap_done(struct hw_physmap *m);
 
 struct hw_summary {
@@ -117,6 +130,8 @@ struct hw_summary {
         int xdp_status;
         size_t n_xdp;          /* only interfaces with xdp_features != 0 */
         struct hw_xdp_if *xdp;
+        bool sysfs_other_netns; /* sysfs shows another network namespace: whether an
+                                 * interface is physical is unknown, none is called so */
 
         int mem_status;        /* 0 or negative errno; not probed: -ENODATA */
         uint64_t mem_total;    /* bytes: sysinfo(2)'s totalram, MemTotal */

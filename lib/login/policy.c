@@ -559,6 +559,9 @@ void policy_auto_unknown_text(const struct policy_auto *a, char *buf, size_t siz
         if (a->rdma_unknown && l < size)
                 l += (size_t)snprintf(buf + l, size - l, "; RDMA unknown: /sys/class/infiniband cannot be read (%s)",
                                       errno_text(a->rdma_error));
+        if (a->phys_unknown && l < size)
+                l += (size_t)snprintf(buf + l, size - l,
+                                      "; physical interfaces unknown: sysfs shows another network namespace");
         if (!a->xdp_unknown || l >= size)
                 return;
         const char *why = a->xdp_error == -EOPNOTSUPP ? "the kernel has no netdev netlink family"
@@ -584,6 +587,7 @@ void policy_compute_auto(const struct policy_hardware *h, const struct hw_summar
                 a.rdma_error = hw->rdma_status;
                 a.active_ports = hw_active_ports(hw);
                 if (!a.xdp_unknown) {
+                        a.phys_unknown = hw->sysfs_other_netns;
                         a.zc_queues = hw_zc_queues(hw);
                         a.copy_queues = hw_copy_queues(hw);
                 }

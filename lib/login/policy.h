@@ -100,6 +100,8 @@ struct policy_auto {
         bool xdp_unknown;      /* the AF_XDP part is not known (no netdev family, a build
                                 * without it, a probe that failed): XDP not counted */
         bool rdma_unknown;     /* /sys/class/infiniband could not be read: no port counted */
+        bool phys_unknown;     /* sysfs shows another network namespace: no interface known to
+                                * be physical, only included ones counted */
         int xdp_error, rdma_error; /* why, as the summary's xdp_status and rdma_status */
         unsigned active_ports, zc_queues, copy_queues;
         uint64_t sum;          /* base + ... before clamping, saturating */

@@ -124,16 +124,19 @@ save_cache() {
 }
 
 # session USER CONF [MODULE ARG...]: pam-run, one session from soft 64 KiB.  Environment:
-# PENV (words for env: the session's environment), AS (an RLIMIT_AS for pam-run, bytes).
+# PENV (words for env: the session's environment), AS (an RLIMIT_AS for pam-run, bytes),
+# NETNS_PID (the session runs in that process's network namespace, nsenter -n: sysfs stays
+# this one's).
 # Output in $T/out, exit status in $run_rc.
 session() {
-	local user=$1 conf=$2 pre=()
+	local user=$1 conf=$2 pre=() ns=()
 	shift 2
 	printf 'session [success=ok ignore=ignore default=die] %s conf=%s%s\nsession required pam_permit.so\n' \
 		"$PAM_MODULE" "$conf" "${*:+ $*}" >"$T/pam.d/login-test"
 	[ -n "${AS:-}" ] && pre=(prlimit --as="$AS" --)
+	[ -n "${NETNS_PID:-}" ] && ns=(nsenter -t "$NETNS_PID" -n --)
 	# shellcheck disable=SC2086 # PENV is a word list
-	env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin ${PENV:-} timeout 60 "${pre[@]}" "$PAM_RUN" \
+	"${ns[@]}" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin ${PENV:-} timeout 60 "${pre[@]}" "$PAM_RUN" \
 		--confdir "$T/pam.d" --service login-test --user "$user" --memlock "$START" --syslog \
 		>"$T/out" 2>"$T/err"
 	run_rc=$?
@@ -436,6 +439,72 @@ expect "e: 200 veth, live: the same memlock" "$want_e"
 session alice "$P_AUTO" "cache=$T/cache/e" debug
 expect "e: 200 veth, the cache written before them: the same memlock" "$want_e"
 expect_log "e: ... and the cache is still valid (the hardware came from it)" 'hardware.*from the cache'
+fakesys_reset
+
+# =============================================================================================
+# g. sysfs of another network namespace (unshare -n without mounting sysfs again): sysfs's ph0,
+#    "physical", says nothing of an interface named ph0 in the login's namespace
+fakesys_physical ph0 || fail "g: fakesys_physical ph0"
+ip link set ph0 up
+session alice "$P_AUTO" cache= debug
+expect "g: in sysfs's namespace: ph0 physical, auto = base + its 2 RX queues = 3 MiB" \
+	"rc=PAM_SUCCESS soft=$((3 * M)) hard=$HARD exit=0"
+ph0_idx=$(cat /sys/class/net/ph0/ifindex)
+ph0_mac=$(cat /sys/class/net/ph0/address)
+unshare --net sleep 600 &
+NS_B=$!
+for _ in $(seq 100); do
+	[ "$(readlink "/proc/$NS_B/ns/net")" != "$(readlink /proc/self/ns/net)" ] && break
+	sleep 0.05
+done
+inb() { nsenter -t "$NS_B" -n -- "$@"; }
+# g_case LABEL IP-LINK-ARGS...: ph0 in namespace B made with these arguments (its peer ph0b
+# with an ifindex of its own, so that ph0 can have sysfs's ph0's)
+g_case() {
+	local label=$1
+	shift
+	inb ip link del ph0 2>/dev/null
+	inb ip link add ph0 "$@" numrxqueues 2 numtxqueues 2 type veth peer name ph0b index $((ph0_idx + 100)) \
+		numrxqueues 2 numtxqueues 2 ||
+		{ fail "g/$label: the veth pair in namespace B"; return; }
+	inb ip link set lo up
+	inb ip link set ph0 up
+	inb ip link set ph0b up
+	diag "g/$label: B's ph0: $(inb ip -o link show ph0 | sed 's/^\([0-9]*\):.*link\/ether \([^ ]*\).*/ifindex \1, address \2/')," \
+		"sysfs's ph0: ifindex $ph0_idx, address $ph0_mac"
+	NETNS_PID=$NS_B session alice "$P_AUTO" cache= debug
+	expect "g/$label: B's ph0 is not counted as physical: no hardware, memlock unchanged" \
+		"rc=PAM_SUCCESS soft=$((64 * K)) hard=$HARD exit=0"
+	expect_log "g/$label: the module says why" 'physical interfaces unknown: sysfs shows another network namespace'
+	inb "$RDMALIMITS" probe --json --conf "$P_AUTO" >"$T/probe.json" 2>"$T/probe.err"
+	check "g/$label: probe --json in B: sysfs_other_netns, ph0 not physical, not counted" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+x = d["xdp"]
+ph0 = [i for i in x["interfaces"] if i["name"] == "ph0"]
+sys.exit(0 if x["sysfs_other_netns"] is True and len(ph0) == 1 and not ph0[0]["physical"] and not ph0[0]["counted"] else 1)
+' "$T/probe.json"
+	rm -f "$T/cache/g"
+	inb "$RDMALIMITS" probe --save --cache "$T/cache/g" --conf "$P_AUTO" >"$T/probe.out" 2>&1
+	check "g/$label: probe --save in B refuses (exit 1), no cache written" \
+		[ "$?/$(test -e "$T/cache/g" && echo written)" = 1/ ]
+	check "g/$label: ... and says why" grep -q "sysfs shows another network namespace" "$T/probe.out"
+}
+g_case "another ifindex" index $((ph0_idx + 50))
+g_case "the same ifindex, another address" index "$ph0_idx"
+# and in sysfs's own namespace nothing changed
+session alice "$P_AUTO" cache= debug
+expect "g: back in sysfs's namespace: ph0 physical again, 3 MiB" \
+	"rc=PAM_SUCCESS soft=$((3 * M)) hard=$HARD exit=0"
+"$RDMALIMITS" probe --json --conf "$P_AUTO" >"$T/probe.json" 2>"$T/probe.err"
+check "g: probe --json in sysfs's namespace: sysfs_other_netns false, ph0 physical" python3 -c '
+import json, sys
+x = json.load(open(sys.argv[1]))["xdp"]
+ph0 = [i for i in x["interfaces"] if i["name"] == "ph0"]
+sys.exit(0 if x["sysfs_other_netns"] is False and len(ph0) == 1 and ph0[0]["physical"] else 1)
+' "$T/probe.json"
+kill "$NS_B" 2>/dev/null
+wait "$NS_B" 2>/dev/null
 fakesys_reset
 
 done_testing
