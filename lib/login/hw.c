@@ -296,17 +296,15 @@ bool hw_physmap_is_physical(struct hw_physmap *m, const char *name) {
         return fstatat(m->virt_fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-/* sysfs's NAME is the interface ifindex of the namespace of fd: the same ifindex, the same
- * hardware address (sysfs prints addr_len bytes "xx:..."; SIOCGIFHWADDR gives at most 14) */
-static bool sysfs_shows_here(int fd, const char *name, unsigned ifindex) {
-        char path[IF_NAMESIZE + 16], buf[128], hex[4];
+/* sysfs's interface directory dfd is the interface ifindex of the namespace of fd: the same
+ * ifindex, the same hardware address (sysfs prints addr_len bytes "xx:..."; SIOCGIFHWADDR
+ * gives at most 14) */
+static bool sysfs_shows_here(int dfd, int fd, const char *name, unsigned ifindex) {
+        char buf[128], hex[4];
         struct ifreq ifr = {};
         unsigned idx;
 
-        snprintf(path, sizeof path, "/sys/class/net/%s", name);
-        _cleanup_close_ int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        if (dfd < 0 || read_line_at(dfd, "ifindex", buf, sizeof buf) < 0 || parse_u32(buf, &idx) < 0 ||
-            idx != ifindex)
+        if (read_line_at(dfd, "ifindex", buf, sizeof buf) < 0 || parse_u32(buf, &idx) < 0 || idx != ifindex)
                 return false;
         memcpy(ifr.ifr_name, name, strlen(name) + 1);
         if (ioctl(fd, SIOCGIFHWADDR, &ifr) < 0 || read_line_at(dfd, "address", buf, sizeof buf) < 0)
@@ -320,10 +318,32 @@ static bool sysfs_shows_here(int fd, const char *name, unsigned ifindex) {
 }
 
 bool hw_physmap_is_physical_here(struct hw_physmap *m, int fd, const char *name, unsigned ifindex) {
-        if (m->here < 0 || !hw_physmap_is_physical(m, name))
+        char path[IF_NAMESIZE + 16];
+        struct stat st;
+
+        if (m->here != 0)
+                return m->here > 0 && hw_physmap_is_physical(m, name);
+        if (!if_name_ok(name))
                 return false;
-        if (m->here == 0)
-                m->here = sysfs_shows_here(fd, name, ifindex) ? 1 : -1;
+        if (!m->listed)
+                physmap_list(m);
+        /* the interface's directory for the check, once it has a `device` link: relative to the
+         * listing when it is there (no link to walk), else through /sys/class/net, opened once */
+        _cleanup_close_ int dfd = -1;
+        if (m->n_virt > 0 && bsearch(name, m->virt, m->n_virt, sizeof(*m->virt), cmp_ifname)) {
+                snprintf(path, sizeof path, "%s/device", name);
+                if (fstatat(m->virt_fd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        return false;
+                dfd = openat(m->virt_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        } else {
+                snprintf(path, sizeof path, "/sys/class/net/%s", name);
+                dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                if (dfd >= 0 && fstatat(dfd, "device", &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        return false;
+        }
+        if (dfd < 0)
+                return false;
+        m->here = sysfs_shows_here(dfd, fd, name, ifindex) ? 1 : -1;
         return m->here > 0;
 }
 

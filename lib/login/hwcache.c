@@ -100,8 +100,20 @@ static int put_rdma(FILE *f) {
         return r;
 }
 
+/* The network namespace of the caller: the inode of its nsfs file, "?" when unknown.  The
+ * interfaces a login may use are its namespace's; a cache written in another namespace
+ * (the host's, read by a login in a container that shares /run and sysfs) is not its. */
+static void put_netns(FILE *f) {
+        struct stat st;
+
+        if (stat("/proc/self/ns/net", &st) == 0)
+                fprintf(f, "netns=%llu;", (unsigned long long)st.st_ino);
+        else
+                fputs("netns=?;", f);
+}
+
 /*
- * What a login can read cheaply: the boot, the interface selection, each RDMA device with the
+ * What a login can read cheaply: the boot, the network namespace, the interface selection, each RDMA device with the
  * state of each port, each counted network interface by name and sysfs node.  The RX queue
  * counts of the interfaces the summary counts are checked apart, in hw_cache_load().
  */
@@ -116,7 +128,9 @@ int hw_fingerprint(const struct hw_netsel *sel, char **ret) {
         if (!f)
                 return -ENOMEM;
         r = hw_read_line("/proc/sys/kernel/random/boot_id", buf, sizeof buf);
-        fprintf(f, "boot=%s;sel=", r < 0 ? "?" : buf);
+        fprintf(f, "boot=%s;", r < 0 ? "?" : buf);
+        put_netns(f);
+        fputs("sel=", f);
         put_patterns(f, "inc", sel ? sel->include : NULL);
         put_patterns(f, "/exc", sel ? sel->exclude : NULL);
         fputs(";rdma=", f);
@@ -334,7 +348,7 @@ const char *hw_cache_strerror(int error) {
         case -ENOENT:
                 return "no cache";
         case -ESTALE:
-                return "stale (the hardware, the boot or the interface selection changed)";
+                return "stale (the hardware, the boot, the network namespace or the interface selection changed)";
         case -EBADMSG:
                 return "not a cache this build writes";
         case -E2BIG:

@@ -492,6 +492,15 @@ sys.exit(0 if x["sysfs_other_netns"] is True and len(ph0) == 1 and not ph0[0]["p
 }
 g_case "another ifindex" index $((ph0_idx + 50))
 g_case "the same ifindex, another address" index "$ph0_idx"
+# the cache written in sysfs's namespace is that namespace's: not B's
+save_cache "$T/cache/gA" "$P_AUTO" || fail "g: probe --save in sysfs's namespace"
+session alice "$P_AUTO" "cache=$T/cache/gA" debug
+expect "g: in sysfs's namespace, its cache: 3 MiB" "rc=PAM_SUCCESS soft=$((3 * M)) hard=$HARD exit=0"
+expect_log "g: ... from the cache" 'hardware.*from the cache'
+NETNS_PID=$NS_B session alice "$P_AUTO" "cache=$T/cache/gA" debug
+expect "g: in B, the cache of sysfs's namespace is not used: memlock unchanged, as live" \
+	"rc=PAM_SUCCESS soft=$((64 * K)) hard=$HARD exit=0"
+expect_log "g: ... the module says the cache is stale" 'cache.*stale'
 # and in sysfs's own namespace nothing changed
 session alice "$P_AUTO" cache= debug
 expect "g: back in sysfs's namespace: ph0 physical again, 3 MiB" \
