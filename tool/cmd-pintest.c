@@ -216,7 +216,7 @@ static const char *fix_word(enum pin_fix f) {
 }
 
 static void pin_account(const struct pin *pins, size_t n, size_t len, struct rl_pair lim, struct pin_account *a) {
-        struct status_options o = { .probe = true, .threshold = UINT64_MAX };
+        struct status_options o = { .probe = true, .probe_exact = true, .threshold = UINT64_MAX };
         char s1[SIZE_FMT_MAX], s2[SIZE_FMT_MAX];
 
         for (size_t i = 0; i < n; i++) {

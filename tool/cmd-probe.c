@@ -295,6 +295,12 @@ int cmd_probe(struct ctx *c) {
         struct policy_auto a = {};
         int r;
 
+        if (c->save && c->cache && c->cache[0] != '/') {
+                char esc[4096];
+                log_error("probe: --cache '%s': expected the absolute path of a file; nothing written",
+                          str_escape(c->cache, esc, sizeof esc));
+                return CMD_USAGE;
+        }
         /* the policy first: its include/exclude decide which interfaces count */
         r = check_policy_file(c, &d, &p, NULL, NULL);
         if (r == -ENOMEM)

@@ -430,11 +430,11 @@ static void prom_accounts(FILE *f, const struct status_report *r, bool units) {
         static const char *const gauge[] = { "limit", "charged", "headroom" };
         static const char *const help[2][3] = { {
                 "Soft RLIMIT_MEMLOCK of the user's processes (the largest), +Inf for unlimited.",
-                "The user's locked_vm, what AF_XDP UMEMs are charged against (method: sock_diag or probe).",
+                "The user's locked_vm, what AF_XDP UMEMs are charged against (method: sock_diag or probe; bound: exact, or at_least when the probe stopped at the limit).",
                 "What a new AF_XDP UMEM of the user may still register: limit minus charged.",
         }, {
                 "Soft RLIMIT_MEMLOCK of the unit's, session's, container's or job's processes (the largest).",
-                "The largest charge one of the unit's processes has against its limit (method: proc, sock_diag or probe).",
+                "The largest charge one of the unit's processes has against its limit (method: proc, sock_diag or probe; bound: exact or at_least).",
                 "The smallest headroom (soft limit minus charge) among the unit's processes.",
         } };
         char name[64];
@@ -453,7 +453,8 @@ static void prom_accounts(FILE *f, const struct status_report *r, bool units) {
                         fprintf(f, "%s{", name);
                         prom_account_labels(f, r, units, i);
                         if (g == 1)
-                                fprintf(f, ",method=\"%s\"", status_method_name(a->charged_method));
+                                fprintf(f, ",method=\"%s\",bound=\"%s\"", status_method_name(a->charged_method),
+                                        a->charged_at_least ? "at_least" : "exact");
                         fputs("} ", f);
                         prom_value(f, g == 0 ? a->memlock.soft : g == 1 ? a->charged : a->headroom);
                 }

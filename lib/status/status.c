@@ -786,9 +786,11 @@ static void account_headroom(struct status_account *a, uint64_t page) {
 }
 
 /* The charge of u by the active probe: its child has timeout seconds, and none starts after
- * run_deadline (nl_now_ms()), the bound on all the probes of one run. */
-static void probe_account(struct status_user *u, unsigned timeout, uint64_t run_deadline) {
-        uint64_t ceiling = u->a.limit_known && u->a.memlock.soft != UINT64_MAX ? u->a.memlock.soft : 0;
+ * run_deadline (nl_now_ms()), the bound on all the probes of one run.  It measures up to u's
+ * soft limit ("at least" that much charged is all status needs), or with exact up to our own
+ * hard limit. */
+static void probe_account(struct status_user *u, unsigned timeout, uint64_t run_deadline, bool exact) {
+        uint64_t ceiling = !exact && u->a.limit_known && u->a.memlock.soft != UINT64_MAX ? u->a.memlock.soft : 0;
         uint64_t now = nl_now_ms(), deadline = now + (uint64_t)timeout * 1000;
         char who[ESCAPE_NAME_MAX];
         struct rlimit own;
@@ -851,7 +853,7 @@ static int gather_users(struct status_report *r, const struct status_options *o)
                 } else if (o->probe) {
                         if (!run_deadline)
                                 run_deadline = nl_now_ms() + (uint64_t)timeout * STATUS_PROBE_RUN_FACTOR * 1000;
-                        probe_account(u, timeout, run_deadline);
+                        probe_account(u, timeout, run_deadline, o->probe_exact);
                 } else
                         snprintf(u->charged_why, sizeof u->charged_why, "%s", r->xsk_why);
                 account_headroom(&u->a, r->page_size);
@@ -881,10 +883,11 @@ static int gather_units(struct status_report *r) {
                 struct status_account *a = &u->a;
                 account_add(a, p);
                 if (charge > a->charged || a->n_procs == 1) {
+                        bool users = xsk_known && us->a.charged > p->vmlck && us->a.charged > p->vmpin;
                         a->charged = charge;
-                        a->charged_method = xsk_known && us->a.charged > p->vmlck && us->a.charged > p->vmpin
-                                                    ? us->a.charged_method
-                                                    : STATUS_M_PROC;
+                        a->charged_method = users ? us->a.charged_method : STATUS_M_PROC;
+                        /* the user's charge, when it is the largest, may be a lower bound */
+                        a->charged_at_least = users && us->a.charged_at_least;
                 }
                 if (p->limits_known) {
                         uint64_t h = headroom_of(p->memlock.soft, charge, r->page_size);

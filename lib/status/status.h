@@ -136,6 +136,10 @@ struct status_options {
         struct status_filter filter;
         bool probe;                      /* run the active probe where sock_diag is missing */
         unsigned probe_timeout;          /* seconds, 0: STATUS_PROBE_TIMEOUT_DEFAULT */
+        bool probe_exact;                /* the probe measures up to the caller's own hard limit,
+                                          * not only up to the user's soft one ("at least the
+                                          * limit"): pin-test, whose fix may be to raise the soft
+                                          * limit above what is charged */
         uint64_t threshold;              /* status_proc.over_threshold: charge at least this */
         bool procs_only;                 /* the processes alone (their limits, origin): no sockets,
                                           * netlink, users or units */

@@ -139,7 +139,7 @@ check "status service's command: exit 0, nothing said" test ! -s "$T/sout"
 check "... writes rdmalimit.prom (root, 0644)" test "$(cat "$T/smode" 2>/dev/null)" = "0 644"
 check "... and nothing else in the directory" test "$(cat "$T/sls" 2>/dev/null)" = "rdmalimit.prom"
 check "... the probe measured a user's charge (CAP_SETUID, CAP_SETGID, CAP_NET_RAW are there)" \
-	grep -q '^rdmalimit_user_memlock_charged_bytes{user="nobody",uid="65534",method="probe"} [0-9]' "$T/prom"
+	grep -q '^rdmalimit_user_memlock_charged_bytes{user="nobody",uid="65534",method="probe",bound="[a-z_]*"} [0-9]' "$T/prom"
 if command -v promtool >/dev/null 2>&1; then
 	check "... promtool check metrics accepts it" sh -c "promtool check metrics < '$T/prom' > '$T/promtool' 2>&1"
 else

@@ -32,8 +32,11 @@ cleanup() {
 	pkill -KILL -u "$ID4" 2>/dev/null
 	for p in $(jobs -p); do kill "$p" 2>/dev/null; done
 	wait 2>/dev/null
+	testcg_remove
 	rm -rf "$T"
 }
+# shellcheck source=../lib/testcg.sh
+. "${top_srcdir:-$(dirname "$0")/../..}/tests/lib/testcg.sh"
 trap cleanup EXIT
 if [ ! -x "$XSK_HOLD" ]; then
 	fail "xsk-hold helper built ($XSK_HOLD)"
@@ -97,6 +100,50 @@ is "status: $U4's charge is at least its whole 2 MiB limit, headroom 0" \
 check "doctor --pid: nothing left to register" grep -qF "this process can still register 0 B" "$T/doc4"
 grep -q "can still register" "$T/doc4" || sed 's/^/#   /' "$T/doc4"
 is "kernel: not one page more" "$(as_user $ID4 $L $L "$XSK_HOLD" max)" "max 0"
+# pin-test as that user, soft 2 MiB (all of it charged), hard 4 MiB: the probe measures past
+# the soft limits of all the user's processes, up to pin-test's hard one, so the fix is to raise
+# only the soft limit, to the charge plus the size (not "stop the holder", nor an unknown sum)
+(cd "$T" && as_user $ID4 $L $((2 * L)) "$RDMALIMITS" pin-test 1M --json > "$T/pin.json" 2> "$T/pin.err")
+is "pin-test 1M as $U4 (soft 2 MiB, all charged; hard 4 MiB) fails (exit 1)" $? 1
+is "pin-test: the charge is exact past the soft limit: 2 MiB, not 'at least'" \
+	"$(python3 -c "import json; a=json.load(open('$T/pin.json'))['accounting']; print(a['user_charged'], a['user_charged_at_least'])" 2>&1)" \
+	"$L False"
+is "pin-test: fix raise-soft to 3 MiB (2 MiB charged + 1 MiB)" \
+	"$(python3 -c "import json; a=json.load(open('$T/pin.json'))['accounting']; print(a['fix'], 'ulimit -S -l 3072 ' in a['fix_text'])" 2>&1)" \
+	"raise-soft True"
+is "kernel: with soft 3 MiB the 1 MiB UMEM registers beside the holder's 2 MiB" \
+	"$(as_user $ID4 $((3 * MIB)) $((2 * L)) "$XSK_HOLD" try 1M)" ok
+# ... and its unit, and the metrics: a charge the probe could only bound from below says so
+# everywhere ("at least"), as the user's row does
+if testcg_make rdmalimits-edges && mkdir -p "$CG/system.slice/rlt-full.service" &&
+	echo "$P4" > "$CG/system.slice/rlt-full.service/cgroup.procs"; then
+	"$RDMALIMITS" status --json > "$J" 2> "$T/err"
+	m4=$(q "print([x for x in d['users'] if x['uid']==$ID4][0]['charged_method'])")
+	if [ "$m4" = probe ]; then
+		b4=at_least lb=True
+	else
+		b4=exact lb=False    # sock_diag counts the pages themselves
+	fi
+	diag "the charge of $U4 by $m4: bound $b4"
+	is "unit rlt-full.service: the user's charge, bound as the user's ($b4), headroom 0" \
+		"$(q "u=[x for x in d['units'] if x['unit']=='rlt-full.service'][0]; print(u['charged_method'], u['charged_at_least'], u['headroom'])")" \
+		"$m4 $lb 0"
+	"$RDMALIMITS" status --prometheus > "$T/prom" 2> "$T/err"
+	check "Prometheus: the user's charge has bound=\"$b4\"" \
+		grep -q "^rdmalimit_user_memlock_charged_bytes{user=\"$U4\",uid=\"$ID4\",method=\"$m4\",bound=\"$b4\"} " "$T/prom"
+	check "Prometheus: the unit's charge has bound=\"$b4\"" \
+		grep -q "^rdmalimit_unit_memlock_charged_bytes{unit=\"rlt-full.service\",kind=\"unit\",method=\"$m4\",bound=\"$b4\"} " "$T/prom"
+	"$RDMALIMITS" status > "$T/text" 2>&1
+	if [ "$b4" = at_least ]; then
+		check "text: the unit's row says >=" grep -Eq "^rlt-full\.service .* >=[0-9]" "$T/text"
+	else
+		check "text: the unit's row has no >=" bash -c '! grep -Eq "^rlt-full\.service .* >=" "$1"' _ "$T/text"
+	fi
+	grep -q "^rlt-full" "$T/text" || sed 's/^/#   /' "$T/text"
+	echo "$P4" > "$CGROOT/cgroup.procs"
+else
+	fail "a writable cgroup v2 hierarchy for the unit (found: '${CGROOT:-none}')"
+fi
 
 # --- doctor --pid of a process near its limit with mlock()ed pages: the locked pages are
 # checked against the limit on their own (VmLck; an RDMA MR's pinned ones, VmPin, on theirs)

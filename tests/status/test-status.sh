@@ -239,7 +239,7 @@ kill "$P5" 2>/dev/null
 P=$T/rdmalimit.prom
 "$RDMALIMITS" status --prometheus --threshold 1K > "$P"
 check "--prometheus exits 0" test $? -eq 0
-check "per-user charge" grep -q "^rdmalimit_user_memlock_charged_bytes{user=\"$U2\",uid=\"$ID2\",method=\"$M\"} $((1280 * KIB))\$" "$P"
+check "per-user charge" grep -q "^rdmalimit_user_memlock_charged_bytes{user=\"$U2\",uid=\"$ID2\",method=\"$M\",bound=\"exact\"} $((1280 * KIB))\$" "$P"
 check "per-user headroom" grep -q "^rdmalimit_user_memlock_headroom_bytes{user=\"$U1\",uid=\"$ID1\"} $((3 * MIB))\$" "$P"
 check "per-unit limit" grep -q "^rdmalimit_unit_memlock_limit_bytes{unit=\"rlt-a.service\",kind=\"unit\"} $L1\$" "$P"
 check "the method in use" grep -q "^rdmalimit_status_method_info{mechanism=\"af_xdp\",method=\"$M\"} 1\$" "$P"

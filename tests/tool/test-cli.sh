@@ -90,6 +90,11 @@ for cmd in "verify alice" "status alice" "pin-test 1M"; do
 	"$RDMALIMITS" ${cmd%% *} --help > "$T/help" 2>&1
 	check "${cmd%% *} --help does not offer --root" sh -c '! grep -q -- "--root" "$1"' _ "$T/help"
 done
+# probe --save --cache: an absolute path, else a usage error and nothing written
+(cd "$T" && "$RDMALIMITS" --root "$R" probe --save --cache rel.cache > "$T/out" 2>&1)
+check "probe --save --cache rel.cache: usage error (2)" test $? -eq 2
+check "... says so" grep -q "probe: --cache 'rel.cache': expected the absolute path of a file; nothing written" "$T/out"
+check "... nothing written" test ! -e "$T/rel.cache"
 run "list with an argument: it takes none, said so" 2 "list: takes no arguments ('extra')" --root "$R" list extra
 run "doctor --probe-timeout without --pid: nothing probes" 2 "doctor: --probe-timeout applies to --pid" --root "$R" doctor --probe-timeout 3
 "$RDMALIMITS" list --help > "$T/help" 2>&1
