@@ -372,7 +372,8 @@ bool hw_netsel_counts(const struct hw_netsel *sel, const char *name, bool physic
  *
  * Netlink is spoken without a library (netlink.h): a live probe maps nothing more than the
  * module, and a login that reads the hardware cache, or needs no "auto" at all, opens no
- * socket.  --disable-xdp builds without the AF_XDP probe.
+ * netlink socket (the cache's fingerprint asks a datagram socket for its network namespace's
+ * cookie).  --disable-xdp builds without the AF_XDP probe.
  */
 #ifdef ENABLE_XDP
 /* Replies wait for nothing a user holds, but are bounded all the same. */
