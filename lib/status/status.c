@@ -890,7 +890,9 @@ static int gather_units(struct status_report *r) {
                         a->charged_at_least = users && us->a.charged_at_least;
                 }
                 if (p->limits_known) {
-                        uint64_t h = headroom_of(p->memlock.soft, charge, r->page_size);
+                        /* with CAP_IPC_LOCK the kernel neither charges nor limits its pins */
+                        uint64_t h = p->cap_ipc_lock ? UINT64_MAX
+                                                     : headroom_of(p->memlock.soft, charge, r->page_size);
                         if (!a->headroom_known || h < a->headroom)
                                 a->headroom = h;
                         a->headroom_known = true;

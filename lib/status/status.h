@@ -115,7 +115,8 @@ struct status_unit {
         char name[256];
         /* charged: the largest charge any of its processes has against its own soft limit,
          * max(VmLck, VmPin, its user's locked_vm where known), method proc when only
-         * VmLck/VmPin were known; headroom: the smallest soft - charge of its processes */
+         * VmLck/VmPin were known; headroom: the smallest soft - charge of its processes
+         * (unlimited for one with CAP_IPC_LOCK) */
         struct status_account a;
 };
 

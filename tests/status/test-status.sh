@@ -164,6 +164,26 @@ is "unit rlt-a.service: charged 1 MiB (its user's), headroom 3 MiB" \
 	"$(q "u=[x for x in d['units'] if x['unit']=='rlt-a.service'][0]; print(u['charged'], u['charged_method'], u['headroom'])")" \
 	"$MIB $M $((3 * MIB))"
 
+# a unit whose process has CAP_IPC_LOCK: the kernel neither charges nor limits its pins, so its
+# headroom is unlimited, not its soft limit (64 KiB) minus its user's charge (1 MiB)
+mkdir -p "$CG/system.slice/rlt-cap.service"
+CAPS=-all,+net_raw,+ipc_lock
+prlimit --memlock=$((64 * KIB)):$((64 * KIB)) setpriv --reuid $ID1 --regid $ID1 --clear-groups \
+	--inh-caps=$CAPS --ambient-caps=$CAPS --bounding-set=$CAPS sleep 600 &
+PC=$!
+for ((i = 0; i < 200; i++)); do [ "$(cat /proc/$PC/comm 2>/dev/null)" = sleep ] && break; sleep 0.05; done
+move "$PC" system.slice/rlt-cap.service
+"$RDMALIMITS" status --json > "$J" 2> "$T/err"
+is "unit rlt-cap.service (CAP_IPC_LOCK, soft 64 KiB, its user's 1 MiB charged): headroom unlimited" \
+	"$(q "u=[x for x in d['units'] if x['unit']=='rlt-cap.service'][0]; print(u['headroom'])")" unlimited
+is "unit rlt-a.service keeps its 3 MiB" \
+	"$(q "u=[x for x in d['units'] if x['unit']=='rlt-a.service'][0]; print(u['headroom'])")" $((3 * MIB))
+out=$(prlimit --memlock=$((64 * KIB)):$((64 * KIB)) setpriv --reuid $ID1 --regid $ID1 --clear-groups \
+	--inh-caps=$CAPS --ambient-caps=$CAPS --bounding-set=$CAPS "$XSK_HOLD" try 1M)
+is "kernel: with CAP_IPC_LOCK and soft 64 KiB a 1 MiB UMEM registers" "$out" ok
+kill "$PC" 2>/dev/null
+wait "$PC" 2>/dev/null
+
 # filters
 is "status $U1: only $U1's processes" "$("$RDMALIMITS" status $U1 --json | python3 -c "import json,sys; d=json.load(sys.stdin); print(sorted({p['uid'] for p in d['processes']}), d['xdp_sockets'])")" "[$ID1] 5"
 is "--pid: one process" "$("$RDMALIMITS" status --pid "$P3" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print([p['pid'] for p in d['processes']])")" "[$P3]"
