@@ -521,8 +521,11 @@ enum cgroup_origin proc_cgroup_classify(const char *path, char *name, size_t nam
                         o = CGROUP_O_SESSION;
                         copy_span(name, name_size, session, strcspn(session, "/"));
                 } else if (user_unit) {
+                        /* user@UID.service/X.service: every user may have an X.service */
                         o = CGROUP_O_USER_UNIT;
-                        copy_span(name, name_size, user_unit, strcspn(user_unit, "/"));
+                        if (name_size)
+                                snprintf(name, name_size, "%.*s/%.*s", (int)strcspn(unit, "/"), unit,
+                                         (int)strcspn(user_unit, "/"), user_unit);
                 } else if (unit) {
                         o = user_manager ? CGROUP_O_USER_UNIT : CGROUP_O_UNIT;
                         copy_span(name, name_size, unit, user_manager ? strcspn(unit, "/") : unit_len);

@@ -565,10 +565,14 @@ static void add_xdp_sockets(struct status_report *r, pid_t pid) {
 
 static bool unit_matches(const struct status_proc *p, const char *unit) {
         size_t l = strlen(unit);
-        if (streq(p->origin_name, unit) || streq(p->origin_owner, unit))
+        /* a user's unit by its own name too: X.service of user@UID.service/X.service */
+        const char *name = p->origin == CGROUP_O_USER_UNIT && strchr(unit, '/') == NULL && strchr(p->origin_name, '/')
+                                   ? strchr(p->origin_name, '/') + 1
+                                   : p->origin_name;
+        if (streq(p->origin_name, unit) || streq(name, unit) || streq(p->origin_owner, unit))
                 return true;
         /* "foo" for foo.service */
-        return strncmp(p->origin_name, unit, l) == 0 && streq(p->origin_name + l, ".service");
+        return strncmp(name, unit, l) == 0 && streq(name + l, ".service");
 }
 
 /* "slurmstepd: [JOB.STEP]" (or [JOB.batch], [JOB.extern]), the title of a step's slurmstepd, as

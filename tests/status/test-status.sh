@@ -184,6 +184,33 @@ is "kernel: with CAP_IPC_LOCK and soft 64 KiB a 1 MiB UMEM registers" "$out" ok
 kill "$PC" 2>/dev/null
 wait "$PC" 2>/dev/null
 
+# two users' managers each run a unit of the same name: two rows, each with its own limits
+PU=()
+for id in $ID1 $ID2; do
+	mkdir -p "$CG/user.slice/user-$id.slice/user@$id.service/app.slice/rlt-u.service"
+	lim=$(((id == ID1 ? 128 : 256) * KIB))
+	prlimit --memlock=$lim:$lim setpriv --reuid $id --regid $id \
+		--clear-groups --inh-caps=-all --bounding-set=-all sleep 600 &
+	PU+=($!)
+done
+for p in "${PU[@]}"; do
+	for ((i = 0; i < 200; i++)); do [ "$(cat /proc/$p/comm 2>/dev/null)" = sleep ] && break; sleep 0.05; done
+done
+move "${PU[0]}" "user.slice/user-$ID1.slice/user@$ID1.service/app.slice/rlt-u.service"
+move "${PU[1]}" "user.slice/user-$ID2.slice/user@$ID2.service/app.slice/rlt-u.service"
+"$RDMALIMITS" status --json > "$J" 2> "$T/err"
+is "user units of the same name: one row per user's manager, each with its own soft limit" \
+	"$(q "print(sorted((u['unit'], u['kind'], u['processes'], u['memlock']['soft']) for u in d['units'] if 'rlt-u' in u['unit']))")" \
+	"[('user@$ID1.service/rlt-u.service', 'user-unit', 1, $((128 * KIB))), ('user@$ID2.service/rlt-u.service', 'user-unit', 1, $((256 * KIB)))]"
+is "--unit rlt-u.service: both users' processes" \
+	"$("$RDMALIMITS" status --unit rlt-u.service --json | python3 -c "import json,sys; print(sorted(p['pid'] for p in json.load(sys.stdin)['processes']))")" \
+	"$(printf '%s\n' "${PU[@]}" | sort -n | python3 -c "import sys; print(sorted(int(x) for x in sys.stdin))")"
+is "--unit user@$ID1.service/rlt-u.service: that user's" \
+	"$("$RDMALIMITS" status --unit "user@$ID1.service/rlt-u.service" --json | python3 -c "import json,sys; print([p['pid'] for p in json.load(sys.stdin)['processes']])")" \
+	"[${PU[0]}]"
+kill "${PU[@]}" 2>/dev/null
+wait "${PU[@]}" 2>/dev/null
+
 # filters
 is "status $U1: only $U1's processes" "$("$RDMALIMITS" status $U1 --json | python3 -c "import json,sys; d=json.load(sys.stdin); print(sorted({p['uid'] for p in d['processes']}), d['xdp_sockets'])")" "[$ID1] 5"
 is "--pid: one process" "$("$RDMALIMITS" status --pid "$P3" --json | python3 -c "import json,sys; d=json.load(sys.stdin); print([p['pid'] for p in d['processes']])")" "[$P3]"
