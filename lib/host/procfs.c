@@ -478,6 +478,14 @@ enum cgroup_origin proc_cgroup_classify(const char *path, char *name, size_t nam
                 const char *c = p;
                 p += len;
 
+                /* Below a user's manager the user names the cgroups (it is delegated to them):
+                 * there a "docker-ID.scope", "job_N" or "session-N.scope" is the user's own
+                 * unit, not a container, a Slurm job or a login session. */
+                if (user_manager) {
+                        if (!user_unit && (has_suffix(c, len, ".service") || has_suffix(c, len, ".scope")))
+                                user_unit = c;
+                        continue;
+                }
                 const struct runtime_scope *rt = runtime_scope(c, len);
                 if (rt) {
                         o = rt->origin;
@@ -510,8 +518,7 @@ enum cgroup_origin proc_cgroup_classify(const char *path, char *name, size_t nam
                         unit = c;
                 } else if (len > 8 && memcmp(c, "session-", 8) == 0 && has_suffix(c, len, ".scope")) {
                         session = c;
-                } else if ((has_suffix(c, len, ".service") || has_suffix(c, len, ".scope")) && user_manager && !user_unit)
-                        user_unit = c;
+                }
         }
         /* outside a user's manager, a unit is a system unit */
         if (!user_manager)

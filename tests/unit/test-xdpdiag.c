@@ -243,6 +243,16 @@ static void test_cgroup(void **state) {
                   "user@1001.service/xdp.service", "" },
                 { "/user.slice/user-1000.slice/user@1000.service/init.scope", CGROUP_O_USER_UNIT,
                   "user@1000.service/init.scope", "" },
+                /* names below a user's manager are the user's: no container, job or session */
+                { "/user.slice/user-1000.slice/user@1000.service/app.slice/"
+                  "docker-0123456789abcdef0123456789abcdef.scope", CGROUP_O_USER_UNIT,
+                  "user@1000.service/docker-0123456789abcdef0123456789abcdef.scope", "" },
+                { "/user.slice/user-1000.slice/user@1000.service/app.slice/job_42/step_0", CGROUP_O_USER_UNIT,
+                  "user@1000.service", "" },
+                { "/user.slice/user-1000.slice/user@1000.service/session-3.scope", CGROUP_O_USER_UNIT,
+                  "user@1000.service/session-3.scope", "" },
+                { "/user.slice/user-1000.slice/user@1000.service/kubepods/0123456789abcdef0123456789abcdef",
+                  CGROUP_O_USER_UNIT, "user@1000.service", "" },
                 { "/system.slice/docker-0123456789abcdef0123456789abcdef.scope", CGROUP_O_DOCKER, "0123456789ab",
                   "docker.service" },
                 { "/docker/0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", CGROUP_O_DOCKER,
