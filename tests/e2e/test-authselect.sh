@@ -22,6 +22,10 @@
 #   5. a profile made from another base than the one selected is refused, nothing written.
 #   6. once it is removed, enable makes it from sssd (templates with "{imply ...}" lines).
 #   7. without authselect on PATH, enable prints the commands (exit 0) and changes nothing.
+#   8. erasing the package: rdmalimit.spec's %preun of pam_rdmalimit run as rpm runs it, with the
+#      tool already gone (authselect disable-feature with-rdmalimit) and with it (rdmalimits
+#      disable): no PAM file names the module, and with the module file gone su still works;
+#      a required line naming the module refuses the erase and changes nothing.
 # The module is found by name, as the profile's line says: the sandbox binds a copy of the
 # system's PAM module directory with the build's module added over the real one.  Root only;
 # downloads authselect once into the build tree (tests/e2e/authselect, removed by distclean).
@@ -310,4 +314,64 @@ PATH=$NOAS_PATH rl enable
 check "without authselect, no profile: create-profile, then enable again" \
 	test "$(sed -n '/^  /p' "$tmp/out" | tr '\n' '|')" = "  authselect create-profile rdmalimit -b sssd|  rdmalimits enable|"
 check "without authselect, no profile: nothing written" test "$before" = "$(state)"
+
+# --- 8 -------------------------------------------------------------------------------------------
+# erasing the package: rdmalimit.spec's %preun of pam_rdmalimit, as rpm runs it (sh SCRIPT 0),
+# with this authselect; then the module file taken away as the erase does: nobody is locked out
+if ! command -v rpmspec >/dev/null 2>&1; then
+	skip_ci "rpmspec is missing (Debian: apt-get install rpm): the spec's %preun is not run here"
+	exit 0
+fi
+rpmspec -P "$top_builddir/rdmalimit.spec" 2>"$tmp/spec.err" |
+	awk '$0 == "%preun -n pam_rdmalimit" { on = 1; next } on && /^%[a-z]/ { exit } on' >"$tmp/preun"
+check "the spec's %preun of pam_rdmalimit" test -s "$tmp/preun"
+[ -s "$tmp/preun" ] || show "$tmp/spec.err"
+SEC=$(e2e_secdir)
+mkdir -p "$tmp/toolbin" && ln -sf "$RDMALIMITS" "$tmp/toolbin/rdmalimits"
+# erase WITH_TOOL: the scriptlet with authselect on PATH, and rdmalimits when WITH_TOOL is 1
+erase() {
+	local path=$PATH
+	[ "$1" = 1 ] && path=$tmp/toolbin:$PATH
+	PATH=$path sh "$tmp/preun" 0 >"$tmp/preun.out" 2>&1
+}
+module_back() { install -m 0644 -o root -g root "$MODULE" "$SEC/pam_rdmalimit.so"; }
+for with_tool in 0 1; do
+	what="erase ($([ $with_tool = 1 ] && echo "the tool still installed" || echo "the tool already gone"))"
+	module_back
+	rl enable
+	check "$what: enabled first (custom/rdmalimit with-rdmalimit)" \
+		test $? -eq 0 -a "$(selection)" = "custom/rdmalimit with-mkhomedir with-rdmalimit "
+	expect_memlock "$what: before" e2e-rdma "$((V / 1024))"
+	erase $with_tool
+	rc=$?
+	check "$what: %preun exits 0" test $rc -eq 0
+	[ $rc -eq 0 ] || show "$tmp/preun.out"
+	if [ $with_tool = 1 ]; then
+		check "$what: rdmalimits disable selected sssd again" test "$(selection)" = "sssd with-mkhomedir "
+	else
+		check "$what: authselect disable-feature with-rdmalimit ran" \
+			test "$(selection)" = "custom/rdmalimit with-mkhomedir "
+		check "$what: ... and said so" grep -q "feature with-rdmalimit disabled in profile custom/rdmalimit" "$tmp/preun.out"
+	fi
+	for f in system-auth password-auth; do
+		check "$what: $f rendered without pam_rdmalimit" test "$(grep -c pam_rdmalimit "/etc/pam.d/$f")" = 0
+	done
+	check "$what: no PAM file names the module" test -z "$(grep -rl pam_rdmalimit /etc/pam.d/ 2>/dev/null)"
+	rm -f "$SEC/pam_rdmalimit.so"
+	expect_memlock "$what, the module file gone: su still works" e2e-rdma "$BASE_KIB"
+	expect_memlock "$what, the module file gone: su still works" e2e-plain "$BASE_KIB"
+done
+# a line the admin wrote that fails every session once the module is gone: refused, nothing done
+module_back
+rl enable >/dev/null
+printf 'session required pam_rdmalimit.so\n' >>/etc/pam.d/su
+line=$(grep -c '' /etc/pam.d/su)
+before=$(state)
+erase 1
+rc=$?
+check "a required line in su: %preun refuses (exit 1)" test $rc -eq 1
+check "... naming /etc/pam.d/su:$line" grep -q "^  /etc/pam.d/su:$line: session required pam_rdmalimit.so" "$tmp/preun.out"
+check "... and changes nothing (no disable, no authselect)" test "$before" = "$(state)"
+[ $rc -eq 1 ] || show "$tmp/preun.out"
+expect_memlock "refused: su still runs the module" e2e-rdma "$((V / 1024))"
 exit 0
