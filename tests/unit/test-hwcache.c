@@ -13,7 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <dirent.h>
 #include <unistd.h>
 
@@ -180,6 +183,56 @@ static void test_selection(void **state) {
         assert_non_null(strstr(with_lo, "sel=inc=2:lo,"));
         free(plain);
         free(with_lo);
+}
+
+/* The network namespace is part of the fingerprint: its cookie where the kernel gives one (the
+ * inode of /proc/self/ns/net before Linux 5.14); another namespace's fingerprint differs. */
+static void test_netns(void **state) {
+        char *fp = NULL, want[64], other[4096] = "";
+        uint64_t cookie = 0;
+        socklen_t len = sizeof cookie;
+        struct stat st;
+        int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0), p[2];
+
+        (void)state;
+        assert_true(fd >= 0);
+#ifdef SO_NETNS_COOKIE
+        if (getsockopt(fd, SOL_SOCKET, SO_NETNS_COOKIE, &cookie, &len) == 0)
+                snprintf(want, sizeof want, ";netns=c%llu;", (unsigned long long)cookie);
+        else
+#endif
+        {
+                assert_int_equal(stat("/proc/self/ns/net", &st), 0);
+                snprintf(want, sizeof want, ";netns=i%llu;", (unsigned long long)st.st_ino);
+        }
+        close(fd);
+        assert_int_equal(hw_fingerprint(NULL, &fp), 0);
+        if (!strstr(fp, want))
+                fail_msg("fingerprint %s: no %s", fp, want);
+        /* in a new network namespace (root only): another fingerprint */
+        assert_int_equal(pipe(p), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                char *f = NULL;
+                close(p[0]);
+                if (unshare(CLONE_NEWNET) < 0 || hw_fingerprint(NULL, &f) < 0)
+                        _exit(1);
+                (void)!write(p[1], f, strlen(f));
+                _exit(0);
+        }
+        close(p[1]);
+        ssize_t n = read(p[0], other, sizeof other - 1);
+        close(p[0]);
+        int status;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        if (geteuid() == 0) {
+                assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0 && n > 0);
+                other[n] = '\0';
+                assert_string_not_equal(fp, other);
+                assert_null(strstr(other, want));
+        }
+        free(fp);
 }
 
 static int parse(const char *text) {
@@ -629,6 +682,6 @@ static void test_cache_edges(void **state) {
 }
 
 UNIT_MAIN(setup, unit_teardown,
-          cmocka_unit_test(test_format_parse), cmocka_unit_test(test_selection), cmocka_unit_test(test_physmap), cmocka_unit_test(test_bad), cmocka_unit_test(test_numbers),
+          cmocka_unit_test(test_format_parse), cmocka_unit_test(test_selection), cmocka_unit_test(test_netns), cmocka_unit_test(test_physmap), cmocka_unit_test(test_bad), cmocka_unit_test(test_numbers),
           cmocka_unit_test(test_bounds), cmocka_unit_test(test_load), cmocka_unit_test(test_save_paths),
           cmocka_unit_test(test_min_max_mr_size), cmocka_unit_test(test_names), cmocka_unit_test(test_cache_edges))

@@ -559,6 +559,10 @@ static void test_succeed_if(void **state) {
                 { "rhost = gw", -1 },
                 { "tty = tty1", -1 },
                 { "shell = /bin/sh", -1 },
+                { "home = /home/alice", -1 },
+                { "dir = /home/alice", -1 },
+                { "homedir = /home/alice", -1 },
+                { "ruser = root", -1 },
                 { "user innetgr admins", -1 },
                 { "uid < 1000 rhost = gw", PAM_RET_AUTH_ERR },   /* the first that fails decides */
         };
