@@ -13,8 +13,8 @@
 #   - take out the lines of `rdmalimits enable` with the build's rdmalimits on PATH, leave them
 #     (named) without it; Debian: pam-auth-update --package --remove; RPM: authselect
 #     disable-feature with-rdmalimit when the selected profile has it;
-#   - plugstack.conf, PlugStackConfig of slurm.conf, include with wildcards and relative
-#     names, an include cycle.
+#   - plugstack.conf, PlugStackConfig of slurm.conf (and of the files it includes), include with
+#     wildcards and relative names, an include cycle.
 # And the scan blocks of debian/ and of the spec are the same text.
 # In a private mount namespace: scratch directories bound over /etc/pam.d, /usr/lib/pam.d,
 # /etc/slurm, /run (and /etc/slurm-llnl, /var/spool/slurmd where they exist); pam-auth-update
@@ -284,6 +284,19 @@ if [ -d /etc/slurm ]; then
 			printf 'required spank_rdmalimit.so\n' > "$S/spank/stack.conf"
 			run "$impl" $sh "$rm_arg"
 			check "$w: PlugStackConfig of slurm.conf is read" test "$(named)" = "/etc/slurm/spank/stack.conf:1 "
+
+			# ... from a file slurm.conf includes (relative to it), the last one read winning, and
+			# an include cycle that ends
+			reset
+			mkdir -p "$S/spank"
+			printf 'ClusterName=c\nPlugStackConfig=/etc/slurm/spank/old.conf\ninclude  slurm-extra.conf # more\n' > "$S/slurm.conf"
+			printf 'Include /etc/slurm/slurm.conf\nPlugStackConfig=/etc/slurm/spank/stack.conf\n' > "$S/slurm-extra.conf"
+			printf 'optional other.so\n' > "$S/spank/old.conf"
+			printf 'required spank_rdmalimit.so\n' > "$S/spank/stack.conf"
+			run "$impl" $sh "$rm_arg"
+			rc=$?
+			check "$w: PlugStackConfig set in an Include of slurm.conf: refused (exit $rc)" test $rc != 0 -a $rc != 99
+			check "$w: ... naming /etc/slurm/spank/stack.conf:1" test "$(named)" = "/etc/slurm/spank/stack.conf:1 "
 		done
 	done
 fi
