@@ -130,8 +130,9 @@ static void put_netns(FILE *f) {
 }
 
 /*
- * What a login can read cheaply: the boot, the network namespace, the interface selection, each RDMA device with the
- * state of each port, each counted network interface by name and sysfs node.  The RX queue
+ * What a login can read cheaply: the boot, the network namespace, the interface selection,
+ * each RDMA device with the state of each port, each counted network interface by name and
+ * sysfs node.  The RX queue
  * counts of the interfaces the summary counts are checked apart, in hw_cache_load().
  */
 int hw_fingerprint(const struct hw_netsel *sel, char **ret) {
