@@ -126,6 +126,11 @@ run() {
 # named: the FILE:LINE a refusal names (the lines that start with two blanks and a path)
 named() { sed -n 's|^  \(/[^:]*:[0-9]*\):.*|\1|p' "$T/out" | LC_ALL=C sort | tr '\n' ' '; }
 show() { sed 's/^/# /' "$T/out"; }
+# refused RC W CASE WHERE: the run (exit RC) refused the removal in CASE, naming WHERE alone
+refused() {
+	check "$2: $3: refused (exit $1)" test "$1" != 0 -a "$1" != 99
+	check "$2: ... naming $4" test "$(named)" = "$4 "
+}
 
 for impl in "${IMPLS[@]}"; do
 	for sh in dash bash; do
@@ -253,9 +258,7 @@ if [ -d /etc/slurm ]; then
 			reset
 			printf '# a comment: required spank_rdmalimit.so\nrequired /usr/lib/x86_64-linux-gnu/slurm-wlm/spank_rdmalimit.so strict\n' > "$S/plugstack.conf"
 			run "$impl" $sh "$rm_arg"
-			rc=$?
-			check "$w: a required line: refused (exit $rc)" test $rc != 0 -a $rc != 99
-			check "$w: ... naming /etc/slurm/plugstack.conf:2" test "$(named)" = "/etc/slurm/plugstack.conf:2 "
+			refused $? "$w" "a required line" /etc/slurm/plugstack.conf:2
 			run "$impl" $sh "$(arg_upgrade "$impl")"
 			check "$w: upgrade: exit 0" test $? = 0
 			run "$impl" $sh "$rm_arg" RDMALIMIT_FORCE_REMOVE=1
@@ -273,9 +276,7 @@ if [ -d /etc/slurm ]; then
 			printf 'optional other.so\n' > "$S/plugstack.conf.d/10-other.conf"
 			printf 'include /etc/slurm/plugstack.conf\n  required   spank_rdmalimit.so\n' > "$S/plugstack.conf.d/50-rdma.conf"
 			run "$impl" $sh "$rm_arg"
-			rc=$?
-			check "$w: a required line in an included file: refused (exit $rc)" test $rc != 0 -a $rc != 99
-			check "$w: ... naming /etc/slurm/plugstack.conf.d/50-rdma.conf:2" test "$(named)" = "/etc/slurm/plugstack.conf.d/50-rdma.conf:2 "
+			refused $? "$w" "a required line in an included file" /etc/slurm/plugstack.conf.d/50-rdma.conf:2
 
 			# slurm.conf's PlugStackConfig
 			reset
@@ -294,9 +295,7 @@ if [ -d /etc/slurm ]; then
 			printf 'optional other.so\n' > "$S/spank/old.conf"
 			printf 'required spank_rdmalimit.so\n' > "$S/spank/stack.conf"
 			run "$impl" $sh "$rm_arg"
-			rc=$?
-			check "$w: PlugStackConfig set in an Include of slurm.conf: refused (exit $rc)" test $rc != 0 -a $rc != 99
-			check "$w: ... naming /etc/slurm/spank/stack.conf:1" test "$(named)" = "/etc/slurm/spank/stack.conf:1 "
+			refused $? "$w" "PlugStackConfig set in an Include of slurm.conf" /etc/slurm/spank/stack.conf:1
 		done
 	done
 fi
