@@ -281,19 +281,42 @@ static void physmap_list(struct hw_physmap *m) {
                 qsort(m->virt, m->n_virt, sizeof(*m->virt), cmp_ifname);
 }
 
-bool hw_physmap_is_physical(struct hw_physmap *m, const char *name) {
-        char path[IF_NAMESIZE + 8];
+/*
+ * Does NAME have a `device` link?  Listed names are looked up in the directory
+ * /sys/class/net/NAME points to (no link to walk), the others through /sys/class/net.  With
+ * ret_dfd, the interface's directory is opened too when it has one (*ret_dfd -1 when that
+ * fails): for a listed name after the lookup (most are virtual, and need no open), for another
+ * before it (one walk through the link).
+ */
+static bool physmap_device(struct hw_physmap *m, const char *name, int *ret_dfd) {
+        char dir[IF_NAMESIZE + 16];
         struct stat st;
 
         if (!if_name_ok(name))
                 return false;
         if (!m->listed)
                 physmap_list(m);
-        if (m->n_virt == 0 || !bsearch(name, m->virt, m->n_virt, sizeof(*m->virt), cmp_ifname))
+        if (m->n_virt > 0 && bsearch(name, m->virt, m->n_virt, sizeof(*m->virt), cmp_ifname)) {
+                char path[IF_NAMESIZE + 8];
+                snprintf(path, sizeof path, "%s/device", name);
+                if (fstatat(m->virt_fd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
+                        return false;
+                if (ret_dfd)
+                        *ret_dfd = openat(m->virt_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+                return true;
+        }
+        if (!ret_dfd)
                 return hw_if_physical(name);
-        /* the directory /sys/class/net/NAME points to: `device` there, no link to walk */
-        snprintf(path, sizeof path, "%s/device", name);
-        return fstatat(m->virt_fd, path, &st, AT_SYMLINK_NOFOLLOW) == 0;
+        snprintf(dir, sizeof dir, "/sys/class/net/%s", name);
+        _cleanup_close_ int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dfd < 0 || fstatat(dfd, "device", &st, AT_SYMLINK_NOFOLLOW) < 0)
+                return false;
+        *ret_dfd = TAKE_FD(dfd);
+        return true;
+}
+
+bool hw_physmap_is_physical(struct hw_physmap *m, const char *name) {
+        return physmap_device(m, name, NULL);
 }
 
 /* sysfs's interface directory dfd is the interface ifindex of the namespace of fd: the same
@@ -318,30 +341,11 @@ static bool sysfs_shows_here(int dfd, int fd, const char *name, unsigned ifindex
 }
 
 bool hw_physmap_is_physical_here(struct hw_physmap *m, int fd, const char *name, unsigned ifindex) {
-        char path[IF_NAMESIZE + 16];
-        struct stat st;
+        _cleanup_close_ int dfd = -1;
 
         if (m->here != 0)
                 return m->here > 0 && hw_physmap_is_physical(m, name);
-        if (!if_name_ok(name))
-                return false;
-        if (!m->listed)
-                physmap_list(m);
-        /* the interface's directory for the check, once it has a `device` link: relative to the
-         * listing when it is there (no link to walk), else through /sys/class/net, opened once */
-        _cleanup_close_ int dfd = -1;
-        if (m->n_virt > 0 && bsearch(name, m->virt, m->n_virt, sizeof(*m->virt), cmp_ifname)) {
-                snprintf(path, sizeof path, "%s/device", name);
-                if (fstatat(m->virt_fd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
-                        return false;
-                dfd = openat(m->virt_fd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-        } else {
-                snprintf(path, sizeof path, "/sys/class/net/%s", name);
-                dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-                if (dfd >= 0 && fstatat(dfd, "device", &st, AT_SYMLINK_NOFOLLOW) < 0)
-                        return false;
-        }
-        if (dfd < 0)
+        if (!physmap_device(m, name, &dfd) || dfd < 0)
                 return false;
         m->here = sysfs_shows_here(dfd, fd, name, ifindex) ? 1 : -1;
         return m->here > 0;
