@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -349,14 +348,10 @@ static int load_line(struct load *L, const char *display, unsigned lineno, const
                  * loops there (no name, a cycle, a line that fills its buffer) ends pam_start()
                  * for every type; its lines are not the phase's */
                 const char *phase = L->phase;
-                char type[16];
-                snprintf(type, sizeof type, "%s", w[0] + dash);
-                for (char *q = type; *q; q++)
-                        *q = (char)tolower((unsigned char)*q);
                 in.typed = true;
                 in.level += substack;
                 in.substack = substack;
-                L->phase = type;
+                L->phase = w[0] + dash;         /* compared with strcasecmp(), as libpam does */
                 L->shadow = true;
                 r = load_include(L, w[2], in, display, lineno);
                 L->phase = phase;
@@ -729,7 +724,7 @@ size_t pam_stack_level_end(const struct pam_stack *s, size_t i) {
 const char *pam_service_name(const char *service, char *buf, size_t size) {
         snprintf(buf, size, "%s", service ? service : "");
         for (char *p = buf; *p; p++)
-                *p = (char)tolower((unsigned char)*p);
+                *p = c_tolower(*p);
         return buf;
 }
 
