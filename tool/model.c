@@ -348,7 +348,7 @@ static int load_tree(const struct ctx *c, const struct pam_stack *st, long lim, 
         r = ident_user(s->id, user, &s->u);
         if (r == -ENOENT) {
                 /* what the stack does with it: pam_limits fails an unknown user where it runs */
-                struct stack_run run = { .last_limits = -1 };
+                struct stack_run run = STACK_RUN_INIT;
                 bool known = pam_stack_entries_known(st);
                 bool limits = known && stack_run_walk(st, PAM_RET_FAIL, PAM_RET_IGNORE, &run) >= 0 &&
                               run.last_limits >= 0;

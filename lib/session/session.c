@@ -457,8 +457,7 @@ int stack_run_walk_each(const struct pam_stack *st, const enum pam_ret *limits_r
 int stack_run_walk_cond(const struct pam_stack *st, const enum pam_ret *limits_rets, enum pam_ret limits_ret,
                         const enum pam_ret *module_rets, enum pam_ret module_ret, const int *cond_rets,
                         struct stack_run *ret) {
-        struct stack_run r = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1,
-                               .assumed_at = -1 };
+        struct stack_run r = STACK_RUN_INIT;
         /* _pam_dispatch_aux(): the state, and the one saved where each level began (reset) */
         struct dispatch_state cur = { IMP_UNDEF, PAM_RET_PERM_DENIED }, saved[PAM_LEVEL_LIMIT + 1];
         unsigned last_level = 0;
@@ -555,8 +554,7 @@ int stack_run_walk_cond(const struct pam_stack *st, const enum pam_ret *limits_r
 
 void stack_run_clear(struct stack_run *r) {
         free(r->run);
-        *r = (struct stack_run){ .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1,
-                                 .assumed_at = -1 };
+        *r = (struct stack_run)STACK_RUN_INIT;
 }
 
 const char *session_order_name(enum session_order o) {
@@ -1486,7 +1484,7 @@ static int *cond_rets(const struct session_input *in, const struct pam_stack *st
 }
 
 int session_model_build(const struct session_input *in, struct session_model *ret) {
-        struct session_model m = { .run = { .last_limits = -1, .last_module = -1, .ended_at = -1, .unloadable = -1 } };
+        struct session_model m = { .run = STACK_RUN_INIT };
         _cleanup_free_ enum pam_ret *rets = NULL, *mrets = NULL;
         _cleanup_free_ int *crets = NULL;
         struct trees ts = {};

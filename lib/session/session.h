@@ -85,6 +85,8 @@ struct stack_run {
         enum pam_ret status; /* what pam_open_session() returns (libpam's status: the first
                               * result that decided the stack's impression) */
 };
+/* A stack_run that names no entry: its -1s */
+#define STACK_RUN_INIT { .last_limits = -1, .last_module = -1, .unloadable = -1, .ended_at = -1, .assumed_at = -1 }
 
 /*
  * Walk the stack as _pam_dispatch_aux() (pam_dispatch.c) does: its impression and status (the
