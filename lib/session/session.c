@@ -310,8 +310,8 @@ static bool succeed_if_inlist(const char *left, const char *right) {
         return false;
 }
 
-/* pam_modutil_user_in_group_nam_nam() for each of grouplist's ':'-separated groups: 1 when the
- * user is in one (primary gid or member), 0, or negative */
+/* pam_modutil_user_in_group_nam_nam() (ident_user_member()) for each of grouplist's
+ * ':'-separated groups: 1 when the user is in one, 0, or negative */
 static int succeed_if_ingroup(struct ident *id, const struct id_user *u, const char *grouplist) {
         _cleanup_free_ char *copy = strdup(grouplist);
         char *save = NULL;
@@ -322,10 +322,8 @@ static int succeed_if_ingroup(struct ident *id, const struct id_user *u, const c
                 int r = ident_group(id, g, &gr);
                 if (r == -ENOENT)
                         continue;
-                if (r < 0)
+                if (r < 0 || (r = ident_user_member(id, u, gr)) != 0)
                         return r;
-                if (u->gid == gr->gid || strv_contains(gr->members, u->name))
-                        return 1;
         }
         return 0;
 }
