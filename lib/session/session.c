@@ -334,7 +334,6 @@ static int succeed_if_eval(const char *left, const char *qual, const char *right
         char buf[64];
         const char *v;
         const struct id_user *u = NULL;
-        bool num_field = false;
 
         if (strcasecmp(left, "login") == 0 || strcasecmp(left, "name") == 0 || strcasecmp(left, "user") == 0)
                 v = user;
@@ -347,7 +346,6 @@ static int succeed_if_eval(const char *left, const char *qual, const char *right
                 snprintf(buf, sizeof buf, "%lu", strcasecmp(left, "uid") == 0 ? (unsigned long)u->uid
                                                                                : (unsigned long)u->gid);
                 v = buf;
-                num_field = true;
         } else if (strcasecmp(left, "service") == 0)
                 v = service;
         else if (strcasecmp(left, "shell") == 0 || strcasecmp(left, "home") == 0 || strcasecmp(left, "dir") == 0 ||
@@ -356,7 +354,6 @@ static int succeed_if_eval(const char *left, const char *qual, const char *right
                 return -1;      /* the login's, or not read by the model */
         else
                 return PAM_RET_SERVICE_ERR;   /* "unknown attribute" */
-        (void)num_field;
 
         static const struct { const char *a, *b; int op; } nums[] = {
                 { "<", "lt", 0 }, { "<=", "le", 1 }, { ">", "gt", 2 }, { ">=", "ge", 3 }, { "eq", NULL, 4 },
