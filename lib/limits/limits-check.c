@@ -152,7 +152,8 @@ int lc_domain_hint(struct ident *id, const char *domain, char *ret, size_t size)
 }
 
 static bool is_stop_line(const struct lc_line *l) {
-        return l->nfields == 2 && l->type[0] == '-' && l->range != LC_RANGE_ERR;
+        bool honoured;
+        return lc_line_no_limits(l, &honoured) && l->range != LC_RANGE_ERR;
 }
 
 /* A limit line of a setrlimit item pam_limits applies (memlock or another rlimit). */

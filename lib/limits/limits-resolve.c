@@ -348,8 +348,9 @@ static int resolve_memlock(struct resolver *z, const struct lc_line *l, int rank
 static int resolve_line(struct resolver *z, const struct lc_line *l) {
         if (l->range == LC_RANGE_ERR)
                 return 0;
-        if (l->nfields == 2 && l->type[0] == '-') {
-                if (!stop_match(z->id, &z->m, l))
+        bool honoured;
+        if (lc_line_no_limits(l, &honoured)) {
+                if (!honoured || !stop_match(z->id, &z->m, l))
                         return 0;
                 z->res.kind = LC_RES_NO_LIMITS;
                 z->res.stop = l;
