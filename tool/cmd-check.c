@@ -7,8 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <dirent.h>
-
 #include "fsutil.h"
 #include "ident-files.h"
 #include "pamstack.h"
@@ -215,35 +213,21 @@ static int check_pam_stack(const struct ctx *c, const char *service, struct strm
  * stack as libpam builds it for a service of that name: what makes pam_start() fail or never
  * return, lines libpam cannot use, controls it cannot read, modules it cannot load.  A tree
  * without pam.d has nothing to say. */
-static int check_pam(const struct ctx *c, struct diag_list *d) {
-        static const char *const dirs[] = { "/etc/pam.d", "/usr/lib/pam.d" };
-        struct strmap seen = {}, done = {};
-        int r = 0;
+struct check_pam {
+        const struct ctx *c;
+        struct strmap seen;
+        struct diag_list *d;
+};
 
-        for (size_t k = 0; k < ELEMENTSOF(dirs) && r >= 0; k++) {
-                int fd;
-                if (fs_open_dir_in_root(c->root, dirs[k], 0, &fd) < 0)
-                        continue;
-                DIR *dir = fdopendir(fd);
-                if (!dir) {
-                        close(fd);
-                        continue;
-                }
-                struct dirent *de;
-                while (r >= 0 && (de = readdir(dir))) {
-                        struct stat st;
-                        if (de->d_name[0] == '.' || strmap_get(&done, de->d_name) ||
-                            fstatat(dirfd(dir), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
-                                continue;
-                        if (strmap_put(&done, de->d_name, (void *)1) < 0)
-                                r = -ENOMEM;
-                        else
-                                r = check_pam_stack(c, de->d_name, &seen, d);
-                }
-                closedir(dir);
-        }
-        strmap_clear(&seen, NULL);
-        strmap_clear(&done, NULL);
+static int check_pam_service(const char *service, void *data) {
+        struct check_pam *p = data;
+        return check_pam_stack(p->c, service, &p->seen, p->d);
+}
+
+static int check_pam(const struct ctx *c, struct diag_list *d) {
+        struct check_pam p = { .c = c, .d = d };
+        int r = pam_for_each_service(c->root, check_pam_service, &p);
+        strmap_clear(&p.seen, NULL);
         return r;
 }
 

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "array.h"
 #include "fsutil.h"
@@ -14,6 +16,7 @@
 #include "pammod.h"
 #include "pamedit.h"
 #include "pamstack.h"
+#include "strmap.h"
 #include "visit.h"
 
 
@@ -582,6 +585,33 @@ static void stack_move(struct pam_stack *to, struct pam_stack *from) {
         to->chain = TAKE_PTR(from->chain);
         to->n_chain = from->n_chain;
         from->n = from->n_chain = 0;
+}
+
+int pam_for_each_service(const char *root, int (*fn)(const char *service, void *data), void *data) {
+        struct strmap done = {};
+        int r = 0;
+
+        for (size_t k = 0; k < ELEMENTSOF(pam_dirs) && r >= 0; k++) {
+                int fd;
+                if (fs_open_dir_in_root(root, pam_dirs[k], 0, &fd) < 0)
+                        continue;
+                DIR *dir = fdopendir(fd);
+                if (!dir) {
+                        close(fd);
+                        continue;
+                }
+                struct dirent *de;
+                while (r >= 0 && (de = readdir(dir))) {
+                        struct stat st;
+                        if (de->d_name[0] == '.' || strmap_get(&done, de->d_name) ||
+                            fstatat(dirfd(dir), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode))
+                                continue;
+                        r = strmap_put(&done, de->d_name, (void *)1) < 0 ? -ENOMEM : fn(de->d_name, data);
+                }
+                closedir(dir);
+        }
+        strmap_clear(&done, NULL);
+        return r;
 }
 
 /* Is there a PAM configuration directory in root (/etc/pam.d, /usr/lib/pam.d)? */

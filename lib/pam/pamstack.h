@@ -120,6 +120,10 @@ const char *pam_include_strerror(int include_error);
  * phase without a control or module an entry that fails (pam_entry.fails); an include names a
  * file of pam.d or an absolute path. */
 int pam_stack_load(const char *root, const char *service, struct pam_stack *ret);
+/* fn for each service of ROOT's pam.d, in directory order: each regular file of /etc/pam.d,
+ * then those of /usr/lib/pam.d that /etc/pam.d has no file of that name for (libpam's
+ * directories, as pam_stack_load() reads them).  Stops at fn's negative return: 0 or that. */
+int pam_for_each_service(const char *root, int (*fn)(const char *service, void *data), void *data);
 /* The same for another phase: "account" (pam_slurm_adopt's), "auth", "password". */
 int pam_stack_load_phase(const char *root, const char *service, const char *phase, struct pam_stack *ret);
 /* The same with the text of the service file given (as it would stand after an edit); what it
