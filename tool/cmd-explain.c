@@ -170,9 +170,9 @@ static void module_text_order(const struct tool_session *s) {
                 break;
         case SESSION_LIMITS_LAST: {
                 /* enable moves only a line it added (its mark); another is moved by hand */
-                bool ours = m->run.last_module >= 0 && m->stack.v[m->run.last_module].marked;
+                const struct pam_entry *last = session_last_module(m);
                 char fix[512];
-                if (ours)
+                if (last && last->marked)
                         snprintf(fix, sizeof fix, "rdmalimits enable --service %s puts the module after it", service);
                 else
                         snprintf(fix, sizeof fix, "move the pam_rdmalimit line after it by hand: rdmalimits enable "

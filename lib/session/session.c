@@ -552,6 +552,11 @@ void stack_run_clear(struct stack_run *r) {
         *r = (struct stack_run)STACK_RUN_INIT;
 }
 
+const struct pam_entry *session_last_module(const struct session_model *m) {
+        return m->run.last_module >= 0 && (size_t)m->run.last_module < m->stack.n ? &m->stack.v[m->run.last_module]
+                                                                                 : NULL;
+}
+
 const char *session_order_name(enum session_order o) {
         static const char *const names[] = {
                 [SESSION_MODULE_LAST] = "after-pam_limits",
@@ -1678,13 +1683,12 @@ void session_target(const struct session_model *m, const struct lc_tree *t, cons
                 snprintf(r.why, sizeof r.why, "in the %s stack pam_limits runs after pam_rdmalimit and sets its own values",
                          service);
                 /* enable moves only a line it added (its mark) */
-                bool known = m->run.last_module >= 0 && (size_t)m->run.last_module < m->stack.n;
-                if (known && m->stack.v[m->run.last_module].marked)
+                const struct pam_entry *last = session_last_module(m);
+                if (last && last->marked)
                         snprintf(r.fix, sizeof r.fix, "rdmalimits enable --service %s", service);
-                else if (known)
+                else if (last)
                         snprintf(r.fix, sizeof r.fix, "move the pam_rdmalimit line (%s:%u) after the last pam_limits by "
-                                 "hand: rdmalimits enable moves only a line it added",
-                                 m->stack.v[m->run.last_module].file, m->stack.v[m->run.last_module].line);
+                                 "hand: rdmalimits enable moves only a line it added", last->file, last->line);
                 else
                         snprintf(r.fix, sizeof r.fix, "put pam_rdmalimit after the last pam_limits of the %s stack",
                                  service);

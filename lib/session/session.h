@@ -348,6 +348,8 @@ struct session_target {
 /* Judge what a session got (got_known false: nothing, the session did not open) against the
  * model's target.  t: the limits tree the model was built from; svc: the process that opened
  * the session. */
+/* The pam_rdmalimit line that runs last, or NULL (none runs, or the stack is not known) */
+const struct pam_entry *session_last_module(const struct session_model *m);
 void session_target(const struct session_model *m, const struct lc_tree *t, const struct lc_service *svc,
                     const char *service, bool got_known, struct rl_pair got, struct session_target *ret);
 /* The shortfall of a service that opens no PAM session (pa: session_service_pam()'s answer):
