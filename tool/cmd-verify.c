@@ -12,7 +12,6 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <security/pam_appl.h>
@@ -22,6 +21,7 @@
 #include "rlimit.h"
 #include "size.h"
 #include "escape.h"
+#include "netlink.h"
 #include "tool.h"
 #include "fsutil.h"
 
@@ -104,9 +104,6 @@ static size_t dest_user(const char *dest, const char **ret) {
         return at ? (size_t)(at - d) : 0;
 }
 
-/* What the remote command prints before the limits, so that nothing a start-up file of the
- * user prints first (a long banner, a line like a limits row) is taken for them: the last
- * copy counts. */
 /* ssh's own words for a login that never reached the server's session (connection, host
  * key, authentication): then there is nothing to judge.  Any other failure (sshd closing the
  * connection when its PAM session fails) is a session that did not open. */
@@ -123,6 +120,9 @@ static bool ssh_no_login(const char *err) {
         return false;
 }
 
+/* What the remote command prints before the limits, so that nothing a start-up file of the
+ * user prints first (a long banner, a line like a limits row) is taken for them: the last
+ * copy counts. */
 #define SSH_MARK "rdmalimits-verify-limits-follow"
 #define SSH_TIMEOUT_S 60   /* --probe-timeout changes it */
 #define SSH_OUTPUT_MAX (1024 * 1024)
@@ -141,17 +141,15 @@ struct ssh_run {
  * process group is killed (on a timeout) and pid reaped. */
 static void ssh_collect(int ofd, int efd, pid_t pid, long timeout_s, struct ssh_run *x) {
         struct pollfd p[2] = { { .fd = ofd, .events = POLLIN }, { .fd = efd, .events = POLLIN } };
-        struct timespec t0, now;
+        uint64_t deadline = nl_now_ms() + (uint64_t)timeout_s * 1000;   /* the clock of every deadline */
 
-        clock_gettime(CLOCK_MONOTONIC, &t0);
         while (p[0].fd >= 0 || p[1].fd >= 0) {
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                long left = timeout_s * 1000L - ((now.tv_sec - t0.tv_sec) * 1000L + (now.tv_nsec - t0.tv_nsec) / 1000000L);
-                if (left <= 0) {
+                uint64_t now = nl_now_ms();
+                if (now >= deadline) {
                         x->timed_out = true;
                         break;
                 }
-                int n = poll(p, 2, (int)left);
+                int n = poll(p, 2, (int)(deadline - now));
                 if (n < 0 && errno == EINTR)
                         continue;
                 if (n < 0)
