@@ -52,9 +52,9 @@ enum {
         OPT_SUBMIT_MEMLOCK = 1u << 26,
         OPT_SLURM_CONF = 1u << 27,
 };
+/* Options of every command.  Not --root: verify, status and pin-test work on this running
+ * system only and refuse it; the others list it. */
 #define OPT_GLOBAL (OPT_JSON | OPT_QUIET | OPT_FLAVOUR)
-/* --root: every command but those that work on this running system only (verify, status,
- * pin-test), which refuse it */
 
 struct ctx {
         unsigned given;          /* OPT_* seen */

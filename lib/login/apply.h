@@ -95,10 +95,10 @@ struct login_applied {
  */
 int login_apply(const struct login_front *f, const struct login_decision *d, struct login_applied *ret);
 
+/* How every shortfall text ends: what tells the module's message from another module's */
+#define LOGIN_SHORTFALL_TAIL "cannot raise its hard limit (see rdmalimits doctor)"
 /* The one line that tells the user of a LOGIN_PARTIAL shortfall, into buf: "memlock is X, not
  * Y: WHO cannot raise its hard limit (see rdmalimits doctor)", or, when only the hard limit fell
  * short, "the memlock hard limit is X, not Y: ...".  who: escaped already.  Returns buf. */
-/* How every shortfall text ends: what tells the module's message from another module's */
-#define LOGIN_SHORTFALL_TAIL "cannot raise its hard limit (see rdmalimits doctor)"
 const char *login_shortfall_text(const struct login_decision *d, const struct login_applied *a, const char *who,
                                  char *buf, size_t size);
