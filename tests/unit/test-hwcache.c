@@ -27,6 +27,7 @@
 #include "hw-names.h"
 #include "hwcache-root.h"
 #include "hwcache-write.h"
+#include "../fault/fault.h"
 
 #define MAGIC "# rdmalimit hardware cache v4\n"
 
@@ -209,6 +210,16 @@ static void test_netns(void **state) {
         assert_int_equal(hw_fingerprint(NULL, &fp), 0);
         if (!strstr(fp, want))
                 fail_msg("fingerprint %s: no %s", fp, want);
+        /* no socket for the cookie (seccomp, an older kernel): the namespace's inode */
+        char *fb = NULL, ino[64];
+        assert_int_equal(stat("/proc/self/ns/net", &st), 0);
+        snprintf(ino, sizeof ino, ";netns=i%llu;", (unsigned long long)st.st_ino);
+        fault_arm("socket", NULL, 1, EAFNOSUPPORT);
+        assert_int_equal(hw_fingerprint(NULL, &fb), 0);
+        fault_disarm();
+        if (!strstr(fb, ino))
+                fail_msg("fingerprint without a socket %s: no %s", fb, ino);
+        free(fb);
         /* in a new network namespace (root only): another fingerprint */
         assert_int_equal(pipe(p), 0);
         pid_t pid = fork();
