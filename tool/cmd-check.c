@@ -9,6 +9,7 @@
 
 #include "fsutil.h"
 #include "ident-files.h"
+#include "limitsconf.h"
 #include "pamstack.h"
 #include "size.h"
 #include "strmap.h"
@@ -154,6 +155,29 @@ static int pam_finding(struct strmap *seen, struct diag_list *d, enum diag_sever
         return diag_addf(d, sev, id, path, line, fix, "%s", msg);
 }
 
+/* A pam_limits line whose conf= file it cannot read: it fails every session (the tree's own
+ * findings are those of `check FILE`).  1 when reported, 0, or -ENOMEM. */
+static int check_limits_conf(const struct ctx *c, const struct pam_entry *e, const char *where, struct strmap *seen,
+                             struct diag_list *d) {
+        _cleanup_(lc_tree_freep) struct lc_tree *t = NULL;
+        char msg[1400];
+        struct lc_args a;
+        int r;
+
+        if (lc_args_parse(e->args, &a) < 0 || !a.conf_set)
+                return 0;
+        if ((r = lc_tree_load_args(c->root, c->flavour, &a, &t)) < 0)
+                return r == -ENOMEM ? r : 0;
+        if (!lc_tree_fails_every_session(t))
+                return 0;
+        snprintf(msg, sizeof msg, "pam_limits reads %s (conf=), which it cannot read (%s): it fails every session "
+                 "where it runs (PAM_SERVICE_ERR), and its control '%s' decides what that does",
+                 t->files[0].display, errno_text(t->files[0].open_error), e->control);
+        r = pam_finding(seen, d, strcasecmp(e->control, "optional") == 0 ? DIAG_WARNING : DIAG_ERROR,
+                        "pam-limits-conf", where, "correct the conf= argument, or create the file", msg);
+        return r < 0 ? r : 1;
+}
+
 static int check_pam_stack(const struct ctx *c, const char *service, struct strmap *seen, struct diag_list *d) {
         _cleanup_(pam_stack_clear) struct pam_stack st = {};
         char what[512], fix[512], msg[1400], where[4096];
@@ -196,6 +220,17 @@ static int check_pam_stack(const struct ctx *c, const char *service, struct strm
                         r = pam_finding(seen, d, DIAG_ERROR, "pam-bad-control", where,
                                         "write the control as pam.conf(5) says: required, requisite, sufficient, "
                                         "optional, or [value=action ...]", msg);
+                } else if (streq(e->name, "pam_limits") && (r = check_limits_conf(c, e, where, seen, d)) != 0) {
+                        /* reported (or out of memory) */
+                } else if (e->unloadable && e->no_function) {
+                        snprintf(msg, sizeof msg, "the module '%s' has no session function (pam_sm_open_session): "
+                                 "the line returns PAM_MODULE_UNKNOWN, which '%s' decides, and does nothing",
+                                 e->module, e->control);
+                        r = pam_finding(seen, d, e->dash || strcasecmp(e->control, "optional") == 0 ? DIAG_WARNING
+                                                                                                      : DIAG_ERROR,
+                                        "pam-module-no-session", where,
+                                        "remove the line from the session stack: the module works in other phases "
+                                        "only", msg);
                 } else if (e->unloadable) {
                         snprintf(msg, sizeof msg, "libpam cannot load the module '%s': the line returns "
                                  "PAM_MODULE_UNKNOWN, which '%s' decides, and does nothing", e->module, e->control);

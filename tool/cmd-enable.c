@@ -324,9 +324,13 @@ static int check_module_runs(struct run *r, const struct target *t, const char *
                 for (size_t k = 0; k < w.v[j].run.n_run; k++) {
                         const struct pam_entry *e = &st.v[w.v[j].run.run[k]];
                         if (e->unloadable && streq(e->name, "pam_rdmalimit")) {
-                                run_error(r, "%s: %s:%u: libpam cannot load %s (it is not in the module directory, or "
-                                          "the path does not exist): the line would do nothing; install pam_rdmalimit "
-                                          "first (nothing written)", t->display, e->file, e->line, e->module);
+                                run_error(r, "%s: %s:%u: %s %s%s: the line would do nothing; install pam_rdmalimit "
+                                          "first (nothing written)", t->display, e->file, e->line,
+                                          e->no_function ? "no session function (pam_sm_open_session) in"
+                                                         : "libpam cannot load",
+                                          e->module,
+                                          e->no_function ? "" : " (it is not in the module directory, or the path "
+                                                                "does not exist)");
                                 return -1;
                         }
                 }

@@ -52,7 +52,7 @@ static int pam_check_file(struct doc *d, enum doctor_group g, const char *svc, c
         enum pam_mod_state ms;
         int r = moddirs_load(d);
         if (r >= 0)
-                r = pam_module_state(&d->moddirs, d->in->root, e->module, &ms, &found);
+                r = pam_module_state(&d->moddirs, d->in->root, e->module, pam_phase_function("session"), &ms, &found);
         if (r < 0 || ms == PAM_MOD_FOUND)
                 return r;
         if (ms == PAM_MOD_UNCHECKED) {
@@ -80,6 +80,13 @@ static int pam_check_file(struct doc *d, enum doctor_group g, const char *svc, c
                             "%s: the module file %s is missing: PAM cannot load it (a required module then "
                             "fails every session)",
                             svc, e->module);
+        } else if (ms == PAM_MOD_NO_FUNCTION) {
+                if (!(fix = strf("install the real %s.so (this file has no session function)", e->name)))
+                        return -ENOMEM;
+                ADD(d, g, DIAG_ERROR, where, fix,
+                    "%s: the module file %s has no pam_sm_open_session: PAM returns PAM_MODULE_UNKNOWN for the line "
+                    "(a required module then fails every session)",
+                    svc, e->module);
         } else {
                 if (!(fix = strf("write the full path in %s: session %s %s, or install it into %s", where, e->control,
                                  found, pamdir_name(d))))

@@ -500,8 +500,9 @@ static int load_file(struct load *L, const char *name, struct at at, const char 
         return load_file_text(L, name, NULL, at, from, from_line);
 }
 
-/* Which lines' module files libpam cannot load (pammod.h: the one answer, doctor's too). */
-static int check_modules(const char *root, struct pam_stack *s) {
+/* Which lines' modules libpam cannot load, or lack the phase's function (pammod.h: the one
+ * answer, doctor's too). */
+static int check_modules(const char *root, const char *phase, struct pam_stack *s) {
         struct pam_moddirs m;
         int r = 0;
 
@@ -513,8 +514,9 @@ static int check_modules(const char *root, struct pam_stack *s) {
                 enum pam_mod_state st;
                 if (s->v[i].fails)
                         continue;
-                r = pam_module_state(&m, root, s->v[i].module, &st, NULL);
-                s->v[i].unloadable = r >= 0 && pam_mod_unloadable(st);
+                r = pam_module_state(&m, root, s->v[i].module, pam_phase_function(phase), &st, NULL);
+                s->v[i].unloadable = r >= 0 && pam_mod_unknown(st);
+                s->v[i].no_function = r >= 0 && st == PAM_MOD_NO_FUNCTION;
                 s->modules_unchecked |= r >= 0 && st == PAM_MOD_UNCHECKED;
         }
         pam_moddirs_clear(&m);
@@ -688,7 +690,7 @@ static int stack_load_walk(const char *root, const char *service, const char *ph
                         return r;
                 s.other = true;
         }
-        if ((r = check_modules(root, &s)) < 0)
+        if ((r = check_modules(root, phase, &s)) < 0)
                 return r;
         *ret = s;
         s = (struct pam_stack){};

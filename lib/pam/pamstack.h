@@ -11,8 +11,10 @@ struct pam_entry {
         char *file;          /* display path of the file the line is in */
         unsigned line;
         bool dash;           /* "-session": libpam does not log a module it cannot load */
-        bool unloadable;     /* libpam cannot load its module file (pammod.h): the line returns
+        bool unloadable;     /* libpam cannot load its module file, or the module lacks the
+                              * phase's function (no_function; pammod.h): the line returns
                               * PAM_MODULE_UNKNOWN, which its control decides, and does nothing */
+        bool no_function;    /* the module loads, but has no function for the phase */
         bool fails;          /* a handler that always fails (PAM_PERM_DENIED, under its control):
                               * libpam's stand-in for an included file it cannot read (module: the
                               * file's name), or for a line without a control or a module, or of a

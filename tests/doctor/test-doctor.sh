@@ -264,8 +264,14 @@ check "[default=1] over pam_deny alone: no jump finding" hasnt "jumps over"
 mkroot
 sed -i '1i session [success=5 default=ignore] pam_succeed_if.so user ingroup nolimits' "$R/etc/pam.d/common-session-noninteractive"
 run
+: > "$R/lib/x86_64-linux-gnu/security/pam_succeed_if.so"
+run
 check "pam_succeed_if jump: WARN" line "WARN cron: '[success=5 default=ignore] pam_succeed_if.so' jumps over pam_limits" "only sessions failing its condition"
 rc_is 0 "pam_succeed_if jump: exit 0"
+# ... a module libpam cannot load never succeeds (PAM_MODULE_UNKNOWN): its jump is never taken
+rm "$R/lib/x86_64-linux-gnu/security/pam_succeed_if.so"
+run
+check "pam_succeed_if missing: its jump is never taken, nothing said of it" hasnt "jumps over pam_limits"
 # sufficient ends the stack
 mkroot
 sed -i '1i session sufficient pam_unix.so' "$R/etc/pam.d/common-session"

@@ -87,6 +87,9 @@ static int setup(void **state) {
                 { "etc/ssh/sshd_config", "Include /etc/ssh/sshd_config.d/*.conf\nUsePAM yes\nMatch User bob\n  X 1\n" },
                 { "etc/ssh/sshd_config.d/10-a.conf", "# a\nUsePAM no\n" },
                 { "etc/ssh/sshd_config.d/20-b.conf", "Port 22\n" },
+                /* a service without session lines: libpam runs other's */
+                { "etc/pam.d/other", "session required pam_permit.so\nsession include extra\n" },
+                { "etc/pam.d/authonly", "auth required pam_permit.so\n" },
                 { "etc/pam.d/svc", "@include common-session\n"
                                    "session include extra\n"
                                    "session substack extra\n"
@@ -383,6 +386,27 @@ static void test_pamstack(void **state) {
         }
 }
 
+/* A service that runs pam.d/other's stack: a failure in reading other is the result, never
+ * a stack without other's lines */
+static void test_pamstack_other(void **state) {
+        (void)state;
+        SWEEP(n, hit) {
+                struct pam_stack s;
+                arm(n);
+                int r = pam_stack_load(root, "authonly", &s);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        continue;
+                }
+                if (s.error == 0 && !(s.other && s.n == 2))
+                        fail_msg("allocation %lu failing: %zu entries, other %d", n, s.n, s.other);
+                if (s.error != 0)
+                        assert_int_equal(s.error, -ENOMEM);
+                pam_stack_clear(&s);
+        }
+}
+
 /* sshd_config and the answer built on it: -ENOMEM, or the whole answer */
 static void test_sshdconf(void **state) {
         (void)state;
@@ -642,18 +666,18 @@ static void test_pammod(void **state) {
         assert_int_equal(pam_moddirs_load(&m, root, "/opt/pam/security"), 0);
         assert_true(m.pamdir >= 0);
         assert_string_equal(m.dirs.v[m.pamdir], "/opt/pam/security");
-        assert_int_equal(pam_module_state(&m, root, "pam_permit.so", &st, &found), 0);
+        assert_int_equal(pam_module_state(&m, root, "pam_permit.so", NULL, &st, &found), 0);
         assert_int_equal(st, PAM_MOD_FOUND);
         assert_null(found);
-        assert_int_equal(pam_module_state(&m, root, "pam_nothere.so", &st, NULL), 0);
+        assert_int_equal(pam_module_state(&m, root, "pam_nothere.so", NULL, &st, NULL), 0);
         assert_int_equal(st, PAM_MOD_MISSING);
-        assert_int_equal(pam_module_state(&m, root, "/opt/pam/security/pam_permit.so", &st, NULL), 0);
+        assert_int_equal(pam_module_state(&m, root, "/opt/pam/security/pam_permit.so", NULL, &st, NULL), 0);
         assert_int_equal(st, PAM_MOD_FOUND);
-        assert_int_equal(pam_module_state(&m, root, "/opt/pam/security/pam_nothere.so", &st, NULL), 0);
+        assert_int_equal(pam_module_state(&m, root, "/opt/pam/security/pam_nothere.so", NULL, &st, NULL), 0);
         assert_int_equal(st, PAM_MOD_MISSING);
         SWEEP(n, hit) {
                 arm(n);
-                int r = pam_module_state(&m, root, "pam_nothere.so", &st, NULL);
+                int r = pam_module_state(&m, root, "pam_nothere.so", NULL, &st, NULL);
                 hit = disarm();
                 /* (glibc's asprintf() survives a failed shrinking realloc: then the answer) */
                 if (r < 0)
@@ -663,7 +687,7 @@ static void test_pammod(void **state) {
         }
         SWEEP(n, hit) {
                 arm(n);
-                int r = pam_module_state(&m, root, "pam_permit.so", &st, NULL);
+                int r = pam_module_state(&m, root, "pam_permit.so", NULL, &st, NULL);
                 hit = disarm();
                 if (r < 0)
                         assert_int_equal(r, -ENOMEM);
@@ -675,7 +699,7 @@ static void test_pammod(void **state) {
         static const char *const mods[] = { "/opt/pam/security/pam_permit.so", "pam_permit.so" };
         for (size_t i = 0; i < ELEMENTSOF(mods); i++) {
                 fault_arm("openat2", "*pam_permit.so", 1, ENOMEM);
-                int r = pam_module_state(&m, root, mods[i], &st, NULL);
+                int r = pam_module_state(&m, root, mods[i], NULL, &st, NULL);
                 bool injected = fault_injected() > 0;
                 fault_disarm();
                 if (!injected) {
@@ -689,7 +713,7 @@ static void test_pammod(void **state) {
         unit_put(root, "lib/x86_64-linux-gnu/security/pam_permit.so", "");
         assert_int_equal(pam_moddirs_load(&m, root, "/opt/pam/security"), 0);
         assert_string_equal(m.dirs.v[m.pamdir], "/lib/x86_64-linux-gnu/security");
-        assert_int_equal(pam_module_state(&m, root, "pam_permit.so", &st, NULL), 0);
+        assert_int_equal(pam_module_state(&m, root, "pam_permit.so", NULL, &st, NULL), 0);
         assert_int_equal(st, PAM_MOD_FOUND);
         pam_moddirs_clear(&m);
         char gone[PATH_MAX];
@@ -697,7 +721,7 @@ static void test_pammod(void **state) {
         /* without it: no module directory in this tree, nothing can be told */
         assert_int_equal(pam_moddirs_load(&m, root, NULL), 0);
         assert_int_equal(m.pamdir, -1);
-        assert_int_equal(pam_module_state(&m, root, "pam_nothere.so", &st, NULL), 0);
+        assert_int_equal(pam_module_state(&m, root, "pam_nothere.so", NULL, &st, NULL), 0);
         assert_int_equal(st, PAM_MOD_UNCHECKED);
         pam_moddirs_clear(&m);
         SWEEP(n, hit) {
@@ -1016,7 +1040,7 @@ static void test_session_walks(void **state) {
 }
 
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_diag), cmocka_unit_test(test_strmap),
-          cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_pamstack_aborts), cmocka_unit_test(test_keep_jumps),
+          cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_pamstack_other), cmocka_unit_test(test_pamstack_aborts), cmocka_unit_test(test_keep_jumps),
           cmocka_unit_test(test_policy), cmocka_unit_test(test_pammod), cmocka_unit_test(test_cfgparse),
           cmocka_unit_test(test_session_model), cmocka_unit_test(test_session_walks), cmocka_unit_test(test_check), cmocka_unit_test(test_resolve_prepared),
           cmocka_unit_test(test_sshdconf))

@@ -2,7 +2,9 @@
 /* pam_stack_load() over a throwaway root's etc/pam.d. */
 #include "config.h"
 
+#include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -782,28 +784,28 @@ static void test_moddirs(void **state) {
         assert_int_equal(m.pamdir, 1);
 
         /* in the directory libpam loads from, and also in an earlier one: found, no path */
-        assert_int_equal(pam_module_state(&m, mr, "both.so", &st, &found), 0);
+        assert_int_equal(pam_module_state(&m, mr, "both.so", NULL, &st, &found), 0);
         assert_int_equal(st, PAM_MOD_FOUND);
         assert_null(found);
-        assert_int_equal(pam_module_state(&m, mr, "pam_permit.so", &st, NULL), 0);
+        assert_int_equal(pam_module_state(&m, mr, "pam_permit.so", NULL, &st, NULL), 0);
         assert_int_equal(st, PAM_MOD_FOUND);
         /* only elsewhere: where */
-        assert_int_equal(pam_module_state(&m, mr, "other.so", &st, &found), 0);
+        assert_int_equal(pam_module_state(&m, mr, "other.so", NULL, &st, &found), 0);
         assert_int_equal(st, PAM_MOD_ELSEWHERE);
         assert_string_equal(found, "/lib/security/other.so");
         free(found);
-        assert_int_equal(pam_module_state(&m, mr, "arm.so", &st, &found), 0);
+        assert_int_equal(pam_module_state(&m, mr, "arm.so", NULL, &st, &found), 0);
         assert_int_equal(st, PAM_MOD_ELSEWHERE);
         assert_string_equal(found, "/usr/lib/aarch64-linux-gnu/security/arm.so");
         free(found);
         assert_true(pam_mod_unloadable(st));
-        assert_int_equal(pam_module_state(&m, mr, "none.so", &st, &found), 0);
+        assert_int_equal(pam_module_state(&m, mr, "none.so", NULL, &st, &found), 0);
         assert_int_equal(st, PAM_MOD_MISSING);
         assert_null(found);
         /* absolute paths */
-        assert_int_equal(pam_module_state(&m, mr, "/opt/pam/abs.so", &st, &found), 0);
+        assert_int_equal(pam_module_state(&m, mr, "/opt/pam/abs.so", NULL, &st, &found), 0);
         assert_int_equal(st, PAM_MOD_FOUND);
-        assert_int_equal(pam_module_state(&m, mr, "/opt/pam/none.so", &st, &found), 0);
+        assert_int_equal(pam_module_state(&m, mr, "/opt/pam/none.so", NULL, &st, &found), 0);
         assert_int_equal(st, PAM_MOD_MISSING);
         pam_moddirs_clear(&m);
         assert_false(m.loaded);
@@ -849,12 +851,159 @@ static void test_moddirs(void **state) {
         assert_true(m.loaded);
         assert_int_equal(m.pamdir, -1);
         assert_int_equal(m.dirs.n, 6);
-        assert_int_equal(pam_module_state(&m, p, "x.so", &st, &found), 0);
+        assert_int_equal(pam_module_state(&m, p, "x.so", NULL, &st, &found), 0);
         assert_int_equal(st, PAM_MOD_UNCHECKED);
         assert_false(pam_mod_unloadable(st));
-        assert_int_equal(pam_module_state(&m, p, "/lib/x.so", &st, &found), 0);
+        assert_int_equal(pam_module_state(&m, p, "/lib/x.so", NULL, &st, &found), 0);
         assert_int_equal(st, PAM_MOD_UNCHECKED);
         pam_moddirs_clear(&m);
+}
+
+/* ---- a module's functions: its ELF dynamic symbol table ---- */
+
+/* An ELF shared object's skeleton of this machine's byte order: the header, .dynstr, .dynsym
+ * (the null symbol, pam_sm_close_session defined, pam_sm_open_session defined when
+ * `defines`, else imported) and three section headers.  Returns its size. */
+static size_t elf_image(unsigned char *buf, size_t size, bool is64, bool defines) {
+        static const char strs[] = "\0pam_sm_close_session\0pam_sm_open_session";
+        const size_t ehsz = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
+        const size_t symsz = is64 ? sizeof(Elf64_Sym) : sizeof(Elf32_Sym);
+        const size_t shsz = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
+        const size_t stroff = ehsz, symoff = (stroff + sizeof strs + 7) & ~(size_t)7, nsym = 3;
+        const size_t shoff = symoff + nsym * symsz, total = shoff + 3 * shsz;
+        const uint32_t names[] = { 0, 1, 22 };
+        const uint16_t shndx[] = { SHN_UNDEF, 1, defines ? 1 : SHN_UNDEF };
+
+        assert_true(total <= size);
+        memset(buf, 0, total);
+        memcpy(buf + stroff, strs, sizeof strs);
+        if (is64) {
+                Elf64_Ehdr h = { .e_type = ET_DYN, .e_machine = EM_X86_64, .e_version = EV_CURRENT,
+                                 .e_shoff = shoff, .e_ehsize = sizeof h, .e_shentsize = sizeof(Elf64_Shdr),
+                                 .e_shnum = 3 };
+                Elf64_Shdr sh[3] = { {},
+                                     { .sh_type = SHT_DYNSYM, .sh_offset = symoff, .sh_size = nsym * symsz,
+                                       .sh_link = 2, .sh_entsize = symsz },
+                                     { .sh_type = SHT_STRTAB, .sh_offset = stroff, .sh_size = sizeof strs } };
+                memcpy(&h, ELFMAG, SELFMAG);
+                h.e_ident[EI_CLASS] = ELFCLASS64;
+                h.e_ident[EI_DATA] = __BYTE_ORDER == __LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB;
+                h.e_ident[EI_VERSION] = EV_CURRENT;
+                memcpy(buf, &h, sizeof h);
+                for (size_t i = 0; i < nsym; i++) {
+                        Elf64_Sym y = { .st_name = names[i], .st_shndx = shndx[i] };
+                        memcpy(buf + symoff + i * symsz, &y, sizeof y);
+                }
+                memcpy(buf + shoff, sh, sizeof sh);
+        } else {
+                Elf32_Ehdr h = { .e_type = ET_DYN, .e_machine = EM_386, .e_version = EV_CURRENT,
+                                 .e_shoff = (Elf32_Off)shoff, .e_ehsize = sizeof h,
+                                 .e_shentsize = sizeof(Elf32_Shdr), .e_shnum = 3 };
+                Elf32_Shdr sh[3] = { {},
+                                     { .sh_type = SHT_DYNSYM, .sh_offset = (Elf32_Off)symoff,
+                                       .sh_size = (Elf32_Word)(nsym * symsz), .sh_link = 2,
+                                       .sh_entsize = (Elf32_Word)symsz },
+                                     { .sh_type = SHT_STRTAB, .sh_offset = (Elf32_Off)stroff,
+                                       .sh_size = sizeof strs } };
+                memcpy(&h, ELFMAG, SELFMAG);
+                h.e_ident[EI_CLASS] = ELFCLASS32;
+                h.e_ident[EI_DATA] = __BYTE_ORDER == __LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB;
+                h.e_ident[EI_VERSION] = EV_CURRENT;
+                memcpy(buf, &h, sizeof h);
+                for (size_t i = 0; i < nsym; i++) {
+                        Elf32_Sym y = { .st_name = names[i], .st_shndx = shndx[i] };
+                        memcpy(buf + symoff + i * symsz, &y, sizeof y);
+                }
+                memcpy(buf + shoff, sh, sizeof sh);
+        }
+        return total;
+}
+
+static void put_bin(const char *dir, const char *rel, const void *buf, size_t len) {
+        char p[PATH_MAX];
+        unit_put(dir, rel, "");
+        int fd = open(unit_path(p, dir, rel), O_WRONLY | O_TRUNC | O_CLOEXEC);
+        assert_true(fd >= 0);
+        assert_int_equal(write(fd, buf, len), (ssize_t)len);
+        close(fd);
+}
+
+/* Which modules define pam_sm_open_session: read from the file, and a stack line of one that
+ * does not returns PAM_MODULE_UNKNOWN (pam_nologin, pam_wheel, pam_rootok in a session
+ * stack); what cannot be read as ELF is taken as having it. */
+static void test_module_functions(void **state) {
+        unsigned char img[1024], bad[1024];
+        char mr[PATH_MAX];
+        size_t n;
+        (void)state;
+        unit_mkdir_p(root, "fns");
+        unit_path(mr, root, "fns");
+
+        for (int is64 = 0; is64 <= 1; is64++) {
+                n = elf_image(img, sizeof img, is64, true);
+                put_bin(mr, "m/yes.so", img, n);
+                assert_int_equal(pam_module_defines(mr, "/m/yes.so", "pam_sm_open_session"), 1);
+                assert_int_equal(pam_module_defines(mr, "/m/yes.so", "pam_sm_close_session"), 1);
+                assert_int_equal(pam_module_defines(mr, "/m/yes.so", "pam_sm_authenticate"), 0);
+                assert_int_equal(pam_module_defines(mr, "/m/yes.so", "pam_sm_open_sessio"), 0);
+                n = elf_image(img, sizeof img, is64, false);
+                put_bin(mr, "m/no.so", img, n);
+                /* imported (undefined) is not defined */
+                assert_int_equal(pam_module_defines(mr, "/m/no.so", "pam_sm_open_session"), 0);
+                assert_int_equal(pam_module_defines(mr, "/m/no.so", "pam_sm_close_session"), 1);
+
+                /* every truncation: an answer or an error, never a read beyond the file */
+                for (size_t cut = 0; cut < n; cut++) {
+                        put_bin(mr, "m/cut.so", img, cut);
+                        int r = pam_module_defines(mr, "/m/cut.so", "pam_sm_close_session");
+                        assert_true(r < 0);
+                }
+                /* every byte changed: no crash, no read beyond the file (ASan, valgrind) */
+                for (size_t i = 0; i < n; i++) {
+                        memcpy(bad, img, n);
+                        bad[i] ^= 0xff;
+                        put_bin(mr, "m/bad.so", bad, n);
+                        int r = pam_module_defines(mr, "/m/bad.so", "pam_sm_close_session");
+                        assert_true(r == 0 || r == 1 || r == -EBADMSG || r == -ENODATA);
+                }
+        }
+        /* no section headers: cannot tell */
+        n = elf_image(img, sizeof img, true, false);
+        memset(img + offsetof(Elf64_Ehdr, e_shoff), 0, sizeof(Elf64_Off));
+        put_bin(mr, "m/stripped.so", img, n);
+        assert_int_equal(pam_module_defines(mr, "/m/stripped.so", "pam_sm_open_session"), -ENODATA);
+        /* not ELF, not a file, missing */
+        unit_put(mr, "m/text.so", "#!/bin/sh\n");
+        assert_int_equal(pam_module_defines(mr, "/m/text.so", "pam_sm_open_session"), -EBADMSG);
+        assert_int_equal(pam_module_defines(mr, "/m", "pam_sm_open_session"), -EBADMSG);
+        assert_int_equal(pam_module_defines(mr, "/m/gone.so", "pam_sm_open_session"), -ENOENT);
+        assert_string_equal(pam_phase_function("session"), "pam_sm_open_session");
+        assert_string_equal(pam_phase_function("Account"), "pam_sm_acct_mgmt");
+        assert_null(pam_phase_function("sessions"));
+
+        /* a stack: the module without the function returns PAM_MODULE_UNKNOWN; the rest as before */
+        unit_put(mr, "usr/lib/x86_64-linux-gnu/security/pam_permit.so", "");
+        n = elf_image(img, sizeof img, true, false);
+        put_bin(mr, "usr/lib/x86_64-linux-gnu/security/pam_nosession.so", img, n);
+        put_bin(mr, "opt/pam_nosession.so", img, n);
+        n = elf_image(img, sizeof img, true, true);
+        put_bin(mr, "usr/lib/x86_64-linux-gnu/security/pam_session.so", img, n);
+        unit_put(mr, "etc/pam.d/svc", "session required pam_permit.so\nsession required pam_nosession.so\n"
+                                      "session required pam_session.so\nsession optional /opt/pam_nosession.so\n"
+                                      "auth required pam_nosession.so\n");
+        struct pam_stack s;
+        assert_int_equal(pam_stack_load(mr, "svc", &s), 0);
+        assert_int_equal(s.n, 4);
+        assert_false(s.v[0].unloadable);        /* not ELF: taken as having it */
+        assert_true(s.v[1].unloadable && s.v[1].no_function);
+        assert_false(s.v[2].unloadable || s.v[2].no_function);
+        assert_true(s.v[3].unloadable && s.v[3].no_function);
+        pam_stack_clear(&s);
+        /* the auth phase asks pam_sm_authenticate, which neither defines */
+        assert_int_equal(pam_stack_load_phase(mr, "svc", "auth", &s), 0);
+        assert_int_equal(s.n, 1);
+        assert_true(s.v[0].unloadable && s.v[0].no_function);
+        pam_stack_clear(&s);
 }
 
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_args_words),
@@ -865,4 +1014,4 @@ UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_args_words),
           cmocka_unit_test(test_fan_out), cmocka_unit_test(test_diamond),
           cmocka_unit_test(test_line_split), cmocka_unit_test(test_keep_jumps),
           cmocka_unit_test(test_keep_jumps_removed), cmocka_unit_test(test_moddirs),
-          cmocka_unit_test(test_line_budget))
+          cmocka_unit_test(test_line_budget), cmocka_unit_test(test_module_functions))
