@@ -230,6 +230,9 @@ static void print_methods(const struct status_report *r) {
                        r->netns_truncated ? "; the others not counted" : "");
         else
                 printf("; XDP sockets unknown (no XDP row in /proc/net/protocols)\n");
+        if (r->descriptors_stopped)
+                printf("descriptors: the scan passed its bound of %u s (the processes' descriptors are the "
+                       "users'): the AF_XDP sockets of the processes left are unknown\n", r->descriptors_bound_s);
         if (r->mr_method == STATUS_M_RDMA_NETLINK)
                 printf("RDMA MRs: from the RDMA netlink resource dump\n");
         else
@@ -367,6 +370,7 @@ static void print_json(const struct status_report *r) {
         json_kstr(&j, "af_xdp_why", r->xsk_why);
         json_kstr(&j, "rdma_mr", status_method_name(r->mr_method));
         json_kstr(&j, "rdma_mr_why", r->mr_why);
+        json_kbool(&j, "descriptors_stopped", r->descriptors_stopped);
         json_obj_end(&j);
         json_ku64_opt(&j, "xdp_sockets", r->xdp_sockets_known, r->xdp_sockets);
         json_ku64(&j, "network_namespaces", r->n_netns);

@@ -150,14 +150,33 @@ static int link_inode(int dirfd, const char *path, const char *prefix, uint64_t 
         return 0;
 }
 
-/* Socket inodes among the process's descriptors. */
-static int socket_inodes(pid_t pid, uint32_t **ret, int **ret_fds, size_t *ret_n) {
+/* A socket among a process's descriptors: its inode and the first descriptor that holds it */
+struct sock_fd {
+        uint32_t ino;
+        int fd;
+};
+
+static int cmp_sock_fd(const void *a, const void *b) {
+        const struct sock_fd *x = a, *y = b;
+        return x->ino < y->ino ? -1 : x->ino > y->ino ? 1 : x->fd < y->fd ? -1 : x->fd > y->fd;
+}
+
+/* Every this many descriptors the scan looks at the clock: a user has as many as his hard
+ * nofile limit in each of his processes. */
+#define FD_SCAN_CLOCK_EVERY 1024
+
+/*
+ * The sockets among the process's descriptors, each once (a socket a user dup()ed 20,000 times
+ * is one socket: asked once), sorted by inode.  -ETIME when deadline (nl_now_ms()) passed
+ * first, -ENOMEM, another -errno (the process is gone, no access).
+ */
+static int socket_inodes(pid_t pid, uint64_t deadline, struct sock_fd **ret, size_t *ret_n) {
         char path[64];
-        _cleanup_free_ uint32_t *v = NULL;
-        _cleanup_free_ int *fds = NULL;
-        size_t n = 0, cap = 0, fcap = 0;
+        _cleanup_free_ struct sock_fd *v = NULL;
+        size_t n = 0, cap = 0, seen = 0;
         DIR *d;
         struct dirent *de;
+        int r = 0;
 
         snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
         d = opendir(path);
@@ -165,20 +184,30 @@ static int socket_inodes(pid_t pid, uint32_t **ret, int **ret_fds, size_t *ret_n
                 return negative_errno();
         while ((de = readdir(d))) {
                 uint64_t ino, fd;
+                if (seen++ % FD_SCAN_CLOCK_EVERY == 0 && nl_now_ms() >= deadline) {
+                        r = -ETIME;
+                        break;
+                }
                 if (parse_u64(de->d_name, &fd) < 0 || fd > INT_MAX ||
                     link_inode(dirfd(d), de->d_name, "socket:[", &ino) < 0 || ino > UINT32_MAX)
                         continue;
-                if (GROW(v, cap, n + 1) < 0 || GROW(fds, fcap, n + 1) < 0)
+                if (GROW(v, cap, n + 1) < 0) {
+                        r = -ENOMEM;
                         break;
-                v[n] = (uint32_t)ino;
-                fds[n++] = (int)fd;
+                }
+                v[n++] = (struct sock_fd){ (uint32_t)ino, (int)fd };
         }
         closedir(d);
-        if (de)
-                return -ENOMEM;
+        if (r < 0)
+                return r;
+        if (n > 1)
+                qsort(v, n, sizeof(*v), cmp_sock_fd);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+                if (k == 0 || v[k - 1].ino != v[i].ino)
+                        v[k++] = v[i];
         *ret = TAKE_PTR(v);
-        *ret_fds = TAKE_PTR(fds);
-        *ret_n = n;
+        *ret_n = k;
         return 0;
 }
 
@@ -450,9 +479,13 @@ static ssize_t read_by(int fd, void *buf, size_t size, uint64_t deadline) {
 }
 
 /* SIGKILL the probe child (a user may hold it stopped or traced: the kill ends it either way)
- * and reap it.  A child in uninterruptible sleep past the grace is left to init. */
-static void probe_reap(pid_t pid, int pidfd) {
-        (void)(pidfd >= 0 ? syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) : kill(pid, SIGKILL));
+ * and reap it.  A child in uninterruptible sleep past the grace is left to init.  0, or the
+ * kill's -errno: -ESRCH, it had gone; -EPERM, it is the user's and this process lacks
+ * CAP_KILL (a unit's CapabilityBoundingSet= without it). */
+static int probe_reap(pid_t pid, int pidfd) {
+        int r = (pidfd >= 0 ? syscall(SYS_pidfd_send_signal, pidfd, SIGKILL, NULL, 0) : kill(pid, SIGKILL)) < 0
+                        ? negative_errno()
+                        : 0;
         if (pidfd >= 0) {
                 struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
                 while (poll(&pfd, 1, STATUS_PROBE_REAP_MS) < 0 && errno == EINTR)
@@ -460,6 +493,7 @@ static void probe_reap(pid_t pid, int pidfd) {
         }
         while (waitpid(pid, NULL, pidfd >= 0 ? WNOHANG : 0) < 0 && errno == EINTR)
                 ;
+        return r;
 }
 
 /* The probe's answer into why (the user's name raw, escaped here) */
@@ -514,9 +548,11 @@ static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t de
         ssize_t n = read_by(rd, &res, sizeof res, deadline);
         /* killed even after it answered: the user may stop it between its write and its exit,
          * and a stopped child never exits by itself */
-        probe_reap(pid, pidfd);
+        int kr = probe_reap(pid, pidfd);
         if (n == -ETIME) {
-                snprintf(why, why_size, "did not answer in time");
+                /* why: what follows "did not answer in N s" */
+                snprintf(why, why_size, "%s", kr == -EPERM ? "; it could not be killed (EPERM: this process lacks "
+                                                             "CAP_KILL) and is left as it is" : "");
                 return -ETIME;
         }
         if (n != (ssize_t)sizeof res) {
@@ -667,67 +703,204 @@ static void add_xsk(struct status_proc *p, uint32_t ino) {
         p->n_xsk++;
 }
 
-/* Whether UMEM id is registered through one of the first n sockets (inodes) of a process */
-static bool umem_seen(const struct status_report *r, uint32_t id, const uint32_t *inos, size_t n) {
-        for (size_t k = 0; k < n; k++)
-                for (size_t u = 0; u < r->n_umems; u++)
-                        if (r->umems[u].ino == inos[k] && r->umems[u].id == id)
-                                return true;
-        return false;
+static int cmp_u32(const void *a, const void *b) {
+        uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+        return x < y ? -1 : x > y;
 }
 
-/* sock_diag's sockets among the n socket inodes of p: its AF_XDP sockets, and the bytes of
- * the UMEMs they registered, each UMEM once (sockets may share one); p becomes the holder of
- * the UMEMs that have none yet. */
-static void match_diag(struct status_report *r, struct status_proc *p, const uint32_t *inos, size_t n,
-                       const struct xsk_list *diag) {
+/* sock_diag's sockets and UMEMs by inode, for the matching of every process: sorted once, each
+ * descriptor then looked up in log time (a user can hold many descriptors and make many
+ * sockets). */
+struct diag_index {
+        uint32_t *inos;          /* the sockets' inodes, sorted */
+        size_t n_inos;
+        size_t *umems;           /* indexes into r->umems, sorted by the socket's inode */
+        size_t n_umems;
+};
+
+static int cmp_umem_ino(const void *a, const void *b, void *data) {
+        const struct status_report *r = data;
+        uint32_t x = r->umems[*(const size_t *)a].ino, y = r->umems[*(const size_t *)b].ino;
+        return x < y ? -1 : x > y;
+}
+
+static int diag_index_build(const struct status_report *r, const struct xsk_list *diag, struct diag_index *ret) {
+        struct diag_index x = {};
+        if (diag->n > 0 && !(x.inos = malloc(diag->n * sizeof(*x.inos))))
+                return -ENOMEM;
+        if (r->n_umems > 0 && !(x.umems = malloc(r->n_umems * sizeof(*x.umems)))) {
+                free(x.inos);
+                return -ENOMEM;
+        }
+        for (size_t d = 0; d < diag->n; d++)
+                x.inos[x.n_inos++] = diag->v[d].ino;
+        if (x.n_inos > 1)
+                qsort(x.inos, x.n_inos, sizeof(*x.inos), cmp_u32);
+        for (size_t u = 0; u < r->n_umems; u++)
+                x.umems[x.n_umems++] = u;
+        if (x.n_umems > 1)
+                qsort_r(x.umems, x.n_umems, sizeof(*x.umems), cmp_umem_ino, (void *)r);
+        *ret = x;
+        return 0;
+}
+
+static void diag_index_clear(struct diag_index *x) {
+        free(x->inos);
+        free(x->umems);
+        *x = (struct diag_index){};
+}
+
+/* The first index into x->umems whose UMEM's socket is ino (x->n_umems: none) */
+static size_t umem_lower(const struct status_report *r, const struct diag_index *x, uint32_t ino) {
+        size_t lo = 0, hi = x->n_umems;
+        while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (r->umems[x->umems[mid]].ino < ino)
+                        lo = mid + 1;
+                else
+                        hi = mid;
+        }
+        return lo;
+}
+
+/* sock_diag's sockets among the n sockets of p (sorted, each once): its AF_XDP sockets, and the
+ * bytes of the UMEMs they registered, each UMEM once (sockets may share one); p becomes the
+ * holder of the UMEMs that have none yet. */
+static void match_diag(struct status_report *r, struct status_proc *p, const struct sock_fd *socks, size_t n,
+                       const struct diag_index *x) {
+        _cleanup_free_ uint32_t *ids = NULL;      /* the UMEMs counted for p */
+        size_t n_ids = 0, cap = 0;
+
         p->xsk_method = STATUS_M_SOCK_DIAG;
-        for (size_t k = 0; k < n; k++)
-                for (size_t d = 0; d < diag->n; d++) {
-                        if (diag->v[d].ino != inos[k])
-                                continue;
-                        add_xsk(p, inos[k]);
-                        for (size_t u = 0; u < r->n_umems; u++)
-                                if (r->umems[u].ino == inos[k]) {
-                                        if (!umem_seen(r, r->umems[u].id, inos, k))
-                                                p->xsk_umem_bytes += r->umems[u].size;
-                                        if (!r->umems[u].holder)
-                                                r->umems[u].holder = p->pid;
-                                }
+        for (size_t k = 0; k < n; k++) {
+                if (!x->n_inos || !bsearch(&socks[k].ino, x->inos, x->n_inos, sizeof(*x->inos), cmp_u32))
+                        continue;
+                add_xsk(p, socks[k].ino);
+                for (size_t i = umem_lower(r, x, socks[k].ino); i < x->n_umems; i++) {
+                        struct status_umem *m = &r->umems[x->umems[i]];
+                        if (m->ino != socks[k].ino)
+                                break;
+                        bool counted = false;
+                        for (size_t j = 0; j < n_ids && !counted; j++)
+                                counted = ids[j] == m->id;
+                        if (!counted) {
+                                p->xsk_umem_bytes += m->size;
+                                if (GROW(ids, cap, n_ids + 1) >= 0)
+                                        ids[n_ids++] = m->id;
+                        }
+                        if (!m->holder)
+                                m->holder = p->pid;
                 }
+        }
 }
 
-/* Match sock_diag's sockets (or, without it, ask each socket's family) to the processes. */
-static void match_sockets(struct status_report *r, const struct xsk_list *diag) {
+/* Without sock_diag: each socket inode's protocol, asked once for all the processes that hold
+ * it (open addressing; when it cannot grow, the socket is asked again). */
+struct xdp_verdicts {
+        uint32_t *keys;          /* 0: empty (no socket has inode 0) */
+        bool *xdp;
+        size_t cap, n;
+};
+#define XDP_VERDICTS_MAX (1u << 20)
+
+static size_t verdict_slot(const struct xdp_verdicts *c, uint32_t ino) {
+        size_t i = (size_t)(ino * 2654435761u) & (c->cap - 1);
+        while (c->keys[i] && c->keys[i] != ino)
+                i = (i + 1) & (c->cap - 1);
+        return i;
+}
+
+static int verdict_get(const struct xdp_verdicts *c, uint32_t ino) {
+        if (!c->cap)
+                return -1;
+        size_t i = verdict_slot(c, ino);
+        return c->keys[i] ? c->xdp[i] : -1;
+}
+
+static void verdict_put(struct xdp_verdicts *c, uint32_t ino, bool xdp) {
+        if (ino == 0)
+                return;
+        if ((c->n + 1) * 2 > c->cap) {
+                size_t ncap = c->cap ? c->cap * 2 : 1024;
+                if (ncap > XDP_VERDICTS_MAX)
+                        return;
+                struct xdp_verdicts g = { calloc(ncap, sizeof(*g.keys)), calloc(ncap, sizeof(*g.xdp)), ncap, 0 };
+                if (!g.keys || !g.xdp) {
+                        free(g.keys);
+                        free(g.xdp);
+                        return;
+                }
+                for (size_t i = 0; i < c->cap; i++)
+                        if (c->keys[i]) {
+                                size_t j = verdict_slot(&g, c->keys[i]);
+                                g.keys[j] = c->keys[i];
+                                g.xdp[j] = c->xdp[i];
+                                g.n++;
+                        }
+                free(c->keys);
+                free(c->xdp);
+                *c = g;
+        }
+        size_t i = verdict_slot(c, ino);
+        if (!c->keys[i]) {
+                c->keys[i] = ino;
+                c->n++;
+        }
+        c->xdp[i] = xdp;
+}
+
+/* Match sock_diag's sockets (or, without it, ask each socket's family) to the processes, until
+ * deadline (nl_now_ms()): the processes left then have unknown sockets, and the report says
+ * so. */
+static void match_sockets(struct status_report *r, const struct xsk_list *diag, uint64_t deadline) {
+        struct diag_index x = {};
+        struct xdp_verdicts verdicts = {};
+
+        if (r->xsk_method == STATUS_M_SOCK_DIAG && diag_index_build(r, diag, &x) < 0)
+                return;   /* out of memory: every process's sockets stay unknown */
         for (size_t i = 0; i < r->n_procs; i++) {
                 struct status_proc *p = &r->procs[i];
-                _cleanup_free_ uint32_t *inos = NULL;
-                _cleanup_free_ int *fds = NULL;
+                _cleanup_free_ struct sock_fd *socks = NULL;
                 size_t n = 0;
                 bool asked = false, refused = false;
 
-                if (socket_inodes(p->pid, &inos, &fds, &n) < 0)
+                if (nl_now_ms() >= deadline) {
+                        r->descriptors_stopped = true;
+                        break;
+                }
+                int e = socket_inodes(p->pid, deadline, &socks, &n);
+                if (e == -ETIME)
+                        r->descriptors_stopped = true;
+                if (e < 0)
                         continue;
                 if (n == 0) {
                         p->xsk_method = STATUS_M_PROC; /* no socket at all: none of them AF_XDP */
                         continue;
                 }
                 if (r->xsk_method == STATUS_M_SOCK_DIAG) {
-                        match_diag(r, p, inos, n, diag);
+                        match_diag(r, p, socks, n, &x);
                         continue;
                 }
                 for (size_t k = 0; k < n; k++) {
-                        int x = socket_is_xdp(p->pid, fds[k], inos[k]);
-                        if (x > 0)
-                                add_xsk(p, inos[k]);
-                        if (x >= 0)
+                        int v = verdict_get(&verdicts, socks[k].ino);
+                        if (v < 0) {
+                                v = socket_is_xdp(p->pid, socks[k].fd, socks[k].ino);
+                                if (v >= 0)
+                                        verdict_put(&verdicts, socks[k].ino, v > 0);
+                        }
+                        if (v > 0)
+                                add_xsk(p, socks[k].ino);
+                        if (v >= 0)
                                 asked = true;
-                        else if (x == -EPERM || x == -EACCES)
+                        else if (v == -EPERM || v == -EACCES)
                                 refused = true;
                 }
                 if (asked && !refused)
                         p->xsk_method = STATUS_M_PIDFD;
         }
+        diag_index_clear(&x);
+        free(verdicts.keys);
+        free(verdicts.xdp);
 }
 
 /* The user uid in the report, added when absent; NULL: -ENOMEM */
@@ -816,9 +989,12 @@ static void probe_account(struct status_user *u, unsigned timeout, uint64_t run_
                                   &u->a.charged, &u->a.charged_at_least, u->charged_why, sizeof u->charged_why);
         if (r >= 0)
                 u->a.charged_method = STATUS_M_PROBE;
-        else if (r == -ETIME)
-                snprintf(u->charged_why, sizeof u->charged_why, "the probe of %s did not answer in %u s", who,
-                         deadline <= run_deadline ? timeout : (unsigned)((run_deadline - now + 999) / 1000));
+        else if (r == -ETIME) {
+                char tail[128];
+                snprintf(tail, sizeof tail, "%.120s", u->charged_why);
+                snprintf(u->charged_why, sizeof u->charged_why, "the probe of %.200s did not answer in %u s%s", who,
+                         deadline <= run_deadline ? timeout : (unsigned)((run_deadline - now + 999) / 1000), tail);
+        }
 }
 
 static int gather_users(struct status_report *r, const struct status_options *o) {
@@ -1109,7 +1285,10 @@ int status_collect(const struct status_options *o, struct status_report *ret) {
         } else if (o->probe)
                 r.xsk_method = STATUS_M_PROBE;
 
-        match_sockets(&r, &diag);
+        /* the descriptors a user holds have the run's bound too */
+        r.descriptors_bound_s = (o->probe_timeout ? o->probe_timeout : STATUS_PROBE_TIMEOUT_DEFAULT) *
+                                STATUS_PROBE_RUN_FACTOR;
+        match_sockets(&r, &diag, nl_now_ms() + (uint64_t)r.descriptors_bound_s * 1000);
         attribute_mrs(&r, &rdma);
         if ((e = gather_users(&r, o)) < 0 || (e = gather_units(&r)) < 0)
                 goto out;

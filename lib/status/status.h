@@ -166,6 +166,10 @@ struct status_report {
         bool netns_truncated;            /* more network namespaces than STATUS_NETNS_MAX: the
                                           * sockets of the others are not counted, and sock_diag
                                           * is not used (the probe is) */
+        bool descriptors_stopped;        /* the scan of the processes' descriptors passed its
+                                          * bound (descriptors_bound_s): the AF_XDP sockets of
+                                          * the processes left are unknown */
+        unsigned descriptors_bound_s;
         uint64_t page_size;
 };
 #define STATUS_NETNS_MAX 64

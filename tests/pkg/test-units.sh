@@ -50,14 +50,15 @@ check "cache: /dev closed but for the uverbs devices (max_mr_size)" \
 	sh -c "grep -qx DevicePolicy=closed '$SVC' && grep -qx 'DeviceAllow=char-infiniband_verbs rw' '$SVC'"
 check "cache: no namespace" has "$SVC" "RestrictNamespaces=yes"
 check "status: exactly the capabilities it needs" has "$STATUS" \
-	"CapabilityBoundingSet=CAP_SETUID CAP_SETGID CAP_NET_RAW CAP_DAC_READ_SEARCH CAP_SYS_PTRACE CAP_SYS_ADMIN"
+	"CapabilityBoundingSet=CAP_SETUID CAP_SETGID CAP_NET_RAW CAP_DAC_READ_SEARCH CAP_SYS_PTRACE CAP_SYS_ADMIN CAP_KILL"
 check "status: PrivateDevices=yes" has "$STATUS" "PrivateDevices=yes"
 check "status: network namespaces only (setns)" has "$STATUS" "RestrictNamespaces=net"
 check "status: writes only the textfile directory" has "$STATUS" "ReadWritePaths=-/var/lib/prometheus/node-exporter"
 
 # the exposure systemd-analyze security gave the units when they were hardened: cache 1.9,
-# status 3.6 (before: 8.7 and 7.8); a unit that loses some of its sandboxing scores higher
-declare -A MAX_EXPOSURE=([rdmalimit-cache.service]=1.9 [rdmalimit-status.service]=3.6)
+# status 3.6 (before: 8.7 and 7.8), then 3.7 with CAP_KILL (0.1: killing a stalled probe child
+# that has become the user); a unit that loses some of its sandboxing scores higher
+declare -A MAX_EXPOSURE=([rdmalimit-cache.service]=1.9 [rdmalimit-status.service]=3.7)
 if command -v systemd-analyze >/dev/null 2>&1; then
 	# verify wants ExecStart's program where the unit says: the built tool stands in for it
 	mkdir -p "$T/units"
@@ -146,4 +147,26 @@ else
 	skip_ci "promtool is installed (Debian package prometheus)"
 fi
 [ -s "$T/sout" ] && sed 's/^/#   /' "$T/sout"
+
+# A user who stops every process of his uid as it appears (kill -STOP -1 in a loop), the probe
+# child of status the moment it has become him: with the unit's capabilities, status kills it
+# at its deadline (CAP_KILL: the child is another uid's); without CAP_KILL the kill fails with
+# EPERM and the stopped child stays, which status says
+STALL_UID=65533
+setpriv --reuid $STALL_UID --regid $STALL_UID --clear-groups --inh-caps=-all --bounding-set=-all \
+	bash -c 'while :; do kill -STOP -1 2>/dev/null; done' &
+STALLER=$!
+trap 'kill $SLEEPER $STALLER 2>/dev/null; rm -rf "$T"' EXIT
+setpriv --bounding-set="$(bounding "$STATUS")" --no-new-privs "$B/rdmalimits" status $STALL_UID --probe-timeout 1 \
+	> "$T/stall" 2>&1
+check "status with the unit's capabilities: a stopped probe child did not answer in 1 s" \
+	grep -q "the probe of .*did not answer in 1 s" "$T/stall"
+check "... and was killed (the unit has CAP_KILL)" sh -c "! grep -q 'could not be killed' '$T/stall'"
+nokill=$(bounding "$STATUS" | sed 's/,+kill//')
+setpriv --bounding-set="$nokill" --no-new-privs "$B/rdmalimits" status $STALL_UID --probe-timeout 1 > "$T/stall2" 2>&1
+check "without CAP_KILL status says the stopped child could not be killed" \
+	grep -q "did not answer in 1 s; it could not be killed (EPERM: this process lacks CAP_KILL)" "$T/stall2"
+kill $STALLER 2>/dev/null
+wait $STALLER 2>/dev/null
+pkill -KILL -u $STALL_UID 2>/dev/null
 done_testing

@@ -41,8 +41,11 @@ static void test_sums(void **state) {
                 proc(104, 64302, 2, 2 * MIB, "c.service"),
                 proc(105, 64303, 1, 1 * MIB, "c.service"), /* sockets, none AF_XDP */
         };
-        static const uint32_t inos[][3] = { { 5001, 5002, 9001 }, { 5003 }, { 5004 }, { 5005 }, { 9002 } };
+        /* each process's sockets as socket_inodes() gives them: sorted by inode, each once */
+        static const struct sock_fd inos[][3] = { { { 5001, 3 }, { 5002, 4 }, { 9001, 5 } }, { { 5003, 3 } },
+                                                  { { 5004, 3 } }, { { 5005, 3 } }, { { 9002, 3 } } };
         static const size_t n_inos[] = { 3, 1, 1, 1, 1 };
+        struct diag_index x;
         struct xdpdiag_sock socks[] = {
                 sock(5001, 64301, 7, 1 * MIB), sock(5002, 64301, 7, 1 * MIB), sock(5003, 64301, 8, 512 * KIB),
                 sock(5004, 64302, 9, 256 * KIB), sock(5005, 64302, 9, 256 * KIB), sock(5006, 64303, 0, 0),
@@ -58,8 +61,10 @@ static void test_sums(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(procs); i++)
                 assert_int_equal(array_append((void **)&r.procs, &r.n_procs, sizeof procs[i], &procs[i], 32), 0);
         assert_int_equal(collect_umems(&r, &diag), 0);
+        assert_int_equal(diag_index_build(&r, &diag, &x), 0);
         for (size_t i = 0; i < r.n_procs; i++)
-                match_diag(&r, &r.procs[i], inos[i], n_inos[i], &diag);
+                match_diag(&r, &r.procs[i], inos[i], n_inos[i], &x);
+        diag_index_clear(&x);
         attribute_mrs(&r, &rdma);
         assert_int_equal(gather_users(&r, &o), 0);
         assert_int_equal(gather_units(&r), 0);
@@ -148,4 +153,77 @@ static void test_pages_and_limits(void **state) {
         status_report_clear(&r);
 }
 
-UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_sums), cmocka_unit_test(test_pages_and_limits))
+/* A process's descriptors as status reads them: a socket dup()ed many times is one socket
+ * (asked once: a user's 20,000 copies cost root one question), and the scan has a deadline */
+static void test_descriptors(void **state) {
+        int sp[2];
+        (void)state;
+        assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sp), 0);
+        int first = -1, copies[64];
+        for (size_t i = 0; i < ELEMENTSOF(copies); i++) {
+                copies[i] = fcntl(sp[i % 2], F_DUPFD_CLOEXEC, 0);
+                assert_true(copies[i] >= 0);
+        }
+        first = sp[0] < sp[1] ? sp[0] : sp[1];
+        struct sock_fd *v = NULL;
+        size_t n = 0;
+        assert_int_equal(socket_inodes(getpid(), UINT64_MAX, &v, &n), 0);
+        struct stat a, b;
+        assert_int_equal(fstat(sp[0], &a), 0);
+        assert_int_equal(fstat(sp[1], &b), 0);
+        size_t found = 0;
+        for (size_t i = 0; i < n; i++) {
+                if (i > 0)
+                        assert_true(v[i - 1].ino < v[i].ino);   /* sorted, each once */
+                if (v[i].ino == a.st_ino || v[i].ino == b.st_ino) {
+                        found++;
+                        assert_true(v[i].fd == sp[0] || v[i].fd == sp[1] || v[i].fd > first);
+                }
+        }
+        assert_int_equal(found, 2);
+        free(v);
+        /* a deadline that has passed: the scan stops at once (then every FD_SCAN_CLOCK_EVERY
+         * descriptors it looks again) */
+        v = NULL;
+        assert_int_equal(socket_inodes(getpid(), 0, &v, &n), -ETIME);
+        assert_null(v);
+
+        /* match_sockets() past its deadline: nothing asked, the report says the scan stopped */
+        struct status_proc p = proc(getpid(), getuid(), 1, 1 * MIB, "x.service");
+        struct status_report r = { .page_size = 4096, .xsk_method = STATUS_M_UNKNOWN };
+        struct xsk_list diag = {};
+        assert_int_equal(array_append((void **)&r.procs, &r.n_procs, sizeof p, &p, 32), 0);
+        match_sockets(&r, &diag, 0);
+        assert_true(r.descriptors_stopped);
+        assert_int_equal(r.procs[0].xsk_method, STATUS_M_UNKNOWN);
+        r.descriptors_stopped = false;
+        match_sockets(&r, &diag, UINT64_MAX);
+        assert_false(r.descriptors_stopped);
+        assert_int_equal(r.procs[0].xsk_method, STATUS_M_PIDFD);   /* asked, none AF_XDP */
+        assert_int_equal(r.procs[0].n_xsk, 0);
+        status_report_clear(&r);
+        for (size_t i = 0; i < ELEMENTSOF(copies); i++)
+                close(copies[i]);
+        close(sp[0]);
+        close(sp[1]);
+}
+
+/* The verdicts of sockets asked once: every one put is found, through growth */
+static void test_verdicts(void **state) {
+        struct xdp_verdicts c = {};
+        (void)state;
+        assert_int_equal(verdict_get(&c, 7), -1);
+        for (uint32_t i = 1; i <= 5000; i++)
+                verdict_put(&c, i * 7919u, i % 3 == 0);
+        assert_int_equal(c.n, 5000);
+        for (uint32_t i = 1; i <= 5000; i++)
+                assert_int_equal(verdict_get(&c, i * 7919u), i % 3 == 0);
+        assert_int_equal(verdict_get(&c, 5), -1);
+        verdict_put(&c, 0, true);   /* no socket has inode 0 */
+        assert_int_equal(c.n, 5000);
+        free(c.keys);
+        free(c.xdp);
+}
+
+UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_sums), cmocka_unit_test(test_pages_and_limits),
+          cmocka_unit_test(test_descriptors), cmocka_unit_test(test_verdicts))
