@@ -27,7 +27,7 @@
 
 struct session_result {
         int pam_rc;               /* PAM_SUCCESS or the failing code */
-        bool ssh_failed;          /* --ssh: no login to judge (ssh's own failure, the deadline) */
+        bool no_session;          /* no session to judge: --ssh, ssh's own failure; the deadline */
         char pam_error[256];
         struct rl_pair got;
         char messages[2048];      /* what the conversation was told */
@@ -51,8 +51,19 @@ static int conv(int n, const struct pam_message **msg, struct pam_response **res
         return PAM_SUCCESS;
 }
 
-/* In a child process, like a login service: pam_start, open_session, getrlimit. */
-static int pam_session(const char *service, const char *user, struct session_result *ret) {
+#define VERIFY_TIMEOUT_S 60   /* the session's or the login's deadline; --probe-timeout changes it */
+
+static long verify_timeout(const struct ctx *c) {
+        return (c->given & OPT_PROBE_TIMEOUT) ? (long)c->probe_timeout : VERIFY_TIMEOUT_S;
+}
+
+/*
+ * In a child process, like a login service: pam_start, open_session, getrlimit.  The modules
+ * read what the user controls (pam_env: ~/.pam_environment, which can be a FIFO nobody
+ * writes), so the child has timeout_s seconds: then it and whatever it started (its own
+ * process group, root's) are killed, and ret->no_session says why.
+ */
+static int pam_session(const char *service, const char *user, long timeout_s, struct session_result *ret) {
         int fds[2];
         pid_t pid;
 
@@ -68,6 +79,8 @@ static int pam_session(const char *service, const char *user, struct session_res
                 struct session_result r = {};
                 struct pam_conv c = { conv, &r };
                 pam_handle_t *h = NULL;
+                (void)setpgid(0, 0);
+                (void)prctl(PR_SET_PDEATHSIG, SIGKILL);
                 close(fds[0]);
                 r.pam_rc = pam_start(service, user, &c, &h);
                 if (r.pam_rc == PAM_SUCCESS) {
@@ -84,15 +97,44 @@ static int pam_session(const char *service, const char *user, struct session_res
                 _exit(w == (ssize_t)sizeof r ? 0 : 1);
         }
         close(fds[1]);
-        ssize_t n;
-        do
-                n = read(fds[0], ret, sizeof *ret);
-        while (n < 0 && errno == EINTR);
+        (void)setpgid(pid, pid);
+        /* one result of sizeof *ret bytes, or nothing by the deadline (the clock of every deadline) */
+        struct pollfd pf = { .fd = fds[0], .events = POLLIN };
+        uint64_t deadline = nl_now_ms() + (uint64_t)timeout_s * 1000;
+        size_t got = 0;
+        bool timed_out = false;
+        while (got < sizeof *ret) {
+                uint64_t now = nl_now_ms();
+                if (now >= deadline) {
+                        timed_out = true;
+                        break;
+                }
+                int k = poll(&pf, 1, (int)(deadline - now));
+                if (k < 0 && errno == EINTR)
+                        continue;
+                if (k <= 0)
+                        continue;   /* the deadline, checked above */
+                ssize_t n = read(fds[0], (char *)ret + got, sizeof *ret - got);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                got += (size_t)n;
+        }
         close(fds[0]);
+        if (timed_out)
+                (void)kill(-pid, SIGKILL);
         int st;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
                 ;
-        return n == (ssize_t)sizeof *ret ? 0 : -EIO;
+        if (timed_out) {
+                *ret = (struct session_result){ .no_session = true };
+                snprintf(ret->pam_error, sizeof ret->pam_error, "the PAM session of %s (service %s) did not answer "
+                         "in %ld s (a module waits: pam_env reads the user's ~/.pam_environment, which the user can "
+                         "make a FIFO): it was killed", user, service, timeout_s);
+                return 0;
+        }
+        return got == sizeof *ret ? 0 : -EIO;
 }
 
 /* The user part of an ssh destination ([USER@]HOST, ssh://[USER@]HOST[:PORT]): a pointer
@@ -124,7 +166,6 @@ static bool ssh_no_login(const char *err) {
  * user prints first (a long banner, a line like a limits row) is taken for them: the last
  * copy counts. */
 #define SSH_MARK "rdmalimits-verify-limits-follow"
-#define SSH_TIMEOUT_S 60   /* --probe-timeout changes it */
 #define SSH_OUTPUT_MAX (1024 * 1024)
 
 /* What one run of ssh left: its output (bounded), the last of its stderr, how it ended. */
@@ -191,7 +232,7 @@ static void ssh_collect(int ofd, int efd, pid_t pid, long timeout_s, struct ssh_
 /* What the run says of the login, into ret */
 static void ssh_judge(const struct ctx *c, long timeout_s, struct ssh_run *x, struct session_result *ret) {
         if (x->timed_out) {
-                ret->ssh_failed = true;
+                ret->no_session = true;
                 snprintf(ret->pam_error, sizeof ret->pam_error, "the ssh login to %s did not finish in %ld s (the user's "
                          "start-up files can hold it): ssh was killed", c->ssh, timeout_s);
                 return;
@@ -204,7 +245,7 @@ static void ssh_judge(const struct ctx *c, long timeout_s, struct ssh_run *x, st
                         *--last = '\0';
                 while (last > x->err && last[-1] != '\n')
                         last--;
-                ret->ssh_failed = x->code == 127 || x->code < 0 || (x->code == 255 && ssh_no_login(x->err));
+                ret->no_session = x->code == 127 || x->code < 0 || (x->code == 255 && ssh_no_login(x->err));
                 snprintf(ret->pam_error, sizeof ret->pam_error, "ssh %s failed (exit %d)%s%.160s", c->ssh, x->code,
                          *last ? ": " : "", last);
                 ret->pam_rc = PAM_SESSION_ERR;
@@ -218,7 +259,7 @@ static void ssh_judge(const struct ctx *c, long timeout_s, struct ssh_run *x, st
         int r = mark ? proc_limits_row(mark + strlen(SSH_MARK) + 1, "Max locked memory", &ret->got.soft, &ret->got.hard)
                      : -ENOENT;
         if (r < 0) {
-                ret->ssh_failed = true;
+                ret->no_session = true;
                 snprintf(ret->pam_error, sizeof ret->pam_error, "%s", !mark ? "the remote command printed nothing "
                          "rdmalimits can read (its mark is missing: the login shell ran something else)"
                          : "no 'Max locked memory' in the remote /proc/self/limits");
@@ -228,14 +269,14 @@ static void ssh_judge(const struct ctx *c, long timeout_s, struct ssh_run *x, st
 }
 
 /* ssh -n -o BatchMode=yes [-l USER] [--ssh-option ARG...] -- DEST 'echo MARK; cat /proc/self/limits',
- * within --probe-timeout (default SSH_TIMEOUT_S) seconds (a user's start-up files may hold the
- * login: then ssh and its process group are killed).  ret->ssh_failed: no login to judge (ssh
+ * within --probe-timeout (default VERIFY_TIMEOUT_S) seconds (a user's start-up files may hold the
+ * login: then ssh and its process group are killed).  ret->no_session: no login to judge (ssh
  * could not log in, is not there, or the time ran out), with why in ret->pam_error. */
 static int ssh_session(const struct ctx *c, const char *user, struct session_result *ret) {
         _cleanup_free_ char **argv = calloc(c->n_ssh_options + 12, sizeof(char *));
         _cleanup_free_ char *out = malloc(SSH_OUTPUT_MAX + 1);
         int ofd[2] = { -1, -1 }, efd[2] = { -1, -1 }, k = 0;
-        long timeout_s = (c->given & OPT_PROBE_TIMEOUT) ? (long)c->probe_timeout : SSH_TIMEOUT_S;
+        long timeout_s = verify_timeout(c);
         const char *du;
 
         *ret = (struct session_result){};
@@ -463,8 +504,8 @@ static void verify_json(const struct ctx *c, const char *user, const struct tool
         json_kstr(&j, "verdict", verdict_name(v->kind));
         if (v->target.known) {
                 json_kobj_begin(&j, "target");
-                json_klimit(&j, "soft", v->target.want.soft);
-                json_klimit(&j, "hard", v->target.want.hard);
+                json_klimit_opt(&j, "soft", v->target.want_soft, v->target.want.soft);
+                json_klimit_opt(&j, "hard", v->target.want_hard, v->target.want.hard);
                 json_kstr(&j, "from", v->target.from);
                 json_obj_end(&j);
         } else {
@@ -525,8 +566,10 @@ static void verify_text(const struct ctx *c, const struct tool_session *s, const
         for (int i = 0; i < v->n; i++)
                 printf("- %s\n", str_escape(v->reasons[i], e, sizeof e));
         if (v->target.known)
-                printf("target:            soft %-12s hard %s (%s)\n", size_format(v->target.want.soft, a),
-                       size_format(v->target.want.hard, b), str_escape(v->target.from, e, sizeof e));
+                printf("target:            soft %-12s hard %s (%s)\n",
+                       v->target.want_soft ? size_format(v->target.want.soft, a) : "-",
+                       v->target.want_hard ? size_format(v->target.want.hard, b) : "-",
+                       str_escape(v->target.from, e, sizeof e));
         switch (v->kind) {
         case VERDICT_OK:
                 printf("OK: the session gets what explain predicts%s\n", v->target.known ? ", and reaches its target" : "");
@@ -546,10 +589,6 @@ static void verify_text(const struct ctx *c, const struct tool_session *s, const
 static int verify_args(const struct ctx *c, const char *user) {
         if (c->ssh && c->service) {
                 log_error("verify: give --service or --ssh, not both");
-                return CMD_USAGE;
-        }
-        if ((c->given & OPT_PROBE_TIMEOUT) && !c->ssh) {
-                log_error("verify: --probe-timeout goes with --ssh (the login's deadline)");
                 return CMD_USAGE;
         }
         if (c->n_ssh_options > 0 && !c->ssh) {
@@ -593,19 +632,22 @@ int cmd_verify(struct ctx *c) {
         r = tool_session_load(c, user, c->ssh ? 0 : getpid(), !c->ssh, &s);
         if (r)
                 return r;
-        r = c->ssh ? ssh_session(c, user, &sr) : pam_session(s.service, user, &sr);
+        r = c->ssh ? ssh_session(c, user, &sr) : pam_session(s.service, user, verify_timeout(c), &sr);
         if (r < 0) {
                 log_error("cannot open a session: %s", errno_text(r));
                 return r;
         }
-        if (sr.ssh_failed) {
+        if (sr.no_session) {
                 /* no login reached the session: nothing to compare with the model */
                 if (c->json) {
                         struct json j;
                         json_doc_begin(&j);
                         json_kstr(&j, "user", user);
-                        json_kstr(&j, "method", "ssh");
-                        json_kstr(&j, "destination", c->ssh);
+                        json_kstr(&j, "method", c->ssh ? "ssh" : "pam");
+                        if (c->ssh)
+                                json_kstr(&j, "destination", c->ssh);
+                        else
+                                json_kstr(&j, "service", s.service);
                         json_kbool(&j, "session_opened", false);
                         json_key(&j, "verdict");
                         json_null(&j);

@@ -16,6 +16,8 @@
 #      (default 60) and kills its ssh client (what the server runs for the login is the
 #      server's: sshd does not end a command when its client goes).
 #   6. another module's message about memlock is not the module's (told_user).
+#   7. verify's own PAM session held by a FIFO the user made (~/.pam_environment, pam_env):
+#      verify gives up after --probe-timeout seconds and kills it.
 # Root only.
 set -u
 
@@ -113,5 +115,23 @@ printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession o
 "$RDMALIMITS" --json verify vmember --service echo-svc >"$tmp/echo.json" 2>&1
 check "pam_echo's line about memlock is not taken for the module's (told_user null)" \
 	test "$(json "$tmp/echo.json" 'd["told_user"], "Reminder: memlock for RDMA jobs" in d["messages"]')" = "None True"
+# --- 7. verify's own PAM session held by what the user controls: pam_env (user_readenv=1, as
+# Debian's sshd stack has it) opens ~/.pam_environment, which the user made a FIFO nobody
+# writes.  verify waited for ever; now it gives up after --probe-timeout seconds, kills the
+# session's process and says so (exit 1, JSON verdict null).
+printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession required pam_env.so user_readenv=1\nsession required pam_limits.so\n' \
+	>/etc/pam.d/env-svc
+home=$(getent passwd vother | cut -d: -f6)
+setpriv --reuid "$(id -u vother)" --regid "$(id -g vother)" --clear-groups mkfifo "$home/.pam_environment"
+"$RDMALIMITS" --json verify vother --service env-svc --probe-timeout 2 </dev/null >"$tmp/fifo.json" 2>"$tmp/fifo.err"
+check "a FIFO as ~/.pam_environment: cannot verify after --probe-timeout 2 s (exit 1)" test $? = 1
+check "... JSON: no session, verdict null, method pam" \
+	test "$(json "$tmp/fifo.json" 'd["session_opened"], d["verdict"], d["method"], d["service"]')" = "False None pam env-svc"
+check "... said, naming the deadline" \
+	grep -q "cannot verify: the PAM session of vother (service env-svc) did not answer in 2 s" "$tmp/fifo.err"
+check "... and the session's process is gone (nothing waits on the FIFO)" sh -c '! pgrep -x rdmalimits >/dev/null'
+rm -f "$home/.pam_environment"
+"$RDMALIMITS" verify vother --service env-svc --probe-timeout 2 </dev/null >"$tmp/nofifo" 2>&1
+check "without the FIFO the same verify opens the session (exit 0)" test $? = 0
 sandbox_sshd_stop
 exit 0
