@@ -132,6 +132,8 @@ static int doctor_session_of(const char *user, const char *service, pid_t servic
                 .target_known = t.known,
                 .target_soft = t.want.soft,
                 .target_hard = t.want.hard,
+                .target_has_soft = t.want_soft,
+                .target_has_hard = t.want_hard,
                 .short_of_target = t.cause != SESSION_SHORT_NONE,
         };
         snprintf(ret->target_from, sizeof ret->target_from, "%s", t.from);

@@ -36,8 +36,10 @@ static bool slot_kept(const struct tool_session *s, unsigned slot) {
 
         if (s->m.kind != LC_SESSION_LIMITS || !pl->memlock_known || !x->known || !x->src || got == x->value)
                 return false;
-        if (slot == LC_SOFT && (res->soft_clamped || got == pl->memlock_hard))
-                return false;   /* lowered to the hard limit */
+        /* lowered to the hard limit: asked above it (a soft asked below what the session got
+         * was not lowered, even when that equals the hard limit: the whole call failed) */
+        if (slot == LC_SOFT && (res->soft_clamped || (got == pl->memlock_hard && x->value > got)))
+                return false;
         return true;
 }
 
@@ -145,6 +147,17 @@ static void module_json(struct json *j, const struct tool_session *s) {
         json_kstr(j, "order", session_order_name(m->order));
         json_kbool(j, "modules_assumed_present", m->stack.modules_unchecked);
         json_kbool(j, "eperm", m->module_eperm);
+        json_key(j, "chroot");
+        if (m->jail) {
+                char w[4096];
+                json_obj_begin(j);
+                json_kstr(j, "line", lc_line_where(m->jail_tree, m->jail, w, sizeof w));
+                json_kstr(j, "directory", m->jail->value);
+                json_kbool(j, "policy_inside", m->jail_policy);
+                json_kbool(j, "assumed", m->jail_policy);
+                json_obj_end(j);
+        } else
+                json_null(j);
         json_kobj_begin(j, "session");
         json_klimit_opt(j, "soft", m->final_known && m->order != SESSION_NO_STACK, m->final.soft);
         json_klimit_opt(j, "hard", m->final_known && m->order != SESSION_NO_STACK, m->final.hard);
@@ -159,8 +172,12 @@ static void module_text_order(const struct tool_session *s) {
 
         switch (m->order) {
         case SESSION_MODULE_LAST:
-                printf("  In the %s session stack pam_rdmalimit runs after the last pam_limits: it wins where it asks "
-                       "more", service);
+                if (m->jail && !m->module_ran)
+                        printf("  In the %s session stack pam_rdmalimit runs after the last pam_limits, inside the "
+                               "directory pam_limits chroots the session into (below)", service);
+                else
+                        printf("  In the %s session stack pam_rdmalimit runs after the last pam_limits: it wins where "
+                               "it asks more", service);
                 if (m->final_known)
                         printf(";\n  the session gets soft %s, hard %s%s.\n", size_format(m->final.soft, a),
                                size_format(m->final.hard, b),
@@ -201,13 +218,24 @@ static void module_text_order(const struct tool_session *s) {
                 const struct pam_entry *e = &m->stack.v[m->run.run[k]];
                 char f[ESCAPE_NAME_MAX], mod[ESCAPE_NAME_MAX], ctl[ESCAPE_NAME_MAX];
                 if (e->unloadable)
-                        printf("  %s:%u: libpam cannot load %s: the line returns PAM_MODULE_UNKNOWN, which '%s' "
-                               "decides, and sets nothing.\n", str_escape(e->file, f, sizeof f), e->line,
+                        printf("  %s:%u: %s %s: the line returns PAM_MODULE_UNKNOWN, which '%s' decides, and sets "
+                               "nothing.\n", str_escape(e->file, f, sizeof f), e->line,
+                               e->no_function ? "no session function (pam_sm_open_session) in" : "libpam cannot load",
                                str_escape(e->module, mod, sizeof mod), str_escape(e->control, ctl, sizeof ctl));
         }
         if (m->stack.modules_unchecked)
                 printf("  Assumed: the tree has no PAM module directory (no pam_unix.so or pam_permit.so): every "
                        "module file is taken as installed.\n");
+        if (m->jail) {
+                const struct pam_entry *e = &m->stack.v[m->jail_module];
+                char w[4096], d[ESCAPE_NAME_MAX], f[ESCAPE_NAME_MAX];
+                printf("  %s%s: pam_limits chroots the session into %s before pam_rdmalimit (%s:%u) runs: the module "
+                       "reads its policy, the users and sysfs inside that directory, %s.\n",
+                       m->jail_policy ? "Assumed: " : "", lc_line_where(m->jail_tree, m->jail, w, sizeof w),
+                       str_escape(m->jail->value, d, sizeof d), str_escape(e->file, f, sizeof f), e->line,
+                       m->jail_policy ? "which the model does not follow it into: it is taken as setting nothing"
+                                      : "where there is no policy: it sets nothing");
+        }
 }
 
 static void module_text(const struct tool_session *s) {

@@ -53,6 +53,7 @@ struct doctor_session {
         uint64_t soft, hard;
         bool target_known;
         uint64_t target_soft, target_hard;
+        bool target_has_soft, target_has_hard;   /* which slots the target has */
         char target_from[320];
         bool short_of_target;             /* the process is below the target */
         char why[1100], fix[512];         /* why a new session falls short, and its fix */

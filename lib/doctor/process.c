@@ -310,8 +310,9 @@ static int pid_compare_session(struct doc *d, const struct pid_view *v) {
                 ADD(d, DOCTOR_PROCESSES, DIAG_WARNING, v->where, s->fix[0] ? s->fix : NULL,
                     "memlock %s: a new %s session of %s gets the same (a restart does not help), below its target "
                     "soft %s, hard %s (%s): %s",
-                    fmt_pair(v->soft, v->hard, pair), v->service, v->user, size_format(s->target_soft, a),
-                    size_format(s->target_hard, b), s->target_from, s->why);
+                    fmt_pair(v->soft, v->hard, pair), v->service, v->user,
+                    s->target_has_soft ? size_format(s->target_soft, a) : "-",
+                    s->target_has_hard ? size_format(s->target_hard, b) : "-", s->target_from, s->why);
                 return 1;
         }
         ADD(d, DOCTOR_PROCESSES, DIAG_OK, v->where, NULL, "memlock %s: what a new %s session of %s%s gets%s (explain %s "

@@ -481,7 +481,8 @@ int lc_args_parse(const char *module_args, struct lc_args *ret) {
                  * logs and ignores them) have no effect on the limits */
                 if (streq(w, "set_all"))
                         a.set_all = true;
-                else if (strncmp(w, "conf=", 5) == 0 && w[5]) {
+                else if (strncmp(w, "conf=", 5) == 0) {
+                        /* "conf=" alone names the file "": fopen() fails (ENOENT) */
                         if (strlen(w + 5) >= sizeof a.conf)
                                 return -EINVAL;
                         snprintf(a.conf, sizeof a.conf, "%s", w + 5);
@@ -1140,7 +1141,8 @@ int lc_tree_load_edited(const char *root, enum lc_flavour flavour, const struct 
                 vendor = true;
         }
         path = fs_root_path(t->root, conf);
-        disp = display_path(t, conf);
+        /* "conf=" alone: the name "", which no file has */
+        disp = conf[0] ? display_path(t, conf) : strdup("\"\" (an empty conf=)");
         if (!path || !disp)
                 return -ENOMEM;
         r = read_file(&b, conf, path, disp, vendor);

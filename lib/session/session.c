@@ -1035,25 +1035,31 @@ static void mods_clear(struct mods *ms) {
         *ms = (struct mods){};
 }
 
-static int decide_module(const struct session_input *in, struct mod_run *x) {
+int session_module_decide(const struct policy *p, const struct hw_summary *hw, struct ident *id, const char *user,
+                          struct policy_decision *ret, bool *ret_matched) {
         const struct id_user *u;
         char **groups = NULL;
         size_t n = 0;
         int r;
 
-        if (!x->p)
+        *ret_matched = false;
+        if (!p)
                 return 0;
-        r = ident_user(in->id, in->user, &u);
+        r = ident_user(id, user, &u);
         if (r < 0)
                 return r == -ENOENT ? 0 : r;
-        r = policy_user_groups(x->p, in->id, u, &groups, &n);
+        r = policy_user_groups(p, id, u, &groups, &n);
         if (r >= 0)
-                r = policy_evaluate(x->p, u->name, (const char *const *)groups, n, x->hw, &x->dec);
+                r = policy_evaluate(p, u->name, (const char *const *)groups, n, hw, ret);
         strv_free(groups);
         if (r < 0)
                 return r;
-        x->matched = x->dec.matched && !x->dec.untouched;
+        *ret_matched = ret->matched && !ret->untouched;
         return 0;
+}
+
+static int decide_module(const struct session_input *in, struct mod_run *x) {
+        return session_module_decide(x->p, x->hw, in->id, in->user, &x->dec, &x->matched);
 }
 
 /* The index of (p, hw) in ms, decided the first time it is met.  -ENOMEM, or the policy's. */
@@ -1210,6 +1216,9 @@ const struct session_walk *session_walks_all(const struct session_walks *w) {
 bool session_line_never_succeeds(const struct session_walks *w, const struct session_lines *l,
                                  const struct pam_entry *x) {
         const char *name;
+        /* PAM_PERM_DENIED, PAM_MODULE_UNKNOWN: whatever the user */
+        if (x->fails || x->unloadable)
+                return true;
         if (streq(x->name, "pam_limits"))
                 return tree_fails(l, x);
         if (!streq(x->name, "pam_rdmalimit") || w->n_policies == 0)
@@ -1390,6 +1399,19 @@ static void run_module(const struct session_input *in, struct session_model *m, 
         m->module_eperm = m->module_eperm || eperm;
 }
 
+/* Does the directory a chroot line names (inside in's root) hold a file at the policy path of
+ * a pam_rdmalimit line with args?  1, 0, -ENOMEM. */
+static int jail_has_policy(const struct session_input *in, const char *dir, const char *args) {
+        _cleanup_free_ char *buf = NULL, *path = NULL;
+        struct login_args a;
+        struct stat st;
+
+        if (session_module_args(args, &a, &buf) < 0 || asprintf(&path, "%s/%s", dir, a.conf) < 0)
+                return -ENOMEM;
+        int r = fs_stat_in_root(in->root, path, false, &st);
+        return r == -ENOMEM ? r : r >= 0;
+}
+
 static void set_kind(const struct session_input *in, struct session_model *m, bool limits_ran) {
         /* pam_limits failing fails the session where its control makes it (or no stack says) */
         bool fatal = m->run.failed || m->order == SESSION_NO_STACK;
@@ -1438,6 +1460,8 @@ static int run_stack(const struct session_input *in, struct session_model *m, co
         struct lc_session set_pl = {};
         size_t set_tree = 0;
         bool set = false;
+        const struct lc_line *jail = NULL;
+        const struct lc_tree *jail_tree = NULL;
         for (size_t i = 0; i < m->run.n_run; i++) {
                 size_t e = m->run.run[i];
                 const char *name = m->stack.v[e].name;
@@ -1452,6 +1476,21 @@ static int run_stack(const struct session_input *in, struct session_model *m, co
                                 set = true;
                                 set_pl = m->pl;
                                 set_tree = ts->of[e];
+                        }
+                        /* Debian's chroot item: the rest of the stack runs inside (a chroot
+                         * that fails refuses the session: nothing runs after) */
+                        if (ts->v[ts->of[e]].res.chroot && ts->v[ts->of[e]].pl.kind != LC_SESSION_REFUSED) {
+                                jail = ts->v[ts->of[e]].res.chroot;
+                                jail_tree = ts->v[ts->of[e]].t;
+                        }
+                } else if (streq(name, "pam_rdmalimit") && jail) {
+                        if (!m->jail) {
+                                m->jail = jail;
+                                m->jail_tree = jail_tree;
+                                m->jail_module = (long)e;
+                                if ((r = jail_has_policy(in, jail->value, m->stack.v[e].args)) < 0)
+                                        return r;
+                                m->jail_policy = r > 0;
                         }
                 } else if (streq(name, "pam_rdmalimit")) {
                         run_module(in, m, &ms->v[ms->of[e]], (long)e, cur, *known);
@@ -1514,6 +1553,7 @@ int session_model_build(const struct session_input *in, struct session_model *re
         m.dec = ms.v[0].dec;
         m.module_matched = ms.v[0].matched;
         m.module_entry = -1;
+        m.jail_module = -1;
         known = m.start_known = in->svc->rl[RLIMIT_MEMLOCK].known;
         cur = m.start = (struct rl_pair){ in->svc->rl[RLIMIT_MEMLOCK].soft, in->svc->rl[RLIMIT_MEMLOCK].hard };
         /* each pam_limits' result from the service's limits decides the path through the stack */
@@ -1590,16 +1630,19 @@ static void line_where(const struct lc_tree *t, const struct lc_line *l, char *b
 static void target_of(const struct session_model *m, const struct lc_tree *t, struct session_target *r) {
         if (m->module_matched) {
                 const struct policy_rule *rule = m->dec.rule;
-                r->known = true;
+                r->known = r->want_soft = r->want_hard = true;
                 r->want = (struct rl_pair){ m->dec.soft, m->dec.hard };
                 snprintf(r->from, sizeof r->from, "the policy's rule %s %s (line %u)", rule->user ? "user" : "group",
                          rule->user ? rule->user : rule->group, rule->line);
         } else if (m->pl.kind == LC_SESSION_LIMITS && m->pl.requested_soft_known && m->pl.requested_hard_known &&
                    (m->limits.soft.src || m->limits.hard.src)) {
-                /* an entry asks for a value (PID 1's limits alone, Debian's baseline, ask nothing) */
-                r->known = true;
-                r->want = (struct rl_pair){ m->pl.requested_soft, m->pl.requested_hard };
+                /* an entry asks for a value (PID 1's limits alone, Debian's baseline, ask nothing:
+                 * a slot no line sets is no part of the target) */
                 const struct lc_line *sl = m->limits.soft.src, *hl = m->limits.hard.src;
+                r->known = true;
+                r->want_soft = sl;
+                r->want_hard = hl;
+                r->want = (struct rl_pair){ sl ? m->pl.requested_soft : 0, hl ? m->pl.requested_hard : 0 };
                 char a[160] = "", b[160] = "";
                 if (sl)
                         line_where(t, sl, a, sizeof a);
@@ -1692,6 +1735,30 @@ void session_target(const struct session_model *m, const struct lc_tree *t, cons
                 else
                         snprintf(r.fix, sizeof r.fix, "put pam_rdmalimit after the last pam_limits of the %s stack",
                                  service);
+        } else if (m->module_matched && m->jail && !m->module_ran) {
+                /* Debian's chroot item: the module ran inside the directory */
+                r.cause = SESSION_SHORT_ENTRY;
+                line_where(m->jail_tree, m->jail, r.where, sizeof r.where);
+                snprintf(r.why, sizeof r.why, "pam_limits chroots the session into %.200s (%s) before pam_rdmalimit runs: "
+                         "the module reads its policy inside that directory, %s", m->jail->value, r.where,
+                         m->jail_policy ? "which the model does not follow it into (assumed: it sets nothing)"
+                                        : "where there is none: it sets nothing");
+                snprintf(r.fix, sizeof r.fix, "remove the chroot entry at %.200s, or give the directory the policy and "
+                         "the users the module reads", r.where);
+        } else if (!m->module_matched && r.want.soft > r.want.hard && m->limits.soft.src && m->limits.hard.src &&
+                   got.hard >= r.want.hard) {
+                /* the entries ask a soft value above their own hard one: pam_limits lowers the
+                 * soft limit to the hard limit, whatever the service could do */
+                char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], sw[160];
+                r.cause = SESSION_SHORT_ENTRY;
+                line_where(t, m->limits.hard.src, r.where, sizeof r.where);
+                line_where(t, m->limits.soft.src, sw, sizeof sw);
+                snprintf(r.why, sizeof r.why, "the entry at %s asks a soft limit of %s, above the hard limit of %s "
+                         "the entry at %s asks: pam_limits lowers the soft limit to the hard one", sw,
+                         size_format(r.want.soft, a), size_format(r.want.hard, b), r.where);
+                snprintf(r.fix, sizeof r.fix, "change the entry at %.160s so that its hard value is at least %s "
+                         "(limits.conf counts memlock in KiB), or ask less at %.160s", r.where,
+                         size_format(r.want.soft, a), sw);
         } else
                 hard_cause(m, t, svc, r.want.hard, &r);
         *ret = r;

@@ -310,7 +310,21 @@ struct session_model {
         enum lc_session_kind kind;       /* the session as a whole */
         char cause[1024];
         struct session_pam_answer pam;   /* does the service run the stack (order NO_PAM: no) */
+        /* Debian's chroot item: a pam_limits run put the session into a directory, and a
+         * pam_rdmalimit line ran after it, inside: it reads its policy, the users and sysfs
+         * there.  The model takes it as setting nothing: it is exact when the directory has no
+         * policy at the module's path (jail_policy false), an assumption otherwise. */
+        const struct lc_line *jail;      /* the chroot line; NULL: no module ran inside one */
+        const struct lc_tree *jail_tree; /* the tree the line is in */
+        long jail_module;                /* the first pam_rdmalimit entry that ran inside */
+        bool jail_policy;                /* the directory has a file at the module's policy path */
 };
+
+/* What pam_rdmalimit decides for user with policy p (NULL: none) and hardware hw: the one
+ * decision of the model's copies and of apply's check.  *ret_matched: a rule sets a value.
+ * -ENOMEM or the policy's error; an unknown user matches nothing. */
+int session_module_decide(const struct policy *p, const struct hw_summary *hw, struct ident *id, const char *user,
+                          struct policy_decision *ret, bool *ret_matched);
 
 /* Build the model.  -ENOMEM, lc_resolve() errors, and the stack's include_error (pamstack.h:
  * its includes cycle or go past visit.h's bound); everything else is in *ret. */
@@ -337,7 +351,9 @@ enum session_short {
 
 struct session_target {
         bool known;                       /* there is a target */
-        struct rl_pair want;
+        struct rl_pair want;              /* 0 in a slot that is no part of it */
+        bool want_soft, want_hard;        /* which slots are: an entry that asks only one slot
+                                           * leaves the other to the service */
         char from[320];                   /* "policy rule group rdma_users (line 3)", "FILE:LINE" */
         enum session_short cause;
         char where[320];                  /* ENTRY: the entry's FILE:LINE */

@@ -550,6 +550,16 @@ static void test_succeed_if(void **state) {
                 { "gid eq 1001 user = alice", PAM_RET_SUCCESS },
                 { "gid eq 1001 user = bob", PAM_RET_AUTH_ERR },
                 { "service notin sshd:login", PAM_RET_SUCCESS },
+                /* evaluate_inlist(): a whole item, the first, a middle or the last */
+                { "user in alice:bob", PAM_RET_SUCCESS },
+                { "user in bob:alice:carol", PAM_RET_SUCCESS },
+                { "user in bob:alice", PAM_RET_SUCCESS },
+                { "user in alice", PAM_RET_SUCCESS },
+                { "user in xalice:bob", PAM_RET_AUTH_ERR },
+                { "user in alicex:bob", PAM_RET_AUTH_ERR },
+                { "user in bob:xalice:alicex", PAM_RET_AUTH_ERR },
+                { "user notin bob:carol", PAM_RET_SUCCESS },
+                { "user notin alice:carol", PAM_RET_AUTH_ERR },
                 { "user =~ al*", PAM_RET_SUCCESS },
                 { "user", PAM_RET_SERVICE_ERR },
                 { "colour = red", PAM_RET_SERVICE_ERR },
@@ -1464,6 +1474,51 @@ static void test_target_causes(void **state) {
         m.pl.requested_soft_known = false;
         session_target(&m, t, &svc, "sshd", true, got, &r);
         assert_false(r.known);
+        /* a slot no entry asks is no part of the target: a hard-only entry and PID 1's soft
+         * (Debian's baseline) above what the session got is still met */
+        m.pl.requested_soft_known = true;
+        m.pl.requested_soft = 16 << 20;   /* PID 1's, no line */
+        m.pl.requested_hard = 2 << 20;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_true(r.known && !r.want_soft && r.want_hard);
+        assert_int_equal(r.want.soft, 0);
+        assert_int_equal(r.cause, SESSION_SHORT_NONE);
+        lc_tree_free(t);
+
+        /* the entries ask a soft value above their own hard one: pam_limits lowers the soft
+         * limit, the hard entry is named with a fix that raises it */
+        static const char text2[] = "alice hard memlock 4096\nalice soft memlock 6144\n";
+        assert_int_equal(lc_tree_load_text("limits.conf", text2, strlen(text2), LC_FLAVOUR_UPSTREAM, &t), 0);
+        m = base;
+        m.module_matched = false;
+        m.pl.requested_soft_known = m.pl.requested_hard_known = true;
+        m.pl.requested_soft = 6 << 20;
+        m.pl.requested_hard = 4 << 20;
+        m.limits.hard = (struct lc_slot){ .known = true, .value = 4 << 20, .src = &t->lines[0] };
+        m.limits.soft = (struct lc_slot){ .known = true, .value = 6 << 20, .src = &t->lines[1] };
+        session_target(&m, t, &svc, "sshd", true, (struct rl_pair){ 4 << 20, 4 << 20 }, &r);
+        assert_true(r.want_soft && r.want_hard);
+        assert_int_equal(r.cause, SESSION_SHORT_ENTRY);
+        assert_string_equal(r.where, "limits.conf:1");
+        assert_non_null(strstr(r.why, "asks a soft limit of 6 MiB, above the hard limit of 4 MiB"));
+        assert_non_null(strstr(r.fix, "at least 6 MiB"));
+        lc_tree_free(t);
+
+        /* Debian's chroot item before the module: the chroot line is named */
+        static const char text3[] = "alice - chroot /srv/jail\n";
+        assert_int_equal(lc_tree_load_text("limits.conf", text3, strlen(text3), LC_FLAVOUR_DEBIAN, &t), 0);
+        m = base;
+        m.module_ran = false;
+        m.jail = &t->lines[0];
+        m.jail_tree = t;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_int_equal(r.cause, SESSION_SHORT_ENTRY);
+        assert_string_equal(r.where, "limits.conf:1");
+        assert_non_null(strstr(r.why, "chroots the session into /srv/jail"));
+        assert_non_null(strstr(r.why, "where there is none"));
+        m.jail_policy = true;
+        session_target(&m, t, &svc, "sshd", true, got, &r);
+        assert_non_null(strstr(r.why, "assumed"));
         lc_tree_free(t);
 }
 
