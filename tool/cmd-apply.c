@@ -10,6 +10,10 @@
 
 #include "dropin.h"
 #include "fsutil.h"
+#include "hw.h"
+#include "pamstack.h"
+#include "rlmodel.h"
+#include "session.h"
 #include "ident-files.h"
 #include "ident.h"
 #include "strv.h"
@@ -149,6 +153,7 @@ enum {
         LOSS_STOP = 4,           /* a '-' line stops pam_limits before */
         LOSS_FAILS = 8,          /* pam_limits fails or refuses the session */
         LOSS_CLAMPED = 16,       /* the soft value is above the hard limit another entry sets */
+        LOSS_POLICY = 32,        /* pam_rdmalimit runs after pam_limits and lowers it (lower = true) */
 };
 
 struct effect {
@@ -158,7 +163,95 @@ struct effect {
         size_t n_why;
         unsigned losses;         /* LOSS_* seen */
         char later_file[256];    /* LOSS_LATER: the last file name that wins that way */
+        char policy_file[256];   /* LOSS_POLICY: the policy */
 };
+
+/*
+ * The policy pam_rdmalimit reads (--conf, else the default) and whether a session stack has the
+ * module after pam_limits: a rule with lower = true that sets less than the entry ends every
+ * session of such a stack below the entry.  Loaded once, when an entry is checked.
+ */
+struct module_view {
+        bool loaded;
+        struct policy *p;        /* NULL: none the module can use */
+        struct hw_summary *hw;   /* for "auto" */
+        bool runs;               /* a service's session stack has pam_rdmalimit after pam_limits */
+        char runs_in[256];       /* the first such service */
+};
+
+static int stack_runs_module(const char *service, void *data) {
+        struct module_view *v = ((void **)data)[0];
+        const char *root = ((void **)data)[1];
+        _cleanup_(pam_stack_clear) struct pam_stack st = {};
+        if (v->runs)
+                return 0;   /* one is enough */
+        int r = pam_stack_load(root, service, &st);
+        if (r < 0)
+                return r;
+        /* a pam_rdmalimit line after a pam_limits line, both loadable (the order of the lines,
+         * not of a walk: jumps are not followed) */
+        bool limits = false;
+        for (size_t i = 0; i < st.n && !v->runs; i++) {
+                if (st.v[i].unloadable || st.v[i].fails)
+                        continue;
+                if (streq(st.v[i].name, "pam_limits"))
+                        limits = true;
+                else if (limits && streq(st.v[i].name, "pam_rdmalimit")) {
+                        v->runs = true;
+                        snprintf(v->runs_in, sizeof v->runs_in, "%s", service);
+                }
+        }
+        return 0;
+}
+
+static int module_view_load(const struct ctx *c, struct module_view *v) {
+        char refused[512], shown[PATH_MAX];
+        int cache_r;
+
+        if (v->loaded)
+                return 0;
+        v->loaded = true;
+        tool_policy_load(c, c->policy_path ? c->policy_path : POLICY_PATH, &v->p, refused, sizeof refused);
+        if (!v->p)
+                return 0;
+        void *args[2] = { v, (void *)c->root };
+        int r = pam_for_each_service(c->root, stack_runs_module, args);
+        if (r == -ENOMEM)
+                return r;
+        if (v->runs && policy_uses_hw(v->p))
+                return tool_hw_load(c, NULL, v->p, &v->hw, shown, sizeof shown, &cache_r);
+        return 0;
+}
+
+static void module_view_clear(struct module_view *v) {
+        policy_free(v->p);
+        hw_summary_free(v->hw);
+        *v = (struct module_view){};
+}
+
+/* The module after pam_limits' pl for user: below it?  A loss text (malloc()ed), NULL. */
+static char *policy_loss(const struct module_view *v, struct ident *id, const char *user, const struct lc_session *pl,
+                         struct effect *f) {
+        struct policy_decision dec = {};
+        bool matched, eperm = false;
+        char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], *loss = NULL;
+
+        if (!v->p || !v->runs || session_module_decide(v->p, v->hw, id, user, &dec, &matched) < 0 || !matched ||
+            !dec.lower)
+                return NULL;
+        struct rl_pair before = { pl->memlock_soft, pl->memlock_hard };
+        struct rl_pair after = rl_after_module(before, (struct rl_pair){ dec.soft, dec.hard }, true, true, &eperm);
+        if (after.soft >= before.soft && after.hard >= before.hard)
+                return NULL;
+        f->losses |= LOSS_POLICY;
+        snprintf(f->policy_file, sizeof f->policy_file, "%s", v->p->path);
+        if (asprintf(&loss, "pam_rdmalimit runs after pam_limits (the %s stack, among others) and its policy %s "
+                     "(line %u, rule %s %s, lower = true) sets soft %s, hard %s", v->runs_in, v->p->path,
+                     dec.rule->line, dec.rule->user ? "user" : "group", dec.rule->user ? dec.rule->user : dec.rule->group,
+                     size_format(after.soft, a), size_format(after.hard, b)) < 0)
+                return NULL;
+        return loss;
+}
 
 static void effect_clear(struct effect *f) {
         for (size_t i = 0; i < f->n_why; i++)
@@ -308,7 +401,7 @@ static char *value_loss(const struct lc_tree *t, const struct lc_result *res, co
  * svc, the same answers explain gives. */
 static void effect_user(const struct lc_tree *t, struct ident *id, const struct lc_baseline *base,
                         const struct lc_service *svc, const char *user, unsigned slots, size_t ours,
-                        const struct lc_line *line, int ours_rank, struct effect *f) {
+                        const struct lc_line *line, int ours_rank, const struct module_view *mv, struct effect *f) {
         struct lc_result res = {};
         struct lc_session pl = {};
         char *loss = NULL;
@@ -329,6 +422,8 @@ static void effect_user(const struct lc_tree *t, struct ident *id, const struct 
                         loss = slot_loss(t, &res, slot, ours, line, ours_rank, f);
         if (!loss && pl.kind == LC_SESSION_LIMITS && pl.memlock_known)
                 loss = value_loss(t, &res, &pl, slots, ours, line, f);
+        if (!loss && pl.kind == LC_SESSION_LIMITS && pl.memlock_known)
+                loss = policy_loss(mv, id, user, &pl, f);
         lc_result_clear(&res);
         if (!loss)
                 return;
@@ -398,6 +493,8 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
         unsigned slots = 0;
         int r;
 
+        _cleanup_(module_view_clear) struct module_view mv = {};
+
         *ret = (struct effect){};
         /* the session a service opens that may set any limit (CAP_SYS_RESOURCE, as sshd and login
          * have): whether the entry holds against the others; what a given service cannot raise,
@@ -411,19 +508,21 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
                 r = lc_baseline_load(t, c->proc1, &base);
         if (r >= 0 && find_ours(t, e, domain, &ours, &line, &slots))
                 r = passwd_names(id, &names, &n_names);
+        if (r >= 0 && line)
+                r = module_view_load(c, &mv);
         for (size_t i = 0; r >= 0 && line && i < n_names && ret->users < EFFECT_USERS; i++) {
                 const struct id_user *u;
                 int rank;
                 if (ident_user(id, names[i], &u) < 0 || (rank = lc_line_match(t, id, u, line)) < 0)
                         continue;
-                effect_user(t, id, &base, &svc, names[i], slots, ours, line, rank, ret);
+                effect_user(t, id, &base, &svc, names[i], slots, ours, line, rank, &mv, ret);
         }
         /* a named user NSS cannot enumerate (LDAP without enumeration) is still checked */
         if (r >= 0 && line && ret->users == 0 && domain[0] != '@' && !strchr(domain, ':') && !streq(domain, "*")) {
                 const struct id_user *u;
                 int rank;
                 if (ident_user(id, domain, &u) >= 0 && (rank = lc_line_match(t, id, u, line)) >= 0)
-                        effect_user(t, id, &base, &svc, domain, slots, ours, line, rank, ret);
+                        effect_user(t, id, &base, &svc, domain, slots, ours, line, rank, &mv, ret);
         }
         if (r >= 0 && line)
                 r = entry_findings(c, t, id, ours, domain);
@@ -450,6 +549,9 @@ static const char *effect_remedy(const struct effect *f, char buf[static 1024]) 
         if ((f->losses & LOSS_CLAMPED) && n < size)
                 n += (size_t)snprintf(buf + n, size - n, "another entry's hard limit is below the soft value: give "
                                       "a hard value too (SIZE sets both), or raise that entry; ");
+        if ((f->losses & LOSS_POLICY) && n < size)
+                n += (size_t)snprintf(buf + n, size - n, "pam_rdmalimit's policy lowers memlock after pam_limits: "
+                                      "raise its rule, or set lower = false in %s; ", f->policy_file);
         if ((f->losses & LOSS_LATER) && n < size)
                 n += (size_t)snprintf(buf + n, size - n, "an entry of the same rank in a file read later wins: "
                                       "change or remove it, or write to a --file whose name sorts after %s; ",
