@@ -439,6 +439,15 @@ expect "e: 200 veth, live: the same memlock" "$want_e"
 session alice "$P_AUTO" "cache=$T/cache/e" debug
 expect "e: 200 veth, the cache written before them: the same memlock" "$want_e"
 expect_log "e: ... and the cache is still valid (the hardware came from it)" 'hardware.*from the cache'
+# a second physical interface: the first one checked sysfs against this namespace, the
+# second is counted on that answer too
+fakesys_physical ph0p || fail "e: fakesys_physical ph0p"
+session alice "$P_AUTO" cache= debug
+if [ "$HARD" -ge $((5 * M)) ]; then
+	expect "e: two physical interfaces: auto = base + 2 + 2 RX queues = 5 MiB" "rc=PAM_SUCCESS soft=$((5 * M)) hard=$HARD exit=0"
+else
+	expect_log "e: two physical interfaces: auto counts 4 RX queues" '4 copy-mode XDP RX queues'
+fi
 fakesys_reset
 
 # =============================================================================================
