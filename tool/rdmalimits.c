@@ -175,8 +175,8 @@ static const struct opt_def {
         { "probe-timeout", required_argument, 0, false, OPT_PROBE_TIMEOUT, ACT_SECONDS, F(probe_timeout), "SECONDS",
           { { "status/doctor", "kill a probe child (it runs as the user) that has not answered in\n"
                                "SECONDS (default 5); all the probes of one run stop after 6 times that" },
-            { "verify", "with --ssh: give up a login that has not answered in SECONDS (default 60):\n"
-                        "the user's start-up files run before the command" } } },
+            { "verify", "give up a session (its modules read the user's files) or, with --ssh, a\n"
+                        "login that has not answered in SECONDS (default 60)" } } },
         { "help", no_argument, 'h', false, 0, ACT_HELP, 0, NULL, { { NULL, "display this help" } } },
         { "version", no_argument, 'V', false, 0, ACT_VERSION, 0, NULL, { { NULL, "display version" } } },
 #undef F
