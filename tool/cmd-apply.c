@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "apply.h"
 #include "dropin.h"
 #include "fsutil.h"
 #include "hw.h"
@@ -153,7 +154,7 @@ enum {
         LOSS_STOP = 4,           /* a '-' line stops pam_limits before */
         LOSS_FAILS = 8,          /* pam_limits fails or refuses the session */
         LOSS_CLAMPED = 16,       /* the soft value is above the hard limit another entry sets */
-        LOSS_POLICY = 32,        /* pam_rdmalimit runs after pam_limits and lowers it (lower = true) */
+        LOSS_POLICY = 32,        /* pam_rdmalimit runs after pam_limits and sets another value */
 };
 
 struct effect {
@@ -167,90 +168,119 @@ struct effect {
 };
 
 /*
- * The policy pam_rdmalimit reads (--conf, else the default) and whether a session stack has the
- * module after pam_limits: a rule with lower = true that sets less than the entry ends every
- * session of such a stack below the entry.  Loaded once, when an entry is checked.
+ * The policies the pam_rdmalimit lines that follow a pam_limits line in a session stack read
+ * (each line's conf=, else the default), with the hardware each sees for "auto": a rule that
+ * raises memlock above the entry, or with lower = true sets less, ends every session of such a
+ * stack with another value than the entry's.  Loaded once, when an entry is checked.
  */
-struct module_view {
-        bool loaded;
+#define MODULE_VIEW_MAX 8
+
+struct module_copy {
+        char *path;              /* the policy's path, as the line reads it */
+        char service[256];       /* the first service whose stack has the line */
         struct policy *p;        /* NULL: none the module can use */
-        struct hw_summary *hw;   /* for "auto" */
-        bool runs;               /* a service's session stack has pam_rdmalimit after pam_limits */
-        char runs_in[256];       /* the first such service */
+        struct hw_summary *hw;
 };
 
-static int stack_runs_module(const char *service, void *data) {
-        struct module_view *v = ((void **)data)[0];
-        const char *root = ((void **)data)[1];
+struct module_view {
+        bool loaded;
+        struct module_copy v[MODULE_VIEW_MAX];
+        size_t n;
+        const struct ctx *c;
+};
+
+static int module_copy_add(struct module_view *v, const char *service, const struct pam_entry *e) {
+        _cleanup_free_ char *buf = NULL;
+        char refused[512], shown[PATH_MAX];
+        struct login_args a;
+        int cache_r;
+
+        if (session_module_args(e->args, &a, &buf) < 0)
+                return -ENOMEM;
+        for (size_t k = 0; k < v->n; k++)
+                if (streq(v->v[k].path, a.conf))
+                        return 0;
+        if (v->n >= MODULE_VIEW_MAX)
+                return 0;
+        struct module_copy *x = &v->v[v->n];
+        if (!(x->path = strdup(a.conf)))
+                return -ENOMEM;
+        v->n++;
+        snprintf(x->service, sizeof x->service, "%s", service);
+        tool_policy_load(v->c, x->path, &x->p, refused, sizeof refused);
+        if (x->p && policy_uses_hw(x->p))
+                return tool_hw_load(v->c, a.cache_given ? (a.cache ? a.cache : "") : NULL, x->p, &x->hw, shown,
+                                    sizeof shown, &cache_r);
+        return 0;
+}
+
+static int stack_module_copies(const char *service, void *data) {
+        struct module_view *v = data;
         _cleanup_(pam_stack_clear) struct pam_stack st = {};
-        if (v->runs)
-                return 0;   /* one is enough */
-        int r = pam_stack_load(root, service, &st);
+        int r = pam_stack_load(v->c->root, service, &st);
         if (r < 0)
                 return r;
         /* a pam_rdmalimit line after a pam_limits line, both loadable (the order of the lines,
          * not of a walk: jumps are not followed) */
         bool limits = false;
-        for (size_t i = 0; i < st.n && !v->runs; i++) {
+        for (size_t i = 0; i < st.n && r >= 0; i++) {
                 if (st.v[i].unloadable || st.v[i].fails)
                         continue;
                 if (streq(st.v[i].name, "pam_limits"))
                         limits = true;
-                else if (limits && streq(st.v[i].name, "pam_rdmalimit")) {
-                        v->runs = true;
-                        snprintf(v->runs_in, sizeof v->runs_in, "%s", service);
-                }
+                else if (limits && streq(st.v[i].name, "pam_rdmalimit"))
+                        r = module_copy_add(v, service, &st.v[i]);
         }
-        return 0;
+        return r;
 }
 
 static int module_view_load(const struct ctx *c, struct module_view *v) {
-        char refused[512], shown[PATH_MAX];
-        int cache_r;
-
         if (v->loaded)
                 return 0;
         v->loaded = true;
-        tool_policy_load(c, c->policy_path ? c->policy_path : POLICY_PATH, &v->p, refused, sizeof refused);
-        if (!v->p)
-                return 0;
-        void *args[2] = { v, (void *)c->root };
-        int r = pam_for_each_service(c->root, stack_runs_module, args);
-        if (r == -ENOMEM)
-                return r;
-        if (v->runs && policy_uses_hw(v->p))
-                return tool_hw_load(c, NULL, v->p, &v->hw, shown, sizeof shown, &cache_r);
-        return 0;
+        v->c = c;
+        int r = pam_for_each_service(c->root, stack_module_copies, v);
+        return r == -ENOMEM ? r : 0;
 }
 
 static void module_view_clear(struct module_view *v) {
-        policy_free(v->p);
-        hw_summary_free(v->hw);
+        for (size_t k = 0; k < v->n; k++) {
+                free(v->v[k].path);
+                policy_free(v->v[k].p);
+                hw_summary_free(v->v[k].hw);
+        }
         *v = (struct module_view){};
 }
 
-/* The module after pam_limits' pl for user: below it?  A loss text (malloc()ed), NULL. */
+/* Each copy of the module after pam_limits' pl for user: one below it?  A loss text
+ * (malloc()ed), NULL. */
 static char *policy_loss(const struct module_view *v, struct ident *id, const char *user, const struct lc_session *pl,
                          struct effect *f) {
-        struct policy_decision dec = {};
-        bool matched, eperm = false;
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], *loss = NULL;
 
-        if (!v->p || !v->runs || session_module_decide(v->p, v->hw, id, user, &dec, &matched) < 0 || !matched ||
-            !dec.lower)
-                return NULL;
-        struct rl_pair before = { pl->memlock_soft, pl->memlock_hard };
-        struct rl_pair after = rl_after_module(before, (struct rl_pair){ dec.soft, dec.hard }, true, true, &eperm);
-        if (after.soft >= before.soft && after.hard >= before.hard)
-                return NULL;
-        f->losses |= LOSS_POLICY;
-        snprintf(f->policy_file, sizeof f->policy_file, "%s", v->p->path);
-        if (asprintf(&loss, "pam_rdmalimit runs after pam_limits (the %s stack, among others) and its policy %s "
-                     "(line %u, rule %s %s, lower = true) sets soft %s, hard %s", v->runs_in, v->p->path,
-                     dec.rule->line, dec.rule->user ? "user" : "group", dec.rule->user ? dec.rule->user : dec.rule->group,
-                     size_format(after.soft, a), size_format(after.hard, b)) < 0)
-                return NULL;
-        return loss;
+        for (size_t k = 0; k < v->n; k++) {
+                const struct module_copy *x = &v->v[k];
+                struct policy_decision dec = {};
+                bool matched, eperm = false;
+                if (!x->p || session_module_decide(x->p, x->hw, id, user, &dec, &matched) < 0 || !matched)
+                        continue;
+                /* the service may set any limit (CAP_SYS_RESOURCE), as for the entries */
+                struct rl_pair before = { pl->memlock_soft, pl->memlock_hard };
+                struct rl_pair after = rl_after_module(before, (struct rl_pair){ dec.soft, dec.hard }, dec.lower, true,
+                                                       &eperm);
+                if (after.soft == before.soft && after.hard == before.hard)
+                        continue;
+                f->losses |= LOSS_POLICY;
+                snprintf(f->policy_file, sizeof f->policy_file, "%s", x->p->path);
+                if (asprintf(&loss, "pam_rdmalimit runs after pam_limits (in the %s stack, among others) and its "
+                             "policy %s (line %u, rule %s %s%s) sets soft %s, hard %s", x->service, x->p->path,
+                             dec.rule->line, dec.rule->user ? "user" : "group",
+                             dec.rule->user ? dec.rule->user : dec.rule->group, dec.lower ? ", lower = true" : "",
+                             size_format(after.soft, a), size_format(after.hard, b)) < 0)
+                        return NULL;
+                return loss;
+        }
+        return NULL;
 }
 
 static void effect_clear(struct effect *f) {
@@ -550,8 +580,9 @@ static const char *effect_remedy(const struct effect *f, char buf[static 1024]) 
                 n += (size_t)snprintf(buf + n, size - n, "another entry's hard limit is below the soft value: give "
                                       "a hard value too (SIZE sets both), or raise that entry; ");
         if ((f->losses & LOSS_POLICY) && n < size)
-                n += (size_t)snprintf(buf + n, size - n, "pam_rdmalimit's policy lowers memlock after pam_limits: "
-                                      "raise its rule, or set lower = false in %s; ", f->policy_file);
+                n += (size_t)snprintf(buf + n, size - n, "pam_rdmalimit's policy sets memlock after pam_limits: "
+                                      "give the value in its rule instead, or change the rule (or its lower = true) "
+                                      "in %s; ", f->policy_file);
         if ((f->losses & LOSS_LATER) && n < size)
                 n += (size_t)snprintf(buf + n, size - n, "an entry of the same rank in a file read later wins: "
                                       "change or remove it, or write to a --file whose name sorts after %s; ",

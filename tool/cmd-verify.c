@@ -2,11 +2,14 @@
 /* verify: open a real session (PAM, or an ssh login) and compare with explain. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -57,11 +60,73 @@ static long verify_timeout(const struct ctx *c) {
         return (c->given & OPT_PROBE_TIMEOUT) ? (long)c->probe_timeout : VERIFY_TIMEOUT_S;
 }
 
+#define KILL_REAP_MS 5000
+
+/* SIGKILL and reap every child of this process: those the killed session left, which this
+ * process (a subreaper) inherited, however they left its process group (pam_exec's command
+ * calls setsid()).  A child that appears meanwhile is taken in the next round. */
+static void kill_children(void) {
+        /* this process as /proc numbers it (a /proc of another PID namespace than ours numbers
+         * it otherwise than getpid()) */
+        char me[32];
+        uint64_t self;
+        ssize_t l = readlink("/proc/self", me, sizeof me - 1);
+        if (l <= 0)
+                return;
+        me[l] = '\0';
+        if (parse_u64(me, &self) < 0)
+                return;
+        for (unsigned round = 0; round < 16; round++) {
+                bool any = false;
+                DIR *d = opendir("/proc");
+                struct dirent *de;
+                if (!d)
+                        return;
+                while ((de = readdir(d))) {
+                        uint64_t pid;
+                        char path[64], buf[512];
+                        if (parse_u64(de->d_name, &pid) < 0 || pid == 0 || pid > INT_MAX)
+                                continue;
+                        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+                        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+                        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
+                        if (n <= 0)
+                                continue;
+                        buf[n] = '\0';
+                        /* "PID (COMM) STATE PPID ...": the name may hold anything, the last ')' ends it */
+                        const char *p = strrchr(buf, ')');
+                        int ppid;
+                        char state;
+                        if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2 || (uint64_t)ppid != self)
+                                continue;
+                        (void)kill((pid_t)pid, SIGKILL);
+                        any = true;
+                }
+                closedir(d);
+                /* reaped, each within a bounded time: a killed process a user's FUSE mount
+                 * holds in the kernel is left to init */
+                uint64_t until = nl_now_ms() + KILL_REAP_MS;
+                for (;;) {
+                        pid_t w = waitpid(-1, NULL, __WALL | WNOHANG);
+                        if (w < 0 && errno == EINTR)
+                                continue;
+                        if (w < 0 || (w == 0 && nl_now_ms() >= until))
+                                break;
+                        if (w == 0)
+                                (void)usleep(10000);
+                }
+                if (!any)
+                        return;
+        }
+}
+
 /*
  * In a child process, like a login service: pam_start, open_session, getrlimit.  The modules
  * read what the user controls (pam_env: ~/.pam_environment, which can be a FIFO nobody
- * writes), so the child has timeout_s seconds: then it and whatever it started (its own
- * process group, root's) are killed, and ret->no_session says why.
+ * writes), so the child has timeout_s seconds: then it and whatever it started are killed, and
+ * ret->no_session says why.  What it started may have left its process group (pam_exec's
+ * command runs in a session of its own): this process is their subreaper while the session
+ * runs, and kills every child it is left with.
  */
 static int pam_session(const char *service, const char *user, long timeout_s, struct session_result *ret) {
         int fds[2];
@@ -69,6 +134,7 @@ static int pam_session(const char *service, const char *user, long timeout_s, st
 
         if (pipe2(fds, O_CLOEXEC) < 0)
                 return negative_errno();
+        (void)prctl(PR_SET_CHILD_SUBREAPER, 1);
         pid = fork();
         if (pid < 0) {
                 close(fds[0]);
@@ -127,6 +193,9 @@ static int pam_session(const char *service, const char *user, long timeout_s, st
         int st;
         while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
                 ;
+        if (timed_out)
+                kill_children();
+        (void)prctl(PR_SET_CHILD_SUBREAPER, 0);
         if (timed_out) {
                 *ret = (struct session_result){ .no_session = true };
                 snprintf(ret->pam_error, sizeof ret->pam_error, "the PAM session of %s (service %s) did not answer "

@@ -913,6 +913,11 @@ static int read_file(struct builder *b, const char *rel, const char *path, const
         /* A link to /dev/null is the usual way to mask a file, and pam_limits reads it as
          * empty.  Under --root the tree's links resolve inside the tree, where /dev/null is not
          * the device: the link itself says what pam_limits would read. */
+        /* "conf=" alone: fopen("") fails with ENOENT (inside a root, "" would be the root) */
+        if (!*rel) {
+                f->open_error = -ENOENT;
+                return 0;
+        }
         char target[32];
         if (b->t->root && fs_readlink_in_root(b->t->root, rel, target, sizeof target) > 0 &&
             streq(target, "/dev/null")) {

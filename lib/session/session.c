@@ -1462,6 +1462,7 @@ static int run_stack(const struct session_input *in, struct session_model *m, co
         bool set = false;
         const struct lc_line *jail = NULL;
         const struct lc_tree *jail_tree = NULL;
+        size_t jail_from = 0;
         for (size_t i = 0; i < m->run.n_run; i++) {
                 size_t e = m->run.run[i];
                 const char *name = m->stack.v[e].name;
@@ -1479,14 +1480,17 @@ static int run_stack(const struct session_input *in, struct session_model *m, co
                         }
                         /* Debian's chroot item: the rest of the stack runs inside (a chroot
                          * that fails refuses the session: nothing runs after) */
-                        if (ts->v[ts->of[e]].res.chroot && ts->v[ts->of[e]].pl.kind != LC_SESSION_REFUSED) {
+                        if (ts->v[ts->of[e]].res.chroot && ts->v[ts->of[e]].pl.kind != LC_SESSION_REFUSED &&
+                            !jail) {
                                 jail = ts->v[ts->of[e]].res.chroot;
                                 jail_tree = ts->v[ts->of[e]].t;
+                                jail_from = i;
                         }
                 } else if (streq(name, "pam_rdmalimit") && jail) {
                         if (!m->jail) {
                                 m->jail = jail;
                                 m->jail_tree = jail_tree;
+                                m->jail_from = jail_from;
                                 m->jail_module = (long)e;
                                 if ((r = jail_has_policy(in, jail->value, m->stack.v[e].args)) < 0)
                                         return r;
@@ -1578,16 +1582,51 @@ int session_model_build(const struct session_input *in, struct session_model *re
                 r = -ENOMEM;
                 goto fail;
         }
-        r = stack_run_walk_cond(&m.stack, rets, limits_ret_of(&ts.v[0].res, &m.pl), mrets,
-                                m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, crets, &m.run);
-        if (r < 0)
-                goto fail;
-        if (stack_known(&m.stack))
-                m.order = session_walk_order(&m.run);
-        else
-                m.order = SESSION_NO_STACK;
-        if ((r = run_stack(in, &m, &ts, &ms, &cur, &known, &limits_ran, &last)) < 0)
-                goto fail;
+        /* A second pass when a pam_rdmalimit line ran inside the directory of Debian's chroot
+         * item, which has no policy there: the module returns what it returns without one
+         * (PAM_IGNORE, strict PAM_SESSION_ERR), not the host policy's answer, and the walk
+         * follows that. */
+        for (unsigned pass = 0;; pass++) {
+                r = stack_run_walk_cond(&m.stack, rets, limits_ret_of(&ts.v[0].res, &m.pl), mrets,
+                                        m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, crets, &m.run);
+                if (r < 0)
+                        goto fail;
+                if (stack_known(&m.stack))
+                        m.order = session_walk_order(&m.run);
+                else
+                        m.order = SESSION_NO_STACK;
+                if ((r = run_stack(in, &m, &ts, &ms, &cur, &known, &limits_ran, &last)) < 0)
+                        goto fail;
+                if (pass > 0 || !m.jail || m.jail_policy || !mrets)
+                        break;
+                bool changed = false;
+                for (size_t k = m.jail_from + 1; k < m.run.n_run; k++) {
+                        size_t e = m.run.run[k];
+                        enum pam_ret jr;
+                        if (!streq(m.stack.v[e].name, "pam_rdmalimit") || m.stack.v[e].unloadable)
+                                continue;
+                        if ((r = session_module_ret(m.stack.v[e].args, NULL, false, &jr)) < 0)
+                                goto fail;
+                        changed |= mrets[e] != jr;
+                        mrets[e] = jr;
+                }
+                if (!changed)
+                        break;
+                /* again from the start, with the module's answers inside the directory */
+                stack_run_clear(&m.run);
+                m.dec = ms.v[0].dec;
+                m.module_matched = ms.v[0].matched;
+                m.module_entry = m.jail_module = -1;
+                m.module_ran = m.module_eperm = m.limits_before_module = false;
+                m.jail = NULL;
+                m.jail_tree = NULL;
+                m.jail_policy = false;
+                known = m.start_known;
+                cur = m.start;
+                m.pl = ts.v[0].pl;
+                limits_ran = false;
+                last = 0;
+        }
         /* copies ran and none set memlock: the decision shown is the last one's */
         if (m.module_entry < 0 && stack_known(&m.stack) && m.run.last_module >= 0) {
                 m.dec = ms.v[ms.of[m.run.last_module]].dec;

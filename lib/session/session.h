@@ -317,6 +317,8 @@ struct session_model {
         const struct lc_line *jail;      /* the chroot line; NULL: no module ran inside one */
         const struct lc_tree *jail_tree; /* the tree the line is in */
         long jail_module;                /* the first pam_rdmalimit entry that ran inside */
+        size_t jail_from;                /* the position in run.run of the pam_limits run that
+                                          * chrooted */
         bool jail_policy;                /* the directory has a file at the module's policy path */
 };
 

@@ -17,7 +17,8 @@
 #      server's: sshd does not end a command when its client goes).
 #   6. another module's message about memlock is not the module's (told_user).
 #   7. verify's own PAM session held by a FIFO the user made (~/.pam_environment, pam_env):
-#      verify gives up after --probe-timeout seconds and kills it.
+#      verify gives up after --probe-timeout seconds and kills it, and what it started even in
+#      a session of its own (pam_exec).
 # Root only.
 set -u
 
@@ -133,5 +134,13 @@ check "... and the session's process is gone (nothing waits on the FIFO)" sh -c 
 rm -f "$home/.pam_environment"
 "$RDMALIMITS" verify vother --service env-svc --probe-timeout 2 </dev/null >"$tmp/nofifo" 2>&1
 check "without the FIFO the same verify opens the session (exit 0)" test $? = 0
+# ... and what the session started in a session of its own (pam_exec's command calls setsid())
+# is killed with it: it used to stay, root's, for as long as it liked
+printf 'auth sufficient pam_permit.so\naccount required pam_permit.so\nsession optional pam_exec.so /bin/sleep 4747\nsession required pam_limits.so\n' \
+	>/etc/pam.d/exec-svc
+"$RDMALIMITS" verify vother --service exec-svc --probe-timeout 2 </dev/null >"$tmp/exec" 2>&1
+check "pam_exec's command holds the session: cannot verify after 2 s (exit 1)" test $? = 1
+check "... and the command, in a session of its own, is gone too" sh -c '! pgrep -f "^/bin/sleep 4747\$" >/dev/null'
+pkill -KILL -f "^/bin/sleep 4747$" 2>/dev/null
 sandbox_sshd_stop
 exit 0

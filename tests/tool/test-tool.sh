@@ -660,6 +660,31 @@ check "chroot to a file: session refused" grep -q 'chroot to /etc/passwd fails (
 "$RDMALIMITS" --root "$R" --flavour rhel-9 explain --json alice > "$T/out"
 check "chroot is Debian's only: RHEL's module ignores the item" grep -q '"session": "limits"' "$T/out"
 
+# --- pam_limits' "conf=" with nothing after it under --root: the file "", which fopen() cannot
+# open (it is not the root of the tree, which the reader opened and read as an empty file)
+mkroot
+mkdir -p "$R/etc/pam.d" "$R/lib/x86_64-linux-gnu/security"
+for m in pam_permit pam_limits pam_rdmalimit; do : > "$R/lib/x86_64-linux-gnu/security/$m.so"; done
+printf 'session required pam_limits.so conf=\n' > "$R/etc/pam.d/su"
+rl --json explain alice --service su > "$T/out"
+check "--root: conf= alone fails the session (PAM_SERVICE_ERR)" grep -q '"session": "fails"' "$T/out"
+rl check > "$T/out" 2>&1
+check "--root: check names the line" grep -q 'etc/pam.d/su:1: error: pam_limits reads "" (an empty conf=)' "$T/out"
+
+# --- apply against the policy each pam_rdmalimit line reads (its conf=, not the default)
+mkroot
+mkdir -p "$R/etc/pam.d" "$R/lib/x86_64-linux-gnu/security"
+for m in pam_permit pam_limits pam_rdmalimit; do : > "$R/lib/x86_64-linux-gnu/security/$m.so"; done
+printf 'session required pam_limits.so\nsession optional pam_rdmalimit.so conf=/etc/security/site.conf\n' > "$R/etc/pam.d/su"
+printf 'version = 1;\nlower = true;\nrules = ( { user = "alice"; memlock = "1M"; } );\n' > "$R/etc/security/site.conf"
+rl apply alice 6M > "$T/out" 2>&1
+check "apply: the su line's policy (conf=) lowers alice: exit 4" test $? -eq 4
+check "... naming that policy" grep -q 'etc/security/site.conf' "$T/out"
+printf 'version = 1;\nrules = ( );\n' > "$R/etc/security/site.conf"
+printf 'version = 1;\nlower = true;\nrules = ( { user = "alice"; memlock = "1M"; } );\n' > "$R/etc/security/rdmalimit.conf"
+rl apply alice 6M --check > "$T/out" 2>&1
+check "apply: the default policy, which no line reads, is not asked (exit 3: it would write)" test $? -eq 3
+
 # --- --help and --version
 "$RDMALIMITS" --help > "$T/out"
 check "--help exits 0 and names every command" grep -q "explain" "$T/out"
