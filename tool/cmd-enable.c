@@ -65,6 +65,8 @@ struct target {
 struct run {
         const struct ctx *c;
         bool disabling;
+        bool after_tools;        /* the distribution's tools have run: a refusal no longer means
+                                  * that nothing was written */
         int pamfd, lockfd, profilefd;
         struct target *t;
         size_t nt, t_cap;
@@ -388,9 +390,59 @@ static int check_module_runs(struct run *r, const struct target *t, const char *
                 return 0;
         }
         run_error(r, "%s: pam_rdmalimit would not run after pam_limits in the %s session stack%s: %s%s; "
-                  "rdmalimits enable cannot make it run there (nothing written)", t->display, name, who, why,
-                  limits ? "" : " (pam_limits does not run either)");
+                  "rdmalimits enable cannot make it run there (%s)", t->display, name, who, why,
+                  limits ? "" : " (pam_limits does not run either)",
+                  r->after_tools ? "pam-auth-update added it to the shared stack, which this one does not reach"
+                                 : "nothing written");
         return -1;
+}
+
+/* Do the files pam-auth-update writes for the profile (Session-Type: Additional) hold the
+ * module now?  It exits 0 and writes nothing when a file has changes of an admin in its block
+ * ("Local modifications to /etc/pam.d/common-*, not updating").  Then, for each service found
+ * not to need a line of its own ("not needed": the shared stack it runs after its pam_limits
+ * gets the module), does the module now run after pam_limits: its stack may end before the
+ * shared one (a sufficient line).  0, or CMD_FINDINGS, said. */
+static int check_after_pau(struct run *r) {
+        static const char *const shared[] = { "common-session", "common-session-noninteractive" };
+        for (size_t i = 0; i < ELEMENTSOF(shared); i++) {
+                _cleanup_(pam_stack_clear) struct pam_stack st = {};
+                bool found = false;
+                if (pam_stack_load_phase(r->c->root, shared[i], "session", &st) < 0)
+                        return log_oom();
+                if (st.error == -ENOENT)
+                        continue;
+                for (size_t k = 0; k < st.n && !found; k++)
+                        found = streq(st.v[k].name, "pam_rdmalimit");
+                if (!found) {
+                        log_error("pam-auth-update --enable rdmalimit exited 0, but %s/%s has no pam_rdmalimit line: "
+                                  "pam-auth-update leaves a file whose managed block an admin changed as it is (it "
+                                  "says \"Local modifications to /etc/pam.d/common-*, not updating\"); add the line "
+                                  "after pam_limits by hand, or run 'pam-auth-update --force --enable rdmalimit', "
+                                  "which replaces the admin's changes", shown(r->c, PAM_DIR), shared[i]);
+                        for (size_t j = 0; j < r->nt; j++)
+                                if (strncmp(r->t[j].note, "not needed", 10) == 0)
+                                        snprintf(r->t[j].note, sizeof r->t[j].note, "NOT covered: the shared stack "
+                                                 "its pam_limits runs before has no pam_rdmalimit (pam-auth-update "
+                                                 "changed nothing, above)");
+                        return CMD_FINDINGS;
+                }
+        }
+        r->after_tools = true;
+        unsigned before = r->errors;
+        for (size_t i = 0; i < r->nt; i++) {
+                struct target *t = &r->t[i];
+                if (strncmp(t->note, "not needed", 10) != 0 || !t->old)
+                        continue;
+                unsigned had = r->errors;
+                if (check_module_runs(r, t, t->name, t->old) < 0) {
+                        if (r->errors == had)
+                                return log_oom();
+                        snprintf(t->note, sizeof t->note, "NOT covered: the shared stack has pam_rdmalimit now, but "
+                                 "this stack does not run it after pam_limits (above)");
+                }
+        }
+        return r->errors > before ? CMD_FINDINGS : 0;
 }
 
 static void plan_enable(struct run *r, const char *name, bool explicit) {
@@ -1255,6 +1307,8 @@ static int enable_disable(const struct ctx *c, bool disabling) {
                         return k;       /* said, and what was written put back: nothing to report */
                 if (!fs_root_is_set(c->root))
                         k = run_mechanisms(r, &ran);
+                if (k == 0 && ran && r->run_pau && !r->disabling)
+                        k = check_after_pau(r);
                 /* the new profile's files were put back if they could not all be written */
                 if (k < 0) {
                         free(diff);
