@@ -145,6 +145,7 @@ static int edit_begin(const struct ctx *c, struct edit *e, bool apply) {
  * must hold every slot it sets.  Nothing is written before this is known.
  */
 #define EFFECT_USERS 50
+#define EFFECT_NAMED 200   /* and at most this many more, named by other lines */
 #define EFFECT_SHOWN 8
 
 /* Why another entry wins, which decides the remedy that works. */
@@ -510,6 +511,10 @@ static int entry_findings(const struct ctx *c, const struct lc_tree *t, struct i
         return 0;
 }
 
+static void names_checked_clear(struct strmap *m) {
+        strmap_clear(m, NULL);
+}
+
 static int check_effect(const struct ctx *c, const struct edit *e, const char *text, const char *domain,
                         struct effect *ret) {
         struct lc_edit ed = { .name = e->name, .text = text, .len = strlen(text) };
@@ -540,12 +545,30 @@ static int check_effect(const struct ctx *c, const struct edit *e, const char *t
                 r = passwd_names(id, &names, &n_names);
         if (r >= 0 && line)
                 r = module_view_load(c, &mv);
+        _cleanup_(names_checked_clear) struct strmap checked = {};
         for (size_t i = 0; r >= 0 && line && i < n_names && ret->users < EFFECT_USERS; i++) {
                 const struct id_user *u;
                 int rank;
                 if (ident_user(id, names[i], &u) < 0 || (rank = lc_line_match(t, id, u, line)) < 0)
                         continue;
+                if (strmap_put(&checked, names[i], (void *)1) < 0)
+                        r = -ENOMEM;
                 effect_user(t, id, &base, &svc, names[i], slots, ours, line, rank, &mv, ret);
+        }
+        /* past the first EFFECT_USERS: every user another line names by name is checked too, the
+         * users whose own line may win over the entry */
+        for (size_t i = 0; r >= 0 && line && i < t->n_lines && ret->users < EFFECT_USERS + EFFECT_NAMED; i++) {
+                const struct lc_line *l = &t->lines[i];
+                const struct id_user *u;
+                int rank;
+                if (l == line || !l->domain || l->range != LC_RANGE_NONE || strchr("@%*", l->domain[0]) ||
+                    strmap_get(&checked, l->domain))
+                        continue;
+                if (ident_user(id, l->domain, &u) < 0 || (rank = lc_line_match(t, id, u, line)) < 0)
+                        continue;
+                if (strmap_put(&checked, l->domain, (void *)1) < 0)
+                        r = -ENOMEM;
+                effect_user(t, id, &base, &svc, l->domain, slots, ours, line, rank, &mv, ret);
         }
         /* a named user NSS cannot enumerate (LDAP without enumeration) is still checked */
         if (r >= 0 && line && ret->users == 0 && domain[0] != '@' && !strchr(domain, ':') && !streq(domain, "*")) {

@@ -255,6 +255,11 @@ static bool restart_helps(const struct pid_view *v) {
         return !v->sess_known || v->soft < v->sess.soft || v->hard < v->sess.hard;
 }
 
+/* Does a new session give it exactly what it has?  (Not below, not the same: it has more.) */
+static bool same_as_new(const struct pid_view *v) {
+        return v->sess_known && v->soft == v->sess.soft && v->hard == v->sess.hard;
+}
+
 /* Started before the configuration changed? */
 static int pid_check_stale(struct doc *d, struct pid_view *v) {
         struct timespec newest;
@@ -266,10 +271,17 @@ static int pid_check_stale(struct doc *d, struct pid_view *v) {
         if (proc_start(v->pid, &start) < 0 || !what || newest.tv_sec <= start + 1)
                 return 0;
         v->stale = true;
-        if (!restart_helps(v)) {
+        if (same_as_new(v)) {
                 ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
                     "started %s, before %s changed (%s); a new %s session of %s gets the same memlock, so a restart "
                     "does not change it",
+                    fmt_time(start, ts1, sizeof ts1), what, fmt_time(newest.tv_sec, ts2, sizeof ts2), v->service, v->user);
+                return 0;
+        }
+        if (!restart_helps(v)) {
+                ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
+                    "started %s, before %s changed (%s); a new %s session of %s gets less memlock: a restart would "
+                    "lower it",
                     fmt_time(start, ts1, sizeof ts1), what, fmt_time(newest.tv_sec, ts2, sizeof ts2), v->service, v->user);
                 return 0;
         }
@@ -304,6 +316,19 @@ static int pid_compare_session(struct doc *d, const struct pid_view *v) {
                     "in the %s session of pid %d",
                     fmt_pair(v->soft, v->hard, pair), v->service, v->user, who, fmt_pair(s->soft, s->hard, pair2),
                     v->user, v->service, by, v->service, (int)v->opener);
+                return 1;
+        }
+        if (!same_as_new(v)) {
+                /* more than a new session gets: opened under another configuration, or it raised
+                 * its own limit; a restart lowers it, and new sessions may fall short */
+                ADD(d, DOCTOR_PROCESSES, s->short_of_target ? DIAG_WARNING : DIAG_INFO, v->where,
+                    s->short_of_target && s->fix[0] ? s->fix : NULL,
+                    "memlock %s is above what a new %s session of %s%s gets now (%s: explain %s --service %s%s): its "
+                    "session was opened under another configuration, or it raised its own limit; a restart would "
+                    "lower it%s%s",
+                    fmt_pair(v->soft, v->hard, pair), v->service, v->user, who, fmt_pair(s->soft, s->hard, pair2),
+                    v->user, v->service, by, s->short_of_target ? "; a new session falls short of its target: " : "",
+                    s->short_of_target ? s->why : "");
                 return 1;
         }
         if (s->short_of_target) {

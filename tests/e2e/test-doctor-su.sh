@@ -9,7 +9,8 @@
 # session proves each answer: the process's own limits come from it.
 #   1. su from an unprivileged caller with 64 KiB: the su stack runs the module, the process
 #      has the policy's value, doctor says it is what a new su session gets.
-#   2. the policy is raised: doctor says a new su session of that caller gets more.
+#   2. the policy is raised: doctor says a new su session of that caller gets more; lowered,
+#      that the process has more than a new session (it said "OK: what a new session gets").
 #   3. `su -` runs the su-l stack, which has no limits module: the process keeps the
 #      caller's 64 KiB, and doctor says that is what a new su-l session gets.
 #   4. runuser -l from root: the runuser-l session; su run by su: the inner session, whose
@@ -146,6 +147,25 @@ grep -q "WARN sleep (pid $sleeper): memlock" "$tmp/d2" || sed 's/^/#   /' "$tmp/
 got=$(setpriv --reuid="$caller_uid" --regid="$caller_gid" --init-groups \
 	bash -c "ulimit -S -l 64; su e2e-target -c 'ulimit -S -l'" </dev/null 2>&1)
 check "... and a new real su session gets $((V2 / 1024)) KiB ($got)" test "$got" = "$((V2 / 1024))"
+kill_sleep e2e-target
+policy "$V"
+
+# --- 2b. the policy lowered: the process has MORE than a new su session gets.  doctor said "OK:
+# what a new su session gets" and "a restart does not change it"
+as_caller "su e2e-target -c 'exec sleep 300'" &
+sleeper=$(wait_pid e2e-target) || { fail "su e2e-target started sleep (2b)"; done_testing; exit 1; }
+su=$(su_of "$sleeper" "$(readlink -f "$SU")")
+caller=$(parent "$su")
+V3=$((V - 512 * 1024))
+policy "$V3"
+"$RDMALIMITS" doctor --pid "$sleeper" >"$tmp/d2b" 2>&1
+check "doctor --pid after the policy was lowered: above what a new su session gets, a restart lowers it" \
+	grep -qF "INFO sleep (pid $sleeper): memlock soft $((KIB / 1024)) MiB, hard $((H / 1048576)) MiB is above what a new su session of e2e-target run by pid $caller gets now (soft $((V3 / 1024)) KiB" "$tmp/d2b"
+check "... and no OK line says it is what a new session gets" sh -c "! grep -q 'OK   sleep (pid $sleeper)' '$tmp/d2b'"
+grep -q "is above what a new su session" "$tmp/d2b" || sed 's/^/#   /' "$tmp/d2b"
+got=$(setpriv --reuid="$caller_uid" --regid="$caller_gid" --init-groups \
+	bash -c "ulimit -S -l 64; su e2e-target -c 'ulimit -S -l'" </dev/null 2>&1)
+check "... as a new real su session shows: $((V3 / 1024)) KiB ($got)" test "$got" = "$((V3 / 1024))"
 kill_sleep e2e-target
 policy "$V"
 

@@ -685,6 +685,14 @@ printf 'version = 1;\nlower = true;\nrules = ( { user = "alice"; memlock = "1M";
 rl apply alice 6M --check > "$T/out" 2>&1
 check "apply: the default policy, which no line reads, is not asked (exit 3: it would write)" test $? -eq 3
 
+# --- apply '*' checks the first 50 users of passwd, and every user another line names
+mkroot
+for i in $(seq 1 60); do echo "u$i:x:$((3000 + i)):$((3000 + i))::/home/u$i:/bin/sh" >> "$R/etc/passwd"; done
+printf 'u60 hard memlock 1024\n' > "$R/etc/security/limits.d/50-u60.conf"
+rl --json apply '*' 4M > "$T/out" 2>&1
+check "apply '*': the 60th user's own line wins for him: exit 4" test $? -eq 4
+check "... naming him" grep -q 'u60: hard from etc/security/limits.d/50-u60.conf:1' "$T/out"
+
 # --- --help and --version
 "$RDMALIMITS" --help > "$T/out"
 check "--help exits 0 and names every command" grep -q "explain" "$T/out"
