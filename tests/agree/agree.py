@@ -38,7 +38,8 @@ For each tree of gen.py, each service S and user U, with the service process's m
  f. `apply DOMAIN SIZE --root ROOT` (a user or @group of the tree, SIZE a value found
     nowhere else): exit 4 (another entry wins) exactly when, with the entry written
     (--allow-overridden), some user of DOMAIN does not get SIZE from a real session of a
-    stack holding only pam_limits.
+    stack holding only pam_limits, or apply names a user whose value the policy's rules
+    move off SIZE (pam_rdmalimit after pam_limits in a stack of the tree).
 A disagreement that a bug of KNOWN_BUGS explains, proven by its own evidence (a real session
 of a variant of the stack, or the trace), is reported as a TAP TODO with the bug's name;
 any other fails the tree.  Prints one TAP line per tree (numbered from --tap-start + index -
@@ -558,7 +559,24 @@ class Driver:
         if not members:
             return
         why = (j or {}).get("overridden_by") or []
-        if overridden != bool(missed):
+        # apply also counts pam_rdmalimit after pam_limits in a stack of the tree, for a service
+        # that may set any limit: each user it names so must be one the policy's rules (gen.py's
+        # policy_target(), not the tool's code) move off the entry's value
+        policy_users = [(w.split(":")[0], w) for w in why if "pam_rdmalimit runs after pam_limits" in w]
+        for u, w in policy_users:
+            pol = t.policy_2 if "rdmalimit-b.conf" in w and t.policy_2 is not None else t.policy
+            target = t.policy_target(u, pol)
+            if target is None:
+                self.fail("%s: apply %s %dK says pam_rdmalimit changes %s's session, but no rule of the policy "
+                          "matches %s" % (label, domain, kib, u, u), p.stdout + p.stderr)
+                return
+            want = (target[0], target[1]) if target[2] else (max(target[0], size), max(target[1], size))
+            if (min(want[0], want[1]), want[1]) == (size, size):
+                self.fail("%s: apply %s %dK says pam_rdmalimit changes %s's session, but the policy asks %s, which "
+                          "leaves %s" % (label, domain, kib, u, fmt_pair(target[:2]), fmt_pair((size, size))),
+                          p.stdout + p.stderr)
+                return
+        if overridden != bool(missed or policy_users):
             self.fail("%s: apply %s %dK exits %d, but a real session (pam_limits alone) gives %s" % (
                 label, domain, kib, p.returncode, ", ".join("%s %s %s" % (u, r[0], fmt_pair(r[1])) for u, r in got.items())),
                 p.stdout + p.stderr)

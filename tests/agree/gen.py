@@ -396,9 +396,10 @@ class Tree(diffgen.Tree):
         g = next((x for x in self.groups if x[0] == group), None)
         return u is not None and g is not None and (u[2] == g[1] or user in g[2])
 
-    def policy_target(self, user):
-        """(soft, hard, lower) the module sets for user, or None: it leaves the limit alone."""
-        p = self.policy
+    def policy_target(self, user, p=None):
+        """(soft, hard, lower) the module sets for user with policy p (default: the tree's
+        rdmalimit.conf), or None: it leaves the limit alone."""
+        p = p if p is not None else self.policy
         if p is None or not p.usable() or not any(u[0] == user for u in self.users):
             return None
 
