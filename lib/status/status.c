@@ -881,7 +881,13 @@ static void match_sockets(struct status_report *r, const struct xsk_list *diag, 
                         match_diag(r, p, socks, n, &x);
                         continue;
                 }
-                for (size_t k = 0; k < n; k++) {
+                bool stopped = false;
+                for (size_t k = 0; k < n && !stopped; k++) {
+                        /* a user's distinct sockets cost a question each: the bound holds here too */
+                        if (k % FD_SCAN_CLOCK_EVERY == FD_SCAN_CLOCK_EVERY - 1 && nl_now_ms() >= deadline) {
+                                stopped = r->descriptors_stopped = true;
+                                break;
+                        }
                         int v = verdict_get(&verdicts, socks[k].ino);
                         if (v < 0) {
                                 v = socket_is_xdp(p->pid, socks[k].fd, socks[k].ino);
@@ -894,6 +900,10 @@ static void match_sockets(struct status_report *r, const struct xsk_list *diag, 
                                 asked = true;
                         else if (v == -EPERM || v == -EACCES)
                                 refused = true;
+                }
+                if (stopped) {
+                        p->n_xsk = 0;   /* its sockets are unknown, not those asked so far */
+                        break;
                 }
                 if (asked && !refused)
                         p->xsk_method = STATUS_M_PIDFD;
