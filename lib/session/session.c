@@ -1526,6 +1526,69 @@ static int *cond_rets(const struct session_input *in, const struct pam_stack *st
         return v;
 }
 
+/* The answers of the pam_rdmalimit lines that ran inside the directory of Debian's chroot
+ * item where there is no policy (m->jail, !m->jail_policy): those of a module without one, into
+ * mrets; *ret_changed when one differs from what the walk took.  0 or -ENOMEM. */
+static int jail_rets(const struct session_model *m, enum pam_ret *mrets, bool *ret_changed) {
+        *ret_changed = false;
+        if (!m->jail || m->jail_policy || !mrets)
+                return 0;
+        for (size_t k = m->jail_from + 1; k < m->run.n_run; k++) {
+                size_t e = m->run.run[k];
+                enum pam_ret jr;
+                if (!streq(m->stack.v[e].name, "pam_rdmalimit") || m->stack.v[e].unloadable)
+                        continue;
+                if (session_module_ret(m->stack.v[e].args, NULL, false, &jr) < 0)
+                        return -ENOMEM;
+                *ret_changed |= mrets[e] != jr;
+                mrets[e] = jr;
+        }
+        return 0;
+}
+
+/* The model as it was before its walk: the walk and what the stack's runs set, cleared. */
+static void model_restart(struct session_model *m, const struct mod_run *input_copy, const struct lc_session *pl) {
+        stack_run_clear(&m->run);
+        m->dec = input_copy->dec;
+        m->module_matched = input_copy->matched;
+        m->module_entry = m->jail_module = -1;
+        m->module_ran = m->module_eperm = m->limits_before_module = false;
+        m->jail = NULL;
+        m->jail_tree = NULL;
+        m->jail_policy = false;
+        m->pl = *pl;
+}
+
+/* The walk of the stack and the runs along it, from the service's limits (cur, known).  A
+ * second pass when a pam_rdmalimit line ran inside the directory of Debian's chroot item,
+ * which has no policy there: the module returns what it returns without one (PAM_IGNORE,
+ * strict PAM_SESSION_ERR), not the host policy's answer, and the walk follows that.  0 or
+ * -errno. */
+static int walk_and_run(const struct session_input *in, struct session_model *m, const struct trees *ts,
+                        const struct mods *ms, const enum pam_ret *rets, enum pam_ret *mrets, const int *crets,
+                        struct rl_pair *cur, bool *known, bool *limits_ran, size_t *last) {
+        for (unsigned pass = 0;; pass++) {
+                bool again = false;
+                int r = stack_run_walk_cond(&m->stack, rets, limits_ret_of(&ts->v[0].res, &m->pl), mrets,
+                                            m->module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, crets, &m->run);
+                if (r < 0)
+                        return r;
+                m->order = stack_known(&m->stack) ? session_walk_order(&m->run) : SESSION_NO_STACK;
+                if ((r = run_stack(in, m, ts, ms, cur, known, limits_ran, last)) < 0)
+                        return r;
+                if (pass == 0 && (r = jail_rets(m, mrets, &again)) < 0)
+                        return r;
+                if (!again)
+                        return 0;
+                /* again from the start, with the module's answers inside the directory */
+                model_restart(m, &ms->v[0], &ts->v[0].pl);
+                *known = m->start_known;
+                *cur = m->start;
+                *limits_ran = false;
+                *last = 0;
+        }
+}
+
 int session_model_build(const struct session_input *in, struct session_model *ret) {
         struct session_model m = { .run = STACK_RUN_INIT };
         _cleanup_free_ enum pam_ret *rets = NULL, *mrets = NULL;
@@ -1582,51 +1645,8 @@ int session_model_build(const struct session_input *in, struct session_model *re
                 r = -ENOMEM;
                 goto fail;
         }
-        /* A second pass when a pam_rdmalimit line ran inside the directory of Debian's chroot
-         * item, which has no policy there: the module returns what it returns without one
-         * (PAM_IGNORE, strict PAM_SESSION_ERR), not the host policy's answer, and the walk
-         * follows that. */
-        for (unsigned pass = 0;; pass++) {
-                r = stack_run_walk_cond(&m.stack, rets, limits_ret_of(&ts.v[0].res, &m.pl), mrets,
-                                        m.module_matched ? PAM_RET_SUCCESS : PAM_RET_IGNORE, crets, &m.run);
-                if (r < 0)
-                        goto fail;
-                if (stack_known(&m.stack))
-                        m.order = session_walk_order(&m.run);
-                else
-                        m.order = SESSION_NO_STACK;
-                if ((r = run_stack(in, &m, &ts, &ms, &cur, &known, &limits_ran, &last)) < 0)
-                        goto fail;
-                if (pass > 0 || !m.jail || m.jail_policy || !mrets)
-                        break;
-                bool changed = false;
-                for (size_t k = m.jail_from + 1; k < m.run.n_run; k++) {
-                        size_t e = m.run.run[k];
-                        enum pam_ret jr;
-                        if (!streq(m.stack.v[e].name, "pam_rdmalimit") || m.stack.v[e].unloadable)
-                                continue;
-                        if ((r = session_module_ret(m.stack.v[e].args, NULL, false, &jr)) < 0)
-                                goto fail;
-                        changed |= mrets[e] != jr;
-                        mrets[e] = jr;
-                }
-                if (!changed)
-                        break;
-                /* again from the start, with the module's answers inside the directory */
-                stack_run_clear(&m.run);
-                m.dec = ms.v[0].dec;
-                m.module_matched = ms.v[0].matched;
-                m.module_entry = m.jail_module = -1;
-                m.module_ran = m.module_eperm = m.limits_before_module = false;
-                m.jail = NULL;
-                m.jail_tree = NULL;
-                m.jail_policy = false;
-                known = m.start_known;
-                cur = m.start;
-                m.pl = ts.v[0].pl;
-                limits_ran = false;
-                last = 0;
-        }
+        if ((r = walk_and_run(in, &m, &ts, &ms, rets, mrets, crets, &cur, &known, &limits_ran, &last)) < 0)
+                goto fail;
         /* copies ran and none set memlock: the decision shown is the last one's */
         if (m.module_entry < 0 && stack_known(&m.stack) && m.run.last_module >= 0) {
                 m.dec = ms.v[ms.of[m.run.last_module]].dec;

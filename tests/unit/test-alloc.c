@@ -90,6 +90,8 @@ static int setup(void **state) {
                 /* a service without session lines: libpam runs other's */
                 { "etc/pam.d/other", "session required pam_permit.so\nsession include extra\n" },
                 { "etc/pam.d/authonly", "auth required pam_permit.so\n" },
+                /* a line without a module: libpam's handler that always fails, its control kept */
+                { "etc/pam.d/nomodule", "session requisite\nsession required pam_permit.so\n" },
                 { "etc/pam.d/svc", "@include common-session\n"
                                    "session include extra\n"
                                    "session substack extra\n"
@@ -402,6 +404,29 @@ static void test_pamstack_other(void **state) {
                 if (s.error == 0 && !(s.other && s.n == 2))
                         fail_msg("allocation %lu failing: %zu entries, other %d", n, s.n, s.other);
                 if (s.error != 0)
+                        assert_int_equal(s.error, -ENOMEM);
+                pam_stack_clear(&s);
+        }
+}
+
+/* A line libpam makes a handler that always fails keeps its control: a failure in copying it
+ * is the result, never an entry without one */
+static void test_pamstack_failing(void **state) {
+        (void)state;
+        SWEEP(n, hit) {
+                struct pam_stack s;
+                arm(n);
+                int r = pam_stack_load(root, "nomodule", &s);
+                hit = disarm();
+                if (r < 0) {
+                        assert_int_equal(r, -ENOMEM);
+                        continue;
+                }
+                if (s.error == 0) {
+                        if (s.n != 2 || !s.v[0].fails || !s.v[0].control)
+                                fail_msg("allocation %lu failing: %zu entries", n, s.n);
+                        assert_string_equal(s.v[0].control, "requisite");
+                } else
                         assert_int_equal(s.error, -ENOMEM);
                 pam_stack_clear(&s);
         }
@@ -1040,7 +1065,7 @@ static void test_session_walks(void **state) {
 }
 
 UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_diag), cmocka_unit_test(test_strmap),
-          cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_pamstack_other), cmocka_unit_test(test_pamstack_aborts), cmocka_unit_test(test_keep_jumps),
+          cmocka_unit_test(test_hwcache), cmocka_unit_test(test_hwcache_format), cmocka_unit_test(test_ident), cmocka_unit_test(test_pamstack), cmocka_unit_test(test_pamstack_other), cmocka_unit_test(test_pamstack_failing), cmocka_unit_test(test_pamstack_aborts), cmocka_unit_test(test_keep_jumps),
           cmocka_unit_test(test_policy), cmocka_unit_test(test_pammod), cmocka_unit_test(test_cfgparse),
           cmocka_unit_test(test_session_model), cmocka_unit_test(test_session_walks), cmocka_unit_test(test_check), cmocka_unit_test(test_resolve_prepared),
           cmocka_unit_test(test_sshdconf))
