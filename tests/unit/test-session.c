@@ -1208,6 +1208,14 @@ static void test_walks_every_user(void **state) {
         assert_true(session_line_never_succeeds(&w, &l, &st.v[4]));     /* no rule */
         assert_true(session_line_never_succeeds(&w, &l, &st.v[5]));     /* no policy */
         assert_false(session_line_never_succeeds(&w, &l, &st.v[6]));
+        /* a line libpam cannot load, or without the session's function (PAM_MODULE_UNKNOWN),
+         * and a handler that always fails, succeed for no user, whatever the module */
+        struct pam_entry x = st.v[6];
+        x.unloadable = true;
+        assert_true(session_line_never_succeeds(&w, &l, &x));
+        x.unloadable = false;
+        x.fails = true;
+        assert_true(session_line_never_succeeds(&w, &l, &x));
         session_walks_clear(&w);
         pam_stack_clear(&st);
 
