@@ -445,6 +445,69 @@ static int check_after_pau(struct run *r) {
         return r->errors > before ? CMD_FINDINGS : 0;
 }
 
+/* Is e a line of a shared stack the distribution's tool manages (where it adds the module)? */
+static bool in_shared(const struct pam_entry *e) {
+        const char *b = strrchr(e->file, '/');
+        b = b ? b + 1 : e->file;
+        return streq(b, "common-session") || streq(b, "common-session-noninteractive");
+}
+
+/*
+ * A stack whose pam_limits runs before the shared stack is "not needed" when the module the
+ * tool adds at the end of the shared stack's block runs after that pam_limits: the walk of
+ * every user a policy has a rule for reaches the shared stack's last line after its last
+ * pam_limits.  A stack that ends first (a sufficient line after pam_limits) never runs it:
+ * refused, naming where it ends (a path that rests on a module the model cannot know: a
+ * warning).  0, or -1 when refused.
+ */
+static int check_reaches_shared(struct run *r, const struct target *t, const char *name) {
+        _cleanup_(pam_stack_clear) struct pam_stack st = {};
+        _cleanup_(session_walks_clear) struct session_walks w = {};
+        struct session_lines lines = tool_session_lines(&r->reads);
+        long last_shared = -1;
+
+        if (pam_stack_load_text(r->c->root, name, t->old, &st) < 0 || session_walks_every_user(&st, &lines, &w) < 0) {
+                run_oom(r);
+                return -1;
+        }
+        if (st.error || st.include_error)
+                return 0;   /* reported elsewhere */
+        for (size_t i = 0; i < st.n; i++)
+                if (in_shared(&st.v[i]))
+                        last_shared = (long)i;
+        if (last_shared < 0)
+                return 0;
+        for (size_t j = 0; j < w.n; j++) {
+                const struct stack_run *run = &w.v[j].run;
+                bool limits = false, reached = false;
+                for (size_t k = 0; k < run->n_run && !reached; k++) {
+                        limits |= (long)run->run[k] == run->last_limits;
+                        reached = limits && (long)run->run[k] == last_shared;
+                }
+                if (reached || run->last_limits < 0)
+                        continue;
+                char why[PAMEDIT_WHERE_MAX + 128] = "the stack ends before it";
+                if (run->ended_at >= 0) {
+                        const struct pam_entry *e = &st.v[run->ended_at];
+                        snprintf(why, sizeof why, "%s:%u '%s %s' ends the stack", e->file, e->line, e->control,
+                                 e->module);
+                } else if (run->failed)
+                        snprintf(why, sizeof why, "the stack fails before it");
+                if (run->assumed) {
+                        log_warning(r->c, "%s: if the modules whose results rdmalimits cannot know succeed, the %s "
+                                    "stack does not reach the end of the shared stack after pam_limits (%s): the "
+                                    "module the distribution's tool adds there would not run; check the stack",
+                                    t->display, name, why);
+                        return 0;
+                }
+                run_error(r, "%s: pam_rdmalimit, which the distribution's tool adds at the end of the shared stack, "
+                          "would not run after pam_limits in the %s session stack: %s; rdmalimits enable cannot "
+                          "make it run there (nothing written)", t->display, name, why);
+                return -1;
+        }
+        return 0;
+}
+
 static void plan_enable(struct run *r, const char *name, bool explicit) {
         const struct ctx *c = r->c;
         struct target *t = service_target(r, name, explicit);
@@ -472,10 +535,12 @@ static void plan_enable(struct run *r, const char *name, bool explicit) {
                 return;
         }
         if (p.verdict == PAM_V_INSERT && !explicit && !p.after_managed) {
-                if (p.managed_later)
+                if (p.managed_later) {
+                        if (check_reaches_shared(r, t, name) < 0)
+                                return;
                         snprintf(t->note, sizeof t->note, "not needed: its pam_limits (%s) runs before the shared "
                                  "stack the distribution's tool manages", p.limits_where);
-                else
+                } else
                         snprintf(t->note, sizeof t->note, "not changed: its pam_limits (%s) runs without a shared "
                                  "stack; 'rdmalimits enable --service %s' adds the module there", p.limits_where, name);
                 return;

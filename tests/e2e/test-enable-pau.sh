@@ -9,7 +9,7 @@
 #      policy value.
 #   2. a su stack that ends after its pam_limits (sufficient pam_permit): enable said "not
 #      needed" and exited 0 without walking the stack the shared one joins; su never runs the
-#      module.
+#      module.  Now refused before anything is written, with --check too.
 #   3. a clean stack: enable exits 0 and su gets the policy's value (the success is true).
 # Root only.
 set -u
@@ -81,11 +81,15 @@ check "... and indeed the real su gets pam_limits' values, not the policy's 4 Mi
 # --- 2. a su stack that ends after its pam_limits
 clean
 sed -i 's/^session[[:space:]]*required[[:space:]]*pam_limits.so$/&\nsession sufficient pam_permit.so/' /etc/pam.d/su
+"$RDMALIMITS" enable --check >"$tmp/out" 2>&1
+rc=$?
+check "su ends after pam_limits: enable --check refuses (exit $rc), though it runs no tool" \
+	sh -c "test $rc = 1 && grep -q \"/etc/pam.d/su:[0-9]* 'sufficient pam_permit.so' ends the stack\" '$tmp/out'"
 "$RDMALIMITS" enable >"$tmp/out" 2>&1
 rc=$?
-check "su ends after pam_limits: enable exits 1 ($rc)" test "$rc" = 1
+check "... and enable (exit $rc)" test "$rc" = 1
 check "... naming the line that ends the stack" grep -q "/etc/pam.d/su:[0-9]* 'sufficient pam_permit.so' ends the stack" "$tmp/out"
-check "... and su is not said to be covered" grep -q "/etc/pam.d/su: NOT covered" "$tmp/out"
+check "... before anything is written: pam-auth-update did not run" sh -c "! grep -q pam_rdmalimit /etc/pam.d/common-session"
 check "... as the real su shows: pam_limits' values" test "$(real)" = "1024 $HK"
 
 # --- 3. a clean stack: the success is true
