@@ -31,6 +31,7 @@
 #include "array.h"
 #include "escape.h"
 #include "fsutil.h"
+#include "ident-backend.h"
 #include "macro.h"
 #include "netlink.h"
 #include "procfs.h"
@@ -795,58 +796,29 @@ static void match_diag(struct status_report *r, struct status_proc *p, const str
 }
 
 /* Without sock_diag: each socket inode's protocol, asked once for all the processes that hold
- * it (open addressing; when it cannot grow, the socket is asked again). */
+ * it (the run's string map, keyed by the inode's decimal; when it cannot grow, the socket is
+ * asked again). */
 struct xdp_verdicts {
-        uint32_t *keys;          /* 0: empty (no socket has inode 0) */
-        bool *xdp;
-        size_t cap, n;
+        struct strmap map;       /* "INODE" -> VERDICT_XDP or VERDICT_OTHER */
+        size_t n;
 };
 #define XDP_VERDICTS_MAX (1u << 20)
-
-static size_t verdict_slot(const struct xdp_verdicts *c, uint32_t ino) {
-        size_t i = (size_t)(ino * 2654435761u) & (c->cap - 1);
-        while (c->keys[i] && c->keys[i] != ino)
-                i = (i + 1) & (c->cap - 1);
-        return i;
-}
+#define VERDICT_OTHER ((void *)1)
+#define VERDICT_XDP ((void *)2)
 
 static int verdict_get(const struct xdp_verdicts *c, uint32_t ino) {
-        if (!c->cap)
-                return -1;
-        size_t i = verdict_slot(c, ino);
-        return c->keys[i] ? c->xdp[i] : -1;
+        char key[11];
+        void *v = strmap_get(&c->map, ident_id_key(ino, key));
+        return v ? v == VERDICT_XDP : -1;
 }
 
 static void verdict_put(struct xdp_verdicts *c, uint32_t ino, bool xdp) {
-        if (ino == 0)
-                return;
-        if ((c->n + 1) * 2 > c->cap) {
-                size_t ncap = c->cap ? c->cap * 2 : 1024;
-                if (ncap > XDP_VERDICTS_MAX)
-                        return;
-                struct xdp_verdicts g = { calloc(ncap, sizeof(*g.keys)), calloc(ncap, sizeof(*g.xdp)), ncap, 0 };
-                if (!g.keys || !g.xdp) {
-                        free(g.keys);
-                        free(g.xdp);
-                        return;
-                }
-                for (size_t i = 0; i < c->cap; i++)
-                        if (c->keys[i]) {
-                                size_t j = verdict_slot(&g, c->keys[i]);
-                                g.keys[j] = c->keys[i];
-                                g.xdp[j] = c->xdp[i];
-                                g.n++;
-                        }
-                free(c->keys);
-                free(c->xdp);
-                *c = g;
-        }
-        size_t i = verdict_slot(c, ino);
-        if (!c->keys[i]) {
-                c->keys[i] = ino;
+        char key[11];
+        bool known = verdict_get(c, ino) >= 0;
+        if (ino == 0 || (!known && c->n >= XDP_VERDICTS_MAX))
+                return;         /* no socket has inode 0 */
+        if (strmap_put(&c->map, ident_id_key(ino, key), xdp ? VERDICT_XDP : VERDICT_OTHER) >= 0 && !known)
                 c->n++;
-        }
-        c->xdp[i] = xdp;
 }
 
 /* Match sock_diag's sockets (or, without it, ask each socket's family) to the processes, until
@@ -909,8 +881,7 @@ static void match_sockets(struct status_report *r, const struct xsk_list *diag, 
                         p->xsk_method = STATUS_M_PIDFD;
         }
         diag_index_clear(&x);
-        free(verdicts.keys);
-        free(verdicts.xdp);
+        strmap_clear(&verdicts.map, NULL);
 }
 
 /* The user uid in the report, added when absent; NULL: -ENOMEM */
