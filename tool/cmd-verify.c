@@ -83,21 +83,11 @@ static void kill_children(void) {
                 if (!d)
                         return;
                 while ((de = readdir(d))) {
-                        uint64_t pid;
-                        char path[64], buf[512];
-                        if (parse_u64(de->d_name, &pid) < 0 || pid == 0 || pid > INT_MAX)
-                                continue;
-                        snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-                        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-                        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof buf - 1);
-                        if (n <= 0)
-                                continue;
-                        buf[n] = '\0';
-                        /* "PID (COMM) STATE PPID ...": the name may hold anything, the last ')' ends it */
-                        const char *p = strrchr(buf, ')');
-                        int ppid;
-                        char state;
-                        if (!p || sscanf(p + 1, " %c %d", &state, &ppid) != 2 || (uint64_t)ppid != self)
+                        _cleanup_free_ char *status = NULL;
+                        uint64_t pid, ppid;
+                        if (parse_u64(de->d_name, &pid) < 0 || pid == 0 || pid > INT_MAX ||
+                            proc_read((pid_t)pid, "status", PROC_TEXT_MAX, &status) < 0 ||
+                            proc_field_u64(status, "PPid", &ppid) < 0 || ppid != self)
                                 continue;
                         (void)kill((pid_t)pid, SIGKILL);
                         any = true;
