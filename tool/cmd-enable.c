@@ -305,6 +305,21 @@ static int keep_jumps(struct run *r, struct target *t, const char *service, int 
  * the path is certain, the run refuses, naming the users and the line that stops it; when the
  * path depends on a module's assumed result, a warning.  0, or -1 when refused.
  */
+/* Where a walk stops before the rest of the stack: the line that ends it, or its failure;
+ * false when it does neither. */
+static bool stack_end_why(const struct pam_stack *st, const struct stack_run *run, char *why, size_t size) {
+        if (run->ended_at >= 0) {
+                const struct pam_entry *e = &st->v[run->ended_at];
+                snprintf(why, size, "%s:%u '%s %s' ends the stack", e->file, e->line, e->control, e->module);
+                return true;
+        }
+        if (run->failed) {
+                snprintf(why, size, "the stack fails before it");
+                return true;
+        }
+        return false;
+}
+
 static int check_module_runs(struct run *r, const struct target *t, const char *name, const char *text) {
         _cleanup_(pam_stack_clear) struct pam_stack st = {};
         _cleanup_(session_walks_clear) struct session_walks w = {};
@@ -352,12 +367,9 @@ static int check_module_runs(struct run *r, const struct target *t, const char *
                 return 0;
         const struct stack_run *run = &bad->run;
         bool limits = run->last_limits >= 0;
-        if (run->ended_at >= 0) {
-                const struct pam_entry *e = &st.v[run->ended_at];
-                snprintf(why, sizeof why, "%s:%u '%s %s' ends the stack", e->file, e->line, e->control, e->module);
-        } else if (run->failed)
-                snprintf(why, sizeof why, "the stack fails before it");
-        else if (run->last_module >= 0) {
+        if (stack_end_why(&st, run, why, sizeof why)) {
+                /* the line that ends the walk, or its failure */
+        } else if (run->last_module >= 0) {
                 const struct pam_entry *e = &st.v[run->last_module], *l = &st.v[run->last_limits];
                 snprintf(why, sizeof why, "the last copy that runs (%s:%u) runs before pam_limits (%s:%u)", e->file,
                          e->line, l->file, l->line);
@@ -445,13 +457,6 @@ static int check_after_pau(struct run *r) {
         return r->errors > before ? CMD_FINDINGS : 0;
 }
 
-/* Is e a line of a shared stack the distribution's tool manages (where it adds the module)? */
-static bool in_shared(const struct pam_entry *e) {
-        const char *b = strrchr(e->file, '/');
-        b = b ? b + 1 : e->file;
-        return streq(b, "common-session") || streq(b, "common-session-noninteractive");
-}
-
 /*
  * A stack whose pam_limits runs before the shared stack is "not needed" when the module the
  * tool adds at the end of the shared stack's block runs after that pam_limits: the walk of
@@ -472,9 +477,19 @@ static int check_reaches_shared(struct run *r, const struct target *t, const cha
         }
         if (st.error || st.include_error)
                 return 0;   /* reported elsewhere */
-        for (size_t i = 0; i < st.n; i++)
-                if (in_shared(&st.v[i]))
+        /* the lines of a file the distribution's tool manages (pam_service_manager()) */
+        const char *file = NULL;
+        bool managed = false;
+        for (size_t i = 0; i < st.n; i++) {
+                if (!file || !streq(file, st.v[i].file)) {
+                        const char *b = strrchr(st.v[i].file, '/');
+                        enum pam_manager m;
+                        file = st.v[i].file;
+                        managed = pam_service_manager(r->c->root, b ? b + 1 : file, &m) >= 0 && m != PAM_MANAGER_NONE;
+                }
+                if (managed)
                         last_shared = (long)i;
+        }
         if (last_shared < 0)
                 return 0;
         for (size_t j = 0; j < w.n; j++) {
@@ -487,12 +502,7 @@ static int check_reaches_shared(struct run *r, const struct target *t, const cha
                 if (reached || run->last_limits < 0)
                         continue;
                 char why[PAMEDIT_WHERE_MAX + 128] = "the stack ends before it";
-                if (run->ended_at >= 0) {
-                        const struct pam_entry *e = &st.v[run->ended_at];
-                        snprintf(why, sizeof why, "%s:%u '%s %s' ends the stack", e->file, e->line, e->control,
-                                 e->module);
-                } else if (run->failed)
-                        snprintf(why, sizeof why, "the stack fails before it");
+                (void)stack_end_why(&st, run, why, sizeof why);
                 if (run->assumed) {
                         log_warning(r->c, "%s: if the modules whose results rdmalimits cannot know succeed, the %s "
                                     "stack does not reach the end of the shared stack after pam_limits (%s): the "
