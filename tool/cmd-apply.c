@@ -8,10 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apply.h"
 #include "dropin.h"
 #include "fsutil.h"
-#include "hw.h"
 #include "pamstack.h"
 #include "rlmodel.h"
 #include "session.h"
@@ -176,61 +174,40 @@ struct effect {
  */
 #define MODULE_VIEW_MAX 8
 
-struct module_copy {
-        char *path;              /* the policy's path, as the line reads it */
-        char service[256];       /* the first service whose stack has the line */
-        struct policy *p;        /* NULL: none the module can use */
-        struct hw_summary *hw;
-};
-
 struct module_view {
         bool loaded;
-        struct module_copy v[MODULE_VIEW_MAX];
+        struct tool_session reads;       /* the copies the lines read (tool_line_copy()) */
+        size_t v[MODULE_VIEW_MAX];       /* indexes into reads.copies (which grows) */
+        char service[MODULE_VIEW_MAX][256];   /* the first service whose stack has the line */
         size_t n;
-        const struct ctx *c;
 };
-
-static int module_copy_add(struct module_view *v, const char *service, const struct pam_entry *e) {
-        _cleanup_free_ char *buf = NULL;
-        char refused[512], shown[PATH_MAX];
-        struct login_args a;
-        int cache_r;
-
-        if (session_module_args(e->args, &a, &buf) < 0)
-                return -ENOMEM;
-        for (size_t k = 0; k < v->n; k++)
-                if (streq(v->v[k].path, a.conf))
-                        return 0;
-        if (v->n >= MODULE_VIEW_MAX)
-                return 0;
-        struct module_copy *x = &v->v[v->n];
-        if (!(x->path = strdup(a.conf)))
-                return -ENOMEM;
-        v->n++;
-        snprintf(x->service, sizeof x->service, "%s", service);
-        tool_policy_load(v->c, x->path, &x->p, refused, sizeof refused);
-        if (x->p && policy_uses_hw(x->p))
-                return tool_hw_load(v->c, a.cache_given ? (a.cache ? a.cache : "") : NULL, x->p, &x->hw, shown,
-                                    sizeof shown, &cache_r);
-        return 0;
-}
 
 static int stack_module_copies(const char *service, void *data) {
         struct module_view *v = data;
         _cleanup_(pam_stack_clear) struct pam_stack st = {};
-        int r = pam_stack_load(v->c->root, service, &st);
+        int r = pam_stack_load(v->reads.ctx->root, service, &st);
         if (r < 0)
                 return r;
         /* a pam_rdmalimit line after a pam_limits line, both loadable (the order of the lines,
          * not of a walk: jumps are not followed) */
         bool limits = false;
         for (size_t i = 0; i < st.n && r >= 0; i++) {
+                const struct tool_copy *x;
                 if (st.v[i].unloadable || st.v[i].fails)
                         continue;
                 if (streq(st.v[i].name, "pam_limits"))
                         limits = true;
-                else if (limits && streq(st.v[i].name, "pam_rdmalimit"))
-                        r = module_copy_add(v, service, &st.v[i]);
+                else if (limits && streq(st.v[i].name, "pam_rdmalimit") && v->n < MODULE_VIEW_MAX &&
+                         (r = tool_line_copy(&v->reads, st.v[i].args, true, &x)) >= 0) {
+                        size_t idx = (size_t)(x - v->reads.copies);
+                        bool seen = false;
+                        for (size_t k = 0; k < v->n && !seen; k++)
+                                seen = v->v[k] == idx;
+                        if (!seen) {
+                                snprintf(v->service[v->n], sizeof v->service[v->n], "%s", service);
+                                v->v[v->n++] = idx;
+                        }
+                }
         }
         return r;
 }
@@ -239,17 +216,13 @@ static int module_view_load(const struct ctx *c, struct module_view *v) {
         if (v->loaded)
                 return 0;
         v->loaded = true;
-        v->c = c;
+        v->reads.ctx = c;
         int r = pam_for_each_service(c->root, stack_module_copies, v);
         return r == -ENOMEM ? r : 0;
 }
 
 static void module_view_clear(struct module_view *v) {
-        for (size_t k = 0; k < v->n; k++) {
-                free(v->v[k].path);
-                policy_free(v->v[k].p);
-                hw_summary_free(v->v[k].hw);
-        }
+        tool_session_clear(&v->reads);
         *v = (struct module_view){};
 }
 
@@ -260,7 +233,7 @@ static char *policy_loss(const struct module_view *v, struct ident *id, const ch
         char a[SIZE_FMT_MAX], b[SIZE_FMT_MAX], *loss = NULL;
 
         for (size_t k = 0; k < v->n; k++) {
-                const struct module_copy *x = &v->v[k];
+                const struct tool_copy *x = &v->reads.copies[v->v[k]];
                 struct policy_decision dec = {};
                 bool matched, eperm = false;
                 if (!x->p || session_module_decide(x->p, x->hw, id, user, &dec, &matched) < 0 || !matched)
@@ -274,7 +247,7 @@ static char *policy_loss(const struct module_view *v, struct ident *id, const ch
                 f->losses |= LOSS_POLICY;
                 snprintf(f->policy_file, sizeof f->policy_file, "%s", x->p->path);
                 if (asprintf(&loss, "pam_rdmalimit runs after pam_limits (in the %s stack, among others) and its "
-                             "policy %s (line %u, rule %s %s%s) sets soft %s, hard %s", x->service, x->p->path,
+                             "policy %s (line %u, rule %s %s%s) sets soft %s, hard %s", v->service[k], x->p->path,
                              dec.rule->line, dec.rule->user ? "user" : "group",
                              dec.rule->user ? dec.rule->user : dec.rule->group, dec.lower ? ", lower = true" : "",
                              size_format(after.soft, a), size_format(after.hard, b)) < 0)

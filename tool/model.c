@@ -208,6 +208,17 @@ static int copy_load(const struct ctx *c, const char *args, const char *user, st
         return 0;
 }
 
+int tool_line_copy(struct tool_session *s, const char *args, bool hardware, const struct tool_copy **ret) {
+        struct tool_copy *x;
+        if (copy_load(s->ctx, args, NULL, s, &x) < 0)
+                return -ENOMEM;
+        if (hardware && x->p && !x->hw && policy_uses_hw(x->p) &&
+            tool_hw_load(s->ctx, x->cache_arg, x->p, &x->hw, x->cache, sizeof x->cache, &x->cache_r) < 0)
+                return -ENOMEM;
+        *ret = x;
+        return 0;
+}
+
 /* session_lines.policy for views without a user: the copy of the line, loaded once (no
  * hardware: copy_load() without a user needs none) */
 static const struct policy *lines_policy(const struct pam_entry *e, const char **ret_name, const char **ret_refused,

@@ -233,6 +233,9 @@ void tool_session_clear(struct tool_session *s);
  * session engine's walks for every user (session_walks_every_user()): each pam_rdmalimit
  * line's policy and each pam_limits line's tree, loaded once into s (s->ctx set). */
 struct session_lines tool_session_lines(struct tool_session *s);
+/* The copy a pam_rdmalimit line with args (NULL: none) reads, loaded once into s (s->ctx set):
+ * its policy, and with hardware the hardware any rule of it may need ("auto").  -ENOMEM. */
+int tool_line_copy(struct tool_session *s, const char *args, bool hardware, const struct tool_copy **ret);
 /* The policy at path (inside --root) as the module and the plugin load it: *ret NULL when it
  * cannot be loaded, refused then says why ("" for a missing file). */
 void tool_policy_load(const struct ctx *c, const char *path, struct policy **ret, char *refused, size_t refused_size);
