@@ -1546,7 +1546,8 @@ static int jail_rets(const struct session_model *m, enum pam_ret *mrets, bool *r
         return 0;
 }
 
-/* The model as it was before its walk: the walk and what the stack's runs set, cleared. */
+/* The model as it is before its walk (and again for a second one): the decision the input
+ * policy's, no copy run, no chroot met, pam_limits' outcome from the service's limits. */
 static void model_restart(struct session_model *m, const struct mod_run *input_copy, const struct lc_session *pl) {
         stack_run_clear(&m->run);
         m->dec = input_copy->dec;
@@ -1616,15 +1617,11 @@ int session_model_build(const struct session_input *in, struct session_model *re
         if ((r = session_service_pam(in->root, in->service, in->pam_direct ? 0 : in->svc_pid > 0 ? in->svc_pid : -1,
                                      &m.pam)) < 0)
                 goto fail;
-        /* until a copy of the module sets memlock, the decision is the input policy's */
-        m.dec = ms.v[0].dec;
-        m.module_matched = ms.v[0].matched;
-        m.module_entry = -1;
-        m.jail_module = -1;
+        /* until a copy of the module sets memlock, the decision is the input policy's; each
+         * pam_limits' result from the service's limits decides the path through the stack */
+        model_restart(&m, &ms.v[0], &ts.v[0].pl);
         known = m.start_known = in->svc->rl[RLIMIT_MEMLOCK].known;
         cur = m.start = (struct rl_pair){ in->svc->rl[RLIMIT_MEMLOCK].soft, in->svc->rl[RLIMIT_MEMLOCK].hard };
-        /* each pam_limits' result from the service's limits decides the path through the stack */
-        m.pl = ts.v[0].pl;
         if (!in->pam_direct && (m.pam.kind == SESSION_PAM_NONE || m.pam.kind == SESSION_PAM_NO_DAEMON)) {
                 /* no stack runs: the login keeps the service's limits (m.pl and m.limits stay
                  * what pam_limits would do, for the target its entries ask) */
