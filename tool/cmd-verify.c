@@ -155,28 +155,10 @@ static int pam_session(const char *service, const char *user, long timeout_s, st
         close(fds[1]);
         (void)setpgid(pid, pid);
         /* one result of sizeof *ret bytes, or nothing by the deadline (the clock of every deadline) */
-        struct pollfd pf = { .fd = fds[0], .events = POLLIN };
-        uint64_t deadline = nl_now_ms() + (uint64_t)timeout_s * 1000;
-        size_t got = 0;
-        bool timed_out = false;
-        while (got < sizeof *ret) {
-                uint64_t now = nl_now_ms();
-                if (now >= deadline) {
-                        timed_out = true;
-                        break;
-                }
-                int k = poll(&pf, 1, (int)(deadline - now));
-                if (k < 0 && errno == EINTR)
-                        continue;
-                if (k <= 0)
-                        continue;   /* the deadline, checked above */
-                ssize_t n = read(fds[0], (char *)ret + got, sizeof *ret - got);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        break;
-                got += (size_t)n;
-        }
+        ssize_t got = fcntl(fds[0], F_SETFL, O_NONBLOCK) < 0
+                              ? negative_errno()
+                              : fd_read_by(fds[0], ret, sizeof *ret, nl_now_ms() + (uint64_t)timeout_s * 1000);
+        bool timed_out = got == -ETIME;
         close(fds[0]);
         if (timed_out)
                 (void)kill(-pid, SIGKILL);
@@ -193,7 +175,7 @@ static int pam_session(const char *service, const char *user, long timeout_s, st
                          "make a FIFO): it was killed", user, service, timeout_s);
                 return 0;
         }
-        return got == sizeof *ret ? 0 : -EIO;
+        return got == (ssize_t)sizeof *ret ? 0 : -EIO;
 }
 
 /* The user part of an ssh destination ([USER@]HOST, ssh://[USER@]HOST[:PORT]): a pointer

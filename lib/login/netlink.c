@@ -204,6 +204,24 @@ int fd_wait_in(int fd, uint64_t deadline) {
         }
 }
 
+ssize_t fd_read_by(int fd, void *buf, size_t size, uint64_t deadline) {
+        size_t got = 0;
+
+        while (got < size) {
+                int r = fd_wait_in(fd, deadline);
+                if (r < 0)
+                        return r;
+                ssize_t n = read(fd, (uint8_t *)buf + got, size - got);
+                if (n < 0 && errno != EINTR && errno != EAGAIN)
+                        return negative_errno();
+                if (n == 0)
+                        break;
+                if (n > 0)
+                        got += (size_t)n;
+        }
+        return (ssize_t)got;
+}
+
 /* The next datagram into buf, with its sender in *from: its length, or -ETIME, -EMSGSIZE,
  * -errno */
 static ssize_t recv_by(int fd, void *buf, size_t size, uint64_t deadline, struct sockaddr_nl *from,

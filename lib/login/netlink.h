@@ -75,6 +75,9 @@ uint64_t nl_now_ms(void);
 /* Wait until fd has something to read (or its end), before deadline (nl_now_ms()): 0,
  * -ETIME, -errno of poll(). */
 int fd_wait_in(int fd, uint64_t deadline);
+/* Up to size bytes from fd (O_NONBLOCK) before deadline: the count read (less than size at
+ * its end), -ETIME when the deadline passed first, -errno. */
+ssize_t fd_read_by(int fd, void *buf, size_t size, uint64_t deadline);
 
 /* Bounds on one dump's replies, forged datagrams included */
 #define NL_DUMP_MAX_DATAGRAMS 65536u

@@ -459,26 +459,6 @@ out:
         _exit(0);
 }
 
-/* Up to size bytes from fd (O_NONBLOCK) before deadline (nl_now_ms()): the count read (less than
- * size at EOF), -ETIME when the deadline passed first, -errno. */
-static ssize_t read_by(int fd, void *buf, size_t size, uint64_t deadline) {
-        size_t got = 0;
-
-        while (got < size) {
-                int r = fd_wait_in(fd, deadline);
-                if (r < 0)
-                        return r;
-                ssize_t n = read(fd, (uint8_t *)buf + got, size - got);
-                if (n < 0 && errno != EINTR && errno != EAGAIN)
-                        return negative_errno();
-                if (n == 0)
-                        break;
-                if (n > 0)
-                        got += (size_t)n;
-        }
-        return (ssize_t)got;
-}
-
 /* SIGKILL the probe child (a user may hold it stopped or traced: the kill ends it either way)
  * and reap it.  A child in uninterruptible sleep past the grace is left to init.  0, or the
  * kill's -errno: -ESRCH, it had gone; -EPERM, it is the user's and this process lacks
@@ -546,7 +526,7 @@ static int status_probe_user(uid_t uid, gid_t gid, uint64_t ceiling, uint64_t de
         }
         close(TAKE_FD(wr));
         _cleanup_close_ int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-        ssize_t n = read_by(rd, &res, sizeof res, deadline);
+        ssize_t n = fd_read_by(rd, &res, sizeof res, deadline);
         /* killed even after it answered: the user may stop it between its write and its exit,
          * and a stopped child never exits by itself */
         int kr = probe_reap(pid, pidfd);
