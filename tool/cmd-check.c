@@ -155,30 +155,25 @@ static int pam_finding(struct strmap *seen, struct diag_list *d, enum diag_sever
         return diag_addf(d, sev, id, path, line, fix, "%s", msg);
 }
 
-/* A pam_limits line whose conf= file it cannot read: it fails every session (the tree's own
- * findings are those of `check FILE`).  1 when reported, 0, or -ENOMEM. */
-static int check_limits_conf(const struct ctx *c, const struct pam_entry *e, const char *where, struct strmap *seen,
-                             struct diag_list *d) {
-        _cleanup_(lc_tree_freep) struct lc_tree *t = NULL;
-        char msg[1400];
-        struct lc_args a;
-        int r;
+/* A pam_limits line whose conf= file it cannot read (the tree the tool's lines read: the one
+ * loader of it): it fails every session (the tree's own findings are those of `check FILE`).
+ * 1 when reported, 0, or -ENOMEM. */
+static int check_limits_conf(const struct pam_entry *e, const struct session_lines *lines, const char *where,
+                             struct strmap *seen, struct diag_list *d) {
+        const struct lc_tree *t = lines->tree(e, lines->data);
+        char head[4200], msg[4400];
 
-        if (lc_args_parse(e->args, &a) < 0 || !a.conf_set)
+        if (!t || !t->conf_override || !lc_tree_fails_every_session(t))
                 return 0;
-        if ((r = lc_tree_load_args(c->root, c->flavour, &a, &t)) < 0)
-                return r == -ENOMEM ? r : 0;
-        if (!lc_tree_fails_every_session(t))
-                return 0;
-        snprintf(msg, sizeof msg, "pam_limits reads %s (conf=), which it cannot read (%s): it fails every session "
-                 "where it runs (PAM_SERVICE_ERR), and its control '%s' decides what that does",
-                 t->files[0].display, errno_text(t->files[0].open_error), e->control);
-        r = pam_finding(seen, d, strcasecmp(e->control, "optional") == 0 ? DIAG_WARNING : DIAG_ERROR,
-                        "pam-limits-conf", where, "correct the conf= argument, or create the file", msg);
+        snprintf(msg, sizeof msg, "%s: it fails every session where it runs (PAM_SERVICE_ERR), and its control '%s' "
+                 "decides what that does", lc_conf_unreadable_text(t, head, sizeof head), e->control);
+        int r = pam_finding(seen, d, strcasecmp(e->control, "optional") == 0 ? DIAG_WARNING : DIAG_ERROR,
+                            "pam-limits-conf", where, "correct the conf= argument, or create the file", msg);
         return r < 0 ? r : 1;
 }
 
-static int check_pam_stack(const struct ctx *c, const char *service, struct strmap *seen, struct diag_list *d) {
+static int check_pam_stack(const struct ctx *c, const char *service, const struct session_lines *lines,
+                           struct strmap *seen, struct diag_list *d) {
         _cleanup_(pam_stack_clear) struct pam_stack st = {};
         char what[512], fix[512], msg[1400], where[4096];
         int r;
@@ -220,7 +215,7 @@ static int check_pam_stack(const struct ctx *c, const char *service, struct strm
                         r = pam_finding(seen, d, DIAG_ERROR, "pam-bad-control", where,
                                         "write the control as pam.conf(5) says: required, requisite, sufficient, "
                                         "optional, or [value=action ...]", msg);
-                } else if (streq(e->name, "pam_limits") && (r = check_limits_conf(c, e, where, seen, d)) != 0) {
+                } else if (streq(e->name, "pam_limits") && (r = check_limits_conf(e, lines, where, seen, d)) != 0) {
                         /* reported (or out of memory) */
                 } else if (e->unloadable && e->no_function) {
                         snprintf(msg, sizeof msg, "the module '%s' has no session function (pam_sm_open_session): "
@@ -252,17 +247,21 @@ struct check_pam {
         const struct ctx *c;
         struct strmap seen;
         struct diag_list *d;
+        struct tool_session reads;   /* the trees the pam_limits lines read, each loaded once */
+        struct session_lines lines;
 };
 
 static int check_pam_service(const char *service, void *data) {
         struct check_pam *p = data;
-        return check_pam_stack(p->c, service, &p->seen, p->d);
+        return check_pam_stack(p->c, service, &p->lines, &p->seen, p->d);
 }
 
 static int check_pam(const struct ctx *c, struct diag_list *d) {
-        struct check_pam p = { .c = c, .d = d };
+        struct check_pam p = { .c = c, .d = d, .reads = { .ctx = c } };
+        p.lines = tool_session_lines(&p.reads);
         int r = pam_for_each_service(c->root, check_pam_service, &p);
         strmap_clear(&p.seen, NULL);
+        tool_session_clear(&p.reads);
         return r;
 }
 

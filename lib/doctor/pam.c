@@ -305,10 +305,11 @@ static int pam_check_copies(struct doc *d, enum doctor_group g, const char *svc,
                         _cleanup_free_ char *where = strf("%s:%u", e->file, e->line);
                         if (!where)
                                 return -ENOMEM;
+                        char head[4200];
                         ADD_ID(d, g, DIAG_WARNING, "pam-limits-conf", where, NULL,
-                               "%s: pam_limits reads %s (conf=), which it cannot read (%s): it fails every %s session "
-                               "where it runs (PAM_SERVICE_ERR), and its control '%s' decides what that does",
-                               svc, t->files[0].display, errno_text(t->files[0].open_error), svc, e->control);
+                               "%s: %s: it fails every %s session where it runs (PAM_SERVICE_ERR), and its control "
+                               "'%s' decides what that does",
+                               svc, lc_conf_unreadable_text(t, head, sizeof head), svc, e->control);
                         continue;
                 }
                 if (!streq(e->name, "pam_rdmalimit") || line_policy_of(d, e, &name, &refused) ||

@@ -404,6 +404,12 @@ bool lc_tree_fails_every_session(const struct lc_tree *t) {
         return t->n_files > 0 && lc_file_fails_session(t, 0);
 }
 
+const char *lc_conf_unreadable_text(const struct lc_tree *t, char *buf, size_t size) {
+        snprintf(buf, size, "pam_limits reads %s (conf=), which it cannot read (%s)", t->files[0].display,
+                 errno_text(t->files[0].open_error));
+        return buf;
+}
+
 /* The lines of file f the user's walk visits, in order, to resolve_line(): all of them, or
  * (prepared) the lines that may match anyone and those that name the user.  1 when a stop
  * line ends the walk, 0, -ENOMEM. */

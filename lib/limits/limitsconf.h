@@ -353,6 +353,9 @@ int lc_resolve_prepared(const struct lc_tree *t, struct ident *id, struct lc_pre
  * its first file (limits.conf, or the conf= file) fails the session (lc_resolve() reads the
  * files in order and stops at the first that fails). */
 bool lc_tree_fails_every_session(const struct lc_tree *t);
+/* "pam_limits reads FILE (conf=), which it cannot read (WHY)": the finding of a tree read with
+ * conf= that fails every session (check's and doctor's), into buf. */
+const char *lc_conf_unreadable_text(const struct lc_tree *t, char *buf, size_t size);
 void lc_result_clear(struct lc_result *r);
 
 /* Does this line's domain match the user (and with which rank)?  Returns -1 when not. */
