@@ -621,6 +621,14 @@ static void test_line_split(void **state) {
         assert_string_equal(w[1], "[success=1 default=ignore]");
         assert_string_equal(w[2], "pam_x.so");
         assert_string_equal(rest, "a b ");
+
+        /* no blank after a bracketed control: libpam's next word starts right after ']' (the
+         * caller leaves room for the moved bytes) */
+        char tight[64] = "session [default=1]pam_y.so z\n";
+        assert_int_equal(pam_line_split(tight, w, &rest), 3);
+        assert_string_equal(w[1], "[default=1]");
+        assert_string_equal(w[2], "pam_y.so");
+        assert_string_equal(rest, "z");
 }
 
 /* enable's jump keeping (pam_file_keep_jumps()): the module's line goes right after
@@ -859,6 +867,31 @@ static void test_moddirs(void **state) {
         pam_moddirs_clear(&m);
 }
 
+/* ---- the services of pam.d ---- */
+
+static int collect_service(const char *service, void *data) {
+        char *buf = data;
+        strcat(buf, service);
+        strcat(buf, " ");
+        return 0;
+}
+
+/* Each service once, /etc/pam.d's before /usr/lib/pam.d's of the same name; no dotfile, no
+ * directory (libpam names no service so) */
+static void test_each_service(void **state) {
+        char r[PATH_MAX], got[256] = "";
+        (void)state;
+        unit_mkdir_p(root, "svcs");
+        unit_path(r, root, "svcs");
+        unit_put(r, "etc/pam.d/a", "session required pam_permit.so\n");
+        unit_put(r, "etc/pam.d/.hidden", "session required pam_permit.so\n");
+        unit_mkdir_p(r, "etc/pam.d/sub");
+        unit_put(r, "usr/lib/pam.d/a", "session required pam_deny.so\n");
+        unit_put(r, "usr/lib/pam.d/b", "session required pam_permit.so\n");
+        assert_int_equal(pam_for_each_service(r, collect_service, got), 0);
+        assert_true(streq(got, "a b ") || streq(got, "b a "));
+}
+
 /* ---- a module's functions: its ELF dynamic symbol table ---- */
 
 /* An ELF shared object's skeleton of this machine's byte order: the header, .dynstr, .dynsym
@@ -1014,4 +1047,4 @@ UNIT_MAIN(setup, unit_teardown, cmocka_unit_test(test_args_words),
           cmocka_unit_test(test_fan_out), cmocka_unit_test(test_diamond),
           cmocka_unit_test(test_line_split), cmocka_unit_test(test_keep_jumps),
           cmocka_unit_test(test_keep_jumps_removed), cmocka_unit_test(test_moddirs),
-          cmocka_unit_test(test_line_budget), cmocka_unit_test(test_module_functions))
+          cmocka_unit_test(test_line_budget), cmocka_unit_test(test_module_functions), cmocka_unit_test(test_each_service))
