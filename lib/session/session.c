@@ -577,8 +577,8 @@ int session_service_from_pid(pid_t pid, struct lc_service *ret) {
         if ((r = proc_read(pid, "limits", PROC_TEXT_MAX, &limits)) < 0 ||
             (r = proc_read(pid, "status", PROC_TEXT_MAX, &status)) < 0)
                 return r;
-        if (proc_read(pid, "comm", PROC_TEXT_MAX, &comm) >= 0)
-                comm[strcspn(comm, "\n")] = '\0';
+        if (proc_comm(pid, &comm) < 0)
+                comm = NULL;
         lc_parse_proc_limits(limits, s.rl);
         if (!s.rl[RLIMIT_MEMLOCK].known)
                 return -EBADMSG;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # rdmalimits doctor and pin-test against what a hostile user can set up (root only):
 #   - a process whose name (comm) holds an escape sequence and a newline: doctor --pid prints
-#     no control byte, in text or in the strings of its JSON;
+#     no control byte, in text or in the strings of its JSON; explain --pid shows all of it;
 #   - a user's process named sshd (a copy of sleep, memlock 4 KiB), and root's own copy of sleep
 #     named sshd: neither is taken for the ssh daemon (no FAIL, no change of exit status), each
 #     gets an INFO line; the real /usr/sbin/sshd, run as root, still is;
@@ -91,6 +91,15 @@ def walk(v):
     return True
 sys.exit(0 if walk(json.load(open(sys.argv[1]))) else 1)' "$OUT"
 	check "doctor --json --pid: the name escaped in where" grep -qF "\"where\": \"\\\\x1b[31mE\\\\x0av (pid $EVIL)\"" "$OUT"
+	# explain --pid reads the name through the same reader: all of it, the newline escaped
+	# (it used to stop at the newline and show "\x1b[31mE")
+	"$RDMALIMITS" explain nobody --service su --pid "$EVIL" > "$OUT" 2> "$T/err"
+	check "explain --pid: the whole name, escaped" grep -qF "opened by \x1b[31mE\x0av (pid $EVIL)" "$OUT"
+	check "explain --pid: no control byte in the text" no_control_bytes "$OUT"
+	"$RDMALIMITS" --json explain nobody --service su --pid "$EVIL" > "$OUT" 2> "$T/err"
+	check "explain --json --pid: the whole name, escaped" python3 -c '
+import json, sys
+sys.exit(0 if json.load(open(sys.argv[1]))["service"]["process"] == "\\x1b[31mE\\x0av (pid %s)" % sys.argv[2] else 1)' "$OUT" "$EVIL"
 else
 	fail "a process could not set its comm to ESC[31mE<newline>v"
 fi
