@@ -241,8 +241,15 @@ static int pid_session(struct doc *d, struct pid_view *v) {
         r = session_service_of_process(v->pid, v->service, sizeof v->service, &v->opener, &v->caller);
         if (r <= 0)
                 return r;
-        if (view_of_caller(v) && v->caller <= 0)
-                return 0;       /* its parent is outside this PID namespace: not known */
+        if (view_of_caller(v) && v->caller <= 0) {
+                /* the opener is this PID namespace's init (a container whose init is su or
+                 * sudo): who ran it, whose limits a new session starts from, is outside */
+                ADD(d, DOCTOR_PROCESSES, DIAG_INFO, v->where, NULL,
+                    "it runs in the %s session of pid %d, run from outside this PID namespace: what a new %s "
+                    "session gets depends on the limits of who runs it, not known here; compared with the "
+                    "configuration only", v->service, (int)v->opener, v->service);
+                return 0;
+        }
         r = d->in->session_of(v->user, v->service, v->caller, v->soft, v->hard, &v->sess, d->in->session_data);
         if (r < 0)
                 return r;

@@ -907,13 +907,14 @@ int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_ope
                 /* su, runuser or sudo; sudo's monitor is a fork of the sudo that opened the
                  * session, the same program with the same command line: the first of such a
                  * chain opened it, and its parent is the caller (a su run by su is another
-                 * session: another command line) */
+                 * session: another command line).  The chain may end at PID 1: a PID namespace
+                 * whose init is that sudo, whose caller is then outside it (ppid 0). */
                 _cleanup_free_ char *cmd = NULL;
                 size_t len;
                 if ((r = read_cmdline(p, &cmd, &len)) < 0)
                         return r;
                 pid_t opener = p;
-                for (unsigned k = depth; k < 64 && a.ppid > 1; k++) {
+                for (unsigned k = depth; k < 64 && a.ppid > 0; k++) {
                         _cleanup_free_ char *up_cmd = NULL;
                         struct ancestor up;
                         size_t up_len;

@@ -15,7 +15,8 @@
 #      caller's 64 KiB, and doctor says that is what a new su-l session gets.
 #   4. runuser -l from root: the runuser-l session; su run by su: the inner session, whose
 #      caller is the outer su; sudo with use_pty: the first sudo's session (its monitor, a fork
-#      of it, stands between it and the command), run by the first sudo's parent.
+#      of it, stands between it and the command), run by the first sudo's parent; that sudo as
+#      PID 1 of a PID namespace: its session, whose caller doctor run inside cannot know.
 #   5. the caller exits: su is init's child; doctor names PID 1 as the caller, or init.
 # Before, doctor passed over su (not a daemon) and compared the process with the
 # configuration alone, or claimed the ssh session su ran in.  Root only.
@@ -231,6 +232,31 @@ check "doctor --pid: the session of the first sudo ($main), run by its caller ($
 	grep -qF "OK   sleep (pid $sleeper): memlock soft $((KIB / 1024)) MiB, hard $((H / 1048576)) MiB: what a new sudo session of e2e-target run by pid $caller gets, at its target (explain e2e-target --service sudo --pid $caller); it runs in the sudo session of pid $main" "$tmp/d4c"
 grep -q "OK   sleep (pid $sleeper): memlock" "$tmp/d4c" || sed 's/^/#   /' "$tmp/d4c" "$tmp/caller.err"
 kill_sleep e2e-target
+
+# --- 4d. the sudo that opened the session is PID 1 of its PID namespace (a container whose init
+# is sudo): its monitor's parent is PID 1, the same program with the same command line, and the
+# session's caller is outside the namespace.  doctor run inside it named the monitor the opener
+# and PID 1 its caller ("PID 1: the caller, or init"), whose limits are the session's own
+printf 'root ALL=(ALL) NOPASSWD: ALL\n' >> "$tmp/sudoers"
+script -qec "unshare --pid --fork --mount-proc $SUDO -n -u e2e-target sleep 300" /dev/null </dev/null >/dev/null 2>"$tmp/ns.err" &
+ns_job=$!
+sleeper=$(wait_pid e2e-target) || { fail "sudo as PID 1 started sleep"; sed 's/^/#   /' "$tmp/ns.err"; done_testing; exit 1; }
+monitor=$(parent "$sleeper")
+main=$(parent "$monitor")
+inner_pid() { awk '/^NSpid:/ { print $NF }' "/proc/$1/status"; }
+check "sudo ($main) is PID 1 of its namespace, its monitor PID $(inner_pid "$monitor"), the sleep PID $(inner_pid "$sleeper")" \
+	test "$(inner_pid "$main") $(readlink "/proc/$main/exe") $(readlink "/proc/$monitor/exe")" = "1 $SUDO $SUDO"
+check "the real sudo session gave the sleep the policy's $V" test "$(memlock_of "/proc/$sleeper/limits")" = "$V $H"
+nsenter -t "$main" -p -m "$RDMALIMITS" doctor --pid "$(inner_pid "$sleeper")" >"$tmp/d4d" 2>&1
+check "doctor --pid inside: the sudo session of PID 1, whose caller it cannot know there" \
+	grep -qF "INFO sleep (pid 3): it runs in the sudo session of pid 1, run from outside this PID namespace: what a new sudo session gets depends on the limits of who runs it, not known here; compared with the configuration only" "$tmp/d4d"
+check "... and no line names PID 1 the caller, or the monitor the session" \
+	sh -c "! grep -qE 'run by pid 1|session of pid 2' '$tmp/d4d'"
+check "... the configuration alone: at least what it gives" \
+	grep -qF "OK   sleep (pid 3): memlock soft $((KIB / 1024)) MiB, hard $((H / 1048576)) MiB: at least what the configuration gives e2e-target" "$tmp/d4d"
+grep -q "sudo session of pid 1" "$tmp/d4d" || sed 's/^/#   /' "$tmp/d4d"
+kill_sleep e2e-target
+wait "$ns_job" 2>/dev/null
 
 # --- 5. the caller gone: su is init's child, which a new session would then start from ---------
 setpriv --reuid="$caller_uid" --regid="$caller_gid" --init-groups \
