@@ -14,6 +14,24 @@
 #define KIB UINT64_C(1024)
 #define MIB (1024 * KIB)
 
+/* status.c's clock and its question to each socket, seen through the linker
+ * (-Wl,--wrap=nl_now_ms,--wrap=getxattr: tests/unit/unit.am): the clock jumps past every
+ * deadline once the descriptors have been asked `clock_jump_after` questions. */
+uint64_t __real_nl_now_ms(void);
+ssize_t __real_getxattr(const char *path, const char *name, void *value, size_t size);
+static size_t xattr_calls, clock_jump_after = SIZE_MAX;
+
+uint64_t __wrap_nl_now_ms(void);
+uint64_t __wrap_nl_now_ms(void) {
+        return xattr_calls >= clock_jump_after ? UINT64_MAX - 1 : __real_nl_now_ms();
+}
+
+ssize_t __wrap_getxattr(const char *path, const char *name, void *value, size_t size);
+ssize_t __wrap_getxattr(const char *path, const char *name, void *value, size_t size) {
+        xattr_calls++;
+        return __real_getxattr(path, name, value, size);
+}
+
 static struct status_proc proc(pid_t pid, uid_t uid, unsigned long long netns, uint64_t soft, const char *unit) {
         struct status_proc p = { .pid = pid, .nspid = pid, .uid = uid, .gid = uid, .limits_known = true,
                                  .memlock = { soft, 8 * MIB }, .netns = netns, .origin = CGROUP_O_UNIT };
@@ -208,6 +226,56 @@ static void test_descriptors(void **state) {
         close(sp[1]);
 }
 
+/* The bound inside one process: a user's process holds as many distinct sockets as its nofile
+ * limit allows, each a question; past the deadline the rest are not asked, and its sockets are
+ * unknown (not those asked so far).  Without the check inside the process, all 3,000 were asked
+ * and, the process being the last one, the report said nothing of the deadline. */
+static void test_descriptors_bound_inside(void **state) {
+        enum { PAIRS = 1500 };
+        struct rlimit rl;
+        (void)state;
+        assert_int_equal(getrlimit(RLIMIT_NOFILE, &rl), 0);
+        if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < 2 * PAIRS + 256) {
+                skip();
+                return;
+        }
+        struct rlimit saved = rl;
+        rl.rlim_cur = 2 * PAIRS + 256;
+        assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+        int *fds = calloc(2 * PAIRS, sizeof *fds);
+        assert_non_null(fds);
+        for (size_t i = 0; i < PAIRS; i++)
+                assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds + 2 * i), 0);
+
+        struct status_proc p = proc(getpid(), getuid(), 1, 1 * MIB, "x.service");
+        struct status_report r = { .page_size = 4096, .xsk_method = STATUS_M_UNKNOWN };
+        struct xsk_list diag = {};
+        assert_int_equal(array_append((void **)&r.procs, &r.n_procs, sizeof p, &p, 32), 0);
+        xattr_calls = 0;
+        clock_jump_after = PAIRS;       /* half of its sockets asked, the deadline passes */
+        match_sockets(&r, &diag, __real_nl_now_ms() + 600000);
+        clock_jump_after = SIZE_MAX;
+        assert_true(r.descriptors_stopped);
+        assert_int_equal(r.procs[0].xsk_method, STATUS_M_UNKNOWN);
+        assert_int_equal(r.procs[0].n_xsk, 0);
+        assert_true(xattr_calls >= PAIRS);
+        assert_true(xattr_calls < 2 * PAIRS);        /* stopped inside the process */
+
+        /* the same without the jump: every socket asked once, the scan not stopped */
+        r.descriptors_stopped = false;
+        r.procs[0].xsk_method = STATUS_M_UNKNOWN;
+        xattr_calls = 0;
+        match_sockets(&r, &diag, __real_nl_now_ms() + 600000);
+        assert_false(r.descriptors_stopped);
+        assert_int_equal(r.procs[0].xsk_method, STATUS_M_PIDFD);
+        assert_true(xattr_calls >= 2 * PAIRS);
+        status_report_clear(&r);
+        for (size_t i = 0; i < 2 * PAIRS; i++)
+                close(fds[i]);
+        free(fds);
+        assert_int_equal(setrlimit(RLIMIT_NOFILE, &saved), 0);
+}
+
 /* The verdicts of sockets asked once: every one put is found, through growth */
 static void test_verdicts(void **state) {
         struct xdp_verdicts c = {};
@@ -225,4 +293,5 @@ static void test_verdicts(void **state) {
 }
 
 UNIT_MAIN(NULL, NULL, cmocka_unit_test(test_sums), cmocka_unit_test(test_pages_and_limits),
-          cmocka_unit_test(test_descriptors), cmocka_unit_test(test_verdicts))
+          cmocka_unit_test(test_descriptors), cmocka_unit_test(test_descriptors_bound_inside),
+          cmocka_unit_test(test_verdicts))
