@@ -181,25 +181,89 @@ static int conf_pairs(char *p, const char *where, struct slurm_conf *c) {
         }
 }
 
+/* parse_config.c _strip_continuation(): does the line (its comment stripped) go on on the next
+ * one?  It does when it ends, blanks after it aside, in an odd number of backslashes; the last
+ * of them and what follows it are cut. */
+static bool strip_continuation(char *line) {
+        size_t len = strlen(line), bs = 0, i = len;
+        while (i > 0 && (line[i - 1] == '\\' || (blank(line[i - 1]) && bs == 0))) {
+                bs += line[i - 1] == '\\';
+                i--;
+        }
+        if (bs % 2 == 0)
+                return false;
+        line[i + bs - 1] = '\0';
+        return true;
+}
+
+/* parse_config.c _strip_escapes(): each backslash dropped, the byte after it kept */
+static void strip_escapes(char *line) {
+        char *w = line;
+        for (const char *p = line; *p; p++) {
+                if (*p == '\\' && !*++p)
+                        break;
+                *w++ = *p;
+        }
+        *w = '\0';
+}
+
+/* One logical line of slurm.conf (parse_config.c _get_next_line()): physical lines, each without
+ * its comment, joined while one continues (a trailing backslash), then its escapes stripped.
+ * *ret (malloc'd) and the number of physical lines it took, each counted against the walk's
+ * bound; 0 at the end of the text, or the walk's error, or -ENOMEM. */
+static int conf_next_line(char **cursor, struct visit *walk, const char *file, unsigned first, char **ret,
+                          unsigned *ret_lines) {
+        _cleanup_free_ char *joined = NULL;
+        size_t len = 0;
+        unsigned n = 0;
+        char *line;
+        bool more = true;
+
+        *ret = NULL;
+        *ret_lines = 0;
+        while (more && (line = next_line(cursor))) {
+                int r = visit_line(walk, file, first + n, strlen(line) + 1);
+                if (r < 0)
+                        return r;
+                n++;
+                strip_comment(line);
+                more = strip_continuation(line);
+                size_t l = strlen(line);
+                char *j = realloc(joined, len + l + 1);
+                if (!j)
+                        return -ENOMEM;
+                joined = j;
+                memcpy(joined + len, line, l + 1);
+                len += l;
+        }
+        if (n == 0)
+                return 0;
+        strip_escapes(joined);
+        *ret = TAKE_PTR(joined);
+        *ret_lines = n;
+        return 1;
+}
+
 static int conf_file(const char *root, const char *abs, const char *from, unsigned depth, struct slurm_conf *c) {
         _cleanup_free_ char *text = NULL;
-        unsigned lineno = 0;
+        unsigned lineno = 1, n;
         int r = walk_open(root, abs, &c->walk, from, &text);
 
         if (r < 0)
                 return depth == 0 || r == -ENOMEM || c->walk.error ? r : 0;
-        for (char *cur = text, *line; r >= 0 && (line = next_line(&cur));) {
-                _cleanup_free_ char *where = strf("%s:%u", fs_root_shown(root, abs), ++lineno);
-                if (!where) {
+        for (char *cur = text;; lineno += n) {
+                _cleanup_free_ char *line = NULL, *where = NULL;
+                if ((r = conf_next_line(&cur, &c->walk, fs_root_shown(root, abs), lineno, &line, &n)) <= 0)
+                        break;
+                if (!(where = strf("%s:%u", fs_root_shown(root, abs), lineno))) {
                         r = -ENOMEM;
                         break;
                 }
-                if ((r = visit_line(&c->walk, fs_root_shown(root, abs), lineno, strlen(line) + 1)) < 0)
-                        break;
-                strip_comment(line);
                 r = conf_include(root, abs, line, where, depth, c);
                 if (r == 0)
                         r = conf_pairs(line, where, c);
+                if (r < 0)
+                        break;
         }
         visit_leave(&c->walk);
         return r < 0 ? r : 0;

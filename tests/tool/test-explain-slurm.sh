@@ -1,7 +1,8 @@
 #!/bin/bash
 # rdmalimits explain USER --slurm on throwaway root trees: the memlock a Slurm job task gets,
 # for each branch of the path (lib/session/slurmtask.h): PropagateResourceLimits unset, ALL,
-# MEMLOCK excluded, an Except list without MEMLOCK, a name Slurm refuses; the submit shell's
+# MEMLOCK excluded, an Except list without MEMLOCK, a name Slurm refuses, lines continued by a
+# trailing backslash and escaped bytes; the submit shell's
 # soft limit below and above slurmd's hard; spank_rdmalimit absent, present (optional, from an
 # included file, with conf=), its file missing (optional, required); a member and a non-member;
 # a policy the plugin cannot load (strict required, optional); slurmd without CAP_SYS_RESOURCE
@@ -93,6 +94,32 @@ ex bob --submit-memlock 4M
 check "an Include'd file's Except=MEMLOCK counts, at its file:line" test "$(js 'j["slurm"]["decided_by"], j["slurm"]["propagate"]["where"]')" = "('slurmd', 'etc/slurm/limits.conf:1')"
 rm "$R/etc/slurm/limits.conf"
 sed -i '/^Include/d' "$R/etc/slurm/slurm.conf"
+# a line continued by a trailing backslash (parse_config.c _get_next_line(): each physical
+# line's comment stripped, then joined, then its escapes stripped), as Slurm reads it
+printf 'PropagateResourceLimitsExcept=NOFILE,\\\nMEMLOCK\n' >> "$R/etc/slurm/slurm.conf"
+ex bob --submit-memlock 4M
+check "Except=NOFILE,MEMLOCK continued on the next line: slurmd's limits, at the first line" \
+	test "$(js 'j["slurm"]["decided_by"], j["slurm"]["propagate"]["setting"], j["slurm"]["propagate"]["where"]')" = "('slurmd', 'PropagateResourceLimitsExcept=NOFILE,MEMLOCK', 'etc/slurm/slurm.conf:4')"
+sed -i '/^PropagateResourceLimitsExcept/,/^MEMLOCK/d' "$R/etc/slurm/slurm.conf"
+printf 'PropagateResourceLimitsExcept=MEMLOCK,\\  \t\nNOFILE # blanks after the backslash, a comment\n' >> "$R/etc/slurm/slurm.conf"
+ex bob --submit-memlock 4M
+check "... blanks after the backslash and a comment on the next line: the same" \
+	test "$(js 'j["slurm"]["decided_by"], j["slurm"]["propagate"]["setting"]')" = "('slurmd', 'PropagateResourceLimitsExcept=MEMLOCK,NOFILE')"
+sed -i '/^PropagateResourceLimitsExcept/,/NOFILE/d' "$R/etc/slurm/slurm.conf"
+printf 'PropagateResourceLimitsExcept=NOFILE # a comment ends the line \\\nPropagateResourceLimitsExcept=MEMLOCK\n' >> "$R/etc/slurm/slurm.conf"
+ex bob --submit-memlock 4M
+check "... a backslash inside a comment continues nothing: the second line counts" \
+	test "$(js 'j["slurm"]["decided_by"], j["slurm"]["propagate"]["where"]')" = "('slurmd', 'etc/slurm/slurm.conf:5')"
+sed -i '/^PropagateResourceLimitsExcept/d' "$R/etc/slurm/slurm.conf"
+printf 'PropagateResourceLimitsExcept=NOFILE\\\\\nPropagateResourceLimitsExcept=MEMLOCK\n' >> "$R/etc/slurm/slurm.conf"
+ex bob --submit-memlock 4M
+check "... an even number of backslashes continues nothing" \
+	test "$(js 'j["slurm"]["decided_by"], j["slurm"]["propagate"]["where"]')" = "('slurmd', 'etc/slurm/slurm.conf:5')"
+sed -i '/^PropagateResourceLimitsExcept/d' "$R/etc/slurm/slurm.conf"
+printf 'PropagateResourceLimitsExcept=MEM\\LOCK\n' >> "$R/etc/slurm/slurm.conf"
+ex bob --submit-memlock 4M
+check "... an escaped letter is the letter (MEM\\LOCK is MEMLOCK)" is $((64 * MiB)) $GiB slurmd
+sed -i '/^PropagateResourceLimitsExcept/d' "$R/etc/slurm/slurm.conf"
 
 # --- the plugin
 echo 'optional spank_rdmalimit.so' > "$R/etc/slurm/plugstack.conf"
