@@ -174,6 +174,17 @@ static int plugin_lines(struct doc *d, const struct plugstack *ps) {
                 if ((long)i == ps->fails)
                         break;
         }
+        if (ps->other_fails) {
+                _cleanup_free_ char *fix = NULL;
+                if (!(fix = strf("install it, make the line 'optional', or remove it; a name without '/' is looked "
+                                 "for in PluginDir (%s)", ps->plugindir)))
+                        return -ENOMEM;
+                ADD_ID(d, DOCTOR_SLURM, DIAG_ERROR, "slurm-plugstack-required-missing", ps->other_fails_where, fix,
+                       "plugstack.conf requires %s, which does not exist: Slurm cannot load its plugin stack and "
+                       "fails every job step on this node%s", ps->other_fails,
+                       ps->loads >= 0 ? " (spank_rdmalimit included)" : "");
+                return 0;
+        }
         if (ps->loads < 0)
                 return 0;
         const struct spank_line *l = &ps->lines[ps->loads];
@@ -204,7 +215,7 @@ static int slurm_check_plugin(struct doc *d, const struct slurm_conf *c, bool co
                                   "plugstack.conf cannot be read (%s): Slurm fails to load its plugin stack",
                                   errno_text(ps.error));
         r = plugin_lines(d, &ps);
-        if (r >= 0 && ps.loads < 0 && ps.fails < 0 && ps.n_lines == 0)
+        if (r >= 0 && ps.loads < 0 && ps.fails < 0 && !ps.other_fails && ps.n_lines == 0)
                 r = plugin_absent(d, &ps, compute);
         if (r >= 0)
                 r = slurm_check_steps(d, c, &ps);

@@ -381,6 +381,8 @@ void plugstack_clear(struct plugstack *p) {
         free(p->file);
         free(p->set_where);
         free(p->plugindir);
+        free(p->other_fails_where);
+        free(p->other_fails);
         visit_done(&p->walk);
         *p = (struct plugstack){ .loads = -1, .fails = -1 };
 }
@@ -479,8 +481,17 @@ static int stack_line(const char *root, const char *abs, char *line, const char 
                 return p->walk.error ? p->walk.error : r;
         }
         const char *base = strrchr(w[1], '/') ? strrchr(w[1], '/') + 1 : w[1];
-        if (!streq(base, SPANK_PLUGIN_NAME))
-                return 0;
+        if (!streq(base, SPANK_PLUGIN_NAME)) {
+                /* another plugin: only a required one whose file does not exist matters (a file
+                 * that exists is assumed to load) */
+                _cleanup_free_ char *so = NULL;
+                if (!streq(w[0], "required"))
+                        return 0;
+                int r = plugin_find(root, p->plugindir, w[1], &so);
+                if (r < 0 || so)
+                        return r;
+                return !(p->other_fails_where = strdup(where)) || !(p->other_fails = strdup(w[1])) ? -ENOMEM : 0;
+        }
         if (GROW_EXACT(p->lines, p->n_lines + 1) < 0)
                 return -ENOMEM;
         struct spank_line *l = &p->lines[p->n_lines++];
@@ -504,7 +515,7 @@ static int stack_file(const char *root, const char *abs, const char *from, unsig
 
         if (r < 0)
                 return r == -ENOMEM || p->walk.error ? r : depth == 0 ? r : 0;
-        for (char *cur = text, *line; r >= 0 && p->fails < 0 && (line = next_line(&cur));) {
+        for (char *cur = text, *line; r >= 0 && p->fails < 0 && !p->other_fails && (line = next_line(&cur));) {
                 _cleanup_free_ char *where = strf("%s:%u", fs_root_shown(root, abs), ++lineno);
                 if (!where)
                         r = -ENOMEM;

@@ -106,6 +106,9 @@ struct plugstack {
         long loads;
         /* a required line whose file does not exist: the stack fails, no job step runs; -1 */
         long fails;
+        /* a required line of another plugin whose file does not exist (its FILE:LINE and the
+         * plugin as named): Slurm aborts loading the stack there, every job step fails; NULL */
+        char *other_fails_where, *other_fails;
         struct visit walk;           /* its error: an include cycle or the bound */
 };
 

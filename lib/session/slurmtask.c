@@ -247,6 +247,13 @@ static int task_config(const struct slurm_task_input *in, struct slurm_task *t) 
              t->propagate == SLURM_PROP_YES ? "srun and sbatch put the submit shell's soft memlock in the job's "
                                               "environment (SLURM_RLIMIT_MEMLOCK)"
                                             : "the submit shell's memlock is not propagated");
+        if (ps->other_fails) {
+                t->by = SLURM_TASK_NO_TASK;
+                snprintf(t->cause, sizeof t->cause, "the required plugin %s does not exist: Slurm cannot load the "
+                         "plugin stack and fails every job step on this node", ps->other_fails);
+                step(t, ps->other_fails_where, "%s", t->cause);
+                return 0;
+        }
         if (ps->fails >= 0) {
                 const struct spank_line *l = &ps->lines[ps->fails];
                 t->by = SLURM_TASK_NO_TASK;

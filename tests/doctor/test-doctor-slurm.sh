@@ -1,9 +1,9 @@
 #!/bin/bash
 # rdmalimits doctor and spank_rdmalimit: plugstack.conf on root trees (the plugin loaded, its
-# file missing for an optional and a required line, named twice, from an include, an include
-# cycle; a PropagateResourceLimits name Slurm refuses), the plugin missing on a node with
-# RDMA hardware and a policy with rules (and not without the hardware: tests/lib/fakesys.sh
-# devices in a private mount and network namespace), and running job steps compared with
+# file missing for an optional and a required line, another required plugin's file missing,
+# named twice, from an include, an include cycle; a PropagateResourceLimits name Slurm
+# refuses), the plugin missing on a node with RDMA hardware and a policy with rules (and not
+# without the hardware: tests/lib/fakesys.sh devices in a private mount and network namespace), and running job steps compared with
 # explain --slurm: stand-ins for slurmstepd (a root process of that name, titled
 # "slurmstepd: [JOB.STEP]") and their tasks (children as nobody) in a private PID namespace,
 # slurmd's limits from its unit there.
@@ -87,6 +87,18 @@ check "required, its file missing: FAIL, every job step fails" line "FAIL plugst
 check "... exit 1" test "$rc" = 1
 run --json
 check "... --json id slurm-spank-so-missing" test "$(slurm_json_of slurm-spank-so-missing)" = "error|etc/slurm/plugstack.conf:1"
+# another plugin, required, whose file does not exist (after ours): the stack fails, so ours
+# does not "load" for any task
+printf 'optional spank_rdmalimit.so\nrequired /usr/lib/nowhere/spank_other.so\n' > "$R/etc/slurm/plugstack.conf"
+run
+check "another required plugin missing: FAIL, every job step fails" line "FAIL plugstack.conf requires /usr/lib/nowhere/spank_other.so, which does not exist: Slurm cannot load its plugin stack and fails every job step on this node (spank_rdmalimit included)" "(etc/slurm/plugstack.conf:2)"
+check "... not reported as loaded" hasnt "plugstack.conf loads spank_rdmalimit"
+check "... exit 1" test "$rc" = 1
+run --json
+check "... --json id slurm-plugstack-required-missing" test "$(slurm_json_of slurm-plugstack-required-missing)" = "error|etc/slurm/plugstack.conf:2"
+printf 'optional spank_rdmalimit.so\noptional /usr/lib/nowhere/spank_other.so\n' > "$R/etc/slurm/plugstack.conf"
+run
+check "... optional: skipped, ours loads" line "OK   plugstack.conf loads spank_rdmalimit" "(etc/slurm/plugstack.conf:1)"
 mkdir -p "$R/etc/slurm/plugstack.conf.d"
 echo 'include /etc/slurm/plugstack.conf.d/*.conf' > "$R/etc/slurm/plugstack.conf"
 echo 'optional spank_rdmalimit.so' > "$R/etc/slurm/plugstack.conf.d/10-rdma.conf"

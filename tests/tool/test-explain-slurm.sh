@@ -4,7 +4,8 @@
 # MEMLOCK excluded, an Except list without MEMLOCK, a name Slurm refuses, lines continued by a
 # trailing backslash and escaped bytes; the submit shell's
 # soft limit below and above slurmd's hard; spank_rdmalimit absent, present (optional, from an
-# included file, with conf=), its file missing (optional, required); a member and a non-member;
+# included file, with conf=), its file missing (optional, required), another plugin's file
+# missing (required: no task); a member and a non-member;
 # a policy the plugin cannot load (strict required, optional); slurmd without CAP_SYS_RESOURCE
 # (--pid of a process whose bounding set lacks it): the closest value.  The policy must be
 # root's, so this test runs as root.
@@ -178,6 +179,23 @@ echo 'required /opt/slurm/nowhere/spank_rdmalimit.so' > "$R/etc/slurm/plugstack.
 ex alice --submit-memlock 4M
 check "required, its file missing: no task starts" is None None no-task
 check "... the cause" has "No task starts: the required plugin /opt/slurm/nowhere/spank_rdmalimit.so does not exist"
+# another plugin, required, whose file does not exist: Slurm aborts the stack there, before or
+# after the line that loads spank_rdmalimit; optional, it is skipped
+echo 'required spank_rdmalimit.so' > "$R/etc/slurm/plugstack.conf.d/rdma.conf"
+printf 'required /opt/slurm/nowhere/spank_other.so\n' > "$R/etc/slurm/plugstack.conf.d/other.conf"
+ex alice --submit-memlock 4M
+check "another required plugin missing, after ours: no task starts" is None None no-task
+check "... the cause, at its line" has "No task starts: the required plugin /opt/slurm/nowhere/spank_other.so does not exist"
+check "... JSON: its FILE:LINE" test "$(js 'j["slurm"]["steps"][-1]["source"]')" = etc/slurm/plugstack.conf.d/other.conf:1
+printf 'required /opt/slurm/nowhere/spank_other.so\n' > "$R/etc/slurm/plugstack.conf.d/0-other.conf"
+rm "$R/etc/slurm/plugstack.conf.d/other.conf"
+ex alice --submit-memlock 4M
+check "... before ours: no task starts either" is None None no-task
+printf 'optional /opt/slurm/nowhere/spank_other.so\nrequired spank_other2.so\n' > "$R/etc/slurm/plugstack.conf.d/0-other.conf"
+: > "$R/opt/slurm/plugins/spank_other2.so"
+ex alice --submit-memlock 4M
+check "... optional, or required and found in PluginDir: the plugin decides" is $((512 * MiB)) $GiB plugin
+rm "$R/etc/slurm/plugstack.conf.d/0-other.conf" "$R/opt/slurm/plugins/spank_other2.so"
 
 # a policy the plugin cannot load
 echo 'required spank_rdmalimit.so conf=/etc/security/none.conf strict' > "$R/etc/slurm/plugstack.conf.d/rdma.conf"
