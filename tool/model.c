@@ -301,6 +301,10 @@ static int tree_of_args(const struct ctx *c, const char *args, struct tool_sessi
         }
         if (ctx_load_tree(c, *args ? args : NULL, &t) < 0)
                 return CMD_FINDINGS;
+        for (size_t i = 0; i < t->n_files; i++)
+                if (t->files[i].truncated)
+                        log_warning(c, "%s: larger than 64 MiB: only its lines up to there are modelled "
+                                    "(pam_limits reads all of it)", t->files[i].display);
         s->trees[s->n_trees] = t;
         s->tree_args[s->n_trees++] = TAKE_PTR(copy);
         *ret = t;
@@ -331,11 +335,12 @@ static int load_trees(const struct ctx *c, const struct pam_stack *st, long lim,
         struct lc_tree *t;
         int r;
 
-        if ((r = tree_of_args(c, last, s, &t)) < 0)
+        /* each tree loaded, or the failure (negative, or CMD_FINDINGS: it said why) */
+        if ((r = tree_of_args(c, last, s, &t)) != 0)
                 return r;
         s->t = t;
         for (size_t i = 0; pam_stack_entries_known(st) && i < st->n; i++)
-                if (streq(st->v[i].name, "pam_limits") && (r = tree_of_args(c, st->v[i].args ? st->v[i].args : "", s, &t)) < 0)
+                if (streq(st->v[i].name, "pam_limits") && (r = tree_of_args(c, st->v[i].args ? st->v[i].args : "", s, &t)) != 0)
                         return r;
         return 0;
 }

@@ -96,6 +96,33 @@ int fs_open_config(int dirfd, const char *path, bool trusted, bool nofollow, int
         return config_fd(fd, trusted, ret_fd, ret_st);
 }
 
+ssize_t fs_getline(char **line, size_t *cap, FILE *f, size_t *budget) {
+        size_t len = 0;
+        int c;
+
+        while ((c = getc_unlocked(f)) != EOF) {
+                if (*budget == 0)
+                        return -EFBIG;
+                (*budget)--;
+                if (len + 2 > *cap) {
+                        size_t want = *cap < 128 ? 128 : *cap * 2;
+                        char *p = realloc(*line, want);
+                        if (!p)
+                                return -ENOMEM;
+                        *line = p;
+                        *cap = want;
+                }
+                (*line)[len++] = (char)c;
+                if (c == '\n')
+                        break;
+        }
+        if (ferror(f))
+                return -EIO;
+        if (len > 0)
+                (*line)[len] = '\0';
+        return (ssize_t)len;
+}
+
 int fs_read_all(int fd, size_t max, char **ret, size_t *ret_len) {
         _cleanup_free_ char *buf = NULL;
         size_t len = 0, cap = 0;

@@ -37,6 +37,18 @@ int fs_open_config(int dirfd, const char *path, bool trusted, bool nofollow, int
 /* Read the whole descriptor, at most max bytes (-EFBIG beyond), NUL-terminated. */
 int fs_read_all(int fd, size_t max, char **ret, size_t *ret_len);
 
+/* The most a line reader (fs_getline()) reads of one file of a tree: root's tools read files
+ * of trees from elsewhere, where a sparse file costs its maker nothing. */
+#define FS_LINES_MAX (64u * 1024 * 1024)
+
+/*
+ * getline(3) within a budget: the next line (its newline kept) in *line (grown as getline
+ * grows it, *cap its size), its length; 0 at the end of the file; -EFBIG once the file gave
+ * more than *budget bytes in all (counted down: start it at FS_LINES_MAX), -EIO, -ENOMEM.
+ * A NUL byte is kept (the line's length says where it ends).
+ */
+ssize_t fs_getline(char **line, size_t *cap, FILE *f, size_t *budget);
+
 /*
  * Replace dirfd/name atomically with data: a temporary ".name.XXXXXX" in the same
  * directory (O_EXCL, O_NOFOLLOW), write, fchmod(mode), fsync, renameat, fsync(dirfd).  On

@@ -126,7 +126,8 @@ static int load_files(struct ident *id) {
         struct files *fs = id->data;
         _cleanup_fclose_ FILE *pf = NULL, *gf = NULL;
         _cleanup_free_ char *line = NULL;
-        size_t sz = 0;
+        size_t sz = 0, budget = FS_LINES_MAX;
+        ssize_t k = 0;
         int r;
 
         if (fs->loaded)
@@ -138,7 +139,7 @@ static int load_files(struct ident *id) {
         if (r < 0)
                 return r;
 
-        while (pf && getline(&line, &sz, pf) > 0) {
+        while (pf && (k = fs_getline(&line, &sz, pf, &budget)) > 0) {
                 char *f[7] = {};   /* the fields a short line lacks are NULL, not the last line's */
                 line[strcspn(line, "\n")] = '\0';
                 if (!*line || *line == '#' || *line == '+' || *line == '-')
@@ -164,10 +165,11 @@ static int load_files(struct ident *id) {
                 if (strmap_put(&id->users, u->name, u) < 0)
                         return -ENOMEM;
         }
-        /* getline() also stops on a read or allocation failure: not the end of the file */
-        if (pf && !feof(pf))
-                return ferror(pf) ? -EIO : -ENOMEM;
-        while (gf && getline(&line, &sz, gf) > 0) {
+        /* a read or allocation failure, or a file past the bound: not the end of the file */
+        if (k < 0)
+                return (int)k;
+        budget = FS_LINES_MAX;
+        while (gf && (k = fs_getline(&line, &sz, gf, &budget)) > 0) {
                 char *f[4] = {};   /* "name:x:gid" has no member list: f[3] NULL */
                 line[strcspn(line, "\n")] = '\0';
                 if (!*line || *line == '#' || *line == '+' || *line == '-')
@@ -194,8 +196,8 @@ static int load_files(struct ident *id) {
                 if (!strmap_get(&id->gids, ident_id_key(gid, key)) && strmap_put(&id->gids, key, g) < 0)
                         return -ENOMEM;
         }
-        if (gf && !feof(gf))
-                return ferror(gf) ? -EIO : -ENOMEM;
+        if (k < 0)
+                return (int)k;
         fs->loaded = true;
         return 0;
 }

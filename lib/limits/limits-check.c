@@ -523,7 +523,12 @@ static int check_file_meta(const struct lc_tree *t, size_t fi, struct diag_list 
                                  "cannot be read (%s): pam_limits fails the session",
                                  eacces ? "permission denied" : fs_strerror(f->open_error));
         }
-        if (f->is_dir)
+        if (f->truncated)
+                r = diag_addf(d, DIAG_WARNING, "file-too-large", f->display, 0,
+                              "make it smaller: a limits file of this size is not meant to be",
+                              "larger than 64 MiB: read up to there only, the rest is not checked or modelled "
+                              "(pam_limits reads all of it at every login)");
+        if (r >= 0 && f->is_dir)
                 r = diag_addf(d, DIAG_WARNING, "directory-file", f->display, 0,
                               "remove the directory or rename it so it does not end in .conf",
                               "is a directory: pam_limits reads nothing from it");

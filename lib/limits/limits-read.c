@@ -192,8 +192,8 @@ const char *lc_tree_flavour_assumption(const struct lc_tree *t) {
                 return "the distribution is neither in a package database nor in the release table: "
                        "pam_limits is modelled as its family's newest";
         case LC_FROM_HOST:
-                return "the tree has no OS files (no dpkg status, rpm database or os-release): "
-                       "pam_limits is modelled as this system's";
+                return "the tree has no OS files the tool can read (no dpkg status, rpm database or os-release, "
+                       "or one larger than the tool reads): pam_limits is modelled as this system's";
         default:
                 return NULL;
         }
@@ -203,14 +203,14 @@ const char *lc_tree_flavour_assumption(const struct lc_tree *t) {
 static int flavour_dpkg(const char *root, enum lc_flavour *ret) {
         _cleanup_fclose_ FILE *f = NULL;
         _cleanup_free_ char *line = NULL;
-        size_t n = 0;
+        size_t n = 0, budget = FS_LINES_MAX;
         bool in = false, installed = false;
         char version[64] = "";
 
         if (fs_fopen_in_root(root, "/var/lib/dpkg/status", &f) < 0)
                 return -ENOENT;
         for (;;) {
-                ssize_t k = getline(&line, &n, f);
+                ssize_t k = fs_getline(&line, &n, f, &budget);
                 if (k <= 0 || line[0] == '\n') {
                         if (in && installed && version[0])
                                 break;
@@ -243,7 +243,7 @@ static int flavour_rpm(const char *root, enum lc_flavour *ret) {
         _cleanup_free_ char *line = NULL;
         char version[64];
         unsigned maj, min, pat;
-        size_t n = 0;
+        size_t n = 0, budget = FS_LINES_MAX;
         int r;
 
         r = rpmdb_package_version(root, "pam", RPMDB_TIMEOUT_MS, version, sizeof version);
@@ -255,7 +255,7 @@ static int flavour_rpm(const char *root, enum lc_flavour *ret) {
         if (fs_fopen_in_root(root, "/usr/share/doc/pam/NEWS", &f) < 0)
                 return -ENOENT;
         /* "Release 1.5.1" is the first release line of Linux-PAM's NEWS */
-        for (int i = 0; i < 200 && getline(&line, &n, f) > 0; i++) {
+        for (int i = 0; i < 200 && fs_getline(&line, &n, f, &budget) > 0; i++) {
                 const char *p = strstr(line, "Release ");
                 if (p && parse_version(p + 8, &maj, &min, &pat) > 0)
                         return flavour_make(false, maj, min, pat, ret) < 0 ? -EINVAL : 0;
@@ -841,9 +841,11 @@ static int parse_buffer(struct builder *b, const char *path, const char *display
 
 #define LC_DEVICE_MAX (64u * 1024 * 1024)   /* a device that gives more never ends (/dev/zero) */
 
-/* Read an opened file line by line as pam_limits does, without a size limit for regular
- * files.  The descriptor is non-blocking: a FIFO without a writer or a device without data
- * would make pam_limits wait forever (the login hangs); we say so instead of waiting. */
+/* Read an opened file line by line as pam_limits does.  The descriptor is non-blocking: a FIFO
+ * without a writer or a device without data would make pam_limits wait forever (the login
+ * hangs); we say so instead of waiting.  A regular file is read up to LC_DEVICE_MAX too (a
+ * sparse file of a tree from elsewhere costs its maker nothing): past that it is truncated,
+ * which check and explain say. */
 static int parse_fd(struct builder *b, unsigned file, int fd, bool device) {
         struct lc_file *f = &b->t->files[file];
         _cleanup_free_ char *buf = NULL;
@@ -886,9 +888,12 @@ static int parse_fd(struct builder *b, unsigned file, int fd, bool device) {
                 eof = k == 0;
                 len += (size_t)k;
                 total += (size_t)k;
-                if (device && total > LC_DEVICE_MAX) {
-                        f->endless = true;
-                        f->open_error = -EFBIG;
+                if (total > LC_DEVICE_MAX) {
+                        if (device) {
+                                f->endless = true;
+                                f->open_error = -EFBIG;
+                        } else
+                                f->truncated = true;
                         break;
                 }
         }

@@ -157,6 +157,8 @@ struct lc_file {
         bool masked;         /* a symbolic link to /dev/null: read as empty */
         bool would_block;    /* a FIFO or device that blocks: pam_limits hangs the login */
         bool endless;        /* a device that never ends (/dev/zero): pam_limits hangs */
+        bool truncated;      /* a regular file larger than the tool reads (64 MiB): its lines up
+                              * to there only are modelled */
         bool no_final_newline;
         bool has_long_lines; /* a line of more than 1023 bytes */
         bool has_nul;

@@ -3,7 +3,8 @@
 # file missing for an optional and a required line, another required plugin's file missing,
 # named twice, from an include, an include cycle; a PropagateResourceLimits name Slurm
 # refuses), the plugin missing on a node with RDMA hardware and a policy with rules (and not
-# without the hardware: tests/lib/fakesys.sh devices in a private mount and network namespace), and running job steps compared with
+# without the hardware: tests/lib/fakesys.sh devices in a private mount and network
+# namespace), and running job steps compared with
 # explain --slurm: stand-ins for slurmstepd (a root process of that name, titled
 # "slurmstepd: [JOB.STEP]") and their tasks (children as nobody) in a private PID namespace,
 # slurmd's limits from its unit there.

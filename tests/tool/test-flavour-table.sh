@@ -85,7 +85,7 @@ check "a tree without OS files: this system's release ($host), from assumed" \
 	test "$(names)" = "$host assumed|$host assumed"
 "$RDMALIMITS" --root "$R" explain alice > "$T/out" 2>&1
 check "a tree without OS files: explain warns that it took this system's release" \
-	grep -q "warning: the tree has no OS files (no dpkg status, rpm database or os-release): pam_limits is modelled as this system's, $host" "$T/out"
+	grep -q "warning: the tree has no OS files the tool can read (no dpkg status, rpm database or os-release, or one larger than the tool reads): pam_limits is modelled as this system's, $host" "$T/out"
 # os-release has one reader: /etc/os-release, else /usr/lib/os-release (os-release(5)), for
 # the release table as for the family.  Only /usr/lib's, a Debian the table does not know:
 # Debian's newest model, assumed, never "no OS files"; openSUSE (ID_LIKE="opensuse suse")

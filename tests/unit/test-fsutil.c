@@ -326,6 +326,35 @@ static void assert_file(int dfd, const char *name, const char *text) {
         assert_string_equal(buf, text);
 }
 
+/* fs_getline(): lines with their newline, a NUL kept, the last line without one, 0 at the end;
+ * past the budget -EFBIG, whatever the line (one endless line of NULs too) */
+static void test_getline(void **state) {
+        static const char text[] = "one\ntw\0o\nlast";
+        char *line = NULL;
+        size_t cap = 0, budget = FS_LINES_MAX;
+        (void)state;
+        FILE *f = fmemopen((void *)text, sizeof text - 1, "r");
+        assert_non_null(f);
+        assert_int_equal(fs_getline(&line, &cap, f, &budget), 4);
+        assert_string_equal(line, "one\n");
+        assert_int_equal(fs_getline(&line, &cap, f, &budget), 5);
+        assert_memory_equal(line, "tw\0o\n", 5);
+        assert_int_equal(fs_getline(&line, &cap, f, &budget), 4);
+        assert_string_equal(line, "last");
+        assert_int_equal(fs_getline(&line, &cap, f, &budget), 0);
+        assert_int_equal(budget, FS_LINES_MAX - (sizeof text - 1));
+        fclose(f);
+
+        f = fopen("/dev/zero", "re");
+        assert_non_null(f);
+        budget = 100000;
+        assert_int_equal(fs_getline(&line, &cap, f, &budget), -EFBIG);
+        assert_int_equal(budget, 0);
+        assert_true(cap <= 2 * 100000 + 256);
+        fclose(f);
+        free(line);
+}
+
 static void test_write_atomic(void **state) {
         char p[PATH_MAX], tmp[256];
         _cleanup_close_ int dfd = open_work_dir(p, "w");
@@ -1569,7 +1598,8 @@ static void test_open_dir_without_proc(void **state) {
 UNIT_MAIN(setup, unit_teardown,
           cmocka_unit_test(test_in_root_openat2), cmocka_unit_test(test_in_root_walk),
           cmocka_unit_test(test_in_root_paths), cmocka_unit_test(test_lock_file),
-          cmocka_unit_test(test_open_config), cmocka_unit_test(test_read_all), cmocka_unit_test(test_write_atomic),
+          cmocka_unit_test(test_open_config), cmocka_unit_test(test_read_all), cmocka_unit_test(test_getline),
+          cmocka_unit_test(test_write_atomic),
           cmocka_unit_test(test_lock_dir), cmocka_unit_test(test_lock_dir_parent_race),
           cmocka_unit_test(test_lock_file_faults), cmocka_unit_test(test_in_root_edges),
           cmocka_unit_test(test_fopen_in_root), cmocka_unit_test(test_open_dir_in_root),
