@@ -23,6 +23,7 @@
 #include "escape.h"
 #include "fsutil.h"
 #include "pamedit.h"
+#include "pammod.h"
 #include "pamstack.h"
 #include "session.h"
 #include "strv.h"
@@ -1335,6 +1336,38 @@ static void print_text(const struct run *r, bool changed, bool ran, bool explici
                        "out of it (rdmalimits disable does not)\n");
 }
 
+#ifndef SECUREDIR
+#define SECUREDIR "/lib/security"
+#endif
+
+/* Before handing the stack to pam-auth-update or authselect: would libpam load the
+ * pam_rdmalimit.so their line names, with its session function?  A stack the tool edits itself
+ * is walked after the edit (check_module_runs()); theirs is written by them.  0, or -1 after
+ * the refusal. */
+static int check_module_installed(struct run *r) {
+        struct pam_moddirs m;
+        enum pam_mod_state st;
+        int k;
+
+        if (pam_moddirs_load(&m, r->c->root, SECUREDIR) < 0) {
+                run_oom(r);
+                return -1;
+        }
+        k = pam_module_state(&m, r->c->root, "pam_rdmalimit.so", pam_phase_function("session"), &st, NULL);
+        pam_moddirs_clear(&m);
+        if (k == -ENOMEM) {
+                run_oom(r);
+                return -1;
+        }
+        if (k < 0 || !pam_mod_unknown(st))
+                return 0;
+        run_error(r, "libpam cannot load pam_rdmalimit.so here (%s): the line %s would add would do nothing; "
+                  "install pam_rdmalimit first (nothing written)",
+                  st == PAM_MOD_NO_FUNCTION ? "it has no pam_sm_open_session" : "it is not in the PAM module directory",
+                  r->need_authselect ? "authselect" : "pam-auth-update");
+        return -1;
+}
+
 /* Plan every edit, refuse them all on any problem, show, write, run the distribution's tools. */
 static int enable_disable(const struct ctx *c, bool disabling) {
         _cleanup_(run_done) struct run run = {
@@ -1358,6 +1391,8 @@ static int enable_disable(const struct ctx *c, bool disabling) {
         if (!explicit && (k = plan_all_services(r)))
                 return k;
         r->as_tool = !fs_root_is_set(c->root) && on_path("authselect");
+        if (!r->disabling && r->errors == 0 && (r->need_pau || r->need_authselect))
+                (void)check_module_installed(r);
         if (!r->disabling && r->errors == 0) {
                 if (r->need_pau)
                         plan_pau(r);

@@ -177,6 +177,20 @@ check "selected: local with-faillock with-mkhomedir" test "$SELECTED" = "local w
 expect_memlock "before enable" e2e-rdma "$BASE_KIB"
 expect_memlock "before enable" e2e-plain "$BASE_KIB"
 
+# the module not installed (rdmalimits only suggests pam_rdmalimit): authselect would render a
+# line libpam cannot load, which does nothing; enable refuses and writes nothing (it ran
+# create-profile and select and exited 0)
+before=$(state)
+secdir=$(e2e_secdir)
+mv "$secdir/pam_rdmalimit.so" "$tmp/pam_rdmalimit.so.aside"
+rl enable
+rc=$?
+check "the module not installed: enable exits 1" test $rc -eq 1
+check "... says why" grep -qF "libpam cannot load pam_rdmalimit.so here (it is not in the PAM module directory): the line authselect would add would do nothing; install pam_rdmalimit first (nothing written)" "$tmp/out"
+check "... runs nothing, writes nothing" test "$(grep -c '^ran:' "$tmp/out")" = 0 -a "$before" = "$(state)"
+[ $rc -eq 1 ] || show "$tmp/out"
+mv "$tmp/pam_rdmalimit.so.aside" "$secdir/pam_rdmalimit.so"
+
 before=$(state)
 rl enable --check
 check "enable --check exits 3" test $? -eq 3
