@@ -9,7 +9,8 @@
 #     every FILE:LINE and no other (the control words libpam fails on, case, continued lines,
 #     paths, /usr/lib/pam.d without an /etc/pam.d file of the same name, backups skipped);
 #   - remove anyway with RDMALIMIT_FORCE_REMOVE=1 or /run/rdmalimit-force-remove, saying so;
-#   - never refuse on upgrade;
+#   - never refuse on upgrade, nor (Debian, Multi-Arch: same) while another architecture's
+#     copy stays;
 #   - take out the lines of `rdmalimits enable` with the build's rdmalimits on PATH, leave them
 #     (named) without it; Debian: pam-auth-update --package --remove; RPM: authselect
 #     disable-feature with-rdmalimit when the selected profile has it;
@@ -196,6 +197,21 @@ E
 		exp="/etc/pam.d/forms:1 /etc/pam.d/forms:13 /etc/pam.d/forms:15 /etc/pam.d/forms:16 /etc/pam.d/forms:17 /etc/pam.d/forms:2 /etc/pam.d/forms:3 /etc/pam.d/forms:4 /etc/pam.d/forms:6 /etc/pam.d/forms:9 /usr/lib/pam.d/vendorsvc:1 "
 		[ -d /usr/lib/pam.d ] || exp=${exp%/usr/lib/pam.d/vendorsvc:1 }
 		if [ "$(named)" = "$exp" ]; then ok "$w: exactly those lines are named"; else not_ok "$w: exactly those lines are named" "got:      $(named)" "expected: $exp"; show; fi
+
+		# --- Debian, Multi-Arch: same: another architecture's copy stays (its module with it)
+		case $impl in
+		deb-pam)
+			reset
+			printf 'session    required     pam_rdmalimit.so strict\n' >> "$P/sshd"
+			printf 'session    optional     pam_rdmalimit.so # rdmalimits enable\n' >> "$P/cron"
+			rm -rf "$T/pam.refcount"
+			cp -a "$P" "$T/pam.refcount"
+			TOOL=1 run "$impl" $sh "$rm_arg" DPKG_MAINTSCRIPT_PACKAGE_REFCOUNT=2
+			rc=$?
+			check "$w: one architecture's copy of two removed: not refused (exit $rc)" test $rc = 0
+			check "$w: ... no command ran, /etc/pam.d unchanged" sh -c "test ! -s '$T/calls' && diff -r '$T/pam.refcount' '$P'"
+			;;
+		esac
 
 		# --- only optional lines: the tool's are taken out, the admin's named
 		reset
