@@ -412,8 +412,9 @@ static void text_result(const struct tool_session *s, const char *user, const ch
                        str_escape(res->stop->domain, d, sizeof d), user);
                 return;
         case LC_RES_SERVICE_ERR:
-                printf("\n%s cannot be read (%s): pam_limits fails every session (PAM_SERVICE_ERR).\n",
-                       str_escape(res->bad_file->display, w, sizeof w), errno_text(res->bad_file->open_error));
+                /* the session engine's words (lc_session_from(): a FIFO hangs the login, a file
+                 * that cannot be opened fails it) */
+                printf("\n%s.\n", str_escape(pl->cause, w, sizeof w));
                 return;
         case LC_RES_LOGINS_DENIED:
                 printf("\n%s (%s %s 0) allows %s no login at all: pam_limits refuses the session.\n",

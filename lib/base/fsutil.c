@@ -41,6 +41,8 @@ const char *fs_strerror(int error) {
                 return "not a regular file";
         case FS_ERR_LOCKMODE:
                 return "open to group or others";
+        case FS_ERR_USERFUSE:
+                return "on a FUSE file system a user serves (not read: its server could hold the reader)";
         case -EFBIG:
                 return "file too large";
         case FS_ERR_DIRSYNC:
@@ -524,10 +526,7 @@ int fs_openat_in_root_walk(int rootfd, const char *path, int flags, mode_t mode,
         }
 }
 
-int fs_openat_in_root(int rootfd, const char *path, int flags, mode_t mode, int *ret_fd) {
-        int r = check_open_flags(flags);
-        if (r < 0)
-                return r;
+static int openat_in_root(int rootfd, const char *path, int flags, mode_t mode, int *ret_fd) {
 #ifdef SYS_openat2
         struct open_how how = {
                 .flags = (uint64_t)(unsigned)(flags | O_CLOEXEC),
@@ -548,6 +547,102 @@ int fs_openat_in_root(int rootfd, const char *path, int flags, mode_t mode, int 
         }
 #endif
         return fs_openat_in_root_walk(rootfd, path, flags, mode, ret_fd);
+}
+
+/* The devices of the FUSE file systems a user serves, from /proc/self/mountinfo: type fuse,
+ * fuseblk or fuse.*, with a user_id= other than 0 in the super options (fusermount's mounts;
+ * the user's allow_other lets root in).  How many (0: none, or no mountinfo), or -ENOMEM. */
+static ssize_t user_fuse_devs(dev_t **ret) {
+        _cleanup_close_ int fd = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+        _cleanup_free_ char *text = NULL;
+        dev_t *v = NULL;
+        size_t n = 0;
+
+        *ret = NULL;
+        if (fd < 0 || fs_read_all(fd, 16u * 1024 * 1024, &text, NULL) < 0)
+                return 0;
+        for (char *line = text, *end; line && *line; line = end) {
+                unsigned maj, min, uid;
+                char type[64];
+                if ((end = strchr(line, '\n')))
+                        *end++ = '\0';
+                const char *sep = strstr(line, " - ");
+                if (!sep || sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 ||
+                    sscanf(sep + 3, "%63s", type) != 1 ||
+                    !(streq(type, "fuse") || streq(type, "fuseblk") || strncmp(type, "fuse.", 5) == 0))
+                        continue;
+                const char *opts = strrchr(sep + 3, ' '), *u = opts ? strstr(opts, "user_id=") : NULL;
+                if (!u || (u[-1] != ',' && u[-1] != ' ') || sscanf(u + 8, "%u", &uid) != 1 || uid == 0)
+                        continue;
+                dev_t *w = realloc(v, (n + 1) * sizeof *v);
+                if (!w) {
+                        free(v);
+                        return -ENOMEM;
+                }
+                v = w;
+                v[n++] = makedev(maj, min);
+        }
+        *ret = v;
+        return (ssize_t)n;
+}
+
+/*
+ * Where a user serves a FUSE file system (and lets root in with allow_other), a file of a tree
+ * is first resolved without being opened: an O_PATH descriptor makes the file system no open
+ * and no flush at its close, and a statx() that must not sync asks it nothing.  A file on such
+ * a file system (for one to create: its directory) is refused (FS_ERR_USERFUSE): its server
+ * could hold root's open, read or close, the close for good.  Otherwise the file is opened
+ * again through that descriptor.  0 with *ret_fd (-1: open it the usual way), or -errno.
+ */
+static int open_unless_user_fuse(int rootfd, const char *path, int flags, mode_t mode, int *ret_fd) {
+        _cleanup_free_ dev_t *fuse = NULL;
+        _cleanup_free_ char *dir = NULL;
+        _cleanup_close_ int pfd = -1;
+        ssize_t n = user_fuse_devs(&fuse);
+        const char *probe = path;
+        struct statx sx;
+        int r;
+
+        *ret_fd = -1;
+        if (n <= 0 || (flags & O_PATH))
+                return (int)(n < 0 ? n : 0);
+        /* a file to create: its directory (O_TMPFILE names the directory itself) */
+        bool create = (flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE;
+        if (flags & O_CREAT) {
+                const char *slash = strrchr(path, '/');
+                if (!(dir = strndup(path, slash ? (size_t)(slash - path) : 0)))
+                        return -ENOMEM;
+                probe = dir;
+        }
+        r = openat_in_root(rootfd, probe, O_PATH | (create ? O_DIRECTORY : flags & O_NOFOLLOW), 0, &pfd);
+        if (r < 0)
+                return create ? 0 : r;   /* the open below says why */
+        if (statx(pfd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_TYPE, &sx) < 0)
+                return negative_errno();
+        for (ssize_t i = 0; i < n; i++)
+                if (fuse[i] == makedev(sx.stx_dev_major, sx.stx_dev_minor))
+                        return FS_ERR_USERFUSE;
+        if (create)
+                return 0;
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", pfd);
+        int fd = open(proc, (flags & ~O_NOFOLLOW) | O_CLOEXEC, mode);
+        if (fd >= 0)
+                *ret_fd = fd;
+        return 0;
+}
+
+int fs_openat_in_root(int rootfd, const char *path, int flags, mode_t mode, int *ret_fd) {
+        int fd, r = check_open_flags(flags);
+        if (r < 0)
+                return r;
+        if ((r = open_unless_user_fuse(rootfd, *path ? path : ".", flags, mode, &fd)) < 0)
+                return r;
+        if (fd >= 0) {
+                *ret_fd = fd;
+                return 0;
+        }
+        return openat_in_root(rootfd, path, flags, mode, ret_fd);
 }
 
 static int open_root(const char *root, int *ret) {

@@ -16,6 +16,7 @@
 #define FS_ERR_MODE    (-EBADR)     /* group- or world-writable */
 #define FS_ERR_NOTREG  (-EBADFD)    /* not a regular file (FIFO, device, socket) */
 #define FS_ERR_LOCKMODE (-ENOTUNIQ) /* a lock file others may open (mode beyond 0600) */
+#define FS_ERR_USERFUSE (-EREMOTE)  /* on a FUSE file system a user serves (--root trees) */
 
 /* Owned by root and not writable by group or others? */
 int fs_check_trusted(const struct stat *st);

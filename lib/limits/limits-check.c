@@ -505,6 +505,11 @@ static int check_file_meta(const struct lc_tree *t, size_t fi, struct diag_list 
                                          "create it, even empty (touch it, mode 0644, owned by root)",
                                          "does not exist: pam_limits 1.5.2 fails every session that uses it "
                                          "(PAM_SERVICE_ERR); create it, even empty");
+                if (f->open_error == FS_ERR_USERFUSE)
+                        return diag_addf(d, DIAG_ERROR, "user-fuse-file", f->display, 0,
+                                         "keep the configuration off file systems users serve",
+                                         "is on a FUSE file system a user serves: not read; pam_limits reads it "
+                                         "at every login and that user can hold the read (the login hangs)");
                 if (f->open_error == FS_ERR_NOTREG || f->would_block || f->endless)
                         return diag_addf(d, DIAG_ERROR, "not-regular-file", f->display, 0,
                                          "remove it, or replace it with a regular file",

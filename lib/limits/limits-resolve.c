@@ -644,9 +644,13 @@ int lc_session_outcome(const struct lc_tree *t, const struct lc_result *r, const
                 else if (r->bad_file->endless)
                         set_cause(&s, "%s is a device that never ends: pam_limits reads it forever and the login "
                                   "hangs", r->bad_file->display);
+                else if (r->bad_file->open_error == FS_ERR_USERFUSE)
+                        set_cause(&s, "%s is on a FUSE file system a user serves: not read here; pam_limits reads it "
+                                  "at every login and that user can hold the read (the login hangs)",
+                                  r->bad_file->display);
                 else
                         set_cause(&s, "%s cannot be read (%s): pam_limits returns PAM_SERVICE_ERR",
-                                  r->bad_file->display, errno_text(r->bad_file->open_error));
+                                  r->bad_file->display, fs_strerror(r->bad_file->open_error));
                 break;
         case LC_RES_LOGINS_DENIED:
                 /* setup_limits() sets every limit first, then counts the logins: where the

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * fuse-hold MOUNTPOINT: a FUSE file system with one empty file, "f", that never answers a
+ * fuse-hold MOUNTPOINT [UID]: a FUSE file system with one empty file, "f", that never answers a
  * FLUSH from root (uid 0): a close() by root of a descriptor of "f" hangs until the file
  * system goes away.  What a user's FUSE daemon can do to root when root closes a copy of the
  * user's descriptor.  Mounted with allow_other; prints one line per request from root
- * ("root OPCODE") and "ready" once mounted.  Runs until killed (inside a private mount
+ * ("root OPCODE") and "ready" once mounted.  With UID, the mount says that user serves it
+ * (user_id=UID), as a user's fusermount mount does.  Runs until killed (inside a private mount
  * namespace: the mount goes with it).
  */
 #include <errno.h>
@@ -90,9 +91,10 @@ static void handle(const struct fuse_in_header *in, const char *arg) {
 int main(int argc, char **argv) {
         static char buf[FUSE_MIN_READ_BUFFER + 65536];
         char opts[128];
+        unsigned uid = 0;
 
-        if (argc != 2) {
-                fprintf(stderr, "usage: fuse-hold MOUNTPOINT\n");
+        if (argc < 2 || argc > 3 || (argc == 3 && sscanf(argv[2], "%u", &uid) != 1)) {
+                fprintf(stderr, "usage: fuse-hold MOUNTPOINT [UID]\n");
                 return 2;
         }
         dev = open("/dev/fuse", O_RDWR | O_CLOEXEC);
@@ -100,7 +102,7 @@ int main(int argc, char **argv) {
                 perror("/dev/fuse");
                 return 77;
         }
-        snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=0,group_id=0,allow_other", dev);
+        snprintf(opts, sizeof opts, "fd=%d,rootmode=40000,user_id=%u,group_id=%u,allow_other", dev, uid, uid);
         if (mount("fuse-hold", argv[1], "fuse", MS_NOSUID | MS_NODEV, opts) < 0) {
                 perror("mount");
                 return 77;
