@@ -781,8 +781,28 @@ static bool on_path(const char *name) {
         return false;
 }
 
+/* The first line of t whose text keep_jumps() changed (a jump's count): its line number in the
+ * file as read, 0 when none. */
+static unsigned changed_jump_line(const struct target *t) {
+        for (size_t i = 0; i < t->f.n; i++) {
+                const struct pam_line *l = &t->f.v[i];
+                if (l->lineno == 0)
+                        continue;
+                const char *p = t->old;
+                for (unsigned n = 1; p && n < l->lineno; n++)
+                        if ((p = strchr(p, '\n')))
+                                p++;
+                if (p && (strncmp(p, l->text, strlen(l->text)) != 0 || (p[strlen(l->text)] != '\n' && p[strlen(l->text)])))
+                        return l->lineno;
+        }
+        return 0;
+}
+
 /* enable, the profile's files: the module's line after pam_limits in system-auth and
- * password-auth of custom/rdmalimit (r->profilefd), behind the feature. */
+ * password-auth of custom/rdmalimit (r->profilefd), behind the feature.  A jump that crosses
+ * the line is refused: its count would be right either with the feature or without it, and
+ * authselect renders the file both ways (select without it, disable-feature, the package's
+ * removal). */
 static void plan_profile_files(struct run *r) {
         static const char *const files[] = { "system-auth", "password-auth" };
         int jumps;
@@ -793,13 +813,21 @@ static void plan_profile_files(struct run *r) {
                 int k = pam_file_mark_after_limits(&t->f);
                 if (k == 0 && keep_jumps(r, t, files[i], &jumps) < 0)
                         continue;
+                if (k == 0 && jumps > 0) {
+                        run_error(r, "%s:%u: this jump crosses the line pam_rdmalimit gets behind the feature %s: no "
+                                  "count lands where it did both with the feature and without it (authselect renders "
+                                  "the file both ways); change the jump by hand",
+                                  t->display, changed_jump_line(t), PAMEDIT_FEATURE);
+                        target_drop_last(r);
+                        continue;
+                }
                 if (k == -ENOENT)
                         run_error(r, "%s: no session pam_limits line to follow", t->display);
                 else if (k < 0)
                         run_oom(r);
                 else if (k == 0 && target_render(r, t) > 0)
                         snprintf(t->note, sizeof t->note, "pam_rdmalimit after pam_limits in the authselect profile, "
-                                 "behind its feature %s%s", PAMEDIT_FEATURE, JUMPS_NOTE(jumps));
+                                 "behind its feature %s", PAMEDIT_FEATURE);
                 else
                         target_drop_last(r);
         }

@@ -329,6 +329,39 @@ check "without authselect, no profile: create-profile, then enable again" \
 	test "$(sed -n '/^  /p' "$tmp/out" | tr '\n' '|')" = "  authselect create-profile rdmalimit -b sssd|  rdmalimits enable|"
 check "without authselect, no profile: nothing written" test "$before" = "$(state)"
 
+# --- 7b ------------------------------------------------------------------------------------------
+# a jump of the selected profile across the place of the module's line: a member of nolimit
+# skips pam_limits and lands on pam_env, which sets SITE.  The module's line is behind the
+# feature, so a corrected count is wrong whenever authselect renders the file without it (select
+# without the feature, disable-feature, the package's %preun): enable refuses, naming the jump
+authselect create-profile site -b sssd >"$tmp/as.out" 2>&1 || show "$tmp/as.out"
+printf 'SITE DEFAULT=1\n' >"$tmp/site_env.conf"
+for f in system-auth password-auth; do
+	awk -v env="$tmp/site_env.conf" '
+		/^session +required +pam_limits.so/ { print "session     [success=1 default=ignore]                   pam_succeed_if.so user ingroup nolimit quiet" }
+		{ print }
+		/^session +required +pam_limits.so/ { print "session     required                                     pam_env.so conffile=" env " readenv=0" }' \
+		"/etc/authselect/custom/site/$f" >"$tmp/x" && cat "$tmp/x" >"/etc/authselect/custom/site/$f"
+done
+cp /etc/group "$tmp/group.before"
+echo "nolimit:x:4242:e2e-plain" >>/etc/group
+authselect select custom/site with-mkhomedir --force >"$tmp/as.out" 2>&1 || show "$tmp/as.out"
+env_of() { timeout 60 "$SU" "$1" -c 'echo "SITE=${SITE:-unset}"' </dev/null 2>&1; }
+check "custom/site: the jump of a member of nolimit lands on pam_env (SITE=1)" test "$(env_of e2e-plain)" = SITE=1
+line=$(grep -n 'ingroup nolimit' /etc/authselect/custom/site/system-auth | cut -d: -f1)
+rl enable
+rc=$?
+check "enable over a jump across the module's place: refused (exit $rc)" test $rc -eq 1
+check "... naming the jump's line" grep -qF "system-auth:$line: this jump crosses the line pam_rdmalimit gets behind the feature with-rdmalimit" "$tmp/out"
+check "... the new profile made, not selected (authselect select did not run)" \
+	sh -c "grep -q 'custom/rdmalimit was made but not selected: 2 problems with it' '$tmp/out' && ! grep -q '^ran: authselect select' '$tmp/out'"
+check "... custom/site still selected" test "$(selection)" = "custom/site with-mkhomedir "
+check "... the jump still lands on pam_env" test "$(env_of e2e-plain)" = SITE=1
+grep -q "this jump crosses" "$tmp/out" || show "$tmp/out"
+authselect select sssd with-mkhomedir --force >"$tmp/as.out" 2>&1 || show "$tmp/as.out"
+rm -rf /etc/authselect/custom/site /etc/authselect/custom/rdmalimit
+cat "$tmp/group.before" >/etc/group
+
 # --- 8 -------------------------------------------------------------------------------------------
 # erasing the package: rdmalimit.spec's %preun of pam_rdmalimit, as rpm runs it (sh SCRIPT 0),
 # with this authselect; then the module file taken away as the erase does: nobody is locked out
