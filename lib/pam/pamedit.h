@@ -80,7 +80,9 @@ enum pam_manager {
 const char *pam_manager_name(enum pam_manager m);
 /*
  * Who manages ROOT/etc/pam.d/NAME: a symbolic link whose target names an authselect
- * directory is authselect's; else by its text.  A file that does not exist is -ENOENT.
+ * directory is authselect's; else by its text (authselect's header only while
+ * /etc/authselect/authselect.conf exists: after "authselect opt-out" the files are the
+ * admin's).  A file that does not exist is -ENOENT.
  */
 int pam_service_manager(const char *root, const char *name, enum pam_manager *ret);
 

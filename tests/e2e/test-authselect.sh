@@ -362,6 +362,33 @@ authselect select sssd with-mkhomedir --force >"$tmp/as.out" 2>&1 || show "$tmp/
 rm -rf /etc/authselect/custom/site /etc/authselect/custom/rdmalimit
 cat "$tmp/group.before" >/etc/group
 
+# --- 7c ------------------------------------------------------------------------------------------
+# after "authselect opt-out" (1.5: authselect.conf gone, the files plain and the admin's, still
+# with authselect's header): they are no longer authselect's.  enable took them for authselect's
+# and told the admin to select a profile, which would take them back; now it treats them as any
+# plain file: the shared system-auth is not edited unasked, su is when named
+if authselect opt-out >"$tmp/as.out" 2>&1; then
+	check "opt-out: system-auth is a plain file, authselect.conf gone" \
+		test -f /etc/pam.d/system-auth -a ! -L /etc/pam.d/system-auth -a ! -e /etc/authselect/authselect.conf
+	rl enable
+	rc=$?
+	check "opt-out: enable exits 0, runs no authselect" test $rc -eq 0 -a "$(grep -c '^ran:' "$tmp/out")" = 0
+	check "... does not ask for a profile, names the service to enable" \
+		sh -c "! grep -q 'select one first' '$tmp/out' && grep -qF \"'rdmalimits enable --service su' adds the module there\" '$tmp/out'"
+	[ $rc -eq 0 ] || show "$tmp/out"
+	rl enable --service su
+	rc=$?
+	check "opt-out: enable --service su exits 0" test $rc -eq 0
+	[ $rc -eq 0 ] || show "$tmp/out"
+	expect_memlock "opt-out, after enable --service su, a member of rdma_users" e2e-rdma "$((V / 1024))"
+	rl disable --service su
+	check "opt-out: disable --service su exits 0" test $? -eq 0
+	authselect select sssd with-mkhomedir --force >"$tmp/as.out" 2>&1 || show "$tmp/as.out"
+	rm -f /etc/pam.d/*.rdmalimits-bak
+else
+	skip "this authselect has no opt-out ($(head -1 "$tmp/as.out"))"
+fi
+
 # --- 8 -------------------------------------------------------------------------------------------
 # erasing the package: rdmalimit.spec's %preun of pam_rdmalimit, as rpm runs it (sh SCRIPT 0),
 # with this authselect; then the module file taken away as the erase does: nobody is locked out
