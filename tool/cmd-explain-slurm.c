@@ -249,6 +249,9 @@ static void explain_text(const struct slurm_explain *e) {
         if (t->by == SLURM_TASK_PROPAGATED)
                 printf("Assumed: srun and sbatch run without --propagate (it prefixes the value with U: then a soft "
                        "limit above slurmd's hard fails and the task keeps slurmd's)\n");
+        else if (t->by == SLURM_TASK_SLURMD)
+                printf("Assumed: srun and sbatch run without --propagate=MEMLOCK (with it the task gets the submit "
+                       "shell's soft limit whatever slurm.conf says, up to slurmd's hard: ulimits.c _set_limit())\n");
 }
 
 /* ------------------------------------------------------------------------------------ */

@@ -24,6 +24,7 @@
 #include "procfs.h"
 #include "status.h"
 #include "slurmconf.h"
+#include "session.h"
 #include "slurmtask.h"
 #include "visit.h"
 #include "fsutil.h"
@@ -34,7 +35,8 @@
         "Slurm reads the file again and again until it runs out of file descriptors, then refuses " \
         "slurm.conf ('Unable to process configuration file')"
 
-static int slurm_check_propagation(struct doc *d, const struct slurm_conf *c) {
+/* plugin: spank_rdmalimit loads and the stack does not fail (plugstack_read()) */
+static int slurm_check_propagation(struct doc *d, const struct slurm_conf *c, bool plugin) {
         _cleanup_free_ char *what = NULL;
         const char *where;
         enum slurm_propagate prop;
@@ -48,15 +50,22 @@ static int slurm_check_propagation(struct doc *d, const struct slurm_conf *c) {
                                   "STACK, CORE, RSS, NPROC, NOFILE, MEMLOCK, AS (upper case)",
                                   "slurm.conf: %s: Slurm does not know a name in it and refuses slurm.conf "
                                   "(\"Bad PropagateResourceLimits\"): no Slurm daemon starts", what);
+        /* srun --propagate=MEMLOCK (a U-prefixed value) is applied whatever slurm.conf says
+         * (ulimits.c _set_limit()); spank_rdmalimit removes it from the job's environment */
         if (prop == SLURM_PROP_NO)
                 return doctor_add(d->rep, DOCTOR_SLURM, DIAG_OK, "slurm-keeps-slurmd-memlock",
                                   where, NULL, "slurm.conf: %s: tasks get slurmd's memlock, not "
-                                  "the submit host's", what);
+                                  "the submit host's%s", what,
+                                  plugin ? "" : " (unless a user runs srun --propagate=MEMLOCK: then his own soft "
+                                                "limit, up to slurmd's hard)");
         ADD_ID(d, DOCTOR_SLURM, DIAG_WARNING, "slurm-propagates-memlock", where,
                "set PropagateResourceLimitsExcept=MEMLOCK in slurm.conf (or take MEMLOCK out of "
                "PropagateResourceLimits), then scontrol reconfigure",
-               "slurm.conf: %s: srun and sbatch copy the submit host's soft memlock into every task (a login node's "
-               "session often has 64 KiB or 8 MiB), so slurmd's own memlock does not reach the jobs",
+               plugin ? "slurm.conf: %s: srun and sbatch copy the submit host's soft memlock into every task: "
+                        "spank_rdmalimit sets the policy's value for the users a rule matches, the others get the "
+                        "submit host's (a login node's session often has 64 KiB or 8 MiB), not slurmd's"
+                      : "slurm.conf: %s: srun and sbatch copy the submit host's soft memlock into every task (a login "
+                        "node's session often has 64 KiB or 8 MiB), so slurmd's own memlock does not reach the jobs",
                what);
         return 0;
 }
@@ -202,24 +211,50 @@ static int plugin_lines(struct doc *d, const struct plugstack *ps) {
 /* Each running job step: its first task's memlock against explain --slurm's prediction. */
 static int slurm_check_steps(struct doc *d, const struct slurm_conf *c, const struct plugstack *ps);
 
-static int slurm_check_plugin(struct doc *d, const struct slurm_conf *c, bool compute) {
-        _cleanup_(plugstack_clear) struct plugstack ps = {};
-        int r = plugstack_read(d->in->root, c, &ps);
+static int slurm_check_plugin(struct doc *d, const struct slurm_conf *c, const struct plugstack *ps, bool compute) {
+        int r;
 
-        if (r < 0)
-                return r;
-        if (ps.walk.error == VISIT_ERR_CYCLE || ps.walk.error == VISIT_ERR_BUDGET)
-                return plugstack_walk_report(d, &ps.walk);
-        if (ps.error)
-                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-plugstack-unreadable", ps.file, NULL,
+        if (ps->walk.error == VISIT_ERR_CYCLE || ps->walk.error == VISIT_ERR_BUDGET)
+                return plugstack_walk_report(d, &ps->walk);
+        if (ps->error)
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurm-plugstack-unreadable", ps->file, NULL,
                                   "plugstack.conf cannot be read (%s): Slurm fails to load its plugin stack",
-                                  errno_text(ps.error));
-        r = plugin_lines(d, &ps);
-        if (r >= 0 && ps.loads < 0 && ps.fails < 0 && !ps.other_fails && ps.n_lines == 0)
-                r = plugin_absent(d, &ps, compute);
+                                  errno_text(ps->error));
+        r = plugin_lines(d, ps);
+        if (r >= 0 && ps->loads < 0 && ps->fails < 0 && !ps->other_fails && ps->n_lines == 0)
+                r = plugin_absent(d, ps, compute);
         if (r >= 0)
-                r = slurm_check_steps(d, c, &ps);
+                r = slurm_check_steps(d, c, ps);
         return r;
+}
+
+/* The running slurmd's memlock (slurmd_info_load(), as explain --slurm reads it): every task
+ * starts from it.  Where it is not slurmd.service's LimitMEMLOCK=, doctor's line about the unit
+ * is not what the tasks get: said, with the fix. */
+static int slurm_check_running(struct doc *d) {
+        struct slurmd_info sd, unit;
+        char pair[PAIR_MAX], pair2[PAIR_MAX];
+        int r;
+
+        if (d->in->root || slurmd_info_load(NULL, 0, &sd) < 0 || sd.from != SLURMD_FROM_RUNNING ||
+            !sd.svc.rl[RLIMIT_MEMLOCK].known)
+                return 0;
+        const struct lc_rl *m = &sd.svc.rl[RLIMIT_MEMLOCK];
+        unit = (struct slurmd_info){};
+        r = session_service_unit(NULL, "slurmd.service", "slurmd", &unit.svc, unit.where, sizeof unit.where);
+        if (r < 0)
+                return r == -ENOMEM ? r : 0;
+        const struct lc_rl *u = &unit.svc.rl[RLIMIT_MEMLOCK];
+        if (r > 0 && u->known && (u->soft != m->soft || u->hard != m->hard))
+                return doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurmd-running-memlock", sd.where,
+                                  "restart slurmd from its unit (systemctl restart slurmd)",
+                                  "the running slurmd has memlock %s, not slurmd.service's %s (%s): it was started "
+                                  "another way, or before the unit changed; Slurm tasks start from the running "
+                                  "one's", fmt_pair(m->soft, m->hard, pair), fmt_pair(u->soft, u->hard, pair2),
+                                  unit.where);
+        return doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurmd-running-memlock", sd.where, NULL,
+                          "the running slurmd has memlock %s: Slurm tasks start from it",
+                          fmt_pair(m->soft, m->hard, pair));
 }
 
 /* ------------------------------------------------------------------------------------ */
@@ -385,16 +420,20 @@ static int slurm_walk_report(struct doc *d, const struct visit *v) {
 int check_slurm(struct doc *d) {
         static const struct daemon_unit slurmd = {
                 .unit = "slurmd.service", .short_name = "slurmd", .group = DOCTOR_SLURM,
-                .inherits = "Slurm tasks get it unless PropagateResourceLimits copies the submit host's",
+                .inherits = "Slurm tasks get it (a slurmd started from the unit) unless PropagateResourceLimits "
+                            "copies the submit host's",
                 .id_low = "slurmd-memlock-low", .id_ok = "slurmd-memlock",
                 .fix_value = SIZE_INFINITY,
                 .fix_why = " (Slurm's own slurmd.service sets LimitMEMLOCK=infinity)",
         };
         _cleanup_(slurm_conf_clear) struct slurm_conf c = {};
+        _cleanup_(plugstack_clear) struct plugstack ps = {};
         bool found = false;
         int r = slurm_conf_read(d->in->root, d->in->slurm_conf, &c);
 
         if (r < 0)
+                return r;
+        if (c.path && (r = plugstack_read(d->in->root, &c, &ps)) < 0)
                 return r;
         if (c.walk.error == VISIT_ERR_CYCLE || c.walk.error == VISIT_ERR_BUDGET)
                 r = slurm_walk_report(d, &c.walk);
@@ -402,8 +441,8 @@ int check_slurm(struct doc *d) {
                 r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, NULL, c.file, NULL,
                                "slurm.conf cannot be read (%s)", errno_text(c.error));
         else if (c.path)
-                r = slurm_check_propagation(d, &c);
-        if (r < 0 || (r = daemon_unit_check(d, &slurmd, &found)) < 0)
+                r = slurm_check_propagation(d, &c, ps.loads >= 0 && ps.fails < 0 && !ps.other_fails && !ps.error);
+        if (r < 0 || (r = daemon_unit_check(d, &slurmd, &found)) < 0 || (r = slurm_check_running(d)) < 0)
                 return r;
         if (c.path && !found &&
             (r = doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurmd-no-unit", c.file, NULL,
@@ -412,7 +451,7 @@ int check_slurm(struct doc *d) {
                 return r;
         pid_t slurmd_pid;
         bool compute = found || (!d->in->root && slurmd_find(&slurmd_pid) >= 0);
-        if (c.path && (r = slurm_check_plugin(d, &c, compute)) < 0)
+        if (c.path && (r = slurm_check_plugin(d, &c, &ps, compute)) < 0)
                 return r;
         return slurm_check_adopt(d);
 }

@@ -139,7 +139,7 @@ run
 check "slurm.conf without PropagateResourceLimits: default ALL copies the submit host's memlock: WARN" \
 	line "WARN slurm.conf: PropagateResourceLimits is not set (its default is ALL): srun and sbatch copy the submit host's soft memlock into every task" "(etc/slurm/slurm.conf)"
 check "... fix: PropagateResourceLimitsExcept=MEMLOCK" has "fix: set PropagateResourceLimitsExcept=MEMLOCK in slurm.conf (or take MEMLOCK out of PropagateResourceLimits), then scontrol reconfigure"
-check "slurmd.service unlimited: OK" line "OK   slurmd.service: memlock unlimited (LimitMEMLOCK=infinity): Slurm tasks get it unless PropagateResourceLimits copies the submit host's; at least the 2 GiB" "(usr/lib/systemd/system/slurmd.service:6)"
+check "slurmd.service unlimited: OK" line "OK   slurmd.service: memlock unlimited (LimitMEMLOCK=infinity): Slurm tasks get it (a slurmd started from the unit) unless PropagateResourceLimits copies the submit host's; at least the 2 GiB" "(usr/lib/systemd/system/slurmd.service:6)"
 check "the Slurm group heads its findings" grep -qx "Slurm jobs" "$OUT"
 printf 'PropagateResourceLimits=ALL\npropagateresourcelimitsexcept=NOFILE,MEMLOCK # RDMA\n' >> "$R/etc/slurm/slurm.conf"
 run

@@ -53,6 +53,8 @@ mkroot
 fakesys_rdma || fail "no RDMA device in sysfs"
 run
 check "no RDMA device, no physical interface: no missing-plugin finding" hasnt "spank_rdmalimit.so is not loaded"
+check "Except=MEMLOCK, no plugin: OK, with the caveat of a user's srun --propagate=MEMLOCK" \
+	line "OK   slurm.conf: PropagateResourceLimitsExcept=MEMLOCK: tasks get slurmd's memlock, not the submit host's (unless a user runs srun --propagate=MEMLOCK: then his own soft limit, up to slurmd's hard)"
 fakesys_rdma mlx5_0:4/IB || fail "a fake RDMA device"
 run
 check "an RDMA device with an active port, a policy with a rule, slurmd.service: WARN" \
@@ -77,6 +79,14 @@ echo 'optional spank_rdmalimit.so conf=/etc/security/rdmalimit.conf' > "$R/etc/s
 run
 check "loaded from PluginDir: OK with its arguments" line "OK   plugstack.conf loads spank_rdmalimit (/opt/slurm/spank_rdmalimit.so conf=/etc/security/rdmalimit.conf)" "(etc/slurm/plugstack.conf:1)"
 check "... no missing-plugin finding" hasnt "spank_rdmalimit.so is not loaded"
+check "... Except=MEMLOCK with the plugin: OK, without the --propagate caveat (the plugin drops it)" \
+	line "OK   slurm.conf: PropagateResourceLimitsExcept=MEMLOCK: tasks get slurmd's memlock, not the submit host's" "(etc/slurm/slurm.conf:2)"
+check "... (no caveat)" hasnt "unless a user runs srun --propagate=MEMLOCK"
+sed -i 's/^PropagateResourceLimitsExcept=MEMLOCK$/#&/' "$R/etc/slurm/slurm.conf"
+run
+check "MEMLOCK propagated, the plugin loaded: the warning says it sets the policy's value for its users" \
+	line "WARN slurm.conf: PropagateResourceLimits is not set (its default is ALL): srun and sbatch copy the submit host's soft memlock into every task: spank_rdmalimit sets the policy's value for the users a rule matches, the others get the submit host's"
+sed -i 's/^#\(PropagateResourceLimitsExcept=MEMLOCK\)$/\1/' "$R/etc/slurm/slurm.conf"
 echo 'optional /usr/lib/nowhere/spank_rdmalimit.so' > "$R/etc/slurm/plugstack.conf"
 run
 check "optional, its file missing: WARN" line "WARN plugstack.conf names /usr/lib/nowhere/spank_rdmalimit.so, which does not exist: Slurm skips the optional plugin" "(etc/slurm/plugstack.conf:1)"

@@ -6,7 +6,10 @@
 #     shell's, its hard limit slurmd's; doctor warns that srun copies the submit host's limit;
 #     status names the task's job step and says the soft limit came from the submit host.
 #   - PropagateResourceLimitsExcept=MEMLOCK: the task gets slurmd's limits; doctor says so;
-#     status says the limits are slurmd's.
+#     status says the limits are slurmd's; a user's srun --propagate=MEMLOCK still sets his
+#     own soft limit, which explain states as its assumption.
+#   - slurmd not started from its unit: doctor on the running system says its limits are not
+#     the unit's, and that the tasks start from the running one's.
 # Root only (the daemons run as root); fails under CI=true when it cannot run.
 set -u
 
@@ -153,4 +156,30 @@ check "status: the limits are slurmd's, by explain --slurm's model ($from)" \
 	test "$from" = "slurmd (PropagateResourceLimits leaves memlock to it)"
 scancel -n except 2> /dev/null
 wait
+
+# --- the same, and a user's srun --propagate=MEMLOCK: Slurm applies a U-prefixed value whatever
+# slurm.conf says (ulimits.c _set_limit()): the task gets the submit shell's soft limit.  explain
+# says it assumed no --propagate (it said nothing)
+prlimit --memlock="$submit_soft:$hard" srun -t 2 -J prop --propagate=MEMLOCK sh -c 'ulimit -Sl' > "$W/prop.out" 2> "$W/prop.err"
+check "Except=MEMLOCK, srun --propagate=MEMLOCK: the task gets the submit shell's soft ($(cat "$W/prop.out") KiB)" \
+	test "$(cat "$W/prop.out")" = "$((submit_soft / 1024))"
+"$RDMALIMITS" explain root --slurm --slurm-conf "$W/etc/slurm/slurm.conf" --submit-memlock "$((submit_soft / 1024))K" > "$W/explain.out" 2>&1
+check "... explain --slurm states its assumption of no --propagate=MEMLOCK" \
+	grep -q "^Assumed: srun and sbatch run without --propagate=MEMLOCK" "$W/explain.out"
+grep -q "^Assumed: srun and sbatch run without --propagate=MEMLOCK" "$W/explain.out" || sed 's/^/# /' "$W/explain.out"
+
+# --- this slurmd was not started from slurmd.service (LimitMEMLOCK=infinity in Debian's unit):
+# doctor on the running system compares the running slurmd's limits with the unit's, as explain
+# --slurm reads slurmd's limits (it said "OK slurmd.service: memlock unlimited: Slurm tasks get
+# it" while the tasks got this slurmd's)
+if grep -qs '^LimitMEMLOCK=infinity' /usr/lib/systemd/system/slurmd.service /lib/systemd/system/slurmd.service; then
+	"$RDMALIMITS" --json doctor --slurm-conf "$W/etc/slurm/slurm.conf" 2> /dev/null > "$W/doctor.json"
+	check "doctor: the running slurmd's memlock is not the unit's, said (slurmd-running-memlock)" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if any(f.get("id") == "slurmd-running-memlock" and f.get("severity") == "warning" and "not slurmd.service" in f.get("message", "")
+                  for f in d.get("findings", [])) else 1)' "$W/doctor.json"
+else
+	skip "no Debian slurmd.service with LimitMEMLOCK=infinity here"
+fi
 done_testing
