@@ -420,6 +420,32 @@ static const struct release_row *os_release_row(const char *root) {
         return release_row(id, version);
 }
 
+/* Is the tree's pam built with its vendor directory in /usr/share?  Its row's bit; for a release
+ * newer than the table's newest of its distribution (Fedora 44 after 43), that newest row's:
+ * a distribution does not drop its vendor directory. */
+static bool os_release_share(const char *root) {
+        _cleanup_free_ char *text = NULL;
+        char id[64] = "", version[64] = "";
+        const struct release_row *newest = NULL;
+        unsigned long want, top = 0;
+
+        if (os_release_text(root, &text) < 0 || !os_release_value(text, "ID", id, sizeof id) ||
+            !os_release_value(text, "VERSION_ID", version, sizeof version))
+                return false;
+        const struct release_row *row = release_row(id, version);
+        if (row)
+                return row->share;
+        want = strtoul(version, NULL, 10);
+        for (size_t i = 0; i < ELEMENTSOF(releases); i++) {
+                unsigned long v = strtoul(releases[i].version, NULL, 10);
+                if (word_in(releases[i].ids, id) && v >= top) {
+                        top = v;
+                        newest = &releases[i];
+                }
+        }
+        return newest && want > top && newest->share;
+}
+
 static int flavour_os_release(const char *root, enum lc_flavour *ret) {
         return row_flavour(os_release_row(root), ret);
 }
@@ -440,8 +466,7 @@ static int flavour_detect(const char *root, enum lc_flavour *ret) {
                 if (sources[i].detect(root, &f) == 0) {
                         /* the release from a package database or the module; the build's vendor
                          * directory from the distribution's row, when the family agrees */
-                        const struct release_row *row = sources[i].from != LC_FROM_OS_RELEASE ? os_release_row(root) : NULL;
-                        if (row && row->share && !row->debian && !fl_debian(f))
+                        if (sources[i].from != LC_FROM_OS_RELEASE && !fl_debian(f) && os_release_share(root))
                                 f = (enum lc_flavour)((int)f | LC_FLAVOUR_VENDOR_SHARE);
                         *ret = fl_with_from(f, sources[i].from);
                         return 0;

@@ -4,8 +4,9 @@
 # rdmalimits, with %check; their payloads (files, config flags, scriptlets, requirements),
 # rpmlint without an error on the packages signed with a throwaway key; and the tool's reading
 # of a tree's rpm database (lib/host/rpmdb.c): a stand-in pam package installed with
-# `rpm --root TREE --justdb` decides the pam_limits model, the tree is left as it was, and a
-# database that is a link out of the tree is not read.
+# `rpm --root TREE --justdb` decides the pam_limits model, the tree is left as it was, a
+# database that is a link out of the tree is not read, and a Fedora newer than the release
+# table keeps its build's vendor directory.
 #
 # On Debian, rpmbuild runs with --nodeps (the build requirements are Debian packages) and
 # three definitions: the build shell bash, brp-compress run by bash (Debian's brp-compress
@@ -264,5 +265,26 @@ tree "$T/nopam" /var/lib/rpm
 rpm --root "$T/nopam" --dbpath /var/lib/rpm --justdb --nodeps -e pam >/dev/null 2>&1
 is "$("$RDMALIMITS" explain alice --root "$T/nopam" --json 2>&1 | python3 -c 'import json,sys; f=json.load(sys.stdin)["flavour"]; print(f["name"], f["from"])')" \
 	"upstream-1.5.1 os-release" "a database without pam: os-release (Rocky 9.4) decides"
+
+# a Fedora newer than the release table, its pam from the database (1.6.1, which reads a vendor
+# directory): the build's vendor directory, /usr/share/security, as for the table's newest
+# Fedora (it was not read: the bit came from the table's row only, and Fedora 44 has none)
+sed -e 's/^Version: 1.5.1/Version: 1.6.1/' -e 's/^Release: .*/Release: 1.fc44/' "$T/pam/SPECS/pam.spec" > "$T/pam/SPECS/pam16.spec"
+if rpmbuild -bb "${RPMDEFS[@]}" --define "_topdir $T/pam" "$T/pam/SPECS/pam16.spec" >> "$T/pam.log" 2>&1; then
+	for v in 43 44; do
+		F=$T/fedora$v
+		mkdir -p "$F/etc/security" "$F/usr/share/security" "$F/usr/lib/sysimage/rpm"
+		printf 'root:x:0:0:root:/root:/bin/bash\nalice:x:1000:1000::/home/alice:/bin/bash\n' > "$F/etc/passwd"
+		printf 'root:x:0:\nalice:x:1000:\n' > "$F/etc/group"
+		printf 'ID=fedora\nVERSION_ID=%s\n' "$v" > "$F/etc/os-release"
+		printf 'alice hard memlock 4096\n' > "$F/usr/share/security/limits.conf"
+		rpm --root "$F" --dbpath /usr/lib/sysimage/rpm --justdb --nodeps --noscripts -i "$T"/pam/RPMS/noarch/pam-1.6.1-*.rpm >/dev/null 2>&1
+		is "$("$RDMALIMITS" explain alice --root "$F" --json 2>&1 | python3 -c 'import json,sys; d=json.load(sys.stdin); print(d["flavour"]["name"], d["flavour"]["from"], d["memlock"]["hard"], d["memlock"]["hard_source"])')" \
+			"upstream-1.6.1 rpm 4194304 usr/share/security/limits.conf:1" \
+			"Fedora $v, pam 1.6.1 from the database: its vendor directory is read"
+	done
+else
+	fail "rpmbuild of the stand-in pam 1.6.1"
+fi
 
 done_testing
