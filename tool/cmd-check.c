@@ -276,6 +276,13 @@ int cmd_check(struct ctx *c) {
                 _cleanup_(lc_tree_freep) struct lc_tree *t = NULL;
                 if (ctx_load_tree(c, NULL, &t) < 0)
                         return CMD_FINDINGS;
+                /* what the findings depend on, when it was assumed (explain says the same) */
+                if (lc_tree_flavour_assumption(t)) {
+                        char fl[LC_FLAVOUR_NAME_MAX];
+                        diag_addf(&d, DIAG_INFO, "flavour-assumed", t->root ? "etc/os-release" : "/etc/os-release", 0,
+                                  "name the release with --flavour", "%s, %s: the findings follow that model",
+                                  lc_tree_flavour_assumption(t), lc_flavour_to_string(t->release, fl));
+                }
                 r = lc_check(t, id, &d);
         } else {
                 r = 0;

@@ -77,6 +77,15 @@ check "unknown distribution: the newest upstream model, from assumed" \
 "$RDMALIMITS" --root "$R" explain alice > "$T/out" 2>&1
 check "unknown distribution: explain warns that it assumed" \
 	grep -q "warning: the distribution is neither in a package database nor in the release table" "$T/out"
+printf 'alice hard memlock 1024\r\n' > "$R/etc/security/limits.conf"
+"$RDMALIMITS" --root "$R" check > "$T/out" 2>&1
+check "unknown distribution: check says its findings follow an assumed model (it only reported them)" \
+	grep -q "etc/os-release: info: the distribution is neither in a package database nor in the release table: pam_limits is modelled as its family's newest, upstream-1.7.2: the findings follow that model" "$T/out"
+"$RDMALIMITS" --root "$R" --json check > "$T/out" 2>&1
+check "... and in --json, id flavour-assumed" python3 -c '
+import json, sys
+sys.exit(0 if any(f.get("id") == "flavour-assumed" for f in json.load(open(sys.argv[1]))["findings"]) else 1)' "$T/out"
+: > "$R/etc/security/limits.conf"
 # a tree with no OS files at all: this system's release, but said to be assumed (not "dpkg")
 tree none 0
 rm "$R/etc/os-release"
