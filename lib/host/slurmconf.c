@@ -508,6 +508,8 @@ static int stack_line(const char *root, const char *abs, char *line, const char 
         return r;
 }
 
+#define SPANK_LINE_MAX 4095   /* the most one fgets(buf, 4096) of Slurm's reads */
+
 static int stack_file(const char *root, const char *abs, const char *from, unsigned depth, struct plugstack *p) {
         _cleanup_free_ char *text = NULL;
         unsigned lineno = 0;
@@ -517,10 +519,23 @@ static int stack_file(const char *root, const char *abs, const char *from, unsig
                 return r == -ENOMEM || p->walk.error ? r : depth == 0 ? r : 0;
         for (char *cur = text, *line; r >= 0 && p->fails < 0 && !p->other_fails && (line = next_line(&cur));) {
                 _cleanup_free_ char *where = strf("%s:%u", fs_root_shown(root, abs), ++lineno);
+                size_t len = strlen(line);
                 if (!where)
                         r = -ENOMEM;
-                else if ((r = visit_line(&p->walk, fs_root_shown(root, abs), lineno, strlen(line) + 1)) >= 0)
-                        r = stack_line(root, abs, line, where, depth, p);
+                else if ((r = visit_line(&p->walk, fs_root_shown(root, abs), lineno, len + 1)) < 0)
+                        break;
+                /* plugstack.c _spank_stack_load(): fgets() into 4096 bytes, so a longer line is
+                 * read as several, each up to 4095 bytes (the newline counted); the file:line
+                 * shown stays the physical line's */
+                for (size_t off = 0; r >= 0 && p->fails < 0 && !p->other_fails && off <= len; off += SPANK_LINE_MAX) {
+                        char chunk[SPANK_LINE_MAX + 1];
+                        size_t n = len - off < SPANK_LINE_MAX ? len - off : SPANK_LINE_MAX;
+                        if (n == 0 && off > 0 && off == len)
+                                break;  /* the newline alone: a blank line */
+                        memcpy(chunk, line + off, n);
+                        chunk[n] = '\0';
+                        r = stack_line(root, abs, chunk, where, depth, p);
+                }
         }
         visit_leave(&p->walk);
         return r < 0 ? r : 0;

@@ -197,6 +197,14 @@ ex alice --submit-memlock 4M
 check "... optional, or required and found in PluginDir: the plugin decides" is $((512 * MiB)) $GiB plugin
 rm "$R/etc/slurm/plugstack.conf.d/0-other.conf" "$R/opt/slurm/plugins/spank_other2.so"
 
+# a line longer than Slurm's 4095-byte fgets(): read as two lines, as Slurm reads it; here a
+# comment of 4095 bytes, then the plugin's line (it said no line names the plugin)
+rm -f "$R/etc/slurm/plugstack.conf.d/"*.conf
+{ printf '#%4094s' '' | tr ' ' x; printf 'optional spank_rdmalimit.so\n'; } > "$R/etc/slurm/plugstack.conf.d/long.conf"
+ex alice --submit-memlock 4M
+check "a 4095-byte comment and the plugin's line on one physical line: the plugin loads" is $((512 * MiB)) $GiB plugin
+rm "$R/etc/slurm/plugstack.conf.d/long.conf"
+
 # a policy the plugin cannot load
 echo 'required spank_rdmalimit.so conf=/etc/security/none.conf strict' > "$R/etc/slurm/plugstack.conf.d/rdma.conf"
 ex alice --submit-memlock 4M
