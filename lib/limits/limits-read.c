@@ -917,8 +917,11 @@ static int parse_fd(struct builder *b, unsigned file, int fd, bool device) {
                         if (device) {
                                 f->endless = true;
                                 f->open_error = -EFBIG;
-                        } else
+                        } else {
+                                /* what was read of the unfinished line still tells of a NUL */
                                 f->truncated = true;
+                                f->has_nul |= len > start && memchr(buf + start, '\0', len - start) != NULL;
+                        }
                         break;
                 }
         }

@@ -88,3 +88,4 @@ if start_fuse 0; then
 else
 	fail "fuse-hold as root"
 fi
+done_testing

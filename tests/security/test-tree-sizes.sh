@@ -64,3 +64,4 @@ run "$RDMALIMITS" --root "$R" explain alice
 check "etc/passwd past the bound: explain fails, saying why (exit $rc)" \
 	bash -c '[ "$1" = 1 ] && grep -qi "too large" "$2"' _ "$rc" "$T/out"
 grep -qi "too large" "$T/out" || sed 's/^/#   /' "$T/out"
+done_testing
