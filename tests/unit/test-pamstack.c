@@ -120,6 +120,23 @@ static void test_missing(void **state) {
         assert_string_equal(s.abort_where, "etc/pam.d/twogaps:2");
         assert_string_equal(s.abort_name, "first-gone");
         pam_stack_clear(&s);
+        /* an included directory: libpam's fopen() takes it and its first fgets() ends it, an
+         * empty file; the lines around it stay, nothing fails or aborts */
+        {
+                char d[PATH_MAX];
+                unit_path(d, root, "etc/pam.d/adir");
+                assert_int_equal(mkdir(d, 0755), 0);
+                put("withdir", "session required pam_a.so\n@include adir\nsession include adir\nsession required pam_b.so\n");
+                assert_int_equal(pam_stack_load(root, "withdir", &s), 0);
+                assert_int_equal(s.error, 0);
+                assert_int_equal(s.include_error, 0);
+                assert_false(s.aborts);
+                assert_int_equal(s.n, 2);
+                assert_string_equal(s.v[0].name, "pam_a");
+                assert_string_equal(s.v[1].name, "pam_b");
+                assert_false(s.v[0].fails || s.v[1].fails);
+                pam_stack_clear(&s);
+        }
         put("withgap2", "session include nowhere\nsession required pam_unix.so\n");
         assert_int_equal(pam_stack_load(root, "withgap2", &s), 0);
         assert_false(s.aborts);
