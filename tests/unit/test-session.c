@@ -395,6 +395,34 @@ static void test_walk_status(void **state) {
         assert_int_equal(r.status, PAM_RET_PERM_DENIED);
         stack_run_clear(&r);
 
+        /* ... after a deeper substack that opens the stack (A's first line a substack B):
+         * libpam saves a level's state only on entering it (substates[] of _pam_dispatch_aux()),
+         * so Y's reset at level 1 restores the state where A began, undecided, not the one B's
+         * pam_deny left: Z's success opens the session */
+        {
+                static const char *const deep[] = { "required", "pam_deny", "[success=reset default=bad]",
+                                                    "pam_permit", "required", "pam_permit" };
+                static const unsigned deep_levels[] = { 2, 1, 1 };
+                st = (struct pam_stack){ .service = strdup("t") };
+                st.v = calloc(3, sizeof(*st.v));
+                st.chain = calloc(5, sizeof(*st.chain));
+                st.chain[st.n_chain++] = (struct pam_link){ .entry = -1, .level = 0 };   /* substack A */
+                st.chain[st.n_chain++] = (struct pam_link){ .entry = -1, .level = 1 };   /* substack B */
+                for (size_t i = 0; i < 3; i++) {
+                        st.chain[st.n_chain++] = (struct pam_link){ .entry = (long)i, .level = deep_levels[i] };
+                        st.v[st.n++] = (struct pam_entry){ .file = strdup("etc/pam.d/t"), .line = (unsigned)i + 1,
+                                                           .link = st.n_chain - 1, .level = deep_levels[i],
+                                                           .control = strdup(deep[2 * i]),
+                                                           .module = strdup(deep[2 * i + 1]),
+                                                           .name = strdup(deep[2 * i + 1]), .args = strdup("") };
+                }
+                assert_int_equal(stack_run_walk(&st, PAM_RET_SUCCESS, PAM_RET_SUCCESS, &r), 0);
+                assert_false(r.failed);
+                assert_int_equal(r.status, PAM_RET_SUCCESS);
+                stack_run_clear(&r);
+                pam_stack_clear(&st);
+        }
+
         /* a bracket naming one failure: pam_limits' PAM_SERVICE_ERR is not perm_denied */
         static const char *const named[] = { "required", "pam_permit", "[perm_denied=ignore default=bad]",
                                              "pam_limits" };
