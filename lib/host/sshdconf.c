@@ -131,12 +131,14 @@ static int conf_line(const char *root, char *line, const char *where, struct ssh
                 /* sshd reads its configuration with no connection: `Match all` is active (the
                  * usual end of a Match block), every other criterion is not (servconf.c
                  * match_cfg_line()) */
-                char *w = strtok_r(rest, " \t\r", &save);
-                s->in_match = !(w && strcasecmp(w, "all") == 0 && !strtok_r(NULL, " \t\r", &save));
+                char *w = strtok_r(rest, " \t\r", &save), *next = w ? strtok_r(NULL, " \t\r", &save) : NULL;
+                /* a word that starts with '#' ends the line (OpenSSH 8.7 and later: argv_split()
+                 * and match_cfg_line() stop at a comment) */
+                s->in_match = !(w && strcasecmp(w, "all") == 0 && (!next || next[0] == '#'));
                 return 0;
         }
         if (strcasecmp(kw, "Include") == 0) {
-                for (char *w = strtok_r(rest, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save))
+                for (char *w = strtok_r(rest, " \t\r", &save); w && w[0] != '#'; w = strtok_r(NULL, " \t\r", &save))
                         if ((r = include(root, w, where, s)) < 0)
                                 return r;
                 return 0;

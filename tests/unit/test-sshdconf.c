@@ -30,6 +30,11 @@ static const struct unit_file files[] = {
         { "matchallinc/etc/ssh/sshd_config", "Match User bob\nMatch ALL\nInclude p.conf\n" },
         { "matchallinc/etc/ssh/p.conf", "UsePAM no\n" },
         { "matchallnot/etc/ssh/sshd_config", "Match all User bob\nUsePAM yes\n" },
+        /* a comment after `Match all` ends the line (OpenSSH 8.7 and later), and after an
+         * Include's words: the block is over, the UsePAM after it counts */
+        { "matchallcomment/etc/ssh/sshd_config",
+          "Match User nobody\n X11Forwarding no\nMatch all # back to global\nInclude c.conf # site\nUsePAM yes\n" },
+        { "matchallcomment/etc/ssh/c.conf", "Port 22\n" },
         /* extra words after the value: sshd refuses the line (a bad option); a comment is not one */
         { "extra/etc/ssh/sshd_config", "UsePAM yes please\n" },
         { "extraq/etc/ssh/sshd_config", "UsePAM \"yes\" x\n" },
@@ -130,6 +135,9 @@ static void test_read(void **state) {
         sshd_conf_clear(&c);
         assert_int_equal(read_tree("matchallinc", NULL, &where, &c), SSHD_PAM_NO);
         assert_string_equal(where, "etc/ssh/p.conf:1");
+        sshd_conf_clear(&c);
+        assert_int_equal(read_tree("matchallcomment", NULL, &where, &c), SSHD_PAM_YES);
+        assert_string_equal(where, "etc/ssh/sshd_config:5");
         sshd_conf_clear(&c);
         assert_int_equal(read_tree("matchallnot", NULL, &where, &c), SSHD_PAM_REFUSED);
         sshd_conf_clear(&c);
