@@ -203,9 +203,24 @@ static void module_text_order(const struct tool_session *s) {
                                "  values: pam_limits wins (%s).\n", service, fix);
                 break;
         }
-        case SESSION_NO_MODULE:
-                printf("  pam_rdmalimit is not in the %s session stack: this policy does not apply there.\n", service);
+        case SESSION_NO_MODULE: {
+                size_t mod, by;
+                if (session_module_passed_over(&m->stack, &m->run, &mod, &by)) {
+                        char f1[ESCAPE_NAME_MAX], f2[ESCAPE_NAME_MAX], ctl[ESCAPE_NAME_MAX], bm[ESCAPE_NAME_MAX];
+                        char who[ESCAPE_NAME_MAX];
+                        const struct pam_entry *e = &m->stack.v[mod], *skip = &m->stack.v[by];
+                        printf("  pam_rdmalimit is in the %s session stack (%s:%u), but %s:%u '%s %s' %s it for %s:\n"
+                               "  this policy does not apply to this user's sessions there.\n", service,
+                               str_escape(e->file, f1, sizeof f1), e->line, str_escape(skip->file, f2, sizeof f2),
+                               skip->line, str_escape(skip->control, ctl, sizeof ctl),
+                               str_escape(skip->module, bm, sizeof bm),
+                               m->run.ended_at == (long)by ? "ends the stack before" : "jumps over",
+                               str_escape(s->u->name, who, sizeof who));
+                } else
+                        printf("  pam_rdmalimit is not in the %s session stack: this policy does not apply there.\n",
+                               service);
                 break;
+        }
         case SESSION_NO_PAM:
                 printf("  %s opens no PAM session: this policy does not apply to its logins.\n", service);
                 break;

@@ -1210,6 +1210,23 @@ enum session_order session_walk_order(const struct stack_run *run) {
                run->last_limits > run->last_module ? SESSION_LIMITS_LAST : SESSION_MODULE_LAST;
 }
 
+bool session_module_passed_over(const struct pam_stack *st, const struct stack_run *run, size_t *ret_module,
+                                size_t *ret_by) {
+        long mod = pam_stack_find(st, "pam_rdmalimit");
+        if (mod < 0 || run->last_module >= 0 || run->n_run == 0)
+                return false;
+        /* the last line that ran before it: the next that ran (if any) is after it */
+        long by = -1;
+        for (size_t k = 0; k < run->n_run; k++)
+                if (run->run[k] < (size_t)mod)
+                        by = (long)run->run[k];
+        if (by < 0)
+                return false;
+        *ret_module = (size_t)mod;
+        *ret_by = (size_t)by;
+        return true;
+}
+
 const struct session_walk *session_walks_all(const struct session_walks *w) {
         return w->n ? &w->v[w->n - 1] : NULL;
 }
@@ -1768,11 +1785,21 @@ void session_target(const struct session_model *m, const struct lc_tree *t, cons
         else if (m->order == SESSION_NO_PAM)
                 session_target_no_pam(&m->pam, &r);
         else if (m->module_matched && m->order == SESSION_NO_MODULE) {
+                size_t mod, by;
                 r.cause = SESSION_SHORT_NO_MODULE;
                 snprintf(r.why, sizeof r.why, "the %s stack does not run pam_rdmalimit, whose policy has a rule for the user",
                          service);
-                /* enable edits a service's own file; one without runs pam.d/other's */
-                if (m->stack.other && m->stack.error == -ENOENT)
+                /* in the stack, passed over for this user: enable would change nothing */
+                if (session_module_passed_over(&m->stack, &m->run, &mod, &by)) {
+                        const struct pam_entry *e = &m->stack.v[mod], *b = &m->stack.v[by];
+                        snprintf(r.where, sizeof r.where, "%s:%u", b->file, b->line);
+                        snprintf(r.why, sizeof r.why, "the %s stack has pam_rdmalimit (%s:%u), but %s:%u '%s %s' %s it "
+                                 "for the user", service, e->file, e->line, b->file, b->line, b->control, b->module,
+                                 m->run.ended_at == (long)by ? "ends the stack before" : "jumps over");
+                        snprintf(r.fix, sizeof r.fix, "change %s:%u so that pam_rdmalimit runs for the user, or move "
+                                 "pam_rdmalimit before it (rdmalimits enable changes only the lines it added)",
+                                 b->file, b->line);
+                } else if (m->stack.other && m->stack.error == -ENOENT)
                         snprintf(r.fix, sizeof r.fix, "%s has no file of its own and libpam runs pam.d/other's "
                                  "stack: put pam_rdmalimit after the last pam_limits there, or give %s a stack of its "
                                  "own that runs it", service, service);

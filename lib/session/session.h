@@ -185,6 +185,12 @@ enum session_order {
         SESSION_NO_PAM,         /* the service opens no PAM session (sshd: UsePAM no) */
 };
 const char *session_order_name(enum session_order o);   /* "after-pam_limits", ... */
+/* With SESSION_NO_MODULE: is pam_rdmalimit in the stack all the same, passed over for this walk?
+ * Its first line (*ret_module) and the line that passed over it (*ret_by: a jump past it, or the
+ * line that ended the stack before it) as indices into the stack; false when the stack has no
+ * pam_rdmalimit line. */
+bool session_module_passed_over(const struct pam_stack *st, const struct stack_run *run, size_t *ret_module,
+                                size_t *ret_by);
 /* The order of one walk: which of pam_rdmalimit and pam_limits runs last (never
  * SESSION_NO_STACK). */
 enum session_order session_walk_order(const struct stack_run *run);

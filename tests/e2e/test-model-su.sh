@@ -20,6 +20,8 @@
 #   6. apply of an entry that pam_rdmalimit changes after pam_limits (a rule with lower = true
 #      below it, or a rule above it): apply said the entry takes effect (exit 0), and su got
 #      another value.
+#   7. a jump over pam_rdmalimit for the user's group: explain and verify said the module is
+#      not in the stack, and gave rdmalimits enable as the fix, which changes nothing.
 # Root only.
 set -u
 
@@ -244,4 +246,28 @@ agree "a soft-only entry" "2048 $HK"
 rc=$?
 check "... verify: OK (exit $rc), the target's hard is none (no entry asks it)" \
 	test "$rc $(json "$tmp/v.json" 'd["verdict"], d["target"]["soft"], d["target"]["hard"]')" = "0 ok 2097152 None"
+
+# --- 7. pam_rdmalimit in the stack, a jump over it for a group: the tool said "not in the
+# stack" and gave the fix "rdmalimits enable --service su", which changes nothing (enable sees
+# the module after pam_limits); the cause is the jump, named with its line
+limits "alice soft memlock 64"
+printf 'e2e_skip:x:64990:alice\n' >>/etc/group
+printf 'version = 1;\nrules = ( { user = "alice"; memlock = "4M"; } );\n' >/etc/security/rdmalimit.conf
+chmod 0644 /etc/security/rdmalimit.conf
+stack "session required pam_limits.so
+session [success=1 default=ignore] pam_succeed_if.so user ingroup e2e_skip quiet
+session optional pam_rdmalimit.so
+"
+line=5
+agree "a jump over pam_rdmalimit for alice" "64 $HK"
+"$RDMALIMITS" explain alice --service su >"$tmp/x.txt" 2>&1
+check "explain: the module is in the stack, the jump at its line passes over it" \
+	grep -qF "pam_rdmalimit is in the su session stack (/etc/pam.d/su:6), but /etc/pam.d/su:$line '[success=1 default=ignore] pam_succeed_if.so' jumps over it for alice" "$tmp/x.txt"
+grep -qF "jumps over it" "$tmp/x.txt" || sed 's/^/#   /' "$tmp/x.txt"
+"$RDMALIMITS" --json verify alice --service su >"$tmp/v.json" 2>&1
+rc=$?
+check "verify: BELOW TARGET (exit $rc), the jump as the cause and its line as the fix, not enable" \
+	test "$rc $(json "$tmp/v.json" 'd["verdict"], d["shortfall"]["where"], "jumps over" in d["shortfall"]["why"], d["shortfall"]["fix"].startswith("change /etc/pam.d/su:5")')" = \
+	"1 below-target /etc/pam.d/su:5 True True"
+[ $rc -eq 1 ] || sed 's/^/#   /' "$tmp/v.json"
 exit 0
