@@ -442,9 +442,22 @@ static void judge(const struct ctx *c, const struct tool_session *s, const struc
         if (c->ssh && v->ok && !v->agree)
                 reason(v, "the ssh server's own limits decide what it can set: see 'rdmalimits doctor' on that host "
                        "(sshd's hard limit, CAP_SYS_RESOURCE, UsePAM)");
-        if (v->ok && v->predicted_known && !v->agree && !c->ssh)
-                reason(v, "the session got soft %s, hard %s: another module of the %s stack (or the service) changes "
-                       "memlock", size_format(sr->got.soft, a), size_format(sr->got.hard, b), s->service);
+        if (v->ok && v->predicted_known && !v->agree && !c->ssh) {
+                /* the walk's path depends on a line whose result the model assumed: verify's own
+                 * session (no remote host, no tty) may take the other path, a real login not */
+                const struct pam_entry *as = m->run.assumed && m->run.assumed_at >= 0 &&
+                                                             (size_t)m->run.assumed_at < m->stack.n
+                                                     ? &m->stack.v[m->run.assumed_at] : NULL;
+                if (as)
+                        reason(v, "the session got soft %s, hard %s: the model assumed that %s:%u '%s %s' succeeds, and in "
+                               "this session, opened by verify itself (no remote host, no terminal), it may not; "
+                               "verify --ssh logs in for real", size_format(sr->got.soft, a), size_format(sr->got.hard, b),
+                               as->file, as->line, as->control, as->module);
+                else
+                        reason(v, "the session got soft %s, hard %s: another module of the %s stack (or the service) "
+                               "changes memlock", size_format(sr->got.soft, a), size_format(sr->got.hard, b),
+                               s->service);
+        }
         /* the target is judged on what the session really got */
         session_target(m, s->t, &s->svc, s->service, v->ok, sr->got, &v->target);
         v->kind = !v->agree                                               ? VERDICT_MODEL_ERROR

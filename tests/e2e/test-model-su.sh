@@ -22,6 +22,8 @@
 #      another value.
 #   7. a jump over pam_rdmalimit for the user's group: explain and verify said the module is
 #      not in the stack, and gave rdmalimits enable as the fix, which changes nothing.
+#   8. a jump on a condition the model assumes (the remote host): verify's own session takes
+#      the other path; its reason blamed another module instead of naming the assumed line.
 # Root only.
 set -u
 
@@ -270,4 +272,17 @@ check "verify: BELOW TARGET (exit $rc), the jump as the cause and its line as th
 	test "$rc $(json "$tmp/v.json" 'd["verdict"], d["shortfall"]["where"], "jumps over" in d["shortfall"]["why"], d["shortfall"]["fix"].startswith("change /etc/pam.d/su:5")')" = \
 	"1 below-target /etc/pam.d/su:5 True True"
 [ $rc -eq 1 ] || sed 's/^/#   /' "$tmp/v.json"
+
+# --- 8. a jump whose condition the model assumes (pam_succeed_if on the remote host): verify's
+# own session has no remote host and takes the other path.  verify said "another module of the
+# su stack (or the service) changes memlock"; it names the assumed line now
+stack "session [success=1 default=ignore] pam_succeed_if.so rhost = 127.0.0.1 quiet
+session required pam_limits.so
+"
+"$RDMALIMITS" --json verify alice --service su >"$tmp/v.json" 2>&1
+rc=$?
+check "an assumed condition: verify MODEL ERROR (exit $rc), the assumed line named as the likely cause" \
+	test "$rc $(json "$tmp/v.json" 'd["verdict"], any("the model assumed that /etc/pam.d/su:4" in r for r in d["reasons"])')" = \
+	"5 model-error True"
+[ $rc -eq 5 ] || sed 's/^/#   /' "$tmp/v.json"
 exit 0
