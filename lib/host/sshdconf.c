@@ -263,6 +263,15 @@ int sshd_args_parse(char *const *argv, size_t argc, char **ret_path, struct strv
  * [listener] ...", ARGS joined with single blanks.  Into args, split at blanks, an option's
  * value together with the words after it up to the next option (a `-o 'UsePAM no'` comes
  * back whole).  -EBADMSG when it is not such a title (cut short: no "[listener]"). */
+/* An option word whose option takes a value that follows in the same word ("-oUsePAM",
+ * "-Df/e/c"), as sshd_args_parse() reads it. */
+static bool attached_value(const char *w) {
+        for (const char *p = w + 1; *p; p++)
+                if (strchr(SSHD_OPTS_WITH_ARG, *p))
+                        return p[1] != '\0';
+        return false;
+}
+
 int sshd_title_args(const char *title, struct strv *args) {
         static const char prefix[] = "sshd: ", mark[] = " [listener]";
         _cleanup_free_ char *copy = NULL;
@@ -279,7 +288,11 @@ int sshd_title_args(const char *title, struct strv *args) {
                         program = false;
                         continue;
                 }
-                bool value = args->n > 0 && args->v[args->n - 1][0] == '-' ? false : args->n > 0;
+                /* the word before is a value (after an option, or an option with its value attached:
+                 * "-oUsePAM", whose value went on after a blank), so a word without '-' goes on
+                 * with it: the listener runs, its command line was one sshd accepted */
+                const char *prev = args->n > 0 ? args->v[args->n - 1] : NULL;
+                bool value = prev && (prev[0] != '-' || attached_value(prev));
                 if (w[0] != '-' && value) {
                         /* a word of the value before it (it had a blank) */
                         char *joined = strf("%s %s", args->v[args->n - 1], w);

@@ -433,6 +433,23 @@ static void test_title(void **state) {
         assert_string_equal(args.v[0], "-o");
         assert_string_equal(args.v[1], "UsePAM=no");
         strv_clear(&args);
+        /* an option with its value attached ("-oUsePAM no", one argv word: the listener runs, so
+         * sshd took it): the words after it go on with it, not an option of their own */
+        assert_int_equal(sshd_title_args("sshd: /usr/sbin/sshd -D -oUsePAM no -e [listener] 0 of 10-100 startups",
+                                         &args), 0);
+        assert_int_equal(args.n, 3);
+        assert_string_equal(args.v[1], "-oUsePAM no");
+        assert_string_equal(args.v[2], "-e");
+        {
+                char *path = NULL;
+                struct strv opts = {};
+                assert_int_equal(sshd_args_parse(args.v, args.n, &path, &opts), 0);
+                assert_int_equal(opts.n, 1);
+                assert_string_equal(opts.v[0], "UsePAM no");
+                strv_clear(&opts);
+                free(path);
+        }
+        strv_clear(&args);
         /* a word before any option is a word of its own */
         assert_int_equal(sshd_title_args("sshd: /usr/sbin/sshd stray -D [listener] 0 of 10-100 startups", &args), 0);
         assert_int_equal(args.n, 2);
