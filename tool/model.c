@@ -62,7 +62,8 @@ static int load_service(const struct ctx *c, const char *service, pid_t want, st
                         return 0;
                 }
         }
-        if (pid <= 0 && !c->root && session_service_find(service, &pid) < 0)
+        pid_t other = 0;
+        if (pid <= 0 && !c->root && session_service_find_other(service, &pid, &other) < 0)
                 pid = 0;
         if (pid > 0) {
                 r = session_service_from_pid(pid, &s->svc);
@@ -71,6 +72,15 @@ static int load_service(const struct ctx *c, const char *service, pid_t want, st
                         return r;
                 }
                 if (r >= 0) {
+                        /* two listeners and nothing to tell which one logins go through (no
+                         * systemd unit): the first is taken, and that is said */
+                        if (other > 0) {
+                                char src[sizeof s->svc.source];
+                                snprintf(src, sizeof src, "%s", s->svc.source);
+                                snprintf(s->svc.source, sizeof s->svc.source, "%.120s, assumed: the first of the "
+                                         "running %s listeners (another is pid %d; --pid names the one)", src,
+                                         service, (int)other);
+                        }
                         s->svc_pid = pid;
                         return 0;
                 }

@@ -280,15 +280,21 @@ bool proc_daemon_listener(const struct proc_daemon *s, pid_t pid, const char *st
 }
 
 int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid) {
+        return proc_daemon_find_other(s, systemd, ret_pid, NULL);
+}
+
+int proc_daemon_find_other(const struct proc_daemon *s, bool systemd, pid_t *ret_pid, pid_t *ret_other) {
         struct dirent *de;
         DIR *d;
         int r = -ESRCH;
 
+        if (ret_other)
+                *ret_other = 0;
         if (!s)
                 return -ESRCH;
         if (!(d = opendir("/proc")))
                 return negative_errno();
-        while (r == -ESRCH && (de = readdir(d))) {
+        while ((r == -ESRCH || (r == 0 && ret_other && !*ret_other)) && (de = readdir(d))) {
                 _cleanup_free_ char *comm = NULL, *status = NULL, *why = NULL;
                 char exe[PATH_MAX];
                 unsigned pid;
@@ -297,11 +303,15 @@ int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid) 
                     proc_read((pid_t)pid, "status", PROC_TEXT_MAX, &status) < 0)
                         continue;
                 int k = proc_daemon_identify(s, (pid_t)pid, status, systemd, exe, &why);
-                if (k < 0)
+                if (k < 0 && r != 0)
                         r = k;
                 else if (k > 0 && proc_daemon_listener(s, (pid_t)pid, status, exe)) {
-                        *ret_pid = (pid_t)pid;
-                        r = 0;
+                        if (r == 0)
+                                *ret_other = (pid_t)pid;
+                        else {
+                                *ret_pid = (pid_t)pid;
+                                r = 0;
+                        }
                 }
         }
         closedir(d);

@@ -67,6 +67,9 @@ int proc_daemon_identify(const struct proc_daemon *s, pid_t pid, const char *sta
 bool proc_daemon_listener(const struct proc_daemon *s, pid_t pid, const char *status, const char *exe);
 /* The listener of s: the first process of /proc that is it.  0, -ESRCH, -ENOMEM. */
 int proc_daemon_find(const struct proc_daemon *s, bool systemd, pid_t *ret_pid);
+/* The same, and another listener that qualifies as well (*ret_other, 0: none): which of them
+ * logins go through is then not known. */
+int proc_daemon_find_other(const struct proc_daemon *s, bool systemd, pid_t *ret_pid, pid_t *ret_other);
 
 /* The value of the line "KEY:" (past its blanks, up to the newline: *ret_len when ret_len is
  * not NULL), or NULL when there is no such line. */
