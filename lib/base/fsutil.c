@@ -562,17 +562,21 @@ static ssize_t user_fuse_devs(dev_t **ret) {
         if (fd < 0 || fs_read_all(fd, 16u * 1024 * 1024, &text, NULL) < 0)
                 return 0;
         for (char *line = text, *end; line && *line; line = end) {
-                unsigned maj, min, uid;
-                char type[64];
+                uint64_t maj, min, uid;
+                const char *p = line;
                 if ((end = strchr(line, '\n')))
                         *end++ = '\0';
-                const char *sep = strstr(line, " - ");
-                if (!sep || sscanf(line, "%*u %*u %u:%u", &maj, &min) != 2 ||
-                    sscanf(sep + 3, "%63s", type) != 1 ||
-                    !(streq(type, "fuse") || streq(type, "fuseblk") || strncmp(type, "fuse.", 5) == 0))
+                /* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS... - TYPE SOURCE SUPER-OPTIONS" */
+                for (int field = 0; field < 2 && p; field++)
+                        p = (p = strchr(p, ' ')) ? p + 1 : NULL;
+                const char *sep = strstr(line, " - "), *type = sep ? sep + 3 : NULL;
+                if (!p || !type || parse_u64_prefix(p, &maj, &p) < 0 || *p != ':' ||
+                    parse_u64_prefix(p + 1, &min, NULL) < 0 ||
+                    !(strncmp(type, "fuse ", 5) == 0 || strncmp(type, "fuseblk ", 8) == 0 ||
+                      strncmp(type, "fuse.", 5) == 0))
                         continue;
-                const char *opts = strrchr(sep + 3, ' '), *u = opts ? strstr(opts, "user_id=") : NULL;
-                if (!u || (u[-1] != ',' && u[-1] != ' ') || sscanf(u + 8, "%u", &uid) != 1 || uid == 0)
+                const char *opts = strrchr(type, ' '), *u = opts ? strstr(opts, "user_id=") : NULL;
+                if (!u || (u[-1] != ',' && u[-1] != ' ') || parse_u64_prefix(u + 8, &uid, NULL) < 0 || uid == 0)
                         continue;
                 dev_t *w = realloc(v, (n + 1) * sizeof *v);
                 if (!w) {

@@ -420,6 +420,15 @@ static const struct release_row *os_release_row(const char *root) {
         return release_row(id, version);
 }
 
+/* The major version of a VERSION_ID ("9.4": 9; "24.04": 24) */
+static int major_of(const char *version, uint32_t *ret) {
+        char major[16];
+        if (strcspn(version, ".") >= sizeof major)
+                return -EINVAL;
+        snprintf(major, sizeof major, "%.*s", (int)strcspn(version, "."), version);
+        return parse_u32(major, ret);
+}
+
 /* Is the tree's pam built with its vendor directory in /usr/share?  Its row's bit; for a release
  * newer than the table's newest of its distribution (Fedora 44 after 43), that newest row's:
  * a distribution does not drop its vendor directory. */
@@ -427,7 +436,7 @@ static bool os_release_share(const char *root) {
         _cleanup_free_ char *text = NULL;
         char id[64] = "", version[64] = "";
         const struct release_row *newest = NULL;
-        unsigned long want, top = 0;
+        uint32_t want, top = 0;
 
         if (os_release_text(root, &text) < 0 || !os_release_value(text, "ID", id, sizeof id) ||
             !os_release_value(text, "VERSION_ID", version, sizeof version))
@@ -435,10 +444,11 @@ static bool os_release_share(const char *root) {
         const struct release_row *row = release_row(id, version);
         if (row)
                 return row->share;
-        want = strtoul(version, NULL, 10);
+        if (major_of(version, &want) < 0)
+                return false;
         for (size_t i = 0; i < ELEMENTSOF(releases); i++) {
-                unsigned long v = strtoul(releases[i].version, NULL, 10);
-                if (word_in(releases[i].ids, id) && v >= top) {
+                uint32_t v;
+                if (word_in(releases[i].ids, id) && major_of(releases[i].version, &v) >= 0 && v >= top) {
                         top = v;
                         newest = &releases[i];
                 }
