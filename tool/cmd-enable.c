@@ -781,20 +781,12 @@ static bool on_path(const char *name) {
         return false;
 }
 
-/* The first line of t whose text keep_jumps() changed (a jump's count): its line number in the
- * file as read, 0 when none. */
+/* The first line of t whose jump count keep_jumps() rewrote: its line number in the file as
+ * read, 0 when none. */
 static unsigned changed_jump_line(const struct target *t) {
-        for (size_t i = 0; i < t->f.n; i++) {
-                const struct pam_line *l = &t->f.v[i];
-                if (l->lineno == 0)
-                        continue;
-                const char *p = t->old;
-                for (unsigned n = 1; p && n < l->lineno; n++)
-                        if ((p = strchr(p, '\n')))
-                                p++;
-                if (p && (strncmp(p, l->text, strlen(l->text)) != 0 || (p[strlen(l->text)] != '\n' && p[strlen(l->text)])))
-                        return l->lineno;
-        }
+        for (size_t i = 0; i < t->f.n; i++)
+                if (t->f.v[i].jump_kept)
+                        return t->f.v[i].lineno;
         return 0;
 }
 

@@ -683,6 +683,7 @@ int pam_file_keep_jumps(const char *root, const char *service, const char *old_t
                 }
                 if ((r = line_set_control(&f->v[e->line - 1], kept)) < 0)
                         return r;
+                f->v[e->line - 1].jump_kept = true;
                 changed++;
         }
         return changed;

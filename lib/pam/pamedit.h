@@ -43,6 +43,7 @@ struct pam_line {
         char *name;          /* RULE: the module's basename without ".so" ("pam_limits") */
         char *include;       /* INCLUDE, or RULE with control include/substack: the file */
         bool marked;         /* its comment is exactly PAMEDIT_MARK */
+        bool jump_kept;      /* pam_file_keep_jumps() rewrote a count of its control */
 };
 
 struct pam_file {
