@@ -232,26 +232,26 @@ static int slurm_check_plugin(struct doc *d, const struct slurm_conf *c, const s
  * starts from it.  Where it is not slurmd.service's LimitMEMLOCK=, doctor's line about the unit
  * is not what the tasks get: said, with the fix. */
 static int slurm_check_running(struct doc *d) {
-        struct slurmd_info sd, unit;
-        char pair[PAIR_MAX], pair2[PAIR_MAX];
+        struct slurmd_info sd;
+        struct lc_service unit = {};
+        char pair[PAIR_MAX], pair2[PAIR_MAX], where[sizeof sd.where];
         int r;
 
         if (d->in->root || slurmd_info_load(NULL, 0, &sd) < 0 || sd.from != SLURMD_FROM_RUNNING ||
             !sd.svc.rl[RLIMIT_MEMLOCK].known)
                 return 0;
         const struct lc_rl *m = &sd.svc.rl[RLIMIT_MEMLOCK];
-        unit = (struct slurmd_info){};
-        r = session_service_unit(NULL, "slurmd.service", "slurmd", &unit.svc, unit.where, sizeof unit.where);
+        r = session_service_unit(NULL, "slurmd.service", "slurmd", &unit, where, sizeof where);
         if (r < 0)
                 return r == -ENOMEM ? r : 0;
-        const struct lc_rl *u = &unit.svc.rl[RLIMIT_MEMLOCK];
+        const struct lc_rl *u = &unit.rl[RLIMIT_MEMLOCK];
         if (r > 0 && u->known && (u->soft != m->soft || u->hard != m->hard))
                 return doctor_add(d->rep, DOCTOR_SLURM, DIAG_WARNING, "slurmd-running-memlock", sd.where,
                                   "restart slurmd from its unit (systemctl restart slurmd)",
                                   "the running slurmd has memlock %s, not slurmd.service's %s (%s): it was started "
                                   "another way, or before the unit changed; Slurm tasks start from the running "
                                   "one's", fmt_pair(m->soft, m->hard, pair), fmt_pair(u->soft, u->hard, pair2),
-                                  unit.where);
+                                  where);
         return doctor_add(d->rep, DOCTOR_SLURM, DIAG_INFO, "slurmd-running-memlock", sd.where, NULL,
                           "the running slurmd has memlock %s: Slurm tasks start from it",
                           fmt_pair(m->soft, m->hard, pair));
