@@ -527,11 +527,10 @@ static int stack_file(const char *root, const char *abs, const char *from, unsig
                 /* plugstack.c _spank_stack_load(): fgets() into 4096 bytes, so a longer line is
                  * read as several, each up to 4095 bytes (the newline counted); the file:line
                  * shown stays the physical line's */
-                for (size_t off = 0; r >= 0 && p->fails < 0 && !p->other_fails && off <= len; off += SPANK_LINE_MAX) {
+                for (size_t off = 0; r >= 0 && p->fails < 0 && !p->other_fails && (off < len || off == 0);
+                     off += SPANK_LINE_MAX) {
                         char chunk[SPANK_LINE_MAX + 1];
                         size_t n = len - off < SPANK_LINE_MAX ? len - off : SPANK_LINE_MAX;
-                        if (n == 0 && off > 0 && off == len)
-                                break;  /* the newline alone: a blank line */
                         memcpy(chunk, line + off, n);
                         chunk[n] = '\0';
                         r = stack_line(root, abs, chunk, where, depth, p);
