@@ -410,14 +410,19 @@ static int release_find(const char *id, const char *version, enum lc_flavour *re
 }
 
 /* The row of the tree's os-release (ID, VERSION_ID), or NULL. */
-static const struct release_row *os_release_row(const char *root) {
+/* The tree's os-release ID and VERSION_ID: 0, or -ENOENT without the file or either value. */
+static int os_release_id_version(const char *root, char id[static 64], char version[static 64]) {
         _cleanup_free_ char *text = NULL;
-        char id[64] = "", version[64] = "";
 
-        if (os_release_text(root, &text) < 0 || !os_release_value(text, "ID", id, sizeof id) ||
-            !os_release_value(text, "VERSION_ID", version, sizeof version))
-                return NULL;
-        return release_row(id, version);
+        if (os_release_text(root, &text) < 0 || !os_release_value(text, "ID", id, 64) ||
+            !os_release_value(text, "VERSION_ID", version, 64))
+                return -ENOENT;
+        return 0;
+}
+
+static const struct release_row *os_release_row(const char *root) {
+        char id[64] = "", version[64] = "";
+        return os_release_id_version(root, id, version) < 0 ? NULL : release_row(id, version);
 }
 
 /* The major version of a VERSION_ID ("9.4": 9; "24.04": 24) */
@@ -433,13 +438,11 @@ static int major_of(const char *version, uint32_t *ret) {
  * newer than the table's newest of its distribution (Fedora 44 after 43), that newest row's:
  * a distribution does not drop its vendor directory. */
 static bool os_release_share(const char *root) {
-        _cleanup_free_ char *text = NULL;
         char id[64] = "", version[64] = "";
         const struct release_row *newest = NULL;
         uint32_t want, top = 0;
 
-        if (os_release_text(root, &text) < 0 || !os_release_value(text, "ID", id, sizeof id) ||
-            !os_release_value(text, "VERSION_ID", version, sizeof version))
+        if (os_release_id_version(root, id, version) < 0)
                 return false;
         const struct release_row *row = release_row(id, version);
         if (row)
