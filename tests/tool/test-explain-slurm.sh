@@ -97,30 +97,29 @@ rm "$R/etc/slurm/limits.conf"
 sed -i '/^Include/d' "$R/etc/slurm/slurm.conf"
 # a line continued by a trailing backslash (parse_config.c _get_next_line(): each physical
 # line's comment stripped, then joined, then its escapes stripped), as Slurm reads it
-printf 'PropagateResourceLimitsExcept=NOFILE,\\\nMEMLOCK\n' >> "$R/etc/slurm/slurm.conf"
-ex bob --submit-memlock 4M
+# with_lines FORMAT: explain for bob (4M) with slurm.conf and these lines (printf's FORMAT) after it;
+# slurm.conf as it was afterwards
+with_lines() {
+	cp "$R/etc/slurm/slurm.conf" "$T/slurm.conf.base"
+	# shellcheck disable=SC2059 # the lines are printf's format: their backslashes are the point
+	printf "$1" >> "$R/etc/slurm/slurm.conf"
+	ex bob --submit-memlock 4M
+	cp "$T/slurm.conf.base" "$R/etc/slurm/slurm.conf"
+}
+with_lines 'PropagateResourceLimitsExcept=NOFILE,\\\nMEMLOCK\n'
 check "Except=NOFILE,MEMLOCK continued on the next line: slurmd's limits, at the first line" \
 	test "$(js 'j["slurm"]["decided_by"], j["slurm"]["propagate"]["setting"], j["slurm"]["propagate"]["where"]')" = "('slurmd', 'PropagateResourceLimitsExcept=NOFILE,MEMLOCK', 'etc/slurm/slurm.conf:4')"
-sed -i '/^PropagateResourceLimitsExcept/,/^MEMLOCK/d' "$R/etc/slurm/slurm.conf"
-printf 'PropagateResourceLimitsExcept=MEMLOCK,\\  \t\nNOFILE # blanks after the backslash, a comment\n' >> "$R/etc/slurm/slurm.conf"
-ex bob --submit-memlock 4M
+with_lines 'PropagateResourceLimitsExcept=MEMLOCK,\\  \t\nNOFILE # blanks after the backslash, a comment\n'
 check "... blanks after the backslash and a comment on the next line: the same" \
 	test "$(js 'j["slurm"]["decided_by"], j["slurm"]["propagate"]["setting"]')" = "('slurmd', 'PropagateResourceLimitsExcept=MEMLOCK,NOFILE')"
-sed -i '/^PropagateResourceLimitsExcept/,/NOFILE/d' "$R/etc/slurm/slurm.conf"
-printf 'PropagateResourceLimitsExcept=NOFILE # a comment ends the line \\\nPropagateResourceLimitsExcept=MEMLOCK\n' >> "$R/etc/slurm/slurm.conf"
-ex bob --submit-memlock 4M
+with_lines 'PropagateResourceLimitsExcept=NOFILE # a comment ends the line \\\nPropagateResourceLimitsExcept=MEMLOCK\n'
 check "... a backslash inside a comment continues nothing: the second line counts" \
 	test "$(js 'j["slurm"]["decided_by"], j["slurm"]["propagate"]["where"]')" = "('slurmd', 'etc/slurm/slurm.conf:5')"
-sed -i '/^PropagateResourceLimitsExcept/d' "$R/etc/slurm/slurm.conf"
-printf 'PropagateResourceLimitsExcept=NOFILE\\\\\nPropagateResourceLimitsExcept=MEMLOCK\n' >> "$R/etc/slurm/slurm.conf"
-ex bob --submit-memlock 4M
+with_lines 'PropagateResourceLimitsExcept=NOFILE\\\\\nPropagateResourceLimitsExcept=MEMLOCK\n'
 check "... an even number of backslashes continues nothing" \
 	test "$(js 'j["slurm"]["decided_by"], j["slurm"]["propagate"]["where"]')" = "('slurmd', 'etc/slurm/slurm.conf:5')"
-sed -i '/^PropagateResourceLimitsExcept/d' "$R/etc/slurm/slurm.conf"
-printf 'PropagateResourceLimitsExcept=MEM\\LOCK\n' >> "$R/etc/slurm/slurm.conf"
-ex bob --submit-memlock 4M
+with_lines 'PropagateResourceLimitsExcept=MEM\\LOCK\n'
 check "... an escaped letter is the letter (MEM\\LOCK is MEMLOCK)" is $((64 * MiB)) $GiB slurmd
-sed -i '/^PropagateResourceLimitsExcept/d' "$R/etc/slurm/slurm.conf"
 
 # --- the plugin
 echo 'optional spank_rdmalimit.so' > "$R/etc/slurm/plugstack.conf"
