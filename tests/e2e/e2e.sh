@@ -53,6 +53,32 @@ e2e_secdir() {
 	return 1
 }
 
+# e2e_su_outer WHAT [NEED...]: the start of the outer side of a test with the real su and the
+# build's module by name: root (require_root WHAT), a module that reads /etc/security, a plan,
+# and need=() for sandbox_require: the module, the tool, pam_unix, a setuid $SU (default
+# /bin/su), and NEED...
+e2e_su_outer() {
+	local what=$1 su=${SU:-/bin/su}
+	shift
+	require_root "$what"
+	[ "${MODULE_SYSCONFDIR:-/etc}" = /etc ] ||
+		skip_all "the module reads its policy from $MODULE_SYSCONFDIR/security; this test needs --sysconfdir=/etc"
+	no_plan
+	need=(-f "$PAM_MODULE" "$RDMALIMITS" "$@")
+	e2e_secdir >/dev/null || need+=(-m pam_unix.so)
+	[ -u "$su" ] || need+=(-m "a setuid $su")
+}
+
+# e2e_inner_by_name: the start of the sandbox side (e2e_inner) for a test of the module by
+# name: MODULE the module under test, installed as pam_rdmalimit.so (e2e_module_by_name);
+# PAM_MODULE unset, so nothing else loads it by path
+e2e_inner_by_name() {
+	MODULE=$PAM_MODULE
+	unset PAM_MODULE SANDBOX_PAM_MODULE
+	e2e_inner
+	e2e_module_by_name "$MODULE" || { echo "Bail out! the module directory"; exit 1; }
+}
+
 # e2e_module_by_name MODULE (inside the sandbox): a copy of the system's PAM module directory
 # with MODULE added as pam_rdmalimit.so, bound over the real one (this mount namespace only),
 # so that a stack line naming pam_rdmalimit.so, as enable writes it, loads the build's module

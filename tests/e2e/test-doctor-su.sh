@@ -30,13 +30,7 @@ RUNUSER=/usr/sbin/runuser
 SUDO=/usr/bin/sudo
 
 if ! sandbox_inside; then
-	require_root "doctor --pid with the real su and runuser"
-	[ "${MODULE_SYSCONFDIR:-/etc}" = /etc ] ||
-		skip_all "the module reads its policy from $MODULE_SYSCONFDIR/security; this test needs --sysconfdir=/etc"
-	no_plan
-	need=(-f "$PAM_MODULE" "$RDMALIMITS")
-	e2e_secdir >/dev/null || need+=(-m pam_unix.so)
-	[ -u "$SU" ] || need+=(-m "a setuid $SU")
+	e2e_su_outer "doctor --pid with the real su and runuser"
 	[ -x "$RUNUSER" ] || need+=(-m "$RUNUSER")
 	command -v setpriv >/dev/null || need+=(-m setpriv)
 	[ -u "$SUDO" ] || need+=(-m "a setuid $SUDO (Debian: sudo)")
@@ -46,11 +40,7 @@ if ! sandbox_inside; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-MODULE=$PAM_MODULE
-unset PAM_MODULE SANDBOX_PAM_MODULE
-e2e_inner
-
-e2e_module_by_name "$MODULE" || { echo "Bail out! the module directory"; exit 1; }
+e2e_inner_by_name
 
 H=$(($(ulimit -H -l) * 1024))
 V=$((H / 2 / 1024 / 1024 * 1024 * 1024))

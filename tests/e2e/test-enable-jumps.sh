@@ -26,24 +26,14 @@ SU=/bin/su
 host_state() { sandbox_host_state -d "$(e2e_secdir)"; }
 
 if ! sandbox_inside; then
-	require_root "enable with jumps and the real su"
-	[ "${MODULE_SYSCONFDIR:-/etc}" = /etc ] ||
-		skip_all "the module reads its policy from $MODULE_SYSCONFDIR/security; this test needs --sysconfdir=/etc"
-	no_plan
-	need=(-f "$PAM_MODULE" "$RDMALIMITS")
-	e2e_secdir >/dev/null || need+=(-m pam_unix.so)
-	[ -u "$SU" ] || need+=(-m "a setuid $SU")
+	e2e_su_outer "enable with jumps and the real su"
 	sandbox_require "${need[@]}"
 	sandbox_outer "/etc/pam.d, /etc/security, PAM module directory" "$0" "$@"
 	done_testing
 fi
 
 # ---------------------------------------------------------------------------------------------
-MODULE=$PAM_MODULE
-unset PAM_MODULE SANDBOX_PAM_MODULE
-e2e_inner
-
-e2e_module_by_name "$MODULE" || { echo "Bail out! the module directory"; exit 1; }
+e2e_inner_by_name
 
 H=$(($(ulimit -H -l) * 1024))
 V=$((H / 2 / 1024 / 1024 * 1024 * 1024))

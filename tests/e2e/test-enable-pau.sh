@@ -20,13 +20,7 @@ set -u
 SU=/bin/su
 
 if ! sandbox_inside; then
-	require_root "enable with the real pam-auth-update"
-	[ "${MODULE_SYSCONFDIR:-/etc}" = /etc ] ||
-		skip_all "the module reads its policy from $MODULE_SYSCONFDIR/security; this test needs --sysconfdir=/etc"
-	no_plan
-	need=(-f "$PAM_MODULE" "$RDMALIMITS")
-	e2e_secdir >/dev/null || need+=(-m pam_unix.so)
-	[ -u "$SU" ] || need+=(-m "a setuid $SU")
+	e2e_su_outer "enable with the real pam-auth-update"
 	command -v pam-auth-update >/dev/null || need+=(-m "pam-auth-update (Debian: libpam-runtime)")
 	[ -d /usr/share/pam-configs ] && [ -d /var/lib/pam ] || need+=(-m "/usr/share/pam-configs and /var/lib/pam")
 	grep -q 'pam-auth-update' /etc/pam.d/common-session 2>/dev/null || need+=(-m "a pam-auth-update common-session")
@@ -36,11 +30,7 @@ if ! sandbox_inside; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-MODULE=$PAM_MODULE
-unset PAM_MODULE SANDBOX_PAM_MODULE
-e2e_inner
-
-e2e_module_by_name "$MODULE" || { echo "Bail out! the module directory"; exit 1; }
+e2e_inner_by_name
 # pam-auth-update's own state, private: its profiles (ours added) and what it has seen
 mkdir -p "$SANDBOX_DIR/pam-configs" "$SANDBOX_DIR/varpam"
 cp -a /usr/share/pam-configs/. "$SANDBOX_DIR/pam-configs/" && cp -a /var/lib/pam/. "$SANDBOX_DIR/varpam/" &&

@@ -33,24 +33,14 @@ set -u
 SU=/bin/su
 
 if ! sandbox_inside; then
-	require_root "the session model against the real su"
-	[ "${MODULE_SYSCONFDIR:-/etc}" = /etc ] ||
-		skip_all "the module reads its policy from $MODULE_SYSCONFDIR/security; this test needs --sysconfdir=/etc"
-	no_plan
-	need=(-f "$PAM_MODULE" "$RDMALIMITS" python3)
-	e2e_secdir >/dev/null || need+=(-m pam_unix.so)
-	[ -u "$SU" ] || need+=(-m "a setuid $SU")
+	e2e_su_outer "the session model against the real su" python3
 	sandbox_require "${need[@]}"
 	sandbox_outer "/etc/pam.d, /etc/security, PAM module directory" "$0" "$@"
 	done_testing
 fi
 
 # ---------------------------------------------------------------------------------------------
-MODULE=$PAM_MODULE
-unset PAM_MODULE SANDBOX_PAM_MODULE
-e2e_inner
-
-e2e_module_by_name "$MODULE" || { echo "Bail out! the module directory"; exit 1; }
+e2e_inner_by_name
 SEC=$SANDBOX_DIR/security
 H=$(($(ulimit -H -l) * 1024))
 [ "$H" -ge $((8 * 1024 * 1024)) ] || { echo "Bail out! the hard memlock limit here is $H bytes; 8 MiB needed"; exit 1; }
