@@ -63,7 +63,7 @@ static int load_service(const struct ctx *c, const char *service, pid_t want, st
                 }
         }
         pid_t other = 0;
-        if (pid <= 0 && !c->root && session_service_find_other(service, &pid, &other) < 0)
+        if (pid <= 0 && !c->root && session_service_find(service, &pid, &other) < 0)
                 pid = 0;
         if (pid > 0) {
                 r = session_service_from_pid(pid, &s->svc);

@@ -940,11 +940,7 @@ int session_service_of_process(pid_t pid, char *buf, size_t size, pid_t *ret_ope
 }
 
 /* The running daemon of a PAM service, as doctor identifies it (procfs.h: one answer). */
-int session_service_find(const char *service, pid_t *ret_pid) {
-        return session_service_find_other(service, ret_pid, NULL);
-}
-
-int session_service_find_other(const char *service, pid_t *ret_pid, pid_t *ret_other) {
+int session_service_find(const char *service, pid_t *ret_pid, pid_t *ret_other) {
         return proc_daemon_find_other(proc_daemon_of(service), proc_systemd_manages(), ret_pid, ret_other);
 }
 

@@ -198,10 +198,9 @@ enum session_order session_walk_order(const struct stack_run *run);
 /* The service's own limits and capabilities where a session starts. */
 int session_service_from_pid(pid_t pid, struct lc_service *ret);
 /* The running daemon of a PAM service (sshd, cron), the listener proc_daemon_find() names
- * (root, its executable, its unit when systemd manages the host), -ESRCH when none runs. */
-int session_service_find(const char *service, pid_t *ret_pid);
-/* The same, and another process that qualifies as well (*ret_other, 0: none). */
-int session_service_find_other(const char *service, pid_t *ret_pid, pid_t *ret_other);
+ * (root, its executable, its unit when systemd manages the host), -ESRCH when none runs; with
+ * ret_other (may be NULL), another process that qualifies as well (0: none). */
+int session_service_find(const char *service, pid_t *ret_pid, pid_t *ret_other);
 /*
  * The PAM service whose session pid runs in, from its ancestors, the nearest first: one owned
  * by root that runs a daemon of proc_daemons[] that opens PAM sessions (sshd, or OpenSSH's

@@ -619,8 +619,8 @@ static void test_service_find_unknown(void **state) {
         pid_t pid = 4242;
         (void)state;
 
-        assert_int_equal(session_service_find("no-such-service", &pid), -ESRCH);
-        assert_int_equal(session_service_find("", &pid), -ESRCH);
+        assert_int_equal(session_service_find("no-such-service", &pid, NULL), -ESRCH);
+        assert_int_equal(session_service_find("", &pid, NULL), -ESRCH);
         assert_int_equal(pid, 4242);
 }
 
@@ -1837,7 +1837,7 @@ static void test_service_find_known(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(known); i++) {
                 pid_t pid = 4242;
                 fault_arm("opendir", "proc", 1, EMFILE);
-                int r = session_service_find(known[i], &pid);
+                int r = session_service_find(known[i], &pid, NULL);
                 bool hit = fault_injected() > 0;
                 fault_disarm();
                 if (!hit || r != -EMFILE)
@@ -1846,7 +1846,7 @@ static void test_service_find_known(void **state) {
         }
         pid_t pid = 4242;
         fault_arm("opendir", "proc", 1, EMFILE);
-        int r = session_service_find("sudo", &pid);
+        int r = session_service_find("sudo", &pid, NULL);
         bool hit = fault_injected() > 0;
         fault_disarm();
         assert_int_equal(r, -ESRCH);
