@@ -589,6 +589,11 @@ static void test_succeed_if(void **state) {
                 { "user notin bob:carol", PAM_RET_SUCCESS },
                 { "user notin alice:carol", PAM_RET_AUTH_ERR },
                 { "user =~ al*", PAM_RET_SUCCESS },
+                /* the other spellings of the glob tests (pam_succeed_if.c: glob, noglob, !~) */
+                { "user glob al*", PAM_RET_SUCCESS },
+                { "user noglob b*", PAM_RET_SUCCESS },
+                { "user noglob al*", PAM_RET_AUTH_ERR },
+                { "user !~ al*", PAM_RET_AUTH_ERR },
                 { "user", PAM_RET_SERVICE_ERR },
                 { "colour = red", PAM_RET_SERVICE_ERR },
                 { "uid < x", PAM_RET_SERVICE_ERR },
